@@ -1,0 +1,17 @@
+/**
+ * What a command hands back to the entry point: the exit code, the text for
+ * a person, and the one JSON document printed instead under `--json`.
+ * Commands never print or exit themselves, so the library and tests can call
+ * them directly.
+ */
+export interface CommandResult {
+  exitCode: 0 | 1 | 2 | 3;
+  text: string;
+  json: unknown;
+}
+
+/** Options every command accepts. */
+export interface CommonOptions {
+  json?: boolean;
+  debug?: boolean;
+}

@@ -1,0 +1,87 @@
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parseDocument } from "yaml";
+import { validateSuite } from "../../checks/validate-suite.js";
+import { RefusalError, UsageError } from "../../errors/errors.js";
+import { loadSuite } from "../../suite/load-suite.js";
+import { promptFileName, scaffoldExecutor, scaffoldPlanner } from "../../suite/scaffold-pair.js";
+import { CONFIG_FILE } from "../../suite/suite-config.js";
+import { atomicWriteFile } from "../../store/atomic-write.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
+import { loadSuiteOption } from "../load-suite-option.js";
+import { parsePromptId, parseText } from "../parse-options.js";
+
+export interface NewPairOptions extends CommonOptions {
+  suite?: string;
+  planner: string;
+  executor: string;
+  plannerTitle: string;
+  executorTitle: string;
+  category: string;
+  risk?: string;
+  requires?: string;
+  dir?: string;
+}
+
+/**
+ * `twinlock new-pair`: write a planner and its executor with canonical
+ * metadata and every required body block, bump `declared_pairs` when the
+ * config declares one, and check that the suite still validates.
+ */
+export function runNewPair(options: NewPairOptions): CommandResult {
+  const plannerId = parsePromptId(options.planner, "--planner");
+  const executorId = parsePromptId(options.executor, "--executor");
+  if (plannerId === executorId) throw new UsageError("--planner and --executor must be different IDs");
+  const risk = options.risk ?? "medium";
+  if (!["low", "medium", "high"].includes(risk)) throw new UsageError(`--risk ${risk} is not one of low, medium, high`);
+  const category = parseText(options.category, "--category", 200).trim();
+  if (!/^[a-z0-9][a-z0-9 _-]*$/i.test(category)) throw new UsageError(`--category ${JSON.stringify(category)} must be a short name of letters, digits, spaces, _ or -`);
+  const plannerTitle = parseText(options.plannerTitle, "--planner-title", 200).trim();
+  const executorTitle = parseText(options.executorTitle, "--executor-title", 200).trim();
+  if (!plannerTitle || !executorTitle) throw new UsageError("--planner-title and --executor-title must not be empty");
+  const requires = (options.requires ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((id) => parsePromptId(id, "--requires"));
+
+  const suite = loadSuiteOption(options.suite);
+  for (const id of [plannerId, executorId]) {
+    const existing = suite.byId.get(id);
+    if (existing) throw new RefusalError(`${id} already exists in the suite (${existing.file}); choose unused IDs`);
+  }
+  for (const id of requires) if (!suite.byId.has(id)) throw new UsageError(`--requires ${id}: no such prompt in the suite`);
+  const dirRel = options.dir ?? category.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+  const dir = path.resolve(suite.root, dirRel);
+  if (path.relative(suite.root, dir).startsWith("..")) throw new UsageError(`--dir ${dirRel} leaves the suite folder; give a folder inside it`);
+  const spec = { plannerId, executorId, plannerTitle, executorTitle, category, riskLevel: risk as "low" | "medium" | "high", requires };
+  const files = [
+    { file: path.join(dir, promptFileName(plannerId, plannerTitle)), text: scaffoldPlanner(spec) },
+    { file: path.join(dir, promptFileName(executorId, executorTitle)), text: scaffoldExecutor(spec) },
+  ];
+  for (const f of files) if (existsSync(f.file)) throw new RefusalError(`${f.file} already exists; remove it or choose other IDs`);
+
+  mkdirSync(dir, { recursive: true });
+  for (const f of files) atomicWriteFile(f.file, f.text);
+  const notes: string[] = [];
+  const declared = suite.config.declared_pairs;
+  if (declared !== undefined) {
+    const configFile = path.join(suite.root, CONFIG_FILE);
+    const doc = parseDocument(readFileSync(configFile, "utf8"));
+    doc.set("declared_pairs", declared + 1);
+    atomicWriteFile(configFile, doc.toString());
+    notes.push(`declared_pairs in ${CONFIG_FILE}: ${declared} → ${declared + 1}`);
+  }
+  const report = validateSuite(loadSuite(suite.root));
+  const ours = report.diagnostics.filter((d) => d.promptId === plannerId || d.promptId === executorId);
+  const resolved = report.pairs.some((p) => p.planner === plannerId && p.executor === executorId);
+  const rel = files.map((f) => path.relative(process.cwd(), f.file));
+  const text = [
+    `created pair ${plannerId} → ${executorId}`,
+    ...rel.map((f) => `  ${f}`),
+    ...notes,
+    resolved && ours.length === 0 ? `validate: ${plannerId} resolves to exactly ${executorId}, bodies pass` : `validate: ${ours.length} problems for the new pair`,
+    "next: fill in the investigation, then run `twinlock validate` and `twinlock graph --check`",
+  ].join("\n");
+  return { exitCode: resolved && ours.length === 0 ? 0 : 1, text, json: { ok: resolved && ours.length === 0, files: files.map((f) => f.file), planner: plannerId, executor: executorId, problems: ours } };
+}

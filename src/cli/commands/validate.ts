@@ -1,0 +1,35 @@
+import { validateSuite } from "../../checks/validate-suite.js";
+import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
+import { loadSuiteOption } from "../load-suite-option.js";
+import { parseCount } from "../parse-options.js";
+import { makeStyle, colourEnabled } from "../style.js";
+
+export interface ValidateOptions extends CommonOptions {
+  suite?: string;
+  expectPairs?: string;
+}
+
+/** `twinlock validate`: every check of SPEC §3, a summary, and one line per problem. */
+export function runValidate(options: ValidateOptions): CommandResult {
+  const expectPairs = options.expectPairs === undefined ? undefined : parseCount(options.expectPairs, "--expect-pairs");
+  const suite = loadSuiteOption(options.suite);
+  const report = validateSuite(suite, { expectPairs });
+  const s = makeStyle(!options.json && colourEnabled());
+  const roles = Object.entries(report.roles)
+    .filter(([, n]) => n > 0)
+    .map(([r, n]) => `${n} ${r}`)
+    .join(", ");
+  const declared = report.declaredPairs === null ? "" : ` (declared ${report.declaredPairs})`;
+  const lines = [
+    ...report.diagnostics.map((d) => (d.severity === "error" ? s.red(formatDiagnostic(d)) : s.yellow(formatDiagnostic(d)))),
+    ...(report.diagnostics.length > 0 ? [""] : []),
+    `suite      ${report.suiteId ?? "(no suite_id)"} at ${report.suiteRoot}`,
+    `prompts    ${report.prompts}${roles ? ` (${roles})` : ""}`,
+    `pairs      ${report.genuinePairs} genuine${declared}: ${report.pairs.map((p) => `${p.planner}→${p.executor}`).join(" ") || "none"}`,
+    `refusal    ${report.refusalJudgements} executor judgements, each accepting only the exact twin`,
+    `problems   ${report.errors === 0 ? s.green("0") : s.red(String(report.errors))}, warnings ${report.warnings}`,
+  ];
+  const { twins: _twins, ...json } = report;
+  return { exitCode: report.errors > 0 ? 1 : 0, text: lines.join("\n"), json: { ok: report.errors === 0, ...json } };
+}

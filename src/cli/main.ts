@@ -1,0 +1,80 @@
+import { Command, CommanderError, Option } from "commander";
+import { ConflictError, EXIT, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import type { CommandResult } from "./command-result.js";
+import { registerCommands } from "./register-commands.js";
+
+/** Where the CLI writes; tests pass their own. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const defaultIo: CliIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+};
+
+/**
+ * Run the CLI on `argv` (without `node` and the script) and return the exit
+ * code. The one place that turns thrown errors into exit codes (SPEC §6):
+ * usage 2, refusal or conflict or integrity 1; anything else is an internal
+ * error whose stack shows only with `--debug`.
+ */
+export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  const json = argv.includes("--json");
+  const debug = argv.includes("--debug") || process.env.TWINLOCK_DEBUG === "1";
+  let result: CommandResult | undefined;
+  const program = new Command("twinlock")
+    .description("Make the plan-review and exact-twin execution gate for paired agent prompts enforceable.")
+    .version(VERSION, "-V, --version")
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (t) => io.stdout(t),
+      // Commander's own parse errors are re-reported below as one line.
+      writeErr: () => {},
+    });
+  registerCommands(program, (r) => {
+    result = r;
+  });
+  for (const sub of program.commands) {
+    sub.exitOverride();
+    sub.configureOutput({ writeOut: (t) => io.stdout(t), writeErr: () => {} });
+    sub.addOption(new Option("--json", "print one JSON document on stdout"));
+    sub.addOption(new Option("--debug", "show internal stack traces").hideHelp());
+  }
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (error) {
+    return report(error, { json, debug, io });
+  }
+  if (!result) return EXIT.ok;
+  if (json) io.stdout(`${JSON.stringify(result.json, null, 2)}\n`);
+  else if (result.text !== "") io.stdout(`${result.text}\n`);
+  return result.exitCode;
+}
+
+function report(error: unknown, ctx: { json: boolean; debug: boolean; io: CliIo }): number {
+  if (error instanceof CommanderError) {
+    if (error.exitCode === 0 || error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
+    if (error.code === "commander.help") return EXIT.ok;
+    const message = `${error.message.replace(/^error: /, "")}; run \`twinlock --help\` or \`twinlock <command> --help\``;
+    return emit(ctx, EXIT.usage, "usage", message);
+  }
+  if (error instanceof UsageError) return emit(ctx, EXIT.usage, "usage", error.message);
+  if (error instanceof RefusalError) return emit(ctx, EXIT.refused, "refused", error.message, error.details);
+  if (error instanceof ConflictError) return emit(ctx, EXIT.refused, "conflict", error.message);
+  if (error instanceof IntegrityError) return emit(ctx, EXIT.refused, "integrity", error.message, error.details);
+  const message = `internal error: ${(error as Error)?.message ?? String(error)}${ctx.debug ? "" : " (run again with --debug for the stack trace, and report it)"}`;
+  if (ctx.debug && error instanceof Error && error.stack) ctx.io.stderr(`${error.stack}\n`);
+  return emit(ctx, EXIT.refused, "internal", message);
+}
+
+function emit(ctx: { json: boolean; io: CliIo }, code: number, kind: string, message: string, details?: Record<string, unknown>): number {
+  if (ctx.json) ctx.io.stdout(`${JSON.stringify({ ok: false, error: { kind, message, ...(details ? { details } : {}) } }, null, 2)}\n`);
+  else ctx.io.stderr(`twinlock: ${message}\n`);
+  return code;
+}
+
+/** The package version, kept in step with package.json by a test. */
+export const VERSION = "0.1.0";

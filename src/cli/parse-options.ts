@@ -1,0 +1,34 @@
+import { UsageError } from "../errors/errors.js";
+import { MODES, type Mode, PROMPT_ID_PATTERN } from "../suite/prompt.js";
+
+/** A prompt ID as given on the command line, or a UsageError quoting it. */
+export function parsePromptId(value: string, what = "prompt ID"): string {
+  if (!PROMPT_ID_PATTERN.test(value)) {
+    throw new UsageError(`${what} ${JSON.stringify(clip(value))} is not a prompt ID; expected the form MD-29 (^[A-Z][A-Z0-9]*-[0-9]+$)`);
+  }
+  return value;
+}
+
+/** A mode name, or a UsageError listing the modes. */
+export function parseMode(value: string): Mode {
+  if (!(MODES as readonly string[]).includes(value)) throw new UsageError(`mode ${JSON.stringify(clip(value))} is not one of ${MODES.join(", ")}`);
+  return value as Mode;
+}
+
+/** A non-negative whole number, or a UsageError naming the option. */
+export function parseCount(value: string, option: string): number {
+  if (!/^[0-9]{1,9}$/.test(value)) throw new UsageError(`${option} takes a whole number, got ${JSON.stringify(clip(value))}`);
+  return Number(value);
+}
+
+/** Reject NUL bytes and over-long text in free-text options (names, feedback, notes). */
+export function parseText(value: string, option: string, max = 64 * 1024): string {
+  if (value.includes("\u0000")) throw new UsageError(`${option} contains a NUL byte; pass plain text`);
+  if (Buffer.byteLength(value) > max) throw new UsageError(`${option} is ${Buffer.byteLength(value)} bytes, over the ${max}-byte limit; shorten it or link to a document`);
+  return value;
+}
+
+/** Shorten a quoted input for an error line. */
+export function clip(value: string, max = 80): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}

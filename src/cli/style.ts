@@ -1,0 +1,32 @@
+/**
+ * Terminal colour, on only when the stream is a terminal and NO_COLOR is
+ * unset (or FORCE_COLOR asks for it), so piped output stays plain text.
+ */
+export interface Style {
+  bold(s: string): string;
+  dim(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+  cyan(s: string): string;
+}
+
+/** Whether `stream` should get colour. */
+export function colourEnabled(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return true;
+  return stream.isTTY === true && env.TERM !== "dumb";
+}
+
+/** A style that colours when `enabled`, else returns text unchanged. */
+export function makeStyle(enabled: boolean): Style {
+  const wrap = (open: number, close: number) => (s: string) => (enabled ? `\u001b[${open}m${s}\u001b[${close}m` : s);
+  return {
+    bold: wrap(1, 22),
+    dim: wrap(2, 22),
+    red: wrap(31, 39),
+    green: wrap(32, 39),
+    yellow: wrap(33, 39),
+    cyan: wrap(36, 39),
+  };
+}

@@ -1,0 +1,219 @@
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+import path from "node:path";
+import { isMap, isNode, LineCounter, parseDocument } from "yaml";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { UsageError } from "../errors/errors.js";
+import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
+import type { Prompt } from "./prompt.js";
+import { CONFIG_FILE, type SuiteConfig, SuiteConfigSchema } from "./suite-config.js";
+
+/** A loaded suite: every prompt that parsed, the config, and every problem met on the way. */
+export interface Suite {
+  /** Absolute path of the suite folder. */
+  root: string;
+  /** Prompts sorted by file path. A duplicated ID appears once per file. */
+  prompts: Prompt[];
+  /** First prompt (by file path) for each ID. */
+  byId: Map<string, Prompt>;
+  /** IDs declared by more than one file, with every file. */
+  duplicates: Map<string, Prompt[]>;
+  config: SuiteConfig;
+  /** Problems found while reading files and the config. */
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Load every `*.md` under `root` (recursively; dot-folders and node_modules
+ * skipped, symlinks reported and not followed so a link loop cannot trap the
+ * walk) and `twinlock.yaml` if present. Never throws for bad files; throws a
+ * UsageError only when `root` cannot be read or holds no prompt file.
+ */
+export function loadSuite(root: string): Suite {
+  const absRoot = path.resolve(root);
+  const diagnostics: Diagnostic[] = [];
+  const files: string[] = [];
+  try {
+    walk(absRoot, "", files, diagnostics);
+  } catch (error) {
+    throw new UsageError(`cannot read suite folder ${root}: ${(error as NodeJS.ErrnoException).code ?? error}`, {
+      cause: error,
+    });
+  }
+  if (files.length === 0) {
+    throw new UsageError(`no *.md prompt files under ${absRoot}; point --suite at the folder that holds the prompts`);
+  }
+  files.sort();
+  const prompts: Prompt[] = [];
+  for (const rel of files) {
+    const bytes = readLimited(path.join(absRoot, rel), rel, diagnostics);
+    if (!bytes) continue;
+    const parsed = parsePromptFile(rel, bytes);
+    diagnostics.push(...parsed.diagnostics);
+    if (parsed.prompt) prompts.push(parsed.prompt);
+  }
+  const { config, diagnostics: configDiagnostics } = loadSuiteConfig(absRoot);
+  diagnostics.push(...configDiagnostics);
+  return indexSuite(absRoot, prompts, config, diagnostics);
+}
+
+/** Build the ID index of already-parsed prompts, reporting duplicated IDs with both files. */
+export function indexSuite(root: string, prompts: Prompt[], config: SuiteConfig, diagnostics: Diagnostic[] = []): Suite {
+  const byId = new Map<string, Prompt>();
+  const all = new Map<string, Prompt[]>();
+  for (const p of prompts) {
+    if (!byId.has(p.id)) byId.set(p.id, p);
+    const list = all.get(p.id);
+    if (list) list.push(p);
+    else all.set(p.id, [p]);
+  }
+  const duplicates = new Map<string, Prompt[]>();
+  for (const [id, list] of all) {
+    if (list.length < 2) continue;
+    duplicates.set(id, list);
+    const files = list.map((p) => p.file).join(", ");
+    for (const p of list) {
+      const pos = p.positions.get("prompt_id") ?? { line: 1, col: 1 };
+      diagnostics.push({
+        code: "PROMPT_ID_DUPLICATE",
+        severity: "error",
+        file: p.file,
+        line: pos.line,
+        col: pos.col,
+        message: `prompt_id ${id} is declared by ${list.length} files (${files}); give each prompt its own ID`,
+        promptId: id,
+        field: "prompt_id",
+      });
+    }
+  }
+  return { root, prompts, byId, duplicates, config, diagnostics };
+}
+
+function walk(absRoot: string, rel: string, out: string[], diagnostics: Diagnostic[]): void {
+  const dir = path.join(absRoot, rel);
+  const entries = readdirSync(dir, { withFileTypes: true });
+  for (const entry of entries) {
+    const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+    if (entry.isSymbolicLink()) {
+      if (entry.name.endsWith(".md") || !entry.name.includes(".")) {
+        diagnostics.push({
+          code: "SUITE_SYMLINK_SKIPPED",
+          severity: "warning",
+          file: childRel,
+          line: 1,
+          col: 1,
+          message: "symbolic link not followed; keep prompt files as plain files inside the suite folder",
+        });
+      }
+      continue;
+    }
+    if (entry.isDirectory()) {
+      if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+      try {
+        walk(absRoot, childRel, out, diagnostics);
+      } catch (error) {
+        diagnostics.push({
+          code: "FILE_UNREADABLE",
+          severity: "error",
+          file: childRel,
+          line: 1,
+          col: 1,
+          message: `cannot read folder (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions`,
+        });
+      }
+    } else if (entry.isFile() && entry.name.endsWith(".md")) {
+      out.push(childRel);
+    }
+  }
+}
+
+/** Read a file unless it is larger than the prompt limit; report instead of throwing. */
+function readLimited(abs: string, rel: string, diagnostics: Diagnostic[]): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(abs, "r");
+    const size = fstatSync(fd).size;
+    if (size > MAX_PROMPT_BYTES) {
+      diagnostics.push({
+        code: "FILE_TOO_LARGE",
+        severity: "error",
+        file: rel,
+        line: 1,
+        col: 1,
+        message: `file is ${size} bytes, over the ${MAX_PROMPT_BYTES}-byte limit for a prompt; split it or move data out of the suite`,
+      });
+      return undefined;
+    }
+    const buffer = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, buffer, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read);
+  } catch (error) {
+    diagnostics.push({
+      code: "FILE_UNREADABLE",
+      severity: "error",
+      file: rel,
+      line: 1,
+      col: 1,
+      message: `cannot read file (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions`,
+    });
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Read and validate `twinlock.yaml` at the suite root; an absent file is an empty config. */
+export function loadSuiteConfig(absRoot: string): { config: SuiteConfig; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  let text: string;
+  try {
+    text = readFileSync(path.join(absRoot, CONFIG_FILE), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { config: {}, diagnostics };
+    diagnostics.push(configProblem(1, 1, `cannot read ${CONFIG_FILE}: ${(error as NodeJS.ErrnoException).code}`));
+    return { config: {}, diagnostics };
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, strict: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    for (const e of doc.errors) {
+      const p = lineCounter.linePos(e.pos[0]);
+      diagnostics.push(configProblem(p.line, p.col, `invalid YAML: ${e.message.split("\n")[0]}`));
+    }
+    return { config: {}, diagnostics };
+  }
+  const raw = doc.contents === null ? {} : doc.toJS({ maxAliasCount: 100 });
+  const parsed = SuiteConfigSchema.safeParse(raw);
+  if (parsed.success) return { config: parsed.data, diagnostics };
+  for (const issue of parsed.error.issues) {
+    let keyPath = issue.path.map(String);
+    // An unknown key is reported at the key itself, not its parent mapping.
+    const unknown = issue.code === "unrecognized_keys" ? (issue as { keys: string[] }).keys : [];
+    if (unknown.length > 0) keyPath = [...keyPath, unknown[0] as string];
+    const node = doc.getIn(keyPath, true);
+    let offset = isNode(node) && node.range ? node.range[0] : 0;
+    if (unknown.length > 0) {
+      const parent = keyPath.length > 1 ? doc.getIn(keyPath.slice(0, -1), true) : doc.contents;
+      if (isMap(parent)) {
+        const pair = parent.items.find((it) => isNode(it.key) && String((it.key as { value?: unknown }).value) === unknown[0]);
+        if (pair && isNode(pair.key) && pair.key.range) offset = pair.key.range[0];
+      }
+    }
+    const p = lineCounter.linePos(offset);
+    const where = keyPath.length > 0 ? keyPath.join(".") : "(top level)";
+    const what =
+      unknown.length > 0
+        ? `unknown key ${unknown.map((k) => `\`${k}\``).join(", ")}: ${CONFIG_FILE} accepts only suite_id, declared_pairs, body_rules, reviewers, revoked, policies, graph_file`
+        : issue.message;
+    diagnostics.push(configProblem(p.line, p.col, `${where}: ${what}`));
+  }
+  return { config: {}, diagnostics };
+}
+
+function configProblem(line: number, col: number, message: string): Diagnostic {
+  return { code: "CONFIG_INVALID", severity: "error", file: CONFIG_FILE, line, col, message };
+}

@@ -1,0 +1,218 @@
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { MODES, type Mode, PROMPT_ID_PATTERN, PROMPT_ROLES, type Position, type Prompt, type PromptRole } from "./prompt.js";
+
+/** Largest prompt file read; a larger one is reported, not parsed. */
+export const MAX_PROMPT_BYTES = 1024 * 1024;
+
+export interface ParsedPromptFile {
+  prompt: Prompt | undefined;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Parse one prompt file's bytes. Never throws on bad input: every problem
+ * becomes a located diagnostic, and `prompt` is undefined when the file
+ * cannot yield a prompt with an ID.
+ */
+export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFile {
+  const diagnostics: Diagnostic[] = [];
+  const at = (code: Diagnostic["code"], pos: Position, message: string, extra: Partial<Diagnostic> = {}) =>
+    diagnostics.push({ code, severity: "error", file, line: pos.line, col: pos.col, message, ...extra });
+
+  const nul = bytes.indexOf(0);
+  if (nul !== -1) {
+    at("FILE_NUL_BYTE", positionAtByte(bytes, nul), "the file contains a NUL byte; prompt files must be UTF-8 text");
+    return { prompt: undefined, diagnostics };
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    const lossy = new TextDecoder("utf-8").decode(bytes);
+    const bad = lossy.indexOf("\uFFFD");
+    at("FILE_NOT_UTF8", positionInText(lossy, Math.max(bad, 0)), "the file is not valid UTF-8; save it as UTF-8");
+    return { prompt: undefined, diagnostics };
+  }
+  if (text.startsWith("\uFEFF")) text = text.slice(1);
+
+  const lines = text.split(/\r?\n/);
+  if (lines[0]?.trimEnd() !== "---") {
+    at("FRONTMATTER_MISSING", { line: 1, col: 1 }, "no YAML frontmatter: the file must start with a line `---`");
+    return { prompt: undefined, diagnostics };
+  }
+  const close = lines.findIndex((l, i) => i > 0 && l.trimEnd() === "---");
+  if (close === -1) {
+    at("FRONTMATTER_UNCLOSED", { line: 1, col: 1 }, "the frontmatter opened on line 1 is never closed by a line `---`");
+    return { prompt: undefined, diagnostics };
+  }
+  const yamlText = lines.slice(1, close).join("\n");
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(yamlText, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  // The YAML starts on file line 2, so every YAML position shifts by one line.
+  const toPos = (offset: number): Position => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line + 1, col: p.col };
+  };
+  if (doc.errors.length > 0) {
+    for (const error of doc.errors) {
+      at("FRONTMATTER_YAML", toPos(error.pos[0]), `invalid YAML: ${firstLine(error.message)}`);
+    }
+    return { prompt: undefined, diagnostics };
+  }
+  if (!isMap(doc.contents)) {
+    at("FRONTMATTER_NOT_MAPPING", { line: 2, col: 1 }, "the frontmatter must be a YAML mapping of keys to values");
+    return { prompt: undefined, diagnostics };
+  }
+
+  const positions = new Map<string, Position>();
+  for (const pair of doc.contents.items) {
+    if (!isScalar(pair.key)) continue;
+    const key = String(pair.key.value);
+    if (pair.key.range) positions.set(key, toPos(pair.key.range[0]));
+    if (isSeq(pair.value)) {
+      pair.value.items.forEach((item, i) => {
+        const range = (item as { range?: [number, number, number] }).range;
+        if (range) positions.set(`${key}[${i}]`, toPos(range[0]));
+      });
+    } else if (pair.value && (pair.value as { range?: [number, number, number] }).range) {
+      positions.set(`${key}=`, toPos((pair.value as { range: [number, number, number] }).range[0]));
+    }
+  }
+  const frontmatter = doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
+  const where = (key: string) => positions.get(key) ?? { line: 2, col: 1 };
+  const typeProblem = (key: string, expected: string) =>
+    at("FIELD_TYPE", where(key), `\`${key}\` must be ${expected}, found ${describe(frontmatter[key])}`, { field: key });
+
+  const rawId = frontmatter.prompt_id;
+  if (rawId === undefined || rawId === null) {
+    at("PROMPT_ID_MISSING", { line: 2, col: 1 }, "no `prompt_id`: every prompt needs a stable ID such as `MD-29`", {
+      field: "prompt_id",
+    });
+    return { prompt: undefined, diagnostics };
+  }
+  if (typeof rawId !== "string" || !PROMPT_ID_PATTERN.test(rawId)) {
+    at(
+      "PROMPT_ID_FORMAT",
+      where("prompt_id"),
+      `\`prompt_id\` ${JSON.stringify(rawId)} does not match ^[A-Z][A-Z0-9]*-[0-9]+$ (e.g. MD-29)`,
+      { field: "prompt_id" },
+    );
+    return { prompt: undefined, diagnostics };
+  }
+  const id = rawId;
+  const withId = (d: Diagnostic) => ({ ...d, promptId: id });
+
+  const str = (key: string): string | undefined => {
+    const v = frontmatter[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "string") {
+      typeProblem(key, "a string");
+      return undefined;
+    }
+    return v;
+  };
+  const idList = (key: string): string[] => {
+    const v = frontmatter[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
+      typeProblem(key, "a list of prompt IDs");
+      return [];
+    }
+    return v as string[];
+  };
+
+  const roleText = str("prompt_role");
+  let role: PromptRole | undefined;
+  if (roleText !== undefined) {
+    if ((PROMPT_ROLES as readonly string[]).includes(roleText)) role = roleText as PromptRole;
+    else
+      at("FIELD_VALUE", where("prompt_role"), `\`prompt_role\` ${JSON.stringify(roleText)} is not one of ${PROMPT_ROLES.join(", ")}`, {
+        field: "prompt_role",
+      });
+  }
+
+  let pairingRequired = false;
+  const pr = frontmatter.pairing_required;
+  if (pr !== undefined && pr !== null) {
+    if (typeof pr === "boolean") pairingRequired = pr;
+    else typeProblem("pairing_required", "true or false");
+  }
+
+  let pairedPromptId: string | null = null;
+  const pp = frontmatter.paired_prompt_id;
+  if (pp !== undefined && pp !== null) {
+    if (typeof pp === "string") pairedPromptId = pp;
+    else typeProblem("paired_prompt_id", "a prompt ID or null");
+  }
+
+  const modeOf = (value: unknown, key: string): Mode | undefined => {
+    if (typeof value === "string" && (MODES as readonly string[]).includes(value)) return value as Mode;
+    at("FIELD_VALUE", where(key), `\`${key}\` ${JSON.stringify(value)} is not a mode (${MODES.join(", ")})`, { field: key });
+    return undefined;
+  };
+  const dm = frontmatter.default_mode;
+  const defaultMode = dm === undefined || dm === null ? undefined : modeOf(dm, "default_mode");
+  const am = frontmatter.allowed_modes;
+  let allowedModes: Mode[] = [];
+  if (am !== undefined && am !== null) {
+    if (!Array.isArray(am)) typeProblem("allowed_modes", "a list of modes");
+    else allowedModes = am.map((m) => modeOf(m, "allowed_modes")).filter((m): m is Mode => m !== undefined);
+  }
+
+  const prompt: Prompt = {
+    file,
+    id,
+    title: str("title"),
+    role,
+    category: str("category"),
+    riskLevel: str("risk_level"),
+    description: str("description"),
+    pairingRequired,
+    pairedPromptId,
+    requires: idList("requires"),
+    relatedPrompts: idList("related_prompts"),
+    defaultMode,
+    allowedModes,
+    frontmatter,
+    positions,
+    body: lines.slice(close + 1).join("\n"),
+    bodyLine: close + 2,
+  };
+  return { prompt, diagnostics: diagnostics.map(withId) };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function firstLine(message: string): string {
+  return message.split("\n")[0] ?? message;
+}
+
+function positionInText(text: string, index: number): Position {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < index; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, col: index - lineStart + 1 };
+}
+
+function positionAtByte(bytes: Uint8Array, index: number): Position {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < index; i++) {
+    if (bytes[i] === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, col: index - lineStart + 1 };
+}

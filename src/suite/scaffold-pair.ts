@@ -1,0 +1,147 @@
+import { DEFAULT_BODY_RULES } from "../checks/body-rules.js";
+
+/** What `new-pair` needs to write a planner and its executor. */
+export interface PairSpec {
+  plannerId: string;
+  executorId: string;
+  plannerTitle: string;
+  executorTitle: string;
+  category: string;
+  riskLevel: "low" | "medium" | "high";
+  requires: string[];
+}
+
+const yamlString = (s: string) => JSON.stringify(s);
+const yamlList = (ids: string[]) => `[${ids.join(", ")}]`;
+
+/** The planner's file text: canonical metadata (SPEC §2) and every required body block. */
+export function scaffoldPlanner(spec: PairSpec): string {
+  const m = DEFAULT_BODY_RULES.markers;
+  return `---
+prompt_id: ${spec.plannerId}
+title: ${yamlString(spec.plannerTitle)}
+prompt_role: investigative
+category: ${yamlString(spec.category)}
+risk_level: ${spec.riskLevel}
+description: ${yamlString(`Investigates and plans ${spec.category} work for review; never changes anything.`)}
+pairing_required: true
+paired_prompt_id: ${spec.executorId}
+plan_review_required: true
+execution_consent_required: true
+exact_twin_only: true
+review_cycle: review_revise_refreeze_rereview_then_consent
+requires: ${yamlList(spec.requires)}
+related_prompts: []
+default_mode: PLAN_ONLY
+allowed_modes: [AUDIT_ONLY, PLAN_ONLY]
+---
+
+# ${spec.plannerTitle}
+
+Investigate, gather evidence, and produce a frozen handoff for ${spec.executorId}. Read-only.
+
+<runtime_markers>
+- \`${m[0]}\` cites a piece of evidence in evidence_index.json.
+- \`${m[1]}\` records an open question in finding_register.json.
+- \`${m[2]}\` states a finding backed by evidence.
+- \`${m[3]}\` names a planned action in action_plan.json.
+- \`${m[4]}\` names an acceptance check in acceptance_criteria.json.
+- \`${m[5]}\` halts the workflow until a person resolves the reason.
+</runtime_markers>
+
+<authorization_boundary>
+Read-only: no writes, deploys or migrations. Anything that would change a system becomes a +ACTION in the plan.
+</authorization_boundary>
+
+<tool_policy>
+Read files, logs and metrics. No tool that writes, deploys or sends messages.
+</tool_policy>
+
+<handoff_contract>
+Write evidence_index.json, finding_register.json, action_plan.json and acceptance_criteria.json;
+every finding cites evidence, every action cites findings and the criteria that verify it.
+Run \`twinlock readiness\` until it passes.
+</handoff_contract>
+
+<verification_design>
+- Describe how each acceptance criterion for ${spec.category} is checked and by whom.
+</verification_design>
+
+<plan_review_and_execution_gate>
+Freeze the handoff with \`twinlock freeze-pair-handoff\` and present it for user review.
+Invite requested changes; record feedback without treating it as approval; revise every affected
+record, re-run readiness, and re-freeze under a new hash before asking for review again.
+After explicit approval, ask one execution consent question naming the exact execution twin
+${spec.executorId} (${spec.executorTitle}). No other executor may act on this plan.
+</plan_review_and_execution_gate>
+`;
+}
+
+/** The executor's file text: canonical metadata (SPEC §2) and every required body block. */
+export function scaffoldExecutor(spec: PairSpec): string {
+  const m = DEFAULT_BODY_RULES.markers;
+  const requires = [spec.plannerId, ...spec.requires.filter((id) => id !== spec.plannerId)];
+  return `---
+prompt_id: ${spec.executorId}
+title: ${yamlString(spec.executorTitle)}
+prompt_role: executive
+category: ${yamlString(spec.category)}
+risk_level: ${spec.riskLevel}
+description: ${yamlString(`Carries out the approved ${spec.category} plan of ${spec.plannerId}, and nothing else.`)}
+pairing_required: true
+paired_prompt_id: ${spec.plannerId}
+accepted_planning_prompt_id: ${spec.plannerId}
+reviewed_handoff_required: true
+execution_consent_required: true
+exact_twin_only: true
+requires: ${yamlList(requires)}
+related_prompts: []
+default_mode: DRAFT_ONLY
+allowed_modes: [DRAFT_ONLY, APPLY_SAFE, APPLY_APPROVED, VERIFY_ONLY]
+---
+
+# ${spec.executorTitle}
+
+Carry out the approved, frozen plan of ${spec.plannerId} after \`twinlock admit\` passes.
+
+<runtime_markers>
+- \`${m[0]}\` cites the frozen evidence an action relies on.
+- \`${m[1]}\` is an unknown the plan left open; stop if it blocks an action.
+- \`${m[2]}\` is a finding an action addresses.
+- \`${m[3]}\` is the action being carried out; only approved IDs.
+- \`${m[4]}\` is the acceptance check run after the actions.
+- \`${m[5]}\` stops at once and reports the reason.
+</runtime_markers>
+
+<authorization_boundary>
+Only the +ACTION IDs of the approved handoff, within the consented mode, environment and budget.
+</authorization_boundary>
+
+<tool_policy>
+Tools needed for the approved actions only; nothing outside the action scope.
+</tool_policy>
+
+<reviewed_handoff_authority>
+Act only on the handoff of ${spec.plannerId} that a person reviewed, approved and consented to,
+after \`twinlock admit\` succeeds for ${spec.executorId}. Any mismatch is !STOP:invalid-reviewed-handoff-or-exact-twin-consent.
+</reviewed_handoff_authority>
+
+<decision_rules>
+Follow the plan's order and dependencies; on any surprise, stop rather than improvise.
+</decision_rules>
+
+<verification_reference>
+Run every =VERIFY check listed in the frozen acceptance_criteria.json, as the planner designed them.
+</verification_reference>
+`;
+}
+
+/** A file name for a prompt: `md-41-title-words.md`. */
+export function promptFileName(id: string, title: string): string {
+  const slug = title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 48);
+  return `${id.toLowerCase()}${slug ? `-${slug}` : ""}.md`;
+}
