@@ -44,4 +44,154 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--requires <ids>", "comma-separated prompt IDs both prompts require")
     .option("--dir <folder>", "folder inside the suite (default: the category)")
     .action(async (opts) => sink((await import("./commands/new-pair.js")).runNewPair(opts)));
+
+  program
+    .command("init-run")
+    .description("create a run file for one or more pairs")
+    .argument("<run>", "run file to create (refuses to overwrite)")
+    .option("--suite <dir>", "suite folder")
+    .requiredOption("--planner <id>", "planner of a pair (repeat for a composite run)", collect, [])
+    .option("--mode <mode>", "DRAFT_ONLY, APPLY_SAFE, APPLY_APPROVED or VERIFY_ONLY (default DRAFT_ONLY)")
+    .option("--environment <name>", "environment the executor may act in (default: default)")
+    .option("--actions <ids>", "comma-separated +ACTION IDs the executor may run, or all (default)")
+    .option("--budget <n>", "most actions one admission may run")
+    .option("--actor <name>", "who creates the run")
+    .action(async (run, opts) => sink(await (await import("./commands/init-run.js")).runInitRun(run, opts)));
+
+  program
+    .command("readiness")
+    .description("check a handoff folder is ready to freeze")
+    .argument("<dir>", "handoff folder")
+    .action(async (dir, opts) => sink((await import("./commands/readiness.js")).runReadiness(dir, opts)));
+
+  program
+    .command("hash")
+    .description("print the handoff hash of a folder")
+    .argument("<dir>", "handoff folder")
+    .option("--expect <hash>", "exit 1 unless the hash equals this")
+    .action(async (dir, opts) => sink(await (await import("./commands/hash.js")).runHash(dir, opts)));
+
+  program
+    .command("freeze-pair-handoff")
+    .description("verify readiness, hash and freeze a pair's handoff for review")
+    .argument("<run>", "run file")
+    .argument("<planner>", "planner ID")
+    .option("--handoff <dir>", "handoff folder (default: the one frozen before)")
+    .option("--handoff-hash <hash>", "assert the hash; refused unless it equals the computed one")
+    .option("--unchanged-because <text>", "re-freeze an unrevised handoff after requested changes, saying why")
+    .option("--actor <name>", "who freezes")
+    .action(async (run, id, opts) => sink(await (await import("./commands/freeze.js")).runFreeze(run, id, opts)));
+
+  program
+    .command("present")
+    .description("show the frozen plan as Markdown, with what changed, the hash and the commands to decide")
+    .argument("<run>", "run file")
+    .argument("<planner>", "planner ID")
+    .action(async (run, id, opts) => sink((await import("./commands/present.js")).runPresent(run, id, opts)));
+
+  program
+    .command("review-pair-plan")
+    .description("record a review decision bound to the frozen hash")
+    .argument("<run>", "run file")
+    .argument("<planner>", "planner ID")
+    .requiredOption("--decision <decision>", "changes_requested, approved or declined")
+    .option("--feedback <text>", "what to change (required with changes_requested); never counts as approval")
+    .option("--handoff-hash <hash>", "the exact version reviewed (required to approve)")
+    .option("--reviewer <name>", "who reviews")
+    .action(async (run, id, opts) => sink(await (await import("./commands/review.js")).runReview(run, id, opts)));
+
+  program
+    .command("consent-pair-execution")
+    .description("answer the consent question for the exact twin")
+    .argument("<run>", "run file")
+    .argument("<planner>", "planner ID")
+    .option("--approve", "consent to run the exact twin on this version")
+    .option("--decline", "refuse; the workflow closes with a record")
+    .option("--handoff-hash <hash>", "the exact version consented to (required to approve)")
+    .option("--user <name>", "who consents")
+    .option("--expires-in <duration>", "consent lifetime, e.g. 30m, 4h, 2d (default: the suite's policy)")
+    .action(async (run, id, opts) => sink(await (await import("./commands/consent.js")).runConsent(run, id, opts)));
+
+  program
+    .command("approve-apply")
+    .description("the separate apply approval of an APPLY_APPROVED run")
+    .argument("<run>", "run file")
+    .argument("<planner>", "planner ID")
+    .option("--approver <name>", "who approves")
+    .action(async (run, id, opts) => sink(await (await import("./commands/run-admin.js")).runApproveApply(run, id, opts)));
+
+  program
+    .command("admit")
+    .description("run every admission check for an executor; exit 3 on any failure")
+    .argument("<run>", "run file")
+    .argument("<executor>", "executor ID asking to act")
+    .option("--planner <id>", "the planner whose plan it would execute")
+    .option("--mode <mode>", "requested mode (default: the consented one)")
+    .option("--environment <name>", "requested environment (default: the consented one)")
+    .option("--actions <ids>", "requested +ACTION IDs (default: all consented)")
+    .option("--dry", "report without recording or using the consent")
+    .option("--actor <name>", "who asks")
+    .action(async (run, id, opts) => sink(await (await import("./commands/admit.js")).runAdmit(run, id, opts)));
+
+  program
+    .command("pair-status")
+    .description("the exact twin, the state and the one legal next step (stateless: ID; from a run: RUN ID)")
+    .argument("<run-or-id>", "run file, or a prompt ID for the stateless form")
+    .argument("[id]", "prompt ID, when a run file is given")
+    .option("--suite <dir>", "suite folder (stateless form)")
+    .option("--handoff-ready", "stateless: the handoff is ready and frozen")
+    .option("--review-status <status>", "stateless: pending, changes_requested, approved or declined")
+    .action(async (a, b, opts) => sink((await import("./commands/pair-status.js")).runPairStatus(a, b, opts)));
+
+  program
+    .command("stop")
+    .description("record a hard !STOP on the run or one workflow")
+    .argument("<run>", "run file")
+    .requiredOption("--reason <slug>", "stop reason, e.g. missing-backup")
+    .option("--workflow <id>", "limit the stop to one planner's workflow")
+    .option("--note <text>", "why")
+    .option("--actor <name>", "who stops")
+    .action(async (run, opts) => sink(await (await import("./commands/run-admin.js")).runStop(run, opts)));
+
+  program
+    .command("resolve-stop")
+    .description("resolve a hard !STOP with a note")
+    .argument("<run>", "run file")
+    .requiredOption("--reason <slug>", "stop reason")
+    .requiredOption("--note <text>", "how it was resolved")
+    .option("--workflow <id>", "only that workflow's stop")
+    .option("--actor <name>", "who resolves")
+    .action(async (run, opts) => sink(await (await import("./commands/run-admin.js")).runResolveStop(run, opts)));
+
+  program
+    .command("close")
+    .description("close a workflow: verified, failed or rolled_back after execution; abandoned or failed before")
+    .argument("<run>", "run file")
+    .argument("<planner>", "planner ID")
+    .requiredOption("--result <result>", "verified, failed, rolled_back or abandoned")
+    .option("--residual <text>", "what is left undone (required before execution)")
+    .option("--actor <name>", "who closes")
+    .action(async (run, id, opts) => sink(await (await import("./commands/run-admin.js")).runClose(run, id, opts)));
+
+  program
+    .command("log")
+    .description("print the run's event chain")
+    .argument("<run>", "run file")
+    .action(async (run, opts) => sink((await import("./commands/run-log.js")).runLog(run, opts)));
+
+  program
+    .command("verify-log")
+    .description("verify the event chain and that the state equals its replay")
+    .argument("<run>", "run file")
+    .action(async (run, opts) => sink((await import("./commands/run-log.js")).runVerifyLog(run, opts)));
+
+  program
+    .command("demo")
+    .description("walk the whole gate on the bundled example suite in a temporary folder")
+    .option("--keep", "keep the temporary folder and print its path")
+    .action(async (opts) => sink(await (await import("./commands/demo.js")).runDemo(opts)));
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }

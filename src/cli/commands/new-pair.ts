@@ -9,7 +9,7 @@ import { CONFIG_FILE } from "../../suite/suite-config.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
-import { parsePromptId, parseText } from "../parse-options.js";
+import { parsePromptId, parseText } from "../../input/parse-input.js";
 
 export interface NewPairOptions extends CommonOptions {
   suite?: string;

@@ -2,7 +2,7 @@ import { validateSuite } from "../../checks/validate-suite.js";
 import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
-import { parseCount } from "../parse-options.js";
+import { parseCount } from "../../input/parse-input.js";
 import { makeStyle, colourEnabled } from "../style.js";
 
 export interface ValidateOptions extends CommonOptions {

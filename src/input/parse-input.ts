@@ -32,3 +32,24 @@ export function parseText(value: string, option: string, max = 64 * 1024): strin
 export function clip(value: string, max = 80): string {
   return value.length > max ? `${value.slice(0, max)}…` : value;
 }
+
+/** `sha256:<64 hex>`, or a UsageError showing the expected form. */
+export function parseHashOption(value: string, option = "--handoff-hash"): string {
+  if (!/^sha256:[0-9a-f]{64}$/.test(value)) throw new UsageError(`${option} ${JSON.stringify(clip(value))} is not a handoff hash; expected sha256: followed by 64 lower-case hex digits (see \`twinlock hash DIR\`)`);
+  return value;
+}
+
+/** `30m`, `4h`, `2d` → milliseconds, or a UsageError. */
+export function parseDuration(value: string, option: string): number {
+  const m = /^([1-9][0-9]{0,5})(m|h|d)$/.exec(value);
+  if (!m) throw new UsageError(`${option} ${JSON.stringify(clip(value))} is not a duration; write it like 30m, 4h or 2d`);
+  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "m" | "h" | "d"];
+  return Number(m[1]) * unit;
+}
+
+/** A stop reason slug such as `missing-backup`. */
+export function parseStopReason(value: string): string {
+  const v = value.startsWith("!STOP:") ? value.slice(6) : value;
+  if (!/^[a-z0-9][a-z0-9-]{0,119}$/.test(v)) throw new UsageError(`--reason ${JSON.stringify(clip(value))} is not a slug; use lower-case words joined by -, e.g. missing-backup`);
+  return v;
+}

@@ -1,0 +1,260 @@
+/**
+ * `npm run bench`: twinlock's performance as ratios against floors measured
+ * on the same machine in the same run, so the figures compare across machines:
+ *
+ *   1. start-up: `twinlock --help` and `twinlock validate` vs `node -e ''`;
+ *   2. validate at scale: generated suites of 1,000 and 10,000 prompts (half
+ *      in pairs): median wall time, peak memory, and how the cost grows;
+ *   3. commands: every row of bench/commands.mjs vs `node -e ''` (n/a until
+ *      the CLI has the command);
+ *   4. hashing: `twinlock hash` on a ~1 GiB handoff vs `sha256sum` on the
+ *      same files (BENCH_HASH_MB, default 1024; cached under the temp folder).
+ *
+ * BENCH_QUICK=1 runs a smaller version (200/2,000 prompts, 64 MiB, fewer runs).
+ * Needs `npm run build` first. Temporary suites and runs are removed at the end.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { COMMANDS } from "./commands.mjs";
+import { generateSuite } from "./lib/generate-suite.mjs";
+import { ensureHashFixture } from "./lib/handoff-fixture.mjs";
+import { peakRss, rssProbe, timeCommand } from "./lib/measure.mjs";
+import { fmtMiB, fmtMs, fmtRatio, printTable } from "./lib/print-table.mjs";
+import { runCommandTable } from "./lib/run-command-table.mjs";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const cli = join(root, "dist", "cli", "bin.js");
+const exampleSuite = join(root, "examples", "suite");
+const quick = process.env.BENCH_QUICK === "1";
+const config = {
+  sizes: quick ? [200, 2000] : [1000, 10000],
+  validateRuns: quick ? 3 : 5,
+  startupRuns: quick ? 7 : 15,
+  commandRuns: quick ? 3 : 5,
+  hashRuns: quick ? 2 : 3,
+  hashMiB: parseHashMiB(process.env.BENCH_HASH_MB ?? (quick ? "64" : "1024")),
+  cacheRoot: join(tmpdir(), "twinlock-bench"),
+};
+
+function parseHashMiB(value) {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 8 || n > 65536)
+    fail(`BENCH_HASH_MB must be a whole number of MiB between 8 and 65536, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+function fail(message) {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(1);
+}
+
+if (!existsSync(cli)) fail(`${cli} is missing; run \`npm run build\` first`);
+
+const workDir = mkdtempSync(join(tmpdir(), "twinlock-bench-run-"));
+const cleanUp = () => rmSync(workDir, { recursive: true, force: true });
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    cleanUp();
+    process.exit(130);
+  });
+}
+
+const node = process.execPath;
+const twinlock = (...args) => [cli, ...args];
+
+try {
+  const t0 = Date.now();
+  process.stdout.write(
+    `twinlock benchmark${quick ? " (BENCH_QUICK)" : ""}: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model?.trim() ?? "unknown CPU"}, ${process.platform}\n` +
+      "Each time is the median wall time of spawned processes; ratios are against floors measured just now on this machine.\n",
+  );
+
+  // 1. Start-up.
+  const floor = timeCommand(node, ["-e", ""], { runs: config.startupRuns, warmup: 2 });
+  const help = timeCommand(node, twinlock("--help"), { runs: config.startupRuns, warmup: 2 });
+  const validateSmall = timeCommand(node, twinlock("validate", "--suite", exampleSuite), { runs: config.startupRuns, warmup: 2 });
+  if (help.last.status !== 0) fail(`twinlock --help exited ${help.last.status}: ${help.last.stderr}`);
+  if (validateSmall.last.status !== 0)
+    fail(
+      `twinlock validate on the example suite exited ${validateSmall.last.status}:\n${validateSmall.last.stdout}${validateSmall.last.stderr}`,
+    );
+  printTable(
+    "Start-up (floor: node -e '')",
+    ["command", "median", "min", "max", "vs floor"],
+    [
+      ["node -e ''", fmtMs(floor.median), fmtMs(floor.min), fmtMs(floor.max), "×1.00"],
+      ["twinlock --help", fmtMs(help.median), fmtMs(help.min), fmtMs(help.max), fmtRatio(help.median / floor.median)],
+      [
+        "twinlock validate (example suite)",
+        fmtMs(validateSmall.median),
+        fmtMs(validateSmall.min),
+        fmtMs(validateSmall.max),
+        fmtRatio(validateSmall.median / floor.median),
+      ],
+    ],
+    [`${config.startupRuns} runs each after 2 warm-ups; the example suite is examples/suite (${countPrompts(exampleSuite)} prompts).`],
+  );
+
+  // 2. Validate at scale.
+  const scale = [];
+  for (const size of config.sizes) {
+    const suite = generateSuite(join(workDir, `suite-${size}`), size);
+    settleWrites();
+    checkSuite(suite);
+    const t = timeCommand(node, twinlock("validate", "--suite", suite.dir), { runs: config.validateRuns, warmup: 1 });
+    if (t.last.status !== 0) fail(`validate of the ${size}-prompt suite exited ${t.last.status} while timing`);
+    const mem = peakRss(twinlock("validate", "--suite", suite.dir));
+    if (mem.status !== 0) fail(`validate of the ${size}-prompt suite exited ${mem.status} while measuring memory`);
+    scale.push({ ...suite, time: t, rssKiB: mem.kib });
+    rmSync(suite.dir, { recursive: true, force: true });
+  }
+  const [small, large] = scale;
+  const startup = validateSmall.median;
+  const rawRatio = large.time.median / small.time.median;
+  const netRatio = (large.time.median - startup) / (small.time.median - startup);
+  const sizeRatio = large.prompts / small.prompts;
+  const exponent = Math.log(netRatio) / Math.log(sizeRatio);
+  printTable(
+    "Validate at scale (half the prompts in pairs)",
+    ["prompts", "pairs", "suite size", "median", "min", "max", "vs floor", "µs/prompt*", "peak RSS"],
+    scale.map((s) => [
+      s.prompts.toLocaleString("en-US"),
+      s.pairs.toLocaleString("en-US"),
+      fmtMiB(s.bytes / 1024),
+      fmtMs(s.time.median),
+      fmtMs(s.time.min),
+      fmtMs(s.time.max),
+      fmtRatio(s.time.median / floor.median),
+      `${(((s.time.median - startup) * 1000) / s.prompts).toFixed(0)} µs`,
+      fmtMiB(s.rssKiB),
+    ]),
+    [
+      `growth ${small.prompts}→${large.prompts} prompts (×${sizeRatio}): time ${fmtRatio(rawRatio)} raw, ${fmtRatio(netRatio)} net of validate start-up (${fmtMs(startup)});` +
+        ` exponent ${exponent.toFixed(2)} (1.00 = linear, 2.00 = quadratic) → ${exponent <= 1.15 ? "linear" : "SUPER-LINEAR"}`,
+      `peak memory ${fmtRatio(large.rssKiB / small.rssKiB)} for ×${sizeRatio} prompts`,
+      ...(quick
+        ? []
+        : [`aim (issue 2): 10,000 prompts in under 2 s → ${large.time.median < 2000 ? "met" : "NOT met"} (${fmtMs(large.time.median)})`]),
+      `* (median − validate start-up) / prompts. ${config.validateRuns} runs each after 1 warm-up; memory by ${rssProbe()}, one run.`,
+    ],
+  );
+
+  // 3. Commands.
+  const commands = runCommandTable(COMMANDS, {
+    cli,
+    workDir: join(workDir, "commands"),
+    runs: config.commandRuns,
+    base: { suite: exampleSuite, planner: "MD-29", executor: "MD-30" },
+  });
+  printTable(
+    "Commands on a prepared run (example suite, MD-29 → MD-30; floor: node -e '')",
+    ["command", "median", "vs floor", "status"],
+    commands.map((c) => [
+      c.name,
+      c.status === "ok" ? fmtMs(c.median) : "n/a",
+      c.status === "ok" ? fmtRatio(c.median / floor.median) : "n/a",
+      c.status === "ok" ? "ok" : `${c.status}${c.detail ? ` (${c.detail})` : ""}`,
+    ]),
+    [
+      `floor node -e '' = ${fmtMs(floor.median)}; ${config.commandRuns} sequences, each on a fresh run file and handoff, after 1 warm-up sequence; rows in bench/commands.mjs.`,
+    ],
+  );
+
+  // 4. Hashing.
+  const fixture = ensureHashFixture(config.cacheRoot, config.hashMiB);
+  if (fixture.created) settleWrites();
+  const mib = fixture.bytes / (1024 * 1024);
+  runCheck("sha256sum", fixture.paths); // warm the page cache so both sides read from memory
+  const sha = timeCommand("sha256sum", fixture.paths, { runs: config.hashRuns, warmup: 0 });
+  if (sha.last.status !== 0) fail(`sha256sum exited ${sha.last.status}: ${sha.last.stderr}`);
+  const nodeRef = timeCommand(node, [join(root, "bench", "lib", "sha256-files.mjs"), ...fixture.paths], {
+    runs: config.hashRuns,
+    warmup: 0,
+  });
+  if (nodeRef.last.status !== 0) fail(`the node:crypto reference exited ${nodeRef.last.status}: ${nodeRef.last.stderr}`);
+  const hashRow = timeHash(fixture.dir);
+  const rate = (t) => mib / (t.median / 1000);
+  printTable(
+    `Hashing a ${mib.toFixed(0)} MiB handoff (${fixture.paths.length} files; floor: sha256sum on the same files)`,
+    ["tool", "median", "MiB/s", "vs sha256sum"],
+    [
+      ["sha256sum", fmtMs(sha.median), rate(sha).toFixed(0), "100.0%"],
+      [
+        "node:crypto stream (reference)",
+        fmtMs(nodeRef.median),
+        rate(nodeRef).toFixed(0),
+        `${((100 * rate(nodeRef)) / rate(sha)).toFixed(1)}%`,
+      ],
+      hashRow.status === "ok"
+        ? [
+            "twinlock hash",
+            fmtMs(hashRow.time.median),
+            rate(hashRow.time).toFixed(0),
+            `${((100 * rate(hashRow.time)) / rate(sha)).toFixed(1)}%`,
+          ]
+        : ["twinlock hash", "n/a", "n/a", `n/a (${hashRow.detail})`],
+    ],
+    [
+      `files cached in ${fixture.dir}${fixture.created ? " (written this run)" : " (reused)"}; BENCH_HASH_MB sets the size.`,
+      `${config.hashRuns} runs each, page cache warm; aim (issue 3): twinlock hash ≥ 85% of sha256sum.`,
+    ],
+  );
+
+  process.stdout.write(`\nbench finished in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+} finally {
+  cleanUp();
+}
+
+/** Validate the generated suite once and stop the bench unless it is clean with the expected counts. */
+function checkSuite(suite) {
+  const r = spawnSync(node, twinlock("validate", "--suite", suite.dir, "--json"), { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  let report;
+  try {
+    report = JSON.parse(r.stdout);
+  } catch {
+    fail(
+      `validate --json on the generated ${suite.prompts}-prompt suite printed no JSON (exit ${r.status}):\n${r.stdout.slice(0, 2000)}${r.stderr.slice(0, 2000)}`,
+    );
+  }
+  const problems = [];
+  if (r.status !== 0) problems.push(`exit ${r.status}, expected 0`);
+  if (report.prompts !== suite.prompts) problems.push(`${report.prompts} prompts, expected ${suite.prompts}`);
+  if (report.genuinePairs !== suite.pairs) problems.push(`${report.genuinePairs} genuine pairs, expected ${suite.pairs}`);
+  if (problems.length > 0) {
+    const first = (report.diagnostics ?? []).slice(0, 10).map((d) => `  ${d.file}:${d.line}:${d.col} ${d.code} ${d.message}`);
+    fail(`the generated ${suite.prompts}-prompt suite in ${suite.dir} does not validate: ${problems.join("; ")}\n${first.join("\n")}`);
+  }
+}
+
+/** `twinlock hash DIR`, or n/a while the CLI does not have it. */
+function timeHash(dir) {
+  const probe = spawnSync(node, twinlock("hash", dir), { encoding: "utf8" });
+  if (probe.status !== 0) {
+    const output = `${probe.stdout}\n${probe.stderr}`;
+    if (/unknown command/i.test(output)) return { status: "n/a", detail: "not in the CLI yet" };
+    return { status: "failed", detail: `exit ${probe.status}: ${probe.stderr.trim().split("\n")[0]}` };
+  }
+  return { status: "ok", time: timeCommand(node, twinlock("hash", dir), { runs: config.hashRuns, warmup: 0 }) };
+}
+
+/** Flush freshly written files to disk so their write-back does not run during a timed command. */
+function settleWrites() {
+  spawnSync("sync", [], { stdio: "ignore" });
+}
+
+function runCheck(cmd, args) {
+  const r = spawnSync(cmd, args, { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
+  if (r.error || r.status !== 0) fail(`${cmd} failed: ${r.error?.message ?? r.stderr}`);
+}
+
+function countPrompts(dir) {
+  const r = spawnSync(node, twinlock("validate", "--suite", dir, "--json"), { encoding: "utf8" });
+  try {
+    return JSON.parse(r.stdout).prompts;
+  } catch {
+    return "?";
+  }
+}

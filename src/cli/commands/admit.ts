@@ -1,0 +1,41 @@
+import { admit } from "../../gate/admit.js";
+import { resolveActor } from "../../gate/resolve-actor.js";
+import { parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
+import { ADMISSION_STOP } from "../../run/admission-checks.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
+import { colourEnabled, makeStyle } from "../style.js";
+
+/** `twinlock admit RUN EXECUTOR`: every admission check, pass or fail with its values; exit 3 on any failure. */
+export async function runAdmit(
+  runFile: string,
+  executor: string,
+  o: CommonOptions & { planner?: string; mode?: string; environment?: string; actions?: string; dry?: boolean; actor?: string },
+): Promise<CommandResult> {
+  const r = await admit({
+    runFile,
+    executor: parsePromptId(executor, "executor"),
+    planner: o.planner === undefined ? undefined : parsePromptId(o.planner, "--planner"),
+    mode: o.mode === undefined ? undefined : parseMode(o.mode),
+    environment: o.environment === undefined ? undefined : parseText(o.environment, "--environment", 200),
+    actions: o.actions === undefined ? undefined : o.actions.split(",").map((s) => s.trim().replace(/^\+ACTION:/, "")).filter(Boolean),
+    dry: o.dry,
+    actor: resolveActor(o.actor),
+  });
+  const s = makeStyle(!o.json && colourEnabled());
+  // Full hashes are in --json and the receipt; the table shortens them so it stays readable.
+  const short = (t: string) => t.replace(/sha256:([0-9a-f]{12})[0-9a-f]{52}/g, "sha256:$1…");
+  const lines = r.checks.map((c) => `${c.ok ? s.green("pass") : s.red("FAIL")}  ${c.id.padEnd(5)} ${c.name}\n            ${s.dim(short(c.detail))}`);
+  if (!r.admitted) {
+    lines.unshift(s.red(ADMISSION_STOP));
+    lines.push(s.red(`refused: ${r.checks.filter((c) => !c.ok).length} check(s) failed; nothing was recorded`));
+  } else if (r.dry) {
+    lines.push(s.green(`all ${r.checks.length} checks pass (--dry: nothing recorded, consent not used)`));
+  } else {
+    lines.push(s.green(`admitted ${r.executor} for ${r.planner}: state executing; the consent is used up`));
+  }
+  return {
+    exitCode: r.admitted ? 0 : 3,
+    text: lines.join("\n"),
+    json: { ok: r.admitted, ...(r.admitted ? {} : { stop: ADMISSION_STOP }), ...r },
+  };
+}

@@ -1,0 +1,29 @@
+import { freezePairHandoff } from "../../gate/freeze-pair-handoff.js";
+import { resolveActor } from "../../gate/resolve-actor.js";
+import { parseHashOption, parsePromptId, parseText } from "../../input/parse-input.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
+
+/** `twinlock freeze-pair-handoff RUN ID`: readiness, hash, new revision, on to review. */
+export async function runFreeze(
+  runFile: string,
+  id: string,
+  o: CommonOptions & { handoff?: string; handoffHash?: string; unchangedBecause?: string; actor?: string },
+): Promise<CommandResult> {
+  const r = await freezePairHandoff({
+    runFile,
+    planner: parsePromptId(id, "planner"),
+    handoffDir: o.handoff,
+    handoffHash: o.handoffHash === undefined ? undefined : parseHashOption(o.handoffHash),
+    unchangedBecause: o.unchangedBecause === undefined ? undefined : parseText(o.unchangedBecause, "--unchanged-because"),
+    actor: resolveActor(o.actor),
+  });
+  const w = r.workflow;
+  const text = [
+    `froze ${w.planner} revision ${r.revision}: ${r.hash}`,
+    `  ${w.handoff?.files.length} files; ${r.readiness.counts.findings} findings, ${r.readiness.counts.actions} actions, ${r.readiness.counts.criteria} criteria; ${r.readiness.openUnknowns.length} open unknowns`,
+    ...(r.voided ? ["  earlier review and consent of this workflow no longer apply; its executor is not authorized"] : []),
+    `state: ${w.state}`,
+    `next: twinlock present ${runFile} ${w.planner}`,
+  ].join("\n");
+  return { exitCode: 0, text, json: { ok: true, planner: w.planner, revision: r.revision, handoff_hash: r.hash, state: w.state, voided: r.voided, open_unknowns: r.readiness.openUnknowns } };
+}

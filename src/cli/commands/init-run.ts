@@ -1,0 +1,46 @@
+import { initRun } from "../../gate/init-run.js";
+import { resolveActor } from "../../gate/resolve-actor.js";
+import { parseCount, parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
+import { findSuiteRoot } from "../../suite/find-suite-root.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
+
+export interface InitRunOptions extends CommonOptions {
+  suite?: string;
+  planner: string[];
+  mode?: string;
+  environment?: string;
+  actions?: string;
+  budget?: string;
+  actor?: string;
+}
+
+/** `twinlock init-run RUN --planner ID …`: create the run file. */
+export async function runInitRun(runFile: string, o: InitRunOptions): Promise<CommandResult> {
+  const planners = o.planner.map((p) => parsePromptId(p, "--planner"));
+  const actions =
+    o.actions === undefined || o.actions === "all"
+      ? "all"
+      : o.actions
+          .split(",")
+          .map((s) => s.trim().replace(/^\+ACTION:/, ""))
+          .filter(Boolean);
+  const run = await initRun({
+    runFile,
+    suiteRoot: findSuiteRoot({ suite: o.suite }),
+    planners,
+    mode: o.mode === undefined ? undefined : parseMode(o.mode),
+    environment: o.environment === undefined ? undefined : parseText(o.environment, "--environment", 200),
+    actions,
+    budget: o.budget === undefined ? null : parseCount(o.budget, "--budget"),
+    actor: resolveActor(o.actor),
+  });
+  const s = run.state;
+  const pairs = Object.values(s.workflows).map((w) => `${w.planner} → ${w.executor} (${w.executor_title})`);
+  const text = [
+    `created ${runFile} (${s.run_id})`,
+    ...pairs.map((p) => `  pair ${p}: investigating`),
+    `  mode ${s.settings.mode}, environment ${s.settings.environment}, actions ${s.settings.actions === "all" ? "all" : s.settings.actions.join(",")}, budget ${s.settings.budget ?? "unlimited"}`,
+    `next: twinlock freeze-pair-handoff ${runFile} ${planners[0]} --handoff DIR`,
+  ].join("\n");
+  return { exitCode: 0, text, json: { ok: true, run: runFile, run_id: s.run_id, state: s } };
+}

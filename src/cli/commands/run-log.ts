@@ -1,0 +1,56 @@
+import { canonicalJson } from "../../crypto/canonical-hash.js";
+import { replayEvents } from "../../run/apply-event.js";
+import { verifyChain } from "../../run/event-chain.js";
+import { readRunFileUnverified } from "../../store/run-store.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
+
+/** `twinlock log RUN`: the event chain, one line per event. */
+export function runLog(runFile: string, _o: CommonOptions): CommandResult {
+  const file = readRunFileUnverified(runFile);
+  const lines = file.events.map((e) => {
+    const d = e.data as Record<string, unknown>;
+    const receipt = d.receipt as Record<string, unknown> | undefined;
+    const bits = [
+      d.planner,
+      d.revision !== undefined ? `rev ${d.revision}` : receipt?.revision !== undefined ? `rev ${receipt.revision}` : undefined,
+      receipt?.decision,
+      d.hash ?? receipt?.handoff_hash,
+      d.reason !== undefined ? `!STOP:${d.reason}` : undefined,
+      d.outcome,
+    ].filter((x) => x !== undefined && x !== null);
+    return `${String(e.seq).padStart(4)}  ${e.at}  ${e.type.padEnd(18)} ${e.actor.padEnd(12)} ${bits.join("  ")}`;
+  });
+  const chain = verifyChain(file.events, file.head);
+  lines.push(chain.ok ? `chain ok: ${file.events.length} events, head ${file.head}` : `chain BROKEN at event ${chain.seq}: ${chain.reason}`);
+  return { exitCode: 0, text: lines.join("\n"), json: { ok: chain.ok, head: file.head, events: file.events } };
+}
+
+/**
+ * `twinlock verify-log RUN`: check the chain, then replay the events and
+ * compare with the stored state. Exit 1 naming the first bad event.
+ */
+export function runVerifyLog(runFile: string, _o: CommonOptions): CommandResult {
+  const file = readRunFileUnverified(runFile);
+  const chain = verifyChain(file.events, file.head);
+  if (!chain.ok) return fail(chain.seq, chain.reason);
+  let replayed: ReturnType<typeof replayEvents>;
+  try {
+    replayed = replayEvents(file.events);
+  } catch (error) {
+    const seq = (error as { details?: { seq?: number } }).details?.seq ?? 0;
+    return fail(seq, (error as Error).message);
+  }
+  if (file.revision !== file.events.length) return fail(file.events.length, `revision ${file.revision} does not match ${file.events.length} events`);
+  if (canonicalJson(replayed) !== canonicalJson(file.state)) {
+    return fail(file.events.length, "the stored state (receipts, states, authorized executors) differs from the replay of the events: it was edited by hand");
+  }
+  return {
+    exitCode: 0,
+    text: `ok: ${file.events.length} events, chain intact, state equals the replay (head ${file.head})`,
+    json: { ok: true, events: file.events.length, head: file.head },
+  };
+
+  function fail(seq: number, reason: string): CommandResult {
+    return { exitCode: 1, text: `verify-log: first bad event ${seq}: ${reason}`, json: { ok: false, first_bad_event: seq, reason } };
+  }
+}

@@ -1,0 +1,39 @@
+import { RefusalError } from "../errors/errors.js";
+import { receiptHash } from "../run/receipt-hash.js";
+import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
+import type { ApplyApproval, Workflow } from "../run/run-schema.js";
+import { type LoadedRun, updateRunFile } from "../store/run-store.js";
+
+/**
+ * The separate apply approval of the APPLY_APPROVED path
+ * (`approval_pending → dry_run_ready`), bound to the current hash and to the
+ * exact consent receipt it approves.
+ */
+export async function approveApply(input: { runFile: string; planner: string; approver: string; now?: () => Date }): Promise<{ run: LoadedRun; receipt: ApplyApproval; workflow: Workflow }> {
+  const { run, result } = await updateRunFile(
+    input.runFile,
+    (current) => {
+      const wf = requireWorkflow(current.state.workflows, input.planner);
+      requireTransition(input.runFile, wf, "apply_approved", "record the apply approval");
+      const consent = wf.consents[wf.consents.length - 1];
+      const handoff = wf.handoff;
+      if (!consent || !handoff || consent.decision !== "approved" || consent.handoff_hash !== handoff.hash) {
+        throw new RefusalError(`${wf.planner} has no granted consent for the current hash to approve`);
+      }
+      const receipt: ApplyApproval = {
+        kind: "apply_approval",
+        run_id: current.state.run_id,
+        planner: wf.planner,
+        executor: wf.executor,
+        approver: input.approver,
+        handoff_hash: handoff.hash,
+        revision: handoff.revision,
+        consent_hash: receiptHash(consent),
+        at: (input.now?.() ?? new Date()).toISOString(),
+      };
+      return { events: [{ type: "apply_approved", actor: input.approver, data: { planner: wf.planner, receipt } }], result: receipt };
+    },
+    { now: input.now },
+  );
+  return { run, receipt: result, workflow: run.state.workflows[input.planner] as Workflow };
+}

@@ -1,0 +1,94 @@
+import { RefusalError } from "../errors/errors.js";
+import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
+import type { ConsentReceipt, Workflow } from "../run/run-schema.js";
+import { type LoadedRun, updateRunFile } from "../store/run-store.js";
+import { loadSuite } from "../suite/load-suite.js";
+import { pairDigest } from "../twin/pair-digest.js";
+import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
+import { parseDuration } from "../input/parse-input.js";
+import { requireCurrentHash } from "./review-pair-plan.js";
+
+export interface ConsentInput {
+  runFile: string;
+  planner: string;
+  approve: boolean;
+  handoffHash?: string;
+  user: string;
+  /** Lifetime of the consent in milliseconds; undefined for the suite's default, null for none. */
+  expiresInMs?: number | null;
+  now?: () => Date;
+  expectedRevision?: number;
+}
+
+/** The consent question, naming the exact executor's ID and title and nothing else. */
+export function consentQuestion(wf: Pick<Workflow, "planner" | "executor" | "executor_title" | "revision"> & { handoff: { hash: string } | null }): string {
+  return `May ${wf.executor} (${wf.executor_title}) now act on the approved frozen plan of ${wf.planner}, revision ${wf.revision} (${wf.handoff?.hash ?? "not frozen"})?`;
+}
+
+/**
+ * Record the execution consent decision (SPEC §5): only after an approved
+ * review of the current hash, only for the exact twin as the suite resolves
+ * it now, binding the run's mode, environment, action scope and budget.
+ * Granting writes the executor, and nothing else, to
+ * `authorized_execution_prompt_ids`.
+ */
+export async function consentPairExecution(input: ConsentInput): Promise<{ run: LoadedRun; receipt: ConsentReceipt; workflow: Workflow }> {
+  const { run, result } = await updateRunFile(
+    input.runFile,
+    (current) => {
+      const wf = requireWorkflow(current.state.workflows, input.planner);
+      const settings = current.state.settings;
+      const event = input.approve ? "consent_granted" : "consent_declined";
+      requireTransition(
+        input.runFile,
+        wf,
+        event,
+        `record execution consent`,
+        input.approve ? (settings.mode === "APPLY_APPROVED" ? "apply_approved_path" : "dry_run_path") : undefined,
+      );
+      const handoff = wf.handoff;
+      if (!handoff) throw new RefusalError(`${wf.planner} has no frozen handoff`);
+      if (input.approve && input.handoffHash === undefined) {
+        throw new RefusalError(`consent must name the exact version: pass --handoff-hash ${handoff.hash} (revision ${handoff.revision}); the question is: ${consentQuestion(wf)}`);
+      }
+      requireCurrentHash(wf, input.handoffHash, "record execution consent", input.runFile);
+      const review = wf.reviews[wf.reviews.length - 1];
+      if (!review || review.decision !== "approved" || review.handoff_hash !== handoff.hash || review.revision !== handoff.revision) {
+        throw new RefusalError(`no approved review of revision ${handoff.revision} (${handoff.hash}); consent needs an approved plan first`);
+      }
+      const suite = loadSuite(current.state.suite.root);
+      const resolved = resolveExactTwin(suite, wf.planner);
+      if (!resolved.ok) throw new RefusalError(`${wf.planner} no longer has an exact twin in the suite: ${resolved.reasons.join("; ")}`);
+      const { executor } = resolved.twin;
+      if (executor.id !== wf.executor || (executor.title ?? executor.id) !== wf.executor_title || pairDigest(resolved.twin.planner, executor) !== wf.pair_digest) {
+        throw new RefusalError(`the pairing of ${wf.planner} changed in the suite since the run began (now ${executor.id}, "${executor.title}"); a changed pairing needs a new run`);
+      }
+      const now = input.now?.() ?? new Date();
+      const lifetime = input.expiresInMs === undefined ? defaultLifetime(suite.config.policies?.consent_expiry) : input.expiresInMs;
+      const receipt: ConsentReceipt = {
+        kind: "consent",
+        run_id: current.state.run_id,
+        planner: wf.planner,
+        executor: wf.executor,
+        executor_title: wf.executor_title,
+        user: input.user,
+        decision: input.approve ? "approved" : "declined",
+        handoff_hash: handoff.hash,
+        revision: handoff.revision,
+        mode: settings.mode,
+        environment: settings.environment,
+        actions: settings.actions,
+        budget: settings.budget,
+        expires_at: lifetime === null ? null : new Date(now.getTime() + lifetime).toISOString(),
+        at: now.toISOString(),
+      };
+      return { events: [{ type: event, actor: input.user, data: { planner: wf.planner, receipt } }], result: receipt };
+    },
+    { now: input.now, expectedRevision: input.expectedRevision },
+  );
+  return { run, receipt: result, workflow: run.state.workflows[input.planner] as Workflow };
+}
+
+function defaultLifetime(expiry: string | undefined): number | null {
+  return expiry === undefined ? null : parseDuration(expiry, "twinlock.yaml policies.consent_expiry");
+}

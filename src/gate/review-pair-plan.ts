@@ -1,0 +1,75 @@
+import { RefusalError, UsageError } from "../errors/errors.js";
+import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
+import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
+import { type LoadedRun, updateRunFile } from "../store/run-store.js";
+
+export const REVIEW_DECISIONS = ["changes_requested", "approved", "declined"] as const;
+export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
+
+export interface ReviewInput {
+  runFile: string;
+  planner: string;
+  decision: ReviewDecision;
+  feedback?: string;
+  /** The hash the reviewer read; required to approve, so approval is always of an exact version. */
+  handoffHash?: string;
+  reviewer: string;
+  now?: () => Date;
+  expectedRevision?: number;
+}
+
+/** Throw unless `given` is the frozen hash, naming both. */
+export function requireCurrentHash(wf: Workflow, given: string | undefined, what: string, runFile: string): void {
+  const current = wf.handoff?.hash;
+  if (given === undefined || given === current) return;
+  const older = wf.history.find((h) => h.hash === given);
+  throw new RefusalError(
+    `cannot ${what}: --handoff-hash ${given} is ${older ? `revision ${older.revision}, not the current revision ${wf.revision}` : "not a version of this handoff"}; the current frozen hash is ${current} — read it with \`twinlock present ${runFile} ${wf.planner}\` and decide on that version`,
+    { given, current },
+  );
+}
+
+/**
+ * Record a review decision as a receipt bound to the frozen hash and
+ * revision (SPEC §5). Feedback is never approval: only `--decision approved`
+ * with the exact hash the reviewer read moves on to execution consent.
+ */
+export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedRun; receipt: ReviewReceipt; workflow: Workflow }> {
+  if (!(REVIEW_DECISIONS as readonly string[]).includes(input.decision)) {
+    throw new UsageError(`--decision ${input.decision} is not one of ${REVIEW_DECISIONS.join(", ")}`);
+  }
+  const { run, result } = await updateRunFile(
+    input.runFile,
+    (current) => {
+      const wf = requireWorkflow(current.state.workflows, input.planner);
+      const event = ({ changes_requested: "changes_requested", approved: "plan_approved", declined: "plan_declined" } as const)[input.decision];
+      requireTransition(input.runFile, wf, event, `record a review (${input.decision})`);
+      const handoff = wf.handoff;
+      if (!handoff) throw new RefusalError(`${wf.planner} has no frozen handoff to review`);
+      if (input.decision === "approved" && input.handoffHash === undefined) {
+        throw new RefusalError(
+          `approval must name the exact version approved: pass --handoff-hash ${handoff.hash} (revision ${handoff.revision}) after reading it with \`twinlock present ${input.runFile} ${wf.planner}\``,
+        );
+      }
+      requireCurrentHash(wf, input.handoffHash, `record a review (${input.decision})`, input.runFile);
+      if (input.decision === "changes_requested" && !input.feedback?.trim()) {
+        throw new UsageError("--decision changes_requested needs --feedback TEXT saying what to change");
+      }
+      const receipt: ReviewReceipt = {
+        kind: "review",
+        run_id: current.state.run_id,
+        planner: wf.planner,
+        executor: wf.executor,
+        reviewer: input.reviewer,
+        decision: input.decision,
+        feedback: input.feedback ?? null,
+        handoff_hash: handoff.hash,
+        revision: handoff.revision,
+        at: (input.now?.() ?? new Date()).toISOString(),
+      };
+      return { events: [{ type: event, actor: input.reviewer, data: { planner: wf.planner, receipt } }], result: receipt };
+    },
+    { now: input.now, expectedRevision: input.expectedRevision },
+  );
+  return { run, receipt: result, workflow: run.state.workflows[input.planner] as Workflow };
+}

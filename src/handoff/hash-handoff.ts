@@ -1,0 +1,112 @@
+import { createHash } from "node:crypto";
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { open } from "node:fs/promises";
+import path from "node:path";
+import { hashCanonical } from "../crypto/canonical-hash.js";
+import { UsageError } from "../errors/errors.js";
+
+/** One file of a handoff: POSIX path relative to the handoff folder, byte size, sha256 hex. */
+export interface ManifestEntry {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/** A handoff's hash and the manifest it was computed from. */
+export interface HandoffDigest {
+  hash: string;
+  files: ManifestEntry[];
+}
+
+/** Version tag inside the hashed manifest, so a format change cannot collide with an old hash. */
+export const MANIFEST_FORMAT = "twinlock-handoff/1";
+
+const CHUNK = 1024 * 1024;
+const PARALLEL_FILES = 4;
+
+/**
+ * Hash a handoff folder per SPEC §4: list every file (symlinks, special files
+ * and a symlinked folder are refused), sha256 each, and hash the RFC 8785
+ * canonical manifest `{format, files: [{path, size, sha256}]}` sorted by path.
+ * Any byte changed, file added, removed or renamed changes the result.
+ */
+export async function hashHandoff(dir: string): Promise<HandoffDigest> {
+  const root = path.resolve(dir);
+  const rel = listHandoffFiles(root);
+  const files: ManifestEntry[] = new Array(rel.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < rel.length) {
+      const i = next++;
+      const p = rel[i] as string;
+      files[i] = { path: p, ...(await hashFile(path.join(root, ...p.split("/")))) };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_FILES, rel.length) }, worker));
+  return { hash: manifestHash(files), files };
+}
+
+/** The handoff hash of an already computed manifest. */
+export function manifestHash(files: readonly ManifestEntry[]): string {
+  return hashCanonical({ format: MANIFEST_FORMAT, files });
+}
+
+/**
+ * Every regular file under `root`, as sorted POSIX relative paths. Throws a
+ * UsageError naming the first symlink, special file or unreadable folder.
+ */
+export function listHandoffFiles(root: string): string[] {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(root);
+  } catch (error) {
+    throw new UsageError(`handoff folder ${root} cannot be read (${(error as NodeJS.ErrnoException).code}); give the folder holding the handoff records`, {
+      cause: error,
+    });
+  }
+  if (stat.isSymbolicLink()) throw new UsageError(`handoff folder ${root} is a symbolic link; give the real folder`);
+  if (!stat.isDirectory()) throw new UsageError(`handoff ${root} is not a folder; give the folder holding the handoff records`);
+  const out: string[] = [];
+  const walk = (relDir: string) => {
+    const abs = relDir === "" ? root : path.join(root, ...relDir.split("/"));
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch (error) {
+      throw new UsageError(`cannot read ${relDir || "."} in the handoff (${(error as NodeJS.ErrnoException).code}); fix its permissions`, { cause: error });
+    }
+    for (const e of entries) {
+      const rel = relDir === "" ? e.name : `${relDir}/${e.name}`;
+      if (e.name.includes("\\") || e.name.includes("\u0000")) throw new UsageError(`handoff file name ${JSON.stringify(rel)} contains a backslash or NUL; rename it`);
+      if (e.isSymbolicLink()) throw new UsageError(`handoff contains a symbolic link (${rel}); links are refused because they can point outside the folder — copy the file in instead`);
+      if (e.isDirectory()) walk(rel);
+      else if (e.isFile()) out.push(rel);
+      else throw new UsageError(`handoff contains ${rel}, which is not a regular file; remove it`);
+    }
+  };
+  walk("");
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** sha256 and size of one file, reading the next chunk while the current one is hashed. */
+async function hashFile(file: string): Promise<{ size: number; sha256: string }> {
+  const handle = await open(file, "r");
+  try {
+    const hash = createHash("sha256");
+    let buffers: Buffer[] = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+    let size = 0;
+    let pending = handle.read(buffers[0] as Buffer, 0, CHUNK, 0);
+    for (;;) {
+      const { bytesRead } = await pending;
+      if (bytesRead === 0) break;
+      const current = buffers[0] as Buffer;
+      size += bytesRead;
+      pending = handle.read(buffers[1] as Buffer, 0, CHUNK, size);
+      hash.update(bytesRead === CHUNK ? current : current.subarray(0, bytesRead));
+      buffers = [buffers[1] as Buffer, current];
+    }
+    return { size, sha256: hash.digest("hex") };
+  } finally {
+    await handle.close();
+  }
+}

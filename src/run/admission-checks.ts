@@ -1,0 +1,152 @@
+import type { ManifestEntry } from "../handoff/hash-handoff.js";
+import type { Mode } from "../suite/prompt.js";
+import { receiptHash } from "./receipt-hash.js";
+import type { AdmissionCheck, RunState, Workflow } from "./run-schema.js";
+
+/** The stop line of SPEC §5, printed when any admission check fails. */
+export const ADMISSION_STOP = "!STOP:invalid-reviewed-handoff-or-exact-twin-consent";
+
+/** Everything admission compares, gathered by the caller (the suite and the handoff as they are now). */
+export interface AdmissionFacts {
+  state: RunState;
+  workflow: Workflow | undefined;
+  requestedExecutor: string;
+  /** The requested executor's `paired_prompt_id` in the suite now, or why it could not be read. */
+  suiteTwin: { plannerOfRequested: string | null; twinOfPlanner: string | null; pairDigest: string | null; problem?: string };
+  /** The handoff re-hashed now, or the reason it could not be. */
+  rehash: { hash: string; files: ManifestEntry[] } | { error: string };
+  /** +ACTION IDs of the frozen plan. */
+  planActionIds: string[];
+  requested: { mode?: Mode; environment?: string; actions?: string[] };
+  chain: { ok: true } | { ok: false; reason: string };
+  now: Date;
+}
+
+/** The values admission recorded for a request, filled with the consent's where not given. */
+export interface AdmissionRequest {
+  mode: Mode;
+  environment: string;
+  actions: string[];
+  budget: number | null;
+}
+
+/**
+ * Run every admission check of SPEC §5 and report each with the values it
+ * compared. Pure: the caller gathers the facts, and records nothing unless
+ * every check passes.
+ */
+export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[]; request: AdmissionRequest | undefined } {
+  const checks: AdmissionCheck[] = [];
+  const check = (id: string, name: string, ok: boolean, detail: string) => checks.push({ id, name, ok, detail });
+  const wf = f.workflow;
+  const handoff = wf?.handoff ?? null;
+  const reviews = wf && handoff ? wf.reviews.filter((r) => r.revision === handoff.revision) : [];
+  const latestReview = reviews[reviews.length - 1];
+  const consent = wf?.consents[wf.consents.length - 1];
+
+  check(
+    "1",
+    "planner is the executor's reciprocal paired_prompt_id",
+    wf !== undefined && f.suiteTwin.plannerOfRequested === wf.planner && f.suiteTwin.twinOfPlanner === f.requestedExecutor,
+    wf === undefined
+      ? `${f.requestedExecutor} is the exact twin of no planner in this run (pairs: ${Object.values(f.state.workflows).map((w) => `${w.planner}→${w.executor}`).join(", ")}); Requested: ${f.requestedExecutor}, Result: rejected`
+      : f.suiteTwin.problem
+        ? f.suiteTwin.problem
+        : `requested ${f.requestedExecutor}: its paired_prompt_id is ${f.suiteTwin.plannerOfRequested ?? "null"}; ${wf.planner}'s exact twin is ${f.suiteTwin.twinOfPlanner ?? "none"}${f.requestedExecutor === wf.executor ? "" : `; Required exact twin: ${wf.executor}, Result: rejected`}`,
+  );
+  const approved = reviews.filter((r) => r.decision === "approved").pop();
+  check(
+    "2",
+    "the approved review's hash equals the current frozen hash",
+    approved !== undefined && handoff !== null && approved.handoff_hash === handoff.hash,
+    handoff === null ? "nothing is frozen" : approved ? `approved ${approved.handoff_hash}, frozen ${handoff.hash}` : `no approved review of revision ${handoff.revision} (${handoff.hash})`,
+  );
+  check(
+    "3",
+    "the latest review of the current revision is approved",
+    latestReview?.decision === "approved",
+    latestReview ? `revision ${latestReview.revision}: ${latestReview.decision} by ${latestReview.reviewer}` : `no review of revision ${handoff?.revision ?? 0}`,
+  );
+  if ("error" in f.rehash) {
+    check("4", "no handoff file changed since freezing", false, `cannot re-hash the handoff: ${f.rehash.error}`);
+  } else {
+    const changes = handoff ? describeChanges(handoff.files, f.rehash.files) : [];
+    check(
+      "4",
+      "no handoff file changed since freezing",
+      handoff !== null && f.rehash.hash === handoff.hash,
+      handoff === null ? "nothing is frozen" : f.rehash.hash === handoff.hash ? `re-hashed now: ${f.rehash.hash}` : `re-hashed now: ${f.rehash.hash}, frozen ${handoff.hash}: ${changes.join(", ") || "content differs"}`,
+    );
+  }
+  check(
+    "5",
+    "the consent receipt names this exact executor",
+    consent !== undefined && consent.decision === "approved" && consent.executor === f.requestedExecutor,
+    consent ? `consent (${consent.decision}) names ${consent.executor} (${consent.executor_title}); requested ${f.requestedExecutor}` : "no consent recorded",
+  );
+  check(
+    "6",
+    "the consent is for the current handoff hash",
+    consent !== undefined && handoff !== null && consent.handoff_hash === handoff.hash && consent.revision === handoff.revision,
+    consent && handoff ? `consent for ${consent.handoff_hash} (revision ${consent.revision}), frozen ${handoff.hash} (revision ${handoff.revision})` : "no consent or nothing frozen",
+  );
+
+  let request: AdmissionRequest | undefined;
+  const scope: string[] = [];
+  if (!consent || consent.decision !== "approved") scope.push("no granted consent");
+  else {
+    request = {
+      mode: f.requested.mode ?? consent.mode,
+      environment: f.requested.environment ?? consent.environment,
+      actions: f.requested.actions ?? (consent.actions === "all" ? f.planActionIds : consent.actions),
+      budget: consent.budget,
+    };
+    if (request.mode !== consent.mode) scope.push(`mode ${request.mode} is not the consented ${consent.mode}`);
+    if (request.environment !== consent.environment) scope.push(`environment ${request.environment} is not the consented ${consent.environment}`);
+    const notInPlan = request.actions.filter((a) => !f.planActionIds.includes(a));
+    if (notInPlan.length) scope.push(`actions ${notInPlan.map((a) => `+ACTION:${a}`).join(", ")} are not in the frozen plan`);
+    if (consent.actions !== "all") {
+      const outside = request.actions.filter((a) => !(consent.actions as string[]).includes(a));
+      if (outside.length) scope.push(`actions ${outside.join(", ")} are outside the consented scope ${consent.actions.join(", ")}`);
+    }
+    if (request.actions.length === 0) scope.push("no action requested");
+    if (consent.budget !== null && request.actions.length > consent.budget) scope.push(`${request.actions.length} actions exceed the budget of ${consent.budget}`);
+    if (consent.expires_at !== null && f.now.getTime() >= Date.parse(consent.expires_at)) scope.push(`the consent expired at ${consent.expires_at}`);
+    if (consent.consumed_at !== null) scope.push(`the consent was already used by an admission at ${consent.consumed_at}`);
+    if (consent.mode === "APPLY_APPROVED") {
+      const approval = wf?.apply_approvals.filter((a) => a.consent_hash === receiptHash(consent)).pop();
+      if (!approval) scope.push("APPLY_APPROVED needs its apply approval (twinlock approve-apply)");
+    }
+  }
+  check(
+    "7",
+    "mode, environment, actions and budget lie within the consent; not expired; apply approval present",
+    scope.length === 0,
+    scope.length === 0 && request
+      ? `mode ${request.mode}, environment ${request.environment}, actions ${request.actions.join(",")}, budget ${request.budget ?? "unlimited"}${consent?.expires_at ? `, expires ${consent.expires_at}` : ""}`
+      : scope.join("; "),
+  );
+  const open = f.state.stops.filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf?.planner));
+  check("8", "no unresolved !STOP on the run or the workflow", open.length === 0, open.length ? open.map((s) => `!STOP:${s.reason}${s.workflow ? ` (${s.workflow})` : " (run)"}`).join(", ") : "none");
+  check(
+    "pair",
+    "the suite's pair metadata is unchanged since the run began",
+    wf !== undefined && f.suiteTwin.pairDigest === wf.pair_digest,
+    wf === undefined ? "no workflow" : f.suiteTwin.pairDigest === wf.pair_digest ? `digest ${wf.pair_digest}` : `the pairing changed (run began with ${wf.pair_digest}, suite now ${f.suiteTwin.pairDigest ?? "does not resolve"}); a changed pairing needs a new run`,
+  );
+  check("chain", "the event chain verifies", f.chain.ok, f.chain.ok ? `${f.state.run_id}: ${Object.keys(f.state.workflows).length} workflow(s)` : f.chain.reason);
+  check("state", "the workflow is dry_run_ready", wf?.state === "dry_run_ready", `state ${wf?.state ?? "none"}`);
+  return { checks, request };
+}
+
+function describeChanges(frozen: ManifestEntry[], now: ManifestEntry[]): string[] {
+  const before = new Map(frozen.map((f) => [f.path, f.sha256]));
+  const after = new Map(now.map((f) => [f.path, f.sha256]));
+  const out: string[] = [];
+  for (const [p, h] of after) {
+    if (!before.has(p)) out.push(`added ${p}`);
+    else if (before.get(p) !== h) out.push(`changed ${p}`);
+  }
+  for (const p of before.keys()) if (!after.has(p)) out.push(`removed ${p}`);
+  return out;
+}

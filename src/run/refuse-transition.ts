@@ -1,0 +1,24 @@
+import { RefusalError } from "../errors/errors.js";
+import { describeNextStep } from "./next-step.js";
+import type { Workflow } from "./run-schema.js";
+import { findTransition, type Transition, type TransitionEvent } from "./transition-table.js";
+
+/**
+ * Throw a refusal unless `event` is legal for the workflow's state, naming
+ * the current state and the one legal next step.
+ */
+export function requireTransition(runPath: string, wf: Workflow, event: TransitionEvent, what: string, when?: Transition["when"]): void {
+  if (findTransition(wf.state, event, when)) return;
+  const next = describeNextStep(wf.state, { run: runPath, planner: wf.planner, executor: wf.executor, hash: wf.handoff?.hash });
+  throw new RefusalError(
+    `cannot ${what}: ${wf.planner} is in state ${wf.state}; the legal next step is to ${next.action}${next.command ? ` (${next.command})` : ""}`,
+    { state: wf.state, next_action: next.action, next_command: next.command },
+  );
+}
+
+/** The workflow of `planner` in this run, or a refusal listing the run's planners. */
+export function requireWorkflow<W extends { planner: string }>(workflows: Record<string, W>, planner: string): W {
+  const wf = workflows[planner];
+  if (wf) return wf;
+  throw new RefusalError(`${planner} is not a planner of this run (its planners: ${Object.keys(workflows).join(", ")}); pass one of those, or create a run for ${planner}`);
+}

@@ -1,0 +1,203 @@
+import { z } from "zod";
+import { HASH_PATTERN } from "../crypto/canonical-hash.js";
+import { ManifestEntrySchema } from "../handoff/manifest-schema.js";
+import { MODES, PROMPT_ID_PATTERN } from "../suite/prompt.js";
+import { STATES, TRANSITION_EVENTS } from "./transition-table.js";
+
+const MAX_TEXT = 64 * 1024;
+export const promptId = z.string().regex(PROMPT_ID_PATTERN);
+export const handoffHash = z.string().regex(HASH_PATTERN, "sha256:<64 hex digits>");
+const isoTime = z.string().datetime({ offset: true });
+const name = z.string().min(1).max(200);
+const text = z.string().max(MAX_TEXT);
+export const stopReason = z.string().regex(/^[a-z0-9][a-z0-9-]{0,119}$/);
+
+/** A detached Ed25519 signature over a receipt's canonical body (issue 5). */
+export const SignatureSchema = z
+  .object({ public_key: z.string().max(200), signer: name, value: z.string().max(200) })
+  .strict();
+
+/** What a run was created for: the consent binds these and admission checks requests against them. */
+export const SettingsSchema = z
+  .object({
+    mode: z.enum(MODES),
+    environment: name,
+    actions: z.union([z.literal("all"), z.array(z.string().max(200)).max(10_000)]),
+    budget: z.number().int().min(0).nullable(),
+  })
+  .strict();
+
+/** SPEC §5 review receipt: feedback is recorded and is never approval. */
+export const ReviewReceiptSchema = z
+  .object({
+    kind: z.literal("review"),
+    run_id: name,
+    planner: promptId,
+    executor: promptId,
+    reviewer: name,
+    decision: z.enum(["changes_requested", "approved", "declined"]),
+    feedback: text.nullable(),
+    handoff_hash: handoffHash,
+    revision: z.number().int().min(1),
+    at: isoTime,
+    signature: SignatureSchema.optional(),
+  })
+  .strict();
+
+/** SPEC §5 consent receipt: names the executor's ID and title and binds the run's limits. */
+export const ConsentReceiptSchema = z
+  .object({
+    kind: z.literal("consent"),
+    run_id: name,
+    planner: promptId,
+    executor: promptId,
+    executor_title: name,
+    user: name,
+    decision: z.enum(["approved", "declined"]),
+    handoff_hash: handoffHash,
+    revision: z.number().int().min(1),
+    mode: z.enum(MODES),
+    environment: name,
+    actions: z.union([z.literal("all"), z.array(z.string().max(200)).max(10_000)]),
+    budget: z.number().int().min(0).nullable(),
+    expires_at: isoTime.nullable(),
+    at: isoTime,
+    signature: SignatureSchema.optional(),
+  })
+  .strict();
+
+/** The separate apply approval of the APPLY_APPROVED path, bound to the hash and the consent. */
+export const ApplyApprovalSchema = z
+  .object({
+    kind: z.literal("apply_approval"),
+    run_id: name,
+    planner: promptId,
+    executor: promptId,
+    approver: name,
+    handoff_hash: handoffHash,
+    revision: z.number().int().min(1),
+    consent_hash: handoffHash,
+    at: isoTime,
+    signature: SignatureSchema.optional(),
+  })
+  .strict();
+
+export const AdmissionCheckSchema = z
+  .object({ id: z.string().max(40), name: z.string().max(200), ok: z.boolean(), detail: z.string().max(MAX_TEXT) })
+  .strict();
+
+/** What admission checked and found, recorded when it lets an executor start. */
+export const AdmissionReceiptSchema = z
+  .object({
+    kind: z.literal("admission"),
+    run_id: name,
+    planner: promptId,
+    executor: promptId,
+    handoff_hash: handoffHash,
+    revision: z.number().int().min(1),
+    consent_hash: handoffHash,
+    requested: z.object({ mode: z.enum(MODES), environment: name, actions: z.array(z.string().max(200)), budget: z.number().int().min(0).nullable() }).strict(),
+    checks: z.array(AdmissionCheckSchema),
+    actor: name,
+    at: isoTime,
+  })
+  .strict();
+
+export type Settings = z.infer<typeof SettingsSchema>;
+export type ReviewReceipt = z.infer<typeof ReviewReceiptSchema>;
+export type ConsentReceipt = z.infer<typeof ConsentReceiptSchema>;
+export type ApplyApproval = z.infer<typeof ApplyApprovalSchema>;
+export type AdmissionReceipt = z.infer<typeof AdmissionReceiptSchema>;
+export type AdmissionCheck = z.infer<typeof AdmissionCheckSchema>;
+
+export const FrozenHandoffSchema = z
+  .object({
+    revision: z.number().int().min(1),
+    hash: handoffHash,
+    dir: z.string().min(1).max(4096),
+    files: z.array(ManifestEntrySchema),
+    frozen_at: isoTime,
+    frozen_by: name,
+    unchanged_because: text.nullable(),
+  })
+  .strict();
+
+/** One pair's workflow as replay derives it. Receipts are kept whole; validity is judged against the current hash. */
+export const WorkflowSchema = z
+  .object({
+    planner: promptId,
+    executor: promptId,
+    executor_title: name,
+    pair_digest: handoffHash,
+    state: z.enum(STATES),
+    revision: z.number().int().min(0),
+    handoff: FrozenHandoffSchema.nullable(),
+    history: z.array(z.object({ revision: z.number().int(), hash: handoffHash, frozen_at: isoTime, seq: z.number().int() }).strict()),
+    reviews: z.array(ReviewReceiptSchema),
+    consents: z.array(ConsentReceiptSchema.extend({ consumed_at: isoTime.nullable() })),
+    apply_approvals: z.array(ApplyApprovalSchema),
+    admissions: z.array(AdmissionReceiptSchema),
+    result: z
+      .object({ outcome: z.enum(["verified", "failed", "rolled_back", "declined", "abandoned"]), residual: text.nullable(), at: isoTime, by: name })
+      .strict()
+      .nullable(),
+  })
+  .strict();
+
+export const StopSchema = z
+  .object({
+    reason: stopReason,
+    workflow: promptId.nullable(),
+    raised_at: isoTime,
+    raised_by: name,
+    note: text.nullable(),
+    resolved_at: isoTime.nullable(),
+    resolved_by: name.nullable(),
+    resolution: text.nullable(),
+  })
+  .strict();
+
+/** The run's whole state, derived by replaying its events. */
+export const RunStateSchema = z
+  .object({
+    run_id: name,
+    created_at: isoTime,
+    suite: z.object({ root: z.string().min(1).max(4096), suite_id: z.string().max(200).nullable() }).strict(),
+    settings: SettingsSchema,
+    workflows: z.record(promptId, WorkflowSchema),
+    authorized_execution_prompt_ids: z.array(promptId),
+    stops: z.array(StopSchema),
+  })
+  .strict();
+
+export const EVENT_TYPES = ["run_created", ...TRANSITION_EVENTS, "stop_raised", "stop_resolved"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** SPEC §5 event: `prev` is the hash of the previous event, so the log is a hash chain. */
+export const EventSchema = z
+  .object({
+    seq: z.number().int().min(1),
+    at: isoTime,
+    actor: name,
+    type: z.enum(EVENT_TYPES),
+    data: z.record(z.string(), z.unknown()),
+    prev: handoffHash,
+  })
+  .strict();
+
+/** The run file on disk. `revision` counts events and is the compare-and-swap token; `head` hashes the last event. */
+export const RunFileSchema = z
+  .object({
+    format: z.literal("twinlock-run/1"),
+    revision: z.number().int().min(1),
+    head: handoffHash,
+    state: RunStateSchema,
+    events: z.array(EventSchema).min(1),
+  })
+  .strict();
+
+export type Workflow = z.infer<typeof WorkflowSchema>;
+export type Stop = z.infer<typeof StopSchema>;
+export type RunState = z.infer<typeof RunStateSchema>;
+export type RunEvent = z.infer<typeof EventSchema>;
+export type RunFile = z.infer<typeof RunFileSchema>;

@@ -1,0 +1,178 @@
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import path from "node:path";
+import { canonicalJson } from "../crypto/canonical-hash.js";
+import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { applyEvent, replayEvents } from "../run/apply-event.js";
+import { GENESIS, hashEvent, verifyChain } from "../run/event-chain.js";
+import { type EventType, type RunEvent, type RunFile, RunFileSchema, type RunState } from "../run/run-schema.js";
+import { atomicWriteFile } from "./atomic-write.js";
+import { withFileLock } from "./run-file-lock.js";
+
+/** A new event as a command decides it; the store numbers, times and chains it. */
+export interface EventDraft {
+  type: EventType;
+  actor: string;
+  data: Record<string, unknown>;
+}
+
+/** A run file read and verified: its chain holds and its state is what replay gives. */
+export interface LoadedRun {
+  path: string;
+  file: RunFile;
+  state: RunState;
+}
+
+/** Largest run file read. */
+export const MAX_RUN_FILE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Read a run file and verify it before anyone acts on it (SPEC §7): JSON,
+ * schema, hash chain, and the stored state equal to the replay of the events.
+ * Unreadable or malformed input is a UsageError (exit 2); a broken chain or a
+ * state that replay does not give is an IntegrityError naming the first bad event.
+ */
+export function readRunFile(file: string): LoadedRun {
+  const abs = path.resolve(file);
+  const bytes = readBytes(abs);
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString("utf8"));
+  } catch (error) {
+    throw new UsageError(`run file ${file} is not valid JSON (${(error as Error).message}); it may be truncated — restore it from backup or create a new run with init-run`, {
+      cause: error,
+    });
+  }
+  const parsed = RunFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(`run file ${file} does not match the run-file schema at ${issue?.path.join(".") || "(top level)"}: ${issue?.message}; it was edited by hand or by another tool`);
+  }
+  const run = parsed.data;
+  const chain = verifyChain(run.events, run.head);
+  if (!chain.ok) throw new IntegrityError(`run file ${file}: hash chain broken at event ${chain.seq}: ${chain.reason}`, { seq: chain.seq });
+  if (run.revision !== run.events.length) throw new IntegrityError(`run file ${file}: revision ${run.revision} does not match its ${run.events.length} events`, { seq: run.events.length });
+  const state = replayEvents(run.events);
+  if (canonicalJson(state) !== canonicalJson(run.state)) {
+    throw new IntegrityError(`run file ${file}: the stored state differs from the replay of its events; it was edited by hand — run \`twinlock verify-log ${file}\``, {
+      seq: run.events.length,
+    });
+  }
+  return { path: abs, file: run, state };
+}
+
+/** Create a new run file from its first events; refuses to overwrite an existing file. */
+export async function createRunFile(file: string, drafts: EventDraft[], now: Date): Promise<LoadedRun> {
+  const abs = path.resolve(file);
+  return withFileLock(abs, () => {
+    if (exists(abs)) throw new RefusalError(`run file ${file} already exists; choose another name or continue that run`);
+    const run = appendTo(undefined, drafts, now);
+    atomicWriteFile(abs, serialize(run));
+    return { path: abs, file: run, state: run.state };
+  });
+}
+
+/**
+ * The one way to change a run file: lock it, read and verify it, check the
+ * caller's expected revision (compare-and-swap), let `decide` turn the
+ * current run into new events (or throw a refusal, writing nothing), apply
+ * them, and replace the file atomically.
+ */
+export async function updateRunFile<T>(
+  file: string,
+  decide: (run: LoadedRun) => Promise<{ events: EventDraft[]; result: T }> | { events: EventDraft[]; result: T },
+  options: { now?: () => Date; expectedRevision?: number } = {},
+): Promise<{ run: LoadedRun; result: T }> {
+  const abs = path.resolve(file);
+  if (!exists(abs)) throw new UsageError(`run file ${file} does not exist; create it with \`twinlock init-run ${file} --suite DIR --planner ID\``);
+  return withFileLock(abs, async () => {
+    const current = readRunFile(abs);
+    if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision) {
+      throw new ConflictError(
+        `run file ${file} changed since it was read (revision ${options.expectedRevision}, now ${current.file.revision}); read it again and repeat the decision`,
+      );
+    }
+    const { events, result } = await decide(current);
+    if (events.length === 0) return { run: current, result };
+    const next = appendTo(current.file, events, (options.now ?? (() => new Date()))());
+    atomicWriteFile(abs, serialize(next));
+    return { run: { path: abs, file: next, state: next.state }, result };
+  });
+}
+
+/** Number, time and chain new events onto a run (or start one), applying each to the state. */
+export function appendTo(run: RunFile | undefined, drafts: EventDraft[], now: Date): RunFile {
+  const events = run ? [...run.events] : [];
+  let state: RunState | undefined = run?.state;
+  let prev = run ? run.head : GENESIS;
+  const at = now.toISOString();
+  for (const d of drafts) {
+    const event: RunEvent = { seq: events.length + 1, at, actor: d.actor, type: d.type, data: d.data, prev };
+    state = applyEvent(state, event);
+    events.push(event);
+    prev = hashEvent(event);
+  }
+  if (!state) throw new Error("appendTo needs at least one event");
+  return { format: "twinlock-run/1", revision: events.length, head: prev, state, events };
+}
+
+function serialize(run: RunFile): string {
+  return `${JSON.stringify(run, null, 1)}\n`;
+}
+
+function exists(abs: string): boolean {
+  try {
+    closeSync(openSync(abs, "r"));
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
+}
+
+function readBytes(abs: string): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(abs, "r");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === "ENOENT" ? `run file ${abs} does not exist; create it with \`twinlock init-run\`` : `cannot read run file ${abs} (${code}); fix its permissions`,
+      { cause: error },
+    );
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UsageError(`run file ${abs} is not a regular file`);
+    if (stat.size > MAX_RUN_FILE_BYTES) throw new UsageError(`run file ${abs} is ${stat.size} bytes, over the ${MAX_RUN_FILE_BYTES}-byte limit; it is not a twinlock run file`);
+    const buffer = Buffer.allocUnsafe(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = readSync(fd, buffer, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Read a run file's JSON and schema without trusting it: for reports that
+ * must still say something when the chain is broken (admission, verify-log).
+ */
+export function readRunFileUnverified(file: string): RunFile {
+  const abs = path.resolve(file);
+  let json: unknown;
+  try {
+    json = JSON.parse(readBytes(abs).toString("utf8"));
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`run file ${file} is not valid JSON (${(error as Error).message}); it may be truncated`, { cause: error });
+  }
+  const parsed = RunFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(`run file ${file} does not match the run-file schema at ${issue?.path.join(".") || "(top level)"}: ${issue?.message}`);
+  }
+  return parsed.data;
+}
