@@ -24,6 +24,7 @@ export function checkBodies(suite: Suite): Diagnostic[] {
     }
     return b;
   };
+  const foldedPhrases = rules.gatePhrases.map((ph) => ({ phrase: ph, folded: foldText(ph) }));
   const executiveIds = new Set(suite.prompts.filter((p) => p.role === "executive").map((p) => p.id));
 
   for (const prompt of suite.prompts) {
@@ -60,7 +61,7 @@ export function checkBodies(suite: Suite): Diagnostic[] {
         if (!mentionsId(gate.content, twinId))
           report("BODY_TWIN_NOT_NAMED", gate.position, rules.gateBlock, `${prompt.id}: <${rules.gateBlock}> does not name the exact twin ${twinId}`);
         const folded = foldText(gate.content);
-        const missing = rules.gatePhrases.filter((ph) => !folded.includes(foldText(ph)));
+        const missing = foldedPhrases.filter((ph) => !folded.includes(ph.folded)).map((ph) => ph.phrase);
         if (missing.length > 0)
           report(
             "BODY_PHRASE_MISSING",

@@ -10,7 +10,7 @@ import { readRunFile, readRunFileUnverified, updateRunFile } from "../store/run-
 import { loadSuite } from "../suite/load-suite.js";
 import type { Mode } from "../suite/prompt.js";
 import { pairDigest } from "../twin/pair-digest.js";
-import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
+import { judgeRequestedExecutor, resolveExactTwin } from "../twin/resolve-exact-twin.js";
 
 export interface AdmitInput {
   runFile: string;
@@ -141,12 +141,13 @@ function suiteFacts(state: RunState, wf: Workflow | undefined, requested: string
     return {
       plannerOfRequested: requestedPrompt?.pairedPromptId ?? null,
       twinOfPlanner: resolved?.ok ? resolved.twin.executor.id : null,
+      verdict: resolved?.ok ? judgeRequestedExecutor(resolved.twin, requested) : null,
       pairDigest: resolved?.ok ? pairDigest(resolved.twin.planner, resolved.twin.executor) : null,
       ...(requestedPrompt ? {} : { problem: `${requested} is not a prompt of the suite at ${state.suite.root}` }),
       ...(resolved && !resolved.ok ? { problem: `${wf?.planner} no longer resolves to an exact twin: ${resolved.reasons.join("; ")}` } : {}),
     };
   } catch (error) {
-    return { plannerOfRequested: null, twinOfPlanner: null, pairDigest: null, problem: `cannot load the suite at ${state.suite.root}: ${(error as Error).message}` };
+    return { plannerOfRequested: null, twinOfPlanner: null, verdict: null, pairDigest: null, problem: `cannot load the suite at ${state.suite.root}: ${(error as Error).message}` };
   }
 }
 

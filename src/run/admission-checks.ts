@@ -1,6 +1,8 @@
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import type { Mode } from "../suite/prompt.js";
+import { describeNextStep } from "./next-step.js";
 import { receiptHash } from "./receipt-hash.js";
+import { legalNextStep } from "./refuse-transition.js";
 import type { AdmissionCheck, RunState, Workflow } from "./run-schema.js";
 
 /** The stop line of SPEC §5, printed when any admission check fails. */
@@ -12,7 +14,14 @@ export interface AdmissionFacts {
   workflow: Workflow | undefined;
   requestedExecutor: string;
   /** The requested executor's `paired_prompt_id` in the suite now, or why it could not be read. */
-  suiteTwin: { plannerOfRequested: string | null; twinOfPlanner: string | null; pairDigest: string | null; problem?: string };
+  suiteTwin: {
+    plannerOfRequested: string | null;
+    twinOfPlanner: string | null;
+    /** The runtime's one exact-twin judgement of the requested executor (judgeRequestedExecutor). */
+    verdict: { ok: boolean; reason?: string } | null;
+    pairDigest: string | null;
+    problem?: string;
+  };
   /** The handoff re-hashed now, or the reason it could not be. */
   rehash: { hash: string; files: ManifestEntry[] } | { error: string };
   /** +ACTION IDs of the frozen plan. */
@@ -44,15 +53,18 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
   const latestReview = reviews[reviews.length - 1];
   const consent = wf?.consents[wf.consents.length - 1];
 
+  const verdict = f.suiteTwin.verdict;
   check(
     "1",
     "planner is the executor's reciprocal paired_prompt_id",
-    wf !== undefined && f.suiteTwin.plannerOfRequested === wf.planner && f.suiteTwin.twinOfPlanner === f.requestedExecutor,
+    wf !== undefined && verdict?.ok === true && f.suiteTwin.plannerOfRequested === wf.planner,
     wf === undefined
       ? `${f.requestedExecutor} is the exact twin of no planner in this run (pairs: ${Object.values(f.state.workflows).map((w) => `${w.planner}→${w.executor}`).join(", ")}); Requested: ${f.requestedExecutor}, Result: rejected`
       : f.suiteTwin.problem
         ? f.suiteTwin.problem
-        : `requested ${f.requestedExecutor}: its paired_prompt_id is ${f.suiteTwin.plannerOfRequested ?? "null"}; ${wf.planner}'s exact twin is ${f.suiteTwin.twinOfPlanner ?? "none"}${f.requestedExecutor === wf.executor ? "" : `; Required exact twin: ${wf.executor}, Result: rejected`}`,
+        : verdict && !verdict.ok
+          ? `${verdict.reason}; ${f.requestedExecutor}'s paired_prompt_id is ${f.suiteTwin.plannerOfRequested ?? "null"}`
+          : `requested ${f.requestedExecutor}: its paired_prompt_id is ${f.suiteTwin.plannerOfRequested ?? "null"}; ${wf.planner}'s exact twin is ${f.suiteTwin.twinOfPlanner ?? "none"}`,
   );
   const approved = reviews.filter((r) => r.decision === "approved").pop();
   check(
@@ -135,7 +147,14 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
     wf === undefined ? "no workflow" : f.suiteTwin.pairDigest === wf.pair_digest ? `digest ${wf.pair_digest}` : `the pairing changed (run began with ${wf.pair_digest}, suite now ${f.suiteTwin.pairDigest ?? "does not resolve"}); a changed pairing needs a new run`,
   );
   check("chain", "the event chain verifies", f.chain.ok, f.chain.ok ? `${f.state.run_id}: ${Object.keys(f.state.workflows).length} workflow(s)` : f.chain.reason);
-  check("state", "the workflow is dry_run_ready", wf?.state === "dry_run_ready", `state ${wf?.state ?? "none"}`);
+  check(
+    "state",
+    "the workflow is dry_run_ready",
+    wf?.state === "dry_run_ready",
+    wf === undefined || wf.state === "dry_run_ready"
+      ? `state ${wf?.state ?? "none"}`
+      : `state ${wf.state}; ${legalNextStep(describeNextStep(wf.state, { run: "RUN", planner: wf.planner, executor: wf.executor, hash: wf.handoff?.hash }))}`,
+  );
   return { checks, request };
 }
 

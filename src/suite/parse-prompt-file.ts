@@ -1,4 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { parseSimpleFrontmatter, type SimpleFrontmatter } from "./parse-simple-frontmatter.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { MODES, type Mode, PROMPT_ID_PATTERN, PROMPT_ROLES, type Position, type Prompt, type PromptRole } from "./prompt.js";
 
@@ -46,40 +47,14 @@ export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFi
     at("FRONTMATTER_UNCLOSED", { line: 1, col: 1 }, "the frontmatter opened on line 1 is never closed by a line `---`");
     return { prompt: undefined, diagnostics };
   }
-  const yamlText = lines.slice(1, close).join("\n");
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(yamlText, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
-  // The YAML starts on file line 2, so every YAML position shifts by one line.
-  const toPos = (offset: number): Position => {
-    const p = lineCounter.linePos(offset);
-    return { line: p.line + 1, col: p.col };
-  };
-  if (doc.errors.length > 0) {
-    for (const error of doc.errors) {
-      at("FRONTMATTER_YAML", toPos(error.pos[0]), `invalid YAML: ${firstLine(error.message)}`);
-    }
+  const yamlLines = lines.slice(1, close);
+  const simple = parseSimpleFrontmatter(yamlLines, 2);
+  const parsed = simple ?? parseWithYaml(yamlLines.join("\n"), file);
+  if ("diagnostics" in parsed) {
+    diagnostics.push(...parsed.diagnostics);
     return { prompt: undefined, diagnostics };
   }
-  if (!isMap(doc.contents)) {
-    at("FRONTMATTER_NOT_MAPPING", { line: 2, col: 1 }, "the frontmatter must be a YAML mapping of keys to values");
-    return { prompt: undefined, diagnostics };
-  }
-
-  const positions = new Map<string, Position>();
-  for (const pair of doc.contents.items) {
-    if (!isScalar(pair.key)) continue;
-    const key = String(pair.key.value);
-    if (pair.key.range) positions.set(key, toPos(pair.key.range[0]));
-    if (isSeq(pair.value)) {
-      pair.value.items.forEach((item, i) => {
-        const range = (item as { range?: [number, number, number] }).range;
-        if (range) positions.set(`${key}[${i}]`, toPos(range[0]));
-      });
-    } else if (pair.value && (pair.value as { range?: [number, number, number] }).range) {
-      positions.set(`${key}=`, toPos((pair.value as { range: [number, number, number] }).range[0]));
-    }
-  }
-  const frontmatter = doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
+  const { data: frontmatter, positions } = parsed;
   const where = (key: string) => positions.get(key) ?? { line: 2, col: 1 };
   const typeProblem = (key: string, expected: string) =>
     at("FIELD_TYPE", where(key), `\`${key}\` must be ${expected}, found ${describe(frontmatter[key])}`, { field: key });
@@ -215,4 +190,37 @@ function positionAtByte(bytes: Uint8Array, index: number): Position {
     }
   }
   return { line, col: index - lineStart + 1 };
+}
+
+/** The full YAML parse, for frontmatter outside the fast path's subset. Positions are file positions. */
+export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter | { diagnostics: Diagnostic[] } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(yamlText, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  // The YAML starts on file line 2, so every YAML position shifts by one line.
+  const toPos = (offset: number): Position => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line + 1, col: p.col };
+  };
+  const problem = (pos: Position, code: Diagnostic["code"], message: string): Diagnostic => ({ code, severity: "error", file, line: pos.line, col: pos.col, message });
+  if (doc.errors.length > 0) {
+    return { diagnostics: doc.errors.map((error) => problem(toPos(error.pos[0]), "FRONTMATTER_YAML", `invalid YAML: ${firstLine(error.message)}`)) };
+  }
+  if (!isMap(doc.contents)) {
+    return { diagnostics: [problem({ line: 2, col: 1 }, "FRONTMATTER_NOT_MAPPING", "the frontmatter must be a YAML mapping of keys to values")] };
+  }
+  const positions = new Map<string, Position>();
+  for (const pair of doc.contents.items) {
+    if (!isScalar(pair.key)) continue;
+    const key = String(pair.key.value);
+    if (pair.key.range) positions.set(key, toPos(pair.key.range[0]));
+    if (isSeq(pair.value)) {
+      pair.value.items.forEach((item, i) => {
+        const range = (item as { range?: [number, number, number] }).range;
+        if (range) positions.set(`${key}[${i}]`, toPos(range[0]));
+      });
+    } else if (pair.value && (pair.value as { range?: [number, number, number] }).range) {
+      positions.set(`${key}=`, toPos((pair.value as { range: [number, number, number] }).range[0]));
+    }
+  }
+  return { data: doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>, positions };
 }

@@ -15,7 +15,25 @@ export function isPairMember(prompt: Prompt): boolean {
  * its planner, and no key re-routes the twin. This one function is what both
  * `validate` and the runtime's twin resolution stand on.
  */
-export function checkPairMember(suite: Suite, prompt: Prompt): Diagnostic[] {
+export function checkPairMember(suite: Suite, prompt: Prompt): readonly Diagnostic[] {
+  // A suite is never changed after loading, so each prompt is judged once per suite
+  // even though validate, the pair count and the refusal check all ask.
+  let memo = MEMO.get(suite);
+  if (!memo) {
+    memo = new Map();
+    MEMO.set(suite, memo);
+  }
+  let found = memo.get(prompt);
+  if (!found) {
+    found = judgePairMember(suite, prompt);
+    memo.set(prompt, found);
+  }
+  return found;
+}
+
+const MEMO = new WeakMap<Suite, Map<Prompt, readonly Diagnostic[]>>();
+
+function judgePairMember(suite: Suite, prompt: Prompt): Diagnostic[] {
   const out: Diagnostic[] = [];
   const report = (code: Diagnostic["code"], key: string, message: string) => {
     const pos = positionOf(prompt, key);

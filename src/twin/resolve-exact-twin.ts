@@ -41,17 +41,30 @@ export function resolveExactTwin(suite: Suite, plannerId: string): TwinResolutio
 }
 
 /** The result of asking whether `requestedId` may execute `twin.planner`'s plan. */
-export type ExecutorVerdict = { ok: true } | { ok: false; reason: string };
+export type ExecutorVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+const ACCEPTED: ExecutorVerdict = Object.freeze({ ok: true });
 
 /**
  * Accept exactly the twin's ID, byte for byte; refuse everything else, in
  * the source's words (`Requested: MD-28, Required exact twin: MD-30`).
  * Similarity, category, keywords or preference never make another twin.
+ * The reason is built only when read, since `validate` asks this for every
+ * pair against every executive prompt.
  */
 export function judgeRequestedExecutor(twin: ExactTwin, requestedId: string): ExecutorVerdict {
-  if (requestedId === twin.executor.id) return { ok: true };
-  return {
-    ok: false,
-    reason: `Requested: ${requestedId}; Required exact twin: ${twin.executor.id} (${twin.executor.title ?? "untitled"}); Result: rejected — only ${twin.planner.id}'s paired_prompt_id may execute its plan`,
-  };
+  return requestedId === twin.executor.id ? ACCEPTED : new Refusal(twin, requestedId);
+}
+
+/** A refusal whose reason is written out only when someone reads it. */
+class Refusal {
+  readonly ok = false as const;
+  constructor(
+    private readonly twin: ExactTwin,
+    private readonly requestedId: string,
+  ) {}
+  get reason(): string {
+    const { planner, executor } = this.twin;
+    return `Requested: ${this.requestedId}; Required exact twin: ${executor.id} (${executor.title ?? "untitled"}); Result: rejected — only ${planner.id}'s paired_prompt_id may execute its plan`;
+  }
 }

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { AcceptanceCriteriaSchema, ActionPlanSchema, EvidenceIndexSchema, FindingRegisterSchema } from "../handoff/handoff-records.js";
+import { AdmissionReceiptSchema, ApplyApprovalSchema, ConsentReceiptSchema, ReviewReceiptSchema, RunFileSchema } from "../run/run-schema.js";
+import { SuiteConfigSchema } from "../suite/suite-config.js";
+
+/** Every published JSON Schema, by file name under `schemas/`; generated from the zod schemas that check the data. */
+export const PUBLISHED_SCHEMAS: Record<string, z.ZodType> = {
+  "run-file.schema.json": RunFileSchema,
+  "review-receipt.schema.json": ReviewReceiptSchema,
+  "consent-receipt.schema.json": ConsentReceiptSchema,
+  "apply-approval.schema.json": ApplyApprovalSchema,
+  "admission-receipt.schema.json": AdmissionReceiptSchema,
+  "evidence-index.schema.json": EvidenceIndexSchema,
+  "finding-register.schema.json": FindingRegisterSchema,
+  "action-plan.schema.json": ActionPlanSchema,
+  "acceptance-criteria.schema.json": AcceptanceCriteriaSchema,
+  "twinlock-config.schema.json": SuiteConfigSchema,
+};
+
+/** The text of one published schema, as committed. */
+export function renderSchema(name: string, schema: z.ZodType): string {
+  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
+  return `${JSON.stringify({ $id: `https://twinlock.dev/schemas/${name}`, ...json }, null, 2)}\n`;
+}
