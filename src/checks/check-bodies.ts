@@ -30,7 +30,16 @@ export function checkBodies(suite: Suite): Diagnostic[] {
   for (const prompt of suite.prompts) {
     const found = blocks(prompt);
     const report = (code: Diagnostic["code"], pos: Position, field: string, message: string) =>
-      out.push({ code, severity: WARNING_CODES.has(code) ? "warning" : "error", file: prompt.file, line: pos.line, col: pos.col, promptId: prompt.id, field, message });
+      out.push({
+        code,
+        severity: WARNING_CODES.has(code) ? "warning" : "error",
+        file: prompt.file,
+        line: pos.line,
+        col: pos.col,
+        promptId: prompt.id,
+        field,
+        message,
+      });
     const bodyStart = { line: prompt.bodyLine, col: 1 };
     const paired = isPairMember(prompt);
     const planner = paired && prompt.role === "investigative";
@@ -59,7 +68,12 @@ export function checkBodies(suite: Suite): Diagnostic[] {
       const gate = found.get(rules.gateBlock);
       if (gate) {
         if (!mentionsId(gate.content, twinId))
-          report("BODY_TWIN_NOT_NAMED", gate.position, rules.gateBlock, `${prompt.id}: <${rules.gateBlock}> does not name the exact twin ${twinId}`);
+          report(
+            "BODY_TWIN_NOT_NAMED",
+            gate.position,
+            rules.gateBlock,
+            `${prompt.id}: <${rules.gateBlock}> does not name the exact twin ${twinId}`,
+          );
         const folded = foldText(gate.content);
         const missing = foldedPhrases.filter((ph) => !folded.includes(ph.folded)).map((ph) => ph.phrase);
         if (missing.length > 0)

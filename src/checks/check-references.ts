@@ -16,7 +16,8 @@ export function checkReferences(suite: Suite): Diagnostic[] {
       ids.forEach((id, i) => {
         const pos = prompt.positions.get(`${key}[${i}]`) ?? positionOf(prompt, key);
         const base = { severity: "error" as const, file: prompt.file, line: pos.line, col: pos.col, promptId: prompt.id, field: key };
-        if (id === prompt.id) out.push({ ...base, code: "REF_SELF", message: `${prompt.id}: \`${key}\` names the prompt itself; remove it` });
+        if (id === prompt.id)
+          out.push({ ...base, code: "REF_SELF", message: `${prompt.id}: \`${key}\` names the prompt itself; remove it` });
         else if (!suite.byId.has(id))
           out.push({ ...base, code: "REF_UNKNOWN", message: `${prompt.id}: \`${key}\` names ${id}, which is not a prompt of the suite` });
       });

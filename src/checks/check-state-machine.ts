@@ -43,7 +43,8 @@ export function checkStateMachine(table: readonly Transition[] = TRANSITIONS, st
     }
     for (const t of table) {
       if (t.from !== node.state) continue;
-      const consented = t.event === "handoff_frozen" ? false : node.consented || t.from === "execution_consent_pending";
+      const consented =
+        t.event === "handoff_frozen" ? false : node.consented || (t.from === "execution_consent_pending" && t.event === "consent_granted");
       queue.push({ state: t.to, consented, via: [...node.via, `(${t.event}) ${t.to}`] });
     }
   }

@@ -1,12 +1,17 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { type Diagnostic, sortDiagnostics } from "../diagnostics/diagnostic.js";
 import type { Suite } from "../suite/load-suite.js";
+import { configKeyPosition } from "../suite/load-suite.js";
 import { PROMPT_ROLES } from "../suite/prompt.js";
 import type { ExactTwin } from "../twin/resolve-exact-twin.js";
 import { checkBodies } from "./check-bodies.js";
+import { checkGraphFresh, DEFAULT_GRAPH_FILE } from "./check-graph-fresh.js";
 import { checkPairCount } from "./check-pair-count.js";
 import { checkPairs } from "./check-pairs.js";
 import { checkReferences } from "./check-references.js";
 import { checkStateMachine } from "./check-state-machine.js";
+import { checkTrustConfig } from "./check-trust-config.js";
 import { checkTwinRefusal } from "./check-twin-refusal.js";
 
 /** The outcome of `validate`: counts for the summary and every problem, sorted. */
@@ -31,16 +36,28 @@ export interface ValidationReport {
  * count, bodies, the runtime's state machine and its twin refusal.
  * `expectPairs` overrides the config's declared count.
  */
-export function validateSuite(suite: Suite, options: { expectPairs?: number; bodies?: boolean } = {}): ValidationReport {
+export function validateSuite(suite: Suite, options: { expectPairs?: number; bodies?: boolean; graph?: boolean } = {}): ValidationReport {
   const diagnostics: Diagnostic[] = [...suite.diagnostics];
   const { diagnostics: pairProblems, pairs } = checkPairs(suite);
   diagnostics.push(...pairProblems);
   diagnostics.push(...checkReferences(suite));
   const declared = options.expectPairs ?? suite.config.declared_pairs;
   const source = options.expectPairs !== undefined ? "--expect-pairs" : "twinlock.yaml declared_pairs";
-  diagnostics.push(...checkPairCount(pairs.length, declared, source));
+  diagnostics.push(
+    ...checkPairCount(
+      pairs.length,
+      declared,
+      source,
+      options.expectPairs === undefined ? configKeyPosition(suite.root, "declared_pairs") : undefined,
+    ),
+  );
   if (options.bodies !== false) diagnostics.push(...checkBodies(suite));
+  diagnostics.push(...checkTrustConfig(suite));
   diagnostics.push(...checkStateMachine());
+  // The committed graph is checked when the suite names one or has the default file.
+  if (options.graph !== false && (suite.config.graph_file !== undefined || existsSync(path.join(suite.root, DEFAULT_GRAPH_FILE)))) {
+    diagnostics.push(...checkGraphFresh(suite, pairs).diagnostics);
+  }
   const refusal = checkTwinRefusal(suite, pairs);
   diagnostics.push(...refusal.diagnostics);
 

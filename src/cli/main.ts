@@ -43,6 +43,11 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     sub.addOption(new Option("--json", "print one JSON document on stdout"));
     sub.addOption(new Option("--debug", "show internal stack traces").hideHelp());
   }
+  if (argv.length === 0) {
+    // No command: show what there is, and say it was not a complete call.
+    io.stderr(program.helpInformation());
+    return EXIT.usage;
+  }
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
@@ -58,7 +63,7 @@ function report(error: unknown, ctx: { json: boolean; debug: boolean; io: CliIo 
   if (error instanceof CommanderError) {
     if (error.exitCode === 0 || error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
     if (error.code === "commander.help") return EXIT.ok;
-    const message = `${error.message.replace(/^error: /, "")}; run \`twinlock --help\` or \`twinlock <command> --help\``;
+    const message = `${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")}; run \`twinlock --help\` or \`twinlock <command> --help\``;
     return emit(ctx, EXIT.usage, "usage", message);
   }
   if (error instanceof UsageError) return emit(ctx, EXIT.usage, "usage", error.message);

@@ -97,7 +97,8 @@ export function registerCommands(program: Command, sink: Sink): void {
     .requiredOption("--decision <decision>", "changes_requested, approved or declined")
     .option("--feedback <text>", "what to change (required with changes_requested); never counts as approval")
     .option("--handoff-hash <hash>", "the exact version reviewed (required to approve)")
-    .option("--reviewer <name>", "who reviews")
+    .option("--reviewer <name>", "who reviews (with --key: the key's owner)")
+    .option("--key <file>", "sign the receipt with this private key (default: TWINLOCK_KEY)")
     .action(async (run, id, opts) => sink(await (await import("./commands/review.js")).runReview(run, id, opts)));
 
   program
@@ -108,7 +109,8 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--approve", "consent to run the exact twin on this version")
     .option("--decline", "refuse; the workflow closes with a record")
     .option("--handoff-hash <hash>", "the exact version consented to (required to approve)")
-    .option("--user <name>", "who consents")
+    .option("--user <name>", "who consents (with --key: the key's owner)")
+    .option("--key <file>", "sign the receipt with this private key (default: TWINLOCK_KEY)")
     .option("--expires-in <duration>", "consent lifetime, e.g. 30m, 4h, 2d (default: the suite's policy)")
     .action(async (run, id, opts) => sink(await (await import("./commands/consent.js")).runConsent(run, id, opts)));
 
@@ -117,7 +119,8 @@ export function registerCommands(program: Command, sink: Sink): void {
     .description("the separate apply approval of an APPLY_APPROVED run")
     .argument("<run>", "run file")
     .argument("<planner>", "planner ID")
-    .option("--approver <name>", "who approves")
+    .option("--approver <name>", "who approves (with --key: the key's owner)")
+    .option("--key <file>", "sign the receipt with this private key (default: TWINLOCK_KEY)")
     .action(async (run, id, opts) => sink(await (await import("./commands/run-admin.js")).runApproveApply(run, id, opts)));
 
   program
@@ -184,6 +187,20 @@ export function registerCommands(program: Command, sink: Sink): void {
     .description("verify the event chain and that the state equals its replay")
     .argument("<run>", "run file")
     .action(async (run, opts) => sink((await import("./commands/run-log.js")).runVerifyLog(run, opts)));
+
+  program
+    .command("keygen")
+    .description("make an Ed25519 reviewer key pair (private key 0600, never printed) and print the twinlock.yaml entry")
+    .requiredOption("--name <name>", "the reviewer's name")
+    .option("--out <dir>", "folder for NAME.key (default: current folder)")
+    .option("--rights <list>", "rights to list in the printed entry: review,consent,apply (default: all three)")
+    .action(async (opts) => sink((await import("./commands/keygen.js")).runKeygen(opts)));
+
+  program
+    .command("verify-receipts")
+    .description("check every receipt's signature, key, rights and revocation against the suite's reviewers")
+    .argument("<run>", "run file")
+    .action(async (run, opts) => sink((await import("./commands/verify-receipts.js")).runVerifyReceipts(run, opts)));
 
   program
     .command("demo")

@@ -7,8 +7,10 @@ import { planActionIds } from "../run/plan-action-ids.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { AdmissionCheck, AdmissionReceipt, RunEvent, RunState, Workflow } from "../run/run-schema.js";
 import { readRunFile, readRunFileUnverified, updateRunFile } from "../store/run-store.js";
-import { loadSuite } from "../suite/load-suite.js";
+import { loadSuite, loadSuiteConfig } from "../suite/load-suite.js";
 import type { Mode } from "../suite/prompt.js";
+import type { SuiteConfig } from "../suite/suite-config.js";
+import { trustChecks } from "../trust/trust-checks.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { judgeRequestedExecutor, resolveExactTwin } from "../twin/resolve-exact-twin.js";
 
@@ -57,7 +59,8 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
       chain,
       now: now(),
     };
-    return { wf, ...runAdmissionChecks(facts) };
+    const result = runAdmissionChecks(facts);
+    return { wf, checks: [...result.checks, ...trustChecks(wf, suiteConfig(state))], request: result.request };
   };
   const failed = (wf: Workflow | undefined, checks: AdmissionCheck[], request?: AdmissionRequest): AdmitResult => ({
     admitted: false,
@@ -101,7 +104,15 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
           actor: input.actor,
           at: now().toISOString(),
         };
-        const admitted: AdmitResult = { admitted: true, dry: false, planner: wf.planner, executor: input.executor, checks: r.checks, request: r.request, receipt };
+        const admitted: AdmitResult = {
+          admitted: true,
+          dry: false,
+          planner: wf.planner,
+          executor: input.executor,
+          checks: r.checks,
+          request: r.request,
+          receipt,
+        };
         return { events: [{ type: "admitted", actor: input.actor, data: { planner: wf.planner, receipt } }], result: admitted };
       },
       { now },
@@ -117,7 +128,11 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
 async function brokenChainReport(
   input: AdmitInput,
   error: IntegrityError,
-  evaluate: (s: RunState, e: readonly RunEvent[], c: AdmissionFacts["chain"]) => Promise<{ wf: Workflow | undefined; checks: AdmissionCheck[]; request?: AdmissionRequest }>,
+  evaluate: (
+    s: RunState,
+    e: readonly RunEvent[],
+    c: AdmissionFacts["chain"],
+  ) => Promise<{ wf: Workflow | undefined; checks: AdmissionCheck[]; request?: AdmissionRequest }>,
   failed: (wf: Workflow | undefined, checks: AdmissionCheck[], request?: AdmissionRequest) => AdmitResult,
 ): Promise<AdmitResult> {
   const file = readRunFileUnverified(input.runFile);
@@ -144,10 +159,18 @@ function suiteFacts(state: RunState, wf: Workflow | undefined, requested: string
       verdict: resolved?.ok ? judgeRequestedExecutor(resolved.twin, requested) : null,
       pairDigest: resolved?.ok ? pairDigest(resolved.twin.planner, resolved.twin.executor) : null,
       ...(requestedPrompt ? {} : { problem: `${requested} is not a prompt of the suite at ${state.suite.root}` }),
-      ...(resolved && !resolved.ok ? { problem: `${wf?.planner} no longer resolves to an exact twin: ${resolved.reasons.join("; ")}` } : {}),
+      ...(resolved && !resolved.ok
+        ? { problem: `${wf?.planner} no longer resolves to an exact twin: ${resolved.reasons.join("; ")}` }
+        : {}),
     };
   } catch (error) {
-    return { plannerOfRequested: null, twinOfPlanner: null, verdict: null, pairDigest: null, problem: `cannot load the suite at ${state.suite.root}: ${(error as Error).message}` };
+    return {
+      plannerOfRequested: null,
+      twinOfPlanner: null,
+      verdict: null,
+      pairDigest: null,
+      problem: `cannot load the suite at ${state.suite.root}: ${(error as Error).message}`,
+    };
   }
 }
 
@@ -157,4 +180,11 @@ async function rehash(dir: string): Promise<AdmissionFacts["rehash"]> {
   } catch (error) {
     return { error: (error as Error).message };
   }
+}
+
+/** The suite's config as it is now; a config that no longer loads trusts nothing beyond the defaults. */
+function suiteConfig(state: RunState): SuiteConfig {
+  const { config, diagnostics } = loadSuiteConfig(state.suite.root);
+  // An invalid config must not silently drop a signing policy: require signatures then.
+  return diagnostics.length > 0 ? { ...config, policies: { require_signed_receipts: true } } : config;
 }

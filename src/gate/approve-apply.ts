@@ -1,15 +1,26 @@
+import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ApplyApproval, Workflow } from "../run/run-schema.js";
 import { type LoadedRun, updateRunFile } from "../store/run-store.js";
+import { requireSeparateDuties, requireTrustedReceipt } from "../trust/enforce-trust.js";
+import { loadPolicyConfig } from "../trust/load-policy-config.js";
+import { personForKey } from "../trust/sign-as-reviewer.js";
+import { signReceipt } from "../trust/sign-receipt.js";
 
 /**
  * The separate apply approval of the APPLY_APPROVED path
  * (`approval_pending → dry_run_ready`), bound to the current hash and to the
  * exact consent receipt it approves.
  */
-export async function approveApply(input: { runFile: string; planner: string; approver: string; now?: () => Date }): Promise<{ run: LoadedRun; receipt: ApplyApproval; workflow: Workflow }> {
+export async function approveApply(input: {
+  runFile: string;
+  planner: string;
+  approver?: string;
+  key?: KeyObject;
+  now?: () => Date;
+}): Promise<{ run: LoadedRun; receipt: ApplyApproval; workflow: Workflow }> {
   const { run, result } = await updateRunFile(
     input.runFile,
     (current) => {
@@ -20,18 +31,23 @@ export async function approveApply(input: { runFile: string; planner: string; ap
       if (!consent || !handoff || consent.decision !== "approved" || consent.handoff_hash !== handoff.hash) {
         throw new RefusalError(`${wf.planner} has no granted consent for the current hash to approve`);
       }
-      const receipt: ApplyApproval = {
+      const config = loadPolicyConfig(current.state.suite.root);
+      const approver = personForKey(input.key, input.approver, config, "--approver");
+      const unsigned: ApplyApproval = {
         kind: "apply_approval",
         run_id: current.state.run_id,
         planner: wf.planner,
         executor: wf.executor,
-        approver: input.approver,
+        approver,
         handoff_hash: handoff.hash,
         revision: handoff.revision,
         consent_hash: receiptHash(consent),
         at: (input.now?.() ?? new Date()).toISOString(),
       };
-      return { events: [{ type: "apply_approved", actor: input.approver, data: { planner: wf.planner, receipt } }], result: receipt };
+      const receipt = input.key ? signReceipt(unsigned, input.key, approver) : unsigned;
+      requireTrustedReceipt(receipt, "apply", config);
+      requireSeparateDuties(wf, approver, config, "approve the apply of");
+      return { events: [{ type: "apply_approved", actor: approver, data: { planner: wf.planner, receipt } }], result: receipt };
     },
     { now: input.now },
   );

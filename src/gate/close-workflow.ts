@@ -11,23 +11,42 @@ export type CloseResult = (typeof CLOSE_RESULTS)[number];
  * with residuals. Before execution: `abandoned` (closed) or `failed`, both
  * with a residual record saying what was left undone.
  */
-export async function closeWorkflow(input: { runFile: string; planner: string; result: CloseResult; residual?: string; actor: string; now?: () => Date }): Promise<{ run: LoadedRun; workflow: Workflow }> {
+export async function closeWorkflow(input: {
+  runFile: string;
+  planner: string;
+  result: CloseResult;
+  residual?: string;
+  actor: string;
+  now?: () => Date;
+}): Promise<{ run: LoadedRun; workflow: Workflow }> {
   const { run } = await updateRunFile(
     input.runFile,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
       const executing = wf.state === "executing";
       if (!executing && input.result !== "failed" && input.result !== "abandoned") {
-        throw new UsageError(`${wf.planner} is ${wf.state}, not executing: close it with --result abandoned or failed and a --residual record`);
+        throw new UsageError(
+          `${wf.planner} is ${wf.state}, not executing: close it with --result abandoned or failed and a --residual record`,
+        );
       }
-      if (executing && input.result === "abandoned") throw new UsageError("an executing workflow closes as verified, failed or rolled_back");
-      if (!executing && !input.residual?.trim()) throw new UsageError("closing before execution needs --residual TEXT recording what was left undone");
+      if (executing && input.result === "abandoned")
+        throw new UsageError("an executing workflow closes as verified, failed or rolled_back");
+      if (!executing && !input.residual?.trim())
+        throw new UsageError("closing before execution needs --residual TEXT recording what was left undone");
       if (!executing && input.result === "failed") {
         requireTransition(input.runFile, wf, "failed", "mark the workflow failed");
-        return { events: [{ type: "failed", actor: input.actor, data: { planner: wf.planner, residual: input.residual as string } }], result: undefined };
+        return {
+          events: [{ type: "failed", actor: input.actor, data: { planner: wf.planner, residual: input.residual as string } }],
+          result: undefined,
+        };
       }
       requireTransition(input.runFile, wf, "closed", "close the workflow");
-      return { events: [{ type: "closed", actor: input.actor, data: { planner: wf.planner, outcome: input.result, residual: input.residual ?? null } }], result: undefined };
+      return {
+        events: [
+          { type: "closed", actor: input.actor, data: { planner: wf.planner, outcome: input.result, residual: input.residual ?? null } },
+        ],
+        result: undefined,
+      };
     },
     { now: input.now },
   );

@@ -1,11 +1,16 @@
+import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
+import { parseDuration } from "../input/parse-input.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ConsentReceipt, Workflow } from "../run/run-schema.js";
 import { type LoadedRun, updateRunFile } from "../store/run-store.js";
 import { loadSuite } from "../suite/load-suite.js";
+import { requireSeparateDuties, requireTrustedReceipt } from "../trust/enforce-trust.js";
+import { loadPolicyConfig } from "../trust/load-policy-config.js";
+import { personForKey } from "../trust/sign-as-reviewer.js";
+import { signReceipt } from "../trust/sign-receipt.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
-import { parseDuration } from "../input/parse-input.js";
 import { requireCurrentHash } from "./review-pair-plan.js";
 
 export interface ConsentInput {
@@ -13,7 +18,10 @@ export interface ConsentInput {
   planner: string;
   approve: boolean;
   handoffHash?: string;
-  user: string;
+  /** Who consents; with a key the suite knows, the key's owner. */
+  user?: string;
+  /** The person's Ed25519 private key, to sign the receipt. */
+  key?: KeyObject;
   /** Lifetime of the consent in milliseconds; undefined for the suite's default, null for none. */
   expiresInMs?: number | null;
   now?: () => Date;
@@ -21,7 +29,9 @@ export interface ConsentInput {
 }
 
 /** The consent question, naming the exact executor's ID and title and nothing else. */
-export function consentQuestion(wf: Pick<Workflow, "planner" | "executor" | "executor_title" | "revision"> & { handoff: { hash: string } | null }): string {
+export function consentQuestion(
+  wf: Pick<Workflow, "planner" | "executor" | "executor_title" | "revision"> & { handoff: { hash: string } | null },
+): string {
   return `May ${wf.executor} (${wf.executor_title}) now act on the approved frozen plan of ${wf.planner}, revision ${wf.revision} (${wf.handoff?.hash ?? "not frozen"})?`;
 }
 
@@ -49,29 +59,41 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
       const handoff = wf.handoff;
       if (!handoff) throw new RefusalError(`${wf.planner} has no frozen handoff`);
       if (input.approve && input.handoffHash === undefined) {
-        throw new RefusalError(`consent must name the exact version: pass --handoff-hash ${handoff.hash} (revision ${handoff.revision}); the question is: ${consentQuestion(wf)}`);
+        throw new RefusalError(
+          `consent must name the exact version: pass --handoff-hash ${handoff.hash} (revision ${handoff.revision}); the question is: ${consentQuestion(wf)}`,
+        );
       }
       requireCurrentHash(wf, input.handoffHash, "record execution consent", input.runFile);
       const review = wf.reviews[wf.reviews.length - 1];
       if (!review || review.decision !== "approved" || review.handoff_hash !== handoff.hash || review.revision !== handoff.revision) {
-        throw new RefusalError(`no approved review of revision ${handoff.revision} (${handoff.hash}); consent needs an approved plan first`);
+        throw new RefusalError(
+          `no approved review of revision ${handoff.revision} (${handoff.hash}); consent needs an approved plan first`,
+        );
       }
       const suite = loadSuite(current.state.suite.root);
       const resolved = resolveExactTwin(suite, wf.planner);
       if (!resolved.ok) throw new RefusalError(`${wf.planner} no longer has an exact twin in the suite: ${resolved.reasons.join("; ")}`);
       const { executor } = resolved.twin;
-      if (executor.id !== wf.executor || (executor.title ?? executor.id) !== wf.executor_title || pairDigest(resolved.twin.planner, executor) !== wf.pair_digest) {
-        throw new RefusalError(`the pairing of ${wf.planner} changed in the suite since the run began (now ${executor.id}, "${executor.title}"); a changed pairing needs a new run`);
+      if (
+        executor.id !== wf.executor ||
+        (executor.title ?? executor.id) !== wf.executor_title ||
+        pairDigest(resolved.twin.planner, executor) !== wf.pair_digest
+      ) {
+        throw new RefusalError(
+          `the pairing of ${wf.planner} changed in the suite since the run began (now ${executor.id}, "${executor.title}"); a changed pairing needs a new run`,
+        );
       }
       const now = input.now?.() ?? new Date();
       const lifetime = input.expiresInMs === undefined ? defaultLifetime(suite.config.policies?.consent_expiry) : input.expiresInMs;
-      const receipt: ConsentReceipt = {
+      const config = loadPolicyConfig(current.state.suite.root);
+      const user = personForKey(input.key, input.user, config, "--user");
+      const unsigned: ConsentReceipt = {
         kind: "consent",
         run_id: current.state.run_id,
         planner: wf.planner,
         executor: wf.executor,
         executor_title: wf.executor_title,
-        user: input.user,
+        user,
         decision: input.approve ? "approved" : "declined",
         handoff_hash: handoff.hash,
         revision: handoff.revision,
@@ -82,7 +104,10 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
         expires_at: lifetime === null ? null : new Date(now.getTime() + lifetime).toISOString(),
         at: now.toISOString(),
       };
-      return { events: [{ type: event, actor: input.user, data: { planner: wf.planner, receipt } }], result: receipt };
+      const receipt = input.key ? signReceipt(unsigned, input.key, user) : unsigned;
+      requireTrustedReceipt(receipt, "consent", config);
+      requireSeparateDuties(wf, user, config, "consent to");
+      return { events: [{ type: event, actor: user, data: { planner: wf.planner, receipt } }], result: receipt };
     },
     { now: input.now, expectedRevision: input.expectedRevision },
   );

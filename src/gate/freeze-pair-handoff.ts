@@ -48,7 +48,9 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
       requireTransition(input.runFile, wf, "handoff_frozen", "freeze the handoff");
       const resolved = resolveExactTwin(loadSuite(current.state.suite.root), wf.planner);
       if (!resolved.ok || resolved.twin.executor.id !== wf.executor) {
-        throw new RefusalError(`${wf.planner} no longer resolves to ${wf.executor} in the suite (${resolved.ok ? `it now names ${resolved.twin.executor.id}` : resolved.reasons.join("; ")}); fix the suite or start a new run`);
+        throw new RefusalError(
+          `${wf.planner} no longer resolves to ${wf.executor} in the suite (${resolved.ok ? `it now names ${resolved.twin.executor.id}` : resolved.reasons.join("; ")}); fix the suite or start a new run`,
+        );
       }
       const dirGiven = input.handoffDir ?? (wf.handoff ? path.resolve(runDir, wf.handoff.dir) : undefined);
       if (!dirGiven) throw new UsageError(`no handoff folder: pass --handoff DIR the first time you freeze ${wf.planner}`);
@@ -56,15 +58,21 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
       readiness = checkReadiness(dir);
       if (!readiness.ready) {
         const lines = readiness.problems.slice(0, 10).map((p) => `${p.file}${p.record ? ` [${p.record}]` : ""}: ${p.message}`);
-        throw new RefusalError(`handoff ${dir} is not ready to freeze (${readiness.problems.length} problem${readiness.problems.length > 1 ? "s" : ""}): ${lines.join("; ")}`, { problems: readiness.problems });
+        throw new RefusalError(
+          `handoff ${dir} is not ready to freeze (${readiness.problems.length} problem${readiness.problems.length > 1 ? "s" : ""}): ${lines.join("; ")}`,
+          { problems: readiness.problems },
+        );
       }
       const digest = await hashHandoff(dir);
       hash = digest.hash;
       if (input.handoffHash !== undefined && input.handoffHash !== digest.hash) {
-        throw new RefusalError(`--handoff-hash ${input.handoffHash} does not match the handoff: twinlock computed ${digest.hash}; the files changed or the hash is for another version`, {
-          given: input.handoffHash,
-          computed: digest.hash,
-        });
+        throw new RefusalError(
+          `--handoff-hash ${input.handoffHash} does not match the handoff: twinlock computed ${digest.hash}; the files changed or the hash is for another version`,
+          {
+            given: input.handoffHash,
+            computed: digest.hash,
+          },
+        );
       }
       const same = wf.handoff?.hash === digest.hash;
       if (same && wf.state === "plan_revision_pending" && !input.unchangedBecause) {

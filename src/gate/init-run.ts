@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
+import type { Settings } from "../run/run-schema.js";
+import { createRunFile, type LoadedRun } from "../store/run-store.js";
 import { loadSuite, type Suite } from "../suite/load-suite.js";
 import type { Mode } from "../suite/prompt.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
-import type { Settings } from "../run/run-schema.js";
-import { createRunFile, type LoadedRun } from "../store/run-store.js";
 
 /** Modes in which an executor acts; AUDIT_ONLY and PLAN_ONLY never execute, so a run cannot be made for them. */
 export const EXECUTING_MODES: readonly Mode[] = ["DRAFT_ONLY", "APPLY_SAFE", "APPLY_APPROVED", "VERIFY_ONLY"];
@@ -43,9 +43,16 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
     if (!resolved.ok) throw new RefusalError(`${planner} has no exact twin, so no run can be made for it: ${resolved.reasons.join("; ")}`);
     const { executor } = resolved.twin;
     if (executor.allowedModes.length > 0 && !executor.allowedModes.includes(mode)) {
-      throw new RefusalError(`${executor.id} (${executor.title ?? "untitled"}) does not allow mode ${mode}; its allowed_modes are ${executor.allowedModes.join(", ")}`);
+      throw new RefusalError(
+        `${executor.id} (${executor.title ?? "untitled"}) does not allow mode ${mode}; its allowed_modes are ${executor.allowedModes.join(", ")}`,
+      );
     }
-    return { planner, executor: executor.id, executor_title: executor.title ?? executor.id, pair_digest: pairDigest(resolved.twin.planner, executor) };
+    return {
+      planner,
+      executor: executor.id,
+      executor_title: executor.title ?? executor.id,
+      pair_digest: pairDigest(resolved.twin.planner, executor),
+    };
   });
   const settings: Settings = {
     mode,
@@ -56,7 +63,13 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
   const runId = `run_${randomBytes(8).toString("hex")}`;
   return createRunFile(
     input.runFile,
-    [{ type: "run_created", actor: input.actor, data: { run_id: runId, suite: { root: path.resolve(suite.root), suite_id: suite.config.suite_id ?? null }, settings, workflows } }],
+    [
+      {
+        type: "run_created",
+        actor: input.actor,
+        data: { run_id: runId, suite: { root: path.resolve(suite.root), suite_id: suite.config.suite_id ?? null }, settings, workflows },
+      },
+    ],
     input.now ?? new Date(),
   );
 }

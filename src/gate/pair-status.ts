@@ -45,11 +45,18 @@ export function pairStatusFromFlags(suite: Suite, id: string, flags: { handoffRe
   const { planner, executor } = resolved.twin;
   let state: State = "investigating";
   if (flags.handoffReady) {
-    state = ({ pending: "plan_review_pending", changes_requested: "plan_revision_pending", approved: "execution_consent_pending", declined: "closed" } as const)[
-      flags.reviewStatus ?? "pending"
-    ];
+    state = (
+      {
+        pending: "plan_review_pending",
+        changes_requested: "plan_revision_pending",
+        approved: "execution_consent_pending",
+        declined: "closed",
+      } as const
+    )[flags.reviewStatus ?? "pending"];
   } else if (flags.reviewStatus !== undefined && flags.reviewStatus !== "pending") {
-    throw new RefusalError(`--review-status ${flags.reviewStatus} without --handoff-ready: a plan is reviewed only after its handoff is ready and frozen`);
+    throw new RefusalError(
+      `--review-status ${flags.reviewStatus} without --handoff-ready: a plan is reviewed only after its handoff is ready and frozen`,
+    );
   }
   const wf = { planner: planner.id, executor: executor.id, executor_title: executor.title ?? executor.id, revision: 0, handoff: null };
   const next = describeNextStep(state, { run: "RUN", planner: planner.id, executor: executor.id });
@@ -86,12 +93,17 @@ export function pairStatusFromRun(runFile: string, id: string): PairStatus {
     next_command: next.command,
     question: questionFor(wf.state, wf),
     authorized_execution_prompt_ids: run.state.authorized_execution_prompt_ids,
-    unresolved_stops: run.state.stops.filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf.planner)).map((s) => `!STOP:${s.reason}`),
+    unresolved_stops: run.state.stops
+      .filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf.planner))
+      .map((s) => `!STOP:${s.reason}`),
     source: "run",
   };
 }
 
-function questionFor(state: State, wf: { planner: string; executor: string; executor_title: string; revision: number; handoff: { hash: string } | null }): string | null {
+function questionFor(
+  state: State,
+  wf: { planner: string; executor: string; executor_title: string; revision: number; handoff: { hash: string } | null },
+): string | null {
   if (state === "plan_review_pending") return reviewInvitation(wf.planner, wf.revision, wf.handoff?.hash ?? null);
   if (state === "execution_consent_pending") return consentQuestion(wf);
   return null;

@@ -1,6 +1,6 @@
 import { RefusalError } from "../errors/errors.js";
-import type { HandoffRecords } from "../handoff/handoff-records.js";
 import { diffRecords, type RecordChange } from "../handoff/diff-records.js";
+import type { HandoffRecords } from "../handoff/handoff-records.js";
 import { shellQuote } from "../run/next-step.js";
 import { frozenRecords } from "../run/plan-action-ids.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
@@ -28,7 +28,10 @@ export interface Presentation {
 export function presentPlan(runFile: string, planner: string): Presentation {
   const run = readRunFile(runFile);
   const wf = requireWorkflow(run.state.workflows, planner);
-  if (!wf.handoff) throw new RefusalError(`${planner} has no frozen handoff yet; freeze it with \`twinlock freeze-pair-handoff ${runFile} ${planner} --handoff DIR\``);
+  if (!wf.handoff)
+    throw new RefusalError(
+      `${planner} has no frozen handoff yet; freeze it with \`twinlock freeze-pair-handoff ${runFile} ${planner} --handoff DIR\``,
+    );
   const records = frozenRecords(run.file.events, wf) as unknown as HandoffRecords;
   const prevEntry = wf.history.find((h) => h.revision === wf.revision - 1);
   const prevRecords = prevEntry ? (frozenRecords(run.file.events, wf, prevEntry.revision) as unknown as HandoffRecords) : undefined;
@@ -88,14 +91,17 @@ function renderMarkdown(runFile: string, wf: Workflow, r: HandoffRecords, change
   out.push("");
   if (r.actions.stops.length) {
     out.push("## Stops", "");
-    for (const s of r.actions.stops) out.push(`- \`!STOP:${s.reason}\` ${s.resolved ? "resolved" : "**unresolved**"}${s.notes ? ` — ${t(s.notes)}` : ""}`);
+    for (const s of r.actions.stops)
+      out.push(`- \`!STOP:${s.reason}\` ${s.resolved ? "resolved" : "**unresolved**"}${s.notes ? ` — ${t(s.notes)}` : ""}`);
     out.push("");
   }
   const run = shellQuote(runFile);
   out.push("## Decide", "");
   if (wf.state === "plan_review_pending") {
     out.push(reviewInvitation(wf.planner, h.revision, h.hash), "", "```sh");
-    out.push(`twinlock review-pair-plan ${run} ${wf.planner} --decision changes_requested --feedback "what to change" --handoff-hash ${h.hash}`);
+    out.push(
+      `twinlock review-pair-plan ${run} ${wf.planner} --decision changes_requested --feedback "what to change" --handoff-hash ${h.hash}`,
+    );
     out.push(`twinlock review-pair-plan ${run} ${wf.planner} --decision approved --handoff-hash ${h.hash}`);
     out.push(`twinlock review-pair-plan ${run} ${wf.planner} --decision declined --feedback "why" --handoff-hash ${h.hash}`);
     out.push("```");

@@ -1,7 +1,12 @@
+import type { KeyObject } from "node:crypto";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
 import { type LoadedRun, updateRunFile } from "../store/run-store.js";
+import { approverIdentity, distinctApprovers, requireSeparateDuties, requireTrustedReceipt } from "../trust/enforce-trust.js";
+import { loadPolicyConfig } from "../trust/load-policy-config.js";
+import { personForKey } from "../trust/sign-as-reviewer.js";
+import { signReceipt } from "../trust/sign-receipt.js";
 
 export const REVIEW_DECISIONS = ["changes_requested", "approved", "declined"] as const;
 export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
@@ -13,7 +18,10 @@ export interface ReviewInput {
   feedback?: string;
   /** The hash the reviewer read; required to approve, so approval is always of an exact version. */
   handoffHash?: string;
-  reviewer: string;
+  /** Who reviews; with a key the suite knows, the key's owner (default: TWINLOCK_ACTOR, else the login name). */
+  reviewer?: string;
+  /** The reviewer's Ed25519 private key, to sign the receipt. */
+  key?: KeyObject;
   now?: () => Date;
   expectedRevision?: number;
 }
@@ -42,8 +50,10 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
     input.runFile,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
-      const event = ({ changes_requested: "changes_requested", approved: "plan_approved", declined: "plan_declined" } as const)[input.decision];
-      requireTransition(input.runFile, wf, event, `record a review (${input.decision})`);
+      let event: "changes_requested" | "approval_recorded" | "plan_approved" | "plan_declined" = (
+        { changes_requested: "changes_requested", approved: "plan_approved", declined: "plan_declined" } as const
+      )[input.decision];
+      requireTransition(input.runFile, wf, event === "plan_approved" ? "plan_approved" : event, `record a review (${input.decision})`);
       const handoff = wf.handoff;
       if (!handoff) throw new RefusalError(`${wf.planner} has no frozen handoff to review`);
       if (input.decision === "approved" && input.handoffHash === undefined) {
@@ -55,19 +65,35 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
       if (input.decision === "changes_requested" && !input.feedback?.trim()) {
         throw new UsageError("--decision changes_requested needs --feedback TEXT saying what to change");
       }
-      const receipt: ReviewReceipt = {
+      const config = loadPolicyConfig(current.state.suite.root);
+      const reviewer = personForKey(input.key, input.reviewer, config, "--reviewer");
+      const unsigned: ReviewReceipt = {
         kind: "review",
         run_id: current.state.run_id,
         planner: wf.planner,
         executor: wf.executor,
-        reviewer: input.reviewer,
+        reviewer,
         decision: input.decision,
         feedback: input.feedback ?? null,
         handoff_hash: handoff.hash,
         revision: handoff.revision,
         at: (input.now?.() ?? new Date()).toISOString(),
       };
-      return { events: [{ type: event, actor: input.reviewer, data: { planner: wf.planner, receipt } }], result: receipt };
+      const receipt = input.key ? signReceipt(unsigned, input.key, reviewer) : unsigned;
+      requireTrustedReceipt(receipt, "review", config);
+      requireSeparateDuties(wf, reviewer, config, "review");
+      if (input.decision === "approved") {
+        const needed = config.policies?.required_approvals ?? 1;
+        const approvers = distinctApprovers(wf, config);
+        if (approvers.includes(approverIdentity(receipt))) {
+          throw new RefusalError(
+            `refused: ${reviewer} already approved revision ${handoff.revision}; each reviewer counts once, and ${needed} distinct approvals are required`,
+            { attack: "duplicate-approval" },
+          );
+        }
+        if (approvers.length + 1 < needed) event = "approval_recorded";
+      }
+      return { events: [{ type: event, actor: reviewer, data: { planner: wf.planner, receipt } }], result: receipt };
     },
     { now: input.now, expectedRevision: input.expectedRevision },
   );

@@ -30,7 +30,9 @@ function renderDot(graph: CapabilityGraph): string {
   const q = (s: string) => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
   const lines = [`digraph ${q(graph.suite_id ?? "suite")} {`, "  rankdir=LR;", "  node [shape=box];"];
   for (const n of graph.nodes) {
-    lines.push(`  ${q(n.id)} [label=${q(`${n.id}\\n${n.title ?? ""}\\n(${n.role ?? "no role"})`)}];`);
+    // Escape each part, then join with DOT's own line-break escape.
+    const label = [n.id, n.title ?? "", `(${n.role ?? "no role"})`].map((p) => q(p).slice(1, -1)).join("\\n");
+    lines.push(`  ${q(n.id)} [label="${label}"];`);
   }
   for (const e of graph.edges) {
     lines.push(`  ${q(e.from)} -> ${q(e.to)} [label=${q(e.kind)}, style=${EDGE_STYLE[e.kind] ?? "solid"}];`);

@@ -8,9 +8,9 @@ import {
   ConsentReceiptSchema,
   handoffHash,
   promptId,
+  ReviewReceiptSchema,
   type RunEvent,
   type RunState,
-  ReviewReceiptSchema,
   SettingsSchema,
   stopReason,
   type Workflow,
@@ -27,7 +27,11 @@ export const EVENT_DATA = {
       suite: z.object({ root: z.string().min(1).max(4096), suite_id: z.string().max(200).nullable() }).strict(),
       settings: SettingsSchema,
       workflows: z
-        .array(z.object({ planner: promptId, executor: promptId, executor_title: z.string().min(1).max(200), pair_digest: handoffHash }).strict())
+        .array(
+          z
+            .object({ planner: promptId, executor: promptId, executor_title: z.string().min(1).max(200), pair_digest: handoffHash })
+            .strict(),
+        )
         .min(1),
     })
     .strict(),
@@ -45,13 +49,16 @@ export const EVENT_DATA = {
     .strict(),
   review_requested: z.object({ planner: promptId, revision: z.number().int().min(1), hash: handoffHash }).strict(),
   changes_requested: z.object({ planner: promptId, receipt: ReviewReceiptSchema }).strict(),
+  approval_recorded: z.object({ planner: promptId, receipt: ReviewReceiptSchema }).strict(),
   plan_approved: z.object({ planner: promptId, receipt: ReviewReceiptSchema }).strict(),
   plan_declined: z.object({ planner: promptId, receipt: ReviewReceiptSchema }).strict(),
   consent_granted: z.object({ planner: promptId, receipt: ConsentReceiptSchema }).strict(),
   consent_declined: z.object({ planner: promptId, receipt: ConsentReceiptSchema }).strict(),
   apply_approved: z.object({ planner: promptId, receipt: ApplyApprovalSchema }).strict(),
   admitted: z.object({ planner: promptId, receipt: AdmissionReceiptSchema }).strict(),
-  closed: z.object({ planner: promptId, outcome: z.enum(["verified", "failed", "rolled_back", "abandoned"]), residual: text.nullable() }).strict(),
+  closed: z
+    .object({ planner: promptId, outcome: z.enum(["verified", "failed", "rolled_back", "abandoned"]), residual: text.nullable() })
+    .strict(),
   failed: z.object({ planner: promptId, residual: text }).strict(),
   stop_raised: z.object({ reason: stopReason, workflow: promptId.nullable(), note: text.nullable() }).strict(),
   stop_resolved: z.object({ reason: stopReason, workflow: promptId.nullable(), resolution: text }).strict(),
@@ -69,7 +76,8 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
   };
   const schema = EVENT_DATA[event.type];
   const parsed = schema.safeParse(event.data);
-  if (!parsed.success) bad(`its data does not match the ${event.type} schema (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`);
+  if (!parsed.success)
+    bad(`its data does not match the ${event.type} schema (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`);
 
   if (event.type === "run_created") {
     if (state !== undefined || event.seq !== 1) bad("run_created must be the first event and only the first");
@@ -90,7 +98,15 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
         result: null,
       };
     }
-    return { run_id: d.run_id, created_at: event.at, suite: d.suite, settings: d.settings, workflows, authorized_execution_prompt_ids: [], stops: [] };
+    return {
+      run_id: d.run_id,
+      created_at: event.at,
+      suite: d.suite,
+      settings: d.settings,
+      workflows,
+      authorized_execution_prompt_ids: [],
+      stops: [],
+    };
   }
   if (state === undefined) return bad("the first event must be run_created");
   const next: RunState = structuredClone(state);
@@ -98,12 +114,23 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
   if (event.type === "stop_raised") {
     const d = EVENT_DATA.stop_raised.parse(event.data);
     if (d.workflow !== null && !next.workflows[d.workflow]) bad(`stop names workflow ${d.workflow}, which is not in this run`);
-    next.stops.push({ reason: d.reason, workflow: d.workflow, raised_at: event.at, raised_by: event.actor, note: d.note, resolved_at: null, resolved_by: null, resolution: null });
+    next.stops.push({
+      reason: d.reason,
+      workflow: d.workflow,
+      raised_at: event.at,
+      raised_by: event.actor,
+      note: d.note,
+      resolved_at: null,
+      resolved_by: null,
+      resolution: null,
+    });
     return next;
   }
   if (event.type === "stop_resolved") {
     const d = EVENT_DATA.stop_resolved.parse(event.data);
-    const open = next.stops.filter((s) => s.resolved_at === null && s.reason === d.reason && (d.workflow === null || s.workflow === d.workflow));
+    const open = next.stops.filter(
+      (s) => s.resolved_at === null && s.reason === d.reason && (d.workflow === null || s.workflow === d.workflow),
+    );
     if (open.length === 0) bad(`no unresolved !STOP:${d.reason} to resolve`);
     for (const s of open) {
       s.resolved_at = event.at;
@@ -125,13 +152,18 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
   };
   const checkBinding = (r: { run_id: string; planner: string; executor: string; handoff_hash: string; revision: number }) => {
     if (r.run_id !== next.run_id) bad(`receipt is for run ${r.run_id}, not ${next.run_id}`);
-    if (r.planner !== wf.planner || r.executor !== wf.executor) bad(`receipt is for ${r.planner}→${r.executor}, not ${wf.planner}→${wf.executor}`);
+    if (r.planner !== wf.planner || r.executor !== wf.executor)
+      bad(`receipt is for ${r.planner}→${r.executor}, not ${wf.planner}→${wf.executor}`);
     if (!wf.handoff || r.handoff_hash !== wf.handoff.hash || r.revision !== wf.handoff.revision)
-      bad(`receipt is for ${r.handoff_hash} revision ${r.revision}, but the frozen handoff is ${wf.handoff?.hash ?? "none"} revision ${wf.handoff?.revision ?? 0}`);
+      bad(
+        `receipt is for ${r.handoff_hash} revision ${r.revision}, but the frozen handoff is ${wf.handoff?.hash ?? "none"} revision ${wf.handoff?.revision ?? 0}`,
+      );
   };
   const currentConsent = () => {
     const c = wf.consents[wf.consents.length - 1];
-    return c && c.decision === "approved" && wf.handoff && c.handoff_hash === wf.handoff.hash && c.revision === wf.handoff.revision ? c : undefined;
+    return c && c.decision === "approved" && wf.handoff && c.handoff_hash === wf.handoff.hash && c.revision === wf.handoff.revision
+      ? c
+      : undefined;
   };
 
   switch (event.type) {
@@ -140,22 +172,37 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       if (d.revision !== wf.revision + 1) bad(`revision ${d.revision} does not follow ${wf.revision}`);
       move();
       wf.revision = d.revision;
-      wf.handoff = { revision: d.revision, hash: d.hash, dir: d.dir, files: d.files, frozen_at: event.at, frozen_by: event.actor, unchanged_because: d.unchanged_because };
+      wf.handoff = {
+        revision: d.revision,
+        hash: d.hash,
+        dir: d.dir,
+        files: d.files,
+        frozen_at: event.at,
+        frozen_by: event.actor,
+        unchanged_because: d.unchanged_because,
+      };
       wf.history.push({ revision: d.revision, hash: d.hash, frozen_at: event.at, seq: event.seq });
       deauthorize();
       break;
     }
     case "review_requested": {
       const d = EVENT_DATA.review_requested.parse(event.data);
-      if (!wf.handoff || d.hash !== wf.handoff.hash || d.revision !== wf.handoff.revision) bad("review requested for a hash or revision that is not the frozen one");
+      if (!wf.handoff || d.hash !== wf.handoff.hash || d.revision !== wf.handoff.revision)
+        bad("review requested for a hash or revision that is not the frozen one");
       move();
       break;
     }
     case "changes_requested":
+    case "approval_recorded":
     case "plan_approved":
     case "plan_declined": {
       const { receipt } = EVENT_DATA[event.type].parse(event.data);
-      const expected = { changes_requested: "changes_requested", plan_approved: "approved", plan_declined: "declined" }[event.type];
+      const expected = {
+        changes_requested: "changes_requested",
+        approval_recorded: "approved",
+        plan_approved: "approved",
+        plan_declined: "declined",
+      }[event.type];
       if (receipt.decision !== expected) bad(`receipt decision ${receipt.decision} does not match ${event.type}`);
       checkBinding(receipt);
       move();
@@ -166,11 +213,14 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
     case "consent_granted":
     case "consent_declined": {
       const { receipt } = EVENT_DATA[event.type].parse(event.data);
-      if (receipt.decision !== (event.type === "consent_granted" ? "approved" : "declined")) bad(`receipt decision ${receipt.decision} does not match ${event.type}`);
+      if (receipt.decision !== (event.type === "consent_granted" ? "approved" : "declined"))
+        bad(`receipt decision ${receipt.decision} does not match ${event.type}`);
       checkBinding(receipt);
-      if (receipt.executor_title !== wf.executor_title) bad(`consent names title "${receipt.executor_title}", not the executor's "${wf.executor_title}"`);
+      if (receipt.executor_title !== wf.executor_title)
+        bad(`consent names title "${receipt.executor_title}", not the executor's "${wf.executor_title}"`);
       const approved = wf.reviews[wf.reviews.length - 1];
-      if (!approved || approved.decision !== "approved" || approved.handoff_hash !== receipt.handoff_hash) bad("consent without an approved review of the same hash");
+      if (!approved || approved.decision !== "approved" || approved.handoff_hash !== receipt.handoff_hash)
+        bad("consent without an approved review of the same hash");
       move(event.type === "consent_granted" ? (receipt.mode === "APPLY_APPROVED" ? "apply_approved_path" : "dry_run_path") : undefined);
       wf.consents.push({ ...receipt, consumed_at: null });
       if (event.type === "consent_granted") {
@@ -193,7 +243,8 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       const { receipt } = EVENT_DATA.admitted.parse(event.data);
       checkBinding(receipt);
       const consent = currentConsent();
-      if (!consent || consent.consumed_at !== null || receiptHash(consent) !== receipt.consent_hash) bad("admission is not bound to the current, unused consent");
+      if (!consent || consent.consumed_at !== null || receiptHash(consent) !== receipt.consent_hash)
+        bad("admission is not bound to the current, unused consent");
       if (!receipt.checks.every((c) => c.ok)) bad("admission recorded with a failed check");
       move();
       (consent as { consumed_at: string | null }).consumed_at = event.at;
@@ -203,7 +254,12 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
     case "closed": {
       const d = EVENT_DATA.closed.parse(event.data);
       const fromExecuting = wf.state === "executing";
-      if (fromExecuting === (d.outcome === "abandoned")) bad(fromExecuting ? "an executing workflow closes as verified, failed or rolled_back" : `only an executing workflow can close as ${d.outcome}`);
+      if (fromExecuting === (d.outcome === "abandoned"))
+        bad(
+          fromExecuting
+            ? "an executing workflow closes as verified, failed or rolled_back"
+            : `only an executing workflow can close as ${d.outcome}`,
+        );
       if (!fromExecuting && !d.residual) bad("closing before execution needs a residual record");
       move();
       wf.result = { outcome: d.outcome, residual: d.residual, at: event.at, by: event.actor };

@@ -23,6 +23,7 @@ export const TRANSITION_EVENTS = [
   "handoff_frozen",
   "review_requested",
   "changes_requested",
+  "approval_recorded",
   "plan_approved",
   "plan_declined",
   "consent_granted",
@@ -62,6 +63,8 @@ export const TRANSITIONS: readonly Transition[] = [
   ...FREEZABLE_AFTER_REVIEW.map((from): Transition => ({ from, event: "handoff_frozen", to: "handoff_frozen", when: "material_edit" })),
   { from: "handoff_frozen", event: "review_requested", to: "plan_review_pending" },
   { from: "plan_review_pending", event: "changes_requested", to: "plan_revision_pending" },
+  // One approval of several required (required_approvals): recorded, still in review.
+  { from: "plan_review_pending", event: "approval_recorded", to: "plan_review_pending" },
   { from: "plan_review_pending", event: "plan_approved", to: "execution_consent_pending" },
   { from: "plan_review_pending", event: "plan_declined", to: "closed" },
   { from: "execution_consent_pending", event: "consent_granted", to: "dry_run_ready", when: "dry_run_path" },

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { PUBLISHED_SCHEMAS, renderSchema } from "./published-schemas.js";
 import { demoHandoffRecords } from "../demo/demo-handoff.js";
+import { PUBLISHED_SCHEMAS, renderSchema } from "./published-schemas.js";
 
 const dir = path.resolve(import.meta.dirname, "../../schemas");
 

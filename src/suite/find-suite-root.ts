@@ -15,8 +15,7 @@ export function findSuiteRoot(options: { suite?: string; env?: NodeJS.ProcessEnv
     const from = options.suite !== undefined ? "--suite" : "TWINLOCK_SUITE";
     const dir = path.resolve(cwd, given);
     if (!existsSync(dir)) throw new UsageError(`${from} ${given}: no such folder; give the folder that holds the prompt files`);
-    if (!statSync(dir).isDirectory())
-      throw new UsageError(`${from} ${given}: not a folder; give the folder that holds the prompt files`);
+    if (!statSync(dir).isDirectory()) throw new UsageError(`${from} ${given}: not a folder; give the folder that holds the prompt files`);
     return dir;
   }
   let dir = path.resolve(cwd);
@@ -26,7 +25,5 @@ export function findSuiteRoot(options: { suite?: string; env?: NodeJS.ProcessEnv
     if (parent === dir) break;
     dir = parent;
   }
-  throw new UsageError(
-    `no suite found: no ${CONFIG_FILE} in ${cwd} or any folder above it; pass --suite DIR or set TWINLOCK_SUITE`,
-  );
+  throw new UsageError(`no suite found: no ${CONFIG_FILE} in ${cwd} or any folder above it; pass --suite DIR or set TWINLOCK_SUITE`);
 }

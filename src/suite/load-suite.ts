@@ -186,7 +186,13 @@ export function loadSuiteConfig(absRoot: string): { config: SuiteConfig; diagnos
     }
     return { config: {}, diagnostics };
   }
-  const raw = doc.contents === null ? {} : doc.toJS({ maxAliasCount: 100 });
+  let raw: unknown;
+  try {
+    raw = doc.contents === null ? {} : doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    diagnostics.push(configProblem(1, 1, `invalid YAML: ${(error as Error).message.split("\n")[0]}`));
+    return { config: {}, diagnostics };
+  }
   const parsed = SuiteConfigSchema.safeParse(raw);
   if (parsed.success) return { config: parsed.data, diagnostics };
   for (const issue of parsed.error.issues) {
@@ -212,6 +218,17 @@ export function loadSuiteConfig(absRoot: string): { config: SuiteConfig; diagnos
     diagnostics.push(configProblem(p.line, p.col, `${where}: ${what}`));
   }
   return { config: {}, diagnostics };
+}
+
+/** Where a top-level key of `twinlock.yaml` sits, or the file's start. */
+export function configKeyPosition(absRoot: string, key: string): { line: number; col: number } {
+  try {
+    const lines = readFileSync(path.join(absRoot, CONFIG_FILE), "utf8").split("\n");
+    const i = lines.findIndex((l) => l.startsWith(`${key}:`));
+    return { line: i === -1 ? 1 : i + 1, col: 1 };
+  } catch {
+    return { line: 1, col: 1 };
+  }
 }
 
 function configProblem(line: number, col: number, message: string): Diagnostic {

@@ -1,7 +1,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
-import { parseSimpleFrontmatter, type SimpleFrontmatter } from "./parse-simple-frontmatter.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { MODES, type Mode, PROMPT_ID_PATTERN, PROMPT_ROLES, type Position, type Prompt, type PromptRole } from "./prompt.js";
+import { parseSimpleFrontmatter, type SimpleFrontmatter } from "./parse-simple-frontmatter.js";
+import { MODES, type Mode, type Position, PROMPT_ID_PATTERN, PROMPT_ROLES, type Prompt, type PromptRole } from "./prompt.js";
 
 /** Largest prompt file read; a larger one is reported, not parsed. */
 export const MAX_PROMPT_BYTES = 1024 * 1024;
@@ -30,9 +30,7 @@ export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFi
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    const lossy = new TextDecoder("utf-8").decode(bytes);
-    const bad = lossy.indexOf("\uFFFD");
-    at("FILE_NOT_UTF8", positionInText(lossy, Math.max(bad, 0)), "the file is not valid UTF-8; save it as UTF-8");
+    at("FILE_NOT_UTF8", positionAtByte(bytes, firstInvalidUtf8(bytes)), "the file is not valid UTF-8; save it as UTF-8");
     return { prompt: undefined, diagnostics };
   }
   if (text.startsWith("\uFEFF")) text = text.slice(1);
@@ -168,16 +166,23 @@ function firstLine(message: string): string {
   return message.split("\n")[0] ?? message;
 }
 
-function positionInText(text: string, index: number): Position {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < index; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
+/** Byte offset of the first byte that does not start or continue a valid UTF-8 sequence. */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  // Grow a valid prefix by whole sequences: the first prefix that fails to decode ends at the bad byte.
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] as number;
+    const len = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+    if (len === 0 || i + len > bytes.length) return i;
+    try {
+      strict.decode(bytes.subarray(i, i + len));
+    } catch {
+      return i;
     }
+    i += len;
   }
-  return { line, col: index - lineStart + 1 };
+  return 0;
 }
 
 function positionAtByte(bytes: Uint8Array, index: number): Position {
@@ -201,12 +206,23 @@ export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter
     const p = lineCounter.linePos(offset);
     return { line: p.line + 1, col: p.col };
   };
-  const problem = (pos: Position, code: Diagnostic["code"], message: string): Diagnostic => ({ code, severity: "error", file, line: pos.line, col: pos.col, message });
+  const problem = (pos: Position, code: Diagnostic["code"], message: string): Diagnostic => ({
+    code,
+    severity: "error",
+    file,
+    line: pos.line,
+    col: pos.col,
+    message,
+  });
   if (doc.errors.length > 0) {
-    return { diagnostics: doc.errors.map((error) => problem(toPos(error.pos[0]), "FRONTMATTER_YAML", `invalid YAML: ${firstLine(error.message)}`)) };
+    return {
+      diagnostics: doc.errors.map((error) => problem(toPos(error.pos[0]), "FRONTMATTER_YAML", `invalid YAML: ${firstLine(error.message)}`)),
+    };
   }
   if (!isMap(doc.contents)) {
-    return { diagnostics: [problem({ line: 2, col: 1 }, "FRONTMATTER_NOT_MAPPING", "the frontmatter must be a YAML mapping of keys to values")] };
+    return {
+      diagnostics: [problem({ line: 2, col: 1 }, "FRONTMATTER_NOT_MAPPING", "the frontmatter must be a YAML mapping of keys to values")],
+    };
   }
   const positions = new Map<string, Position>();
   for (const pair of doc.contents.items) {
@@ -222,5 +238,10 @@ export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter
       positions.set(`${key}=`, toPos((pair.value as { range: [number, number, number] }).range[0]));
     }
   }
-  return { data: doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>, positions };
+  try {
+    return { data: doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>, positions };
+  } catch (error) {
+    // An alias bomb (or any other resolution failure) is bad input, not a crash.
+    return { diagnostics: [problem({ line: 2, col: 1 }, "FRONTMATTER_YAML", `invalid YAML: ${firstLine((error as Error).message)}`)] };
+  }
 }

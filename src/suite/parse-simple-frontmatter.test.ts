@@ -3,16 +3,79 @@ import { describe, expect, it } from "vitest";
 import { parseWithYaml } from "./parse-prompt-file.js";
 import { parseSimpleFrontmatter } from "./parse-simple-frontmatter.js";
 
-const plainWords = ["MD-29", "investigative", "true", "false", "True", "null", "~", "NULL", "yes", "no", "007", "12", "-3", "1.5", "1e3", ".inf", "0x1F", "0o7",
-  "a: b", "a #b", "x:", "hello world", "review_revise_refreeze_rereview_then_consent", "@x", "!tag", "&anchor", "*alias", "[A]", "{a: 1}", "|", ">", "%x", "`x`",
-  "C:\\path", "ünïcode", "a,b", "'single'", "'it''s'", "'bad'quote'", '"double"', '"esc \\n \\u0041"', '"bad \\x41"', '"open', "plain  ", "-", "--", "- x", "?"];
-const scalarText = fc.oneof(fc.constantFrom(...plainWords), fc.string({ maxLength: 12 }).filter((s) => !s.includes("\n") && !s.includes("\r")));
-const key = fc.constantFrom("prompt_id", "title", "requires", "related_prompts", "pairing_required", "x-key", "_k", "bad key", "a:b", "paired_prompt_id");
+const plainWords = [
+  "MD-29",
+  "investigative",
+  "true",
+  "false",
+  "True",
+  "null",
+  "~",
+  "NULL",
+  "yes",
+  "no",
+  "007",
+  "12",
+  "-3",
+  "1.5",
+  "1e3",
+  ".inf",
+  "0x1F",
+  "0o7",
+  "a: b",
+  "a #b",
+  "x:",
+  "hello world",
+  "review_revise_refreeze_rereview_then_consent",
+  "@x",
+  "!tag",
+  "&anchor",
+  "*alias",
+  "[A]",
+  "{a: 1}",
+  "|",
+  ">",
+  "%x",
+  "`x`",
+  "C:\\path",
+  "ünïcode",
+  "a,b",
+  "'single'",
+  "'it''s'",
+  "'bad'quote'",
+  '"double"',
+  '"esc \\n \\u0041"',
+  '"bad \\x41"',
+  '"open',
+  "plain  ",
+  "-",
+  "--",
+  "- x",
+  "?",
+];
+const scalarText = fc.oneof(
+  fc.constantFrom(...plainWords),
+  fc.string({ maxLength: 12 }).filter((s) => !s.includes("\n") && !s.includes("\r")),
+);
+const key = fc.constantFrom(
+  "prompt_id",
+  "title",
+  "requires",
+  "related_prompts",
+  "pairing_required",
+  "x-key",
+  "_k",
+  "bad key",
+  "a:b",
+  "paired_prompt_id",
+);
 
 const line = fc.oneof(
   fc.tuple(key, scalarText).map(([k, v]) => [`${k}: ${v}`]),
   fc.tuple(key, fc.array(scalarText, { maxLength: 4 })).map(([k, vs]) => [`${k}: [${vs.join(", ")}]`]),
-  fc.tuple(key, fc.array(scalarText, { minLength: 0, maxLength: 3 }), fc.constantFrom("  ", "    ")).map(([k, vs, ind]) => [`${k}:`, ...vs.map((v) => `${ind}- ${v}`)]),
+  fc
+    .tuple(key, fc.array(scalarText, { minLength: 0, maxLength: 3 }), fc.constantFrom("  ", "    "))
+    .map(([k, vs, ind]) => [`${k}:`, ...vs.map((v) => `${ind}- ${v}`)]),
   fc.constantFrom(["# comment"], [""], ["  nested: 1"], ["key:value"], ["\tx: 1"], ["k: a # trailing"]),
 );
 
@@ -37,9 +100,25 @@ describe("the fast frontmatter parser", () => {
   });
 
   it("accepts a canonical planner's frontmatter", () => {
-    const lines = ["prompt_id: MD-29", 'title: "Debugging planner"', "pairing_required: true", "paired_prompt_id: MD-30", "requires: [MD-01]", "allowed_modes:", "  - AUDIT_ONLY", "  - PLAN_ONLY"];
+    const lines = [
+      "prompt_id: MD-29",
+      'title: "Debugging planner"',
+      "pairing_required: true",
+      "paired_prompt_id: MD-30",
+      "requires: [MD-01]",
+      "allowed_modes:",
+      "  - AUDIT_ONLY",
+      "  - PLAN_ONLY",
+    ];
     const r = parseSimpleFrontmatter(lines, 2);
-    expect(r?.data).toEqual({ prompt_id: "MD-29", title: "Debugging planner", pairing_required: true, paired_prompt_id: "MD-30", requires: ["MD-01"], allowed_modes: ["AUDIT_ONLY", "PLAN_ONLY"] });
+    expect(r?.data).toEqual({
+      prompt_id: "MD-29",
+      title: "Debugging planner",
+      pairing_required: true,
+      paired_prompt_id: "MD-30",
+      requires: ["MD-01"],
+      allowed_modes: ["AUDIT_ONLY", "PLAN_ONLY"],
+    });
     expect(r?.positions.get("requires[0]")).toEqual({ line: 6, col: 12 });
     expect(r?.positions.get("allowed_modes[1]")).toEqual({ line: 9, col: 5 });
   });

@@ -3,14 +3,7 @@ export const PROMPT_ROLES = ["investigative", "executive", "operational", "gate"
 export type PromptRole = (typeof PROMPT_ROLES)[number];
 
 /** The operating modes SPEC §2 knows. */
-export const MODES = [
-  "AUDIT_ONLY",
-  "PLAN_ONLY",
-  "DRAFT_ONLY",
-  "APPLY_SAFE",
-  "APPLY_APPROVED",
-  "VERIFY_ONLY",
-] as const;
+export const MODES = ["AUDIT_ONLY", "PLAN_ONLY", "DRAFT_ONLY", "APPLY_SAFE", "APPLY_APPROVED", "VERIFY_ONLY"] as const;
 export type Mode = (typeof MODES)[number];
 
 /** `^[A-Z][A-Z0-9]*-[0-9]+$`, e.g. `MD-29`. */

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { PROMPT_ID_PATTERN } from "./prompt.js";
 
-const duration = z
-  .string()
-  .regex(/^[1-9][0-9]*(m|h|d)$/, "a duration such as 30m, 4h or 2d");
+const duration = z.string().regex(/^[1-9][0-9]*(m|h|d)$/, "a duration such as 30m, 4h or 2d");
 
 /** Body rules of SPEC §2; every field is optional and replaces the default it names. */
 export const BodyRulesSchema = z
@@ -12,10 +10,19 @@ export const BodyRulesSchema = z
     all_blocks: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).optional(),
     planner_blocks: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).optional(),
     executor_blocks: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).optional(),
-    gate_block: z.string().regex(/^[a-z][a-z0-9_]*$/).optional(),
+    gate_block: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/)
+      .optional(),
     gate_phrases: z.array(z.string().min(1)).optional(),
-    authority_block: z.string().regex(/^[a-z][a-z0-9_]*$/).optional(),
-    verification_design_block: z.string().regex(/^[a-z][a-z0-9_]*$/).optional(),
+    authority_block: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/)
+      .optional(),
+    verification_design_block: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/)
+      .optional(),
     /** Shortest list item (characters) that counts when checking for a copied verification list. */
     copied_item_min_length: z.number().int().min(1).max(1000).optional(),
   })
@@ -45,7 +52,11 @@ export const PoliciesSchema = z
 /** `twinlock.yaml`: ours, so unknown keys are errors. */
 export const SuiteConfigSchema = z
   .object({
-    suite_id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).max(200).optional(),
+    suite_id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)
+      .max(200)
+      .optional(),
     declared_pairs: z.number().int().min(0).optional(),
     body_rules: BodyRulesSchema.optional(),
     reviewers: z.array(ReviewerSchema).optional(),

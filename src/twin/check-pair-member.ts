@@ -1,6 +1,6 @@
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { type Prompt, positionOf } from "../suite/prompt.js";
 import type { Suite } from "../suite/load-suite.js";
+import { type Prompt, positionOf } from "../suite/prompt.js";
 import { EXECUTOR_CANONICAL, PLANNER_CANONICAL, TWIN } from "./canonical-metadata.js";
 import { findOverrideKeys } from "./find-override-keys.js";
 
@@ -70,7 +70,7 @@ function judgePairMember(suite: Suite, prompt: Prompt): Diagnostic[] {
     report(
       "PAIR_ROLE",
       "prompt_role",
-      `${prompt.id}: a paired prompt must be \`investigative\` (planner) or \`executive\` (executor), found ${prompt.role ?? "no prompt_role"}`,
+      `${prompt.id}: \`prompt_role\` of a paired prompt must be \`investigative\` (planner) or \`executive\` (executor), found ${prompt.role ?? "none"}`,
     );
     return out;
   }

@@ -2,10 +2,12 @@ import { PROMPT_ID_PATTERN } from "../suite/prompt.js";
 import { SANCTIONED_TWIN_KEYS } from "./canonical-metadata.js";
 
 /** Key names that always smell of a second source of truth for the twin, whatever they hold. */
-const ALWAYS_FORBIDDEN = /(^|_)(execution_twin|twin_prompt_id|twin_id|executor_prompt_ids?|alternate_executors?|fallback_executors?|executor_override|routing_override|preferred_executors?|backup_executors?|secondary_executors?)$/;
+const ALWAYS_FORBIDDEN =
+  /(^|_)(execution_twin|twin_prompt_id|twin_id|executor_prompt_ids?|alternate_executors?|fallback_executors?|executor_override|routing_override|preferred_executors?|backup_executors?|secondary_executors?)$/;
 
 /** Name words that make a key suspect when its value carries a prompt ID. */
-const SUSPECT_WORDS = /(twin|executor|execut(e|es|ing)_with|route|routing|override|fallback|alternate|alternative|delegate|dispatch|handoff_to|successor|next_prompt|invoke|runner)/;
+const SUSPECT_WORDS =
+  /(twin|execut(e|ed|es|ing|ion|or)|pair(ed)?|counterpart|partner|route|routing|override|fallback|alternate|alternative|delegate|dispatch|handoff_to|successor|next_prompt|invoke|runner)/;
 
 /** A prompt ID standing anywhere in a string, as a whole word. */
 const ID_ANYWHERE = new RegExp(`(?<![A-Za-z0-9_-])${PROMPT_ID_PATTERN.source.slice(1, -1)}(?![A-Za-z0-9_-])`);

@@ -11,6 +11,11 @@ export function pairDigest(planner: Prompt, executor: Prompt): string {
   const pick = (p: Prompt, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, p.frontmatter[k] ?? null]));
   return hashCanonical({
     planner: { id: planner.id, title: planner.title ?? null, ...pick(planner, Object.keys(PLANNER_CANONICAL)) },
-    executor: { id: executor.id, title: executor.title ?? null, requires: executor.requires, ...pick(executor, Object.keys(EXECUTOR_CANONICAL)) },
+    executor: {
+      id: executor.id,
+      title: executor.title ?? null,
+      requires: executor.requires,
+      ...pick(executor, Object.keys(EXECUTOR_CANONICAL)),
+    },
   });
 }

@@ -17,14 +17,22 @@ export async function runAdmit(
     planner: o.planner === undefined ? undefined : parsePromptId(o.planner, "--planner"),
     mode: o.mode === undefined ? undefined : parseMode(o.mode),
     environment: o.environment === undefined ? undefined : parseText(o.environment, "--environment", 200),
-    actions: o.actions === undefined ? undefined : o.actions.split(",").map((s) => s.trim().replace(/^\+ACTION:/, "")).filter(Boolean),
+    actions:
+      o.actions === undefined
+        ? undefined
+        : o.actions
+            .split(",")
+            .map((s) => s.trim().replace(/^\+ACTION:/, ""))
+            .filter(Boolean),
     dry: o.dry,
     actor: resolveActor(o.actor),
   });
   const s = makeStyle(!o.json && colourEnabled());
   // Full hashes are in --json and the receipt; the table shortens them so it stays readable.
   const short = (t: string) => t.replace(/sha256:([0-9a-f]{12})[0-9a-f]{52}/g, "sha256:$1…");
-  const lines = r.checks.map((c) => `${c.ok ? s.green("pass") : s.red("FAIL")}  ${c.id.padEnd(5)} ${c.name}\n            ${s.dim(short(c.detail))}`);
+  const lines = r.checks.map(
+    (c) => `${c.ok ? s.green("pass") : s.red("FAIL")}  ${c.id.padEnd(5)} ${c.name}\n            ${s.dim(short(c.detail))}`,
+  );
   if (!r.admitted) {
     lines.unshift(s.red(ADMISSION_STOP));
     lines.push(s.red(`refused: ${r.checks.filter((c) => !c.ok).length} check(s) failed; nothing was recorded`));

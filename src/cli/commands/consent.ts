@@ -1,14 +1,14 @@
-import { consentPairExecution } from "../../gate/consent-pair-execution.js";
-import { resolveActor } from "../../gate/resolve-actor.js";
 import { UsageError } from "../../errors/errors.js";
-import { parseDuration, parseHashOption, parsePromptId } from "../../input/parse-input.js";
+import { consentPairExecution } from "../../gate/consent-pair-execution.js";
+import { parseDuration, parseHashOption, parsePromptId, parseText } from "../../input/parse-input.js";
+import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
 /** `twinlock consent-pair-execution RUN ID --approve|--decline`: the consent receipt. */
 export async function runConsent(
   runFile: string,
   id: string,
-  o: CommonOptions & { approve?: boolean; decline?: boolean; handoffHash?: string; user?: string; expiresIn?: string },
+  o: CommonOptions & { approve?: boolean; decline?: boolean; handoffHash?: string; user?: string; key?: string; expiresIn?: string },
 ): Promise<CommandResult> {
   if (o.approve === o.decline) throw new UsageError("give exactly one of --approve or --decline");
   const r = await consentPairExecution({
@@ -16,17 +16,26 @@ export async function runConsent(
     planner: parsePromptId(id, "planner"),
     approve: o.approve === true,
     handoffHash: o.handoffHash === undefined ? undefined : parseHashOption(o.handoffHash),
-    user: resolveActor(o.user),
+    user: o.user === undefined ? undefined : parseText(o.user, "--user", 200),
+    key: keyOption(o.key),
     expiresInMs: o.expiresIn === undefined ? undefined : parseDuration(o.expiresIn, "--expires-in"),
   });
   const c = r.receipt;
   const w = r.workflow;
   const text = [
-    `recorded consent ${c.decision} by ${c.user} for ${c.executor} (${c.executor_title}) on ${c.handoff_hash} revision ${c.revision}`,
+    `recorded consent ${c.decision} by ${c.user}${c.signature ? " (signed)" : ""} for ${c.executor} (${c.executor_title}) on ${c.handoff_hash} revision ${c.revision}`,
     `  mode ${c.mode}, environment ${c.environment}, actions ${c.actions === "all" ? "all" : c.actions.join(",")}, budget ${c.budget ?? "unlimited"}, expires ${c.expires_at ?? "never"}`,
     ...(c.decision === "approved" ? [`  authorized_execution_prompt_ids: ${r.run.state.authorized_execution_prompt_ids.join(", ")}`] : []),
     `state: ${w.state}`,
-    ...(w.state === "dry_run_ready" ? [`next: twinlock admit ${runFile} ${w.executor}`] : w.state === "approval_pending" ? [`next: twinlock approve-apply ${runFile} ${w.planner} --approver NAME`] : []),
+    ...(w.state === "dry_run_ready"
+      ? [`next: twinlock admit ${runFile} ${w.executor}`]
+      : w.state === "approval_pending"
+        ? [`next: twinlock approve-apply ${runFile} ${w.planner} --approver NAME`]
+        : []),
   ].join("\n");
-  return { exitCode: 0, text, json: { ok: true, state: w.state, receipt: c, authorized_execution_prompt_ids: r.run.state.authorized_execution_prompt_ids } };
+  return {
+    exitCode: 0,
+    text,
+    json: { ok: true, state: w.state, receipt: c, authorized_execution_prompt_ids: r.run.state.authorized_execution_prompt_ids },
+  };
 }

@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseDocument } from "yaml";
 import { demoHandoffRecords, reviseDemoHandoff, writeDemoHandoff } from "../../demo/demo-handoff.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { main } from "../main.js";
@@ -11,9 +12,10 @@ import { colourEnabled, makeStyle } from "../style.js";
 export const EXAMPLE_SUITE = fileURLToPath(new URL("../../../examples/suite", import.meta.url));
 
 /**
- * `twinlock demo`: the whole gate on the bundled example suite, in a
- * temporary folder, each step shown as the command a person would type and
- * its real output, including the refusals.
+ * `twinlock demo`: the whole gate on a copy of the bundled example suite, in
+ * a temporary folder, each step shown as the command a person would type and
+ * its real output, including the refusals. The suite requires signed
+ * receipts, so the demo makes reviewer keys first and lists them in the copy.
  */
 export async function runDemo(options: CommonOptions & { keep?: boolean }): Promise<CommandResult> {
   const s = makeStyle(!options.json && colourEnabled());
@@ -21,7 +23,6 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
   const home = process.cwd();
   const out: string[] = [];
   const steps: Array<{ command: string; exit: number }> = [];
-  const suite = EXAMPLE_SUITE;
   const say = (text: string) => out.push(text);
   const section = (title: string, why: string) => say(`\n${s.bold(s.cyan(`── ${title}`))}\n${s.dim(why)}`);
   const run = async (args: string[], expect: number) => {
@@ -37,18 +38,51 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
     return captured;
   };
   const hashOf = (text: string) => /sha256:[0-9a-f]{64}/.exec(text)?.[0] ?? "";
+  const suite = "suite";
+  const aliceKey = path.join("keys", "alice.key");
+  const bobKey = path.join("keys", "bob.key");
 
   try {
     process.chdir(dir);
     say(s.bold("twinlock demo: the plan-review and exact-twin execution gate, step by step"));
-    say(s.dim(`working in ${dir}; the suite is the bundled example (${EXAMPLE_SUITE})`));
+    say(s.dim(`working in ${dir}, on a copy of the bundled example suite (${EXAMPLE_SUITE})`));
+    cpSync(EXAMPLE_SUITE, suite, { recursive: true });
+
+    section(
+      "0. Reviewer keys",
+      "The suite requires signed receipts: a person's key signs each decision, so an agent without the key cannot approve.",
+    );
+    const keyOf = (text: string) => /ed25519:[A-Za-z0-9+/=]+/.exec(text)?.[0] ?? "";
+    const alice = keyOf(await run(["keygen", "--name", "alice", "--out", "keys"], 0));
+    const bob = keyOf(await run(["keygen", "--name", "bob", "--out", "keys", "--rights", "review"], 0));
+    listReviewers(path.join(suite, "twinlock.yaml"), [
+      { name: "alice", public_key: alice, rights: ["review", "consent", "apply"] },
+      { name: "bob", public_key: bob, rights: ["review"] },
+    ]);
+    say(s.dim("(both keys are now listed in suite/twinlock.yaml: alice may review, consent and apply; bob may only review)"));
 
     section("1. The suite", "Validate the prompt suite: every pair resolves to its one exact twin.");
     await run(["validate", "--suite", suite], 0);
     await run(["pair-status", "MD-29", "--suite", suite], 0);
 
     section("2. A run and a frozen handoff", "The planner MD-29 investigated a flaky test and wrote its handoff; freeze it for review.");
-    await run(["init-run", "run.json", "--suite", suite, "--planner", "MD-29", "--mode", "APPLY_SAFE", "--environment", "staging", "--actor", "planner-agent"], 0);
+    await run(
+      [
+        "init-run",
+        "run.json",
+        "--suite",
+        suite,
+        "--planner",
+        "MD-29",
+        "--mode",
+        "APPLY_SAFE",
+        "--environment",
+        "staging",
+        "--actor",
+        "planner-agent",
+      ],
+      0,
+    );
     let records = demoHandoffRecords();
     writeDemoHandoff("handoff", records);
     await run(["readiness", "handoff"], 0);
@@ -56,31 +90,62 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
 
     section("3. Review round 1: changes requested", "The reviewer reads the frozen plan and asks for changes. Feedback is never approval.");
     await run(["pair-status", "run.json", "MD-29"], 0);
-    await run(["review-pair-plan", "run.json", "MD-29", "--decision", "changes_requested", "--feedback", "Add Windows coverage and rollback evidence", "--handoff-hash", h1, "--reviewer", "alice"], 0);
+    await run(
+      [
+        "review-pair-plan",
+        "run.json",
+        "MD-29",
+        "--decision",
+        "changes_requested",
+        "--feedback",
+        "Add Windows coverage and rollback evidence",
+        "--handoff-hash",
+        h1,
+        "--key",
+        bobKey,
+      ],
+      0,
+    );
 
-    section("4. Revise, re-verify, re-freeze", "The planner applies the feedback to every affected record; the new freeze gets a new hash and revision.");
+    section(
+      "4. Revise, re-verify, re-freeze",
+      "The planner applies the feedback to every affected record; the new freeze gets a new hash and revision.",
+    );
     records = reviseDemoHandoff(records);
     writeDemoHandoff("handoff", records);
     const h2 = hashOf(await run(["freeze-pair-handoff", "run.json", "MD-29", "--actor", "planner-agent"], 0));
     await run(["present", "run.json", "MD-29"], 0);
 
-    section("5. Refused: \"looks fine\" for an earlier revision", "Approval must name the exact version the reviewer read; revision 1 is no longer the plan.");
-    await run(["review-pair-plan", "run.json", "MD-29", "--decision", "approved", "--handoff-hash", h1, "--reviewer", "alice"], 1);
+    section(
+      '5. Refused: "looks fine" for an earlier revision',
+      "Approval must name the exact version the reviewer read; revision 1 is no longer the plan.",
+    );
+    await run(["review-pair-plan", "run.json", "MD-29", "--decision", "approved", "--handoff-hash", h1, "--key", aliceKey], 1);
 
-    section("6. Review round 2: approved", "Approval of the exact revision 2 hash. Approval does not execute anything.");
-    await run(["review-pair-plan", "run.json", "MD-29", "--decision", "approved", "--handoff-hash", h2, "--reviewer", "alice"], 0);
+    section("6. Refused: an agent approves without a reviewer key", "The agent knows the hash and the command, but cannot sign.");
+    await run(["review-pair-plan", "run.json", "MD-29", "--decision", "approved", "--handoff-hash", h2, "--reviewer", "alice"], 1);
 
-    section("7. Refused: \"the original request already said execute\"", "Without an explicit consent receipt, admission stops.");
+    section("7. Review round 2: approved", "Alice approves the exact revision 2 hash with her key. Approval does not execute anything.");
+    await run(["review-pair-plan", "run.json", "MD-29", "--decision", "approved", "--handoff-hash", h2, "--key", aliceKey], 0);
+
+    section('8. Refused: "the original request already said execute"', "Without an explicit consent receipt, admission stops.");
     await run(["admit", "run.json", "MD-30"], 3);
 
-    section("8. Execution consent", "One explicit question naming the exact executor's ID and title.");
+    section("9. Execution consent", "One explicit question naming the exact executor's ID and title; bob's key has no consent right.");
     await run(["pair-status", "run.json", "MD-29"], 0);
-    await run(["consent-pair-execution", "run.json", "MD-29", "--approve", "--handoff-hash", h2, "--user", "alice"], 0);
+    await run(["consent-pair-execution", "run.json", "MD-29", "--approve", "--handoff-hash", h2, "--key", bobKey], 1);
+    await run(
+      ["consent-pair-execution", "run.json", "MD-29", "--approve", "--handoff-hash", h2, "--key", aliceKey, "--expires-in", "4h"],
+      0,
+    );
 
-    section("9. Refused: an alternate executor", "MD-28 is a real executor of the suite, but not MD-29's twin.");
+    section("10. Refused: an alternate executor", "MD-28 is a real executor of the suite, but not MD-29's twin.");
     await run(["admit", "run.json", "MD-28"], 3);
 
-    section("10. Refused: a plan file changed after approval", "Someone edits action_plan.json after consent; admission re-hashes the folder and names the file.");
+    section(
+      "11. Refused: a plan file changed after approval",
+      "Someone edits action_plan.json after consent; admission re-hashes the folder and names the file.",
+    );
     const planFile = path.join("handoff", "action_plan.json");
     const original = readFileSync(planFile, "utf8");
     writeFileSync(planFile, original.replace("Hold cartCache.mu", "Rewrite the cart cache and hold cartCache.mu"));
@@ -88,19 +153,44 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
     writeFileSync(planFile, original);
     say(s.dim("(the edit is undone: the folder hashes to the approved version again)"));
 
-    section("11. Admission of the exact twin", "Every check passes; the consent is used up and the workflow is executing.");
+    section(
+      "12. Admission of the exact twin",
+      "Every check passes, signatures re-verified; the consent is used up and the workflow is executing.",
+    );
     await run(["admit", "run.json", "MD-30", "--actor", "executor-agent"], 0);
     await run(["admit", "run.json", "MD-30"], 3);
 
-    section("12. Close and audit", "The executor reports its result; the event chain shows every decision, bound to its hash.");
-    await run(["close", "run.json", "MD-29", "--result", "verified", "--residual", "?UNKNOWN:U1 (nightly repricer) handed to the payments team", "--actor", "executor-agent"], 0);
+    section("13. Close and audit", "The executor reports its result; the log shows every decision, bound to its hash and signed.");
+    await run(
+      [
+        "close",
+        "run.json",
+        "MD-29",
+        "--result",
+        "verified",
+        "--residual",
+        "?UNKNOWN:U1 (nightly repricer) handed to the payments team",
+        "--actor",
+        "executor-agent",
+      ],
+      0,
+    );
+    await run(["verify-receipts", "run.json"], 0);
     await run(["log", "run.json"], 0);
     await run(["verify-log", "run.json"], 0);
-    say(`\n${s.green("The gate held: only MD-30, only on the approved revision 2, only once, with every decision on record.")}`);
+    say(`\n${s.green("The gate held: only MD-30, only on the approved revision 2, only once, with every decision signed and on record.")}`);
     if (options.keep) say(s.dim(`kept ${dir}`));
   } finally {
     process.chdir(home);
     if (!options.keep) rmSync(dir, { recursive: true, force: true });
   }
   return { exitCode: 0, text: out.join("\n"), json: { ok: true, steps } };
+}
+
+/** Add reviewers to a suite's twinlock.yaml and require signed receipts, keeping its comments. */
+function listReviewers(configFile: string, reviewers: Array<{ name: string; public_key: string; rights: string[] }>): void {
+  const doc = parseDocument(readFileSync(configFile, "utf8"));
+  doc.set("reviewers", reviewers);
+  doc.setIn(["policies", "require_signed_receipts"], true);
+  writeFileSync(configFile, doc.toString());
 }

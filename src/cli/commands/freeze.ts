@@ -25,5 +25,17 @@ export async function runFreeze(
     `state: ${w.state}`,
     `next: twinlock present ${runFile} ${w.planner}`,
   ].join("\n");
-  return { exitCode: 0, text, json: { ok: true, planner: w.planner, revision: r.revision, handoff_hash: r.hash, state: w.state, voided: r.voided, open_unknowns: r.readiness.openUnknowns } };
+  return {
+    exitCode: 0,
+    text,
+    json: {
+      ok: true,
+      planner: w.planner,
+      revision: r.revision,
+      handoff_hash: r.hash,
+      state: w.state,
+      voided: r.voided,
+      open_unknowns: r.readiness.openUnknowns,
+    },
+  };
 }

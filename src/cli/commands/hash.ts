@@ -9,5 +9,9 @@ export async function runHash(dir: string, options: CommonOptions & { expect?: s
   const bytes = digest.files.reduce((n, f) => n + f.size, 0);
   const ok = expect === undefined || expect === digest.hash;
   const text = ok ? digest.hash : `${digest.hash}\nmismatch: expected ${expect}, computed ${digest.hash}`;
-  return { exitCode: ok ? 0 : 1, text, json: { ok, hash: digest.hash, files: digest.files, bytes, ...(expect ? { expected: expect } : {}) } };
+  return {
+    exitCode: ok ? 0 : 1,
+    text,
+    json: { ok, hash: digest.hash, files: digest.files, bytes, ...(expect ? { expected: expect } : {}) },
+  };
 }

@@ -1,15 +1,17 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseDocument } from "yaml";
+import { checkGraphFresh, DEFAULT_GRAPH_FILE } from "../../checks/check-graph-fresh.js";
 import { validateSuite } from "../../checks/validate-suite.js";
+import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
 import { RefusalError, UsageError } from "../../errors/errors.js";
+import { parsePromptId, parseText } from "../../input/parse-input.js";
+import { atomicWriteFile } from "../../store/atomic-write.js";
 import { loadSuite } from "../../suite/load-suite.js";
 import { promptFileName, scaffoldExecutor, scaffoldPlanner } from "../../suite/scaffold-pair.js";
 import { CONFIG_FILE } from "../../suite/suite-config.js";
-import { atomicWriteFile } from "../../store/atomic-write.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
-import { parsePromptId, parseText } from "../../input/parse-input.js";
 
 export interface NewPairOptions extends CommonOptions {
   suite?: string;
@@ -35,7 +37,8 @@ export function runNewPair(options: NewPairOptions): CommandResult {
   const risk = options.risk ?? "medium";
   if (!["low", "medium", "high"].includes(risk)) throw new UsageError(`--risk ${risk} is not one of low, medium, high`);
   const category = parseText(options.category, "--category", 200).trim();
-  if (!/^[a-z0-9][a-z0-9 _-]*$/i.test(category)) throw new UsageError(`--category ${JSON.stringify(category)} must be a short name of letters, digits, spaces, _ or -`);
+  if (!/^[a-z0-9][a-z0-9 _-]*$/i.test(category))
+    throw new UsageError(`--category ${JSON.stringify(category)} must be a short name of letters, digits, spaces, _ or -`);
   const plannerTitle = parseText(options.plannerTitle, "--planner-title", 200).trim();
   const executorTitle = parseText(options.executorTitle, "--executor-title", 200).trim();
   if (!plannerTitle || !executorTitle) throw new UsageError("--planner-title and --executor-title must not be empty");
@@ -53,7 +56,8 @@ export function runNewPair(options: NewPairOptions): CommandResult {
   for (const id of requires) if (!suite.byId.has(id)) throw new UsageError(`--requires ${id}: no such prompt in the suite`);
   const dirRel = options.dir ?? category.toLowerCase().replace(/[^a-z0-9]+/g, "-");
   const dir = path.resolve(suite.root, dirRel);
-  if (path.relative(suite.root, dir).startsWith("..")) throw new UsageError(`--dir ${dirRel} leaves the suite folder; give a folder inside it`);
+  if (path.relative(suite.root, dir).startsWith(".."))
+    throw new UsageError(`--dir ${dirRel} leaves the suite folder; give a folder inside it`);
   const spec = { plannerId, executorId, plannerTitle, executorTitle, category, riskLevel: risk as "low" | "medium" | "high", requires };
   const files = [
     { file: path.join(dir, promptFileName(plannerId, plannerTitle)), text: scaffoldPlanner(spec) },
@@ -72,16 +76,37 @@ export function runNewPair(options: NewPairOptions): CommandResult {
     atomicWriteFile(configFile, doc.toString());
     notes.push(`declared_pairs in ${CONFIG_FILE}: ${declared} → ${declared + 1}`);
   }
+  // Keep the committed capability graph in step, so the suite validates untouched.
+  const after = loadSuite(suite.root);
+  const graphFile = path.resolve(after.root, after.config.graph_file ?? DEFAULT_GRAPH_FILE);
+  if (existsSync(graphFile)) {
+    const fresh = checkGraphFresh(after, validateSuite(after, { bodies: false, graph: false }).twins);
+    if (fresh.diagnostics.length > 0) {
+      atomicWriteFile(graphFile, fresh.rebuilt);
+      notes.push(`refreshed ${path.relative(process.cwd(), graphFile).startsWith("..") ? graphFile : path.relative(process.cwd(), graphFile)}`);
+    }
+  }
   const report = validateSuite(loadSuite(suite.root));
-  const ours = report.diagnostics.filter((d) => d.promptId === plannerId || d.promptId === executorId);
+  const mine = report.diagnostics.filter((d) => d.promptId === plannerId || d.promptId === executorId);
+  const ours = mine.filter((d) => d.severity === "error");
   const resolved = report.pairs.some((p) => p.planner === plannerId && p.executor === executorId);
-  const rel = files.map((f) => path.relative(process.cwd(), f.file));
+  const rel = files.map((f) => {
+    const r = path.relative(process.cwd(), f.file);
+    return r.startsWith("..") ? f.file : r;
+  });
   const text = [
     `created pair ${plannerId} → ${executorId}`,
     ...rel.map((f) => `  ${f}`),
     ...notes,
-    resolved && ours.length === 0 ? `validate: ${plannerId} resolves to exactly ${executorId}, bodies pass` : `validate: ${ours.length} problems for the new pair`,
-    "next: fill in the investigation, then run `twinlock validate` and `twinlock graph --check`",
+    ...mine.map(formatDiagnostic),
+    resolved && ours.length === 0
+      ? `validate: ${plannerId} resolves to exactly ${executorId}, bodies pass`
+      : `validate: ${ours.length} problems for the new pair`,
+    "next: fill in the investigation, then run `twinlock validate`",
   ].join("\n");
-  return { exitCode: resolved && ours.length === 0 ? 0 : 1, text, json: { ok: resolved && ours.length === 0, files: files.map((f) => f.file), planner: plannerId, executor: executorId, problems: ours } };
+  return {
+    exitCode: resolved && ours.length === 0 ? 0 : 1,
+    text,
+    json: { ok: resolved && ours.length === 0, files: files.map((f) => f.file), planner: plannerId, executor: executorId, problems: mine },
+  };
 }

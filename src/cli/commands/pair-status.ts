@@ -1,21 +1,30 @@
 import { existsSync } from "node:fs";
-import { pairStatusFromFlags, pairStatusFromRun, REVIEW_STATUSES, type ReviewStatus } from "../../gate/pair-status.js";
 import { UsageError } from "../../errors/errors.js";
+import { pairStatusFromFlags, pairStatusFromRun, REVIEW_STATUSES, type ReviewStatus } from "../../gate/pair-status.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { PROMPT_ID_PATTERN } from "../../suite/prompt.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
 
 /** `twinlock pair-status ID` (stateless) or `twinlock pair-status RUN ID` (from a run). */
-export function runPairStatus(first: string, second: string | undefined, o: CommonOptions & { suite?: string; handoffReady?: boolean; reviewStatus?: string }): CommandResult {
+export function runPairStatus(
+  first: string,
+  second: string | undefined,
+  o: CommonOptions & { suite?: string; handoffReady?: boolean; reviewStatus?: string },
+): CommandResult {
   let status: ReturnType<typeof pairStatusFromRun>;
   if (second === undefined) {
-    if (!PROMPT_ID_PATTERN.test(first) && existsSync(first)) throw new UsageError(`give the prompt ID after the run file: twinlock pair-status ${first} MD-29`);
+    if (!PROMPT_ID_PATTERN.test(first) && existsSync(first))
+      throw new UsageError(`give the prompt ID after the run file: twinlock pair-status ${first} MD-29`);
     if (o.reviewStatus !== undefined && !(REVIEW_STATUSES as readonly string[]).includes(o.reviewStatus))
       throw new UsageError(`--review-status ${o.reviewStatus} is not one of ${REVIEW_STATUSES.join(", ")}`);
-    status = pairStatusFromFlags(loadSuiteOption(o.suite), parsePromptId(first), { handoffReady: o.handoffReady, reviewStatus: o.reviewStatus as ReviewStatus | undefined });
+    status = pairStatusFromFlags(loadSuiteOption(o.suite), parsePromptId(first), {
+      handoffReady: o.handoffReady,
+      reviewStatus: o.reviewStatus as ReviewStatus | undefined,
+    });
   } else {
-    if (o.handoffReady || o.reviewStatus) throw new UsageError("--handoff-ready and --review-status are for the stateless form; a run file knows its own state");
+    if (o.handoffReady || o.reviewStatus)
+      throw new UsageError("--handoff-ready and --review-status are for the stateless form; a run file knows its own state");
     status = pairStatusFromRun(first, parsePromptId(second));
   }
   const s = status;

@@ -1,13 +1,13 @@
 import { type ReviewDecision, reviewPairPlan } from "../../gate/review-pair-plan.js";
-import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseHashOption, parsePromptId, parseText } from "../../input/parse-input.js";
+import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
 /** `twinlock review-pair-plan RUN ID --decision …`: a review receipt bound to the frozen hash. */
 export async function runReview(
   runFile: string,
   id: string,
-  o: CommonOptions & { decision: string; feedback?: string; handoffHash?: string; reviewer?: string },
+  o: CommonOptions & { decision: string; feedback?: string; handoffHash?: string; reviewer?: string; key?: string },
 ): Promise<CommandResult> {
   const r = await reviewPairPlan({
     runFile,
@@ -15,16 +15,18 @@ export async function runReview(
     decision: o.decision as ReviewDecision,
     feedback: o.feedback === undefined ? undefined : parseText(o.feedback, "--feedback"),
     handoffHash: o.handoffHash === undefined ? undefined : parseHashOption(o.handoffHash),
-    reviewer: resolveActor(o.reviewer),
+    reviewer: o.reviewer === undefined ? undefined : parseText(o.reviewer, "--reviewer", 200),
+    key: keyOption(o.key),
   });
   const w = r.workflow;
   const next = {
+    plan_review_pending: `more approvals are required; another reviewer runs: twinlock review-pair-plan ${runFile} ${w.planner} --decision approved --handoff-hash ${r.receipt.handoff_hash} --key FILE`,
     plan_revision_pending: `revise the handoff, then: twinlock freeze-pair-handoff ${runFile} ${w.planner}`,
     execution_consent_pending: `twinlock pair-status ${runFile} ${w.planner}  (asks the consent question)`,
     closed: "the workflow is closed without execution",
   }[w.state as "plan_revision_pending"];
   const text = [
-    `recorded review of ${w.planner} revision ${r.receipt.revision}: ${r.receipt.decision} by ${r.receipt.reviewer}`,
+    `recorded review of ${w.planner} revision ${r.receipt.revision}: ${r.receipt.decision} by ${r.receipt.reviewer}${r.receipt.signature ? " (signed)" : ""}`,
     ...(r.receipt.feedback ? [`  feedback: ${r.receipt.feedback}`] : []),
     `state: ${w.state}`,
     ...(next ? [`next: ${next}`] : []),

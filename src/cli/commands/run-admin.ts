@@ -1,14 +1,24 @@
+import { UsageError } from "../../errors/errors.js";
 import { approveApply } from "../../gate/approve-apply.js";
 import { CLOSE_RESULTS, type CloseResult, closeWorkflow } from "../../gate/close-workflow.js";
 import { raiseStop, resolveStop } from "../../gate/hard-stops.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
-import { UsageError } from "../../errors/errors.js";
 import { parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
+import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
 /** `twinlock approve-apply RUN ID --approver NAME`. */
-export async function runApproveApply(runFile: string, id: string, o: CommonOptions & { approver?: string }): Promise<CommandResult> {
-  const r = await approveApply({ runFile, planner: parsePromptId(id, "planner"), approver: resolveActor(o.approver) });
+export async function runApproveApply(
+  runFile: string,
+  id: string,
+  o: CommonOptions & { approver?: string; key?: string },
+): Promise<CommandResult> {
+  const r = await approveApply({
+    runFile,
+    planner: parsePromptId(id, "planner"),
+    approver: o.approver === undefined ? undefined : parseText(o.approver, "--approver", 200),
+    key: keyOption(o.key),
+  });
   return {
     exitCode: 0,
     text: `recorded apply approval by ${r.receipt.approver} for ${r.receipt.executor} on ${r.receipt.handoff_hash}\nstate: ${r.workflow.state}\nnext: twinlock admit ${runFile} ${r.workflow.executor}`,
@@ -17,10 +27,19 @@ export async function runApproveApply(runFile: string, id: string, o: CommonOpti
 }
 
 /** `twinlock stop RUN --reason SLUG [--workflow ID]`. */
-export async function runStop(runFile: string, o: CommonOptions & { reason: string; workflow?: string; note?: string; actor?: string }): Promise<CommandResult> {
+export async function runStop(
+  runFile: string,
+  o: CommonOptions & { reason: string; workflow?: string; note?: string; actor?: string },
+): Promise<CommandResult> {
   const reason = parseStopReason(o.reason);
   const workflow = o.workflow === undefined ? undefined : parsePromptId(o.workflow, "--workflow");
-  await raiseStop({ runFile, reason, workflow, note: o.note === undefined ? undefined : parseText(o.note, "--note"), actor: resolveActor(o.actor) });
+  await raiseStop({
+    runFile,
+    reason,
+    workflow,
+    note: o.note === undefined ? undefined : parseText(o.note, "--note"),
+    actor: resolveActor(o.actor),
+  });
   return {
     exitCode: 0,
     text: `recorded !STOP:${reason} on ${workflow ?? "the whole run"}; admission is refused until: twinlock resolve-stop ${runFile} --reason ${reason} --note TEXT`,
@@ -29,17 +48,31 @@ export async function runStop(runFile: string, o: CommonOptions & { reason: stri
 }
 
 /** `twinlock resolve-stop RUN --reason SLUG --note TEXT`. */
-export async function runResolveStop(runFile: string, o: CommonOptions & { reason: string; note: string; workflow?: string; actor?: string }): Promise<CommandResult> {
+export async function runResolveStop(
+  runFile: string,
+  o: CommonOptions & { reason: string; note: string; workflow?: string; actor?: string },
+): Promise<CommandResult> {
   const reason = parseStopReason(o.reason);
   const note = parseText(o.note, "--note");
   if (!note.trim()) throw new UsageError("--note must say how the stop was resolved");
-  const r = await resolveStop({ runFile, reason, note, workflow: o.workflow === undefined ? undefined : parsePromptId(o.workflow, "--workflow"), actor: resolveActor(o.actor) });
+  const r = await resolveStop({
+    runFile,
+    reason,
+    note,
+    workflow: o.workflow === undefined ? undefined : parsePromptId(o.workflow, "--workflow"),
+    actor: resolveActor(o.actor),
+  });
   return { exitCode: 0, text: `resolved ${r.resolved} !STOP:${reason}`, json: { ok: true, reason, resolved: r.resolved } };
 }
 
 /** `twinlock close RUN ID --result R [--residual TEXT]`. */
-export async function runClose(runFile: string, id: string, o: CommonOptions & { result: string; residual?: string; actor?: string }): Promise<CommandResult> {
-  if (!(CLOSE_RESULTS as readonly string[]).includes(o.result)) throw new UsageError(`--result ${o.result} is not one of ${CLOSE_RESULTS.join(", ")}`);
+export async function runClose(
+  runFile: string,
+  id: string,
+  o: CommonOptions & { result: string; residual?: string; actor?: string },
+): Promise<CommandResult> {
+  if (!(CLOSE_RESULTS as readonly string[]).includes(o.result))
+    throw new UsageError(`--result ${o.result} is not one of ${CLOSE_RESULTS.join(", ")}`);
   const r = await closeWorkflow({
     runFile,
     planner: parsePromptId(id, "planner"),
@@ -47,5 +80,9 @@ export async function runClose(runFile: string, id: string, o: CommonOptions & {
     residual: o.residual === undefined ? undefined : parseText(o.residual, "--residual"),
     actor: resolveActor(o.actor),
   });
-  return { exitCode: 0, text: `${r.workflow.planner}: ${r.workflow.state} (${r.workflow.result?.outcome})${r.workflow.result?.residual ? `, residual: ${r.workflow.result.residual}` : ""}`, json: { ok: true, state: r.workflow.state, result: r.workflow.result } };
+  return {
+    exitCode: 0,
+    text: `${r.workflow.planner}: ${r.workflow.state} (${r.workflow.result?.outcome})${r.workflow.result?.residual ? `, residual: ${r.workflow.result.residual}` : ""}`,
+    json: { ok: true, state: r.workflow.state, result: r.workflow.result },
+  };
 }

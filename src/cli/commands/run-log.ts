@@ -21,7 +21,9 @@ export function runLog(runFile: string, _o: CommonOptions): CommandResult {
     return `${String(e.seq).padStart(4)}  ${e.at}  ${e.type.padEnd(18)} ${e.actor.padEnd(12)} ${bits.join("  ")}`;
   });
   const chain = verifyChain(file.events, file.head);
-  lines.push(chain.ok ? `chain ok: ${file.events.length} events, head ${file.head}` : `chain BROKEN at event ${chain.seq}: ${chain.reason}`);
+  lines.push(
+    chain.ok ? `chain ok: ${file.events.length} events, head ${file.head}` : `chain BROKEN at event ${chain.seq}: ${chain.reason}`,
+  );
   return { exitCode: 0, text: lines.join("\n"), json: { ok: chain.ok, head: file.head, events: file.events } };
 }
 
@@ -40,9 +42,13 @@ export function runVerifyLog(runFile: string, _o: CommonOptions): CommandResult 
     const seq = (error as { details?: { seq?: number } }).details?.seq ?? 0;
     return fail(seq, (error as Error).message);
   }
-  if (file.revision !== file.events.length) return fail(file.events.length, `revision ${file.revision} does not match ${file.events.length} events`);
+  if (file.revision !== file.events.length)
+    return fail(file.events.length, `revision ${file.revision} does not match ${file.events.length} events`);
   if (canonicalJson(replayed) !== canonicalJson(file.state)) {
-    return fail(file.events.length, "the stored state (receipts, states, authorized executors) differs from the replay of the events: it was edited by hand");
+    return fail(
+      file.events.length,
+      "the stored state (receipts, states, authorized executors) differs from the replay of the events: it was edited by hand",
+    );
   }
   return {
     exitCode: 0,

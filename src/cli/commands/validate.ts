@@ -1,9 +1,9 @@
 import { validateSuite } from "../../checks/validate-suite.js";
 import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
+import { parseCount } from "../../input/parse-input.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
-import { parseCount } from "../../input/parse-input.js";
-import { makeStyle, colourEnabled } from "../style.js";
+import { colourEnabled, makeStyle } from "../style.js";
 
 export interface ValidateOptions extends CommonOptions {
   suite?: string;

@@ -1,0 +1,38 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { RefusalError, UsageError } from "../../errors/errors.js";
+import { parseText } from "../../input/parse-input.js";
+import { fsyncDir } from "../../store/atomic-write.js";
+import { generateReviewerKey } from "../../trust/keys.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
+
+/**
+ * `twinlock keygen --name NAME [--out DIR]`: an Ed25519 key pair. The
+ * private key is written with mode 0600 and never printed; the public key
+ * line is printed to paste into twinlock.yaml.
+ */
+export function runKeygen(o: CommonOptions & { name: string; out?: string; rights?: string }): CommandResult {
+  const name = parseText(o.name, "--name", 200).trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9._ -]*$/.test(name))
+    throw new UsageError(`--name ${JSON.stringify(name)} must be letters, digits, spaces, . _ or -`);
+  const rights = (o.rights ?? "review,consent,apply").split(",").map((r) => r.trim());
+  for (const r of rights)
+    if (!["review", "consent", "apply"].includes(r)) throw new UsageError(`--rights ${r} is not one of review, consent, apply`);
+  const dir = path.resolve(o.out ?? ".");
+  const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]/g, "-")}.key`);
+  if (existsSync(file)) throw new RefusalError(`${file} already exists; keys are never overwritten — choose another --name or --out`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const { privatePem, publicKey } = generateReviewerKey();
+  writeFileSync(file, privatePem, { mode: 0o600, flag: "wx" });
+  fsyncDir(dir);
+  const snippet = `reviewers:\n  - name: ${name}\n    public_key: ${publicKey}\n    rights: [${rights.join(", ")}]`;
+  const text = [
+    `wrote private key ${file} (mode 0600); keep it where the agent cannot read it`,
+    "add this reviewer to the suite's twinlock.yaml:",
+    "",
+    snippet,
+    "",
+    `sign decisions with --key ${file} (or TWINLOCK_KEY=${file})`,
+  ].join("\n");
+  return { exitCode: 0, text, json: { ok: true, name, key_file: file, public_key: publicKey, rights } };
+}

@@ -1,0 +1,68 @@
+import type { SuiteConfig } from "../suite/suite-config.js";
+import { type ReceiptSignature, verifyReceiptSignature } from "./sign-receipt.js";
+
+export type Right = "review" | "consent" | "apply";
+
+/** Whether a receipt is trusted under the suite's reviewers and policy, and why not. */
+export type TrustVerdict =
+  | { ok: true; signer: string | null; key: string | null }
+  | { ok: false; code: "unsigned" | "bad-signature" | "revoked" | "unknown-key" | "name-mismatch" | "no-right"; reason: string };
+
+/** The name a receipt gives its person, by kind. */
+export function receiptPerson(receipt: { kind: string } & Record<string, unknown>): string {
+  return String(receipt.reviewer ?? receipt.user ?? receipt.approver ?? "unknown");
+}
+
+/**
+ * Judge one receipt against the suite config as it is now: when signed
+ * receipts are required (or the receipt is signed at all), the signature must
+ * verify, the key must belong to a listed reviewer whose name is the one on
+ * the receipt, not be revoked, and carry the right this receipt needs.
+ */
+export function judgeReceiptTrust(
+  receipt: { kind: string; signature?: ReceiptSignature } & Record<string, unknown>,
+  right: Right,
+  config: SuiteConfig,
+): TrustVerdict {
+  const required = config.policies?.require_signed_receipts === true;
+  const s = receipt.signature;
+  if (!s)
+    return required
+      ? {
+          ok: false,
+          code: "unsigned",
+          reason: `the ${receipt.kind} receipt by ${receiptPerson(receipt)} is unsigned, and this suite requires signed receipts (sign with --key FILE)`,
+        }
+      : { ok: true, signer: null, key: null };
+  if (!verifyReceiptSignature(receipt))
+    return {
+      ok: false,
+      code: "bad-signature",
+      reason: `the ${receipt.kind} receipt's signature does not verify: it was altered after signing, or signed for another run, revision or pair`,
+    };
+  if ((config.revoked ?? []).includes(s.public_key))
+    return { ok: false, code: "revoked", reason: `the ${receipt.kind} receipt is signed by a revoked key (${short(s.public_key)})` };
+  const reviewer = (config.reviewers ?? []).find((r) => r.public_key === s.public_key);
+  if (!reviewer)
+    return required
+      ? {
+          ok: false,
+          code: "unknown-key",
+          reason: `the ${receipt.kind} receipt is signed by an unknown key (${short(s.public_key)}), not one of the suite's reviewers`,
+        }
+      : { ok: true, signer: s.signer, key: s.public_key };
+  if (reviewer.name !== s.signer || reviewer.name !== receiptPerson(receipt)) {
+    return {
+      ok: false,
+      code: "name-mismatch",
+      reason: `the ${receipt.kind} receipt names ${receiptPerson(receipt)} but is signed by ${reviewer.name}'s key`,
+    };
+  }
+  if (!reviewer.rights.includes(right))
+    return { ok: false, code: "no-right", reason: `${reviewer.name}'s key has the rights ${reviewer.rights.join(", ")}, not ${right}` };
+  return { ok: true, signer: reviewer.name, key: s.public_key };
+}
+
+function short(key: string): string {
+  return `${key.slice(0, 20)}…`;
+}

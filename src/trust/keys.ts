@@ -1,0 +1,58 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+import { UsageError } from "../errors/errors.js";
+
+/** Public keys are written `ed25519:<base64 of the raw 32-byte key>` in twinlock.yaml and receipts. */
+export const PUBLIC_KEY_PREFIX = "ed25519:";
+
+/** A new Ed25519 key pair: the private key as PKCS#8 PEM (never printed) and the public key line. */
+export function generateReviewerKey(): { privatePem: string; publicKey: string } {
+  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  return { privatePem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), publicKey: publicKeyLine(publicKey) };
+}
+
+/** `ed25519:<base64>` of a public (or private) Ed25519 key. */
+export function publicKeyLine(key: KeyObject): string {
+  const pub = key.type === "private" ? createPublicKey(key) : key;
+  const jwk = pub.export({ format: "jwk" }) as { crv?: string; x?: string };
+  if (jwk.crv !== "Ed25519" || !jwk.x) throw new UsageError("the key is not an Ed25519 key; make one with `twinlock keygen`");
+  return `${PUBLIC_KEY_PREFIX}${Buffer.from(jwk.x, "base64url").toString("base64")}`;
+}
+
+/** The KeyObject of a public key line, or undefined when the line is not a valid Ed25519 key. */
+export function parsePublicKeyLine(line: string): KeyObject | undefined {
+  if (!line.startsWith(PUBLIC_KEY_PREFIX)) return undefined;
+  const raw = Buffer.from(line.slice(PUBLIC_KEY_PREFIX.length), "base64");
+  if (raw.length !== 32 || raw.toString("base64") !== line.slice(PUBLIC_KEY_PREFIX.length)) return undefined;
+  try {
+    return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: raw.toString("base64url") }, format: "jwk" });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Load a private key file made by `twinlock keygen`; refuses one that others can read. */
+export function loadPrivateKey(file: string): KeyObject {
+  let text: string;
+  try {
+    const mode = statSync(file).mode & 0o077;
+    if (mode !== 0)
+      throw new UsageError(
+        `key file ${file} can be read by other users (mode ${(statSync(file).mode & 0o777).toString(8)}); run chmod 600 ${file}`,
+      );
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(
+      `cannot read key file ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}); pass --key FILE made by \`twinlock keygen\``,
+      { cause: error },
+    );
+  }
+  try {
+    const key = createPrivateKey(text);
+    if (key.asymmetricKeyType !== "ed25519") throw new Error("not Ed25519");
+    return key;
+  } catch (error) {
+    throw new UsageError(`key file ${file} is not an Ed25519 private key; make one with \`twinlock keygen --name NAME\``, { cause: error });
+  }
+}

@@ -1,0 +1,78 @@
+import type { AdmissionCheck, Workflow } from "../run/run-schema.js";
+import type { SuiteConfig } from "../suite/suite-config.js";
+import { distinctApprovers } from "./enforce-trust.js";
+import { judgeReceiptTrust, type Right, type TrustVerdict } from "./judge-receipt-trust.js";
+
+/**
+ * The trust checks admission adds (issue 5): it re-verifies every receipt it
+ * relies on against the suite's reviewers as they are now, instead of
+ * trusting what was recorded. Each is reported like the other checks.
+ */
+export function trustChecks(wf: Workflow | undefined, config: SuiteConfig): AdmissionCheck[] {
+  const handoff = wf?.handoff;
+  const rev = handoff?.revision;
+  const relied: Array<{ receipt: Parameters<typeof judgeReceiptTrust>[0]; right: Right }> = [];
+  if (wf && handoff) {
+    for (const r of wf.reviews) if (r.revision === rev && r.decision === "approved") relied.push({ receipt: r, right: "review" });
+    const consent = wf.consents[wf.consents.length - 1];
+    if (consent) relied.push({ receipt: consent, right: "consent" });
+    const apply = wf.apply_approvals[wf.apply_approvals.length - 1];
+    if (apply && apply.revision === rev) relied.push({ receipt: apply, right: "apply" });
+  }
+  const verdicts = relied.map((x) => ({ ...x, verdict: judgeReceiptTrust(x.receipt, x.right, config) }));
+  const failing = (codes: string[]) =>
+    verdicts
+      .filter((v): v is typeof v & { verdict: Extract<TrustVerdict, { ok: false }> } => !v.verdict.ok && codes.includes(v.verdict.code))
+      .map((v) => v.verdict.reason);
+  const summary = (ok: boolean, fails: string[], good: string) => ({ ok, detail: ok ? good : fails.join("; ") });
+  const signedCount = verdicts.filter((v) => v.receipt.signature).length;
+  const required = config.policies?.require_signed_receipts === true;
+  const out: AdmissionCheck[] = [];
+  const sig = failing(["unsigned", "bad-signature"]);
+  out.push({
+    id: "T1",
+    name: "receipts are signed as the policy requires and every signature verifies",
+    ...summary(sig.length === 0, sig, `${signedCount} of ${verdicts.length} receipts signed${required ? " (required)" : ""}; all verify`),
+  });
+  const keys = failing(["unknown-key", "revoked", "name-mismatch"]);
+  out.push({
+    id: "T2",
+    name: "every signing key is a listed reviewer's own key and not revoked",
+    ...summary(
+      keys.length === 0,
+      keys,
+      `${(config.reviewers ?? []).length} reviewers listed, ${(config.revoked ?? []).length} revoked keys`,
+    ),
+  });
+  const rights = failing(["no-right"]);
+  out.push({
+    id: "T3",
+    name: "each signer holds the right for the decision (review, consent, apply)",
+    ...summary(rights.length === 0, rights, "rights hold"),
+  });
+  const needed = config.policies?.required_approvals ?? 1;
+  const approvers = wf ? distinctApprovers(wf, config) : [];
+  out.push({
+    id: "T4",
+    name: "enough distinct reviewers approved the current hash",
+    ok: approvers.length >= needed,
+    detail: `${approvers.length} distinct trusted approver(s) of revision ${rev ?? 0}; ${needed} required`,
+  });
+  if (config.policies?.separate_duties === true) {
+    const freezer = handoff?.frozen_by;
+    const overlap = verdicts.filter((v) => {
+      const r = v.receipt as Record<string, unknown>;
+      return freezer !== undefined && (r.reviewer ?? r.user ?? r.approver) === freezer;
+    });
+    out.push({
+      id: "T5",
+      name: "separate duties: whoever froze the handoff did not review or consent to it",
+      ok: overlap.length === 0,
+      detail:
+        overlap.length === 0
+          ? `frozen by ${freezer ?? "nobody"}; decided by others`
+          : `${freezer} froze revision ${rev} and also signed its ${overlap.map((v) => v.receipt.kind).join(", ")}`,
+    });
+  }
+  return out;
+}
