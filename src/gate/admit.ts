@@ -71,7 +71,7 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
     ...(request ? { request } : {}),
   });
 
-  let verified;
+  let verified: ReturnType<typeof readRunFile> | undefined;
   try {
     verified = input.dry ? readRunFile(input.runFile) : undefined;
   } catch (error) {

@@ -4,10 +4,9 @@ import { receiptHash } from "../run/receipt-hash.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ApplyApproval, Workflow } from "../run/run-schema.js";
 import { type LoadedRun, updateRunFile } from "../store/run-store.js";
-import { requireSeparateDuties, requireTrustedReceipt } from "../trust/enforce-trust.js";
 import { loadPolicyConfig } from "../trust/load-policy-config.js";
+import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
-import { signReceipt } from "../trust/sign-receipt.js";
 
 /**
  * The separate apply approval of the APPLY_APPROVED path
@@ -44,9 +43,14 @@ export async function approveApply(input: {
         consent_hash: receiptHash(consent),
         at: (input.now?.() ?? new Date()).toISOString(),
       };
-      const receipt = input.key ? signReceipt(unsigned, input.key, approver) : unsigned;
-      requireTrustedReceipt(receipt, "apply", config);
-      requireSeparateDuties(wf, approver, config, "approve the apply of");
+      const receipt = sealReceipt(unsigned, {
+        key: input.key,
+        person: approver,
+        right: "apply",
+        config,
+        workflow: wf,
+        what: "approve the apply of",
+      });
       return { events: [{ type: "apply_approved", actor: approver, data: { planner: wf.planner, receipt } }], result: receipt };
     },
     { now: input.now },

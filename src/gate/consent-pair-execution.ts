@@ -5,10 +5,9 @@ import { requireTransition, requireWorkflow } from "../run/refuse-transition.js"
 import type { ConsentReceipt, Workflow } from "../run/run-schema.js";
 import { type LoadedRun, updateRunFile } from "../store/run-store.js";
 import { loadSuite } from "../suite/load-suite.js";
-import { requireSeparateDuties, requireTrustedReceipt } from "../trust/enforce-trust.js";
 import { loadPolicyConfig } from "../trust/load-policy-config.js";
+import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
-import { signReceipt } from "../trust/sign-receipt.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
 import { requireCurrentHash } from "./review-pair-plan.js";
@@ -104,9 +103,7 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
         expires_at: lifetime === null ? null : new Date(now.getTime() + lifetime).toISOString(),
         at: now.toISOString(),
       };
-      const receipt = input.key ? signReceipt(unsigned, input.key, user) : unsigned;
-      requireTrustedReceipt(receipt, "consent", config);
-      requireSeparateDuties(wf, user, config, "consent to");
+      const receipt = sealReceipt(unsigned, { key: input.key, person: user, right: "consent", config, workflow: wf, what: "consent to" });
       return { events: [{ type: event, actor: user, data: { planner: wf.planner, receipt } }], result: receipt };
     },
     { now: input.now, expectedRevision: input.expectedRevision },

@@ -118,5 +118,6 @@ function renderMarkdown(runFile: string, wf: Workflow, r: HandoffRecords, change
 
 /** Handoff text is the agent's; strip terminal control sequences so it cannot rewrite what the reviewer sees. */
 export function cleanText(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "�").replace(/\n+/g, " ");
 }

@@ -3,10 +3,10 @@ import { RefusalError, UsageError } from "../errors/errors.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
 import { type LoadedRun, updateRunFile } from "../store/run-store.js";
-import { approverIdentity, distinctApprovers, requireSeparateDuties, requireTrustedReceipt } from "../trust/enforce-trust.js";
+import { approverIdentity, distinctApprovers } from "../trust/enforce-trust.js";
 import { loadPolicyConfig } from "../trust/load-policy-config.js";
+import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
-import { signReceipt } from "../trust/sign-receipt.js";
 
 export const REVIEW_DECISIONS = ["changes_requested", "approved", "declined"] as const;
 export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
@@ -79,9 +79,7 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
         revision: handoff.revision,
         at: (input.now?.() ?? new Date()).toISOString(),
       };
-      const receipt = input.key ? signReceipt(unsigned, input.key, reviewer) : unsigned;
-      requireTrustedReceipt(receipt, "review", config);
-      requireSeparateDuties(wf, reviewer, config, "review");
+      const receipt = sealReceipt(unsigned, { key: input.key, person: reviewer, right: "review", config, workflow: wf, what: "review" });
       if (input.decision === "approved") {
         const needed = config.policies?.required_approvals ?? 1;
         const approvers = distinctApprovers(wf, config);

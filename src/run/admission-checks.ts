@@ -59,7 +59,9 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
     "planner is the executor's reciprocal paired_prompt_id",
     wf !== undefined && verdict?.ok === true && f.suiteTwin.plannerOfRequested === wf.planner,
     wf === undefined
-      ? `${f.requestedExecutor} is the exact twin of no planner in this run (pairs: ${Object.values(f.state.workflows).map((w) => `${w.planner}→${w.executor}`).join(", ")}); Requested: ${f.requestedExecutor}, Result: rejected`
+      ? `${f.requestedExecutor} is the exact twin of no planner in this run (pairs: ${Object.values(f.state.workflows)
+          .map((w) => `${w.planner}→${w.executor}`)
+          .join(", ")}); Requested: ${f.requestedExecutor}, Result: rejected`
       : f.suiteTwin.problem
         ? f.suiteTwin.problem
         : verdict && !verdict.ok
@@ -71,13 +73,19 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
     "2",
     "the approved review's hash equals the current frozen hash",
     approved !== undefined && handoff !== null && approved.handoff_hash === handoff.hash,
-    handoff === null ? "nothing is frozen" : approved ? `approved ${approved.handoff_hash}, frozen ${handoff.hash}` : `no approved review of revision ${handoff.revision} (${handoff.hash})`,
+    handoff === null
+      ? "nothing is frozen"
+      : approved
+        ? `approved ${approved.handoff_hash}, frozen ${handoff.hash}`
+        : `no approved review of revision ${handoff.revision} (${handoff.hash})`,
   );
   check(
     "3",
     "the latest review of the current revision is approved",
     latestReview?.decision === "approved",
-    latestReview ? `revision ${latestReview.revision}: ${latestReview.decision} by ${latestReview.reviewer}` : `no review of revision ${handoff?.revision ?? 0}`,
+    latestReview
+      ? `revision ${latestReview.revision}: ${latestReview.decision} by ${latestReview.reviewer}`
+      : `no review of revision ${handoff?.revision ?? 0}`,
   );
   if ("error" in f.rehash) {
     check("4", "no handoff file changed since freezing", false, `cannot re-hash the handoff: ${f.rehash.error}`);
@@ -87,20 +95,28 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
       "4",
       "no handoff file changed since freezing",
       handoff !== null && f.rehash.hash === handoff.hash,
-      handoff === null ? "nothing is frozen" : f.rehash.hash === handoff.hash ? `re-hashed now: ${f.rehash.hash}` : `re-hashed now: ${f.rehash.hash}, frozen ${handoff.hash}: ${changes.join(", ") || "content differs"}`,
+      handoff === null
+        ? "nothing is frozen"
+        : f.rehash.hash === handoff.hash
+          ? `re-hashed now: ${f.rehash.hash}`
+          : `re-hashed now: ${f.rehash.hash}, frozen ${handoff.hash}: ${changes.join(", ") || "content differs"}`,
     );
   }
   check(
     "5",
     "the consent receipt names this exact executor",
     consent !== undefined && consent.decision === "approved" && consent.executor === f.requestedExecutor,
-    consent ? `consent (${consent.decision}) names ${consent.executor} (${consent.executor_title}); requested ${f.requestedExecutor}` : "no consent recorded",
+    consent
+      ? `consent (${consent.decision}) names ${consent.executor} (${consent.executor_title}); requested ${f.requestedExecutor}`
+      : "no consent recorded",
   );
   check(
     "6",
     "the consent is for the current handoff hash",
     consent !== undefined && handoff !== null && consent.handoff_hash === handoff.hash && consent.revision === handoff.revision,
-    consent && handoff ? `consent for ${consent.handoff_hash} (revision ${consent.revision}), frozen ${handoff.hash} (revision ${handoff.revision})` : "no consent or nothing frozen",
+    consent && handoff
+      ? `consent for ${consent.handoff_hash} (revision ${consent.revision}), frozen ${handoff.hash} (revision ${handoff.revision})`
+      : "no consent or nothing frozen",
   );
 
   let request: AdmissionRequest | undefined;
@@ -114,7 +130,8 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
       budget: consent.budget,
     };
     if (request.mode !== consent.mode) scope.push(`mode ${request.mode} is not the consented ${consent.mode}`);
-    if (request.environment !== consent.environment) scope.push(`environment ${request.environment} is not the consented ${consent.environment}`);
+    if (request.environment !== consent.environment)
+      scope.push(`environment ${request.environment} is not the consented ${consent.environment}`);
     const notInPlan = request.actions.filter((a) => !f.planActionIds.includes(a));
     if (notInPlan.length) scope.push(`actions ${notInPlan.map((a) => `+ACTION:${a}`).join(", ")} are not in the frozen plan`);
     if (consent.actions !== "all") {
@@ -122,8 +139,10 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
       if (outside.length) scope.push(`actions ${outside.join(", ")} are outside the consented scope ${consent.actions.join(", ")}`);
     }
     if (request.actions.length === 0) scope.push("no action requested");
-    if (consent.budget !== null && request.actions.length > consent.budget) scope.push(`${request.actions.length} actions exceed the budget of ${consent.budget}`);
-    if (consent.expires_at !== null && f.now.getTime() >= Date.parse(consent.expires_at)) scope.push(`the consent expired at ${consent.expires_at}`);
+    if (consent.budget !== null && request.actions.length > consent.budget)
+      scope.push(`${request.actions.length} actions exceed the budget of ${consent.budget}`);
+    if (consent.expires_at !== null && f.now.getTime() >= Date.parse(consent.expires_at))
+      scope.push(`the consent expired at ${consent.expires_at}`);
     if (consent.consumed_at !== null) scope.push(`the consent was already used by an admission at ${consent.consumed_at}`);
     if (consent.mode === "APPLY_APPROVED") {
       const approval = wf?.apply_approvals.filter((a) => a.consent_hash === receiptHash(consent)).pop();
@@ -139,14 +158,28 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
       : scope.join("; "),
   );
   const open = f.state.stops.filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf?.planner));
-  check("8", "no unresolved !STOP on the run or the workflow", open.length === 0, open.length ? open.map((s) => `!STOP:${s.reason}${s.workflow ? ` (${s.workflow})` : " (run)"}`).join(", ") : "none");
+  check(
+    "8",
+    "no unresolved !STOP on the run or the workflow",
+    open.length === 0,
+    open.length ? open.map((s) => `!STOP:${s.reason}${s.workflow ? ` (${s.workflow})` : " (run)"}`).join(", ") : "none",
+  );
   check(
     "pair",
     "the suite's pair metadata is unchanged since the run began",
     wf !== undefined && f.suiteTwin.pairDigest === wf.pair_digest,
-    wf === undefined ? "no workflow" : f.suiteTwin.pairDigest === wf.pair_digest ? `digest ${wf.pair_digest}` : `the pairing changed (run began with ${wf.pair_digest}, suite now ${f.suiteTwin.pairDigest ?? "does not resolve"}); a changed pairing needs a new run`,
+    wf === undefined
+      ? "no workflow"
+      : f.suiteTwin.pairDigest === wf.pair_digest
+        ? `digest ${wf.pair_digest}`
+        : `the pairing changed (run began with ${wf.pair_digest}, suite now ${f.suiteTwin.pairDigest ?? "does not resolve"}); a changed pairing needs a new run`,
   );
-  check("chain", "the event chain verifies", f.chain.ok, f.chain.ok ? `${f.state.run_id}: ${Object.keys(f.state.workflows).length} workflow(s)` : f.chain.reason);
+  check(
+    "chain",
+    "the event chain verifies",
+    f.chain.ok,
+    f.chain.ok ? `${f.state.run_id}: ${Object.keys(f.state.workflows).length} workflow(s)` : f.chain.reason,
+  );
   check(
     "state",
     "the workflow is dry_run_ready",

@@ -45,16 +45,7 @@ export interface Transition {
 }
 
 const FREEZABLE_AFTER_REVIEW: State[] = ["plan_review_pending", "execution_consent_pending", "approval_pending", "dry_run_ready"];
-const ACTIVE: State[] = [
-  "investigating",
-  "handoff_frozen",
-  "plan_review_pending",
-  "plan_revision_pending",
-  "execution_consent_pending",
-  "approval_pending",
-  "dry_run_ready",
-  "executing",
-];
+const ACTIVE: State[] = STATES.filter((s) => s !== "closed" && s !== "failed");
 
 /** Every legal move. A move not listed here is refused with the current state and the legal next step. */
 export const TRANSITIONS: readonly Transition[] = [

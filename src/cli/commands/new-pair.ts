@@ -83,7 +83,9 @@ export function runNewPair(options: NewPairOptions): CommandResult {
     const fresh = checkGraphFresh(after, validateSuite(after, { bodies: false, graph: false }).twins);
     if (fresh.diagnostics.length > 0) {
       atomicWriteFile(graphFile, fresh.rebuilt);
-      notes.push(`refreshed ${path.relative(process.cwd(), graphFile).startsWith("..") ? graphFile : path.relative(process.cwd(), graphFile)}`);
+      notes.push(
+        `refreshed ${path.relative(process.cwd(), graphFile).startsWith("..") ? graphFile : path.relative(process.cwd(), graphFile)}`,
+      );
     }
   }
   const report = validateSuite(loadSuite(suite.root));

@@ -1,0 +1,22 @@
+import type { KeyObject } from "node:crypto";
+import type { Workflow } from "../run/run-schema.js";
+import type { SuiteConfig } from "../suite/suite-config.js";
+import { requireSeparateDuties, requireTrustedReceipt } from "./enforce-trust.js";
+import type { Right } from "./judge-receipt-trust.js";
+import { type ReceiptSignature, signReceipt } from "./sign-receipt.js";
+
+/**
+ * The last step before any decision is recorded: sign the receipt when a key
+ * is given, then refuse it unless the suite's policy trusts it (signature,
+ * key, rights, revocation) and separate duties hold. Review, consent and
+ * apply approval all pass through here.
+ */
+export function sealReceipt<R extends { kind: string } & Record<string, unknown>>(
+  unsigned: R,
+  seal: { key: KeyObject | undefined; person: string; right: Right; config: SuiteConfig; workflow: Workflow; what: string },
+): R & { signature?: ReceiptSignature } {
+  const receipt = seal.key ? signReceipt(unsigned, seal.key, seal.person) : unsigned;
+  requireTrustedReceipt(receipt, seal.right, seal.config);
+  requireSeparateDuties(seal.workflow, seal.person, seal.config, seal.what);
+  return receipt;
+}
