@@ -10,15 +10,25 @@ import { findTransition, type Transition, type TransitionEvent } from "./transit
 export function requireTransition(runPath: string, wf: Workflow, event: TransitionEvent, what: string, when?: Transition["when"]): void {
   if (findTransition(wf.state, event, when)) return;
   const next = describeNextStep(wf.state, { run: runPath, planner: wf.planner, executor: wf.executor, hash: wf.handoff?.hash });
-  throw new RefusalError(
-    `cannot ${what}: ${wf.planner} is in state ${wf.state}; the legal next step is to ${next.action}${next.command ? ` (${next.command})` : ""}`,
-    { state: wf.state, next_action: next.action, next_command: next.command },
-  );
+  throw new RefusalError(`cannot ${what}: ${wf.planner} is in state ${wf.state}; ${legalNextStep(next)}`, {
+    state: wf.state,
+    next_action: next.action,
+    next_command: next.command,
+  });
+}
+
+/** "the legal next step is to …", or, from a final state, that there is none. */
+export function legalNextStep(next: { action: string; command: string }): string {
+  // Final states have no step; their action reads "none: why", which must not become "to none".
+  if (next.action.startsWith("none: ")) return `there is no legal next step: ${next.action.slice("none: ".length)}`;
+  return `the legal next step is to ${next.action}${next.command ? ` (${next.command})` : ""}`;
 }
 
 /** The workflow of `planner` in this run, or a refusal listing the run's planners. */
 export function requireWorkflow<W extends { planner: string }>(workflows: Record<string, W>, planner: string): W {
   const wf = workflows[planner];
   if (wf) return wf;
-  throw new RefusalError(`${planner} is not a planner of this run (its planners: ${Object.keys(workflows).join(", ")}); pass one of those, or create a run for ${planner}`);
+  throw new RefusalError(
+    `${planner} is not a planner of this run (its planners: ${Object.keys(workflows).join(", ")}); pass one of those, or create a run for ${planner}`,
+  );
 }

@@ -1,0 +1,270 @@
+import { rmSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
+import { UsageError } from "../errors/errors.js";
+import { runCli, STACK_FRAME } from "../test-support/run-cli.js";
+import { makeRunTempDir, removeGateRuns, snapshotTree } from "../test-support/run-fixture.js";
+import { checkReadiness, type ReadinessProblem, stripMarker } from "./check-readiness.js";
+import type { HandoffRecords } from "./handoff-records.js";
+
+afterAll(removeGateRuns);
+
+/** A handoff folder holding the demo records after `change`. */
+function handoff(change: (r: HandoffRecords) => void = () => {}): string {
+  const records = demoHandoffRecords();
+  change(records);
+  const dir = makeRunTempDir("twinlock-ready-");
+  writeDemoHandoff(dir, records);
+  return dir;
+}
+
+const problemsOf = (dir: string): ReadinessProblem[] => checkReadiness(dir).problems;
+
+describe("a ready handoff", () => {
+  it("is the demo handoff: ready, with its counts and parsed records", () => {
+    const r = checkReadiness(handoff());
+    expect(r.ready).toBe(true);
+    expect(r.problems).toEqual([]);
+    expect(r.counts).toEqual({ evidence: 2, findings: 2, unknowns: 1, actions: 2, criteria: 2, files: 5 });
+    expect(r.records?.actions.actions.map((a) => a.id)).toEqual(["A1", "A2"]);
+  });
+
+  it("lists open ?UNKNOWN records with their owner but is not blocked by them", () => {
+    const r = checkReadiness(
+      handoff((x) => {
+        x.findings.unknowns.push({ id: "U2", question: "Is the cache shared across pods?", status: "open" });
+        x.findings.unknowns.push({ id: "U3", question: "Old question", status: "resolved" });
+        x.findings.unknowns.push({ id: "U4", question: "Later question", status: "deferred" });
+      }),
+    );
+    expect(r.ready).toBe(true);
+    expect(r.openUnknowns).toEqual([
+      { id: "U1", question: "Does the nightly batch repricer hit the same path?", owner: "payments team" },
+      { id: "U2", question: "Is the cache shared across pods?" },
+    ]);
+  });
+
+  it("accepts citations written bare or as their marker", () => {
+    const r = checkReadiness(
+      handoff((x) => {
+        const [f1] = x.findings.findings;
+        if (f1) f1.evidence = ["E1", "@EVIDENCE:E2"];
+      }),
+    );
+    expect(r.ready).toBe(true);
+  });
+
+  it("is ready again once a !STOP is marked resolved", () => {
+    const r = checkReadiness(handoff((x) => x.actions.stops.push({ reason: "missing-backup", resolved: true, notes: "snapshot taken" })));
+    expect(r.ready).toBe(true);
+    expect(r.unresolvedStops).toEqual([]);
+  });
+});
+
+describe("every problem kind, with its file and record ID", () => {
+  for (const name of ["evidence_index.json", "finding_register.json", "action_plan.json", "acceptance_criteria.json"]) {
+    it(`reports a missing ${name}`, () => {
+      const dir = handoff();
+      rmSync(path.join(dir, name));
+      expect(problemsOf(dir)).toEqual([{ file: name, message: `missing: a handoff needs ${name}` }]);
+    });
+  }
+
+  it("reports invalid JSON in a record file, and does not report citations into it as dangling", () => {
+    const dir = handoff();
+    writeFileSync(path.join(dir, "evidence_index.json"), '{"evidence": [');
+    const problems = problemsOf(dir);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ file: "evidence_index.json" });
+    expect(problems[0]?.message).toMatch(/^not valid JSON: /);
+  });
+
+  it("reports a NUL byte in a record file as invalid JSON", () => {
+    const dir = handoff();
+    writeFileSync(path.join(dir, "acceptance_criteria.json"), '{"criteria": []}\u0000');
+    expect(problemsOf(dir)).toEqual([
+      expect.objectContaining({ file: "acceptance_criteria.json", message: "not valid JSON: contains a NUL byte" }),
+    ]);
+  });
+
+  it("reports a schema error with the record it is in", () => {
+    const dir = handoff((x) => {
+      (x.actions.actions[1] as { risk: string }).risk = "extreme";
+    });
+    const problems = problemsOf(dir);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ file: "action_plan.json", record: "A2" });
+    expect(problems[0]?.message).toMatch(/^actions\.1\.risk: /);
+  });
+
+  it("reports a schema error at the top level of a record file", () => {
+    const dir = handoff();
+    writeFileSync(path.join(dir, "finding_register.json"), "[]");
+    expect(problemsOf(dir)).toEqual([
+      expect.objectContaining({ file: "finding_register.json", message: expect.stringMatching(/^\(top level\): /) }),
+    ]);
+  });
+
+  it("reports a record ID that is not of the allowed form, quoting it", () => {
+    const dir = handoff((x) => {
+      const [e1] = x.evidence.evidence;
+      if (e1) e1.id = "E 1";
+    });
+    expect(problemsOf(dir)).toEqual([
+      { file: "evidence_index.json", record: "E 1", message: "evidence.0.id: an ID such as E1 (letters, digits, . _ -)" },
+    ]);
+  });
+
+  it("reports a duplicate ID of each kind", () => {
+    const dir = handoff((x) => {
+      x.evidence.evidence.push({ ...(x.evidence.evidence[0] as HandoffRecords["evidence"]["evidence"][number]) });
+      x.findings.findings.push({ ...(x.findings.findings[0] as HandoffRecords["findings"]["findings"][number]) });
+      x.findings.unknowns.push({ ...(x.findings.unknowns[0] as HandoffRecords["findings"]["unknowns"][number]) });
+      x.actions.actions.push({ ...(x.actions.actions[0] as HandoffRecords["actions"]["actions"][number]) });
+      x.criteria.criteria.push({ ...(x.criteria.criteria[0] as HandoffRecords["criteria"]["criteria"][number]) });
+    });
+    expect(problemsOf(dir)).toEqual([
+      { file: "evidence_index.json", record: "E1", message: "duplicate evidence ID E1; IDs must be unique" },
+      { file: "finding_register.json", record: "F1", message: "duplicate finding ID F1; IDs must be unique" },
+      { file: "finding_register.json", record: "U1", message: "duplicate unknown ID U1; IDs must be unique" },
+      { file: "action_plan.json", record: "A1", message: "duplicate action ID A1; IDs must be unique" },
+      { file: "acceptance_criteria.json", record: "V1", message: "duplicate criterion ID V1; IDs must be unique" },
+    ]);
+  });
+
+  const dangling: Array<[string, (x: HandoffRecords) => void, ReadinessProblem]> = [
+    [
+      "a finding citing evidence that does not exist",
+      (x) => x.findings.findings[0]?.evidence.push("@EVIDENCE:E9"),
+      { file: "finding_register.json", record: "F1", message: "evidence cites @EVIDENCE:E9, which does not exist" },
+    ],
+    [
+      "an action citing a finding that does not exist",
+      (x) => x.actions.actions[0]?.findings.push("F9"),
+      { file: "action_plan.json", record: "A1", message: "findings cites #FINDING:F9, which does not exist" },
+    ],
+    [
+      "an action verified by a criterion that does not exist",
+      (x) => x.actions.actions[1]?.verifies.push("=VERIFY:V9"),
+      { file: "action_plan.json", record: "A2", message: "verifies cites =VERIFY:V9, which does not exist" },
+    ],
+    [
+      "an action depending on an action that does not exist",
+      (x) => x.actions.actions[1]?.depends_on.push("+ACTION:A9"),
+      { file: "action_plan.json", record: "A2", message: "depends_on cites +ACTION:A9, which does not exist" },
+    ],
+  ];
+  for (const [what, change, problem] of dangling) {
+    it(`reports ${what}`, () => {
+      expect(problemsOf(handoff(change))).toEqual([problem]);
+    });
+  }
+
+  it("reports a citation written with the wrong kind of marker", () => {
+    const dir = handoff((x) => {
+      const [f1] = x.findings.findings;
+      if (f1) f1.evidence = ["#FINDING:F2"];
+    });
+    expect(problemsOf(dir)).toEqual([
+      {
+        file: "finding_register.json",
+        record: "F1",
+        message: 'evidence cites "#FINDING:F2", which is not a @EVIDENCE reference; write the bare ID or @EVIDENCE:ID',
+      },
+    ]);
+  });
+
+  it("reports a dependency cycle with its path", () => {
+    const dir = handoff((x) => {
+      const [a1] = x.actions.actions;
+      if (a1) a1.depends_on = ["A2"];
+    });
+    expect(problemsOf(dir)).toEqual([
+      { file: "action_plan.json", record: "A1", message: "depends_on cycle: +ACTION:A1 → +ACTION:A2 → +ACTION:A1" },
+    ]);
+  });
+
+  it("reports an action that depends on itself", () => {
+    const dir = handoff((x) => {
+      const [a1] = x.actions.actions;
+      if (a1) a1.depends_on = ["+ACTION:A1"];
+    });
+    expect(problemsOf(dir)).toContainEqual({ file: "action_plan.json", record: "A1", message: "depends_on names the action itself" });
+  });
+
+  it("reports an unresolved !STOP and lists it, which makes the handoff not ready", () => {
+    const r = checkReadiness(handoff((x) => x.actions.stops.push({ reason: "missing-backup", resolved: false })));
+    expect(r.ready).toBe(false);
+    expect(r.unresolvedStops).toEqual(["missing-backup"]);
+    expect(r.problems).toEqual([
+      { file: "action_plan.json", message: "unresolved !STOP:missing-backup; resolve it (set resolved: true with notes) before freezing" },
+    ]);
+  });
+
+  it("reports every problem at once rather than the first", () => {
+    const dir = handoff((x) => {
+      x.findings.findings[0]?.evidence.push("E9");
+      x.actions.actions[0]?.findings.push("F9");
+      x.actions.stops.push({ reason: "legal-hold", resolved: false });
+    });
+    rmSync(path.join(dir, "acceptance_criteria.json"));
+    expect(problemsOf(dir).map((p) => [p.file, p.record])).toEqual([
+      ["acceptance_criteria.json", undefined],
+      ["finding_register.json", "F1"],
+      ["action_plan.json", "A1"],
+      ["action_plan.json", undefined],
+    ]);
+  });
+
+  it("throws a usage error for a handoff folder that is a symlink", () => {
+    const real = handoff();
+    const link = path.join(makeRunTempDir(), "link");
+    symlinkSync(real, link);
+    expect(() => checkReadiness(link)).toThrow(UsageError);
+  });
+});
+
+describe("stripMarker", () => {
+  it("takes the bare ID from a bare ID or its own marker, and refuses another kind's marker", () => {
+    expect(stripMarker("E1", "@EVIDENCE:")).toBe("E1");
+    expect(stripMarker("@EVIDENCE:E1", "@EVIDENCE:")).toBe("E1");
+    expect(stripMarker("#FINDING:F1", "@EVIDENCE:")).toBeUndefined();
+    expect(stripMarker("!STOP:x", "+ACTION:")).toBeUndefined();
+  });
+});
+
+describe("twinlock readiness", () => {
+  it("exits 0 for a ready handoff and lists the open unknowns", async () => {
+    const r = await runCli(["readiness", handoff()]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("open ?UNKNOWN:U1: Does the nightly batch repricer hit the same path? (owner: payments team)");
+    expect(r.stdout).toContain("ready: 2 evidence, 2 findings, 1 unknowns (1 open), 2 actions, 2 criteria, 5 files; 0 problems");
+  });
+
+  it("exits 1 listing each problem as `file [record]: message`, changing nothing", async () => {
+    const dir = handoff((x) => x.actions.actions[0]?.findings.push("F9"));
+    const before = snapshotTree(dir);
+    const r = await runCli(["readiness", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("action_plan.json [A1]: findings cites #FINDING:F9, which does not exist");
+    expect(r.stdout).toContain("not ready:");
+    expect(r.output).not.toMatch(STACK_FRAME);
+    expect(snapshotTree(dir)).toEqual(before);
+  });
+
+  it("prints the problems with --json, without the parsed records", async () => {
+    const dir = handoff((x) => x.actions.stops.push({ reason: "missing-backup", resolved: false }));
+    const r = await runCli(["readiness", dir, "--json"]);
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.stdout);
+    expect(json).toMatchObject({ ok: false, ready: false, unresolvedStops: ["missing-backup"] });
+    expect(json.records).toBeUndefined();
+  });
+
+  it("exits 2 without a stack trace for a folder that does not exist", async () => {
+    const r = await runCli(["readiness", path.join(makeRunTempDir(), "missing")]);
+    expect(r.code).toBe(2);
+    expect(r.output).not.toMatch(STACK_FRAME);
+  });
+});
