@@ -28,8 +28,18 @@ export function demoHandoffRecords(): HandoffRecords {
     },
     findings: {
       findings: [
-        { id: "F1", summary: "cartCache.totals is written without the mutex held when a price update races a checkout", evidence: ["@EVIDENCE:E2"], confidence: "high" },
-        { id: "F2", summary: "the flake rate scales with core count, consistent with F1 and not with test ordering", evidence: ["E1", "E2"], confidence: "medium" },
+        {
+          id: "F1",
+          summary: "cartCache.totals is written without the mutex held when a price update races a checkout",
+          evidence: ["@EVIDENCE:E2"],
+          confidence: "high",
+        },
+        {
+          id: "F2",
+          summary: "the flake rate scales with core count, consistent with F1 and not with test ordering",
+          evidence: ["E1", "E2"],
+          confidence: "medium",
+        },
       ],
       unknowns: [{ id: "U1", question: "Does the nightly batch repricer hit the same path?", status: "open", owner: "payments team" }],
     },
@@ -60,7 +70,11 @@ export function demoHandoffRecords(): HandoffRecords {
     },
     criteria: {
       criteria: [
-        { id: "V1", criterion: "the regression test fails before A2 and passes after it", method: "go test -run TestCartCacheRace -count=50 ./cart/" },
+        {
+          id: "V1",
+          criterion: "the regression test fails before A2 and passes after it",
+          method: "go test -run TestCartCacheRace -count=50 ./cart/",
+        },
         { id: "V2", criterion: "no race reports in 500 stressed runs of the cart package", method: "go test -race -count=500 ./cart/..." },
       ],
     },
@@ -75,15 +89,28 @@ export function writeDemoHandoff(dir: string, records: HandoffRecords = demoHand
   write("finding_register.json", records.findings);
   write("action_plan.json", records.actions);
   write("acceptance_criteria.json", records.criteria);
-  writeFileSync(path.join(dir, "report.md"), "# Flaky checkout_total_test\n\nRoot cause: a data race on cartCache.totals (see #FINDING:F1).\n");
+  writeFileSync(
+    path.join(dir, "report.md"),
+    "# Flaky checkout_total_test\n\nRoot cause: a data race on cartCache.totals (see #FINDING:F1).\n",
+  );
 }
 
 /** The revision the reviewer asked for: Windows coverage (E3, V3) and rollback evidence (E4, A2's rollback). */
 export function reviseDemoHandoff(records: HandoffRecords): HandoffRecords {
   const r = structuredClone(records);
   r.evidence.evidence.push(
-    { id: "E3", source: "windows-2022 runner, 200 stressed runs", observed: "same race reported on Windows; flake rate 2.9%", collected_at: "2026-11-29T08:05:00Z" },
-    { id: "E4", source: "staging rollback drill", observed: "reverting the fix commit restores the previous binary in 41 s with no data migration", collected_at: "2026-11-29T09:30:00Z" },
+    {
+      id: "E3",
+      source: "windows-2022 runner, 200 stressed runs",
+      observed: "same race reported on Windows; flake rate 2.9%",
+      collected_at: "2026-11-29T08:05:00Z",
+    },
+    {
+      id: "E4",
+      source: "staging rollback drill",
+      observed: "reverting the fix commit restores the previous binary in 41 s with no data migration",
+      collected_at: "2026-11-29T09:30:00Z",
+    },
   );
   const f2 = r.findings.findings[1];
   if (f2) f2.evidence.push("@EVIDENCE:E3");
@@ -92,6 +119,10 @@ export function reviseDemoHandoff(records: HandoffRecords): HandoffRecords {
     a2.rollback = "git revert of the single commit; drill E4 shows a 41 s rollback with no data migration";
     a2.verifies.push("=VERIFY:V3");
   }
-  r.criteria.criteria.push({ id: "V3", criterion: "the stress run is clean on the Windows runner too", method: "go test -race -count=200 ./cart/... on windows-2022" });
+  r.criteria.criteria.push({
+    id: "V3",
+    criterion: "the stress run is clean on the Windows runner too",
+    method: "go test -race -count=200 ./cart/... on windows-2022",
+  });
   return r;
 }

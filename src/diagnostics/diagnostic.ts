@@ -79,12 +79,7 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 /** Sort by file, line, column, then code, so every output is deterministic. */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return [...diagnostics].sort(
-    (a, b) =>
-      compare(a.file, b.file) ||
-      a.line - b.line ||
-      a.col - b.col ||
-      compare(a.code, b.code) ||
-      compare(a.message, b.message),
+    (a, b) => compare(a.file, b.file) || a.line - b.line || a.col - b.col || compare(a.code, b.code) || compare(a.message, b.message),
   );
 }
 

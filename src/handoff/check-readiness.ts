@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
-import { listHandoffFiles } from "./hash-handoff.js";
 import { type HandoffRecords, MARKERS, RECORD_FILES, type RecordFile } from "./handoff-records.js";
+import { listHandoffFiles } from "./hash-handoff.js";
 
 /** One readiness problem, naming its file and, where there is one, the record. */
 export interface ReadinessProblem {
@@ -62,7 +62,11 @@ export function checkReadiness(dir: string): ReadinessReport {
     const result = schema.safeParse(data);
     if (!result.success) {
       for (const issue of result.error.issues.slice(0, 20)) {
-        problems.push({ file: name, record: recordAt(data, issue.path), message: `${issue.path.join(".") || "(top level)"}: ${issue.message}` });
+        problems.push({
+          file: name,
+          record: recordAt(data, issue.path),
+          message: `${issue.path.join(".") || "(top level)"}: ${issue.message}`,
+        });
       }
       continue;
     }
@@ -93,26 +97,42 @@ export function checkReadiness(dir: string): ReadinessReport {
     for (const ref of refs) {
       const id = stripMarker(ref, marker);
       if (id === undefined) {
-        problems.push({ file, record: owner, message: `${field} cites ${JSON.stringify(ref)}, which is not a ${marker.slice(0, -1)} reference; write the bare ID or ${marker}ID` });
+        problems.push({
+          file,
+          record: owner,
+          message: `${field} cites ${JSON.stringify(ref)}, which is not a ${marker.slice(0, -1)} reference; write the bare ID or ${marker}ID`,
+        });
       } else if (known && !known.has(id)) {
         problems.push({ file, record: owner, message: `${field} cites ${marker}${id}, which does not exist` });
       }
     }
   };
-  for (const f of findings?.findings ?? []) resolve("finding_register.json", f.id, "evidence", f.evidence, MARKERS.evidence, evidence ? evidenceIds : undefined);
+  for (const f of findings?.findings ?? [])
+    resolve("finding_register.json", f.id, "evidence", f.evidence, MARKERS.evidence, evidence ? evidenceIds : undefined);
   for (const a of actions?.actions ?? []) {
     resolve("action_plan.json", a.id, "findings", a.findings, MARKERS.finding, findings ? findingIds : undefined);
     resolve("action_plan.json", a.id, "verifies", a.verifies, MARKERS.criterion, criteria ? criterionIds : undefined);
     resolve("action_plan.json", a.id, "depends_on", a.depends_on, MARKERS.action, actionIds);
-    if (a.depends_on.some((d) => stripMarker(d, MARKERS.action) === a.id)) problems.push({ file: "action_plan.json", record: a.id, message: "depends_on names the action itself" });
+    if (a.depends_on.some((d) => stripMarker(d, MARKERS.action) === a.id))
+      problems.push({ file: "action_plan.json", record: a.id, message: "depends_on names the action itself" });
   }
   if (actions) {
-    const cycle = findDependencyCycle(actions.actions.map((a) => ({ id: a.id, deps: a.depends_on.map((d) => stripMarker(d, MARKERS.action) ?? d) })));
-    if (cycle) problems.push({ file: "action_plan.json", record: cycle[0], message: `depends_on cycle: ${cycle.map((id) => `${MARKERS.action}${id}`).join(" → ")}` });
+    const cycle = findDependencyCycle(
+      actions.actions.map((a) => ({ id: a.id, deps: a.depends_on.map((d) => stripMarker(d, MARKERS.action) ?? d) })),
+    );
+    if (cycle)
+      problems.push({
+        file: "action_plan.json",
+        record: cycle[0],
+        message: `depends_on cycle: ${cycle.map((id) => `${MARKERS.action}${id}`).join(" → ")}`,
+      });
   }
   const unresolvedStops = (actions?.stops ?? []).filter((s) => !s.resolved).map((s) => s.reason);
   for (const reason of unresolvedStops) {
-    problems.push({ file: "action_plan.json", message: `unresolved !STOP:${reason}; resolve it (set resolved: true with notes) before freezing` });
+    problems.push({
+      file: "action_plan.json",
+      message: `unresolved !STOP:${reason}; resolve it (set resolved: true with notes) before freezing`,
+    });
   }
   const openUnknowns = (findings?.unknowns ?? [])
     .filter((u) => u.status === "open")

@@ -1,6 +1,6 @@
 import { canonicalJson } from "../crypto/canonical-hash.js";
-import type { ManifestEntry } from "./hash-handoff.js";
 import { type HandoffRecords, MARKERS } from "./handoff-records.js";
+import type { ManifestEntry } from "./hash-handoff.js";
 
 /** One record that differs between two revisions, named by its marker (e.g. `+ACTION:A3`). */
 export interface RecordChange {
@@ -13,7 +13,12 @@ export interface RecordChange {
  * What changed between two frozen revisions, record by record (by ID), plus
  * any other file of the handoff added, removed or changed.
  */
-export function diffRecords(before: HandoffRecords | undefined, after: HandoffRecords, beforeFiles: ManifestEntry[] = [], afterFiles: ManifestEntry[] = []): RecordChange[] {
+export function diffRecords(
+  before: HandoffRecords | undefined,
+  after: HandoffRecords,
+  beforeFiles: ManifestEntry[] = [],
+  afterFiles: ManifestEntry[] = [],
+): RecordChange[] {
   const out: RecordChange[] = [];
   const kinds: Array<[string, (r: HandoffRecords) => Array<{ id: string }>, (x: Record<string, unknown>) => string]> = [
     [MARKERS.evidence, (r) => r.evidence.evidence, (x) => String(x.source)],
@@ -28,13 +33,17 @@ export function diffRecords(before: HandoffRecords | undefined, after: HandoffRe
     for (const [id, x] of cur) {
       const prev = old.get(id);
       if (!prev) out.push({ change: "added", marker: `${marker}${id}`, summary: summary(x as Record<string, unknown>) });
-      else if (canonicalJson(prev) !== canonicalJson(x)) out.push({ change: "changed", marker: `${marker}${id}`, summary: summary(x as Record<string, unknown>) });
+      else if (canonicalJson(prev) !== canonicalJson(x))
+        out.push({ change: "changed", marker: `${marker}${id}`, summary: summary(x as Record<string, unknown>) });
     }
-    for (const [id, x] of old) if (!cur.has(id)) out.push({ change: "removed", marker: `${marker}${id}`, summary: summary(x as Record<string, unknown>) });
+    for (const [id, x] of old)
+      if (!cur.has(id)) out.push({ change: "removed", marker: `${marker}${id}`, summary: summary(x as Record<string, unknown>) });
   }
   const stopKey = (s: { reason: string; resolved: boolean }) => `${s.reason}:${s.resolved}`;
   const oldStops = new Set((before?.actions.stops ?? []).map(stopKey));
-  for (const s of after.actions.stops) if (!oldStops.has(stopKey(s))) out.push({ change: "changed", marker: `!STOP:${s.reason}`, summary: s.resolved ? "resolved" : "unresolved" });
+  for (const s of after.actions.stops)
+    if (!oldStops.has(stopKey(s)))
+      out.push({ change: "changed", marker: `!STOP:${s.reason}`, summary: s.resolved ? "resolved" : "unresolved" });
   const recordFiles = new Set(["evidence_index.json", "finding_register.json", "action_plan.json", "acceptance_criteria.json"]);
   const oldFiles = new Map(beforeFiles.map((f) => [f.path, f.sha256]));
   const newFiles = new Map(afterFiles.map((f) => [f.path, f.sha256]));
@@ -43,6 +52,7 @@ export function diffRecords(before: HandoffRecords | undefined, after: HandoffRe
     if (!oldFiles.has(p)) out.push({ change: "added", marker: `file ${p}`, summary: "" });
     else if (oldFiles.get(p) !== h) out.push({ change: "changed", marker: `file ${p}`, summary: "" });
   }
-  for (const p of oldFiles.keys()) if (!recordFiles.has(p) && !newFiles.has(p)) out.push({ change: "removed", marker: `file ${p}`, summary: "" });
+  for (const p of oldFiles.keys())
+    if (!recordFiles.has(p) && !newFiles.has(p)) out.push({ change: "removed", marker: `file ${p}`, summary: "" });
   return out;
 }

@@ -72,7 +72,9 @@ export const PlanStopSchema = z
   })
   .strict();
 
-export const ActionPlanSchema = z.object({ actions: z.array(ActionSchema).max(100_000), stops: z.array(PlanStopSchema).max(10_000) }).strict();
+export const ActionPlanSchema = z
+  .object({ actions: z.array(ActionSchema).max(100_000), stops: z.array(PlanStopSchema).max(10_000) })
+  .strict();
 
 export const CriterionSchema = z
   .object({ id: recordId, criterion: text, method: text, notes: z.string().max(MAX_TEXT).optional() })

@@ -60,9 +60,12 @@ export function listHandoffFiles(root: string): string[] {
   try {
     stat = lstatSync(root);
   } catch (error) {
-    throw new UsageError(`handoff folder ${root} cannot be read (${(error as NodeJS.ErrnoException).code}); give the folder holding the handoff records`, {
-      cause: error,
-    });
+    throw new UsageError(
+      `handoff folder ${root} cannot be read (${(error as NodeJS.ErrnoException).code}); give the folder holding the handoff records`,
+      {
+        cause: error,
+      },
+    );
   }
   if (stat.isSymbolicLink()) throw new UsageError(`handoff folder ${root} is a symbolic link; give the real folder`);
   if (!stat.isDirectory()) throw new UsageError(`handoff ${root} is not a folder; give the folder holding the handoff records`);
@@ -73,12 +76,18 @@ export function listHandoffFiles(root: string): string[] {
     try {
       entries = readdirSync(abs, { withFileTypes: true });
     } catch (error) {
-      throw new UsageError(`cannot read ${relDir || "."} in the handoff (${(error as NodeJS.ErrnoException).code}); fix its permissions`, { cause: error });
+      throw new UsageError(`cannot read ${relDir || "."} in the handoff (${(error as NodeJS.ErrnoException).code}); fix its permissions`, {
+        cause: error,
+      });
     }
     for (const e of entries) {
       const rel = relDir === "" ? e.name : `${relDir}/${e.name}`;
-      if (e.name.includes("\\") || e.name.includes("\u0000")) throw new UsageError(`handoff file name ${JSON.stringify(rel)} contains a backslash or NUL; rename it`);
-      if (e.isSymbolicLink()) throw new UsageError(`handoff contains a symbolic link (${rel}); links are refused because they can point outside the folder — copy the file in instead`);
+      if (e.name.includes("\\") || e.name.includes("\u0000"))
+        throw new UsageError(`handoff file name ${JSON.stringify(rel)} contains a backslash or NUL; rename it`);
+      if (e.isSymbolicLink())
+        throw new UsageError(
+          `handoff contains a symbolic link (${rel}); links are refused because they can point outside the folder — copy the file in instead`,
+        );
       if (e.isDirectory()) walk(rel);
       else if (e.isFile()) out.push(rel);
       else throw new UsageError(`handoff contains ${rel}, which is not a regular file; remove it`);

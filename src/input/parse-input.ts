@@ -11,7 +11,8 @@ export function parsePromptId(value: string, what = "prompt ID"): string {
 
 /** A mode name, or a UsageError listing the modes. */
 export function parseMode(value: string): Mode {
-  if (!(MODES as readonly string[]).includes(value)) throw new UsageError(`mode ${JSON.stringify(clip(value))} is not one of ${MODES.join(", ")}`);
+  if (!(MODES as readonly string[]).includes(value))
+    throw new UsageError(`mode ${JSON.stringify(clip(value))} is not one of ${MODES.join(", ")}`);
   return value as Mode;
 }
 
@@ -24,7 +25,8 @@ export function parseCount(value: string, option: string): number {
 /** Reject NUL bytes and over-long text in free-text options (names, feedback, notes). */
 export function parseText(value: string, option: string, max = 64 * 1024): string {
   if (value.includes("\u0000")) throw new UsageError(`${option} contains a NUL byte; pass plain text`);
-  if (Buffer.byteLength(value) > max) throw new UsageError(`${option} is ${Buffer.byteLength(value)} bytes, over the ${max}-byte limit; shorten it or link to a document`);
+  if (Buffer.byteLength(value) > max)
+    throw new UsageError(`${option} is ${Buffer.byteLength(value)} bytes, over the ${max}-byte limit; shorten it or link to a document`);
   return value;
 }
 
@@ -35,7 +37,10 @@ export function clip(value: string, max = 80): string {
 
 /** `sha256:<64 hex>`, or a UsageError showing the expected form. */
 export function parseHashOption(value: string, option = "--handoff-hash"): string {
-  if (!/^sha256:[0-9a-f]{64}$/.test(value)) throw new UsageError(`${option} ${JSON.stringify(clip(value))} is not a handoff hash; expected sha256: followed by 64 lower-case hex digits (see \`twinlock hash DIR\`)`);
+  if (!/^sha256:[0-9a-f]{64}$/.test(value))
+    throw new UsageError(
+      `${option} ${JSON.stringify(clip(value))} is not a handoff hash; expected sha256: followed by 64 lower-case hex digits (see \`twinlock hash DIR\`)`,
+    );
   return value;
 }
 
@@ -50,6 +55,7 @@ export function parseDuration(value: string, option: string): number {
 /** A stop reason slug such as `missing-backup`. */
 export function parseStopReason(value: string): string {
   const v = value.startsWith("!STOP:") ? value.slice(6) : value;
-  if (!/^[a-z0-9][a-z0-9-]{0,119}$/.test(v)) throw new UsageError(`--reason ${JSON.stringify(clip(value))} is not a slug; use lower-case words joined by -, e.g. missing-backup`);
+  if (!/^[a-z0-9][a-z0-9-]{0,119}$/.test(v))
+    throw new UsageError(`--reason ${JSON.stringify(clip(value))} is not a slug; use lower-case words joined by -, e.g. missing-backup`);
   return v;
 }

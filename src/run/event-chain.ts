@@ -21,13 +21,23 @@ export function verifyChain(events: readonly RunEvent[], head: string): ChainVer
   let prev = GENESIS;
   for (let i = 0; i < events.length; i++) {
     const e = events[i] as RunEvent;
-    if (e.seq !== i + 1) return { ok: false, seq: i + 1, reason: `event at position ${i + 1} has seq ${e.seq}: an event was deleted, inserted or moved` };
-    if (e.prev !== prev) return { ok: false, seq: e.seq, reason: `event ${e.seq}'s prev does not match the hash of event ${e.seq - 1}: an earlier event was edited, or this one was moved` };
+    if (e.seq !== i + 1)
+      return { ok: false, seq: i + 1, reason: `event at position ${i + 1} has seq ${e.seq}: an event was deleted, inserted or moved` };
+    if (e.prev !== prev)
+      return {
+        ok: false,
+        seq: e.seq,
+        reason: `event ${e.seq}'s prev does not match the hash of event ${e.seq - 1}: an earlier event was edited, or this one was moved`,
+      };
     prev = hashEvent(e);
   }
   if (prev !== head) {
     const last = events.length;
-    return { ok: false, seq: last, reason: `the run's head does not match the hash of event ${last}: the last event was edited or events were removed from the end` };
+    return {
+      ok: false,
+      seq: last,
+      reason: `the run's head does not match the hash of event ${last}: the last event was edited or events were removed from the end`,
+    };
   }
   return { ok: true, head: prev };
 }

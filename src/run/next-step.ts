@@ -8,7 +8,10 @@ export const NEXT_STEP: Record<State, { action: string; command: string }> = {
     action: "review the frozen plan: request changes, approve or decline",
     command: "twinlock review-pair-plan RUN PLANNER --decision changes_requested|approved|declined --handoff-hash HASH",
   },
-  plan_revision_pending: { action: "revise the handoff, re-run readiness and re-freeze it", command: "twinlock freeze-pair-handoff RUN PLANNER" },
+  plan_revision_pending: {
+    action: "revise the handoff, re-run readiness and re-freeze it",
+    command: "twinlock freeze-pair-handoff RUN PLANNER",
+  },
   execution_consent_pending: {
     action: "answer the execution consent question",
     command: "twinlock consent-pair-execution RUN PLANNER --approve|--decline --handoff-hash HASH",
@@ -21,7 +24,10 @@ export const NEXT_STEP: Record<State, { action: string; command: string }> = {
 };
 
 /** The next step with the run file, planner, executor and hash filled in. */
-export function describeNextStep(state: State, fill: { run: string; planner: string; executor: string; hash?: string | null }): {
+export function describeNextStep(
+  state: State,
+  fill: { run: string; planner: string; executor: string; hash?: string | null },
+): {
   action: string;
   command: string;
 } {

@@ -13,9 +13,7 @@ const text = z.string().max(MAX_TEXT);
 export const stopReason = z.string().regex(/^[a-z0-9][a-z0-9-]{0,119}$/);
 
 /** A detached Ed25519 signature over a receipt's canonical body (issue 5). */
-export const SignatureSchema = z
-  .object({ public_key: z.string().max(200), signer: name, value: z.string().max(200) })
-  .strict();
+export const SignatureSchema = z.object({ public_key: z.string().max(200), signer: name, value: z.string().max(200) }).strict();
 
 /** What a run was created for: the consent binds these and admission checks requests against them. */
 export const SettingsSchema = z
@@ -96,7 +94,9 @@ export const AdmissionReceiptSchema = z
     handoff_hash: handoffHash,
     revision: z.number().int().min(1),
     consent_hash: handoffHash,
-    requested: z.object({ mode: z.enum(MODES), environment: name, actions: z.array(z.string().max(200)), budget: z.number().int().min(0).nullable() }).strict(),
+    requested: z
+      .object({ mode: z.enum(MODES), environment: name, actions: z.array(z.string().max(200)), budget: z.number().int().min(0).nullable() })
+      .strict(),
     checks: z.array(AdmissionCheckSchema),
     actor: name,
     at: isoTime,
@@ -138,7 +138,12 @@ export const WorkflowSchema = z
     apply_approvals: z.array(ApplyApprovalSchema),
     admissions: z.array(AdmissionReceiptSchema),
     result: z
-      .object({ outcome: z.enum(["verified", "failed", "rolled_back", "declined", "abandoned"]), residual: text.nullable(), at: isoTime, by: name })
+      .object({
+        outcome: z.enum(["verified", "failed", "rolled_back", "declined", "abandoned"]),
+        residual: text.nullable(),
+        at: isoTime,
+        by: name,
+      })
       .strict()
       .nullable(),
   })

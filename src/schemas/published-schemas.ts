@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { AcceptanceCriteriaSchema, ActionPlanSchema, EvidenceIndexSchema, FindingRegisterSchema } from "../handoff/handoff-records.js";
-import { AdmissionReceiptSchema, ApplyApprovalSchema, ConsentReceiptSchema, ReviewReceiptSchema, RunFileSchema } from "../run/run-schema.js";
+import {
+  AdmissionReceiptSchema,
+  ApplyApprovalSchema,
+  ConsentReceiptSchema,
+  ReviewReceiptSchema,
+  RunFileSchema,
+} from "../run/run-schema.js";
 import { SuiteConfigSchema } from "../suite/suite-config.js";
 
 /** Every published JSON Schema, by file name under `schemas/`; generated from the zod schemas that check the data. */
