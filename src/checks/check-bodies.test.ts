@@ -19,7 +19,8 @@ const EXECUTOR = BASE_FILES["MD-11"];
 const GATE = "plan_review_and_execution_gate";
 const bodyLineOf = (text: string) => text.split("\n").indexOf("---", 1) + 2;
 
-const audit = (replace: Record<string, string>, config: SuiteConfig = {}) => checkBodies(suiteFromFiles({ ...baseSuite(), ...replace }, config));
+const audit = (replace: Record<string, string>, config: SuiteConfig = {}) =>
+  checkBodies(suiteFromFiles({ ...baseSuite(), ...replace }, config));
 const withGate = (gate: string) => plannerText("MD-10", "MD-11", { body: { blocks: { [GATE]: gate } } });
 
 describe("checkBodies on valid bodies", () => {
@@ -29,12 +30,21 @@ describe("checkBodies on valid bodies", () => {
 });
 
 describe("required blocks", () => {
-  it.each(["runtime_markers", "authorization_boundary", "tool_policy"])("requires <%s> of every prompt, reported at the body's first line", (tag) => {
-    const text = unpairedText("MD-20", "executive", { body: { omit: [tag] } });
-    expect(audit({ [BASE_FILES["MD-20"]]: text })).toEqual([
-      expect.objectContaining({ code: "BODY_BLOCK_MISSING", file: BASE_FILES["MD-20"], line: bodyLineOf(text), promptId: "MD-20", field: tag }),
-    ]);
-  });
+  it.each(["runtime_markers", "authorization_boundary", "tool_policy"])(
+    "requires <%s> of every prompt, reported at the body's first line",
+    (tag) => {
+      const text = unpairedText("MD-20", "executive", { body: { omit: [tag] } });
+      expect(audit({ [BASE_FILES["MD-20"]]: text })).toEqual([
+        expect.objectContaining({
+          code: "BODY_BLOCK_MISSING",
+          file: BASE_FILES["MD-20"],
+          line: bodyLineOf(text),
+          promptId: "MD-20",
+          field: tag,
+        }),
+      ]);
+    },
+  );
 
   it.each([GATE, "handoff_contract"])("requires <%s> of a paired planner", (tag) => {
     const text = plannerText("MD-10", "MD-11", { body: { omit: [tag] } });
@@ -57,7 +67,12 @@ describe("required blocks", () => {
   it("reports a block that is opened and never closed at its opening tag", () => {
     const text = unpairedText("MD-20", "executive").replace("</authorization_boundary>", "");
     expect(audit({ [BASE_FILES["MD-20"]]: text })).toContainEqual(
-      expect.objectContaining({ code: "BODY_BLOCK_UNCLOSED", line: lineOf(text, "<authorization_boundary>"), col: 1, field: "authorization_boundary" }),
+      expect.objectContaining({
+        code: "BODY_BLOCK_UNCLOSED",
+        line: lineOf(text, "<authorization_boundary>"),
+        col: 1,
+        field: "authorization_boundary",
+      }),
     );
   });
 
@@ -74,10 +89,14 @@ describe("runtime markers", () => {
   it.each(["@EVIDENCE:{id}", "?UNKNOWN:{id}", "#FINDING:{id}", "+ACTION:{id}", "=VERIFY:{id}", "!STOP:{reason}"])(
     "reports <runtime_markers> that does not name %s, at the block's line",
     (missing) => {
-      const markers = ["@EVIDENCE:{id}", "?UNKNOWN:{id}", "#FINDING:{id}", "+ACTION:{id}", "=VERIFY:{id}", "!STOP:{reason}"].filter((m) => m !== missing);
+      const markers = ["@EVIDENCE:{id}", "?UNKNOWN:{id}", "#FINDING:{id}", "+ACTION:{id}", "=VERIFY:{id}", "!STOP:{reason}"].filter(
+        (m) => m !== missing,
+      );
       const text = unpairedText("MD-20", "executive", { body: { markers } });
       const ds = audit({ [BASE_FILES["MD-20"]]: text });
-      expect(ds).toEqual([expect.objectContaining({ code: "BODY_MARKER_MISSING", line: lineOf(text, "<runtime_markers>"), field: "runtime_markers" })]);
+      expect(ds).toEqual([
+        expect.objectContaining({ code: "BODY_MARKER_MISSING", line: lineOf(text, "<runtime_markers>"), field: "runtime_markers" }),
+      ]);
       expect(ds[0]?.message).toContain(missing);
     },
   );
@@ -97,7 +116,9 @@ describe("the planner's review gate", () => {
       expect(gate).not.toContain(phrase);
       const text = withGate(gate);
       const ds = audit({ [PLANNER]: text });
-      expect(ds).toEqual([expect.objectContaining({ code: "BODY_PHRASE_MISSING", file: PLANNER, line: lineOf(text, `<${GATE}>`), field: GATE })]);
+      expect(ds).toEqual([
+        expect.objectContaining({ code: "BODY_PHRASE_MISSING", file: PLANNER, line: lineOf(text, `<${GATE}>`), field: GATE }),
+      ]);
       expect(ds[0]?.message).toContain(`"${phrase}"`);
     },
   );
@@ -120,14 +141,19 @@ describe("the planner's review gate", () => {
   it("reports a gate that does not name the twin's ID", () => {
     const text = withGate(gateText("the paired executor"));
     const ds = audit({ [PLANNER]: text });
-    expect(ds).toEqual([expect.objectContaining({ code: "BODY_TWIN_NOT_NAMED", line: lineOf(text, `<${GATE}>`), field: GATE, promptId: "MD-10" })]);
+    expect(ds).toEqual([
+      expect.objectContaining({ code: "BODY_TWIN_NOT_NAMED", line: lineOf(text, `<${GATE}>`), field: GATE, promptId: "MD-10" }),
+    ]);
     expect(ds[0]?.message).toContain("MD-11");
   });
 
   it("does not take MD-110 or MD-11a for a mention of MD-11", () => {
     for (const near of ["MD-110", "MD-11a", "XMD-11", "MD-11-2"]) {
       const ds = audit({ [PLANNER]: withGate(gateText(near)) });
-      expect(ds.map((d) => d.code), near).toContain("BODY_TWIN_NOT_NAMED");
+      expect(
+        ds.map((d) => d.code),
+        near,
+      ).toContain("BODY_TWIN_NOT_NAMED");
     }
   });
 
@@ -138,7 +164,9 @@ describe("the planner's review gate", () => {
   it("warns when the gate names another executive prompt", () => {
     const text = withGate(`${gateText("MD-11")}\nWhen MD-11 is busy, MD-13 may run it.`);
     const ds = audit({ [PLANNER]: text });
-    expect(ds).toEqual([expect.objectContaining({ code: "BODY_ALTERNATE_EXECUTOR", severity: "warning", line: lineOf(text, `<${GATE}>`) })]);
+    expect(ds).toEqual([
+      expect.objectContaining({ code: "BODY_ALTERNATE_EXECUTOR", severity: "warning", line: lineOf(text, `<${GATE}>`) }),
+    ]);
     expect(ds[0]?.message).toContain("MD-13");
   });
 
@@ -152,7 +180,11 @@ describe("the executor's authority and verification", () => {
     const text = executorText("MD-11", "MD-10", { body: { blocks: { reviewed_handoff_authority: "Act only on a reviewed handoff." } } });
     const ds = audit({ [EXECUTOR]: text });
     expect(ds).toEqual([
-      expect.objectContaining({ code: "BODY_TWIN_NOT_NAMED", line: lineOf(text, "<reviewed_handoff_authority>"), field: "reviewed_handoff_authority" }),
+      expect.objectContaining({
+        code: "BODY_TWIN_NOT_NAMED",
+        line: lineOf(text, "<reviewed_handoff_authority>"),
+        field: "reviewed_handoff_authority",
+      }),
     ]);
     expect(ds[0]?.message).toContain("MD-10");
   });
@@ -161,7 +193,9 @@ describe("the executor's authority and verification", () => {
     const copied = `* ${DEFAULT_VERIFICATION_ITEMS[1]}`;
     const text = executorText("MD-11", "MD-10", { body: { blocks: { verification_reference: `Checks:\n${copied}` } } });
     const ds = audit({ [EXECUTOR]: text });
-    expect(ds).toEqual([expect.objectContaining({ code: "BODY_COPIED_VERIFICATION", file: EXECUTOR, line: lineContaining(text, copied), promptId: "MD-11" })]);
+    expect(ds).toEqual([
+      expect.objectContaining({ code: "BODY_COPIED_VERIFICATION", file: EXECUTOR, line: lineContaining(text, copied), promptId: "MD-11" }),
+    ]);
     expect(ds[0]?.message).toContain("MD-10");
   });
 
@@ -197,7 +231,9 @@ describe("body rules tuned in twinlock.yaml", () => {
   it("uses a suite's own marker list instead of the six defaults", () => {
     const text = unpairedText("MD-20", "executive", { body: { markers: ["@EVIDENCE:{id}"] } });
     expect(audit({ [BASE_FILES["MD-20"]]: text }).map((d) => d.code)).toEqual(["BODY_MARKER_MISSING"]);
-    expect(audit({ [BASE_FILES["MD-20"]]: text }, { body_rules: { markers: ["@EVIDENCE:{id}"] } }).filter((d) => d.promptId === "MD-20")).toEqual([]);
+    expect(
+      audit({ [BASE_FILES["MD-20"]]: text }, { body_rules: { markers: ["@EVIDENCE:{id}"] } }).filter((d) => d.promptId === "MD-20"),
+    ).toEqual([]);
   });
 
   it("requires extra blocks a suite lists for all prompts", () => {

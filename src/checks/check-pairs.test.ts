@@ -34,7 +34,13 @@ describe("checkPairs on a valid suite", () => {
 
 // SPEC §2's canonical metadata, written out here rather than imported, so a
 // key dropped from the source's table would be caught.
-const PLANNER_CANONICAL_KEYS = ["pairing_required", "plan_review_required", "execution_consent_required", "exact_twin_only", "review_cycle"];
+const PLANNER_CANONICAL_KEYS = [
+  "pairing_required",
+  "plan_review_required",
+  "execution_consent_required",
+  "exact_twin_only",
+  "review_cycle",
+];
 const EXECUTOR_CANONICAL_KEYS = [
   "pairing_required",
   "accepted_planning_prompt_id",
@@ -53,8 +59,20 @@ const WRONG: Record<string, unknown> = {
 };
 
 describe.each([
-  { who: "planner", id: "MD-10", file: PLANNER, keys: PLANNER_CANONICAL_KEYS, build: (fm: Frontmatter) => plannerText("MD-10", "MD-11", { frontmatter: fm }) },
-  { who: "executor", id: "MD-11", file: EXECUTOR, keys: EXECUTOR_CANONICAL_KEYS, build: (fm: Frontmatter) => executorText("MD-11", "MD-10", { frontmatter: fm }) },
+  {
+    who: "planner",
+    id: "MD-10",
+    file: PLANNER,
+    keys: PLANNER_CANONICAL_KEYS,
+    build: (fm: Frontmatter) => plannerText("MD-10", "MD-11", { frontmatter: fm }),
+  },
+  {
+    who: "executor",
+    id: "MD-11",
+    file: EXECUTOR,
+    keys: EXECUTOR_CANONICAL_KEYS,
+    build: (fm: Frontmatter) => executorText("MD-11", "MD-10", { frontmatter: fm }),
+  },
 ])("canonical metadata of the paired $who", ({ id, file, keys, build }) => {
   it.each(keys)(`reports a wrong %s at its line, naming ${id}, and breaks the pair`, (key) => {
     const text = build({ [key]: WRONG[key] });
@@ -103,7 +121,12 @@ describe("pair structure", () => {
     const text = plannerText("MD-10", "MD-99");
     const { diagnostics, pairs } = check({ ...baseSuite(), [PLANNER]: text });
     expect(about(diagnostics, "MD-10")).toContainEqual(
-      expect.objectContaining({ code: "PAIR_TARGET_MISSING", file: PLANNER, line: lineOf(text, "paired_prompt_id:"), field: "paired_prompt_id" }),
+      expect.objectContaining({
+        code: "PAIR_TARGET_MISSING",
+        file: PLANNER,
+        line: lineOf(text, "paired_prompt_id:"),
+        field: "paired_prompt_id",
+      }),
     );
     expect(pairs).toEqual(["MD-12->MD-13"]);
   });
@@ -142,7 +165,10 @@ describe("pair structure", () => {
   });
 
   it("reports two executives paired with each other, naming prompt_role, in the planner's file", () => {
-    const { diagnostics, pairs } = check({ ...baseSuite(), [PLANNER]: plannerText("MD-10", "MD-11", { frontmatter: { prompt_role: "executive" } }) });
+    const { diagnostics, pairs } = check({
+      ...baseSuite(),
+      [PLANNER]: plannerText("MD-10", "MD-11", { frontmatter: { prompt_role: "executive" } }),
+    });
     const mine = about(diagnostics, "MD-10");
     expect(mine.length).toBeGreaterThan(0);
     expect(mine.every((d) => d.file === PLANNER)).toBe(true);
@@ -222,7 +248,9 @@ describe("override keys on pair members", () => {
   });
 
   it("keeps `owner_team: platform` and other unknown harmless keys without a problem", () => {
-    const text = plannerText("MD-10", "MD-11", { frontmatter: { owner_team: "platform", ticket: "OPS-1234", reviewers: ["alice", "bob"] } });
+    const text = plannerText("MD-10", "MD-11", {
+      frontmatter: { owner_team: "platform", ticket: "OPS-1234", reviewers: ["alice", "bob"] },
+    });
     expect(check({ ...baseSuite(), [PLANNER]: text })).toEqual({ diagnostics: [], pairs: ["MD-10->MD-11", "MD-12->MD-13"] });
   });
 });

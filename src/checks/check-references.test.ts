@@ -17,7 +17,15 @@ describe("checkReferences", () => {
     const [d, ...rest] = checkReferences(suiteFromFiles({ ...baseSuite(), [MD20]: text }));
     expect(rest).toEqual([]);
     const line = lineOf(text, "requires:");
-    expect(d).toMatchObject({ code: "REF_UNKNOWN", severity: "error", file: MD20, line, col: colOf(text, line, "MD-77"), promptId: "MD-20", field: "requires" });
+    expect(d).toMatchObject({
+      code: "REF_UNKNOWN",
+      severity: "error",
+      file: MD20,
+      line,
+      col: colOf(text, line, "MD-77"),
+      promptId: "MD-20",
+      field: "requires",
+    });
     expect(d?.message).toContain("MD-77");
   });
 
@@ -30,7 +38,9 @@ describe("checkReferences", () => {
   it("reports a prompt requiring itself", () => {
     const text = unpairedText("MD-20", "executive", { frontmatter: { requires: ["MD-01", "MD-20"] } });
     const ds = checkReferences(suiteFromFiles({ ...baseSuite(), [MD20]: text }));
-    expect(ds).toEqual([expect.objectContaining({ code: "REF_SELF", line: lineOf(text, "requires:"), field: "requires", promptId: "MD-20" })]);
+    expect(ds).toEqual([
+      expect.objectContaining({ code: "REF_SELF", line: lineOf(text, "requires:"), field: "requires", promptId: "MD-20" }),
+    ]);
   });
 
   it("reports a prompt listing itself as related", () => {

@@ -9,7 +9,6 @@ import path from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { checkStateMachine } from "../checks/check-state-machine.js";
 import { validateSuite } from "../checks/validate-suite.js";
-import { runGraph } from "../cli/commands/graph.js";
 import { TRANSITIONS } from "../run/transition-table.js";
 import { loadSuite } from "../suite/load-suite.js";
 import { suiteFromFiles } from "../test-support/memory-suite.js";
@@ -91,8 +90,12 @@ const t = {
   cyclePaired: plannerText("MD-10", "MD-11", { frontmatter: { requires: ["MD-01", "MD-11"] } }),
   blockMissing: plannerText("MD-10", "MD-11", { body: { omit: ["handoff_contract"] } }),
   blockUnclosed: unpairedText("MD-20", "executive").replace("</tool_policy>", ""),
-  markerMissing: unpairedText("MD-20", "executive", { body: { markers: ["@EVIDENCE:{id}", "?UNKNOWN:{id}", "#FINDING:{id}", "+ACTION:{id}", "!STOP:{reason}"] } }),
-  phraseMissing: plannerText("MD-10", "MD-11", { body: { blocks: { plan_review_and_execution_gate: gateText("MD-11").replace("re-freeze", "freeze again") } } }),
+  markerMissing: unpairedText("MD-20", "executive", {
+    body: { markers: ["@EVIDENCE:{id}", "?UNKNOWN:{id}", "#FINDING:{id}", "+ACTION:{id}", "!STOP:{reason}"] },
+  }),
+  phraseMissing: plannerText("MD-10", "MD-11", {
+    body: { blocks: { plan_review_and_execution_gate: gateText("MD-11").replace("re-freeze", "freeze again") } },
+  }),
   twinNotNamed: plannerText("MD-10", "MD-11", { body: { blocks: { plan_review_and_execution_gate: gateText("the executor") } } }),
   alternate: plannerText("MD-10", "MD-11", {
     body: { blocks: { plan_review_and_execution_gate: `${gateText("MD-11")}\nIf MD-11 is busy, hand the plan to MD-20.` } },
@@ -364,31 +367,18 @@ const FIXTURES: Record<DiagnosticCode, CodeFixture> = {
     promptId: "MD-11",
   },
   GRAPH_STALE: {
-    plants: "a retitled MD-30 after the graph was committed (graph --check prints this code as text, not a Diagnostic)",
+    plants: "a retitled MD-30 after the graph was committed (validate checks the committed graph)",
     run: () => {
       const root = copyExampleSuite();
       const file = path.join(root, "debugging/md-30-debugging-executor.md");
       const text = readFileSync(file, "utf8");
       expect(text).toContain("title: Debugging fix executor\n");
       writeFileSync(file, text.replace("title: Debugging fix executor\n", "title: Debugging fix executor v2\n"));
-      const result = runGraph({ suite: root, check: true });
-      const header = result.text.split("\n")[0] ?? "";
-      const hunk = /^@@ from line (\d+) @@$/m.exec(result.text);
-      const m = /^(GRAPH_STALE) (\S+) /.exec(header);
-      if (!m || !hunk) return [];
-      return [
-        {
-          code: "GRAPH_STALE",
-          severity: "error",
-          file: path.relative(root, m[2] as string),
-          line: Number(hunk[1]),
-          col: 1,
-          message: result.text,
-        },
-      ];
+      return validateSuite(loadSuite(root)).diagnostics;
     },
     file: "capability-graph.json",
     line: 0, // set below the table
+    col: 1,
   },
   STATE_MACHINE: {
     plants: "a transition table with no `admitted` row",
@@ -416,7 +406,10 @@ const FIXTURES: Record<DiagnosticCode, CodeFixture> = {
 };
 
 // The first line of the committed graph that the retitling changes: MD-30's title.
-FIXTURES.GRAPH_STALE.line = lineContaining(readFileSync(path.join(EXAMPLE_SUITE, "capability-graph.json"), "utf8"), '"title": "Debugging fix executor"');
+FIXTURES.GRAPH_STALE.line = lineContaining(
+  readFileSync(path.join(EXAMPLE_SUITE, "capability-graph.json"), "utf8"),
+  '"title": "Debugging fix executor"',
+);
 
 describe("diagnostic codes", () => {
   it("has a triggering fixture for every code in DIAGNOSTIC_CODES, and none for unknown codes", () => {

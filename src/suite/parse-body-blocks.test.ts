@@ -5,7 +5,12 @@ describe("parseBodyBlocks", () => {
   it("finds each block with its content and the file position of its opening tag", () => {
     const body = "# T\n\n<tool_policy>\nread only\n</tool_policy>\n  <decision_rules>stop</decision_rules>\n";
     const blocks = parseBodyBlocks(body, 10);
-    expect(blocks.get("tool_policy")).toEqual({ tag: "tool_policy", content: "\nread only\n", position: { line: 12, col: 1 }, closed: true });
+    expect(blocks.get("tool_policy")).toEqual({
+      tag: "tool_policy",
+      content: "\nread only\n",
+      position: { line: 12, col: 1 },
+      closed: true,
+    });
     expect(blocks.get("decision_rules")).toEqual({ tag: "decision_rules", content: "stop", position: { line: 15, col: 3 }, closed: true });
   });
 

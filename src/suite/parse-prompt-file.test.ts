@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { lineOf, plannerText, unpairedText } from "../test-support/prompt-builder.js";
 import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
 
-const parse = (text: string | Uint8Array, file = "p.md") => parsePromptFile(file, typeof text === "string" ? new TextEncoder().encode(text) : text);
+const parse = (text: string | Uint8Array, file = "p.md") =>
+  parsePromptFile(file, typeof text === "string" ? new TextEncoder().encode(text) : text);
 const codes = (text: string | Uint8Array) => parse(text).diagnostics.map((d) => [d.code, d.line, d.col]);
 
 describe("parsePromptFile on a good file", () => {
@@ -88,7 +89,7 @@ describe("parsePromptFile on bad input never throws and locates the problem", ()
   });
 
   it("reports fields of the wrong type at their key and reads them as absent", () => {
-    const r = parse("---\nprompt_id: MD-1\ntitle: [a]\npairing_required: \"yes\"\nrequires: MD-2\n---\n");
+    const r = parse('---\nprompt_id: MD-1\ntitle: [a]\npairing_required: "yes"\nrequires: MD-2\n---\n');
     expect(r.diagnostics.map((d) => [d.code, d.line, d.field]).sort((a, b) => (a[1] as number) - (b[1] as number))).toEqual([
       ["FIELD_TYPE", 3, "title"],
       ["FIELD_TYPE", 4, "pairing_required"],
@@ -132,16 +133,20 @@ describe("parsePromptFile on bad input never throws and locates the problem", ()
     expect(r.prompt?.title).toBe("function(){}");
   });
 
-  // Found while writing these tests: a literal U+FFFD earlier in the file is
-  // taken for the decoding error. See the report.
-  it.fails("reports bytes that are not UTF-8 at their own line even when a literal U+FFFD comes earlier", () => {
-    const bytes = Buffer.concat([Buffer.from("---\nprompt_id: MD-1\ntitle: \uFFFD\n---\nline 5\n"), Buffer.from([0xff]), Buffer.from("\n")]);
+  // A literal U+FFFD earlier in the file must not be taken for the decoding
+  // error: the problem is located at the first invalid byte.
+  it("reports bytes that are not UTF-8 at their own line even when a literal U+FFFD comes earlier", () => {
+    const bytes = Buffer.concat([
+      Buffer.from("---\nprompt_id: MD-1\ntitle: \uFFFD\n---\nline 5\n"),
+      Buffer.from([0xff]),
+      Buffer.from("\n"),
+    ]);
     expect(codes(bytes)).toEqual([["FILE_NOT_UTF8", 6, 1]]);
   });
 
-  // Found while writing these tests: an alias bomb ("billion laughs") makes
-  // yaml's toJS throw past the "never throws on bad input" contract.
-  it.fails("reports an alias bomb in the frontmatter as a located problem instead of throwing", () => {
+  // An alias bomb ("billion laughs") makes yaml's toJS throw; it must come
+  // back as a located problem, keeping the "never throws on bad input" contract.
+  it("reports an alias bomb in the frontmatter as a located problem instead of throwing", () => {
     const bomb = [
       "---",
       "prompt_id: MD-1",
@@ -158,5 +163,10 @@ describe("parsePromptFile on bad input never throws and locates the problem", ()
       result = parse(bomb);
     }).not.toThrow();
     expect(result?.diagnostics[0]?.code).toBe("FRONTMATTER_YAML");
+    const d = result?.diagnostics[0];
+    expect(d).toMatchObject({ severity: "error", file: "p.md" });
+    // Somewhere inside the frontmatter (lines 2–7), not the 1:1 fallback.
+    expect(d?.line).toBeGreaterThanOrEqual(2);
+    expect(d?.line).toBeLessThanOrEqual(7);
   });
 });

@@ -24,9 +24,7 @@ export interface SuiteModel {
   folder: Map<string, string>;
 }
 
-const idArb = fc
-  .tuple(fc.stringMatching(/^[A-Z][A-Z0-9]{0,3}$/), fc.integer({ min: 0, max: 9999 }))
-  .map(([prefix, n]) => `${prefix}-${n}`);
+const idArb = fc.tuple(fc.stringMatching(/^[A-Z][A-Z0-9]{0,3}$/), fc.integer({ min: 0, max: 9999 })).map(([prefix, n]) => `${prefix}-${n}`);
 
 /**
  * A random valid suite: 1..maxPairs canonical pairs, 0..4 unpaired prompts
@@ -35,7 +33,10 @@ const idArb = fc
  */
 export function suiteModelArb(maxPairs = 5): fc.Arbitrary<SuiteModel> {
   return fc
-    .record({ pairCount: fc.integer({ min: 1, max: maxPairs }), unpairedRoles: fc.array(fc.constantFrom(...UNPAIRED_ROLES), { maxLength: 4 }) })
+    .record({
+      pairCount: fc.integer({ min: 1, max: maxPairs }),
+      unpairedRoles: fc.array(fc.constantFrom(...UNPAIRED_ROLES), { maxLength: 4 }),
+    })
     .chain(({ pairCount, unpairedRoles }) => {
       const total = pairCount * 2 + unpairedRoles.length;
       return fc.record({

@@ -57,7 +57,8 @@ const PATH_MAX = 4096;
 
 /** Make nested folders under `root` through relative `cd`s, so no single path given to the kernel is too long. */
 function mkdirChain(root: string, segments: readonly string[], fileName?: string, content = ""): void {
-  const script = 'cd "$1" && shift && name="$1" && shift && for s in "$@"; do mkdir "$s" && cd "$s" || exit 1; done && if [ -n "$name" ]; then cat > "$name"; fi';
+  const script =
+    'cd "$1" && shift && name="$1" && shift && for s in "$@"; do mkdir "$s" && cd "$s" || exit 1; done && if [ -n "$name" ]; then cat > "$name"; fi';
   execFileSync("bash", ["-c", script, "bash", root, fileName ?? "", ...segments], { input: content });
 }
 

@@ -91,9 +91,9 @@ describe("findOverrideKeys (no second source of truth for the twin)", () => {
     expect(paths({ overrides: { paired_prompt_id: "MD-28" } })).toEqual(["overrides"]);
   });
 
-  // Found while writing these tests: key names about executors and pairing
-  // that SUSPECT_WORDS does not cover. See the report.
-  it.fails.each([["executed_by"], ["execution_prompt"], ["paired_with"], ["pair_prompt_id"], ["counterpart_prompt_id"]])(
+  // Key names about executors and pairing must be caught too, not only the
+  // spec's list.
+  it.each([["executed_by"], ["execution_prompt"], ["paired_with"], ["pair_prompt_id"], ["counterpart_prompt_id"]])(
     "flags %s: MD-28, a key about the executor or the pair that carries a prompt ID",
     (key) => {
       expect(paths({ [key]: "MD-28" })).toEqual([key]);

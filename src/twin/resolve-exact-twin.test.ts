@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadSuite, type Suite } from "../suite/load-suite.js";
 import { suiteFromFiles } from "../test-support/memory-suite.js";
-import { baseSuite, BASE_FILES, executorText, plannerText } from "../test-support/prompt-builder.js";
+import { BASE_FILES, baseSuite, executorText, plannerText } from "../test-support/prompt-builder.js";
 import { EXAMPLE_SUITE } from "../test-support/temp-suite.js";
 import { type ExactTwin, judgeRequestedExecutor, resolveExactTwin } from "./resolve-exact-twin.js";
 

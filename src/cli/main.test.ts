@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { RefusalError, UsageError } from "../errors/errors.js";
+import { runCli, runCliJson, STACK_FRAME } from "../test-support/run-cli.js";
+import { EXAMPLE_SUITE } from "../test-support/temp-suite.js";
+
+// Let a test make `validate` throw, to see how the entry point maps errors.
+const fault = vi.hoisted(() => ({ error: undefined as unknown }));
+vi.mock("./commands/validate.js", async (importOriginal) => {
+  const real = await importOriginal<typeof import("./commands/validate.js")>();
+  return {
+    ...real,
+    runValidate: (options: Parameters<typeof real.runValidate>[0]) => {
+      if (fault.error !== undefined) throw fault.error;
+      return real.runValidate(options);
+    },
+  };
+});
+
+afterEach(() => {
+  fault.error = undefined;
+});
+
+describe("main", () => {
+  it("prints help and exits 0", async () => {
+    const run = await runCli(["--help"]);
+    expect(run.code).toBe(0);
+    for (const command of ["validate", "audit-bodies", "graph", "new-pair"]) expect(run.stdout).toContain(command);
+  });
+
+  it("prints a command's help and exits 0", async () => {
+    const run = await runCli(["validate", "--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("--expect-pairs");
+  });
+
+  it("refuses an unknown command with exit 2, one line, and where to look", async () => {
+    const run = await runCli(["frobnicate"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain("twinlock --help");
+    expect(run.output).not.toMatch(STACK_FRAME);
+  });
+
+  // Commander's "(Did you mean …?)" hint arrives after a newline; it must be
+  // folded into the one error line (SPEC §6: one line).
+  it("refuses a misspelt command (valdate) with exit 2 and one line that suggests validate", async () => {
+    const run = await runCli(["valdate"]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("Did you mean validate?");
+    expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(run.output).not.toMatch(STACK_FRAME);
+  });
+
+  // No command at all is not a complete call: show the help on stderr and exit 2.
+  it("says how to use twinlock when run without a command", async () => {
+    const run = await runCli([]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    for (const command of ["validate", "audit-bodies", "graph", "new-pair"]) expect(run.stderr).toContain(command);
+  });
+
+  it("refuses an unknown option with exit 2 and one line", async () => {
+    const run = await runCli(["validate", "--suite", EXAMPLE_SUITE, "--strict"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--strict");
+    expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("maps a UsageError to exit 2 and a RefusalError to exit 1, each as one line", async () => {
+    fault.error = new UsageError("bad thing; do the other thing");
+    expect(await runCli(["validate", "--suite", EXAMPLE_SUITE])).toMatchObject({
+      code: 2,
+      stderr: "twinlock: bad thing; do the other thing\n",
+    });
+    fault.error = new RefusalError("not allowed", { requested: "MD-28" });
+    expect(await runCli(["validate", "--suite", EXAMPLE_SUITE])).toMatchObject({ code: 1, stderr: "twinlock: not allowed\n" });
+  });
+
+  it("keeps a refusal's details in the JSON error document", async () => {
+    fault.error = new RefusalError("not allowed", { requested: "MD-28", required: "MD-30" });
+    const run = await runCliJson(["validate", "--suite", EXAMPLE_SUITE]);
+    expect(run.json).toEqual({
+      ok: false,
+      error: { kind: "refused", message: "not allowed", details: { requested: "MD-28", required: "MD-30" } },
+    });
+  });
+
+  it("prints a real bug as a one-line internal error without the stack", async () => {
+    fault.error = new TypeError("cannot read properties of undefined");
+    const run = await runCli(["validate", "--suite", EXAMPLE_SUITE]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      "twinlock: internal error: cannot read properties of undefined (run again with --debug for the stack trace, and report it)\n",
+    );
+    expect(run.output).not.toMatch(STACK_FRAME);
+  });
+
+  it("prints the stack of a real bug only with --debug", async () => {
+    fault.error = new TypeError("boom");
+    const run = await runCli(["validate", "--suite", EXAMPLE_SUITE, "--debug"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(STACK_FRAME);
+  });
+});
