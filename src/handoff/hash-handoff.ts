@@ -4,6 +4,7 @@ import { open } from "node:fs/promises";
 import path from "node:path";
 import { hashCanonical } from "../crypto/canonical-hash.js";
 import { UsageError } from "../errors/errors.js";
+import { requirePlainPath } from "../input/parse-input.js";
 
 /** One file of a handoff: POSIX path relative to the handoff folder, byte size, sha256 hex. */
 export interface ManifestEntry {
@@ -56,6 +57,7 @@ export function manifestHash(files: readonly ManifestEntry[]): string {
  * UsageError naming the first symlink, special file or unreadable folder.
  */
 export function listHandoffFiles(root: string): string[] {
+  requirePlainPath(root, "handoff folder");
   let stat: ReturnType<typeof lstatSync>;
   try {
     stat = lstatSync(root);

@@ -59,3 +59,18 @@ export function parseStopReason(value: string): string {
     throw new UsageError(`--reason ${JSON.stringify(clip(value))} is not a slug; use lower-case words joined by -, e.g. missing-backup`);
   return v;
 }
+
+/** A file or folder path given by a person: refuse NUL bytes before any file call sees them. */
+export function requirePlainPath(value: string, what: string): string {
+  if (value.includes("\u0000"))
+    throw new UsageError(`${what} ${JSON.stringify(clip(value.replace(/\u0000/g, "\\0")))} contains a NUL byte; give a real path`);
+  return value;
+}
+
+/** One line describing a JSON.parse failure, without echoing the input (which may hold newlines or control characters). */
+export function describeJsonError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const first = message.split(/, "|\n/)[0] ?? message;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is being removed
+  return clip(first.replace(/[\u0000-\u001f\u007f]/g, "�"), 120);
+}

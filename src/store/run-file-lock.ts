@@ -1,11 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import fs, { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import lockfile from "proper-lockfile";
 import { ConflictError } from "../errors/errors.js";
+import { isProcessAlive } from "./is-process-alive.js";
 
 /** How long a writer waits for another writer before giving up. */
 export const LOCK_WAIT_MS = 60_000;
+
+/** A lock whose holder has not refreshed it for this long is dead (proper-lockfile refreshes every 2 s). */
+const STALE_MS = 10_000;
 
 interface Owner {
   pid: number;
@@ -16,9 +21,9 @@ interface Owner {
 /**
  * Run `fn` while holding the exclusive lock of `file` (a `FILE.lock` folder,
  * made by proper-lockfile with an `onCompromised` handler that aborts the
- * write). The holder's pid is written inside the lock, so a lock left by a
- * writer that was killed is taken over at once instead of after the stale
- * timeout; a live holder is always waited for.
+ * write). The lock folder comes into existence already holding its owner's
+ * pid, so a lock left by a writer that was killed is taken over at once
+ * instead of after the stale timeout; a live holder is always waited for.
  */
 export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): Promise<T> {
   const lockDir = `${file}.lock`;
@@ -26,25 +31,29 @@ export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): P
   const started = Date.now();
   let delay = 5;
   let release: (() => Promise<void>) | undefined;
+  const owner: Owner = { pid: process.pid, host: os.hostname(), token: randomBytes(8).toString("hex") };
   while (!release) {
     try {
       release = await lockfile.lock(file, {
         realpath: false,
         lockfilePath: lockDir,
-        stale: 10_000,
+        stale: STALE_MS,
         update: 2_000,
         retries: 0,
+        fs: lockFs(lockDir, owner),
         onCompromised: (error) => {
           compromised = error;
         },
       });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      // ENOTEMPTY: proper-lockfile found the lock stale but cannot rmdir it, because it holds an owner file.
+      if (code !== "ELOCKED" && code !== "ENOTEMPTY") throw error;
       if (takeOverDeadLock(lockDir)) continue;
       if (Date.now() - started > LOCK_WAIT_MS) {
-        const owner = readOwner(lockDir);
+        const holder = readOwner(lockDir);
         throw new ConflictError(
-          `${file} is locked by another twinlock process${owner ? ` (pid ${owner.pid} on ${owner.host})` : ""} for over ${LOCK_WAIT_MS / 1000}s; wait for it, or remove ${lockDir} if no twinlock process is running`,
+          `${file} is locked by another twinlock process${holder ? ` (pid ${holder.pid} on ${holder.host})` : ""} for over ${LOCK_WAIT_MS / 1000}s; wait for it, or remove ${lockDir} if no twinlock process is running`,
           { cause: error },
         );
       }
@@ -52,16 +61,66 @@ export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): P
       delay = Math.min(delay * 2, 100);
     }
   }
-  const owner: Owner = { pid: process.pid, host: os.hostname(), token: randomBytes(8).toString("hex") };
-  writeFileSync(`${lockDir}/owner`, JSON.stringify(owner));
   try {
+    removeDeadLeftovers(lockDir);
     const result = await fn();
-    if (compromised) throw new ConflictError(`lost the lock on ${file} while writing (${compromised.message}); run the command again`, { cause: compromised });
+    if (compromised)
+      throw new ConflictError(`lost the lock on ${file} while writing (${compromised.message}); run the command again`, {
+        cause: compromised,
+      });
     return result;
   } finally {
-    rmSync(`${lockDir}/owner`, { force: true });
+    removeOwnLock(lockDir, owner);
     await release().catch(() => {});
   }
+}
+
+/**
+ * Release by moving the lock folder aside whole, then deleting it, so the
+ * lock never exists without its owner file (a writer killed in between
+ * leaves only a `.dead-PID-…` folder, which the next holder removes).
+ */
+function removeOwnLock(lockDir: string, owner: Owner): void {
+  if (readOwner(lockDir)?.token !== owner.token) return;
+  const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    renameSync(lockDir, aside);
+  } catch {
+    return;
+  }
+  rmSync(aside, { recursive: true, force: true });
+}
+
+/**
+ * proper-lockfile's file system, except that making the lock folder makes it
+ * complete with its owner file: the folder is built under a private name and
+ * renamed into place. A plain mkdir followed by writing the owner leaves, when
+ * the writer is killed in between, a lock nobody can tell is dead until the
+ * stale timeout. The rename fails when a lock (which always holds an owner
+ * file) is in place; it would replace only an empty folder, which no
+ * twinlock writer leaves (see `removeOwnLock`).
+ */
+function lockFs(lockDir: string, owner: Owner): typeof fs {
+  const mkdir = (dir: string, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    if (dir !== lockDir) return fs.mkdir(dir, callback);
+    const staging = `${lockDir}.new-${owner.pid}-${owner.token}`;
+    try {
+      mkdirSync(staging);
+      try {
+        writeFileSync(path.join(staging, "owner"), JSON.stringify(owner));
+        renameSync(staging, lockDir);
+      } catch (error) {
+        rmSync(staging, { recursive: true, force: true });
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOTEMPTY" || code === "EEXIST") throw Object.assign(new Error(`${lockDir} is held`), { code: "EEXIST" });
+        throw error;
+      }
+    } catch (error) {
+      return callback(error as NodeJS.ErrnoException);
+    }
+    callback(null);
+  };
+  return { ...fs, mkdir } as unknown as typeof fs;
 }
 
 function readOwner(lockDir: string): Owner | undefined {
@@ -69,29 +128,31 @@ function readOwner(lockDir: string): Owner | undefined {
     const o = JSON.parse(readFileSync(`${lockDir}/owner`, "utf8"));
     if (typeof o.pid === "number" && typeof o.host === "string" && typeof o.token === "string") return o;
   } catch {
-    // No owner file yet (the holder is between mkdir and writing it) or unreadable: treat as alive.
+    // No owner file (not made by this twinlock) or unreadable: treat as alive; the stale timeout frees it.
   }
   return undefined;
 }
 
-function isAlive(pid: number): boolean {
+function isStale(lockDir: string): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return statSync(lockDir).mtimeMs < Date.now() - STALE_MS;
+  } catch {
+    return false;
   }
 }
 
 /**
- * If the lock's owner is a process on this host that no longer exists, move
- * the lock aside and delete it. Moving first, then checking the token inside
- * the moved folder, makes sure we only ever delete the dead owner's lock and
- * never one a live process took a moment ago.
+ * If the lock's owner is a process on this host that no longer exists, or
+ * the lock has not been refreshed within the stale timeout (an owner on
+ * another host that died), move the lock aside and delete it. Moving first,
+ * then checking the token inside the moved folder, makes sure we only ever
+ * delete the dead owner's lock and never one a live process took a moment ago.
  */
 function takeOverDeadLock(lockDir: string): boolean {
   const owner = readOwner(lockDir);
-  if (!owner || owner.host !== os.hostname() || isAlive(owner.pid)) return false;
+  if (!owner) return false;
+  const dead = (owner.host === os.hostname() && !isProcessAlive(owner.pid)) || isStale(lockDir);
+  if (!dead) return false;
   const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     renameSync(lockDir, aside);
@@ -110,4 +171,24 @@ function takeOverDeadLock(lockDir: string): boolean {
     rmSync(aside, { recursive: true, force: true });
   }
   return false;
+}
+
+/**
+ * Remove what writers killed on this host left beside the lock: a lock
+ * folder they were building (`.new-PID-…`) or one they had moved aside to
+ * delete (`.dead-PID-…`). Only entries of processes that no longer exist.
+ */
+function removeDeadLeftovers(lockDir: string): void {
+  const dir = path.dirname(lockDir);
+  const prefix = `${path.basename(lockDir)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(?:new|dead)-(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length)) : null;
+    if (m && !isProcessAlive(Number(m[1]))) rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
 }

@@ -2,10 +2,11 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import { canonicalJson } from "../crypto/canonical-hash.js";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { describeJsonError, requirePlainPath } from "../input/parse-input.js";
 import { applyEvent, replayEvents } from "../run/apply-event.js";
 import { GENESIS, hashEvent, verifyChain } from "../run/event-chain.js";
 import { type EventType, type RunEvent, type RunFile, RunFileSchema, type RunState } from "../run/run-schema.js";
-import { atomicWriteFile } from "./atomic-write.js";
+import { atomicWriteFile, removeDeadTempFiles } from "./atomic-write.js";
 import { withFileLock } from "./run-file-lock.js";
 
 /** A new event as a command decides it; the store numbers, times and chains it. */
@@ -38,24 +39,35 @@ export function readRunFile(file: string): LoadedRun {
   try {
     json = JSON.parse(bytes.toString("utf8"));
   } catch (error) {
-    throw new UsageError(`run file ${file} is not valid JSON (${(error as Error).message}); it may be truncated — restore it from backup or create a new run with init-run`, {
-      cause: error,
-    });
+    throw new UsageError(
+      `run file ${file} is not valid JSON (${describeJsonError(error)}); it may be truncated — restore it from backup or create a new run with init-run`,
+      {
+        cause: error,
+      },
+    );
   }
   const parsed = RunFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UsageError(`run file ${file} does not match the run-file schema at ${issue?.path.join(".") || "(top level)"}: ${issue?.message}; it was edited by hand or by another tool`);
+    throw new UsageError(
+      `run file ${file} does not match the run-file schema at ${issue?.path.join(".") || "(top level)"}: ${issue?.message}; it was edited by hand or by another tool`,
+    );
   }
   const run = parsed.data;
   const chain = verifyChain(run.events, run.head);
   if (!chain.ok) throw new IntegrityError(`run file ${file}: hash chain broken at event ${chain.seq}: ${chain.reason}`, { seq: chain.seq });
-  if (run.revision !== run.events.length) throw new IntegrityError(`run file ${file}: revision ${run.revision} does not match its ${run.events.length} events`, { seq: run.events.length });
-  const state = replayEvents(run.events);
-  if (canonicalJson(state) !== canonicalJson(run.state)) {
-    throw new IntegrityError(`run file ${file}: the stored state differs from the replay of its events; it was edited by hand — run \`twinlock verify-log ${file}\``, {
+  if (run.revision !== run.events.length)
+    throw new IntegrityError(`run file ${file}: revision ${run.revision} does not match its ${run.events.length} events`, {
       seq: run.events.length,
     });
+  const state = replayEvents(run.events);
+  if (canonicalJson(state) !== canonicalJson(run.state)) {
+    throw new IntegrityError(
+      `run file ${file}: the stored state differs from the replay of its events; it was edited by hand — run \`twinlock verify-log ${file}\``,
+      {
+        seq: run.events.length,
+      },
+    );
   }
   return { path: abs, file: run, state };
 }
@@ -65,6 +77,7 @@ export async function createRunFile(file: string, drafts: EventDraft[], now: Dat
   const abs = path.resolve(file);
   return withFileLock(abs, () => {
     if (exists(abs)) throw new RefusalError(`run file ${file} already exists; choose another name or continue that run`);
+    removeDeadTempFiles(abs);
     const run = appendTo(undefined, drafts, now);
     atomicWriteFile(abs, serialize(run));
     return { path: abs, file: run, state: run.state };
@@ -83,7 +96,8 @@ export async function updateRunFile<T>(
   options: { now?: () => Date; expectedRevision?: number } = {},
 ): Promise<{ run: LoadedRun; result: T }> {
   const abs = path.resolve(file);
-  if (!exists(abs)) throw new UsageError(`run file ${file} does not exist; create it with \`twinlock init-run ${file} --suite DIR --planner ID\``);
+  if (!exists(abs))
+    throw new UsageError(`run file ${file} does not exist; create it with \`twinlock init-run ${file} --suite DIR --planner ID\``);
   return withFileLock(abs, async () => {
     const current = readRunFile(abs);
     if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision) {
@@ -94,6 +108,7 @@ export async function updateRunFile<T>(
     const { events, result } = await decide(current);
     if (events.length === 0) return { run: current, result };
     const next = appendTo(current.file, events, (options.now ?? (() => new Date()))());
+    removeDeadTempFiles(abs);
     atomicWriteFile(abs, serialize(next));
     return { run: { path: abs, file: next, state: next.state }, result };
   });
@@ -120,6 +135,7 @@ function serialize(run: RunFile): string {
 }
 
 function exists(abs: string): boolean {
+  requirePlainPath(abs, "run file");
   try {
     closeSync(openSync(abs, "r"));
     return true;
@@ -129,20 +145,26 @@ function exists(abs: string): boolean {
 }
 
 function readBytes(abs: string): Buffer {
+  requirePlainPath(abs, "run file");
   let fd: number;
   try {
     fd = openSync(abs, "r");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
-      code === "ENOENT" ? `run file ${abs} does not exist; create it with \`twinlock init-run\`` : `cannot read run file ${abs} (${code}); fix its permissions`,
+      code === "ENOENT"
+        ? `run file ${abs} does not exist; create it with \`twinlock init-run\``
+        : `cannot read run file ${abs} (${code}); fix its permissions`,
       { cause: error },
     );
   }
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new UsageError(`run file ${abs} is not a regular file`);
-    if (stat.size > MAX_RUN_FILE_BYTES) throw new UsageError(`run file ${abs} is ${stat.size} bytes, over the ${MAX_RUN_FILE_BYTES}-byte limit; it is not a twinlock run file`);
+    if (stat.size > MAX_RUN_FILE_BYTES)
+      throw new UsageError(
+        `run file ${abs} is ${stat.size} bytes, over the ${MAX_RUN_FILE_BYTES}-byte limit; it is not a twinlock run file`,
+      );
     const buffer = Buffer.allocUnsafe(stat.size);
     let read = 0;
     while (read < stat.size) {
@@ -167,12 +189,14 @@ export function readRunFileUnverified(file: string): RunFile {
     json = JSON.parse(readBytes(abs).toString("utf8"));
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`run file ${file} is not valid JSON (${(error as Error).message}); it may be truncated`, { cause: error });
+    throw new UsageError(`run file ${file} is not valid JSON (${describeJsonError(error)}); it may be truncated`, { cause: error });
   }
   const parsed = RunFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UsageError(`run file ${file} does not match the run-file schema at ${issue?.path.join(".") || "(top level)"}: ${issue?.message}`);
+    throw new UsageError(
+      `run file ${file} does not match the run-file schema at ${issue?.path.join(".") || "(top level)"}: ${issue?.message}`,
+    );
   }
   return parsed.data;
 }

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../errors/errors.js";
+import { requirePlainPath } from "../input/parse-input.js";
 import { CONFIG_FILE } from "./suite-config.js";
 
 /**
@@ -13,7 +14,7 @@ export function findSuiteRoot(options: { suite?: string; env?: NodeJS.ProcessEnv
   const given = options.suite ?? options.env?.TWINLOCK_SUITE ?? process.env.TWINLOCK_SUITE;
   if (given !== undefined && given !== "") {
     const from = options.suite !== undefined ? "--suite" : "TWINLOCK_SUITE";
-    const dir = path.resolve(cwd, given);
+    const dir = path.resolve(cwd, requirePlainPath(given, from));
     if (!existsSync(dir)) throw new UsageError(`${from} ${given}: no such folder; give the folder that holds the prompt files`);
     if (!statSync(dir).isDirectory()) throw new UsageError(`${from} ${given}: not a folder; give the folder that holds the prompt files`);
     return dir;

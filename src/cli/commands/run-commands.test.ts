@@ -133,11 +133,8 @@ describe("a run file that cannot be read exits 2 from every command, in one line
     expect(existsSync(missing)).toBe(false);
   });
 
-  // Known bug in src/store (reported, not fixed here): readRunFile puts V8's JSON
-  // error text into the message, and V8 quotes the start of the file — newlines,
-  // control characters and all — so a hand-edited file with a typo on line 2
-  // prints a multi-line error that echoes the file. Drop `.fails` once fixed.
-  it.fails("a run file that is not JSON across several lines still gets a one-line error (known bug: the error quotes the file)", async () => {
+  // V8's JSON error quotes the start of the file, newlines and all; the message must not echo it.
+  it("a run file that is not JSON across several lines still gets a one-line error", async () => {
     const g = cloneGateRun(frozen);
     writeFileSync(g.runFile, '{\n "format": twinlock\n}\n');
     await expectBadInput(g, ["pair-status", g.runFile, PLANNER], 2);
@@ -236,7 +233,7 @@ describe("bad option values exit 2 in one line, changing nothing", () => {
       (g) => ["freeze-pair-handoff", g.runFile, PLANNER, "--unchanged-because", "x\u0000"],
       "--unchanged-because contains a NUL byte",
     ],
-    ["a handoff folder", (g) => ["freeze-pair-handoff", g.runFile, PLANNER, "--handoff", `${g.handoff}\u0000x`], "cannot be read"],
+    ["a handoff folder", (g) => ["freeze-pair-handoff", g.runFile, PLANNER, "--handoff", `${g.handoff}\u0000x`], "contains a NUL byte"],
   ];
   for (const [what, argv, message] of nulCases) {
     it(`refuses a NUL byte in ${what}`, async () => {
@@ -253,11 +250,8 @@ describe("bad option values exit 2 in one line, changing nothing", () => {
     expect(existsSync(g.runFile)).toBe(false);
   });
 
-  // Known bug in src/store (reported, not fixed here): `exists()` treats Node's
-  // ERR_INVALID_ARG_VALUE as "the file exists", so the lock path with a NUL
-  // fails later as an internal error (exit 1) instead of a usage error (exit 2).
-  // This test passes while the bug is there and fails once it is fixed: then drop `.fails`.
-  it.fails("refuses a NUL byte in the run file path with exit 2 (known bug: currently an internal error)", async () => {
+  // A NUL byte must be refused as bad input before any file call sees the path.
+  it("refuses a NUL byte in the run file path with exit 2", async () => {
     const g = cloneGateRun(frozen);
     await expectBadInput(g, ["freeze-pair-handoff", `${g.runFile}\u0000`, PLANNER], 2);
   });

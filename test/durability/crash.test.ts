@@ -1,0 +1,162 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { raiseStop, resolveStop } from "../../src/gate/hard-stops.js";
+import { initRun } from "../../src/gate/init-run.js";
+import type { RunFile } from "../../src/run/run-schema.js";
+import { readRunFile } from "../../src/store/run-store.js";
+import { EXAMPLE_SUITE, makeTempDir, removeTempDirs } from "../../src/test-support/temp-suite.js";
+import { type ChildWriter, forkWriter, killLiveWriters } from "../support/child-writer.js";
+import { runCrashCommand } from "../support/crash-sequence.mjs";
+import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
+
+const WRITER = fileURLToPath(new URL("../support/crash-writer.mjs", import.meta.url));
+/** How many writers are killed; e.g. CRASH_ITERATIONS=2000 for a longer soak. */
+const ITERATIONS = Number(process.env.CRASH_ITERATIONS ?? 200);
+/** A writer is killed this many milliseconds (uniformly at random) after it is told to start. */
+const MAX_KILL_DELAY_MS = 30;
+/** Start a fresh run file this often, so reads stay small and most of a writer's time is spent writing. */
+const ITERATIONS_PER_RUN = 25;
+/** Writers started ahead, loading the library while the current one is killed. */
+const WARM_WRITERS = 3;
+/** The lock's stale timeout: what one writer waiting for a dead writer's lock to age out would cost. */
+const STALE_LOCK_MS = 10_000;
+
+const lib = { raiseStop, resolveStop };
+
+beforeAll(ensureBuilt, 180_000);
+afterEach(killLiveWriters);
+afterAll(removeTempDirs);
+
+/** The run file after each number of commands of the shared sequence, as an uninterrupted writer leaves it. */
+class ReferenceRun {
+  private readonly file: string;
+  private readonly texts: string[];
+
+  constructor(startText: string) {
+    this.file = path.join(makeTempDir("twinlock-crash-ref-"), "run.json");
+    writeFileSync(this.file, startText);
+    this.texts = [startText];
+  }
+
+  /** The exact bytes of the run file after `commands` commands. */
+  async after(commands: number): Promise<string> {
+    while (this.texts.length <= commands) {
+      await runCrashCommand(lib, this.file, this.texts.length - 1);
+      this.texts.push(readFileSync(this.file, "utf8"));
+    }
+    return this.texts[commands] as string;
+  }
+}
+
+function commandsIn(text: string): number {
+  return (JSON.parse(text) as RunFile).events.length - 1;
+}
+
+describe("a writer killed at random moments (SPEC §7)", () => {
+  it(`leaves, after each of ${ITERATIONS} SIGKILLs, the run file as it was before or after the interrupted command, and the next writer proceeds at once`, async () => {
+    const started = Date.now();
+    const template = path.join(makeTempDir("twinlock-crash-template-"), "run.json");
+    await initRun({ runFile: template, suiteRoot: EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
+    const warm: ChildWriter[] = [];
+    const topUp = (remaining: number) => {
+      while (warm.length < Math.min(WARM_WRITERS, remaining)) warm.push(forkWriter(WRITER, [template]));
+    };
+
+    let dir = "";
+    let runFile = "";
+    let reference = new ReferenceRun(readFileSync(template, "utf8"));
+    const killed = new Set<number>();
+    let lastLockToken: string | undefined;
+    const seenTemps = new Set<string>();
+    const stats = { commandsCompleted: 0, killedHoldingLock: 0, killedMidWrite: 0 };
+
+    // After each run's kills, a writer that is not killed completes one command: it must take over
+    // the lock a killed writer left at once (timed in total below), and leave nothing behind.
+    let uninterruptedMs = 0;
+    const finishRun = async () => {
+      const before = commandsIn(readFileSync(runFile, "utf8"));
+      const t = performance.now();
+      await runCrashCommand(lib, runFile, before);
+      uninterruptedMs += performance.now() - t;
+      expect(readFileSync(runFile, "utf8") === (await reference.after(before + 1))).toBe(true);
+      expect(readdirSync(dir)).toEqual(["run.json"]);
+      const verify = spawnSync(process.execPath, [DIST_BIN, "verify-log", runFile], { encoding: "utf8" });
+      expect(verify.status, verify.stdout + verify.stderr).toBe(0);
+    };
+
+    for (let i = 0; i < ITERATIONS; i++) {
+      if (i % ITERATIONS_PER_RUN === 0) {
+        if (i > 0) await finishRun();
+        dir = makeTempDir("twinlock-crash-");
+        runFile = path.join(dir, "run.json");
+        await initRun({ runFile, suiteRoot: EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
+        reference = new ReferenceRun(readFileSync(runFile, "utf8"));
+      }
+      const commandsBefore = commandsIn(readFileSync(runFile, "utf8"));
+
+      topUp(ITERATIONS - i);
+      const writer = warm.shift() as ChildWriter;
+      topUp(ITERATIONS - i - 1);
+      await writer.ready;
+      writer.go({ runFile });
+      await new Promise((r) => setTimeout(r, Math.random() * MAX_KILL_DELAY_MS));
+      writer.child.kill("SIGKILL");
+      const exit = await writer.exited;
+      killed.add(writer.pid);
+      expect(exit.signal, `iteration ${i}: the writer stopped by itself: ${writer.stderr()}`).toBe("SIGKILL");
+
+      // The file always parses, passes the store's verification (schema, chain, replay), and is
+      // byte for byte the run after some number of whole commands: the one the kill interrupted
+      // either had not replaced the file yet (before) or had (after). Never torn, never lost.
+      const after = readFileSync(runFile, "utf8");
+      expect(() => JSON.parse(after), `iteration ${i}: the run file does not parse`).not.toThrow();
+      expect(() => readRunFile(runFile), `iteration ${i}: the run file does not verify`).not.toThrow();
+      const commandsAfter = commandsIn(after);
+      expect(commandsAfter, `iteration ${i}: a committed command was lost`).toBeGreaterThanOrEqual(commandsBefore);
+      expect(
+        after === (await reference.after(commandsAfter)),
+        `iteration ${i}: the file after ${commandsAfter} commands differs from an uninterrupted run's`,
+      ).toBe(true);
+      stats.commandsCompleted += commandsAfter - commandsBefore;
+
+      // A lock left behind always names a killed writer (this one, or an earlier one this one was
+      // killed before taking over from), so the next writer takes it over at once.
+      const lockDir = `${runFile}.lock`;
+      if (existsSync(lockDir)) {
+        const ownerFile = path.join(lockDir, "owner");
+        expect(existsSync(ownerFile), `iteration ${i}: the leftover lock names no owner, so only the stale timeout would free it`).toBe(
+          true,
+        );
+        const owner = JSON.parse(readFileSync(ownerFile, "utf8")) as { pid: number; token: string };
+        expect(killed.has(owner.pid), `iteration ${i}: the leftover lock names pid ${owner.pid}, not a killed writer`).toBe(true);
+        if (owner.token !== lastLockToken) stats.killedHoldingLock++;
+        lastLockToken = owner.token;
+      } else {
+        lastLockToken = undefined;
+      }
+      const temps = readdirSync(dir).filter((f) => f.endsWith(".tmp"));
+      if (temps.some((t) => !seenTemps.has(t))) stats.killedMidWrite++;
+      for (const t of temps) seenTemps.add(t);
+    }
+
+    if (ITERATIONS > 0) await finishRun();
+
+    const elapsed = Date.now() - started;
+    console.info(
+      `crash: ${ITERATIONS} SIGKILLs in ${elapsed} ms; ${stats.commandsCompleted} commands completed; ` +
+        `killed holding the lock ${stats.killedHoldingLock}×, mid-write (temp file left) ${stats.killedMidWrite}×; ` +
+        `${Math.ceil(ITERATIONS / ITERATIONS_PER_RUN)} uninterrupted commands after kills took ${Math.round(uninterruptedMs)} ms in total`,
+    );
+    // Had any of those writers waited for a dead writer's lock to go stale, that alone would take
+    // STALE_LOCK_MS: a generous bound on their total time, not a timing of any one step.
+    expect(uninterruptedMs).toBeLessThan(STALE_LOCK_MS);
+    // The kills really landed inside commands, not only between them.
+    if (ITERATIONS >= 100) {
+      expect(stats.killedHoldingLock).toBeGreaterThan(0);
+      expect(stats.killedMidWrite).toBeGreaterThan(0);
+    }
+  }, 600_000);
+});

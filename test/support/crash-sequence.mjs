@@ -1,0 +1,21 @@
+// The crash test's command sequence, shared by the writer that is killed
+// and the test that rebuilds the expected file: command k is fully
+// determined by k (reason, actor, note and clock), so the run file after k
+// commands is the same bytes whoever runs them.
+
+/** The clock of command k: one second per command from a fixed instant. */
+export const CRASH_EPOCH = Date.parse("2030-01-01T00:00:00.000Z");
+
+/**
+ * Run command k on `runFile` with the library `lib` (the built one in the
+ * writer, the source in the test): even k raises !STOP:crash-{k/2}, odd k resolves it.
+ * @param {{ raiseStop: Function, resolveStop: Function }} lib
+ * @param {string} runFile
+ * @param {number} k
+ */
+export async function runCrashCommand(lib, runFile, k) {
+  const now = () => new Date(CRASH_EPOCH + k * 1000);
+  const reason = `crash-${Math.floor(k / 2)}`;
+  if (k % 2 === 0) await lib.raiseStop({ runFile, reason, actor: "crash-writer", note: `command ${k}`, now });
+  else await lib.resolveStop({ runFile, reason, actor: "crash-writer", note: `command ${k}`, now });
+}
