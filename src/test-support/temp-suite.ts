@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +8,26 @@ import { fileURLToPath } from "node:url";
 export const EXAMPLE_SUITE = fileURLToPath(new URL("../../examples/suite", import.meta.url));
 
 const created = new Set<string>();
+
+let unsigned: string | undefined;
+
+/**
+ * A copy of the example suite with `require_signed_receipts: false`, for
+ * tests of the run's rules that record decisions without reviewer keys. The
+ * bundled suite requires signed receipts (issue 5); the attack tests cover
+ * that path. Made once per test process; never removed, so runs that record
+ * its path stay valid for the whole process.
+ */
+export function unsignedExampleSuite(): string {
+  if (unsigned) return unsigned;
+  const root = path.join(os.tmpdir(), `twinlock-unsigned-suite-${process.pid}`);
+  rmSync(root, { recursive: true, force: true });
+  cpSync(EXAMPLE_SUITE, root, { recursive: true });
+  const config = path.join(root, "twinlock.yaml");
+  writeFileSync(config, readFileSync(config, "utf8").replace(/require_signed_receipts: true/, "require_signed_receipts: false"));
+  unsigned = root;
+  return root;
+}
 
 /** A fresh, empty temporary folder, removed by `removeTempDirs`. */
 export function makeTempDir(prefix = "twinlock-test-"): string {
