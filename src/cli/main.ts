@@ -75,7 +75,10 @@ function report(error: unknown, ctx: { json: boolean; debug: boolean; io: CliIo 
   return emit(ctx, EXIT.refused, "internal", message);
 }
 
-function emit(ctx: { json: boolean; io: CliIo }, code: number, kind: string, message: string, details?: Record<string, unknown>): number {
+function emit(ctx: { json: boolean; io: CliIo }, code: number, kind: string, raw: string, details?: Record<string, unknown>): number {
+  // An error is one line whatever it quotes: paths and inputs may hold newlines or control characters.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+  const message = raw.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
   if (ctx.json) ctx.io.stdout(`${JSON.stringify({ ok: false, error: { kind, message, ...(details ? { details } : {}) } }, null, 2)}\n`);
   else ctx.io.stderr(`twinlock: ${message}\n`);
   return code;

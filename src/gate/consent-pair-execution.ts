@@ -5,6 +5,7 @@ import { requireTransition, requireWorkflow } from "../run/refuse-transition.js"
 import type { ConsentReceipt, Workflow } from "../run/run-schema.js";
 import { type LoadedRun, updateRunFile } from "../store/run-store.js";
 import { loadSuite } from "../suite/load-suite.js";
+import { distinctApprovers } from "../trust/enforce-trust.js";
 import { loadPolicyConfig } from "../trust/load-policy-config.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
@@ -85,6 +86,15 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
       const now = input.now?.() ?? new Date();
       const lifetime = input.expiresInMs === undefined ? defaultLifetime(suite.config.policies?.consent_expiry) : input.expiresInMs;
       const config = loadPolicyConfig(current.state.suite.root);
+      // Re-check the approvals under the policy as it is now: a forged or since-revoked approval earns no consent.
+      const needed = config.policies?.required_approvals ?? 1;
+      const approvers = distinctApprovers(wf, config);
+      if (approvers.length < needed) {
+        throw new RefusalError(
+          `refused: revision ${handoff.revision} has ${approvers.length} trusted approval(s) and the suite requires ${needed}; consent needs an approved plan (twinlock verify-receipts ${input.runFile})`,
+          { attack: "untrusted-approval" },
+        );
+      }
       const user = personForKey(input.key, input.user, config, "--user");
       const unsigned: ConsentReceipt = {
         kind: "consent",

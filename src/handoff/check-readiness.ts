@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
+import { describeJsonError, requireShallowJson } from "../input/parse-input.js";
 import { type HandoffRecords, MARKERS, RECORD_FILES, type RecordFile } from "./handoff-records.js";
 import { listHandoffFiles } from "./hash-handoff.js";
 
@@ -56,7 +57,13 @@ export function checkReadiness(dir: string): ReadinessReport {
       if (text.includes("\u0000")) throw new SyntaxError("contains a NUL byte");
       data = JSON.parse(text);
     } catch (error) {
-      problems.push({ file: name, message: `not valid JSON: ${(error as Error).message}` });
+      problems.push({ file: name, message: `not valid JSON: ${describeJsonError(error)}` });
+      continue;
+    }
+    try {
+      requireShallowJson(data, name);
+    } catch (error) {
+      problems.push({ file: name, message: (error as Error).message });
       continue;
     }
     const result = schema.safeParse(data);

@@ -74,3 +74,17 @@ export function describeJsonError(error: unknown): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is being removed
   return clip(first.replace(/[\u0000-\u001f\u007f]/g, "�"), 120);
 }
+
+/** Deepest JSON nesting twinlock reads; real run files and records stay under 20. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Refuse parsed JSON nested deeper than MAX_JSON_DEPTH, before recursive code can overflow the stack on it. */
+export function requireShallowJson(value: unknown, what: string): void {
+  const stack: Array<{ v: unknown; d: number }> = [{ v: value, d: 0 }];
+  while (stack.length > 0) {
+    const { v, d } = stack.pop() as { v: unknown; d: number };
+    if (v === null || typeof v !== "object") continue;
+    if (d >= MAX_JSON_DEPTH) throw new UsageError(`${what} is nested more than ${MAX_JSON_DEPTH} levels deep; it is not a twinlock file`);
+    for (const child of Object.values(v as object)) stack.push({ v: child, d: d + 1 });
+  }
+}

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IntegrityError } from "../errors/errors.js";
+import { AcceptanceCriteriaSchema, ActionPlanSchema, EvidenceIndexSchema, FindingRegisterSchema } from "../handoff/handoff-records.js";
 import { ManifestEntrySchema } from "../handoff/manifest-schema.js";
 import { receiptHash } from "./receipt-hash.js";
 import {
@@ -42,7 +43,14 @@ export const EVENT_DATA = {
       hash: handoffHash,
       dir: z.string().min(1).max(4096),
       files: z.array(ManifestEntrySchema),
-      records: z.record(z.string(), z.unknown()),
+      records: z
+        .object({
+          evidence: EvidenceIndexSchema,
+          findings: FindingRegisterSchema,
+          actions: ActionPlanSchema,
+          criteria: AcceptanceCriteriaSchema,
+        })
+        .strict(),
       open_unknowns: z.array(z.object({ id: z.string(), question: z.string(), owner: z.string().optional() }).strict()),
       unchanged_because: text.nullable(),
     })

@@ -15,7 +15,7 @@ import { initRun } from "../gate/init-run.js";
 import { reviewPairPlan } from "../gate/review-pair-plan.js";
 import { readRunFile } from "../store/run-store.js";
 import { runCli } from "../test-support/run-cli.js";
-import { EXAMPLE_SUITE, makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
+import { makeTempDir, removeTempDirs, unsignedExampleSuite } from "../test-support/temp-suite.js";
 import { applyEvent, replayEvents } from "./apply-event.js";
 import { GENESIS, hashEvent, verifyChain } from "./event-chain.js";
 import type { RunEvent, RunFile, RunState } from "./run-schema.js";
@@ -30,7 +30,7 @@ async function buildRun(mode: "APPLY_SAFE" | "APPLY_APPROVED"): Promise<RunFile>
   const handoff = path.join(dir, "handoff");
   const hash = () => readRunFile(runFile).state.workflows[PLANNER]?.handoff?.hash as string;
   writeDemoHandoff(handoff);
-  await initRun({ runFile, suiteRoot: EXAMPLE_SUITE, planners: [PLANNER], mode, environment: "staging", actor: "planner-agent" });
+  await initRun({ runFile, suiteRoot: unsignedExampleSuite(), planners: [PLANNER], mode, environment: "staging", actor: "planner-agent" });
   await freezePairHandoff({ runFile, planner: PLANNER, handoffDir: handoff, actor: "planner-agent" });
   await reviewPairPlan({
     runFile,

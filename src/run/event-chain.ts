@@ -21,21 +21,34 @@ export function verifyChain(events: readonly RunEvent[], head: string): ChainVer
   let prev = GENESIS;
   for (let i = 0; i < events.length; i++) {
     const e = events[i] as RunEvent;
-    if (e.seq !== i + 1) return { ok: false, seq: i + 1, reason: `event at position ${i + 1} has seq ${e.seq}: an event was deleted, inserted or moved` };
+    if (e.seq !== i + 1)
+      return { ok: false, seq: i + 1, reason: `event at position ${i + 1} has seq ${e.seq}: an event was deleted, inserted or moved` };
     if (e.prev !== prev) {
       // Either the event before was edited or this one's prev was. If this event still hashes to
       // what its successor (or the head) recorded, it is intact, so the event before is the bad one.
       const recordedByNext = i + 1 < events.length ? (events[i + 1] as RunEvent).prev : head;
       if (i > 0 && hashEvent(e) === recordedByNext) {
-        return { ok: false, seq: e.seq - 1, reason: `event ${e.seq - 1} was edited: its hash no longer matches the prev recorded by event ${e.seq}` };
+        return {
+          ok: false,
+          seq: e.seq - 1,
+          reason: `event ${e.seq - 1} was edited: its hash no longer matches the prev recorded by event ${e.seq}`,
+        };
       }
-      return { ok: false, seq: e.seq, reason: `event ${e.seq}'s prev does not match the hash of ${e.seq === 1 ? "the chain's start" : `event ${e.seq - 1}`}: it was edited or moved` };
+      return {
+        ok: false,
+        seq: e.seq,
+        reason: `event ${e.seq}'s prev does not match the hash of ${e.seq === 1 ? "the chain's start" : `event ${e.seq - 1}`}: it was edited or moved`,
+      };
     }
     prev = hashEvent(e);
   }
   if (prev !== head) {
     const last = events.length;
-    return { ok: false, seq: last, reason: `the run's head does not match the hash of event ${last}: the last event was edited or events were removed from the end` };
+    return {
+      ok: false,
+      seq: last,
+      reason: `the run's head does not match the hash of event ${last}: the last event was edited or events were removed from the end`,
+    };
   }
   return { ok: true, head: prev };
 }

@@ -1,3 +1,4 @@
+import { ActionPlanSchema } from "../handoff/handoff-records.js";
 import type { RunEvent, Workflow } from "./run-schema.js";
 
 /** The frozen records of a workflow's current revision, from its freeze event. */
@@ -7,8 +8,8 @@ export function frozenRecords(events: readonly RunEvent[], wf: Workflow, revisio
   return event?.type === "handoff_frozen" ? (event.data.records as Record<string, unknown>) : undefined;
 }
 
-/** The +ACTION IDs of a workflow's frozen plan. */
+/** The +ACTION IDs of a workflow's frozen plan; none when the records do not hold a valid plan (an unverified file). */
 export function planActionIds(events: readonly RunEvent[], wf: Workflow): string[] {
-  const records = frozenRecords(events, wf) as { actions?: { actions?: Array<{ id: string }> } } | undefined;
-  return records?.actions?.actions?.map((a) => a.id) ?? [];
+  const plan = ActionPlanSchema.safeParse((frozenRecords(events, wf) as { actions?: unknown } | undefined)?.actions);
+  return plan.success ? plan.data.actions.map((a) => a.id) : [];
 }

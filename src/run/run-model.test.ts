@@ -23,7 +23,7 @@ import { type ReviewDecision, reviewPairPlan } from "../gate/review-pair-plan.js
 import { checkReadiness } from "../handoff/check-readiness.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import { readRunFile } from "../store/run-store.js";
-import { EXAMPLE_SUITE, makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
+import { makeTempDir, removeTempDirs, unsignedExampleSuite } from "../test-support/temp-suite.js";
 import { GENESIS, hashEvent } from "./event-chain.js";
 import type { RunEvent, RunFile } from "./run-schema.js";
 
@@ -558,7 +558,7 @@ const HAPPY_PATH: Step[] = [
 async function setUp(mode: Mode): Promise<{ model: Model; real: Real }> {
   const dir = makeTempDir("twinlock-model-");
   const suite = path.join(dir, "suite");
-  cpSync(EXAMPLE_SUITE, suite, { recursive: true });
+  cpSync(unsignedExampleSuite(), suite, { recursive: true });
   const real: Real = { dir, suite, runFile: path.join(dir, "run.json"), handoff: path.join(dir, "handoff") };
   writeVariant(real.handoff, 0);
   await initRun({ runFile: real.runFile, suiteRoot: suite, planners: [PLANNER], mode, environment: "staging", actor: "planner-agent" });

@@ -3,7 +3,7 @@ import fs, { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync,
 import os from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
-import { ConflictError } from "../errors/errors.js";
+import { ConflictError, UsageError } from "../errors/errors.js";
 import { isProcessAlive } from "./is-process-alive.js";
 
 /** How long a writer waits for another writer before giving up. */
@@ -48,7 +48,12 @@ export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): P
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // ENOTEMPTY: proper-lockfile found the lock stale but cannot rmdir it, because it holds an owner file.
-      if (code !== "ELOCKED" && code !== "ENOTEMPTY") throw error;
+      if (code !== "ELOCKED" && code !== "ENOTEMPTY") {
+        throw new UsageError(
+          `cannot lock ${file} (${code ?? (error as Error).message}); check that its folder exists, is writable and the name is not too long`,
+          { cause: error },
+        );
+      }
       if (takeOverDeadLock(lockDir)) continue;
       if (Date.now() - started > LOCK_WAIT_MS) {
         const holder = readOwner(lockDir);

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import { canonicalJson } from "../crypto/canonical-hash.js";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
-import { describeJsonError, requirePlainPath } from "../input/parse-input.js";
+import { describeJsonError, requirePlainPath, requireShallowJson } from "../input/parse-input.js";
 import { applyEvent, replayEvents } from "../run/apply-event.js";
 import { GENESIS, hashEvent, verifyChain } from "../run/event-chain.js";
 import { type EventType, type RunEvent, type RunFile, RunFileSchema, type RunState } from "../run/run-schema.js";
@@ -46,6 +46,7 @@ export function readRunFile(file: string): LoadedRun {
       },
     );
   }
+  requireShallowJson(json, `run file ${file}`);
   const parsed = RunFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -140,7 +141,10 @@ function exists(abs: string): boolean {
     closeSync(openSync(abs, "r"));
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return false;
+    if (code === "EACCES" || code === "EPERM" || code === "EISDIR") return true;
+    throw new UsageError(`run file ${abs} cannot be used (${code}); give a shorter or valid path`, { cause: error });
   }
 }
 
@@ -191,6 +195,7 @@ export function readRunFileUnverified(file: string): RunFile {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`run file ${file} is not valid JSON (${describeJsonError(error)}); it may be truncated`, { cause: error });
   }
+  requireShallowJson(json, `run file ${file}`);
   const parsed = RunFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,7 +1,6 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
 import { admit } from "../gate/admit.js";
 import { approveApply } from "../gate/approve-apply.js";
@@ -17,9 +16,11 @@ import type { RunFile, Workflow } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
 import { type LoadedRun, readRunFile, updateRunFile } from "../store/run-store.js";
 import type { Mode } from "../suite/prompt.js";
+import { unsignedExampleSuite } from "./temp-suite.js";
 
 /** The bundled example suite (read only; copy it with `copySuite` to change it). */
-export const RUN_EXAMPLE_SUITE = fileURLToPath(new URL("../../examples/suite", import.meta.url));
+/** The example suite as the rule tests use it: signed receipts and separate duties off (see unsignedExampleSuite). */
+export const RUN_EXAMPLE_SUITE = unsignedExampleSuite();
 
 /** The demo pair every run fixture uses. */
 export const PLANNER = "MD-29";

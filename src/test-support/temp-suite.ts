@@ -12,7 +12,8 @@ const created = new Set<string>();
 let unsigned: string | undefined;
 
 /**
- * A copy of the example suite with `require_signed_receipts: false`, for
+ * A copy of the example suite with `require_signed_receipts: false` and
+ * `separate_duties: false`, for
  * tests of the run's rules that record decisions without reviewer keys. The
  * bundled suite requires signed receipts (issue 5); the attack tests cover
  * that path. Made once per test process; never removed, so runs that record
@@ -24,7 +25,12 @@ export function unsignedExampleSuite(): string {
   rmSync(root, { recursive: true, force: true });
   cpSync(EXAMPLE_SUITE, root, { recursive: true });
   const config = path.join(root, "twinlock.yaml");
-  writeFileSync(config, readFileSync(config, "utf8").replace(/require_signed_receipts: true/, "require_signed_receipts: false"));
+  writeFileSync(
+    config,
+    readFileSync(config, "utf8")
+      .replace(/require_signed_receipts: true/, "require_signed_receipts: false")
+      .replace(/separate_duties: true/, "separate_duties: false"),
+  );
   unsigned = root;
   return root;
 }

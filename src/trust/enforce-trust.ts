@@ -20,9 +20,13 @@ export function requireSeparateDuties(wf: Workflow, person: string, config: Suit
   }
 }
 
-/** The identity that makes approvals distinct: the signing key when signed, else the reviewer's name. */
+/**
+ * The identity that makes approvals distinct: the reviewer's name. A trusted
+ * signed receipt carries its key owner's name, so one person with one key
+ * and a second, unsigned approval under the same name still counts once.
+ */
 export function approverIdentity(r: ReviewReceipt): string {
-  return r.signature ? `key:${r.signature.public_key}` : `name:${r.reviewer}`;
+  return `name:${r.reviewer}`;
 }
 
 /** Distinct approvers of the workflow's current revision, each counted once however often they approved. */

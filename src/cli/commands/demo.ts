@@ -192,5 +192,5 @@ function listReviewers(configFile: string, reviewers: Array<{ name: string; publ
   const doc = parseDocument(readFileSync(configFile, "utf8"));
   doc.set("reviewers", reviewers);
   doc.setIn(["policies", "require_signed_receipts"], true);
-  writeFileSync(configFile, doc.toString());
+  writeFileSync(configFile, doc.toString({ flowCollectionPadding: false }));
 }

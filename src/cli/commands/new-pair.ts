@@ -73,7 +73,7 @@ export function runNewPair(options: NewPairOptions): CommandResult {
     const configFile = path.join(suite.root, CONFIG_FILE);
     const doc = parseDocument(readFileSync(configFile, "utf8"));
     doc.set("declared_pairs", declared + 1);
-    atomicWriteFile(configFile, doc.toString());
+    atomicWriteFile(configFile, doc.toString({ flowCollectionPadding: false }));
     notes.push(`declared_pairs in ${CONFIG_FILE}: ${declared} → ${declared + 1}`);
   }
   // Keep the committed capability graph in step, so the suite validates untouched.
