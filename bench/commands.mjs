@@ -7,7 +7,7 @@
  * the exit code that counts as success (default 0). A command the CLI does
  * not know yet ("unknown command") is printed as n/a.
  *
- * ctx: suite (the bundled example suite), planner/executor (its MD-29 → MD-30
+ * ctx: suite (a copy of the bundled example suite listing one generated reviewer key), key (that private key file), planner/executor (its MD-29 → MD-30
  * pair), handoff (a ready handoff folder), run (a run-file path that does not
  * exist yet), handoffHash (captured from `hash` or `freeze-pair-handoff`).
  */
@@ -56,12 +56,12 @@ export const COMMANDS = [
   {
     name: "review-pair-plan",
     needs: ["freeze-pair-handoff"],
-    args: (ctx) => ["review-pair-plan", ctx.run, ctx.planner, "--decision", "approved", ...hashOption(ctx), "--reviewer", "bench-reviewer"],
+    args: (ctx) => ["review-pair-plan", ctx.run, ctx.planner, "--decision", "approved", ...hashOption(ctx), "--key", ctx.key],
   },
   {
     name: "consent-pair-execution",
     needs: ["review-pair-plan"],
-    args: (ctx) => ["consent-pair-execution", ctx.run, ctx.planner, "--approve", ...hashOption(ctx), "--user", "bench-user"],
+    args: (ctx) => ["consent-pair-execution", ctx.run, ctx.planner, "--approve", ...hashOption(ctx), "--key", ctx.key],
   },
   { name: "admit", needs: ["consent-pair-execution"], args: (ctx) => ["admit", ctx.run, ctx.executor] },
   { name: "log", needs: ["init-run"], args: (ctx) => ["log", ctx.run] },

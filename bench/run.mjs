@@ -24,6 +24,7 @@ import { ensureHashFixture } from "./lib/handoff-fixture.mjs";
 import { peakRss, rssProbe, timeCommand } from "./lib/measure.mjs";
 import { fmtMiB, fmtMs, fmtRatio, printTable } from "./lib/print-table.mjs";
 import { runCommandTable } from "./lib/run-command-table.mjs";
+import { makeSignedSuite } from "./lib/signed-suite.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cli = join(root, "dist", "cli", "bin.js");
@@ -142,12 +143,13 @@ try {
     ],
   );
 
-  // 3. Commands.
+  // 3. Commands (on a copy of the example suite with a generated reviewer key, since it requires signed receipts).
+  const signed = await makeSignedSuite(root, exampleSuite, join(workDir, "signed"));
   const commands = runCommandTable(COMMANDS, {
     cli,
     workDir: join(workDir, "commands"),
     runs: config.commandRuns,
-    base: { suite: exampleSuite, planner: "MD-29", executor: "MD-30" },
+    base: { suite: signed.suite, key: signed.key, planner: "MD-29", executor: "MD-30" },
   });
   printTable(
     "Commands on a prepared run (example suite, MD-29 → MD-30; floor: node -e '')",
