@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
-import { isProcessAlive } from "./is-process-alive.js";
+import { removeLeftoversOfDeadWriters } from "./is-process-alive.js";
 
 /**
  * Replace `file` with `data` so that a crash at any instant leaves either the
@@ -50,16 +50,5 @@ export function fsyncDir(dir: string): void {
  * can be between creating and renaming its temporary file.
  */
 export function removeDeadTempFiles(file: string): void {
-  const dir = path.dirname(file);
-  const prefix = `.${path.basename(file)}.`;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length)) : null;
-    if (m && !isProcessAlive(Number(m[1]))) rmSync(path.join(dir, name), { force: true });
-  }
+  removeLeftoversOfDeadWriters(path.dirname(file), `.${path.basename(file)}.`, /^(\d+)\.[0-9a-f]{12}\.tmp$/);
 }

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import fs, { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import fs, { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import { ConflictError, UsageError } from "../errors/errors.js";
-import { isProcessAlive } from "./is-process-alive.js";
+import { isProcessAlive, removeLeftoversOfDeadWriters } from "./is-process-alive.js";
 
 /** How long a writer waits for another writer before giving up. */
 export const LOCK_WAIT_MS = 60_000;
@@ -184,16 +184,5 @@ function takeOverDeadLock(lockDir: string): boolean {
  * delete (`.dead-PID-…`). Only entries of processes that no longer exist.
  */
 function removeDeadLeftovers(lockDir: string): void {
-  const dir = path.dirname(lockDir);
-  const prefix = `${path.basename(lockDir)}.`;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(?:new|dead)-(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length)) : null;
-    if (m && !isProcessAlive(Number(m[1]))) rmSync(path.join(dir, name), { recursive: true, force: true });
-  }
+  removeLeftoversOfDeadWriters(path.dirname(lockDir), `${path.basename(lockDir)}.`, /^(?:new|dead)-(\d+)-[0-9a-f]+$/);
 }
