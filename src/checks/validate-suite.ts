@@ -55,7 +55,12 @@ export function validateSuite(suite: Suite, options: { expectPairs?: number; bod
   diagnostics.push(...checkTrustConfig(suite));
   diagnostics.push(...checkStateMachine());
   // The committed graph is checked when the suite names one or has the default file.
-  if (options.graph !== false && (suite.config.graph_file !== undefined || existsSync(path.join(suite.root, DEFAULT_GRAPH_FILE)))) {
+  const configBroken = suite.diagnostics.some((d) => d.code === "CONFIG_INVALID");
+  if (
+    options.graph !== false &&
+    !configBroken &&
+    (suite.config.graph_file !== undefined || existsSync(path.join(suite.root, DEFAULT_GRAPH_FILE)))
+  ) {
     diagnostics.push(...checkGraphFresh(suite, pairs).diagnostics);
   }
   const refusal = checkTwinRefusal(suite, pairs);

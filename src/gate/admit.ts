@@ -7,9 +7,10 @@ import { planActionIds } from "../run/plan-action-ids.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { AdmissionCheck, AdmissionReceipt, RunEvent, RunState, Workflow } from "../run/run-schema.js";
 import { readRunFile, readRunFileUnverified, updateRunFile } from "../store/run-store.js";
-import { loadSuite, loadSuiteConfig } from "../suite/load-suite.js";
+import { loadSuite } from "../suite/load-suite.js";
 import type { Mode } from "../suite/prompt.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
+import { loadPolicyConfig } from "../trust/load-policy-config.js";
 import { trustChecks } from "../trust/trust-checks.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { judgeRequestedExecutor, resolveExactTwin } from "../twin/resolve-exact-twin.js";
@@ -52,6 +53,7 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
       state,
       workflow: wf,
       requestedExecutor: input.executor,
+      requestedPlanner: input.planner,
       suiteTwin: suiteFacts(state, wf, input.executor),
       rehash: wf?.handoff ? await rehash(path.resolve(runDir, wf.handoff.dir)) : { error: "nothing is frozen" },
       planActionIds: wf ? planActionIds(events, wf) : [],
@@ -182,9 +184,12 @@ async function rehash(dir: string): Promise<AdmissionFacts["rehash"]> {
   }
 }
 
-/** The suite's config as it is now; a config that no longer loads trusts nothing beyond the defaults. */
+/** The suite's config as it is now; one that cannot be trusted (gone, invalid, another suite) trusts no receipt. */
 function suiteConfig(state: RunState): SuiteConfig {
-  const { config, diagnostics } = loadSuiteConfig(state.suite.root);
-  // An invalid config must not silently drop a signing policy: require signatures then.
-  return diagnostics.length > 0 ? { ...config, policies: { require_signed_receipts: true } } : config;
+  try {
+    return loadPolicyConfig(state.suite);
+  } catch {
+    // Fail closed: require signatures from reviewers nobody is listed as.
+    return { policies: { require_signed_receipts: true } };
+  }
 }

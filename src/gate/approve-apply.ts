@@ -30,7 +30,7 @@ export async function approveApply(input: {
       if (!consent || !handoff || consent.decision !== "approved" || consent.handoff_hash !== handoff.hash) {
         throw new RefusalError(`${wf.planner} has no granted consent for the current hash to approve`);
       }
-      const config = loadPolicyConfig(current.state.suite.root);
+      const config = loadPolicyConfig(current.state.suite);
       const approver = personForKey(input.key, input.approver, config, "--approver");
       const unsigned: ApplyApproval = {
         kind: "apply_approval",

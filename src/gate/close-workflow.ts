@@ -1,6 +1,7 @@
 import { UsageError } from "../errors/errors.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { Workflow } from "../run/run-schema.js";
+import { isFinal } from "../run/transition-table.js";
 import { type LoadedRun, updateRunFile } from "../store/run-store.js";
 
 export const CLOSE_RESULTS = ["verified", "failed", "rolled_back", "abandoned"] as const;
@@ -23,6 +24,8 @@ export async function closeWorkflow(input: {
     input.runFile,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
+      // A closed or failed workflow: the standard refusal, naming the state and that nothing follows.
+      if (isFinal(wf.state)) requireTransition(input.runFile, wf, "closed", "close the workflow");
       const executing = wf.state === "executing";
       if (!executing && input.result !== "failed" && input.result !== "abandoned") {
         throw new UsageError(

@@ -1,8 +1,9 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
 import { parseDuration } from "../input/parse-input.js";
-import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
-import type { ConsentReceipt, Workflow } from "../run/run-schema.js";
+import { describeNextStep } from "../run/next-step.js";
+import { legalNextStep, requireTransition, requireWorkflow } from "../run/refuse-transition.js";
+import type { ConsentReceipt, Settings, Workflow } from "../run/run-schema.js";
 import { type LoadedRun, updateRunFile } from "../store/run-store.js";
 import { loadSuite } from "../suite/load-suite.js";
 import { distinctApprovers } from "../trust/enforce-trust.js";
@@ -31,8 +32,15 @@ export interface ConsentInput {
 /** The consent question, naming the exact executor's ID and title and nothing else. */
 export function consentQuestion(
   wf: Pick<Workflow, "planner" | "executor" | "executor_title" | "revision"> & { handoff: { hash: string } | null },
+  settings?: Settings,
 ): string {
-  return `May ${wf.executor} (${wf.executor_title}) now act on the approved frozen plan of ${wf.planner}, revision ${wf.revision} (${wf.handoff?.hash ?? "not frozen"})?`;
+  const plan = wf.handoff
+    ? `the approved frozen plan of ${wf.planner}, revision ${wf.revision} (${wf.handoff.hash})`
+    : `${wf.planner}'s plan once it is frozen and approved`;
+  const limits = settings
+    ? ` It would act in mode ${settings.mode}, environment ${settings.environment}, on ${settings.actions === "all" ? "all the plan's actions" : `actions ${settings.actions.join(", ")}`}${settings.budget === null ? "" : `, at most ${settings.budget} per admission`}.`
+    : "";
+  return `May ${wf.executor} (${wf.executor_title}) now act on ${plan}?${limits}`;
 }
 
 /**
@@ -58,9 +66,22 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
       );
       const handoff = wf.handoff;
       if (!handoff) throw new RefusalError(`${wf.planner} has no frozen handoff`);
+      if (wf.state !== "execution_consent_pending") {
+        // Only a consent that expired unused may be asked again or withdrawn.
+        const last = wf.consents[wf.consents.length - 1];
+        const now = input.now?.() ?? new Date();
+        const expired = last?.expires_at != null && now.getTime() >= Date.parse(last.expires_at) && last.consumed_at === null;
+        if (!expired) {
+          const next = describeNextStep(wf.state, { run: input.runFile, planner: wf.planner, executor: wf.executor, hash: handoff.hash });
+          throw new RefusalError(
+            `cannot record execution consent: ${wf.planner} is in state ${wf.state} with a consent for revision ${handoff.revision}${last?.expires_at ? ` valid until ${last.expires_at}` : ""}; ${legalNextStep(next)} — consent may be asked again only after it expires unused`,
+            { state: wf.state, next_action: next.action, next_command: next.command },
+          );
+        }
+      }
       if (input.approve && input.handoffHash === undefined) {
         throw new RefusalError(
-          `consent must name the exact version: pass --handoff-hash ${handoff.hash} (revision ${handoff.revision}); the question is: ${consentQuestion(wf)}`,
+          `consent must name the exact version: pass --handoff-hash ${handoff.hash} (revision ${handoff.revision}); the question is: ${consentQuestion(wf, current.state.settings)}`,
         );
       }
       requireCurrentHash(wf, input.handoffHash, "record execution consent", input.runFile);
@@ -85,7 +106,7 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
       }
       const now = input.now?.() ?? new Date();
       const lifetime = input.expiresInMs === undefined ? defaultLifetime(suite.config.policies?.consent_expiry) : input.expiresInMs;
-      const config = loadPolicyConfig(current.state.suite.root);
+      const config = loadPolicyConfig(current.state.suite);
       // Re-check the approvals under the policy as it is now: a forged or since-revoked approval earns no consent.
       const needed = config.policies?.required_approvals ?? 1;
       const approvers = distinctApprovers(wf, config);

@@ -1,9 +1,11 @@
 import { RefusalError } from "../errors/errors.js";
-import { describeNextStep } from "../run/next-step.js";
+import { describeNextStep, shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
+import type { Settings } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
 import { readRunFile } from "../store/run-store.js";
 import type { Suite } from "../suite/load-suite.js";
+import { loadSuiteConfig } from "../suite/load-suite.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
 import { consentQuestion } from "./consent-pair-execution.js";
 
@@ -77,11 +79,26 @@ export function pairStatusFromFlags(suite: Suite, id: string, flags: { handoffRe
 }
 
 /** Status of one pair from a run file. */
-export function pairStatusFromRun(runFile: string, id: string): PairStatus {
+export function pairStatusFromRun(runFile: string, id: string, now: Date = new Date()): PairStatus {
   const run = readRunFile(runFile);
   const byExecutor = Object.values(run.state.workflows).find((w) => w.executor === id);
   const wf = byExecutor ?? requireWorkflow(run.state.workflows, id);
-  const next = describeNextStep(wf.state, { run: runFile, planner: wf.planner, executor: wf.executor, hash: wf.handoff?.hash });
+  let next = describeNextStep(wf.state, { run: runFile, planner: wf.planner, executor: wf.executor, hash: wf.handoff?.hash });
+  const last = wf.consents[wf.consents.length - 1];
+  const expired =
+    (wf.state === "dry_run_ready" || wf.state === "approval_pending") &&
+    last?.expires_at != null &&
+    last.consumed_at === null &&
+    now.getTime() >= Date.parse(last.expires_at);
+  if (expired) {
+    next = {
+      action: `ask the consent question again: the consent expired at ${last?.expires_at} unused (or withdraw it with --decline)`,
+      command: `twinlock consent-pair-execution ${shellQuote(runFile)} ${wf.planner} --approve|--decline --handoff-hash ${wf.handoff?.hash}`,
+    };
+  }
+  const signing = signingHint(run.state.suite.root);
+  if (signing && /review-pair-plan|consent-pair-execution|approve-apply/.test(next.command))
+    next = { ...next, command: `${next.command} --key FILE` };
   return {
     planner: wf.planner,
     executor: wf.executor,
@@ -91,7 +108,7 @@ export function pairStatusFromRun(runFile: string, id: string): PairStatus {
     handoff_hash: wf.handoff?.hash ?? null,
     next_action: next.action,
     next_command: next.command,
-    question: questionFor(wf.state, wf),
+    question: expired ? consentQuestion(wf, run.state.settings) : questionFor(wf.state, wf, run.state.settings),
     authorized_execution_prompt_ids: run.state.authorized_execution_prompt_ids,
     unresolved_stops: run.state.stops
       .filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf.planner))
@@ -103,8 +120,18 @@ export function pairStatusFromRun(runFile: string, id: string): PairStatus {
 function questionFor(
   state: State,
   wf: { planner: string; executor: string; executor_title: string; revision: number; handoff: { hash: string } | null },
+  settings?: Settings,
 ): string | null {
   if (state === "plan_review_pending") return reviewInvitation(wf.planner, wf.revision, wf.handoff?.hash ?? null);
-  if (state === "execution_consent_pending") return consentQuestion(wf);
+  if (state === "execution_consent_pending") return consentQuestion(wf, settings);
   return null;
+}
+
+/** Whether the suite asks for signed receipts (so printed commands need `--key FILE`). */
+export function signingHint(suiteRoot: string): boolean {
+  try {
+    return loadSuiteConfig(suiteRoot).config.policies?.require_signed_receipts === true;
+  } catch {
+    return false;
+  }
 }

@@ -4,10 +4,10 @@ import type { HandoffRecords } from "../handoff/handoff-records.js";
 import { shellQuote } from "../run/next-step.js";
 import { frozenRecords } from "../run/plan-action-ids.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
-import type { RunEvent, Workflow } from "../run/run-schema.js";
+import type { RunEvent, Settings, Workflow } from "../run/run-schema.js";
 import { readRunFile } from "../store/run-store.js";
 import { consentQuestion } from "./consent-pair-execution.js";
-import { reviewInvitation } from "./pair-status.js";
+import { reviewInvitation, signingHint } from "./pair-status.js";
 
 export interface Presentation {
   planner: string;
@@ -37,18 +37,37 @@ export function presentPlan(runFile: string, planner: string): Presentation {
   const prevRecords = prevEntry ? (frozenRecords(run.file.events, wf, prevEntry.revision) as unknown as HandoffRecords) : undefined;
   const prevFiles = prevEntry ? ((run.file.events[prevEntry.seq - 1] as RunEvent).data.files as Workflow["handoff"] & never) : [];
   const changes = prevEntry ? diffRecords(prevRecords, records, prevFiles ?? [], wf.handoff.files) : [];
-  const markdown = renderMarkdown(runFile, wf, records, changes, prevEntry !== undefined);
+  const markdown = renderMarkdown(
+    runFile,
+    wf,
+    records,
+    changes,
+    prevEntry !== undefined,
+    signingHint(run.state.suite.root),
+    run.state.settings,
+  );
   return { planner: wf.planner, executor: wf.executor, revision: wf.revision, hash: wf.handoff.hash, state: wf.state, changes, markdown };
 }
 
-function renderMarkdown(runFile: string, wf: Workflow, r: HandoffRecords, changes: RecordChange[], hasPrevious: boolean): string {
+function renderMarkdown(
+  runFile: string,
+  wf: Workflow,
+  r: HandoffRecords,
+  changes: RecordChange[],
+  hasPrevious: boolean,
+  sign: boolean,
+  settings: Settings,
+): string {
+  const key = sign ? " --key FILE" : "";
   const h = wf.handoff as NonNullable<Workflow["handoff"]>;
   const out: string[] = [];
   const t = cleanText;
   out.push(`# Plan review: ${wf.planner} → ${wf.executor} (${t(wf.executor_title)})`, "");
   out.push(`- revision **${h.revision}**, frozen ${h.frozen_at} by ${t(h.frozen_by)}`);
   out.push(`- handoff hash \`${h.hash}\``);
-  out.push(`- state \`${wf.state}\`; ${h.files.length} files hashed`, "");
+  out.push(`- state \`${wf.state}\`; handoff folder \`${t(h.dir)}\` (relative to the run file), ${h.files.length} files hashed:`);
+  for (const f of h.files) out.push(`  - \`${t(f.path)}\` ${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…`);
+  out.push("");
   if (h.unchanged_because) out.push(`> Re-frozen without changes. The planner says why: ${t(h.unchanged_because)}`, "");
 
   const lastFeedback = wf.reviews.filter((x) => x.revision === h.revision - 1 && x.decision === "changes_requested").pop();
@@ -70,6 +89,9 @@ function renderMarkdown(runFile: string, wf: Workflow, r: HandoffRecords, change
     }
     out.push("");
   }
+  const addressed = new Set(r.actions.actions.flatMap((a) => a.findings.map((x) => x.replace(/^#FINDING:/, ""))));
+  const unaddressed = r.findings.findings.filter((f) => !addressed.has(f.id)).map((f) => `\`#FINDING:${f.id}\``);
+  if (unaddressed.length > 0) out.push(`> Not addressed by any action: ${unaddressed.join(", ")}`, "");
   out.push(`## Actions (${r.actions.actions.length})`, "");
   for (const a of r.actions.actions) {
     out.push(`### \`+ACTION:${a.id}\` ${t(a.summary)}`, "");
@@ -97,18 +119,20 @@ function renderMarkdown(runFile: string, wf: Workflow, r: HandoffRecords, change
   }
   const run = shellQuote(runFile);
   out.push("## Decide", "");
+  if (sign)
+    out.push("This suite requires signed receipts: pass your reviewer key with `--key FILE` (or set TWINLOCK_KEY in your own shell).", "");
   if (wf.state === "plan_review_pending") {
     out.push(reviewInvitation(wf.planner, h.revision, h.hash), "", "```sh");
     out.push(
-      `twinlock review-pair-plan ${run} ${wf.planner} --decision changes_requested --feedback "what to change" --handoff-hash ${h.hash}`,
+      `twinlock review-pair-plan ${run} ${wf.planner} --decision changes_requested --feedback "what to change" --handoff-hash ${h.hash}${key}`,
     );
-    out.push(`twinlock review-pair-plan ${run} ${wf.planner} --decision approved --handoff-hash ${h.hash}`);
-    out.push(`twinlock review-pair-plan ${run} ${wf.planner} --decision declined --feedback "why" --handoff-hash ${h.hash}`);
+    out.push(`twinlock review-pair-plan ${run} ${wf.planner} --decision approved --handoff-hash ${h.hash}${key}`);
+    out.push(`twinlock review-pair-plan ${run} ${wf.planner} --decision declined --feedback "why" --handoff-hash ${h.hash}${key}`);
     out.push("```");
   } else if (wf.state === "execution_consent_pending") {
-    out.push(consentQuestion(wf), "", "```sh");
-    out.push(`twinlock consent-pair-execution ${run} ${wf.planner} --approve --handoff-hash ${h.hash}`);
-    out.push(`twinlock consent-pair-execution ${run} ${wf.planner} --decline --handoff-hash ${h.hash}`);
+    out.push(consentQuestion(wf, settings), "", "```sh");
+    out.push(`twinlock consent-pair-execution ${run} ${wf.planner} --approve --handoff-hash ${h.hash}${key}`);
+    out.push(`twinlock consent-pair-execution ${run} ${wf.planner} --decline --handoff-hash ${h.hash}${key}`);
     out.push("```");
   } else {
     out.push(`The workflow is \`${wf.state}\`; see \`twinlock pair-status ${run} ${wf.planner}\` for the next step.`);

@@ -65,7 +65,12 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
       if (input.decision === "changes_requested" && !input.feedback?.trim()) {
         throw new UsageError("--decision changes_requested needs --feedback TEXT saying what to change");
       }
-      const config = loadPolicyConfig(current.state.suite.root);
+      if (input.decision === "declined" && !input.feedback?.trim()) {
+        throw new UsageError(
+          "--decision declined closes the workflow for good; give --feedback TEXT saying why, for the declined-execution record",
+        );
+      }
+      const config = loadPolicyConfig(current.state.suite);
       const reviewer = personForKey(input.key, input.reviewer, config, "--reviewer");
       const unsigned: ReviewReceipt = {
         kind: "review",

@@ -63,7 +63,7 @@ export function parseStopReason(value: string): string {
 /** A file or folder path given by a person: refuse NUL bytes before any file call sees them. */
 export function requirePlainPath(value: string, what: string): string {
   if (value.includes("\u0000"))
-    throw new UsageError(`${what} ${JSON.stringify(clip(value.replace(/\u0000/g, "\\0")))} contains a NUL byte; give a real path`);
+    throw new UsageError(`${what} ${JSON.stringify(clip(value.split("\u0000").join("\\0")))} contains a NUL byte; give a real path`);
   return value;
 }
 

@@ -13,6 +13,8 @@ export interface AdmissionFacts {
   state: RunState;
   workflow: Workflow | undefined;
   requestedExecutor: string;
+  /** The planner the caller named with --planner, if any. */
+  requestedPlanner?: string;
   /** The requested executor's `paired_prompt_id` in the suite now, or why it could not be read. */
   suiteTwin: {
     plannerOfRequested: string | null;
@@ -58,15 +60,19 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
     "1",
     "planner is the executor's reciprocal paired_prompt_id",
     wf !== undefined && verdict?.ok === true && f.suiteTwin.plannerOfRequested === wf.planner,
-    wf === undefined
-      ? `${f.requestedExecutor} is the exact twin of no planner in this run (pairs: ${Object.values(f.state.workflows)
+    wf === undefined && f.requestedPlanner !== undefined
+      ? `--planner ${f.requestedPlanner} is not a planner of this run (pairs: ${Object.values(f.state.workflows)
           .map((w) => `${w.planner}→${w.executor}`)
-          .join(", ")}); Requested: ${f.requestedExecutor}, Result: rejected`
-      : f.suiteTwin.problem
-        ? f.suiteTwin.problem
-        : verdict && !verdict.ok
-          ? `${verdict.reason}; ${f.requestedExecutor}'s paired_prompt_id is ${f.suiteTwin.plannerOfRequested ?? "null"}`
-          : `requested ${f.requestedExecutor}: its paired_prompt_id is ${f.suiteTwin.plannerOfRequested ?? "null"}; ${wf.planner}'s exact twin is ${f.suiteTwin.twinOfPlanner ?? "none"}`,
+          .join(", ")})`
+      : wf === undefined
+        ? `${f.requestedExecutor} is the exact twin of no planner in this run (pairs: ${Object.values(f.state.workflows)
+            .map((w) => `${w.planner}→${w.executor}`)
+            .join(", ")}); Requested: ${f.requestedExecutor}, Result: rejected`
+        : f.suiteTwin.problem
+          ? f.suiteTwin.problem
+          : verdict && !verdict.ok
+            ? `${verdict.reason}; ${f.requestedExecutor}'s paired_prompt_id is ${f.suiteTwin.plannerOfRequested ?? "null"}`
+            : `requested ${f.requestedExecutor}: its paired_prompt_id is ${f.suiteTwin.plannerOfRequested ?? "null"}; ${wf.planner}'s exact twin is ${f.suiteTwin.twinOfPlanner ?? "none"}`,
   );
   const approved = reviews.filter((r) => r.decision === "approved").pop();
   check(

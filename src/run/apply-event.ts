@@ -235,6 +235,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
         if (!next.authorized_execution_prompt_ids.includes(wf.executor)) next.authorized_execution_prompt_ids.push(wf.executor);
       } else {
         wf.result = { outcome: "declined", residual: "execution consent declined", at: event.at, by: event.actor };
+        deauthorize();
       }
       break;
     }

@@ -28,6 +28,13 @@ export function legalNextStep(next: { action: string; command: string }): string
 export function requireWorkflow<W extends { planner: string }>(workflows: Record<string, W>, planner: string): W {
   const wf = workflows[planner];
   if (wf) return wf;
+  const asExecutor = Object.values(workflows).find((w) => (w as unknown as { executor?: string }).executor === planner) as
+    | (W & { executor: string })
+    | undefined;
+  if (asExecutor)
+    throw new RefusalError(
+      `${planner} is the executor of ${asExecutor.planner} in this run; this command takes the planner: pass ${asExecutor.planner}`,
+    );
   throw new RefusalError(
     `${planner} is not a planner of this run (its planners: ${Object.keys(workflows).join(", ")}); pass one of those, or create a run for ${planner}`,
   );

@@ -61,6 +61,14 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: "execution_consent_pending", event: "consent_granted", to: "dry_run_ready", when: "dry_run_path" },
   { from: "execution_consent_pending", event: "consent_granted", to: "approval_pending", when: "apply_approved_path" },
   { from: "execution_consent_pending", event: "consent_declined", to: "closed" },
+  // A consent that expired unused may be asked again (renewed) or refused (withdrawn); the gate
+  // allows these only once the current consent has expired. A renewed APPLY_APPROVED consent needs
+  // a new apply approval, bound to it.
+  { from: "dry_run_ready", event: "consent_granted", to: "dry_run_ready", when: "dry_run_path" },
+  { from: "dry_run_ready", event: "consent_granted", to: "approval_pending", when: "apply_approved_path" },
+  { from: "approval_pending", event: "consent_granted", to: "approval_pending", when: "apply_approved_path" },
+  { from: "dry_run_ready", event: "consent_declined", to: "closed" },
+  { from: "approval_pending", event: "consent_declined", to: "closed" },
   { from: "approval_pending", event: "apply_approved", to: "dry_run_ready" },
   { from: "dry_run_ready", event: "admitted", to: "executing" },
   ...ACTIVE.map((from): Transition => ({ from, event: "closed", to: "closed" })),

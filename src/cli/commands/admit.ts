@@ -2,6 +2,7 @@ import { admit } from "../../gate/admit.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
 import { ADMISSION_STOP } from "../../run/admission-checks.js";
+import { shellQuote } from "../../run/next-step.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { colourEnabled, makeStyle } from "../style.js";
 
@@ -36,6 +37,7 @@ export async function runAdmit(
   if (!r.admitted) {
     lines.unshift(s.red(ADMISSION_STOP));
     lines.push(s.red(`refused: ${r.checks.filter((c) => !c.ok).length} check(s) failed; nothing was recorded`));
+    if (r.planner) lines.push(`next: twinlock pair-status ${shellQuote(runFile)} ${r.planner}  (shows the one legal next step)`);
   } else if (r.dry) {
     lines.push(s.green(`all ${r.checks.length} checks pass (--dry: nothing recorded, consent not used)`));
   } else {

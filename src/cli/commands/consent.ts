@@ -24,7 +24,11 @@ export async function runConsent(
   const w = r.workflow;
   const text = [
     `recorded consent ${c.decision} by ${c.user}${c.signature ? " (signed)" : ""} for ${c.executor} (${c.executor_title}) on ${c.handoff_hash} revision ${c.revision}`,
-    `  mode ${c.mode}, environment ${c.environment}, actions ${c.actions === "all" ? "all" : c.actions.join(",")}, budget ${c.budget ?? "unlimited"}, expires ${c.expires_at ?? "never"}`,
+    ...(c.decision === "approved"
+      ? [
+          `  mode ${c.mode}, environment ${c.environment}, actions ${c.actions === "all" ? "all" : c.actions.join(",")}, budget ${c.budget ?? "unlimited"}, expires ${c.expires_at ?? "never"}`,
+        ]
+      : []),
     ...(c.decision === "approved" ? [`  authorized_execution_prompt_ids: ${r.run.state.authorized_execution_prompt_ids.join(", ")}`] : []),
     `state: ${w.state}`,
     ...(w.state === "dry_run_ready"

@@ -20,7 +20,7 @@ export async function runFreeze(
   const w = r.workflow;
   const text = [
     `froze ${w.planner} revision ${r.revision}: ${r.hash}`,
-    `  ${w.handoff?.files.length} files; ${r.readiness.counts.findings} findings, ${r.readiness.counts.actions} actions, ${r.readiness.counts.criteria} criteria; ${r.readiness.openUnknowns.length} open unknowns`,
+    `  ${w.handoff?.files.length} files; ${r.readiness.counts.findings} findings, ${r.readiness.counts.actions} actions, ${r.readiness.counts.criteria} criteria; ${r.readiness.openUnknowns.length} open unknown${r.readiness.openUnknowns.length === 1 ? "" : "s"}`,
     ...(r.voided ? ["  earlier review and consent of this workflow no longer apply; its executor is not authorized"] : []),
     `state: ${w.state}`,
     `next: twinlock present ${runFile} ${w.planner}`,

@@ -1,4 +1,5 @@
-import { initRun } from "../../gate/init-run.js";
+import { UsageError } from "../../errors/errors.js";
+import { EXECUTING_MODES, initRun } from "../../gate/init-run.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseCount, parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
@@ -24,6 +25,14 @@ export async function runInitRun(runFile: string, o: InitRunOptions): Promise<Co
           .split(",")
           .map((s) => s.trim().replace(/^\+ACTION:/, ""))
           .filter(Boolean);
+  if (actions !== "all" && actions.length === 0) throw new UsageError("--actions needs at least one +ACTION ID, or all");
+  if (o.environment !== undefined && o.environment.trim() === "")
+    throw new UsageError("--environment must not be empty; name where the executor may act, e.g. staging");
+  if (o.budget !== undefined && parseCount(o.budget, "--budget") === 0)
+    throw new UsageError("--budget 0 would admit nothing; give at least 1, or leave it out for no limit");
+  if (o.mode !== undefined && !(EXECUTING_MODES as readonly string[]).includes(o.mode)) {
+    throw new UsageError(`--mode ${o.mode} is not a mode a run executes in; use one of ${EXECUTING_MODES.join(", ")}`);
+  }
   const run = await initRun({
     runFile,
     suiteRoot: findSuiteRoot({ suite: o.suite }),

@@ -20,14 +20,18 @@ export function runKeygen(o: CommonOptions & { name: string; out?: string; right
     if (!["review", "consent", "apply"].includes(r)) throw new UsageError(`--rights ${r} is not one of review, consent, apply`);
   const dir = path.resolve(o.out ?? ".");
   const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]/g, "-")}.key`);
-  if (existsSync(file)) throw new RefusalError(`${file} already exists; keys are never overwritten — choose another --name or --out`);
+  if (existsSync(file) || existsSync(file.replace(/\.key$/, ".pub")))
+    throw new RefusalError(`${file} already exists; keys are never overwritten — choose another --name or --out`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { privatePem, publicKey } = generateReviewerKey();
   writeFileSync(file, privatePem, { mode: 0o600, flag: "wx" });
+  // The public key is not secret: keep it beside the private key so it can be listed again later.
+  writeFileSync(file.replace(/\.key$/, ".pub"), `${publicKey}\n`, { mode: 0o644 });
   fsyncDir(dir);
   const snippet = `reviewers:\n  - name: ${name}\n    public_key: ${publicKey}\n    rights: [${rights.join(", ")}]`;
   const text = [
     `wrote private key ${file} (mode 0600); keep it where the agent cannot read it`,
+    `wrote public key ${file.replace(/\.key$/, ".pub")}`,
     "add this reviewer to the suite's twinlock.yaml:",
     "",
     snippet,

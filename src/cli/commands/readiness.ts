@@ -2,7 +2,7 @@ import { checkReadiness } from "../../handoff/check-readiness.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
 /** `twinlock readiness DIR`: every problem with its file and record ID; exit 1 when not ready. */
-export function runReadiness(dir: string, options: CommonOptions): CommandResult {
+export function runReadiness(dir: string, _options: CommonOptions): CommandResult {
   const r = checkReadiness(dir);
   const c = r.counts;
   const lines = [

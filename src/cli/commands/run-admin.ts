@@ -21,7 +21,7 @@ export async function runApproveApply(
   });
   return {
     exitCode: 0,
-    text: `recorded apply approval by ${r.receipt.approver} for ${r.receipt.executor} on ${r.receipt.handoff_hash}\nstate: ${r.workflow.state}\nnext: twinlock admit ${runFile} ${r.workflow.executor}`,
+    text: `recorded apply approval by ${r.receipt.approver}${r.receipt.signature ? " (signed)" : ""} for ${r.receipt.executor} on ${r.receipt.handoff_hash}\nstate: ${r.workflow.state}\nnext: twinlock admit ${runFile} ${r.workflow.executor}`,
     json: { ok: true, state: r.workflow.state, receipt: r.receipt },
   };
 }

@@ -370,7 +370,7 @@ describe("pair-status --json", () => {
     const json = JSON.parse(r.stdout);
     expect(json.state).toBe("execution_consent_pending");
     expect(json.question).toBe(
-      `May MD-30 (Debugging fix executor) now act on the approved frozen plan of MD-29, revision 1 (${json.handoff_hash})?`,
+      `May MD-30 (Debugging fix executor) now act on the approved frozen plan of MD-29, revision 1 (${json.handoff_hash})? It would act in mode APPLY_SAFE, environment staging, on all the plan's actions.`,
     );
     expect(new Set(json.question.match(/MD-\d+/g))).toEqual(new Set([EXECUTOR, PLANNER]));
     expect(r.stdout).not.toMatch(OTHER_EXECUTIVES);

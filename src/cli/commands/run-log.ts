@@ -7,6 +7,7 @@ import type { CommandResult, CommonOptions } from "../command-result.js";
 /** `twinlock log RUN`: the event chain, one line per event. */
 export function runLog(runFile: string, _o: CommonOptions): CommandResult {
   const file = readRunFileUnverified(runFile);
+  const actorWidth = Math.min(24, Math.max(8, ...file.events.map((e) => e.actor.length)));
   const lines = file.events.map((e) => {
     const d = e.data as Record<string, unknown>;
     const receipt = d.receipt as Record<string, unknown> | undefined;
@@ -18,7 +19,7 @@ export function runLog(runFile: string, _o: CommonOptions): CommandResult {
       d.reason !== undefined ? `!STOP:${d.reason}` : undefined,
       d.outcome,
     ].filter((x) => x !== undefined && x !== null);
-    return `${String(e.seq).padStart(4)}  ${e.at}  ${e.type.padEnd(18)} ${e.actor.padEnd(12)} ${bits.join("  ")}`;
+    return `${String(e.seq).padStart(4)}  ${e.at}  ${e.type.padEnd(18)} ${e.actor.padEnd(actorWidth)} ${bits.join("  ")}`.trimEnd();
   });
   const chain = verifyChain(file.events, file.head);
   lines.push(

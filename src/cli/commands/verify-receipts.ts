@@ -6,7 +6,7 @@ import type { CommandResult, CommonOptions } from "../command-result.js";
 /** `twinlock verify-receipts RUN`: check every receipt offline against the suite's reviewers. */
 export function runVerifyReceipts(runFile: string, _o: CommonOptions): CommandResult {
   const run = readRunFile(runFile);
-  const config = loadPolicyConfig(run.state.suite.root);
+  const config = loadPolicyConfig(run.state.suite);
   const rows: Array<{
     planner: string;
     kind: string;
