@@ -103,3 +103,12 @@ describe("main", () => {
     expect(run.stderr).toMatch(STACK_FRAME);
   });
 });
+
+describe("help for a command that does not exist", () => {
+  it("exits 2 with one line naming it", async () => {
+    const { runCli: run } = await import("../test-support/run-cli.js");
+    const r = await run(["help", "frobnicate"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trimEnd().split("\n")).toEqual([`twinlock: no command "frobnicate"; run \`twinlock --help\` for the list`]);
+  });
+});

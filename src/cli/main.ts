@@ -48,6 +48,9 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     io.stderr(program.helpInformation());
     return EXIT.usage;
   }
+  if (argv[0] === "help" && argv[1] !== undefined && !program.commands.some((c) => c.name() === argv[1])) {
+    return emit({ json, io }, EXIT.usage, "usage", `no command ${JSON.stringify(argv[1])}; run \`twinlock --help\` for the list`);
+  }
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {

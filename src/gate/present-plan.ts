@@ -75,7 +75,13 @@ function renderMarkdown(
     out.push(`## What changed since revision ${h.revision - 1}`, "");
     if (lastFeedback?.feedback) out.push(`Requested by ${t(lastFeedback.reviewer)}: "${t(lastFeedback.feedback)}"`, "");
     if (changes.length === 0) out.push("- nothing in the records changed", "");
-    else out.push(...changes.map((c) => `- **${c.change}** \`${c.marker}\`${c.summary ? ` — ${t(c.summary)}` : ""}`), "");
+    else {
+      for (const c of changes) {
+        out.push(`- **${c.change}** \`${c.marker}\`${c.summary ? ` — ${t(c.summary)}` : ""}`);
+        for (const f of c.fields ?? []) out.push(`  - ${f.field}: ~~${t(show(f.before))}~~ → ${t(show(f.after))}`);
+      }
+      out.push("");
+    }
   }
 
   const evidence = new Map(r.evidence.evidence.map((e) => [e.id, e]));
@@ -144,4 +150,9 @@ function renderMarkdown(
 export function cleanText(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "�").replace(/\n+/g, " ");
+}
+
+function show(value: unknown): string {
+  if (value === null) return "(none)";
+  return typeof value === "string" ? value : JSON.stringify(value);
 }

@@ -7,6 +7,8 @@ export interface RecordChange {
   change: "added" | "removed" | "changed";
   marker: string;
   summary: string;
+  /** For a changed record: each field that differs, with its old and new value. */
+  fields?: Array<{ field: string; before: unknown; after: unknown }>;
 }
 
 /**
@@ -34,7 +36,12 @@ export function diffRecords(
       const prev = old.get(id);
       if (!prev) out.push({ change: "added", marker: `${marker}${id}`, summary: summary(x as Record<string, unknown>) });
       else if (canonicalJson(prev) !== canonicalJson(x))
-        out.push({ change: "changed", marker: `${marker}${id}`, summary: summary(x as Record<string, unknown>) });
+        out.push({
+          change: "changed",
+          marker: `${marker}${id}`,
+          summary: summary(x as Record<string, unknown>),
+          fields: changedFields(prev, x),
+        });
     }
     for (const [id, x] of old)
       if (!cur.has(id)) out.push({ change: "removed", marker: `${marker}${id}`, summary: summary(x as Record<string, unknown>) });
@@ -55,4 +62,14 @@ export function diffRecords(
   for (const p of oldFiles.keys())
     if (!recordFiles.has(p) && !newFiles.has(p)) out.push({ change: "removed", marker: `file ${p}`, summary: "" });
   return out;
+}
+
+/** The top-level fields of two versions of a record that differ, old and new. */
+function changedFields(before: object, after: object): Array<{ field: string; before: unknown; after: unknown }> {
+  const a = before as Record<string, unknown>;
+  const b = after as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  return keys
+    .filter((k) => canonicalJson(a[k] ?? null) !== canonicalJson(b[k] ?? null))
+    .map((k) => ({ field: k, before: a[k] ?? null, after: b[k] ?? null }));
 }

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { demoHandoffRecords, reviseDemoHandoff } from "../demo/demo-handoff.js";
+import { diffRecords } from "./diff-records.js";
+
+describe("diffRecords", () => {
+  it("names every record added or changed between the demo's two revisions, by marker", () => {
+    const before = demoHandoffRecords();
+    const changes = diffRecords(before, reviseDemoHandoff(before));
+    expect(changes.map((c) => `${c.change} ${c.marker}`)).toEqual([
+      "added @EVIDENCE:E3",
+      "added @EVIDENCE:E4",
+      "changed #FINDING:F2",
+      "changed +ACTION:A2",
+      "added =VERIFY:V3",
+    ]);
+  });
+
+  it("shows a changed record's old and new value for each field that differs, and only those", () => {
+    const before = demoHandoffRecords();
+    const a2 = diffRecords(before, reviseDemoHandoff(before)).find((c) => c.marker === "+ACTION:A2");
+    expect(a2?.fields?.map((f) => f.field)).toEqual(["rollback", "verifies"]);
+    expect(a2?.fields?.[0]).toMatchObject({ before: "git revert of the single commit" });
+  });
+
+  it("reports a removed record and a file of the handoff that changed", () => {
+    const before = demoHandoffRecords();
+    const after = structuredClone(before);
+    after.criteria.criteria.pop();
+    const file = (sha: string) => [{ path: "report.md", size: 1, sha256: sha.repeat(64) }];
+    const changes = diffRecords(before, after, file("a"), file("b"));
+    expect(changes.map((c) => `${c.change} ${c.marker}`)).toEqual(["removed =VERIFY:V2", "changed file report.md"]);
+  });
+});
