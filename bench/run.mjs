@@ -224,7 +224,7 @@ function checkSuite(suite) {
   const problems = [];
   if (r.status !== 0) problems.push(`exit ${r.status}, expected 0`);
   if (report.prompts !== suite.prompts) problems.push(`${report.prompts} prompts, expected ${suite.prompts}`);
-  if (report.genuinePairs !== suite.pairs) problems.push(`${report.genuinePairs} genuine pairs, expected ${suite.pairs}`);
+  if (report.genuine_pairs !== suite.pairs) problems.push(`${report.genuine_pairs} genuine pairs, expected ${suite.pairs}`);
   if (problems.length > 0) {
     const first = (report.diagnostics ?? []).slice(0, 10).map((d) => `  ${d.file}:${d.line}:${d.col} ${d.code} ${d.message}`);
     fail(`the generated ${suite.prompts}-prompt suite in ${suite.dir} does not validate: ${problems.join("; ")}\n${first.join("\n")}`);

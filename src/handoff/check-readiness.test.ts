@@ -258,7 +258,7 @@ describe("twinlock readiness", () => {
     const r = await runCli(["readiness", dir, "--json"]);
     expect(r.code).toBe(1);
     const json = JSON.parse(r.stdout);
-    expect(json).toMatchObject({ ok: false, ready: false, unresolvedStops: ["missing-backup"] });
+    expect(json).toMatchObject({ ok: false, ready: false, unresolved_stops: ["missing-backup"] });
     expect(json.records).toBeUndefined();
   });
 

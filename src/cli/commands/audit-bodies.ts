@@ -3,6 +3,7 @@ import { sortDiagnostics } from "../../diagnostics/diagnostic.js";
 import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
+import { snakeKeys } from "../snake-keys.js";
 
 export interface AuditBodiesOptions extends CommonOptions {
   suite?: string;
@@ -24,6 +25,6 @@ export function runAuditBodies(options: AuditBodiesOptions): CommandResult {
   return {
     exitCode: options.check && problems > 0 ? 1 : 0,
     text,
-    json: { ok: problems === 0, prompts: suite.prompts.length, problems, diagnostics },
+    json: snakeKeys({ ok: problems === 0, prompts: suite.prompts.length, problems, diagnostics }),
   };
 }

@@ -8,6 +8,7 @@ import { formatOfFile, GRAPH_FORMATS, type GraphFormat, renderGraph } from "../.
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
+import { snakeKeys } from "../snake-keys.js";
 
 export { DEFAULT_GRAPH_FILE } from "../../checks/check-graph-fresh.js";
 
@@ -43,7 +44,7 @@ export function runGraph(options: GraphOptions): CommandResult {
     return {
       exitCode: ok ? 0 : 1,
       text,
-      json: {
+      json: snakeKeys({
         ok,
         stale: !ok,
         file: fresh.file,
@@ -52,7 +53,7 @@ export function runGraph(options: GraphOptions): CommandResult {
         diagnostics: fresh.diagnostics,
         format: fresh.format,
         ...summary,
-      },
+      }),
     };
   }
   const fmt = format ?? (out ? formatOfFile(out) : undefined) ?? "json";

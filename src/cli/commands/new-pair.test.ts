@@ -39,13 +39,13 @@ describe("new-pair", () => {
       "md-42-flaky-integration-test-executor.md",
     ]);
 
-    const validated = await runCliJson<{ genuinePairs: number; declaredPairs: number; errors: number; warnings: number }>([
+    const validated = await runCliJson<{ genuine_pairs: number; declared_pairs: number; errors: number; warnings: number }>([
       "validate",
       "--suite",
       root,
     ]);
     expect(validated.code).toBe(0);
-    expect(validated.json).toMatchObject({ genuinePairs: 7, declaredPairs: 7, errors: 0, warnings: 0 });
+    expect(validated.json).toMatchObject({ genuine_pairs: 7, declared_pairs: 7, errors: 0, warnings: 0 });
 
     const audited = await runCli(["audit-bodies", "--check", "--suite", root]);
     expect(audited.code).toBe(0);

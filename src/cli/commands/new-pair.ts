@@ -12,6 +12,7 @@ import { promptFileName, scaffoldExecutor, scaffoldPlanner } from "../../suite/s
 import { CONFIG_FILE } from "../../suite/suite-config.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
+import { snakeKeys } from "../snake-keys.js";
 
 export interface NewPairOptions extends CommonOptions {
   suite?: string;
@@ -109,6 +110,12 @@ export function runNewPair(options: NewPairOptions): CommandResult {
   return {
     exitCode: resolved && ours.length === 0 ? 0 : 1,
     text,
-    json: { ok: resolved && ours.length === 0, files: files.map((f) => f.file), planner: plannerId, executor: executorId, problems: mine },
+    json: snakeKeys({
+      ok: resolved && ours.length === 0,
+      files: files.map((f) => f.file),
+      planner: plannerId,
+      executor: executorId,
+      problems: mine,
+    }),
   };
 }

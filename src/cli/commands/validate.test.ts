@@ -29,8 +29,8 @@ afterAll(removeTempDirs);
 interface ValidateJson {
   ok: boolean;
   prompts: number;
-  genuinePairs: number;
-  declaredPairs: number | null;
+  genuine_pairs: number;
+  declared_pairs: number | null;
   errors: number;
   warnings: number;
   diagnostics: Diagnostic[];
@@ -56,7 +56,7 @@ describe("validate on the example suite", () => {
   it("prints one JSON document with --json", async () => {
     const run = await validateJson(EXAMPLE_SUITE);
     expect(run.code).toBe(0);
-    expect(run.json).toMatchObject({ ok: true, prompts: 16, genuinePairs: 6, declaredPairs: 6, errors: 0, warnings: 0, diagnostics: [] });
+    expect(run.json).toMatchObject({ ok: true, prompts: 16, genuine_pairs: 6, declared_pairs: 6, errors: 0, warnings: 0, diagnostics: [] });
   });
 
   it("passes --expect-pairs 6 and fails --expect-pairs 7", async () => {
@@ -85,7 +85,7 @@ interface PlantedDefect {
   code: Diagnostic["code"];
   file: string;
   line: number;
-  promptId?: string;
+  prompt_id?: string;
   /** Field or block that the problem line must name. */
   names: string;
 }
@@ -112,7 +112,7 @@ function keyDefect(who: "planner" | "executor", key: string, value: unknown, cod
     code,
     file,
     line: missing ? 1 : lineOf(text, `${key}:`),
-    promptId: id,
+    prompt_id: id,
     names: key,
   };
 }
@@ -145,7 +145,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "PAIR_NOT_RECIPROCAL",
     file: "pairs/md-14-planner.md",
     line: lineOf(d.nonReciprocal, "paired_prompt_id:"),
-    promptId: "MD-14",
+    prompt_id: "MD-14",
     names: "MD-11",
   },
   {
@@ -154,7 +154,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "PAIR_TARGET_MISSING",
     file: p10,
     line: lineOf(d.missingTwin, "paired_prompt_id:"),
-    promptId: "MD-10",
+    prompt_id: "MD-10",
     names: "paired_prompt_id",
   },
   {
@@ -163,7 +163,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "PAIR_ROLE",
     file: p10,
     line: lineOf(d.wrongRole, "prompt_role:"),
-    promptId: "MD-10",
+    prompt_id: "MD-10",
     names: "investigative",
   },
   keyDefect("planner", "prompt_role", undefined, "PAIR_ROLE"),
@@ -195,7 +195,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "PAIR_REQUIRED_WITHOUT_TWIN",
     file: p10,
     line: lineOf(planner({ paired_prompt_id: undefined }), "pairing_required:"),
-    promptId: "MD-10",
+    prompt_id: "MD-10",
     names: "paired_prompt_id",
   },
   {
@@ -204,7 +204,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "PAIR_EXECUTOR_REQUIRES",
     file: e11,
     line: lineOf(d.noRequires, "requires:"),
-    promptId: "MD-11",
+    prompt_id: "MD-11",
     names: "requires",
   },
   {
@@ -213,7 +213,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "PAIR_REQUIRED_WITHOUT_TWIN",
     file: u20,
     line: lineOf(d.requiredWithoutTwin, "pairing_required:"),
-    promptId: "MD-20",
+    prompt_id: "MD-20",
     names: "pairing_required",
   },
   ...(
@@ -231,7 +231,7 @@ const DEFECTS: PlantedDefect[] = [
       code: "OVERRIDE_KEY",
       file: p10,
       line: lineOf(d.override(key, value), `${key}:`),
-      promptId: "MD-10",
+      prompt_id: "MD-10",
       names: key,
     }),
   ),
@@ -241,7 +241,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "REF_UNKNOWN",
     file: u20,
     line: lineOf(d.unknownRequires, "requires:"),
-    promptId: "MD-20",
+    prompt_id: "MD-20",
     names: "MD-77",
   },
   {
@@ -250,7 +250,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "REF_UNKNOWN",
     file: u20,
     line: lineOf(d.unknownRelated, "related_prompts:"),
-    promptId: "MD-20",
+    prompt_id: "MD-20",
     names: "related_prompts",
   },
   {
@@ -259,7 +259,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "REF_SELF",
     file: u20,
     line: lineOf(d.selfRequires, "requires:"),
-    promptId: "MD-20",
+    prompt_id: "MD-20",
     names: "requires",
   },
   {
@@ -268,7 +268,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "REF_CYCLE_PAIRED",
     file: p10,
     line: lineOf(d.pairedCycle, "requires:"),
-    promptId: "MD-10",
+    prompt_id: "MD-10",
     names: "requires",
   },
   {
@@ -294,7 +294,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "BODY_BLOCK_MISSING",
     file: p10,
     line: bodyLineOf(d.noHandoffContract),
-    promptId: "MD-10",
+    prompt_id: "MD-10",
     names: "<handoff_contract>",
   },
   {
@@ -303,7 +303,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "BODY_BLOCK_MISSING",
     file: e11,
     line: bodyLineOf(d.noDecisionRules),
-    promptId: "MD-11",
+    prompt_id: "MD-11",
     names: "<decision_rules>",
   },
   {
@@ -312,7 +312,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "BODY_MARKER_MISSING",
     file: u20,
     line: lineOf(d.noMarker, "<runtime_markers>"),
-    promptId: "MD-20",
+    prompt_id: "MD-20",
     names: "!STOP:{reason}",
   },
   {
@@ -321,7 +321,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "BODY_PHRASE_MISSING",
     file: p10,
     line: lineOf(d.noPhrase, "<plan_review_and_execution_gate>"),
-    promptId: "MD-10",
+    prompt_id: "MD-10",
     names: '"user review"',
   },
   {
@@ -330,7 +330,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "BODY_TWIN_NOT_NAMED",
     file: p10,
     line: lineOf(d.twinNotNamed, "<plan_review_and_execution_gate>"),
-    promptId: "MD-10",
+    prompt_id: "MD-10",
     names: "<plan_review_and_execution_gate>",
   },
   {
@@ -339,7 +339,7 @@ const DEFECTS: PlantedDefect[] = [
     code: "BODY_COPIED_VERIFICATION",
     file: e11,
     line: lineContaining(d.copied, DEFAULT_VERIFICATION_ITEMS[0]),
-    promptId: "MD-11",
+    prompt_id: "MD-11",
     names: "<verification_design>",
   },
 ];
@@ -358,7 +358,7 @@ describe("validate on planted defects", () => {
     expect(run.output).not.toMatch(STACK_FRAME);
     const problem = run.stdout.split("\n").find((l) => l.startsWith(`${defect.file}:${defect.line}:`) && l.includes(` ${defect.code} `));
     expect(problem, `no "${defect.file}:${defect.line}:… ${defect.code}" line in:\n${run.stdout}`).toBeDefined();
-    if (defect.promptId) expect(problem).toContain(defect.promptId);
+    if (defect.prompt_id) expect(problem).toContain(defect.prompt_id);
     expect(problem).toContain(defect.names);
     expect(run.stdout).toMatch(/^problems {3}[1-9]\d*, warnings \d+$/m);
   });
@@ -400,7 +400,7 @@ describe("validate on planted defects", () => {
     const root = writeSuite({ ...baseSuite(), [p10]: planner({ exact_twin_only: false }) });
     const run = await validateJson(root);
     expect(run.code).toBe(1);
-    expect(run.json).toMatchObject({ ok: false, genuinePairs: 1, declaredPairs: 2 });
+    expect(run.json).toMatchObject({ ok: false, genuine_pairs: 1, declared_pairs: 2 });
     expect(run.json.diagnostics.map((x) => x.code)).toContain("PAIR_COUNT");
   });
 });
@@ -417,7 +417,7 @@ describe("validate checks the committed capability graph", () => {
     retitle(root);
     const run = await validateJson(root);
     expect(run.code).toBe(1);
-    expect(run.json).toMatchObject({ ok: false, errors: 1, warnings: 0, genuinePairs: 6 });
+    expect(run.json).toMatchObject({ ok: false, errors: 1, warnings: 0, genuine_pairs: 6 });
     expect(run.json.diagnostics).toEqual([
       {
         code: "GRAPH_STALE",

@@ -3,6 +3,7 @@ import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
 import { parseCount } from "../../input/parse-input.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
+import { snakeKeys } from "../snake-keys.js";
 import { colourEnabled, makeStyle } from "../style.js";
 
 export interface ValidateOptions extends CommonOptions {
@@ -31,5 +32,5 @@ export function runValidate(options: ValidateOptions): CommandResult {
     `problems   ${report.errors === 0 ? s.green("0") : s.red(String(report.errors))}, warnings ${report.warnings}`,
   ];
   const { twins: _twins, ...json } = report;
-  return { exitCode: report.errors > 0 ? 1 : 0, text: lines.join("\n"), json: { ok: report.errors === 0, ...json } };
+  return { exitCode: report.errors > 0 ? 1 : 0, text: lines.join("\n"), json: snakeKeys({ ok: report.errors === 0, ...json }) };
 }
