@@ -11,6 +11,7 @@ import {
   driveTo,
   EXECUTOR,
   freeze,
+  type GateRun,
   makeGateRun,
   PLANNER,
   removeGateRuns,
@@ -26,21 +27,26 @@ afterAll(removeGateRuns);
 
 const HOUR = 3_600_000;
 
-/** A run whose consent was granted at t0 with a one-hour lifetime. */
-async function consentedAt(t0: Date, mode: "APPLY_SAFE" | "APPLY_APPROVED" = "APPLY_SAFE") {
-  const g = makeGateRun();
-  await startRun(g, { mode });
-  await freeze(g);
-  await review(g, "approved");
-  await consentPairExecution({
+/** Alice's consent to the current hash, for one hour from `now`. */
+function grantConsent(g: GateRun, now: () => Date) {
+  return consentPairExecution({
     runFile: g.runFile,
     planner: PLANNER,
     approve: true,
     handoffHash: workflowOf(g).handoff?.hash,
     user: "alice",
     expiresInMs: HOUR,
-    now: () => t0,
+    now,
   });
+}
+
+/** A run whose consent was granted at t0 with a one-hour lifetime. */
+async function consentedAt(t0: Date, mode: "APPLY_SAFE" | "APPLY_APPROVED" = "APPLY_SAFE") {
+  const g = makeGateRun();
+  await startRun(g, { mode });
+  await freeze(g);
+  await review(g, "approved");
+  await grantConsent(g, () => t0);
   return g;
 }
 
@@ -61,15 +67,7 @@ describe("a consent that expired unused", () => {
 
   it("can be asked again on the same hash, and the renewed consent admits the exact twin", async () => {
     const g = await consentedAt(t0);
-    await consentPairExecution({
-      runFile: g.runFile,
-      planner: PLANNER,
-      approve: true,
-      handoffHash: workflowOf(g).handoff?.hash,
-      user: "alice",
-      expiresInMs: HOUR,
-      now: later,
-    });
+    await grantConsent(g, later);
     expect(workflowOf(g).consents).toHaveLength(2);
     expect(workflowOf(g).state).toBe("dry_run_ready");
     const r = await admitStep(g, { now: later });
@@ -89,15 +87,7 @@ describe("a consent that expired unused", () => {
     const g = await consentedAt(t0, "APPLY_APPROVED");
     await approveApplyStep(g);
     expect(workflowOf(g).state).toBe("dry_run_ready");
-    await consentPairExecution({
-      runFile: g.runFile,
-      planner: PLANNER,
-      approve: true,
-      handoffHash: workflowOf(g).handoff?.hash,
-      user: "alice",
-      expiresInMs: HOUR,
-      now: later,
-    });
+    await grantConsent(g, later);
     expect(workflowOf(g).state).toBe("approval_pending");
     const r = await admitStep(g, { now: later });
     expect(r.admitted).toBe(false);
