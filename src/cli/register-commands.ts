@@ -144,7 +144,7 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--suite <dir>", "suite folder (stateless form)")
     .option("--handoff-ready", "stateless: the handoff is ready and frozen")
     .option("--review-status <status>", "stateless: pending, changes_requested, approved or declined")
-    .action(async (a, b, opts) => sink((await import("./commands/pair-status.js")).runPairStatus(a, b, opts)));
+    .action(async (a, b, opts) => sink(await (await import("./commands/pair-status.js")).runPairStatus(a, b, opts)));
 
   program
     .command("stop")

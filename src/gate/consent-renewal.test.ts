@@ -59,7 +59,7 @@ describe("a consent that expired unused", () => {
     const r = await admitStep(g, { now: later });
     expect(r.admitted).toBe(false);
     expect(r.checks.find((c) => c.id === "7")?.detail).toMatch(/expired at 2026-06-01T11:00:00.000Z/);
-    const status = pairStatusFromRun(g.runFile, PLANNER, later());
+    const status = await pairStatusFromRun(g.runFile, PLANNER, later());
     expect(status.state).toBe("dry_run_ready");
     expect(status.next_action).toMatch(/ask the consent question again: the consent expired at 2026-06-01T11:00:00.000Z unused/);
     expect(status.question).toMatch(/^May MD-30 \(Debugging fix executor\) now act on the approved frozen plan of MD-29/);
@@ -178,5 +178,17 @@ describe("init-run input", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message as RegExp);
     expect(existsSync(g.runFile)).toBe(false);
+  });
+});
+
+describe("pair-status after a handoff file changed", () => {
+  it("re-hashes the folder and makes re-freezing the next step, naming the file", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    writeFileSync(path.join(g.handoff, "report.md"), "edited after consent\n");
+    const status = await pairStatusFromRun(g.runFile, PLANNER);
+    expect(status.handoff_changed).toEqual(["changed report.md"]);
+    expect(status.next_action).toMatch(/^re-freeze: the handoff changed since revision 1 was frozen \(changed report\.md\)/);
+    expect(status.next_command).toBe(`twinlock freeze-pair-handoff ${g.runFile} MD-29`);
   });
 });

@@ -1,4 +1,7 @@
+import path from "node:path";
 import { RefusalError } from "../errors/errors.js";
+import { hashHandoff } from "../handoff/hash-handoff.js";
+import { describeChanges } from "../run/admission-checks.js";
 import { describeNextStep, shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { Settings } from "../run/run-schema.js";
@@ -22,6 +25,8 @@ export interface PairStatus {
   /** The review invitation or the consent question, when one is due; otherwise null. */
   question: string | null;
   authorized_execution_prompt_ids: string[];
+  /** Files changed since the freeze (re-hashed now), or null when the folder still matches. */
+  handoff_changed: string[] | null;
   unresolved_stops: string[];
   source: "stateless" | "run";
 }
@@ -73,13 +78,14 @@ export function pairStatusFromFlags(suite: Suite, id: string, flags: { handoffRe
     next_command: next.command,
     question: questionFor(state, wf),
     authorized_execution_prompt_ids: [],
+    handoff_changed: null,
     unresolved_stops: [],
     source: "stateless",
   };
 }
 
 /** Status of one pair from a run file. */
-export function pairStatusFromRun(runFile: string, id: string, now: Date = new Date()): PairStatus {
+export async function pairStatusFromRun(runFile: string, id: string, now: Date = new Date()): Promise<PairStatus> {
   const run = readRunFile(runFile);
   const byExecutor = Object.values(run.state.workflows).find((w) => w.executor === id);
   const wf = byExecutor ?? requireWorkflow(run.state.workflows, id);
@@ -96,6 +102,22 @@ export function pairStatusFromRun(runFile: string, id: string, now: Date = new D
       command: `twinlock consent-pair-execution ${shellQuote(runFile)} ${wf.planner} --approve|--decline --handoff-hash ${wf.handoff?.hash}`,
     };
   }
+  // A frozen handoff edited since: the one legal step is to re-freeze it (admission would refuse anyway).
+  let handoffChanged: string[] | null = null;
+  if (wf.handoff && REHASHED_STATES.has(wf.state)) {
+    try {
+      const current = await hashHandoff(path.resolve(path.dirname(path.resolve(runFile)), wf.handoff.dir));
+      if (current.hash !== wf.handoff.hash) handoffChanged = describeChanges(wf.handoff.files, current.files);
+    } catch (error) {
+      handoffChanged = [(error as Error).message];
+    }
+  }
+  if (handoffChanged) {
+    next = {
+      action: `re-freeze: the handoff changed since revision ${wf.revision} was frozen (${handoffChanged.join(", ") || "content differs"}); decisions on revision ${wf.revision} will not carry over`,
+      command: `twinlock freeze-pair-handoff ${shellQuote(runFile)} ${wf.planner}`,
+    };
+  }
   const signing = signingHint(run.state.suite.root);
   if (signing && /review-pair-plan|consent-pair-execution|approve-apply/.test(next.command))
     next = { ...next, command: `${next.command} --key FILE` };
@@ -110,6 +132,7 @@ export function pairStatusFromRun(runFile: string, id: string, now: Date = new D
     next_command: next.command,
     question: expired ? consentQuestion(wf, run.state.settings) : questionFor(wf.state, wf, run.state.settings),
     authorized_execution_prompt_ids: run.state.authorized_execution_prompt_ids,
+    handoff_changed: handoffChanged,
     unresolved_stops: run.state.stops
       .filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf.planner))
       .map((s) => `!STOP:${s.reason}`),
@@ -126,6 +149,9 @@ function questionFor(
   if (state === "execution_consent_pending") return consentQuestion(wf, settings);
   return null;
 }
+
+/** States in which a frozen handoff must still hash to its frozen value. */
+const REHASHED_STATES = new Set<State>(["plan_review_pending", "execution_consent_pending", "approval_pending", "dry_run_ready"]);
 
 /** Whether the suite asks for signed receipts (so printed commands need `--key FILE`). */
 export function signingHint(suiteRoot: string): boolean {

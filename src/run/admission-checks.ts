@@ -197,7 +197,8 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
   return { checks, request };
 }
 
-function describeChanges(frozen: ManifestEntry[], now: ManifestEntry[]): string[] {
+/** The files added, changed or removed between two manifests, as short phrases. */
+export function describeChanges(frozen: ManifestEntry[], now: ManifestEntry[]): string[] {
   const before = new Map(frozen.map((f) => [f.path, f.sha256]));
   const after = new Map(now.map((f) => [f.path, f.sha256]));
   const out: string[] = [];

@@ -7,12 +7,12 @@ import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
 
 /** `twinlock pair-status ID` (stateless) or `twinlock pair-status RUN ID` (from a run). */
-export function runPairStatus(
+export async function runPairStatus(
   first: string,
   second: string | undefined,
   o: CommonOptions & { suite?: string; handoffReady?: boolean; reviewStatus?: string },
-): CommandResult {
-  let status: ReturnType<typeof pairStatusFromRun>;
+): Promise<CommandResult> {
+  let status: Awaited<ReturnType<typeof pairStatusFromRun>>;
   if (second === undefined) {
     if (!PROMPT_ID_PATTERN.test(first) && existsSync(first))
       throw new UsageError(`give the prompt ID after the run file: twinlock pair-status ${first} MD-29`);
@@ -25,7 +25,7 @@ export function runPairStatus(
   } else {
     if (o.handoffReady || o.reviewStatus)
       throw new UsageError("--handoff-ready and --review-status are for the stateless form; a run file knows its own state");
-    status = pairStatusFromRun(first, parsePromptId(second));
+    status = await pairStatusFromRun(first, parsePromptId(second));
   }
   const s = status;
   const lines = [
@@ -33,6 +33,7 @@ export function runPairStatus(
     `state       ${s.state}${s.source === "run" ? `, revision ${s.revision}` : " (from the flags given)"}`,
     ...(s.handoff_hash ? [`handoff     ${s.handoff_hash}`] : []),
     ...(s.source === "run" ? [`authorized  ${s.authorized_execution_prompt_ids.join(", ") || "none"}`] : []),
+    ...(s.handoff_changed ? [`changed     ${s.handoff_changed.join(", ")} (since the freeze)`] : []),
     ...(s.unresolved_stops.length ? [`stops       ${s.unresolved_stops.join(", ")}`] : []),
     `next        ${s.next_action}`,
     ...(s.next_command ? [`            ${s.next_command}`] : []),
