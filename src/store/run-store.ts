@@ -33,44 +33,52 @@ export const MAX_RUN_FILE_BYTES = 256 * 1024 * 1024;
  * state that replay does not give is an IntegrityError naming the first bad event.
  */
 export function readRunFile(file: string): LoadedRun {
-  const abs = path.resolve(file);
-  const bytes = readBytes(abs);
-  let json: unknown;
-  try {
-    json = JSON.parse(bytes.toString("utf8"));
-  } catch (error) {
-    throw new UsageError(
-      `run file ${file} is not valid JSON (${describeJsonError(error)}); it may be truncated — restore it from backup or create a new run with init-run`,
-      {
-        cause: error,
-      },
-    );
+  const run = readRunFileUnverified(file);
+  const verdict = verifyRunFile(run);
+  if (!verdict.ok) {
+    const hint = verdict.check === "state" ? ` — run \`twinlock verify-log ${file}\`` : "";
+    throw new IntegrityError(`run file ${file}: ${verdict.reason}${hint}`, { seq: verdict.seq });
   }
-  requireShallowJson(json, `run file ${file}`);
-  const parsed = RunFileSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UsageError(
-      `run file ${file} does not match the run-file schema at ${issue?.path.join(".") || "(top level)"}: ${issue?.message}; it was edited by hand or by another tool`,
-    );
-  }
-  const run = parsed.data;
+  return { path: path.resolve(file), file: run, state: verdict.state };
+}
+
+/** Where a run file stops being trustworthy, or the state its events replay to. */
+export type RunFileVerdict =
+  | { ok: true; state: RunState }
+  | { ok: false; check: "chain" | "revision" | "replay" | "state"; seq: number; reason: string };
+
+/**
+ * The one verification of a parsed run file (used by every reader and by
+ * `verify-log`): the hash chain, the revision counter, the replay of every
+ * event through the transition rules, and the stored state equal to that replay.
+ */
+export function verifyRunFile(run: RunFile): RunFileVerdict {
   const chain = verifyChain(run.events, run.head);
-  if (!chain.ok) throw new IntegrityError(`run file ${file}: hash chain broken at event ${chain.seq}: ${chain.reason}`, { seq: chain.seq });
-  if (run.revision !== run.events.length)
-    throw new IntegrityError(`run file ${file}: revision ${run.revision} does not match its ${run.events.length} events`, {
+  if (!chain.ok) return { ok: false, check: "chain", seq: chain.seq, reason: `hash chain broken at event ${chain.seq}: ${chain.reason}` };
+  if (run.revision !== run.events.length) {
+    return {
+      ok: false,
+      check: "revision",
       seq: run.events.length,
-    });
-  const state = replayEvents(run.events);
-  if (canonicalJson(state) !== canonicalJson(run.state)) {
-    throw new IntegrityError(
-      `run file ${file}: the stored state differs from the replay of its events; it was edited by hand — run \`twinlock verify-log ${file}\``,
-      {
-        seq: run.events.length,
-      },
-    );
+      reason: `revision ${run.revision} does not match its ${run.events.length} events`,
+    };
   }
-  return { path: abs, file: run, state };
+  let state: RunState;
+  try {
+    state = replayEvents(run.events);
+  } catch (error) {
+    if (!(error instanceof IntegrityError)) throw error;
+    return { ok: false, check: "replay", seq: (error.details.seq as number | undefined) ?? run.events.length, reason: error.message };
+  }
+  if (canonicalJson(state) !== canonicalJson(run.state)) {
+    return {
+      ok: false,
+      check: "state",
+      seq: run.events.length,
+      reason: "the stored state differs from the replay of its events (receipts, states, authorized executors); it was edited by hand",
+    };
+  }
+  return { ok: true, state };
 }
 
 /** Create a new run file from its first events; refuses to overwrite an existing file. */
@@ -187,20 +195,22 @@ function readBytes(abs: string): Buffer {
  * must still say something when the chain is broken (admission, verify-log).
  */
 export function readRunFileUnverified(file: string): RunFile {
-  const abs = path.resolve(file);
   let json: unknown;
   try {
-    json = JSON.parse(readBytes(abs).toString("utf8"));
+    json = JSON.parse(readBytes(path.resolve(file)).toString("utf8"));
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`run file ${file} is not valid JSON (${describeJsonError(error)}); it may be truncated`, { cause: error });
+    throw new UsageError(
+      `run file ${file} is not valid JSON (${describeJsonError(error)}); it may be truncated — restore it from backup or create a new run with init-run`,
+      { cause: error },
+    );
   }
   requireShallowJson(json, `run file ${file}`);
   const parsed = RunFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(
-      `run file ${file} does not match the run-file schema at ${issue?.path.join(".") || "(top level)"}: ${issue?.message}`,
+      `run file ${file} does not match the run-file schema at ${issue?.path.join(".") || "(top level)"}: ${issue?.message}; it was edited by hand or by another tool`,
     );
   }
   return parsed.data;

@@ -1,7 +1,5 @@
-import { canonicalJson } from "../../crypto/canonical-hash.js";
-import { replayEvents } from "../../run/apply-event.js";
 import { verifyChain } from "../../run/event-chain.js";
-import { readRunFileUnverified } from "../../store/run-store.js";
+import { readRunFileUnverified, verifyRunFile } from "../../store/run-store.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
 /** `twinlock log RUN`: the event chain, one line per event. */
@@ -34,23 +32,8 @@ export function runLog(runFile: string, _o: CommonOptions): CommandResult {
  */
 export function runVerifyLog(runFile: string, _o: CommonOptions): CommandResult {
   const file = readRunFileUnverified(runFile);
-  const chain = verifyChain(file.events, file.head);
-  if (!chain.ok) return fail(chain.seq, chain.reason);
-  let replayed: ReturnType<typeof replayEvents>;
-  try {
-    replayed = replayEvents(file.events);
-  } catch (error) {
-    const seq = (error as { details?: { seq?: number } }).details?.seq ?? 0;
-    return fail(seq, (error as Error).message);
-  }
-  if (file.revision !== file.events.length)
-    return fail(file.events.length, `revision ${file.revision} does not match ${file.events.length} events`);
-  if (canonicalJson(replayed) !== canonicalJson(file.state)) {
-    return fail(
-      file.events.length,
-      "the stored state (receipts, states, authorized executors) differs from the replay of the events: it was edited by hand",
-    );
-  }
+  const verdict = verifyRunFile(file);
+  if (!verdict.ok) return fail(verdict.seq, verdict.reason);
   return {
     exitCode: 0,
     text: `ok: ${file.events.length} events, chain intact, state equals the replay (head ${file.head})`,
