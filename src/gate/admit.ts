@@ -2,11 +2,10 @@ import path from "node:path";
 import { IntegrityError } from "../errors/errors.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import { type AdmissionFacts, type AdmissionRequest, runAdmissionChecks } from "../run/admission-checks.js";
-import { verifyChain } from "../run/event-chain.js";
 import { planActionIds } from "../run/plan-action-ids.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { AdmissionCheck, AdmissionReceipt, RunEvent, RunState, Workflow } from "../run/run-schema.js";
-import { readRunFile, readRunFileUnverified, updateRunFile } from "../store/run-store.js";
+import { readRunFile, readRunFileUnverified, updateRunFile, verifyRunFile } from "../store/run-store.js";
 import { loadSuite } from "../suite/load-suite.js";
 import type { Mode } from "../suite/prompt.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
@@ -138,8 +137,8 @@ async function brokenChainReport(
   failed: (wf: Workflow | undefined, checks: AdmissionCheck[], request?: AdmissionRequest) => AdmitResult,
 ): Promise<AdmitResult> {
   const file = readRunFileUnverified(input.runFile);
-  const chain = verifyChain(file.events, file.head);
-  const reason = chain.ok ? error.message : `broken at event ${chain.seq}: ${chain.reason}`;
+  const verdict = verifyRunFile(file);
+  const reason = verdict.ok ? error.message : verdict.reason;
   const r = await evaluate(file.state, file.events, { ok: false, reason });
   return failed(r.wf, r.checks, r.request);
 }
