@@ -11,6 +11,7 @@ export { formatDiagnostic } from "./diagnostics/format-diagnostic.js";
 export { ConflictError, EXIT, IntegrityError, RefusalError, UsageError } from "./errors/errors.js";
 export { type AdmitResult, admit } from "./gate/admit.js";
 export { approveApply } from "./gate/approve-apply.js";
+export { checkoutApproved } from "./gate/checkout-approved.js";
 export { closeWorkflow } from "./gate/close-workflow.js";
 export { consentPairExecution, consentQuestion } from "./gate/consent-pair-execution.js";
 export { freezePairHandoff } from "./gate/freeze-pair-handoff.js";
@@ -25,6 +26,10 @@ export { type GraphFormat, renderGraph } from "./graph/render-graph.js";
 export { checkReadiness, type ReadinessReport } from "./handoff/check-readiness.js";
 // Handoff
 export { type HandoffDigest, hashHandoff, type ManifestEntry } from "./handoff/hash-handoff.js";
+// The gate home: the trust root the agent cannot write (pins, checkpoints, consumed consents, frozen bytes)
+export { type GateHome, openGateHome, resolveHomeDir } from "./home/gate-home.js";
+export { readRun } from "./home/run-ledger.js";
+export { listPins, type Pin, pinSuite, unpinSuite } from "./home/suite-pins.js";
 export { ADMISSION_STOP } from "./run/admission-checks.js";
 export type { AdmissionReceipt, ConsentReceipt, ReviewReceipt, RunFile, RunState, Workflow } from "./run/run-schema.js";
 export { STATES, type State, TRANSITIONS } from "./run/transition-table.js";

@@ -14,4 +14,6 @@ export interface CommandResult {
 export interface CommonOptions {
   json?: boolean;
   debug?: boolean;
+  /** The gate home (`--home DIR`). */
+  home?: string;
 }

@@ -37,11 +37,17 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   registerCommands(program, (r) => {
     result = r;
   });
-  for (const sub of program.commands) {
+  const leaves = program.commands.flatMap((c) => (c.commands.length > 0 ? [c, ...c.commands] : [c]));
+  for (const sub of leaves) {
     sub.exitOverride();
     sub.configureOutput({ writeOut: (t) => io.stdout(t), writeErr: () => {} });
+    if (sub.commands.length > 0) continue;
     sub.addOption(new Option("--json", "print one JSON document on stdout"));
     sub.addOption(new Option("--debug", "show internal stack traces").hideHelp());
+    if (HOME_COMMANDS.has(sub.name()))
+      sub.addOption(
+        new Option("--home <dir>", "gate home (default: TWINLOCK_HOME, else $XDG_STATE_HOME/twinlock, else ~/.local/state/twinlock)"),
+      );
   }
   if (argv.length === 0) {
     // No command: show what there is, and say it was not a complete call.
@@ -86,6 +92,27 @@ function emit(ctx: { json: boolean; io: CliIo }, code: number, kind: string, raw
   else ctx.io.stderr(`twinlock: ${message}\n`);
   return code;
 }
+
+/** Commands that read or write the gate home, so take `--home DIR`. */
+const HOME_COMMANDS = new Set([
+  "init-run",
+  "freeze-pair-handoff",
+  "present",
+  "review-pair-plan",
+  "consent-pair-execution",
+  "approve-apply",
+  "admit",
+  "pair-status",
+  "stop",
+  "resolve-stop",
+  "close",
+  "verify-log",
+  "verify-receipts",
+  "checkout",
+  "pin",
+  "list",
+  "unpin",
+]);
 
 /** The package version, kept in step with package.json by a test. */
 export const VERSION = "0.1.0";

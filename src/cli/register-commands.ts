@@ -79,7 +79,8 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--handoff <dir>", "handoff folder (default: the one frozen before)")
     .option("--handoff-hash <hash>", "assert the hash; refused unless it equals the computed one")
     .option("--unchanged-because <text>", "re-freeze an unrevised handoff after requested changes, saying why")
-    .option("--actor <name>", "who freezes")
+    .option("--actor <name>", "who freezes (with --key: the key's owner)")
+    .option("--key <file>", "sign the freeze with a key holding the freeze right (default: TWINLOCK_KEY); required on signing suites")
     .action(async (run, id, opts) => sink(await (await import("./commands/freeze.js")).runFreeze(run, id, opts)));
 
   program
@@ -133,6 +134,7 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--environment <name>", "requested environment (default: the consented one)")
     .option("--actions <ids>", "requested +ACTION IDs (default: all consented)")
     .option("--dry", "report without recording or using the consent")
+    .option("--checkout <dir>", "after admission, write a read-only copy of exactly the approved bytes to DIR")
     .option("--actor <name>", "who asks")
     .action(async (run, id, opts) => sink(await (await import("./commands/admit.js")).runAdmit(run, id, opts)));
 
@@ -163,7 +165,8 @@ export function registerCommands(program: Command, sink: Sink): void {
     .requiredOption("--reason <slug>", "stop reason")
     .requiredOption("--note <text>", "how it was resolved")
     .option("--workflow <id>", "only that workflow's stop")
-    .option("--actor <name>", "who resolves")
+    .option("--actor <name>", "who resolves (with --key: the key's owner)")
+    .option("--key <file>", "sign with a key holding the stop right (default: TWINLOCK_KEY); required on signing suites")
     .action(async (run, opts) => sink(await (await import("./commands/run-admin.js")).runResolveStop(run, opts)));
 
   program
@@ -193,7 +196,10 @@ export function registerCommands(program: Command, sink: Sink): void {
     .description("make an Ed25519 reviewer key pair (private key 0600, never printed) and print the twinlock.yaml entry")
     .requiredOption("--name <name>", "the reviewer's name")
     .option("--out <dir>", "folder for NAME.key (default: current folder)")
-    .option("--rights <list>", "rights to list in the printed entry: review,consent,apply (default: all three)")
+    .option(
+      "--rights <list>",
+      "rights to list in the printed entry: review, consent, apply, freeze, stop (default: review,consent,apply,stop)",
+    )
     .action(async (opts) => sink((await import("./commands/keygen.js")).runKeygen(opts)));
 
   program
@@ -201,6 +207,32 @@ export function registerCommands(program: Command, sink: Sink): void {
     .description("check every receipt's signature, key, rights and revocation against the suite's reviewers")
     .argument("<run>", "run file")
     .action(async (run, opts) => sink((await import("./commands/verify-receipts.js")).runVerifyReceipts(run, opts)));
+
+  program
+    .command("checkout")
+    .description("write a read-only copy of exactly the approved bytes for an admitted executor")
+    .argument("<run>", "run file")
+    .argument("<executor>", "the admitted executor's ID")
+    .argument("<dir>", "a new or empty folder")
+    .action(async (run, id, dir, opts) => sink((await import("./commands/checkout.js")).runCheckout(run, id, dir, opts)));
+
+  const trust = program.command("trust").description("the gate home's pinned suites: what runs are judged by");
+  trust
+    .command("pin")
+    .description("pin a suite: its real path, suite_id, the sha256 of its twinlock.yaml and its pairs")
+    .option("--suite <dir>", "suite folder")
+    .option("--allow-unsigned", "accept a suite that does not require signed receipts (admission then says UNSIGNED)")
+    .option("--actor <name>", "who pins")
+    .action(async (opts) => sink(await (await import("./commands/trust.js")).runTrustPin(opts)));
+  trust
+    .command("list")
+    .description("list the pinned suites")
+    .action(async (opts) => sink((await import("./commands/trust.js")).runTrustList(opts)));
+  trust
+    .command("unpin")
+    .description("remove a suite's pin; its runs are refused until it is pinned again")
+    .argument("<suite-id>", "the suite_id to unpin")
+    .action(async (id, opts) => sink(await (await import("./commands/trust.js")).runTrustUnpin(id, opts)));
 
   program
     .command("demo")

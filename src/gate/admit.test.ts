@@ -2,9 +2,9 @@ import { renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashHandoff } from "../handoff/hash-handoff.js";
+import { frozenActionIds } from "../home/frozen-records.js";
 import { ADMISSION_STOP, type AdmissionFacts, runAdmissionChecks } from "../run/admission-checks.js";
 import { hashEvent } from "../run/event-chain.js";
-import { planActionIds } from "../run/plan-action-ids.js";
 import type { RunFile } from "../run/run-schema.js";
 import { readRunFile } from "../store/run-store.js";
 import { runCli, STACK_FRAME } from "../test-support/run-cli.js";
@@ -19,6 +19,7 @@ import {
   freeze,
   type GateRun,
   handEditRun,
+  homeOf,
   makeGateRun,
   PLANNER,
   removeGateRuns,
@@ -29,7 +30,24 @@ import {
   workflowOf,
 } from "../test-support/run-fixture.js";
 
-const CHECK_IDS = ["1", "2", "3", "4", "5", "6", "7", "8", "pair", "chain", "state"];
+const CHECK_IDS = [
+  "1",
+  "2",
+  "3",
+  "4",
+  "5",
+  "6",
+  "7",
+  "8",
+  "pair",
+  "pin",
+  "frozen",
+  "policy",
+  "executor-file",
+  "consumed",
+  "chain",
+  "state",
+];
 const OTHER_HASH = `sha256:${"cd".repeat(32)}`;
 
 /** Every executive prompt of the example suite other than MD-30. */
@@ -61,12 +79,12 @@ interface Stop {
 async function expectStop(g: GateRun, argv: string[], o: { trustMayFail?: boolean } = {}): Promise<Stop> {
   const bytes = runBytes(g);
   const tree = snapshotTree(g.dir);
-  const text = await runCli(["admit", g.runFile, ...argv]);
+  const text = await runCli(["admit", g.runFile, "--home", g.home, ...argv]);
   expect(text.code).toBe(3);
   expect(text.stdout.split("\n")[0]).toBe(ADMISSION_STOP);
   expect(text.output).not.toMatch(STACK_FRAME);
   expect(text.stdout).toMatch(/refused: \d+ check\(s\) failed; nothing was recorded/);
-  const json = await runCli(["admit", g.runFile, ...argv, "--json"]);
+  const json = await runCli(["admit", g.runFile, "--home", g.home, ...argv, "--json"]);
   expect(json.code).toBe(3);
   const doc = JSON.parse(json.stdout) as {
     ok: boolean;
@@ -75,7 +93,7 @@ async function expectStop(g: GateRun, argv: string[], o: { trustMayFail?: boolea
     checks: Array<{ id: string; name: string; ok: boolean; detail: string }>;
   };
   expect(doc).toMatchObject({ ok: false, admitted: false, stop: ADMISSION_STOP });
-  // The eleven checks of SPEC §5 come first, in order; trust checks may follow.
+  // The checks of SPEC §5 and §9 come first, in order; trust checks may follow.
   expect(doc.checks.map((c) => c.id).slice(0, CHECK_IDS.length)).toEqual(CHECK_IDS);
   for (const c of doc.checks.filter((x) => !x.ok)) expect(text.stdout).toContain(`FAIL  ${c.id.padEnd(5)} ${c.name}`);
   expect(runBytes(g).equals(bytes)).toBe(true);
@@ -100,7 +118,7 @@ describe("the baseline", () => {
   it("admits nothing with --dry, yet reports every check passing and changes no byte", async () => {
     const g = fresh();
     const bytes = runBytes(g);
-    const r = await runCli(["admit", g.runFile, EXECUTOR, "--dry", "--json"]);
+    const r = await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR, "--dry", "--json"]);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc).toMatchObject({ ok: true, admitted: true, dry: true });
@@ -121,9 +139,15 @@ describe("each admission check fails alone in the pure rule (facts gathered from
       requestedExecutor: EXECUTOR,
       suiteTwin: { plannerOfRequested: PLANNER, twinOfPlanner: EXECUTOR, verdict: { ok: true }, pairDigest: wf.pair_digest },
       rehash: await hashHandoff(ready.handoff),
-      planActionIds: planActionIds(run.file.events, wf),
+      planActionIds: wf.handoff ? frozenActionIds(homeOf(ready), wf.handoff.files) : [],
       requested: {},
       chain: { ok: true },
+      pin: { ok: true, detail: "pinned" },
+      frozenBytes: [],
+      consumedInHome: undefined,
+      policyDigestNow: wf.consents.at(-1)?.policy_digest ?? null,
+      executorDigestNow: wf.consents.at(-1)?.executor_digest ?? null,
+      untrustedStopLifts: [],
       now: new Date(),
     };
   }
@@ -228,6 +252,7 @@ describe("each admission check fails alone in the pure rule (facts gathered from
           resolved_at: null,
           resolved_by: null,
           resolution: null,
+          resolution_receipt: null,
         });
       },
       /!STOP:missing-backup \(MD-29\)/,
@@ -324,7 +349,7 @@ describe("check 1 through the CLI: only the planner's paired_prompt_id may execu
   it("refuses an executor the suite does not have", async () => {
     const s = await expectStop(fresh(), ["MD-99"]);
     expect(s.failed).toEqual(["1", "5"]);
-    expect(s.detail["1"]).toContain("MD-99 is not a prompt of the suite");
+    expect(s.detail["1"]).toContain("MD-99 is not a prompt of the pinned suite");
   });
 
   it("refuses MD-28 for MD-29 in a composite run that also holds MD-27 → MD-28", async () => {
@@ -464,6 +489,8 @@ describe("check 7: mode, environment, actions, budget, expiry and apply approval
     const init = await runCli([
       "init-run",
       g.runFile,
+      "--home",
+      g.home,
       "--suite",
       g.suite,
       "--planner",
@@ -480,7 +507,7 @@ describe("check 7: mode, environment, actions, budget, expiry and apply approval
     const s = await expectStop(g, [EXECUTOR]);
     expect(s.failed).toEqual(["7"]);
     expect(s.detail["7"]).toBe("2 actions exceed the budget of 1");
-    const one = await runCli(["admit", g.runFile, EXECUTOR, "--actions", "A1", "--dry"]);
+    const one = await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR, "--actions", "A1", "--dry"]);
     expect(one.code).toBe(0);
   });
 
@@ -504,31 +531,35 @@ describe("check 7: mode, environment, actions, budget, expiry and apply approval
     const s = await expectStop(g, [EXECUTOR]);
     expect(s.failed).toEqual(["7", "state"]);
     expect(s.detail["7"]).toContain("APPLY_APPROVED needs its apply approval (twinlock approve-apply)");
-    const approved = await runCli(["approve-apply", g.runFile, PLANNER, "--approver", "bob"]);
+    const approved = await runCli(["approve-apply", g.runFile, "--home", g.home, PLANNER, "--approver", "bob"]);
     expect(approved.code).toBe(0);
-    expect((await runCli(["admit", g.runFile, EXECUTOR])).code).toBe(0);
+    expect((await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR])).code).toBe(0);
   });
 });
 
 describe("check 8: no unresolved !STOP on the run or the workflow", () => {
   it("fails only check 8 for a stop on the whole run, until resolve-stop clears it", async () => {
     const g = fresh();
-    expect((await runCli(["stop", g.runFile, "--reason", "missing-backup", "--note", "no snapshot of the cart db"])).code).toBe(0);
+    expect(
+      (await runCli(["stop", g.runFile, "--home", g.home, "--reason", "missing-backup", "--note", "no snapshot of the cart db"])).code,
+    ).toBe(0);
     const s = await expectStop(g, [EXECUTOR]);
     expect(s.failed).toEqual(["8"]);
     expect(s.detail["8"]).toBe("!STOP:missing-backup (run)");
-    expect((await runCli(["resolve-stop", g.runFile, "--reason", "missing-backup", "--note", "snapshot taken"])).code).toBe(0);
-    expect((await runCli(["admit", g.runFile, EXECUTOR])).code).toBe(0);
+    expect(
+      (await runCli(["resolve-stop", g.runFile, "--home", g.home, "--reason", "missing-backup", "--note", "snapshot taken"])).code,
+    ).toBe(0);
+    expect((await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR])).code).toBe(0);
   });
 
   it("fails only check 8 for a stop on the workflow, until resolve-stop clears it", async () => {
     const g = fresh();
-    expect((await runCli(["stop", g.runFile, "--reason", "!STOP:flaky-ci", "--workflow", PLANNER])).code).toBe(0);
+    expect((await runCli(["stop", g.runFile, "--home", g.home, "--reason", "!STOP:flaky-ci", "--workflow", PLANNER])).code).toBe(0);
     const s = await expectStop(g, [EXECUTOR]);
     expect(s.failed).toEqual(["8"]);
     expect(s.detail["8"]).toBe("!STOP:flaky-ci (MD-29)");
-    expect((await runCli(["resolve-stop", g.runFile, "--reason", "flaky-ci", "--note", "CI fixed"])).code).toBe(0);
-    expect((await runCli(["admit", g.runFile, EXECUTOR, "--dry"])).code).toBe(0);
+    expect((await runCli(["resolve-stop", g.runFile, "--home", g.home, "--reason", "flaky-ci", "--note", "CI fixed"])).code).toBe(0);
+    expect((await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR, "--dry"])).code).toBe(0);
   });
 
   it("is not blocked by a stop on another workflow of a composite run", async () => {
@@ -537,42 +568,42 @@ describe("check 8: no unresolved !STOP on the run or the workflow", () => {
     await freeze(g);
     await review(g, "approved");
     await consent(g, true);
-    expect((await runCli(["stop", g.runFile, "--reason", "perf-lab-down", "--workflow", "MD-27"])).code).toBe(0);
-    expect((await runCli(["admit", g.runFile, EXECUTOR])).code).toBe(0);
+    expect((await runCli(["stop", g.runFile, "--home", g.home, "--reason", "perf-lab-down", "--workflow", "MD-27"])).code).toBe(0);
+    expect((await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR])).code).toBe(0);
   });
 });
 
 describe("the pair check: the suite's pair metadata is unchanged since the run began", () => {
-  it("fails only the pair check when the executor's title changes in the suite after init-run", async () => {
+  it("fails the pair and executor-file checks when the executor's title changes in the suite after init-run", async () => {
     const g = makeGateRun({ copySuite: true });
     await driveTo(g, "dry_run_ready");
     editPrompt(g.suite, "debugging/md-30-debugging-executor.md", (t) =>
       t.replace("title: Debugging fix executor", "title: Debugging fix executor (v2)"),
     );
     const s = await expectStop(g, [EXECUTOR]);
-    expect(s.failed).toEqual(["pair"]);
+    expect(s.failed).toEqual(["pair", "executor-file"]);
     expect(s.detail.pair).toContain("the pairing changed");
     expect(s.detail.pair).toContain("a changed pairing needs a new run");
   });
 
-  it("fails only the pair check when the executor's requires list changes", async () => {
+  it("fails the pair and executor-file checks when the executor's requires list changes", async () => {
     const g = makeGateRun({ copySuite: true });
     await driveTo(g, "dry_run_ready");
     editPrompt(g.suite, "debugging/md-30-debugging-executor.md", (t) =>
       t.replace("requires: [MD-29, MD-01]", "requires: [MD-29, MD-01, MD-02]"),
     );
     const s = await expectStop(g, [EXECUTOR]);
-    expect(s.failed).toEqual(["pair"]);
+    expect(s.failed).toEqual(["pair", "executor-file"]);
   });
 
-  it("fails the pair check and check 1 when canonical metadata is broken, so MD-29 no longer resolves to a twin", async () => {
+  it("fails the pair, executor-file and 1 checks when canonical metadata is broken, so MD-29 no longer resolves to a twin", async () => {
     const g = makeGateRun({ copySuite: true });
     await driveTo(g, "dry_run_ready");
     editPrompt(g.suite, "debugging/md-30-debugging-executor.md", (t) =>
       t.replace("reviewed_handoff_required: true", "reviewed_handoff_required: false"),
     );
     const s = await expectStop(g, [EXECUTOR]);
-    expect(s.failed).toEqual(["1", "pair"]);
+    expect(s.failed).toEqual(["1", "pair", "executor-file"]);
     expect(s.detail["1"]).toContain("no longer resolves to an exact twin");
     expect(s.detail.pair).toContain("does not resolve");
   });
@@ -623,7 +654,7 @@ describe("the chain check: a hand-edited run file never reaches executing", () =
 describe("admission that passes", () => {
   it("records an admission receipt with every check, moves to executing and uses up the consent", async () => {
     const g = fresh();
-    const r = await runCli(["admit", g.runFile, EXECUTOR, "--actor", "executor-agent"]);
+    const r = await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR, "--actor", "executor-agent"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("admitted MD-30 for MD-29: state executing; the consent is used up");
     const run = readRunFile(g.runFile);
@@ -646,20 +677,21 @@ describe("admission that passes", () => {
 
   it("refuses a second admission on the same consent, naming when it was used", async () => {
     const g = fresh();
-    expect((await runCli(["admit", g.runFile, EXECUTOR])).code).toBe(0);
+    expect((await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR])).code).toBe(0);
     const s = await expectStop(g, [EXECUTOR]);
-    expect(s.failed).toEqual(["7", "state"]);
+    expect(s.failed).toEqual(["7", "consumed", "state"]);
     expect(s.detail["7"]).toMatch(/the consent was already used by an admission at /);
+    expect(s.detail.consumed).toMatch(/used by an admission at .* \(run run_[0-9a-f]{16}\)/);
   });
 
   it("records nothing with --dry even when every check passes, so the consent is still unused", async () => {
     const g = fresh();
     const bytes = runBytes(g);
-    const r = await runCli(["admit", g.runFile, EXECUTOR, "--dry"]);
+    const r = await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR, "--dry"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("--dry: nothing recorded, consent not used");
     expect(runBytes(g).equals(bytes)).toBe(true);
-    expect((await runCli(["admit", g.runFile, EXECUTOR])).code).toBe(0);
+    expect((await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR])).code).toBe(0);
   });
 
   it("stops --dry with exit 3 on a failing check, also without recording", async () => {

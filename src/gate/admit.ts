@@ -1,21 +1,28 @@
 import path from "node:path";
-import { IntegrityError } from "../errors/errors.js";
+import { ConflictError, IntegrityError, RefusalError } from "../errors/errors.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
+import { findConsumedConsent } from "../home/consumed-consents.js";
+import { checkoutFrozenBytes, verifyFrozenBytes } from "../home/frozen-bytes.js";
+import { frozenActionIds } from "../home/frozen-records.js";
+import type { GateHome } from "../home/gate-home.js";
+import { readRun, updateRun } from "../home/run-ledger.js";
+import type { PinnedSuite } from "../home/suite-pins.js";
 import { type AdmissionFacts, type AdmissionRequest, runAdmissionChecks } from "../run/admission-checks.js";
-import { planActionIds } from "../run/plan-action-ids.js";
 import { receiptHash } from "../run/receipt-hash.js";
-import type { AdmissionCheck, AdmissionReceipt, RunEvent, RunState, Workflow } from "../run/run-schema.js";
-import { readRunFile, readRunFileUnverified, updateRunFile, verifyRunFile } from "../store/run-store.js";
-import { loadSuite } from "../suite/load-suite.js";
+import type { AdmissionCheck, AdmissionReceipt, RunFile, RunState, Workflow } from "../run/run-schema.js";
+import { readRunFileUnverified, verifyRunFile } from "../store/run-store.js";
 import type { Mode } from "../suite/prompt.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
-import { loadPolicyConfig } from "../trust/load-policy-config.js";
+import { judgeReceiptTrust } from "../trust/judge-receipt-trust.js";
 import { trustChecks } from "../trust/trust-checks.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { judgeRequestedExecutor, resolveExactTwin } from "../twin/resolve-exact-twin.js";
+import { executorDigest, loadRunSuite } from "./load-run-suite.js";
 
 export interface AdmitInput {
   runFile: string;
+  /** The trust root: pins, checkpoints, consumed consents and frozen bytes. */
+  home: GateHome;
   executor: string;
   planner?: string;
   mode?: Mode;
@@ -23,6 +30,8 @@ export interface AdmitInput {
   actions?: string[];
   /** Report without recording anything. */
   dry?: boolean;
+  /** After admission, write the read-only copy of the approved bytes here. */
+  checkout?: string;
   actor: string;
   now?: () => Date;
 }
@@ -35,112 +44,177 @@ export interface AdmitResult {
   checks: AdmissionCheck[];
   request?: AdmissionRequest;
   receipt?: AdmissionReceipt;
+  /** The suite was pinned with --allow-unsigned: receipts prove nothing about who decided. */
+  unsigned: boolean;
+  /** Where the approved bytes were checked out, when asked. */
+  checkout?: string;
+}
+
+/** What admission gathers before deciding: everything outside the run file. */
+interface Gathered {
+  pinned: PinnedSuite | undefined;
+  pinProblem: string | undefined;
+  rehash: AdmissionFacts["rehash"];
+  frozenBytes: string[];
+  actionIds: string[];
+  executorDigestNow: string | null;
 }
 
 /**
- * Executor admission (SPEC §5): run every check against the run file, the
- * suite and the handoff as they are now. On any failure nothing changes; on
- * success an admission receipt is recorded, the consent is consumed and the
- * workflow moves to `executing`. This is the only way to reach `executing`.
+ * Executor admission (SPEC §5, §9): gather the pinned suite, the live
+ * handoff re-hashed, the frozen bytes and the home's records; then run every
+ * check against the run as the home knows it. On any failure nothing
+ * changes; on success an admission receipt is recorded, the consent is
+ * consumed in the home, the workflow moves to `executing`, and (if asked)
+ * the approved bytes are checked out read-only. The only way to `executing`.
  */
 export async function admit(input: AdmitInput): Promise<AdmitResult> {
   const now = input.now ?? (() => new Date());
-  const runDir = path.dirname(path.resolve(input.runFile));
-  const evaluate = async (state: RunState, events: readonly RunEvent[], chain: AdmissionFacts["chain"]) => {
-    const wf = pickWorkflow(state, input.executor, input.planner);
-    const facts: AdmissionFacts = {
-      state,
-      workflow: wf,
-      requestedExecutor: input.executor,
-      requestedPlanner: input.planner,
-      suiteTwin: suiteFacts(state, wf, input.executor),
-      rehash: wf?.handoff ? await rehash(path.resolve(runDir, wf.handoff.dir)) : { error: "nothing is frozen" },
-      planActionIds: wf ? planActionIds(events, wf) : [],
-      requested: { mode: input.mode, environment: input.environment, actions: input.actions },
-      chain,
-      now: now(),
-    };
-    const result = runAdmissionChecks(facts);
-    return { wf, checks: [...result.checks, ...trustChecks(wf, suiteConfig(state))], request: result.request };
-  };
+  let loaded: { file: RunFile; state: RunState } | undefined;
+  let chain: AdmissionFacts["chain"] = { ok: true };
+  try {
+    loaded = readRun(input.runFile, input.home);
+  } catch (error) {
+    if (!(error instanceof IntegrityError)) throw error;
+    const file = readRunFileUnverified(input.runFile);
+    const verdict = verifyRunFile(file);
+    chain = { ok: false, reason: verdict.ok ? error.message : verdict.reason };
+    loaded = { file, state: verdict.ok ? verdict.state : file.state };
+  }
+  const wf0 = pickWorkflow(loaded.state, input.executor, input.planner);
+  const gathered = await gather(input, loaded.state, wf0);
   const failed = (wf: Workflow | undefined, checks: AdmissionCheck[], request?: AdmissionRequest): AdmitResult => ({
     admitted: false,
     dry: input.dry === true,
     planner: wf?.planner ?? null,
     executor: input.executor,
     checks,
+    unsigned: gathered.pinned?.unsigned ?? false,
     ...(request ? { request } : {}),
   });
-
-  let verified: ReturnType<typeof readRunFile> | undefined;
-  try {
-    verified = input.dry ? readRunFile(input.runFile) : undefined;
-  } catch (error) {
-    if (!(error instanceof IntegrityError)) throw error;
-    return brokenChainReport(input, error, evaluate, failed);
+  const first = evaluate(input, loaded.state, wf0, gathered, chain, now());
+  if (!chain.ok || input.dry || !first.checks.every((c) => c.ok)) {
+    return { ...failed(wf0, first.checks, first.request), admitted: !input.dry ? false : first.checks.every((c) => c.ok) };
   }
-  if (verified) {
-    const r = await evaluate(verified.state, verified.file.events, { ok: true });
-    return { ...failed(r.wf, r.checks, r.request), admitted: r.checks.every((c) => c.ok) };
+  const headSeen = loaded.file.head;
+  const { result } = await updateRun(
+    input.runFile,
+    input.home,
+    (current) => {
+      if (current.file.head !== headSeen)
+        throw new ConflictError(`run file ${input.runFile} changed while admission was checking it; run admit again`);
+      const r = evaluate(input, current.state, pickWorkflow(current.state, input.executor, input.planner), gathered, { ok: true }, now());
+      if (!r.wf || !r.request || !r.checks.every((c) => c.ok)) return { events: [], result: failed(r.wf, r.checks, r.request) };
+      const wf = r.wf;
+      const consent = wf.consents[wf.consents.length - 1] as Workflow["consents"][number];
+      const handoff = wf.handoff as NonNullable<Workflow["handoff"]>;
+      const receipt: AdmissionReceipt = {
+        kind: "admission",
+        run_id: current.state.run_id,
+        planner: wf.planner,
+        executor: wf.executor,
+        handoff_hash: handoff.hash,
+        revision: handoff.revision,
+        consent_hash: receiptHash(consent),
+        requested: r.request,
+        checks: r.checks,
+        actor: input.actor,
+        at: now().toISOString(),
+      };
+      const admitted: AdmitResult = {
+        admitted: true,
+        dry: false,
+        planner: wf.planner,
+        executor: input.executor,
+        checks: r.checks,
+        request: r.request,
+        receipt,
+        unsigned: gathered.pinned?.unsigned ?? false,
+      };
+      return { events: [{ type: "admitted", actor: input.actor, data: { planner: wf.planner, receipt } }], result: admitted };
+    },
+    { now },
+  );
+  if (result.admitted && input.checkout !== undefined) {
+    const wf = pickWorkflow(loaded.state, input.executor, input.planner) as Workflow;
+    result.checkout = checkoutFrozenBytes(input.home, (wf.handoff as NonNullable<Workflow["handoff"]>).files, input.checkout);
   }
-  try {
-    const { result } = await updateRunFile(
-      input.runFile,
-      async (current) => {
-        const r = await evaluate(current.state, current.file.events, { ok: true });
-        if (!r.wf || !r.request || !r.checks.every((c) => c.ok)) return { events: [], result: failed(r.wf, r.checks, r.request) };
-        const wf = r.wf;
-        const consent = wf.consents[wf.consents.length - 1] as Workflow["consents"][number];
-        const handoff = wf.handoff as NonNullable<Workflow["handoff"]>;
-        const receipt: AdmissionReceipt = {
-          kind: "admission",
-          run_id: current.state.run_id,
-          planner: wf.planner,
-          executor: wf.executor,
-          handoff_hash: handoff.hash,
-          revision: handoff.revision,
-          consent_hash: receiptHash(consent),
-          requested: r.request,
-          checks: r.checks,
-          actor: input.actor,
-          at: now().toISOString(),
-        };
-        const admitted: AdmitResult = {
-          admitted: true,
-          dry: false,
-          planner: wf.planner,
-          executor: input.executor,
-          checks: r.checks,
-          request: r.request,
-          receipt,
-        };
-        return { events: [{ type: "admitted", actor: input.actor, data: { planner: wf.planner, receipt } }], result: admitted };
-      },
-      { now },
-    );
-    return result;
-  } catch (error) {
-    if (!(error instanceof IntegrityError)) throw error;
-    return brokenChainReport(input, error, evaluate, failed);
-  }
+  return result;
 }
 
-/** With a broken chain, still report every check from the stored (untrusted) state, the chain check failing. */
-async function brokenChainReport(
+/** Everything outside the run file, read once before any lock. */
+async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefined): Promise<Gathered> {
+  let pinned: PinnedSuite | undefined;
+  let pinProblem: string | undefined;
+  try {
+    pinned = loadRunSuite(input.home, state);
+  } catch (error) {
+    if (!(error instanceof RefusalError) && !(error instanceof IntegrityError)) throw error;
+    pinProblem = error.message;
+  }
+  const runDir = path.dirname(path.resolve(input.runFile));
+  let executorDigestNow: string | null = null;
+  if (pinned && wf) {
+    try {
+      executorDigestNow = executorDigest(pinned, wf);
+    } catch {
+      executorDigestNow = null;
+    }
+  }
+  return {
+    pinned,
+    pinProblem,
+    rehash: wf?.handoff ? await rehash(path.resolve(runDir, wf.handoff.dir)) : { error: "nothing is frozen" },
+    frozenBytes: wf?.handoff ? verifyFrozenBytes(input.home, wf.handoff.files) : [],
+    actionIds: wf?.handoff ? frozenActionIds(input.home, wf.handoff.files) : [],
+    executorDigestNow,
+  };
+}
+
+/** The pure decision over the gathered facts and the run's state. */
+function evaluate(
   input: AdmitInput,
-  error: IntegrityError,
-  evaluate: (
-    s: RunState,
-    e: readonly RunEvent[],
-    c: AdmissionFacts["chain"],
-  ) => Promise<{ wf: Workflow | undefined; checks: AdmissionCheck[]; request?: AdmissionRequest }>,
-  failed: (wf: Workflow | undefined, checks: AdmissionCheck[], request?: AdmissionRequest) => AdmitResult,
-): Promise<AdmitResult> {
-  const file = readRunFileUnverified(input.runFile);
-  const verdict = verifyRunFile(file);
-  const reason = verdict.ok ? error.message : verdict.reason;
-  const r = await evaluate(file.state, file.events, { ok: false, reason });
-  return failed(r.wf, r.checks, r.request);
+  state: RunState,
+  wf: Workflow | undefined,
+  g: Gathered,
+  chain: AdmissionFacts["chain"],
+  now: Date,
+): { wf: Workflow | undefined; checks: AdmissionCheck[]; request?: AdmissionRequest } {
+  const config: SuiteConfig = g.pinned?.config ?? { policies: { require_signed_receipts: true } };
+  const consent = wf?.consents[wf.consents.length - 1];
+  const consumed = consent ? findConsumedConsent(input.home, receiptHash(consent)) : undefined;
+  const untrustedStopLifts = state.stops
+    .filter((s) => s.resolved_at !== null && (s.workflow === null || s.workflow === wf?.planner))
+    .flatMap((s) => {
+      if (!s.resolution_receipt) return [`!STOP:${s.reason}`];
+      const verdict = judgeReceiptTrust(s.resolution_receipt, "stop", config);
+      return verdict.ok ? [] : [`!STOP:${s.reason}: ${verdict.reason}`];
+    });
+  const facts: AdmissionFacts = {
+    state,
+    workflow: wf,
+    requestedExecutor: input.executor,
+    requestedPlanner: input.planner,
+    suiteTwin: suiteFacts(g.pinned, g.pinProblem, wf, input.executor),
+    rehash: g.rehash,
+    planActionIds: g.actionIds,
+    requested: { mode: input.mode, environment: input.environment, actions: input.actions },
+    chain,
+    pin: g.pinned
+      ? {
+          ok: true,
+          detail: `${g.pinned.pin.suite_id} at ${g.pinned.pin.root}, ${g.pinned.policyDigest}${g.pinned.unsigned ? " (UNSIGNED)" : ""}`,
+        }
+      : { ok: false, detail: g.pinProblem ?? "not pinned" },
+    frozenBytes: g.frozenBytes,
+    consumedInHome: consumed,
+    policyDigestNow: g.pinned?.policyDigest ?? null,
+    executorDigestNow: g.executorDigestNow,
+    untrustedStopLifts,
+    now,
+  };
+  const result = runAdmissionChecks(facts);
+  return { wf, checks: [...result.checks, ...trustChecks(wf, config)], request: result.request };
 }
 
 function pickWorkflow(state: RunState, executor: string, planner?: string): Workflow | undefined {
@@ -149,30 +223,38 @@ function pickWorkflow(state: RunState, executor: string, planner?: string): Work
   return all.find((w) => w.executor === executor) ?? (all.length === 1 ? all[0] : undefined);
 }
 
-function suiteFacts(state: RunState, wf: Workflow | undefined, requested: string): AdmissionFacts["suiteTwin"] {
-  try {
-    const suite = loadSuite(state.suite.root);
-    const requestedPrompt = suite.byId.get(requested);
-    const resolved = wf ? resolveExactTwin(suite, wf.planner) : undefined;
-    return {
-      plannerOfRequested: requestedPrompt?.pairedPromptId ?? null,
-      twinOfPlanner: resolved?.ok ? resolved.twin.executor.id : null,
-      verdict: resolved?.ok ? judgeRequestedExecutor(resolved.twin, requested) : null,
-      pairDigest: resolved?.ok ? pairDigest(resolved.twin.planner, resolved.twin.executor) : null,
-      ...(requestedPrompt ? {} : { problem: `${requested} is not a prompt of the suite at ${state.suite.root}` }),
-      ...(resolved && !resolved.ok
-        ? { problem: `${wf?.planner} no longer resolves to an exact twin: ${resolved.reasons.join("; ")}` }
-        : {}),
-    };
-  } catch (error) {
+function suiteFacts(
+  pinned: PinnedSuite | undefined,
+  pinProblem: string | undefined,
+  wf: Workflow | undefined,
+  requested: string,
+): AdmissionFacts["suiteTwin"] {
+  if (!pinned)
     return {
       plannerOfRequested: null,
       twinOfPlanner: null,
       verdict: null,
       pairDigest: null,
-      problem: `cannot load the suite at ${state.suite.root}: ${(error as Error).message}`,
+      problem: pinProblem ?? "the suite is not pinned",
     };
-  }
+  const suite = pinned.suite;
+  const requestedPrompt = suite.byId.get(requested);
+  const resolved = wf ? resolveExactTwin(suite, wf.planner) : undefined;
+  const pinnedTwin = wf ? pinned.pin.pairs[wf.planner] : undefined;
+  const twinOk = resolved?.ok === true && pinnedTwin === resolved.twin.executor.id;
+  return {
+    plannerOfRequested: requestedPrompt?.pairedPromptId ?? null,
+    twinOfPlanner: resolved?.ok ? resolved.twin.executor.id : null,
+    verdict: resolved?.ok && twinOk ? judgeRequestedExecutor(resolved.twin, requested) : null,
+    pairDigest: resolved?.ok && twinOk ? pairDigest(resolved.twin.planner, resolved.twin.executor) : null,
+    ...(requestedPrompt ? {} : { problem: `${requested} is not a prompt of the pinned suite ${pinned.pin.suite_id}` }),
+    ...(resolved && !resolved.ok ? { problem: `${wf?.planner} no longer resolves to an exact twin: ${resolved.reasons.join("; ")}` } : {}),
+    ...(resolved?.ok && !twinOk
+      ? {
+          problem: `${wf?.planner} is paired with ${resolved.twin.executor.id} now, but with ${pinnedTwin ?? "nothing"} in the pin; re-pin after reviewing the change`,
+        }
+      : {}),
+  };
 }
 
 async function rehash(dir: string): Promise<AdmissionFacts["rehash"]> {
@@ -180,15 +262,5 @@ async function rehash(dir: string): Promise<AdmissionFacts["rehash"]> {
     return await hashHandoff(dir);
   } catch (error) {
     return { error: (error as Error).message };
-  }
-}
-
-/** The suite's config as it is now; one that cannot be trusted (gone, invalid, another suite) trusts no receipt. */
-function suiteConfig(state: RunState): SuiteConfig {
-  try {
-    return loadPolicyConfig(state.suite);
-  } catch {
-    // Fail closed: require signatures from reviewers nobody is listed as.
-    return { policies: { require_signed_receipts: true } };
   }
 }

@@ -1,12 +1,14 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
+import type { GateHome } from "../home/gate-home.js";
+import { readRun, updateRun } from "../home/run-ledger.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ApplyApproval, Workflow } from "../run/run-schema.js";
-import { type LoadedRun, updateRunFile } from "../store/run-store.js";
-import { loadPolicyConfig } from "../trust/load-policy-config.js";
+import type { LoadedRun } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
+import { loadRunSuite } from "./load-run-suite.js";
 
 /**
  * The separate apply approval of the APPLY_APPROVED path
@@ -15,13 +17,17 @@ import { personForKey } from "../trust/sign-as-reviewer.js";
  */
 export async function approveApply(input: {
   runFile: string;
+  home: GateHome;
   planner: string;
   approver?: string;
   key?: KeyObject;
   now?: () => Date;
 }): Promise<{ run: LoadedRun; receipt: ApplyApproval; workflow: Workflow }> {
-  const { run, result } = await updateRunFile(
+  const before = readRun(input.runFile, input.home);
+  const pinned = loadRunSuite(input.home, before.state, requireWorkflow(before.state.workflows, input.planner));
+  const { run, result } = await updateRun(
     input.runFile,
+    input.home,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
       requireTransition(input.runFile, wf, "apply_approved", "record the apply approval");
@@ -30,7 +36,7 @@ export async function approveApply(input: {
       if (!consent || !handoff || consent.decision !== "approved" || consent.handoff_hash !== handoff.hash) {
         throw new RefusalError(`${wf.planner} has no granted consent for the current hash to approve`);
       }
-      const config = loadPolicyConfig(current.state.suite);
+      const config = pinned.config;
       const approver = personForKey(input.key, input.approver, config, "--approver");
       const unsigned: ApplyApproval = {
         kind: "apply_approval",

@@ -1,8 +1,10 @@
 import { UsageError } from "../errors/errors.js";
+import type { GateHome } from "../home/gate-home.js";
+import { updateRun } from "../home/run-ledger.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { Workflow } from "../run/run-schema.js";
 import { isFinal } from "../run/transition-table.js";
-import { type LoadedRun, updateRunFile } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-store.js";
 
 export const CLOSE_RESULTS = ["verified", "failed", "rolled_back", "abandoned"] as const;
 export type CloseResult = (typeof CLOSE_RESULTS)[number];
@@ -14,14 +16,16 @@ export type CloseResult = (typeof CLOSE_RESULTS)[number];
  */
 export async function closeWorkflow(input: {
   runFile: string;
+  home: GateHome;
   planner: string;
   result: CloseResult;
   residual?: string;
   actor: string;
   now?: () => Date;
 }): Promise<{ run: LoadedRun; workflow: Workflow }> {
-  const { run } = await updateRunFile(
+  const { run } = await updateRun(
     input.runFile,
+    input.home,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
       // A closed or failed workflow: the standard refusal, naming the state and that nothing follows.

@@ -1,21 +1,21 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
+import type { GateHome } from "../home/gate-home.js";
+import { readRun, updateRun } from "../home/run-ledger.js";
 import { parseDuration } from "../input/parse-input.js";
 import { describeNextStep } from "../run/next-step.js";
 import { legalNextStep, requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ConsentReceipt, Settings, Workflow } from "../run/run-schema.js";
-import { type LoadedRun, updateRunFile } from "../store/run-store.js";
-import { loadSuite } from "../suite/load-suite.js";
+import type { LoadedRun } from "../store/run-store.js";
 import { distinctApprovers } from "../trust/enforce-trust.js";
-import { loadPolicyConfig } from "../trust/load-policy-config.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
-import { pairDigest } from "../twin/pair-digest.js";
-import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
+import { executorDigest, loadRunSuite } from "./load-run-suite.js";
 import { requireCurrentHash } from "./review-pair-plan.js";
 
 export interface ConsentInput {
   runFile: string;
+  home: GateHome;
   planner: string;
   approve: boolean;
   handoffHash?: string;
@@ -51,8 +51,13 @@ export function consentQuestion(
  * `authorized_execution_prompt_ids`.
  */
 export async function consentPairExecution(input: ConsentInput): Promise<{ run: LoadedRun; receipt: ConsentReceipt; workflow: Workflow }> {
-  const { run, result } = await updateRunFile(
+  // Gather the pinned suite (pairing checked against the pin and the run) and the executor's digest first.
+  const before = readRun(input.runFile, input.home);
+  const pinned = loadRunSuite(input.home, before.state, requireWorkflow(before.state.workflows, input.planner));
+  const execDigest = executorDigest(pinned, requireWorkflow(before.state.workflows, input.planner));
+  const { run, result } = await updateRun(
     input.runFile,
+    input.home,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
       const settings = current.state.settings;
@@ -86,27 +91,24 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
       }
       requireCurrentHash(wf, input.handoffHash, "record execution consent", input.runFile);
       const review = wf.reviews[wf.reviews.length - 1];
-      if (!review || review.decision !== "approved" || review.handoff_hash !== handoff.hash || review.revision !== handoff.revision) {
+      if (review?.decision !== "approved" || review.handoff_hash !== handoff.hash || review.revision !== handoff.revision) {
         throw new RefusalError(
           `no approved review of revision ${handoff.revision} (${handoff.hash}); consent needs an approved plan first`,
         );
       }
-      const suite = loadSuite(current.state.suite.root);
-      const resolved = resolveExactTwin(suite, wf.planner);
-      if (!resolved.ok) throw new RefusalError(`${wf.planner} no longer has an exact twin in the suite: ${resolved.reasons.join("; ")}`);
-      const { executor } = resolved.twin;
-      if (
-        executor.id !== wf.executor ||
-        (executor.title ?? executor.id) !== wf.executor_title ||
-        pairDigest(resolved.twin.planner, executor) !== wf.pair_digest
-      ) {
+      if (review.policy_digest !== pinned.policyDigest)
         throw new RefusalError(
-          `the pairing of ${wf.planner} changed in the suite since the run began (now ${executor.id}, "${executor.title}"); a changed pairing needs a new run`,
+          `the suite's policy changed since the plan was approved (approved under ${review.policy_digest}, now ${pinned.policyDigest}); the plan must be reviewed again under the policy as it is now`,
+          { attack: "policy-changed" },
         );
-      }
+      if (review.executor_digest !== execDigest)
+        throw new RefusalError(
+          `${wf.executor}'s prompt file changed since the plan was approved (approved with ${review.executor_digest}, now ${execDigest}); the plan must be reviewed again for the executor as it is now`,
+          { attack: "executor-changed" },
+        );
       const now = input.now?.() ?? new Date();
-      const lifetime = input.expiresInMs === undefined ? defaultLifetime(suite.config.policies?.consent_expiry) : input.expiresInMs;
-      const config = loadPolicyConfig(current.state.suite);
+      const lifetime = input.expiresInMs === undefined ? defaultLifetime(pinned.config.policies?.consent_expiry) : input.expiresInMs;
+      const config = pinned.config;
       // Re-check the approvals under the policy as it is now: a forged or since-revoked approval earns no consent.
       const needed = config.policies?.required_approvals ?? 1;
       const approvers = distinctApprovers(wf, config);
@@ -132,6 +134,8 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
         actions: settings.actions,
         budget: settings.budget,
         expires_at: lifetime === null ? null : new Date(now.getTime() + lifetime).toISOString(),
+        policy_digest: pinned.policyDigest,
+        executor_digest: execDigest,
         at: now.toISOString(),
       };
       const receipt = sealReceipt(unsigned, { key: input.key, person: user, right: "consent", config, workflow: wf, what: "consent to" });

@@ -12,12 +12,14 @@ import {
   EXECUTOR,
   freeze,
   type GateRun,
+  homeOf,
   makeGateRun,
   PLANNER,
   removeGateRuns,
   review,
   runBytes,
   startRun,
+  testHome,
   workflowOf,
 } from "../test-support/run-fixture.js";
 import { consentPairExecution } from "./consent-pair-execution.js";
@@ -30,6 +32,7 @@ const HOUR = 3_600_000;
 /** Alice's consent to the current hash, for one hour from `now`. */
 function grantConsent(g: GateRun, now: () => Date) {
   return consentPairExecution({
+    home: testHome(),
     runFile: g.runFile,
     planner: PLANNER,
     approve: true,
@@ -59,7 +62,7 @@ describe("a consent that expired unused", () => {
     const r = await admitStep(g, { now: later });
     expect(r.admitted).toBe(false);
     expect(r.checks.find((c) => c.id === "7")?.detail).toMatch(/expired at 2026-06-01T11:00:00.000Z/);
-    const status = await pairStatusFromRun(g.runFile, PLANNER, later());
+    const status = await pairStatusFromRun(g.runFile, PLANNER, homeOf(g), later());
     expect(status.state).toBe("dry_run_ready");
     expect(status.next_action).toMatch(/ask the consent question again: the consent expired at 2026-06-01T11:00:00.000Z unused/);
     expect(status.question).toMatch(/^May MD-30 \(Debugging fix executor\) now act on the approved frozen plan of MD-29/);
@@ -78,7 +81,7 @@ describe("a consent that expired unused", () => {
   it("can be withdrawn, closing the workflow and removing the executor from authorized_execution_prompt_ids", async () => {
     const g = await consentedAt(t0);
     expect(readRunFile(g.runFile).state.authorized_execution_prompt_ids).toEqual([EXECUTOR]);
-    await consentPairExecution({ runFile: g.runFile, planner: PLANNER, approve: false, user: "alice", now: later });
+    await consentPairExecution({ home: testHome(), runFile: g.runFile, planner: PLANNER, approve: false, user: "alice", now: later });
     expect(workflowOf(g).state).toBe("closed");
     expect(readRunFile(g.runFile).state.authorized_execution_prompt_ids).toEqual([]);
   });
@@ -140,7 +143,7 @@ describe("decisions against a suite that cannot be trusted", () => {
     renameSync(path.join(g.suite, "twinlock.yaml"), path.join(g.suite, "twinlock.yaml.bak"));
     const error = await review(g, "approved").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RefusalError);
-    expect((error as Error).message).toMatch(/had a twinlock.yaml, but .* has none now/);
+    expect((error as Error).message).toMatch(/twinlock.yaml is missing at .*; a pinned suite needs its twinlock.yaml/);
   });
 
   it("refuses a decision when the folder now holds another suite", async () => {
@@ -148,9 +151,12 @@ describe("decisions against a suite that cannot be trusted", () => {
     await startRun(g);
     await freeze(g);
     const config = path.join(g.suite, "twinlock.yaml");
-    writeFileSync(config, readFileSync(config, "utf8").replace("suite_id: example-engineering", "suite_id: someone-else"));
+    writeFileSync(config, readFileSync(config, "utf8").replace(/^suite_id: .*$/m, "suite_id: someone-else"));
     const error = await review(g, "approved").catch((e: unknown) => e);
-    expect((error as Error).message).toMatch(/is suite someone-else, not example-engineering/);
+    // The pin names what the person trusted; any byte of twinlock.yaml changed is refused naming both digests.
+    expect((error as Error).message).toMatch(
+      /twinlock.yaml of suite copy-[0-9a-f]+ changed since it was pinned \(pinned sha256:[0-9a-f]{64}, now sha256:[0-9a-f]{64}\); re-pin after reviewing the change/,
+    );
   });
 });
 
@@ -186,7 +192,7 @@ describe("pair-status after a handoff file changed", () => {
     const g = makeGateRun();
     await driveTo(g, "dry_run_ready");
     writeFileSync(path.join(g.handoff, "report.md"), "edited after consent\n");
-    const status = await pairStatusFromRun(g.runFile, PLANNER);
+    const status = await pairStatusFromRun(g.runFile, PLANNER, homeOf(g));
     expect(status.handoff_changed).toEqual(["changed report.md"]);
     expect(status.next_action).toMatch(/^re-freeze: the handoff changed since revision 1 was frozen \(changed report\.md\)/);
     expect(status.next_command).toBe(`twinlock freeze-pair-handoff ${g.runFile} MD-29`);

@@ -1,15 +1,20 @@
+import type { KeyObject } from "node:crypto";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import { checkReadiness, type ReadinessReport } from "../handoff/check-readiness.js";
-import { hashHandoff } from "../handoff/hash-handoff.js";
+import { snapshotHandoff } from "../home/frozen-bytes.js";
+import type { GateHome } from "../home/gate-home.js";
+import { readRun, updateRun } from "../home/run-ledger.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
-import type { Workflow } from "../run/run-schema.js";
-import { type LoadedRun, updateRunFile } from "../store/run-store.js";
-import { loadSuite } from "../suite/load-suite.js";
-import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
+import type { FreezeReceipt, Workflow } from "../run/run-schema.js";
+import type { LoadedRun } from "../store/run-store.js";
+import { sealReceipt } from "../trust/seal-receipt.js";
+import { personForKey } from "../trust/sign-as-reviewer.js";
+import { loadRunSuite } from "./load-run-suite.js";
 
 export interface FreezeInput {
   runFile: string;
+  home: GateHome;
   planner: string;
   /** The handoff folder; defaults to the one frozen before. */
   handoffDir?: string;
@@ -17,7 +22,10 @@ export interface FreezeInput {
   handoffHash?: string;
   /** Why an identical re-freeze after requested changes is right (shown to the reviewer). */
   unchangedBecause?: string;
-  actor: string;
+  /** Who freezes; with a key the suite knows, the key's owner. */
+  actor?: string;
+  /** A key with the `freeze` right; required on signing suites. */
+  key?: KeyObject;
   now?: () => Date;
 }
 
@@ -32,84 +40,108 @@ export interface FreezeResult {
 }
 
 /**
- * Freeze a pair's handoff (SPEC §4, §5): readiness must pass, the hash is
- * computed here (a given hash is only an assertion), the revision goes up,
- * earlier review and consent become void, and the workflow moves on to
- * plan review. Refuses a re-freeze that changes nothing.
+ * Freeze a pair's handoff (SPEC §4, §5, §9): the folder is copied into the
+ * gate home and the copy is what is checked for readiness, hashed and kept
+ * (so what the reviewer is shown and the executor gets are these bytes).
+ * A given hash is only an assertion. The revision goes up, earlier review
+ * and consent become void, and the workflow moves on to plan review. On
+ * signing suites the freeze is signed by a key with the `freeze` right.
  */
 export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResult> {
   const runDir = path.dirname(path.resolve(input.runFile));
-  let readiness: ReadinessReport | undefined;
-  let hash = "";
-  const { run, result } = await updateRunFile(
-    input.runFile,
-    async (current) => {
-      const wf = requireWorkflow(current.state.workflows, input.planner);
-      requireTransition(input.runFile, wf, "handoff_frozen", "freeze the handoff");
-      const resolved = resolveExactTwin(loadSuite(current.state.suite.root), wf.planner);
-      if (!resolved.ok || resolved.twin.executor.id !== wf.executor) {
-        throw new RefusalError(
-          `${wf.planner} no longer resolves to ${wf.executor} in the suite (${resolved.ok ? `it now names ${resolved.twin.executor.id}` : resolved.reasons.join("; ")}); fix the suite or start a new run`,
-        );
-      }
-      const dirGiven = input.handoffDir ?? (wf.handoff ? path.resolve(runDir, wf.handoff.dir) : undefined);
-      if (!dirGiven) throw new UsageError(`no handoff folder: pass --handoff DIR the first time you freeze ${wf.planner}`);
-      const dir = path.resolve(dirGiven);
-      readiness = checkReadiness(dir);
-      if (!readiness.ready) {
-        const lines = readiness.problems.slice(0, 10).map((p) => `${p.file}${p.record ? ` [${p.record}]` : ""}: ${p.message}`);
-        throw new RefusalError(
-          `handoff ${dir} is not ready to freeze (${readiness.problems.length} problem${readiness.problems.length > 1 ? "s" : ""}): ${lines.join("; ")}`,
-          { problems: readiness.problems },
-        );
-      }
-      const digest = await hashHandoff(dir);
-      hash = digest.hash;
-      if (input.handoffHash !== undefined && input.handoffHash !== digest.hash) {
-        throw new RefusalError(
-          `--handoff-hash ${input.handoffHash} does not match the handoff: twinlock computed ${digest.hash}; the files changed or the hash is for another version`,
-          {
-            given: input.handoffHash,
-            computed: digest.hash,
-          },
-        );
-      }
-      const same = wf.handoff?.hash === digest.hash;
-      if (same && wf.state === "plan_revision_pending" && !input.unchangedBecause) {
-        throw new RefusalError(
-          `nothing was revised: the handoff still hashes to ${digest.hash}, the version the reviewer asked to change; revise it, or pass --unchanged-because TEXT to tell the reviewer why no change is needed`,
-        );
-      }
-      if (same && wf.state !== "plan_revision_pending") {
-        throw new RefusalError(`the handoff has not changed since revision ${wf.revision} (${digest.hash}); there is nothing to re-freeze`);
-      }
-      const rel = path.relative(runDir, dir);
-      const storedDir = rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? dir : rel.split(path.sep).join("/");
-      const revision = wf.revision + 1;
-      const voided = wf.reviews.length > 0 || wf.consents.length > 0;
-      return {
-        events: [
-          {
-            type: "handoff_frozen",
-            actor: input.actor,
-            data: {
-              planner: wf.planner,
-              revision,
-              hash: digest.hash,
-              dir: storedDir,
-              files: digest.files,
-              records: readiness.records as unknown as Record<string, unknown>,
-              open_unknowns: readiness.openUnknowns,
-              unchanged_because: same ? (input.unchangedBecause ?? null) : null,
+  // Gather first: the run, its pinned suite and the frozen copy; then decide under the locks.
+  const before = readRun(input.runFile, input.home);
+  const wf0 = requireWorkflow(before.state.workflows, input.planner);
+  requireTransition(input.runFile, wf0, "handoff_frozen", "freeze the handoff");
+  const pinned = loadRunSuite(input.home, before.state, wf0);
+  const dirGiven = input.handoffDir ?? (wf0.handoff ? path.resolve(runDir, wf0.handoff.dir) : undefined);
+  if (!dirGiven) throw new UsageError(`no handoff folder: pass --handoff DIR the first time you freeze ${wf0.planner}`);
+  const dir = path.resolve(dirGiven);
+  if (isInside(input.home.dir, dir) || isInside(dir, input.home.dir))
+    throw new UsageError(
+      `the gate home ${input.home.dir} and the handoff folder ${dir} overlap; keep the gate home out of the agent's folders`,
+    );
+  const snapshot = snapshotHandoff(input.home, dir);
+  try {
+    const readiness: ReadinessReport = { ...checkReadiness(snapshot.dir), dir };
+    if (!readiness.ready) {
+      const lines = readiness.problems.slice(0, 10).map((p) => `${p.file}${p.record ? ` [${p.record}]` : ""}: ${p.message}`);
+      throw new RefusalError(
+        `handoff ${dir} is not ready to freeze (${readiness.problems.length} problem${readiness.problems.length > 1 ? "s" : ""}): ${lines.join("; ")}`,
+        { problems: readiness.problems },
+      );
+    }
+    if (input.handoffHash !== undefined && input.handoffHash !== snapshot.hash) {
+      throw new RefusalError(
+        `--handoff-hash ${input.handoffHash} does not match the handoff: twinlock computed ${snapshot.hash}; the files changed or the hash is for another version`,
+        { given: input.handoffHash, computed: snapshot.hash },
+      );
+    }
+    const person = personForKey(input.key, input.actor, pinned.config, "--actor");
+    const { run, result } = await updateRun(
+      input.runFile,
+      input.home,
+      (current) => {
+        const wf = requireWorkflow(current.state.workflows, input.planner);
+        requireTransition(input.runFile, wf, "handoff_frozen", "freeze the handoff");
+        const same = wf.handoff?.hash === snapshot.hash;
+        if (same && wf.state === "plan_revision_pending" && !input.unchangedBecause) {
+          throw new RefusalError(
+            `nothing was revised: the handoff still hashes to ${snapshot.hash}, the version the reviewer asked to change; revise it, or pass --unchanged-because TEXT to tell the reviewer why no change is needed`,
+          );
+        }
+        if (same && wf.state !== "plan_revision_pending") {
+          throw new RefusalError(
+            `the handoff has not changed since revision ${wf.revision} (${snapshot.hash}); there is nothing to re-freeze`,
+          );
+        }
+        const rel = path.relative(runDir, dir);
+        const storedDir = rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? dir : rel.split(path.sep).join("/");
+        const revision = wf.revision + 1;
+        const voided = wf.reviews.length > 0 || wf.consents.length > 0;
+        const unsigned: FreezeReceipt = {
+          kind: "freeze",
+          run_id: current.state.run_id,
+          planner: wf.planner,
+          executor: wf.executor,
+          by: person,
+          handoff_hash: snapshot.hash,
+          revision,
+          at: (input.now?.() ?? new Date()).toISOString(),
+        };
+        const receipt = sealReceipt(unsigned, { key: input.key, person, right: "freeze", config: pinned.config, what: "freeze" });
+        // Decided: the frozen bytes go into the home before the event that names them is written.
+        snapshot.keep();
+        return {
+          events: [
+            {
+              type: "handoff_frozen",
+              actor: person,
+              data: {
+                planner: wf.planner,
+                revision,
+                hash: snapshot.hash,
+                dir: storedDir,
+                files: snapshot.files,
+                receipt,
+                unchanged_because: same ? (input.unchangedBecause ?? null) : null,
+              },
             },
-          },
-          { type: "review_requested", actor: input.actor, data: { planner: wf.planner, revision, hash: digest.hash } },
-        ],
-        result: { revision, voided },
-      };
-    },
-    { now: input.now },
-  );
-  const workflow = run.state.workflows[input.planner] as Workflow;
-  return { run, workflow, readiness: readiness as ReadinessReport, hash, revision: result.revision, voided: result.voided };
+            { type: "review_requested", actor: person, data: { planner: wf.planner, revision, hash: snapshot.hash } },
+          ],
+          result: { revision, voided },
+        };
+      },
+      { now: input.now },
+    );
+    const workflow = run.state.workflows[input.planner] as Workflow;
+    return { run, workflow, readiness, hash: snapshot.hash, revision: result.revision, voided: result.voided };
+  } finally {
+    snapshot.dispose();
+  }
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }

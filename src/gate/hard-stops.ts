@@ -1,18 +1,27 @@
+import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
+import type { GateHome } from "../home/gate-home.js";
+import { readRun, updateRun } from "../home/run-ledger.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
-import { type LoadedRun, updateRunFile } from "../store/run-store.js";
+import type { StopResolution } from "../run/run-schema.js";
+import type { LoadedRun } from "../store/run-store.js";
+import { sealReceipt } from "../trust/seal-receipt.js";
+import { personForKey } from "../trust/sign-as-reviewer.js";
+import { loadRunSuite } from "./load-run-suite.js";
 
-/** Record a hard `!STOP:{reason}` on the run, or on one workflow; admission refuses while it is unresolved. */
+/** Record a hard `!STOP:{reason}` on the run, or on one workflow; anyone may raise one, and admission refuses while it is open. */
 export async function raiseStop(input: {
   runFile: string;
+  home: GateHome;
   reason: string;
   workflow?: string;
   note?: string;
   actor: string;
   now?: () => Date;
 }): Promise<LoadedRun> {
-  const { run } = await updateRunFile(
+  const { run } = await updateRun(
     input.runFile,
+    input.home,
     (current) => {
       if (input.workflow !== undefined) requireWorkflow(current.state.workflows, input.workflow);
       return {
@@ -31,17 +40,27 @@ export async function raiseStop(input: {
   return run;
 }
 
-/** Resolve every unresolved `!STOP:{reason}` (of one workflow, if given), with a note saying how. */
+/**
+ * Lift every unresolved `!STOP:{reason}` (of one workflow, if given), with a
+ * note saying how. On signing suites only a key with the `stop` right may
+ * lift a stop, and admission re-judges the signed resolution under the pin.
+ */
 export async function resolveStop(input: {
   runFile: string;
+  home: GateHome;
   reason: string;
   workflow?: string;
   note: string;
-  actor: string;
+  actor?: string;
+  key?: KeyObject;
   now?: () => Date;
-}): Promise<{ run: LoadedRun; resolved: number }> {
-  const { run, result } = await updateRunFile(
+}): Promise<{ run: LoadedRun; resolved: number; receipt: StopResolution }> {
+  const before = readRun(input.runFile, input.home);
+  const pinned = loadRunSuite(input.home, before.state);
+  const person = personForKey(input.key, input.actor, pinned.config, "--actor");
+  const { run, result } = await updateRun(
     input.runFile,
+    input.home,
     (current) => {
       const open = current.state.stops.filter(
         (s) => s.resolved_at === null && s.reason === input.reason && (input.workflow === undefined || s.workflow === input.workflow),
@@ -54,18 +73,19 @@ export async function resolveStop(input: {
           `no unresolved !STOP:${input.reason}${input.workflow ? ` on ${input.workflow}` : ""}; unresolved stops: ${listed.join(", ") || "none"}`,
         );
       }
-      return {
-        events: [
-          {
-            type: "stop_resolved",
-            actor: input.actor,
-            data: { reason: input.reason, workflow: input.workflow ?? null, resolution: input.note },
-          },
-        ],
-        result: open.length,
+      const unsigned: StopResolution = {
+        kind: "stop_resolution",
+        run_id: current.state.run_id,
+        reason: input.reason,
+        workflow: input.workflow ?? null,
+        by: person,
+        resolution: input.note,
+        at: (input.now?.() ?? new Date()).toISOString(),
       };
+      const receipt = sealReceipt(unsigned, { key: input.key, person, right: "stop", config: pinned.config, what: "lift a stop on" });
+      return { events: [{ type: "stop_resolved", actor: person, data: { receipt } }], result: { count: open.length, receipt } };
     },
     { now: input.now },
   );
-  return { run, resolved: result };
+  return { run, resolved: result.count, receipt: result.receipt };
 }

@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
-import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
+import type { GateHome } from "../home/gate-home.js";
+import { createRun } from "../home/run-ledger.js";
+import { loadPinnedSuite, pinForFolder, requirePinnedPair } from "../home/suite-pins.js";
 import type { Settings } from "../run/run-schema.js";
-import { createRunFile, type LoadedRun } from "../store/run-store.js";
-import { loadSuite, type Suite } from "../suite/load-suite.js";
+import type { LoadedRun } from "../store/run-store.js";
+import type { Suite } from "../suite/load-suite.js";
 import type { Mode } from "../suite/prompt.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
@@ -13,6 +15,8 @@ export const EXECUTING_MODES: readonly Mode[] = ["DRAFT_ONLY", "APPLY_SAFE", "AP
 
 export interface InitRunInput {
   runFile: string;
+  /** The trust root: the suite must be pinned here. */
+  home: GateHome;
   suiteRoot: string;
   planners: string[];
   mode?: Mode;
@@ -29,7 +33,9 @@ export interface InitRunInput {
  * the executor allows. Records the suite root and each pair's digest.
  */
 export async function initRun(input: InitRunInput): Promise<LoadedRun> {
-  const suite: Suite = loadSuite(input.suiteRoot);
+  const pin = pinForFolder(input.home, input.suiteRoot);
+  const pinned = loadPinnedSuite(input.home, { root: pin.root, suite_id: pin.suite_id });
+  const suite: Suite = pinned.suite;
   const mode = input.mode ?? "DRAFT_ONLY";
   if (!EXECUTING_MODES.includes(mode)) {
     throw new UsageError(`--mode ${mode} never executes, so it needs no run; use one of ${EXECUTING_MODES.join(", ")}`);
@@ -42,6 +48,7 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
     const resolved = resolveExactTwin(suite, planner);
     if (!resolved.ok) throw new RefusalError(`${planner} has no exact twin, so no run can be made for it: ${resolved.reasons.join("; ")}`);
     const { executor } = resolved.twin;
+    requirePinnedPair(pinned, planner, executor.id);
     if (executor.allowedModes.length > 0 && !executor.allowedModes.includes(mode)) {
       throw new RefusalError(
         `${executor.id} (${executor.title ?? "untitled"}) does not allow mode ${mode}; its allowed_modes are ${executor.allowedModes.join(", ")}`,
@@ -61,13 +68,14 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
     budget: input.budget ?? null,
   };
   const runId = `run_${randomBytes(8).toString("hex")}`;
-  return createRunFile(
+  return createRun(
     input.runFile,
+    input.home,
     [
       {
         type: "run_created",
         actor: input.actor,
-        data: { run_id: runId, suite: { root: path.resolve(suite.root), suite_id: suite.config.suite_id ?? null }, settings, workflows },
+        data: { run_id: runId, home_id: input.home.id, suite: { root: pin.root, suite_id: pin.suite_id }, settings, workflows },
       },
     ],
     input.now ?? new Date(),

@@ -1,14 +1,15 @@
 import path from "node:path";
 import { RefusalError } from "../errors/errors.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
+import type { GateHome } from "../home/gate-home.js";
+import { readRun } from "../home/run-ledger.js";
+import { loadPinnedSuite } from "../home/suite-pins.js";
 import { describeChanges } from "../run/admission-checks.js";
 import { describeNextStep, shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { Settings } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
-import { readRunFile } from "../store/run-store.js";
 import type { Suite } from "../suite/load-suite.js";
-import { loadSuiteConfig } from "../suite/load-suite.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
 import { consentQuestion } from "./consent-pair-execution.js";
 
@@ -85,8 +86,8 @@ export function pairStatusFromFlags(suite: Suite, id: string, flags: { handoffRe
 }
 
 /** Status of one pair from a run file. */
-export async function pairStatusFromRun(runFile: string, id: string, now: Date = new Date()): Promise<PairStatus> {
-  const run = readRunFile(runFile);
+export async function pairStatusFromRun(runFile: string, id: string, home: GateHome, now: Date = new Date()): Promise<PairStatus> {
+  const run = readRun(runFile, home);
   const byExecutor = Object.values(run.state.workflows).find((w) => w.executor === id);
   const wf = byExecutor ?? requireWorkflow(run.state.workflows, id);
   let next = describeNextStep(wf.state, { run: runFile, planner: wf.planner, executor: wf.executor, hash: wf.handoff?.hash });
@@ -118,7 +119,7 @@ export async function pairStatusFromRun(runFile: string, id: string, now: Date =
       command: `twinlock freeze-pair-handoff ${shellQuote(runFile)} ${wf.planner}`,
     };
   }
-  const signing = signingHint(run.state.suite.root);
+  const signing = signingHint(home, run.state.suite);
   if (signing && /review-pair-plan|consent-pair-execution|approve-apply/.test(next.command))
     next = { ...next, command: `${next.command} --key FILE` };
   return {
@@ -153,11 +154,11 @@ function questionFor(
 /** States in which a frozen handoff must still hash to its frozen value. */
 const REHASHED_STATES = new Set<State>(["plan_review_pending", "execution_consent_pending", "approval_pending", "dry_run_ready"]);
 
-/** Whether the suite asks for signed receipts (so printed commands need `--key FILE`). */
-export function signingHint(suiteRoot: string): boolean {
+/** Whether the pinned suite asks for signed receipts (so printed commands need `--key FILE`); a suite that cannot be loaded is treated as signing. */
+export function signingHint(home: GateHome, suite: { root: string; suite_id: string }): boolean {
   try {
-    return loadSuiteConfig(suiteRoot).config.policies?.require_signed_receipts === true;
+    return loadPinnedSuite(home, suite).config.policies?.require_signed_receipts === true;
   } catch {
-    return false;
+    return true;
   }
 }

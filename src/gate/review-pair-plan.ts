@@ -1,18 +1,21 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError, UsageError } from "../errors/errors.js";
+import type { GateHome } from "../home/gate-home.js";
+import { readRun, updateRun } from "../home/run-ledger.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
-import { type LoadedRun, updateRunFile } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-store.js";
 import { approverIdentity, distinctApprovers } from "../trust/enforce-trust.js";
-import { loadPolicyConfig } from "../trust/load-policy-config.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
+import { executorDigest, loadRunSuite } from "./load-run-suite.js";
 
 export const REVIEW_DECISIONS = ["changes_requested", "approved", "declined"] as const;
 export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
 
 export interface ReviewInput {
   runFile: string;
+  home: GateHome;
   planner: string;
   decision: ReviewDecision;
   feedback?: string;
@@ -46,8 +49,13 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
   if (!(REVIEW_DECISIONS as readonly string[]).includes(input.decision)) {
     throw new UsageError(`--decision ${input.decision} is not one of ${REVIEW_DECISIONS.join(", ")}`);
   }
-  const { run, result } = await updateRunFile(
+  // Gather the pinned suite and the executor's file digest before taking the locks.
+  const before = readRun(input.runFile, input.home);
+  const pinned = loadRunSuite(input.home, before.state, requireWorkflow(before.state.workflows, input.planner));
+  const execDigest = executorDigest(pinned, requireWorkflow(before.state.workflows, input.planner));
+  const { run, result } = await updateRun(
     input.runFile,
+    input.home,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
       let event: "changes_requested" | "approval_recorded" | "plan_approved" | "plan_declined" = (
@@ -70,7 +78,7 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
           "--decision declined closes the workflow for good; give --feedback TEXT saying why, for the declined-execution record",
         );
       }
-      const config = loadPolicyConfig(current.state.suite);
+      const config = pinned.config;
       const reviewer = personForKey(input.key, input.reviewer, config, "--reviewer");
       const unsigned: ReviewReceipt = {
         kind: "review",
@@ -82,13 +90,15 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
         feedback: input.feedback ?? null,
         handoff_hash: handoff.hash,
         revision: handoff.revision,
+        policy_digest: pinned.policyDigest,
+        executor_digest: execDigest,
         at: (input.now?.() ?? new Date()).toISOString(),
       };
       const receipt = sealReceipt(unsigned, { key: input.key, person: reviewer, right: "review", config, workflow: wf, what: "review" });
       if (input.decision === "approved") {
         const needed = config.policies?.required_approvals ?? 1;
         const approvers = distinctApprovers(wf, config);
-        if (approvers.includes(approverIdentity(receipt))) {
+        if (approvers.includes(approverIdentity(receipt, config))) {
           throw new RefusalError(
             `refused: ${reviewer} already approved revision ${handoff.revision}; each reviewer counts once, and ${needed} distinct approvals are required`,
             { attack: "duplicate-approval" },

@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, fstatSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { describeJsonError, requireShallowJson } from "../input/parse-input.js";
+import { openRegularFile, readFailureCode } from "../input/read-regular-file.js";
 import { type HandoffRecords, MARKERS, RECORD_FILES, type RecordFile } from "./handoff-records.js";
 import { listHandoffFiles } from "./hash-handoff.js";
 
@@ -34,7 +35,8 @@ export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
  * (findings→evidence, actions→findings, actions→criteria, depends_on→actions)
  * whether written bare or as its marker; dependencies acyclic; and no
  * unresolved `!STOP`. Never throws for bad content; a folder that cannot be
- * listed (symlink, not a folder) throws a UsageError.
+ * listed (symlink, not a folder), or a FIFO, socket, device or link found in
+ * it, throws a UsageError at once.
  */
 export function checkReadiness(dir: string): ReadinessReport {
   const root = path.resolve(dir);
@@ -46,14 +48,14 @@ export function checkReadiness(dir: string): ReadinessReport {
       problems.push({ file: name, message: `missing: a handoff needs ${name}` });
       continue;
     }
-    const abs = path.join(root, name);
-    if (statSync(abs).size > MAX_RECORD_BYTES) {
-      problems.push({ file: name, message: `over ${MAX_RECORD_BYTES} bytes; keep bulky evidence in separate files and cite them` });
+    const read = readRecordText(path.join(root, name));
+    if (read.problem !== undefined) {
+      problems.push({ file: name, message: read.problem });
       continue;
     }
     let data: unknown;
     try {
-      const text = readFileSync(abs, "utf8");
+      const text = read.text;
       if (text.includes("\u0000")) throw new SyntaxError("contains a NUL byte");
       data = JSON.parse(text);
     } catch (error) {
@@ -152,6 +154,32 @@ export function checkReadiness(dir: string): ReadinessReport {
   counts.criteria = criteria?.criteria.length ?? 0;
   const records = evidence && findings && actions && criteria ? { evidence, findings, actions, criteria } : undefined;
   return { ready: problems.length === 0, dir: root, problems, openUnknowns, unresolvedStops, counts, ...(records ? { records } : {}) };
+}
+
+/**
+ * A record file's text, or the problem that stops it being read (too large,
+ * unreadable). `listHandoffFiles` refused links and special files; opening
+ * the file again without following a link and without blocking refuses, as a
+ * UsageError, one swapped in since, instead of waiting on a FIFO.
+ */
+function readRecordText(abs: string): { text: string; problem?: undefined } | { problem: string } {
+  let fd: number;
+  try {
+    fd = openRegularFile(abs, "handoff record", { noFollow: true, fix: "replace it with the JSON record file, or remove it" });
+  } catch (error) {
+    const code = readFailureCode(error);
+    if (code === undefined) throw error;
+    return { problem: `cannot read (${code}); fix its permissions` };
+  }
+  try {
+    if (fstatSync(fd).size > MAX_RECORD_BYTES)
+      return { problem: `over ${MAX_RECORD_BYTES} bytes; keep bulky evidence in separate files and cite them` };
+    return { text: readFileSync(fd, "utf8") };
+  } catch (error) {
+    return { problem: `cannot read (${readFailureCode(error) ?? "error"}); fix its permissions` };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** `E1` or `@EVIDENCE:E1` → `E1`; a reference written with another kind's marker → undefined. */

@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { constants, type Dirent, lstatSync, readdirSync } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import path from "node:path";
 import { hashCanonical } from "../crypto/canonical-hash.js";
 import { UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
+import { describeFileKind } from "../input/read-regular-file.js";
 
 /** One file of a handoff: POSIX path relative to the handoff folder, byte size, sha256 hex. */
 export interface ManifestEntry {
@@ -40,7 +41,7 @@ export async function hashHandoff(dir: string): Promise<HandoffDigest> {
     while (next < rel.length) {
       const i = next++;
       const p = rel[i] as string;
-      files[i] = { path: p, ...(await hashFile(path.join(root, ...p.split("/")))) };
+      files[i] = { path: p, ...(await hashFile(root, p)) };
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_FILES, rel.length) }, worker));
@@ -92,17 +93,39 @@ export function listHandoffFiles(root: string): string[] {
         );
       if (e.isDirectory()) walk(rel);
       else if (e.isFile()) out.push(rel);
-      else throw new UsageError(`handoff contains ${rel}, which is not a regular file; remove it`);
+      else throw new UsageError(`handoff contains ${rel}, which is not a regular file but ${describeFileKind(e)}; remove it`);
     }
   };
   walk("");
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** sha256 and size of one file, reading the next chunk while the current one is hashed. */
-async function hashFile(file: string): Promise<{ size: number; sha256: string }> {
-  const handle = await open(file, "r");
+/**
+ * sha256 and size of the handoff file `rel`, reading the next chunk while the
+ * current one is hashed. The open neither follows a link nor waits (a FIFO
+ * swapped in since the listing would otherwise block it until a writer comes),
+ * and what was opened must be a regular file before a byte is read.
+ */
+async function hashFile(root: string, rel: string): Promise<{ size: number; sha256: string }> {
+  let handle: FileHandle;
   try {
+    handle = await open(
+      path.join(root, ...rel.split("/")),
+      constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW | constants.O_NOCTTY,
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === "ELOOP"
+        ? `handoff contains a symbolic link (${rel}); links are refused because they can point outside the folder — copy the file in instead`
+        : `cannot read ${rel} in the handoff (${code}); fix its permissions, or hash again if it was being changed`,
+      { cause: error },
+    );
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile())
+      throw new UsageError(`handoff contains ${rel}, which is not a regular file but ${describeFileKind(stat)}; remove it`);
     const hash = createHash("sha256");
     let buffers: Buffer[] = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
     let size = 0;

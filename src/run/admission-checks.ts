@@ -29,7 +29,20 @@ export interface AdmissionFacts {
   /** +ACTION IDs of the frozen plan. */
   planActionIds: string[];
   requested: { mode?: Mode; environment?: string; actions?: string[] };
+  /** The run's chain, and its agreement with the gate home's checkpoint. */
   chain: { ok: true } | { ok: false; reason: string };
+  /** The pinned suite: present, same folder, twinlock.yaml as pinned; or why not. */
+  pin: { ok: boolean; detail: string };
+  /** Problems with the frozen bytes in the gate home (missing, damaged); empty when intact. */
+  frozenBytes: string[];
+  /** The admission that already used the current consent, as the gate home remembers it. */
+  consumedInHome: { at: string; run_id: string } | undefined;
+  /** sha256 of the pinned twinlock.yaml now, or null when it cannot be read. */
+  policyDigestNow: string | null;
+  /** sha256 of the executor prompt's file now, or null when it cannot be read. */
+  executorDigestNow: string | null;
+  /** Stops lifted by a resolution the pinned policy does not trust, with why. */
+  untrustedStopLifts: string[];
   now: Date;
 }
 
@@ -127,7 +140,7 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
 
   let request: AdmissionRequest | undefined;
   const scope: string[] = [];
-  if (!consent || consent.decision !== "approved") scope.push("no granted consent");
+  if (consent?.decision !== "approved") scope.push("no granted consent");
   else {
     request = {
       mode: f.requested.mode ?? consent.mode,
@@ -164,12 +177,11 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
       : scope.join("; "),
   );
   const open = f.state.stops.filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf?.planner));
-  check(
-    "8",
-    "no unresolved !STOP on the run or the workflow",
-    open.length === 0,
-    open.length ? open.map((s) => `!STOP:${s.reason}${s.workflow ? ` (${s.workflow})` : " (run)"}`).join(", ") : "none",
-  );
+  const stops = [
+    ...open.map((s) => `!STOP:${s.reason}${s.workflow ? ` (${s.workflow})` : " (run)"}`),
+    ...f.untrustedStopLifts.map((s) => `${s} (lifted without a trusted signature)`),
+  ];
+  check("8", "no unresolved !STOP on the run or the workflow", stops.length === 0, stops.length ? stops.join(", ") : "none");
   check(
     "pair",
     "the suite's pair metadata is unchanged since the run began",
@@ -180,9 +192,49 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
         ? `digest ${wf.pair_digest}`
         : `the pairing changed (run began with ${wf.pair_digest}, suite now ${f.suiteTwin.pairDigest ?? "does not resolve"}); a changed pairing needs a new run`,
   );
+  check("pin", "the run's suite is pinned in the gate home and its twinlock.yaml is unchanged since pinning", f.pin.ok, f.pin.detail);
+  check(
+    "frozen",
+    "the frozen bytes in the gate home are intact",
+    handoff !== null && f.frozenBytes.length === 0,
+    handoff === null
+      ? "nothing is frozen"
+      : f.frozenBytes.length
+        ? f.frozenBytes.join("; ")
+        : `${handoff.files.length} files, ${handoff.hash}`,
+  );
+  const decided = [...reviews.filter((r) => r.decision === "approved"), ...(consent ? [consent] : [])];
+  const otherPolicy = decided.filter((r) => r.policy_digest !== f.policyDigestNow);
+  check(
+    "policy",
+    "the review and consent were made under the pinned policy as it is now",
+    decided.length > 0 && f.policyDigestNow !== null && otherPolicy.length === 0,
+    f.policyDigestNow === null
+      ? "the pinned policy cannot be read"
+      : otherPolicy.length
+        ? `${otherPolicy.map((r) => `${r.kind} under ${r.policy_digest}`).join(", ")}; policy now ${f.policyDigestNow}: the policy changed since the decision`
+        : `policy ${f.policyDigestNow}`,
+  );
+  const otherExecutor = decided.filter((r) => r.executor_digest !== f.executorDigestNow);
+  check(
+    "executor-file",
+    "the executor prompt file is byte for byte the one reviewed and consented to",
+    decided.length > 0 && f.executorDigestNow !== null && otherExecutor.length === 0,
+    f.executorDigestNow === null
+      ? "the executor prompt file cannot be read"
+      : otherExecutor.length
+        ? `${otherExecutor.map((r) => `${r.kind} for ${r.executor_digest}`).join(", ")}; file now ${f.executorDigestNow}: the executor prompt changed since the decision`
+        : `${f.requestedExecutor} ${f.executorDigestNow}`,
+  );
+  check(
+    "consumed",
+    "the gate home has no record of this consent being used",
+    f.consumedInHome === undefined,
+    f.consumedInHome ? `used by an admission at ${f.consumedInHome.at} (run ${f.consumedInHome.run_id})` : "unused",
+  );
   check(
     "chain",
-    "the event chain verifies",
+    "the event chain verifies and is the gate home's checkpoint",
     f.chain.ok,
     f.chain.ok ? `${f.state.run_id}: ${Object.keys(f.state.workflows).length} workflow(s)` : f.chain.reason,
   );

@@ -1,18 +1,22 @@
 import { z } from "zod";
 import { IntegrityError } from "../errors/errors.js";
-import { AcceptanceCriteriaSchema, ActionPlanSchema, EvidenceIndexSchema, FindingRegisterSchema } from "../handoff/handoff-records.js";
+import { manifestHash } from "../handoff/hash-handoff.js";
 import { ManifestEntrySchema } from "../handoff/manifest-schema.js";
 import { receiptHash } from "./receipt-hash.js";
 import {
   AdmissionReceiptSchema,
   ApplyApprovalSchema,
   ConsentReceiptSchema,
+  FreezeReceiptSchema,
   handoffHash,
+  homeId,
   promptId,
   ReviewReceiptSchema,
   type RunEvent,
   type RunState,
+  runId,
   SettingsSchema,
+  StopResolutionSchema,
   stopReason,
   type Workflow,
 } from "./run-schema.js";
@@ -24,8 +28,9 @@ const text = z.string().max(64 * 1024);
 export const EVENT_DATA = {
   run_created: z
     .object({
-      run_id: z.string().min(1).max(200),
-      suite: z.object({ root: z.string().min(1).max(4096), suite_id: z.string().max(200).nullable() }).strict(),
+      run_id: runId,
+      home_id: homeId,
+      suite: z.object({ root: z.string().min(1).max(4096), suite_id: z.string().min(1).max(200) }).strict(),
       settings: SettingsSchema,
       workflows: z
         .array(
@@ -43,15 +48,7 @@ export const EVENT_DATA = {
       hash: handoffHash,
       dir: z.string().min(1).max(4096),
       files: z.array(ManifestEntrySchema),
-      records: z
-        .object({
-          evidence: EvidenceIndexSchema,
-          findings: FindingRegisterSchema,
-          actions: ActionPlanSchema,
-          criteria: AcceptanceCriteriaSchema,
-        })
-        .strict(),
-      open_unknowns: z.array(z.object({ id: z.string(), question: z.string(), owner: z.string().optional() }).strict()),
+      receipt: FreezeReceiptSchema,
       unchanged_because: text.nullable(),
     })
     .strict(),
@@ -69,7 +66,7 @@ export const EVENT_DATA = {
     .strict(),
   failed: z.object({ planner: promptId, residual: text }).strict(),
   stop_raised: z.object({ reason: stopReason, workflow: promptId.nullable(), note: text.nullable() }).strict(),
-  stop_resolved: z.object({ reason: stopReason, workflow: promptId.nullable(), resolution: text }).strict(),
+  stop_resolved: z.object({ receipt: StopResolutionSchema }).strict(),
 } as const;
 
 /**
@@ -108,6 +105,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
     }
     return {
       run_id: d.run_id,
+      home_id: d.home_id,
       created_at: event.at,
       suite: d.suite,
       settings: d.settings,
@@ -131,19 +129,22 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       resolved_at: null,
       resolved_by: null,
       resolution: null,
+      resolution_receipt: null,
     });
     return next;
   }
   if (event.type === "stop_resolved") {
-    const d = EVENT_DATA.stop_resolved.parse(event.data);
+    const d = EVENT_DATA.stop_resolved.parse(event.data).receipt;
+    if (d.run_id !== next.run_id) bad(`stop resolution is for run ${d.run_id}, not ${next.run_id}`);
     const open = next.stops.filter(
       (s) => s.resolved_at === null && s.reason === d.reason && (d.workflow === null || s.workflow === d.workflow),
     );
     if (open.length === 0) bad(`no unresolved !STOP:${d.reason} to resolve`);
     for (const s of open) {
       s.resolved_at = event.at;
-      s.resolved_by = event.actor;
+      s.resolved_by = d.by;
       s.resolution = d.resolution;
+      s.resolution_receipt = d;
     }
     return next;
   }
@@ -178,6 +179,16 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
     case "handoff_frozen": {
       const d = EVENT_DATA.handoff_frozen.parse(event.data);
       if (d.revision !== wf.revision + 1) bad(`revision ${d.revision} does not follow ${wf.revision}`);
+      if (manifestHash(d.files) !== d.hash) bad(`its file list hashes to ${manifestHash(d.files)}, not the recorded ${d.hash}`);
+      const r = d.receipt;
+      if (
+        r.run_id !== next.run_id ||
+        r.planner !== wf.planner ||
+        r.executor !== wf.executor ||
+        r.handoff_hash !== d.hash ||
+        r.revision !== d.revision
+      )
+        bad(`its freeze receipt is for ${r.run_id} ${r.planner}→${r.executor} ${r.handoff_hash} revision ${r.revision}, not this freeze`);
       move();
       wf.revision = d.revision;
       wf.handoff = {
@@ -186,7 +197,8 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
         dir: d.dir,
         files: d.files,
         frozen_at: event.at,
-        frozen_by: event.actor,
+        frozen_by: r.by,
+        receipt: r,
         unchanged_because: d.unchanged_because,
       };
       wf.history.push({ revision: d.revision, hash: d.hash, frozen_at: event.at, seq: event.seq });
@@ -227,7 +239,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       if (receipt.executor_title !== wf.executor_title)
         bad(`consent names title "${receipt.executor_title}", not the executor's "${wf.executor_title}"`);
       const approved = wf.reviews[wf.reviews.length - 1];
-      if (!approved || approved.decision !== "approved" || approved.handoff_hash !== receipt.handoff_hash)
+      if (approved?.decision !== "approved" || approved.handoff_hash !== receipt.handoff_hash)
         bad("consent without an approved review of the same hash");
       move(event.type === "consent_granted" ? (receipt.mode === "APPLY_APPROVED" ? "apply_approved_path" : "dry_run_path") : undefined);
       wf.consents.push({ ...receipt, consumed_at: null });

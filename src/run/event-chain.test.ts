@@ -15,6 +15,7 @@ import { initRun } from "../gate/init-run.js";
 import { reviewPairPlan } from "../gate/review-pair-plan.js";
 import { readRunFile } from "../store/run-store.js";
 import { runCli } from "../test-support/run-cli.js";
+import { testHome } from "../test-support/run-fixture.js";
 import { makeTempDir, removeTempDirs, unsignedExampleSuite } from "../test-support/temp-suite.js";
 import { applyEvent, replayEvents } from "./apply-event.js";
 import { GENESIS, hashEvent, verifyChain } from "./event-chain.js";
@@ -30,9 +31,18 @@ async function buildRun(mode: "APPLY_SAFE" | "APPLY_APPROVED"): Promise<RunFile>
   const handoff = path.join(dir, "handoff");
   const hash = () => readRunFile(runFile).state.workflows[PLANNER]?.handoff?.hash as string;
   writeDemoHandoff(handoff);
-  await initRun({ runFile, suiteRoot: unsignedExampleSuite(), planners: [PLANNER], mode, environment: "staging", actor: "planner-agent" });
-  await freezePairHandoff({ runFile, planner: PLANNER, handoffDir: handoff, actor: "planner-agent" });
+  await initRun({
+    home: testHome(),
+    runFile,
+    suiteRoot: unsignedExampleSuite(),
+    planners: [PLANNER],
+    mode,
+    environment: "staging",
+    actor: "planner-agent",
+  });
+  await freezePairHandoff({ home: testHome(), runFile, planner: PLANNER, handoffDir: handoff, actor: "planner-agent" });
   await reviewPairPlan({
+    home: testHome(),
     runFile,
     planner: PLANNER,
     decision: "changes_requested",
@@ -41,15 +51,15 @@ async function buildRun(mode: "APPLY_SAFE" | "APPLY_APPROVED"): Promise<RunFile>
     reviewer: "alice",
   });
   writeDemoHandoff(handoff, reviseDemoHandoff(demoHandoffRecords()));
-  await freezePairHandoff({ runFile, planner: PLANNER, actor: "planner-agent" });
-  await reviewPairPlan({ runFile, planner: PLANNER, decision: "approved", handoffHash: hash(), reviewer: "alice" });
-  await consentPairExecution({ runFile, planner: PLANNER, approve: true, handoffHash: hash(), user: "carol" });
-  if (mode === "APPLY_APPROVED") await approveApply({ runFile, planner: PLANNER, approver: "bob" });
-  await raiseStop({ runFile, reason: "db-freeze", note: "month-end", actor: "ops" });
-  await resolveStop({ runFile, reason: "db-freeze", note: "lifted", actor: "ops" });
-  const admitted = await admit({ runFile, executor: "MD-30", actor: "executor-agent" });
+  await freezePairHandoff({ home: testHome(), runFile, planner: PLANNER, actor: "planner-agent" });
+  await reviewPairPlan({ home: testHome(), runFile, planner: PLANNER, decision: "approved", handoffHash: hash(), reviewer: "alice" });
+  await consentPairExecution({ home: testHome(), runFile, planner: PLANNER, approve: true, handoffHash: hash(), user: "carol" });
+  if (mode === "APPLY_APPROVED") await approveApply({ home: testHome(), runFile, planner: PLANNER, approver: "bob" });
+  await raiseStop({ home: testHome(), runFile, reason: "db-freeze", note: "month-end", actor: "ops" });
+  await resolveStop({ home: testHome(), runFile, reason: "db-freeze", note: "lifted", actor: "ops" });
+  const admitted = await admit({ home: testHome(), runFile, executor: "MD-30", actor: "executor-agent" });
   if (!admitted.admitted) throw new Error(`fixture admission failed: ${JSON.stringify(admitted.checks.filter((c) => !c.ok))}`);
-  await closeWorkflow({ runFile, planner: PLANNER, result: "verified", residual: "none", actor: "executor-agent" });
+  await closeWorkflow({ home: testHome(), runFile, planner: PLANNER, result: "verified", residual: "none", actor: "executor-agent" });
   return JSON.parse(readFileSync(runFile, "utf8")) as RunFile;
 }
 

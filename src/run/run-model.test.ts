@@ -6,6 +6,7 @@
  * is reached if and only if the model says the current frozen revision was
  * approved and consented for MD-30 and nothing changed since.
  */
+
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
@@ -23,7 +24,8 @@ import { type ReviewDecision, reviewPairPlan } from "../gate/review-pair-plan.js
 import { checkReadiness } from "../handoff/check-readiness.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import { readRunFile } from "../store/run-store.js";
-import { makeTempDir, removeTempDirs, unsignedExampleSuite } from "../test-support/temp-suite.js";
+import { pinForTest, testHome } from "../test-support/run-fixture.js";
+import { makeTempDir, removeTempDirs, renameSuiteId, unsignedExampleSuite } from "../test-support/temp-suite.js";
 import { GENESIS, hashEvent } from "./event-chain.js";
 import type { RunEvent, RunFile } from "./run-schema.js";
 
@@ -213,9 +215,13 @@ class Freeze extends Step {
     ];
     const same = m.revision > 0 && variantHash.get(m.variant) === currentHash(m);
     const legal =
-      freezable.includes(m.state) && m.variant !== NOT_READY && !(same && (m.state !== "plan_revision_pending" || !this.unchangedBecause));
+      freezable.includes(m.state) &&
+      m.variant !== NOT_READY &&
+      !m.pairingChanged &&
+      !(same && (m.state !== "plan_revision_pending" || !this.unchangedBecause));
     const ok = await expectOutcome(m, r, legal, () =>
       freezePairHandoff({
+        home: testHome(),
         runFile: r.runFile,
         planner: PLANNER,
         handoffDir: r.handoff,
@@ -241,9 +247,11 @@ class Review extends Step {
   async act(m: Model, r: Real) {
     const given = pickHash(m, this.hash, this.k);
     const hashOk = given === undefined ? this.decision !== "approved" : given === currentHash(m);
-    const legal = m.state === "plan_review_pending" && hashOk;
+    // Every decision is taken under the pinned suite: a changed pairing is refused until a new run.
+    const legal = m.state === "plan_review_pending" && hashOk && !m.pairingChanged;
     const ok = await expectOutcome(m, r, legal, () =>
       reviewPairPlan({
+        home: testHome(),
         runFile: r.runFile,
         planner: PLANNER,
         decision: this.decision,
@@ -278,7 +286,14 @@ class Consent extends Step {
     const hashOk = given === undefined ? !this.approve : given === currentHash(m);
     const legal = m.state === "execution_consent_pending" && m.approved && hashOk && !m.pairingChanged;
     const ok = await expectOutcome(m, r, legal, () =>
-      consentPairExecution({ runFile: r.runFile, planner: PLANNER, approve: this.approve, handoffHash: given, user: "carol" }),
+      consentPairExecution({
+        home: testHome(),
+        runFile: r.runFile,
+        planner: PLANNER,
+        approve: this.approve,
+        handoffHash: given,
+        user: "carol",
+      }),
     );
     if (!ok || m.corrupted) return;
     if (!this.approve) m.state = "closed";
@@ -294,8 +309,10 @@ class Consent extends Step {
 
 class ApproveApply extends Step {
   async act(m: Model, r: Real) {
-    const legal = m.state === "approval_pending" && m.consented;
-    const ok = await expectOutcome(m, r, legal, () => approveApply({ runFile: r.runFile, planner: PLANNER, approver: "bob" }));
+    const legal = m.state === "approval_pending" && m.consented && !m.pairingChanged;
+    const ok = await expectOutcome(m, r, legal, () =>
+      approveApply({ home: testHome(), runFile: r.runFile, planner: PLANNER, approver: "bob" }),
+    );
     if (!ok || m.corrupted) return;
     m.applyApproved = true;
     m.state = "dry_run_ready";
@@ -317,7 +334,7 @@ class Admit extends Step {
     const expected = admissible(m, this.executor);
     let admitted = false;
     try {
-      const result = await admit({ runFile: r.runFile, executor: this.executor, dry: this.dry, actor: "executor-agent" });
+      const result = await admit({ home: testHome(), runFile: r.runFile, executor: this.executor, dry: this.dry, actor: "executor-agent" });
       admitted = result.admitted;
       if (!result.admitted) expect(result.checks.some((c) => !c.ok)).toBe(true);
     } catch (error) {
@@ -345,7 +362,13 @@ class Stop extends Step {
   }
   async act(m: Model, r: Real) {
     const ok = await expectOutcome(m, r, true, () =>
-      raiseStop({ runFile: r.runFile, reason: this.reason, workflow: this.onWorkflow ? PLANNER : undefined, actor: "ops" }),
+      raiseStop({
+        home: testHome(),
+        runFile: r.runFile,
+        reason: this.reason,
+        workflow: this.onWorkflow ? PLANNER : undefined,
+        actor: "ops",
+      }),
     );
     if (ok && !m.corrupted) m.stops.add(`${this.reason}@${this.onWorkflow ? PLANNER : "run"}`);
   }
@@ -361,7 +384,7 @@ class ResolveStop extends Step {
   async act(m: Model, r: Real) {
     const open = [...m.stops].filter((s) => s.startsWith(`${this.reason}@`));
     const ok = await expectOutcome(m, r, open.length > 0, () =>
-      resolveStop({ runFile: r.runFile, reason: this.reason, note: "cleared", actor: "ops" }),
+      resolveStop({ home: testHome(), runFile: r.runFile, reason: this.reason, note: "cleared", actor: "ops" }),
     );
     if (ok && !m.corrupted) for (const s of open) m.stops.delete(s);
   }
@@ -384,6 +407,7 @@ class Close extends Step {
       (executing ? this.result !== "abandoned" : (this.result === "failed" || this.result === "abandoned") && this.residual);
     const ok = await expectOutcome(m, r, legal, () =>
       closeWorkflow({
+        home: testHome(),
         runFile: r.runFile,
         planner: PLANNER,
         result: this.result,
@@ -559,9 +583,19 @@ async function setUp(mode: Mode): Promise<{ model: Model; real: Real }> {
   const dir = makeTempDir("twinlock-model-");
   const suite = path.join(dir, "suite");
   cpSync(unsignedExampleSuite(), suite, { recursive: true });
+  renameSuiteId(suite);
+  await pinForTest(suite);
   const real: Real = { dir, suite, runFile: path.join(dir, "run.json"), handoff: path.join(dir, "handoff") };
   writeVariant(real.handoff, 0);
-  await initRun({ runFile: real.runFile, suiteRoot: suite, planners: [PLANNER], mode, environment: "staging", actor: "planner-agent" });
+  await initRun({
+    home: testHome(),
+    runFile: real.runFile,
+    suiteRoot: suite,
+    planners: [PLANNER],
+    mode,
+    environment: "staging",
+    actor: "planner-agent",
+  });
   const model: Model = {
     mode,
     state: "investigating",

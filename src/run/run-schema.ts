@@ -9,6 +9,10 @@ export const promptId = z.string().regex(PROMPT_ID_PATTERN);
 export const handoffHash = z.string().regex(HASH_PATTERN, "sha256:<64 hex digits>");
 const isoTime = z.string().datetime({ offset: true });
 const name = z.string().min(1).max(200);
+/** A run's ID: random, and safe as a file name in the gate home. */
+export const runId = z.string().regex(/^run_[0-9a-f]{16}$/, "run_ followed by 16 hex digits");
+/** A gate home's identity. */
+export const homeId = z.string().regex(/^home_[0-9a-f]{16}$/, "home_ followed by 16 hex digits");
 const text = z.string().max(MAX_TEXT);
 export const stopReason = z.string().regex(/^[a-z0-9][a-z0-9-]{0,119}$/);
 
@@ -29,7 +33,7 @@ export const SettingsSchema = z
 export const ReviewReceiptSchema = z
   .object({
     kind: z.literal("review"),
-    run_id: name,
+    run_id: runId,
     planner: promptId,
     executor: promptId,
     reviewer: name,
@@ -37,6 +41,10 @@ export const ReviewReceiptSchema = z
     feedback: text.nullable(),
     handoff_hash: handoffHash,
     revision: z.number().int().min(1),
+    /** sha256 of the pinned suite's twinlock.yaml the decision was made under. */
+    policy_digest: handoffHash,
+    /** sha256 of the executor prompt's whole file (frontmatter and body) the reviewer's plan is for. */
+    executor_digest: handoffHash,
     at: isoTime,
     signature: SignatureSchema.optional(),
   })
@@ -46,7 +54,7 @@ export const ReviewReceiptSchema = z
 export const ConsentReceiptSchema = z
   .object({
     kind: z.literal("consent"),
-    run_id: name,
+    run_id: runId,
     planner: promptId,
     executor: promptId,
     executor_title: name,
@@ -59,6 +67,8 @@ export const ConsentReceiptSchema = z
     actions: z.union([z.literal("all"), z.array(z.string().max(200)).max(10_000)]),
     budget: z.number().int().min(0).nullable(),
     expires_at: isoTime.nullable(),
+    policy_digest: handoffHash,
+    executor_digest: handoffHash,
     at: isoTime,
     signature: SignatureSchema.optional(),
   })
@@ -68,7 +78,7 @@ export const ConsentReceiptSchema = z
 export const ApplyApprovalSchema = z
   .object({
     kind: z.literal("apply_approval"),
-    run_id: name,
+    run_id: runId,
     planner: promptId,
     executor: promptId,
     approver: name,
@@ -88,7 +98,7 @@ export const AdmissionCheckSchema = z
 export const AdmissionReceiptSchema = z
   .object({
     kind: z.literal("admission"),
-    run_id: name,
+    run_id: runId,
     planner: promptId,
     executor: promptId,
     handoff_hash: handoffHash,
@@ -103,7 +113,38 @@ export const AdmissionReceiptSchema = z
   })
   .strict();
 
+/** A freeze, signed on signing suites by a key with the `freeze` right: separation of duties compares this key. */
+export const FreezeReceiptSchema = z
+  .object({
+    kind: z.literal("freeze"),
+    run_id: runId,
+    planner: promptId,
+    executor: promptId,
+    by: name,
+    handoff_hash: handoffHash,
+    revision: z.number().int().min(1),
+    at: isoTime,
+    signature: SignatureSchema.optional(),
+  })
+  .strict();
+
+/** Lifting a hard stop, signed on signing suites by a key with the `stop` right. */
+export const StopResolutionSchema = z
+  .object({
+    kind: z.literal("stop_resolution"),
+    run_id: runId,
+    reason: stopReason,
+    workflow: promptId.nullable(),
+    by: name,
+    resolution: text,
+    at: isoTime,
+    signature: SignatureSchema.optional(),
+  })
+  .strict();
+
 export type Settings = z.infer<typeof SettingsSchema>;
+export type FreezeReceipt = z.infer<typeof FreezeReceiptSchema>;
+export type StopResolution = z.infer<typeof StopResolutionSchema>;
 export type ReviewReceipt = z.infer<typeof ReviewReceiptSchema>;
 export type ConsentReceipt = z.infer<typeof ConsentReceiptSchema>;
 export type ApplyApproval = z.infer<typeof ApplyApprovalSchema>;
@@ -118,6 +159,7 @@ export const FrozenHandoffSchema = z
     files: z.array(ManifestEntrySchema),
     frozen_at: isoTime,
     frozen_by: name,
+    receipt: FreezeReceiptSchema,
     unchanged_because: text.nullable(),
   })
   .strict();
@@ -159,15 +201,18 @@ export const StopSchema = z
     resolved_at: isoTime.nullable(),
     resolved_by: name.nullable(),
     resolution: text.nullable(),
+    /** The signed receipt that lifted the stop; admission re-judges it under the pinned policy. */
+    resolution_receipt: StopResolutionSchema.nullable(),
   })
   .strict();
 
 /** The run's whole state, derived by replaying its events. */
 export const RunStateSchema = z
   .object({
-    run_id: name,
+    run_id: runId,
+    home_id: homeId,
     created_at: isoTime,
-    suite: z.object({ root: z.string().min(1).max(4096), suite_id: z.string().max(200).nullable() }).strict(),
+    suite: z.object({ root: z.string().min(1).max(4096), suite_id: z.string().min(1).max(200) }).strict(),
     settings: SettingsSchema,
     workflows: z.record(promptId, WorkflowSchema),
     authorized_execution_prompt_ids: z.array(promptId),
@@ -190,10 +235,13 @@ export const EventSchema = z
   })
   .strict();
 
+/** The run-file format this version writes; older formats are refused, never upgraded silently. */
+export const RUN_FORMAT = "twinlock-run/2";
+
 /** The run file on disk. `revision` counts events and is the compare-and-swap token; `head` hashes the last event. */
 export const RunFileSchema = z
   .object({
-    format: z.literal("twinlock-run/1"),
+    format: z.literal(RUN_FORMAT),
     revision: z.number().int().min(1),
     head: handoffHash,
     state: RunStateSchema,

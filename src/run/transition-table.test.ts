@@ -241,7 +241,7 @@ for (const sc of SCENARIOS) {
         if (command === "freeze") editHandoff(g, `material edit for ${command}`);
         const bytes = runBytes(g);
         const tree = snapshotTree(g.dir);
-        const r = await runCli([...argvFor(command, g, sc, wf?.handoff?.hash ?? ANY_HASH), "--json"]);
+        const r = await runCli([...argvFor(command, g, sc, wf?.handoff?.hash ?? ANY_HASH), "--home", g.home, "--json"]);
         expect(r.output).not.toMatch(STACK_FRAME);
 
         if (to !== undefined) {
@@ -285,7 +285,18 @@ function nextStepWords(state: State): string {
 describe("a refusal printed for a person", () => {
   it("is one line on stderr naming the state and the exact next command with the run file filled in", async () => {
     const g = cloneGateRun(templates.get("plan_review_pending") as GateRun);
-    const r = await runCli(["consent-pair-execution", g.runFile, PLANNER, "--approve", "--handoff-hash", ANY_HASH, "--user", "alice"]);
+    const r = await runCli([
+      "consent-pair-execution",
+      g.runFile,
+      "--home",
+      g.home,
+      PLANNER,
+      "--approve",
+      "--handoff-hash",
+      ANY_HASH,
+      "--user",
+      "alice",
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
@@ -297,7 +308,7 @@ describe("a refusal printed for a person", () => {
 
   it("from a final state says there is no legal next step instead of 'to none'", async () => {
     const g = cloneGateRun(templates.get("closed") as GateRun);
-    const r = await runCli(["close", g.runFile, PLANNER, "--result", "abandoned", "--residual", "again"]);
+    const r = await runCli(["close", g.runFile, "--home", g.home, PLANNER, "--result", "abandoned", "--residual", "again"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("MD-29 is in state closed; there is no legal next step: the workflow is closed");
     expect(r.stderr).not.toContain("to none");

@@ -4,13 +4,16 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "n
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
-import { atomicWriteFile, removeDeadTempFiles } from "./atomic-write.js";
 
 // Spy on fsync without changing what it does: the real calls still happen.
 vi.mock("node:fs", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs")>();
   return { ...actual, default: actual, fsyncSync: vi.fn(actual.fsyncSync) };
 });
+
+// The test setup may have loaded atomic-write.js with the real fs already: load it afresh, under the mock.
+vi.resetModules();
+const { atomicWriteFile, removeDeadTempFiles } = await import("./atomic-write.js");
 
 afterEach(() => vi.mocked(realFs.fsyncSync).mockClear());
 afterAll(removeTempDirs);

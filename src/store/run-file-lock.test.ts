@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { ConflictError } from "../errors/errors.js";
 import { makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
@@ -49,6 +50,38 @@ function startLocked(file: string) {
     return "done";
   });
   return { state, done };
+}
+
+/**
+ * Start a separate Node process that takes the lock of `file` through
+ * `withFileLock` (this source, loaded with tsx) and holds it until its stdin
+ * closes. Resolves once it holds the lock.
+ */
+async function holdInChild(file: string): Promise<ChildProcess> {
+  const source = fileURLToPath(new URL("./run-file-lock.ts", import.meta.url));
+  const script = [
+    `const { withFileLock } = await import(${JSON.stringify(source)});`,
+    `await withFileLock(${JSON.stringify(file)}, () => new Promise((release) => {`,
+    `  process.stdout.write("held\\n");`,
+    `  process.stdin.on("data", () => {}).on("end", release);`,
+    `}));`,
+  ].join("\n");
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  children.push(child);
+  let err = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on("data", (d: Buffer) => {
+      if (d.toString().includes("held")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`lock holder exited (${code}) before holding the lock: ${err}`)));
+  });
+  return child;
 }
 
 function runFileIn(dir: string): string {
@@ -187,6 +220,93 @@ describe("withFileLock", () => {
     }
     await withFileLock(file, () => undefined);
     expect(readdirSync(dir).sort()).toEqual([live, "run.json"].sort());
+  });
+
+  it.each([
+    ["holds an empty owner file", { owner: "" }],
+    ["holds a garbage owner file", { owner: "\u0000not json{" }],
+    ["holds an owner file that is JSON but not an owner", { owner: JSON.stringify({ pid: "1", host: 7 }) }],
+    ["holds an owner file larger than any owner", { owner: JSON.stringify({ pid: 1, host: "h", token: "t", pad: "x".repeat(10_000) }) }],
+    ["holds unrelated files and no owner file", { "notes.txt": "hello", "sub/deeper.bin": "x" }],
+  ])("takes over at once a lock folder that %s, and leaves nothing behind", async (_what, content: Record<string, string>) => {
+    const dir = makeTempDir();
+    const file = runFileIn(dir);
+    const lockDir = `${file}.lock`;
+    for (const [rel, text] of Object.entries(content)) {
+      mkdirSync(path.dirname(path.join(lockDir, rel)), { recursive: true });
+      writeFileSync(path.join(lockDir, rel), text);
+    }
+    await expect(withFileLock(file, () => "mine")).resolves.toBe("mine");
+    expect(readdirSync(dir)).toEqual(["run.json"]);
+  });
+
+  it("takes over at once a lock folder whose owner file is a FIFO, without opening it (which would wait for a writer)", async () => {
+    const dir = makeTempDir();
+    const file = runFileIn(dir);
+    mkdirSync(`${file}.lock`);
+    execFileSync("mkfifo", [path.join(`${file}.lock`, "owner")]);
+    await expect(withFileLock(file, () => "mine")).resolves.toBe("mine");
+    expect(readdirSync(dir)).toEqual(["run.json"]);
+  });
+
+  it("takes over at once an old ownerless lock folder, which proper-lockfile finds stale but cannot rmdir", async () => {
+    const dir = makeTempDir();
+    const file = runFileIn(dir);
+    const lockDir = `${file}.lock`;
+    mkdirSync(lockDir);
+    writeFileSync(path.join(lockDir, "junk"), "x");
+    const then = new Date(Date.now() - 60_000);
+    utimesSync(lockDir, then, then);
+    await expect(withFileLock(file, () => "mine")).resolves.toBe("mine");
+    expect(readdirSync(dir)).toEqual(["run.json"]);
+  });
+
+  it("never steals a live lock held by withFileLock in this process, even with junk beside its owner file", async () => {
+    const dir = makeTempDir();
+    const file = runFileIn(dir);
+    const lockDir = `${file}.lock`;
+    let release = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let holderToken = "";
+    const log: string[] = [];
+    const holder = withFileLock(file, async () => {
+      holderToken = JSON.parse(readFileSync(path.join(lockDir, "owner"), "utf8")).token;
+      writeFileSync(path.join(lockDir, "junk.txt"), "unrelated");
+      log.push("holder in");
+      await gate;
+      log.push("holder out");
+    });
+    while (log.length === 0) await sleep(5);
+    const waiter = withFileLock(file, () => {
+      log.push("waiter in");
+    });
+    await sleep(300);
+    expect(log).toEqual(["holder in"]);
+    expect(JSON.parse(readFileSync(path.join(lockDir, "owner"), "utf8")).token).toBe(holderToken);
+    release();
+    await Promise.all([holder, waiter]);
+    expect(log).toEqual(["holder in", "holder out", "waiter in"]);
+    expect(readdirSync(dir)).toEqual(["run.json"]);
+  });
+
+  it("never steals a live lock held by another process: it waits, and enters once that process releases", async () => {
+    const dir = makeTempDir();
+    const file = runFileIn(dir);
+    const lockDir = `${file}.lock`;
+    const holder = await holdInChild(file);
+    const owner = JSON.parse(readFileSync(path.join(lockDir, "owner"), "utf8"));
+    expect(owner.pid).toBe(holder.pid);
+    const waiter = startLocked(file);
+    await sleep(500);
+    expect(waiter.state.entered).toBe(false);
+    expect(JSON.parse(readFileSync(path.join(lockDir, "owner"), "utf8")).token).toBe(owner.token);
+    const exited = new Promise((r) => holder.once("exit", r));
+    holder.stdin?.end();
+    await expect(waiter.done).resolves.toBe("done");
+    expect(await exited).toBe(0);
+    expect(readdirSync(dir)).toEqual(["run.json"]);
   });
 
   it(`gives up with a ConflictError naming the owner after waiting ${LOCK_WAIT_MS / 1000}s for a live one`, async () => {

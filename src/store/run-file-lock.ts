@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import fs, { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import fs, { lstatSync, mkdirSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import { ConflictError, UsageError } from "../errors/errors.js";
+import { readRegularFile } from "../input/read-regular-file.js";
 import { isProcessAlive, removeLeftoversOfDeadWriters } from "./is-process-alive.js";
 
 /** How long a writer waits for another writer before giving up. */
@@ -18,11 +19,15 @@ interface Owner {
   token: string;
 }
 
+/** Largest owner file read: `{pid, host, token}` is under 400 bytes even with a 255-byte host name. */
+const MAX_OWNER_BYTES = 4096;
+
 /**
  * Run `fn` while holding the exclusive lock of `file` (a `FILE.lock` folder,
  * made by proper-lockfile with an `onCompromised` handler that aborts the
  * write). The lock folder comes into existence already holding its owner's
- * pid, so a lock left by a writer that was killed is taken over at once
+ * pid, so a lock left by a writer that was killed, and a lock folder with no
+ * valid owner file (which twinlock never leaves), are taken over at once
  * instead of after the stale timeout; a live holder is always waited for.
  */
 export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): Promise<T> {
@@ -54,9 +59,9 @@ export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): P
           { cause: error },
         );
       }
-      if (takeOverDeadLock(lockDir)) continue;
+      if (takeOverAbandonedLock(lockDir)) continue;
       if (Date.now() - started > LOCK_WAIT_MS) {
-        const holder = readOwner(lockDir);
+        const holder = ownerOf(lockDir);
         throw new ConflictError(
           `${file} is locked by another twinlock process${holder ? ` (pid ${holder.pid} on ${holder.host})` : ""} for over ${LOCK_WAIT_MS / 1000}s; wait for it, or remove ${lockDir} if no twinlock process is running`,
           { cause: error },
@@ -86,7 +91,7 @@ export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): P
  * leaves only a `.dead-PID-…` folder, which the next holder removes).
  */
 function removeOwnLock(lockDir: string, owner: Owner): void {
-  if (readOwner(lockDir)?.token !== owner.token) return;
+  if (ownerOf(lockDir)?.token !== owner.token) return;
   const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     renameSync(lockDir, aside);
@@ -128,14 +133,48 @@ function lockFs(lockDir: string, owner: Owner): typeof fs {
   return { ...fs, mkdir } as unknown as typeof fs;
 }
 
-function readOwner(lockDir: string): Owner | undefined {
+/**
+ * What a lock folder holds, judged without waiting on anything in it: a valid
+ * owner; `ownerless` (no owner file, or one that is not a regular file or
+ * not a twinlock owner: junk, since twinlock renames a lock folder into place
+ * complete with its owner); nothing there; or `unknown` when it cannot be
+ * looked at (e.g. EACCES), which is never taken over.
+ */
+type LockState = { kind: "owned"; owner: Owner } | { kind: "ownerless" } | { kind: "absent" } | { kind: "unknown" };
+
+function inspectLock(lockDir: string): LockState {
+  const ownerFile = path.join(lockDir, "owner");
+  let ownerStat: Stats | undefined;
   try {
-    const o = JSON.parse(readFileSync(`${lockDir}/owner`, "utf8"));
-    if (typeof o.pid === "number" && typeof o.host === "string" && typeof o.token === "string") return o;
+    const dirStat = lstatSync(lockDir, { throwIfNoEntry: false });
+    if (!dirStat) return { kind: "absent" };
+    if (!dirStat.isDirectory()) return { kind: "unknown" };
+    ownerStat = lstatSync(ownerFile, { throwIfNoEntry: false });
   } catch {
-    // No owner file (not made by this twinlock) or unreadable: treat as alive; the stale timeout frees it.
+    return { kind: "unknown" };
   }
-  return undefined;
+  // Judged by lstat first, so a FIFO planted as the owner file is never opened.
+  if (!ownerStat?.isFile() || ownerStat.size > MAX_OWNER_BYTES) return { kind: "ownerless" };
+  let text: string;
+  try {
+    text = readRegularFile(ownerFile, "lock owner file", { noFollow: true, maxBytes: MAX_OWNER_BYTES }).toString("utf8");
+  } catch {
+    // Unreadable (EMFILE, EACCES), or swapped since the lstat: judge it on the next look rather than guess.
+    return { kind: "unknown" };
+  }
+  try {
+    const o = JSON.parse(text);
+    if (typeof o?.pid === "number" && typeof o.host === "string" && typeof o.token === "string") return { kind: "owned", owner: o };
+  } catch {
+    // Not JSON: a torn or foreign file, which no live twinlock holder has.
+  }
+  return { kind: "ownerless" };
+}
+
+/** The lock's owner, when it has a valid one. */
+function ownerOf(lockDir: string): Owner | undefined {
+  const state = inspectLock(lockDir);
+  return state.kind === "owned" ? state.owner : undefined;
 }
 
 function isStale(lockDir: string): boolean {
@@ -147,29 +186,33 @@ function isStale(lockDir: string): boolean {
 }
 
 /**
- * If the lock's owner is a process on this host that no longer exists, or
- * the lock has not been refreshed within the stale timeout (an owner on
- * another host that died), move the lock aside and delete it. Moving first,
- * then checking the token inside the moved folder, makes sure we only ever
- * delete the dead owner's lock and never one a live process took a moment ago.
+ * Take over a lock nobody holds: one whose owner is a process on this host
+ * that no longer exists, one not refreshed within the stale timeout (an
+ * owner on another host that died), or an ownerless folder (junk: see
+ * `inspectLock`). The folder is moved aside under a private name and judged
+ * again there, so only what was judged abandoned is deleted: if a live lock
+ * was taken in between and moved instead, it is put back.
  */
-function takeOverDeadLock(lockDir: string): boolean {
-  const owner = readOwner(lockDir);
-  if (!owner) return false;
-  const dead = (owner.host === os.hostname() && !isProcessAlive(owner.pid)) || isStale(lockDir);
-  if (!dead) return false;
+function takeOverAbandonedLock(lockDir: string): boolean {
+  const seen = inspectLock(lockDir);
+  const abandoned =
+    seen.kind === "ownerless" ||
+    (seen.kind === "owned" && ((seen.owner.host === os.hostname() && !isProcessAlive(seen.owner.pid)) || isStale(lockDir)));
+  if (!abandoned) return false;
   const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     renameSync(lockDir, aside);
   } catch {
     return false;
   }
-  const moved = readOwner(aside);
-  if (moved?.token === owner.token) {
+  const moved = inspectLock(aside);
+  const same = seen.kind === "owned" ? moved.kind === "owned" && moved.owner.token === seen.owner.token : moved.kind === "ownerless";
+  if (same) {
     rmSync(aside, { recursive: true, force: true });
     return true;
   }
-  // We moved a live lock taken in between: put it back.
+  // We moved a live lock taken in between: put it back. Should yet another lock have been taken meanwhile, the
+  // moved one has lost its place either way (its holder's refresh reports the lock compromised), so it is removed.
   try {
     renameSync(aside, lockDir);
   } catch {

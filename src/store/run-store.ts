@@ -1,13 +1,11 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import { canonicalJson } from "../crypto/canonical-hash.js";
-import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { IntegrityError, UsageError } from "../errors/errors.js";
 import { describeJsonError, requirePlainPath, requireShallowJson } from "../input/parse-input.js";
 import { applyEvent, replayEvents } from "../run/apply-event.js";
 import { GENESIS, hashEvent, verifyChain } from "../run/event-chain.js";
-import { type EventType, type RunEvent, type RunFile, RunFileSchema, type RunState } from "../run/run-schema.js";
-import { atomicWriteFile, removeDeadTempFiles } from "./atomic-write.js";
-import { withFileLock } from "./run-file-lock.js";
+import { type EventType, RUN_FORMAT, type RunEvent, type RunFile, RunFileSchema, type RunState } from "../run/run-schema.js";
 
 /** A new event as a command decides it; the store numbers, times and chains it. */
 export interface EventDraft {
@@ -81,48 +79,6 @@ export function verifyRunFile(run: RunFile): RunFileVerdict {
   return { ok: true, state };
 }
 
-/** Create a new run file from its first events; refuses to overwrite an existing file. */
-export async function createRunFile(file: string, drafts: EventDraft[], now: Date): Promise<LoadedRun> {
-  const abs = path.resolve(file);
-  return withFileLock(abs, () => {
-    if (exists(abs)) throw new RefusalError(`run file ${file} already exists; choose another name or continue that run`);
-    removeDeadTempFiles(abs);
-    const run = appendTo(undefined, drafts, now);
-    atomicWriteFile(abs, serialize(run));
-    return { path: abs, file: run, state: run.state };
-  });
-}
-
-/**
- * The one way to change a run file: lock it, read and verify it, check the
- * caller's expected revision (compare-and-swap), let `decide` turn the
- * current run into new events (or throw a refusal, writing nothing), apply
- * them, and replace the file atomically.
- */
-export async function updateRunFile<T>(
-  file: string,
-  decide: (run: LoadedRun) => Promise<{ events: EventDraft[]; result: T }> | { events: EventDraft[]; result: T },
-  options: { now?: () => Date; expectedRevision?: number } = {},
-): Promise<{ run: LoadedRun; result: T }> {
-  const abs = path.resolve(file);
-  if (!exists(abs))
-    throw new UsageError(`run file ${file} does not exist; create it with \`twinlock init-run ${file} --suite DIR --planner ID\``);
-  return withFileLock(abs, async () => {
-    const current = readRunFile(abs);
-    if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision) {
-      throw new ConflictError(
-        `run file ${file} changed since it was read (revision ${options.expectedRevision}, now ${current.file.revision}); read it again and repeat the decision`,
-      );
-    }
-    const { events, result } = await decide(current);
-    if (events.length === 0) return { run: current, result };
-    const next = appendTo(current.file, events, (options.now ?? (() => new Date()))());
-    removeDeadTempFiles(abs);
-    atomicWriteFile(abs, serialize(next));
-    return { run: { path: abs, file: next, state: next.state }, result };
-  });
-}
-
 /** Number, time and chain new events onto a run (or start one), applying each to the state. */
 export function appendTo(run: RunFile | undefined, drafts: EventDraft[], now: Date): RunFile {
   const events = run ? [...run.events] : [];
@@ -136,31 +92,20 @@ export function appendTo(run: RunFile | undefined, drafts: EventDraft[], now: Da
     prev = hashEvent(event);
   }
   if (!state) throw new Error("appendTo needs at least one event");
-  return { format: "twinlock-run/1", revision: events.length, head: prev, state, events };
+  return { format: RUN_FORMAT, revision: events.length, head: prev, state, events };
 }
 
-function serialize(run: RunFile): string {
+/** The run file's bytes on disk. */
+export function serializeRunFile(run: RunFile): string {
   return `${JSON.stringify(run, null, 1)}\n`;
-}
-
-function exists(abs: string): boolean {
-  requirePlainPath(abs, "run file");
-  try {
-    closeSync(openSync(abs, "r"));
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return false;
-    if (code === "EACCES" || code === "EPERM" || code === "EISDIR") return true;
-    throw new UsageError(`run file ${abs} cannot be used (${code}); give a shorter or valid path`, { cause: error });
-  }
 }
 
 function readBytes(abs: string): Buffer {
   requirePlainPath(abs, "run file");
   let fd: number;
   try {
-    fd = openSync(abs, "r");
+    // O_NONBLOCK: a FIFO put in the run file's place must not hang the process.
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
@@ -172,7 +117,10 @@ function readBytes(abs: string): Buffer {
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new UsageError(`run file ${abs} is not a regular file`);
+    if (!stat.isFile())
+      throw new UsageError(
+        `run file ${abs} is not a regular file (${stat.isFIFO() ? "a FIFO" : stat.isSocket() ? "a socket" : stat.isDirectory() ? "a folder" : "a device"}); give a twinlock run file`,
+      );
     if (stat.size > MAX_RUN_FILE_BYTES)
       throw new UsageError(
         `run file ${abs} is ${stat.size} bytes, over the ${MAX_RUN_FILE_BYTES}-byte limit; it is not a twinlock run file`,
@@ -206,6 +154,13 @@ export function readRunFileUnverified(file: string): RunFile {
     );
   }
   requireShallowJson(json, `run file ${file}`);
+  const format = (json as { format?: unknown } | null)?.format;
+  if (typeof format === "string" && format !== RUN_FORMAT && format.startsWith("twinlock-run/"))
+    throw new UsageError(
+      format === "twinlock-run/1"
+        ? `run file ${file} is format ${format}, made by an older twinlock without a gate home; its decisions cannot be trusted now and it is not upgraded — start a new run with \`twinlock init-run\``
+        : `run file ${file} is format ${format}, made by another twinlock (this one reads ${RUN_FORMAT}); use that version, or start a new run with \`twinlock init-run\``,
+    );
   const parsed = RunFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,7 +1,8 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, type Stats, statSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
+import { describeFileKind } from "../input/read-regular-file.js";
 import { CONFIG_FILE } from "./suite-config.js";
 
 /**
@@ -16,7 +17,17 @@ export function findSuiteRoot(options: { suite?: string; env?: NodeJS.ProcessEnv
     const from = options.suite !== undefined ? "--suite" : "TWINLOCK_SUITE";
     const dir = path.resolve(cwd, requirePlainPath(given, from));
     if (!existsSync(dir)) throw new UsageError(`${from} ${given}: no such folder; give the folder that holds the prompt files`);
-    if (!statSync(dir).isDirectory()) throw new UsageError(`${from} ${given}: not a folder; give the folder that holds the prompt files`);
+    let stat: Stats;
+    try {
+      stat = statSync(dir);
+    } catch (error) {
+      throw new UsageError(
+        `${from} ${given}: cannot be read (${(error as NodeJS.ErrnoException).code}); give the folder that holds the prompt files`,
+        { cause: error },
+      );
+    }
+    if (!stat.isDirectory())
+      throw new UsageError(`${from} ${given}: ${describeFileKind(stat)}, not a folder; give the folder that holds the prompt files`);
     return dir;
   }
   let dir = path.resolve(cwd);

@@ -1,8 +1,9 @@
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readdirSync, readSync } from "node:fs";
 import path from "node:path";
 import { isMap, isNode, LineCounter, parseDocument } from "yaml";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { UsageError } from "../errors/errors.js";
+import { openRegularFile, readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
 import type { Prompt } from "./prompt.js";
 import { CONFIG_FILE, type SuiteConfig, SuiteConfigSchema } from "./suite-config.js";
@@ -25,8 +26,10 @@ export interface Suite {
 /**
  * Load every `*.md` under `root` (recursively; dot-folders and node_modules
  * skipped, symlinks reported and not followed so a link loop cannot trap the
- * walk) and `twinlock.yaml` if present. Never throws for bad files; throws a
- * UsageError only when `root` cannot be read or holds no prompt file.
+ * walk) and `twinlock.yaml` if present. Never throws for bad content; throws
+ * a UsageError when `root` cannot be read or holds no prompt file, or when a
+ * `*.md` file or `twinlock.yaml` is a FIFO, socket, device or folder (which
+ * could make a reader wait forever, so nothing goes on past it).
  */
 export function loadSuite(root: string): Suite {
   const absRoot = path.resolve(root);
@@ -120,17 +123,38 @@ function walk(absRoot: string, rel: string, out: string[], diagnostics: Diagnost
           message: `cannot read folder (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions`,
         });
       }
-    } else if (entry.isFile() && entry.name.endsWith(".md")) {
+    } else if (entry.name.endsWith(".md")) {
+      // A FIFO, socket or device named *.md is kept, so that reading it refuses it by kind instead of skipping a prompt silently.
       out.push(childRel);
     }
   }
 }
 
-/** Read a file unless it is larger than the prompt limit; report instead of throwing. */
+/**
+ * Read a prompt file unless it is larger than the prompt limit. A file that
+ * cannot be opened or read is reported; one that is not a regular file is a
+ * UsageError (see `openRegularFile`).
+ */
 function readLimited(abs: string, rel: string, diagnostics: Diagnostic[]): Buffer | undefined {
-  let fd: number | undefined;
+  const unreadable = (error: unknown) =>
+    diagnostics.push({
+      code: "FILE_UNREADABLE",
+      severity: "error",
+      file: rel,
+      line: 1,
+      col: 1,
+      message: `cannot read file (${readFailureCode(error) ?? "error"}); fix its permissions`,
+    });
+  let fd: number;
   try {
-    fd = openSync(abs, "r");
+    // Not following a link: the walk reported any link, so one found here was swapped in since.
+    fd = openRegularFile(abs, "prompt file", { noFollow: true, fix: "replace it with the prompt's Markdown file, or remove it" });
+  } catch (error) {
+    if (readFailureCode(error) === undefined) throw error;
+    unreadable(error);
+    return undefined;
+  }
+  try {
     const size = fstatSync(fd).size;
     if (size > MAX_PROMPT_BYTES) {
       diagnostics.push({
@@ -152,31 +176,38 @@ function readLimited(abs: string, rel: string, diagnostics: Diagnostic[]): Buffe
     }
     return buffer.subarray(0, read);
   } catch (error) {
-    diagnostics.push({
-      code: "FILE_UNREADABLE",
-      severity: "error",
-      file: rel,
-      line: 1,
-      col: 1,
-      message: `cannot read file (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions`,
-    });
+    unreadable(error);
     return undefined;
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    closeSync(fd);
+  }
+}
+
+/** `twinlock.yaml` as text, or undefined when there is none; a special file in its place is a UsageError. */
+function readConfigText(absRoot: string): string | undefined {
+  try {
+    return readRegularFile(path.join(absRoot, CONFIG_FILE), "suite config", {
+      fix: `make ${CONFIG_FILE} a plain YAML file, or remove it`,
+    }).toString("utf8");
+  } catch (error) {
+    if (readFailureCode(error) === "ENOENT") return undefined;
+    throw error;
   }
 }
 
 /** Read and validate `twinlock.yaml` at the suite root; an absent file is an empty config. */
 export function loadSuiteConfig(absRoot: string): { config: SuiteConfig; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(path.join(absRoot, CONFIG_FILE), "utf8");
+    text = readConfigText(absRoot);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { config: {}, diagnostics };
-    diagnostics.push(configProblem(1, 1, `cannot read ${CONFIG_FILE}: ${(error as NodeJS.ErrnoException).code}`));
+    const code = readFailureCode(error);
+    if (code === undefined) throw error;
+    diagnostics.push(configProblem(1, 1, `cannot read ${CONFIG_FILE}: ${code}`));
     return { config: {}, diagnostics };
   }
+  if (text === undefined) return { config: {}, diagnostics };
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, strict: true, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -223,7 +254,7 @@ export function loadSuiteConfig(absRoot: string): { config: SuiteConfig; diagnos
 /** Where a top-level key of `twinlock.yaml` sits, or the file's start. */
 export function configKeyPosition(absRoot: string, key: string): { line: number; col: number } {
   try {
-    const lines = readFileSync(path.join(absRoot, CONFIG_FILE), "utf8").split("\n");
+    const lines = (readConfigText(absRoot) ?? "").split("\n");
     const i = lines.findIndex((l) => l.startsWith(`${key}:`));
     return { line: i === -1 ? 1 : i + 1, col: 1 };
   } catch {

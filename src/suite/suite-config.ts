@@ -28,7 +28,9 @@ export const BodyRulesSchema = z
   })
   .strict();
 
-export const RIGHTS = ["review", "consent", "apply"] as const;
+/** What a key may sign: a review, a consent, an apply approval, a freeze (planner agents), lifting a stop. */
+export const RIGHTS = ["review", "consent", "apply", "freeze", "stop"] as const;
+export type Right = (typeof RIGHTS)[number];
 
 /** One reviewer allowed to sign receipts (SPEC §8). */
 export const ReviewerSchema = z

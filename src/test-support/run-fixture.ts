@@ -9,18 +9,40 @@ import { consentPairExecution } from "../gate/consent-pair-execution.js";
 import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
 import { initRun } from "../gate/init-run.js";
 import { type ReviewDecision, reviewPairPlan } from "../gate/review-pair-plan.js";
-import { checkReadiness } from "../handoff/check-readiness.js";
 import type { HandoffRecords } from "../handoff/handoff-records.js";
-import { hashHandoff } from "../handoff/hash-handoff.js";
+import { snapshotHandoff } from "../home/frozen-bytes.js";
+import { type GateHome, openGateHome } from "../home/gate-home.js";
+import { readRun, updateRun } from "../home/run-ledger.js";
+import { pinSuite } from "../home/suite-pins.js";
 import type { RunFile, Workflow } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
-import { type LoadedRun, readRunFile, updateRunFile } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-store.js";
 import type { Mode } from "../suite/prompt.js";
-import { unsignedExampleSuite } from "./temp-suite.js";
+import { renameSuiteId, unsignedExampleSuite } from "./temp-suite.js";
 
 /** The bundled example suite (read only; copy it with `copySuite` to change it). */
 /** The example suite as the rule tests use it: signed receipts and separate duties off (see unsignedExampleSuite). */
 export const RUN_EXAMPLE_SUITE = unsignedExampleSuite();
+
+/** The test file's gate home (TWINLOCK_HOME, set per test file by the test setup). */
+export function testHome(): GateHome {
+  return openGateHome(process.env.TWINLOCK_HOME, { create: true });
+}
+
+const pinned = new Set<string>();
+
+/** Pin a suite in the test home (once per folder unless `again`), accepting unsigned suites. */
+export async function pinForTest(suite: string, again = false, home: GateHome = testHome()): Promise<void> {
+  const key = `${home.dir}\u0000${suite}`;
+  if (pinned.has(key) && !again) return;
+  await pinSuite(home, { suiteDir: suite, allowUnsigned: true, actor: "test" });
+  pinned.add(key);
+}
+
+/** The gate home a fixture run is recorded in. */
+export function homeOf(g: GateRun): GateHome {
+  return openGateHome(g.home, { create: true });
+}
 
 /** The demo pair every run fixture uses. */
 export const PLANNER = "MD-29";
@@ -32,6 +54,8 @@ export interface GateRun {
   runFile: string;
   handoff: string;
   suite: string;
+  /** The gate home the run is recorded in (the test file's home; a clone gets a copy of it). */
+  home: string;
 }
 
 const made = new Set<string>();
@@ -62,8 +86,9 @@ export function makeGateRun(options: { copySuite?: boolean; records?: HandoffRec
   if (options.copySuite) {
     suite = path.join(dir, "suite");
     cpSync(RUN_EXAMPLE_SUITE, suite, { recursive: true });
+    renameSuiteId(suite);
   }
-  return { dir, runFile: path.join(dir, "run.json"), handoff, suite };
+  return { dir, runFile: path.join(dir, "run.json"), handoff, suite, home: testHome().dir };
 }
 
 /** Copy a whole run folder (run file, handoff, suite copy) so each test can act on its own copy. */
@@ -73,7 +98,10 @@ export function cloneGateRun(g: GateRun): GateRun {
   const moved = (p: string) => (p.startsWith(g.dir) ? path.join(dir, path.relative(g.dir, p)) : p);
   if (g.suite.startsWith(g.dir))
     throw new Error("a run with its own suite copy records the suite's absolute path; clone it by building it again");
-  return { dir, runFile: moved(g.runFile), handoff: moved(g.handoff), suite: g.suite };
+  // A copy of the run is a fork the home would refuse; each clone gets its own copy of the home too.
+  const home = makeRunTempDir("twinlock-home-copy-");
+  cpSync(g.home, home, { recursive: true });
+  return { dir, runFile: moved(g.runFile), handoff: moved(g.handoff), suite: g.suite, home };
 }
 
 export interface RunSettings {
@@ -86,8 +114,10 @@ export interface RunSettings {
 
 /** `init-run` through the library. */
 export async function startRun(g: GateRun, s: RunSettings = {}): Promise<LoadedRun> {
+  await pinForTest(g.suite, false, homeOf(g));
   return initRun({
     runFile: g.runFile,
+    home: homeOf(g),
     suiteRoot: g.suite,
     planners: s.planners ?? [PLANNER],
     mode: s.mode ?? "APPLY_SAFE",
@@ -100,7 +130,7 @@ export async function startRun(g: GateRun, s: RunSettings = {}): Promise<LoadedR
 
 /** The workflow of `planner` as the verified run file says now. */
 export function workflowOf(g: GateRun, planner = PLANNER): Workflow {
-  const wf = readRunFile(g.runFile).state.workflows[planner];
+  const wf = readRun(g.runFile, homeOf(g)).state.workflows[planner];
   if (!wf) throw new Error(`no workflow ${planner}`);
   return wf;
 }
@@ -121,6 +151,7 @@ export function editHandoff(g: GateRun, note = "edit"): void {
 export async function freeze(g: GateRun, o: { planner?: string; unchangedBecause?: string; handoffHash?: string; handoff?: string } = {}) {
   return freezePairHandoff({
     runFile: g.runFile,
+    home: homeOf(g),
     planner: o.planner ?? PLANNER,
     handoffDir: o.handoff ?? g.handoff,
     handoffHash: o.handoffHash,
@@ -133,6 +164,7 @@ export async function review(g: GateRun, decision: ReviewDecision, o: { planner?
   const planner = o.planner ?? PLANNER;
   return reviewPairPlan({
     runFile: g.runFile,
+    home: homeOf(g),
     planner,
     decision,
     feedback: o.feedback ?? (decision === "approved" ? undefined : "Add Windows coverage and rollback evidence"),
@@ -145,6 +177,7 @@ export async function consent(g: GateRun, approve: boolean, o: { planner?: strin
   const planner = o.planner ?? PLANNER;
   return consentPairExecution({
     runFile: g.runFile,
+    home: homeOf(g),
     planner,
     approve,
     handoffHash: o.handoffHash ?? frozenHash(g, planner),
@@ -154,12 +187,13 @@ export async function consent(g: GateRun, approve: boolean, o: { planner?: strin
 }
 
 export async function approveApplyStep(g: GateRun, planner = PLANNER) {
-  return approveApply({ runFile: g.runFile, planner, approver: "bob" });
+  return approveApply({ runFile: g.runFile, home: homeOf(g), planner, approver: "bob" });
 }
 
 export async function admitStep(g: GateRun, o: { executor?: string; planner?: string; dry?: boolean; now?: () => Date } = {}) {
   return admit({
     runFile: g.runFile,
+    home: homeOf(g),
     executor: o.executor ?? EXECUTOR,
     planner: o.planner,
     dry: o.dry,
@@ -174,10 +208,12 @@ export async function admitStep(g: GateRun, o: { executor?: string; planner?: st
  * freeze event through the store, exactly as freeze builds it.
  */
 export async function freezeWithoutReviewRequest(g: GateRun, planner = PLANNER): Promise<void> {
-  const readiness = checkReadiness(g.handoff);
-  const digest = await hashHandoff(g.handoff);
-  await updateRunFile(g.runFile, (current) => {
+  const digest = snapshotHandoff(homeOf(g), g.handoff);
+  digest.keep();
+  digest.dispose();
+  await updateRun(g.runFile, homeOf(g), (current) => {
     const wf = current.state.workflows[planner] as Workflow;
+    const revision = wf.revision + 1;
     return {
       events: [
         {
@@ -185,12 +221,20 @@ export async function freezeWithoutReviewRequest(g: GateRun, planner = PLANNER):
           actor: "planner-agent",
           data: {
             planner,
-            revision: wf.revision + 1,
+            revision,
             hash: digest.hash,
             dir: path.relative(path.dirname(g.runFile), g.handoff),
             files: digest.files,
-            records: readiness.records as unknown as Record<string, unknown>,
-            open_unknowns: readiness.openUnknowns,
+            receipt: {
+              kind: "freeze",
+              run_id: current.state.run_id,
+              planner,
+              executor: wf.executor,
+              by: "planner-agent",
+              handoff_hash: digest.hash,
+              revision,
+              at: new Date().toISOString(),
+            },
             unchanged_because: null,
           },
         },
@@ -220,6 +264,7 @@ export async function driveTo(g: GateRun, state: State, o: RunSettings & { close
   if (state === "failed") {
     await closeWorkflow({
       runFile: g.runFile,
+      home: homeOf(g),
       planner: PLANNER,
       result: "failed",
       residual: "the fix could not be planned",
@@ -232,7 +277,14 @@ export async function driveTo(g: GateRun, state: State, o: RunSettings & { close
     return;
   }
   if (state === "closed" && o.closedVia === "abandoned") {
-    await closeWorkflow({ runFile: g.runFile, planner: PLANNER, result: "abandoned", residual: "superseded", actor: "planner-agent" });
+    await closeWorkflow({
+      runFile: g.runFile,
+      home: homeOf(g),
+      planner: PLANNER,
+      result: "abandoned",
+      residual: "superseded",
+      actor: "planner-agent",
+    });
     return;
   }
   await review(g, "approved");
@@ -252,7 +304,14 @@ export async function driveTo(g: GateRun, state: State, o: RunSettings & { close
   if (!r.admitted) throw new Error(`fixture admission failed: ${JSON.stringify(r.checks.filter((c) => !c.ok))}`);
   if (state === "executing") return;
   if (state === "closed") {
-    await closeWorkflow({ runFile: g.runFile, planner: PLANNER, result: "verified", residual: "none", actor: "executor-agent" });
+    await closeWorkflow({
+      runFile: g.runFile,
+      home: homeOf(g),
+      planner: PLANNER,
+      result: "verified",
+      residual: "none",
+      actor: "executor-agent",
+    });
     return;
   }
   throw new Error(`driveTo cannot reach ${state}`);

@@ -12,27 +12,36 @@ const created = new Set<string>();
 let unsigned: string | undefined;
 
 /**
- * A copy of the example suite with `require_signed_receipts: false` and
- * `separate_duties: false`, for
- * tests of the run's rules that record decisions without reviewer keys. The
- * bundled suite requires signed receipts (issue 5); the attack tests cover
- * that path. Made once per test process; never removed, so runs that record
- * its path stay valid for the whole process.
+ * A copy of the example suite with `require_signed_receipts: false`,
+ * `separate_duties: false` and its own suite_id, for tests of the run's
+ * rules that record decisions without reviewer keys. The bundled suite
+ * requires signed receipts (issue 5); the attack tests cover that path.
+ * Made once per test file inside its scratch root (TWINLOCK_TEST_ROOT, set
+ * by the test setup and removed with it), so nothing is left in the temp folder.
  */
 export function unsignedExampleSuite(): string {
   if (unsigned) return unsigned;
-  const root = path.join(os.tmpdir(), `twinlock-unsigned-suite-${process.pid}`);
+  const scratch = process.env.TWINLOCK_TEST_ROOT ?? makeTempDir("twinlock-unsigned-");
+  const root = path.join(scratch, `unsigned-suite-${process.pid}`);
   rmSync(root, { recursive: true, force: true });
   cpSync(EXAMPLE_SUITE, root, { recursive: true });
   const config = path.join(root, "twinlock.yaml");
   writeFileSync(
     config,
     readFileSync(config, "utf8")
+      .replace(/suite_id: example-engineering/, "suite_id: example-engineering-unsigned")
       .replace(/require_signed_receipts: true/, "require_signed_receipts: false")
       .replace(/separate_duties: true/, "separate_duties: false"),
   );
   unsigned = root;
   return root;
+}
+
+/** Give a suite copy its own suite_id (pins are one per suite_id), keeping everything else. */
+export function renameSuiteId(root: string, id = `copy-${Math.random().toString(16).slice(2, 10)}`): string {
+  const config = path.join(root, "twinlock.yaml");
+  writeFileSync(config, readFileSync(config, "utf8").replace(/^suite_id: .*$/m, `suite_id: ${id}`));
+  return id;
 }
 
 /** A fresh, empty temporary folder, removed by `removeTempDirs`. */

@@ -6,7 +6,7 @@
  * attack must be refused with a reason that names it, and no run may ever
  * reach `executing`.
  */
-import { createPrivateKey, type KeyObject, sign } from "node:crypto";
+import { createHash, createPrivateKey, type KeyObject, sign } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -20,11 +20,14 @@ import { consentPairExecution } from "../gate/consent-pair-execution.js";
 import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
 import { initRun } from "../gate/init-run.js";
 import { reviewPairPlan } from "../gate/review-pair-plan.js";
+import { type GateHome, openGateHome } from "../home/gate-home.js";
+import { writeCheckpoint } from "../home/run-checkpoints.js";
+import { readRun } from "../home/run-ledger.js";
+import { configDigest, pinSuite } from "../home/suite-pins.js";
 import { ADMISSION_STOP } from "../run/admission-checks.js";
 import { replayEvents } from "../run/apply-event.js";
 import { GENESIS, hashEvent } from "../run/event-chain.js";
 import type { ConsentReceipt, ReviewReceipt, RunEvent, RunFile, RunState, Workflow } from "../run/run-schema.js";
-import { readRunFile } from "../store/run-store.js";
 import { runCli, STACK_FRAME } from "../test-support/run-cli.js";
 import { judgeReceiptTrust } from "./judge-receipt-trust.js";
 import { generateReviewerKey } from "./keys.js";
@@ -41,11 +44,12 @@ const OTHER_PLANNER = "MD-27";
  * is listed nowhere (an attacker's own key).
  */
 const PEOPLE = {
-  alice: ["review", "consent", "apply"],
+  alice: ["review", "consent", "apply", "stop", "freeze"],
   bob: ["review", "consent", "apply"],
   carol: ["review"],
   mallory: ["review", "consent", "apply"],
   eve: null,
+  planner: ["freeze"],
 } as const;
 type Name = keyof typeof PEOPLE;
 
@@ -62,6 +66,8 @@ interface World {
   runFile: string;
   handoff: string;
   people: Record<Name, Person>;
+  /** The person's gate home: the pin, checkpoints, consumed consents and frozen bytes. */
+  home: GateHome;
 }
 
 const dirs: string[] = [];
@@ -103,7 +109,8 @@ function makeWorld(policies: Record<string, unknown> = {}): World {
   }
   const handoff = path.join(dir, "handoff");
   writeDemoHandoff(handoff, demoHandoffRecords());
-  const w: World = { dir, suite, runFile: path.join(dir, "run.json"), handoff, people };
+  const home = openGateHome(path.join(dir, "home"), { create: true });
+  const w: World = { dir, suite, runFile: path.join(dir, "run.json"), handoff, people, home };
   editConfig(w, (doc) => {
     doc.set(
       "reviewers",
@@ -111,6 +118,7 @@ function makeWorld(policies: Record<string, unknown> = {}): World {
         .filter(([, rights]) => rights !== null)
         .map(([name, rights]) => ({ name, public_key: people[name].publicKey, rights: [...(rights ?? [])] })),
     );
+    doc.set("suite_id", `attack-${path.basename(dir)}`);
     doc.set("revoked", [people.mallory.publicKey]);
     const all = { require_signed_receipts: true, consent_expiry: "4h", separate_duties: false, ...policies };
     for (const [k, v] of Object.entries(all)) doc.setIn(["policies", k], v);
@@ -118,12 +126,25 @@ function makeWorld(policies: Record<string, unknown> = {}): World {
   return w;
 }
 
+/** What a genuine receipt of this world binds: the pinned policy and the executor's file, as they are now. */
+function bound(w: World): { policy_digest: string; executor_digest: string } {
+  const file = readFileSync(path.join(w.suite, "debugging", "md-30-debugging-executor.md"));
+  return { policy_digest: configDigest(w.suite), executor_digest: `sha256:${createHash("sha256").update(file).digest("hex")}` };
+}
+
 /** The same world with another run file (another run of the same suite and handoff). */
 const otherRun = (w: World, name: string): World => ({ ...w, runFile: path.join(w.dir, name) });
 
+/** The person pins the world's suite as it is now (after the world's policy edits). */
+async function pin(w: World): Promise<void> {
+  await pinSuite(w.home, { suiteDir: w.suite, actor: "alice", allowUnsigned: true });
+}
+
 async function start(w: World, planners = [PLANNER]): Promise<void> {
+  await pin(w);
   await initRun({
     runFile: w.runFile,
+    home: w.home,
     suiteRoot: w.suite,
     planners,
     mode: "APPLY_SAFE",
@@ -132,17 +153,18 @@ async function start(w: World, planners = [PLANNER]): Promise<void> {
   });
 }
 
-async function freeze(w: World, o: { actor?: string; planner?: string; handoff?: string } = {}) {
+async function freeze(w: World, o: { as?: Name; planner?: string; handoff?: string } = {}) {
   return freezePairHandoff({
     runFile: w.runFile,
+    home: w.home,
     planner: o.planner ?? PLANNER,
     handoffDir: o.handoff ?? w.handoff,
-    actor: o.actor ?? "planner-agent",
+    key: w.people[o.as ?? "planner"].key,
   });
 }
 
 function workflow(w: World, planner = PLANNER): Workflow {
-  const wf = readRunFile(w.runFile).state.workflows[planner];
+  const wf = readRun(w.runFile, w.home).state.workflows[planner];
   if (!wf) throw new Error(`no workflow ${planner}`);
   return wf;
 }
@@ -152,6 +174,7 @@ const hashOf = (w: World, planner = PLANNER): string => workflow(w, planner).han
 async function approve(w: World, who: Name, o: { planner?: string; feedback?: string; now?: () => Date } = {}) {
   return reviewPairPlan({
     runFile: w.runFile,
+    home: w.home,
     planner: o.planner ?? PLANNER,
     decision: "approved",
     feedback: o.feedback,
@@ -164,6 +187,7 @@ async function approve(w: World, who: Name, o: { planner?: string; feedback?: st
 async function consent(w: World, who: Name, o: { planner?: string; now?: () => Date } = {}) {
   return consentPairExecution({
     runFile: w.runFile,
+    home: w.home,
     planner: o.planner ?? PLANNER,
     approve: true,
     handoffHash: hashOf(w, o.planner),
@@ -219,7 +243,7 @@ async function expectAdmissionStop(
   o: { now?: () => Date; cli?: boolean; exact?: boolean } = {},
 ): Promise<AdmitResult> {
   const before = readFileSync(w.runFile);
-  const r = await admit({ runFile: w.runFile, executor: EXECUTOR, actor: "executor-agent", now: o.now });
+  const r = await admit({ runFile: w.runFile, home: w.home, executor: EXECUTOR, actor: "executor-agent", now: o.now });
   expect(r.admitted).toBe(false);
   const failed = r.checks.filter((c) => !c.ok);
   if (o.exact !== false) expect(failed.map((c) => c.id).sort()).toEqual(Object.keys(failing).sort());
@@ -230,7 +254,7 @@ async function expectAdmissionStop(
   }
   expect(readFileSync(w.runFile).equals(before), "a stopped admission writes nothing").toBe(true);
   if (o.cli !== false) {
-    const cli = await runCli(["admit", w.runFile, EXECUTOR, "--actor", "executor-agent"]);
+    const cli = await runCli(["admit", w.runFile, "--home", w.home.dir, EXECUTOR, "--actor", "executor-agent"]);
     expect(cli.code).toBe(3);
     expect(cli.stdout.split("\n")[0]).toBe(ADMISSION_STOP);
     expect(cli.output).not.toMatch(STACK_FRAME);
@@ -243,7 +267,7 @@ async function expectAdmissionStop(
 
 /** `twinlock verify-receipts RUN` exits 1 and prints a FAIL line matching `reason`. */
 async function expectReceiptsRejected(w: World, reason: RegExp): Promise<void> {
-  const r = await runCli(["verify-receipts", w.runFile]);
+  const r = await runCli(["verify-receipts", w.runFile, "--home", w.home.dir]);
   expect(r.code).toBe(1);
   expect(r.output).not.toMatch(STACK_FRAME);
   const fails = r.stdout.split("\n").filter((l) => l.startsWith("FAIL"));
@@ -291,6 +315,26 @@ function forgeRun(w: World, edit: (events: RunEvent[]) => void, handState?: (sta
     run.state = replayEvents(run.events);
   }
   writeFileSync(w.runFile, `${JSON.stringify(run, null, 1)}\n`);
+  matchCheckpoint(w, run);
+}
+
+/**
+ * Make the home's checkpoint agree with the run file. These tests check the second layer: even an
+ * attacker who could also rewrite the gate home's checkpoint (outside the threat model; see
+ * home-attacks.test.ts for the first layer, which refuses every forgery here without it) gets
+ * nothing past the signatures.
+ */
+function matchCheckpoint(w: World, run: RunFile = JSON.parse(readFileSync(w.runFile, "utf8")) as RunFile): void {
+  const last = run.events.at(-1) as RunEvent;
+  writeCheckpoint(w.home, {
+    format: "twinlock-checkpoint/1",
+    run_id: run.state.run_id,
+    home_id: w.home.id,
+    seq: run.revision,
+    head: run.head,
+    last_write: { from_seq: run.revision - 1, from_head: last.prev, events: [last] },
+    updated_at: new Date().toISOString(),
+  });
 }
 
 /** A consent receipt as recorded in a workflow, without the bookkeeping replay adds. */
@@ -334,10 +378,10 @@ describe("the baseline the attacks start from", () => {
   it("admits the exact twin when every decision is genuine and signed by a listed reviewer with the right", async () => {
     const w = makeWorld();
     await toDryRunReady(w);
-    const dry = await admit({ runFile: w.runFile, executor: EXECUTOR, actor: "executor-agent", dry: true });
+    const dry = await admit({ runFile: w.runFile, home: w.home, executor: EXECUTOR, actor: "executor-agent", dry: true });
     expect(dry.checks.filter((c) => !c.ok)).toEqual([]);
     expect(dry.checks.map((c) => c.id)).toEqual(expect.arrayContaining(["T1", "T2", "T3", "T4"]));
-    expect((await runCli(["verify-receipts", w.runFile])).code).toBe(0);
+    expect((await runCli(["verify-receipts", w.runFile, "--home", w.home.dir])).code).toBe(0);
   });
 });
 
@@ -346,7 +390,7 @@ describe("(a) an approval added by editing the run file by hand, with the chain 
   async function forgeApproval(w: World, make: (base: ReviewReceipt) => ReviewReceipt): Promise<void> {
     await start(w);
     await freeze(w);
-    const state = readRunFile(w.runFile).state;
+    const state = readRun(w.runFile, w.home).state;
     const wf = state.workflows[PLANNER] as Workflow;
     const base: ReviewReceipt = {
       kind: "review",
@@ -358,17 +402,19 @@ describe("(a) an approval added by editing the run file by hand, with the chain 
       feedback: null,
       handoff_hash: wf.handoff?.hash ?? "",
       revision: wf.handoff?.revision ?? 0,
+      ...bound(w),
       at: new Date().toISOString(),
     };
     // First the forged approval alone: a real reviewer, shown "consent is next", cannot consent on it.
     const forged = JSON.parse(readFileSync(w.runFile, "utf8")) as RunFile;
     forgeRun(w, (events) => events.push(forgedEvent("plan_approved", "alice", { planner: PLANNER, receipt: make(base) })));
-    expect((await runCli(["verify-log", w.runFile])).code).toBe(0);
+    expect((await runCli(["verify-log", w.runFile, "--home", w.home.dir])).code).toBe(0);
     expect(workflow(w).state).toBe("execution_consent_pending");
     await expectRefused(w, () => consent(w, "alice"), /trusted approval\(s\) and the suite requires 1/, "untrusted-approval");
     // Then the harder case: a genuine approval (carol) and consent (alice) are recorded, and the
     // attacker swaps carol's receipt for the forged one, rebuilding the chain. Admission must still stop.
     writeFileSync(w.runFile, `${JSON.stringify(forged, null, 1)}\n`);
+    matchCheckpoint(w);
     await approve(w, "carol");
     await consent(w, "alice");
     forgeRun(w, (events) => {
@@ -376,7 +422,7 @@ describe("(a) an approval added by editing the run file by hand, with the chain 
       (approval.data as { receipt: ReviewReceipt }).receipt = make(base);
     });
     // The forgery is a well-formed run file: chain, head and state all verify.
-    expect((await runCli(["verify-log", w.runFile])).code).toBe(0);
+    expect((await runCli(["verify-log", w.runFile, "--home", w.home.dir])).code).toBe(0);
     expect(workflow(w).state).toBe("dry_run_ready");
   }
 
@@ -427,7 +473,7 @@ describe("(a) an approval added by editing the run file by hand, with the chain 
     const w = makeWorld();
     await start(w);
     await freeze(w);
-    const state = readRunFile(w.runFile).state;
+    const state = readRun(w.runFile, w.home).state;
     const wf = state.workflows[PLANNER] as Workflow;
     const binding = {
       run_id: state.run_id,
@@ -435,6 +481,7 @@ describe("(a) an approval added by editing the run file by hand, with the chain 
       executor: EXECUTOR,
       handoff_hash: wf.handoff?.hash ?? "",
       revision: 1,
+      ...bound(w),
       at: new Date().toISOString(),
     };
     const review: ReviewReceipt = { kind: "review", ...binding, reviewer: "alice", decision: "approved", feedback: null };
@@ -473,7 +520,7 @@ describe("(b) a consent receipt copied from elsewhere", () => {
     await approve(w, "alice");
     expect(hashOf(w)).toBe(hashOf(source));
     const copied = consentAsSigned(workflow(source));
-    const target = readRunFile(w.runFile).state;
+    const target = readRun(w.runFile, w.home).state;
     expect(copied.run_id).not.toBe(target.run_id);
     const pristine = readFileSync(w.runFile);
 
@@ -488,10 +535,11 @@ describe("(b) a consent receipt copied from elsewhere", () => {
       claimConsented(copied),
     );
     await expectAdmissionStop(w, { chain: /receipt is for run run_[0-9a-f]+, not run_[0-9a-f]+/ }, { exact: false });
-    expect((await runCli(["verify-receipts", w.runFile])).code).toBe(1);
+    expect((await runCli(["verify-receipts", w.runFile, "--home", w.home.dir])).code).toBe(1);
 
     // Rebound to this run: the chain and replay accept it, but the signature no longer verifies.
     writeFileSync(w.runFile, pristine);
+    matchCheckpoint(w);
     const rebound = { ...copied, run_id: target.run_id };
     forgeRun(w, (events) => events.push(forgedEvent("consent_granted", "alice", { planner: PLANNER, receipt: rebound })));
     expect(workflow(w).state).toBe("dry_run_ready");
@@ -519,7 +567,8 @@ describe("(b) a consent receipt copied from elsewhere", () => {
     await expectAdmissionStop(w, { chain: /revision 1, but the frozen handoff is .* revision 2/ }, { exact: false });
 
     writeFileSync(w.runFile, pristine);
-    const rebound = rebind(old, readRunFile(w.runFile).state, wf);
+    matchCheckpoint(w);
+    const rebound = rebind(old, readRun(w.runFile, w.home).state, wf);
     expect(rebound).toMatchObject({ revision: 2, handoff_hash: wf.handoff?.hash });
     forgeRun(w, (events) => events.push(forgedEvent("consent_granted", "alice", { planner: PLANNER, receipt: rebound })));
     await expectAdmissionStop(w, { T1: /consent receipt's signature does not verify/ });
@@ -552,12 +601,14 @@ describe("(b) a consent receipt copied from elsewhere", () => {
     await expectAdmissionStop(w, { chain: /receipt is for MD-27→MD-28, not MD-29→MD-30/ }, { exact: false });
 
     writeFileSync(w.runFile, pristine);
-    const state = readRunFile(w.runFile).state;
+    matchCheckpoint(w);
+    const state = readRun(w.runFile, w.home).state;
     const rebound = rebind(copied, state, state.workflows[PLANNER] as Workflow);
     expect(rebound).toMatchObject({ planner: PLANNER, executor: EXECUTOR, executor_title: "Debugging fix executor" });
     forgeRun(w, (events) => events.push(forgedEvent("consent_granted", "alice", { planner: PLANNER, receipt: rebound })));
     expect(workflow(w).state).toBe("dry_run_ready");
-    await expectAdmissionStop(w, { T1: /consent receipt's signature does not verify/ });
+    // The copied consent also binds MD-28's prompt file, not MD-30's: admission names that too.
+    await expectAdmissionStop(w, { T1: /consent receipt's signature does not verify/, "executor-file": /consent for sha256:/ });
     await expectReceiptsRejected(w, /MD-29 rev 1 consent approved by alice: the consent receipt's signature does not verify/);
   });
 });
@@ -571,6 +622,8 @@ describe("(c) receipts signed by keys the suite does not trust for the decision"
     const cli = await runCli([
       "review-pair-plan",
       w.runFile,
+      "--home",
+      w.home.dir,
       PLANNER,
       "--decision",
       "approved",
@@ -589,7 +642,12 @@ describe("(c) receipts signed by keys the suite does not trust for the decision"
     const w = makeWorld();
     await toDryRunReady(w);
     editConfig(w, (doc) => doc.set("revoked", [w.people.mallory.publicKey, w.people.alice.publicKey]));
-    const r = await expectAdmissionStop(w, { T2: /review receipt is signed by a revoked key/, T4: /0 distinct trusted approver/ });
+    await pin(w);
+    const r = await expectAdmissionStop(w, {
+      T2: /review receipt is signed by a revoked key/,
+      T4: /0 distinct trusted approver/,
+      policy: /the policy changed since the decision/,
+    });
     expect(r.checks.find((c) => c.id === "T2")?.detail).toMatch(/consent receipt is signed by a revoked key/);
     await expectReceiptsRejected(w, /signed by a revoked key/);
   });
@@ -607,6 +665,8 @@ describe("(c) receipts signed by keys the suite does not trust for the decision"
     const cli = await runCli([
       "review-pair-plan",
       w.runFile,
+      "--home",
+      w.home.dir,
       PLANNER,
       "--decision",
       "approved",
@@ -632,6 +692,8 @@ describe("(c) receipts signed by keys the suite does not trust for the decision"
     const cli = await runCli([
       "consent-pair-execution",
       w.runFile,
+      "--home",
+      w.home.dir,
       PLANNER,
       "--approve",
       "--handoff-hash",
@@ -651,7 +713,8 @@ describe("(c) receipts signed by keys the suite does not trust for the decision"
     editConfig(w, (doc) => {
       doc.setIn(["reviewers", 0, "rights"], ["review"]);
     });
-    await expectAdmissionStop(w, { T3: /alice's key has the rights review, not consent/ });
+    await pin(w);
+    await expectAdmissionStop(w, { T3: /alice's key has the rights review, not consent/, policy: /the policy changed since the decision/ });
   });
 });
 
@@ -659,13 +722,25 @@ describe("(d) separation of duties", () => {
   it("refuses the freezer's own signed review of the plan she froze", async () => {
     const w = makeWorld({ separate_duties: true });
     await start(w);
-    const frozen = await runCli(["freeze-pair-handoff", w.runFile, PLANNER, "--handoff", w.handoff, "--actor", "alice"]);
+    const frozen = await runCli([
+      "freeze-pair-handoff",
+      w.runFile,
+      "--home",
+      w.home.dir,
+      PLANNER,
+      "--handoff",
+      w.handoff,
+      "--key",
+      w.people.alice.file,
+    ]);
     expect(frozen.code).toBe(0);
     expect(workflow(w).handoff?.frozen_by).toBe("alice");
     const before = readFileSync(w.runFile);
     const own = await runCli([
       "review-pair-plan",
       w.runFile,
+      "--home",
+      w.home.dir,
       PLANNER,
       "--decision",
       "approved",
@@ -675,7 +750,9 @@ describe("(d) separation of duties", () => {
       w.people.alice.file,
     ]);
     expect(own.code).toBe(1);
-    expect(own.stderr).toMatch(/^twinlock: refused: separate duties — alice froze revision 1 and may not review it; another reviewer must/);
+    expect(own.stderr).toMatch(
+      /^twinlock: refused: separate duties — alice froze revision 1 \(the same key\) and may not review it; another reviewer must/,
+    );
     expect(own.output).not.toMatch(STACK_FRAME);
     expect(readFileSync(w.runFile).equals(before)).toBe(true);
     await expectRefused(w, () => approve(w, "alice"), /separate duties — alice froze revision 1/, "separate-duties");
@@ -685,7 +762,7 @@ describe("(d) separation of duties", () => {
     await expectRefused(
       w,
       () => consent(w, "alice"),
-      /separate duties — alice froze revision 1 and may not consent to it/,
+      /separate duties — alice froze revision 1 \(the same key\) and may not consent to it/,
       "separate-duties",
     );
     expect(workflow(w).state).toBe("execution_consent_pending");
@@ -695,11 +772,15 @@ describe("(d) separation of duties", () => {
   it("refuses, at admission, a run whose freezer also decided once the policy holds (T5)", async () => {
     const w = makeWorld({ separate_duties: false });
     await start(w);
-    await freeze(w, { actor: "alice" });
+    await freeze(w, { as: "alice" });
     await approve(w, "alice");
     await consent(w, "alice");
     editConfig(w, (doc) => doc.setIn(["policies", "separate_duties"], true));
-    await expectAdmissionStop(w, { T5: /alice froze revision 1 and also signed its review, consent/ });
+    await pin(w);
+    await expectAdmissionStop(w, {
+      T5: /alice froze revision 1 and the same key decided its review, consent/,
+      policy: /the policy changed since the decision/,
+    });
   });
 });
 
@@ -734,6 +815,7 @@ describe("(e) one approval where two are required", () => {
     await expectRefused(w, () => consent(w, "alice"), /1 trusted approval\(s\) and the suite requires 2/, "untrusted-approval");
     // With a genuine second approval and consent recorded first, the attacker drops carol's approval.
     writeFileSync(w.runFile, lone);
+    matchCheckpoint(w);
     await approve(w, "carol");
     await consent(w, "alice");
     forgeRun(w, (events) => {
@@ -761,6 +843,8 @@ describe("(f) two approvals by the same reviewer", () => {
     const cli = await runCli([
       "review-pair-plan",
       w.runFile,
+      "--home",
+      w.home.dir,
       PLANNER,
       "--decision",
       "approved",
@@ -843,7 +927,14 @@ describe("(h) a consent used after it expired", () => {
     const granted = await consent(w, "alice", { now: at(0) });
     expect(granted.receipt.expires_at).toBe("2026-03-01T13:00:00.000Z");
     // Within the lifetime every check passes (dry: nothing used)...
-    const within = await admit({ runFile: w.runFile, executor: EXECUTOR, actor: "executor-agent", dry: true, now: at(4 * 3_600_000 - 1) });
+    const within = await admit({
+      runFile: w.runFile,
+      home: w.home,
+      executor: EXECUTOR,
+      actor: "executor-agent",
+      dry: true,
+      now: at(4 * 3_600_000 - 1),
+    });
     expect(within.checks.filter((c) => !c.ok)).toEqual([]);
     // ...and at the instant it expires, admission stops on the expiry alone.
     await expectAdmissionStop(w, { "7": /the consent expired at 2026-03-01T13:00:00\.000Z/ }, { now: at(4 * 3_600_000), cli: false });
@@ -860,6 +951,8 @@ describe("signing as someone else, and tampering after signing", () => {
     const cli = await runCli([
       "review-pair-plan",
       w.runFile,
+      "--home",
+      w.home.dir,
       PLANNER,
       "--decision",
       "approved",
@@ -880,6 +973,7 @@ describe("signing as someone else, and tampering after signing", () => {
       () =>
         reviewPairPlan({
           runFile: w.runFile,
+          home: w.home,
           planner: PLANNER,
           decision: "approved",
           handoffHash: hashOf(w),
@@ -898,6 +992,8 @@ describe("signing as someone else, and tampering after signing", () => {
     const cli = await runCli([
       "review-pair-plan",
       w.runFile,
+      "--home",
+      w.home.dir,
       PLANNER,
       "--decision",
       "approved",
@@ -984,7 +1080,15 @@ describe("fixed weakness, kept as a regression test", () => {
     await approve(w, "alice");
     await expectRefused(
       w,
-      () => reviewPairPlan({ runFile: w.runFile, planner: PLANNER, decision: "approved", handoffHash: hashOf(w), reviewer: "alice" }),
+      () =>
+        reviewPairPlan({
+          runFile: w.runFile,
+          home: w.home,
+          planner: PLANNER,
+          decision: "approved",
+          handoffHash: hashOf(w),
+          reviewer: "alice",
+        }),
       /alice already approved revision 1/,
       "duplicate-approval",
     );

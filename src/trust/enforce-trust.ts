@@ -1,7 +1,7 @@
 import { RefusalError } from "../errors/errors.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
-import { judgeReceiptTrust, type Right } from "./judge-receipt-trust.js";
+import { judgeReceiptTrust, type Right, receiptPerson } from "./judge-receipt-trust.js";
 
 /** Refuse a receipt the suite's reviewers and policy do not trust, naming why. */
 export function requireTrustedReceipt(receipt: Parameters<typeof judgeReceiptTrust>[0], right: Right, config: SuiteConfig): void {
@@ -9,24 +9,42 @@ export function requireTrustedReceipt(receipt: Parameters<typeof judgeReceiptTru
   if (!verdict.ok) throw new RefusalError(`refused: ${verdict.reason}`, { attack: "untrusted-receipt" });
 }
 
-/** Under `separate_duties`, the actor who froze the handoff may not review or consent to it. */
-export function requireSeparateDuties(wf: Workflow, person: string, config: SuiteConfig, what: string): void {
-  if (config.policies?.separate_duties !== true) return;
-  if (wf.handoff && wf.handoff.frozen_by === person) {
+/**
+ * The identity that decided a receipt, under the pinned policy: a listed
+ * reviewer's key stands for that reviewer (so the same person signed and
+ * unsigned counts once); an unlisted key stands for itself; an unsigned
+ * receipt has only its self-declared name (unsigned suites only).
+ * Separation of duties and distinct approvals compare these.
+ */
+export function deciderIdentity(receipt: { signature?: { public_key: string } } & Record<string, unknown>, config: SuiteConfig): string {
+  const key = receipt.signature?.public_key;
+  if (key === undefined) return `reviewer:${receiptPerson(receipt as { kind: string })}`;
+  const listed = (config.reviewers ?? []).find((r) => r.public_key === key);
+  return listed ? `reviewer:${listed.name}` : `key:${key}`;
+}
+
+/** Under `separate_duties`, the identity that froze the handoff may not review or consent to it. */
+export function requireSeparateDuties(
+  wf: Workflow,
+  receipt: { signature?: { public_key: string } } & Record<string, unknown>,
+  config: SuiteConfig,
+  what: string,
+): void {
+  if (config.policies?.separate_duties !== true || !wf.handoff) return;
+  if (deciderIdentity(wf.handoff.receipt, config) === deciderIdentity(receipt, config)) {
     throw new RefusalError(
-      `refused: separate duties — ${person} froze revision ${wf.handoff.revision} and may not ${what} it; another reviewer must`,
+      `refused: separate duties — ${receiptPerson(receipt as { kind: string })} froze revision ${wf.handoff.revision} (${receipt.signature ? "the same key" : "the same name"}) and may not ${what} it; another reviewer must`,
       { attack: "separate-duties" },
     );
   }
 }
 
 /**
- * The identity that makes approvals distinct: the reviewer's name. A trusted
- * signed receipt carries its key owner's name, so one person with one key
- * and a second, unsigned approval under the same name still counts once.
+ * The identity that makes approvals distinct: the signing key on signed
+ * receipts (a trusted key belongs to one listed reviewer), else the name.
  */
-export function approverIdentity(r: ReviewReceipt): string {
-  return `name:${r.reviewer}`;
+export function approverIdentity(r: ReviewReceipt, config: SuiteConfig): string {
+  return deciderIdentity(r as ReviewReceipt & Record<string, unknown>, config);
 }
 
 /** Distinct approvers of the workflow's current revision, each counted once however often they approved. */
@@ -36,7 +54,7 @@ export function distinctApprovers(wf: Workflow, config: SuiteConfig): string[] {
   for (const r of wf.reviews) {
     if (r.revision !== rev || r.decision !== "approved") continue;
     if (!judgeReceiptTrust(r, "review", config).ok) continue;
-    ids.add(approverIdentity(r));
+    ids.add(approverIdentity(r, config));
   }
   return [...ids];
 }

@@ -1,7 +1,7 @@
-import type { SuiteConfig } from "../suite/suite-config.js";
+import type { Right, SuiteConfig } from "../suite/suite-config.js";
 import { type ReceiptSignature, verifyReceiptSignature } from "./sign-receipt.js";
 
-export type Right = "review" | "consent" | "apply";
+export type { Right };
 
 /** Whether a receipt is trusted under the suite's reviewers and policy, and why not. */
 export type TrustVerdict =
@@ -10,7 +10,7 @@ export type TrustVerdict =
 
 /** The name a receipt gives its person, by kind. */
 export function receiptPerson(receipt: { kind: string } & Record<string, unknown>): string {
-  return String(receipt.reviewer ?? receipt.user ?? receipt.approver ?? "unknown");
+  return String(receipt.reviewer ?? receipt.user ?? receipt.approver ?? receipt.by ?? "unknown");
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, fstatSync, readFileSync } from "node:fs";
 import { UsageError } from "../errors/errors.js";
+import { openRegularFile } from "../input/read-regular-file.js";
 
 /** Public keys are written `ed25519:<base64 of the raw 32-byte key>` in twinlock.yaml and receipts. */
 export const PUBLIC_KEY_PREFIX = "ed25519:";
@@ -31,28 +32,37 @@ export function parsePublicKeyLine(line: string): KeyObject | undefined {
   }
 }
 
-/** Load a private key file made by `twinlock keygen`; refuses one that others can read. */
-export function loadPrivateKey(file: string): KeyObject {
+/** Largest key file read; a PEM Ed25519 private key is 119 bytes. */
+const MAX_KEY_FILE_BYTES = 64 * 1024;
+
+/**
+ * Load a private key file made by `twinlock keygen`; refuses one that others
+ * can read, and a FIFO, socket, device or folder at once (see `openRegularFile`).
+ * `what` names where the path came from, e.g. "key file named by TWINLOCK_KEY".
+ */
+export function loadPrivateKey(file: string, what = "key file"): KeyObject {
+  const fix = "pass --key FILE made by `twinlock keygen`";
+  const fd = openRegularFile(file, what, { fix });
   let text: string;
   try {
-    const mode = statSync(file).mode & 0o077;
-    if (mode !== 0)
-      throw new UsageError(
-        `key file ${file} can be read by other users (mode ${(statSync(file).mode & 0o777).toString(8)}); run chmod 600 ${file}`,
-      );
-    text = readFileSync(file, "utf8");
+    // The mode and size are those of the file actually opened, not of whatever the path names a moment later.
+    const stat = fstatSync(fd);
+    if ((stat.mode & 0o077) !== 0)
+      throw new UsageError(`${what} ${file} can be read by other users (mode ${(stat.mode & 0o777).toString(8)}); run chmod 600 ${file}`);
+    if (stat.size > MAX_KEY_FILE_BYTES)
+      throw new UsageError(`${what} ${file} is ${stat.size} bytes, over the ${MAX_KEY_FILE_BYTES}-byte limit for a key; ${fix}`);
+    text = readFileSync(fd, "utf8");
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(
-      `cannot read key file ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}); pass --key FILE made by \`twinlock keygen\``,
-      { cause: error },
-    );
+    throw new UsageError(`cannot read ${what} ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}); ${fix}`, { cause: error });
+  } finally {
+    closeSync(fd);
   }
   try {
     const key = createPrivateKey(text);
     if (key.asymmetricKeyType !== "ed25519") throw new Error("not Ed25519");
     return key;
   } catch (error) {
-    throw new UsageError(`key file ${file} is not an Ed25519 private key; make one with \`twinlock keygen --name NAME\``, { cause: error });
+    throw new UsageError(`${what} ${file} is not an Ed25519 private key; make one with \`twinlock keygen --name NAME\``, { cause: error });
   }
 }

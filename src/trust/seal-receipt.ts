@@ -13,10 +13,10 @@ import { type ReceiptSignature, signReceipt } from "./sign-receipt.js";
  */
 export function sealReceipt<R extends { kind: string } & Record<string, unknown>>(
   unsigned: R,
-  seal: { key: KeyObject | undefined; person: string; right: Right; config: SuiteConfig; workflow: Workflow; what: string },
+  seal: { key: KeyObject | undefined; person: string; right: Right; config: SuiteConfig; workflow?: Workflow; what: string },
 ): R & { signature?: ReceiptSignature } {
   const receipt = seal.key ? signReceipt(unsigned, seal.key, seal.person) : unsigned;
   requireTrustedReceipt(receipt, seal.right, seal.config);
-  requireSeparateDuties(seal.workflow, seal.person, seal.config, seal.what);
+  if (seal.workflow) requireSeparateDuties(seal.workflow, receipt, seal.config, seal.what);
   return receipt;
 }

@@ -1,6 +1,6 @@
 import type { AdmissionCheck, Workflow } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
-import { distinctApprovers } from "./enforce-trust.js";
+import { deciderIdentity, distinctApprovers } from "./enforce-trust.js";
 import { judgeReceiptTrust, type Right, type TrustVerdict } from "./judge-receipt-trust.js";
 
 /**
@@ -13,6 +13,7 @@ export function trustChecks(wf: Workflow | undefined, config: SuiteConfig): Admi
   const rev = handoff?.revision;
   const relied: Array<{ receipt: Parameters<typeof judgeReceiptTrust>[0]; right: Right }> = [];
   if (wf && handoff) {
+    relied.push({ receipt: handoff.receipt, right: "freeze" });
     for (const r of wf.reviews) if (r.revision === rev && r.decision === "approved") relied.push({ receipt: r, right: "review" });
     const consent = wf.consents[wf.consents.length - 1];
     if (consent) relied.push({ receipt: consent, right: "consent" });
@@ -47,7 +48,7 @@ export function trustChecks(wf: Workflow | undefined, config: SuiteConfig): Admi
   const rights = failing(["no-right"]);
   out.push({
     id: "T3",
-    name: "each signer holds the right for the decision (review, consent, apply)",
+    name: "each signer holds the right for the decision (freeze, review, consent, apply)",
     ...summary(rights.length === 0, rights, "rights hold"),
   });
   const needed = config.policies?.required_approvals ?? 1;
@@ -59,19 +60,19 @@ export function trustChecks(wf: Workflow | undefined, config: SuiteConfig): Admi
     detail: `${approvers.length} distinct trusted approver(s) of revision ${rev ?? 0}; ${needed} required`,
   });
   if (config.policies?.separate_duties === true) {
-    const freezer = handoff?.frozen_by;
-    const overlap = verdicts.filter((v) => {
-      const r = v.receipt as Record<string, unknown>;
-      return freezer !== undefined && (r.reviewer ?? r.user ?? r.approver) === freezer;
-    });
+    const freezer = handoff ? deciderIdentity(handoff.receipt, config) : undefined;
+    const overlap = verdicts.filter(
+      (v) =>
+        v.receipt.kind !== "freeze" && freezer !== undefined && deciderIdentity(v.receipt as Record<string, unknown>, config) === freezer,
+    );
     out.push({
       id: "T5",
-      name: "separate duties: whoever froze the handoff did not review or consent to it",
+      name: "separate duties: the key (or, unsigned, the name) that froze the handoff did not review or consent to it",
       ok: overlap.length === 0,
       detail:
         overlap.length === 0
-          ? `frozen by ${freezer ?? "nobody"}; decided by others`
-          : `${freezer} froze revision ${rev} and also signed its ${overlap.map((v) => v.receipt.kind).join(", ")}`,
+          ? `frozen by ${handoff?.frozen_by ?? "nobody"}${handoff?.receipt.signature ? " (signed)" : ""}; decided by others`
+          : `${handoff?.frozen_by} froze revision ${rev} and the same ${handoff?.receipt.signature ? "key" : "name"} decided its ${overlap.map((v) => v.receipt.kind).join(", ")}`,
     });
   }
   return out;

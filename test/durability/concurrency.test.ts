@@ -4,9 +4,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { initRun } from "../../src/gate/init-run.js";
+import { readRun } from "../../src/home/run-ledger.js";
 import type { RunFile } from "../../src/run/run-schema.js";
 import { readRunFile } from "../../src/store/run-store.js";
-import { EXAMPLE_SUITE, makeTempDir, removeTempDirs } from "../../src/test-support/temp-suite.js";
+import { RUN_EXAMPLE_SUITE, testHome } from "../../src/test-support/run-fixture.js";
+import { makeTempDir, removeTempDirs } from "../../src/test-support/temp-suite.js";
 import { forkWriter, killLiveWriters } from "../support/child-writer.js";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
@@ -23,7 +25,7 @@ describe("concurrent writers on one run file (SPEC §7)", () => {
   it(`serialises ${PROCESSES} processes × ${PAIRS_PER_PROCESS * 2} appends: every event once, seq 1..N, chain verifies, nothing left behind`, async () => {
     const dir = makeTempDir("twinlock-concurrency-");
     const runFile = path.join(dir, "run.json");
-    await initRun({ runFile, suiteRoot: EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
+    await initRun({ runFile, home: testHome(), suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
 
     const writers = Array.from({ length: PROCESSES }, (_, p) => forkWriter(WRITER, [runFile, String(p), String(PAIRS_PER_PROCESS)]));
     await Promise.all(writers.map((w) => w.ready));
@@ -39,6 +41,8 @@ describe("concurrent writers on one run file (SPEC §7)", () => {
     // The file parses and passes the store's own verification (schema, chain, replay).
     const file = JSON.parse(readFileSync(runFile, "utf8")) as RunFile;
     const loaded = readRunFile(runFile);
+    // The gate home recorded exactly this head: nothing was written around it.
+    expect(readRun(runFile, testHome()).file.head).toBe(file.head);
     const total = 1 + PROCESSES * PAIRS_PER_PROCESS * 2;
     expect(file.events).toHaveLength(total);
     expect(file.revision).toBe(total);
@@ -49,7 +53,7 @@ describe("concurrent writers on one run file (SPEC §7)", () => {
     expect(stopEvents).toHaveLength(total - 1);
     const byReason = new Map<string, { raised: number[]; resolved: number[] }>();
     for (const e of stopEvents) {
-      const reason = e.data.reason as string;
+      const reason = (e.type === "stop_resolved" ? (e.data.receipt as { reason: string }).reason : e.data.reason) as string;
       const entry = byReason.get(reason) ?? { raised: [], resolved: [] };
       (e.type === "stop_raised" ? entry.raised : entry.resolved).push(e.seq);
       byReason.set(reason, entry);

@@ -1,13 +1,17 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { raiseStop, resolveStop } from "../../src/gate/hard-stops.js";
 import { initRun } from "../../src/gate/init-run.js";
+import { openGateHome } from "../../src/home/gate-home.js";
+import { readCheckpoint } from "../../src/home/run-checkpoints.js";
+import { readRun } from "../../src/home/run-ledger.js";
 import type { RunFile } from "../../src/run/run-schema.js";
 import { readRunFile } from "../../src/store/run-store.js";
-import { EXAMPLE_SUITE, makeTempDir, removeTempDirs } from "../../src/test-support/temp-suite.js";
+import { pinForTest, RUN_EXAMPLE_SUITE } from "../../src/test-support/run-fixture.js";
+import { makeTempDir, removeTempDirs } from "../../src/test-support/temp-suite.js";
 import { type ChildWriter, forkWriter, killLiveWriters } from "../support/child-writer.js";
 import { runCrashCommand } from "../support/crash-sequence.mjs";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
@@ -16,7 +20,7 @@ const WRITER = fileURLToPath(new URL("../support/crash-writer.mjs", import.meta.
 /** How many writers are killed; e.g. CRASH_ITERATIONS=2000 for a longer soak. */
 const ITERATIONS = Number(process.env.CRASH_ITERATIONS ?? 200);
 /** A writer is killed this many milliseconds (uniformly at random) after it is told to start. */
-const MAX_KILL_DELAY_MS = 30;
+const MAX_KILL_DELAY_MS = 60;
 /** Start a fresh run file this often, so reads stay small and most of a writer's time is spent writing. */
 const ITERATIONS_PER_RUN = 25;
 /** Writers started ahead, loading the library while the current one is killed. */
@@ -24,19 +28,27 @@ const WARM_WRITERS = 3;
 /** The lock's stale timeout: what one writer waiting for a dead writer's lock to age out would cost. */
 const STALE_LOCK_MS = 10_000;
 
-const lib = { raiseStop, resolveStop };
+const lib = { raiseStop, resolveStop, openGateHome };
 
 beforeAll(ensureBuilt, 180_000);
 afterEach(killLiveWriters);
 afterAll(removeTempDirs);
 
-/** The run file after each number of commands of the shared sequence, as an uninterrupted writer leaves it. */
+/**
+ * The run file after each number of commands of the shared sequence, as an
+ * uninterrupted writer leaves it: a copy of the run and of its gate home
+ * (taken when the run was created), advanced command by command.
+ */
 class ReferenceRun {
   private readonly file: string;
+  private readonly home: string;
   private readonly texts: string[];
 
-  constructor(startText: string) {
-    this.file = path.join(makeTempDir("twinlock-crash-ref-"), "run.json");
+  constructor(startText: string, homeDir: string) {
+    const dir = makeTempDir("twinlock-crash-ref-");
+    this.file = path.join(dir, "run.json");
+    this.home = path.join(dir, "home");
+    cpSync(homeDir, this.home, { recursive: true });
     writeFileSync(this.file, startText);
     this.texts = [startText];
   }
@@ -44,7 +56,7 @@ class ReferenceRun {
   /** The exact bytes of the run file after `commands` commands. */
   async after(commands: number): Promise<string> {
     while (this.texts.length <= commands) {
-      await runCrashCommand(lib, this.file, this.texts.length - 1);
+      await runCrashCommand(lib, this.file, this.texts.length - 1, this.home);
       this.texts.push(readFileSync(this.file, "utf8"));
     }
     return this.texts[commands] as string;
@@ -58,16 +70,25 @@ function commandsIn(text: string): number {
 describe("a writer killed at random moments (SPEC §7)", () => {
   it(`leaves, after each of ${ITERATIONS} SIGKILLs, the run file as it was before or after the interrupted command, and the next writer proceeds at once`, async () => {
     const started = Date.now();
-    const template = path.join(makeTempDir("twinlock-crash-template-"), "run.json");
-    await initRun({ runFile: template, suiteRoot: EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
+    const templateDir = makeTempDir("twinlock-crash-template-");
+    const template = path.join(templateDir, "run.json");
+    const templateHome = path.join(templateDir, "home");
+    const newHome = (dir: string) => {
+      const home = openGateHome(path.join(dir, "home"), { create: true });
+      return home;
+    };
+    await pinForTest(RUN_EXAMPLE_SUITE, true, newHome(templateDir));
+    await initRun({ runFile: template, home: newHome(templateDir), suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
     const warm: ChildWriter[] = [];
     const topUp = (remaining: number) => {
-      while (warm.length < Math.min(WARM_WRITERS, remaining)) warm.push(forkWriter(WRITER, [template]));
+      while (warm.length < Math.min(WARM_WRITERS, remaining)) warm.push(forkWriter(WRITER, [template, templateHome]));
     };
 
     let dir = "";
     let runFile = "";
-    let reference = new ReferenceRun(readFileSync(template, "utf8"));
+    let homeDir = "";
+    let reference = new ReferenceRun(readFileSync(template, "utf8"), templateHome);
+    let rolledForward = 0;
     const killed = new Set<number>();
     let lastLockToken: string | undefined;
     const seenTemps = new Set<string>();
@@ -77,13 +98,13 @@ describe("a writer killed at random moments (SPEC §7)", () => {
     // the lock a killed writer left at once (timed in total below), and leave nothing behind.
     let uninterruptedMs = 0;
     const finishRun = async () => {
-      const before = commandsIn(readFileSync(runFile, "utf8"));
+      const before = readRun(runFile, openGateHome(homeDir)).file.events.length - 1;
       const t = performance.now();
-      await runCrashCommand(lib, runFile, before);
+      await runCrashCommand(lib, runFile, before, homeDir);
       uninterruptedMs += performance.now() - t;
       expect(readFileSync(runFile, "utf8") === (await reference.after(before + 1))).toBe(true);
-      expect(readdirSync(dir)).toEqual(["run.json"]);
-      const verify = spawnSync(process.execPath, [DIST_BIN, "verify-log", runFile], { encoding: "utf8" });
+      expect(readdirSync(dir).sort()).toEqual(["home", "run.json"]);
+      const verify = spawnSync(process.execPath, [DIST_BIN, "verify-log", runFile, "--home", homeDir], { encoding: "utf8" });
       expect(verify.status, verify.stdout + verify.stderr).toBe(0);
     };
 
@@ -92,16 +113,18 @@ describe("a writer killed at random moments (SPEC §7)", () => {
         if (i > 0) await finishRun();
         dir = makeTempDir("twinlock-crash-");
         runFile = path.join(dir, "run.json");
-        await initRun({ runFile, suiteRoot: EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
-        reference = new ReferenceRun(readFileSync(runFile, "utf8"));
+        homeDir = path.join(dir, "home");
+        await pinForTest(RUN_EXAMPLE_SUITE, true, newHome(dir));
+        await initRun({ runFile, home: newHome(dir), suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
+        reference = new ReferenceRun(readFileSync(runFile, "utf8"), homeDir);
       }
-      const commandsBefore = commandsIn(readFileSync(runFile, "utf8"));
+      const commandsBefore = readRun(runFile, openGateHome(homeDir)).file.events.length - 1;
 
       topUp(ITERATIONS - i);
       const writer = warm.shift() as ChildWriter;
       topUp(ITERATIONS - i - 1);
       await writer.ready;
-      writer.go({ runFile });
+      writer.go({ runFile, home: homeDir });
       await new Promise((r) => setTimeout(r, Math.random() * MAX_KILL_DELAY_MS));
       writer.child.kill("SIGKILL");
       const exit = await writer.exited;
@@ -115,12 +138,22 @@ describe("a writer killed at random moments (SPEC §7)", () => {
       expect(() => JSON.parse(after), `iteration ${i}: the run file does not parse`).not.toThrow();
       expect(() => readRunFile(runFile), `iteration ${i}: the run file does not verify`).not.toThrow();
       const commandsAfter = commandsIn(after);
-      expect(commandsAfter, `iteration ${i}: a committed command was lost`).toBeGreaterThanOrEqual(commandsBefore);
       expect(
         after === (await reference.after(commandsAfter)),
         `iteration ${i}: the file after ${commandsAfter} commands differs from an uninterrupted run's`,
       ).toBe(true);
-      stats.commandsCompleted += commandsAfter - commandsBefore;
+      // The gate home is at most one write ahead of the file (killed between the two writes): the
+      // run as the home knows it is the file rolled forward, byte for byte an uninterrupted run.
+      const cp = readCheckpoint(openGateHome(homeDir), (JSON.parse(after) as RunFile).state.run_id);
+      expect(cp && cp.seq - 1 - commandsAfter, `iteration ${i}: the home is not at or one write ahead of the file`).toBeOneOf([0, 1]);
+      const known = readRun(runFile, openGateHome(homeDir));
+      const knownCommands = known.file.events.length - 1;
+      expect(knownCommands, `iteration ${i}: a committed command was lost`).toBeGreaterThanOrEqual(commandsBefore);
+      if (knownCommands > commandsAfter) rolledForward++;
+      expect(JSON.stringify(known.file.events), `iteration ${i}: the rolled-forward run differs`).toBe(
+        JSON.stringify((JSON.parse(await reference.after(knownCommands)) as RunFile).events),
+      );
+      stats.commandsCompleted += knownCommands - commandsBefore;
 
       // A lock left behind always names a killed writer (this one, or an earlier one this one was
       // killed before taking over from), so the next writer takes it over at once.
@@ -148,6 +181,7 @@ describe("a writer killed at random moments (SPEC §7)", () => {
     console.info(
       `crash: ${ITERATIONS} SIGKILLs in ${elapsed} ms; ${stats.commandsCompleted} commands completed; ` +
         `killed holding the lock ${stats.killedHoldingLock}×, mid-write (temp file left) ${stats.killedMidWrite}×; ` +
+        `killed between the home's checkpoint and the run file, then rolled forward ${rolledForward}×; ` +
         `${Math.ceil(ITERATIONS / ITERATIONS_PER_RUN)} uninterrupted commands after kills took ${Math.round(uninterruptedMs)} ms in total`,
     );
     // Had any of those writers waited for a dead writer's lock to go stale, that alone would take

@@ -26,8 +26,9 @@
  * fast-check reported; FUZZ_DISCOVER=1 tolerates every crash and lists them
  * all in the summary line, to survey a long run for new bugs.
  */
+
 import { createHash, createPrivateKey } from "node:crypto";
-import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -51,8 +52,9 @@ import type { RunEvent } from "../../src/run/run-schema.js";
 import { readRunFile, readRunFileUnverified } from "../../src/store/run-store.js";
 import { loadSuite, loadSuiteConfig } from "../../src/suite/load-suite.js";
 import { parsePromptFile } from "../../src/suite/parse-prompt-file.js";
+import { pinForTest, testHome } from "../../src/test-support/run-fixture.js";
 import { generateReviewerKey } from "../../src/trust/keys.js";
-import { loadPolicyConfig } from "../../src/trust/load-policy-config.js";
+import { loadPinnedSuite } from "../../src/home/suite-pins.js";
 
 /** Cases per property. */
 const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 25) || 25);
@@ -105,11 +107,14 @@ beforeAll(async () => {
   }
   process.env.NO_COLOR = "1";
   const root = mkdtempSync(path.join(os.tmpdir(), "twinlock-fuzz-"));
+  // The sandbox's gate home lives inside it, so putting the sandbox back puts the home back too.
+  savedEnv.TWINLOCK_HOME = process.env.TWINLOCK_HOME;
+  process.env.TWINLOCK_HOME = path.join(root, "home");
   const suite = path.join(root, "suite");
   cpSync(EXAMPLE_SUITE, suite, { recursive: true });
   mkdirSync(path.join(root, "keys"), { mode: 0o700 });
   const keys: Record<string, string> = {};
-  for (const name of ["alice", "bob"]) {
+  for (const name of ["alice", "bob", "planner"]) {
     const { privatePem, publicKey } = generateReviewerKey();
     writeFileSync(path.join(root, "keys", `${name}.key`), privatePem, { mode: 0o600 });
     keys[name] = publicKey;
@@ -117,22 +122,34 @@ beforeAll(async () => {
   const configFile = path.join(suite, "twinlock.yaml");
   const doc = parseDocument(readFileSync(configFile, "utf8"));
   doc.set("reviewers", [
-    { name: "alice", public_key: keys.alice, rights: ["review", "consent", "apply"] },
+    { name: "alice", public_key: keys.alice, rights: ["review", "consent", "apply", "stop"] },
     { name: "bob", public_key: keys.bob, rights: ["review"] },
+    { name: "planner", public_key: keys.planner, rights: ["freeze"] },
   ]);
+  doc.set("suite_id", "fuzz-suite");
   doc.set("revoked", []);
   doc.setIn(["policies", "require_signed_receipts"], true);
   doc.setIn(["policies", "required_approvals"], 1);
   writeFileSync(configFile, doc.toString());
+  await pinForTest(suite, true, testHome());
 
   const handoff = path.join(root, "handoff");
   const runFile = path.join(root, "run.json");
   const key = (name: string) => createPrivateKey(readFileSync(path.join(root, "keys", `${name}.key`), "utf8"));
   let records = demoHandoffRecords();
   writeDemoHandoff(handoff, records);
-  await initRun({ runFile, suiteRoot: suite, planners: ["MD-29"], mode: "APPLY_SAFE", environment: "staging", actor: "planner-agent" });
-  const first = await freezePairHandoff({ runFile, planner: "MD-29", handoffDir: handoff, actor: "planner-agent" });
+  await initRun({
+    home: testHome(),
+    runFile,
+    suiteRoot: suite,
+    planners: ["MD-29"],
+    mode: "APPLY_SAFE",
+    environment: "staging",
+    actor: "planner-agent",
+  });
+  const first = await freezePairHandoff({ home: testHome(), runFile, planner: "MD-29", handoffDir: handoff, key: key("planner") });
   await reviewPairPlan({
+    home: testHome(),
     runFile,
     planner: "MD-29",
     decision: "changes_requested",
@@ -142,19 +159,40 @@ beforeAll(async () => {
   });
   records = reviseDemoHandoff(records);
   writeDemoHandoff(handoff, records);
-  const second = await freezePairHandoff({ runFile, planner: "MD-29", actor: "planner-agent" });
-  await raiseStop({ runFile, reason: "missing-backup", workflow: "MD-29", note: "no backup yet", actor: "ops" });
-  await resolveStop({ runFile, reason: "missing-backup", workflow: "MD-29", note: "backup taken", actor: "ops" });
-  await reviewPairPlan({ runFile, planner: "MD-29", decision: "approved", handoffHash: second.hash, key: key("alice") });
-  await consentPairExecution({ runFile, planner: "MD-29", approve: true, handoffHash: second.hash, key: key("alice") });
+  const second = await freezePairHandoff({ home: testHome(), runFile, planner: "MD-29", key: key("planner") });
+  await raiseStop({ home: testHome(), runFile, reason: "missing-backup", workflow: "MD-29", note: "no backup yet", actor: "ops" });
+  await resolveStop({ home: testHome(), runFile, reason: "missing-backup", workflow: "MD-29", note: "backup taken", key: key("alice") });
+  await reviewPairPlan({ home: testHome(), runFile, planner: "MD-29", decision: "approved", handoffHash: second.hash, key: key("alice") });
+  await consentPairExecution({ home: testHome(), runFile, planner: "MD-29", approve: true, handoffHash: second.hash, key: key("alice") });
   expect(readRunFile(runFile).state.workflows["MD-29"]?.state).toBe("dry_run_ready");
   const reviewRun = path.join(root, "run-review.json");
-  await initRun({ runFile: reviewRun, suiteRoot: suite, planners: ["MD-29"], mode: "APPLY_SAFE", actor: "planner-agent" });
-  await freezePairHandoff({ runFile: reviewRun, planner: "MD-29", handoffDir: handoff, actor: "planner-agent" });
+  await initRun({
+    home: testHome(),
+    runFile: reviewRun,
+    suiteRoot: suite,
+    planners: ["MD-29"],
+    mode: "APPLY_SAFE",
+    actor: "planner-agent",
+  });
+  await freezePairHandoff({ home: testHome(), runFile: reviewRun, planner: "MD-29", handoffDir: handoff, key: key("planner") });
   const consentRun = path.join(root, "run-consent.json");
-  await initRun({ runFile: consentRun, suiteRoot: suite, planners: ["MD-29"], mode: "APPLY_APPROVED", actor: "planner-agent" });
-  await freezePairHandoff({ runFile: consentRun, planner: "MD-29", handoffDir: handoff, actor: "planner-agent" });
-  await reviewPairPlan({ runFile: consentRun, planner: "MD-29", decision: "approved", handoffHash: second.hash, key: key("alice") });
+  await initRun({
+    home: testHome(),
+    runFile: consentRun,
+    suiteRoot: suite,
+    planners: ["MD-29"],
+    mode: "APPLY_APPROVED",
+    actor: "planner-agent",
+  });
+  await freezePairHandoff({ home: testHome(), runFile: consentRun, planner: "MD-29", handoffDir: handoff, key: key("planner") });
+  await reviewPairPlan({
+    home: testHome(),
+    runFile: consentRun,
+    planner: "MD-29",
+    decision: "approved",
+    handoffHash: second.hash,
+    key: key("alice"),
+  });
   expect(readRunFile(consentRun).state.workflows["MD-29"]?.state).toBe("execution_consent_pending");
 
   const pristine = new Map<string, Buffer>();
@@ -183,7 +221,7 @@ afterAll(() => {
   const known = [...knownBugHits].map(([bug, n]) => `${n} × ${bug}`).join(", ");
   console.log(`fuzz: ${passedCases} cases passed${known ? ` (tolerated as pinned known bugs: ${known})` : ""}`);
   if (box) rmSync(box.root, { recursive: true, force: true });
-  for (const k of ENV_KEYS) {
+  for (const k of [...ENV_KEYS, "TWINLOCK_HOME"]) {
     if (savedEnv[k] === undefined) delete process.env[k];
     else process.env[k] = savedEnv[k];
   }
@@ -202,6 +240,8 @@ function snapshot(): Map<string, string> {
   const walk = (rel: string) => {
     for (const name of readdirSync(path.join(box.root, rel)).sort()) {
       const child = rel ? `${rel}/${name}` : name;
+      // The gate home's scratch folder (a refused freeze's private copy is made and removed there).
+      if (child === "home/tmp") continue;
       const p = path.join(box.root, child);
       const st = lstatSync(p);
       if (st.isSymbolicLink()) out.set(child, `link ${readlinkSync(p)}`);
@@ -431,8 +471,10 @@ async function cliCase(argv: string[], o: { cwd?: string } = {}): Promise<CliOut
     const mayWrite = WRITE_COMMANDS.has(command) && outcome.code === 0 && !(command === "admit" && argv.includes("--dry"));
     const where = `twinlock ${JSON.stringify(argv).slice(0, 400)} → exit ${outcome.code}`;
     if (mayWrite) {
-      expect(changed.length, `at most one file may change: ${where}`).toBeLessThanOrEqual(1);
-      const unexpected = changed.filter((p) => !named.includes(p) || !p.endsWith(".json"));
+      // Besides the run file, a write records its checkpoint (and a used consent) in the gate home.
+      const outside = changed.filter((p) => p !== "home" && !p.startsWith("home/"));
+      expect(outside.length, `at most one file outside the gate home may change: ${where}`).toBeLessThanOrEqual(1);
+      const unexpected = outside.filter((p) => !named.includes(p) || !p.endsWith(".json"));
       expect(unexpected, `only the run file named may change: ${where}`).toEqual([]);
     } else expect(changed, `no file may change: ${where}`).toEqual([]);
   } finally {
@@ -870,7 +912,7 @@ describe("prompt frontmatter (parsePromptFile, loadSuite, and the commands that 
 // ---------------------------------------------------------------------------
 // 2. twinlock.yaml.
 
-describe("twinlock.yaml (loadSuiteConfig, loadPolicyConfig, and the commands that read policy)", () => {
+describe("twinlock.yaml (loadSuiteConfig, loadPinnedSuite, and the commands that read policy)", () => {
   const CONFIG_COMMANDS = (b: Sandbox): string[][] => [
     ["validate", "--suite", b.suite],
     ["validate", "--suite", b.suite, "--json"],
@@ -895,9 +937,11 @@ describe("twinlock.yaml (loadSuiteConfig, loadPolicyConfig, and the commands tha
       expect(d.file).toBe("twinlock.yaml");
       expect(d.line >= 1 && d.col >= 1, JSON.stringify(d)).toBe(true);
     }
-    // An invalid config is never an empty (policy-free) one for trust decisions.
-    if (result.diagnostics.length > 0) expect(() => loadPolicyConfig(box.suite)).toThrow(RefusalError);
-    else typedOnly("loadPolicyConfig", () => loadPolicyConfig(box.suite));
+    // A config that is not byte for byte the pinned one is never trusted (nor an invalid one read as empty).
+    const pinnedRun = { root: realpathSync(box.suite), suite_id: "fuzz-suite" };
+    if (!readFileSync(path.join(box.suite, "twinlock.yaml")).equals(original("suite/twinlock.yaml")))
+      expect(() => loadPinnedSuite(testHome(), pinnedRun)).toThrow(RefusalError);
+    else typedOnly("loadPinnedSuite", () => loadPinnedSuite(testHome(), pinnedRun));
   }
 
   it(
@@ -1446,32 +1490,26 @@ describe("known crashes, pinned (each it.fails passes while the bug is there; re
     await onSandbox(deepRun(50_000), async () => expectStrictlyClean(await cli(["verify-log", box.runFile])));
   });
 
-  // BUG 5: replay accepts any `records` in a handoff_frozen event (z.record(z.string(),
-  // z.unknown()) in EVENT_DATA.handoff_frozen, src/run/apply-event.ts:45), but admission and
-  // present read them as HandoffRecords: planActionIds (src/run/plan-action-ids.ts:13) calls
-  // `.map` on `records.actions.actions`, and present/diffRecords (src/gate/present-plan.ts:62-94,
-  // src/handoff/diff-records.ts:31-32) walk every list. A run file edited by hand with its chain
-  // and state rebuilt (SPEC §7) whose frozen records are malformed makes `admit` and `present`
-  // crash with a TypeError ("internal error"). Found by the run-file fuzzing (rebuilt chains).
-  // Fix: validate `records` in EVENT_DATA.handoff_frozen with the handoff record schemas, so
-  // replay refuses such a file with an IntegrityError.
+  // BUG 5 (as of the gate home): the records no longer travel in the run file; what a freeze
+  // event carries is its file list, and replay checks that list hashes to the recorded hash. A run
+  // file edited by hand (chain rebuilt) whose file list names other bytes — the attack of showing
+  // the reviewer another plan under the real hash — is refused by every reader, cleanly.
   const malformedRecords = () => {
     const run = JSON.parse(runText()) as Json;
-    const events = (run as { events: Array<{ type: string; data: { records: { actions: Record<string, Json> } } }> }).events;
+    const events = (run as { events: Array<{ type: string; data: { files: Array<{ sha256: string }> } }> }).events;
     const frozen = events.filter((e) => e.type === "handoff_frozen").at(-1);
-    if (!frozen) throw new Error("no freeze event");
-    frozen.data.records.actions.actions = "not a list";
+    if (!frozen?.data.files[0]) throw new Error("no freeze event");
+    frozen.data.files[0].sha256 = "0".repeat(64);
     rebuildRun(run, false); // chain and head rebuilt; the stored state is the attacker's, unchanged
     writeFileSync(box.runFile, toJsonText(run, 1));
-    // Replay validates frozen records against the handoff schemas, so the reader refuses the edit.
-    expect(() => readRunFile(box.runFile)).toThrow(/records\.actions\.actions/);
+    expect(() => readRunFile(box.runFile)).toThrow(/its file list hashes to sha256:[0-9a-f]{64}, not the recorded/);
   };
 
-  it("BUG 5: admit on a consistent run file with malformed frozen records stops, not an internal error", async () => {
+  it("BUG 5: admit on a run file whose frozen file list was swapped stops, not an internal error", async () => {
     await onSandbox(malformedRecords, async () => expectStrictlyClean(await cli(["admit", box.runFile, "MD-30", "--dry"])));
   });
 
-  it("BUG 5: present on a consistent run file with malformed frozen records is refused, not an internal error", async () => {
+  it("BUG 5: present on a run file whose frozen file list was swapped is refused, not an internal error", async () => {
     await onSandbox(malformedRecords, async () => expectStrictlyClean(await cli(["present", box.runFile, "MD-29"])));
   });
 });

@@ -4,16 +4,26 @@ import { parseMode, parsePromptId, parseText } from "../../input/parse-input.js"
 import { ADMISSION_STOP } from "../../run/admission-checks.js";
 import { shellQuote } from "../../run/next-step.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
+import { homeOption } from "../home-option.js";
 import { colourEnabled, makeStyle } from "../style.js";
 
 /** `twinlock admit RUN EXECUTOR`: every admission check, pass or fail with its values; exit 3 on any failure. */
 export async function runAdmit(
   runFile: string,
   executor: string,
-  o: CommonOptions & { planner?: string; mode?: string; environment?: string; actions?: string; dry?: boolean; actor?: string },
+  o: CommonOptions & {
+    planner?: string;
+    mode?: string;
+    environment?: string;
+    actions?: string;
+    dry?: boolean;
+    actor?: string;
+    checkout?: string;
+  },
 ): Promise<CommandResult> {
   const r = await admit({
     runFile,
+    home: homeOption(o),
     executor: parsePromptId(executor, "executor"),
     planner: o.planner === undefined ? undefined : parsePromptId(o.planner, "--planner"),
     mode: o.mode === undefined ? undefined : parseMode(o.mode),
@@ -26,6 +36,7 @@ export async function runAdmit(
             .map((s) => s.trim().replace(/^\+ACTION:/, ""))
             .filter(Boolean),
     dry: o.dry,
+    checkout: o.checkout,
     actor: resolveActor(o.actor),
   });
   const s = makeStyle(!o.json && colourEnabled());
@@ -34,6 +45,9 @@ export async function runAdmit(
   const lines = r.checks.map(
     (c) => `${c.ok ? s.green("pass") : s.red("FAIL")}  ${c.id.padEnd(5)} ${c.name}\n            ${s.dim(short(c.detail))}`,
   );
+  // Loud, first and last: on an unsigned suite nothing proves who decided.
+  const unsigned = r.unsigned ? [s.red("UNSIGNED: receipts prove nothing about who decided")] : [];
+  lines.unshift(...unsigned);
   if (!r.admitted) {
     lines.unshift(s.red(ADMISSION_STOP));
     lines.push(s.red(`refused: ${r.checks.filter((c) => !c.ok).length} check(s) failed; nothing was recorded`));
@@ -42,7 +56,10 @@ export async function runAdmit(
     lines.push(s.green(`all ${r.checks.length} checks pass (--dry: nothing recorded, consent not used)`));
   } else {
     lines.push(s.green(`admitted ${r.executor} for ${r.planner}: state executing; the consent is used up`));
+    if (r.checkout) lines.push(`checked out the approved bytes, read-only, to ${r.checkout}: work from there`);
+    else lines.push(`next: twinlock checkout ${shellQuote(runFile)} ${r.executor} DIR  (a read-only copy of exactly the approved bytes)`);
   }
+  lines.push(...unsigned);
   return {
     exitCode: r.admitted ? 0 : 3,
     text: lines.join("\n"),

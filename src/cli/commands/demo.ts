@@ -41,9 +41,13 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
   const suite = "suite";
   const aliceKey = path.join("keys", "alice.key");
   const bobKey = path.join("keys", "bob.key");
+  const plannerKey = path.join("keys", "planner-agent.key");
+  const savedHome = process.env.TWINLOCK_HOME;
 
   try {
     process.chdir(dir);
+    // The person's gate home for this walk-through: pins, checkpoints, used consents, frozen bytes.
+    process.env.TWINLOCK_HOME = path.join(dir, "gate-home");
     say(s.bold("twinlock demo: the plan-review and exact-twin execution gate, step by step"));
     say(s.dim(`working in ${dir}, on a copy of the bundled example suite (${EXAMPLE_SUITE})`));
     cpSync(EXAMPLE_SUITE, suite, { recursive: true });
@@ -55,11 +59,24 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
     const keyOf = (text: string) => /ed25519:[A-Za-z0-9+/=]+/.exec(text)?.[0] ?? "";
     const alice = keyOf(await run(["keygen", "--name", "alice", "--out", "keys"], 0));
     const bob = keyOf(await run(["keygen", "--name", "bob", "--out", "keys", "--rights", "review"], 0));
+    const planner = keyOf(await run(["keygen", "--name", "planner-agent", "--out", "keys", "--rights", "freeze"], 0));
     listReviewers(path.join(suite, "twinlock.yaml"), [
-      { name: "alice", public_key: alice, rights: ["review", "consent", "apply"] },
+      { name: "alice", public_key: alice, rights: ["review", "consent", "apply", "stop"] },
       { name: "bob", public_key: bob, rights: ["review"] },
+      { name: "planner-agent", public_key: planner, rights: ["freeze"] },
     ]);
-    say(s.dim("(both keys are now listed in suite/twinlock.yaml: alice may review, consent and apply; bob may only review)"));
+    say(
+      s.dim(
+        "(the keys are now listed in suite/twinlock.yaml: alice may review, consent, apply and lift stops; bob may only review; the planner agent may only freeze)",
+      ),
+    );
+
+    section(
+      "0b. The gate home and the pin",
+      "The person's gate home (TWINLOCK_HOME, out of the agent's reach) pins the suite it trusts: its folder, suite_id, the sha256 of twinlock.yaml and its pairs. Runs are judged by the pin, never by what a run file names.",
+    );
+    say(s.dim(`$ export TWINLOCK_HOME=${process.env.TWINLOCK_HOME}`));
+    await run(["trust", "pin", "--suite", suite, "--actor", "alice"], 0);
 
     section("1. The suite", "Validate the prompt suite: every pair resolves to its one exact twin.");
     await run(["validate", "--suite", suite], 0);
@@ -86,7 +103,14 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
     let records = demoHandoffRecords();
     writeDemoHandoff("handoff", records);
     await run(["readiness", "handoff"], 0);
-    const h1 = hashOf(await run(["freeze-pair-handoff", "run.json", "MD-29", "--handoff", "handoff", "--actor", "planner-agent"], 0));
+    const h1 = hashOf(await run(["freeze-pair-handoff", "run.json", "MD-29", "--handoff", "handoff", "--key", plannerKey], 0));
+
+    section(
+      "2b. Refused: a run on the agent's own copy of the suite",
+      "The agent copies the suite and lists its own key as a reviewer; the gate home never pinned that copy.",
+    );
+    cpSync(suite, "agent-suite", { recursive: true });
+    await run(["init-run", "agent-run.json", "--suite", "agent-suite", "--planner", "MD-29", "--actor", "planner-agent"], 1);
 
     section("3. Review round 1: changes requested", "The reviewer reads the frozen plan and asks for changes. Feedback is never approval.");
     await run(["pair-status", "run.json", "MD-29"], 0);
@@ -113,7 +137,7 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
     );
     records = reviseDemoHandoff(records);
     writeDemoHandoff("handoff", records);
-    const h2 = hashOf(await run(["freeze-pair-handoff", "run.json", "MD-29", "--actor", "planner-agent"], 0));
+    const h2 = hashOf(await run(["freeze-pair-handoff", "run.json", "MD-29", "--key", plannerKey], 0));
     await run(["present", "run.json", "MD-29"], 0);
 
     section(
@@ -157,7 +181,15 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
       "12. Admission of the exact twin",
       "Every check passes, signatures re-verified; the consent is used up and the workflow is executing.",
     );
-    await run(["admit", "run.json", "MD-30", "--actor", "executor-agent"], 0);
+    cpSync("run.json", "run-before-admission.json");
+    await run(["admit", "run.json", "MD-30", "--actor", "executor-agent", "--checkout", "approved"], 0);
+    await run(["admit", "run.json", "MD-30"], 3);
+
+    section(
+      "12b. Refused: the old run file restored, to use the consent again",
+      "The agent puts back its copy from before admission. The gate home remembers the admission: the copy is rolled forward and the consent is still used.",
+    );
+    cpSync("run-before-admission.json", "run.json");
     await run(["admit", "run.json", "MD-30"], 3);
 
     section("13. Close and audit", "The executor reports its result; the log shows every decision, bound to its hash and signed.");
@@ -181,6 +213,8 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
     say(`\n${s.green("The gate held: only MD-30, only on the approved revision 2, only once, with every decision signed and on record.")}`);
     if (options.keep) say(s.dim(`kept ${dir}`));
   } finally {
+    if (savedHome === undefined) delete process.env.TWINLOCK_HOME;
+    else process.env.TWINLOCK_HOME = savedHome;
     process.chdir(home);
     if (!options.keep) rmSync(dir, { recursive: true, force: true });
   }

@@ -1,25 +1,30 @@
 import { freezePairHandoff } from "../../gate/freeze-pair-handoff.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseHashOption, parsePromptId, parseText } from "../../input/parse-input.js";
+import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
+import { homeOption } from "../home-option.js";
 
 /** `twinlock freeze-pair-handoff RUN ID`: readiness, hash, new revision, on to review. */
 export async function runFreeze(
   runFile: string,
   id: string,
-  o: CommonOptions & { handoff?: string; handoffHash?: string; unchangedBecause?: string; actor?: string },
+  o: CommonOptions & { handoff?: string; handoffHash?: string; unchangedBecause?: string; actor?: string; key?: string },
 ): Promise<CommandResult> {
   const r = await freezePairHandoff({
     runFile,
+    home: homeOption(o),
     planner: parsePromptId(id, "planner"),
     handoffDir: o.handoff,
     handoffHash: o.handoffHash === undefined ? undefined : parseHashOption(o.handoffHash),
     unchangedBecause: o.unchangedBecause === undefined ? undefined : parseText(o.unchangedBecause, "--unchanged-because"),
-    actor: resolveActor(o.actor),
+    actor: o.actor === undefined ? undefined : resolveActor(o.actor),
+    key: keyOption(o.key),
   });
   const w = r.workflow;
   const text = [
-    `froze ${w.planner} revision ${r.revision}: ${r.hash}`,
+    `froze ${w.planner} revision ${r.revision}: ${r.hash}${w.handoff?.receipt.signature ? ` (signed by ${w.handoff.frozen_by})` : ""}`,
+    `  the frozen bytes are kept in the gate home; the reviewer is shown them, and the executor gets them`,
     `  ${w.handoff?.files.length} files; ${r.readiness.counts.findings} findings, ${r.readiness.counts.actions} actions, ${r.readiness.counts.criteria} criteria; ${r.readiness.openUnknowns.length} open unknown${r.readiness.openUnknowns.length === 1 ? "" : "s"}`,
     ...(r.voided ? ["  earlier review and consent of this workflow no longer apply; its executor is not authorized"] : []),
     `state: ${w.state}`,

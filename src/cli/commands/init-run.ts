@@ -4,6 +4,7 @@ import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseCount, parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
+import { homeOption } from "../home-option.js";
 
 export interface InitRunOptions extends CommonOptions {
   suite?: string;
@@ -35,6 +36,7 @@ export async function runInitRun(runFile: string, o: InitRunOptions): Promise<Co
   }
   const run = await initRun({
     runFile,
+    home: homeOption(o),
     suiteRoot: findSuiteRoot({ suite: o.suite }),
     planners,
     mode: o.mode === undefined ? undefined : parseMode(o.mode),

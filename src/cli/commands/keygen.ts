@@ -3,6 +3,7 @@ import path from "node:path";
 import { RefusalError, UsageError } from "../../errors/errors.js";
 import { parseText } from "../../input/parse-input.js";
 import { fsyncDir } from "../../store/atomic-write.js";
+import { RIGHTS } from "../../suite/suite-config.js";
 import { generateReviewerKey } from "../../trust/keys.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
@@ -15,9 +16,9 @@ export function runKeygen(o: CommonOptions & { name: string; out?: string; right
   const name = parseText(o.name, "--name", 200).trim();
   if (!/^[A-Za-z0-9][A-Za-z0-9._ -]*$/.test(name))
     throw new UsageError(`--name ${JSON.stringify(name)} must be letters, digits, spaces, . _ or -`);
-  const rights = (o.rights ?? "review,consent,apply").split(",").map((r) => r.trim());
+  const rights = (o.rights ?? "review,consent,apply,stop").split(",").map((r) => r.trim());
   for (const r of rights)
-    if (!["review", "consent", "apply"].includes(r)) throw new UsageError(`--rights ${r} is not one of review, consent, apply`);
+    if (!(RIGHTS as readonly string[]).includes(r)) throw new UsageError(`--rights ${r} is not one of ${RIGHTS.join(", ")}`);
   const dir = path.resolve(o.out ?? ".");
   const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]/g, "-")}.key`);
   if (existsSync(file) || existsSync(file.replace(/\.key$/, ".pub")))

@@ -4,6 +4,7 @@ import { pairStatusFromFlags, pairStatusFromRun, REVIEW_STATUSES, type ReviewSta
 import { parsePromptId } from "../../input/parse-input.js";
 import { PROMPT_ID_PATTERN } from "../../suite/prompt.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
+import { homeOption } from "../home-option.js";
 import { loadSuiteOption } from "../load-suite-option.js";
 
 /** `twinlock pair-status ID` (stateless) or `twinlock pair-status RUN ID` (from a run). */
@@ -25,7 +26,7 @@ export async function runPairStatus(
   } else {
     if (o.handoffReady || o.reviewStatus)
       throw new UsageError("--handoff-ready and --review-status are for the stateless form; a run file knows its own state");
-    status = await pairStatusFromRun(first, parsePromptId(second));
+    status = await pairStatusFromRun(first, parsePromptId(second), homeOption(o));
   }
   const s = status;
   const lines = [

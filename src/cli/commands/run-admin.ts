@@ -6,6 +6,7 @@ import { resolveActor } from "../../gate/resolve-actor.js";
 import { parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
+import { homeOption } from "../home-option.js";
 
 /** `twinlock approve-apply RUN ID --approver NAME`. */
 export async function runApproveApply(
@@ -15,6 +16,7 @@ export async function runApproveApply(
 ): Promise<CommandResult> {
   const r = await approveApply({
     runFile,
+    home: homeOption(o),
     planner: parsePromptId(id, "planner"),
     approver: o.approver === undefined ? undefined : parseText(o.approver, "--approver", 200),
     key: keyOption(o.key),
@@ -35,6 +37,7 @@ export async function runStop(
   const workflow = o.workflow === undefined ? undefined : parsePromptId(o.workflow, "--workflow");
   await raiseStop({
     runFile,
+    home: homeOption(o),
     reason,
     workflow,
     note: o.note === undefined ? undefined : parseText(o.note, "--note"),
@@ -50,19 +53,25 @@ export async function runStop(
 /** `twinlock resolve-stop RUN --reason SLUG --note TEXT`. */
 export async function runResolveStop(
   runFile: string,
-  o: CommonOptions & { reason: string; note: string; workflow?: string; actor?: string },
+  o: CommonOptions & { reason: string; note: string; workflow?: string; actor?: string; key?: string },
 ): Promise<CommandResult> {
   const reason = parseStopReason(o.reason);
   const note = parseText(o.note, "--note");
   if (!note.trim()) throw new UsageError("--note must say how the stop was resolved");
   const r = await resolveStop({
     runFile,
+    home: homeOption(o),
     reason,
     note,
     workflow: o.workflow === undefined ? undefined : parsePromptId(o.workflow, "--workflow"),
-    actor: resolveActor(o.actor),
+    actor: o.actor === undefined ? undefined : resolveActor(o.actor),
+    key: keyOption(o.key),
   });
-  return { exitCode: 0, text: `resolved ${r.resolved} !STOP:${reason}`, json: { ok: true, reason, resolved: r.resolved } };
+  return {
+    exitCode: 0,
+    text: `resolved ${r.resolved} !STOP:${reason} by ${r.receipt.by}${r.receipt.signature ? " (signed)" : " (unsigned)"}`,
+    json: { ok: true, reason, resolved: r.resolved, receipt: r.receipt },
+  };
 }
 
 /** `twinlock close RUN ID --result R [--residual TEXT]`. */
@@ -75,6 +84,7 @@ export async function runClose(
     throw new UsageError(`--result ${o.result} is not one of ${CLOSE_RESULTS.join(", ")}`);
   const r = await closeWorkflow({
     runFile,
+    home: homeOption(o),
     planner: parsePromptId(id, "planner"),
     result: o.result as CloseResult,
     residual: o.residual === undefined ? undefined : parseText(o.residual, "--residual"),

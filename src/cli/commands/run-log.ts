@@ -1,3 +1,6 @@
+import { IntegrityError } from "../../errors/errors.js";
+import { openGateHome, resolveHomeDir } from "../../home/gate-home.js";
+import { reconcileWithCheckpoint } from "../../home/run-checkpoints.js";
 import { verifyChain } from "../../run/event-chain.js";
 import { readRunFileUnverified, verifyRunFile } from "../../store/run-store.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -30,14 +33,35 @@ export function runLog(runFile: string, _o: CommonOptions): CommandResult {
  * `twinlock verify-log RUN`: check the chain, then replay the events and
  * compare with the stored state. Exit 1 naming the first bad event.
  */
-export function runVerifyLog(runFile: string, _o: CommonOptions): CommandResult {
+export function runVerifyLog(runFile: string, o: CommonOptions): CommandResult {
   const file = readRunFileUnverified(runFile);
   const verdict = verifyRunFile(file);
   if (!verdict.ok) return fail(verdict.seq, verdict.reason);
+  // The checkpoint is checked whenever a gate home is named or exists; without one, say so.
+  const explicit = o.home !== undefined || (process.env.TWINLOCK_HOME ?? "") !== "";
+  let checkpoint = "not checked: no gate home here (pass --home DIR)";
+  let home: ReturnType<typeof openGateHome> | undefined;
+  try {
+    home = openGateHome(o.home, { create: false });
+  } catch (error) {
+    if (explicit) throw error;
+  }
+  if (home) {
+    try {
+      const r = reconcileWithCheckpoint(home, file, runFile);
+      checkpoint =
+        r.rolledForward.length > 0
+          ? `one write behind the gate home's checkpoint (a crash between writes); the next command rolls it forward with events ${r.rolledForward.map((e) => e.seq).join(", ")}`
+          : `equals the gate home's checkpoint in ${home.dir}`;
+    } catch (error) {
+      if (!(error instanceof IntegrityError)) throw error;
+      return fail(file.events.length, error.message);
+    }
+  }
   return {
     exitCode: 0,
-    text: `ok: ${file.events.length} events, chain intact, state equals the replay (head ${file.head})`,
-    json: { ok: true, events: file.events.length, head: file.head },
+    text: `ok: ${file.events.length} events, chain intact, state equals the replay (head ${file.head}); checkpoint ${checkpoint}`,
+    json: { ok: true, events: file.events.length, head: file.head, checkpoint, home: home?.dir ?? resolveHomeDir(o.home) },
   };
 
   function fail(seq: number, reason: string): CommandResult {

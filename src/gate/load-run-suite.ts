@@ -1,0 +1,42 @@
+import { RefusalError } from "../errors/errors.js";
+import type { GateHome } from "../home/gate-home.js";
+import { loadPinnedSuite, type PinnedSuite, promptFileDigest, requirePinnedPair } from "../home/suite-pins.js";
+import type { RunState, Workflow } from "../run/run-schema.js";
+import { pairDigest } from "../twin/pair-digest.js";
+import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
+
+/**
+ * The suite and policy a run is judged by, from the home's pin (never from
+ * the run file), with the workflow's pairing checked against the pin and
+ * against the run's own record of it.
+ */
+export function loadRunSuite(home: GateHome, state: RunState, wf?: Workflow): PinnedSuite {
+  const pinned = loadPinnedSuite(home, state.suite);
+  if (wf) requireSamePairing(pinned, wf);
+  return pinned;
+}
+
+/** Throw unless the suite still resolves the workflow's planner to the run's executor, as pinned and as recorded. */
+export function requireSamePairing(pinned: PinnedSuite, wf: Workflow): void {
+  const resolved = resolveExactTwin(pinned.suite, wf.planner);
+  if (!resolved.ok) throw new RefusalError(`${wf.planner} no longer has an exact twin in the suite: ${resolved.reasons.join("; ")}`);
+  const { executor } = resolved.twin;
+  requirePinnedPair(pinned, wf.planner, executor.id);
+  if (
+    executor.id !== wf.executor ||
+    (executor.title ?? executor.id) !== wf.executor_title ||
+    pairDigest(resolved.twin.planner, executor) !== wf.pair_digest
+  ) {
+    throw new RefusalError(
+      `the pairing of ${wf.planner} changed in the suite since the run began (now ${executor.id}, "${executor.title}"); a changed pairing needs a new run`,
+      { attack: "repaired-twin" },
+    );
+  }
+}
+
+/** sha256 of the workflow's executor prompt file as it is now in the pinned suite. */
+export function executorDigest(pinned: PinnedSuite, wf: Workflow): string {
+  const prompt = pinned.suite.byId.get(wf.executor);
+  if (!prompt) throw new RefusalError(`${wf.executor} is no longer a prompt of suite ${pinned.pin.suite_id}`);
+  return promptFileDigest(pinned.suite, prompt);
+}

@@ -1,0 +1,213 @@
+import { createHash, randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import path from "node:path";
+import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { listHandoffFiles, type ManifestEntry, manifestHash } from "../handoff/hash-handoff.js";
+import { fsyncDir } from "../store/atomic-write.js";
+import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
+import { type GateHome, homeSubdir } from "./gate-home.js";
+
+const CHUNK = 1024 * 1024;
+
+/**
+ * A handoff copied into the gate home at one instant: the manifest and hash
+ * of exactly the copied bytes, a private folder holding them (for readiness),
+ * and every file stored by sha256 in the home's content-addressed store.
+ */
+export interface HandoffSnapshot {
+  hash: string;
+  files: ManifestEntry[];
+  /** The private copy in the home, laid out like the handoff. */
+  dir: string;
+  /** Store every copied file in the home's content-addressed store: call once the freeze is decided. */
+  keep(): void;
+  /** Remove the private copy (kept blobs stay). */
+  dispose(): void;
+}
+
+/**
+ * Copy every file of a handoff folder into the home, hashing the bytes as
+ * they are copied (SPEC §9 frozen bytes). What is hashed is what is stored,
+ * so an edit during or after the copy cannot slip in. Symlinks and special
+ * files are refused, as by `hashHandoff`.
+ */
+export function snapshotHandoff(home: GateHome, handoffDir: string): HandoffSnapshot {
+  const root = path.resolve(handoffDir);
+  const rel = listHandoffFiles(root);
+  const tmp = homeSubdir(home, "tmp");
+  removeLeftoversOfDeadWriters(tmp, "snap-", /^(\d+)-[0-9a-f]+$/);
+  const dir = path.join(tmp, `snap-${process.pid}-${randomBytes(6).toString("hex")}`);
+  mkdirSync(dir, { mode: 0o700 });
+  const dispose = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    const files: ManifestEntry[] = rel.map((p) => {
+      const target = path.join(dir, ...p.split("/"));
+      mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+      const digest = copyHashing(path.join(root, ...p.split("/")), target, `handoff file ${p}`);
+      return { path: p, ...digest };
+    });
+    const keep = () => {
+      for (const f of files) storeBlob(home, path.join(dir, ...f.path.split("/")), f.sha256);
+    };
+    return { hash: manifestHash(files), files, dir, keep, dispose };
+  } catch (error) {
+    dispose();
+    throw error;
+  }
+}
+
+/** Where the home keeps the bytes with this sha256. */
+export function blobPath(home: GateHome, sha256: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new IntegrityError(`${sha256} is not a sha256 digest`);
+  return path.join(home.dir, "blobs", sha256.slice(0, 2), sha256);
+}
+
+/** The frozen bytes of one manifest entry, verified against its size and sha256. */
+export function readBlob(home: GateHome, entry: ManifestEntry): Buffer {
+  const file = blobPath(home, entry.sha256);
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    throw new IntegrityError(
+      `the frozen bytes of ${entry.path} (sha256 ${entry.sha256.slice(0, 12)}…) are missing from gate home ${home.dir} (${(error as NodeJS.ErrnoException).code}); the frozen handoff cannot be shown or used — freeze it again`,
+      { path: entry.path },
+    );
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size !== entry.size)
+      throw new IntegrityError(
+        `the frozen bytes of ${entry.path} in gate home ${home.dir} are damaged (size ${stat.size}, frozen ${entry.size})`,
+      );
+    const buffer = Buffer.alloc(entry.size);
+    let read = 0;
+    while (read < entry.size) {
+      const n = readSync(fd, buffer, read, entry.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    if (createHash("sha256").update(buffer).digest("hex") !== entry.sha256)
+      throw new IntegrityError(
+        `the frozen bytes of ${entry.path} in gate home ${home.dir} no longer hash to ${entry.sha256}; they were damaged`,
+      );
+    return buffer;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every frozen file's bytes present and intact in the home, or the problems found. */
+export function verifyFrozenBytes(home: GateHome, files: readonly ManifestEntry[]): string[] {
+  const problems: string[] = [];
+  for (const f of files) {
+    try {
+      readBlob(home, f);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Write a read-only copy of exactly the frozen bytes into `target` (which
+ * must not exist, or be an empty folder): the executor works from this, not
+ * from the live handoff folder. Each file is verified as it is written.
+ */
+export function checkoutFrozenBytes(home: GateHome, files: readonly ManifestEntry[], target: string): string {
+  const dir = path.resolve(target);
+  try {
+    const entries = readdirSync(dir);
+    if (entries.length > 0) throw new UsageError(`checkout folder ${dir} is not empty; give a new or empty folder`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT") throw new UsageError(`checkout folder ${dir} cannot be used (${code}); give a new or empty folder`);
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+  }
+  const dirs = new Set<string>();
+  for (const f of files) {
+    const bytes = readBlob(home, f);
+    const out = path.join(dir, ...f.path.split("/"));
+    if (!out.startsWith(dir + path.sep)) throw new IntegrityError(`frozen path ${f.path} leaves the checkout folder`);
+    for (let d = path.dirname(out); d !== dir && d.startsWith(dir); d = path.dirname(d)) dirs.add(d);
+    mkdirSync(path.dirname(out), { recursive: true, mode: 0o755 });
+    const fd = openSync(out, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o444);
+    try {
+      let written = 0;
+      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  // Folders last, deepest first, so writing into them was still possible.
+  for (const d of [...dirs].sort((a, b) => b.length - a.length)) chmodSync(d, 0o555);
+  chmodSync(dir, 0o555);
+  return dir;
+}
+
+function storeBlob(home: GateHome, staged: string, sha256: string): void {
+  const target = blobPath(home, sha256);
+  try {
+    statSync(target);
+    return;
+  } catch {
+    // not stored yet
+  }
+  mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+  chmodSync(staged, 0o400);
+  try {
+    linkSync(staged, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  fsyncDir(path.dirname(target));
+}
+
+/** Copy one file, refusing anything but a regular file, and return the size and sha256 of the bytes copied. */
+function copyHashing(source: string, target: string, what: string): { size: number; sha256: string } {
+  let inFd: number;
+  try {
+    inFd = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    throw new UsageError(`cannot read ${what} (${(error as NodeJS.ErrnoException).code}); fix it and freeze again`, { cause: error });
+  }
+  let outFd: number | undefined;
+  try {
+    if (!fstatSync(inFd).isFile()) throw new RefusalError(`${what} is not a regular file; remove it`);
+    outFd = openSync(target, "wx", 0o600);
+    const hash = createHash("sha256");
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    let size = 0;
+    for (;;) {
+      const n = readSync(inFd, buffer, 0, CHUNK, size);
+      if (n === 0) break;
+      const chunk = buffer.subarray(0, n);
+      hash.update(chunk);
+      let written = 0;
+      while (written < n) written += writeSync(outFd, chunk, written, n - written);
+      size += n;
+    }
+    fsyncSync(outFd);
+    return { size, sha256: hash.digest("hex") };
+  } finally {
+    closeSync(inFd);
+    if (outFd !== undefined) closeSync(outFd);
+  }
+}

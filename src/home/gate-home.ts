@@ -1,0 +1,152 @@
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { UsageError } from "../errors/errors.js";
+import { requirePlainPath } from "../input/parse-input.js";
+import { fsyncDir } from "../store/atomic-write.js";
+
+/**
+ * The gate home (SPEC §9): the human's (or the gate server's) folder, out of
+ * the agent's reach. It holds the suite pins, the run checkpoints, the
+ * consumed consents and the frozen handoff bytes. Everything the gate is
+ * judged by comes from here, never from the run file or the suite folder.
+ */
+export interface GateHome {
+  /** Absolute path of the home folder. */
+  dir: string;
+  /** Random identity of this home; every run records the home it was created in. */
+  id: string;
+}
+
+const HomeFileSchema = z
+  .object({ format: z.literal("twinlock-home/1"), home_id: z.string().regex(/^home_[0-9a-f]{16}$/), created_at: z.string() })
+  .strict();
+
+/** Where the gate home is: `--home DIR`, else `TWINLOCK_HOME`, else `$XDG_STATE_HOME/twinlock`, else `~/.local/state/twinlock`. */
+export function resolveHomeDir(given?: string): string {
+  const chosen = given ?? nonEmpty(process.env.TWINLOCK_HOME);
+  if (chosen !== undefined) return path.resolve(chosen);
+  const xdg = nonEmpty(process.env.XDG_STATE_HOME);
+  if (xdg !== undefined) return path.resolve(xdg, "twinlock");
+  return path.join(os.homedir(), ".local", "state", "twinlock");
+}
+
+/**
+ * Open the gate home, creating it `0700` when it does not exist. Refuses,
+ * as ssh refuses loose key files, a home that is group- or world-writable or
+ * owned by another user: whoever can write the home can rewrite what the gate trusts.
+ */
+export function openGateHome(given?: string, options: { create?: boolean } = {}): GateHome {
+  const dir = resolveHomeDir(given);
+  requirePlainPath(dir, "gate home");
+  let exists = true;
+  try {
+    lstatSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new UsageError(`gate home ${dir} cannot be read (${(error as NodeJS.ErrnoException).code}); fix its permissions`, {
+        cause: error,
+      });
+    exists = false;
+  }
+  if (!exists) {
+    if (options.create === false)
+      throw new UsageError(
+        `gate home ${dir} does not exist; a person creates it by pinning a suite (\`twinlock trust pin --suite DIR\`), or pass --home DIR`,
+      );
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new UsageError(
+        `cannot create gate home ${dir} (${(error as NodeJS.ErrnoException).code}); pass --home DIR or set TWINLOCK_HOME to a folder you own`,
+        { cause: error },
+      );
+    }
+  }
+  requireSafeHomeFolder(dir);
+  const home = { dir, id: readOrCreateHomeId(dir) };
+  // Made up front, so that a refused command leaves the home exactly as it was.
+  if (options.create !== false) for (const sub of ["runs", "consumed", "blobs", "tmp"]) homeSubdir(home, sub);
+  return home;
+}
+
+/** Throw unless `dir` is a folder owned by this user that nobody else can write. */
+export function requireSafeHomeFolder(dir: string): void {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(dir);
+  } catch (error) {
+    throw new UsageError(`gate home ${dir} cannot be read (${(error as NodeJS.ErrnoException).code}); fix its permissions`, {
+      cause: error,
+    });
+  }
+  if (!stat.isDirectory()) throw new UsageError(`gate home ${dir} is not a folder; pass --home DIR naming a folder`);
+  const mode = stat.mode & 0o777;
+  if ((mode & 0o022) !== 0)
+    throw new UsageError(
+      `gate home ${dir} is writable by ${mode & 0o002 ? "every user" : "its group"} (mode ${mode.toString(8)}); anyone who can write it can rewrite what the gate trusts — run chmod 700 ${dir}`,
+    );
+  const uid = typeof process.geteuid === "function" ? process.geteuid() : undefined;
+  if (uid !== undefined && uid !== 0 && stat.uid !== uid)
+    throw new UsageError(`gate home ${dir} belongs to user ${stat.uid}, not to you (${uid}); use your own home (--home DIR)`);
+}
+
+/** A sub-folder of the home, made `0700` when missing. */
+export function homeSubdir(home: GateHome, ...parts: string[]): string {
+  const dir = path.join(home.dir, ...parts);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+function readOrCreateHomeId(dir: string): string {
+  const file = path.join(dir, "home.json");
+  const existing = readHomeFile(file);
+  if (existing) return existing;
+  const body = `${JSON.stringify({ format: "twinlock-home/1", home_id: `home_${randomBytes(8).toString("hex")}`, created_at: new Date().toISOString() })}\n`;
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  const fd = openSync(tmp, "wx", 0o600);
+  try {
+    writeSync(fd, body);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    // link() never replaces: of two processes creating the home at once, one identity wins and both read it.
+    linkSync(tmp, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    unlinkSync(tmp);
+  }
+  fsyncDir(dir);
+  const made = readHomeFile(file);
+  if (!made) throw new UsageError(`gate home ${dir} has an unreadable home.json; restore it from backup`);
+  return made;
+}
+
+function readHomeFile(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
+      cause: error,
+    });
+  }
+  let parsed: ReturnType<typeof HomeFileSchema.safeParse>;
+  try {
+    parsed = HomeFileSchema.safeParse(JSON.parse(text));
+  } catch {
+    parsed = { success: false } as ReturnType<typeof HomeFileSchema.safeParse>;
+  }
+  if (!parsed.success) throw new UsageError(`${file} is not a twinlock home file; the gate home was damaged — restore it from backup`);
+  return parsed.data.home_id;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
+}

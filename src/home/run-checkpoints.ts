@@ -1,0 +1,134 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { IntegrityError, UsageError } from "../errors/errors.js";
+import { applyEvent } from "../run/apply-event.js";
+import { hashEvent } from "../run/event-chain.js";
+import { EventSchema, handoffHash, homeId, type RunEvent, type RunFile, runId } from "../run/run-schema.js";
+import { atomicWriteFile } from "../store/atomic-write.js";
+import { withFileLock } from "../store/run-file-lock.js";
+import { type GateHome, homeSubdir } from "./gate-home.js";
+
+/**
+ * A run's checkpoint in the gate home (SPEC §9): the chain head the home last
+ * recorded, and the events of that last write. The home is written first, so
+ * a crash before the run file is replaced is recovered by rolling the file
+ * forward with those events; a run file that is behind, ahead of, or beside
+ * the checkpoint is refused.
+ */
+export const CheckpointSchema = z
+  .object({
+    format: z.literal("twinlock-checkpoint/1"),
+    run_id: runId,
+    home_id: homeId,
+    seq: z.number().int().min(1),
+    head: handoffHash,
+    last_write: z.object({ from_seq: z.number().int().min(0), from_head: handoffHash, events: z.array(EventSchema).min(1) }).strict(),
+    updated_at: z.string(),
+  })
+  .strict();
+export type Checkpoint = z.infer<typeof CheckpointSchema>;
+
+function checkpointFile(home: GateHome, id: string): string {
+  if (!runId.safeParse(id).success) throw new IntegrityError(`run ID ${JSON.stringify(id)} is not a twinlock run ID`);
+  return path.join(home.dir, "runs", `${id}.json`);
+}
+
+/** The home's checkpoint of a run, or undefined when the home has none. */
+export function readCheckpoint(home: GateHome, id: string): Checkpoint | undefined {
+  const file = checkpointFile(home, id);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new UsageError(`cannot read checkpoint ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`);
+  }
+  let parsed: ReturnType<typeof CheckpointSchema.safeParse> | undefined;
+  try {
+    parsed = CheckpointSchema.safeParse(JSON.parse(text));
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed?.success)
+    throw new IntegrityError(`checkpoint ${file} is damaged; the run cannot be trusted — start a new run with init-run`);
+  return parsed.data;
+}
+
+/** Record a run's new head and the events that led to it (durably, before the run file is replaced). */
+export function writeCheckpoint(home: GateHome, checkpoint: Checkpoint): void {
+  homeSubdir(home, "runs");
+  atomicWriteFile(checkpointFile(home, checkpoint.run_id), `${JSON.stringify(checkpoint)}\n`, 0o600);
+}
+
+/** Run `fn` holding the home's lock of one run: the step where the checkpoint and the run file change together. */
+export async function withCheckpointLock<T>(home: GateHome, id: string, fn: () => T | Promise<T>): Promise<T> {
+  homeSubdir(home, "runs");
+  return withFileLock(checkpointFile(home, id), fn);
+}
+
+/** A run file set against its checkpoint: itself, or rolled forward by the checkpoint's last write. */
+export interface Reconciled {
+  file: RunFile;
+  /** The events the home recorded that the file was missing (a crash between the two writes). */
+  rolledForward: RunEvent[];
+}
+
+/**
+ * Set a verified run file against the home's checkpoint (fast-forward only).
+ * Equal heads: the file. The file exactly one write behind: rolled forward
+ * with the checkpoint's events (recovery after a crash between the two
+ * writes). Anything else — no checkpoint, another home, a file behind
+ * (restored copy), ahead of or beside the checkpoint (hand-made events, a
+ * fork) — is an IntegrityError naming the checkpoint and what the file has.
+ */
+export function reconcileWithCheckpoint(home: GateHome, file: RunFile, runFile: string): Reconciled {
+  const state = file.state;
+  if (state.home_id !== home.id)
+    throw new IntegrityError(
+      `run ${state.run_id} (${runFile}) belongs to gate home ${state.home_id}, not to this one (${home.id} at ${home.dir}); use the home it was created in, or start a new run here`,
+      { check: "checkpoint", attack: "other-home" },
+    );
+  const cp = readCheckpoint(home, state.run_id);
+  if (!cp)
+    throw new IntegrityError(
+      `gate home ${home.dir} has no checkpoint for run ${state.run_id} (${runFile}): its checkpoint was deleted or the run was never recorded here; twinlock will not trust a run it cannot place — start a new run with init-run`,
+      { check: "checkpoint", attack: "missing-checkpoint" },
+    );
+  if (file.revision === cp.seq && file.head === cp.head) return { file, rolledForward: [] };
+  const lw = cp.last_write;
+  if (file.revision === lw.from_seq && file.head === lw.from_head)
+    return { file: rollForward(file, lw.events, cp), rolledForward: lw.events };
+  const where = `the gate home recorded event ${cp.seq} with head ${cp.head.slice(0, 19)}…, the file has event ${file.revision} with head ${file.head.slice(0, 19)}…`;
+  const atCp = file.events[cp.seq - 1];
+  if (file.revision < cp.seq)
+    throw new IntegrityError(
+      `run file ${runFile} is behind its checkpoint (${where}): it was rolled back or restored from an older copy; use the current run file`,
+      { check: "checkpoint", attack: "rollback" },
+    );
+  if (atCp && hashEvent(atCp) === cp.head)
+    throw new IntegrityError(
+      `run file ${runFile} has events ${cp.seq + 1}–${file.revision} that the gate home never recorded (${where}); they were added by hand or by another home`,
+      { check: "checkpoint", attack: "unrecorded-events" },
+    );
+  throw new IntegrityError(
+    `run file ${runFile} does not extend its checkpoint (${where}): its history was rewritten or it is a fork of another copy`,
+    { check: "checkpoint", attack: "fork" },
+  );
+}
+
+function rollForward(file: RunFile, events: readonly RunEvent[], cp: Checkpoint): RunFile {
+  let state = file.state;
+  let prev = file.head;
+  for (const e of events) {
+    if (e.prev !== prev || e.seq !== file.events.length + events.indexOf(e) + 1)
+      throw new IntegrityError(`checkpoint of run ${cp.run_id} holds events that do not follow the run file; the home is damaged`, {
+        check: "checkpoint",
+      });
+    state = applyEvent(state, e);
+    prev = hashEvent(e);
+  }
+  if (prev !== cp.head)
+    throw new IntegrityError(`checkpoint of run ${cp.run_id} is inconsistent; the home is damaged`, { check: "checkpoint" });
+  return { ...file, revision: cp.seq, head: cp.head, state, events: [...file.events, ...events] };
+}

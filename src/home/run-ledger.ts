@@ -1,0 +1,133 @@
+import { lstatSync } from "node:fs";
+import path from "node:path";
+import { ConflictError, RefusalError, UsageError } from "../errors/errors.js";
+import { requirePlainPath } from "../input/parse-input.js";
+import { GENESIS } from "../run/event-chain.js";
+import type { RunEvent } from "../run/run-schema.js";
+import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
+import { withFileLock } from "../store/run-file-lock.js";
+import { appendTo, type EventDraft, type LoadedRun, readRunFile, serializeRunFile } from "../store/run-store.js";
+import { markConsentConsumed } from "./consumed-consents.js";
+import type { GateHome } from "./gate-home.js";
+import { reconcileWithCheckpoint, withCheckpointLock, writeCheckpoint } from "./run-checkpoints.js";
+
+/**
+ * A run file read, verified (chain, replay, state) and set against its
+ * checkpoint in the gate home. A file one write behind its checkpoint (a
+ * crash between the two writes) is returned rolled forward; any other
+ * difference is refused (see `reconcileWithCheckpoint`).
+ */
+export function readRun(runFile: string, home: GateHome): LoadedRun {
+  const verified = readRunFile(runFile);
+  const { file } = reconcileWithCheckpoint(home, verified.file, runFile);
+  return { path: verified.path, file, state: file.state };
+}
+
+/**
+ * Create a run file and its checkpoint: the home first, then the file. A
+ * crash in between leaves a checkpoint no file names, which is harmless.
+ */
+export async function createRun(runFile: string, home: GateHome, drafts: EventDraft[], now: Date): Promise<LoadedRun> {
+  const abs = path.resolve(runFile);
+  return withFileLock(abs, async () => {
+    if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; choose another name or continue that run`);
+    removeDeadTempFiles(abs);
+    const run = appendTo(undefined, drafts, now);
+    await withCheckpointLock(home, run.state.run_id, () => {
+      writeCheckpoint(home, {
+        format: "twinlock-checkpoint/1",
+        run_id: run.state.run_id,
+        home_id: home.id,
+        seq: run.revision,
+        head: run.head,
+        last_write: { from_seq: 0, from_head: GENESIS, events: run.events },
+        updated_at: now.toISOString(),
+      });
+      atomicWriteFile(abs, serializeRunFile(run));
+    });
+    return { path: abs, file: run, state: run.state };
+  });
+}
+
+/**
+ * The one way to change a run: lock the run file, then the home's lock of
+ * the run; verify the file and set it against its checkpoint; check the
+ * caller's expected revision; let `decide` turn the run into new events (or
+ * throw a refusal, writing nothing); write the checkpoint with those events,
+ * apply their effects in the home (a consumed consent), then replace the
+ * run file. Two copies of a run serialize on the home's lock, so exactly one
+ * of two racing decisions lands.
+ */
+export async function updateRun<T>(
+  runFile: string,
+  home: GateHome,
+  decide: (run: LoadedRun) => Promise<{ events: EventDraft[]; result: T }> | { events: EventDraft[]; result: T },
+  options: { now?: () => Date; expectedRevision?: number } = {},
+): Promise<{ run: LoadedRun; result: T }> {
+  const abs = path.resolve(runFile);
+  if (!exists(abs))
+    throw new UsageError(`run file ${runFile} does not exist; create it with \`twinlock init-run ${runFile} --suite DIR --planner ID\``);
+  return withFileLock(abs, async () => {
+    const verified = readRunFile(abs);
+    return withCheckpointLock(home, verified.state.run_id, async () => {
+      const reconciled = reconcileWithCheckpoint(home, verified.file, runFile);
+      if (reconciled.rolledForward.length > 0) {
+        applyHomeEffects(home, reconciled.rolledForward, reconciled.file.state.run_id);
+        removeDeadTempFiles(abs);
+        atomicWriteFile(abs, serializeRunFile(reconciled.file));
+      }
+      const current: LoadedRun = { path: abs, file: reconciled.file, state: reconciled.file.state };
+      if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision) {
+        throw new ConflictError(
+          `run file ${runFile} changed since it was read (revision ${options.expectedRevision}, now ${current.file.revision}); read it again and repeat the decision`,
+        );
+      }
+      const { events, result } = await decide(current);
+      if (events.length === 0) return { run: current, result };
+      const now = (options.now ?? (() => new Date()))();
+      const next = appendTo(current.file, events, now);
+      const added = next.events.slice(current.file.events.length);
+      writeCheckpoint(home, {
+        format: "twinlock-checkpoint/1",
+        run_id: next.state.run_id,
+        home_id: home.id,
+        seq: next.revision,
+        head: next.head,
+        last_write: { from_seq: current.file.revision, from_head: current.file.head, events: added },
+        updated_at: now.toISOString(),
+      });
+      applyHomeEffects(home, added, next.state.run_id);
+      removeDeadTempFiles(abs);
+      atomicWriteFile(abs, serializeRunFile(next));
+      return { run: { path: abs, file: next, state: next.state }, result };
+    });
+  });
+}
+
+/** What recorded events change in the home itself: an admission consumes its consent there. */
+function applyHomeEffects(home: GateHome, events: readonly RunEvent[], runId: string): void {
+  for (const e of events) {
+    if (e.type !== "admitted") continue;
+    const receipt = e.data.receipt as { consent_hash: string; planner: string; executor: string };
+    markConsentConsumed(home, {
+      run_id: runId,
+      planner: receipt.planner,
+      executor: receipt.executor,
+      consent_hash: receipt.consent_hash,
+      at: e.at,
+    });
+  }
+}
+
+function exists(abs: string): boolean {
+  requirePlainPath(abs, "run file");
+  try {
+    lstatSync(abs);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return false;
+    if (code === "EACCES" || code === "EPERM") return true;
+    throw new UsageError(`run file ${abs} cannot be used (${code}); give a shorter or valid path`, { cause: error });
+  }
+}

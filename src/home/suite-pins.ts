@@ -1,0 +1,313 @@
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { formatDiagnostic } from "../diagnostics/format-diagnostic.js";
+import { RefusalError, UsageError } from "../errors/errors.js";
+import { atomicWriteFile } from "../store/atomic-write.js";
+import { withFileLock } from "../store/run-file-lock.js";
+import { loadSuite, loadSuiteConfig, type Suite } from "../suite/load-suite.js";
+import type { Prompt } from "../suite/prompt.js";
+import { CONFIG_FILE, type SuiteConfig } from "../suite/suite-config.js";
+import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
+import type { GateHome } from "./gate-home.js";
+
+const sha = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+
+/** One pinned suite: what the person reviewed and decided to trust (SPEC §9). */
+export const PinSchema = z
+  .object({
+    suite_id: z.string().min(1).max(200),
+    root: z.string().min(1).max(4096),
+    config_sha256: sha,
+    /** Every genuine pair at pinning (planner → executor): a re-pairing needs a new pin. */
+    pairs: z.record(z.string(), z.string()),
+    allow_unsigned: z.boolean(),
+    pinned_at: z.string(),
+    pinned_by: z.string().max(200),
+  })
+  .strict();
+export type Pin = z.infer<typeof PinSchema>;
+
+const PinsFileSchema = z.object({ format: z.literal("twinlock-pins/1"), pins: z.array(PinSchema) }).strict();
+
+/** Largest `twinlock.yaml` read when pinning or checking a pin. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** The sha256 of a suite's `twinlock.yaml` bytes: the policy digest receipts bind. */
+export function configDigest(root: string): string {
+  return `sha256:${createHash("sha256").update(readConfigBytes(root)).digest("hex")}`;
+}
+
+/** A pinned suite loaded for a decision: the suite, its policy and the digest of that policy. */
+export interface PinnedSuite {
+  pin: Pin;
+  suite: Suite;
+  config: SuiteConfig;
+  /** sha256 of `twinlock.yaml` as pinned and as it is now (they are equal, or loading refused). */
+  policyDigest: string;
+  /** True when the suite was pinned with `--allow-unsigned` and does not require signed receipts. */
+  unsigned: boolean;
+}
+
+/**
+ * Pin a suite in the home: its real path, `suite_id`, the sha256 of its
+ * `twinlock.yaml`, and its pairs. A suite that does not require signed
+ * receipts is refused unless `allowUnsigned`. Replaces an earlier pin of the
+ * same suite_id or folder.
+ */
+export async function pinSuite(
+  home: GateHome,
+  input: { suiteDir: string; allowUnsigned?: boolean; actor: string; now?: Date },
+): Promise<{ pin: Pin; replaced: Pin | undefined }> {
+  const given = path.resolve(input.suiteDir);
+  let root: string;
+  try {
+    root = realpathSync(given);
+  } catch (error) {
+    throw new UsageError(`suite folder ${given} cannot be read (${(error as NodeJS.ErrnoException).code}); give the suite's folder`, {
+      cause: error,
+    });
+  }
+  const digest = configDigest(root);
+  const { config, diagnostics } = loadSuiteConfig(root);
+  const first = diagnostics[0];
+  if (first) throw new RefusalError(`cannot pin: ${formatDiagnostic(first)}; fix it (twinlock validate --suite ${given}) first`);
+  if (!config.suite_id)
+    throw new RefusalError(`cannot pin ${given}: its ${CONFIG_FILE} has no suite_id; add one (e.g. suite_id: my-team-prompts)`);
+  const signing = config.policies?.require_signed_receipts === true;
+  if (!signing && !input.allowUnsigned)
+    throw new RefusalError(
+      `cannot pin ${config.suite_id}: it does not require signed receipts, so anyone who can run twinlock could approve and consent; add policies.require_signed_receipts: true with reviewers, or pin with --allow-unsigned to accept that`,
+    );
+  const suite = loadSuite(root);
+  if (configDigest(root) !== digest) throw new RefusalError(`${CONFIG_FILE} in ${root} changed while pinning; pin again`);
+  const pin: Pin = {
+    suite_id: config.suite_id,
+    root,
+    config_sha256: digest,
+    pairs: pairsOf(suite),
+    allow_unsigned: !signing,
+    pinned_at: (input.now ?? new Date()).toISOString(),
+    pinned_by: input.actor,
+  };
+  let replaced: Pin | undefined;
+  await withPins(home, (pins) => {
+    replaced = pins.find((p) => p.suite_id === pin.suite_id || p.root === pin.root);
+    return [...pins.filter((p) => p.suite_id !== pin.suite_id && p.root !== pin.root), pin];
+  });
+  return { pin, replaced };
+}
+
+/** Remove a suite's pin; runs of that suite are refused until it is pinned again. */
+export async function unpinSuite(home: GateHome, suiteId: string): Promise<Pin> {
+  let removed: Pin | undefined;
+  await withPins(home, (pins) => {
+    removed = pins.find((p) => p.suite_id === suiteId);
+    return pins.filter((p) => p.suite_id !== suiteId);
+  });
+  if (!removed)
+    throw new RefusalError(
+      `suite ${suiteId} is not pinned in ${home.dir}; pinned: ${
+        listPins(home)
+          .map((p) => p.suite_id)
+          .join(", ") || "none"
+      }`,
+    );
+  return removed;
+}
+
+/** Every pin of the home. */
+export function listPins(home: GateHome): Pin[] {
+  const file = pinsFile(home);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
+      cause: error,
+    });
+  }
+  let parsed: ReturnType<typeof PinsFileSchema.safeParse> | undefined;
+  try {
+    parsed = PinsFileSchema.safeParse(JSON.parse(text));
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed?.success) throw new UsageError(`${file} is damaged; restore it from backup or re-pin each suite`);
+  return parsed.data.pins;
+}
+
+/** The pin of the suite a run names, or undefined. */
+export function findPin(home: GateHome, suiteId: string): Pin | undefined {
+  return listPins(home).find((p) => p.suite_id === suiteId);
+}
+
+/**
+ * The pin a suite folder is trusted under, for `init-run --suite DIR`: the
+ * folder must be a pinned suite's real path.
+ */
+export function pinForFolder(home: GateHome, suiteDir: string): Pin {
+  const given = path.resolve(suiteDir);
+  let real: string;
+  try {
+    real = realpathSync(given);
+  } catch (error) {
+    throw new UsageError(`suite folder ${given} cannot be read (${(error as NodeJS.ErrnoException).code}); give the suite's folder`, {
+      cause: error,
+    });
+  }
+  const pin = listPins(home).find((p) => p.root === real);
+  if (!pin)
+    throw new RefusalError(
+      `the suite at ${real} is not pinned in gate home ${home.dir}; a person reviews it and pins it with \`twinlock trust pin --suite ${given}\` (pinned: ${
+        listPins(home)
+          .map((p) => `${p.suite_id} at ${p.root}`)
+          .join("; ") || "none"
+      })`,
+      { attack: "unpinned-suite" },
+    );
+  return pin;
+}
+
+/**
+ * Load the suite a run names, from its pin and never from the run file: the
+ * pin must exist, name the same folder, the folder must still be that real
+ * folder (not moved, not a symbolic link), and its `twinlock.yaml` must hash
+ * as pinned. Each refusal names both values.
+ */
+export function loadPinnedSuite(home: GateHome, runSuite: { root: string; suite_id: string | null }): PinnedSuite {
+  if (runSuite.suite_id === null)
+    throw new RefusalError(
+      `the run names a suite without a suite_id (${runSuite.root}); only a pinned suite can be used — start a new run`,
+    );
+  const pin = findPin(home, runSuite.suite_id);
+  if (!pin)
+    throw new RefusalError(
+      `suite ${runSuite.suite_id} is not pinned in gate home ${home.dir}; a person pins it with \`twinlock trust pin --suite DIR\` after reviewing it`,
+      { attack: "unpinned-suite" },
+    );
+  if (pin.root !== runSuite.root)
+    throw new RefusalError(
+      `the run names suite ${runSuite.suite_id} at ${runSuite.root}, but it is pinned at ${pin.root}; the run cannot choose its suite — start a new run on the pinned suite`,
+      { attack: "suite-swap" },
+    );
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(pin.root);
+  } catch {
+    throw new RefusalError(`the pinned suite folder ${pin.root} (${pin.suite_id}) is gone; restore it there, or re-pin it where it is now`);
+  }
+  if (stat.isSymbolicLink())
+    throw new RefusalError(
+      `the pinned suite folder ${pin.root} is now a symbolic link (to ${safeRealpath(pin.root)}); re-pin after reviewing the change`,
+      { attack: "suite-swap" },
+    );
+  if (safeRealpath(pin.root) !== pin.root)
+    throw new RefusalError(
+      `the pinned suite folder ${pin.root} now resolves to ${safeRealpath(pin.root)}; re-pin after reviewing the change`,
+      {
+        attack: "suite-swap",
+      },
+    );
+  const now = configDigest(pin.root);
+  if (now !== pin.config_sha256)
+    throw new RefusalError(
+      `${CONFIG_FILE} of suite ${pin.suite_id} changed since it was pinned (pinned ${pin.config_sha256}, now ${now}); re-pin after reviewing the change: twinlock trust pin --suite ${pin.root}`,
+      { attack: "policy-changed" },
+    );
+  const { config, diagnostics } = loadSuiteConfig(pin.root);
+  if (diagnostics[0]) throw new RefusalError(`the pinned suite's ${CONFIG_FILE} is invalid (${formatDiagnostic(diagnostics[0])})`);
+  if (config.suite_id !== pin.suite_id)
+    throw new RefusalError(`${pin.root} is suite ${config.suite_id ?? "(no suite_id)"}, not the pinned ${pin.suite_id}`);
+  const suite = loadSuite(pin.root);
+  if (configDigest(pin.root) !== now)
+    throw new RefusalError(`${CONFIG_FILE} of suite ${pin.suite_id} changed while it was read; try again`);
+  const unsigned = config.policies?.require_signed_receipts !== true;
+  if (unsigned && !pin.allow_unsigned)
+    throw new RefusalError(`suite ${pin.suite_id} does not require signed receipts but was not pinned with --allow-unsigned; re-pin it`);
+  return { pin, suite, config, policyDigest: now, unsigned };
+}
+
+/** Throw unless the planner is paired now exactly as it was when the suite was pinned. */
+export function requirePinnedPair(pinned: PinnedSuite, planner: string, executor: string): void {
+  const atPin = pinned.pin.pairs[planner];
+  if (atPin !== executor)
+    throw new RefusalError(
+      `the pairing of ${planner} is not the pinned one (pinned ${atPin ?? "no pair"}, now ${executor}); re-pin the suite after reviewing the change`,
+      { attack: "repaired-twin" },
+    );
+}
+
+/** sha256 of a prompt file's whole bytes (frontmatter and body): what receipts bind for the executor. */
+export function promptFileDigest(suite: Suite, prompt: Prompt): string {
+  const bytes = readRegular(path.join(suite.root, ...prompt.file.split("/")), `prompt file ${prompt.file}`, 1024 * 1024);
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+function pairsOf(suite: Suite): Record<string, string> {
+  const pairs: Record<string, string> = {};
+  for (const p of suite.prompts) {
+    if (p.role !== "investigative" || p.pairedPromptId === null) continue;
+    const resolved = resolveExactTwin(suite, p.id);
+    if (resolved.ok) pairs[p.id] = resolved.twin.executor.id;
+  }
+  return pairs;
+}
+
+async function withPins(home: GateHome, change: (pins: Pin[]) => Pin[]): Promise<void> {
+  const file = pinsFile(home);
+  await withFileLock(file, () => {
+    const pins = change(listPins(home));
+    atomicWriteFile(file, `${JSON.stringify({ format: "twinlock-pins/1", pins }, null, 1)}\n`, 0o600);
+  });
+}
+
+function pinsFile(home: GateHome): string {
+  return path.join(home.dir, "pins.json");
+}
+
+function readConfigBytes(root: string): Buffer {
+  return readRegular(path.join(root, CONFIG_FILE), CONFIG_FILE, MAX_CONFIG_BYTES);
+}
+
+/** Read a regular file without following a final symlink or blocking on a FIFO. */
+function readRegular(file: string, what: string, max: number): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new RefusalError(
+      code === "ENOENT"
+        ? `${what} is missing at ${file}; a pinned suite needs its ${what}`
+        : code === "ELOOP"
+          ? `${what} at ${file} is a symbolic link; it is refused`
+          : `cannot read ${what} at ${file} (${code})`,
+    );
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new RefusalError(`${what} at ${file} is not a regular file; it is refused`);
+    if (stat.size > max) throw new RefusalError(`${what} at ${file} is ${stat.size} bytes, over the ${max}-byte limit`);
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = readSync(fd, buffer, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function safeRealpath(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return "(unreadable)";
+  }
+}
