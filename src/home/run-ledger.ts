@@ -1,6 +1,6 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
-import { ConflictError, RefusalError, UsageError } from "../errors/errors.js";
+import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
 import { GENESIS } from "../run/event-chain.js";
 import type { RunEvent } from "../run/run-schema.js";
@@ -18,10 +18,23 @@ import { reconcileWithCheckpoint, withCheckpointLock, writeCheckpoint } from "./
  * difference is refused (see `reconcileWithCheckpoint`).
  */
 export function readRun(runFile: string, home: GateHome): LoadedRun {
-  const verified = readRunFile(runFile);
-  const { file } = reconcileWithCheckpoint(home, verified.file, runFile);
-  return { path: verified.path, file, state: file.state };
+  // Without the locks, a writer may replace the checkpoint and the file between our two reads:
+  // a mismatch is read again a few times before it is believed.
+  for (let attempt = 0; ; attempt++) {
+    const verified = readRunFile(runFile);
+    try {
+      const { file } = reconcileWithCheckpoint(home, verified.file, runFile);
+      return { path: verified.path, file, state: file.state };
+    } catch (error) {
+      const kind = error instanceof IntegrityError ? error.details.attack : undefined;
+      if (attempt >= READ_RETRIES || (kind !== "rollback" && kind !== "unrecorded-events" && kind !== "fork")) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + attempt * 5);
+    }
+  }
 }
+
+/** How often a lock-free reader re-reads a run that does not match its checkpoint (about half a second in all). */
+const READ_RETRIES = 12;
 
 /**
  * Create a run file and its checkpoint: the home first, then the file. A

@@ -1,23 +1,39 @@
 import { execFileSync } from "node:child_process";
-import * as realFs from "node:fs";
-import { closeSync, existsSync, fstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import fs, { closeSync, existsSync, fstatSync, lstatSync, mkdirSync, type Stats, symlinkSync, writeFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import net from "node:net";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { UsageError } from "../errors/errors.js";
 import { makeTempDir, removeTempDirs, runningAsRoot } from "../test-support/temp-suite.js";
 import { describeFileKind, openRegularFile, readFailureCode, readRegularFile } from "./read-regular-file.js";
 
-// The real calls still happen; one test makes the first look at a path report a regular file.
-vi.mock("node:fs", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("node:fs")>();
-  return { ...actual, default: actual, lstatSync: vi.fn(actual.lstatSync), statSync: vi.fn(actual.statSync) };
-});
+const realStat = { lstatSync: fs.lstatSync, statSync: fs.statSync };
+/** The `fs` object, whose functions a test may replace (the typings mark them read-only). */
+const patchable = fs as { lstatSync: unknown; statSync: unknown };
 
-afterEach(() => {
-  vi.mocked(realFs.lstatSync).mockReset();
-  vi.mocked(realFs.statSync).mockReset();
-});
+/**
+ * Make the next look at a path (`lstatSync` and `statSync`) report `stats`,
+ * as if the file had been swapped after it was looked at. Patched on the
+ * `fs` object and synced into the named exports the module imports.
+ */
+function nextLookReports(stats: Stats): void {
+  const once = () => {
+    restoreLooks();
+    return stats;
+  };
+  patchable.lstatSync = once;
+  patchable.statSync = once;
+  syncBuiltinESMExports();
+}
+
+function restoreLooks(): void {
+  patchable.lstatSync = realStat.lstatSync;
+  patchable.statSync = realStat.statSync;
+  syncBuiltinESMExports();
+}
+
+afterEach(restoreLooks);
 afterAll(removeTempDirs);
 
 /** The UsageError `fn` throws; fails the test when it returns instead. */
@@ -193,13 +209,15 @@ describe("openRegularFile", () => {
     writeFileSync(regular, "{}");
     const fifo = fifoIn(dir);
     // The first look sees a regular file; the FIFO is what gets opened. A blocking open would hang here.
-    const regularStats = realFs.lstatSync(regular);
-    vi.mocked(realFs.statSync).mockImplementationOnce((() => regularStats) as unknown as typeof realFs.statSync);
-    vi.mocked(realFs.lstatSync).mockImplementationOnce((() => regularStats) as unknown as typeof realFs.lstatSync);
+    nextLookReports(lstatSync(regular));
     expect(refusal(() => openRegularFile(fifo, "run file")).message).toBe(
       `run file ${fifo} is a FIFO (named pipe), not a regular file; give a regular file`,
     );
-    expect(refusal(() => openRegularFile(fifo, "run file", { noFollow: true })).message).toContain("is a FIFO (named pipe)");
+    nextLookReports(lstatSync(regular));
+    const error = refusal(() => openRegularFile(fifo, "run file", { noFollow: true }));
+    expect(error.message).toContain("is a FIFO (named pipe)");
+    // Refused by fstat on the opened descriptor: a refusal by kind, with no failed call behind it.
+    expect(readFailureCode(error)).toBeUndefined();
   });
 
   it("refuses a symbolic link swapped in after the look, with noFollow (ELOOP)", () => {
@@ -208,8 +226,7 @@ describe("openRegularFile", () => {
     writeFileSync(regular, "{}");
     const link = path.join(dir, "link.json");
     symlinkSync("regular.json", link);
-    const regularStats = realFs.lstatSync(regular);
-    vi.mocked(realFs.lstatSync).mockImplementationOnce((() => regularStats) as unknown as typeof realFs.lstatSync);
+    nextLookReports(lstatSync(regular));
     const error = refusal(() => openRegularFile(link, "handoff record", { noFollow: true }));
     expect(readFailureCode(error)).toBe("ELOOP");
   });
@@ -221,7 +238,7 @@ describe("describeFileKind", () => {
     mkdirSync(path.join(dir, "sub"));
     writeFileSync(path.join(dir, "f"), "");
     symlinkSync("f", path.join(dir, "l"));
-    const kind = (p: string) => describeFileKind(realFs.lstatSync(p));
+    const kind = (p: string) => describeFileKind(lstatSync(p));
     expect(kind(path.join(dir, "f"))).toBe("a regular file");
     expect(kind(path.join(dir, "sub"))).toBe("a folder");
     expect(kind(path.join(dir, "l"))).toBe("a symbolic link");

@@ -28,7 +28,18 @@
  */
 
 import { createHash, createPrivateKey } from "node:crypto";
-import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,6 +56,7 @@ import { initRun } from "../../src/gate/init-run.js";
 import { reviewPairPlan } from "../../src/gate/review-pair-plan.js";
 import { checkReadiness } from "../../src/handoff/check-readiness.js";
 import { hashHandoff } from "../../src/handoff/hash-handoff.js";
+import { loadPinnedSuite } from "../../src/home/suite-pins.js";
 import { ADMISSION_STOP } from "../../src/run/admission-checks.js";
 import { replayEvents } from "../../src/run/apply-event.js";
 import { GENESIS, hashEvent } from "../../src/run/event-chain.js";
@@ -54,7 +66,6 @@ import { loadSuite, loadSuiteConfig } from "../../src/suite/load-suite.js";
 import { parsePromptFile } from "../../src/suite/parse-prompt-file.js";
 import { pinForTest, testHome } from "../../src/test-support/run-fixture.js";
 import { generateReviewerKey } from "../../src/trust/keys.js";
-import { loadPinnedSuite } from "../../src/home/suite-pins.js";
 
 /** Cases per property. */
 const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 25) || 25);
