@@ -6,6 +6,7 @@ import {
   fstatSync,
   fsyncSync,
   linkSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -131,6 +132,15 @@ export function verifyFrozenBytes(home: GateHome, files: readonly ManifestEntry[
  */
 export function checkoutFrozenBytes(home: GateHome, files: readonly ManifestEntry[], target: string): string {
   const dir = path.resolve(target);
+  const rel = path.relative(home.dir, dir);
+  if (rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel)))
+    throw new UsageError(`checkout folder ${dir} is inside the gate home ${home.dir}; give a folder outside it`);
+  try {
+    if (lstatSync(dir).isSymbolicLink())
+      throw new UsageError(`checkout folder ${dir} is a symbolic link; give a real, new or empty folder`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+  }
   try {
     const entries = readdirSync(dir);
     if (entries.length > 0) throw new UsageError(`checkout folder ${dir} is not empty; give a new or empty folder`);
