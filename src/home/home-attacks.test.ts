@@ -145,7 +145,7 @@ describe("attack 1: the run file chooses what it is judged by", () => {
     const copy = path.join(w.dir, "agent-suite");
     cpSync(w.suite, copy, { recursive: true });
     rebuild(w.runFile, (run) => {
-      (run.events[0]?.data as { suite: { root: string } }).suite.root = copy;
+      ((run.events[0] as RunFile["events"][number]).data as { suite: { root: string } }).suite.root = copy;
       run.state.suite.root = copy;
     });
     const r = await tryAdmit(w);
