@@ -1,14 +1,14 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
-import { readRun, updateRun } from "../home/run-ledger.js";
+import { updateRun } from "../home/run-ledger.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ApplyApproval, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
-import { loadRunSuite } from "./load-run-suite.js";
+import { gatherPinned } from "./load-run-suite.js";
 
 /**
  * The separate apply approval of the APPLY_APPROVED path
@@ -23,8 +23,7 @@ export async function approveApply(input: {
   key?: KeyObject;
   now?: () => Date;
 }): Promise<{ run: LoadedRun; receipt: ApplyApproval; workflow: Workflow }> {
-  const before = readRun(input.runFile, input.home);
-  const pinned = loadRunSuite(input.home, before.state, requireWorkflow(before.state.workflows, input.planner));
+  const { pinned } = gatherPinned(input.runFile, input.home, input.planner);
   const { run, result } = await updateRun(
     input.runFile,
     input.home,

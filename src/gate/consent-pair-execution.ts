@@ -1,7 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
-import { readRun, updateRun } from "../home/run-ledger.js";
+import { updateRun } from "../home/run-ledger.js";
 import { parseDuration } from "../input/parse-input.js";
 import { describeNextStep } from "../run/next-step.js";
 import { legalNextStep, requireTransition, requireWorkflow } from "../run/refuse-transition.js";
@@ -10,7 +10,7 @@ import type { LoadedRun } from "../store/run-store.js";
 import { distinctApprovers } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
-import { executorDigest, loadRunSuite } from "./load-run-suite.js";
+import { executorDigest, gatherPinned } from "./load-run-suite.js";
 import { requireCurrentHash } from "./review-pair-plan.js";
 
 export interface ConsentInput {
@@ -52,9 +52,8 @@ export function consentQuestion(
  */
 export async function consentPairExecution(input: ConsentInput): Promise<{ run: LoadedRun; receipt: ConsentReceipt; workflow: Workflow }> {
   // Gather the pinned suite (pairing checked against the pin and the run) and the executor's digest first.
-  const before = readRun(input.runFile, input.home);
-  const pinned = loadRunSuite(input.home, before.state, requireWorkflow(before.state.workflows, input.planner));
-  const execDigest = executorDigest(pinned, requireWorkflow(before.state.workflows, input.planner));
+  const { workflow, pinned } = gatherPinned(input.runFile, input.home, input.planner);
+  const execDigest = executorDigest(pinned, workflow);
   const { run, result } = await updateRun(
     input.runFile,
     input.home,

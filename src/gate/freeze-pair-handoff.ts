@@ -4,13 +4,13 @@ import { RefusalError, UsageError } from "../errors/errors.js";
 import { checkReadiness, type ReadinessReport } from "../handoff/check-readiness.js";
 import { snapshotHandoff } from "../home/frozen-bytes.js";
 import type { GateHome } from "../home/gate-home.js";
-import { readRun, updateRun } from "../home/run-ledger.js";
+import { updateRun } from "../home/run-ledger.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { FreezeReceipt, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
-import { loadRunSuite } from "./load-run-suite.js";
+import { gatherPinned } from "./load-run-suite.js";
 
 export interface FreezeInput {
   runFile: string;
@@ -50,10 +50,8 @@ export interface FreezeResult {
 export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResult> {
   const runDir = path.dirname(path.resolve(input.runFile));
   // Gather first: the run, its pinned suite and the frozen copy; then decide under the locks.
-  const before = readRun(input.runFile, input.home);
-  const wf0 = requireWorkflow(before.state.workflows, input.planner);
+  const { workflow: wf0, pinned } = gatherPinned(input.runFile, input.home, input.planner);
   requireTransition(input.runFile, wf0, "handoff_frozen", "freeze the handoff");
-  const pinned = loadRunSuite(input.home, before.state, wf0);
   const dirGiven = input.handoffDir ?? (wf0.handoff ? path.resolve(runDir, wf0.handoff.dir) : undefined);
   if (!dirGiven) throw new UsageError(`no handoff folder: pass --handoff DIR the first time you freeze ${wf0.planner}`);
   const dir = path.resolve(dirGiven);

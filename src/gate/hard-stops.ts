@@ -2,12 +2,12 @@ import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readRun, updateRun } from "../home/run-ledger.js";
+import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { StopResolution } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
-import { loadRunSuite } from "./load-run-suite.js";
 
 /** Record a hard `!STOP:{reason}` on the run, or on one workflow; anyone may raise one, and admission refuses while it is open. */
 export async function raiseStop(input: {
@@ -56,7 +56,8 @@ export async function resolveStop(input: {
   now?: () => Date;
 }): Promise<{ run: LoadedRun; resolved: number; receipt: StopResolution }> {
   const before = readRun(input.runFile, input.home);
-  const pinned = loadRunSuite(input.home, before.state);
+  // Lifting a stop is judged by the pinned policy alone; no prompt is read.
+  const pinned = loadPinnedPolicy(input.home, before.state.suite);
   const person = personForKey(input.key, input.actor, pinned.config, "--actor");
   const { run, result } = await updateRun(
     input.runFile,

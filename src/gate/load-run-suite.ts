@@ -1,7 +1,10 @@
 import { RefusalError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
+import { readRun } from "../home/run-ledger.js";
 import { loadPinnedSuite, type PinnedSuite, promptFileDigest, requirePinnedPair } from "../home/suite-pins.js";
+import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
+import type { LoadedRun } from "../store/run-store.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
 
@@ -14,6 +17,21 @@ export function loadRunSuite(home: GateHome, state: RunState, wf?: Workflow): Pi
   const pinned = loadPinnedSuite(home, state.suite);
   if (wf) requireSamePairing(pinned, wf);
   return pinned;
+}
+
+/**
+ * What a decision gathers before it takes the locks (the run as the home
+ * knows it, the workflow, and the pinned suite with the pairing checked):
+ * the run's suite cannot change, so none of it needs the lock.
+ */
+export function gatherPinned(
+  runFile: string,
+  home: GateHome,
+  planner: string,
+): { run: LoadedRun; workflow: Workflow; pinned: PinnedSuite } {
+  const run = readRun(runFile, home);
+  const workflow = requireWorkflow(run.state.workflows, planner);
+  return { run, workflow, pinned: loadRunSuite(home, run.state, workflow) };
 }
 
 /** Throw unless the suite still resolves the workflow's planner to the run's executor, as pinned and as recorded. */

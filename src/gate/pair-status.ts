@@ -3,7 +3,7 @@ import { RefusalError } from "../errors/errors.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readRun } from "../home/run-ledger.js";
-import { loadPinnedSuite } from "../home/suite-pins.js";
+import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { describeChanges } from "../run/admission-checks.js";
 import { describeNextStep, shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
@@ -157,7 +157,7 @@ const REHASHED_STATES = new Set<State>(["plan_review_pending", "execution_consen
 /** Whether the pinned suite asks for signed receipts (so printed commands need `--key FILE`); a suite that cannot be loaded is treated as signing. */
 export function signingHint(home: GateHome, suite: { root: string; suite_id: string }): boolean {
   try {
-    return loadPinnedSuite(home, suite).config.policies?.require_signed_receipts === true;
+    return loadPinnedPolicy(home, suite).config.policies?.require_signed_receipts === true;
   } catch {
     return true;
   }

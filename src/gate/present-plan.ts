@@ -7,7 +7,7 @@ import { readBlob } from "../home/frozen-bytes.js";
 import { readFrozenRecords } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readRun } from "../home/run-ledger.js";
-import { loadPinnedSuite } from "../home/suite-pins.js";
+import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunEvent, Settings, Workflow } from "../run/run-schema.js";
@@ -63,7 +63,7 @@ export function presentPlan(runFile: string, planner: string, home: GateHome): P
   const removedFiles = prevFiles.filter((f) => !current.has(f.path)).map((f) => f.path);
   let sign = false;
   try {
-    sign = loadPinnedSuite(home, run.state.suite).config.policies?.require_signed_receipts === true;
+    sign = loadPinnedPolicy(home, run.state.suite).config.policies?.require_signed_receipts === true;
   } catch {
     sign = true;
   }

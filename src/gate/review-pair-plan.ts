@@ -1,14 +1,14 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
-import { readRun, updateRun } from "../home/run-ledger.js";
+import { updateRun } from "../home/run-ledger.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-store.js";
 import { approverIdentity, distinctApprovers } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
-import { executorDigest, loadRunSuite } from "./load-run-suite.js";
+import { executorDigest, gatherPinned } from "./load-run-suite.js";
 
 export const REVIEW_DECISIONS = ["changes_requested", "approved", "declined"] as const;
 export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
@@ -50,9 +50,8 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
     throw new UsageError(`--decision ${input.decision} is not one of ${REVIEW_DECISIONS.join(", ")}`);
   }
   // Gather the pinned suite and the executor's file digest before taking the locks.
-  const before = readRun(input.runFile, input.home);
-  const pinned = loadRunSuite(input.home, before.state, requireWorkflow(before.state.workflows, input.planner));
-  const execDigest = executorDigest(pinned, requireWorkflow(before.state.workflows, input.planner));
+  const { workflow, pinned } = gatherPinned(input.runFile, input.home, input.planner);
+  const execDigest = executorDigest(pinned, workflow);
   const { run, result } = await updateRun(
     input.runFile,
     input.home,

@@ -18,6 +18,7 @@ import {
 import path from "node:path";
 import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import { listHandoffFiles, type ManifestEntry, manifestHash } from "../handoff/hash-handoff.js";
+import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
 import { type GateHome, homeSubdir } from "./gate-home.js";
@@ -79,37 +80,27 @@ export function blobPath(home: GateHome, sha256: string): string {
 
 /** The frozen bytes of one manifest entry, verified against its size and sha256. */
 export function readBlob(home: GateHome, entry: ManifestEntry): Buffer {
-  const file = blobPath(home, entry.sha256);
-  let fd: number;
+  let buffer: Buffer;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    buffer = readRegularFile(blobPath(home, entry.sha256), "frozen blob", { noFollow: true, maxBytes: entry.size });
   } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
     throw new IntegrityError(
-      `the frozen bytes of ${entry.path} (sha256 ${entry.sha256.slice(0, 12)}…) are missing from gate home ${home.dir} (${(error as NodeJS.ErrnoException).code}); the frozen handoff cannot be shown or used — freeze it again`,
+      readFailureCode(error) === "ENOENT"
+        ? `the frozen bytes of ${entry.path} (sha256 ${entry.sha256.slice(0, 12)}…) are missing from gate home ${home.dir} (ENOENT); the frozen handoff cannot be shown or used — freeze it again`
+        : `the frozen bytes of ${entry.path} in gate home ${home.dir} are damaged (${error.message})`,
       { path: entry.path },
     );
   }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size !== entry.size)
-      throw new IntegrityError(
-        `the frozen bytes of ${entry.path} in gate home ${home.dir} are damaged (size ${stat.size}, frozen ${entry.size})`,
-      );
-    const buffer = Buffer.alloc(entry.size);
-    let read = 0;
-    while (read < entry.size) {
-      const n = readSync(fd, buffer, read, entry.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    if (createHash("sha256").update(buffer).digest("hex") !== entry.sha256)
-      throw new IntegrityError(
-        `the frozen bytes of ${entry.path} in gate home ${home.dir} no longer hash to ${entry.sha256}; they were damaged`,
-      );
-    return buffer;
-  } finally {
-    closeSync(fd);
-  }
+  if (buffer.length !== entry.size)
+    throw new IntegrityError(
+      `the frozen bytes of ${entry.path} in gate home ${home.dir} are damaged (size ${buffer.length}, frozen ${entry.size})`,
+    );
+  if (createHash("sha256").update(buffer).digest("hex") !== entry.sha256)
+    throw new IntegrityError(
+      `the frozen bytes of ${entry.path} in gate home ${home.dir} no longer hash to ${entry.sha256}; they were damaged`,
+    );
+  return buffer;
 }
 
 /** Every frozen file's bytes present and intact in the home, or the problems found. */

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { formatDiagnostic } from "../diagnostics/format-diagnostic.js";
 import { RefusalError, UsageError } from "../errors/errors.js";
+import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
-import { loadSuite, loadSuiteConfig, type Suite } from "../suite/load-suite.js";
+import { loadSuite, parseSuiteConfig, type Suite } from "../suite/load-suite.js";
 import type { Prompt } from "../suite/prompt.js";
 import { CONFIG_FILE, type SuiteConfig } from "../suite/suite-config.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
@@ -36,18 +37,37 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** The sha256 of a suite's `twinlock.yaml` bytes: the policy digest receipts bind. */
 export function configDigest(root: string): string {
-  return `sha256:${createHash("sha256").update(readConfigBytes(root)).digest("hex")}`;
+  return sha256Of(readConfigBytes(root));
 }
 
-/** A pinned suite loaded for a decision: the suite, its policy and the digest of that policy. */
-export interface PinnedSuite {
+function sha256Of(bytes: Buffer): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/** The real path of a suite folder, or a UsageError naming the given one. */
+function realSuiteFolder(given: string): string {
+  try {
+    return realpathSync(given);
+  } catch (error) {
+    throw new UsageError(`suite folder ${given} cannot be read (${(error as NodeJS.ErrnoException).code}); give the suite's folder`, {
+      cause: error,
+    });
+  }
+}
+
+/** A pinned suite's policy as loaded for a decision, and the digest of that policy. */
+export interface PinnedPolicy {
   pin: Pin;
-  suite: Suite;
   config: SuiteConfig;
   /** sha256 of `twinlock.yaml` as pinned and as it is now (they are equal, or loading refused). */
   policyDigest: string;
   /** True when the suite was pinned with `--allow-unsigned` and does not require signed receipts. */
   unsigned: boolean;
+}
+
+/** A pinned suite loaded for a decision: its policy and its prompts. */
+export interface PinnedSuite extends PinnedPolicy {
+  suite: Suite;
 }
 
 /**
@@ -61,16 +81,10 @@ export async function pinSuite(
   input: { suiteDir: string; allowUnsigned?: boolean; actor: string; now?: Date },
 ): Promise<{ pin: Pin; replaced: Pin | undefined }> {
   const given = path.resolve(input.suiteDir);
-  let root: string;
-  try {
-    root = realpathSync(given);
-  } catch (error) {
-    throw new UsageError(`suite folder ${given} cannot be read (${(error as NodeJS.ErrnoException).code}); give the suite's folder`, {
-      cause: error,
-    });
-  }
-  const digest = configDigest(root);
-  const { config, diagnostics } = loadSuiteConfig(root);
+  const root = realSuiteFolder(given);
+  const bytes = readConfigBytes(root);
+  const digest = sha256Of(bytes);
+  const { config, diagnostics } = parseSuiteConfig(bytes.toString("utf8"));
   const first = diagnostics[0];
   if (first) throw new RefusalError(`cannot pin: ${formatDiagnostic(first)}; fix it (twinlock validate --suite ${given}) first`);
   if (!config.suite_id)
@@ -150,14 +164,7 @@ export function findPin(home: GateHome, suiteId: string): Pin | undefined {
  */
 export function pinForFolder(home: GateHome, suiteDir: string): Pin {
   const given = path.resolve(suiteDir);
-  let real: string;
-  try {
-    real = realpathSync(given);
-  } catch (error) {
-    throw new UsageError(`suite folder ${given} cannot be read (${(error as NodeJS.ErrnoException).code}); give the suite's folder`, {
-      cause: error,
-    });
-  }
+  const real = realSuiteFolder(given);
   const pin = listPins(home).find((p) => p.root === real);
   if (!pin)
     throw new RefusalError(
@@ -172,12 +179,13 @@ export function pinForFolder(home: GateHome, suiteDir: string): Pin {
 }
 
 /**
- * Load the suite a run names, from its pin and never from the run file: the
- * pin must exist, name the same folder, the folder must still be that real
- * folder (not moved, not a symbolic link), and its `twinlock.yaml` must hash
- * as pinned. Each refusal names both values.
+ * The policy of the suite a run names, from its pin and never from the run
+ * file: the pin must exist, name the same folder, the folder must still be
+ * that real folder (not moved, not a symbolic link), and its `twinlock.yaml`
+ * must hash as pinned; the policy is parsed from the very bytes hashed. Each
+ * refusal names both values. Reads no prompt: for callers that need only the policy.
  */
-export function loadPinnedSuite(home: GateHome, runSuite: { root: string; suite_id: string | null }): PinnedSuite {
+export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite_id: string | null }): PinnedPolicy {
   if (runSuite.suite_id === null)
     throw new RefusalError(
       `the run names a suite without a suite_id (${runSuite.root}); only a pinned suite can be used — start a new run`,
@@ -211,23 +219,33 @@ export function loadPinnedSuite(home: GateHome, runSuite: { root: string; suite_
         attack: "suite-swap",
       },
     );
-  const now = configDigest(pin.root);
+  const bytes = readConfigBytes(pin.root);
+  const now = sha256Of(bytes);
   if (now !== pin.config_sha256)
     throw new RefusalError(
       `${CONFIG_FILE} of suite ${pin.suite_id} changed since it was pinned (pinned ${pin.config_sha256}, now ${now}); re-pin after reviewing the change: twinlock trust pin --suite ${pin.root}`,
       { attack: "policy-changed" },
     );
-  const { config, diagnostics } = loadSuiteConfig(pin.root);
+  const { config, diagnostics } = parseSuiteConfig(bytes.toString("utf8"));
   if (diagnostics[0]) throw new RefusalError(`the pinned suite's ${CONFIG_FILE} is invalid (${formatDiagnostic(diagnostics[0])})`);
   if (config.suite_id !== pin.suite_id)
     throw new RefusalError(`${pin.root} is suite ${config.suite_id ?? "(no suite_id)"}, not the pinned ${pin.suite_id}`);
-  const suite = loadSuite(pin.root);
-  if (configDigest(pin.root) !== now)
-    throw new RefusalError(`${CONFIG_FILE} of suite ${pin.suite_id} changed while it was read; try again`);
   const unsigned = config.policies?.require_signed_receipts !== true;
   if (unsigned && !pin.allow_unsigned)
     throw new RefusalError(`suite ${pin.suite_id} does not require signed receipts but was not pinned with --allow-unsigned; re-pin it`);
-  return { pin, suite, config, policyDigest: now, unsigned };
+  return { pin, config, policyDigest: now, unsigned };
+}
+
+/**
+ * The suite a run names, loaded under its pinned policy (`loadPinnedPolicy`);
+ * refused if `twinlock.yaml` changed while the prompts were read.
+ */
+export function loadPinnedSuite(home: GateHome, runSuite: { root: string; suite_id: string | null }): PinnedSuite {
+  const policy = loadPinnedPolicy(home, runSuite);
+  const suite = loadSuite(policy.pin.root);
+  if (configDigest(policy.pin.root) !== policy.policyDigest)
+    throw new RefusalError(`${CONFIG_FILE} of suite ${policy.pin.suite_id} changed while it was read; try again`);
+  return { ...policy, suite };
 }
 
 /** Throw unless the planner is paired now exactly as it was when the suite was pinned. */
@@ -242,8 +260,7 @@ export function requirePinnedPair(pinned: PinnedSuite, planner: string, executor
 
 /** sha256 of a prompt file's whole bytes (frontmatter and body): what receipts bind for the executor. */
 export function promptFileDigest(suite: Suite, prompt: Prompt): string {
-  const bytes = readRegular(path.join(suite.root, ...prompt.file.split("/")), `prompt file ${prompt.file}`, 1024 * 1024);
-  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+  return sha256Of(readRegular(path.join(suite.root, ...prompt.file.split("/")), `prompt file ${prompt.file}`, 1024 * 1024));
 }
 
 function pairsOf(suite: Suite): Record<string, string> {
@@ -272,35 +289,18 @@ function readConfigBytes(root: string): Buffer {
   return readRegular(path.join(root, CONFIG_FILE), CONFIG_FILE, MAX_CONFIG_BYTES);
 }
 
-/** Read a regular file without following a final symlink or blocking on a FIFO. */
-function readRegular(file: string, what: string, max: number): Buffer {
-  let fd: number;
+/**
+ * A suite file the pin depends on, read without following a final symlink or
+ * blocking on a FIFO (`readRegularFile`). Any failure is a refusal, so
+ * admission reports it as a failed check instead of stopping on bad usage.
+ */
+function readRegular(file: string, what: string, maxBytes: number): Buffer {
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    return readRegularFile(file, what, { noFollow: true, maxBytes, fix: "it is refused" });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new RefusalError(
-      code === "ENOENT"
-        ? `${what} is missing at ${file}; a pinned suite needs its ${what}`
-        : code === "ELOOP"
-          ? `${what} at ${file} is a symbolic link; it is refused`
-          : `cannot read ${what} at ${file} (${code})`,
-    );
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new RefusalError(`${what} at ${file} is not a regular file; it is refused`);
-    if (stat.size > max) throw new RefusalError(`${what} at ${file} is ${stat.size} bytes, over the ${max}-byte limit`);
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, buffer, read, stat.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.subarray(0, read);
-  } finally {
-    closeSync(fd);
+    if (!(error instanceof UsageError)) throw error;
+    if (readFailureCode(error) === "ENOENT") throw new RefusalError(`${what} is missing at ${file}; a pinned suite needs its ${what}`);
+    throw new RefusalError(error.message);
   }
 }
 

@@ -208,6 +208,12 @@ export function loadSuiteConfig(absRoot: string): { config: SuiteConfig; diagnos
     return { config: {}, diagnostics };
   }
   if (text === undefined) return { config: {}, diagnostics };
+  return parseSuiteConfig(text);
+}
+
+/** Parse and validate the text of a `twinlock.yaml` (for a caller that has already read and hashed its bytes). */
+export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, strict: true, prettyErrors: false });
   if (doc.errors.length > 0) {

@@ -1,5 +1,5 @@
 import { readRun } from "../../home/run-ledger.js";
-import { loadPinnedSuite } from "../../home/suite-pins.js";
+import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { judgeReceiptTrust, type Right } from "../../trust/judge-receipt-trust.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption } from "../home-option.js";
@@ -8,7 +8,7 @@ import { homeOption } from "../home-option.js";
 export function runVerifyReceipts(runFile: string, o: CommonOptions): CommandResult {
   const home = homeOption(o);
   const run = readRun(runFile, home);
-  const pinned = loadPinnedSuite(home, run.state.suite);
+  const pinned = loadPinnedPolicy(home, run.state.suite);
   const config = pinned.config;
   const rows: Array<{
     planner: string;
