@@ -83,7 +83,7 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
   }
   const wf0 = pickWorkflow(loaded.state, input.executor, input.planner);
   const gathered = await gather(input, loaded.state, wf0);
-  const failed = (wf: Workflow | undefined, checks: AdmissionCheck[], request?: AdmissionRequest): AdmitResult => ({
+  const report = (wf: Workflow | undefined, checks: AdmissionCheck[], request?: AdmissionRequest): AdmitResult => ({
     admitted: false,
     dry: input.dry === true,
     planner: wf?.planner ?? null,
@@ -93,9 +93,9 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
     ...(request ? { request } : {}),
   });
   const first = evaluate(input, loaded.state, wf0, gathered, chain, now());
-  if (!chain.ok || input.dry || !first.checks.every((c) => c.ok)) {
-    return { ...failed(wf0, first.checks, first.request), admitted: !input.dry ? false : first.checks.every((c) => c.ok) };
-  }
+  const allPass = first.checks.every((c) => c.ok);
+  // A dry run reports whether it would admit; nothing is recorded either way.
+  if (!chain.ok || input.dry || !allPass) return { ...report(wf0, first.checks, first.request), admitted: input.dry === true && allPass };
   const headSeen = loaded.file.head;
   const { result } = await updateRun(
     input.runFile,
@@ -104,7 +104,7 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
       if (current.file.head !== headSeen)
         throw new ConflictError(`run file ${input.runFile} changed while admission was checking it; run admit again`);
       const r = evaluate(input, current.state, pickWorkflow(current.state, input.executor, input.planner), gathered, { ok: true }, now());
-      if (!r.wf || !r.request || !r.checks.every((c) => c.ok)) return { events: [], result: failed(r.wf, r.checks, r.request) };
+      if (!r.wf || !r.request || !r.checks.every((c) => c.ok)) return { events: [], result: report(r.wf, r.checks, r.request) };
       const wf = r.wf;
       const consent = wf.consents[wf.consents.length - 1] as Workflow["consents"][number];
       const handoff = wf.handoff as NonNullable<Workflow["handoff"]>;
@@ -121,16 +121,7 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
         actor: input.actor,
         at: now().toISOString(),
       };
-      const admitted: AdmitResult = {
-        admitted: true,
-        dry: false,
-        planner: wf.planner,
-        executor: input.executor,
-        checks: r.checks,
-        request: r.request,
-        receipt,
-        unsigned: gathered.pinned?.unsigned ?? false,
-      };
+      const admitted: AdmitResult = { ...report(wf, r.checks, r.request), admitted: true, receipt };
       return { events: [{ type: "admitted", actor: input.actor, data: { planner: wf.planner, receipt } }], result: admitted };
     },
     { now },
