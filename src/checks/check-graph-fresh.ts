@@ -1,11 +1,15 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { buildGraph } from "../graph/build-graph.js";
 import { diffLines } from "../graph/diff-lines.js";
 import { formatOfFile, type GraphFormat, renderGraph } from "../graph/render-graph.js";
+import { readRegularFile } from "../input/read-regular-file.js";
 import type { Suite } from "../suite/load-suite.js";
 import type { ExactTwin } from "../twin/resolve-exact-twin.js";
+
+/** Largest committed graph file read (a suite of 10,000 prompts makes a few MiB). */
+const MAX_GRAPH_BYTES = 256 * 1024 * 1024;
 
 /** The committed graph file when none is named: the suite's `graph_file`, else this. */
 export const DEFAULT_GRAPH_FILE = "capability-graph.json";
@@ -42,7 +46,10 @@ export function checkGraphFresh(suite: Suite, pairs: readonly ExactTwin[], file?
       ],
     };
   }
-  const committed = readFileSync(target, "utf8");
+  // graph_file is a path from twinlock.yaml: a FIFO or device there must not hang validate.
+  const committed = readRegularFile(target, "graph file", { maxBytes: MAX_GRAPH_BYTES, fix: "make it the committed graph file" }).toString(
+    "utf8",
+  );
   if (committed === rebuilt) return { file: target, format: fmt, rebuilt, exists: true, diff: [], diagnostics: [] };
   const a = committed.split("\n");
   const b = rebuilt.split("\n");

@@ -1,7 +1,5 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { Suite } from "../suite/load-suite.js";
+import { readConfigText, type Suite } from "../suite/load-suite.js";
 import { CONFIG_FILE } from "../suite/suite-config.js";
 import { parsePublicKeyLine } from "../trust/keys.js";
 
@@ -14,11 +12,12 @@ export function checkTrustConfig(suite: Suite): Diagnostic[] {
   const c = suite.config;
   const reviewers = c.reviewers ?? [];
   const policies = c.policies ?? {};
+  // loadSuite has already refused a special file here; only positions are read now.
   let text = "";
   try {
-    text = readFileSync(path.join(suite.root, CONFIG_FILE), "utf8");
+    text = readConfigText(suite.root) ?? "";
   } catch {
-    // No config file: nothing to check.
+    // Unreadable now: positions fall back to line 1.
   }
   const lines = text.split("\n");
   const lineOf = (needle: string) => {

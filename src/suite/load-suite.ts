@@ -184,7 +184,7 @@ function readLimited(abs: string, rel: string, diagnostics: Diagnostic[]): Buffe
 }
 
 /** `twinlock.yaml` as text, or undefined when there is none; a special file in its place is a UsageError. */
-function readConfigText(absRoot: string): string | undefined {
+export function readConfigText(absRoot: string): string | undefined {
   try {
     return readRegularFile(path.join(absRoot, CONFIG_FILE), "suite config", {
       fix: `make ${CONFIG_FILE} a plain YAML file, or remove it`,

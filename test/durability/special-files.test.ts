@@ -190,6 +190,16 @@ describe("the built CLI, as a process", () => {
     expect(r.stderr).toMatch(/^twinlock: suite config .*twinlock\.yaml is a FIFO \(named pipe\), not a regular file; [^\n]*\n$/);
   });
 
+  it("`twinlock validate` exits 2 with one line when the committed graph file named by graph_file is a FIFO", () => {
+    const root = copyExampleSuite();
+    rmSync(path.join(root, "capability-graph.json"));
+    const fifo = makeFifo(path.join(root, "capability-graph.json"));
+    const r = runBuiltCli(["validate", "--suite", root]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(`twinlock: graph file ${fifo} is a FIFO (named pipe), not a regular file; make it the committed graph file\n`);
+  });
+
   it("`twinlock readiness` exits 2 with one line when a record file is a FIFO", () => {
     const dir = demoHandoff();
     makeFifo(path.join(dir, "finding_register.json"));

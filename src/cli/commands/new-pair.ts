@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import { checkGraphFresh, DEFAULT_GRAPH_FILE } from "../../checks/check-graph-fresh.js";
@@ -7,7 +7,7 @@ import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
 import { RefusalError, UsageError } from "../../errors/errors.js";
 import { parsePromptId, parseText } from "../../input/parse-input.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
-import { loadSuite } from "../../suite/load-suite.js";
+import { loadSuite, readConfigText } from "../../suite/load-suite.js";
 import { promptFileName, scaffoldExecutor, scaffoldPlanner } from "../../suite/scaffold-pair.js";
 import { CONFIG_FILE } from "../../suite/suite-config.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -72,7 +72,7 @@ export function runNewPair(options: NewPairOptions): CommandResult {
   const declared = suite.config.declared_pairs;
   if (declared !== undefined) {
     const configFile = path.join(suite.root, CONFIG_FILE);
-    const doc = parseDocument(readFileSync(configFile, "utf8"));
+    const doc = parseDocument(readConfigText(suite.root) ?? "");
     doc.set("declared_pairs", declared + 1);
     atomicWriteFile(configFile, doc.toString({ flowCollectionPadding: false }));
     notes.push(`declared_pairs in ${CONFIG_FILE}: ${declared} → ${declared + 1}`);
