@@ -14,8 +14,14 @@ interface Reviewer {
   rights: string[];
 }
 
-/** twinlock.yaml text with these reviewers, revoked keys and policy lines, in the shape `twinlock keygen` prints. */
-function configText(reviewers: Reviewer[], options: { revoked?: string[]; policies?: string[] } = {}): string {
+/**
+ * twinlock.yaml text with these reviewers, revoked keys and policy lines, in
+ * the shape `twinlock keygen` prints. A signing config also lists the planner
+ * agent's freeze key and a person with the stop right, unless `bare`.
+ */
+function configText(reviewers: Reviewer[], options: { revoked?: string[]; policies?: string[]; bare?: boolean } = {}): string {
+  if (!options.bare && options.policies?.includes("require_signed_receipts: true"))
+    reviewers = [...reviewers, { name: "planner-agent", key: key(), rights: ["freeze"] }, { name: "ops", key: key(), rights: ["stop"] }];
   const lines = ["suite_id: fixture", "declared_pairs: 2"];
   if (reviewers.length > 0) {
     lines.push("reviewers:");
@@ -112,12 +118,15 @@ describe("checkTrustConfig", () => {
     ]);
   });
 
-  it("reports require_signed_receipts with no reviewers at all, for both the review and the consent right", () => {
-    const config = configText([], { policies: ["require_signed_receipts: true"] });
-    const messages = checkTrustConfig(suiteWith(config)).map((d) => d.message);
-    expect(messages).toHaveLength(2);
+  it("reports require_signed_receipts with no reviewers at all, for the review, consent and freeze rights, and warns about stop", () => {
+    const config = configText([], { policies: ["require_signed_receipts: true"], bare: true });
+    const problems = checkTrustConfig(suiteWith(config));
+    const messages = problems.map((d) => d.message);
+    expect(messages).toHaveLength(4);
     expect(messages[0]).toContain("has the review right");
     expect(messages[1]).toContain("has the consent right");
+    expect(messages[2]).toContain("no unrevoked key has the freeze right, so no handoff could be frozen");
+    expect(problems[3]).toMatchObject({ severity: "warning", message: expect.stringContaining("a raised !STOP could never be lifted") });
   });
 
   it("reports required_approvals larger than the reviewers with the review right, at its line", () => {
@@ -195,11 +204,18 @@ describe("checkTrustConfig", () => {
     const bad = `${PUBLIC_KEY_PREFIX}${Buffer.alloc(33, 7).toString("base64")}`;
     const failing = validateSuite(suiteWith(configText([{ name: "mallory", key: bad, rights: ["review"] }])));
     expect(failing.errors).toBe(1);
-    expect(failing.diagnostics.map((d) => [d.code, d.file])).toEqual([["CONFIG_INVALID", "twinlock.yaml"]]);
+    // Sorted by line: the unsigned warning sits at suite_id (line 1), the bad key below it.
+    expect(failing.diagnostics.map((d) => [d.code, d.file])).toEqual([
+      ["SUITE_UNSIGNED", "twinlock.yaml"],
+      ["CONFIG_INVALID", "twinlock.yaml"],
+    ]);
 
     const revoked = key();
     const warned = validateSuite(suiteWith(configText([{ name: "bob", key: revoked, rights: ["review"] }], { revoked: [revoked] })));
-    expect(warned).toMatchObject({ errors: 0, warnings: 1 });
-    expect(warned.diagnostics.map((d) => [d.code, d.severity])).toEqual([["CONFIG_INVALID", "warning"]]);
+    expect(warned).toMatchObject({ errors: 0, warnings: 2 });
+    expect(warned.diagnostics.map((d) => [d.code, d.severity])).toEqual([
+      ["SUITE_UNSIGNED", "warning"],
+      ["CONFIG_INVALID", "warning"],
+    ]);
   });
 });

@@ -49,13 +49,21 @@ export function checkTrustConfig(suite: Suite): Diagnostic[] {
     if (!parsePublicKeyLine(k)) problem(k, `revoked entry ${k.slice(0, 24)}… is not an Ed25519 public key line`);
   const active = reviewers.filter((r) => !(c.revoked ?? []).includes(r.public_key));
   if (policies.require_signed_receipts) {
-    for (const right of ["review", "consent"] as const) {
+    for (const right of ["review", "consent", "freeze"] as const) {
       if (!active.some((r) => r.rights.includes(right)))
         problem(
           "require_signed_receipts",
-          `require_signed_receipts is true but no unrevoked reviewer has the ${right} right; add one (twinlock keygen)`,
+          right === "freeze"
+            ? "require_signed_receipts is true but no unrevoked key has the freeze right, so no handoff could be frozen; list the planner agent's key with rights [freeze] (twinlock keygen --rights freeze)"
+            : `require_signed_receipts is true but no unrevoked reviewer has the ${right} right; add one (twinlock keygen)`,
         );
     }
+    if (!active.some((r) => r.rights.includes("stop")))
+      problem(
+        "require_signed_receipts",
+        "no unrevoked reviewer has the stop right, so a raised !STOP could never be lifted; give a person the stop right",
+        "warning",
+      );
   }
   const needed = policies.required_approvals ?? 1;
   const canReview = active.filter((r) => r.rights.includes("review")).length;

@@ -11,6 +11,7 @@ import { checkPairCount } from "./check-pair-count.js";
 import { checkPairs } from "./check-pairs.js";
 import { checkReferences } from "./check-references.js";
 import { checkStateMachine } from "./check-state-machine.js";
+import { checkSuiteSigned } from "./check-suite-signed.js";
 import { checkTrustConfig } from "./check-trust-config.js";
 import { checkTwinRefusal } from "./check-twin-refusal.js";
 
@@ -52,7 +53,7 @@ export function validateSuite(suite: Suite, options: { expectPairs?: number; bod
     ),
   );
   if (options.bodies !== false) diagnostics.push(...checkBodies(suite));
-  diagnostics.push(...checkTrustConfig(suite));
+  diagnostics.push(...checkTrustConfig(suite), ...checkSuiteSigned(suite));
   diagnostics.push(...checkStateMachine());
   // The committed graph is checked when the suite names one or has the default file.
   const configBroken = suite.diagnostics.some((d) => d.code === "CONFIG_INVALID");

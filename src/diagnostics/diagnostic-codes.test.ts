@@ -102,6 +102,7 @@ const t = {
   }),
   copied: executorText("MD-11", "MD-10", { body: { extra: "- Error rate stays under the agreed threshold for one full hour." } }),
   config: "suite_id: fixture\ndeclared_pair: 2\n",
+  unsigned: "suite_id: fixture\ndeclared_pairs: 2\npolicies:\n  require_signed_receipts: false\n",
 };
 
 const FIXTURES: Record<DiagnosticCode, CodeFixture> = {
@@ -402,6 +403,14 @@ const FIXTURES: Record<DiagnosticCode, CodeFixture> = {
     file: "twinlock.yaml",
     line: lineOf(t.config, "declared_pair:"),
     col: 1,
+  },
+  SUITE_UNSIGNED: {
+    plants: "twinlock.yaml with a suite_id and require_signed_receipts: false",
+    run: () => validateOnDisk({ ...baseSuite(), "twinlock.yaml": t.unsigned }),
+    file: "twinlock.yaml",
+    line: lineOf(t.unsigned, "policies:"),
+    col: 1,
+    severity: "warning",
   },
 };
 

@@ -48,6 +48,7 @@ export const DIAGNOSTIC_CODES = [
   "STATE_MACHINE",
   "TWIN_REFUSAL",
   "CONFIG_INVALID",
+  "SUITE_UNSIGNED",
 ] as const;
 
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];

@@ -382,7 +382,9 @@ describe("validate on planted defects", () => {
     const run = await validate(root);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`${BASE_FILES["MD-01"]}:${lineOf(a, "requires:")}:1 REF_CYCLE (warning)`);
-    expect(run.stdout).toContain("problems   0, warnings 1");
+    // The fixture suite has a suite_id and no signing policy, so it is also warned about as unsigned.
+    expect(run.stdout).toMatch(/^twinlock\.yaml:\d+:1 SUITE_UNSIGNED \(warning\) suite fixture does not require signed receipts/m);
+    expect(run.stdout).toContain("problems   0, warnings 2");
   });
 
   it("exits 0 for a harmless unknown key such as owner_team: platform", async () => {
