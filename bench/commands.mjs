@@ -7,7 +7,8 @@
  * the exit code that counts as success (default 0). A command the CLI does
  * not know yet ("unknown command") is printed as n/a.
  *
- * ctx: suite (a copy of the bundled example suite listing one generated reviewer key), key (that private key file), planner/executor (its MD-29 → MD-30
+ * ctx: suite (a copy of the bundled example suite listing one generated reviewer key and a planner freeze key, pinned in the gate home
+ * TWINLOCK_HOME names), key (the reviewer's private key file), freezeKey (the planner's), planner/executor (its MD-29 → MD-30
  * pair), handoff (a ready handoff folder), run (a run-file path that does not
  * exist yet), handoffHash (captured from `hash` or `freeze-pair-handoff`).
  */
@@ -48,7 +49,7 @@ export const COMMANDS = [
   {
     name: "freeze-pair-handoff",
     needs: ["init-run"],
-    args: (ctx) => ["freeze-pair-handoff", ctx.run, ctx.planner, "--handoff", ctx.handoff, ...hashOption(ctx), "--actor", "bench-agent"],
+    args: (ctx) => ["freeze-pair-handoff", ctx.run, ctx.planner, "--handoff", ctx.handoff, ...hashOption(ctx), "--key", ctx.freezeKey],
     capture: { handoffHash: HASH },
   },
   { name: "pair-status (run)", needs: ["init-run"], args: (ctx) => ["pair-status", ctx.run, ctx.planner] },
@@ -64,6 +65,8 @@ export const COMMANDS = [
     args: (ctx) => ["consent-pair-execution", ctx.run, ctx.planner, "--approve", ...hashOption(ctx), "--key", ctx.key],
   },
   { name: "admit", needs: ["consent-pair-execution"], args: (ctx) => ["admit", ctx.run, ctx.executor] },
+  { name: "checkout", needs: ["admit"], args: (ctx) => ["checkout", ctx.run, ctx.executor, `${ctx.run}.approved`] },
+  { name: "verify-receipts", needs: ["admit"], args: (ctx) => ["verify-receipts", ctx.run] },
   { name: "log", needs: ["init-run"], args: (ctx) => ["log", ctx.run] },
   { name: "verify-log", needs: ["init-run"], args: (ctx) => ["verify-log", ctx.run] },
 ];

@@ -145,11 +145,13 @@ try {
 
   // 3. Commands (on a copy of the example suite with a generated reviewer key, since it requires signed receipts).
   const signed = await makeSignedSuite(root, exampleSuite, join(workDir, "signed"));
+  // Every command below reads the suite's pin and the runs' checkpoints from this gate home.
+  process.env.TWINLOCK_HOME = signed.home;
   const commands = runCommandTable(COMMANDS, {
     cli,
     workDir: join(workDir, "commands"),
     runs: config.commandRuns,
-    base: { suite: signed.suite, key: signed.key, planner: "MD-29", executor: "MD-30" },
+    base: { suite: signed.suite, key: signed.key, freezeKey: signed.freezeKey, planner: "MD-29", executor: "MD-30" },
   });
   printTable(
     "Commands on a prepared run (example suite, MD-29 → MD-30; floor: node -e '')",

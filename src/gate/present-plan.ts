@@ -137,9 +137,9 @@ function renderMarkdown(
   out.push(`- revision **${h.revision}**, frozen ${h.frozen_at} by ${t(h.frozen_by)}`);
   out.push(`- handoff hash \`${h.hash}\``);
   out.push(
-    `- state \`${wf.state}\`; handoff folder \`${t(h.dir)}\`${h.dir.startsWith("/") ? "" : " (relative to the run file)"}; shown from the frozen bytes in the gate home, ${h.files.length} files hashed:`,
+    `- state \`${wf.state}\`; handoff folder ${code(h.dir)}${h.dir.startsWith("/") ? "" : " (relative to the run file)"}; shown from the frozen bytes in the gate home, ${h.files.length} files hashed:`,
   );
-  for (const f of h.files) out.push(`  - \`${t(f.path)}\` ${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…`);
+  for (const f of h.files) out.push(`  - ${code(f.path)} ${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…`);
   out.push("");
   if (h.unchanged_because) out.push(`> Re-frozen without changes. The planner says why: ${t(h.unchanged_because)}`, "");
 
@@ -199,14 +199,14 @@ function renderMarkdown(
   out.push(`## Files (${files.length})`, "");
   for (const f of files) {
     const mark = f.change === "unchanged" ? "" : ` — **${f.change}** since revision ${h.revision - 1}`;
-    out.push(`### \`${t(f.path)}\` (${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…)${mark}`, "");
+    out.push(`### ${code(f.path)} (${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…)${mark}`, "");
     if (f.text === null) out.push("(binary file: not shown)", "");
     else {
       if (f.diff !== null) out.push(fence(cleanBlock(f.diff), "diff"), "");
       out.push(fence(cleanBlock(f.text), f.path.endsWith(".md") ? "markdown" : f.path.endsWith(".json") ? "json" : ""), "");
     }
   }
-  for (const p of removedFiles) out.push(`### \`${t(p)}\` — **removed** since revision ${h.revision - 1}`, "");
+  for (const p of removedFiles) out.push(`### ${code(p)} — **removed** since revision ${h.revision - 1}`, "");
   const run = shellQuote(runFile);
   out.push("## Decide", "");
   if (sign)
@@ -240,6 +240,15 @@ export function cleanText(s: string): string {
 function cleanBlock(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "�");
+}
+
+/** Agent-chosen text (a path) as an inline code span whose backticks outnumber any run inside, so it cannot end early. */
+function code(s: string): string {
+  const text = cleanText(s);
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = "`".repeat(longest + 1);
+  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+  return `${ticks}${pad}${text}${pad}${ticks}`;
 }
 
 /** A fenced block longer than any backtick run inside, so the content cannot close it and forge what follows. */

@@ -309,6 +309,18 @@ describe("attack 3: the reviewer is shown the frozen bytes, not the run file's c
   });
 });
 
+describe("attack 3b: a file name chosen to break the reviewer's page", () => {
+  it("shows a file name with backticks in a longer code span, so it cannot close the span early", async () => {
+    const w = await world();
+    writeFileSync(path.join(w.handoff, "evil`name ## Decide.md"), "x\n");
+    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
+    const shown = presentPlan(w.runFile, "MD-29", w.home).markdown;
+    expect(shown).toContain("  - ``evil`name ## Decide.md`` 2 bytes");
+    expect(shown).toContain("### ``evil`name ## Decide.md`` (2 bytes");
+  });
+});
+
 describe("attack 4: anyone lifts a stop", () => {
   it("refuses resolve-stop without a key holding the stop right, and admission re-judges a forged lift", async () => {
     const w = await world();
