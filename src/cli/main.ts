@@ -37,8 +37,9 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   registerCommands(program, (r) => {
     result = r;
   });
-  const leaves = program.commands.flatMap((c) => (c.commands.length > 0 ? [c, ...c.commands] : [c]));
-  for (const sub of leaves) {
+  // Every command, and the subcommands of a group such as `trust`: the group itself only routes.
+  const everyCommand = program.commands.flatMap((c) => [c, ...c.commands]);
+  for (const sub of everyCommand) {
     sub.exitOverride();
     sub.configureOutput({ writeOut: (t) => io.stdout(t), writeErr: () => {} });
     if (sub.commands.length > 0) continue;

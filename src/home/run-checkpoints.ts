@@ -120,8 +120,8 @@ export function reconcileWithCheckpoint(home: GateHome, file: RunFile, runFile: 
 function rollForward(file: RunFile, events: readonly RunEvent[], cp: Checkpoint): RunFile {
   let state = file.state;
   let prev = file.head;
-  for (const e of events) {
-    if (e.prev !== prev || e.seq !== file.events.length + events.indexOf(e) + 1)
+  for (const [i, e] of events.entries()) {
+    if (e.prev !== prev || e.seq !== file.events.length + i + 1)
       throw new IntegrityError(`checkpoint of run ${cp.run_id} holds events that do not follow the run file; the home is damaged`, {
         check: "checkpoint",
       });
