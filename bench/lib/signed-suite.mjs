@@ -27,7 +27,9 @@ export async function makeSignedSuite(root, exampleSuite, dir) {
   ]);
   writeFileSync(configFile, doc.toString({ flowCollectionPadding: false }));
   const { openGateHome, pinSuite } = await import(join(root, "dist", "index.js"));
+  const { createPrivateKey } = await import("node:crypto");
   const home = join(dir, "home");
-  await pinSuite(openGateHome(home, { create: true }), { suiteDir: suite, actor: "bench" });
+  // The bench reviewer is also the home's pinner (the first pin of a new home makes it so).
+  await pinSuite(openGateHome(home, { create: true }), { suiteDir: suite, key: createPrivateKey(reviewer.privatePem) });
   return { suite, key, freezeKey, home };
 }

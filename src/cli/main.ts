@@ -113,6 +113,7 @@ const HOME_COMMANDS = new Set([
   "pin",
   "list",
   "unpin",
+  "add-pinner",
 ]);
 
 /** The package version, kept in step with package.json by a test. */

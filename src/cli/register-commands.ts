@@ -222,7 +222,7 @@ export function registerCommands(program: Command, sink: Sink): void {
     .description("pin a suite: its real path, suite_id, the sha256 of its twinlock.yaml and its pairs")
     .option("--suite <dir>", "suite folder")
     .option("--allow-unsigned", "accept a suite that does not require signed receipts (admission then says UNSIGNED)")
-    .option("--actor <name>", "who pins")
+    .option("--key <file>", "a pinner's private key (default: TWINLOCK_KEY); the first pin of a new home makes this key its pinner")
     .action(async (opts) => sink(await (await import("./commands/trust.js")).runTrustPin(opts)));
   trust
     .command("list")
@@ -232,7 +232,14 @@ export function registerCommands(program: Command, sink: Sink): void {
     .command("unpin")
     .description("remove a suite's pin; its runs are refused until it is pinned again")
     .argument("<suite-id>", "the suite_id to unpin")
+    .option("--key <file>", "a pinner's private key (default: TWINLOCK_KEY)")
     .action(async (id, opts) => sink(await (await import("./commands/trust.js")).runTrustUnpin(id, opts)));
+  trust
+    .command("add-pinner")
+    .description("let another person's key pin, re-pin and unpin suites in this gate home")
+    .argument("<public-key>", "the ed25519:… line of their NAME.pub")
+    .option("--key <file>", "an existing pinner's private key (default: TWINLOCK_KEY)")
+    .action(async (pub, opts) => sink(await (await import("./commands/trust.js")).runTrustAddPinner(pub, opts)));
 
   program
     .command("demo")

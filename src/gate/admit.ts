@@ -2,7 +2,7 @@ import path from "node:path";
 import { ConflictError, IntegrityError, RefusalError } from "../errors/errors.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import { findConsumedConsent } from "../home/consumed-consents.js";
-import { checkoutFrozenBytes, verifyFrozenBytes } from "../home/frozen-bytes.js";
+import { checkoutFrozenBytes, requireCheckoutTarget, verifyFrozenBytes } from "../home/frozen-bytes.js";
 import { frozenActionIds } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readRun, updateRun } from "../home/run-ledger.js";
@@ -70,6 +70,8 @@ interface Gathered {
  */
 export async function admit(input: AdmitInput): Promise<AdmitResult> {
   const now = input.now ?? (() => new Date());
+  // A checkout that could not be written must be refused before the consent is used, not after.
+  if (input.checkout !== undefined) requireCheckoutTarget(input.home, input.checkout);
   let loaded: { file: RunFile; state: RunState } | undefined;
   let chain: AdmissionFacts["chain"] = { ok: true };
   try {

@@ -8,9 +8,11 @@ import {
   linkSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readdirSync,
   readSync,
+  renameSync,
   rmSync,
   statSync,
   writeSync,
@@ -18,6 +20,7 @@ import {
 import path from "node:path";
 import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import { listHandoffFiles, type ManifestEntry, manifestHash } from "../handoff/hash-handoff.js";
+import { openBeneath } from "../input/open-beneath.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
@@ -59,7 +62,7 @@ export function snapshotHandoff(home: GateHome, handoffDir: string): HandoffSnap
     const files: ManifestEntry[] = rel.map((p) => {
       const target = path.join(dir, ...p.split("/"));
       mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-      const digest = copyHashing(path.join(root, ...p.split("/")), target, `handoff file ${p}`);
+      const digest = copyHashing(root, p, target);
       return { path: p, ...digest };
     });
     const keep = () => {
@@ -117,49 +120,88 @@ export function verifyFrozenBytes(home: GateHome, files: readonly ManifestEntry[
 }
 
 /**
- * Write a read-only copy of exactly the frozen bytes into `target` (which
- * must not exist, or be an empty folder): the executor works from this, not
- * from the live handoff folder. Each file is verified as it is written.
+ * Check, before anything is decided, that `target` can receive a checkout:
+ * outside the gate home, not a symbolic link, new or an empty folder, in a
+ * parent folder no other user can rearrange (owned by this user or root and
+ * not group/world-writable, or sticky like /tmp). Returns its absolute path.
  */
-export function checkoutFrozenBytes(home: GateHome, files: readonly ManifestEntry[], target: string): string {
+export function requireCheckoutTarget(home: GateHome, target: string): string {
   const dir = path.resolve(target);
   const rel = path.relative(home.dir, dir);
   if (rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel)))
     throw new UsageError(`checkout folder ${dir} is inside the gate home ${home.dir}; give a folder outside it`);
+  let stat: ReturnType<typeof lstatSync> | undefined;
   try {
-    if (lstatSync(dir).isSymbolicLink())
-      throw new UsageError(`checkout folder ${dir} is a symbolic link; give a real, new or empty folder`);
+    stat = lstatSync(dir);
   } catch (error) {
-    if (error instanceof UsageError) throw error;
-  }
-  try {
-    const entries = readdirSync(dir);
-    if (entries.length > 0) throw new UsageError(`checkout folder ${dir} is not empty; give a new or empty folder`);
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ENOENT") throw new UsageError(`checkout folder ${dir} cannot be used (${code}); give a new or empty folder`);
-    mkdirSync(dir, { recursive: true, mode: 0o755 });
   }
+  if (stat?.isSymbolicLink()) throw new UsageError(`checkout folder ${dir} is a symbolic link; give a real, new or empty folder`);
+  if (stat && !stat.isDirectory()) throw new UsageError(`checkout folder ${dir} exists and is not a folder; give a new or empty folder`);
+  if (stat && readdirSync(dir).length > 0) throw new UsageError(`checkout folder ${dir} is not empty; give a new or empty folder`);
+  const parent = path.dirname(dir);
+  let p: ReturnType<typeof statSync>;
+  try {
+    p = statSync(parent);
+  } catch (error) {
+    throw new UsageError(
+      `the folder ${parent} for the checkout cannot be used (${(error as NodeJS.ErrnoException).code}); create it first`,
+    );
+  }
+  const uid = typeof process.geteuid === "function" ? process.geteuid() : 0;
+  const ownedSafely = (p.uid === uid || p.uid === 0) && (p.mode & 0o022) === 0;
+  const sticky = (p.mode & 0o1000) !== 0;
+  if (!p.isDirectory() || !(ownedSafely || sticky))
+    throw new UsageError(
+      `the checkout folder's parent ${parent} can be changed by other users (mode ${(p.mode & 0o7777).toString(8)}), who could swap links into the copy while it is written; give a folder in a directory only you can write`,
+    );
+  return dir;
+}
+
+/**
+ * Write a read-only copy of exactly the frozen bytes to `target` (see
+ * `requireCheckoutTarget`): the executor works from this, not from the live
+ * handoff folder. The copy is built in a private (0700) folder beside the
+ * target, each file verified as it is written, made read-only, and only
+ * then renamed into place, so nothing another user plants can redirect it.
+ */
+export function checkoutFrozenBytes(home: GateHome, files: readonly ManifestEntry[], target: string): string {
+  const dir = requireCheckoutTarget(home, target);
+  const staging = mkdtempSync(path.join(path.dirname(dir), ".twinlock-checkout-"));
   const dirs = new Set<string>();
-  for (const f of files) {
-    const bytes = readBlob(home, f);
-    const out = path.join(dir, ...f.path.split("/"));
-    if (!out.startsWith(dir + path.sep)) throw new IntegrityError(`frozen path ${f.path} leaves the checkout folder`);
-    for (let d = path.dirname(out); d !== dir && d.startsWith(dir); d = path.dirname(d)) dirs.add(d);
-    mkdirSync(path.dirname(out), { recursive: true, mode: 0o755 });
-    const fd = openSync(out, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o444);
-    try {
-      let written = 0;
-      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+  try {
+    for (const f of files) {
+      const bytes = readBlob(home, f);
+      const out = path.join(staging, ...f.path.split("/"));
+      if (!out.startsWith(staging + path.sep)) throw new IntegrityError(`frozen path ${f.path} leaves the checkout folder`);
+      for (let d = path.dirname(out); d !== staging && d.startsWith(staging); d = path.dirname(d)) dirs.add(d);
+      mkdirSync(path.dirname(out), { recursive: true, mode: 0o755 });
+      const fd = openSync(out, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o444);
+      try {
+        let written = 0;
+        while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
     }
+    // Folders last, deepest first, so writing into them was still possible.
+    for (const d of [...dirs].sort((a, b) => b.length - a.length)) chmodSync(d, 0o555);
+    chmodSync(staging, 0o555);
+    renameSync(staging, dir);
+  } catch (error) {
+    for (const d of [staging, ...dirs]) {
+      try {
+        chmodSync(d, 0o700);
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
   }
-  // Folders last, deepest first, so writing into them was still possible.
-  for (const d of [...dirs].sort((a, b) => b.length - a.length)) chmodSync(d, 0o555);
-  chmodSync(dir, 0o555);
+  fsyncDir(path.dirname(dir));
   return dir;
 }
 
@@ -182,11 +224,13 @@ function storeBlob(home: GateHome, staged: string, sha256: string): void {
 }
 
 /** Copy one file, refusing anything but a regular file, and return the size and sha256 of the bytes copied. */
-function copyHashing(source: string, target: string, what: string): { size: number; sha256: string } {
+function copyHashing(root: string, rel: string, target: string): { size: number; sha256: string } {
+  const what = `handoff file ${rel}`;
   let inFd: number;
   try {
-    inFd = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    inFd = openBeneath(root, rel, "handoff file");
   } catch (error) {
+    if (error instanceof RefusalError) throw error;
     throw new UsageError(`cannot read ${what} (${(error as NodeJS.ErrnoException).code}); fix it and freeze again`, { cause: error });
   }
   let outFd: number | undefined;

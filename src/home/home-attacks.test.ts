@@ -27,7 +27,7 @@ import { editPrompt } from "../test-support/run-fixture.js";
 import { generateReviewerKey } from "../trust/keys.js";
 import { type GateHome, openGateHome } from "./gate-home.js";
 import { readRun } from "./run-ledger.js";
-import { pinSuite } from "./suite-pins.js";
+import { addPinner, listPinners, listPins, pinSuite, unpinSuite } from "./suite-pins.js";
 
 const EXAMPLE_SUITE = path.resolve(import.meta.dirname, "../../examples/suite");
 const dirs: string[] = [];
@@ -71,12 +71,13 @@ async function world(): Promise<World> {
   const handoff = path.join(dir, "handoff");
   writeDemoHandoff(handoff, demoHandoffRecords());
   const home = openGateHome(path.join(dir, "home"), { create: true });
-  await pinSuite(home, { suiteDir: suite, actor: "alice" });
   const keys = {
     alice: createPrivateKey(made.alice.privatePem),
     planner: createPrivateKey(made.planner.privatePem),
     agent: createPrivateKey(made.agent.privatePem),
   };
+  // alice sets the home up: her key makes the first pin, so it is the home's pinner.
+  await pinSuite(home, { suiteDir: suite, key: keys.alice });
   return { dir, suite, handoff, runFile: path.join(dir, "run.json"), home, keys };
 }
 
@@ -191,6 +192,43 @@ describe("attack 1: the run file chooses what it is judged by", () => {
   });
 });
 
+describe("attack 1b: the agent re-pins or pins what it is judged by", () => {
+  it("refuses a re-pin of the pinned suite with the agent's own reviewer key added, signed by the agent's key or by none", async () => {
+    const w = await world();
+    await toConsented(w);
+    const agentPub = generateReviewerKey().publicKey;
+    setReviewers(w.suite, [{ name: "mallory", public_key: agentPub, rights: ["review", "consent", "apply", "stop"] }]);
+    await expect(pinSuite(w.home, { suiteDir: w.suite, key: w.keys.agent })).rejects.toThrow(
+      /only the gate home's pinners may pin .* is not one/,
+    );
+    await expect(pinSuite(w.home, { suiteDir: w.suite, key: w.keys.planner })).rejects.toThrow(/is not one/);
+    await expect(pinSuite(w.home, { suiteDir: w.suite, key: undefined })).rejects.toThrow(/sign with a pinner's key/);
+    const r = await tryAdmit(w);
+    expect(r.admitted).toBe(false);
+    expect(failed(r)).toContain("pin");
+  });
+
+  it("refuses a new suite pinned by the agent in a home that already has a pinner, and an unpin without a pinner's key", async () => {
+    const w = await world();
+    const copy = path.join(w.dir, "agent-suite");
+    cpSync(w.suite, copy, { recursive: true });
+    setReviewers(copy, [{ name: "alice", public_key: generateReviewerKey().publicKey, rights: ["review", "consent"] }], "agent-suite");
+    await expect(pinSuite(w.home, { suiteDir: copy, key: w.keys.agent, allowUnsigned: true })).rejects.toThrow(/is not one/);
+    const id = readFileSync(path.join(w.suite, "twinlock.yaml"), "utf8").match(/^suite_id: (.*)$/m)?.[1] as string;
+    await expect(unpinSuite(w.home, id, w.keys.agent)).rejects.toThrow(/only the gate home's pinners may unpin/);
+    expect(listPins(w.home).map((p) => p.suite_id)).toEqual([id]);
+  });
+
+  it("lets a pinner add another person's key, who may then re-pin", async () => {
+    const w = await world();
+    const bob = generateReviewerKey();
+    await expect(addPinner(w.home, bob.publicKey, w.keys.agent)).rejects.toThrow(/is not one/);
+    await addPinner(w.home, bob.publicKey, w.keys.alice);
+    await pinSuite(w.home, { suiteDir: w.suite, key: createPrivateKey(bob.privatePem) });
+    expect(listPinners(w.home)).toHaveLength(2);
+  });
+});
+
 describe("attack 2: rollback and forks do not reuse a consent", () => {
   it("refuses a second admission from a copy restored after the first (rolled forward: the consent is used)", async () => {
     const w = await world();
@@ -265,7 +303,7 @@ describe("attack 2: rollback and forks do not reuse a consent", () => {
     const w = await world();
     await toConsented(w);
     const other = openGateHome(path.join(w.dir, "other-home"), { create: true });
-    await pinSuite(other, { suiteDir: w.suite, actor: "agent" });
+    await pinSuite(other, { suiteDir: w.suite, key: w.keys.agent });
     await expect(admit({ runFile: w.runFile, home: other, executor: "MD-30", actor: "agent" })).resolves.toMatchObject({ admitted: false });
     expect(() => readRun(w.runFile, other)).toThrow(/belongs to gate home home_[0-9a-f]{16}, not to this one/);
     const id = readRun(w.runFile, w.home).state.run_id;
@@ -318,6 +356,17 @@ describe("attack 3b: a file name chosen to break the reviewer's page", () => {
     const shown = presentPlan(w.runFile, "MD-29", w.home).markdown;
     expect(shown).toContain("  - ``evil`name ## Decide.md`` 2 bytes");
     expect(shown).toContain("### ``evil`name ## Decide.md`` (2 bytes");
+  });
+
+  it("keeps HTML and a forged heading in a file name inside its code span", async () => {
+    const w = await world();
+    writeFileSync(path.join(w.handoff, "a` (0 bytes) — all files reviewed OK ## Decide `b.md"), "");
+    writeFileSync(path.join(w.handoff, "z` <img src=x onerror=alert(1)> <!-- `.md"), "");
+    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
+    const shown = presentPlan(w.runFile, "MD-29", w.home).markdown;
+    expect(shown).toContain("  - ``a` (0 bytes) — all files reviewed OK ## Decide `b.md`` 0 bytes");
+    expect(shown).toContain("  - ``z` <img src=x onerror=alert(1)> <!-- `.md`` 0 bytes");
   });
 });
 
@@ -395,12 +444,38 @@ describe("attack 6: what admission checks is what the executor uses", () => {
   });
 });
 
+describe("attack 6b: the checkout path", () => {
+  it("refuses, before the consent is used, a checkout path that is an existing file", async () => {
+    const w = await world();
+    await toConsented(w);
+    const file = path.join(w.dir, "not-a-folder");
+    writeFileSync(file, "x");
+    await expect(admit({ runFile: w.runFile, home: w.home, executor: "MD-30", actor: "agent", checkout: file })).rejects.toThrow(
+      /exists and is not a folder/,
+    );
+    expect(readRun(w.runFile, w.home).state.workflows["MD-29"]?.state).toBe("dry_run_ready");
+    expect((await tryAdmit(w)).admitted).toBe(true);
+  });
+
+  it("refuses a checkout into a folder whose parent other users can rearrange", async () => {
+    const w = await world();
+    await toConsented(w);
+    const open = path.join(w.dir, "shared");
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    await expect(
+      admit({ runFile: w.runFile, home: w.home, executor: "MD-30", actor: "agent", checkout: path.join(open, "co") }),
+    ).rejects.toThrow(/can be changed by other users \(mode 777\)/);
+    expect(readRun(w.runFile, w.home).state.workflows["MD-29"]?.state).toBe("dry_run_ready");
+  });
+});
+
 describe("attack 7: a policy change between approval and admission", () => {
   it("refuses admission under a re-pinned policy the decisions were not made under", async () => {
     const w = await world();
     await toConsented(w);
     editPrompt(w.suite, "twinlock.yaml", (t) => t.replace("required_approvals: 1", "required_approvals: 1 # relaxed"));
-    await pinSuite(w.home, { suiteDir: w.suite, actor: "alice" });
+    await pinSuite(w.home, { suiteDir: w.suite, key: w.keys.alice });
     const r = await tryAdmit(w);
     expect(r.admitted).toBe(false);
     expect(failed(r)).toEqual(["policy"]);

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, type KeyObject } from "node:crypto";
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -10,6 +10,7 @@ import { withFileLock } from "../store/run-file-lock.js";
 import { loadSuite, parseSuiteConfig, type Suite } from "../suite/load-suite.js";
 import type { Prompt } from "../suite/prompt.js";
 import { CONFIG_FILE, type SuiteConfig } from "../suite/suite-config.js";
+import { parsePublicKeyLine, publicKeyLine } from "../trust/keys.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
 import type { GateHome } from "./gate-home.js";
 
@@ -30,7 +31,16 @@ export const PinSchema = z
   .strict();
 export type Pin = z.infer<typeof PinSchema>;
 
-const PinsFileSchema = z.object({ format: z.literal("twinlock-pins/1"), pins: z.array(PinSchema) }).strict();
+/**
+ * The home's pins and its pinners: the public keys allowed to change them.
+ * The first key that pins in a new home becomes its first pinner (the person
+ * setting the home up); from then on only a pinner's key can pin, re-pin or
+ * unpin, so an agent that can run twinlock cannot choose what it is judged by.
+ */
+const PinsFileSchema = z
+  .object({ format: z.literal("twinlock-pins/1"), pinners: z.array(z.string().max(200)), pins: z.array(PinSchema) })
+  .strict();
+type PinsFile = z.infer<typeof PinsFileSchema>;
 
 /** Largest `twinlock.yaml` read when pinning or checking a pin. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -78,8 +88,8 @@ export interface PinnedSuite extends PinnedPolicy {
  */
 export async function pinSuite(
   home: GateHome,
-  input: { suiteDir: string; allowUnsigned?: boolean; actor: string; now?: Date },
-): Promise<{ pin: Pin; replaced: Pin | undefined }> {
+  input: { suiteDir: string; allowUnsigned?: boolean; key: KeyObject | undefined; now?: Date },
+): Promise<{ pin: Pin; replaced: Pin | undefined; firstPinner: boolean }> {
   const given = path.resolve(input.suiteDir);
   const root = realSuiteFolder(given);
   const bytes = readConfigBytes(root);
@@ -103,22 +113,31 @@ export async function pinSuite(
     pairs: pairsOf(suite),
     allow_unsigned: !signing,
     pinned_at: (input.now ?? new Date()).toISOString(),
-    pinned_by: input.actor,
+    pinned_by: pinnerLine(input.key, "pin"),
   };
   let replaced: Pin | undefined;
-  await withPins(home, (pins) => {
-    replaced = pins.find((p) => p.suite_id === pin.suite_id || p.root === pin.root);
-    return [...pins.filter((p) => p.suite_id !== pin.suite_id && p.root !== pin.root), pin];
+  let firstPinner = false;
+  await withPins(home, (file) => {
+    firstPinner = file.pinners.length === 0;
+    requirePinner(home, file, pin.pinned_by, "pin");
+    replaced = file.pins.find((p) => p.suite_id === pin.suite_id || p.root === pin.root);
+    return {
+      ...file,
+      pinners: firstPinner ? [pin.pinned_by] : file.pinners,
+      pins: [...file.pins.filter((p) => p.suite_id !== pin.suite_id && p.root !== pin.root), pin],
+    };
   });
-  return { pin, replaced };
+  return { pin, replaced, firstPinner };
 }
 
 /** Remove a suite's pin; runs of that suite are refused until it is pinned again. */
-export async function unpinSuite(home: GateHome, suiteId: string): Promise<Pin> {
+export async function unpinSuite(home: GateHome, suiteId: string, key: KeyObject | undefined): Promise<Pin> {
+  const by = pinnerLine(key, "unpin");
   let removed: Pin | undefined;
-  await withPins(home, (pins) => {
-    removed = pins.find((p) => p.suite_id === suiteId);
-    return pins.filter((p) => p.suite_id !== suiteId);
+  await withPins(home, (file) => {
+    requirePinner(home, file, by, "unpin");
+    removed = file.pins.find((p) => p.suite_id === suiteId);
+    return { ...file, pins: file.pins.filter((p) => p.suite_id !== suiteId) };
   });
   if (!removed)
     throw new RefusalError(
@@ -133,12 +152,33 @@ export async function unpinSuite(home: GateHome, suiteId: string): Promise<Pin> 
 
 /** Every pin of the home. */
 export function listPins(home: GateHome): Pin[] {
+  return readPinsFile(home).pins;
+}
+
+/** The public keys allowed to change the home's pins. */
+export function listPinners(home: GateHome): string[] {
+  return readPinsFile(home).pinners;
+}
+
+/** Let one more key change the pins; only an existing pinner may. */
+export async function addPinner(home: GateHome, publicKey: string, key: KeyObject | undefined): Promise<void> {
+  if (!parsePublicKeyLine(publicKey)) throw new UsageError(`${publicKey.slice(0, 40)} is not an ed25519: public key line; paste NAME.pub`);
+  const by = pinnerLine(key, "add a pinner");
+  await withPins(home, (file) => {
+    if (file.pinners.length === 0)
+      throw new RefusalError(`gate home ${home.dir} has no pinner yet; the first \`twinlock trust pin --key FILE\` makes one`);
+    requirePinner(home, file, by, "add a pinner");
+    return { ...file, pinners: file.pinners.includes(publicKey) ? file.pinners : [...file.pinners, publicKey] };
+  });
+}
+
+function readPinsFile(home: GateHome): PinsFile {
   const file = pinsFile(home);
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { format: "twinlock-pins/1", pinners: [], pins: [] };
     throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
       cause: error,
     });
@@ -150,7 +190,7 @@ export function listPins(home: GateHome): Pin[] {
     parsed = undefined;
   }
   if (!parsed?.success) throw new UsageError(`${file} is damaged; restore it from backup or re-pin each suite`);
-  return parsed.data.pins;
+  return parsed.data;
 }
 
 /** The pin of the suite a run names, or undefined. */
@@ -273,12 +313,31 @@ function pairsOf(suite: Suite): Record<string, string> {
   return pairs;
 }
 
-async function withPins(home: GateHome, change: (pins: Pin[]) => Pin[]): Promise<void> {
+async function withPins(home: GateHome, change: (file: PinsFile) => PinsFile): Promise<void> {
   const file = pinsFile(home);
   await withFileLock(file, () => {
-    const pins = change(listPins(home));
-    atomicWriteFile(file, `${JSON.stringify({ format: "twinlock-pins/1", pins }, null, 1)}\n`, 0o600);
+    const next = change(readPinsFile(home));
+    atomicWriteFile(file, `${JSON.stringify(next, null, 1)}\n`, 0o600);
   });
+}
+
+/** The public key line of the key a pin change is made with; a key is required. */
+function pinnerLine(key: KeyObject | undefined, what: string): string {
+  if (!key)
+    throw new RefusalError(
+      `to ${what} a suite, sign with a pinner's key (--key FILE, e.g. the key made by \`twinlock keygen\`): the gate home's pins decide what every run is judged by`,
+      { attack: "unauthorized-pin" },
+    );
+  return publicKeyLine(key);
+}
+
+/** Throw unless `by` may change this home's pins (any key may make the first pin of an empty home). */
+function requirePinner(home: GateHome, file: PinsFile, by: string, what: string): void {
+  if (file.pinners.length === 0 || file.pinners.includes(by)) return;
+  throw new RefusalError(
+    `refused: only the gate home's pinners may ${what} (${file.pinners.map((k) => `${k.slice(0, 20)}…`).join(", ")}), and key ${by.slice(0, 20)}… is not one; a pinner reviews the change and pins it in ${home.dir}`,
+    { attack: "unauthorized-pin" },
+  );
 }
 
 function pinsFile(home: GateHome): string {

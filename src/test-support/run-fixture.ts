@@ -1,3 +1,4 @@
+import { createPrivateKey } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,6 +19,7 @@ import type { RunFile, Workflow } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
 import type { LoadedRun } from "../store/run-store.js";
 import type { Mode } from "../suite/prompt.js";
+import { generateReviewerKey } from "../trust/keys.js";
 import { renameSuiteId, unsignedExampleSuite } from "./temp-suite.js";
 
 /** The bundled example suite (read only; copy it with `copySuite` to change it). */
@@ -31,11 +33,14 @@ export function testHome(): GateHome {
 
 const pinned = new Set<string>();
 
+/** The person's key that pins suites in every test home (the first pin makes it the home's pinner). */
+export const TEST_PINNER = createPrivateKey(generateReviewerKey().privatePem);
+
 /** Pin a suite in the test home (once per folder unless `again`), accepting unsigned suites. */
 export async function pinForTest(suite: string, again = false, home: GateHome = testHome()): Promise<void> {
   const key = `${home.dir}\u0000${suite}`;
   if (pinned.has(key) && !again) return;
-  await pinSuite(home, { suiteDir: suite, allowUnsigned: true, actor: "test" });
+  await pinSuite(home, { suiteDir: suite, allowUnsigned: true, key: TEST_PINNER });
   pinned.add(key);
 }
 

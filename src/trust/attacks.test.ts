@@ -137,7 +137,7 @@ const otherRun = (w: World, name: string): World => ({ ...w, runFile: path.join(
 
 /** The person pins the world's suite as it is now (after the world's policy edits). */
 async function pin(w: World): Promise<void> {
-  await pinSuite(w.home, { suiteDir: w.suite, actor: "alice", allowUnsigned: true });
+  await pinSuite(w.home, { suiteDir: w.suite, key: w.people.alice.key, allowUnsigned: true });
 }
 
 async function start(w: World, planners = [PLANNER]): Promise<void> {

@@ -76,7 +76,7 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
       "The person's gate home (TWINLOCK_HOME, out of the agent's reach) pins the suite it trusts: its folder, suite_id, the sha256 of twinlock.yaml and its pairs. Runs are judged by the pin, never by what a run file names.",
     );
     say(s.dim(`$ export TWINLOCK_HOME=${process.env.TWINLOCK_HOME}`));
-    await run(["trust", "pin", "--suite", suite, "--actor", "alice"], 0);
+    await run(["trust", "pin", "--suite", suite, "--key", aliceKey], 0);
 
     section("1. The suite", "Validate the prompt suite: every pair resolves to its one exact twin.");
     await run(["validate", "--suite", suite], 0);

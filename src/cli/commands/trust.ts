@@ -1,17 +1,17 @@
-import { resolveActor } from "../../gate/resolve-actor.js";
-import { listPins, pinSuite, unpinSuite } from "../../home/suite-pins.js";
+import { addPinner, listPinners, listPins, pinSuite, unpinSuite } from "../../home/suite-pins.js";
 import { parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
+import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption } from "../home-option.js";
 
 /** `twinlock trust pin --suite DIR [--allow-unsigned]`: record the suite the gate judges runs by. */
-export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsigned?: boolean; actor?: string }): Promise<CommandResult> {
+export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsigned?: boolean; key?: string }): Promise<CommandResult> {
   const home = homeOption(o, { create: true });
-  const { pin, replaced } = await pinSuite(home, {
+  const { pin, replaced, firstPinner } = await pinSuite(home, {
     suiteDir: findSuiteRoot({ suite: o.suite }),
     allowUnsigned: o.allowUnsigned === true,
-    actor: resolveActor(o.actor),
+    key: keyOption(o.key),
   });
   const text = [
     `pinned ${pin.suite_id} at ${pin.root} in gate home ${home.dir}`,
@@ -19,35 +19,51 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
     `  ${Object.keys(pin.pairs).length} pairs: ${Object.entries(pin.pairs)
       .map(([p, e]) => `${p}→${e}`)
       .join(" ")}`,
-    ...(replaced ? [`  replaces the pin of ${replaced.pinned_at} (twinlock.yaml ${replaced.config_sha256})`] : []),
+    ...(replaced
+      ? [`  replaces the pin of ${replaced.pinned_at}: ${replaced.suite_id} at ${replaced.root} (twinlock.yaml ${replaced.config_sha256})`]
+      : []),
+    ...(firstPinner
+      ? [
+          `  first pin of this gate home: key ${pin.pinned_by.slice(0, 28)}… is now its pinner; only a pinner's key can pin, re-pin or unpin`,
+        ]
+      : []),
     ...(pin.allow_unsigned ? ["UNSIGNED: this suite does not require signed receipts; receipts will prove nothing about who decided"] : []),
   ].join("\n");
-  return { exitCode: 0, text, json: { ok: true, home: home.dir, pin, replaced: replaced ?? null } };
+  return { exitCode: 0, text, json: { ok: true, home: home.dir, pin, replaced: replaced ?? null, first_pinner: firstPinner } };
 }
 
 /** `twinlock trust list`: the pinned suites. */
 export function runTrustList(o: CommonOptions): CommandResult {
   const home = homeOption(o);
   const pins = listPins(home);
+  const pinners = listPinners(home);
   const text =
-    pins.length === 0
+    (pinners.length ? `pinners: ${pinners.join(", ")}\n` : "") +
+    (pins.length === 0
       ? `no suite is pinned in ${home.dir}; pin one with \`twinlock trust pin --suite DIR\``
       : pins
           .map(
             (p) =>
               `${p.suite_id}  ${p.root}  ${p.config_sha256.slice(0, 19)}…  ${Object.keys(p.pairs).length} pairs  pinned ${p.pinned_at} by ${p.pinned_by}${p.allow_unsigned ? "  UNSIGNED" : ""}`,
           )
-          .join("\n");
-  return { exitCode: 0, text, json: { ok: true, home: home.dir, pins } };
+          .join("\n"));
+  return { exitCode: 0, text, json: { ok: true, home: home.dir, pinners, pins } };
 }
 
 /** `twinlock trust unpin SUITE_ID`. */
-export async function runTrustUnpin(suiteId: string, o: CommonOptions): Promise<CommandResult> {
+export async function runTrustUnpin(suiteId: string, o: CommonOptions & { key?: string }): Promise<CommandResult> {
   const home = homeOption(o);
-  const removed = await unpinSuite(home, parseText(suiteId, "suite ID", 200));
+  const removed = await unpinSuite(home, parseText(suiteId, "suite ID", 200), keyOption(o.key));
   return {
     exitCode: 0,
     text: `unpinned ${removed.suite_id} (${removed.root}); its runs are refused until it is pinned again`,
     json: { ok: true, removed },
   };
+}
+
+/** `twinlock trust add-pinner PUBLIC_KEY --key FILE`: let another person's key change the pins. */
+export async function runTrustAddPinner(publicKey: string, o: CommonOptions & { key?: string }): Promise<CommandResult> {
+  const home = homeOption(o);
+  await addPinner(home, parseText(publicKey.trim(), "public key", 200), keyOption(o.key));
+  return { exitCode: 0, text: `added pinner ${publicKey.trim()} to gate home ${home.dir}`, json: { ok: true, pinners: listPinners(home) } };
 }

@@ -1,0 +1,55 @@
+import { closeSync, mkdirSync, mkdtempSync, readSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { RefusalError } from "../errors/errors.js";
+import { openBeneath } from "./open-beneath.js";
+
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+function tree(): { root: string; secret: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-beneath-"));
+  made.push(dir);
+  const root = path.join(dir, "handoff");
+  mkdirSync(path.join(root, "zz"), { recursive: true });
+  writeFileSync(path.join(root, "zz", "alice.key"), "dummy\n");
+  const secret = path.join(dir, "keys");
+  mkdirSync(secret);
+  writeFileSync(path.join(secret, "alice.key"), "PRIVATE KEY\n");
+  return { root, secret };
+}
+
+describe("openBeneath", () => {
+  it("opens a file that really is under the folder", () => {
+    const { root } = tree();
+    const fd = openBeneath(root, "zz/alice.key", "handoff file");
+    const buffer = Buffer.alloc(6);
+    readSync(fd, buffer, 0, 6, 0);
+    closeSync(fd);
+    expect(buffer.toString()).toBe("dummy\n");
+  });
+
+  it("refuses a file reached through a folder swapped for a link after the listing (the key-theft race of freeze)", () => {
+    const { root, secret } = tree();
+    renameSync(path.join(root, "zz"), path.join(root, "zz.orig"));
+    symlinkSync(secret, path.join(root, "zz"));
+    let error: unknown;
+    try {
+      closeSync(openBeneath(root, "zz/alice.key", "handoff file"));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RefusalError);
+    expect((error as RefusalError).message).toMatch(/zz\/alice\.key resolved to .*keys\/alice\.key, outside .*handoff/);
+    expect((error as RefusalError).details.attack).toBe("path-swap");
+  });
+
+  it("refuses a link at the last step", () => {
+    const { root, secret } = tree();
+    symlinkSync(path.join(secret, "alice.key"), path.join(root, "link.key"));
+    expect(() => openBeneath(root, "link.key", "handoff file")).toThrow(/ELOOP/);
+  });
+});

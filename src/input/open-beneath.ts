@@ -1,0 +1,53 @@
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { RefusalError } from "../errors/errors.js";
+
+/**
+ * Open `rel` under the folder `root` for reading, and prove that what was
+ * opened really is `root/rel`: no symbolic link at the last step
+ * (O_NOFOLLOW), and none swapped in for any folder on the way (checked on
+ * the open descriptor through /proc/self/fd, else by comparing the inode
+ * with a fresh lstat of every step). Node has no openat(2), so a folder
+ * replaced by a link between listing and opening would otherwise lead the
+ * open outside `root`: that is refused, and the descriptor closed.
+ */
+export function openBeneath(root: string, rel: string, what: string): number {
+  const realRoot = realpathSync(root);
+  const expected = path.join(realRoot, ...rel.split("/"));
+  const fd = openSync(path.join(root, ...rel.split("/")), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const actual = openedPath(fd);
+    const inside = actual !== undefined ? actual === expected : sameFileAlongPath(fd, realRoot, rel);
+    if (!inside)
+      throw new RefusalError(
+        `${what} ${rel} resolved to ${actual ?? "another file"}, outside ${realRoot}: a folder on its way was replaced by a link while it was read; nothing was frozen`,
+        { attack: "path-swap" },
+      );
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/** The path the kernel opened for `fd`, where /proc tells it. */
+function openedPath(fd: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Without /proc: no step from `root` to `rel` is a link now, and the last is the very inode opened. */
+function sameFileAlongPath(fd: number, root: string, rel: string): boolean {
+  let current = root;
+  let last: ReturnType<typeof lstatSync> | undefined;
+  for (const part of rel.split("/")) {
+    current = path.join(current, part);
+    last = lstatSync(current);
+    if (last.isSymbolicLink()) return false;
+  }
+  const opened = fstatSync(fd);
+  return last !== undefined && last.ino === opened.ino && last.dev === opened.dev;
+}
