@@ -54,7 +54,7 @@ export function openGateHome(given?: string, options: { create?: boolean } = {})
   if (!exists) {
     if (options.create === false)
       throw new UsageError(
-        `gate home ${dir} does not exist; a person creates it by pinning a suite (\`twinlock trust pin --suite DIR\`), or pass --home DIR`,
+        `gate home ${dir} does not exist${given === undefined && !nonEmpty(process.env.TWINLOCK_HOME) ? " (TWINLOCK_HOME is not set, so the default is used)" : ""}; if your home is elsewhere, set TWINLOCK_HOME or pass --home DIR; a person creates a new one by pinning a suite (\`twinlock trust pin --suite DIR --key FILE\`)`,
       );
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -86,7 +86,7 @@ export function reconcileWithCheckpoint(home: GateHome, file: RunFile, runFile: 
   const state = file.state;
   if (state.home_id !== home.id)
     throw new IntegrityError(
-      `run ${state.run_id} (${runFile}) belongs to gate home ${state.home_id}, not to this one (${home.id} at ${home.dir}); use the home it was created in, or start a new run here`,
+      `run ${state.run_id} (${runFile}) belongs to gate home ${state.home_id}, not to this one (${home.id} at ${home.dir}); point --home or TWINLOCK_HOME at the home it was created in, or start a new run here`,
       { check: "checkpoint", attack: "other-home" },
     );
   const cp = readCheckpoint(home, state.run_id);

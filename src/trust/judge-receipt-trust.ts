@@ -31,7 +31,7 @@ export function judgeReceiptTrust(
       ? {
           ok: false,
           code: "unsigned",
-          reason: `the ${receipt.kind} receipt by ${receiptPerson(receipt)} is unsigned, and this suite requires signed receipts (sign with --key FILE)`,
+          reason: `the ${receipt.kind} receipt by ${receiptPerson(receipt)} is unsigned, and this suite requires signed receipts (sign with --key FILE, a listed key with the ${right} right)`,
         }
       : { ok: true, signer: null, key: null };
   if (!verifyReceiptSignature(receipt))

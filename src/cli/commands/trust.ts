@@ -17,6 +17,7 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
     `pinned ${pin.suite_id} at ${pin.root} in gate home ${home.dir}`,
     `  twinlock.yaml ${pin.config_sha256}`,
     `  ${Object.keys(pin.pairs).length} pairs: ${Object.entries(pin.pairs)
+      .sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }))
       .map(([p, e]) => `${p}→${e}`)
       .join(" ")}`,
     ...(replaced
