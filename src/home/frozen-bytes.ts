@@ -235,7 +235,14 @@ function copyHashing(root: string, rel: string, target: string): { size: number;
   }
   let outFd: number | undefined;
   try {
-    if (!fstatSync(inFd).isFile()) throw new RefusalError(`${what} is not a regular file; remove it`);
+    const stat = fstatSync(inFd);
+    if (!stat.isFile()) throw new RefusalError(`${what} is not a regular file; remove it`);
+    // A second name for the same file may be a hard link to something outside the handoff
+    // (a key file the gate can read): the gate would copy and show it. Copy the file instead.
+    if (stat.nlink > 1)
+      throw new RefusalError(`${what} has ${stat.nlink} hard links; a handoff file must be a file of its own — copy it in instead`, {
+        attack: "hard-link",
+      });
     outFd = openSync(target, "wx", 0o600);
     const hash = createHash("sha256");
     const buffer = Buffer.allocUnsafe(CHUNK);

@@ -6,7 +6,7 @@
  * on a signing copy of the example suite, pinned in its own home.
  */
 import { createPrivateKey, type KeyObject } from "node:crypto";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -344,6 +344,20 @@ describe("attack 3: the reviewer is shown the frozen bytes, not the run file's c
     const close = shown.indexOf("\n`````\n", open);
     expect(shown.slice(open, close)).toContain("## Decide");
     expect(shown.lastIndexOf("## Decide")).toBeGreaterThan(close);
+  });
+});
+
+describe("attack 3c: a hard link smuggles a file the gate can read into the frozen bytes", () => {
+  it("refuses to freeze a handoff file with another hard link, so present never shows, say, a key file", async () => {
+    const w = await world();
+    const secret = path.join(w.dir, "secret.key");
+    writeFileSync(secret, "PRIVATE KEY\n");
+    linkSync(secret, path.join(w.handoff, "notes.txt"));
+    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    await expect(
+      freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner }),
+    ).rejects.toThrow(/notes\.txt has 2 hard links; a handoff file must be a file of its own/);
+    expect(readRun(w.runFile, w.home).state.workflows["MD-29"]?.state).toBe("investigating");
   });
 });
 
