@@ -112,3 +112,27 @@ describe("help for a command that does not exist", () => {
     expect(r.stderr.trimEnd().split("\n")).toEqual([`twinlock: no command "frobnicate"; run \`twinlock --help\` for the list`]);
   });
 });
+
+describe("parse errors a newcomer makes", () => {
+  it("names a misspelt option with the one it is closest to, even when it hid a required option", async () => {
+    const r = await runCli(["review-pair-plan", "run.json", "MD-29", "--decison", "approved"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "twinlock: unknown option --decison (did you mean --decision?); run `twinlock --help` or `twinlock <command> --help`\n",
+    );
+  });
+
+  it("names the left-over argument of an unquoted option value with spaces", async () => {
+    const r = await runCli(["consent-pair-execution", "run.json", "MD-29", "--approve", "--expires-in", "4", "hours"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^twinlock: too many arguments for 'consent-pair-execution': it takes 2, and "hours" is left over; quote an option value with spaces, and write durations like 4h;/,
+    );
+  });
+
+  it("suggests the upper-case prompt ID for md-31", async () => {
+    const r = await runCli(["pair-status", "md-31", "--suite", EXAMPLE_SUITE]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/"md-31" is not a prompt ID; did you mean MD-31\?/);
+  });
+});

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { ConflictError, EXIT, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import type { CommandResult } from "./command-result.js";
+import { describeUsageError } from "./describe-usage-error.js";
 import { registerCommands } from "./register-commands.js";
 
 /** Where the CLI writes; tests pass their own. */
@@ -61,7 +62,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
-    return report(error, { json, debug, io });
+    return report(error, { json, debug, io, usage: (e) => describeUsageError(e, program, argv) });
   }
   if (!result) return EXIT.ok;
   if (json) io.stdout(`${JSON.stringify(result.json, null, 2)}\n`);
@@ -69,12 +70,11 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   return result.exitCode;
 }
 
-function report(error: unknown, ctx: { json: boolean; debug: boolean; io: CliIo }): number {
+function report(error: unknown, ctx: { json: boolean; debug: boolean; io: CliIo; usage: (error: CommanderError) => string }): number {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0 || error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
     if (error.code === "commander.help") return EXIT.ok;
-    const message = `${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")}; run \`twinlock --help\` or \`twinlock <command> --help\``;
-    return emit(ctx, EXIT.usage, "usage", message);
+    return emit(ctx, EXIT.usage, "usage", ctx.usage(error));
   }
   if (error instanceof UsageError) return emit(ctx, EXIT.usage, "usage", error.message);
   if (error instanceof RefusalError) return emit(ctx, EXIT.refused, "refused", error.message, error.details);

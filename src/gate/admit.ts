@@ -130,7 +130,16 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
   );
   if (result.admitted && input.checkout !== undefined) {
     const wf = pickWorkflow(loaded.state, input.executor, input.planner) as Workflow;
-    result.checkout = checkoutFrozenBytes(input.home, (wf.handoff as NonNullable<Workflow["handoff"]>).files, input.checkout);
+    try {
+      result.checkout = checkoutFrozenBytes(input.home, (wf.handoff as NonNullable<Workflow["handoff"]>).files, input.checkout);
+    } catch (error) {
+      // Admission is recorded and the consent used; the approved bytes can still be written elsewhere.
+      throw new RefusalError(
+        `admitted ${wf.executor} for ${wf.planner} (the consent is used), but the checkout to ${input.checkout} could not be written: ${(error as Error).message}; write it with \`twinlock checkout ${input.runFile} ${wf.executor} DIR\` before the executor starts`,
+        { admitted: true },
+        { cause: error },
+      );
+    }
   }
   return result;
 }

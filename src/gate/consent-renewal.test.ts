@@ -170,6 +170,17 @@ describe("keygen", () => {
     expect(r.stdout).toContain(readFileSync(pub, "utf8").trim());
     expect((await runCli(["keygen", "--name", "dana", "--out", path.join(g.dir, "keys")])).code).toBe(1);
   });
+
+  it("names a public key given as --key as a public key, not as a private key others can read", async () => {
+    const g = makeGateRun();
+    await runCli(["keygen", "--name", "erin", "--out", path.join(g.dir, "keys")]);
+    const pub = path.join(g.dir, "keys", "erin.pub");
+    const r = await runCli(["trust", "pin", "--suite", g.suite, "--key", pub, "--home", path.join(g.dir, "home")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `twinlock: key file ${pub} is a public key; --key takes the private key (NAME.key, not NAME.pub) made by \`twinlock keygen\`\n`,
+    );
+  });
 });
 
 describe("init-run input", () => {

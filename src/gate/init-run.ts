@@ -46,7 +46,15 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
     if (seen.has(planner)) throw new UsageError(`--planner ${planner} is given twice`);
     seen.add(planner);
     const resolved = resolveExactTwin(suite, planner);
-    if (!resolved.ok) throw new RefusalError(`${planner} has no exact twin, so no run can be made for it: ${resolved.reasons.join("; ")}`);
+    if (!resolved.ok) {
+      // An executor named by mistake: point at its planner.
+      const asExecutor = suite.byId.get(planner);
+      const hint =
+        asExecutor?.role === "executive" && asExecutor.pairedPromptId
+          ? `; ${planner} is an executor — its planner is ${asExecutor.pairedPromptId}: init-run --planner ${asExecutor.pairedPromptId}`
+          : "";
+      throw new RefusalError(`${planner} has no exact twin, so no run can be made for it: ${resolved.reasons.join("; ")}${hint}`);
+    }
     const { executor } = resolved.twin;
     requirePinnedPair(pinned, planner, executor.id);
     if (executor.allowedModes.length > 0 && !executor.allowedModes.includes(mode)) {

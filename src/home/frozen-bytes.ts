@@ -12,6 +12,7 @@ import {
   openSync,
   readdirSync,
   readSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -21,6 +22,7 @@ import path from "node:path";
 import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import { listHandoffFiles, type ManifestEntry, manifestHash } from "../handoff/hash-handoff.js";
 import { openBeneath } from "../input/open-beneath.js";
+import { requirePlainPath } from "../input/parse-input.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
@@ -51,7 +53,8 @@ export interface HandoffSnapshot {
  * files are refused, as by `hashHandoff`.
  */
 export function snapshotHandoff(home: GateHome, handoffDir: string): HandoffSnapshot {
-  const root = path.resolve(handoffDir);
+  // Resolved once, before listing: every file is then opened and checked against this very path.
+  const root = realHandoffRoot(path.resolve(handoffDir));
   const rel = listHandoffFiles(root);
   const tmp = homeSubdir(home, "tmp");
   removeLeftoversOfDeadWriters(tmp, "snap-", /^(\d+)-[0-9a-f]+$/);
@@ -59,10 +62,12 @@ export function snapshotHandoff(home: GateHome, handoffDir: string): HandoffSnap
   mkdirSync(dir, { mode: 0o700 });
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
+    let total = 0;
     const files: ManifestEntry[] = rel.map((p) => {
       const target = path.join(dir, ...p.split("/"));
       mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-      const digest = copyHashing(root, p, target);
+      const digest = copyHashing(root, p, target, MAX_HANDOFF_BYTES - total);
+      total += digest.size;
       return { path: p, ...digest };
     });
     const keep = () => {
@@ -120,16 +125,28 @@ export function verifyFrozenBytes(home: GateHome, files: readonly ManifestEntry[
 }
 
 /**
- * Check, before anything is decided, that `target` can receive a checkout:
- * outside the gate home, not a symbolic link, new or an empty folder, in a
- * parent folder no other user can rearrange (owned by this user or root and
- * not group/world-writable, or sticky like /tmp). Returns its absolute path.
+ * Check, before anything is decided, that `target` can receive a checkout,
+ * and return the real path to write it at: outside the gate home, new (or an
+ * empty folder owned by this user), under a parent whose real path no other
+ * user can rearrange — every folder from it up to `/` owned by this user or
+ * root and not group/world-writable, or sticky like `/tmp` (as ssh's
+ * StrictModes judges key folders). Links on the way are resolved once here.
  */
 export function requireCheckoutTarget(home: GateHome, target: string): string {
-  const dir = path.resolve(target);
-  const rel = path.relative(home.dir, dir);
-  if (rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel)))
+  const given = path.resolve(target);
+  let parent: string;
+  try {
+    parent = realpathSync(path.dirname(given));
+  } catch (error) {
+    throw new UsageError(
+      `the folder ${path.dirname(given)} for the checkout cannot be used (${(error as NodeJS.ErrnoException).code}); create it first`,
+    );
+  }
+  const dir = path.join(parent, path.basename(given));
+  const inHome = path.relative(realpathSync(home.dir), dir);
+  if (inHome === "" || (!inHome.startsWith("..") && !path.isAbsolute(inHome)))
     throw new UsageError(`checkout folder ${dir} is inside the gate home ${home.dir}; give a folder outside it`);
+  const uid = typeof process.geteuid === "function" ? process.geteuid() : 0;
   let stat: ReturnType<typeof lstatSync> | undefined;
   try {
     stat = lstatSync(dir);
@@ -139,23 +156,17 @@ export function requireCheckoutTarget(home: GateHome, target: string): string {
   }
   if (stat?.isSymbolicLink()) throw new UsageError(`checkout folder ${dir} is a symbolic link; give a real, new or empty folder`);
   if (stat && !stat.isDirectory()) throw new UsageError(`checkout folder ${dir} exists and is not a folder; give a new or empty folder`);
+  if (stat && stat.uid !== uid) throw new UsageError(`checkout folder ${dir} belongs to user ${stat.uid}, not to you; give a new folder`);
   if (stat && readdirSync(dir).length > 0) throw new UsageError(`checkout folder ${dir} is not empty; give a new or empty folder`);
-  const parent = path.dirname(dir);
-  let p: ReturnType<typeof statSync>;
-  try {
-    p = statSync(parent);
-  } catch (error) {
-    throw new UsageError(
-      `the folder ${parent} for the checkout cannot be used (${(error as NodeJS.ErrnoException).code}); create it first`,
-    );
+  for (let d = parent; ; d = path.dirname(d)) {
+    const p = statSync(d);
+    const safe = ((p.uid === uid || p.uid === 0) && (p.mode & 0o022) === 0) || (p.mode & 0o1000) !== 0;
+    if (!safe)
+      throw new UsageError(
+        `${d}, on the way to the checkout folder, can be changed by other users (mode ${(p.mode & 0o7777).toString(8)}, owner ${p.uid}), who could swap links into the copy while it is written; give a folder in a directory only you can write`,
+      );
+    if (d === path.dirname(d)) break;
   }
-  const uid = typeof process.geteuid === "function" ? process.geteuid() : 0;
-  const ownedSafely = (p.uid === uid || p.uid === 0) && (p.mode & 0o022) === 0;
-  const sticky = (p.mode & 0o1000) !== 0;
-  if (!p.isDirectory() || !(ownedSafely || sticky))
-    throw new UsageError(
-      `the checkout folder's parent ${parent} can be changed by other users (mode ${(p.mode & 0o7777).toString(8)}), who could swap links into the copy while it is written; give a folder in a directory only you can write`,
-    );
   return dir;
 }
 
@@ -224,7 +235,31 @@ function storeBlob(home: GateHome, staged: string, sha256: string): void {
 }
 
 /** Copy one file, refusing anything but a regular file, and return the size and sha256 of the bytes copied. */
-function copyHashing(root: string, rel: string, target: string): { size: number; sha256: string } {
+/** Largest handoff frozen (all files together); the gate home keeps a copy of every revision. */
+export const MAX_HANDOFF_BYTES = 8 * 1024 * 1024 * 1024;
+
+/** The handoff folder's real path, refusing a symbolic link given as the folder itself. */
+function realHandoffRoot(given: string): string {
+  requirePlainPath(given, "handoff folder");
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(given);
+  } catch (error) {
+    throw new UsageError(
+      `handoff folder ${given} cannot be read (${(error as NodeJS.ErrnoException).code}); give the folder holding the handoff records`,
+    );
+  }
+  if (stat.isSymbolicLink()) throw new UsageError(`handoff folder ${given} is a symbolic link; give the real folder`);
+  return realpathSync(given);
+}
+
+/**
+ * Copy one file, refusing anything but a regular file of its own, and return
+ * the size and sha256 of the bytes copied. Exactly the size seen at opening
+ * is copied: a file that grows or shrinks meanwhile is refused, so an agent
+ * appending to it can neither slip bytes in nor make the copy endless.
+ */
+function copyHashing(root: string, rel: string, target: string, budget: number): { size: number; sha256: string } {
   const what = `handoff file ${rel}`;
   let inFd: number;
   try {
@@ -243,12 +278,16 @@ function copyHashing(root: string, rel: string, target: string): { size: number;
       throw new RefusalError(`${what} has ${stat.nlink} hard links; a handoff file must be a file of its own — copy it in instead`, {
         attack: "hard-link",
       });
+    if (stat.size > budget)
+      throw new RefusalError(
+        `the handoff is over ${MAX_HANDOFF_BYTES} bytes at ${what}; keep bulky evidence out of the handoff and cite it by digest`,
+      );
     outFd = openSync(target, "wx", 0o600);
     const hash = createHash("sha256");
     const buffer = Buffer.allocUnsafe(CHUNK);
     let size = 0;
-    for (;;) {
-      const n = readSync(inFd, buffer, 0, CHUNK, size);
+    while (size < stat.size) {
+      const n = readSync(inFd, buffer, 0, Math.min(CHUNK, stat.size - size), size);
       if (n === 0) break;
       const chunk = buffer.subarray(0, n);
       hash.update(chunk);
@@ -256,6 +295,8 @@ function copyHashing(root: string, rel: string, target: string): { size: number;
       while (written < n) written += writeSync(outFd, chunk, written, n - written);
       size += n;
     }
+    if (size !== stat.size || fstatSync(inFd).size !== stat.size)
+      throw new RefusalError(`${what} changed size while it was frozen (${stat.size} bytes at opening); freeze again once it is written`);
     fsyncSync(outFd);
     return { size, sha256: hash.digest("hex") };
   } finally {

@@ -6,7 +6,19 @@
  * on a signing copy of the example suite, pinned in its own home.
  */
 import { createPrivateKey, type KeyObject } from "node:crypto";
-import { chmodSync, cpSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -217,6 +229,18 @@ describe("attack 1b: the agent re-pins or pins what it is judged by", () => {
     const id = readFileSync(path.join(w.suite, "twinlock.yaml"), "utf8").match(/^suite_id: (.*)$/m)?.[1] as string;
     await expect(unpinSuite(w.home, id, w.keys.agent)).rejects.toThrow(/only the gate home's pinners may unpin/);
     expect(listPins(w.home).map((p) => p.suite_id)).toEqual([id]);
+  });
+
+  it("creates no gate home when the first pin is refused, so there is no empty home left to claim", async () => {
+    const w = await world();
+    const fresh = path.join(w.dir, "fresh-home");
+    const unsignedCopy = path.join(w.dir, "unsigned-suite");
+    cpSync(w.suite, unsignedCopy, { recursive: true });
+    editPrompt(unsignedCopy, "twinlock.yaml", (t) => t.replace("require_signed_receipts: true", "require_signed_receipts: false"));
+    await expect(pinSuite(() => openGateHome(fresh, { create: true }), { suiteDir: unsignedCopy, key: w.keys.alice })).rejects.toThrow(
+      /does not require signed receipts/,
+    );
+    expect(existsSync(fresh)).toBe(false);
   });
 
   it("lets a pinner add another person's key, who may then re-pin", async () => {
@@ -471,6 +495,19 @@ describe("attack 6b: the checkout path", () => {
     expect((await tryAdmit(w)).admitted).toBe(true);
   });
 
+  it("refuses a checkout below a link into a folder others can write, judging the real path once", async () => {
+    const w = await world();
+    await toConsented(w);
+    const open = path.join(w.dir, "open");
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    symlinkSync(open, path.join(w.dir, "link"));
+    await expect(
+      admit({ runFile: w.runFile, home: w.home, executor: "MD-30", actor: "agent", checkout: path.join(w.dir, "link", "co") }),
+    ).rejects.toThrow(/open, on the way to the checkout folder, can be changed by other users/);
+    expect(readRun(w.runFile, w.home).state.workflows["MD-29"]?.state).toBe("dry_run_ready");
+  });
+
   it("refuses a checkout into a folder whose parent other users can rearrange", async () => {
     const w = await world();
     await toConsented(w);
@@ -479,7 +516,7 @@ describe("attack 6b: the checkout path", () => {
     chmodSync(open, 0o777);
     await expect(
       admit({ runFile: w.runFile, home: w.home, executor: "MD-30", actor: "agent", checkout: path.join(open, "co") }),
-    ).rejects.toThrow(/can be changed by other users \(mode 777\)/);
+    ).rejects.toThrow(/shared, on the way to the checkout folder, can be changed by other users \(mode 777, owner \d+\)/);
     expect(readRun(w.runFile, w.home).state.workflows["MD-29"]?.state).toBe("dry_run_ready");
   });
 });

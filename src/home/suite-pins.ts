@@ -87,9 +87,10 @@ export interface PinnedSuite extends PinnedPolicy {
  * same suite_id or folder.
  */
 export async function pinSuite(
-  home: GateHome,
+  home: GateHome | (() => GateHome),
   input: { suiteDir: string; allowUnsigned?: boolean; key: KeyObject | undefined; now?: Date },
 ): Promise<{ pin: Pin; replaced: Pin | undefined; firstPinner: boolean }> {
+  const by = pinnerLine(input.key, "pin a suite");
   const given = path.resolve(input.suiteDir);
   const root = realSuiteFolder(given);
   const bytes = readConfigBytes(root);
@@ -113,13 +114,15 @@ export async function pinSuite(
     pairs: pairsOf(suite),
     allow_unsigned: !signing,
     pinned_at: (input.now ?? new Date()).toISOString(),
-    pinned_by: pinnerLine(input.key, "pin"),
+    pinned_by: by,
   };
+  // Only now, with a pin that can be made, is a new home created (a refused first pin leaves none to claim).
+  const h = typeof home === "function" ? home() : home;
   let replaced: Pin | undefined;
   let firstPinner = false;
-  await withPins(home, (file) => {
+  await withPins(h, (file) => {
     firstPinner = file.pinners.length === 0;
-    requirePinner(home, file, pin.pinned_by, "pin");
+    requirePinner(h, file, pin.pinned_by, "pin");
     replaced = file.pins.find((p) => p.suite_id === pin.suite_id || p.root === pin.root);
     return {
       ...file,
@@ -132,7 +135,7 @@ export async function pinSuite(
 
 /** Remove a suite's pin; runs of that suite are refused until it is pinned again. */
 export async function unpinSuite(home: GateHome, suiteId: string, key: KeyObject | undefined): Promise<Pin> {
-  const by = pinnerLine(key, "unpin");
+  const by = pinnerLine(key, "unpin a suite");
   let removed: Pin | undefined;
   await withPins(home, (file) => {
     requirePinner(home, file, by, "unpin");
@@ -325,7 +328,7 @@ async function withPins(home: GateHome, change: (file: PinsFile) => PinsFile): P
 function pinnerLine(key: KeyObject | undefined, what: string): string {
   if (!key)
     throw new RefusalError(
-      `to ${what} a suite, sign with a pinner's key (--key FILE, e.g. the key made by \`twinlock keygen\`): the gate home's pins decide what every run is judged by`,
+      `to ${what}, sign with a pinner's key (--key FILE, e.g. the key made by \`twinlock keygen\`): the gate home's pins decide what every run is judged by`,
       { attack: "unauthorized-pin" },
     );
   return publicKeyLine(key);

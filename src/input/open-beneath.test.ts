@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, mkdtempSync, readSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, readSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -25,7 +25,7 @@ function tree(): { root: string; secret: string } {
 describe("openBeneath", () => {
   it("opens a file that really is under the folder", () => {
     const { root } = tree();
-    const fd = openBeneath(root, "zz/alice.key", "handoff file");
+    const fd = openBeneath(realpathSync(root), "zz/alice.key", "handoff file");
     const buffer = Buffer.alloc(6);
     readSync(fd, buffer, 0, 6, 0);
     closeSync(fd);
@@ -38,7 +38,7 @@ describe("openBeneath", () => {
     symlinkSync(secret, path.join(root, "zz"));
     let error: unknown;
     try {
-      closeSync(openBeneath(root, "zz/alice.key", "handoff file"));
+      closeSync(openBeneath(realpathSync(root), "zz/alice.key", "handoff file"));
     } catch (e) {
       error = e;
     }
@@ -47,9 +47,19 @@ describe("openBeneath", () => {
     expect((error as RefusalError).details.attack).toBe("path-swap");
   });
 
+  it("refuses a file reached after the handoff root itself was swapped for a link once it had been resolved", () => {
+    const { root, secret } = tree();
+    const real = realpathSync(root);
+    mkdirSync(path.join(secret, "zz"));
+    writeFileSync(path.join(secret, "zz", "alice.key"), "PRIVATE KEY\n");
+    renameSync(root, `${root}.orig`);
+    symlinkSync(secret, root);
+    expect(() => closeSync(openBeneath(real, "zz/alice.key", "handoff file"))).toThrow(/resolved to .*keys\/zz\/alice\.key, outside/);
+  });
+
   it("refuses a link at the last step", () => {
     const { root, secret } = tree();
     symlinkSync(path.join(secret, "alice.key"), path.join(root, "link.key"));
-    expect(() => openBeneath(root, "link.key", "handoff file")).toThrow(/ELOOP/);
+    expect(() => openBeneath(realpathSync(root), "link.key", "handoff file")).toThrow(/ELOOP/);
   });
 });

@@ -1,20 +1,20 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { RefusalError } from "../errors/errors.js";
 
 /**
- * Open `rel` under the folder `root` for reading, and prove that what was
- * opened really is `root/rel`: no symbolic link at the last step
- * (O_NOFOLLOW), and none swapped in for any folder on the way (checked on
- * the open descriptor through /proc/self/fd, else by comparing the inode
- * with a fresh lstat of every step). Node has no openat(2), so a folder
- * replaced by a link between listing and opening would otherwise lead the
- * open outside `root`: that is refused, and the descriptor closed.
+ * Open `rel` under `realRoot` — a real path resolved once, before the folder
+ * was listed — and prove that what was opened really is `realRoot/rel`: no
+ * symbolic link at the last step (O_NOFOLLOW), and none swapped in for the
+ * root, an ancestor or any folder on the way (checked on the open
+ * descriptor through /proc/self/fd, else by comparing the inode with a fresh
+ * lstat of every step). Node has no openat(2), so a folder replaced by a link
+ * between listing and opening would otherwise lead the open elsewhere: that
+ * is refused, and the descriptor closed.
  */
-export function openBeneath(root: string, rel: string, what: string): number {
-  const realRoot = realpathSync(root);
+export function openBeneath(realRoot: string, rel: string, what: string): number {
   const expected = path.join(realRoot, ...rel.split("/"));
-  const fd = openSync(path.join(root, ...rel.split("/")), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const fd = openSync(expected, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const actual = openedPath(fd);
     const inside = actual !== undefined ? actual === expected : sameFileAlongPath(fd, realRoot, rel);

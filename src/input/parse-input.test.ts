@@ -6,7 +6,10 @@ describe("parse-input (options of validate and new-pair)", () => {
   it("accepts a prompt ID and refuses other forms, quoting the input", () => {
     expect(parsePromptId("MD-29")).toBe("MD-29");
     for (const bad of ["md-29", "MD29", "MD-", "-29", " MD-29", "MD-29\n"]) expect(() => parsePromptId(bad), bad).toThrow(UsageError);
-    expect(() => parsePromptId("md-29", "--planner")).toThrow('--planner "md-29" is not a prompt ID; expected the form MD-29');
+    expect(() => parsePromptId("md-29", "--planner")).toThrow(
+      '--planner "md-29" is not a prompt ID; did you mean MD-29? expected the form MD-29',
+    );
+    expect(() => parsePromptId("MD29", "--planner")).toThrow('--planner "MD29" is not a prompt ID; expected the form MD-29');
   });
 
   it("accepts a mode and lists the modes otherwise", () => {

@@ -4,7 +4,11 @@ import { MODES, type Mode, PROMPT_ID_PATTERN } from "../suite/prompt.js";
 /** A prompt ID as given on the command line, or a UsageError quoting it. */
 export function parsePromptId(value: string, what = "prompt ID"): string {
   if (!PROMPT_ID_PATTERN.test(value)) {
-    throw new UsageError(`${what} ${JSON.stringify(clip(value))} is not a prompt ID; expected the form MD-29 (^[A-Z][A-Z0-9]*-[0-9]+$)`);
+    const upper = value.trim().toUpperCase();
+    const hint = PROMPT_ID_PATTERN.test(upper) ? `did you mean ${upper}? ` : "";
+    throw new UsageError(
+      `${what} ${JSON.stringify(clip(value))} is not a prompt ID; ${hint}expected the form MD-29 (^[A-Z][A-Z0-9]*-[0-9]+$)`,
+    );
   }
   return value;
 }

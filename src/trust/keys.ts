@@ -47,11 +47,16 @@ export function loadPrivateKey(file: string, what = "key file"): KeyObject {
   try {
     // The mode and size are those of the file actually opened, not of whatever the path names a moment later.
     const stat = fstatSync(fd);
-    if ((stat.mode & 0o077) !== 0)
-      throw new UsageError(`${what} ${file} can be read by other users (mode ${(stat.mode & 0o777).toString(8)}); run chmod 600 ${file}`);
     if (stat.size > MAX_KEY_FILE_BYTES)
       throw new UsageError(`${what} ${file} is ${stat.size} bytes, over the ${MAX_KEY_FILE_BYTES}-byte limit for a key; ${fix}`);
     text = readFileSync(fd, "utf8");
+    // A public key given by mistake is named as such, not as a private key others can read.
+    if (text.trimStart().startsWith(PUBLIC_KEY_PREFIX) || text.includes("-----BEGIN PUBLIC KEY-----"))
+      throw new UsageError(
+        `${what} ${file} is a public key; --key takes the private key (NAME.key, not NAME.pub) made by \`twinlock keygen\``,
+      );
+    if ((stat.mode & 0o077) !== 0)
+      throw new UsageError(`${what} ${file} can be read by other users (mode ${(stat.mode & 0o777).toString(8)}); run chmod 600 ${file}`);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${what} ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}); ${fix}`, { cause: error });

@@ -299,6 +299,7 @@ describe("unknown planners and an existing run file are refused with exit 1, cha
     expect(missing.stderr).toContain("MD-99 has no exact twin, so no run can be made for it");
     const executor = await expectBadInput(g, ["init-run", g.runFile, "--suite", g.suite, "--planner", EXECUTOR], 1);
     expect(executor.stderr).toContain("only a paired investigative planner has an exact twin");
+    expect(executor.stderr).toContain(`${EXECUTOR} is an executor — its planner is ${PLANNER}: init-run --planner ${PLANNER}`);
     const unpaired = await expectBadInput(g, ["init-run", g.runFile, "--suite", g.suite, "--planner", "MD-26"], 1);
     expect(unpaired.stderr).toContain("MD-26 has no exact twin");
     expect(existsSync(g.runFile)).toBe(false);

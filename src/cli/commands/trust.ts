@@ -1,3 +1,4 @@
+import type { GateHome } from "../../home/gate-home.js";
 import { addPinner, listPinners, listPins, pinSuite, unpinSuite } from "../../home/suite-pins.js";
 import { parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
@@ -7,12 +8,19 @@ import { homeOption } from "../home-option.js";
 
 /** `twinlock trust pin --suite DIR [--allow-unsigned]`: record the suite the gate judges runs by. */
 export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsigned?: boolean; key?: string }): Promise<CommandResult> {
-  const home = homeOption(o, { create: true });
-  const { pin, replaced, firstPinner } = await pinSuite(home, {
-    suiteDir: findSuiteRoot({ suite: o.suite }),
-    allowUnsigned: o.allowUnsigned === true,
-    key: keyOption(o.key),
-  });
+  let opened: GateHome | undefined;
+  const { pin, replaced, firstPinner } = await pinSuite(
+    () => {
+      opened = homeOption(o, { create: true });
+      return opened;
+    },
+    {
+      suiteDir: findSuiteRoot({ suite: o.suite }),
+      allowUnsigned: o.allowUnsigned === true,
+      key: keyOption(o.key),
+    },
+  );
+  const home = opened as GateHome;
   const text = [
     `pinned ${pin.suite_id} at ${pin.root} in gate home ${home.dir}`,
     `  twinlock.yaml ${pin.config_sha256}`,
@@ -39,9 +47,11 @@ export function runTrustList(o: CommonOptions): CommandResult {
   const pins = listPins(home);
   const pinners = listPinners(home);
   const text =
-    (pinners.length ? `pinners: ${pinners.join(", ")}\n` : "") +
+    (pinners.length
+      ? `pinners: ${pinners.join(", ")}\n`
+      : "no pinner yet: the first `twinlock trust pin --key FILE` claims this home — make it yourself, before any agent can\n") +
     (pins.length === 0
-      ? `no suite is pinned in ${home.dir}; pin one with \`twinlock trust pin --suite DIR\``
+      ? `no suite is pinned in ${home.dir}; pin one with \`twinlock trust pin --suite DIR --key FILE\``
       : pins
           .map(
             (p) =>
