@@ -36,7 +36,7 @@ export async function runConsent(
     ...(w.state === "dry_run_ready"
       ? [`next: twinlock admit ${runFile} ${w.executor}`]
       : w.state === "approval_pending"
-        ? [`next: twinlock approve-apply ${runFile} ${w.planner} --approver NAME`]
+        ? [`next: twinlock approve-apply ${runFile} ${w.planner} --key FILE   (a person's key with the apply right)`]
         : []),
   ].join("\n");
   return {

@@ -418,3 +418,16 @@ describe("pair-status --json", () => {
     expect(bad.code).toBe(2);
   });
 });
+
+describe("log", () => {
+  it("names the executor an admission let in, and the reason of a lifted stop", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    expect((await runCli(["stop", g.runFile, "--reason", "db-freeze", "--home", g.home])).code).toBe(0);
+    expect((await runCli(["resolve-stop", g.runFile, "--reason", "db-freeze", "--note", "lifted", "--home", g.home])).code).toBe(0);
+    expect((await runCli(["admit", g.runFile, EXECUTOR, "--home", g.home, "--actor", "executor-agent"])).code).toBe(0);
+    const log = await runCli(["log", g.runFile]);
+    expect(log.stdout).toMatch(/ stop_resolved {6}\S+ +!STOP:db-freeze\n/);
+    expect(log.stdout).toMatch(/ admitted {11}executor-agent +MD-29→MD-30 {2}rev 1/);
+  });
+});

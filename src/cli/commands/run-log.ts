@@ -12,12 +12,15 @@ export function runLog(runFile: string, _o: CommonOptions): CommandResult {
   const lines = file.events.map((e) => {
     const d = e.data as Record<string, unknown>;
     const receipt = d.receipt as Record<string, unknown> | undefined;
+    // A line with a receipt names the pair, so an admission shows the executor it let in.
+    const pair = d.planner !== undefined && typeof receipt?.executor === "string" ? `${d.planner}→${receipt.executor}` : d.planner;
+    const reason = d.reason ?? receipt?.reason;
     const bits = [
-      d.planner,
+      pair,
       d.revision !== undefined ? `rev ${d.revision}` : receipt?.revision !== undefined ? `rev ${receipt.revision}` : undefined,
       receipt?.decision,
       d.hash ?? receipt?.handoff_hash,
-      d.reason !== undefined ? `!STOP:${d.reason}` : undefined,
+      reason !== undefined ? `!STOP:${reason}` : undefined,
       d.outcome,
     ].filter((x) => x !== undefined && x !== null);
     return `${String(e.seq).padStart(4)}  ${e.at}  ${e.type.padEnd(18)} ${e.actor.padEnd(actorWidth)} ${bits.join("  ")}`.trimEnd();

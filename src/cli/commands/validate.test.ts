@@ -621,3 +621,18 @@ describe("validate on bad input never crashes", () => {
     expect(run.code).toBe(1);
   });
 });
+
+describe("validate's pair list", () => {
+  it("lists pairs in natural ID order, MD-9 before MD-10 and MD-101 after MD-13", async () => {
+    const root = writeSuite({
+      ...baseSuite(),
+      "work/md-101.md": plannerText("MD-101", "MD-102"),
+      "work/md-102.md": executorText("MD-102", "MD-101"),
+      "work/md-9.md": plannerText("MD-9", "MD-8"),
+      "work/md-8.md": executorText("MD-8", "MD-9"),
+      "twinlock.yaml": "suite_id: fixture\ndeclared_pairs: 4\n",
+    });
+    const run = await validate(root);
+    expect(run.stdout).toContain("pairs      4 genuine (declared 4): MD-9→MD-8 MD-10→MD-11 MD-12→MD-13 MD-101→MD-102");
+  });
+});

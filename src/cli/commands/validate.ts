@@ -27,7 +27,12 @@ export function runValidate(options: ValidateOptions): CommandResult {
     ...(report.diagnostics.length > 0 ? [""] : []),
     `suite      ${report.suiteId ?? "(no suite_id)"} at ${report.suiteRoot}`,
     `prompts    ${report.prompts}${roles ? ` (${roles})` : ""}`,
-    `pairs      ${report.genuinePairs} genuine${declared}: ${report.pairs.map((p) => `${p.planner}→${p.executor}`).join(" ") || "none"}`,
+    `pairs      ${report.genuinePairs} genuine${declared}: ${
+      [...report.pairs]
+        .sort((a, b) => a.planner.localeCompare(b.planner, "en", { numeric: true }))
+        .map((p) => `${p.planner}→${p.executor}`)
+        .join(" ") || "none"
+    }`,
     `refusal    ${report.refusalJudgements} executor judgements, each accepting only the exact twin`,
     `problems   ${report.errors === 0 ? s.green("0") : s.red(String(report.errors))}, warnings ${report.warnings}`,
   ];
