@@ -268,3 +268,19 @@ describe("twinlock readiness", () => {
     expect(r.output).not.toMatch(STACK_FRAME);
   });
 });
+
+describe("citations in the handoff's Markdown files", () => {
+  it("reports a report.md marker that points at no record, and accepts the ones that do", () => {
+    const dir = handoff();
+    writeFileSync(
+      path.join(dir, "report.md"),
+      "# Report\n\nSee #FINDING:F1 and @EVIDENCE:E1. Then +ACTION:A3 and =VERIFY:V9.\nMarkers look like +ACTION:{id} or +ACTION:ID.\n",
+    );
+    const r = checkReadiness(dir);
+    expect(r.ready).toBe(false);
+    expect(r.problems).toEqual([
+      { file: "report.md", message: "cites +ACTION:A3, which does not exist in the records" },
+      { file: "report.md", message: "cites =VERIFY:V9, which does not exist in the records" },
+    ]);
+  });
+});

@@ -26,6 +26,9 @@ export interface ReadinessReport {
   records?: HandoffRecords;
 }
 
+/** Marker IDs that name the marker itself in prose (e.g. `+ACTION:{id}`, `+ACTION:ID`), not a record. */
+const PLACEHOLDER_IDS = new Set(["id", "ID"]);
+
 /** Largest record file read. */
 export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
 
@@ -135,6 +138,33 @@ export function checkReadiness(dir: string): ReadinessReport {
         record: cycle[0],
         message: `depends_on cycle: ${cycle.map((id) => `${MARKERS.action}${id}`).join(" → ")}`,
       });
+  }
+  // Markdown files (report.md and the like) cite records with markers too: each must exist.
+  const unknownIds = new Set((findings?.unknowns ?? []).map((u) => u.id));
+  const known: Array<[string, Set<string>, boolean]> = [
+    [MARKERS.evidence, evidenceIds, evidence !== undefined],
+    [MARKERS.unknown, unknownIds, findings !== undefined],
+    [MARKERS.finding, findingIds, findings !== undefined],
+    [MARKERS.action, actionIds, actions !== undefined],
+    [MARKERS.criterion, criterionIds, criteria !== undefined],
+  ];
+  for (const file of files.filter((f) => f.endsWith(".md"))) {
+    const read = readRecordText(path.join(root, ...file.split("/")));
+    if (read.problem !== undefined) {
+      problems.push({ file, message: read.problem });
+      continue;
+    }
+    for (const [marker, ids, loaded] of known) {
+      if (!loaded) continue;
+      const pattern = new RegExp(`${marker.replace(/[?+=#@]/g, (c) => `\\${c}`)}([A-Za-z0-9][A-Za-z0-9._-]*)`, "g");
+      const missing = new Set<string>();
+      for (const m of read.text.matchAll(pattern)) {
+        // A sentence may end right after a marker: a trailing dot is punctuation, not part of the ID.
+        const id = (m[1] as string).replace(/[.]+$/, "");
+        if (!ids.has(id) && !PLACEHOLDER_IDS.has(id)) missing.add(id);
+      }
+      for (const id of missing) problems.push({ file, message: `cites ${marker}${id}, which does not exist in the records` });
+    }
   }
   const unresolvedStops = (actions?.stops ?? []).filter((s) => !s.resolved).map((s) => s.reason);
   for (const reason of unresolvedStops) {
