@@ -57,7 +57,8 @@ export function snapshotHandoff(home: GateHome, handoffDir: string): HandoffSnap
   const root = realHandoffRoot(path.resolve(handoffDir));
   const rel = listHandoffFiles(root);
   const tmp = homeSubdir(home, "tmp");
-  removeLeftoversOfDeadWriters(tmp, "snap-", /^(\d+)-[0-9a-f]+$/);
+  // The home's own scratch folder, out of the agent's reach: a dead freeze's copy is removed whole.
+  removeLeftoversOfDeadWriters(tmp, "snap-", /^(\d+)-[0-9a-f]+$/, (entry) => rmSync(entry, { recursive: true, force: true }));
   const dir = path.join(tmp, `snap-${process.pid}-${randomBytes(6).toString("hex")}`);
   mkdirSync(dir, { mode: 0o700 });
   const dispose = () => rmSync(dir, { recursive: true, force: true });

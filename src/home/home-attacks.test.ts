@@ -578,3 +578,38 @@ describe("the gate home itself", () => {
     expect(() => readRun(w.runFile, w.home)).toThrow(IntegrityError);
   });
 });
+
+describe("attack 9: planted leftovers beside the run file", () => {
+  it("never deletes through a link or a planted tree named like a dead writer's lock folder", async () => {
+    const w = await world();
+    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    const victim = path.join(w.dir, "victim");
+    mkdirSync(victim);
+    writeFileSync(path.join(victim, "pins.json"), "precious\n");
+    const planted = `${w.runFile}.lock.dead-999999-abcd`;
+    mkdirSync(path.join(planted, "a"), { recursive: true });
+    writeFileSync(path.join(planted, "a", "f0"), "");
+    symlinkSync(victim, path.join(planted, "link"));
+    symlinkSync(victim, `${w.runFile}.lock.dead-999998-abcd`);
+    await raiseStop({ runFile: w.runFile, home: w.home, reason: "halt", actor: "alice" });
+    expect(readFileSync(path.join(victim, "pins.json"), "utf8")).toBe("precious\n");
+    expect(existsSync(path.join(planted, "a", "f0"))).toBe(true);
+    // The bare link is removed as a link; what it pointed to stays.
+    expect(existsSync(`${w.runFile}.lock.dead-999998-abcd`)).toBe(false);
+    expect(existsSync(victim)).toBe(true);
+  });
+
+  it("keygen never writes through a dangling link planted at NAME.pub", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-keygen-link-"));
+    dirs.push(dir);
+    const target = path.join(dir, "gate-only", "planted");
+    mkdirSync(path.dirname(target));
+    symlinkSync(target, path.join(dir, "x.pub"));
+    const { runCli } = await import("../test-support/run-cli.js");
+    const r = await runCli(["keygen", "--name", "x", "--out", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/already exists; keys are never overwritten/);
+    expect(existsSync(target)).toBe(false);
+    expect(existsSync(path.join(dir, "x.key"))).toBe(false);
+  });
+});

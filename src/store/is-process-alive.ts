@@ -1,4 +1,4 @@
-import { readdirSync, rmSync } from "node:fs";
+import { lstatSync, readdirSync, rmdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 
 /** Whether a process with this pid exists on this host (EPERM: it exists, owned by another user). */
@@ -15,9 +15,17 @@ export function isProcessAlive(pid: number): boolean {
  * Delete the entries of `dir` named `prefix` + a tail that `tail` matches
  * with the writer's pid as its first group, when that writer is dead: the
  * leftovers (temporary files, half-made or moved-aside lock folders) of a
- * writer killed mid-write. A live writer's entries are never touched.
+ * writer killed mid-write. A live writer's entries are never touched, and
+ * by default nothing is deleted recursively (see `removeWriterLeftover`):
+ * `dir` may be a folder another user writes, where a planted folder could be
+ * swapped for a link mid-delete. Pass `remove` only for the gate home's own folders.
  */
-export function removeLeftoversOfDeadWriters(dir: string, prefix: string, tail: RegExp): void {
+export function removeLeftoversOfDeadWriters(
+  dir: string,
+  prefix: string,
+  tail: RegExp,
+  remove: (entry: string) => void = removeWriterLeftover,
+): void {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -26,6 +34,39 @@ export function removeLeftoversOfDeadWriters(dir: string, prefix: string, tail: 
   }
   for (const name of names) {
     const m = name.startsWith(prefix) ? tail.exec(name.slice(prefix.length)) : null;
-    if (m && !isProcessAlive(Number(m[1]))) rmSync(path.join(dir, name), { recursive: true, force: true });
+    if (m && !isProcessAlive(Number(m[1]))) remove(path.join(dir, name));
+  }
+}
+
+/**
+ * Remove one thing a twinlock writer leaves: a file or link (unlinked, never
+ * followed), or a lock folder holding nothing but its `owner` file. A folder
+ * holding anything else is not twinlock's: it is left where it is, since
+ * deleting a tree by path in a folder another user writes can be led out of
+ * it by a folder swapped for a link mid-way. Returns whether it is gone.
+ */
+export function removeWriterLeftover(entry: string): boolean {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(entry);
+  } catch {
+    return true;
+  }
+  try {
+    if (!stat.isDirectory()) {
+      unlinkSync(entry);
+      return true;
+    }
+    const names = readdirSync(entry);
+    if (names.some((n) => n !== "owner")) return false;
+    if (names.length === 1) {
+      const owner = path.join(entry, "owner");
+      if (lstatSync(owner).isDirectory()) return false;
+      unlinkSync(owner);
+    }
+    rmdirSync(entry);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -1,11 +1,24 @@
 import { randomBytes } from "node:crypto";
-import fs, { lstatSync, mkdirSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from "node:fs";
+import fs, {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import { ConflictError, UsageError } from "../errors/errors.js";
 import { readRegularFile } from "../input/read-regular-file.js";
-import { isProcessAlive, removeLeftoversOfDeadWriters } from "./is-process-alive.js";
+import { isProcessAlive, removeLeftoversOfDeadWriters, removeWriterLeftover } from "./is-process-alive.js";
 
 /** How long a writer waits for another writer before giving up. */
 export const LOCK_WAIT_MS = 60_000;
@@ -98,7 +111,7 @@ function removeOwnLock(lockDir: string, owner: Owner): void {
   } catch {
     return;
   }
-  rmSync(aside, { recursive: true, force: true });
+  removeWriterLeftover(aside);
 }
 
 /**
@@ -117,10 +130,10 @@ function lockFs(lockDir: string, owner: Owner): typeof fs {
     try {
       mkdirSync(staging);
       try {
-        writeFileSync(path.join(staging, "owner"), JSON.stringify(owner));
+        writeOwnerFile(staging, owner);
         renameSync(staging, lockDir);
       } catch (error) {
-        rmSync(staging, { recursive: true, force: true });
+        removeWriterLeftover(staging);
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "ENOTEMPTY" || code === "EEXIST") throw Object.assign(new Error(`${lockDir} is held`), { code: "EEXIST" });
         throw error;
@@ -208,7 +221,8 @@ function takeOverAbandonedLock(lockDir: string): boolean {
   const moved = inspectLock(aside);
   const same = seen.kind === "owned" ? moved.kind === "owned" && moved.owner.token === seen.owner.token : moved.kind === "ownerless";
   if (same) {
-    rmSync(aside, { recursive: true, force: true });
+    // A junk folder with more than an owner file stays aside (renamed out of the way, never deleted as a tree).
+    removeWriterLeftover(aside);
     return true;
   }
   // We moved a live lock taken in between: put it back. Should yet another lock have been taken meanwhile, the
@@ -216,9 +230,36 @@ function takeOverAbandonedLock(lockDir: string): boolean {
   try {
     renameSync(aside, lockDir);
   } catch {
-    rmSync(aside, { recursive: true, force: true });
+    removeWriterLeftover(aside);
   }
   return false;
+}
+
+/**
+ * Write the owner file into a lock folder being built. The folder sits where
+ * other users may write, so it could be swapped for a link between mkdir and
+ * this open: the file is created exclusively, without following a link, and
+ * the path the kernel created it at is checked; a file that landed elsewhere
+ * is removed and the attempt fails.
+ */
+function writeOwnerFile(staging: string, owner: Owner): void {
+  const expected = path.join(realpathSync(path.dirname(staging)), path.basename(staging), "owner");
+  const fd = openSync(expected, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+  try {
+    let actual: string | undefined;
+    try {
+      actual = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      actual = undefined;
+    }
+    if (actual !== undefined && actual !== expected) {
+      unlinkSync(actual);
+      throw new ConflictError(`the lock folder ${staging} was swapped for a link while it was made; lock refused`);
+    }
+    writeSync(fd, JSON.stringify(owner));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

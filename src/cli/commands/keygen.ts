@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
 import { RefusalError, UsageError } from "../../errors/errors.js";
 import { parseText } from "../../input/parse-input.js";
@@ -21,13 +21,15 @@ export function runKeygen(o: CommonOptions & { name: string; out?: string; right
     if (!(RIGHTS as readonly string[]).includes(r)) throw new UsageError(`--rights ${r} is not one of ${RIGHTS.join(", ")}`);
   const dir = path.resolve(o.out ?? ".");
   const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]/g, "-")}.key`);
-  if (existsSync(file) || existsSync(file.replace(/\.key$/, ".pub")))
-    throw new RefusalError(`${file} already exists; keys are never overwritten — choose another --name or --out`);
+  const pub = file.replace(/\.key$/, ".pub");
+  // lstat, not exists: a dangling link is "something there" too, and is never written through.
+  if (present(file) || present(pub))
+    throw new RefusalError(`${file} or ${path.basename(pub)} already exists; keys are never overwritten — choose another --name or --out`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { privatePem, publicKey } = generateReviewerKey();
-  writeFileSync(file, privatePem, { mode: 0o600, flag: "wx" });
+  writeNew(file, privatePem, 0o600);
   // The public key is not secret: keep it beside the private key so it can be listed again later.
-  writeFileSync(file.replace(/\.key$/, ".pub"), `${publicKey}\n`, { mode: 0o644 });
+  writeNew(pub, `${publicKey}\n`, 0o644);
   fsyncDir(dir);
   const snippet = `reviewers:\n  - name: ${name}\n    public_key: ${publicKey}\n    rights: [${rights.join(", ")}]`;
   const text = [
@@ -40,4 +42,32 @@ export function runKeygen(o: CommonOptions & { name: string; out?: string; right
     `sign decisions with --key ${file} (or TWINLOCK_KEY=${file})`,
   ].join("\n");
   return { exitCode: 0, text, json: { ok: true, name, key_file: file, public_key: publicKey, rights } };
+}
+
+function present(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Create a new file, never following a link or replacing anything already there. */
+function writeNew(file: string, text: string, mode: number): void {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" || code === "ELOOP")
+      throw new RefusalError(`${file} already exists; keys are never overwritten — choose another --name or --out`);
+    throw new UsageError(`cannot write ${file} (${code}); give a folder you can write with --out`, { cause: error });
+  }
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
