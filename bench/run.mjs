@@ -37,7 +37,6 @@ const config = {
   commandRuns: quick ? 3 : 5,
   hashRuns: quick ? 2 : 3,
   hashMiB: parseHashMiB(process.env.BENCH_HASH_MB ?? (quick ? "64" : "1024")),
-  cacheRoot: join(tmpdir(), "twinlock-bench"),
 };
 
 function parseHashMiB(value) {
@@ -55,6 +54,8 @@ function fail(message) {
 if (!existsSync(cli)) fail(`${cli} is missing; run \`npm run build\` first`);
 
 const workDir = mkdtempSync(join(tmpdir(), "twinlock-bench-run-"));
+// The hashing fixture lives in the run's own folder too, so nothing (not even a 1 GiB cache) outlives the bench.
+config.cacheRoot = join(workDir, "hash-cache");
 const cleanUp = () => rmSync(workDir, { recursive: true, force: true });
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
@@ -202,7 +203,7 @@ try {
         : ["twinlock hash", "n/a", "n/a", `n/a (${hashRow.detail})`],
     ],
     [
-      `files cached in ${fixture.dir}${fixture.created ? " (written this run)" : " (reused)"}; BENCH_HASH_MB sets the size.`,
+      `files written for this run in ${fixture.dir} and removed with it; BENCH_HASH_MB sets the size.`,
       `${config.hashRuns} runs each, page cache warm; aim (issue 3): twinlock hash ≥ 85% of sha256sum.`,
     ],
   );
