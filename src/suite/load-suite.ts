@@ -6,6 +6,7 @@ import { UsageError } from "../errors/errors.js";
 import { openRegularFile, readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
 import type { Prompt } from "./prompt.js";
+import { type PromptSelection, promptSelection } from "./prompt-selection.js";
 import { CONFIG_FILE, type SuiteConfig, SuiteConfigSchema } from "./suite-config.js";
 
 /** A loaded suite: every prompt that parsed, the config, and every problem met on the way. */
@@ -35,15 +36,22 @@ export function loadSuite(root: string): Suite {
   const absRoot = path.resolve(root);
   const diagnostics: Diagnostic[] = [];
   const files: string[] = [];
+  // The config first: its `prompts`/`exclude` say which files are prompts, so no other file is read.
+  const { config, diagnostics: configDiagnostics } = loadSuiteConfig(absRoot);
+  const selection = promptSelection(config);
   try {
-    walk(absRoot, "", files, diagnostics);
+    walk(absRoot, "", files, diagnostics, selection);
   } catch (error) {
     throw new UsageError(`cannot read suite folder ${root}: ${(error as NodeJS.ErrnoException).code ?? error}`, {
       cause: error,
     });
   }
   if (files.length === 0) {
-    throw new UsageError(`no *.md prompt files under ${absRoot}; point --suite at the folder that holds the prompts`);
+    throw new UsageError(
+      config.prompts
+        ? `no prompt files under ${absRoot} match twinlock.yaml prompts (${config.prompts.join(", ")}); fix the globs`
+        : `no *.md prompt files under ${absRoot}; point --suite at the folder that holds the prompts`,
+    );
   }
   files.sort();
   const prompts: Prompt[] = [];
@@ -54,7 +62,6 @@ export function loadSuite(root: string): Suite {
     diagnostics.push(...parsed.diagnostics);
     if (parsed.prompt) prompts.push(parsed.prompt);
   }
-  const { config, diagnostics: configDiagnostics } = loadSuiteConfig(absRoot);
   diagnostics.push(...configDiagnostics);
   return indexSuite(absRoot, prompts, config, diagnostics);
 }
@@ -91,13 +98,13 @@ export function indexSuite(root: string, prompts: Prompt[], config: SuiteConfig,
   return { root, prompts, byId, duplicates, config, diagnostics };
 }
 
-function walk(absRoot: string, rel: string, out: string[], diagnostics: Diagnostic[]): void {
+function walk(absRoot: string, rel: string, out: string[], diagnostics: Diagnostic[], selection: PromptSelection): void {
   const dir = path.join(absRoot, rel);
   const entries = readdirSync(dir, { withFileTypes: true });
   for (const entry of entries) {
     const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
     if (entry.isSymbolicLink()) {
-      if (entry.name.endsWith(".md") || !entry.name.includes(".")) {
+      if (selection.includes(childRel) || (!entry.name.includes(".") && selection.mayContain(childRel))) {
         diagnostics.push({
           code: "SUITE_SYMLINK_SKIPPED",
           severity: "warning",
@@ -110,9 +117,9 @@ function walk(absRoot: string, rel: string, out: string[], diagnostics: Diagnost
       continue;
     }
     if (entry.isDirectory()) {
-      if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+      if (entry.name.startsWith(".") || entry.name === "node_modules" || !selection.mayContain(childRel)) continue;
       try {
-        walk(absRoot, childRel, out, diagnostics);
+        walk(absRoot, childRel, out, diagnostics, selection);
       } catch (error) {
         diagnostics.push({
           code: "FILE_UNREADABLE",
@@ -123,7 +130,7 @@ function walk(absRoot: string, rel: string, out: string[], diagnostics: Diagnost
           message: `cannot read folder (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions`,
         });
       }
-    } else if (entry.name.endsWith(".md")) {
+    } else if (selection.includes(childRel)) {
       // A FIFO, socket or device named *.md is kept, so that reading it refuses it by kind instead of skipping a prompt silently.
       out.push(childRel);
     }
@@ -250,7 +257,7 @@ export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnosti
     const where = keyPath.length > 0 ? keyPath.join(".") : "(top level)";
     const what =
       unknown.length > 0
-        ? `unknown key ${unknown.map((k) => `\`${k}\``).join(", ")}: ${CONFIG_FILE} accepts only suite_id, declared_pairs, body_rules, reviewers, revoked, policies, graph_file`
+        ? `unknown key ${unknown.map((k) => `\`${k}\``).join(", ")}: ${CONFIG_FILE} accepts only suite_id, declared_pairs, body_rules, reviewers, revoked, policies, graph_file, prompts, exclude`
         : issue.message;
     diagnostics.push(configProblem(p.line, p.col, `${where}: ${what}`));
   }

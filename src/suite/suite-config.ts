@@ -65,6 +65,10 @@ export const SuiteConfigSchema = z
     revoked: z.array(z.string()).optional(),
     policies: PoliciesSchema.optional(),
     graph_file: z.string().min(1).optional(),
+    /** Globs (relative to this file) of the prompt files; default every `*.md`, so the config can sit at a repository root. */
+    prompts: z.array(z.string().min(1).max(500)).max(100).optional(),
+    /** Globs of files and folders that are never prompts. */
+    exclude: z.array(z.string().min(1).max(500)).max(100).optional(),
   })
   .strict();
 

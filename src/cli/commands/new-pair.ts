@@ -8,6 +8,7 @@ import { RefusalError, UsageError } from "../../errors/errors.js";
 import { parsePromptId, parseText } from "../../input/parse-input.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import { loadSuite, readConfigText } from "../../suite/load-suite.js";
+import { promptSelection } from "../../suite/prompt-selection.js";
 import { promptFileName, scaffoldExecutor, scaffoldPlanner } from "../../suite/scaffold-pair.js";
 import { CONFIG_FILE } from "../../suite/suite-config.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -65,6 +66,15 @@ export function runNewPair(options: NewPairOptions): CommandResult {
     { file: path.join(dir, promptFileName(executorId, executorTitle)), text: scaffoldExecutor(spec) },
   ];
   for (const f of files) if (existsSync(f.file)) throw new RefusalError(`${f.file} already exists; remove it or choose other IDs`);
+  // With `prompts` globs (a config at a repository root), the new files must be where validate looks.
+  const selection = promptSelection(suite.config);
+  for (const f of files) {
+    const rel = path.relative(suite.root, f.file).split(path.sep).join("/");
+    if (!selection.includes(rel))
+      throw new UsageError(
+        `${rel} would not be read as a prompt: twinlock.yaml prompts are ${(suite.config.prompts ?? ["*.md"]).join(", ")}${suite.config.exclude ? ` minus ${suite.config.exclude.join(", ")}` : ""}; pass --dir inside them`,
+      );
+  }
 
   mkdirSync(dir, { recursive: true });
   for (const f of files) atomicWriteFile(f.file, f.text);
