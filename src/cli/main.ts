@@ -103,6 +103,8 @@ const HOME_COMMANDS = new Set([
   "consent-pair-execution",
   "approve-apply",
   "admit",
+  "dry-run",
+  "dry-run-result",
   "pair-status",
   "stop",
   "resolve-stop",

@@ -139,6 +139,26 @@ export function registerCommands(program: Command, sink: Sink): void {
     .action(async (run, id, opts) => sink(await (await import("./commands/admit.js")).runAdmit(run, id, opts)));
 
   program
+    .command("dry-run")
+    .description("record a dry run of the consented plan (every check, DRAFT_ONLY, consent not used): dry_run_required asks for one")
+    .argument("<run>", "run file")
+    .argument("<executor>", "executor ID")
+    .option("--planner <id>", "the planner whose plan it would execute")
+    .option("--checkout <dir>", "write a read-only copy of exactly the approved bytes to DIR")
+    .option("--actor <name>", "who asks")
+    .action(async (run, id, opts) => sink(await (await import("./commands/admit.js")).runAdmit(run, id, opts, "dry-run")));
+
+  program
+    .command("dry-run-result")
+    .description("record the result of the open dry run: passed lets an executor with dry_run_required be admitted to apply")
+    .argument("<run>", "run file")
+    .argument("<executor>", "executor ID")
+    .requiredOption("--result <result>", "passed or failed")
+    .requiredOption("--note <text>", "what the dry run showed")
+    .option("--actor <name>", "who records it")
+    .action(async (run, id, opts) => sink(await (await import("./commands/admit.js")).runDryRunResult(run, id, opts)));
+
+  program
     .command("pair-status")
     .description("the exact twin, the state and the one legal next step (stateless: ID; from a run: RUN ID)")
     .argument("<run-or-id>", "run file, or a prompt ID for the stateless form")

@@ -29,6 +29,7 @@ import {
   startRun,
   workflowOf,
 } from "../test-support/run-fixture.js";
+import { admit, recordDryRunResult } from "./admit.js";
 
 const CHECK_IDS = [
   "1",
@@ -45,6 +46,7 @@ const CHECK_IDS = [
   "policy",
   "executor-file",
   "consumed",
+  "dry-run",
   "chain",
   "state",
 ];
@@ -148,6 +150,8 @@ describe("each admission check fails alone in the pure rule (facts gathered from
       policyDigestNow: wf.consents.at(-1)?.policy_digest ?? null,
       executorDigestNow: wf.consents.at(-1)?.executor_digest ?? null,
       untrustedStopLifts: [],
+      dryRunRequired: false,
+      purpose: "admit",
       now: new Date(),
     };
   }
@@ -698,5 +702,71 @@ describe("admission that passes", () => {
     const g = fresh();
     const s = await expectStop(g, ["MD-28", "--dry"]);
     expect(s.failed).toEqual(["1", "5"]);
+  });
+});
+
+describe("an executor that declares dry_run_required", () => {
+  async function readyWithDryRunRequired(mode: "APPLY_SAFE" | "DRAFT_ONLY" = "APPLY_SAFE"): Promise<GateRun> {
+    const g = makeGateRun({ copySuite: true });
+    editPrompt(g.suite, "debugging/md-30-debugging-executor.md", (t) =>
+      t.replace("exact_twin_only: true", "exact_twin_only: true\ndry_run_required: true"),
+    );
+    await driveTo(g, "dry_run_ready", { mode });
+    return g;
+  }
+  const dryRun = (g: GateRun) =>
+    admit({ runFile: g.runFile, home: homeOf(g), executor: EXECUTOR, actor: "executor-agent", purpose: "dry-run" });
+  const result = (g: GateRun, r: "passed" | "failed") =>
+    recordDryRunResult({
+      runFile: g.runFile,
+      home: homeOf(g),
+      executor: EXECUTOR,
+      result: r,
+      note: `dry run ${r}`,
+      actor: "executor-agent",
+    });
+
+  it("is refused in an APPLY mode until a dry run of the same hash is recorded and passed, naming the rule", async () => {
+    const g = await readyWithDryRunRequired();
+    const s = await expectStop(g, [EXECUTOR]);
+    expect(s.failed).toEqual(["dry-run"]);
+    expect(s.detail["dry-run"]).toMatch(/MD-30 declares dry_run_required: record a dry run of revision 1 and its passed result first/);
+
+    const dry = await dryRun(g);
+    expect(dry.admitted).toBe(true);
+    expect(workflowOf(g)).toMatchObject({ state: "dry_run_ready" });
+    expect(workflowOf(g).consents.at(-1)?.consumed_at).toBeNull();
+    expect((await admitStep(g, { dry: true })).checks.filter((c) => !c.ok).map((c) => c.id)).toEqual(["dry-run"]);
+
+    await result(g, "failed");
+    expect((await admitStep(g, { dry: true })).admitted).toBe(false);
+    await dryRun(g);
+    await result(g, "passed");
+    const admitted = await admitStep(g);
+    expect(admitted.admitted).toBe(true);
+    expect(admitted.checks.find((c) => c.id === "dry-run")?.detail).toMatch(/dry run of revision 1 passed at /);
+  });
+
+  it("needs no dry run in DRAFT_ONLY, and a dry-run result needs an open dry run", async () => {
+    const g = await readyWithDryRunRequired("DRAFT_ONLY");
+    await expect(result(g, "passed")).rejects.toThrow(/has no open dry run of revision 1/);
+    expect((await admitStep(g)).admitted).toBe(true);
+  });
+
+  it("refuses a hand-made dry_run_result without a dry run (replay)", async () => {
+    const g = await readyWithDryRunRequired();
+    const wf = workflowOf(g);
+    const { applyEvent } = await import("../run/apply-event.js");
+    const run = readRunFile(g.runFile);
+    expect(() =>
+      applyEvent(run.state, {
+        seq: run.file.events.length + 1,
+        at: new Date().toISOString(),
+        actor: "agent",
+        type: "dry_run_result",
+        data: { planner: PLANNER, handoff_hash: wf.handoff?.hash, revision: 1, result: "passed", note: "trust me" },
+        prev: run.file.head,
+      }),
+    ).toThrow(/a dry-run result needs an open dry run of the same hash and revision/);
   });
 });

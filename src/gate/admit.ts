@@ -32,6 +32,13 @@ export interface AdmitInput {
   dry?: boolean;
   /** After admission, write the read-only copy of the approved bytes here. */
   checkout?: string;
+  /**
+   * "dry-run": record a dry run of the consented plan instead (every check, in
+   * DRAFT_ONLY, the consent not used, the workflow stays ready), which an
+   * executor declaring `dry_run_required` needs, with a passed result, before
+   * it is admitted to apply.
+   */
+  purpose?: "admit" | "dry-run";
   actor: string;
   now?: () => Date;
 }
@@ -54,6 +61,7 @@ export interface AdmitResult {
 interface Gathered {
   pinned: PinnedSuite | undefined;
   pinProblem: string | undefined;
+  dryRunRequired: boolean;
   rehash: AdmissionFacts["rehash"];
   frozenBytes: string[];
   actionIds: string[];
@@ -124,7 +132,8 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
         at: now().toISOString(),
       };
       const admitted: AdmitResult = { ...report(wf, r.checks, r.request), admitted: true, receipt };
-      return { events: [{ type: "admitted", actor: input.actor, data: { planner: wf.planner, receipt } }], result: admitted };
+      const type = input.purpose === "dry-run" ? "dry_run_admitted" : "admitted";
+      return { events: [{ type, actor: input.actor, data: { planner: wf.planner, receipt } }], result: admitted };
     },
     { now },
   );
@@ -166,6 +175,7 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
   return {
     pinned,
     pinProblem,
+    dryRunRequired: wf !== undefined && pinned?.suite.byId.get(wf.executor)?.frontmatter.dry_run_required === true,
     rehash: wf?.handoff ? await rehash(path.resolve(runDir, wf.handoff.dir)) : { error: "nothing is frozen" },
     frozenBytes: wf?.handoff ? verifyFrozenBytes(input.home, wf.handoff.files) : [],
     actionIds: wf?.handoff ? frozenActionIds(input.home, wf.handoff.files) : [],
@@ -200,7 +210,7 @@ function evaluate(
     suiteTwin: suiteFacts(g.pinned, g.pinProblem, wf, input.executor),
     rehash: g.rehash,
     planActionIds: g.actionIds,
-    requested: { mode: input.mode, environment: input.environment, actions: input.actions },
+    requested: { mode: input.purpose === "dry-run" ? "DRAFT_ONLY" : input.mode, environment: input.environment, actions: input.actions },
     chain,
     pin: g.pinned
       ? {
@@ -213,6 +223,8 @@ function evaluate(
     policyDigestNow: g.pinned?.policyDigest ?? null,
     executorDigestNow: g.executorDigestNow,
     untrustedStopLifts,
+    dryRunRequired: g.dryRunRequired,
+    purpose: input.purpose ?? "admit",
     now,
   };
   const result = runAdmissionChecks(facts);
@@ -265,4 +277,47 @@ async function rehash(dir: string): Promise<AdmissionFacts["rehash"]> {
   } catch (error) {
     return { error: (error as Error).message };
   }
+}
+
+/** Record the result of the open dry run of an executor's current plan (passed or failed, with a note). */
+export async function recordDryRunResult(input: {
+  runFile: string;
+  home: GateHome;
+  executor: string;
+  result: "passed" | "failed";
+  note: string;
+  actor: string;
+  now?: () => Date;
+}): Promise<{ workflow: Workflow }> {
+  const { run } = await updateRun(
+    input.runFile,
+    input.home,
+    (current) => {
+      const wf = pickWorkflow(current.state, input.executor);
+      if (!wf) throw new RefusalError(`${input.executor} is the executor of no pair in this run`);
+      const open = wf.dry_runs[wf.dry_runs.length - 1];
+      if (!wf.handoff || !open || open.result !== null || open.handoff_hash !== wf.handoff.hash)
+        throw new RefusalError(
+          `${input.executor} has no open dry run of revision ${wf.revision}; record one with \`twinlock dry-run\` first`,
+        );
+      return {
+        events: [
+          {
+            type: "dry_run_result",
+            actor: input.actor,
+            data: {
+              planner: wf.planner,
+              handoff_hash: wf.handoff.hash,
+              revision: wf.handoff.revision,
+              result: input.result,
+              note: input.note,
+            },
+          },
+        ],
+        result: undefined,
+      };
+    },
+    { now: input.now },
+  );
+  return { workflow: Object.values(run.state.workflows).find((w) => w.executor === input.executor) as Workflow };
 }

@@ -43,6 +43,10 @@ export interface AdmissionFacts {
   executorDigestNow: string | null;
   /** Stops lifted by a resolution the pinned policy does not trust, with why. */
   untrustedStopLifts: string[];
+  /** Whether the executor's prompt declares `dry_run_required: true`. */
+  dryRunRequired: boolean;
+  /** An admission to act, or the recorded dry run (DRAFT_ONLY, consuming nothing) that dry_run_required asks for first. */
+  purpose: "admit" | "dry-run";
   now: Date;
 }
 
@@ -148,7 +152,8 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
       actions: f.requested.actions ?? (consent.actions === "all" ? f.planActionIds : consent.actions),
       budget: consent.budget,
     };
-    if (request.mode !== consent.mode) scope.push(`mode ${request.mode} is not the consented ${consent.mode}`);
+    const dryRunOfConsent = f.purpose === "dry-run" && request.mode === "DRAFT_ONLY";
+    if (request.mode !== consent.mode && !dryRunOfConsent) scope.push(`mode ${request.mode} is not the consented ${consent.mode}`);
     if (request.environment !== consent.environment)
       scope.push(`environment ${request.environment} is not the consented ${consent.environment}`);
     const notInPlan = request.actions.filter((a) => !f.planActionIds.includes(a));
@@ -231,6 +236,24 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
     "the gate home has no record of this consent being used",
     f.consumedInHome === undefined,
     f.consumedInHome ? `used by an admission at ${f.consumedInHome.at} (run ${f.consumedInHome.run_id})` : "unused",
+  );
+  const applying = request !== undefined && (request.mode === "APPLY_SAFE" || request.mode === "APPLY_APPROVED");
+  const passedDryRun = wf?.dry_runs.find(
+    (d) => handoff !== null && d.handoff_hash === handoff.hash && d.revision === handoff.revision && d.result === "passed",
+  );
+  check(
+    "dry-run",
+    "an executor with dry_run_required has a passed dry run of this hash before it applies",
+    f.purpose === "dry-run" || !f.dryRunRequired || !applying || passedDryRun !== undefined,
+    f.purpose === "dry-run"
+      ? "this is the dry run (DRAFT_ONLY; the consent is not used)"
+      : !f.dryRunRequired
+        ? `${f.requestedExecutor} does not declare dry_run_required`
+        : !applying
+          ? `mode ${request?.mode ?? "none"} does not apply`
+          : passedDryRun
+            ? `dry run of revision ${passedDryRun.revision} passed at ${passedDryRun.result_at}`
+            : `${f.requestedExecutor} declares dry_run_required: record a dry run of revision ${handoff?.revision ?? 0} and its passed result first (twinlock dry-run, then dry-run-result)`,
   );
   check(
     "chain",

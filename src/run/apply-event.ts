@@ -61,6 +61,16 @@ export const EVENT_DATA = {
   consent_declined: z.object({ planner: promptId, receipt: ConsentReceiptSchema }).strict(),
   apply_approved: z.object({ planner: promptId, receipt: ApplyApprovalSchema }).strict(),
   admitted: z.object({ planner: promptId, receipt: AdmissionReceiptSchema }).strict(),
+  dry_run_admitted: z.object({ planner: promptId, receipt: AdmissionReceiptSchema }).strict(),
+  dry_run_result: z
+    .object({
+      planner: promptId,
+      handoff_hash: handoffHash,
+      revision: z.number().int().min(1),
+      result: z.enum(["passed", "failed"]),
+      note: text,
+    })
+    .strict(),
   closed: z
     .object({ planner: promptId, outcome: z.enum(["verified", "failed", "rolled_back", "abandoned"]), residual: text.nullable() })
     .strict(),
@@ -100,6 +110,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
         consents: [],
         apply_approvals: [],
         admissions: [],
+        dry_runs: [],
         result: null,
       };
     }
@@ -270,6 +281,33 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       move();
       (consent as { consumed_at: string | null }).consumed_at = event.at;
       wf.admissions.push(receipt);
+      break;
+    }
+    case "dry_run_admitted": {
+      const { receipt } = EVENT_DATA.dry_run_admitted.parse(event.data);
+      checkBinding(receipt);
+      if (!currentConsent()) bad("a dry run needs the current, granted consent");
+      if (!receipt.checks.every((c) => c.ok)) bad("dry run recorded with a failed check");
+      if (receipt.requested.mode !== "DRAFT_ONLY") bad(`a dry run is admitted in DRAFT_ONLY, not ${receipt.requested.mode}`);
+      move();
+      wf.dry_runs.push({
+        handoff_hash: receipt.handoff_hash,
+        revision: receipt.revision,
+        admitted_at: event.at,
+        admitted_by: event.actor,
+        result: null,
+        note: null,
+        result_at: null,
+      });
+      break;
+    }
+    case "dry_run_result": {
+      const d = EVENT_DATA.dry_run_result.parse(event.data);
+      const last = wf.dry_runs[wf.dry_runs.length - 1];
+      if (!last || last.result !== null || last.handoff_hash !== d.handoff_hash || last.revision !== d.revision)
+        bad("a dry-run result needs an open dry run of the same hash and revision");
+      move();
+      Object.assign(last as object, { result: d.result, note: d.note, result_at: event.at });
       break;
     }
     case "closed": {

@@ -142,6 +142,19 @@ export const StopResolutionSchema = z
   })
   .strict();
 
+/** A dry run of the consented plan: admitted by every check, in DRAFT_ONLY, consuming nothing; then its result. */
+export const DryRunSchema = z
+  .object({
+    handoff_hash: handoffHash,
+    revision: z.number().int().min(1),
+    admitted_at: isoTime,
+    admitted_by: name,
+    result: z.enum(["passed", "failed"]).nullable(),
+    note: text.nullable(),
+    result_at: isoTime.nullable(),
+  })
+  .strict();
+
 export type Settings = z.infer<typeof SettingsSchema>;
 export type FreezeReceipt = z.infer<typeof FreezeReceiptSchema>;
 export type StopResolution = z.infer<typeof StopResolutionSchema>;
@@ -179,6 +192,7 @@ export const WorkflowSchema = z
     consents: z.array(ConsentReceiptSchema.extend({ consumed_at: isoTime.nullable() })),
     apply_approvals: z.array(ApplyApprovalSchema),
     admissions: z.array(AdmissionReceiptSchema),
+    dry_runs: z.array(DryRunSchema),
     result: z
       .object({
         outcome: z.enum(["verified", "failed", "rolled_back", "declined", "abandoned"]),

@@ -29,6 +29,8 @@ export const TRANSITION_EVENTS = [
   "consent_granted",
   "consent_declined",
   "apply_approved",
+  "dry_run_admitted",
+  "dry_run_result",
   "admitted",
   "closed",
   "failed",
@@ -70,6 +72,9 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: "dry_run_ready", event: "consent_declined", to: "closed" },
   { from: "approval_pending", event: "consent_declined", to: "closed" },
   { from: "approval_pending", event: "apply_approved", to: "dry_run_ready" },
+  // A dry run of the consented plan (for executors with dry_run_required) and its result; the workflow stays ready.
+  { from: "dry_run_ready", event: "dry_run_admitted", to: "dry_run_ready" },
+  { from: "dry_run_ready", event: "dry_run_result", to: "dry_run_ready" },
   { from: "dry_run_ready", event: "admitted", to: "executing" },
   ...ACTIVE.map((from): Transition => ({ from, event: "closed", to: "closed" })),
   ...ACTIVE.map((from): Transition => ({ from, event: "failed", to: "failed" })),

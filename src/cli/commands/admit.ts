@@ -1,4 +1,5 @@
-import { admit } from "../../gate/admit.js";
+import { UsageError } from "../../errors/errors.js";
+import { admit, recordDryRunResult } from "../../gate/admit.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
 import { ADMISSION_STOP } from "../../run/admission-checks.js";
@@ -20,6 +21,7 @@ export async function runAdmit(
     actor?: string;
     checkout?: string;
   },
+  purpose: "admit" | "dry-run" = "admit",
 ): Promise<CommandResult> {
   const r = await admit({
     runFile,
@@ -37,6 +39,7 @@ export async function runAdmit(
             .filter(Boolean),
     dry: o.dry,
     checkout: o.checkout,
+    purpose,
     actor: resolveActor(o.actor),
   });
   const s = makeStyle(!o.json && colourEnabled());
@@ -54,6 +57,12 @@ export async function runAdmit(
     if (r.planner) lines.push(`next: twinlock pair-status ${shellQuote(runFile)} ${r.planner}  (shows the one legal next step)`);
   } else if (r.dry) {
     lines.push(s.green(`all ${r.checks.length} checks pass (--dry: nothing recorded, consent not used)`));
+  } else if (purpose === "dry-run") {
+    lines.push(
+      s.green(`dry run of ${r.executor} for ${r.planner} admitted (DRAFT_ONLY): the consent is not used, the workflow stays ready`),
+    );
+    lines.push(`next: twinlock dry-run-result ${shellQuote(runFile)} ${r.executor} --result passed|failed --note TEXT`);
+    if (r.checkout) lines.push(`checked out the approved bytes, read-only, to ${r.checkout}: dry-run from there`);
   } else {
     lines.push(s.green(`admitted ${r.executor} for ${r.planner}: state executing; the consent is used up`));
     if (r.checkout) lines.push(`checked out the approved bytes, read-only, to ${r.checkout}: work from there`);
@@ -65,4 +74,25 @@ export async function runAdmit(
     text: lines.join("\n"),
     json: { ok: r.admitted, ...(r.admitted ? {} : { stop: ADMISSION_STOP }), ...r },
   };
+}
+
+/** `twinlock dry-run-result RUN EXECUTOR --result passed|failed --note TEXT`. */
+export async function runDryRunResult(
+  runFile: string,
+  executor: string,
+  o: CommonOptions & { result: string; note: string; actor?: string },
+): Promise<CommandResult> {
+  if (o.result !== "passed" && o.result !== "failed") throw new UsageError(`--result ${o.result} is not one of passed, failed`);
+  const note = parseText(o.note, "--note");
+  if (!note.trim()) throw new UsageError("--note must say what the dry run showed");
+  const r = await recordDryRunResult({
+    runFile,
+    home: homeOption(o),
+    executor: parsePromptId(executor, "executor"),
+    result: o.result,
+    note,
+    actor: resolveActor(o.actor),
+  });
+  const text = `recorded dry run ${o.result} for ${executor} on revision ${r.workflow.revision}${o.result === "passed" ? `\nnext: twinlock admit ${shellQuote(runFile)} ${executor}` : ""}`;
+  return { exitCode: 0, text, json: { ok: true, result: o.result, dry_runs: r.workflow.dry_runs } };
 }
