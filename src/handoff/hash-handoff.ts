@@ -53,11 +53,8 @@ export function manifestHash(files: readonly ManifestEntry[]): string {
   return hashCanonical({ format: MANIFEST_FORMAT, files });
 }
 
-/**
- * Every regular file under `root`, as sorted POSIX relative paths. Throws a
- * UsageError naming the first symlink, special file or unreadable folder.
- */
-export function listHandoffFiles(root: string): string[] {
+/** Throw a UsageError unless `root` names a real folder (not a symbolic link, not a file). */
+export function requireHandoffFolder(root: string): void {
   requirePlainPath(root, "handoff folder");
   let stat: ReturnType<typeof lstatSync>;
   try {
@@ -65,13 +62,19 @@ export function listHandoffFiles(root: string): string[] {
   } catch (error) {
     throw new UsageError(
       `handoff folder ${root} cannot be read (${(error as NodeJS.ErrnoException).code}); give the folder holding the handoff records`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   }
   if (stat.isSymbolicLink()) throw new UsageError(`handoff folder ${root} is a symbolic link; give the real folder`);
   if (!stat.isDirectory()) throw new UsageError(`handoff ${root} is not a folder; give the folder holding the handoff records`);
+}
+
+/**
+ * Every regular file under `root`, as sorted POSIX relative paths. Throws a
+ * UsageError naming the first symlink, special file or unreadable folder.
+ */
+export function listHandoffFiles(root: string): string[] {
+  requireHandoffFolder(root);
   const out: string[] = [];
   const walk = (relDir: string) => {
     const abs = relDir === "" ? root : path.join(root, ...relDir.split("/"));

@@ -20,9 +20,8 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
-import { listHandoffFiles, type ManifestEntry, manifestHash } from "../handoff/hash-handoff.js";
+import { listHandoffFiles, type ManifestEntry, manifestHash, requireHandoffFolder } from "../handoff/hash-handoff.js";
 import { openBeneath } from "../input/open-beneath.js";
-import { requirePlainPath } from "../input/parse-input.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
@@ -235,22 +234,12 @@ function storeBlob(home: GateHome, staged: string, sha256: string): void {
   fsyncDir(path.dirname(target));
 }
 
-/** Copy one file, refusing anything but a regular file, and return the size and sha256 of the bytes copied. */
 /** Largest handoff frozen (all files together); the gate home keeps a copy of every revision. */
 export const MAX_HANDOFF_BYTES = 8 * 1024 * 1024 * 1024;
 
 /** The handoff folder's real path, refusing a symbolic link given as the folder itself. */
 function realHandoffRoot(given: string): string {
-  requirePlainPath(given, "handoff folder");
-  let stat: ReturnType<typeof lstatSync>;
-  try {
-    stat = lstatSync(given);
-  } catch (error) {
-    throw new UsageError(
-      `handoff folder ${given} cannot be read (${(error as NodeJS.ErrnoException).code}); give the folder holding the handoff records`,
-    );
-  }
-  if (stat.isSymbolicLink()) throw new UsageError(`handoff folder ${given} is a symbolic link; give the real folder`);
+  requireHandoffFolder(given);
   return realpathSync(given);
 }
 
