@@ -613,3 +613,42 @@ describe("attack 9: planted leftovers beside the run file", () => {
     expect(existsSync(path.join(dir, "x.key"))).toBe(false);
   });
 });
+
+describe("attack 10: the run file's folder swapped for a link while the gate writes", () => {
+  it("refuses a run file under a folder other users can change, so nobody can flip its path into the gate home", async () => {
+    const w = await world();
+    const agent = path.join(w.dir, "agent");
+    mkdirSync(path.join(agent, "real"), { recursive: true });
+    chmodSync(agent, 0o777);
+    symlinkSync("real", path.join(agent, "s"));
+    await expect(
+      initRun({ runFile: path.join(agent, "s", "pins.json"), home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" }),
+    ).rejects.toThrow(/the run file's folder .*agent\/real sits under .*agent, which other users can change \(mode 777/);
+    expect(existsSync(path.join(agent, "real", "pins.json"))).toBe(false);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("refuses a run folder in a sticky folder when the run folder belongs to another user", async () => {
+    const w = await world();
+    const sticky = path.join(w.dir, "sticky");
+    mkdirSync(sticky);
+    chmodSync(sticky, 0o1777);
+    const theirs = path.join(sticky, "theirs");
+    mkdirSync(theirs);
+    const { chownSync } = await import("node:fs");
+    chownSync(theirs, 4242, 4242); // only root can give the folder to another user
+
+    await expect(
+      initRun({ runFile: path.join(theirs, "run.json"), home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" }),
+    ).rejects.toThrow(/sits under .*sticky, which other users can change/);
+  });
+
+  it("refuses a run file that is itself a symbolic link", async () => {
+    const w = await world();
+    await toConsented(w);
+    const link = path.join(w.dir, "link.json");
+    symlinkSync(w.runFile, link);
+    await expect(admit({ runFile: link, home: w.home, executor: "MD-30", actor: "agent" })).rejects.toThrow(
+      /run file .*link\.json is a symbolic link; give the run file itself/,
+    );
+  });
+});

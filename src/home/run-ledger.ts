@@ -1,11 +1,11 @@
 import { lstatSync } from "node:fs";
-import path from "node:path";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
 import { GENESIS } from "../run/event-chain.js";
 import type { RunEvent } from "../run/run-schema.js";
 import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
+import { resolveRunFile } from "../store/run-folder.js";
 import { appendTo, type EventDraft, type LoadedRun, readRunFile, serializeRunFile } from "../store/run-store.js";
 import { markConsentConsumed } from "./consumed-consents.js";
 import type { GateHome } from "./gate-home.js";
@@ -17,7 +17,8 @@ import { reconcileWithCheckpoint, withCheckpointLock, writeCheckpoint } from "./
  * crash between the two writes) is returned rolled forward; any other
  * difference is refused (see `reconcileWithCheckpoint`).
  */
-export function readRun(runFile: string, home: GateHome): LoadedRun {
+export function readRun(given: string, home: GateHome): LoadedRun {
+  const runFile = resolveRunFile(given);
   // Without the locks, a writer may replace the checkpoint and the file between our two reads:
   // a mismatch is read again a few times before it is believed.
   for (let attempt = 0; ; attempt++) {
@@ -41,7 +42,7 @@ const READ_RETRIES = 12;
  * crash in between leaves a checkpoint no file names, which is harmless.
  */
 export async function createRun(runFile: string, home: GateHome, drafts: EventDraft[], now: Date): Promise<LoadedRun> {
-  const abs = path.resolve(runFile);
+  const abs = resolveRunFile(runFile);
   return withFileLock(abs, async () => {
     if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; choose another name or continue that run`);
     removeDeadTempFiles(abs);
@@ -77,7 +78,7 @@ export async function updateRun<T>(
   decide: (run: LoadedRun) => Promise<{ events: EventDraft[]; result: T }> | { events: EventDraft[]; result: T },
   options: { now?: () => Date; expectedRevision?: number } = {},
 ): Promise<{ run: LoadedRun; result: T }> {
-  const abs = path.resolve(runFile);
+  const abs = resolveRunFile(runFile);
   if (!exists(abs))
     throw new UsageError(`run file ${runFile} does not exist; create it with \`twinlock init-run ${runFile} --suite DIR --planner ID\``);
   return withFileLock(abs, async () => {

@@ -59,14 +59,36 @@ export function removeWriterLeftover(entry: string): boolean {
     }
     const names = readdirSync(entry);
     if (names.some((n) => n !== "owner")) return false;
-    if (names.length === 1) {
-      const owner = path.join(entry, "owner");
-      if (lstatSync(owner).isDirectory()) return false;
-      unlinkSync(owner);
-    }
+    if (names.length === 1 && !unlinkOwnerIn(entry, stat)) return false;
     rmdirSync(entry);
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Unlink `owner` inside the very folder lstat saw: from within it (chdir,
+ * then its inode checked), so a folder swapped for a link in between cannot
+ * lead the unlink to another folder's `owner` (a live lock's, say).
+ */
+function unlinkOwnerIn(dir: string, seen: { dev: number; ino: number }): boolean {
+  const back = process.cwd();
+  try {
+    process.chdir(dir);
+  } catch {
+    return false;
+  }
+  try {
+    const here = lstatSync(".");
+    if (here.dev !== seen.dev || here.ino !== seen.ino) return false;
+    const owner = lstatSync("owner");
+    if (owner.isDirectory()) return false;
+    unlinkSync("owner");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    process.chdir(back);
   }
 }

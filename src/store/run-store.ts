@@ -105,13 +105,15 @@ function readBytes(abs: string): Buffer {
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO put in the run file's place must not hang the process.
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
       code === "ENOENT"
         ? `run file ${abs} does not exist; create it with \`twinlock init-run\``
-        : `cannot read run file ${abs} (${code}); fix its permissions`,
+        : code === "ELOOP"
+          ? `run file ${abs} is a symbolic link; give the run file itself`
+          : `cannot read run file ${abs} (${code}); fix its permissions`,
       { cause: error },
     );
   }
