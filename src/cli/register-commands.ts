@@ -155,7 +155,8 @@ export function registerCommands(program: Command, sink: Sink): void {
     .argument("<executor>", "executor ID")
     .requiredOption("--result <result>", "passed or failed")
     .requiredOption("--note <text>", "what the dry run showed")
-    .option("--actor <name>", "who records it")
+    .option("--actor <name>", "who judged it (with --key: the key's owner)")
+    .option("--key <file>", "a person's key with the apply right (default: TWINLOCK_KEY); required on signing suites")
     .action(async (run, id, opts) => sink(await (await import("./commands/admit.js")).runDryRunResult(run, id, opts)));
 
   program

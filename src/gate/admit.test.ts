@@ -151,6 +151,7 @@ describe("each admission check fails alone in the pure rule (facts gathered from
       executorDigestNow: wf.consents.at(-1)?.executor_digest ?? null,
       untrustedStopLifts: [],
       dryRunRequired: false,
+      distrustDryRunResult: () => undefined,
       purpose: "admit",
       now: new Date(),
     };
@@ -764,7 +765,21 @@ describe("an executor that declares dry_run_required", () => {
         at: new Date().toISOString(),
         actor: "agent",
         type: "dry_run_result",
-        data: { planner: PLANNER, handoff_hash: wf.handoff?.hash, revision: 1, result: "passed", note: "trust me" },
+        data: {
+          planner: PLANNER,
+          receipt: {
+            kind: "dry_run_result",
+            run_id: run.state.run_id,
+            planner: PLANNER,
+            executor: EXECUTOR,
+            handoff_hash: wf.handoff?.hash,
+            revision: 1,
+            result: "passed",
+            note: "trust me",
+            by: "agent",
+            at: new Date().toISOString(),
+          },
+        },
         prev: run.file.head,
       }),
     ).toThrow(/a dry-run result needs an open dry run of the same hash and revision/);

@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import path from "node:path";
 import { ConflictError, IntegrityError, RefusalError } from "../errors/errors.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
@@ -6,14 +7,16 @@ import { checkoutFrozenBytes, requireCheckoutTarget, verifyFrozenBytes } from ".
 import { frozenActionIds } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readRun, updateRun } from "../home/run-ledger.js";
-import type { PinnedSuite } from "../home/suite-pins.js";
+import { loadPinnedPolicy, type PinnedSuite } from "../home/suite-pins.js";
 import { type AdmissionFacts, type AdmissionRequest, runAdmissionChecks } from "../run/admission-checks.js";
 import { receiptHash } from "../run/receipt-hash.js";
-import type { AdmissionCheck, AdmissionReceipt, RunFile, RunState, Workflow } from "../run/run-schema.js";
+import type { AdmissionCheck, AdmissionReceipt, DryRunResult, RunFile, RunState, Workflow } from "../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../store/run-store.js";
 import type { Mode } from "../suite/prompt.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeReceiptTrust } from "../trust/judge-receipt-trust.js";
+import { sealReceipt } from "../trust/seal-receipt.js";
+import { personForKey } from "../trust/sign-as-reviewer.js";
 import { trustChecks } from "../trust/trust-checks.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { judgeRequestedExecutor, resolveExactTwin } from "../twin/resolve-exact-twin.js";
@@ -224,6 +227,10 @@ function evaluate(
     executorDigestNow: g.executorDigestNow,
     untrustedStopLifts,
     dryRunRequired: g.dryRunRequired,
+    distrustDryRunResult: (r) => {
+      const v = judgeReceiptTrust(r, "apply", config);
+      return v.ok ? undefined : v.reason;
+    },
     purpose: input.purpose ?? "admit",
     now,
   };
@@ -279,17 +286,25 @@ async function rehash(dir: string): Promise<AdmissionFacts["rehash"]> {
   }
 }
 
-/** Record the result of the open dry run of an executor's current plan (passed or failed, with a note). */
+/**
+ * Record a person's reading of the open dry run of an executor's current plan
+ * (passed or failed, with a note). On signing suites it is signed by a key
+ * with the `apply` right: a passed dry run is a decision admission relies on,
+ * so the agent cannot record one for itself.
+ */
 export async function recordDryRunResult(input: {
   runFile: string;
   home: GateHome;
   executor: string;
   result: "passed" | "failed";
   note: string;
-  actor: string;
+  actor?: string;
+  key?: KeyObject;
   now?: () => Date;
-}): Promise<{ workflow: Workflow }> {
-  const { run } = await updateRun(
+}): Promise<{ workflow: Workflow; receipt: DryRunResult }> {
+  const policy = loadPinnedPolicy(input.home, readRun(input.runFile, input.home).state.suite);
+  const person = personForKey(input.key, input.actor, policy.config, "--actor");
+  const { run, result } = await updateRun(
     input.runFile,
     input.home,
     (current) => {
@@ -300,24 +315,28 @@ export async function recordDryRunResult(input: {
         throw new RefusalError(
           `${input.executor} has no open dry run of revision ${wf.revision}; record one with \`twinlock dry-run\` first`,
         );
-      return {
-        events: [
-          {
-            type: "dry_run_result",
-            actor: input.actor,
-            data: {
-              planner: wf.planner,
-              handoff_hash: wf.handoff.hash,
-              revision: wf.handoff.revision,
-              result: input.result,
-              note: input.note,
-            },
-          },
-        ],
-        result: undefined,
+      const unsigned: DryRunResult = {
+        kind: "dry_run_result",
+        run_id: current.state.run_id,
+        planner: wf.planner,
+        executor: wf.executor,
+        handoff_hash: wf.handoff.hash,
+        revision: wf.handoff.revision,
+        result: input.result,
+        note: input.note,
+        by: person,
+        at: (input.now?.() ?? new Date()).toISOString(),
       };
+      const receipt = sealReceipt(unsigned, {
+        key: input.key,
+        person,
+        right: "apply",
+        config: policy.config,
+        what: "judge the dry run of",
+      });
+      return { events: [{ type: "dry_run_result", actor: person, data: { planner: wf.planner, receipt } }], result: receipt };
     },
     { now: input.now },
   );
-  return { workflow: Object.values(run.state.workflows).find((w) => w.executor === input.executor) as Workflow };
+  return { workflow: Object.values(run.state.workflows).find((w) => w.executor === input.executor) as Workflow, receipt: result };
 }

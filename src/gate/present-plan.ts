@@ -8,6 +8,7 @@ import { readFrozenRecords } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readRun } from "../home/run-ledger.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
+import { cleanText } from "../input/clean-text.js";
 import { shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunEvent, Settings, Workflow } from "../run/run-schema.js";
@@ -228,12 +229,6 @@ function renderMarkdown(
     out.push(`The workflow is \`${wf.state}\`; see \`twinlock pair-status ${run} ${wf.planner}\` for the next step.`);
   }
   return `${out.join("\n")}\n`;
-}
-
-/** Handoff text is the agent's; strip terminal control sequences so it cannot rewrite what the reviewer sees. */
-export function cleanText(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "�").replace(/\n+/g, " ");
 }
 
 /** File text for the terminal: control sequences replaced, lines and tabs kept. */

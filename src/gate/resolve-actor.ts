@@ -1,10 +1,10 @@
 import os from "node:os";
-import { parseText } from "../input/parse-input.js";
+import { parseName } from "../input/parse-input.js";
 
 /** Who is acting: the given name, else TWINLOCK_ACTOR, else the login name. */
 export function resolveActor(given?: string): string {
   const name = given ?? process.env.TWINLOCK_ACTOR ?? safeUser();
-  return parseText(name.trim() || "unknown", "actor name", 200);
+  return parseName(name.trim() || "unknown", "actor name");
 }
 
 function safeUser(): string {

@@ -277,3 +277,13 @@ describe("the manifest hash as a pure function of paths and contents (property)"
     );
   });
 });
+
+describe("hashHandoff's limits", () => {
+  it("refuses at once a handoff over 8 GiB (a sparse file), instead of reading it for hours", async () => {
+    const dir = makeRunTempDir("twinlock-huge-");
+    const { truncateSync, writeFileSync: write } = await import("node:fs");
+    write(path.join(dir, "big.bin"), "");
+    truncateSync(path.join(dir, "big.bin"), 9 * 1024 * 1024 * 1024);
+    await expect(hashHandoff(dir)).rejects.toThrow(/the handoff is over 8589934592 bytes \(at big\.bin\)/);
+  });
+});

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { constants, type Dirent, lstatSync, readdirSync } from "node:fs";
+import { constants, type Dirent, lstatSync, readdirSync, realpathSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import path from "node:path";
 import { hashCanonical } from "../crypto/canonical-hash.js";
-import { UsageError } from "../errors/errors.js";
+import { RefusalError, UsageError } from "../errors/errors.js";
+import { requireOpenedBeneath } from "../input/open-beneath.js";
 import { requirePlainPath } from "../input/parse-input.js";
 import { describeFileKind } from "../input/read-regular-file.js";
 
@@ -26,6 +27,9 @@ export const MANIFEST_FORMAT = "twinlock-handoff/1";
 const CHUNK = 1024 * 1024;
 const PARALLEL_FILES = 4;
 
+/** Largest handoff frozen or re-hashed (all files together); a bigger one is refused, not read for hours. */
+export const MAX_HANDOFF_BYTES = 8 * 1024 * 1024 * 1024;
+
 /**
  * Hash a handoff folder per SPEC §4: list every file (symlinks, special files
  * and a symlinked folder are refused), sha256 each, and hash the RFC 8785
@@ -33,15 +37,19 @@ const PARALLEL_FILES = 4;
  * Any byte changed, file added, removed or renamed changes the result.
  */
 export async function hashHandoff(dir: string): Promise<HandoffDigest> {
-  const root = path.resolve(dir);
+  // Resolved once, before listing; every file opened is then checked to be under this very path.
+  const given = path.resolve(dir);
+  requireHandoffFolder(given);
+  const root = realpathSync(given);
   const rel = listHandoffFiles(root);
   const files: ManifestEntry[] = new Array(rel.length);
+  const budget = { left: MAX_HANDOFF_BYTES };
   let next = 0;
   const worker = async () => {
     while (next < rel.length) {
       const i = next++;
       const p = rel[i] as string;
-      files[i] = { path: p, ...(await hashFile(root, p)) };
+      files[i] = { path: p, ...(await hashFile(root, p, budget)) };
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_FILES, rel.length) }, worker));
@@ -109,7 +117,7 @@ export function listHandoffFiles(root: string): string[] {
  * swapped in since the listing would otherwise block it until a writer comes),
  * and what was opened must be a regular file before a byte is read.
  */
-async function hashFile(root: string, rel: string): Promise<{ size: number; sha256: string }> {
+async function hashFile(root: string, rel: string, budget: { left: number }): Promise<{ size: number; sha256: string }> {
   let handle: FileHandle;
   try {
     handle = await open(
@@ -126,9 +134,13 @@ async function hashFile(root: string, rel: string): Promise<{ size: number; sha2
     );
   }
   try {
+    requireOpenedBeneath(handle.fd, root, rel, "handoff");
     const stat = await handle.stat();
     if (!stat.isFile())
       throw new UsageError(`handoff contains ${rel}, which is not a regular file but ${describeFileKind(stat)}; remove it`);
+    const overBudget = () =>
+      new RefusalError(`the handoff is over ${MAX_HANDOFF_BYTES} bytes (at ${rel}); keep bulky evidence out of it and cite it by digest`);
+    if (stat.size > budget.left) throw overBudget();
     const hash = createHash("sha256");
     let buffers: Buffer[] = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
     let size = 0;
@@ -138,6 +150,8 @@ async function hashFile(root: string, rel: string): Promise<{ size: number; sha2
       if (bytesRead === 0) break;
       const current = buffers[0] as Buffer;
       size += bytesRead;
+      budget.left -= bytesRead;
+      if (budget.left < 0) throw overBudget();
       pending = handle.read(buffers[1] as Buffer, 0, CHUNK, size);
       hash.update(bytesRead === CHUNK ? current : current.subarray(0, bytesRead));
       buffers = [buffers[1] as Buffer, current];

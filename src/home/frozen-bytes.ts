@@ -20,7 +20,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
-import { listHandoffFiles, type ManifestEntry, manifestHash, requireHandoffFolder } from "../handoff/hash-handoff.js";
+import { listHandoffFiles, MAX_HANDOFF_BYTES, type ManifestEntry, manifestHash, requireHandoffFolder } from "../handoff/hash-handoff.js";
 import { openBeneath } from "../input/open-beneath.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { fsyncDir } from "../store/atomic-write.js";
@@ -234,9 +234,6 @@ function storeBlob(home: GateHome, staged: string, sha256: string): void {
   fsyncDir(path.dirname(target));
 }
 
-/** Largest handoff frozen (all files together); the gate home keeps a copy of every revision. */
-export const MAX_HANDOFF_BYTES = 8 * 1024 * 1024 * 1024;
-
 /** The handoff folder's real path, refusing a symbolic link given as the folder itself. */
 function realHandoffRoot(given: string): string {
   requireHandoffFolder(given);
@@ -253,7 +250,7 @@ function copyHashing(root: string, rel: string, target: string, budget: number):
   const what = `handoff file ${rel}`;
   let inFd: number;
   try {
-    inFd = openBeneath(root, rel, "handoff file");
+    inFd = openBeneath(root, rel, "handoff");
   } catch (error) {
     if (error instanceof RefusalError) throw error;
     throw new UsageError(`cannot read ${what} (${(error as NodeJS.ErrnoException).code}); fix it and freeze again`, { cause: error });

@@ -25,7 +25,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
 import { IntegrityError, RefusalError } from "../errors/errors.js";
-import { admit } from "../gate/admit.js";
+import { admit, recordDryRunResult } from "../gate/admit.js";
 import { checkoutApproved } from "../gate/checkout-approved.js";
 import { consentPairExecution } from "../gate/consent-pair-execution.js";
 import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
@@ -650,5 +650,24 @@ describe("attack 10: the run file's folder swapped for a link while the gate wri
     await expect(admit({ runFile: link, home: w.home, executor: "MD-30", actor: "agent" })).rejects.toThrow(
       /run file .*link\.json is a symbolic link; give the run file itself/,
     );
+  });
+});
+
+describe("attack 11: the agent records its own passed dry run", () => {
+  it("refuses a dry-run result without a key holding the apply right, so dry_run_required is a person's check", async () => {
+    const w = await world();
+    editPrompt(w.suite, "debugging/md-30-debugging-executor.md", (t) =>
+      t.replace("exact_twin_only: true", "exact_twin_only: true\ndry_run_required: true"),
+    );
+    await pinSuite(w.home, { suiteDir: w.suite, key: w.keys.alice });
+    await toConsented(w);
+    expect((await admit({ runFile: w.runFile, home: w.home, executor: "MD-30", actor: "agent", purpose: "dry-run" })).admitted).toBe(true);
+    const record = (key?: KeyObject, actor?: string) =>
+      recordDryRunResult({ runFile: w.runFile, home: w.home, executor: "MD-30", result: "passed", note: "fine", key, actor });
+    await expect(record(undefined, "alice")).rejects.toThrow(/dry_run_result receipt by alice is unsigned.*the apply right/);
+    await expect(record(w.keys.planner)).rejects.toThrow(/has the rights freeze, not apply/);
+    expect(failed(await tryAdmit(w))).toEqual(["dry-run"]);
+    await record(w.keys.alice);
+    expect((await tryAdmit(w)).admitted).toBe(true);
   });
 });

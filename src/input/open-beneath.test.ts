@@ -25,7 +25,7 @@ function tree(): { root: string; secret: string } {
 describe("openBeneath", () => {
   it("opens a file that really is under the folder", () => {
     const { root } = tree();
-    const fd = openBeneath(realpathSync(root), "zz/alice.key", "handoff file");
+    const fd = openBeneath(realpathSync(root), "zz/alice.key", "handoff");
     const buffer = Buffer.alloc(6);
     readSync(fd, buffer, 0, 6, 0);
     closeSync(fd);
@@ -38,12 +38,14 @@ describe("openBeneath", () => {
     symlinkSync(secret, path.join(root, "zz"));
     let error: unknown;
     try {
-      closeSync(openBeneath(realpathSync(root), "zz/alice.key", "handoff file"));
+      closeSync(openBeneath(realpathSync(root), "zz/alice.key", "handoff"));
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(RefusalError);
-    expect((error as RefusalError).message).toMatch(/zz\/alice\.key resolved to .*keys\/alice\.key, outside .*handoff/);
+    expect((error as RefusalError).message).toMatch(/^a folder of the handoff folder .*handoff was replaced by a link while it was read/);
+    // Neither the name nor where the link led: they could be another folder's, which the agent must not learn.
+    expect((error as RefusalError).message).not.toMatch(/keys|alice/);
     expect((error as RefusalError).details.attack).toBe("path-swap");
   });
 
@@ -54,7 +56,7 @@ describe("openBeneath", () => {
     writeFileSync(path.join(secret, "zz", "alice.key"), "PRIVATE KEY\n");
     renameSync(root, `${root}.orig`);
     symlinkSync(secret, root);
-    expect(() => closeSync(openBeneath(real, "zz/alice.key", "handoff file"))).toThrow(/resolved to .*keys\/zz\/alice\.key, outside/);
+    expect(() => closeSync(openBeneath(real, "zz/alice.key", "handoff"))).toThrow(/was replaced by a link while it was read/);
   });
 
   it("refuses a link at the last step", () => {

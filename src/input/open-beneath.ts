@@ -13,21 +13,31 @@ import { RefusalError } from "../errors/errors.js";
  * is refused, and the descriptor closed.
  */
 export function openBeneath(realRoot: string, rel: string, what: string): number {
-  const expected = path.join(realRoot, ...rel.split("/"));
-  const fd = openSync(expected, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const fd = openSync(path.join(realRoot, ...rel.split("/")), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const actual = openedPath(fd);
-    const inside = actual !== undefined ? actual === expected : sameFileAlongPath(fd, realRoot, rel);
-    if (!inside)
-      throw new RefusalError(
-        `${what} ${rel} resolved to ${actual ?? "another file"}, outside ${realRoot}: a folder on its way was replaced by a link while it was read; nothing was frozen`,
-        { attack: "path-swap" },
-      );
+    requireOpenedBeneath(fd, realRoot, rel, what);
     return fd;
   } catch (error) {
     closeSync(fd);
     throw error;
   }
+}
+
+/**
+ * Throw unless the open descriptor `fd` is the file `realRoot/rel` (see
+ * `openBeneath`). The refusal names neither the file nor where it led: the
+ * names came from a folder that was swapped, so they may be another folder's,
+ * one the agent must not learn about.
+ */
+export function requireOpenedBeneath(fd: number, realRoot: string, rel: string, what: string): void {
+  const expected = path.join(realRoot, ...rel.split("/"));
+  const actual = openedPath(fd);
+  const inside = actual !== undefined ? actual === expected : sameFileAlongPath(fd, realRoot, rel);
+  if (!inside)
+    throw new RefusalError(
+      `a folder of the ${what} folder ${realRoot} was replaced by a link while it was read, so what was read is not the handoff; nothing from it is used — read it again once it is left alone`,
+      { attack: "path-swap" },
+    );
 }
 
 /** The path the kernel opened for `fd`, where /proc tells it. */

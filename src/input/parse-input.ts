@@ -34,6 +34,19 @@ export function parseText(value: string, option: string, max = 64 * 1024): strin
   return value;
 }
 
+/**
+ * A person's or agent's name (`--actor`, `--reviewer`, …): plain text of at
+ * most 200 bytes without control or bidi characters, which would let a name
+ * rewrite the lines `log` and `pair-status` print around it.
+ */
+export function parseName(value: string, option: string): string {
+  const text = parseText(value, option, 200);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text))
+    throw new UsageError(`${option} contains a control or bidi character; give a plain name`);
+  return text;
+}
+
 /** Shorten a quoted input for an error line. */
 export function clip(value: string, max = 80): string {
   return value.length > max ? `${value.slice(0, max)}…` : value;

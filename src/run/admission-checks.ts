@@ -3,7 +3,7 @@ import type { Mode } from "../suite/prompt.js";
 import { describeNextStep } from "./next-step.js";
 import { receiptHash } from "./receipt-hash.js";
 import { legalNextStep } from "./refuse-transition.js";
-import type { AdmissionCheck, RunState, Workflow } from "./run-schema.js";
+import type { AdmissionCheck, DryRunResult, RunState, Workflow } from "./run-schema.js";
 
 /** The stop line of SPEC §5, printed when any admission check fails. */
 export const ADMISSION_STOP = "!STOP:invalid-reviewed-handoff-or-exact-twin-consent";
@@ -45,6 +45,8 @@ export interface AdmissionFacts {
   untrustedStopLifts: string[];
   /** Whether the executor's prompt declares `dry_run_required: true`. */
   dryRunRequired: boolean;
+  /** Why a dry-run result is not trusted under the pinned policy (signature, key, `apply` right), or undefined when it is. */
+  distrustDryRunResult: (receipt: DryRunResult) => string | undefined;
   /** An admission to act, or the recorded dry run (DRAFT_ONLY, consuming nothing) that dry_run_required asks for first. */
   purpose: "admit" | "dry-run";
   now: Date;
@@ -238,9 +240,13 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
     f.consumedInHome ? `used by an admission at ${f.consumedInHome.at} (run ${f.consumedInHome.run_id})` : "unused",
   );
   const applying = request !== undefined && (request.mode === "APPLY_SAFE" || request.mode === "APPLY_APPROVED");
-  const passedDryRun = wf?.dry_runs.find(
+  const passedOfThisHash = (wf?.dry_runs ?? []).filter(
     (d) => handoff !== null && d.handoff_hash === handoff.hash && d.revision === handoff.revision && d.result === "passed",
   );
+  const passedDryRun = passedOfThisHash.find((d) => d.result_receipt !== null && f.distrustDryRunResult(d.result_receipt) === undefined);
+  const distrusted = passedOfThisHash
+    .map((d) => (d.result_receipt ? f.distrustDryRunResult(d.result_receipt) : "no receipt"))
+    .find(Boolean);
   check(
     "dry-run",
     "an executor with dry_run_required has a passed dry run of this hash before it applies",
@@ -252,8 +258,10 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
         : !applying
           ? `mode ${request?.mode ?? "none"} does not apply`
           : passedDryRun
-            ? `dry run of revision ${passedDryRun.revision} passed at ${passedDryRun.result_at}`
-            : `${f.requestedExecutor} declares dry_run_required: record a dry run of revision ${handoff?.revision ?? 0} and its passed result first (twinlock dry-run, then dry-run-result)`,
+            ? `dry run of revision ${passedDryRun.revision} passed at ${passedDryRun.result_at} (judged by ${passedDryRun.result_receipt?.by})`
+            : distrusted
+              ? `${f.requestedExecutor} declares dry_run_required, and the passed result is not trusted: ${distrusted}`
+              : `${f.requestedExecutor} declares dry_run_required: record a dry run of revision ${handoff?.revision ?? 0} and its passed result first (twinlock dry-run, then dry-run-result)`,
   );
   check(
     "chain",

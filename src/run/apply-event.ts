@@ -7,6 +7,7 @@ import {
   AdmissionReceiptSchema,
   ApplyApprovalSchema,
   ConsentReceiptSchema,
+  DryRunResultSchema,
   FreezeReceiptSchema,
   handoffHash,
   homeId,
@@ -62,15 +63,7 @@ export const EVENT_DATA = {
   apply_approved: z.object({ planner: promptId, receipt: ApplyApprovalSchema }).strict(),
   admitted: z.object({ planner: promptId, receipt: AdmissionReceiptSchema }).strict(),
   dry_run_admitted: z.object({ planner: promptId, receipt: AdmissionReceiptSchema }).strict(),
-  dry_run_result: z
-    .object({
-      planner: promptId,
-      handoff_hash: handoffHash,
-      revision: z.number().int().min(1),
-      result: z.enum(["passed", "failed"]),
-      note: text,
-    })
-    .strict(),
+  dry_run_result: z.object({ planner: promptId, receipt: DryRunResultSchema }).strict(),
   closed: z
     .object({ planner: promptId, outcome: z.enum(["verified", "failed", "rolled_back", "abandoned"]), residual: text.nullable() })
     .strict(),
@@ -298,16 +291,18 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
         result: null,
         note: null,
         result_at: null,
+        result_receipt: null,
       });
       break;
     }
     case "dry_run_result": {
-      const d = EVENT_DATA.dry_run_result.parse(event.data);
+      const d = EVENT_DATA.dry_run_result.parse(event.data).receipt;
       const last = wf.dry_runs[wf.dry_runs.length - 1];
       if (!last || last.result !== null || last.handoff_hash !== d.handoff_hash || last.revision !== d.revision)
         bad("a dry-run result needs an open dry run of the same hash and revision");
+      checkBinding(d);
       move();
-      Object.assign(last as object, { result: d.result, note: d.note, result_at: event.at });
+      Object.assign(last as object, { result: d.result, note: d.note, result_at: event.at, result_receipt: d });
       break;
     }
     case "closed": {

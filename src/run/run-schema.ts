@@ -142,6 +142,24 @@ export const StopResolutionSchema = z
   })
   .strict();
 
+/** A person's reading of a dry run's outcome, signed on signing suites by a key with the `apply` right. */
+export const DryRunResultSchema = z
+  .object({
+    kind: z.literal("dry_run_result"),
+    run_id: runId,
+    planner: promptId,
+    executor: promptId,
+    handoff_hash: handoffHash,
+    revision: z.number().int().min(1),
+    result: z.enum(["passed", "failed"]),
+    note: text,
+    by: name,
+    at: isoTime,
+    signature: SignatureSchema.optional(),
+  })
+  .strict();
+export type DryRunResult = z.infer<typeof DryRunResultSchema>;
+
 /** A dry run of the consented plan: admitted by every check, in DRAFT_ONLY, consuming nothing; then its result. */
 export const DryRunSchema = z
   .object({
@@ -152,6 +170,7 @@ export const DryRunSchema = z
     result: z.enum(["passed", "failed"]).nullable(),
     note: text.nullable(),
     result_at: isoTime.nullable(),
+    result_receipt: DryRunResultSchema.nullable(),
   })
   .strict();
 

@@ -1,9 +1,11 @@
 import { UsageError } from "../../errors/errors.js";
 import { admit, recordDryRunResult } from "../../gate/admit.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
+import { cleanText } from "../../input/clean-text.js";
 import { parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
 import { ADMISSION_STOP } from "../../run/admission-checks.js";
 import { shellQuote } from "../../run/next-step.js";
+import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption } from "../home-option.js";
 import { colourEnabled, makeStyle } from "../style.js";
@@ -46,7 +48,8 @@ export async function runAdmit(
   // Full hashes are in --json and the receipt; the table shortens them so it stays readable.
   const short = (t: string) => t.replace(/sha256:([0-9a-f]{12})[0-9a-f]{52}/g, "sha256:$1…");
   const lines = r.checks.map(
-    (c) => `${c.ok ? s.green("pass") : s.red("FAIL")}  ${c.id.padEnd(5)} ${c.name}\n            ${s.dim(short(c.detail))}`,
+    // Details quote handoff file names and other text the agent chose: printed as one clean line each.
+    (c) => `${c.ok ? s.green("pass") : s.red("FAIL")}  ${c.id.padEnd(5)} ${c.name}\n            ${s.dim(short(cleanText(c.detail)))}`,
   );
   // Loud, first and last: on an unsigned suite nothing proves who decided.
   const unsigned = r.unsigned ? [s.red("UNSIGNED: receipts prove nothing about who decided")] : [];
@@ -80,7 +83,7 @@ export async function runAdmit(
 export async function runDryRunResult(
   runFile: string,
   executor: string,
-  o: CommonOptions & { result: string; note: string; actor?: string },
+  o: CommonOptions & { result: string; note: string; actor?: string; key?: string },
 ): Promise<CommandResult> {
   if (o.result !== "passed" && o.result !== "failed") throw new UsageError(`--result ${o.result} is not one of passed, failed`);
   const note = parseText(o.note, "--note");
@@ -91,7 +94,8 @@ export async function runDryRunResult(
     executor: parsePromptId(executor, "executor"),
     result: o.result,
     note,
-    actor: resolveActor(o.actor),
+    actor: o.actor === undefined ? undefined : resolveActor(o.actor),
+    key: keyOption(o.key),
   });
   const text = `recorded dry run ${o.result} for ${executor} on revision ${r.workflow.revision}${o.result === "passed" ? `\nnext: twinlock admit ${shellQuote(runFile)} ${executor}` : ""}`;
   return { exitCode: 0, text, json: { ok: true, result: o.result, dry_runs: r.workflow.dry_runs } };

@@ -1,6 +1,6 @@
 import { UsageError } from "../../errors/errors.js";
 import { consentPairExecution } from "../../gate/consent-pair-execution.js";
-import { parseDuration, parseHashOption, parsePromptId, parseText } from "../../input/parse-input.js";
+import { parseDuration, parseHashOption, parseName, parsePromptId } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption } from "../home-option.js";
@@ -18,7 +18,7 @@ export async function runConsent(
     planner: parsePromptId(id, "planner"),
     approve: o.approve === true,
     handoffHash: o.handoffHash === undefined ? undefined : parseHashOption(o.handoffHash),
-    user: o.user === undefined ? undefined : parseText(o.user, "--user", 200),
+    user: o.user === undefined ? undefined : parseName(o.user, "--user"),
     key: keyOption(o.key),
     expiresInMs: o.expiresIn === undefined ? undefined : parseDuration(o.expiresIn, "--expires-in"),
   });

@@ -1,5 +1,5 @@
 import { type ReviewDecision, reviewPairPlan } from "../../gate/review-pair-plan.js";
-import { parseHashOption, parsePromptId, parseText } from "../../input/parse-input.js";
+import { parseHashOption, parseName, parsePromptId, parseText } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption } from "../home-option.js";
@@ -17,7 +17,7 @@ export async function runReview(
     decision: o.decision as ReviewDecision,
     feedback: o.feedback === undefined ? undefined : parseText(o.feedback, "--feedback"),
     handoffHash: o.handoffHash === undefined ? undefined : parseHashOption(o.handoffHash),
-    reviewer: o.reviewer === undefined ? undefined : parseText(o.reviewer, "--reviewer", 200),
+    reviewer: o.reviewer === undefined ? undefined : parseName(o.reviewer, "--reviewer"),
     key: keyOption(o.key),
   });
   const w = r.workflow;

@@ -3,7 +3,7 @@ import { approveApply } from "../../gate/approve-apply.js";
 import { CLOSE_RESULTS, type CloseResult, closeWorkflow } from "../../gate/close-workflow.js";
 import { raiseStop, resolveStop } from "../../gate/hard-stops.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
-import { parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
+import { parseName, parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption } from "../home-option.js";
@@ -18,7 +18,7 @@ export async function runApproveApply(
     runFile,
     home: homeOption(o),
     planner: parsePromptId(id, "planner"),
-    approver: o.approver === undefined ? undefined : parseText(o.approver, "--approver", 200),
+    approver: o.approver === undefined ? undefined : parseName(o.approver, "--approver"),
     key: keyOption(o.key),
   });
   return {

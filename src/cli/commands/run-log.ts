@@ -1,6 +1,7 @@
 import { IntegrityError } from "../../errors/errors.js";
 import { openGateHome, resolveHomeDir } from "../../home/gate-home.js";
 import { reconcileWithCheckpoint } from "../../home/run-checkpoints.js";
+import { cleanText } from "../../input/clean-text.js";
 import { verifyChain } from "../../run/event-chain.js";
 import { readRunFileUnverified, verifyRunFile } from "../../store/run-store.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -23,7 +24,10 @@ export function runLog(runFile: string, _o: CommonOptions): CommandResult {
       reason !== undefined ? `!STOP:${reason}` : undefined,
       d.outcome,
     ].filter((x) => x !== undefined && x !== null);
-    return `${String(e.seq).padStart(4)}  ${e.at}  ${e.type.padEnd(18)} ${e.actor.padEnd(actorWidth)} ${bits.join("  ")}`.trimEnd();
+    // The log is read without trusting the file: every field is printed as one clean line.
+    return cleanText(
+      `${String(e.seq).padStart(4)}  ${e.at}  ${e.type.padEnd(18)} ${e.actor.padEnd(actorWidth)} ${bits.join("  ")}`,
+    ).trimEnd();
   });
   const chain = verifyChain(file.events, file.head);
   lines.push(
