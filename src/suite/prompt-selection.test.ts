@@ -24,6 +24,13 @@ describe("globToRegExp", () => {
   });
 });
 
+describe("glob limits", () => {
+  it("treats repeated **/ as one, and refuses a glob with more wildcards than matching can bear quickly", () => {
+    expect(globToRegExp("a/**/**/**/b.md").test("a/x/y/b.md")).toBe(true);
+    expect(() => globToRegExp("*a*b*c*d*e*f*g*h*i*.md")).toThrow(/has 10 wildcards, over the 8 allowed; simplify it/);
+  });
+});
+
 describe("promptSelection", () => {
   it("takes every *.md when no prompts globs are given, minus the excluded ones", () => {
     const s = promptSelection({ exclude: ["docs/**", "README.md"] });

@@ -1,3 +1,4 @@
+import { UsageError } from "../errors/errors.js";
 import type { SuiteConfig } from "./suite-config.js";
 
 /**
@@ -27,8 +28,18 @@ export function promptSelection(config: Pick<SuiteConfig, "prompts" | "exclude">
   };
 }
 
-/** A glob as an anchored regular expression over POSIX relative paths. */
-export function globToRegExp(glob: string): RegExp {
+/** Most wildcards one glob may hold: more could make matching a long path slow (nested repetition). */
+const MAX_WILDCARDS = 8;
+
+/** A glob as an anchored regular expression over POSIX relative paths; a glob with too many wildcards is refused. */
+export function globToRegExp(given: string): RegExp {
+  // Repeated `**/` means the same as one; collapsing it keeps matching linear in practice.
+  const glob = given.replace(/(?:\*\*\/){2,}/g, "**/");
+  const wildcards = (glob.match(/\*\*|\*|\?/g) ?? []).length;
+  if (wildcards > MAX_WILDCARDS)
+    throw new UsageError(
+      `twinlock.yaml glob ${JSON.stringify(given)} has ${wildcards} wildcards, over the ${MAX_WILDCARDS} allowed; simplify it`,
+    );
   let out = "";
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i] as string;
