@@ -671,3 +671,17 @@ describe("attack 11: the agent records its own passed dry run", () => {
     expect((await tryAdmit(w)).admitted).toBe(true);
   });
 });
+
+describe("attack 12: a hostile suite offered for pinning", () => {
+  it("refuses a key that may not pin before reading anything of the suite", async () => {
+    const w = await world();
+    const copy = path.join(w.dir, "agent-suite");
+    cpSync(w.suite, copy, { recursive: true });
+    // A FIFO prompt would hang (or at least be read) if the suite were walked first.
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("mkfifo", [path.join(copy, "trap.md")]);
+    await expect(pinSuite(w.home, { suiteDir: copy, key: w.keys.planner, allowUnsigned: true })).rejects.toThrow(
+      /only the gate home's pinners may pin/,
+    );
+  });
+});

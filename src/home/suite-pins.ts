@@ -91,6 +91,8 @@ export async function pinSuite(
   input: { suiteDir: string; allowUnsigned?: boolean; key: KeyObject | undefined; now?: Date },
 ): Promise<{ pin: Pin; replaced: Pin | undefined; firstPinner: boolean }> {
   const by = pinnerLine(input.key, "pin a suite");
+  // An existing home says at once whether this key may pin: nothing of the suite is read for a key that may not.
+  if (typeof home !== "function") requirePinner(home, readPinsFile(home), by, "pin");
   const given = path.resolve(input.suiteDir);
   const root = realSuiteFolder(given);
   const bytes = readConfigBytes(root);

@@ -1,12 +1,11 @@
-import { UsageError } from "../errors/errors.js";
 import type { SuiteConfig } from "./suite-config.js";
 
 /**
  * Which files under the suite root are prompts (SPEC §8 `prompts`/`exclude`):
  * every `*.md` by default, else those matching a `prompts` glob; never one
  * matching an `exclude` glob. Globs are relative to the config file and use
- * `**` (any folders), `*` (any name part) and `?` (one character). Judged on
- * the path alone, so a file outside the selection is never opened.
+ * `**` (any folders), `*` (any part of a name) and `?` (one character).
+ * Judged on the path alone, so a file outside the selection is never opened.
  */
 export interface PromptSelection {
   /** Whether the POSIX relative path names a prompt file. */
@@ -17,46 +16,72 @@ export interface PromptSelection {
 
 /** The selection a suite config describes. */
 export function promptSelection(config: Pick<SuiteConfig, "prompts" | "exclude">): PromptSelection {
-  const include = (config.prompts ?? []).map(globToRegExp);
-  const exclude = (config.exclude ?? []).map(globToRegExp);
+  const include = (config.prompts ?? []).map(compileGlob);
+  const exclude = (config.exclude ?? []).map(compileGlob);
   const prefixes = (config.prompts ?? []).map(literalPrefix);
   return {
-    includes: (rel) => (include.length === 0 ? rel.endsWith(".md") : include.some((r) => r.test(rel))) && !exclude.some((r) => r.test(rel)),
+    includes: (rel) =>
+      (include.length === 0 ? rel.endsWith(".md") : include.some((g) => g.matches(rel))) && !exclude.some((g) => g.matches(rel)),
     mayContain: (relDir) =>
-      !exclude.some((r) => r.test(relDir) || r.test(`${relDir}/`)) &&
-      (prefixes.length === 0 || prefixes.some((p) => p.startsWith(`${relDir}/`) || `${relDir}/`.startsWith(p) || p === "")),
+      !exclude.some((g) => g.matches(relDir)) &&
+      (prefixes.length === 0 || prefixes.some((p) => p === "" || p.startsWith(`${relDir}/`) || `${relDir}/`.startsWith(p))),
   };
 }
 
-/** Most wildcards one glob may hold: more could make matching a long path slow (nested repetition). */
-const MAX_WILDCARDS = 8;
+/** A compiled glob: `matches(path)` over POSIX relative paths. */
+export interface Glob {
+  matches(rel: string): boolean;
+}
 
-/** A glob as an anchored regular expression over POSIX relative paths; a glob with too many wildcards is refused. */
-export function globToRegExp(given: string): RegExp {
-  // Repeated `**/` means the same as one; collapsing it keeps matching linear in practice.
-  const glob = given.replace(/(?:\*\*\/){2,}/g, "**/");
-  const wildcards = (glob.match(/\*\*|\*|\?/g) ?? []).length;
-  if (wildcards > MAX_WILDCARDS)
-    throw new UsageError(
-      `twinlock.yaml glob ${JSON.stringify(given)} has ${wildcards} wildcards, over the ${MAX_WILDCARDS} allowed; simplify it`,
-    );
-  let out = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    if (c === "*" && glob[i + 1] === "*") {
-      // `**/` matches zero or more folders; a trailing `**` matches everything below.
-      if (glob[i + 2] === "/") {
-        out += "(?:[^/]+/)*";
-        i += 2;
-      } else {
-        out += ".*";
-        i += 1;
-      }
-    } else if (c === "*") out += "[^/]*";
-    else if (c === "?") out += "[^/]";
-    else out += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+/**
+ * Compile a glob. Matching works segment by segment with dynamic programming
+ * (and a two-pointer match inside a segment), never with a backtracking
+ * regular expression: its cost is at most the product of the glob's and the
+ * path's lengths, so a hostile `twinlock.yaml` cannot make a walk crawl.
+ */
+export function compileGlob(glob: string): Glob {
+  const parts = glob.split("/").filter((p, i, all) => !(p === "**" && all[i - 1] === "**"));
+  return { matches: (rel) => matchSegments(parts, rel.split("/")) };
+}
+
+function matchSegments(glob: readonly string[], path: readonly string[]): boolean {
+  // ok[i][j]: glob[i..] matches path[j..]; filled from the end.
+  const rows = glob.length + 1;
+  const cols = path.length + 1;
+  const ok = new Uint8Array(rows * cols);
+  ok[glob.length * cols + path.length] = 1;
+  for (let i = glob.length - 1; i >= 0; i--) {
+    for (let j = path.length; j >= 0; j--) {
+      const g = glob[i] as string;
+      let v = 0;
+      if (g === "**") v = ok[(i + 1) * cols + j] || (j < path.length ? ok[i * cols + j + 1] : 0) ? 1 : 0;
+      else if (j < path.length && ok[(i + 1) * cols + j + 1] && matchName(g, path[j] as string)) v = 1;
+      ok[i * cols + j] = v;
+    }
   }
-  return new RegExp(`^${out}$`);
+  return ok[0] === 1;
+}
+
+/** `*` and `?` within one name, by the classic two-pointer match (no backtracking blow-up). */
+function matchName(pattern: string, name: string): boolean {
+  let p = 0;
+  let n = 0;
+  let star = -1;
+  let mark = 0;
+  while (n < name.length) {
+    if (p < pattern.length && (pattern[p] === "?" || pattern[p] === name[n])) {
+      p++;
+      n++;
+    } else if (p < pattern.length && pattern[p] === "*") {
+      star = p++;
+      mark = n;
+    } else if (star !== -1) {
+      p = star + 1;
+      n = ++mark;
+    } else return false;
+  }
+  while (p < pattern.length && pattern[p] === "*") p++;
+  return p === pattern.length;
 }
 
 /** The folders a glob is certainly under (`prompts/` for `prompts/**` + `/*.md`), "" when it may match anywhere. */

@@ -1,4 +1,5 @@
-import type { GateHome } from "../../home/gate-home.js";
+import { existsSync } from "node:fs";
+import { type GateHome, resolveHomeDir } from "../../home/gate-home.js";
 import { addPinner, listPinners, listPins, pinSuite, unpinSuite } from "../../home/suite-pins.js";
 import { parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
@@ -8,18 +9,17 @@ import { homeOption } from "../home-option.js";
 
 /** `twinlock trust pin --suite DIR [--allow-unsigned]`: record the suite the gate judges runs by. */
 export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsigned?: boolean; key?: string }): Promise<CommandResult> {
-  let opened: GateHome | undefined;
-  const { pin, replaced, firstPinner } = await pinSuite(
-    () => {
-      opened = homeOption(o, { create: true });
-      return opened;
-    },
-    {
-      suiteDir: findSuiteRoot({ suite: o.suite }),
-      allowUnsigned: o.allowUnsigned === true,
-      key: keyOption(o.key),
-    },
-  );
+  // An existing home is opened first, so a key that may not pin is refused before the suite is read.
+  let opened: GateHome | undefined = existsSync(resolveHomeDir(o.home)) ? homeOption(o) : undefined;
+  const openLater = () => {
+    opened = homeOption(o, { create: true });
+    return opened;
+  };
+  const { pin, replaced, firstPinner } = await pinSuite(opened ?? openLater, {
+    suiteDir: findSuiteRoot({ suite: o.suite }),
+    allowUnsigned: o.allowUnsigned === true,
+    key: keyOption(o.key),
+  });
   const home = opened as GateHome;
   const text = [
     `pinned ${pin.suite_id} at ${pin.root} in gate home ${home.dir}`,
