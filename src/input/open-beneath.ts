@@ -40,8 +40,8 @@ export function requireOpenedBeneath(fd: number, realRoot: string, rel: string, 
     );
 }
 
-/** The path the kernel opened for `fd`, where /proc tells it. */
-function openedPath(fd: number): string | undefined {
+/** The path the kernel opened for `fd`, where /proc tells it (undefined elsewhere). */
+export function openedPath(fd: number): string | undefined {
   try {
     return readlinkSync(`/proc/self/fd/${fd}`);
   } catch {

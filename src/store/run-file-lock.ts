@@ -5,7 +5,6 @@ import fs, {
   lstatSync,
   mkdirSync,
   openSync,
-  readlinkSync,
   realpathSync,
   renameSync,
   type Stats,
@@ -17,6 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import { ConflictError, UsageError } from "../errors/errors.js";
+import { openedPath } from "../input/open-beneath.js";
 import { readRegularFile } from "../input/read-regular-file.js";
 import { isProcessAlive, removeLeftoversOfDeadWriters, removeWriterLeftover } from "./is-process-alive.js";
 
@@ -246,12 +246,7 @@ function writeOwnerFile(staging: string, owner: Owner): void {
   const expected = path.join(realpathSync(path.dirname(staging)), path.basename(staging), "owner");
   const fd = openSync(expected, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   try {
-    let actual: string | undefined;
-    try {
-      actual = readlinkSync(`/proc/self/fd/${fd}`);
-    } catch {
-      actual = undefined;
-    }
+    const actual = openedPath(fd);
     if (actual !== undefined && actual !== expected) {
       unlinkSync(actual);
       throw new ConflictError(`the lock folder ${staging} was swapped for a link while it was made; lock refused`);
