@@ -6,125 +6,510 @@ export interface SimpleFrontmatter {
   positions: Map<string, Position>;
 }
 
-const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$/;
-const BLOCK_ITEM = /^( +)- +(.*)$/;
-const INDICATOR = /^[-?:,[\]{}#&*!|>'"%@`]/;
-const NUMBER_LIKE = /^[-+]?(\.[0-9]|[0-9])|^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$/;
-
 /**
- * Parse the common subset of frontmatter (top-level `key: scalar`, flow
- * lists of scalars on one line, and block lists of scalars) ten times faster
- * than a full YAML parser, for 10,000-prompt suites. Returns undefined for
- * anything outside the subset, and the caller falls back to the `yaml`
- * library, so the result is always exactly what YAML 1.2 would give; a
- * property test holds the two to that. `firstLine` is the file line of the
- * first YAML line.
+ * Parse the YAML that prompt frontmatter really uses (nested block maps, block
+ * sequences of scalars and of maps — indented or not —, anchors and aliases,
+ * multi-line plain and quoted scalars, literal and folded block scalars, flow
+ * lists of scalars on one line, comments) many times faster than a full YAML
+ * parser. Returns undefined for anything outside that subset — tags,
+ * directives, flow maps, complex keys, tabs, odd indentation, anything it is
+ * unsure of — and the caller then uses the `yaml` library, so the result is
+ * always exactly what the `yaml` library gives (YAML 1.2 core schema, values
+ * and positions); property and mutation tests hold the two to that.
+ * `firstLine` is the file line of the first YAML line. Positions are kept for
+ * top-level keys (`key`), top-level values (`key=`) and the items of top-level
+ * sequences (`key[i]`).
  */
 export function parseSimpleFrontmatter(lines: readonly string[], firstLine: number): SimpleFrontmatter | undefined {
-  const data: Record<string, unknown> = {};
-  const positions = new Map<string, Position>();
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i] as string;
-    const lineNo = firstLine + i;
-    if (line.includes("\t")) return undefined;
-    if (line.trim() === "" || /^ *#/.test(line)) {
-      i++;
-      continue;
-    }
-    const m = KEY_LINE.exec(line);
-    if (!m) return undefined;
-    const key = m[1] as string;
-    if (Object.hasOwn(data, key) || key === "__proto__") return undefined;
-    positions.set(key, { line: lineNo, col: 1 });
-    const raw = m[2];
-    i++;
-    if (raw === undefined || raw.trim() === "") {
-      const items: unknown[] = [];
-      let indent: number | undefined;
-      while (i < lines.length) {
-        const next = lines[i] as string;
-        if (next.trim() === "") return undefined;
-        if (!next.startsWith(" ")) break;
-        const item = BLOCK_ITEM.exec(next);
-        if (!item || (indent !== undefined && item[1]?.length !== indent)) return undefined;
-        indent = item[1]?.length;
-        const start = next.length - (item[2] as string).length;
-        const value = scalar(item[2] as string);
-        if (value === NOT_SIMPLE) return undefined;
-        positions.set(`${key}[${items.length}]`, { line: firstLine + i, col: start + 1 });
-        items.push(value);
-        i++;
+  try {
+    return new BlockParser(lines, firstLine).document();
+  } catch (error) {
+    if (error === OUTSIDE_SUBSET) return undefined;
+    throw error;
+  }
+}
+
+/** Thrown (and caught above) the moment the input leaves the subset. */
+const OUTSIDE_SUBSET = Symbol("outside the fast frontmatter subset");
+
+function outside(): never {
+  throw OUTSIDE_SUBSET;
+}
+
+interface Node {
+  value: unknown;
+  /** 0-based line index and 1-based column where the `yaml` library says the node starts. */
+  line: number;
+  col: number;
+}
+
+interface SeqNode extends Node {
+  value: unknown[];
+  items: Array<{ line: number; col: number }>;
+}
+
+/** Characters the subset refuses anywhere: tabs, other controls, and breaks YAML treats specially. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const REFUSED_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
+const KEY = /^([A-Za-z_][A-Za-z0-9_.-]*):(?= |$)/;
+/** Plain keys the core schema would not resolve to a string, and one no plain object may take. */
+const NON_STRING_KEYS = new Set(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "__proto__"]);
+const ANCHOR = /^&([A-Za-z0-9_-]+)(?= |$)/;
+const ALIAS = /^\*([A-Za-z0-9_-]+) *$/;
+/** A plain scalar may not start with these (YAML 1.2 indicators), nor with `- ` or a lone `-`. */
+const PLAIN_START = /^(?:[?:,[\]{}#&*!|>'"%@`]|-(?: |$))/;
+/** More uses of one anchor than this are left to the full parser's alias accounting. */
+const MAX_ALIASES_PER_ANCHOR = 50;
+
+class BlockParser {
+  private readonly lines: string[];
+  private readonly indents: number[];
+  private i = 0;
+  private readonly anchors = new Map<string, { value: unknown; uses: number }>();
+  private aliasesSeen = 0;
+
+  constructor(
+    source: readonly string[],
+    private readonly firstLine: number,
+  ) {
+    this.lines = source.slice();
+    this.indents = this.lines.map((line) => {
+      if (REFUSED_CHARS.test(line)) outside();
+      let n = 0;
+      while (line.charCodeAt(n) === 32) n++;
+      return n;
+    });
+  }
+
+  document(): SimpleFrontmatter | undefined {
+    this.skipBlank();
+    // An empty frontmatter is not a mapping in YAML: let the full parser say so.
+    if (this.i >= this.lines.length || this.indents[this.i] !== 0 || !KEY.test(this.lines[this.i] as string)) outside();
+    const positions = new Map<string, Position>();
+    const data = this.map(0, positions);
+    this.skipBlank();
+    if (this.i < this.lines.length) outside();
+    return { data, positions };
+  }
+
+  /** Skip blank lines and comment lines. */
+  private skipBlank(): void {
+    while (this.i < this.lines.length && isBlankOrComment(this.lines[this.i] as string, this.indents[this.i] as number)) this.i++;
+  }
+
+  private pos(line: number, col: number): Position {
+    return { line: this.firstLine + line, col };
+  }
+
+  /** A block mapping whose keys sit at `indent`, starting at the current line. */
+  private map(indent: number, positions?: Map<string, Position>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (;;) {
+      this.skipBlank();
+      if (this.i >= this.lines.length) break;
+      const lineIndent = this.indents[this.i] as number;
+      if (lineIndent < indent) break;
+      if (lineIndent > indent) outside();
+      const line = this.lines[this.i] as string;
+      const m = KEY.exec(line.slice(indent));
+      if (!m) {
+        // A sequence at the same indent belongs to an enclosing indentless sequence; anything else is outside.
+        if (isSeqItem(line, indent)) break;
+        outside();
       }
-      // A bare `key:` (an implicit null) has a position the full parser computes its own way.
-      if (indent === undefined) return undefined;
-      data[key] = items;
-      continue;
+      const key = m[1] as string;
+      if (NON_STRING_KEYS.has(key) || key.length > 1000 || Object.hasOwn(out, key)) outside();
+      const keyLine = this.i;
+      const node = this.value(indent + key.length + 1, indent, true);
+      out[key] = node.value;
+      if (positions) {
+        positions.set(key, this.pos(keyLine, indent + 1));
+        const items = (node as Partial<SeqNode>).items;
+        if (items) items.forEach((item, n) => positions.set(`${key}[${n}]`, this.pos(item.line, item.col)));
+        else positions.set(`${key}=`, this.pos(node.line, node.col));
+      }
     }
-    const valueCol = line.length - raw.length + 1;
-    if (raw.startsWith("[")) {
-      const list = flowList(raw, lineNo, valueCol, key, positions);
-      if (list === undefined) return undefined;
-      data[key] = list;
-      continue;
-    }
-    const value = scalar(raw);
-    if (value === NOT_SIMPLE) return undefined;
-    positions.set(`${key}=`, { line: lineNo, col: valueCol });
-    data[key] = value;
+    return out;
   }
-  // An empty frontmatter is not a mapping in YAML: let the full parser say so.
-  return positions.size === 0 ? undefined : { data, positions };
+
+  /** A block sequence whose dashes sit at `indent`. */
+  private seq(indent: number): SeqNode {
+    const value: unknown[] = [];
+    const items: Array<{ line: number; col: number }> = [];
+    const start = { line: this.i, col: indent + 1 };
+    for (;;) {
+      this.skipBlank();
+      if (this.i >= this.lines.length) break;
+      const lineIndent = this.indents[this.i] as number;
+      if (lineIndent < indent) break;
+      if (lineIndent > indent) outside();
+      const line = this.lines[this.i] as string;
+      if (!isSeqItem(line, indent)) {
+        if (KEY.test(line.slice(indent))) break; // the next key of the map this indentless sequence belongs to
+        outside();
+      }
+      const node = this.value(indent + 1, indent, false);
+      value.push(node.value);
+      items.push({ line: node.line, col: node.col });
+    }
+    return { value, line: start.line, col: start.col, items };
+  }
+
+  /**
+   * The node after a `key:` or `-` indicator that ends just before index
+   * `after` of the current line. `parent` is the indent of the collection
+   * the node belongs to; continuation lines must be deeper.
+   */
+  private value(after: number, parent: number, inMap: boolean): Node {
+    const lineNo = this.i;
+    const line = this.lines[lineNo] as string;
+    let c = after;
+    while (line.charCodeAt(c) === 32) c++;
+    let anchor: string | undefined;
+    const a = ANCHOR.exec(line.slice(c));
+    if (a) {
+      anchor = a[1] as string;
+      c += (a[0] as string).length;
+      while (line.charCodeAt(c) === 32) c++;
+    }
+    const rest = line.slice(c);
+    let node: Node;
+    if (rest === "" || rest.startsWith("#")) {
+      this.i++;
+      node = this.nested(parent, inMap, { line: lineNo, col: c + 1 }, anchor !== undefined);
+    } else if (!inMap && anchor === undefined && (isSeqItem(line, c) || KEY.test(rest))) {
+      // `- - x` or `- key: value`: a collection starting inside the item; its indent is the column.
+      const nestedSeq = isSeqItem(line, c);
+      this.lines[lineNo] = " ".repeat(c) + rest;
+      this.indents[lineNo] = c;
+      node = nestedSeq ? this.seq(c) : { value: this.map(c), line: lineNo, col: c + 1 };
+    } else {
+      node = this.inlineValue(rest, lineNo, c, parent, anchor !== undefined);
+    }
+    if (anchor !== undefined) this.anchors.set(anchor, { value: node.value, uses: 0 });
+    return node;
+  }
+
+  /** What follows an indicator with nothing after it on its line: a deeper collection, an indentless sequence, or null. */
+  private nested(parent: number, inMap: boolean, empty: { line: number; col: number }, anchored: boolean): Node {
+    this.skipBlank();
+    if (this.i < this.lines.length) {
+      const indent = this.indents[this.i] as number;
+      const line = this.lines[this.i] as string;
+      const aliasesBefore = this.aliasesSeen;
+      const finish = (node: Node): Node => {
+        // An anchored collection holding aliases is left to the full parser (its alias-count accounting).
+        if (anchored && this.aliasesSeen !== aliasesBefore) outside();
+        return node;
+      };
+      if (indent > parent) {
+        if (isSeqItem(line, indent)) return finish(this.seq(indent));
+        if (KEY.test(line.slice(indent))) {
+          const start = this.i;
+          return finish({ value: this.map(indent), line: start, col: indent + 1 });
+        }
+        outside(); // a scalar on the next line
+      }
+      if (inMap && indent === parent && isSeqItem(line, indent)) return finish(this.seq(indent));
+    }
+    return { value: null, line: empty.line, col: empty.col };
+  }
+
+  /** A scalar, alias or one-line flow sequence starting at index `c` of line `lineNo`. */
+  private inlineValue(rest: string, lineNo: number, c: number, parent: number, anchored: boolean): Node {
+    const at = { line: lineNo, col: c + 1 };
+    const first = rest[0];
+    if (first === "*") {
+      const m = ALIAS.exec(rest);
+      if (!m || anchored) outside();
+      const target = this.anchors.get(m[1] as string);
+      if (!target || ++target.uses > MAX_ALIASES_PER_ANCHOR) outside();
+      this.aliasesSeen++;
+      this.i++;
+      return { value: target.value, ...at };
+    }
+    if (first === "[") {
+      this.i++;
+      const items: Array<{ line: number; col: number }> = [];
+      const value = flowSequence(rest, (offset) => items.push({ line: lineNo, col: c + offset + 1 }));
+      return { value, items, ...at } as SeqNode;
+    }
+    if (first === "{") {
+      if (!/^\{\}( *| +#.*)$/.test(rest)) outside();
+      this.i++;
+      return { value: {}, ...at };
+    }
+    if (first === "|" || first === ">") return { value: this.blockScalar(rest, parent), ...at };
+    if (first === "'" || first === '"') return { value: this.quoted(rest, parent), ...at };
+    if (PLAIN_START.test(rest)) outside();
+    return { value: this.plain(rest, parent), ...at };
+  }
+
+  /** A plain scalar, with its continuation lines folded. */
+  private plain(rest: string, parent: number): unknown {
+    const firstText = plainLine(rest, true);
+    this.i++;
+    if (firstText.comment) return resolvePlain(firstText.text);
+    let text = firstText.text;
+    let multiLine = false;
+    let breaks = 0;
+    while (this.i < this.lines.length) {
+      const line = this.lines[this.i] as string;
+      const indent = this.indents[this.i] as number;
+      if (indent === line.length) {
+        breaks++;
+        this.i++;
+        continue;
+      }
+      if (indent <= parent || line.charCodeAt(indent) === 35) break;
+      const next = line.slice(indent);
+      if (PLAIN_START.test(next)) outside();
+      const part = plainLine(next, false);
+      text += breaks > 0 ? "\n".repeat(breaks) : " ";
+      text += part.text;
+      breaks = 0;
+      multiLine = true;
+      this.i++;
+      if (part.comment) break;
+    }
+    // Blank lines after the scalar belong to nothing: step back so the caller sees them as blank.
+    this.i -= breaks;
+    return multiLine ? text : resolvePlain(text);
+  }
+
+  /** A single- or double-quoted scalar, possibly over several lines. */
+  private quoted(rest: string, parent: number): string {
+    const quote = rest[0] as string;
+    const pieces: string[] = [];
+    let lineText = rest.slice(1);
+    for (;;) {
+      const end = findClosingQuote(lineText, quote);
+      if (end !== -1) {
+        pieces.push(lineText.slice(0, end));
+        if (!/^( *| +#.*)$/.test(lineText.slice(end + 1))) outside();
+        break;
+      }
+      if (quote === '"' && /(^|[^\\])(\\\\)*\\$/.test(lineText)) outside(); // an escaped line break
+      pieces.push(lineText);
+      this.i++;
+      if (this.i >= this.lines.length) outside();
+      const indent = this.indents[this.i] as number;
+      const line = this.lines[this.i] as string;
+      if (indent <= parent && indent < line.length) outside();
+      lineText = line.slice(indent);
+    }
+    this.i++;
+    const unquote = (piece: string) => (quote === "'" ? piece.replace(/''/g, "'") : unescapeDouble(piece));
+    if (pieces.length === 1) return unquote(pieces[0] as string);
+    // Fold: trailing spaces of a line and leading spaces of the next go; one break is a space, n+1 breaks are n newlines.
+    const last = pieces.length - 1;
+    const trimmed = pieces.map((p, n) => (n === 0 ? p.replace(/ +$/, "") : n === last ? p.replace(/^ +/, "") : p.trim()));
+    let out = unquote(trimmed[0] as string);
+    let breaks = 0;
+    for (let n = 1; n <= last; n++) {
+      const piece = trimmed[n] as string;
+      if (piece === "" && n < last) {
+        breaks++;
+        continue;
+      }
+      out += breaks > 0 ? "\n".repeat(breaks) : " ";
+      out += unquote(piece);
+      breaks = 0;
+    }
+    return out;
+  }
+
+  /** A literal (`|`) or folded (`>`) block scalar with clip, strip (`-`) or keep (`+`) chomping. */
+  private blockScalar(header: string, parent: number): string {
+    const m = /^([|>])([-+]?)( +#.*| *)$/.exec(header);
+    if (!m) outside();
+    const literal = m[1] === "|";
+    const chomp = m[2];
+    this.i++;
+    let contentIndent = -1;
+    const body: string[] = [];
+    while (this.i < this.lines.length) {
+      const line = this.lines[this.i] as string;
+      const indent = this.indents[this.i] as number;
+      if (indent === line.length) {
+        // A blank line holding spaces past the content indent keeps them (or is an error): left to the full parser.
+        if (indent > 0 && (contentIndent === -1 || indent > contentIndent)) outside();
+        body.push("");
+        this.i++;
+        continue;
+      }
+      if (contentIndent === -1) {
+        if (indent <= parent) break;
+        contentIndent = indent;
+      }
+      if (indent < contentIndent) break;
+      if (indent > contentIndent) outside(); // more-indented lines
+      body.push(line.slice(contentIndent));
+      this.i++;
+    }
+    let trailing = 0;
+    while (body.length > 0 && body[body.length - 1] === "") {
+      body.pop();
+      trailing++;
+    }
+    // A scalar with no content is left to the full parser; trailing blank lines count only when kept (`+`).
+    if (contentIndent === -1 || body.length === 0) outside();
+    let text: string;
+    if (literal) text = body.join("\n");
+    else {
+      text = body[0] as string;
+      let breaks = 0;
+      for (let n = 1; n < body.length; n++) {
+        const piece = body[n] as string;
+        if (piece === "") {
+          breaks++;
+          continue;
+        }
+        text += breaks > 0 ? "\n".repeat(breaks) : " ";
+        text += piece;
+        breaks = 0;
+      }
+    }
+    if (chomp === "-") return text;
+    if (chomp === "+") return `${text}\n${"\n".repeat(trailing)}`;
+    return `${text}\n`;
+  }
 }
 
-const NOT_SIMPLE = Symbol("not simple");
-
-/** One scalar of the subset, resolved by the YAML 1.2 core schema, or NOT_SIMPLE. */
-function scalar(text: string): unknown {
-  const t = text.replace(/ +$/, "");
-  if (t.startsWith('"')) {
-    if (!t.endsWith('"') || t.length < 2) return NOT_SIMPLE;
-    const inner = t.slice(1, -1);
-    if (/(^|[^\\])(\\\\)*"/.test(inner) || /\\[^"\\/bfnrtu]/.test(inner)) return NOT_SIMPLE;
-    try {
-      return JSON.parse(t);
-    } catch {
-      return NOT_SIMPLE;
-    }
-  }
-  if (t.startsWith("'")) {
-    if (!t.endsWith("'") || t.length < 2) return NOT_SIMPLE;
-    const inner = t.slice(1, -1);
-    if (/'(?!')/.test(inner.replace(/''/g, ""))) return NOT_SIMPLE;
-    return inner.replace(/''/g, "'");
-  }
-  if (t === "" || INDICATOR.test(t) || t.includes(": ") || t.includes(" #") || t.endsWith(":")) return NOT_SIMPLE;
-  if (t === "true" || t === "True" || t === "TRUE") return true;
-  if (t === "false" || t === "False" || t === "FALSE") return false;
-  if (t === "null" || t === "Null" || t === "NULL" || t === "~") return null;
-  if (/^[0-9]{1,15}$/.test(t)) return Number(t);
-  if (NUMBER_LIKE.test(t)) return NOT_SIMPLE;
-  return t;
+function isBlankOrComment(line: string, indent: number): boolean {
+  return indent === line.length || line.charCodeAt(indent) === 35;
 }
 
-/** `[A, B]` on one line, items plain or simply quoted; undefined when anything else. */
-function flowList(raw: string, line: number, col: number, key: string, positions: Map<string, Position>): unknown[] | undefined {
-  const t = raw.replace(/ +$/, "");
-  if (!t.endsWith("]")) return undefined;
-  const inner = t.slice(1, -1);
-  if (/[[\]{}]/.test(inner) || inner.includes("#")) return undefined;
+function isSeqItem(line: string, indent: number): boolean {
+  return line.charCodeAt(indent) === 45 && (line.length === indent + 1 || line.charCodeAt(indent + 1) === 32);
+}
+
+/** One line of a plain scalar: its text up to a comment, trailing spaces trimmed; outside the subset if it holds `: `. */
+function plainLine(text: string, first: boolean): { text: string; comment: boolean } {
+  const hash = text.indexOf(" #");
+  const body = (hash === -1 ? text : text.slice(0, hash)).replace(/ +$/, "");
+  if (body.includes(": ") || body.endsWith(":") || (!first && body === "")) outside();
+  return { text: body, comment: hash !== -1 };
+}
+
+/** Resolve a one-line plain scalar by the YAML 1.2 core schema, exactly as the `yaml` library does. */
+function resolvePlain(text: string): unknown {
+  if (text === "" || text === "~" || text === "null" || text === "Null" || text === "NULL") return null;
+  if (text === "true" || text === "True" || text === "TRUE") return true;
+  if (text === "false" || text === "False" || text === "FALSE") return false;
+  const c = text.charCodeAt(0);
+  // Only text starting with a digit, a sign or a dot can be a number.
+  if (!((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46)) return text;
+  if (/^0o[0-7]+$/.test(text)) return Number.parseInt(text.substring(2), 8);
+  if (/^[-+]?[0-9]+$/.test(text)) return Number.parseInt(text, 10);
+  if (/^0x[0-9a-fA-F]+$/.test(text)) return Number.parseInt(text.substring(2), 16);
+  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(text))
+    return text.slice(-3).toLowerCase() === "nan" ? Number.NaN : text[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(text)) return Number.parseFloat(text);
+  if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(text)) return Number.parseFloat(text);
+  return text;
+}
+
+/** `[a, 'b', "c"]` on one line: plain or quoted scalars, no nesting. `itemAt` gets each item's offset in `rest`. */
+function flowSequence(rest: string, itemAt: (offset: number) => void): unknown[] {
+  const close = rest.lastIndexOf("]");
+  if (close === -1 || !/^( *| +#.*)$/.test(rest.slice(close + 1))) outside();
+  const inner = rest.slice(1, close);
   if (inner.trim() === "") return [];
-  const items: unknown[] = [];
-  let offset = 1;
-  for (const part of inner.split(",")) {
-    const lead = part.length - part.trimStart().length;
-    const text = part.trim();
-    if (text === "" || text.includes("'") || text.includes('"')) return undefined;
-    const value = scalar(text);
-    if (value === NOT_SIMPLE) return undefined;
-    positions.set(`${key}[${items.length}]`, { line, col: col + offset + lead });
-    items.push(value);
-    offset += part.length + 1;
+  const out: unknown[] = [];
+  let k = 0;
+  for (;;) {
+    while (inner[k] === " ") k++;
+    itemAt(k + 1);
+    const ch = inner[k];
+    let item: unknown;
+    if (ch === "'" || ch === '"') {
+      const end = findClosingQuote(inner.slice(k + 1), ch);
+      if (end === -1) outside();
+      const raw = inner.slice(k + 1, k + 1 + end);
+      item = ch === "'" ? raw.replace(/''/g, "'") : unescapeDouble(raw);
+      k += end + 2;
+      while (inner[k] === " ") k++;
+    } else {
+      let e = inner.indexOf(",", k);
+      if (e === -1) e = inner.length;
+      const raw = inner.slice(k, e).replace(/ +$/, "");
+      if (raw === "" || PLAIN_START.test(raw) || /[[\]{}#:]/.test(raw)) outside();
+      item = resolvePlain(raw);
+      k = e;
+    }
+    out.push(item);
+    if (k >= inner.length) break;
+    if (inner[k] !== ",") outside();
+    k++;
+    if (inner.slice(k).trim() === "") outside(); // a trailing comma
   }
-  return items;
+  return out;
+}
+
+/** Index of the closing quote in `text` (which follows the opening one), or -1 when this line does not close it. */
+function findClosingQuote(text: string, quote: string): number {
+  for (let k = 0; k < text.length; k++) {
+    const ch = text[k];
+    if (quote === '"' && ch === "\\") {
+      k++;
+      continue;
+    }
+    if (ch === quote) {
+      if (quote === "'" && text[k + 1] === "'") {
+        k++;
+        continue;
+      }
+      return k;
+    }
+  }
+  return -1;
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  "0": "\0",
+  a: "\x07",
+  b: "\b",
+  t: "\t",
+  n: "\n",
+  v: "\v",
+  f: "\f",
+  r: "\r",
+  e: "\x1b",
+  " ": " ",
+  '"': '"',
+  "/": "/",
+  "\\": "\\",
+  N: "\u0085",
+  _: "\u00a0",
+  L: "\u2028",
+  P: "\u2029",
+};
+
+/** The escapes of a double-quoted YAML scalar; anything unusual is left to the full parser. */
+function unescapeDouble(raw: string): string {
+  if (!raw.includes("\\")) return raw;
+  let out = "";
+  for (let k = 0; k < raw.length; k++) {
+    const ch = raw[k] as string;
+    if (ch !== "\\") {
+      out += ch;
+      continue;
+    }
+    const e = raw[++k];
+    if (e === undefined) outside();
+    const simple = Object.hasOwn(SIMPLE_ESCAPES, e) ? SIMPLE_ESCAPES[e] : undefined;
+    if (simple !== undefined) {
+      out += simple;
+      continue;
+    }
+    const len = e === "x" ? 2 : e === "u" ? 4 : e === "U" ? 8 : 0;
+    const hex = raw.slice(k + 1, k + 1 + len);
+    if (len === 0 || hex.length !== len || !/^[0-9a-fA-F]+$/.test(hex)) outside();
+    const code = Number.parseInt(hex, 16);
+    if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) outside();
+    out += String.fromCodePoint(code);
+    k += len;
+  }
+  return out;
 }
