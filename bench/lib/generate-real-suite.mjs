@@ -82,7 +82,11 @@ export function realisticFrontmatter(p) {
       "- APPLY_APPROVED",
       "- VERIFY_ONLY",
     );
-  else lines.push(`default_mode: ${p.role === "operational" ? "DRAFT_ONLY" : "AUDIT_ONLY"}`, `allowed_modes: [${p.role === "operational" ? "DRAFT_ONLY" : "AUDIT_ONLY"}]`);
+  else
+    lines.push(
+      `default_mode: ${p.role === "operational" ? "DRAFT_ONLY" : "AUDIT_ONLY"}`,
+      `allowed_modes: [${p.role === "operational" ? "DRAFT_ONLY" : "AUDIT_ONLY"}]`,
+    );
   lines.push(p.requires.length === 0 ? "requires: []" : "requires:", ...p.requires.map((r) => `- ${r}`));
   lines.push(p.related.length === 0 ? "related_prompts: []" : `related_prompts: [${p.related.join(", ")}]`);
   lines.push(

@@ -1,32 +1,47 @@
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Suite } from "../suite/load-suite.js";
-import { type ExactTwin, judgeRequestedExecutor } from "../twin/resolve-exact-twin.js";
+import { acceptedExecutorId, type ExactTwin, judgeRequestedExecutor } from "../twin/resolve-exact-twin.js";
 
 /**
- * For every pair, ask the runtime's own executor judgement about every
- * executive prompt of the suite: it must accept the twin and refuse every
- * other (SPEC §3 "refusal"). Returns the number of judgements made.
+ * SPEC §3 "refusal": for every pair, the runtime's executor judgement accepts
+ * the twin and refuses every other executive prompt. Proved per pair, not
+ * per pair × executive (which grows with the square of the suite): the
+ * runtime accepts exactly one string, `acceptedExecutorId(twin)`, so the
+ * property holds when that string is the twin's ID (an ID is one prompt:
+ * duplicated IDs are reported by their own check) and the judgement agrees —
+ * it accepts the twin, and refuses the executives beside it in ID order and
+ * near misses of the twin's ID (another case, padding, the planner itself).
+ * Returns the number of judgements made.
  */
 export function checkTwinRefusal(suite: Suite, pairs: readonly ExactTwin[]): { diagnostics: Diagnostic[]; judged: number } {
   const executives = suite.prompts.filter((p) => p.role === "executive").map((p) => p.id);
+  const sorted = [...new Set(executives)].sort();
+  const index = new Map(sorted.map((id, i) => [id, i]));
   const out: Diagnostic[] = [];
   let judged = 0;
+  const wrong = (twin: ExactTwin, id: string, accepts: boolean) =>
+    out.push({
+      code: "TWIN_REFUSAL",
+      severity: "error",
+      file: twin.planner.file,
+      line: 1,
+      col: 1,
+      promptId: twin.planner.id,
+      message: `the runtime ${accepts ? "accepts" : "refuses"} ${id} as executor for ${twin.planner.id}; only ${twin.executor.id} may be accepted`,
+    });
   for (const twin of pairs) {
-    for (const id of executives) {
+    const exact = twin.executor.id;
+    const accepted = acceptedExecutorId(twin);
+    if (accepted !== exact) wrong(twin, accepted, true);
+    judged++;
+    if (!judgeRequestedExecutor(twin, exact).ok) wrong(twin, exact, false);
+    const at = index.get(exact) ?? -1;
+    const probes = new Set([sorted[at - 1], sorted[at + 1], exact.toLowerCase(), ` ${exact}`, `${exact} `, twin.planner.id]);
+    probes.delete(exact);
+    for (const probe of probes) {
+      if (probe === undefined) continue;
       judged++;
-      const verdict = judgeRequestedExecutor(twin, id);
-      const shouldAccept = id === twin.executor.id;
-      if (verdict.ok !== shouldAccept) {
-        out.push({
-          code: "TWIN_REFUSAL",
-          severity: "error",
-          file: twin.planner.file,
-          line: 1,
-          col: 1,
-          promptId: twin.planner.id,
-          message: `the runtime ${verdict.ok ? "accepts" : "refuses"} ${id} as executor for ${twin.planner.id}; only ${twin.executor.id} may be accepted`,
-        });
-      }
+      if (judgeRequestedExecutor(twin, probe).ok) wrong(twin, probe, true);
     }
   }
   return { diagnostics: out, judged };

@@ -28,24 +28,23 @@ export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFi
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = STRICT_UTF8.decode(bytes);
   } catch {
     at("FILE_NOT_UTF8", positionAtByte(bytes, firstInvalidUtf8(bytes)), "the file is not valid UTF-8; save it as UTF-8");
     return { prompt: undefined, diagnostics };
   }
   if (text.startsWith("\uFEFF")) text = text.slice(1);
 
-  const lines = text.split(/\r?\n/);
-  if (lines[0]?.trimEnd() !== "---") {
+  const split = splitFrontmatter(text);
+  if (split === "missing") {
     at("FRONTMATTER_MISSING", { line: 1, col: 1 }, "no YAML frontmatter: the file must start with a line `---`");
     return { prompt: undefined, diagnostics };
   }
-  const close = lines.findIndex((l, i) => i > 0 && l.trimEnd() === "---");
-  if (close === -1) {
+  if (split === "unclosed") {
     at("FRONTMATTER_UNCLOSED", { line: 1, col: 1 }, "the frontmatter opened on line 1 is never closed by a line `---`");
     return { prompt: undefined, diagnostics };
   }
-  const yamlLines = lines.slice(1, close);
+  const { yamlLines, body, bodyLine } = split;
   const simple = parseSimpleFrontmatter(yamlLines, 2);
   const parsed = simple ?? parseWithYaml(yamlLines.join("\n"), file);
   if ("diagnostics" in parsed) {
@@ -149,10 +148,41 @@ export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFi
     allowedModes,
     frontmatter,
     positions,
-    body: lines.slice(close + 1).join("\n"),
-    bodyLine: close + 2,
+    body,
+    bodyLine,
   };
   return { prompt, diagnostics: diagnostics.map(withId) };
+}
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The frontmatter's lines (between the first line `---` and the next line
+ * `---`, trailing white space allowed on both) and the body after it, with
+ * CRLF line ends read as LF. Only the frontmatter is split into lines: a
+ * body can be large, and is kept as one string.
+ */
+function splitFrontmatter(text: string): "missing" | "unclosed" | { yamlLines: string[]; body: string; bodyLine: number } {
+  const lineAt = (start: number): { line: string; next: number } => {
+    const nl = text.indexOf("\n", start);
+    const end = nl === -1 ? text.length : nl;
+    const line = text.charCodeAt(end - 1) === 13 && end > start ? text.slice(start, end - 1) : text.slice(start, end);
+    return { line, next: nl === -1 ? -1 : nl + 1 };
+  };
+  const first = lineAt(0);
+  if (first.line.trimEnd() !== "---") return "missing";
+  const yamlLines: string[] = [];
+  let next = first.next;
+  while (next !== -1) {
+    const { line, next: after } = lineAt(next);
+    if (line.trimEnd() === "---") {
+      const rest = after === -1 ? "" : text.slice(after);
+      return { yamlLines, body: rest.includes("\r") ? rest.replace(/\r\n/g, "\n") : rest, bodyLine: yamlLines.length + 3 };
+    }
+    yamlLines.push(line);
+    next = after;
+  }
+  return "unclosed";
 }
 
 function describe(value: unknown): string {

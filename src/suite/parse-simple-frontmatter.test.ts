@@ -123,11 +123,49 @@ describe("the fast frontmatter parser", () => {
     expect(r?.positions.get("allowed_modes[1]")).toEqual({ line: 9, col: 5 });
   });
 
-  it("declines anchors, nested maps, multi-line scalars and duplicate keys, leaving them to the full parser", () => {
-    expect(parseSimpleFrontmatter(["a: &x 1", "b: *x"], 2)).toBeUndefined();
-    expect(parseSimpleFrontmatter(["routing:", "  executor: MD-28"], 2)).toBeUndefined();
-    expect(parseSimpleFrontmatter(["a: b", "  c"], 2)).toBeUndefined();
+  it("declines tags, flow maps, complex keys, tabs, duplicate keys and an empty document, leaving them to the full parser", () => {
+    expect(parseSimpleFrontmatter(["a: !tag 1"], 2)).toBeUndefined();
+    expect(parseSimpleFrontmatter(["routing: {executor: MD-28}"], 2)).toBeUndefined();
+    expect(parseSimpleFrontmatter(["? a", ": b"], 2)).toBeUndefined();
+    expect(parseSimpleFrontmatter(["a:", "\t- x"], 2)).toBeUndefined();
     expect(parseSimpleFrontmatter(["a: 1", "a: 2"], 2)).toBeUndefined();
+    expect(parseSimpleFrontmatter(["a: &x [1]", "b: &y", "  - *x"], 2)).toBeUndefined();
     expect(parseSimpleFrontmatter([], 2)).toBeUndefined();
+  });
+
+  it("reads anchors and aliases, nested maps, indentless sequences of maps and folded scalars as the yaml library does", () => {
+    const lines = [
+      "outputs:",
+      "  files:",
+      "  - path: a.json",
+      "    media: &id001",
+      "    - application/json",
+      "  - path: b.json",
+      "    media: *id001",
+      "description: first line",
+      "  second line",
+      "",
+      "  after a blank",
+      "quoted: 'it''s",
+      "  folded'",
+      "notes: |",
+      "  kept",
+      "  as is",
+    ];
+    const r = parseSimpleFrontmatter(lines, 2);
+    expect(r?.data).toEqual({
+      outputs: {
+        files: [
+          { path: "a.json", media: ["application/json"] },
+          { path: "b.json", media: ["application/json"] },
+        ],
+      },
+      description: "first line second line\nafter a blank",
+      quoted: "it's folded",
+      notes: "kept\nas is\n",
+    });
+    const full = parseWithYaml(lines.join("\n"), "f.md");
+    expect("data" in full && full.data).toEqual(r?.data);
+    expect("positions" in full && Object.fromEntries(full.positions)).toEqual(Object.fromEntries(r?.positions ?? []));
   });
 });

@@ -186,7 +186,11 @@ class BlockParser {
     } else {
       node = this.inlineValue(rest, lineNo, c, parent, anchor !== undefined);
     }
-    if (anchor !== undefined) this.anchors.set(anchor, { value: node.value, uses: 0 });
+    if (anchor !== undefined) {
+      // A name anchored twice resolves by where each anchor starts, not ends: left to the full parser.
+      if (this.anchors.has(anchor)) outside();
+      this.anchors.set(anchor, { value: node.value, uses: 0 });
+    }
     return node;
   }
 
@@ -347,6 +351,8 @@ class BlockParser {
       body.push(line.slice(contentIndent));
       this.i++;
     }
+    // The document's last line has no line break of its own: when blank, it adds none to the scalar.
+    if (this.i === this.lines.length && body[body.length - 1] === "") body.pop();
     let trailing = 0;
     while (body.length > 0 && body[body.length - 1] === "") {
       body.pop();
@@ -357,9 +363,12 @@ class BlockParser {
     let text: string;
     if (literal) text = body.join("\n");
     else {
-      text = body[0] as string;
+      // Leading blank lines stay line breaks; between two lines of text a single break folds to a space.
+      let n = 0;
+      while (body[n] === "") n++;
+      text = "\n".repeat(n) + (body[n] as string);
       let breaks = 0;
-      for (let n = 1; n < body.length; n++) {
+      for (n++; n < body.length; n++) {
         const piece = body[n] as string;
         if (piece === "") {
           breaks++;

@@ -46,14 +46,22 @@ export type ExecutorVerdict = { readonly ok: true } | { readonly ok: false; read
 const ACCEPTED: ExecutorVerdict = Object.freeze({ ok: true });
 
 /**
+ * The one executor ID the runtime accepts for a twin. `judgeRequestedExecutor`
+ * accepts this string, byte for byte, and nothing else — which is what lets
+ * `validate` prove the refusal property per pair instead of per pair × executive.
+ */
+export function acceptedExecutorId(twin: ExactTwin): string {
+  return twin.executor.id;
+}
+
+/**
  * Accept exactly the twin's ID, byte for byte; refuse everything else, in
  * the source's words (`Requested: MD-28, Required exact twin: MD-30`).
  * Similarity, category, keywords or preference never make another twin.
- * The reason is built only when read, since `validate` asks this for every
- * pair against every executive prompt.
+ * The reason is built only when read.
  */
 export function judgeRequestedExecutor(twin: ExactTwin, requestedId: string): ExecutorVerdict {
-  return requestedId === twin.executor.id ? ACCEPTED : new Refusal(twin, requestedId);
+  return requestedId === acceptedExecutorId(twin) ? ACCEPTED : new Refusal(twin, requestedId);
 }
 
 /** A refusal whose reason is written out only when someone reads it. */

@@ -27,15 +27,21 @@ export function runValidate(options: ValidateOptions): CommandResult {
     ...(report.diagnostics.length > 0 ? [""] : []),
     `suite      ${report.suiteId ?? "(no suite_id)"} at ${report.suiteRoot}`,
     `prompts    ${report.prompts}${roles ? ` (${roles})` : ""}`,
-    `pairs      ${report.genuinePairs} genuine${declared}: ${
-      [...report.pairs]
-        .sort((a, b) => a.planner.localeCompare(b.planner, "en", { numeric: true }))
-        .map((p) => `${p.planner}→${p.executor}`)
-        .join(" ") || "none"
-    }`,
-    `refusal    ${report.refusalJudgements} executor judgements, each accepting only the exact twin`,
+    `pairs      ${report.genuinePairs} genuine${declared}: ${listPairs(report.pairs)}`,
+    `refusal    ${report.genuinePairs} twin${report.genuinePairs === 1 ? "" : "s"} accepted and every other executive refused (${report.refusalJudgements} judgements)`,
     `problems   ${report.errors === 0 ? s.green("0") : s.red(String(report.errors))}, warnings ${report.warnings}`,
   ];
   const { twins: _twins, ...json } = report;
   return { exitCode: report.errors > 0 ? 1 : 0, text: lines.join("\n"), json: snakeKeys({ ok: report.errors === 0, ...json }) };
+}
+
+/** Most pairs the text report names; a larger suite's list is in `--json`. */
+const LISTED_PAIRS = 40;
+
+function listPairs(pairs: ReadonlyArray<{ planner: string; executor: string }>): string {
+  if (pairs.length === 0) return "none";
+  const sorted = [...pairs].sort((a, b) => a.planner.localeCompare(b.planner, "en", { numeric: true }));
+  const shown = sorted.slice(0, LISTED_PAIRS).map((p) => `${p.planner}→${p.executor}`);
+  const more = sorted.length - shown.length;
+  return more > 0 ? `${shown.join(" ")} … and ${more} more (all with --json)` : shown.join(" ");
 }
