@@ -96,7 +96,7 @@ export function realisticFrontmatter(p) {
     "- handoff-contract",
     "owners:",
     `  team: ${category}-guild`,
-    "  escalation: '#oncall-" + category + "'",
+    `  escalation: '#oncall-${category}'`,
     "  reviewers:",
     "  - role: tech-lead",
     "    required: true",

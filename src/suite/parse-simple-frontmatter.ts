@@ -125,7 +125,7 @@ class BlockParser {
       if (positions) {
         positions.set(key, this.pos(keyLine, indent + 1));
         const items = (node as Partial<SeqNode>).items;
-        if (items) items.forEach((item, n) => positions.set(`${key}[${n}]`, this.pos(item.line, item.col)));
+        if (items) for (const [n, item] of items.entries()) positions.set(`${key}[${n}]`, this.pos(item.line, item.col));
         else positions.set(`${key}=`, this.pos(node.line, node.col));
       }
     }
