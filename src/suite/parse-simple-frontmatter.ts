@@ -197,31 +197,26 @@ class BlockParser {
   /** What follows an indicator with nothing after it on its line: a deeper collection, an indentless sequence, or null. */
   private nested(parent: number, inMap: boolean, empty: { line: number; col: number }, anchored: boolean): Node {
     this.skipBlank();
-    if (this.i < this.lines.length) {
-      const indent = this.indents[this.i] as number;
-      const line = this.lines[this.i] as string;
-      const aliasesBefore = this.aliasesSeen;
-      const finish = (node: Node): Node => {
-        // An anchored collection holding aliases is left to the full parser (its alias-count accounting).
-        if (anchored && this.aliasesSeen !== aliasesBefore) outside();
-        return node;
-      };
-      if (indent > parent) {
-        if (isSeqItem(line, indent)) return finish(this.seq(indent));
-        if (KEY.test(line.slice(indent))) {
-          const start = this.i;
-          return finish({ value: this.map(indent), line: start, col: indent + 1 });
-        }
-        outside(); // a scalar on the next line
-      }
-      if (inMap && indent === parent && isSeqItem(line, indent)) return finish(this.seq(indent));
-    }
-    return { value: null, line: empty.line, col: empty.col };
+    if (this.i >= this.lines.length) return { value: null, line: empty.line, col: empty.col };
+    const indent = this.indents[this.i] as number;
+    const line = this.lines[this.i] as string;
+    const aliasesBefore = this.aliasesSeen;
+    let node: Node;
+    if (indent > parent && isSeqItem(line, indent)) node = this.seq(indent);
+    else if (indent > parent && KEY.test(line.slice(indent))) {
+      const start = this.i;
+      node = { value: this.map(indent), line: start, col: indent + 1 };
+    } else if (indent > parent) outside(); // a scalar on the next line
+    else if (inMap && indent === parent && isSeqItem(line, indent)) node = this.seq(indent);
+    else return { value: null, line: empty.line, col: empty.col };
+    // An anchored collection holding aliases is left to the full parser (its alias-count accounting).
+    if (anchored && this.aliasesSeen !== aliasesBefore) outside();
+    return node;
   }
 
   /** A scalar, alias or one-line flow sequence starting at index `c` of line `lineNo`. */
   private inlineValue(rest: string, lineNo: number, c: number, parent: number, anchored: boolean): Node {
-    const at = { line: lineNo, col: c + 1 };
+    const col = c + 1;
     const first = rest[0];
     if (first === "*") {
       const m = ALIAS.exec(rest);
@@ -230,23 +225,23 @@ class BlockParser {
       if (!target || ++target.uses > MAX_ALIASES_PER_ANCHOR) outside();
       this.aliasesSeen++;
       this.i++;
-      return { value: target.value, ...at };
+      return { value: target.value, line: lineNo, col };
     }
     if (first === "[") {
       this.i++;
       const items: Array<{ line: number; col: number }> = [];
       const value = flowSequence(rest, (offset) => items.push({ line: lineNo, col: c + offset + 1 }));
-      return { value, items, ...at } as SeqNode;
+      return { value, items, line: lineNo, col } as SeqNode;
     }
     if (first === "{") {
       if (!/^\{\}( *| +#.*)$/.test(rest)) outside();
       this.i++;
-      return { value: {}, ...at };
+      return { value: {}, line: lineNo, col };
     }
-    if (first === "|" || first === ">") return { value: this.blockScalar(rest, parent), ...at };
-    if (first === "'" || first === '"') return { value: this.quoted(rest, parent), ...at };
+    if (first === "|" || first === ">") return { value: this.blockScalar(rest, parent), line: lineNo, col };
+    if (first === "'" || first === '"') return { value: this.quoted(rest, parent), line: lineNo, col };
     if (PLAIN_START.test(rest)) outside();
-    return { value: this.plain(rest, parent), ...at };
+    return { value: this.plain(rest, parent), line: lineNo, col };
   }
 
   /** A plain scalar, with its continuation lines folded. */
