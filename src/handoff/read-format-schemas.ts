@@ -62,7 +62,17 @@ export function readFormatSchemas(suiteRoot: string, handoff: HandoffConfig | un
       if (current !== path.join(root, ...rel.split("/")) && !stat.isDirectory())
         throw new RefusalError(`${what}: ${path.relative(root, current)} is not a folder`);
     }
-    const fd = openBeneath(root, rel, "suite");
+    let fd: number;
+    try {
+      fd = openBeneath(root, rel, "suite");
+    } catch (error) {
+      if (error instanceof RefusalError) throw error;
+      throw new RefusalError(
+        `${what} cannot be opened (${(error as NodeJS.ErrnoException).code}); fix its permissions`,
+        {},
+        { cause: error },
+      );
+    }
     try {
       const stat = fstatSync(fd);
       if (!stat.isFile()) throw new RefusalError(`${what} is ${describeFileKind(stat)}, not a regular file; make it a plain JSON file`);
