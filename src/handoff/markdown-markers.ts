@@ -61,10 +61,11 @@ export function markdownDeclarations(texts: ReadonlyArray<[string, string]>): Ma
       if (marker === MARKERS.unknown) {
         if (status !== undefined && !["open", "resolved", "deferred"].includes(status)) {
           out.problems.push({ file, record: id, message: `?UNKNOWN:${id} has status (${status}); write (open), (resolved) or (deferred)` });
-          continue;
         }
         const question = notes === "" ? "(no question written)" : notes;
-        out.unknowns.push({ id, file, question, status: (status ?? "open") as UnknownStatus, source: line.trim() });
+        // A status it cannot read counts as open (listed for the reviewer); the problem above blocks the freeze anyway.
+        const known = status === "resolved" || status === "deferred" ? status : "open";
+        out.unknowns.push({ id, file, question, status: known as UnknownStatus, source: line.trim() });
       } else {
         if (!STOP_REASON_PATTERN.test(id)) {
           out.problems.push({ file, message: `!STOP:${id} is not a stop reason; write a lower-case slug such as !STOP:missing-backup` });
