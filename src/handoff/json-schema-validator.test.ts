@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeDemoHandoff } from "../demo/demo-handoff.js";
-import { runCli } from "../test-support/run-cli.js";
 import { dependencyUpgradeHandoff, writeMdHandoff } from "../test-support/mission-directives-handoff.js";
+import { runCli } from "../test-support/run-cli.js";
 import { makeRunTempDir, removeGateRuns } from "../test-support/run-fixture.js";
 import { checkReadiness } from "./check-readiness.js";
 import { MISSION_DIRECTIVES_FORMAT } from "./formats/mission-directives-format.js";
