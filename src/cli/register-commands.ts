@@ -62,6 +62,11 @@ export function registerCommands(program: Command, sink: Sink): void {
     .command("readiness")
     .description("check a handoff folder is ready to freeze")
     .argument("<dir>", "handoff folder")
+    .option(
+      "--suite <dir>",
+      "suite whose twinlock.yaml names the handoff format (default: TWINLOCK_SUITE, else nearest twinlock.yaml upward, else the twinlock format)",
+    )
+    .option("--format <name>", "twinlock or mission-directives, instead of a suite's format")
     .action(async (dir, opts) => sink((await import("./commands/readiness.js")).runReadiness(dir, opts)));
 
   program

@@ -1,6 +1,7 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TWINLOCK_FORMAT } from "../handoff/formats/twinlock-format.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import { frozenActionIds } from "../home/frozen-records.js";
 import { ADMISSION_STOP, type AdmissionFacts, runAdmissionChecks } from "../run/admission-checks.js";
@@ -141,7 +142,7 @@ describe("each admission check fails alone in the pure rule (facts gathered from
       requestedExecutor: EXECUTOR,
       suiteTwin: { plannerOfRequested: PLANNER, twinOfPlanner: EXECUTOR, verdict: { ok: true }, pairDigest: wf.pair_digest },
       rehash: await hashHandoff(ready.handoff),
-      planActionIds: wf.handoff ? frozenActionIds(homeOf(ready), wf.handoff.files) : [],
+      planActionIds: wf.handoff ? frozenActionIds(homeOf(ready), wf.handoff.files, TWINLOCK_FORMAT) : [],
       requested: {},
       chain: { ok: true },
       pin: { ok: true, detail: "pinned" },

@@ -181,7 +181,7 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
     dryRunRequired: wf !== undefined && pinned?.suite.byId.get(wf.executor)?.frontmatter.dry_run_required === true,
     rehash: wf?.handoff ? await rehash(path.resolve(runDir, wf.handoff.dir)) : { error: "nothing is frozen" },
     frozenBytes: wf?.handoff ? verifyFrozenBytes(input.home, wf.handoff.files) : [],
-    actionIds: wf?.handoff ? frozenActionIds(input.home, wf.handoff.files) : [],
+    actionIds: wf?.handoff && pinned ? frozenActionIds(input.home, wf.handoff.files, pinned.handoffFormat) : [],
     executorDigestNow,
   };
 }

@@ -61,7 +61,8 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
     );
   const snapshot = snapshotHandoff(input.home, dir);
   try {
-    const readiness: ReadinessReport = { ...checkReadiness(snapshot.dir), dir };
+    // Judged in the pinned suite's format: neither the run file nor the handoff can choose it.
+    const readiness: ReadinessReport = { ...checkReadiness(snapshot.dir, pinned.handoffFormat), dir };
     if (!readiness.ready) {
       const lines = readiness.problems.slice(0, 10).map((p) => `${p.file}${p.record ? ` [${p.record}]` : ""}: ${p.message}`);
       throw new RefusalError(

@@ -1,10 +1,12 @@
 import { createTwoFilesPatch } from "diff";
-import { RefusalError } from "../errors/errors.js";
+import { IntegrityError, RefusalError } from "../errors/errors.js";
 import { diffRecords, type RecordChange } from "../handoff/diff-records.js";
-import type { HandoffRecords } from "../handoff/handoff-records.js";
+import type { HandoffFormat } from "../handoff/handoff-format.js";
+import type { HandoffModel } from "../handoff/handoff-model.js";
+import { MARKERS } from "../handoff/handoff-records.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { readBlob } from "../home/frozen-bytes.js";
-import { readFrozenRecords } from "../home/frozen-records.js";
+import { readFrozenModel } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readRun } from "../home/run-ledger.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
@@ -54,20 +56,17 @@ export function presentPlan(runFile: string, planner: string, home: GateHome): P
     throw new RefusalError(
       `${planner} has no frozen handoff yet; freeze it with \`twinlock freeze-pair-handoff ${runFile} ${planner} --handoff DIR\``,
     );
-  const records = readFrozenRecords(home, wf.handoff.files);
+  // The format is the pinned suite's, never one the run file or the handoff names; a broken pin refuses.
+  const policy = loadPinnedPolicy(home, run.state.suite);
+  const records = readFrozenModel(home, wf.handoff.files, policy.handoffFormat);
   const prevEntry = wf.history.find((h) => h.revision === wf.revision - 1);
   const prevFiles = prevEntry ? frozenFilesAt(run.file.events, prevEntry.seq) : [];
-  const prevRecords = prevEntry ? readFrozenRecords(home, prevFiles) : undefined;
+  const prevRecords = prevEntry ? readPreviousModel(home, prevFiles, policy.handoffFormat) : undefined;
   const changes = prevEntry ? diffRecords(prevRecords, records, prevFiles, wf.handoff.files) : [];
   const files = presentFiles(home, wf.handoff.files, prevEntry ? prevFiles : undefined);
   const current = new Set(wf.handoff.files.map((f) => f.path));
   const removedFiles = prevFiles.filter((f) => !current.has(f.path)).map((f) => f.path);
-  let sign = false;
-  try {
-    sign = loadPinnedPolicy(home, run.state.suite).config.policies?.require_signed_receipts === true;
-  } catch {
-    sign = true;
-  }
+  const sign = policy.config.policies?.require_signed_receipts === true;
   const markdown = renderMarkdown(runFile, wf, records, changes, prevEntry !== undefined, sign, run.state.settings, files, removedFiles);
   return {
     planner: wf.planner,
@@ -80,6 +79,16 @@ export function presentPlan(runFile: string, planner: string, home: GateHome): P
     removedFiles,
     markdown,
   };
+}
+
+/** The previous revision's model, or undefined when it does not read in the format now pinned (its records are then shown as all new). */
+function readPreviousModel(home: GateHome, files: readonly ManifestEntry[], format: HandoffFormat): HandoffModel | undefined {
+  try {
+    return readFrozenModel(home, files, format);
+  } catch (error) {
+    if (error instanceof IntegrityError) return undefined;
+    throw error;
+  }
 }
 
 /** The file list a freeze event recorded (replay has checked it hashes to the frozen hash). */
@@ -122,7 +131,7 @@ function asText(bytes: Buffer): string | null {
 function renderMarkdown(
   runFile: string,
   wf: Workflow,
-  r: HandoffRecords,
+  r: HandoffModel,
   changes: RecordChange[],
   hasPrevious: boolean,
   sign: boolean,
@@ -136,7 +145,7 @@ function renderMarkdown(
   const t = cleanText;
   out.push(`# Plan review: ${wf.planner} → ${wf.executor} (${t(wf.executor_title)})`, "");
   out.push(`- revision **${h.revision}**, frozen ${h.frozen_at} by ${t(h.frozen_by)}`);
-  out.push(`- handoff hash \`${h.hash}\``);
+  out.push(`- handoff hash \`${h.hash}\`; records read as the pinned suite's **${r.format}** format`);
   out.push(
     `- state \`${wf.state}\`; handoff folder ${code(h.dir)}${h.dir.startsWith("/") ? "" : " (relative to the run file)"}; shown from the frozen bytes in the gate home, ${h.files.length} files hashed:`,
   );
@@ -158,45 +167,7 @@ function renderMarkdown(
     }
   }
 
-  const evidence = new Map(r.evidence.evidence.map((e) => [e.id, e]));
-  out.push(`## Findings (${r.findings.findings.length})`, "");
-  for (const f of r.findings.findings) {
-    out.push(`### \`#FINDING:${f.id}\` ${t(f.summary)}${f.confidence ? ` (confidence: ${f.confidence})` : ""}`, "");
-    for (const ref of f.evidence) {
-      const id = ref.replace(/^@EVIDENCE:/, "");
-      const e = evidence.get(id);
-      out.push(`- \`@EVIDENCE:${id}\`${e ? ` ${t(e.source)}: ${t(e.observed)}` : ""}`);
-    }
-    out.push("");
-  }
-  const addressed = new Set(r.actions.actions.flatMap((a) => a.findings.map((x) => x.replace(/^#FINDING:/, ""))));
-  const unaddressed = r.findings.findings.filter((f) => !addressed.has(f.id)).map((f) => `\`#FINDING:${f.id}\``);
-  if (unaddressed.length > 0) out.push(`> Not addressed by any action: ${unaddressed.join(", ")}`, "");
-  out.push(`## Actions (${r.actions.actions.length})`, "");
-  for (const a of r.actions.actions) {
-    out.push(`### \`+ACTION:${a.id}\` ${t(a.summary)}`, "");
-    out.push(`- target: ${t(a.target)}`);
-    out.push(`- risk: **${a.risk}**`);
-    out.push(`- rollback: ${t(a.rollback)}`);
-    out.push(`- addresses: ${a.findings.map((x) => `\`#FINDING:${x.replace(/^#FINDING:/, "")}\``).join(", ")}`);
-    out.push(`- verified by: ${a.verifies.map((x) => `\`=VERIFY:${x.replace(/^=VERIFY:/, "")}\``).join(", ")}`);
-    if (a.depends_on.length) out.push(`- after: ${a.depends_on.map((x) => `\`+ACTION:${x.replace(/^\+ACTION:/, "")}\``).join(", ")}`);
-    out.push("");
-  }
-  out.push(`## Acceptance criteria (${r.criteria.criteria.length})`, "");
-  for (const c of r.criteria.criteria) out.push(`- \`=VERIFY:${c.id}\` ${t(c.criterion)} — method: ${t(c.method)}`);
-  out.push("");
-  const open = r.findings.unknowns.filter((u) => u.status === "open");
-  out.push(`## Open unknowns (${open.length})`, "");
-  if (open.length === 0) out.push("- none");
-  for (const u of open) out.push(`- \`?UNKNOWN:${u.id}\` ${t(u.question)}${u.owner ? ` (owner: ${t(u.owner)})` : ""}`);
-  out.push("");
-  if (r.actions.stops.length) {
-    out.push("## Stops", "");
-    for (const s of r.actions.stops)
-      out.push(`- \`!STOP:${s.reason}\` ${s.resolved ? "resolved" : "**unresolved**"}${s.notes ? ` — ${t(s.notes)}` : ""}`);
-    out.push("");
-  }
+  out.push(...renderRecords(r));
   out.push(`## Files (${files.length})`, "");
   for (const f of files) {
     const mark = f.change === "unchanged" ? "" : ` — **${f.change}** since revision ${h.revision - 1}`;
@@ -229,6 +200,61 @@ function renderMarkdown(
     out.push(`The workflow is \`${wf.state}\`; see \`twinlock pair-status ${run} ${wf.planner}\` for the next step.`);
   }
   return `${out.join("\n")}\n`;
+}
+
+/**
+ * The records of the one model as the reviewer reads them, the same for
+ * every format: findings with their evidence and facts, actions with target,
+ * risk, rollback, what they address, what verifies them and what they come
+ * after, criteria, open unknowns and stops.
+ */
+export function renderRecords(r: HandoffModel): string[] {
+  const out: string[] = [];
+  const t = cleanText;
+  const bare = (ref: string, marker: string) => (ref.startsWith(marker) ? ref.slice(marker.length) : ref);
+  const refs = (list: string[], marker: string) => list.map((x) => `\`${marker}${t(bare(x, marker))}\``).join(", ");
+  const evidence = new Map(r.evidence.map((e) => [e.id, e]));
+  out.push(`## Findings (${r.findings.length})`, "");
+  for (const f of r.findings) {
+    const facts = f.facts.map(([k, v]) => `${k}: ${t(v)}`).join(", ");
+    out.push(`### \`${MARKERS.finding}${f.id}\` ${t(f.summary)}${facts ? ` (${facts})` : ""}`, "");
+    for (const ref of f.evidence) {
+      const id = bare(ref, MARKERS.evidence);
+      const e = evidence.get(id);
+      out.push(`- \`${MARKERS.evidence}${t(id)}\`${e ? ` ${t(e.summary)}` : ""}`);
+    }
+    out.push("");
+  }
+  const addressed = new Set(r.actions.flatMap((a) => a.findings.map((x) => bare(x, MARKERS.finding))));
+  const unaddressed = r.findings.filter((f) => !addressed.has(f.id)).map((f) => `\`${MARKERS.finding}${f.id}\``);
+  if (unaddressed.length > 0) out.push(`> Not addressed by any action: ${unaddressed.join(", ")}`, "");
+  out.push(`## Actions (${r.actions.length})`, "");
+  for (const a of r.actions) {
+    out.push(`### \`${MARKERS.action}${a.id}\` ${t(a.summary)}`, "");
+    out.push(`- target: ${a.target === null ? "(not given)" : t(a.target)}`);
+    out.push(`- risk: **${a.risk === null ? "(not given)" : t(a.risk)}**`);
+    out.push(`- rollback: ${a.rollback === null ? "**none given**" : t(a.rollback)}`);
+    out.push(`- addresses: ${refs(a.findings, MARKERS.finding) || "(nothing)"}`);
+    out.push(`- verified by: ${refs(a.verifies, MARKERS.criterion) || "**nothing**"}`);
+    if (a.dependsOn.length) out.push(`- after: ${refs(a.dependsOn, MARKERS.action)}`);
+    out.push("");
+  }
+  out.push(`## Acceptance criteria (${r.criteria.length})`, "");
+  for (const c of r.criteria)
+    out.push(`- \`${MARKERS.criterion}${c.id}\` ${t(c.statement)}${c.method === null ? "" : ` — method: ${t(c.method)}`}`);
+  out.push("");
+  const open = r.unknowns.filter((u) => u.status === "open");
+  out.push(`## Open unknowns (${open.length})`, "");
+  if (open.length === 0) out.push("- none");
+  for (const u of open) out.push(`- \`${MARKERS.unknown}${u.id}\` ${t(u.question)}${u.owner ? ` (owner: ${t(u.owner)})` : ""}`);
+  out.push("");
+  if (r.stops.length) {
+    out.push("## Stops", "");
+    for (const s of r.stops)
+      out.push(`- \`!STOP:${s.reason}\` ${s.resolved ? "resolved" : "**unresolved**"}${s.notes ? ` — ${t(s.notes)}` : ""}`);
+    out.push("");
+  }
+  return out;
 }
 
 /** File text for the terminal: control sequences replaced, lines and tabs kept. */

@@ -27,7 +27,7 @@ describe("a ready handoff", () => {
     expect(r.ready).toBe(true);
     expect(r.problems).toEqual([]);
     expect(r.counts).toEqual({ evidence: 2, findings: 2, unknowns: 1, actions: 2, criteria: 2, files: 5 });
-    expect(r.records?.actions.actions.map((a) => a.id)).toEqual(["A1", "A2"]);
+    expect(r.model.actions.map((a) => a.id)).toEqual(["A1", "A2"]);
   });
 
   it("lists open ?UNKNOWN records with their owner but is not blocked by them", () => {
@@ -259,7 +259,7 @@ describe("twinlock readiness", () => {
     expect(r.code).toBe(1);
     const json = JSON.parse(r.stdout);
     expect(json).toMatchObject({ ok: false, ready: false, unresolved_stops: ["missing-backup"] });
-    expect(json.records).toBeUndefined();
+    expect(json.model).toBeUndefined();
   });
 
   it("exits 2 without a stack trace for a folder that does not exist", async () => {

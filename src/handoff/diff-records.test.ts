@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { demoHandoffRecords, reviseDemoHandoff } from "../demo/demo-handoff.js";
+import { twinlockModelOf } from "../test-support/model-of.js";
 import { diffRecords } from "./diff-records.js";
 
 describe("diffRecords", () => {
   it("names every record added or changed between the demo's two revisions, by marker", () => {
     const before = demoHandoffRecords();
-    const changes = diffRecords(before, reviseDemoHandoff(before));
+    const changes = diffRecords(twinlockModelOf(before), twinlockModelOf(reviseDemoHandoff(before)));
     expect(changes.map((c) => `${c.change} ${c.marker}`)).toEqual([
       "added @EVIDENCE:E3",
       "added @EVIDENCE:E4",
@@ -17,7 +18,7 @@ describe("diffRecords", () => {
 
   it("shows a changed record's old and new value for each field that differs, and only those", () => {
     const before = demoHandoffRecords();
-    const a2 = diffRecords(before, reviseDemoHandoff(before)).find((c) => c.marker === "+ACTION:A2");
+    const a2 = diffRecords(twinlockModelOf(before), twinlockModelOf(reviseDemoHandoff(before))).find((c) => c.marker === "+ACTION:A2");
     expect(a2?.fields?.map((f) => f.field)).toEqual(["rollback", "verifies"]);
     expect(a2?.fields?.[0]).toMatchObject({ before: "git revert of the single commit" });
   });
@@ -27,7 +28,7 @@ describe("diffRecords", () => {
     const after = structuredClone(before);
     after.criteria.criteria.pop();
     const file = (sha: string) => [{ path: "report.md", size: 1, sha256: sha.repeat(64) }];
-    const changes = diffRecords(before, after, file("a"), file("b"));
+    const changes = diffRecords(twinlockModelOf(before), twinlockModelOf(after), file("a"), file("b"));
     expect(changes.map((c) => `${c.change} ${c.marker}`)).toEqual(["removed =VERIFY:V2", "changed file report.md"]);
   });
 });

@@ -1,5 +1,6 @@
 import { canonicalJson } from "../crypto/canonical-hash.js";
-import { type HandoffRecords, MARKERS } from "./handoff-records.js";
+import type { HandoffModel, StopRecord } from "./handoff-model.js";
+import { MARKERS } from "./handoff-records.js";
 import type { ManifestEntry } from "./hash-handoff.js";
 
 /** One record that differs between two revisions, named by its marker (e.g. `+ACTION:A3`). */
@@ -7,51 +8,51 @@ export interface RecordChange {
   change: "added" | "removed" | "changed";
   marker: string;
   summary: string;
-  /** For a changed record: each field that differs, with its old and new value. */
+  /** For a changed record: each field that differs (as the format names it), with its old and new value. */
   fields?: Array<{ field: string; before: unknown; after: unknown }>;
 }
 
+type Kind = [string, (m: HandoffModel) => Array<{ id: string; source: unknown }>, (x: never) => string];
+
+/** Each record kind of the model: its marker, its records, and the one line that sums a record up. */
+const KINDS: Kind[] = [
+  [MARKERS.evidence, (m) => m.evidence, (x: HandoffModel["evidence"][number]) => x.summary],
+  [MARKERS.finding, (m) => m.findings, (x: HandoffModel["findings"][number]) => x.summary],
+  [MARKERS.unknown, (m) => m.unknowns, (x: HandoffModel["unknowns"][number]) => `${x.question} (${x.status})`],
+  [MARKERS.action, (m) => m.actions, (x: HandoffModel["actions"][number]) => x.summary],
+  [MARKERS.criterion, (m) => m.criteria, (x: HandoffModel["criteria"][number]) => x.statement],
+];
+
 /**
- * What changed between two frozen revisions, record by record (by ID), plus
+ * What changed between two frozen revisions, record by record (by ID, in the
+ * one model, whatever the format), plus each stop whose state changed and
  * any other file of the handoff added, removed or changed.
  */
 export function diffRecords(
-  before: HandoffRecords | undefined,
-  after: HandoffRecords,
+  before: HandoffModel | undefined,
+  after: HandoffModel,
   beforeFiles: ManifestEntry[] = [],
   afterFiles: ManifestEntry[] = [],
 ): RecordChange[] {
   const out: RecordChange[] = [];
-  const kinds: Array<[string, (r: HandoffRecords) => Array<{ id: string }>, (x: Record<string, unknown>) => string]> = [
-    [MARKERS.evidence, (r) => r.evidence.evidence, (x) => String(x.source)],
-    [MARKERS.finding, (r) => r.findings.findings, (x) => String(x.summary)],
-    [MARKERS.unknown, (r) => r.findings.unknowns, (x) => `${x.question} (${x.status})`],
-    [MARKERS.action, (r) => r.actions.actions, (x) => String(x.summary)],
-    [MARKERS.criterion, (r) => r.criteria.criteria, (x) => String(x.criterion)],
-  ];
-  for (const [marker, list, summary] of kinds) {
+  for (const [marker, list, summary] of KINDS) {
+    const sum = summary as (x: unknown) => string;
     const old = new Map((before ? list(before) : []).map((x) => [x.id, x]));
     const cur = new Map(list(after).map((x) => [x.id, x]));
     for (const [id, x] of cur) {
       const prev = old.get(id);
-      if (!prev) out.push({ change: "added", marker: `${marker}${id}`, summary: summary(x as Record<string, unknown>) });
-      else if (canonicalJson(prev) !== canonicalJson(x))
-        out.push({
-          change: "changed",
-          marker: `${marker}${id}`,
-          summary: summary(x as Record<string, unknown>),
-          fields: changedFields(prev, x),
-        });
+      if (!prev) out.push({ change: "added", marker: `${marker}${id}`, summary: sum(x) });
+      else if (canonicalJson(prev.source) !== canonicalJson(x.source))
+        out.push({ change: "changed", marker: `${marker}${id}`, summary: sum(x), fields: changedFields(prev.source, x.source) });
     }
-    for (const [id, x] of old)
-      if (!cur.has(id)) out.push({ change: "removed", marker: `${marker}${id}`, summary: summary(x as Record<string, unknown>) });
+    for (const [id, x] of old) if (!cur.has(id)) out.push({ change: "removed", marker: `${marker}${id}`, summary: sum(x) });
   }
-  const stopKey = (s: { reason: string; resolved: boolean }) => `${s.reason}:${s.resolved}`;
-  const oldStops = new Set((before?.actions.stops ?? []).map(stopKey));
-  for (const s of after.actions.stops)
+  const stopKey = (s: StopRecord) => `${s.reason}:${s.resolved}`;
+  const oldStops = new Set((before?.stops ?? []).map(stopKey));
+  for (const s of after.stops)
     if (!oldStops.has(stopKey(s)))
       out.push({ change: "changed", marker: `!STOP:${s.reason}`, summary: s.resolved ? "resolved" : "unresolved" });
-  const recordFiles = new Set(["evidence_index.json", "finding_register.json", "action_plan.json", "acceptance_criteria.json"]);
+  const recordFiles = new Set([...(before?.recordFiles ?? []), ...after.recordFiles]);
   const oldFiles = new Map(beforeFiles.map((f) => [f.path, f.sha256]));
   const newFiles = new Map(afterFiles.map((f) => [f.path, f.sha256]));
   for (const [p, h] of newFiles) {
@@ -64,10 +65,11 @@ export function diffRecords(
   return out;
 }
 
-/** The top-level fields of two versions of a record that differ, old and new. */
-function changedFields(before: object, after: object): Array<{ field: string; before: unknown; after: unknown }> {
-  const a = before as Record<string, unknown>;
-  const b = after as Record<string, unknown>;
+/** The top-level fields of two versions of a record that differ, old and new (a record that is not an object is one field, `value`). */
+function changedFields(before: unknown, after: unknown): Array<{ field: string; before: unknown; after: unknown }> {
+  const obj = (v: unknown) => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v });
+  const a = obj(before);
+  const b = obj(after);
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
   return keys
     .filter((k) => canonicalJson(a[k] ?? null) !== canonicalJson(b[k] ?? null))

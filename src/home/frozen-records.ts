@@ -1,38 +1,36 @@
-import type { z } from "zod";
 import { IntegrityError } from "../errors/errors.js";
-import { type HandoffRecords, RECORD_FILES, type RecordFile } from "../handoff/handoff-records.js";
+import type { HandoffFormat } from "../handoff/handoff-format.js";
+import type { HandoffModel } from "../handoff/handoff-model.js";
+import { sourceOfTexts } from "../handoff/handoff-source.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { readBlob } from "./frozen-bytes.js";
 import type { GateHome } from "./gate-home.js";
 
-const KEYS: Record<RecordFile, keyof HandoffRecords> = {
-  "evidence_index.json": "evidence",
-  "finding_register.json": "findings",
-  "action_plan.json": "actions",
-  "acceptance_criteria.json": "criteria",
-};
-
 /**
- * The records of a frozen revision, parsed from the frozen bytes in the gate
- * home (never from anything the run file copied): what the reviewer is shown
- * and what admission scopes actions by.
+ * The records of a frozen revision as the one model, read in the pinned
+ * suite's format from the frozen bytes in the gate home (never from anything
+ * the run file copied): what the reviewer is shown and what admission scopes
+ * actions by. Bytes that do not read in that format are an IntegrityError.
  */
-export function readFrozenRecords(home: GateHome, files: readonly ManifestEntry[]): HandoffRecords {
-  const out: Partial<Record<keyof HandoffRecords, unknown>> = {};
-  for (const [name, schema] of Object.entries(RECORD_FILES) as Array<[RecordFile, z.ZodType]>) {
-    const entry = files.find((f) => f.path === name);
-    if (!entry) throw new IntegrityError(`the frozen handoff has no ${name}`);
-    const parsed = schema.safeParse(JSON.parse(readBlob(home, entry).toString("utf8")));
-    if (!parsed.success) throw new IntegrityError(`the frozen ${name} does not match its schema; the frozen bytes are damaged`);
-    out[KEYS[name]] = parsed.data;
-  }
-  return out as HandoffRecords;
+export function readFrozenModel(home: GateHome, files: readonly ManifestEntry[], format: HandoffFormat): HandoffModel {
+  const texts = new Map<string, Buffer>();
+  // Only the format's record files and the Markdown files are read: the model comes from nothing else.
+  for (const f of files) if (format.recordFiles.includes(f.path) || f.path.endsWith(".md")) texts.set(f.path, readBlob(home, f));
+  const source = sourceOfTexts(texts);
+  const all = { files: files.map((f) => f.path).sort(), read: source.read };
+  const { model, problems } = format.read(all);
+  const first = problems[0];
+  if (first)
+    throw new IntegrityError(
+      `the frozen handoff does not read as the ${format.name} format (${first.file}${first.record ? ` [${first.record}]` : ""}: ${first.message}); it was frozen under another format, or the frozen bytes are damaged`,
+    );
+  return model;
 }
 
-/** The +ACTION IDs of a frozen plan; none when its bytes cannot be read (admission then fails on the frozen-bytes check). */
-export function frozenActionIds(home: GateHome, files: readonly ManifestEntry[]): string[] {
+/** The +ACTION IDs of a frozen plan; none when its bytes cannot be read in the format (admission then fails on the frozen-bytes or scope check). */
+export function frozenActionIds(home: GateHome, files: readonly ManifestEntry[], format: HandoffFormat): string[] {
   try {
-    return readFrozenRecords(home, files).actions.actions.map((a) => a.id);
+    return readFrozenModel(home, files, format).actions.map((a) => a.id);
   } catch {
     return [];
   }

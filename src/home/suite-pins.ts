@@ -2,8 +2,12 @@ import { createHash, type KeyObject } from "node:crypto";
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { hashCanonical } from "../crypto/canonical-hash.js";
 import { formatDiagnostic } from "../diagnostics/format-diagnostic.js";
 import { RefusalError, UsageError } from "../errors/errors.js";
+import type { HandoffFormat } from "../handoff/handoff-format.js";
+import { type FormatSchemaFile, formatSchemaPaths, readFormatSchemas } from "../handoff/read-format-schemas.js";
+import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
@@ -22,6 +26,8 @@ export const PinSchema = z
     suite_id: z.string().min(1).max(200),
     root: z.string().min(1).max(4096),
     config_sha256: sha,
+    /** sha256 of each JSON Schema file a custom handoff format names (path relative to twinlock.yaml): bound like the config. */
+    handoff_schemas: z.record(z.string().max(500), sha).optional(),
     /** Every genuine pair at pinning (planner → executor): a re-pairing needs a new pin. */
     pairs: z.record(z.string(), z.string()),
     allow_unsigned: z.boolean(),
@@ -69,8 +75,14 @@ function realSuiteFolder(given: string): string {
 export interface PinnedPolicy {
   pin: Pin;
   config: SuiteConfig;
-  /** sha256 of `twinlock.yaml` as pinned and as it is now (they are equal, or loading refused). */
+  /**
+   * What receipts bind as the policy: the sha256 of `twinlock.yaml` as pinned
+   * and as it is now (they are equal, or loading refused); for a custom
+   * handoff format, the hash of that digest with each schema file's digest.
+   */
   policyDigest: string;
+  /** The handoff format of the pinned suite: the only one freeze, present and admission read a handoff in. */
+  handoffFormat: HandoffFormat;
   /** True when the suite was pinned with `--allow-unsigned` and does not require signed receipts. */
   unsigned: boolean;
 }
@@ -107,12 +119,14 @@ export async function pinSuite(
     throw new RefusalError(
       `cannot pin ${config.suite_id}: it does not require signed receipts, so anyone who can run twinlock could approve and consent; add policies.require_signed_receipts: true with reviewers, or pin with --allow-unsigned to accept that`,
     );
+  const schemas = readPinnableSchemas(root, config, given);
   const suite = loadSuite(root);
   if (configDigest(root) !== digest) throw new RefusalError(`${CONFIG_FILE} in ${root} changed while pinning; pin again`);
   const pin: Pin = {
     suite_id: config.suite_id,
     root,
     config_sha256: digest,
+    ...(schemas.length > 0 ? { handoff_schemas: Object.fromEntries(schemas.map((f) => [f.path, f.sha256])) } : {}),
     pairs: pairsOf(suite),
     allow_unsigned: !signing,
     pinned_at: (input.now ?? new Date()).toISOString(),
@@ -278,7 +292,61 @@ export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite
   const unsigned = config.policies?.require_signed_receipts !== true;
   if (unsigned && !pin.allow_unsigned)
     throw new RefusalError(`suite ${pin.suite_id} does not require signed receipts but was not pinned with --allow-unsigned; re-pin it`);
-  return { pin, config, policyDigest: now, unsigned };
+  const schemas = requirePinnedSchemas(pin, config);
+  return {
+    pin,
+    config,
+    policyDigest: policyDigestOf(now, schemas),
+    unsigned,
+    handoffFormat: selectHandoffFormat(config.handoff, schemas),
+  };
+}
+
+/**
+ * The schema files a custom handoff format names, read for pinning and
+ * checked to build a usable format; any problem refuses the pin.
+ */
+function readPinnableSchemas(root: string, config: SuiteConfig, given: string): FormatSchemaFile[] {
+  try {
+    const schemas = readFormatSchemas(root, config.handoff);
+    selectHandoffFormat(config.handoff, schemas);
+    return schemas;
+  } catch (error) {
+    if (!(error instanceof RefusalError)) throw error;
+    throw new RefusalError(
+      `cannot pin ${config.suite_id}: ${error.message}; fix it (twinlock readiness --suite ${given} DIR) first`,
+      error.details,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/**
+ * The custom format's schema files as they are now, each refused unless it
+ * hashes as pinned (an agent can edit the suite; the schemas judge its
+ * handoffs, so they are bound exactly like twinlock.yaml). Returns the very
+ * bytes hashed.
+ */
+function requirePinnedSchemas(pin: Pin, config: SuiteConfig): FormatSchemaFile[] {
+  if (formatSchemaPaths(config.handoff).length === 0) return [];
+  const schemas = readFormatSchemas(pin.root, config.handoff);
+  for (const f of schemas) {
+    const pinned = pin.handoff_schemas?.[f.path];
+    if (pinned !== f.sha256)
+      throw new RefusalError(
+        `handoff schema ${f.path} of suite ${pin.suite_id} changed since it was pinned (pinned ${pinned ?? "none"}, now ${f.sha256}); re-pin after reviewing the change: twinlock trust pin --suite ${pin.root}`,
+        { attack: "policy-changed" },
+      );
+  }
+  return schemas;
+}
+
+/** The policy receipts bind: twinlock.yaml's digest alone, or hashed with the custom format's schema digests. */
+function policyDigestOf(configSha: string, schemas: readonly FormatSchemaFile[]): string {
+  if (schemas.length === 0) return configSha;
+  return hashCanonical({ config: configSha, handoff_schemas: Object.fromEntries(schemas.map((f) => [f.path, f.sha256])) });
 }
 
 /**
@@ -288,7 +356,7 @@ export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite
 export function loadPinnedSuite(home: GateHome, runSuite: { root: string; suite_id: string | null }): PinnedSuite {
   const policy = loadPinnedPolicy(home, runSuite);
   const suite = loadSuite(policy.pin.root);
-  if (configDigest(policy.pin.root) !== policy.policyDigest)
+  if (configDigest(policy.pin.root) !== policy.pin.config_sha256)
     throw new RefusalError(`${CONFIG_FILE} of suite ${policy.pin.suite_id} changed while it was read; try again`);
   return { ...policy, suite };
 }

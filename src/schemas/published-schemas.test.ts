@@ -25,4 +25,23 @@ describe("published JSON Schemas", () => {
     expect(findings(records.findings)).toBe(true);
     expect(findings({ findings: [{ id: "F1", summary: "x", evidence: [] }], unknowns: [] })).toBe(false);
   });
+
+  it("the published twinlock.yaml schema accepts each handoff format and refuses an unknown one", () => {
+    const ajv = new Ajv2020.default({ strict: false });
+    const config = ajv.compile(JSON.parse(readFileSync(path.join(dir, "twinlock-config.schema.json"), "utf8")));
+    expect(config({ handoff: { format: "mission-directives" } })).toBe(true);
+    const list = (file: string) => ({ file, list: "/items", id: "/id" });
+    const custom = {
+      format: "custom",
+      schemas: { "plan.json": "schemas/plan.schema.json" },
+      evidence: list("plan.json"),
+      findings: { ...list("plan.json"), evidence: "/seen" },
+      actions: { ...list("plan.json"), findings: "/because" },
+      criteria: list("plan.json"),
+      stops: "markdown",
+    };
+    expect(config({ handoff: custom })).toBe(true);
+    expect(config({ handoff: { format: "yaml" } })).toBe(false);
+    expect(config({ handoff: { ...custom, extra: 1 } })).toBe(false);
+  });
 });

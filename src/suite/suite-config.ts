@@ -51,6 +51,120 @@ export const PoliciesSchema = z
   })
   .strict();
 
+/** The handoff record formats twinlock reads (SPEC §8). */
+export const HANDOFF_FORMATS = ["twinlock", "mission-directives", "custom"] as const;
+export type HandoffFormatName = (typeof HANDOFF_FORMATS)[number];
+
+/** A relative path with no `..`, no empty or `.` segment, no backslash: it cannot name anything outside its folder. */
+const insidePath = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(500)
+    .refine(
+      (p) => !p.startsWith("/") && !p.includes("\\") && p.split("/").every((s) => s !== "" && s !== "." && s !== ".."),
+      `${what}: a relative path inside the folder, with / between names and no .. (e.g. records/plan.json)`,
+    );
+
+/** A JSON Pointer (RFC 6901) into a record: `/id`, `/risk/level`. */
+const pointer = z
+  .string()
+  .max(500)
+  .regex(/^(\/([^~]|~[01])*)+$/, "a JSON Pointer (RFC 6901) such as /id or /risk/level");
+/** A JSON Pointer to a file's record list: `/actions`, or `""` when the file is the list. */
+const listPointer = z
+  .string()
+  .max(500)
+  .regex(/^(\/([^~]|~[01])*)*$/, 'a JSON Pointer (RFC 6901) such as /actions, or "" when the file is the list');
+
+const recordList = { file: insidePath("file"), list: listPointer, id: pointer, summary: pointer.optional() };
+
+/** Where one record kind of a custom format lives: its file, its list, and the fields twinlock needs. */
+export const CustomRecordsSchemas = {
+  evidence: z.object(recordList).strict(),
+  findings: z.object({ ...recordList, evidence: pointer, confidence: pointer.optional() }).strict(),
+  actions: z
+    .object({
+      ...recordList,
+      findings: pointer,
+      depends_on: pointer.optional(),
+      verifies: pointer.optional(),
+      target: pointer.optional(),
+      risk: pointer.optional(),
+      rollback: pointer.optional(),
+    })
+    .strict(),
+  criteria: z.object({ ...recordList, method: pointer.optional() }).strict(),
+  unknowns: z.union([
+    z.literal("markdown"),
+    z
+      .object({
+        ...recordList,
+        status: pointer,
+        /** Which values of the status field mean open, resolved and deferred (default: those words). */
+        status_values: z
+          .object({
+            open: z.array(z.string().min(1)).min(1).optional(),
+            resolved: z.array(z.string().min(1)).min(1).optional(),
+            deferred: z.array(z.string().min(1)).min(1).optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict(),
+  ]),
+  stops: z.union([
+    z.literal("markdown"),
+    z.object({ file: insidePath("file"), list: listPointer, reason: pointer, resolved: pointer }).strict(),
+  ]),
+} as const;
+
+/**
+ * `handoff` in `twinlock.yaml`: which record format the planners write.
+ * `custom` names the team's JSON Schemas (files inside the suite, bound by
+ * the pin) for each handoff record file, and where each record kind and the
+ * fields twinlock needs are (JSON Pointers).
+ */
+export const HandoffConfigSchema = z.discriminatedUnion(
+  "format",
+  [
+    z.object({ format: z.literal("twinlock") }).strict(),
+    z.object({ format: z.literal("mission-directives") }).strict(),
+    z
+      .object({
+        format: z.literal("custom"),
+        /** Handoff record file → its JSON Schema (draft 2020-12), a path relative to twinlock.yaml. */
+        schemas: z
+          .record(insidePath("handoff record file"), insidePath("schema file"))
+          .refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 20, "name 1 to 20 record files, each with its schema"),
+        evidence: CustomRecordsSchemas.evidence,
+        findings: CustomRecordsSchemas.findings,
+        actions: CustomRecordsSchemas.actions,
+        criteria: CustomRecordsSchemas.criteria,
+        /** `markdown` (the default): declared by `?UNKNOWN:` lines in the handoff's Markdown files. */
+        unknowns: CustomRecordsSchemas.unknowns.optional(),
+        /** `markdown` (the default): declared by `!STOP:` lines in the handoff's Markdown files. */
+        stops: CustomRecordsSchemas.stops.optional(),
+      })
+      .strict()
+      .superRefine((c, ctx) => {
+        const kinds = ["evidence", "findings", "actions", "criteria", "unknowns", "stops"] as const;
+        for (const kind of kinds) {
+          const m = c[kind];
+          if (m === undefined || m === "markdown" || m.file in c.schemas) continue;
+          ctx.addIssue({
+            code: "custom",
+            path: [kind, "file"],
+            message: `${m.file} has no schema: list it under handoff.schemas with the JSON Schema that checks it`,
+          });
+        }
+      }),
+  ],
+  { error: "format must be twinlock, mission-directives or custom" },
+);
+export type HandoffConfig = z.infer<typeof HandoffConfigSchema>;
+export type CustomHandoffConfig = Extract<HandoffConfig, { format: "custom" }>;
+
 /** `twinlock.yaml`: ours, so unknown keys are errors. */
 export const SuiteConfigSchema = z
   .object({
@@ -69,6 +183,8 @@ export const SuiteConfigSchema = z
     prompts: z.array(z.string().min(1).max(500)).max(100).optional(),
     /** Globs of files and folders that are never prompts. */
     exclude: z.array(z.string().min(1).max(500)).max(100).optional(),
+    /** The handoff record format (default `twinlock`). */
+    handoff: HandoffConfigSchema.optional(),
   })
   .strict();
 

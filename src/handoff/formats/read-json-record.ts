@@ -1,0 +1,48 @@
+import { UsageError } from "../../errors/errors.js";
+import { describeJsonError, requireShallowJson } from "../../input/parse-input.js";
+import type { ReadinessProblem } from "../handoff-model.js";
+import type { HandoffSource } from "../handoff-source.js";
+
+/**
+ * A record file of the handoff parsed as JSON, or undefined with the problem
+ * pushed: missing, unreadable, not JSON (a NUL byte included), or nested
+ * deeper than twinlock reads.
+ */
+export function readJsonRecord(source: HandoffSource, file: string, problems: ReadinessProblem[]): { data: unknown } | undefined {
+  if (!source.files.includes(file)) {
+    problems.push({ file, message: `missing: a handoff needs ${file}` });
+    return undefined;
+  }
+  const read = source.read(file);
+  if (read.problem !== undefined) {
+    problems.push({ file, message: read.problem });
+    return undefined;
+  }
+  let data: unknown;
+  try {
+    if (read.text.includes("\u0000")) throw new SyntaxError("contains a NUL byte");
+    data = JSON.parse(read.text);
+  } catch (error) {
+    problems.push({ file, message: `not valid JSON: ${describeJsonError(error)}` });
+    return undefined;
+  }
+  try {
+    requireShallowJson(data, file);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    problems.push({ file, message: error.message });
+    return undefined;
+  }
+  return { data };
+}
+
+/** The Markdown files of a source with their text; a file that cannot be read is a problem. */
+export function readMarkdownTexts(source: HandoffSource, problems: ReadinessProblem[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const file of source.files.filter((f) => f.endsWith(".md"))) {
+    const read = source.read(file);
+    if (read.problem !== undefined) problems.push({ file, message: read.problem });
+    else out.push([file, read.text]);
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+import { closeSync, fstatSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { openRegularFile, readFailureCode } from "../input/read-regular-file.js";
+import { listHandoffFiles } from "./hash-handoff.js";
+
+/** Largest record or Markdown file read. */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+/** A file's text, or why it cannot be used. */
+export type SourceText = { text: string; problem?: undefined } | { problem: string };
+
+/**
+ * The files of a handoff, wherever they are (the live folder, or the frozen
+ * bytes in the gate home): what a format adapter reads. `read` is called at
+ * most once per file by whoever needs it, and caches.
+ */
+export interface HandoffSource {
+  /** Every file, as POSIX paths relative to the handoff, sorted. */
+  files: string[];
+  read(file: string): SourceText;
+}
+
+/** A source over texts already read (the frozen bytes, or a test). */
+export function sourceOfTexts(texts: ReadonlyMap<string, string | Buffer>): HandoffSource {
+  const files = [...texts.keys()].sort();
+  return {
+    files,
+    read(file) {
+      const t = texts.get(file);
+      if (t === undefined) return { problem: "missing" };
+      if (typeof t === "string") return { text: t };
+      if (t.length > MAX_RECORD_BYTES) return { problem: `over ${MAX_RECORD_BYTES} bytes` };
+      return { text: t.toString("utf8") };
+    },
+  };
+}
+
+/**
+ * The live handoff folder as a source. Listing refuses links and special
+ * files (a UsageError at once); each file is opened again without following
+ * a link and without blocking, so one swapped in since is refused instead of
+ * waited on.
+ */
+export function folderSource(dir: string): HandoffSource {
+  const root = path.resolve(dir);
+  const files = listHandoffFiles(root);
+  const cache = new Map<string, SourceText>();
+  return {
+    files,
+    read(file) {
+      let got = cache.get(file);
+      if (!got) {
+        got = readRecordText(path.join(root, ...file.split("/")));
+        cache.set(file, got);
+      }
+      return got;
+    },
+  };
+}
+
+/** A record file's text, or the problem that stops it being read (too large, unreadable). */
+function readRecordText(abs: string): SourceText {
+  let fd: number;
+  try {
+    fd = openRegularFile(abs, "handoff record", { noFollow: true, fix: "replace it with the JSON record file, or remove it" });
+  } catch (error) {
+    const code = readFailureCode(error);
+    if (code === undefined) throw error;
+    return { problem: `cannot read (${code}); fix its permissions` };
+  }
+  try {
+    if (fstatSync(fd).size > MAX_RECORD_BYTES)
+      return { problem: `over ${MAX_RECORD_BYTES} bytes; keep bulky evidence in separate files and cite them` };
+    return { text: readFileSync(fd, "utf8") };
+  } catch (error) {
+    return { problem: `cannot read (${readFailureCode(error) ?? "error"}); fix its permissions` };
+  } finally {
+    closeSync(fd);
+  }
+}
