@@ -14,11 +14,13 @@ export function checkReferences(suite: Suite): Diagnostic[] {
     for (const key of ["requires", "related_prompts"] as const) {
       const ids = key === "requires" ? prompt.requires : prompt.relatedPrompts;
       ids.forEach((id, i) => {
+        if (id !== prompt.id && suite.byId.has(id)) return;
+        // Positions are worked out only for a problem.
         const pos = prompt.positions.get(`${key}[${i}]`) ?? positionOf(prompt, key);
         const base = { severity: "error" as const, file: prompt.file, line: pos.line, col: pos.col, promptId: prompt.id, field: key };
         if (id === prompt.id)
           out.push({ ...base, code: "REF_SELF", message: `${prompt.id}: \`${key}\` names the prompt itself; remove it` });
-        else if (!suite.byId.has(id))
+        else
           out.push({ ...base, code: "REF_UNKNOWN", message: `${prompt.id}: \`${key}\` names ${id}, which is not a prompt of the suite` });
       });
     }

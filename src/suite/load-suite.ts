@@ -257,11 +257,33 @@ export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnosti
     const where = keyPath.length > 0 ? keyPath.join(".") : "(top level)";
     const what =
       unknown.length > 0
-        ? `unknown key ${unknown.map((k) => `\`${k}\``).join(", ")}: ${CONFIG_FILE} accepts only suite_id, declared_pairs, body_rules, reviewers, revoked, policies, graph_file, prompts, exclude`
+        ? `unknown key ${unknown.map((k) => `\`${k}\``).join(", ")}: ${describeAcceptedKeys(issue.path.map(String))}`
         : issue.message;
     diagnostics.push(configProblem(p.line, p.col, `${where}: ${what}`));
   }
   return { config: {}, diagnostics };
+}
+
+/** What the mapping at `keyPath` of `twinlock.yaml` accepts, read from the schema itself so the two cannot drift. */
+function describeAcceptedKeys(keyPath: readonly string[]): string {
+  let schema: unknown = SuiteConfigSchema;
+  for (const key of keyPath) {
+    schema = unwrapSchema(schema);
+    const shape = (schema as { shape?: Record<string, unknown> }).shape;
+    if (/^[0-9]+$/.test(key) && (schema as { element?: unknown }).element) schema = (schema as { element: unknown }).element;
+    else if (shape && Object.hasOwn(shape, key)) schema = shape[key];
+    else return "remove it";
+  }
+  const shape = (unwrapSchema(schema) as { shape?: Record<string, unknown> }).shape;
+  if (!shape) return "remove it";
+  const where = keyPath.length === 0 ? CONFIG_FILE : `\`${keyPath.join(".")}\``;
+  return `${where} accepts only ${Object.keys(shape).join(", ")}`;
+}
+
+function unwrapSchema(schema: unknown): unknown {
+  let s = schema as { unwrap?: () => unknown };
+  while (typeof s?.unwrap === "function") s = s.unwrap() as { unwrap?: () => unknown };
+  return s;
 }
 
 /** Where a top-level key of `twinlock.yaml` sits, or the file's start. */

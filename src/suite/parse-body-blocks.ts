@@ -18,17 +18,15 @@ const OPEN = /<([a-z][a-z0-9_]*)>/g;
  */
 export function parseBodyBlocks(body: string, bodyLine: number): Map<string, BodyBlock> {
   const blocks = new Map<string, BodyBlock>();
-  const lineStarts = [0];
-  for (let i = 0; i < body.length; i++) if (body.charCodeAt(i) === 10) lineStarts.push(i + 1);
+  // Blocks are met in order, so lines are counted forward from the last one: one pass over the body at most.
+  let line = 0;
+  let lineStart = 0;
   const positionAt = (offset: number): Position => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((lineStarts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
+    for (let nl = body.indexOf("\n", lineStart); nl !== -1 && nl < offset; nl = body.indexOf("\n", lineStart)) {
+      line++;
+      lineStart = nl + 1;
     }
-    return { line: bodyLine + lo, col: offset - (lineStarts[lo] as number) + 1 };
+    return { line: bodyLine + line, col: offset - lineStart + 1 };
   };
   OPEN.lastIndex = 0;
   for (let m = OPEN.exec(body); m !== null; m = OPEN.exec(body)) {

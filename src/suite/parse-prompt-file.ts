@@ -1,7 +1,16 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { parseSimpleFrontmatter, type SimpleFrontmatter } from "./parse-simple-frontmatter.js";
-import { MODES, type Mode, type Position, PROMPT_ID_PATTERN, PROMPT_ROLES, type Prompt, type PromptRole } from "./prompt.js";
+import {
+  MODES,
+  type Mode,
+  type Position,
+  type PositionIndex,
+  PROMPT_ID_PATTERN,
+  PROMPT_ROLES,
+  type Prompt,
+  type PromptRole,
+} from "./prompt.js";
 
 /** Largest prompt file read; a larger one is reported, not parsed. */
 export const MAX_PROMPT_BYTES = 1024 * 1024;
@@ -45,8 +54,11 @@ export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFi
     return { prompt: undefined, diagnostics };
   }
   const { yamlLines, body, bodyLine } = split;
-  const simple = parseSimpleFrontmatter(yamlLines, 2);
-  const parsed = simple ?? parseWithYaml(yamlLines.join("\n"), file);
+  // Positions are worked out only if a problem is reported: most prompts have none.
+  const simple = parseSimpleFrontmatter(yamlLines, 2, { positions: false });
+  const parsed: { data: Record<string, unknown>; positions: PositionIndex } | { diagnostics: Diagnostic[] } = simple
+    ? { data: simple.data, positions: lazyPositions(text) }
+    : parseWithYaml(yamlLines.join("\n"), file);
   if ("diagnostics" in parsed) {
     diagnostics.push(...parsed.diagnostics);
     return { prompt: undefined, diagnostics };
@@ -155,6 +167,20 @@ export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFi
 }
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The positions of a prompt the fast parser read, worked out from its text on first use. */
+function lazyPositions(text: string): PositionIndex {
+  let positions: Map<string, Position> | undefined;
+  return {
+    get(key) {
+      if (!positions) {
+        const split = splitFrontmatter(text);
+        positions = (typeof split === "object" && parseSimpleFrontmatter(split.yamlLines, 2)?.positions) || new Map();
+      }
+      return positions.get(key);
+    },
+  };
+}
 
 /**
  * The frontmatter's lines (between the first line `---` and the next line

@@ -20,9 +20,13 @@ export interface SimpleFrontmatter {
  * top-level keys (`key`), top-level values (`key=`) and the items of top-level
  * sequences (`key[i]`).
  */
-export function parseSimpleFrontmatter(lines: readonly string[], firstLine: number): SimpleFrontmatter | undefined {
+export function parseSimpleFrontmatter(
+  lines: readonly string[],
+  firstLine: number,
+  options: { positions?: boolean } = {},
+): SimpleFrontmatter | undefined {
   try {
-    return new BlockParser(lines, firstLine).document();
+    return new BlockParser(lines, firstLine).document(options.positions !== false);
   } catch (error) {
     if (error === OUTSIDE_SUBSET) return undefined;
     throw error;
@@ -48,12 +52,13 @@ interface SeqNode extends Node {
   items: Array<{ line: number; col: number }>;
 }
 
-/** Characters the subset refuses anywhere: tabs, other controls, and breaks YAML treats specially. */
+/** Characters the subset refuses anywhere: tabs, other controls, and breaks YAML treats specially (the lines are tested joined by `\n`). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-const REFUSED_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
-const KEY = /^([A-Za-z_][A-Za-z0-9_.-]*):(?= |$)/;
+const REFUSED_CHARS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
 /** Plain keys the core schema would not resolve to a string, and one no plain object may take. */
 const NON_STRING_KEYS = new Set(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "__proto__"]);
+/** First characters of NON_STRING_KEYS: n N t T f F _. */
+const NON_STRING_FIRST = new Set([110, 78, 116, 84, 102, 70, 95]);
 const ANCHOR = /^&([A-Za-z0-9_-]+)(?= |$)/;
 const ALIAS = /^\*([A-Za-z0-9_-]+) *$/;
 /** A plain scalar may not start with these (YAML 1.2 indicators), nor with `- ` or a lone `-`. */
@@ -73,20 +78,23 @@ class BlockParser {
     private readonly firstLine: number,
   ) {
     this.lines = source.slice();
-    this.indents = this.lines.map((line) => {
-      if (REFUSED_CHARS.test(line)) outside();
+    if (REFUSED_CHARS.test(this.lines.join("\n"))) outside();
+    this.indents = new Array<number>(this.lines.length);
+    for (let k = 0; k < this.lines.length; k++) {
+      const line = this.lines[k] as string;
       let n = 0;
       while (line.charCodeAt(n) === 32) n++;
-      return n;
-    });
+      this.indents[k] = n;
+    }
   }
 
-  document(): SimpleFrontmatter | undefined {
+  /** The whole document; `withPositions` false leaves `positions` empty (a caller can ask again when it needs them). */
+  document(withPositions: boolean): SimpleFrontmatter | undefined {
     this.skipBlank();
     // An empty frontmatter is not a mapping in YAML: let the full parser say so.
-    if (this.i >= this.lines.length || this.indents[this.i] !== 0 || !KEY.test(this.lines[this.i] as string)) outside();
+    if (this.i >= this.lines.length || this.indents[this.i] !== 0 || keyEnd(this.lines[this.i] as string, 0) === -1) outside();
     const positions = new Map<string, Position>();
-    const data = this.map(0, positions);
+    const data = this.map(0, withPositions ? positions : undefined);
     this.skipBlank();
     if (this.i < this.lines.length) outside();
     return { data, positions };
@@ -111,14 +119,15 @@ class BlockParser {
       if (lineIndent < indent) break;
       if (lineIndent > indent) outside();
       const line = this.lines[this.i] as string;
-      const m = KEY.exec(line.slice(indent));
-      if (!m) {
+      const end = keyEnd(line, indent);
+      if (end === -1) {
         // A sequence at the same indent belongs to an enclosing indentless sequence; anything else is outside.
         if (isSeqItem(line, indent)) break;
         outside();
       }
-      const key = m[1] as string;
-      if (NON_STRING_KEYS.has(key) || key.length > 1000 || Object.hasOwn(out, key)) outside();
+      const key = line.slice(indent, end);
+      if (Object.hasOwn(out, key) || key.length > 1000 || (NON_STRING_FIRST.has(line.charCodeAt(indent)) && NON_STRING_KEYS.has(key)))
+        outside();
       const keyLine = this.i;
       const node = this.value(indent + key.length + 1, indent, true);
       out[key] = node.value;
@@ -145,7 +154,7 @@ class BlockParser {
       if (lineIndent > indent) outside();
       const line = this.lines[this.i] as string;
       if (!isSeqItem(line, indent)) {
-        if (KEY.test(line.slice(indent))) break; // the next key of the map this indentless sequence belongs to
+        if (keyEnd(line, indent) !== -1) break; // the next key of the map this indentless sequence belongs to
         outside();
       }
       const node = this.value(indent + 1, indent, false);
@@ -166,7 +175,7 @@ class BlockParser {
     let c = after;
     while (line.charCodeAt(c) === 32) c++;
     let anchor: string | undefined;
-    const a = ANCHOR.exec(line.slice(c));
+    const a = line.charCodeAt(c) === 38 ? ANCHOR.exec(line.slice(c)) : null;
     if (a) {
       anchor = a[1] as string;
       c += (a[0] as string).length;
@@ -177,7 +186,7 @@ class BlockParser {
     if (rest === "" || rest.startsWith("#")) {
       this.i++;
       node = this.nested(parent, inMap, { line: lineNo, col: c + 1 }, anchor !== undefined);
-    } else if (!inMap && anchor === undefined && (isSeqItem(line, c) || KEY.test(rest))) {
+    } else if (!inMap && anchor === undefined && (isSeqItem(line, c) || keyEnd(line, c) !== -1)) {
       // `- - x` or `- key: value`: a collection starting inside the item; its indent is the column.
       const nestedSeq = isSeqItem(line, c);
       this.lines[lineNo] = " ".repeat(c) + rest;
@@ -203,10 +212,11 @@ class BlockParser {
     const aliasesBefore = this.aliasesSeen;
     let node: Node;
     if (indent > parent && isSeqItem(line, indent)) node = this.seq(indent);
-    else if (indent > parent && KEY.test(line.slice(indent))) {
+    else if (indent > parent && keyEnd(line, indent) !== -1) {
       const start = this.i;
       node = { value: this.map(indent), line: start, col: indent + 1 };
-    } else if (indent > parent) outside(); // a scalar on the next line
+    } else if (indent > parent)
+      outside(); // a scalar on the next line
     else if (inMap && indent === parent && isSeqItem(line, indent)) node = this.seq(indent);
     else return { value: null, line: empty.line, col: empty.col };
     // An anchored collection holding aliases is left to the full parser (its alias-count accounting).
@@ -380,6 +390,25 @@ class BlockParser {
   }
 }
 
+/**
+ * Where the plain key starting at `from` ends (the index of its `:`), or -1
+ * when the line has no `key:` there: `[A-Za-z_][A-Za-z0-9_.-]*` then `:`
+ * followed by a space or the line's end. A hand-written scan: it runs once
+ * per frontmatter line.
+ */
+function keyEnd(line: string, from: number): number {
+  let k = from;
+  const first = line.charCodeAt(k);
+  if (!((first >= 65 && first <= 90) || (first >= 97 && first <= 122) || first === 95)) return -1;
+  for (k++; k < line.length; k++) {
+    const c = line.charCodeAt(k);
+    const word = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45;
+    if (!word) break;
+  }
+  if (line.charCodeAt(k) !== 58) return -1;
+  return k + 1 === line.length || line.charCodeAt(k + 1) === 32 ? k : -1;
+}
+
 function isBlankOrComment(line: string, indent: number): boolean {
   return indent === line.length || line.charCodeAt(indent) === 35;
 }
@@ -391,7 +420,8 @@ function isSeqItem(line: string, indent: number): boolean {
 /** One line of a plain scalar: its text up to a comment, trailing spaces trimmed; outside the subset if it holds `: `. */
 function plainLine(text: string, first: boolean): { text: string; comment: boolean } {
   const hash = text.indexOf(" #");
-  const body = (hash === -1 ? text : text.slice(0, hash)).replace(/ +$/, "");
+  let body = hash === -1 ? text : text.slice(0, hash);
+  if (body.charCodeAt(body.length - 1) === 32) body = body.replace(/ +$/, "");
   if (body.includes(": ") || body.endsWith(":") || (!first && body === "")) outside();
   return { text: body, comment: hash !== -1 };
 }

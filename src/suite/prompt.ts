@@ -36,11 +36,16 @@ export interface Prompt {
   defaultMode: Mode | undefined;
   allowedModes: Mode[];
   frontmatter: Record<string, unknown>;
-  /** Position of each top-level key, and of list items as `key[i]`. */
-  positions: Map<string, Position>;
+  /** Position of each top-level key (`key`), its value (`key=`) and list items (`key[i]`); computed when first asked. */
+  positions: PositionIndex;
   body: string;
   /** Line in the file where the body starts. */
   bodyLine: number;
+}
+
+/** Positions by key; only a report of a problem needs one, so a prompt may work them out on first use. */
+export interface PositionIndex {
+  get(key: string): Position | undefined;
 }
 
 /** Where a key sits in the prompt's file, or the file's start when the key is absent. */

@@ -30,15 +30,30 @@ export interface OverrideKey {
  */
 export function findOverrideKeys(frontmatter: Record<string, unknown>): OverrideKey[] {
   const found: OverrideKey[] = [];
+  // Each value's first prompt ID is worked out once (aliases share objects), so the walk stays linear in the frontmatter.
+  const carriedOf = new Map<object, string | undefined>();
+  const findPromptId = (value: unknown): string | undefined => {
+    if (typeof value === "string") return value.includes("-") ? ID_ANYWHERE.exec(value)?.[0] : undefined;
+    if (value === null || typeof value !== "object") return undefined;
+    if (carriedOf.has(value)) return carriedOf.get(value);
+    let id: string | undefined;
+    for (const v of Array.isArray(value) ? value : Object.values(value)) {
+      const inner = findPromptId(v);
+      if (inner !== undefined && id === undefined) id = inner;
+    }
+    carriedOf.set(value, id);
+    return id;
+  };
   const visit = (value: unknown, path: string, topKey: string, parentSuspect: boolean) => {
     if (value === null || typeof value !== "object" || Array.isArray(value)) return;
-    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    for (const key of Object.keys(value)) {
+      const child = (value as Record<string, unknown>)[key];
       const keyPath = path === "" ? key : `${path}.${key}`;
       const top = topKey === "" ? key : topKey;
       const name = key.toLowerCase();
       if (path === "" && SANCTIONED_TWIN_KEYS.has(key)) continue;
-      const carried = findPromptId(child);
       const suspect = SUSPECT_WORDS.test(name);
+      const carried = findPromptId(child);
       if (ALWAYS_FORBIDDEN.test(name) || ((suspect || parentSuspect) && carried !== undefined)) {
         found.push({ path: keyPath, topKey: top, carriedId: carried });
         continue;
@@ -48,25 +63,4 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
   };
   visit(frontmatter, "", "", false);
   return found;
-}
-
-function findPromptId(value: unknown): string | undefined {
-  if (typeof value === "string") {
-    const m = ID_ANYWHERE.exec(value);
-    return m ? m[0] : undefined;
-  }
-  if (Array.isArray(value)) {
-    for (const v of value) {
-      const id = findPromptId(v);
-      if (id) return id;
-    }
-    return undefined;
-  }
-  if (value !== null && typeof value === "object") {
-    for (const v of Object.values(value)) {
-      const id = findPromptId(v);
-      if (id) return id;
-    }
-  }
-  return undefined;
 }
