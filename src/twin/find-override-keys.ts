@@ -12,6 +12,19 @@ const SUSPECT_WORDS =
 /** A prompt ID standing anywhere in a string, as a whole word. */
 const ID_ANYWHERE = new RegExp(`(?<![A-Za-z0-9_-])${PROMPT_ID_PATTERN.source.slice(1, -1)}(?![A-Za-z0-9_-])`);
 
+/** What a key's name says, remembered per name: a suite repeats the same key names in every prompt. */
+const KEY_CLASSES = new Map<string, { suspect: boolean; forbidden: boolean }>();
+function classifyKey(key: string): { suspect: boolean; forbidden: boolean } {
+  let known = KEY_CLASSES.get(key);
+  if (!known) {
+    const name = key.toLowerCase();
+    known = { suspect: SUSPECT_WORDS.test(name), forbidden: ALWAYS_FORBIDDEN.test(name) };
+    if (KEY_CLASSES.size >= 10_000) KEY_CLASSES.clear();
+    KEY_CLASSES.set(key, known);
+  }
+  return known;
+}
+
 export interface OverrideKey {
   /** Dotted path of the key inside the frontmatter, e.g. `routing.executor`. */
   path: string;
@@ -50,11 +63,10 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
       const child = (value as Record<string, unknown>)[key];
       const keyPath = path === "" ? key : `${path}.${key}`;
       const top = topKey === "" ? key : topKey;
-      const name = key.toLowerCase();
       if (path === "" && SANCTIONED_TWIN_KEYS.has(key)) continue;
-      const suspect = SUSPECT_WORDS.test(name);
+      const { suspect, forbidden } = classifyKey(key);
       const carried = findPromptId(child);
-      if (ALWAYS_FORBIDDEN.test(name) || ((suspect || parentSuspect) && carried !== undefined)) {
+      if (forbidden || ((suspect || parentSuspect) && carried !== undefined)) {
         found.push({ path: keyPath, topKey: top, carriedId: carried });
         continue;
       }
