@@ -48,6 +48,11 @@ export function openRegularFile(file: string, what: string, options: OpenRegular
   return openChecked(file, what, options).fd;
 }
 
+/** `openRegularFile`, also giving the opened file's stats (so a caller need not ask again). */
+export function openRegularFileWithStats(file: string, what: string, options: OpenRegularFileOptions = {}): { fd: number; stats: Stats } {
+  return openChecked(file, what, options);
+}
+
 /**
  * The whole content of the regular file `file`, read to its end (a file whose
  * reported size is 0, as in /proc, is still read), or a one-line UsageError:

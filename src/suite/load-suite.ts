@@ -3,7 +3,7 @@ import path from "node:path";
 import { isMap, isNode, LineCounter, parseDocument } from "yaml";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { UsageError } from "../errors/errors.js";
-import { openRegularFile, readFailureCode, readRegularFile } from "../input/read-regular-file.js";
+import { openRegularFileWithStats, readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
 import type { Prompt } from "./prompt.js";
 import { type PromptSelection, promptSelection } from "./prompt-selection.js";
@@ -153,16 +153,21 @@ function readLimited(abs: string, rel: string, diagnostics: Diagnostic[]): Buffe
       message: `cannot read file (${readFailureCode(error) ?? "error"}); fix its permissions`,
     });
   let fd: number;
+  let size: number;
   try {
     // Not following a link: the walk reported any link, so one found here was swapped in since.
-    fd = openRegularFile(abs, "prompt file", { noFollow: true, fix: "replace it with the prompt's Markdown file, or remove it" });
+    const opened = openRegularFileWithStats(abs, "prompt file", {
+      noFollow: true,
+      fix: "replace it with the prompt's Markdown file, or remove it",
+    });
+    fd = opened.fd;
+    size = opened.stats.size;
   } catch (error) {
     if (readFailureCode(error) === undefined) throw error;
     unreadable(error);
     return undefined;
   }
   try {
-    const size = fstatSync(fd).size;
     if (size > MAX_PROMPT_BYTES) {
       diagnostics.push({
         code: "FILE_TOO_LARGE",

@@ -40,18 +40,6 @@ function outside(): never {
   throw OUTSIDE_SUBSET;
 }
 
-interface Node {
-  value: unknown;
-  /** 0-based line index and 1-based column where the `yaml` library says the node starts. */
-  line: number;
-  col: number;
-}
-
-interface SeqNode extends Node {
-  value: unknown[];
-  items: Array<{ line: number; col: number }>;
-}
-
 /** Characters the subset refuses anywhere: tabs, other controls, and breaks YAML treats specially (the lines are tested joined by `\n`). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 const REFUSED_CHARS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
@@ -109,6 +97,21 @@ class BlockParser {
     return { line: this.firstLine + line, col };
   }
 
+  /**
+   * Where the node just parsed starts, as the `yaml` library reports it, and
+   * (with positions asked for) its items when it is a sequence. Set by
+   * `value` as it returns, so no object is made per node.
+   */
+  private nodeLine = 0;
+  private nodeCol = 0;
+  private nodeItems: Array<{ line: number; col: number }> | undefined;
+
+  private setNode(line: number, col: number, items?: Array<{ line: number; col: number }>): void {
+    this.nodeLine = line;
+    this.nodeCol = col;
+    this.nodeItems = items;
+  }
+
   /** A block mapping whose keys sit at `indent`, starting at the current line. */
   private map(indent: number, positions?: Map<string, Position>): Record<string, unknown> {
     const out: Record<string, unknown> = {};
@@ -129,23 +132,20 @@ class BlockParser {
       if (Object.hasOwn(out, key) || key.length > 1000 || (NON_STRING_FIRST.has(line.charCodeAt(indent)) && NON_STRING_KEYS.has(key)))
         outside();
       const keyLine = this.i;
-      const node = this.value(indent + key.length + 1, indent, true);
-      out[key] = node.value;
+      out[key] = this.value(end + 1, indent, true, positions !== undefined);
       if (positions) {
         positions.set(key, this.pos(keyLine, indent + 1));
-        const items = (node as Partial<SeqNode>).items;
+        const items = this.nodeItems;
         if (items) for (const [n, item] of items.entries()) positions.set(`${key}[${n}]`, this.pos(item.line, item.col));
-        else positions.set(`${key}=`, this.pos(node.line, node.col));
+        else positions.set(`${key}=`, this.pos(this.nodeLine, this.nodeCol));
       }
     }
     return out;
   }
 
-  /** A block sequence whose dashes sit at `indent`. */
-  private seq(indent: number): SeqNode {
+  /** A block sequence whose dashes sit at `indent`; `items` collects where each item starts. */
+  private seq(indent: number, items?: Array<{ line: number; col: number }>): unknown[] {
     const value: unknown[] = [];
-    const items: Array<{ line: number; col: number }> = [];
-    const start = { line: this.i, col: indent + 1 };
     for (;;) {
       this.skipBlank();
       if (this.i >= this.lines.length) break;
@@ -157,19 +157,19 @@ class BlockParser {
         if (keyEnd(line, indent) !== -1) break; // the next key of the map this indentless sequence belongs to
         outside();
       }
-      const node = this.value(indent + 1, indent, false);
-      value.push(node.value);
-      items.push({ line: node.line, col: node.col });
+      value.push(this.value(indent + 1, indent, false, false));
+      items?.push({ line: this.nodeLine, col: this.nodeCol });
     }
-    return { value, line: start.line, col: start.col, items };
+    return value;
   }
 
   /**
    * The node after a `key:` or `-` indicator that ends just before index
    * `after` of the current line. `parent` is the indent of the collection
-   * the node belongs to; continuation lines must be deeper.
+   * the node belongs to; continuation lines must be deeper. `wantItems`
+   * asks for the items' positions when the node is a sequence.
    */
-  private value(after: number, parent: number, inMap: boolean): Node {
+  private value(after: number, parent: number, inMap: boolean, wantItems: boolean): unknown {
     const lineNo = this.i;
     const line = this.lines[lineNo] as string;
     let c = after;
@@ -181,77 +181,85 @@ class BlockParser {
       c += (a[0] as string).length;
       while (line.charCodeAt(c) === 32) c++;
     }
-    const rest = line.slice(c);
-    let node: Node;
-    if (rest === "" || rest.startsWith("#")) {
+    let value: unknown;
+    if (c === line.length || line.charCodeAt(c) === 35) {
       this.i++;
-      node = this.nested(parent, inMap, { line: lineNo, col: c + 1 }, anchor !== undefined);
+      value = this.nested(parent, inMap, lineNo, c + 1, anchor !== undefined, wantItems);
     } else if (!inMap && anchor === undefined && (isSeqItem(line, c) || keyEnd(line, c) !== -1)) {
       // `- - x` or `- key: value`: a collection starting inside the item; its indent is the column.
       const nestedSeq = isSeqItem(line, c);
-      this.lines[lineNo] = " ".repeat(c) + rest;
+      this.lines[lineNo] = " ".repeat(c) + line.slice(c);
       this.indents[lineNo] = c;
-      node = nestedSeq ? this.seq(c) : { value: this.map(c), line: lineNo, col: c + 1 };
+      value = nestedSeq ? this.seq(c) : this.map(c);
+      this.setNode(lineNo, c + 1);
     } else {
-      node = this.inlineValue(rest, lineNo, c, parent, anchor !== undefined);
+      value = this.inlineValue(line.slice(c), lineNo, c, parent, anchor !== undefined, wantItems);
     }
     if (anchor !== undefined) {
       // A name anchored twice resolves by where each anchor starts, not ends: left to the full parser.
       if (this.anchors.has(anchor)) outside();
-      this.anchors.set(anchor, { value: node.value, uses: 0 });
+      this.anchors.set(anchor, { value, uses: 0 });
     }
-    return node;
+    return value;
   }
 
   /** What follows an indicator with nothing after it on its line: a deeper collection, an indentless sequence, or null. */
-  private nested(parent: number, inMap: boolean, empty: { line: number; col: number }, anchored: boolean): Node {
+  private nested(parent: number, inMap: boolean, emptyLine: number, emptyCol: number, anchored: boolean, wantItems: boolean): unknown {
     this.skipBlank();
-    if (this.i >= this.lines.length) return { value: null, line: empty.line, col: empty.col };
+    if (this.i >= this.lines.length) {
+      this.setNode(emptyLine, emptyCol);
+      return null;
+    }
     const indent = this.indents[this.i] as number;
     const line = this.lines[this.i] as string;
+    const start = this.i;
     const aliasesBefore = this.aliasesSeen;
-    let node: Node;
-    if (indent > parent && isSeqItem(line, indent)) node = this.seq(indent);
-    else if (indent > parent && keyEnd(line, indent) !== -1) {
-      const start = this.i;
-      node = { value: this.map(indent), line: start, col: indent + 1 };
-    } else if (indent > parent)
+    const items = wantItems ? [] : undefined;
+    let value: unknown;
+    if (indent > parent && isSeqItem(line, indent)) value = this.seq(indent, items);
+    else if (indent > parent && keyEnd(line, indent) !== -1) value = this.map(indent);
+    else if (indent > parent)
       outside(); // a scalar on the next line
-    else if (inMap && indent === parent && isSeqItem(line, indent)) node = this.seq(indent);
-    else return { value: null, line: empty.line, col: empty.col };
+    else if (inMap && indent === parent && isSeqItem(line, indent)) value = this.seq(indent, items);
+    else {
+      this.setNode(emptyLine, emptyCol);
+      return null;
+    }
     // An anchored collection holding aliases is left to the full parser (its alias-count accounting).
     if (anchored && this.aliasesSeen !== aliasesBefore) outside();
-    return node;
+    this.setNode(start, indent + 1, Array.isArray(value) ? items : undefined);
+    return value;
   }
 
   /** A scalar, alias or one-line flow sequence starting at index `c` of line `lineNo`. */
-  private inlineValue(rest: string, lineNo: number, c: number, parent: number, anchored: boolean): Node {
-    const col = c + 1;
-    const first = rest[0];
-    if (first === "*") {
+  private inlineValue(rest: string, lineNo: number, c: number, parent: number, anchored: boolean, wantItems: boolean): unknown {
+    this.setNode(lineNo, c + 1);
+    const first = rest.charCodeAt(0);
+    if (first === 42 /* * */) {
       const m = ALIAS.exec(rest);
       if (!m || anchored) outside();
       const target = this.anchors.get(m[1] as string);
       if (!target || ++target.uses > MAX_ALIASES_PER_ANCHOR) outside();
       this.aliasesSeen++;
       this.i++;
-      return { value: target.value, line: lineNo, col };
+      return target.value;
     }
-    if (first === "[") {
+    if (first === 91 /* [ */) {
       this.i++;
-      const items: Array<{ line: number; col: number }> = [];
-      const value = flowSequence(rest, (offset) => items.push({ line: lineNo, col: c + offset + 1 }));
-      return { value, items, line: lineNo, col } as SeqNode;
+      const items = wantItems ? ([] as Array<{ line: number; col: number }>) : undefined;
+      const value = flowSequence(rest, items && ((offset) => items.push({ line: lineNo, col: c + offset + 1 })));
+      this.setNode(lineNo, c + 1, items);
+      return value;
     }
-    if (first === "{") {
+    if (first === 123 /* { */) {
       if (!/^\{\}( *| +#.*)$/.test(rest)) outside();
       this.i++;
-      return { value: {}, line: lineNo, col };
+      return {};
     }
-    if (first === "|" || first === ">") return { value: this.blockScalar(rest, parent), line: lineNo, col };
-    if (first === "'" || first === '"') return { value: this.quoted(rest, parent), line: lineNo, col };
+    if (first === 124 || first === 62 /* | > */) return this.blockScalar(rest, parent);
+    if (first === 39 || first === 34 /* ' " */) return this.quoted(rest, parent);
     if (PLAIN_START.test(rest)) outside();
-    return { value: this.plain(rest, parent), line: lineNo, col };
+    return this.plain(rest, parent);
   }
 
   /** A plain scalar, with its continuation lines folded. */
@@ -445,7 +453,7 @@ function resolvePlain(text: string): unknown {
 }
 
 /** `[a, 'b', "c"]` on one line: plain or quoted scalars, no nesting. `itemAt` gets each item's offset in `rest`. */
-function flowSequence(rest: string, itemAt: (offset: number) => void): unknown[] {
+function flowSequence(rest: string, itemAt?: (offset: number) => void): unknown[] {
   const close = rest.lastIndexOf("]");
   if (close === -1 || !/^( *| +#.*)$/.test(rest.slice(close + 1))) outside();
   const inner = rest.slice(1, close);
@@ -454,7 +462,7 @@ function flowSequence(rest: string, itemAt: (offset: number) => void): unknown[]
   let k = 0;
   for (;;) {
     while (inner[k] === " ") k++;
-    itemAt(k + 1);
+    itemAt?.(k + 1);
     const ch = inner[k];
     let item: unknown;
     if (ch === "'" || ch === '"') {

@@ -25,6 +25,9 @@ function classifyKey(key: string): { suspect: boolean; forbidden: boolean } {
   return known;
 }
 
+/** A cheap first look: no string without a capital, a dash and a digit in that order can hold a prompt ID. */
+const MAY_HOLD_ID = /[A-Z][A-Z0-9]*-[0-9]/;
+
 export interface OverrideKey {
   /** Dotted path of the key inside the frontmatter, e.g. `routing.executor`. */
   path: string;
@@ -46,7 +49,7 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
   // Each value's first prompt ID is worked out once (aliases share objects), so the walk stays linear in the frontmatter.
   const carriedOf = new Map<object, string | undefined>();
   const findPromptId = (value: unknown): string | undefined => {
-    if (typeof value === "string") return value.includes("-") ? ID_ANYWHERE.exec(value)?.[0] : undefined;
+    if (typeof value === "string") return MAY_HOLD_ID.test(value) ? ID_ANYWHERE.exec(value)?.[0] : undefined;
     if (value === null || typeof value !== "object") return undefined;
     if (carriedOf.has(value)) return carriedOf.get(value);
     let id: string | undefined;
