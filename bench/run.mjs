@@ -27,7 +27,7 @@ import { runCommandTable } from "./lib/run-command-table.mjs";
 import { makeSignedSuite } from "./lib/signed-suite.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const cli = join(root, "dist", "cli", "bin.js");
+const cli = join(root, "bin", "twinlock.cjs");
 const exampleSuite = join(root, "examples", "suite");
 const quick = process.env.BENCH_QUICK === "1";
 const config = {

@@ -161,7 +161,7 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
   let pinned: PinnedSuite | undefined;
   let pinProblem: string | undefined;
   try {
-    pinned = loadRunSuite(input.home, state);
+    pinned = loadRunSuite(input.home, state, undefined, [input.executor]);
   } catch (error) {
     if (!(error instanceof RefusalError) && !(error instanceof IntegrityError)) throw error;
     pinProblem = error.message;

@@ -34,7 +34,7 @@ export interface InitRunInput {
  */
 export async function initRun(input: InitRunInput): Promise<LoadedRun> {
   const pin = pinForFolder(input.home, input.suiteRoot);
-  const pinned = loadPinnedSuite(input.home, { root: pin.root, suite_id: pin.suite_id });
+  const pinned = loadPinnedSuite(input.home, { root: pin.root, suite_id: pin.suite_id }, input.planners);
   const suite: Suite = pinned.suite;
   const mode = input.mode ?? "DRAFT_ONLY";
   if (!EXECUTING_MODES.includes(mode)) {

@@ -11,10 +11,12 @@ import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
 /**
  * The suite and policy a run is judged by, from the home's pin (never from
  * the run file), with the workflow's pairing checked against the pin and
- * against the run's own record of it.
+ * against the run's own record of it. Parsed as far as the run's prompts,
+ * their twins and `alsoIds` (e.g. an executor someone asks to admit) need.
  */
-export function loadRunSuite(home: GateHome, state: RunState, wf?: Workflow): PinnedSuite {
-  const pinned = loadPinnedSuite(home, state.suite);
+export function loadRunSuite(home: GateHome, state: RunState, wf?: Workflow, alsoIds: readonly string[] = []): PinnedSuite {
+  const ids = [...(wf ? [wf.planner, wf.executor] : Object.values(state.workflows).flatMap((w) => [w.planner, w.executor])), ...alsoIds];
+  const pinned = loadPinnedSuite(home, state.suite, ids);
   if (wf) requireSamePairing(pinned, wf);
   return pinned;
 }

@@ -350,12 +350,18 @@ function policyDigestOf(configSha: string, schemas: readonly FormatSchemaFile[])
 }
 
 /**
- * The suite a run names, loaded under its pinned policy (`loadPinnedPolicy`);
- * refused if `twinlock.yaml` changed while the prompts were read.
+ * The suite a run names, loaded under its pinned policy (`loadPinnedPolicy`)
+ * as far as deciding about `promptIds` and their twins needs; refused if
+ * `twinlock.yaml` changed while the prompts were read.
  */
-export function loadPinnedSuite(home: GateHome, runSuite: { root: string; suite_id: string | null }): PinnedSuite {
+export function loadPinnedSuite(
+  home: GateHome,
+  runSuite: { root: string; suite_id: string | null },
+  promptIds: readonly string[],
+): PinnedSuite {
   const policy = loadPinnedPolicy(home, runSuite);
-  const suite = loadSuite(policy.pin.root);
+  // Every prompt file is read; those that may declare the run's prompts or their twins are parsed (see LoadSuiteOptions).
+  const suite = loadSuite(policy.pin.root, { promptIds });
   if (configDigest(policy.pin.root) !== policy.pin.config_sha256)
     throw new RefusalError(`${CONFIG_FILE} of suite ${policy.pin.suite_id} changed while it was read; try again`);
   return { ...policy, suite };

@@ -22,6 +22,25 @@ export interface Suite {
   config: SuiteConfig;
   /** Problems found while reading files and the config. */
   diagnostics: Diagnostic[];
+  /**
+   * True when only the prompts that may declare some IDs were parsed
+   * (`loadSuite(root, { promptIds })`): `prompts` then holds those, and
+   * `byId`/`duplicates` are exact for those IDs and their twins only.
+   */
+  partial?: boolean;
+}
+
+/** What `loadSuite` parses. */
+export interface LoadSuiteOptions {
+  /**
+   * Parse only what deciding about these prompts and their twins needs.
+   * Every prompt file is still read, and a file is parsed when its bytes
+   * hold one of the IDs or a backslash (a YAML escape could spell an ID
+   * otherwise): no file that could declare one of them is skipped, so the
+   * IDs' uniqueness and the twins are exactly what a full load would find.
+   * Twins are followed until no new ID appears.
+   */
+  promptIds?: readonly string[];
 }
 
 /**
@@ -32,7 +51,7 @@ export interface Suite {
  * `*.md` file or `twinlock.yaml` is a FIFO, socket, device or folder (which
  * could make a reader wait forever, so nothing goes on past it).
  */
-export function loadSuite(root: string): Suite {
+export function loadSuite(root: string, options: LoadSuiteOptions = {}): Suite {
   const absRoot = path.resolve(root);
   const diagnostics: Diagnostic[] = [];
   const files: string[] = [];
@@ -54,6 +73,15 @@ export function loadSuite(root: string): Suite {
     );
   }
   files.sort();
+  if (options.promptIds) {
+    const read = files.flatMap((rel) => {
+      const bytes = readLimited(path.join(absRoot, rel), rel, diagnostics);
+      return bytes ? [{ rel, bytes }] : [];
+    });
+    const prompts = parseFilesDeclaring(read, options.promptIds, diagnostics);
+    diagnostics.push(...configDiagnostics);
+    return { ...indexSuite(absRoot, prompts, config, diagnostics), partial: true };
+  }
   const prompts: Prompt[] = [];
   for (const rel of files) {
     const bytes = readLimited(path.join(absRoot, rel), rel, diagnostics);
@@ -64,6 +92,32 @@ export function loadSuite(root: string): Suite {
   }
   diagnostics.push(...configDiagnostics);
   return indexSuite(absRoot, prompts, config, diagnostics);
+}
+
+/**
+ * Parse the files that may declare one of `ids` or a twin of one (see
+ * `LoadSuiteOptions.promptIds`), in file order.
+ */
+function parseFilesDeclaring(files: ReadonlyArray<{ rel: string; bytes: Buffer }>, ids: readonly string[], diagnostics: Diagnostic[]): Prompt[] {
+  const needed = new Set(ids);
+  const parsed = new Map<number, Prompt | undefined>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    const patterns = [...needed].map((id) => Buffer.from(id, "utf8"));
+    files.forEach(({ rel, bytes }, i) => {
+      if (parsed.has(i) || (bytes.indexOf(0x5c) === -1 && !patterns.some((p) => bytes.indexOf(p) !== -1))) return;
+      const result = parsePromptFile(rel, bytes);
+      diagnostics.push(...result.diagnostics);
+      parsed.set(i, result.prompt);
+    });
+    for (const prompt of parsed.values()) {
+      if (prompt && needed.has(prompt.id) && prompt.pairedPromptId !== null && !needed.has(prompt.pairedPromptId)) {
+        needed.add(prompt.pairedPromptId);
+        grew = true;
+      }
+    }
+  }
+  return [...parsed.entries()].sort((a, b) => a[0] - b[0]).flatMap(([, p]) => (p ? [p] : []));
 }
 
 /** Build the ID index of already-parsed prompts, reporting duplicated IDs with both files. */

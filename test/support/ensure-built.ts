@@ -10,8 +10,10 @@ import lockfile from "proper-lockfile";
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The built library that child processes import, as a user's program would. */
 export const DIST_INDEX = path.join(REPO_ROOT, "dist", "index.js");
-/** The built CLI entry point. */
-export const DIST_BIN = path.join(REPO_ROOT, "dist", "cli", "bin.js");
+/** The `twinlock` command as installed: the loader that runs the one-file build (dist/twinlock.cjs). */
+export const DIST_BIN = path.join(REPO_ROOT, "bin", "twinlock.cjs");
+/** The one-file build of the CLI that DIST_BIN runs. */
+const DIST_BUNDLE = path.join(REPO_ROOT, "dist", "twinlock.cjs");
 
 function newestSourceMtime(dir: string): number {
   let newest = 0;
@@ -36,12 +38,12 @@ function mtimeOrZero(file: string): number {
 
 /** True when dist/ is missing or older than some library source file. */
 export function distIsStale(): boolean {
-  const built = Math.min(mtimeOrZero(DIST_INDEX), mtimeOrZero(DIST_BIN));
+  const built = Math.min(mtimeOrZero(DIST_INDEX), mtimeOrZero(DIST_BUNDLE));
   return built === 0 || built < newestSourceMtime(path.join(REPO_ROOT, "src"));
 }
 
 /**
- * Build dist/ (`tsc -p tsconfig.build.json`) when it is missing or stale, so
+ * Build dist/ (`tsc -p tsconfig.build.json`, then the one-file CLI build) when it is missing or stale, so
  * tests that spawn real processes run the current code. Test files run in
  * parallel workers, so the build is serialised by a lock and re-checked
  * inside it. A type error elsewhere still emits JavaScript; the build is
@@ -66,6 +68,7 @@ export async function ensureBuilt(): Promise<void> {
         throw new Error(`building dist/ failed: ${String((error as { stdout?: Buffer }).stdout ?? error)}`, { cause: error });
       console.warn(`tsc reported problems but emitted dist/:\n${String((error as { stdout?: Buffer }).stdout ?? "")}`);
     }
+    execFileSync(process.execPath, [path.join(REPO_ROOT, "scripts", "bundle-cli.mjs")], { cwd: REPO_ROOT, stdio: "pipe" });
   } finally {
     await release();
   }

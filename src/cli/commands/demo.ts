@@ -1,15 +1,15 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseDocument } from "yaml";
 import { demoHandoffRecords, reviseDemoHandoff, writeDemoHandoff } from "../../demo/demo-handoff.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
+import { PACKAGE_ROOT } from "../../package-root.js";
 import { main } from "../main.js";
 import { colourEnabled, makeStyle } from "../style.js";
 
 /** The bundled example suite, found from the installed package. */
-export const EXAMPLE_SUITE = fileURLToPath(new URL("../../../examples/suite", import.meta.url));
+export const EXAMPLE_SUITE = path.join(PACKAGE_ROOT, "examples", "suite");
 
 /**
  * `twinlock demo`: the whole gate on a copy of the bundled example suite, in

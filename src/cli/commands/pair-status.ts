@@ -19,7 +19,8 @@ export async function runPairStatus(
       throw new UsageError(`give the prompt ID after the run file: twinlock pair-status ${first} MD-29`);
     if (o.reviewStatus !== undefined && !(REVIEW_STATUSES as readonly string[]).includes(o.reviewStatus))
       throw new UsageError(`--review-status ${o.reviewStatus} is not one of ${REVIEW_STATUSES.join(", ")}`);
-    status = pairStatusFromFlags(loadSuiteOption(o.suite), parsePromptId(first), {
+    const id = parsePromptId(first);
+    status = pairStatusFromFlags(loadSuiteOption(o.suite, { promptIds: [id] }), id, {
       handoffReady: o.handoffReady,
       reviewStatus: o.reviewStatus as ReviewStatus | undefined,
     });

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { PACKAGE_ROOT } from "../../package-root.js";
 import type { HandoffFormat } from "../handoff-format.js";
 import { emptyModel, type HandoffModel, type ReadinessProblem } from "../handoff-model.js";
 import type { HandoffSource } from "../handoff-source.js";
@@ -28,11 +29,11 @@ let validators: Map<string, JsonValidator> | undefined;
 /** The four vendored schemas, compiled on first use (so only a suite of this format loads Ajv). */
 function schemaValidators(): Map<string, JsonValidator> {
   if (!validators) {
-    const dir = new URL("../../../schemas/handoff-formats/mission-directives/", import.meta.url);
+    const dir = path.join(PACKAGE_ROOT, "schemas", "handoff-formats", "mission-directives");
     validators = compileJsonSchemas(
       FILES.map((f) => ({
         name: f,
-        schema: JSON.parse(readFileSync(fileURLToPath(new URL(f.replace(".json", ".schema.json"), dir)), "utf8")),
+        schema: JSON.parse(readFileSync(path.join(dir, f.replace(".json", ".schema.json")), "utf8")),
       })),
     );
   }

@@ -1,0 +1,41 @@
+/**
+ * Part of `npm run build`: bundles the CLI into one file, dist/twinlock.cjs
+ * (resolving ~100 modules and their libraries once, here, instead of on every
+ * call), then runs the demo once through bin/twinlock.cjs to write the V8 code
+ * cache beside it (dist/twinlock.cjs.cache). Ajv stays outside the bundle: only
+ * a suite with a JSON-Schema handoff format loads it, from node_modules.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outfile = path.join(root, "dist", "twinlock.cjs");
+const cache = `${outfile}.cache`;
+rmSync(cache, { force: true });
+await build({
+  entryPoints: [path.join(root, "src", "cli", "bin.ts")],
+  outfile,
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  external: ["ajv", "ajv/*"],
+  // Modules find the package's files from import.meta.url (src/package-root.ts); the bundle sits where they did, one below the root.
+  define: { "import.meta.url": "__twinlockModuleUrl" },
+  banner: { js: 'const __twinlockModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  legalComments: "none",
+  logLevel: "warning",
+});
+// The entry's `#!` line would be a syntax error inside the loader's module wrapper: keep the line, drop its text.
+writeFileSync(outfile, readFileSync(outfile, "utf8").replace(/^#![^\n]*/, "//"));
+const demo = spawnSync(process.execPath, [path.join(root, "bin", "twinlock.cjs"), "demo"], {
+  env: { ...process.env, TWINLOCK_WRITE_CODE_CACHE: cache, NO_COLOR: "1" },
+  encoding: "utf8",
+});
+if (demo.status !== 0) {
+  process.stderr.write(`bundle-cli: the demo run that writes the code cache failed (exit ${demo.status}):\n${demo.stdout}${demo.stderr}`);
+  process.exit(1);
+}
