@@ -98,7 +98,11 @@ export function loadSuite(root: string, options: LoadSuiteOptions = {}): Suite {
  * Parse the files that may declare one of `ids` or a twin of one (see
  * `LoadSuiteOptions.promptIds`), in file order.
  */
-function parseFilesDeclaring(files: ReadonlyArray<{ rel: string; bytes: Buffer }>, ids: readonly string[], diagnostics: Diagnostic[]): Prompt[] {
+function parseFilesDeclaring(
+  files: ReadonlyArray<{ rel: string; bytes: Buffer }>,
+  ids: readonly string[],
+  diagnostics: Diagnostic[],
+): Prompt[] {
   const needed = new Set(ids);
   const parsed = new Map<number, Prompt | undefined>();
   for (let grew = true; grew; ) {

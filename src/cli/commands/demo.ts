@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import { demoHandoffRecords, reviseDemoHandoff, writeDemoHandoff } from "../../demo/demo-handoff.js";
-import type { CommandResult, CommonOptions } from "../command-result.js";
 import { PACKAGE_ROOT } from "../../package-root.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
 import { main } from "../main.js";
 import { colourEnabled, makeStyle } from "../style.js";
 
