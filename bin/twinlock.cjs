@@ -34,6 +34,5 @@ const bundle = new Module(file, module);
 bundle.filename = file;
 bundle.paths = Module._nodeModulePaths(path.dirname(file));
 // The build writes the cache after one whole run (the demo), so it holds every function that run compiled.
-if (process.env.TWINLOCK_WRITE_CODE_CACHE === cacheFile)
-  process.on("exit", () => fs.writeFileSync(cacheFile, script.createCachedData()));
+if (process.env.TWINLOCK_WRITE_CODE_CACHE === cacheFile) process.on("exit", () => fs.writeFileSync(cacheFile, script.createCachedData()));
 script.runInThisContext()(bundle.exports, Module.createRequire(file), bundle, file, path.dirname(file));
