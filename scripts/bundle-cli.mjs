@@ -27,8 +27,33 @@ await build({
   define: { "import.meta.url": "__twinlockModuleUrl" },
   banner: { js: 'const __twinlockModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
   legalComments: "none",
+  minify: true,
+  plugins: [lazyChildProcessForCommander()],
   logLevel: "warning",
 });
+/**
+ * Commander requires node:child_process at load (for executable subcommands,
+ * which twinlock does not use), and with it net and streams: a few
+ * milliseconds on every call. Inside commander it becomes a lazy stand-in
+ * that loads the real module on first use.
+ */
+function lazyChildProcessForCommander() {
+  return {
+    name: "lazy-child-process-for-commander",
+    setup(b) {
+      b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+        args.importer.includes(`${path.sep}node_modules${path.sep}commander${path.sep}`)
+          ? { path: "child_process", namespace: "twinlock-lazy" }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: "twinlock-lazy" }, () => ({
+        contents: 'let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require("node:child_process"))[key] });',
+        loader: "js",
+      }));
+    },
+  };
+}
+
 // The entry's `#!` line would be a syntax error inside the loader's module wrapper: keep the line, drop its text.
 writeFileSync(outfile, readFileSync(outfile, "utf8").replace(/^#![^\n]*/, "//"));
 const demo = spawnSync(process.execPath, [path.join(root, "bin", "twinlock.cjs"), "demo"], {
