@@ -5,11 +5,12 @@ import { updateRun } from "../home/run-ledger.js";
 import { parseDuration } from "../input/parse-input.js";
 import { describeNextStep } from "../run/next-step.js";
 import { legalNextStep, requireTransition, requireWorkflow } from "../run/refuse-transition.js";
-import type { ConsentReceipt, Settings, Workflow } from "../run/run-schema.js";
+import type { ConsentReceipt, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-store.js";
 import { distinctApprovers } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
+import { consentQuestion } from "./consent-question.js";
 import { executorDigest, gatherPinned } from "./load-run-suite.js";
 import { requireCurrentHash } from "./review-pair-plan.js";
 
@@ -27,20 +28,6 @@ export interface ConsentInput {
   expiresInMs?: number | null;
   now?: () => Date;
   expectedRevision?: number;
-}
-
-/** The consent question, naming the exact executor's ID and title and nothing else. */
-export function consentQuestion(
-  wf: Pick<Workflow, "planner" | "executor" | "executor_title" | "revision"> & { handoff: { hash: string } | null },
-  settings?: Settings,
-): string {
-  const plan = wf.handoff
-    ? `the approved frozen plan of ${wf.planner}, revision ${wf.revision} (${wf.handoff.hash})`
-    : `${wf.planner}'s plan once it is frozen and approved`;
-  const limits = settings
-    ? ` It would act in mode ${settings.mode}, environment ${settings.environment}, on ${settings.actions === "all" ? "all the plan's actions" : `actions ${settings.actions.join(", ")}`}${settings.budget === null ? "" : `, at most ${settings.budget} per admission`}.`
-    : "";
-  return `May ${wf.executor} (${wf.executor_title}) now act on ${plan}?${limits}`;
 }
 
 /**
@@ -148,3 +135,5 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
 function defaultLifetime(expiry: string | undefined): number | null {
   return expiry === undefined ? null : parseDuration(expiry, "twinlock.yaml policies.consent_expiry");
 }
+
+export { consentQuestion };

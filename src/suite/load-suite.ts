@@ -1,10 +1,11 @@
-import { closeSync, fstatSync, readdirSync, readSync } from "node:fs";
+import { closeSync, readdirSync, readSync } from "node:fs";
 import path from "node:path";
-import { isMap, isNode, LineCounter, parseDocument } from "yaml";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { UsageError } from "../errors/errors.js";
 import { openRegularFileWithStats, readFailureCode, readRegularFile } from "../input/read-regular-file.js";
+import { loadYaml } from "./load-yaml.js";
 import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
+import { parseSimpleFrontmatter } from "./parse-simple-frontmatter.js";
 import type { Prompt } from "./prompt.js";
 import { type PromptSelection, promptSelection } from "./prompt-selection.js";
 import { CONFIG_FILE, type SuiteConfig, SuiteConfigSchema } from "./suite-config.js";
@@ -283,6 +284,13 @@ export function loadSuiteConfig(absRoot: string): { config: SuiteConfig; diagnos
 
 /** Parse and validate the text of a `twinlock.yaml` (for a caller that has already read and hashed its bytes). */
 export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnostics: Diagnostic[] } {
+  // The common case first: YAML the fast parser reads, valid against the schema. Anything else goes the full way, for positions.
+  const simple = parseSimpleFrontmatter(text.replace(/^\uFEFF/, "").split(/\r?\n/), 1, { positions: false });
+  if (simple) {
+    const quick = SuiteConfigSchema.safeParse(simple.data);
+    if (quick.success) return { config: quick.data, diagnostics: [] };
+  }
+  const { isMap, isNode, LineCounter, parseDocument } = loadYaml();
   const diagnostics: Diagnostic[] = [];
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, strict: true, prettyErrors: false });

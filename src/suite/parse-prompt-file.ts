@@ -1,5 +1,5 @@
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { loadYaml } from "./load-yaml.js";
 import { parseSimpleFrontmatter, type SimpleFrontmatter } from "./parse-simple-frontmatter.js";
 import {
   MODES,
@@ -255,6 +255,7 @@ function positionAtByte(bytes: Uint8Array, index: number): Position {
 
 /** The full YAML parse, for frontmatter outside the fast path's subset. Positions are file positions. */
 export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter | { diagnostics: Diagnostic[] } {
+  const { isMap, isScalar, isSeq, LineCounter, parseDocument } = loadYaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(yamlText, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
   // The YAML starts on file line 2, so every YAML position shifts by one line.

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { UsageError } from "../../errors/errors.js";
-import { pairStatusFromFlags, pairStatusFromRun, REVIEW_STATUSES, type ReviewStatus } from "../../gate/pair-status.js";
+import { type PairStatus, pairStatusFromFlags, REVIEW_STATUSES, type ReviewStatus } from "../../gate/pair-status-from-flags.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { PROMPT_ID_PATTERN } from "../../suite/prompt.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -13,7 +13,7 @@ export async function runPairStatus(
   second: string | undefined,
   o: CommonOptions & { suite?: string; handoffReady?: boolean; reviewStatus?: string },
 ): Promise<CommandResult> {
-  let status: Awaited<ReturnType<typeof pairStatusFromRun>>;
+  let status: PairStatus;
   if (second === undefined) {
     if (!PROMPT_ID_PATTERN.test(first) && existsSync(first))
       throw new UsageError(`give the prompt ID after the run file: twinlock pair-status ${first} MD-29`);
@@ -27,6 +27,8 @@ export async function runPairStatus(
   } else {
     if (o.handoffReady || o.reviewStatus)
       throw new UsageError("--handoff-ready and --review-status are for the stateless form; a run file knows its own state");
+    // Only the form with a run file needs the run ledger and the gate home: loaded when asked for.
+    const { pairStatusFromRun } = await import("../../gate/pair-status.js");
     status = await pairStatusFromRun(first, parsePromptId(second), homeOption(o));
   }
   const s = status;
