@@ -3,14 +3,15 @@
  * on the same machine in the same run, so the figures compare across machines:
  *
  *   1. start-up: `twinlock --help` and `twinlock validate` vs `node -e ''`;
- *   2. validate at scale: generated suites of 1,000 and 10,000 prompts (half
- *      in pairs): median wall time, peak memory, and how the cost grows;
- *   3. commands: every row of bench/commands.mjs vs `node -e ''` (n/a until
- *      the CLI has the command);
+ *   2. validate at scale: suites shaped like the real 257-prompt suite
+ *      (bench/lib/generate-real-suite.mjs), 257 and 10,000 prompts: median
+ *      wall time, peak memory, and how the cost per prompt grows;
+ *   3. commands: every row of bench/commands.mjs vs `node -e ''`, on a signed
+ *      copy of the realistic 257-prompt suite; then the targets, met or not;
  *   4. hashing: `twinlock hash` on a ~1 GiB handoff vs `sha256sum` on the
  *      same files (BENCH_HASH_MB, default 1024; cached under the temp folder).
  *
- * BENCH_QUICK=1 runs a smaller version (200/2,000 prompts, 64 MiB, fewer runs).
+ * BENCH_QUICK=1 runs a smaller version (257/2,000 prompts, 64 MiB, fewer runs).
  * Needs `npm run build` first. Temporary suites and runs are removed at the end.
  */
 import { spawnSync } from "node:child_process";
@@ -19,7 +20,7 @@ import { cpus, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { COMMANDS } from "./commands.mjs";
-import { generateSuite } from "./lib/generate-suite.mjs";
+import { generateRealSuite, realisticPrompts } from "./lib/generate-real-suite.mjs";
 import { ensureHashFixture } from "./lib/handoff-fixture.mjs";
 import { peakRss, rssProbe, timeCommand } from "./lib/measure.mjs";
 import { fmtMiB, fmtMs, fmtRatio, printTable } from "./lib/print-table.mjs";
@@ -31,7 +32,7 @@ const cli = join(root, "bin", "twinlock.cjs");
 const exampleSuite = join(root, "examples", "suite");
 const quick = process.env.BENCH_QUICK === "1";
 const config = {
-  sizes: quick ? [200, 2000] : [1000, 10000],
+  sizes: quick ? [2000] : [10000],
   validateRuns: quick ? 3 : 5,
   startupRuns: quick ? 7 : 15,
   commandRuns: quick ? 3 : 5,
@@ -74,53 +75,68 @@ try {
       "Each time is the median wall time of spawned processes; ratios are against floors measured just now on this machine.\n",
   );
 
+  // The suites measured are shaped like the real, public 257-prompt suite (bench/lib/generate-real-suite.mjs).
+  const real257 = generateRealSuite(join(workDir, "real-257"), 257);
+  settleWrites();
+  checkSuite(real257);
+  const firstPair = realisticPrompts(257).prompts.find((p) => p.role === "investigative");
+
   // 1. Start-up.
   const floor = timeCommand(node, ["-e", ""], { runs: config.startupRuns, warmup: 2 });
   const help = timeCommand(node, twinlock("--help"), { runs: config.startupRuns, warmup: 2 });
   const validateSmall = timeCommand(node, twinlock("validate", "--suite", exampleSuite), { runs: config.startupRuns, warmup: 2 });
-  if (help.last.status !== 0) fail(`twinlock --help exited ${help.last.status}: ${help.last.stderr}`);
-  if (validateSmall.last.status !== 0)
-    fail(
-      `twinlock validate on the example suite exited ${validateSmall.last.status}:\n${validateSmall.last.stdout}${validateSmall.last.stderr}`,
-    );
+  const validateReal = timeCommand(node, twinlock("validate", "--suite", real257.dir), { runs: config.startupRuns, warmup: 2 });
+  for (const [name, t] of [
+    ["--help", help],
+    ["validate (example suite)", validateSmall],
+    ["validate (257 realistic prompts)", validateReal],
+  ])
+    if (t.last.status !== 0) fail(`twinlock ${name} exited ${t.last.status}:\n${t.last.stdout}${t.last.stderr}`);
+  const ratio = (t) => t.median / floor.median;
   printTable(
     "Start-up (floor: node -e '')",
     ["command", "median", "min", "max", "vs floor"],
     [
       ["node -e ''", fmtMs(floor.median), fmtMs(floor.min), fmtMs(floor.max), "×1.00"],
-      ["twinlock --help", fmtMs(help.median), fmtMs(help.min), fmtMs(help.max), fmtRatio(help.median / floor.median)],
+      ["twinlock --help", fmtMs(help.median), fmtMs(help.min), fmtMs(help.max), fmtRatio(ratio(help))],
       [
-        "twinlock validate (example suite)",
+        `twinlock validate (example suite, ${countPrompts(exampleSuite)} prompts)`,
         fmtMs(validateSmall.median),
         fmtMs(validateSmall.min),
         fmtMs(validateSmall.max),
-        fmtRatio(validateSmall.median / floor.median),
+        fmtRatio(ratio(validateSmall)),
+      ],
+      [
+        "twinlock validate (257 realistic prompts)",
+        fmtMs(validateReal.median),
+        fmtMs(validateReal.min),
+        fmtMs(validateReal.max),
+        fmtRatio(ratio(validateReal)),
       ],
     ],
-    [`${config.startupRuns} runs each after 2 warm-ups; the example suite is examples/suite (${countPrompts(exampleSuite)} prompts).`],
+    [
+      `${config.startupRuns} runs each after 2 warm-ups. The realistic suite: ${real257.prompts} prompts, ${real257.pairs} pairs, ${fmtMiB(real257.bytes / 1024)},`,
+      `${(real257.frontmatterLines / real257.prompts).toFixed(0)} frontmatter lines a prompt (anchors, aliases, nested maps, folded scalars), config at a repository root.`,
+    ],
   );
 
   // 2. Validate at scale.
-  const scale = [];
+  const scale = [{ ...real257, time: validateReal, rssKiB: peakRssOf(real257) }];
   for (const size of config.sizes) {
-    const suite = generateSuite(join(workDir, `suite-${size}`), size);
+    const suite = generateRealSuite(join(workDir, `real-${size}`), size);
     settleWrites();
     checkSuite(suite);
     const t = timeCommand(node, twinlock("validate", "--suite", suite.dir), { runs: config.validateRuns, warmup: 1 });
     if (t.last.status !== 0) fail(`validate of the ${size}-prompt suite exited ${t.last.status} while timing`);
-    const mem = peakRss(twinlock("validate", "--suite", suite.dir));
-    if (mem.status !== 0) fail(`validate of the ${size}-prompt suite exited ${mem.status} while measuring memory`);
-    scale.push({ ...suite, time: t, rssKiB: mem.kib });
+    scale.push({ ...suite, time: t, rssKiB: peakRssOf(suite) });
     rmSync(suite.dir, { recursive: true, force: true });
   }
-  const [small, large] = scale;
-  const startup = validateSmall.median;
-  const rawRatio = large.time.median / small.time.median;
-  const netRatio = (large.time.median - startup) / (small.time.median - startup);
-  const sizeRatio = large.prompts / small.prompts;
-  const exponent = Math.log(netRatio) / Math.log(sizeRatio);
+  const [small, large] = [scale[0], scale[scale.length - 1]];
+  const startup = help.median;
+  const perPrompt = (s) => (s.time.median - startup) / s.prompts;
+  const growth = perPrompt(large) / perPrompt(small);
   printTable(
-    "Validate at scale (half the prompts in pairs)",
+    "Validate at scale (realistic prompts)",
     ["prompts", "pairs", "suite size", "median", "min", "max", "vs floor", "µs/prompt*", "peak RSS"],
     scale.map((s) => [
       s.prompts.toLocaleString("en-US"),
@@ -130,32 +146,27 @@ try {
       fmtMs(s.time.min),
       fmtMs(s.time.max),
       fmtRatio(s.time.median / floor.median),
-      `${(((s.time.median - startup) * 1000) / s.prompts).toFixed(0)} µs`,
+      `${(perPrompt(s) * 1000).toFixed(0)} µs`,
       fmtMiB(s.rssKiB),
     ]),
     [
-      `growth ${small.prompts}→${large.prompts} prompts (×${sizeRatio}): time ${fmtRatio(rawRatio)} raw, ${fmtRatio(netRatio)} net of validate start-up (${fmtMs(startup)});` +
-        ` exponent ${exponent.toFixed(2)} (1.00 = linear, 2.00 = quadratic) → ${exponent <= 1.15 ? "linear" : "SUPER-LINEAR"}`,
-      `peak memory ${fmtRatio(large.rssKiB / small.rssKiB)} for ×${sizeRatio} prompts`,
-      ...(quick
-        ? []
-        : [`aim (issue 2): 10,000 prompts in under 2 s → ${large.time.median < 2000 ? "met" : "NOT met"} (${fmtMs(large.time.median)})`]),
-      `* (median − validate start-up) / prompts. ${config.validateRuns} runs each after 1 warm-up; memory by ${rssProbe()}, one run.`,
+      `growth ${small.prompts}→${large.prompts} prompts: ${fmtRatio(growth)} the time per prompt (1.00 = linear); peak memory ${fmtRatio(large.rssKiB / small.rssKiB)} for ×${(large.prompts / small.prompts).toFixed(0)} prompts`,
+      `* (median − --help start-up ${fmtMs(startup)}) / prompts. ${config.validateRuns} runs each after 1 warm-up (the 257 row: ${config.startupRuns}); memory by ${rssProbe()}, one run.`,
     ],
   );
 
-  // 3. Commands (on a copy of the example suite with a generated reviewer key, since it requires signed receipts).
-  const signed = await makeSignedSuite(root, exampleSuite, join(workDir, "signed"));
+  // 3. Commands (on a signed copy of the realistic 257-prompt suite, pinned in its own gate home).
+  const signed = await makeSignedSuite(root, real257.dir, join(workDir, "signed"), cli);
   // Every command below reads the suite's pin and the runs' checkpoints from this gate home.
   process.env.TWINLOCK_HOME = signed.home;
   const commands = runCommandTable(COMMANDS, {
     cli,
     workDir: join(workDir, "commands"),
     runs: config.commandRuns,
-    base: { suite: signed.suite, key: signed.key, freezeKey: signed.freezeKey, planner: "MD-29", executor: "MD-30" },
+    base: { suite: signed.suite, key: signed.key, freezeKey: signed.freezeKey, planner: firstPair.id, executor: firstPair.twin },
   });
   printTable(
-    "Commands on a prepared run (example suite, MD-29 → MD-30; floor: node -e '')",
+    `Commands on a prepared run (realistic 257-prompt suite, ${firstPair.id} → ${firstPair.twin}; floor: node -e '')`,
     ["command", "median", "vs floor", "status"],
     commands.map((c) => [
       c.name,
@@ -165,6 +176,45 @@ try {
     ]),
     [
       `floor node -e '' = ${fmtMs(floor.median)}; ${config.commandRuns} sequences, each on a fresh run file and handoff, after 1 warm-up sequence; rows in bench/commands.mjs.`,
+    ],
+  );
+
+  // The targets the benchmark holds twinlock to, against this run's floor.
+  const row = (name) => commands.find((c) => c.name === name);
+  const cmdRatio = (name) => (row(name)?.status === "ok" ? row(name).median / floor.median : Number.NaN);
+  const targets = [
+    ["--help", ratio(help), "≤ ×1.30", ratio(help) <= 1.3],
+    ["validate, 257 realistic prompts", ratio(validateReal), "≤ ×2.50", ratio(validateReal) <= 2.5],
+    [
+      "pair-status (stateless), 257 realistic prompts",
+      cmdRatio("pair-status (stateless)"),
+      "≤ ×2.00",
+      cmdRatio("pair-status (stateless)") <= 2,
+    ],
+    ["admit, 257 realistic prompts", cmdRatio("admit"), "≤ ×2.00", cmdRatio("admit") <= 2],
+    ...(quick
+      ? []
+      : [
+          [
+            `validate, ${large.prompts.toLocaleString("en-US")} realistic prompts`,
+            large.time.median / 1000,
+            "< 2 s",
+            large.time.median < 2000,
+          ],
+          ["time per prompt, 257 → 10,000", growth, "≤ ×1.20", growth <= 1.2],
+        ]),
+  ];
+  printTable(
+    "Targets",
+    ["measure", "now", "target", ""],
+    targets.map(([name, value, target, met]) => [
+      name,
+      target.endsWith("s") && !target.includes("×") ? `${value.toFixed(2)} s` : fmtRatio(value),
+      target,
+      met ? "met" : "NOT met",
+    ]),
+    [
+      `ratios are against node -e '' (${fmtMs(floor.median)}) measured in this run${quick ? "; BENCH_QUICK leaves out the 10,000-prompt targets" : ""}.`,
     ],
   );
 
@@ -243,6 +293,13 @@ function timeHash(dir) {
     return { status: "failed", detail: `exit ${probe.status}: ${probe.stderr.trim().split("\n")[0]}` };
   }
   return { status: "ok", time: timeCommand(node, twinlock("hash", dir), { runs: config.hashRuns, warmup: 0 }) };
+}
+
+/** Peak memory of one `validate` of `suite`. */
+function peakRssOf(suite) {
+  const mem = peakRss(twinlock("validate", "--suite", suite.dir));
+  if (mem.status !== 0) fail(`validate of the ${suite.prompts}-prompt suite exited ${mem.status} while measuring memory`);
+  return mem.kib;
 }
 
 /** Flush freshly written files to disk so their write-back does not run during a timed command. */

@@ -27,7 +27,7 @@ await build({
   define: { "import.meta.url": "__twinlockModuleUrl" },
   banner: { js: 'const __twinlockModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
   legalComments: "none",
-  minify: true,
+  minify: !process.env.NO_MINIFY,
   plugins: [lazyChildProcessForCommander()],
   logLevel: "warning",
 });

@@ -202,6 +202,16 @@ export function realisticFrontmatter(p) {
     "  finding: A conclusion that cites the evidence it rests on, with a confidence.",
     "  action: A change the executor may make once a person approved the frozen plan",
     "    and consented to run exactly its twin.",
+    "review:",
+    "  checklist:",
+    `  - "Every finding cites the evidence it rests on, by ID, and says how sure it is (${noun} ${p.n})."`,
+    "  - 'Every action names its target, its rollback and the criteria that verify it.'",
+    "  - Open questions are unknowns with an owner, never guesses written as findings.",
+    "  - The plan stays inside the authorization boundary and names nothing it may not touch.",
+    "  - The consent question names the exact execution twin and the frozen hash, and nothing else.",
+    "  sign_off:",
+    "    required_roles: [tech-lead, security]",
+    "    expires_after_hours: 72",
     "notes: |",
     "  Keep this prompt's body in step with its frontmatter.",
     `  Reviewed for ${category} work; ask the owners before changing its contract.`,
@@ -217,7 +227,7 @@ function markerBlock() {
 function bodySections(p) {
   const [category, noun, evidence] = p.domain;
   const out = [];
-  for (let s = 1; out.join("\n").length < 9000; s++) {
+  for (let s = 1; out.join("\n").length < 10500; s++) {
     out.push(
       `## ${s}. ${["Context", "Procedure", "Evidence", "Decisions", "Reporting", "Failure modes"][s % 6]}`,
       "",

@@ -1,3 +1,4 @@
+import "../schemas/zod-setup.js";
 import { z } from "zod";
 
 /** Record IDs: `^[A-Za-z0-9][A-Za-z0-9._-]*$` (SPEC §4), rendered as markers such as `@EVIDENCE:E1`. */

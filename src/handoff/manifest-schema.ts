@@ -1,3 +1,4 @@
+import "../schemas/zod-setup.js";
 import { z } from "zod";
 
 /** One manifest line: POSIX relative path, byte size, sha256 hex (SPEC §4). */

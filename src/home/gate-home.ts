@@ -1,3 +1,4 @@
+import "../schemas/zod-setup.js";
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import os from "node:os";

@@ -1,3 +1,4 @@
+import "../schemas/zod-setup.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";

@@ -1,3 +1,4 @@
+import "../schemas/zod-setup.js";
 import { createHash, type KeyObject } from "node:crypto";
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";

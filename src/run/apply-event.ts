@@ -1,3 +1,4 @@
+import "../schemas/zod-setup.js";
 import { z } from "zod";
 import { IntegrityError } from "../errors/errors.js";
 import { manifestHash } from "../handoff/hash-handoff.js";

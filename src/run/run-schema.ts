@@ -1,3 +1,4 @@
+import "../schemas/zod-setup.js";
 import { z } from "zod";
 import { HASH_PATTERN } from "../crypto/canonical-hash.js";
 import { ManifestEntrySchema } from "../handoff/manifest-schema.js";

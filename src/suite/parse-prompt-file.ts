@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { loadYaml } from "./load-yaml.js";
 import { parseSimpleFrontmatter, type SimpleFrontmatter } from "./parse-simple-frontmatter.js";
@@ -35,13 +36,14 @@ export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFi
     at("FILE_NUL_BYTE", positionAtByte(bytes, nul), "the file contains a NUL byte; prompt files must be UTF-8 text");
     return { prompt: undefined, diagnostics };
   }
-  let text: string;
-  try {
-    text = STRICT_UTF8.decode(bytes);
-  } catch {
+  // Checked by simdutf, then decoded without checking again: several times faster than a fatal TextDecoder on a large suite.
+  if (!isUtf8(bytes)) {
     at("FILE_NOT_UTF8", positionAtByte(bytes, firstInvalidUtf8(bytes)), "the file is not valid UTF-8; save it as UTF-8");
     return { prompt: undefined, diagnostics };
   }
+  let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
+  // A byte-order mark is skipped (two, as decoding with TextDecoder and then stripping one always did).
+  if (text.startsWith("\uFEFF")) text = text.slice(1);
   if (text.startsWith("\uFEFF")) text = text.slice(1);
 
   const split = splitFrontmatter(text);
@@ -165,8 +167,6 @@ export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFi
   };
   return { prompt, diagnostics: diagnostics.map(withId) };
 }
-
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** The positions of a prompt the fast parser read, worked out from its text on first use. */
 function lazyPositions(text: string): PositionIndex {

@@ -1,3 +1,4 @@
+import "../schemas/zod-setup.js";
 import { z } from "zod";
 import { PROMPT_ID_PATTERN } from "./prompt.js";
 

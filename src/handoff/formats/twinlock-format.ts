@@ -1,3 +1,4 @@
+import "../../schemas/zod-setup.js";
 import type { z } from "zod";
 import type { HandoffFormat } from "../handoff-format.js";
 import { emptyModel, type HandoffModel, type ReadinessProblem } from "../handoff-model.js";
