@@ -4,6 +4,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { UsageError } from "../errors/errors.js";
 import { openRegularFileWithStats, readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { loadYaml } from "./load-yaml.js";
+import type { ParseCache } from "./parse-cache.js";
 import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
 import { parseSimpleFrontmatter } from "./parse-simple-frontmatter.js";
 import type { Prompt } from "./prompt.js";
@@ -42,6 +43,8 @@ export interface LoadSuiteOptions {
    * Twins are followed until no new ID appears.
    */
   promptIds?: readonly string[];
+  /** Frontmatter parsed before, by the bytes' digest (full loads only; see ParseCache). */
+  parseCache?: ParseCache;
 }
 
 /**
@@ -87,7 +90,7 @@ export function loadSuite(root: string, options: LoadSuiteOptions = {}): Suite {
   for (const rel of files) {
     const bytes = readLimited(path.join(absRoot, rel), rel, diagnostics);
     if (!bytes) continue;
-    const parsed = parsePromptFile(rel, bytes);
+    const parsed = parsePromptFile(rel, bytes, options.parseCache);
     diagnostics.push(...parsed.diagnostics);
     if (parsed.prompt) prompts.push(parsed.prompt);
   }

@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { loadYaml } from "./load-yaml.js";
+import { type ParseCache, parseCacheKey } from "./parse-cache.js";
 import { parseSimpleFrontmatter, type SimpleFrontmatter } from "./parse-simple-frontmatter.js";
 import {
   MODES,
@@ -24,9 +25,10 @@ export interface ParsedPromptFile {
 /**
  * Parse one prompt file's bytes. Never throws on bad input: every problem
  * becomes a located diagnostic, and `prompt` is undefined when the file
- * cannot yield a prompt with an ID.
+ * cannot yield a prompt with an ID. With a `cache`, frontmatter parsed
+ * before from the same bytes is taken from it, and new parses are added.
  */
-export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFile {
+export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCache): ParsedPromptFile {
   const diagnostics: Diagnostic[] = [];
   const at = (code: Diagnostic["code"], pos: Position, message: string, extra: Partial<Diagnostic> = {}) =>
     diagnostics.push({ code, severity: "error", file, line: pos.line, col: pos.col, message, ...extra });
@@ -57,10 +59,16 @@ export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFi
   }
   const { yamlLines, body, bodyLine } = split;
   // Positions are worked out only if a problem is reported: most prompts have none.
-  const simple = parseSimpleFrontmatter(yamlLines, 2, { positions: false });
-  const parsed: { data: Record<string, unknown>; positions: PositionIndex } | { diagnostics: Diagnostic[] } = simple
-    ? { data: simple.data, positions: lazyPositions(text) }
-    : parseWithYaml(yamlLines.join("\n"), file);
+  const key = cache ? parseCacheKey(bytes) : undefined;
+  const cached = key === undefined ? undefined : cache?.get(key);
+  const simple = cached === undefined ? parseSimpleFrontmatter(yamlLines, 2, { positions: false }) : undefined;
+  const parsed: { data: Record<string, unknown>; positions: PositionIndex } | { diagnostics: Diagnostic[] } =
+    cached !== undefined
+      ? { data: cached, positions: lazyPositions(text, file) }
+      : simple
+        ? { data: simple.data, positions: lazyPositions(text, file) }
+        : parseWithYaml(yamlLines.join("\n"), file);
+  if (key !== undefined && cached === undefined && !("diagnostics" in parsed)) cache?.set(key, parsed.data);
   if ("diagnostics" in parsed) {
     diagnostics.push(...parsed.diagnostics);
     return { prompt: undefined, diagnostics };
@@ -169,13 +177,17 @@ export function parsePromptFile(file: string, bytes: Uint8Array): ParsedPromptFi
 }
 
 /** The positions of a prompt the fast parser read, worked out from its text on first use. */
-function lazyPositions(text: string): PositionIndex {
+function lazyPositions(text: string, file: string): PositionIndex {
   let positions: Map<string, Position> | undefined;
   return {
     get(key) {
       if (!positions) {
         const split = splitFrontmatter(text);
-        positions = (typeof split === "object" && parseSimpleFrontmatter(split.yamlLines, 2)?.positions) || new Map();
+        if (typeof split !== "object") positions = new Map();
+        else {
+          const full = parseSimpleFrontmatter(split.yamlLines, 2) ?? parseWithYaml(split.yamlLines.join("\n"), file);
+          positions = "positions" in full ? full.positions : new Map();
+        }
       }
       return positions.get(key);
     },

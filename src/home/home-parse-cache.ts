@@ -1,0 +1,68 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { readRegularFile } from "../input/read-regular-file.js";
+import { atomicWriteFile } from "../store/atomic-write.js";
+import { MemoryParseCache, type ParseCache } from "../suite/parse-cache.js";
+import { requireSafeHomeFolder, resolveHomeDir } from "./gate-home.js";
+
+const FORMAT = "twinlock-parse-cache/1";
+/** Largest cache file read; a 10,000-prompt suite's is about 60 MiB. */
+const MAX_CACHE_BYTES = 512 * 1024 * 1024;
+
+/** A suite's parse cache in the gate home, and how to write it back. */
+export interface HomeParseCache {
+  cache: ParseCache;
+  /** Write the entries used back, atomically; a cache that cannot be written is left as it was (it only saves time). */
+  save(): void;
+}
+
+/**
+ * The parse cache of the suite at `suiteRoot`, kept in the gate home
+ * (`cache/prompts-<hash of the suite's real path>.json`), or undefined when
+ * there is no usable home: none yet (a cache never creates one), or one
+ * this user could not trust (see `requireSafeHomeFolder`). The home is the
+ * one place the agent cannot write, so an entry there is what twinlock
+ * itself parsed from those bytes.
+ */
+export function openHomeParseCache(suiteRoot: string, homeDir?: string): HomeParseCache | undefined {
+  let dir: string;
+  let root: string;
+  try {
+    dir = resolveHomeDir(homeDir);
+    if (!existsSync(path.join(dir, "home.json"))) return undefined;
+    requireSafeHomeFolder(dir);
+    root = realpathSync(suiteRoot);
+  } catch {
+    return undefined;
+  }
+  const file = path.join(dir, "cache", `prompts-${createHash("sha256").update(root).digest("hex").slice(0, 32)}.json`);
+  const cache = new MemoryParseCache(readEntries(file));
+  return {
+    cache,
+    save() {
+      if (!cache.changed) return;
+      try {
+        mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+        atomicWriteFile(file, cache.toJson(FORMAT), 0o600);
+      } catch {
+        // Not written: the next load parses again.
+      }
+    },
+  };
+}
+
+function readEntries(file: string): Array<[string, Record<string, unknown>]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readRegularFile(file, "parse cache", { noFollow: true, maxBytes: MAX_CACHE_BYTES }).toString("utf8"));
+  } catch {
+    return [];
+  }
+  const { format, entries } = (parsed ?? {}) as { format?: unknown; entries?: unknown };
+  if (format !== FORMAT || entries === null || typeof entries !== "object" || Array.isArray(entries)) return [];
+  return Object.entries(entries as Record<string, unknown>).filter(
+    (e): e is [string, Record<string, unknown>] =>
+      /^[0-9a-f]{64}$/.test(e[0]) && e[1] !== null && typeof e[1] === "object" && !Array.isArray(e[1]),
+  );
+}
