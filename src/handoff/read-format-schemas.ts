@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { closeSync, fstatSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { RefusalError } from "../errors/errors.js";
+import { findDeceptiveChar } from "../input/clean-text.js";
 import { openBeneath } from "../input/open-beneath.js";
 import { describeFileKind } from "../input/read-regular-file.js";
 import type { HandoffConfig } from "../suite/suite-config.js";
@@ -80,6 +81,11 @@ export function readFormatSchemas(suiteRoot: string, handoff: HandoffConfig | un
         throw new RefusalError(`${what} is ${stat.size} bytes, over the ${MAX_SCHEMA_BYTES}-byte limit for a schema`);
       const bytes = readFileSync(fd);
       if (bytes.length > MAX_SCHEMA_BYTES) throw new RefusalError(`${what} grew over ${MAX_SCHEMA_BYTES} bytes while being read`);
+      const hidden = findDeceptiveChar(bytes.toString("utf8"));
+      if (hidden)
+        throw new RefusalError(
+          `${what} holds ${hidden.codePoint} at line ${hidden.line}, column ${hidden.col}: a control or direction character that makes it read differently to a person; remove it`,
+        );
       return { path: rel, bytes, sha256: `sha256:${createHash("sha256").update(bytes).digest("hex")}` };
     } finally {
       closeSync(fd);

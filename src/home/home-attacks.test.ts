@@ -685,3 +685,54 @@ describe("attack 12: a hostile suite offered for pinning", () => {
     );
   });
 });
+
+describe("attack 9: text that reads one way to a person and another way to twinlock", () => {
+  it("refuses to pin a twinlock.yaml whose comment hides a policy behind a lone carriage return", async () => {
+    const w = await world();
+    const file = path.join(w.suite, "twinlock.yaml");
+    const text = readFileSync(file, "utf8").replace("  separate_duties: true\n", "  separate_duties: false #\r  separate_duties: true \n");
+    writeFileSync(file, text);
+    await expect(pinSuite(w.home, { suiteDir: w.suite, key: w.keys.alice })).rejects.toThrow(/U\+000D, a control or direction character/);
+  });
+
+  it("refuses a planner whose frontmatter hides a second paired_prompt_id behind a carriage return", async () => {
+    const w = await world();
+    await toConsented(w);
+    const planner = path.join(w.suite, "debugging", "md-29-debugging-planner.md");
+    writeFileSync(
+      planner,
+      readFileSync(planner, "utf8").replace("paired_prompt_id: MD-30\n", "paired_prompt_id: MD-30 # twin\rpaired_prompt_id: MD-26\n"),
+    );
+    const r = await tryAdmit(w);
+    expect(r.admitted).toBe(false);
+  });
+
+  it("refuses admission while a second file that may declare the executor's ID cannot be read as a prompt (a NUL byte)", async () => {
+    const w = await world();
+    await toConsented(w);
+    const decoy = readFileSync(path.join(w.suite, "debugging", "md-26-quick-hotfix-applier.md"), "utf8").replace(
+      "prompt_id: MD-26",
+      "prompt_id: MD-30",
+    );
+    writeFileSync(path.join(w.suite, "debugging", "md-30-copy.md"), `${decoy}\u0000`);
+    const r = await tryAdmit(w);
+    expect(r.admitted).toBe(false);
+    expect(JSON.stringify(r)).toMatch(/cannot read as a prompt, which may declare MD-29 or MD-30.*NUL byte/);
+  });
+
+  it("finds a re-routing key inside a list, in a mapping's keys, and refuses tagged collections", async () => {
+    const w = await world();
+    await toConsented(w);
+    const planner = path.join(w.suite, "debugging", "md-29-debugging-planner.md");
+    const original = readFileSync(planner, "utf8");
+    for (const extra of [
+      "notes:\n  - fallback_executor: MD-26\n",
+      "executor_routes:\n  MD-26: preferred\n",
+      "routing: !!omap\n  - fallback_executor: MD-26\n",
+    ]) {
+      writeFileSync(planner, original.replace("\n---\n", `\n${extra}---\n`));
+      const r = await tryAdmit(w);
+      expect(r.admitted, extra).toBe(false);
+    }
+  });
+});

@@ -363,10 +363,21 @@ export function loadPinnedSuite(
   const policy = loadPinnedPolicy(home, runSuite);
   // Every prompt file is read; those that may declare the run's prompts or their twins are parsed (see LoadSuiteOptions).
   const suite = loadSuite(policy.pin.root, { promptIds });
+  // A file that may declare one of these prompts but cannot be read as a prompt (or a link the gate does not follow)
+  // could be what another tool finds under that ID: a decision waits until it is fixed or removed.
+  const unreadable = suite.diagnostics.find((d) => BLOCKING_LOAD_PROBLEMS.test(d.code));
+  if (unreadable)
+    throw new RefusalError(
+      `suite ${policy.pin.suite_id} has a prompt file the gate cannot read as a prompt, which may declare ${promptIds.join(" or ")}: ${formatDiagnostic(unreadable)}; fix or remove it (twinlock validate --suite ${policy.pin.root})`,
+      { attack: "unreadable-prompt-file" },
+    );
   if (configDigest(policy.pin.root) !== policy.pin.config_sha256)
     throw new RefusalError(`${CONFIG_FILE} of suite ${policy.pin.suite_id} changed while it was read; try again`);
   return { ...policy, suite };
 }
+
+/** Problems that leave a prompt file unread or unparsed (its ID unknown), and links the walk does not follow. */
+const BLOCKING_LOAD_PROBLEMS = /^(FILE_|FRONTMATTER_|PROMPT_ID_(MISSING|FORMAT)$|SUITE_SYMLINK_SKIPPED$)/;
 
 /** Throw unless the planner is paired now exactly as it was when the suite was pinned. */
 export function requirePinnedPair(pinned: PinnedSuite, planner: string, executor: string): void {

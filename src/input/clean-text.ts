@@ -8,3 +8,23 @@ export function cleanText(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "�").replace(/\n+/g, " ");
 }
+
+/**
+ * Characters that make text read one way on a terminal or to another parser
+ * and another way to twinlock: C0 and C1 controls (tab and line feed
+ * excepted), a carriage return not followed by a line feed (a line break in
+ * YAML 1.2, an overprint on a terminal), DEL, the line and paragraph
+ * separators, and the bidirectional controls.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const DECEPTIVE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/;
+
+/** Where the first deceptive character of `text` is (see DECEPTIVE), as a 1-based line and column and the code point, or undefined. */
+export function findDeceptiveChar(text: string): { line: number; col: number; codePoint: string } | undefined {
+  const m = DECEPTIVE.exec(text);
+  if (!m) return undefined;
+  const before = text.slice(0, m.index);
+  const lastNl = before.lastIndexOf("\n");
+  const codePoint = `U+${(m[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`;
+  return { line: before.split("\n").length, col: m.index - lastNl, codePoint };
+}

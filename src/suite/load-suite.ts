@@ -2,6 +2,7 @@ import { closeSync, readdirSync, readSync } from "node:fs";
 import path from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { UsageError } from "../errors/errors.js";
+import { findDeceptiveChar } from "../input/clean-text.js";
 import { openRegularFileWithStats, readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { loadYaml } from "./load-yaml.js";
 import type { ParseCache } from "./parse-cache.js";
@@ -287,6 +288,19 @@ export function loadSuiteConfig(absRoot: string): { config: SuiteConfig; diagnos
 
 /** Parse and validate the text of a `twinlock.yaml` (for a caller that has already read and hashed its bytes). */
 export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnostics: Diagnostic[] } {
+  // The config a person reviews before pinning must read the same on a terminal as to twinlock.
+  const hidden = findDeceptiveChar(text.replace(/^\uFEFF/, ""));
+  if (hidden)
+    return {
+      config: {},
+      diagnostics: [
+        configProblem(
+          hidden.line,
+          hidden.col,
+          `${CONFIG_FILE} holds ${hidden.codePoint}, a control or direction character that makes it read differently on a terminal and to other YAML parsers; remove it`,
+        ),
+      ],
+    };
   // The common case first: YAML the fast parser reads, valid against the schema. Anything else goes the full way, for positions.
   const simple = parseSimpleFrontmatter(text.replace(/^\uFEFF/, "").split(/\r?\n/), 1, { positions: false });
   if (simple) {

@@ -24,7 +24,10 @@ describe("the parse cache", () => {
     const parsedAgain: string[] = [];
     const spying = {
       get: (d: string) => again.get(d),
-      set: (d: string, data: Record<string, unknown>) => (parsedAgain.push(d), again.set(d, data)),
+      set: (d: string, data: Record<string, unknown>) => {
+        parsedAgain.push(d);
+        again.set(d, data);
+      },
     };
     expect(view(root, spying as unknown as MemoryParseCache)).toEqual(first);
     expect(parsedAgain).toEqual([]);

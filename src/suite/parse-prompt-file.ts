@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { findDeceptiveChar } from "../input/clean-text.js";
 import { loadYaml } from "./load-yaml.js";
 import { type ParseCache, parseCacheKey } from "./parse-cache.js";
 import { parseSimpleFrontmatter, type SimpleFrontmatter } from "./parse-simple-frontmatter.js";
@@ -58,6 +59,16 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
     return { prompt: undefined, diagnostics };
   }
   const { yamlLines, body, bodyLine } = split;
+  // A lone CR, control or bidi character can make a terminal (or another YAML parser) show a key twinlock does not read.
+  const hidden = findDeceptiveChar(yamlLines.join("\n"));
+  if (hidden) {
+    at(
+      "FRONTMATTER_YAML",
+      { line: hidden.line + 1, col: hidden.col },
+      `the frontmatter holds ${hidden.codePoint}, a control or direction character that makes text read differently on a terminal and to other YAML parsers; remove it`,
+    );
+    return { prompt: undefined, diagnostics };
+  }
   // Positions are worked out only if a problem is reported: most prompts have none.
   const key = cache ? parseCacheKey(bytes) : undefined;
   const cached = key === undefined ? undefined : cache?.get(key);
@@ -308,9 +319,44 @@ export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter
     }
   }
   try {
-    return { data: doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>, positions };
+    const data = doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
+    // Tags such as !!omap, !!set or !!binary make values JSON has no form for (Map, Set, bytes): what other tools read from them differs.
+    const kind = plainDataProblem(data);
+    if (kind !== "plain")
+      return {
+        diagnostics: [
+          problem(
+            { line: 2, col: 1 },
+            "FRONTMATTER_YAML",
+            kind === "cyclic"
+              ? "the frontmatter holds a value inside itself (an alias to its own anchor); write the value out"
+              : "the frontmatter uses a tagged collection or value (such as !!omap, !!set or !!binary); write a plain mapping, list or string",
+          ),
+        ],
+      };
+    return { data, positions };
   } catch (error) {
     // An alias bomb (or any other resolution failure) is bad input, not a crash.
     return { diagnostics: [problem({ line: 2, col: 1 }, "FRONTMATTER_YAML", `invalid YAML: ${firstLine((error as Error).message)}`)] };
   }
+}
+
+/**
+ * "plain" when `value` is only null, booleans, numbers, strings, arrays and
+ * plain objects, with no object inside itself (an alias to its own anchor,
+ * `a: &x [*x]`, would make every walk over it endless); else what it holds.
+ */
+function plainDataProblem(value: unknown, ancestors = new Set<object>()): "plain" | "tagged" | "cyclic" {
+  if (value === null || typeof value === "boolean" || typeof value === "number" || typeof value === "string") return "plain";
+  if (typeof value !== "object") return "tagged";
+  if (ancestors.has(value)) return "cyclic";
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return "tagged";
+  ancestors.add(value);
+  for (const child of Object.values(value as object)) {
+    const problem = plainDataProblem(child, ancestors);
+    if (problem !== "plain") return problem;
+  }
+  ancestors.delete(value);
+  return "plain";
 }

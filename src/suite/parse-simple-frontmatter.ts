@@ -320,7 +320,7 @@ class BlockParser {
     if (pieces.length === 1) return unquote(pieces[0] as string);
     // Fold: trailing spaces of a line and leading spaces of the next go; one break is a space, n+1 breaks are n newlines.
     const last = pieces.length - 1;
-    const trimmed = pieces.map((p, n) => (n === 0 ? p.replace(/ +$/, "") : n === last ? p.replace(/^ +/, "") : p.trim()));
+    const trimmed = pieces.map((p, n) => (n === 0 ? p.replace(/ +$/, "") : n === last ? p.replace(/^ +/, "") : p.replace(/^ +| +$/g, "")));
     let out = unquote(trimmed[0] as string);
     let breaks = 0;
     for (let n = 1; n <= last; n++) {
@@ -457,7 +457,7 @@ function flowSequence(rest: string, itemAt?: (offset: number) => void): unknown[
   const close = rest.lastIndexOf("]");
   if (close === -1 || !/^( *| +#.*)$/.test(rest.slice(close + 1))) outside();
   const inner = rest.slice(1, close);
-  if (inner.trim() === "") return [];
+  if (/^ *$/.test(inner)) return [];
   const out: unknown[] = [];
   let k = 0;
   for (;;) {
@@ -484,7 +484,7 @@ function flowSequence(rest: string, itemAt?: (offset: number) => void): unknown[
     if (k >= inner.length) break;
     if (inner[k] !== ",") outside();
     k++;
-    if (inner.slice(k).trim() === "") outside(); // a trailing comma
+    if (/^ *$/.test(inner.slice(k))) outside(); // a trailing comma
   }
   return out;
 }

@@ -48,12 +48,15 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
   const found: OverrideKey[] = [];
   // Each value's first prompt ID is worked out once (aliases share objects), so the walk stays linear in the frontmatter.
   const carriedOf = new Map<object, string | undefined>();
+  const idIn = (text: string) => (MAY_HOLD_ID.test(text) ? ID_ANYWHERE.exec(text)?.[0] : undefined);
   const findPromptId = (value: unknown): string | undefined => {
-    if (typeof value === "string") return MAY_HOLD_ID.test(value) ? ID_ANYWHERE.exec(value)?.[0] : undefined;
+    if (typeof value === "string") return idIn(value);
     if (value === null || typeof value !== "object") return undefined;
     if (carriedOf.has(value)) return carriedOf.get(value);
     let id: string | undefined;
-    for (const v of Array.isArray(value) ? value : Object.values(value)) {
+    // A mapping's keys carry IDs as much as its values (`executor_routes: {MD-26: preferred}`).
+    const parts = Array.isArray(value) ? value : Object.entries(value).flat();
+    for (const v of parts) {
       const inner = findPromptId(v);
       if (inner !== undefined && id === undefined) id = inner;
     }
@@ -61,7 +64,14 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
     return id;
   };
   const visit = (value: unknown, path: string, topKey: string, parentSuspect: boolean) => {
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return;
+    if (value === null || typeof value !== "object") return;
+    // Mappings inside lists are searched too (`notes: [{fallback_executor: MD-26}]`).
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => {
+        visit(item, `${path}[${i}]`, topKey, parentSuspect);
+      });
+      return;
+    }
     for (const key of Object.keys(value)) {
       const child = (value as Record<string, unknown>)[key];
       const keyPath = path === "" ? key : `${path}.${key}`;
