@@ -112,16 +112,20 @@ class BlockParser {
     this.nodeItems = items;
   }
 
+  /** The next line of a block whose entries sit at `indent`, or undefined where the block ends; a deeper line is outside the subset. */
+  private nextEntry(indent: number): string | undefined {
+    this.skipBlank();
+    if (this.i >= this.lines.length) return undefined;
+    const lineIndent = this.indents[this.i] as number;
+    if (lineIndent < indent) return undefined;
+    if (lineIndent > indent) outside();
+    return this.lines[this.i] as string;
+  }
+
   /** A block mapping whose keys sit at `indent`, starting at the current line. */
   private map(indent: number, positions?: Map<string, Position>): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (;;) {
-      this.skipBlank();
-      if (this.i >= this.lines.length) break;
-      const lineIndent = this.indents[this.i] as number;
-      if (lineIndent < indent) break;
-      if (lineIndent > indent) outside();
-      const line = this.lines[this.i] as string;
+    for (let line = this.nextEntry(indent); line !== undefined; line = this.nextEntry(indent)) {
       const end = keyEnd(line, indent);
       if (end === -1) {
         // A sequence at the same indent belongs to an enclosing indentless sequence; anything else is outside.
@@ -146,13 +150,7 @@ class BlockParser {
   /** A block sequence whose dashes sit at `indent`; `items` collects where each item starts. */
   private seq(indent: number, items?: Array<{ line: number; col: number }>): unknown[] {
     const value: unknown[] = [];
-    for (;;) {
-      this.skipBlank();
-      if (this.i >= this.lines.length) break;
-      const lineIndent = this.indents[this.i] as number;
-      if (lineIndent < indent) break;
-      if (lineIndent > indent) outside();
-      const line = this.lines[this.i] as string;
+    for (let line = this.nextEntry(indent); line !== undefined; line = this.nextEntry(indent)) {
       if (!isSeqItem(line, indent)) {
         if (keyEnd(line, indent) !== -1) break; // the next key of the map this indentless sequence belongs to
         outside();
