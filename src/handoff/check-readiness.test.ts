@@ -283,4 +283,21 @@ describe("citations in the handoff's Markdown files", () => {
       { file: "report.md", message: "cites =VERIFY:V9, which does not exist in the records" },
     ]);
   });
+
+  it("reports a !STOP in the prose that the plan does not list, so a stop a reviewer reads always blocks", () => {
+    const dir = handoff();
+    writeFileSync(
+      path.join(dir, "report.md"),
+      "# Report\n\n- !STOP:missing-backup no snapshot of orders yet\nMarkers look like !STOP:{reason}.\n",
+    );
+    const r = checkReadiness(dir);
+    expect(r.ready).toBe(false);
+    expect(r.problems).toEqual([
+      {
+        file: "report.md",
+        message:
+          "names !STOP:missing-backup, which is not a stop of the plan; list it as a stop (it then blocks until resolved) or remove it",
+      },
+    ]);
+  });
 });

@@ -127,6 +127,8 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
     [MARKERS.criterion, criterionIds, loaded.criteria],
   ];
   const unreadable = new Set(earlier.map((p) => p.file));
+  const stopReasons = new Set(model.stops.map((st) => st.reason));
+  const reported = new Set<string>();
   for (const file of source.files.filter((f) => f.endsWith(".md"))) {
     const read = source.read(file);
     if (read.problem !== undefined) {
@@ -137,6 +139,17 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
       const entry = known.find(([m]) => m === c.marker);
       if (entry?.[2] && !entry[1].has(c.id))
         problems.push({ file, message: `cites ${c.marker}${c.id}, which does not exist in the records` });
+    }
+    // A stop a reviewer reads in the prose must be one the plan lists, so that it blocks until resolved.
+    for (const m of read.text.matchAll(/!STOP:([a-z0-9][a-z0-9-]*)/g)) {
+      const reason = m[1] as string;
+      if (loaded.stops && !stopReasons.has(reason) && !reported.has(`${file}\0${reason}`)) {
+        reported.add(`${file}\0${reason}`);
+        problems.push({
+          file,
+          message: `names !STOP:${reason}, which is not a stop of the plan; list it as a stop (it then blocks until resolved) or remove it`,
+        });
+      }
     }
   }
   for (const s of model.stops.filter((x) => !x.resolved)) {
