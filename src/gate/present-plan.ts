@@ -10,7 +10,7 @@ import { readFrozenModel } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readRun } from "../home/run-ledger.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
-import { cleanText } from "../input/clean-text.js";
+import { cleanText, showInvisible } from "../input/clean-text.js";
 import { shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunEvent, Settings, Workflow } from "../run/run-schema.js";
@@ -27,6 +27,8 @@ export interface PresentedFile {
   text: string | null;
   /** Unified diff against the previous revision, or null when unchanged, binary or there is none. */
   diff: string | null;
+  /** For a file that is not text: what the reviewer is shown of it (see lossyText). */
+  lossy?: string;
 }
 
 export interface Presentation {
@@ -105,7 +107,8 @@ export function presentFiles(
 ): PresentedFile[] {
   const before = new Map((previous ?? []).map((f) => [f.path, f]));
   return files.map((f) => {
-    const text = asText(readBlob(home, f));
+    const bytes = readBlob(home, f);
+    const text = asText(bytes);
     const old = before.get(f.path);
     const change = previous === undefined ? "unchanged" : !old ? "added" : old.sha256 !== f.sha256 ? "changed" : "unchanged";
     let diff: string | null = null;
@@ -117,8 +120,21 @@ export function presentFiles(
           .slice(2)
           .join("\n");
     }
-    return { path: f.path, size: f.size, sha256: f.sha256, change, text, diff };
+    return { path: f.path, size: f.size, sha256: f.sha256, change, text, diff, ...(text === null ? { lossy: lossyText(bytes) } : {}) };
   });
+}
+
+/** Most bytes of a file that is not text shown to the reviewer. */
+const LOSSY_SHOWN_BYTES = 64 * 1024;
+
+/**
+ * A file that is not UTF-8 text, as a reviewer can still read it: decoded with
+ * each invalid byte as U+FFFD (NULs and controls become � when shown), up to
+ * LOSSY_SHOWN_BYTES. The executor gets the bytes as they are, so they are shown, not hidden.
+ */
+function lossyText(bytes: Buffer): string {
+  const shown = bytes.subarray(0, LOSSY_SHOWN_BYTES).toString("utf8");
+  return bytes.length > LOSSY_SHOWN_BYTES ? `${shown}\n… (${bytes.length - LOSSY_SHOWN_BYTES} more bytes not shown)` : shown;
 }
 
 /** UTF-8 text without NUL bytes, or null for a binary file. */
@@ -172,7 +188,13 @@ function renderMarkdown(
   for (const f of files) {
     const mark = f.change === "unchanged" ? "" : ` — **${f.change}** since revision ${h.revision - 1}`;
     out.push(`### ${code(f.path)} (${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…)${mark}`, "");
-    if (f.text === null) out.push("(binary file: not shown)", "");
+    if (f.text === null)
+      out.push(
+        "**Not UTF-8 text** (or it holds NUL bytes): shown decoded, each byte that is not text as �. The executor gets the file as it is.",
+        "",
+        fence(cleanBlock(f.lossy ?? ""), ""),
+        "",
+      );
     else {
       if (f.diff !== null) out.push(fence(cleanBlock(f.diff), "diff"), "");
       out.push(fence(cleanBlock(f.text), f.path.endsWith(".md") ? "markdown" : f.path.endsWith(".json") ? "json" : ""), "");
@@ -257,15 +279,15 @@ export function renderRecords(r: HandoffModel): string[] {
   return out;
 }
 
-/** File text for the terminal: control sequences replaced, lines and tabs kept. */
+/** File text for the terminal: control sequences replaced, invisible characters made visible, lines and tabs kept. */
 function cleanBlock(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "�");
+  return showInvisible(s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "�"));
 }
 
 /** Agent-chosen text (a path) as an inline code span whose backticks outnumber any run inside, so it cannot end early. */
 function code(s: string): string {
-  const text = cleanText(s);
+  const text = showInvisible(cleanText(s));
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const ticks = "`".repeat(longest + 1);
   const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";

@@ -6,7 +6,18 @@
  */
 export function cleanText(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "�").replace(/\n+/g, " ");
+  return showInvisible(s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "�").replace(/\n+/g, " "));
+}
+
+/**
+ * Format characters (Unicode category Cf: zero-width spaces and joiners,
+ * direction marks and overrides, the tag characters an agent can smuggle
+ * instructions in, soft hyphens, byte-order marks) written out as ⟨U+XXXX⟩:
+ * a person reading a plan sees that they are there, where a terminal would
+ * show nothing and a model would still read them.
+ */
+export function showInvisible(s: string): string {
+  return s.replace(/\p{Cf}/gu, (c) => `⟨U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}⟩`);
 }
 
 /**
