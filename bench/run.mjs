@@ -176,7 +176,7 @@ try {
       fmtMiB(s.rssKiB),
     ]),
     [
-      `growth ${small.prompts}→${large.prompts} prompts: ${fmtRatio(growth)} the time per prompt with no cache, ${fmtRatio(growthCached)} with it (1.00 = linear); peak memory ${fmtRatio(large.rssKiB / small.rssKiB)} for ×${(large.prompts / small.prompts).toFixed(0)} prompts`,
+      `growth ${small.prompts}→${large.prompts} prompts: ${fmtRatio(growth)} the time per prompt with no cache, ${fmtRatio(growthCached)} with it (1.00 = as much per prompt at both sizes; below 1, start-up costs spread over more prompts); peak memory ${fmtRatio(large.rssKiB / small.rssKiB)} for ×${(large.prompts / small.prompts).toFixed(0)} prompts`,
       `* (median − --help start-up ${fmtMs(startup)}) / prompts. ${config.validateRuns} runs each after 1 warm-up (the 257 row: ${config.startupRuns}); memory by ${rssProbe()}, one run.`,
     ],
   );
@@ -239,7 +239,7 @@ try {
   ];
   printTable(
     "Targets",
-    ["measure", "now", "target", ""],
+    ["measure", "now", "target", "status"],
     targets.map(([name, value, target, met]) => [
       name,
       target.endsWith("s") && !target.includes("×") ? `${value.toFixed(2)} s` : fmtRatio(value),
@@ -247,7 +247,7 @@ try {
       met ? "met" : "NOT met",
     ]),
     [
-      `ratios are against node -e '' (${fmtMs(floor.median)}) measured in this run${quick ? "; BENCH_QUICK leaves out the 10,000-prompt targets" : ""}.`,
+      `ratios are against node -e '' (${fmtMs(floor.median)}) measured in this run${quick ? "; BENCH_QUICK leaves out the 10,000-prompt targets" : ""}; the bench reports, it does not fail on a target.`,
     ],
   );
 
@@ -287,7 +287,7 @@ try {
     ],
     [
       `files written for this run in ${fixture.dir} and removed with it; BENCH_HASH_MB sets the size.`,
-      `${config.hashRuns} runs each, page cache warm; aim (issue 3): twinlock hash ≥ 85% of sha256sum.`,
+      `${config.hashRuns} runs each, page cache warm; aim: twinlock hash ≥ 85% of sha256sum.`,
     ],
   );
 

@@ -8,6 +8,7 @@ import { describeNextStep, shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { State } from "../run/transition-table.js";
 import { consentQuestion } from "./consent-question.js";
+import { dryRunStep, dryRunStillNeeded } from "./dry-run-needed.js";
 import { type PairStatus, questionFor } from "./pair-status-from-flags.js";
 
 export { type PairStatus, pairStatusFromFlags, REVIEW_STATUSES, type ReviewStatus, reviewInvitation } from "./pair-status-from-flags.js";
@@ -46,6 +47,7 @@ export async function pairStatusFromRun(runFile: string, id: string, home: GateH
       command: `twinlock freeze-pair-handoff ${shellQuote(runFile)} ${wf.planner}`,
     };
   }
+  if (!handoffChanged && wf.state === "dry_run_ready" && dryRunStillNeeded(home, run.state, wf)) next = dryRunStep(shellQuote(runFile), wf);
   const signing = signingHint(home, run.state.suite);
   if (signing && /review-pair-plan|consent-pair-execution|approve-apply/.test(next.command))
     next = { ...next, command: `${next.command} --key FILE` };

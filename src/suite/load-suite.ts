@@ -349,7 +349,13 @@ export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnosti
         : issue.message;
     diagnostics.push(configProblem(p.line, p.col, `${where}: ${what}`));
   }
-  return { config: {}, diagnostics };
+  // The rest is invalid, but valid `prompts`/`exclude` still say which files are prompts: a broken key elsewhere
+  // must not make validate read the README and docs of the repository as prompts.
+  const selection = SuiteConfigSchema.pick({ prompts: true, exclude: true }).safeParse({
+    prompts: (raw as { prompts?: unknown } | null)?.prompts,
+    exclude: (raw as { exclude?: unknown } | null)?.exclude,
+  });
+  return { config: selection.success ? selection.data : {}, diagnostics };
 }
 
 /** What the mapping at `keyPath` of `twinlock.yaml` accepts, read from the schema itself so the two cannot drift. */

@@ -15,10 +15,15 @@ export function generateReviewerKey(): { privatePem: string; publicKey: string }
 /** `ed25519:<base64>` of a public (or private) Ed25519 key. */
 export function publicKeyLine(key: KeyObject): string {
   const pub = key.type === "private" ? createPublicKey(key) : key;
-  const jwk = pub.export({ format: "jwk" }) as { crv?: string; x?: string };
-  if (jwk.crv !== "Ed25519" || !jwk.x) throw new UsageError("the key is not an Ed25519 key; make one with `twinlock keygen`");
-  return `${PUBLIC_KEY_PREFIX}${Buffer.from(jwk.x, "base64url").toString("base64")}`;
+  // DER, not JWK: exporting a key as JWK can deadlock Node 20's crypto against the garbage collector (seen in keygen).
+  const der = pub.asymmetricKeyType === "ed25519" ? pub.export({ type: "spki", format: "der" }) : undefined;
+  if (!der || der.length !== ED25519_SPKI_PREFIX.length + 32 || !der.subarray(0, ED25519_SPKI_PREFIX.length).equals(ED25519_SPKI_PREFIX))
+    throw new UsageError("the key is not an Ed25519 key; make one with `twinlock keygen`");
+  return `${PUBLIC_KEY_PREFIX}${der.subarray(ED25519_SPKI_PREFIX.length).toString("base64")}`;
 }
+
+/** The DER (SubjectPublicKeyInfo) bytes before an Ed25519 key's raw 32 bytes (RFC 8410). */
+const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 
 /** The KeyObject of a public key line, or undefined when the line is not a valid Ed25519 key. */
 export function parsePublicKeyLine(line: string): KeyObject | undefined {
@@ -26,7 +31,7 @@ export function parsePublicKeyLine(line: string): KeyObject | undefined {
   const raw = Buffer.from(line.slice(PUBLIC_KEY_PREFIX.length), "base64");
   if (raw.length !== 32 || raw.toString("base64") !== line.slice(PUBLIC_KEY_PREFIX.length)) return undefined;
   try {
-    return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: raw.toString("base64url") }, format: "jwk" });
+    return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: "der", type: "spki" });
   } catch {
     return undefined;
   }

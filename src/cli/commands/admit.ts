@@ -57,14 +57,19 @@ export async function runAdmit(
   if (!r.admitted) {
     lines.unshift(s.red(ADMISSION_STOP));
     lines.push(s.red(`refused: ${r.checks.filter((c) => !c.ok).length} check(s) failed; nothing was recorded`));
-    if (r.planner) lines.push(`next: twinlock pair-status ${shellQuote(runFile)} ${r.planner}  (shows the one legal next step)`);
+    const failed = new Set(r.checks.filter((c) => !c.ok).map((c) => c.id));
+    if (failed.size === 1 && failed.has("dry-run"))
+      lines.push(`next: twinlock dry-run ${shellQuote(runFile)} ${r.executor} --checkout DIR  (then dry-run-result)`);
+    else if (r.planner) lines.push(`next: twinlock pair-status ${shellQuote(runFile)} ${r.planner}  (shows the one legal next step)`);
   } else if (r.dry) {
     lines.push(s.green(`all ${r.checks.length} checks pass (--dry: nothing recorded, consent not used)`));
   } else if (purpose === "dry-run") {
     lines.push(
       s.green(`dry run of ${r.executor} for ${r.planner} admitted (DRAFT_ONLY): the consent is not used, the workflow stays ready`),
     );
-    lines.push(`next: twinlock dry-run-result ${shellQuote(runFile)} ${r.executor} --result passed|failed --note TEXT`);
+    lines.push(
+      `next: twinlock dry-run-result ${shellQuote(runFile)} ${r.executor} --result passed|failed --note TEXT${r.unsigned ? "" : " --key FILE"}`,
+    );
     if (r.checkout) lines.push(`checked out the approved bytes, read-only, to ${r.checkout}: dry-run from there`);
   } else {
     lines.push(s.green(`admitted ${r.executor} for ${r.planner}: state executing; the consent is used up`));
@@ -97,6 +102,6 @@ export async function runDryRunResult(
     actor: o.actor === undefined ? undefined : resolveActor(o.actor),
     key: keyOption(o.key),
   });
-  const text = `recorded dry run ${o.result} for ${executor} on revision ${r.workflow.revision}${o.result === "passed" ? `\nnext: twinlock admit ${shellQuote(runFile)} ${executor}` : ""}`;
+  const text = `recorded dry run ${o.result} for ${executor} on revision ${r.workflow.revision} by ${r.receipt.by}${r.receipt.signature ? " (signed)" : ""}${o.result === "passed" ? `\nnext: twinlock admit ${shellQuote(runFile)} ${executor}` : ""}`;
   return { exitCode: 0, text, json: { ok: true, result: o.result, dry_runs: r.workflow.dry_runs } };
 }

@@ -17,12 +17,18 @@ export interface ReadinessOptions extends CommonOptions {
 
 /** `twinlock readiness DIR`: every problem with its file and record ID; exit 1 when not ready. */
 export function runReadiness(dir: string, options: ReadinessOptions): CommandResult {
-  const r = checkReadiness(dir, handoffFormatOption(options));
+  const { format, defaulted } = handoffFormatOption(options);
+  const r = checkReadiness(dir, format);
   const c = r.counts;
   const lines = [
     ...r.problems.map((p) => `${p.file}${p.record ? ` [${p.record}]` : ""}: ${p.message}`),
     ...r.openUnknowns.map((u) => `open ?UNKNOWN:${u.id}: ${u.question}${u.owner ? ` (owner: ${u.owner})` : ""}`),
-    `${r.ready ? "ready" : "not ready"}: ${c.evidence} evidence, ${c.findings} findings, ${c.unknowns} unknowns (${r.openUnknowns.length} open), ${c.actions} actions, ${c.criteria} criteria, ${c.files} files; ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"} (format ${r.format})`,
+    ...(defaulted && !r.ready
+      ? [
+          `(no ${CONFIG_FILE} was found above the current folder, so the handoff was read in twinlock's own format; for a suite's format pass --suite DIR, or --format mission-directives)`,
+        ]
+      : []),
+    `${r.ready ? "ready" : "not ready"}: ${c.evidence} evidence, ${c.findings} finding${c.findings === 1 ? "" : "s"}, ${c.unknowns} unknowns (${r.openUnknowns.length} open), ${c.actions} actions, ${c.criteria} criteria, ${c.files} files; ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"} (format ${r.format})`,
   ];
   const { model: _model, ...json } = r;
   return { exitCode: r.ready ? 0 : 1, text: lines.join("\n"), json: snakeKeys({ ok: r.ready, ...json }) };
@@ -34,7 +40,7 @@ export function runReadiness(dir: string, options: ReadinessOptions): CommandRes
  * TWINLOCK_SUITE, else the nearest twinlock.yaml upward), else twinlock's own.
  * A custom format needs its suite, for the schemas and the mapping.
  */
-function handoffFormatOption(options: ReadinessOptions): HandoffFormat {
+function handoffFormatOption(options: ReadinessOptions): { format: HandoffFormat; defaulted: boolean } {
   if (options.format !== undefined) {
     if (options.suite !== undefined)
       throw new UsageError("readiness takes --suite DIR or --format NAME, not both: the suite's twinlock.yaml names its format");
@@ -44,19 +50,20 @@ function handoffFormatOption(options: ReadinessOptions): HandoffFormat {
       throw new UsageError(
         `--format ${JSON.stringify(options.format.slice(0, 40))} is not a handoff format; use twinlock or mission-directives (or --suite DIR for a custom one)`,
       );
-    return selectHandoffFormat({ format: options.format as "twinlock" | "mission-directives" });
+    return { format: selectHandoffFormat({ format: options.format as "twinlock" | "mission-directives" }), defaulted: false };
   }
   let root: string;
   try {
     root = findSuiteRoot({ suite: options.suite });
   } catch (error) {
     // No suite named and none found upward: the handoff is in twinlock's own format.
-    if (options.suite === undefined && !process.env.TWINLOCK_SUITE && error instanceof UsageError) return selectHandoffFormat(undefined);
+    if (options.suite === undefined && !process.env.TWINLOCK_SUITE && error instanceof UsageError)
+      return { format: selectHandoffFormat(undefined), defaulted: true };
     throw error;
   }
   const { config, diagnostics } = loadSuiteConfig(root);
   const first = diagnostics[0];
   if (first)
     throw new UsageError(`${CONFIG_FILE} of the suite at ${root} is invalid, so its handoff format is unknown: ${formatDiagnostic(first)}`);
-  return selectHandoffFormat(config.handoff, readFormatSchemas(root, config.handoff));
+  return { format: selectHandoffFormat(config.handoff, readFormatSchemas(root, config.handoff)), defaulted: false };
 }

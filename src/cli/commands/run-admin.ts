@@ -1,6 +1,7 @@
 import { UsageError } from "../../errors/errors.js";
 import { approveApply } from "../../gate/approve-apply.js";
 import { CLOSE_RESULTS, type CloseResult, closeWorkflow } from "../../gate/close-workflow.js";
+import { dryRunStep, dryRunStillNeeded } from "../../gate/dry-run-needed.js";
 import { raiseStop, resolveStop } from "../../gate/hard-stops.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseName, parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
@@ -14,16 +15,21 @@ export async function runApproveApply(
   id: string,
   o: CommonOptions & { approver?: string; key?: string },
 ): Promise<CommandResult> {
+  const home = homeOption(o);
   const r = await approveApply({
     runFile,
-    home: homeOption(o),
+    home,
     planner: parsePromptId(id, "planner"),
     approver: o.approver === undefined ? undefined : parseName(o.approver, "--approver"),
     key: keyOption(o.key),
   });
   return {
     exitCode: 0,
-    text: `recorded apply approval by ${r.receipt.approver}${r.receipt.signature ? " (signed)" : ""} for ${r.receipt.executor} on ${r.receipt.handoff_hash}\nstate: ${r.workflow.state}\nnext: twinlock admit ${runFile} ${r.workflow.executor}`,
+    text: `recorded apply approval by ${r.receipt.approver}${r.receipt.signature ? " (signed)" : ""} for ${r.receipt.executor} on ${r.receipt.handoff_hash}\nstate: ${r.workflow.state}\nnext: ${
+      dryRunStillNeeded(home, r.run.state, r.workflow)
+        ? `${dryRunStep(runFile, r.workflow).command}   (${r.workflow.executor} declares dry_run_required)`
+        : `twinlock admit ${runFile} ${r.workflow.executor}`
+    }`,
     json: { ok: true, state: r.workflow.state, receipt: r.receipt },
   };
 }

@@ -19,7 +19,7 @@ export function runLog(runFile: string, _o: CommonOptions): CommandResult {
     const bits = [
       pair,
       d.revision !== undefined ? `rev ${d.revision}` : receipt?.revision !== undefined ? `rev ${receipt.revision}` : undefined,
-      receipt?.decision,
+      receipt?.decision ?? receipt?.result,
       d.hash ?? receipt?.handoff_hash,
       reason !== undefined ? `!STOP:${reason}` : undefined,
       d.outcome,

@@ -35,6 +35,8 @@ export function runVerifyReceipts(runFile: string, o: CommonOptions): CommandRes
       ...wf.reviews.map((r) => [r, "review"] as [typeof r, Right]),
       ...wf.consents.map((r) => [r, "consent"] as [typeof r, Right]),
       ...wf.apply_approvals.map((r) => [r, "apply"] as [typeof r, Right]),
+      // A passed dry run is a person's decision that admission relies on, signed with the apply right.
+      ...wf.dry_runs.flatMap((d) => (d.result_receipt ? [[d.result_receipt, "apply"] as [typeof d.result_receipt, Right]] : [])),
     ];
     for (const [receipt, right] of all) {
       const v = judgeReceiptTrust(receipt, right, config);
@@ -43,7 +45,7 @@ export function runVerifyReceipts(runFile: string, o: CommonOptions): CommandRes
         kind: receipt.kind,
         revision: receipt.revision as number,
         person: String(receipt.reviewer ?? receipt.user ?? receipt.approver ?? receipt.by),
-        decision: (receipt.decision as string | undefined) ?? null,
+        decision: (receipt.decision as string | undefined) ?? (receipt.result as string | undefined) ?? null,
         signed: receipt.signature !== undefined,
         ok: v.ok,
         detail: v.ok ? (v.signer ? `signed by ${v.signer}` : "unsigned (allowed by policy)") : v.reason,

@@ -1,0 +1,32 @@
+import type { GateHome } from "../home/gate-home.js";
+import { loadPinnedSuite } from "../home/suite-pins.js";
+import type { RunState, Workflow } from "../run/run-schema.js";
+
+/** Modes in which an executor that declares `dry_run_required` is admitted only after a passed dry run. */
+const APPLY_MODES = new Set(["APPLY_SAFE", "APPLY_APPROVED"]);
+
+/**
+ * Whether `wf`'s executor still needs a passed dry run of the current
+ * revision before admission: it declares `dry_run_required: true` (in the
+ * pinned suite), the run acts in an APPLY mode, and no dry run of this
+ * revision has passed. Used for next-step hints only (admission judges it
+ * itself); a suite that cannot be read says no.
+ */
+export function dryRunStillNeeded(home: GateHome, state: RunState, wf: Workflow): boolean {
+  if (!APPLY_MODES.has(state.settings.mode)) return false;
+  if (wf.dry_runs.some((d) => d.revision === wf.revision && d.result_receipt?.result === "passed")) return false;
+  try {
+    const pinned = loadPinnedSuite(home, state.suite, [wf.planner, wf.executor]);
+    return pinned.suite.byId.get(wf.executor)?.frontmatter.dry_run_required === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The next step when a dry run is still needed (see dryRunStillNeeded). */
+export function dryRunStep(runFile: string, wf: Workflow): { action: string; command: string } {
+  return {
+    action: `dry-run first: ${wf.executor} declares dry_run_required, so it is admitted in an APPLY mode only after a passed dry run of revision ${wf.revision}`,
+    command: `twinlock dry-run ${runFile} ${wf.executor} --checkout DIR`,
+  };
+}
