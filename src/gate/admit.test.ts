@@ -31,6 +31,7 @@ import {
   workflowOf,
 } from "../test-support/run-fixture.js";
 import { admit, recordDryRunResult } from "./admit.js";
+import { pairStatusFromRun } from "./pair-status.js";
 
 const CHECK_IDS = [
   "1",
@@ -747,6 +748,19 @@ describe("an executor that declares dry_run_required", () => {
     const admitted = await admitStep(g);
     expect(admitted.admitted).toBe(true);
     expect(admitted.checks.find((c) => c.id === "dry-run")?.detail).toMatch(/dry run of revision 1 passed at /);
+  });
+
+  it("sends the next step to dry-run until one passed, and its signed result is a receipt verify-receipts checks", async () => {
+    const g = await readyWithDryRunRequired();
+    const before = await pairStatusFromRun(g.runFile, PLANNER, homeOf(g));
+    expect(before.next_command).toMatch(/^twinlock dry-run .* MD-30 --checkout DIR/);
+    expect(before.next_action).toMatch(/MD-30 declares dry_run_required/);
+    await dryRun(g);
+    await result(g, "passed");
+    const after = await pairStatusFromRun(g.runFile, PLANNER, homeOf(g));
+    expect(after.next_command).toMatch(/^twinlock admit /);
+    const verified = await runCli(["verify-receipts", g.runFile, "--home", homeOf(g).dir]);
+    expect(verified.stdout).toMatch(/dry_run_result passed by executor-agent/);
   });
 
   it("needs no dry run in DRAFT_ONLY, and a dry-run result needs an open dry run", async () => {

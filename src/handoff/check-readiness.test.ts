@@ -249,6 +249,8 @@ describe("twinlock readiness", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("action_plan.json [A1]: findings cites #FINDING:F9, which does not exist");
     expect(r.stdout).toContain("not ready:");
+    // Run from a folder with no twinlock.yaml above it, readiness says which format it used and how to choose another.
+    expect(r.stdout).toContain("no twinlock.yaml was found above the current folder, so the handoff was read in twinlock's own format");
     expect(r.output).not.toMatch(STACK_FRAME);
     expect(snapshotTree(dir)).toEqual(before);
   });

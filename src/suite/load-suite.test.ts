@@ -19,6 +19,15 @@ afterAll(removeTempDirs);
 const codesOf = (root: string) => loadSuite(root).diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code}`);
 
 describe("loadSuite", () => {
+  it("keeps choosing prompt files by valid prompts/exclude globs when another key of twinlock.yaml is invalid", () => {
+    const files: Record<string, string> = { "README.md": "# Not a prompt\n", "docs/guide.md": "no frontmatter\n" };
+    for (const [file, text] of Object.entries(baseSuite())) if (file !== "twinlock.yaml") files[`prompts/${file}`] = text;
+    files["twinlock.yaml"] = 'suite_id: s\nprompts: ["prompts/**/*.md"]\npolicies:\n  handoff: {format: mission-directives}\n';
+    const suite = loadSuite(writeSuite(files));
+    expect(suite.diagnostics.map((d) => `${d.file} ${d.code}`)).toEqual(["twinlock.yaml CONFIG_INVALID"]);
+    expect(suite.prompts.every((p) => p.file.startsWith("prompts/"))).toBe(true);
+  });
+
   it("loads all 16 prompts of the example suite and its config without a problem", () => {
     const suite = loadSuite(EXAMPLE_SUITE);
     expect(suite.diagnostics).toEqual([]);
