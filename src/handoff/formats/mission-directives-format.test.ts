@@ -1,5 +1,7 @@
 import { rmSync } from "node:fs";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { PACKAGE_ROOT } from "../../package-root.js";
 import {
   databaseMigrationHandoff,
   dependencyUpgradeHandoff,
@@ -195,5 +197,13 @@ describe("a broken Mission Directives handoff, each problem named exactly", () =
     const r = checkReadiness(dir, MISSION_DIRECTIVES_FORMAT);
     expect(r.ready).toBe(false);
     expect(r.problems).toContainEqual({ file: "evidence_index.json", message: '(top level): missing required field "snapshot_id"' });
+  });
+});
+
+describe("the example handoff the README points at", () => {
+  it("is ready in the mission-directives format, so a team can start from it", () => {
+    const r = checkReadiness(path.join(PACKAGE_ROOT, "examples", "handoff-mission-directives"), MISSION_DIRECTIVES_FORMAT);
+    expect(r.problems).toEqual([]);
+    expect(r.ready).toBe(true);
   });
 });
