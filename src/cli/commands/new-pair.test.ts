@@ -26,6 +26,16 @@ const NEW_PAIR = [
 ];
 
 describe("new-pair", () => {
+  it("puts the pair under the fixed start of the prompts glob by default, where the suite reads it", async () => {
+    const files: Record<string, string> = { "README.md": "# repo\n" };
+    for (const [file, text] of Object.entries(baseSuite())) if (file !== "twinlock.yaml") files[`prompts/${file}`] = text;
+    files["twinlock.yaml"] = 'suite_id: s\nprompts: ["prompts/**/*.md"]\n';
+    const root = writeSuite(files);
+    const created = await runCli(["new-pair", "--suite", root, ...NEW_PAIR]);
+    expect(created.code, created.output).toBe(0);
+    expect(readdirSync(path.join(root, "prompts", "testing")).sort()).toHaveLength(2);
+  });
+
   it("scaffolds a pair into a copy of the example suite that passes validate with 7 genuine pairs and declared_pairs bumped to 7", async () => {
     const root = copyExampleSuite();
     const created = await runCli(["new-pair", "--suite", root, ...NEW_PAIR]);

@@ -56,7 +56,8 @@ export function runNewPair(options: NewPairOptions): CommandResult {
     if (existing) throw new RefusalError(`${id} already exists in the suite (${existing.file}); choose unused IDs`);
   }
   for (const id of requires) if (!suite.byId.has(id)) throw new UsageError(`--requires ${id}: no such prompt in the suite`);
-  const dirRel = options.dir ?? category.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+  // By default a folder named after the category, under the fixed start of the first `prompts` glob (`prompts/**/*.md` → `prompts/`).
+  const dirRel = options.dir ?? path.join(literalGlobPrefix(suite.config.prompts?.[0]), category.toLowerCase().replace(/[^a-z0-9]+/g, "-"));
   const dir = path.resolve(suite.root, dirRel);
   if (path.relative(suite.root, dir).startsWith(".."))
     throw new UsageError(`--dir ${dirRel} leaves the suite folder; give a folder inside it`);
@@ -128,4 +129,16 @@ export function runNewPair(options: NewPairOptions): CommandResult {
       problems: mine,
     }),
   };
+}
+
+/** The folders a glob starts with before its first wildcard (`prompts/**\/*.md` → `prompts`), or "" for none. */
+function literalGlobPrefix(glob: string | undefined): string {
+  if (glob === undefined) return "";
+  const segments = glob.split("/");
+  const fixed: string[] = [];
+  for (const segment of segments.slice(0, -1)) {
+    if (/[*?[\]{}]/.test(segment)) break;
+    fixed.push(segment);
+  }
+  return fixed.join("/");
 }
