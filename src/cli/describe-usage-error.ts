@@ -1,4 +1,5 @@
 import type { Command, CommanderError } from "commander";
+import { editDistance } from "../input/closest-choice.js";
 
 /**
  * Commander's parse error as one line a person can act on. A misspelt option
@@ -61,18 +62,4 @@ function positionals(command: Command, argv: readonly string[]): string[] {
     out.push(token);
   }
   return out;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const here = row[j] as number;
-      row[j] = Math.min(here + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = here;
-    }
-  }
-  return row[b.length] as number;
 }

@@ -2,6 +2,7 @@ import type { KeyObject } from "node:crypto";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
 import { updateRun } from "../home/run-ledger.js";
+import { closestChoice } from "../input/closest-choice.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-store.js";
@@ -47,7 +48,10 @@ export function requireCurrentHash(wf: Workflow, given: string | undefined, what
  */
 export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedRun; receipt: ReviewReceipt; workflow: Workflow }> {
   if (!(REVIEW_DECISIONS as readonly string[]).includes(input.decision)) {
-    throw new UsageError(`--decision ${input.decision} is not one of ${REVIEW_DECISIONS.join(", ")}`);
+    const meant = closestChoice(input.decision, REVIEW_DECISIONS);
+    throw new UsageError(
+      `--decision ${JSON.stringify(input.decision.slice(0, 40))} is not one of ${REVIEW_DECISIONS.join(", ")}${meant ? `; did you mean ${meant}?` : ""}`,
+    );
   }
   // Gather the pinned suite and the executor's file digest before taking the locks.
   const { workflow, pinned } = gatherPinned(input.runFile, input.home, input.planner);
