@@ -69,6 +69,8 @@ async function holdInChild(file: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
     cwd: fileURLToPath(new URL("../..", import.meta.url)),
     stdio: ["pipe", "pipe", "pipe"],
+    // tsx would otherwise leave its compile cache in the system temp folder.
+    env: { ...process.env, TSX_DISABLE_CACHE: "1" },
   });
   children.push(child);
   let err = "";
