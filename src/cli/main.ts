@@ -3,6 +3,7 @@ import { ConflictError, EXIT, IntegrityError, RefusalError, UsageError } from ".
 import type { CommandResult } from "./command-result.js";
 import { describeUsageError } from "./describe-usage-error.js";
 import { registerCommands } from "./register-commands.js";
+import { writeOutput } from "./write-output.js";
 
 /** Where the CLI writes; tests pass their own. */
 export interface CliIo {
@@ -11,8 +12,8 @@ export interface CliIo {
 }
 
 const defaultIo: CliIo = {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
+  stdout: (t) => writeOutput(1, t),
+  stderr: (t) => writeOutput(2, t),
 };
 
 /**
@@ -30,11 +31,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     .version(VERSION, "-V, --version")
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({
-      writeOut: (t) => io.stdout(t),
-      // Commander's own parse errors are re-reported below as one line.
-      writeErr: () => {},
-    });
+    .configureOutput(outputOf(io));
   registerCommands(program, (r) => {
     result = r;
   });
@@ -42,7 +39,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   const everyCommand = program.commands.flatMap((c) => [c, ...c.commands]);
   for (const sub of everyCommand) {
     sub.exitOverride();
-    sub.configureOutput({ writeOut: (t) => io.stdout(t), writeErr: () => {} });
+    sub.configureOutput(outputOf(io));
     if (sub.commands.length > 0) continue;
     sub.addOption(new Option("--json", "print one JSON document on stdout"));
     sub.addOption(new Option("--debug", "show internal stack traces").hideHelp());
@@ -68,6 +65,24 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   if (json) io.stdout(`${JSON.stringify(result.json, null, 2)}\n`);
   else if (result.text !== "") io.stdout(`${result.text}\n`);
   return result.exitCode;
+}
+
+/**
+ * Where commander writes, and how wide and colourful its help is. Asking
+ * `process.stdout` (commander's default) would set up the stdout stream on
+ * every call: the help width comes from COLUMNS (else 80) and help has no colour.
+ */
+function outputOf(io: CliIo) {
+  const width = Number(process.env.COLUMNS);
+  return {
+    writeOut: (t: string) => io.stdout(t),
+    // Commander's own parse errors are re-reported below as one line.
+    writeErr: () => {},
+    getOutHelpWidth: () => (Number.isInteger(width) && width >= 40 ? width : 80),
+    getErrHelpWidth: () => (Number.isInteger(width) && width >= 40 ? width : 80),
+    getOutHasColors: () => false,
+    getErrHasColors: () => false,
+  };
 }
 
 function report(error: unknown, ctx: { json: boolean; debug: boolean; io: CliIo; usage: (error: CommanderError) => string }): number {

@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+
 /**
  * Terminal colour, on only when the stream is a terminal and NO_COLOR is
  * unset (or FORCE_COLOR asks for it), so piped output stays plain text.
@@ -11,11 +13,17 @@ export interface Style {
   cyan(s: string): string;
 }
 
-/** Whether `stream` should get colour. */
-export function colourEnabled(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+/** Whether output to file descriptor `fd` should get colour. */
+export function colourEnabled(fd = 1, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return true;
-  return stream.isTTY === true && env.TERM !== "dumb";
+  // isatty on the descriptor, not process.stdout.isTTY: that would set up the stdout stream this CLI never uses.
+  return ttyModule().isatty(fd) && env.TERM !== "dumb";
+}
+
+/** node:tty, loaded when asked (it loads net and streams). */
+function ttyModule(): typeof import("node:tty") {
+  return (typeof require === "function" ? require("node:tty") : createRequire(import.meta.url)("node:tty")) as typeof import("node:tty");
 }
 
 /** A style that colours when `enabled`, else returns text unchanged. */
