@@ -186,14 +186,15 @@ describe("checkTrustConfig", () => {
     expect(problems).toContainEqual(["error", expect.stringContaining("no unrevoked reviewer has the consent right")]);
   });
 
-  it("reports a revoked entry that is not a public key line", () => {
-    const config = configText([{ name: "alice", key: key(), rights: ["review", "consent"] }], { revoked: ["alice-old-key"] });
+  it("reports a revoked entry shaped like a key line that is no Ed25519 key (the schema refuses any other text)", () => {
+    const notAKey = `${PUBLIC_KEY_PREFIX}${Buffer.alloc(33, 7).toString("base64")}`;
+    const config = configText([{ name: "alice", key: key(), rights: ["review", "consent"] }], { revoked: [notAKey] });
     expect(checkTrustConfig(suiteWith(config))).toEqual([
       {
         code: "CONFIG_INVALID",
         severity: "error",
         file: "twinlock.yaml",
-        line: lineOf(config, "  - alice-old-key"),
+        line: lineOf(config, `  - ${notAKey}`),
         col: 1,
         message: expect.stringContaining("is not an Ed25519 public key line"),
       },

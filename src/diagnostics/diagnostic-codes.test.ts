@@ -111,7 +111,6 @@ const FIXTURES: Record<DiagnosticCode, CodeFixture> = {
     run: () => validateOnDisk(baseSuite(), (root) => symlinkSync(".", path.join(root, "loop"))),
     file: "loop",
     line: 1,
-    severity: "warning",
   },
   FILE_UNREADABLE: {
     plants: "a prompt file that cannot be opened (path longer than PATH_MAX, which stops root too)",
@@ -365,6 +364,18 @@ const FIXTURES: Record<DiagnosticCode, CodeFixture> = {
     run: () => validateInMemory({ ...baseSuite(), [BASE_FILES["MD-11"]]: t.copied }),
     file: BASE_FILES["MD-11"],
     line: lineContaining(t.copied, "- Error rate stays under"),
+    promptId: "MD-11",
+  },
+  BODY_HIDDEN_TEXT: {
+    plants: "tag characters (invisible on a terminal, read by a model) in MD-11's body",
+    run: () =>
+      validateInMemory({
+        ...baseSuite(),
+        [BASE_FILES["MD-11"]]: `${baseSuite()[BASE_FILES["MD-11"]]}\nAll good.\u{E0072}\u{E0075}\u{E006E}\n`,
+      }),
+    file: BASE_FILES["MD-11"],
+    line: (baseSuite()[BASE_FILES["MD-11"]] as string).split("\n").length + 1,
+    col: "All good.".length + 1,
     promptId: "MD-11",
   },
   GRAPH_STALE: {

@@ -43,6 +43,7 @@ export const DIAGNOSTIC_CODES = [
   "BODY_TWIN_NOT_NAMED",
   "BODY_ALTERNATE_EXECUTOR",
   "BODY_COPIED_VERIFICATION",
+  "BODY_HIDDEN_TEXT",
   // graph, state machine, refusal, config
   "GRAPH_STALE",
   "STATE_MACHINE",

@@ -124,17 +124,13 @@ export function presentFiles(
   });
 }
 
-/** Most bytes of a file that is not text shown to the reviewer. */
-const LOSSY_SHOWN_BYTES = 64 * 1024;
-
 /**
  * A file that is not UTF-8 text, as a reviewer can still read it: decoded with
- * each invalid byte as U+FFFD (NULs and controls become � when shown), up to
- * LOSSY_SHOWN_BYTES. The executor gets the bytes as they are, so they are shown, not hidden.
+ * each invalid byte as U+FFFD (NULs and controls become � when shown), all of
+ * it: the executor gets every byte, so the reviewer is shown every byte.
  */
 function lossyText(bytes: Buffer): string {
-  const shown = bytes.subarray(0, LOSSY_SHOWN_BYTES).toString("utf8");
-  return bytes.length > LOSSY_SHOWN_BYTES ? `${shown}\n… (${bytes.length - LOSSY_SHOWN_BYTES} more bytes not shown)` : shown;
+  return bytes.toString("utf8");
 }
 
 /** UTF-8 text without NUL bytes, or null for a binary file. */

@@ -742,6 +742,19 @@ describe("attack 9: text that reads one way to a person and another way to twinl
     expect(JSON.stringify(r)).toMatch(/cannot read as a prompt, which may declare MD-29 or MD-30.*NUL byte/);
   });
 
+  it("refuses admission while a copy of the executor saved as UTF-16 (whose bytes never spell MD-30) sits in the suite", async () => {
+    const w = await world();
+    await toConsented(w);
+    const copy = readFileSync(path.join(w.suite, "debugging", "md-30-debugging-executor.md"), "utf8");
+    writeFileSync(
+      path.join(w.suite, "debugging", "md-30-debugging-executor.v2.md"),
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(copy, "utf16le")]),
+    );
+    const r = await tryAdmit(w);
+    expect(r.admitted).toBe(false);
+    expect(JSON.stringify(r)).toMatch(/md-30-debugging-executor\.v2\.md.*(NUL byte|not valid UTF-8)/);
+  });
+
   it("finds a re-routing key inside a list, in a mapping's keys, and refuses tagged collections", async () => {
     const w = await world();
     await toConsented(w);

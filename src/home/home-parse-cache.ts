@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { readRegularFile } from "../input/read-regular-file.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
@@ -37,14 +37,16 @@ export function openHomeParseCache(suiteRoot: string, homeDir?: string): HomePar
     return undefined;
   }
   const file = path.join(dir, "cache", `prompts-${createHash("sha256").update(root).digest("hex").slice(0, 32)}.json`);
-  const cache = new MemoryParseCache(readEntries(file));
+  // Entries are what this exact build of twinlock parsed: another build (an upgrade, an older checkout) starts afresh.
+  const format = `${FORMAT} ${codeIdentity()}`;
+  const cache = new MemoryParseCache(readEntries(file, format));
   return {
     cache,
     save() {
       if (!cache.changed) return;
       try {
         mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-        atomicWriteFile(file, cache.toJson(FORMAT), 0o600);
+        atomicWriteFile(file, cache.toJson(format), 0o600);
       } catch {
         // Not written: the next load parses again.
       }
@@ -52,7 +54,26 @@ export function openHomeParseCache(suiteRoot: string, homeDir?: string): HomePar
   };
 }
 
-function readEntries(file: string): Array<[string, Record<string, unknown>]> {
+/**
+ * Which build is running: the sha256 of the one-file build when twinlock runs
+ * from it (`__filename` is dist/twinlock.cjs), else a value of this process
+ * alone (run from source, nothing is shared between processes).
+ */
+function codeIdentity(): string {
+  codeId ??= (() => {
+    try {
+      if (typeof __filename === "string" && __filename.endsWith(".cjs"))
+        return createHash("sha256").update(readFileSync(__filename)).digest("hex").slice(0, 32);
+    } catch {
+      // Unreadable: fall through to a value of this process.
+    }
+    return `process-${process.pid}-${randomBytes(8).toString("hex")}`;
+  })();
+  return codeId;
+}
+let codeId: string | undefined;
+
+function readEntries(file: string, expected: string): Array<[string, Record<string, unknown>]> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readRegularFile(file, "parse cache", { noFollow: true, maxBytes: MAX_CACHE_BYTES }).toString("utf8"));
@@ -60,7 +81,7 @@ function readEntries(file: string): Array<[string, Record<string, unknown>]> {
     return [];
   }
   const { format, entries } = (parsed ?? {}) as { format?: unknown; entries?: unknown };
-  if (format !== FORMAT || entries === null || typeof entries !== "object" || Array.isArray(entries)) return [];
+  if (format !== expected || entries === null || typeof entries !== "object" || Array.isArray(entries)) return [];
   return Object.entries(entries as Record<string, unknown>).filter(
     (e): e is [string, Record<string, unknown>] =>
       /^[0-9a-f]{64}$/.test(e[0]) && e[1] !== null && typeof e[1] === "object" && !Array.isArray(e[1]),

@@ -376,8 +376,8 @@ export function loadPinnedSuite(
   return { ...policy, suite };
 }
 
-/** Problems that leave a prompt file unread or unparsed (its ID unknown), and links the walk does not follow. */
-const BLOCKING_LOAD_PROBLEMS = /^(FILE_|FRONTMATTER_|PROMPT_ID_(MISSING|FORMAT)$|SUITE_SYMLINK_SKIPPED$)/;
+/** Problems that leave a prompt file unread or unparsed (its ID unknown), links the walk does not follow, and text a person cannot see. */
+const BLOCKING_LOAD_PROBLEMS = /^(FILE_|FRONTMATTER_|PROMPT_ID_(MISSING|FORMAT)$|SUITE_SYMLINK_SKIPPED$|BODY_HIDDEN_TEXT$)/;
 
 /** Throw unless the planner is paired now exactly as it was when the suite was pinned. */
 export function requirePinnedPair(pinned: PinnedSuite, planner: string, executor: string): void {

@@ -9,15 +9,20 @@ export function cleanText(s: string): string {
   return showInvisible(s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "�").replace(/\n+/g, " "));
 }
 
+/** Characters a terminal shows as nothing (or as a blank) that a model still reads. */
+const INVISIBLE = /[\p{Cf}\p{Co}\p{Cn}\u034f\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
+
 /**
  * Format characters (Unicode category Cf: zero-width spaces and joiners,
  * direction marks and overrides, the tag characters an agent can smuggle
- * instructions in, soft hyphens, byte-order marks) written out as ⟨U+XXXX⟩:
+ * instructions in, soft hyphens, byte-order marks), private-use and
+ * unassigned code points, variation selectors, the combining grapheme joiner,
+ * Hangul fillers and the braille blank, written out as ⟨U+XXXX⟩:
  * a person reading a plan sees that they are there, where a terminal would
  * show nothing and a model would still read them.
  */
 export function showInvisible(s: string): string {
-  return s.replace(/\p{Cf}/gu, (c) => `⟨U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}⟩`);
+  return s.replace(INVISIBLE, (c) => `⟨U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}⟩`);
 }
 
 /**
@@ -25,14 +30,22 @@ export function showInvisible(s: string): string {
  * and another way to twinlock: C0 and C1 controls (tab and line feed
  * excepted), a carriage return not followed by a line feed (a line break in
  * YAML 1.2, an overprint on a terminal), DEL, the line and paragraph
- * separators, and the bidirectional controls.
+ * separators, every format character (Unicode Cf: direction controls,
+ * zero-width spaces and joiners, soft hyphens, byte-order marks, tag
+ * characters), variation selectors, the combining grapheme joiner, and the
+ * blank-looking Hangul fillers and braille blank.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const DECEPTIVE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/;
+const DECEPTIVE =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u034f\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f]|\p{Cf}|[\u{e0100}-\u{e01ef}]|\r(?!\n)/u;
+
+/** An emoji with its optional presentation selector, joined to more by zero-width joiners. */
+const EMOJI_SEQUENCE = /\p{Extended_Pictographic}\uFE0F?(?:\u200D\p{Extended_Pictographic}\uFE0F?)*/gu;
 
 /** Where the first deceptive character of `text` is (see DECEPTIVE), as a 1-based line and column and the code point, or undefined. */
 export function findDeceptiveChar(text: string): { line: number; col: number; codePoint: string } | undefined {
-  const m = DECEPTIVE.exec(text);
+  // Emoji written the usual way keep their presentation selector (U+FE0F) and joiners (U+200D): ⚠️, 👩‍💻.
+  const m = DECEPTIVE.exec(text.replace(EMOJI_SEQUENCE, (seq) => "x".repeat(seq.length)));
   if (!m) return undefined;
   const before = text.slice(0, m.index);
   const lastNl = before.lastIndexOf("\n");

@@ -65,15 +65,15 @@ describe("loadSuite", () => {
     expect(suite.duplicates.get("MD-10")).toHaveLength(2);
   });
 
-  it("reports a symlink loop (`ln -s . loop`) as a warning and does not follow it", () => {
+  it("reports a symlink loop (`ln -s . loop`) as an error (another tool may follow it) and does not follow it", () => {
     const root = writeSuite(baseSuite());
     symlinkSync(".", path.join(root, "loop"));
     symlinkSync("..", path.join(root, "pairs", "up"));
     const suite = loadSuite(root);
     expect(suite.prompts).toHaveLength(6);
     expect(suite.diagnostics.map((d) => [d.code, d.severity, d.file])).toEqual([
-      ["SUITE_SYMLINK_SKIPPED", "warning", "loop"],
-      ["SUITE_SYMLINK_SKIPPED", "warning", "pairs/up"],
+      ["SUITE_SYMLINK_SKIPPED", "error", "loop"],
+      ["SUITE_SYMLINK_SKIPPED", "error", "pairs/up"],
     ]);
   });
 

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { closeSync, readdirSync, readSync } from "node:fs";
 import path from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
@@ -114,7 +115,10 @@ function parseFilesDeclaring(
     grew = false;
     const patterns = [...needed].map((id) => Buffer.from(id, "utf8"));
     files.forEach(({ rel, bytes }, i) => {
-      if (parsed.has(i) || (bytes.indexOf(0x5c) === -1 && !patterns.some((p) => bytes.indexOf(p) !== -1))) return;
+      // A file that is not UTF-8 (UTF-16, say, where the ID's bytes differ) or holds a NUL byte could spell any ID: parsed, so it is reported.
+      const mayDeclare =
+        bytes.indexOf(0x5c) !== -1 || patterns.some((p) => bytes.indexOf(p) !== -1) || bytes.indexOf(0) !== -1 || !isUtf8(bytes);
+      if (parsed.has(i) || !mayDeclare) return;
       const result = parsePromptFile(rel, bytes);
       diagnostics.push(...result.diagnostics);
       parsed.set(i, result.prompt);
@@ -170,7 +174,8 @@ function walk(absRoot: string, rel: string, out: string[], diagnostics: Diagnost
       if (selection.includes(childRel) || (!entry.name.includes(".") && selection.mayContain(childRel))) {
         diagnostics.push({
           code: "SUITE_SYMLINK_SKIPPED",
-          severity: "warning",
+          // An error, as for a gate decision: another tool may follow the link and find a prompt twinlock never read.
+          severity: "error",
           file: childRel,
           line: 1,
           col: 1,

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
  */
 export interface ParseCache {
   get(digest: string): Record<string, unknown> | undefined;
-  set(digest: string, data: Record<string, unknown>): void;
+  set(digest: string, data: Record<string, unknown>, fileBytes?: number): void;
 }
 
 /** The key of a prompt file's bytes in a ParseCache. */
@@ -50,9 +50,14 @@ export class MemoryParseCache implements ParseCache {
     return data;
   }
 
-  set(digest: string, data: Record<string, unknown>): void {
+  /**
+   * Keep `data` for the file of `digest`. `fileBytes` is that file's size: an
+   * entry much larger than its file (aliases written out again and again) is
+   * not kept, so a hostile prompt cannot fill the home.
+   */
+  set(digest: string, data: Record<string, unknown>, fileBytes = Number.POSITIVE_INFINITY): void {
     const text = exactJson(data);
-    if (text === undefined) return;
+    if (text === undefined || text.length > 2 * fileBytes + 4096) return;
     this.known.set(digest, data);
     this.used.set(digest, text);
     this.added++;

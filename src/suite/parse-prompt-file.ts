@@ -73,21 +73,50 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
   const key = cache ? parseCacheKey(bytes) : undefined;
   const cached = key === undefined ? undefined : cache?.get(key);
   const simple = cached === undefined ? parseSimpleFrontmatter(yamlLines, 2, { positions: false }) : undefined;
+  // The full parser's duplicate-key check grows with the square of the keys: frontmatter far past any real prompt's is refused first.
+  if (cached === undefined && !simple && yamlLines.length > MAX_FRONTMATTER_LINES) {
+    at(
+      "FRONTMATTER_YAML",
+      { line: 2, col: 1 },
+      `the frontmatter has ${yamlLines.length} lines, over the ${MAX_FRONTMATTER_LINES}-line limit; keep data out of prompt frontmatter`,
+    );
+    return { prompt: undefined, diagnostics };
+  }
   const parsed: { data: Record<string, unknown>; positions: PositionIndex } | { diagnostics: Diagnostic[] } =
     cached !== undefined
       ? { data: cached, positions: lazyPositions(text, file) }
       : simple
         ? { data: simple.data, positions: lazyPositions(text, file) }
         : parseWithYaml(yamlLines.join("\n"), file);
-  if (key !== undefined && cached === undefined && !("diagnostics" in parsed)) cache?.set(key, parsed.data);
+  if (key !== undefined && cached === undefined && !("diagnostics" in parsed)) cache?.set(key, parsed.data, bytes.length);
   if ("diagnostics" in parsed) {
     diagnostics.push(...parsed.diagnostics);
     return { prompt: undefined, diagnostics };
   }
   const { data: frontmatter, positions } = parsed;
+  // Keys are plain ASCII names: a key with an invisible or look-alike letter (`аllowed_modes` in Cyrillic) reads as
+  // a rule to a person and as an unknown key to twinlock.
+  const oddKey = firstNonAsciiKey(frontmatter);
+  if (oddKey !== undefined) {
+    at(
+      "FRONTMATTER_YAML",
+      positions.get(oddKey.split(".")[0] as string) ?? { line: 2, col: 1 },
+      `the frontmatter key ${JSON.stringify(oddKey)} is not a plain ASCII name (letters, digits, _ . -); rename it`,
+    );
+    return { prompt: undefined, diagnostics };
+  }
   const where = (key: string) => positions.get(key) ?? { line: 2, col: 1 };
   const typeProblem = (key: string, expected: string) =>
     at("FIELD_TYPE", where(key), `\`${key}\` must be ${expected}, found ${describe(frontmatter[key])}`, { field: key });
+
+  // The executor model reads the body, and consent binds its bytes: text in it that a person cannot see is refused too.
+  const hiddenInBody = findDeceptiveChar(body);
+  if (hiddenInBody)
+    at(
+      "BODY_HIDDEN_TEXT",
+      { line: bodyLine + hiddenInBody.line - 1, col: hiddenInBody.col },
+      `the body holds ${hiddenInBody.codePoint}, a control, invisible or direction character a person reading the prompt cannot see; remove it`,
+    );
 
   const rawId = frontmatter.prompt_id;
   if (rawId === undefined || rawId === null) {
@@ -136,6 +165,10 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
         field: "prompt_role",
       });
   }
+
+  const dryRunRequired = frontmatter.dry_run_required;
+  if (dryRunRequired !== undefined && dryRunRequired !== null && typeof dryRunRequired !== "boolean")
+    typeProblem("dry_run_required", "true or false");
 
   let pairingRequired = false;
   const pr = frontmatter.pairing_required;
@@ -276,11 +309,44 @@ function positionAtByte(bytes: Uint8Array, index: number): Position {
   return { line, col: index - lineStart + 1 };
 }
 
+/** Most frontmatter lines read by the full YAML parser. */
+export const MAX_FRONTMATTER_LINES = 5000;
+
+/** The first key, anywhere in the frontmatter (as a dotted path), that is not a plain ASCII name; or undefined. */
+function firstNonAsciiKey(value: unknown, prefix = ""): string | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = firstNonAsciiKey(item, prefix);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const keyPath = prefix === "" ? key : `${prefix}.${key}`;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: any character outside printable ASCII is the point
+    if (/[^\u0020-\u007e]/.test(key)) return keyPath;
+    const found = firstNonAsciiKey(child, keyPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** The full YAML parse, for frontmatter outside the fast path's subset. Positions are file positions. */
 export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter | { diagnostics: Diagnostic[] } {
   const { isMap, isScalar, isSeq, LineCounter, parseDocument } = loadYaml();
   const lineCounter = new LineCounter();
-  const doc = parseDocument(yamlText, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(yamlText, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return {
+      diagnostics: [
+        { code: "FRONTMATTER_YAML", severity: "error", file, line: 2, col: 1, message: "invalid YAML: nested too deeply to read" },
+      ],
+    };
+  }
   // The YAML starts on file line 2, so every YAML position shifts by one line.
   const toPos = (offset: number): Position => {
     const p = lineCounter.linePos(offset);
@@ -336,7 +402,7 @@ export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter
       };
     return { data, positions };
   } catch (error) {
-    // An alias bomb (or any other resolution failure) is bad input, not a crash.
+    // An alias bomb, nesting too deep (or any other resolution failure) is bad input, not a crash.
     return { diagnostics: [problem({ line: 2, col: 1 }, "FRONTMATTER_YAML", `invalid YAML: ${firstLine((error as Error).message)}`)] };
   }
 }

@@ -28,7 +28,8 @@ export function parseSimpleFrontmatter(
   try {
     return new BlockParser(lines, firstLine).document(options.positions !== false);
   } catch (error) {
-    if (error === OUTSIDE_SUBSET) return undefined;
+    // Nesting deep enough to exhaust the stack is left to the full parser too, which reports it.
+    if (error === OUTSIDE_SUBSET || error instanceof RangeError) return undefined;
     throw error;
   }
 }

@@ -89,7 +89,7 @@ describe("a suite whose twinlock.yaml sits at a repository root", () => {
     expect(r.stderr).toMatch(/no prompt files under .* match twinlock\.yaml prompts \(src\/\*\*\/\*\.md\); fix the globs/);
   });
 
-  it("new-pair refuses a folder outside the prompts globs, and scaffolds inside them", async () => {
+  it("new-pair scaffolds under the prompts glob by default, and refuses a --dir outside the globs", async () => {
     const repo = repository();
     const args = [
       "new-pair",
@@ -106,12 +106,13 @@ describe("a suite whose twinlock.yaml sits at a repository root", () => {
       "--category",
       "deployment",
     ];
-    const outside = await runCli(args);
+    const outside = await runCli([...args, "--dir", "deployment"]);
     expect(outside.code).toBe(2);
     expect(outside.stderr).toMatch(
       /deployment\/md-41-p\.md would not be read as a prompt: twinlock\.yaml prompts are prompts\/\*\*\/\*\.md minus prompts\/drafts\/\*\*; pass --dir inside them/,
     );
-    const inside = await runCli([...args, "--dir", "prompts/deployment"]);
-    expect(inside.code).toBe(0);
+    const inside = await runCli(args);
+    expect(inside.code, inside.output).toBe(0);
+    expect(inside.stdout).toContain("prompts/deployment/");
   });
 });

@@ -177,7 +177,7 @@ export const SuiteConfigSchema = z
     declared_pairs: z.number().int().min(0).optional(),
     body_rules: BodyRulesSchema.optional(),
     reviewers: z.array(ReviewerSchema).optional(),
-    revoked: z.array(z.string()).optional(),
+    revoked: z.array(z.string().regex(/^ed25519:[A-Za-z0-9+/=]{40,}$/, "a public key line ed25519:<base64>")).optional(),
     policies: PoliciesSchema.optional(),
     graph_file: z.string().min(1).optional(),
     /** Globs (relative to this file) of the prompt files; default every `*.md`, so the config can sit at a repository root. */

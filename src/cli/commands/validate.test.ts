@@ -536,9 +536,9 @@ describe("validate on bad input never crashes", () => {
     expect(run.code).toBe(1);
   });
 
-  it("warns about a symlink loop (ln -s . loop) and still exits 0", async () => {
+  it("reports a symlink loop (ln -s . loop) as an error, exits 1, and still reads every real prompt", async () => {
     const run = await located({}, "SUITE_SYMLINK_SKIPPED", "loop", 1, (root) => symlinkSync(".", path.join(root, "loop")));
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1);
     expect(run.stdout).toContain("prompts    6");
   });
 
