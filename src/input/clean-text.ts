@@ -44,6 +44,9 @@ const EMOJI_SEQUENCE = /\p{Extended_Pictographic}\uFE0F?(?:\u200D\p{Extended_Pic
 
 /** Where the first deceptive character of `text` is (see DECEPTIVE), as a 1-based line and column and the code point, or undefined. */
 export function findDeceptiveChar(text: string): { line: number; col: number; codePoint: string } | undefined {
+  // Most text is printable ASCII with tabs and line ends: one quick look settles it.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  if (!/[^\t\n\r\u0020-\u007e]|\r(?!\n)/.test(text)) return undefined;
   // Emoji written the usual way keep their presentation selector (U+FE0F) and joiners (U+200D): ⚠️, 👩‍💻.
   const m = DECEPTIVE.exec(text.replace(EMOJI_SEQUENCE, (seq) => "x".repeat(seq.length)));
   if (!m) return undefined;
