@@ -10,7 +10,8 @@ export function cleanText(s: string): string {
 }
 
 /** Characters a terminal shows as nothing (or as a blank) that a model still reads. */
-const INVISIBLE = /[\p{Cf}\p{Co}\p{Cn}\u034f\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
+// biome-ignore lint/complexity/useRegexLiterals: as a literal, the characters it matches on purpose trip the regex lints
+const INVISIBLE = new RegExp(String.raw`[\p{Cf}\p{Co}\p{Cn}\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f\u{e0100}-\u{e01ef}]|\u034f`, "gu");
 
 /**
  * Format characters (Unicode category Cf: zero-width spaces and joiners,
@@ -35,9 +36,11 @@ export function showInvisible(s: string): string {
  * characters), variation selectors, the combining grapheme joiner, and the
  * blank-looking Hangul fillers and braille blank.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const DECEPTIVE =
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u034f\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f]|\p{Cf}|[\u{e0100}-\u{e01ef}]|\r(?!\n)/u;
+// biome-ignore lint/complexity/useRegexLiterals: as a literal, the characters it matches on purpose trip the regex lints
+const DECEPTIVE = new RegExp(
+  String.raw`[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f]|\u034f|\p{Cf}|[\u{e0100}-\u{e01ef}]|\r(?!\n)`,
+  "u",
+);
 
 /** An emoji with its optional presentation selector, joined to more by zero-width joiners. */
 const EMOJI_SEQUENCE = /\p{Extended_Pictographic}\uFE0F?(?:\u200D\p{Extended_Pictographic}\uFE0F?)*/gu;
@@ -45,7 +48,6 @@ const EMOJI_SEQUENCE = /\p{Extended_Pictographic}\uFE0F?(?:\u200D\p{Extended_Pic
 /** Where the first deceptive character of `text` is (see DECEPTIVE), as a 1-based line and column and the code point, or undefined. */
 export function findDeceptiveChar(text: string): { line: number; col: number; codePoint: string } | undefined {
   // Most text is printable ASCII with tabs and line ends: one quick look settles it.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   if (!/[^\t\n\r\u0020-\u007e]|\r(?!\n)/.test(text)) return undefined;
   // Emoji written the usual way keep their presentation selector (U+FE0F) and joiners (U+200D): ⚠️, 👩‍💻.
   const m = DECEPTIVE.exec(text.replace(EMOJI_SEQUENCE, (seq) => "x".repeat(seq.length)));

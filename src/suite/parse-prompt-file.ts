@@ -324,7 +324,6 @@ function firstNonAsciiKey(value: unknown, prefix = ""): string | undefined {
   }
   for (const [key, child] of Object.entries(value)) {
     const keyPath = prefix === "" ? key : `${prefix}.${key}`;
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: any character outside printable ASCII is the point
     if (/[^\u0020-\u007e]/.test(key)) return keyPath;
     const found = firstNonAsciiKey(child, keyPath);
     if (found !== undefined) return found;
