@@ -96,7 +96,8 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
   const { data: frontmatter, positions } = parsed;
   // Keys are plain ASCII names: a key with an invisible or look-alike letter (`аllowed_modes` in Cyrillic) reads as
   // a rule to a person and as an unknown key to twinlock.
-  const oddKey = firstNonAsciiKey(frontmatter);
+  // The fast parser reads only plain ASCII keys; otherwise a key can be odd only if the text has a non-ASCII byte or an escape.
+  const oddKey = simple === undefined && /[^\t\n\r -~]|\\/.test(yamlLines.join("\n")) ? firstNonAsciiKey(frontmatter) : undefined;
   if (oddKey !== undefined) {
     at(
       "FRONTMATTER_YAML",
