@@ -54,12 +54,17 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
     if (value === null || typeof value !== "object") return undefined;
     if (carriedOf.has(value)) return carriedOf.get(value);
     let id: string | undefined;
-    // A mapping's keys carry IDs as much as its values (`executor_routes: {MD-26: preferred}`).
-    const parts = Array.isArray(value) ? value : Object.entries(value).flat();
-    for (const v of parts) {
-      const inner = findPromptId(v);
+    // Every part is visited even after an ID is found, so each nested object's own answer is worked out (and kept) once.
+    const note = (inner: string | undefined) => {
       if (inner !== undefined && id === undefined) id = inner;
-    }
+    };
+    if (Array.isArray(value)) for (const v of value) note(findPromptId(v));
+    else
+      for (const key of Object.keys(value)) {
+        // A mapping's keys carry IDs as much as its values (`executor_routes: {MD-26: preferred}`).
+        note(idIn(key));
+        note(findPromptId((value as Record<string, unknown>)[key]));
+      }
     carriedOf.set(value, id);
     return id;
   };
