@@ -3,6 +3,7 @@ import { type GateHome, resolveHomeDir } from "../../home/gate-home.js";
 import { addPinner, listPinners, listPins, pinSuite, unpinSuite } from "../../home/suite-pins.js";
 import { parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
+import type { SuiteConfig } from "../../suite/suite-config.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption } from "../home-option.js";
@@ -15,7 +16,7 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
     opened = homeOption(o, { create: true });
     return opened;
   };
-  const { pin, replaced, firstPinner } = await pinSuite(opened ?? openLater, {
+  const { pin, replaced, firstPinner, config } = await pinSuite(opened ?? openLater, {
     suiteDir: findSuiteRoot({ suite: o.suite }),
     allowUnsigned: o.allowUnsigned === true,
     key: keyOption(o.key),
@@ -24,6 +25,8 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
   const text = [
     `pinned ${pin.suite_id} at ${pin.root} in gate home ${home.dir}`,
     `  twinlock.yaml ${pin.config_sha256}`,
+    // What the gate will enforce from now on, to check against what you reviewed.
+    ...policyLines(config),
     `  ${Object.keys(pin.pairs).length} pairs: ${Object.entries(pin.pairs)
       .sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }))
       .map(([p, e]) => `${p}→${e}`)
@@ -77,4 +80,15 @@ export async function runTrustAddPinner(publicKey: string, o: CommonOptions & { 
   const home = homeOption(o);
   await addPinner(home, parseText(publicKey.trim(), "public key", 200), keyOption(o.key));
   return { exitCode: 0, text: `added pinner ${publicKey.trim()} to gate home ${home.dir}`, json: { ok: true, pinners: listPinners(home) } };
+}
+
+/** The policy a pin makes the gate enforce, one line each, as twinlock read it. */
+function policyLines(config: SuiteConfig): string[] {
+  const p = config.policies ?? {};
+  return [
+    `  policy: signed receipts ${p.require_signed_receipts === true ? "required" : "NOT required"}; ${p.required_approvals ?? 1} approval(s) per revision; separate duties ${p.separate_duties === true ? "on" : "off"}; consent expires ${p.consent_expiry ?? "never"}; handoff format ${config.handoff?.format ?? "twinlock"}`,
+    ...(config.reviewers ?? []).map((r) => `  reviewer ${r.name} ${r.public_key.slice(0, 20)}… may ${r.rights.join(", ")}`),
+    ...(config.revoked?.length ? [`  revoked: ${config.revoked.length} key(s)`] : []),
+    ...(config.prompts ? [`  prompts: ${config.prompts.join(", ")}${config.exclude ? ` minus ${config.exclude.join(", ")}` : ""}`] : []),
+  ];
 }

@@ -1,0 +1,29 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseDocument } from "yaml";
+import { runCli } from "../../test-support/run-cli.js";
+import { copyExampleSuite, makeTempDir, removeTempDirs } from "../../test-support/temp-suite.js";
+import { generateReviewerKey } from "../../trust/keys.js";
+
+afterAll(removeTempDirs);
+
+describe("twinlock trust pin", () => {
+  it("prints the policy the gate will enforce, as twinlock read it, for the person to check against what they reviewed", async () => {
+    const suite = copyExampleSuite();
+    const alice = generateReviewerKey();
+    const config = path.join(suite, "twinlock.yaml");
+    const doc = parseDocument(readFileSync(config, "utf8"));
+    doc.set("reviewers", [{ name: "alice", public_key: alice.publicKey, rights: ["review", "consent", "apply", "stop"] }]);
+    writeFileSync(config, doc.toString());
+    const dir = makeTempDir();
+    const key = path.join(dir, "alice.key");
+    writeFileSync(key, alice.privatePem, { mode: 0o600 });
+    const r = await runCli(["trust", "pin", "--suite", suite, "--key", key, "--home", path.join(dir, "home")]);
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout).toContain(
+      "  policy: signed receipts required; 1 approval(s) per revision; separate duties on; consent expires 4h; handoff format twinlock",
+    );
+    expect(r.stdout).toContain(`  reviewer alice ${alice.publicKey.slice(0, 20)}… may review, consent, apply, stop`);
+  });
+});
