@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { type GateHome, resolveHomeDir } from "../../home/gate-home.js";
 import { addPinner, listPinners, listPins, pinSuite, unpinSuite } from "../../home/suite-pins.js";
+import { naturalCompare } from "../../input/natural-order.js";
 import { parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { SuiteConfig } from "../../suite/suite-config.js";
@@ -28,7 +29,7 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
     // What the gate will enforce from now on, to check against what you reviewed.
     ...policyLines(config),
     `  ${Object.keys(pin.pairs).length} pairs: ${Object.entries(pin.pairs)
-      .sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }))
+      .sort(([a], [b]) => naturalCompare(a, b))
       .map(([p, e]) => `${p}→${e}`)
       .join(" ")}`,
     ...(replaced
