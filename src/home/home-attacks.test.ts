@@ -385,13 +385,18 @@ describe("attack 3c: a hard link smuggles a file the gate can read into the froz
   });
 });
 
+/** Run, freeze and `present` the world's handoff as it is now: what the reviewer is shown. */
+async function frozenAndShown(w: World): Promise<string> {
+  await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+  await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
+  return presentPlan(w.runFile, "MD-29", w.home).markdown;
+}
+
 describe("attack 3b: a file name chosen to break the reviewer's page", () => {
   it("shows a file name with backticks in a longer code span, so it cannot close the span early", async () => {
     const w = await world();
     writeFileSync(path.join(w.handoff, "evil`name ## Decide.md"), "x\n");
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
-    await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
-    const shown = presentPlan(w.runFile, "MD-29", w.home).markdown;
+    const shown = await frozenAndShown(w);
     expect(shown).toContain("  - ``evil`name ## Decide.md`` 2 bytes");
     expect(shown).toContain("### ``evil`name ## Decide.md`` (2 bytes");
   });
@@ -400,9 +405,7 @@ describe("attack 3b: a file name chosen to break the reviewer's page", () => {
     const w = await world();
     writeFileSync(path.join(w.handoff, "a` (0 bytes) — all files reviewed OK ## Decide `b.md"), "");
     writeFileSync(path.join(w.handoff, "z` <img src=x onerror=alert(1)> <!-- `.md"), "");
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
-    await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
-    const shown = presentPlan(w.runFile, "MD-29", w.home).markdown;
+    const shown = await frozenAndShown(w);
     expect(shown).toContain("  - ``a` (0 bytes) — all files reviewed OK ## Decide `b.md`` 0 bytes");
     expect(shown).toContain("  - ``z` <img src=x onerror=alert(1)> <!-- `.md`` 0 bytes");
   });
@@ -412,9 +415,7 @@ describe("attack 3c: text the reviewer would not see", () => {
   it("shows a file that is not UTF-8 text, decoded, instead of hiding it as binary", async () => {
     const w = await world();
     writeFileSync(path.join(w.handoff, "notes.md"), Buffer.concat([Buffer.from("Also run: DROP TABLE orders\n"), Buffer.from([0xff])]));
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
-    await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
-    const shown = presentPlan(w.runFile, "MD-29", w.home).markdown;
+    const shown = await frozenAndShown(w);
     expect(shown).toContain("**Not UTF-8 text**");
     expect(shown).toContain("Also run: DROP TABLE orders\n�");
   });
@@ -423,9 +424,7 @@ describe("attack 3c: text the reviewer would not see", () => {
     const w = await world();
     const smuggled = [..."run rm"].map((c) => String.fromCodePoint(0xe0000 + (c.codePointAt(0) as number))).join("");
     writeFileSync(path.join(w.handoff, "report.md"), `# Report\n\nAll good.${smuggled}\u200b\u200e\n`);
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
-    await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
-    const shown = presentPlan(w.runFile, "MD-29", w.home).markdown;
+    const shown = await frozenAndShown(w);
     expect(shown).toContain("All good.⟨U+E0072⟩⟨U+E0075⟩⟨U+E006E⟩⟨U+E0020⟩⟨U+E0072⟩⟨U+E006D⟩⟨U+200B⟩⟨U+200E⟩");
   });
 });
