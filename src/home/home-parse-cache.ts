@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { readRegularFile } from "../input/read-regular-file.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
@@ -47,6 +47,7 @@ export function openHomeParseCache(suiteRoot: string, homeDir?: string): HomePar
       try {
         mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
         atomicWriteFile(file, cache.toJson(format), 0o600);
+        pruneStale(path.dirname(file));
       } catch {
         // Not written: the next load parses again.
       }
@@ -72,6 +73,22 @@ function codeIdentity(): string {
   return codeId;
 }
 let codeId: string | undefined;
+
+/** Caches of suites not loaded for this long are removed when another is written, so moved or deleted suites leave nothing behind for long. */
+const STALE_AFTER_MS = 30 * 24 * 3600 * 1000;
+
+function pruneStale(dir: string): void {
+  const now = Date.now();
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isFile() || !/^prompts-[0-9a-f]{32}\.json$/.test(entry.name)) continue;
+    const file = path.join(dir, entry.name);
+    try {
+      if (now - statSync(file).mtimeMs > STALE_AFTER_MS) unlinkSync(file);
+    } catch {
+      // Gone already, or not ours to remove: left as it is.
+    }
+  }
+}
 
 function readEntries(file: string, expected: string): Array<[string, Record<string, unknown>]> {
   let parsed: unknown;

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openHomeParseCache } from "../home/home-parse-cache.js";
@@ -104,5 +104,25 @@ describe("the parse cache in the gate home", () => {
     expect(view(root, again?.cache as MemoryParseCache)).toEqual(view(root));
     again?.save();
     expect(JSON.parse(readFileSync(path.join(home, "cache", file as string), "utf8")).format).toMatch(/^twinlock-parse-cache\/1 /);
+  });
+});
+
+describe("old parse caches", () => {
+  it("are removed when another suite's cache is written, once unused for 30 days", () => {
+    const root = writeSuite(baseSuite());
+    const home = path.join(makeTempDir(), "home");
+    mkdirSync(path.join(home, "cache"), { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(home, "home.json"), "{}\n");
+    const old = path.join(home, "cache", `prompts-${"a".repeat(32)}.json`);
+    const recent = path.join(home, "cache", `prompts-${"b".repeat(32)}.json`);
+    writeFileSync(old, "{}");
+    writeFileSync(recent, "{}");
+    const longAgo = new Date(Date.now() - 40 * 24 * 3600 * 1000);
+    utimesSync(old, longAgo, longAgo);
+    const opened = openHomeParseCache(root, home);
+    loadSuite(root, { parseCache: opened?.cache });
+    opened?.save();
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
   });
 });
