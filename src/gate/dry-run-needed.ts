@@ -1,5 +1,6 @@
 import type { GateHome } from "../home/gate-home.js";
 import { loadPinnedSuite } from "../home/suite-pins.js";
+import { makeNextStep, type NextStep } from "../run/next-step.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
 
 /** Modes in which an executor that declares `dry_run_required` is admitted only after a passed dry run. */
@@ -24,9 +25,11 @@ export function dryRunStillNeeded(home: GateHome, state: RunState, wf: Workflow)
 }
 
 /** The next step when a dry run is still needed (see dryRunStillNeeded). */
-export function dryRunStep(runFile: string, wf: Workflow): { action: string; command: string } {
-  return {
-    action: `dry-run first: ${wf.executor} declares dry_run_required, so it is admitted in an APPLY mode only after a passed dry run of revision ${wf.revision}`,
-    command: `twinlock dry-run ${runFile} ${wf.executor} --checkout DIR`,
-  };
+export function dryRunStep(runFile: string, wf: Workflow): NextStep {
+  return makeNextStep(
+    `dry-run first: ${wf.executor} declares dry_run_required, so it is admitted in an APPLY mode only after a passed dry run of revision ${wf.revision}`,
+    "dry-run",
+    [runFile, wf.executor],
+    [["--checkout", "DIR"]],
+  );
 }

@@ -4,12 +4,12 @@ import type { GateHome } from "../home/gate-home.js";
 import { readRun } from "../home/run-ledger.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { describeChanges } from "../run/admission-checks.js";
-import { describeNextStep, shellQuote } from "../run/next-step.js";
+import { describeNextStep, makeNextStep, withKeyOption } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { State } from "../run/transition-table.js";
 import { consentQuestion } from "./consent-question.js";
 import { dryRunStep, dryRunStillNeeded } from "./dry-run-needed.js";
-import { type PairStatus, questionFor } from "./pair-status-from-flags.js";
+import { type PairStatus, questionFor, stepData } from "./pair-status-from-flags.js";
 
 export { type PairStatus, pairStatusFromFlags, REVIEW_STATUSES, type ReviewStatus, reviewInvitation } from "./pair-status-from-flags.js";
 
@@ -26,10 +26,13 @@ export async function pairStatusFromRun(runFile: string, id: string, home: GateH
     last.consumed_at === null &&
     now.getTime() >= Date.parse(last.expires_at);
   if (expired) {
-    next = {
-      action: `ask the consent question again: the consent expired at ${last?.expires_at} unused (or withdraw it with --decline)`,
-      command: `twinlock consent-pair-execution ${shellQuote(runFile)} ${wf.planner} --approve|--decline --handoff-hash ${wf.handoff?.hash}`,
-    };
+    next = makeNextStep(
+      `ask the consent question again: the consent expired at ${last?.expires_at} unused (or withdraw it with --decline)`,
+      "consent-pair-execution",
+      [runFile, wf.planner],
+      [["--handoff-hash", String(wf.handoff?.hash)]],
+      ["--approve", "--decline"],
+    );
   }
   // A frozen handoff edited since: the one legal step is to re-freeze it (admission would refuse anyway).
   let handoffChanged: string[] | null = null;
@@ -42,15 +45,19 @@ export async function pairStatusFromRun(runFile: string, id: string, home: GateH
     }
   }
   if (handoffChanged) {
-    next = {
-      action: `re-freeze: the handoff changed since revision ${wf.revision} was frozen (${handoffChanged.join(", ") || "content differs"}); decisions on revision ${wf.revision} will not carry over`,
-      command: `twinlock freeze-pair-handoff ${shellQuote(runFile)} ${wf.planner}`,
-    };
+    next = makeNextStep(
+      `re-freeze: the handoff changed since revision ${wf.revision} was frozen (${handoffChanged.join(", ") || "content differs"}); decisions on revision ${wf.revision} will not carry over`,
+      "freeze-pair-handoff",
+      [runFile, wf.planner],
+    );
   }
-  if (!handoffChanged && wf.state === "dry_run_ready" && dryRunStillNeeded(home, run.state, wf)) next = dryRunStep(shellQuote(runFile), wf);
+  if (!handoffChanged && wf.state === "dry_run_ready" && dryRunStillNeeded(home, run.state, wf)) next = dryRunStep(runFile, wf);
   const signing = signingHint(home, run.state.suite);
-  if (signing && /review-pair-plan|consent-pair-execution|approve-apply/.test(next.command))
-    next = { ...next, command: `${next.command} --key FILE` };
+  if (
+    signing &&
+    (next.operation === "review-pair-plan" || next.operation === "consent-pair-execution" || next.operation === "approve-apply")
+  )
+    next = withKeyOption(next);
   return {
     planner: wf.planner,
     executor: wf.executor,
@@ -60,6 +67,7 @@ export async function pairStatusFromRun(runFile: string, id: string, home: GateH
     handoff_hash: wf.handoff?.hash ?? null,
     next_action: next.action,
     next_command: next.command,
+    next_step: stepData(next),
     question: expired ? consentQuestion(wf, run.state.settings) : questionFor(wf.state, wf, run.state.settings),
     authorized_execution_prompt_ids: run.state.authorized_execution_prompt_ids,
     handoff_changed: handoffChanged,
