@@ -11,9 +11,12 @@ export function requireTransition(runPath: string, wf: Workflow, event: Transiti
   if (findTransition(wf.state, event, when)) return;
   const next = describeNextStep(wf.state, { run: runPath, planner: wf.planner, executor: wf.executor, hash: wf.handoff?.hash });
   throw new RefusalError(`cannot ${what}: ${wf.planner} is in state ${wf.state}; ${legalNextStep(next)}`, {
+    code: "TRANSITION_REFUSED",
     state: wf.state,
     next_action: next.action,
     next_command: next.command,
+    // The same step as data, for a front end that offers it rather than prints it.
+    next_step: { operation: next.operation, args: next.args, options: next.options, choice: next.choice },
   });
 }
 

@@ -266,7 +266,12 @@ for (const sc of SCENARIOS) {
           expect(json.error.kind).toBe("refused");
           expect(json.error.message).toContain(`${PLANNER} is in state ${sc.state}`);
           expect(json.error.message).toContain(nextStepWords(sc.state));
-          expect(json.error.details).toMatchObject({ state: sc.state, next_action: NEXT_STEP[sc.state].action });
+          expect(json.error.details).toMatchObject({
+            code: "TRANSITION_REFUSED",
+            state: sc.state,
+            next_action: NEXT_STEP[sc.state].action,
+            next_step: { operation: NEXT_STEP[sc.state].operation },
+          });
           expect(json.error.message.split("\n")).toHaveLength(1);
         }
         expect(runBytes(g).equals(bytes)).toBe(true);
