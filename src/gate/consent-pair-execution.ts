@@ -66,7 +66,13 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
           const next = describeNextStep(wf.state, { run: input.runFile, planner: wf.planner, executor: wf.executor, hash: handoff.hash });
           throw new RefusalError(
             `cannot record execution consent: ${wf.planner} is in state ${wf.state} with a consent for revision ${handoff.revision}${last?.expires_at ? ` valid until ${last.expires_at}` : ""}; ${legalNextStep(next)} — consent may be asked again only after it expires unused`,
-            { state: wf.state, next_action: next.action, next_command: next.command },
+            {
+              code: "TRANSITION_REFUSED",
+              state: wf.state,
+              next_action: next.action,
+              next_command: next.command,
+              next_step: { operation: next.operation, args: next.args, options: next.options, choice: next.choice },
+            },
           );
         }
       }
