@@ -1,3 +1,4 @@
+import { cleanText } from "../input/clean-text.js";
 import type { Settings, Workflow } from "../run/run-schema.js";
 
 /** The consent question, naming the exact executor's ID and title and nothing else. */
@@ -8,8 +9,9 @@ export function consentQuestion(
   const plan = wf.handoff
     ? `the approved frozen plan of ${wf.planner}, revision ${wf.revision} (${wf.handoff.hash})`
     : `${wf.planner}'s plan once it is frozen and approved`;
+  // Every value is shown clean: a run file's settings are agent-written, and the question must read as what is signed.
   const limits = settings
-    ? ` It would act in mode ${settings.mode}, environment ${settings.environment}, on ${settings.actions === "all" ? "all the plan's actions" : `actions ${settings.actions.join(", ")}`}${settings.budget === null ? "" : `, at most ${settings.budget} per admission`}.`
+    ? ` It would act in mode ${settings.mode}, environment ${cleanText(settings.environment)}, on ${settings.actions === "all" ? "all the plan's actions" : `actions ${settings.actions.map(cleanText).join(", ")}`}${settings.budget === null ? "" : `, at most ${settings.budget} per admission`}.`
     : "";
-  return `May ${wf.executor} (${wf.executor_title}) now act on ${plan}?${limits}`;
+  return `May ${wf.executor} (${cleanText(wf.executor_title)}) now act on ${plan}?${limits}`;
 }

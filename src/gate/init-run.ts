@@ -1,8 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { RefusalError, UsageError } from "../errors/errors.js";
+import { RECORD_ID_PATTERN } from "../handoff/handoff-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { createRun } from "../home/run-ledger.js";
 import { loadPinnedSuite, pinForFolder, requirePinnedPair } from "../home/suite-pins.js";
+import { findDeceptiveChar } from "../input/clean-text.js";
+import { clip } from "../input/parse-input.js";
 import type { Settings } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-store.js";
 import type { Suite } from "../suite/load-suite.js";
@@ -33,6 +36,13 @@ export interface InitRunInput {
  * the executor allows. Records the suite root and each pair's digest.
  */
 export async function initRun(input: InitRunInput): Promise<LoadedRun> {
+  // The settings are printed in the consent question a person answers: nothing in them may hide text on a terminal.
+  if (input.actions !== undefined && input.actions !== "all")
+    for (const action of input.actions)
+      if (!RECORD_ID_PATTERN.test(action))
+        throw new UsageError(`--actions: ${JSON.stringify(clip(action))} is not an action ID (letters, digits, . _ -, e.g. A1)`);
+  if (input.environment !== undefined && (/[\t\n]/.test(input.environment) || findDeceptiveChar(input.environment)))
+    throw new UsageError("--environment contains a control, invisible or direction character; give a plain name such as staging");
   const pin = pinForFolder(input.home, input.suiteRoot);
   const pinned = loadPinnedSuite(input.home, { root: pin.root, suite_id: pin.suite_id }, input.planners);
   const suite: Suite = pinned.suite;

@@ -1,4 +1,4 @@
-import { rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
@@ -301,5 +301,23 @@ describe("citations in the handoff's Markdown files", () => {
           "names !STOP:missing-backup, which is not a stop of the plan; list it as a stop (it then blocks until resolved) or remove it",
       },
     ]);
+  });
+});
+
+describe("a record file written to be read two ways", () => {
+  it("is not ready when an object holds the same key twice (a hidden action list and an unresolved stop)", () => {
+    const dir = handoff();
+    const plan = readFileSync(path.join(dir, "action_plan.json"), "utf8").trim();
+    writeFileSync(
+      path.join(dir, "action_plan.json"),
+      `{"actions": [], "stops": [{"reason": "production-write-not-authorised", "resolved": false}], ${plan.slice(1)}`,
+    );
+    const r = checkReadiness(dir);
+    expect(r.ready).toBe(false);
+    expect(r.problems).toContainEqual({
+      file: "action_plan.json",
+      message:
+        'holds the key "actions" twice in one object; the gate would read one and a person or a model could read the other — keep one',
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { checkTrustConfig } from "../checks/check-trust-config.js";
 import "../schemas/zod-setup.js";
 import { createHash, type KeyObject } from "node:crypto";
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
@@ -122,6 +123,10 @@ export async function pinSuite(
     );
   const schemas = readPinnableSchemas(root, config, given);
   const suite = loadSuite(root);
+  // A key list the gate would read differently from how it reads (a revoked entry that is no key, a malformed key) is not pinned.
+  const trustProblem = checkTrustConfig(suite).find((d) => d.severity === "error");
+  if (trustProblem)
+    throw new RefusalError(`cannot pin: ${formatDiagnostic(trustProblem)}; fix it (twinlock validate --suite ${given}) first`);
   if (configDigest(root) !== digest) throw new RefusalError(`${CONFIG_FILE} in ${root} changed while pinning; pin again`);
   const pin: Pin = {
     suite_id: config.suite_id,

@@ -1,7 +1,7 @@
 import { UsageError } from "../../errors/errors.js";
 import { EXECUTING_MODES, initRun } from "../../gate/init-run.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
-import { parseCount, parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
+import { parseCount, parseMode, parseName, parsePromptId } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption } from "../home-option.js";
@@ -40,7 +40,7 @@ export async function runInitRun(runFile: string, o: InitRunOptions): Promise<Co
     suiteRoot: findSuiteRoot({ suite: o.suite }),
     planners,
     mode: o.mode === undefined ? undefined : parseMode(o.mode),
-    environment: o.environment === undefined ? undefined : parseText(o.environment, "--environment", 200),
+    environment: o.environment === undefined ? undefined : parseName(o.environment, "--environment"),
     actions,
     budget: o.budget === undefined ? null : parseCount(o.budget, "--budget"),
     actor: resolveActor(o.actor),

@@ -14,7 +14,10 @@ describe("twinlock trust pin", () => {
     const alice = generateReviewerKey();
     const config = path.join(suite, "twinlock.yaml");
     const doc = parseDocument(readFileSync(config, "utf8"));
-    doc.set("reviewers", [{ name: "alice", public_key: alice.publicKey, rights: ["review", "consent", "apply", "stop"] }]);
+    doc.set("reviewers", [
+      { name: "alice", public_key: alice.publicKey, rights: ["review", "consent", "apply", "stop"] },
+      { name: "planner-agent", public_key: generateReviewerKey().publicKey, rights: ["freeze"] },
+    ]);
     writeFileSync(config, doc.toString());
     const dir = makeTempDir();
     const key = path.join(dir, "alice.key");
@@ -25,5 +28,28 @@ describe("twinlock trust pin", () => {
       "  policy: signed receipts required; 1 approval(s) per revision; separate duties on; consent expires 4h; handoff format twinlock",
     );
     expect(r.stdout).toContain(`  reviewer alice ${alice.publicKey.slice(0, 20)}… may review, consent, apply, stop`);
+  });
+});
+
+describe("twinlock trust pin, refusing what it would read differently", () => {
+  it("refuses a revoked entry that is no exact key line (bob's key without its padding), which would revoke nothing", async () => {
+    const suite = copyExampleSuite();
+    const alice = generateReviewerKey();
+    const bob = generateReviewerKey();
+    const config = path.join(suite, "twinlock.yaml");
+    const doc = parseDocument(readFileSync(config, "utf8"));
+    doc.set("reviewers", [
+      { name: "alice", public_key: alice.publicKey, rights: ["review", "consent", "apply", "stop"] },
+      { name: "bob", public_key: bob.publicKey, rights: ["review"] },
+      { name: "planner-agent", public_key: generateReviewerKey().publicKey, rights: ["freeze"] },
+    ]);
+    doc.set("revoked", [bob.publicKey.replace(/=+$/, "")]);
+    writeFileSync(config, doc.toString());
+    const dir = makeTempDir();
+    const key = path.join(dir, "alice.key");
+    writeFileSync(key, alice.privatePem, { mode: 0o600 });
+    const r = await runCli(["trust", "pin", "--suite", suite, "--key", key, "--home", path.join(dir, "home")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cannot pin: twinlock\.yaml:\d+:\d+ CONFIG_INVALID .*is not an Ed25519 public key line/);
   });
 });

@@ -1,4 +1,5 @@
 import { UsageError } from "../../errors/errors.js";
+import { findDuplicateJsonKey } from "../../input/duplicate-json-key.js";
 import { describeJsonError, requireShallowJson } from "../../input/parse-input.js";
 import type { ReadinessProblem } from "../handoff-model.js";
 import type { HandoffSource } from "../handoff-source.js";
@@ -24,6 +25,15 @@ export function readJsonRecord(source: HandoffSource, file: string, problems: Re
     data = JSON.parse(read.text);
   } catch (error) {
     problems.push({ file, message: `not valid JSON: ${describeJsonError(error)}` });
+    return undefined;
+  }
+  // JSON.parse keeps the last of two equal keys; a person's viewer, or a model reading the bytes, may take the other.
+  const twice = findDuplicateJsonKey(read.text);
+  if (twice !== undefined) {
+    problems.push({
+      file,
+      message: `holds the key ${JSON.stringify(twice)} twice in one object; the gate would read one and a person or a model could read the other — keep one`,
+    });
     return undefined;
   }
   try {

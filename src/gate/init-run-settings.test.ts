@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { consentQuestion } from "./consent-question.js";
+import { initRun } from "./init-run.js";
+
+const start = (over: Record<string, unknown>) =>
+  initRun({
+    runFile: "/nonexistent/run.json",
+    home: { dir: "/nonexistent", id: "home_0" },
+    suiteRoot: "/nonexistent",
+    planners: ["MD-29"],
+    ...over,
+  } as never);
+
+describe("the settings a person consents to", () => {
+  it("refuses an action ID that could hide text in the consent question (a terminal escape), before anything is read", async () => {
+    await expect(start({ actions: ["A1\u001b[8m", "A2", "\u001b[0m"] })).rejects.toThrow(/--actions: "A1\\u001b\[8m" is not an action ID/);
+  });
+
+  it("refuses an environment with a control, invisible or direction character", async () => {
+    await expect(start({ environment: "staging\u001b[8m (and production)" })).rejects.toThrow(/--environment contains a control/);
+    await expect(start({ environment: "staging\u200b" })).rejects.toThrow(/--environment contains a control/);
+  });
+
+  it("prints every value of the consent question clean, whatever the run file holds", () => {
+    const q = consentQuestion(
+      { planner: "MD-29", executor: "MD-30", executor_title: "Fix\u001b[8m hidden", revision: 1, handoff: null },
+      { mode: "APPLY_SAFE", environment: "staging\u001b[8m", actions: ["A1\u001b[8m", "A2"], budget: 1 },
+    );
+    expect(q.includes("\u001b")).toBe(false);
+    expect(q).toContain("on actions A1�[8m, A2");
+  });
+});
