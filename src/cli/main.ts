@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
 import { ConflictError, EXIT, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { showInvisible } from "../input/clean-text.js";
 import type { CommandResult } from "./command-result.js";
 import { describeUsageError } from "./describe-usage-error.js";
 import { registerCommands } from "./register-commands.js";
@@ -100,10 +101,18 @@ function report(error: unknown, ctx: { json: boolean; debug: boolean; io: CliIo;
   return emit(ctx, EXIT.refused, "internal", message);
 }
 
+// biome-ignore lint/complexity/useRegexLiterals: as a literal, the control characters it matches trip the regex lints
+const CONTROLS = new RegExp(String.raw`[\u0000-\u001f\u007f-\u009f]`, "g");
+
 function emit(ctx: { json: boolean; io: CliIo }, code: number, kind: string, raw: string, details?: Record<string, unknown>): number {
   // An error is one line whatever it quotes: paths and inputs may hold newlines or control characters.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
-  const message = raw.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
+  // C0 and C1 controls escaped, invisible and direction characters written out (⟨U+…⟩).
+  const message = showInvisible(
+    raw.replace(CONTROLS, (c) => {
+      const json = JSON.stringify(c).slice(1, -1);
+      return json.length > 1 ? json : `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`;
+    }),
+  );
   if (ctx.json) ctx.io.stdout(`${JSON.stringify({ ok: false, error: { kind, message, ...(details ? { details } : {}) } }, null, 2)}\n`);
   else ctx.io.stderr(`twinlock: ${message}\n`);
   return code;

@@ -321,3 +321,27 @@ describe("a record file written to be read two ways", () => {
     });
   });
 });
+
+describe("stops and file names a person reads differently", () => {
+  it("reports a stop in the prose spelled another way (lower case, a space, capitals)", () => {
+    const dir = handoff();
+    writeFileSync(path.join(dir, "NOTES.MD"), "Blocked: !stop: Missing-Backup until the DBA signs off.\n");
+    const r = checkReadiness(dir);
+    expect(r.ready).toBe(false);
+    expect(r.problems.map((p) => `${p.file}: ${p.message}`)).toEqual([
+      'NOTES.MD: names a stop as "!stop: Missing-Backup", which is not written !STOP:reason (lower-case letters, digits, dashes); write it so, as a stop of the plan',
+    ]);
+  });
+
+  it("reports a file name with a line feed or an invisible character, which present and checkout would show differently", () => {
+    const dir = handoff();
+    writeFileSync(path.join(dir, "a\nb.md"), "x\n");
+    writeFileSync(path.join(dir, "report\u200b.md"), "x\n");
+    const r = checkReadiness(dir);
+    expect(r.ready).toBe(false);
+    expect(r.problems.map((p) => p.message)).toEqual([
+      "the file name holds a tab or line feed, which a person would not see as written; rename it",
+      "the file name holds U+200B, which a person would not see as written; rename it",
+    ]);
+  });
+});

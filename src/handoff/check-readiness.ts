@@ -1,9 +1,10 @@
 import path from "node:path";
+import { cleanText, findDeceptiveChar } from "../input/clean-text.js";
 import type { HandoffFormatName } from "../suite/suite-config.js";
 import { TWINLOCK_FORMAT } from "./formats/twinlock-format.js";
 import type { HandoffFormat } from "./handoff-format.js";
 import type { HandoffModel, ReadinessProblem } from "./handoff-model.js";
-import { MARKERS } from "./handoff-records.js";
+import { MARKERS, STOP_REASON_PATTERN } from "./handoff-records.js";
 import { folderSource, type HandoffSource } from "./handoff-source.js";
 import { markdownCitations } from "./markdown-markers.js";
 
@@ -129,7 +130,16 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
   const unreadable = new Set(earlier.map((p) => p.file));
   const stopReasons = new Set(model.stops.map((st) => st.reason));
   const reported = new Set<string>();
-  for (const file of source.files.filter((f) => f.endsWith(".md"))) {
+  // A file name must read as itself: `present` shows it and `checkout` writes it.
+  for (const file of source.files) {
+    const odd = findDeceptiveChar(file) ?? (/[\t\n]/.test(file) ? { codePoint: "a tab or line feed" } : undefined);
+    if (odd)
+      problems.push({
+        file: cleanText(file),
+        message: `the file name holds ${odd.codePoint}, which a person would not see as written; rename it`,
+      });
+  }
+  for (const file of source.files.filter((f) => /\.(md|markdown)$/i.test(f))) {
     const read = source.read(file);
     if (read.problem !== undefined) {
       if (!unreadable.has(file)) problems.push({ file, message: read.problem });
@@ -140,16 +150,22 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
       if (entry?.[2] && !entry[1].has(c.id))
         problems.push({ file, message: `cites ${c.marker}${c.id}, which does not exist in the records` });
     }
-    // A stop a reviewer reads in the prose must be one the plan lists, so that it blocks until resolved.
-    for (const m of read.text.matchAll(/!STOP:([a-z0-9][a-z0-9-]*)/g)) {
-      const reason = m[1] as string;
-      if (loaded.stops && !stopReasons.has(reason) && !reported.has(`${file}\0${reason}`)) {
-        reported.add(`${file}\0${reason}`);
+    // A stop a reviewer reads in the prose must be one the plan lists, so that it blocks until resolved: any spelling
+    // (`!stop:`, `!STOP: reason`, capitals) counts, and one that is no stop reason at all is a problem too.
+    for (const m of read.text.matchAll(/!stop:[ \t]*([^\s`*_)\]]*)/gi)) {
+      const reason = (m[1] as string).replace(/[.,;:!?]+$/, "");
+      if (/^\{.*\}$/.test(reason) || reason === "reason" || !loaded.stops || reported.has(`${file}\0${reason}`)) continue;
+      reported.add(`${file}\0${reason}`);
+      if (m[0].slice(0, 6) !== "!STOP:" || !STOP_REASON_PATTERN.test(reason))
+        problems.push({
+          file,
+          message: `names a stop as ${JSON.stringify(m[0].slice(0, 60))}, which is not written !STOP:reason (lower-case letters, digits, dashes); write it so, as a stop of the plan`,
+        });
+      else if (!stopReasons.has(reason))
         problems.push({
           file,
           message: `names !STOP:${reason}, which is not a stop of the plan; list it as a stop (it then blocks until resolved) or remove it`,
         });
-      }
     }
   }
   for (const s of model.stops.filter((x) => !x.resolved)) {

@@ -4,6 +4,7 @@ import { checkReadiness } from "../../handoff/check-readiness.js";
 import type { HandoffFormat } from "../../handoff/handoff-format.js";
 import { readFormatSchemas } from "../../handoff/read-format-schemas.js";
 import { selectHandoffFormat } from "../../handoff/select-handoff-format.js";
+import { cleanText } from "../../input/clean-text.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import { loadSuiteConfig } from "../../suite/load-suite.js";
 import { CONFIG_FILE, HANDOFF_FORMATS } from "../../suite/suite-config.js";
@@ -20,9 +21,10 @@ export function runReadiness(dir: string, options: ReadinessOptions): CommandRes
   const { format, defaulted } = handoffFormatOption(options);
   const r = checkReadiness(dir, format);
   const c = r.counts;
+  // File names, questions and owners are agent-written: each printed as one clean line.
   const lines = [
-    ...r.problems.map((p) => `${p.file}${p.record ? ` [${p.record}]` : ""}: ${p.message}`),
-    ...r.openUnknowns.map((u) => `open ?UNKNOWN:${u.id}: ${u.question}${u.owner ? ` (owner: ${u.owner})` : ""}`),
+    ...r.problems.map((p) => cleanText(`${p.file}${p.record ? ` [${p.record}]` : ""}: ${p.message}`)),
+    ...r.openUnknowns.map((u) => cleanText(`open ?UNKNOWN:${u.id}: ${u.question}${u.owner ? ` (owner: ${u.owner})` : ""}`)),
     ...(defaulted && !r.ready
       ? [
           `(no ${CONFIG_FILE} was found above the current folder, so the handoff was read in twinlock's own format; for a suite's format pass --suite DIR, or --format mission-directives)`,
