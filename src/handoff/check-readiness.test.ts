@@ -345,3 +345,18 @@ describe("stops and file names a person reads differently", () => {
     ]);
   });
 });
+
+describe("file names one disk keeps apart and another folds together", () => {
+  it("reports two names that differ only by case or Unicode form, so a checkout cannot fail after admission", () => {
+    const dir = handoff();
+    writeFileSync(path.join(dir, "Report.md"), "x\n");
+    writeFileSync(path.join(dir, "caf\u00e9.md"), "x\n");
+    writeFileSync(path.join(dir, "cafe\u0301.md"), "x\n");
+    const r = checkReadiness(dir);
+    expect(r.ready).toBe(false);
+    expect(r.problems.map((p) => p.message)).toEqual([
+      expect.stringMatching(/differs from .* only by case or Unicode form/),
+      expect.stringMatching(/differs from .* only by case or Unicode form/),
+    ]);
+  });
+});

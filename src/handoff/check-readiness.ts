@@ -130,7 +130,8 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
   const unreadable = new Set(earlier.map((p) => p.file));
   const stopReasons = new Set(model.stops.map((st) => st.reason));
   const reported = new Set<string>();
-  // A file name must read as itself: `present` shows it and `checkout` writes it.
+  // A file name must read as itself: `present` shows it and `checkout` writes it (on a case-folding disk too).
+  const folded = new Map<string, string>();
   for (const file of source.files) {
     const odd = findDeceptiveChar(file) ?? (/[\t\n]/.test(file) ? { codePoint: "a tab or line feed" } : undefined);
     if (odd)
@@ -138,6 +139,14 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
         file: cleanText(file),
         message: `the file name holds ${odd.codePoint}, which a person would not see as written; rename it`,
       });
+    const key = file.normalize("NFC").toLowerCase();
+    const twin = folded.get(key);
+    if (twin !== undefined)
+      problems.push({
+        file: cleanText(file),
+        message: `the file name differs from ${cleanText(twin)} only by case or Unicode form; on many disks they are one file — rename one`,
+      });
+    else folded.set(key, file);
   }
   for (const file of source.files.filter((f) => /\.(md|markdown)$/i.test(f))) {
     const read = source.read(file);
