@@ -37,7 +37,8 @@ export function requireCurrentHash(wf: Workflow, given: string | undefined, what
   const older = wf.history.find((h) => h.hash === given);
   throw new RefusalError(
     `cannot ${what}: --handoff-hash ${given} is ${older ? `revision ${older.revision}, not the current revision ${wf.revision}` : "not a version of this handoff"}; the current frozen hash is ${current} — read it with \`twinlock present ${runFile} ${wf.planner}\` and decide on that version`,
-    { given, current },
+    // As data for a front end: the page links the current revision instead of repeating the command line.
+    { code: "STALE_HASH", given, current, given_revision: older?.revision ?? null, current_revision: wf.revision },
   );
 }
 
