@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { readRegularFile } from "../input/read-regular-file.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
@@ -56,15 +56,19 @@ export function openHomeParseCache(suiteRoot: string, homeDir?: string): HomePar
 }
 
 /**
- * Which build is running: the sha256 of the one-file build when twinlock runs
- * from it (`__filename` is dist/twinlock.cjs), else a value of this process
- * alone (run from source, nothing is shared between processes).
+ * Which build is running: the one-file build's identity on disk when twinlock
+ * runs from it (`__filename` is dist/twinlock.cjs), else a value of this
+ * process alone (run from source, nothing is shared between processes).
  */
 function codeIdentity(): string {
   codeId ??= (() => {
     try {
-      if (typeof __filename === "string" && __filename.endsWith(".cjs"))
-        return createHash("sha256").update(readFileSync(__filename)).digest("hex").slice(0, 32);
+      // The build's size, modification time and inode: any rebuild or another checkout changes them, and reading
+      // them costs a stat where hashing the build would cost milliseconds on every call.
+      if (typeof __filename === "string" && __filename.endsWith(".cjs")) {
+        const st = statSync(__filename);
+        return createHash("sha256").update(`${st.size}:${st.mtimeMs}:${st.ino}:${st.dev}`).digest("hex").slice(0, 32);
+      }
     } catch {
       // Unreadable: fall through to a value of this process.
     }
