@@ -3,7 +3,7 @@ import { RefusalError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
 import { updateRun } from "../home/run-ledger.js";
 import { parseDuration } from "../input/parse-input.js";
-import { describeNextStep } from "../run/next-step.js";
+import { describeNextStep, nextStepData } from "../run/next-step.js";
 import { legalNextStep, requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ConsentReceipt, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-store.js";
@@ -71,7 +71,7 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
               state: wf.state,
               next_action: next.action,
               next_command: next.command,
-              next_step: { operation: next.operation, args: next.args, options: next.options, choice: next.choice },
+              next_step: nextStepData(next),
             },
           );
         }

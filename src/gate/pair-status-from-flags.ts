@@ -1,5 +1,5 @@
 import { RefusalError } from "../errors/errors.js";
-import { describeNextStep, type NextStep } from "../run/next-step.js";
+import { describeNextStep, type NextStepData, nextStepData } from "../run/next-step.js";
 import type { Settings } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
 import type { Suite } from "../suite/load-suite.js";
@@ -17,7 +17,7 @@ export interface PairStatus {
   next_action: string;
   next_command: string;
   /** The next step as data, for a front end to render (the CLI prints next_command). */
-  next_step: { operation: string | null; args: string[]; options: Array<[string, string]>; choice: string[] };
+  next_step: NextStepData;
   /** The review invitation or the consent question, when one is due; otherwise null. */
   question: string | null;
   authorized_execution_prompt_ids: string[];
@@ -72,18 +72,13 @@ export function pairStatusFromFlags(suite: Suite, id: string, flags: { handoffRe
     handoff_hash: null,
     next_action: next.action,
     next_command: next.command,
-    next_step: stepData(next),
+    next_step: nextStepData(next),
     question: questionFor(state, wf),
     authorized_execution_prompt_ids: [],
     handoff_changed: null,
     unresolved_stops: [],
     source: "stateless",
   };
-}
-
-/** A next step's data, without its rendered command line. */
-export function stepData(step: NextStep): PairStatus["next_step"] {
-  return { operation: step.operation, args: step.args, options: step.options, choice: step.choice };
 }
 
 /** The review invitation or the consent question due in `state`, if any. */

@@ -4,12 +4,12 @@ import type { GateHome } from "../home/gate-home.js";
 import { readRun } from "../home/run-ledger.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { describeChanges } from "../run/admission-checks.js";
-import { describeNextStep, makeNextStep, withKeyOption } from "../run/next-step.js";
+import { describeNextStep, makeNextStep, nextStepData, withKeyOption } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { State } from "../run/transition-table.js";
 import { consentQuestion } from "./consent-question.js";
 import { dryRunStep, dryRunStillNeeded } from "./dry-run-needed.js";
-import { type PairStatus, questionFor, stepData } from "./pair-status-from-flags.js";
+import { type PairStatus, questionFor } from "./pair-status-from-flags.js";
 
 export { type PairStatus, pairStatusFromFlags, REVIEW_STATUSES, type ReviewStatus, reviewInvitation } from "./pair-status-from-flags.js";
 
@@ -67,7 +67,7 @@ export async function pairStatusFromRun(runFile: string, id: string, home: GateH
     handoff_hash: wf.handoff?.hash ?? null,
     next_action: next.action,
     next_command: next.command,
-    next_step: stepData(next),
+    next_step: nextStepData(next),
     question: expired ? consentQuestion(wf, run.state.settings) : questionFor(wf.state, wf, run.state.settings),
     authorized_execution_prompt_ids: run.state.authorized_execution_prompt_ids,
     handoff_changed: handoffChanged,

@@ -80,6 +80,14 @@ export interface NextStep {
   command: string;
 }
 
+/** A next step as data alone (what a page or an API offers), without its command line. */
+export type NextStepData = Pick<NextStep, "operation" | "args" | "options" | "choice">;
+
+/** The data of a next step, for results and refusal details. */
+export function nextStepData(step: NextStep): NextStepData {
+  return { operation: step.operation, args: step.args, options: step.options, choice: step.choice };
+}
+
 /** The next step with the run file, planner, executor and hash filled in. */
 export function describeNextStep(state: State, fill: { run: string; planner: string; executor: string; hash?: string | null }): NextStep {
   const step = NEXT_STEP[state];

@@ -1,5 +1,5 @@
 import { RefusalError } from "../errors/errors.js";
-import { describeNextStep } from "./next-step.js";
+import { describeNextStep, nextStepData } from "./next-step.js";
 import type { Workflow } from "./run-schema.js";
 import { findTransition, type Transition, type TransitionEvent } from "./transition-table.js";
 
@@ -16,7 +16,7 @@ export function requireTransition(runPath: string, wf: Workflow, event: Transiti
     next_action: next.action,
     next_command: next.command,
     // The same step as data, for a front end that offers it rather than prints it.
-    next_step: { operation: next.operation, args: next.args, options: next.options, choice: next.choice },
+    next_step: nextStepData(next),
   });
 }
 
