@@ -10,7 +10,7 @@ import { readFrozenModel } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readRun } from "../home/run-ledger.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
-import { cleanText, showInvisible } from "../input/clean-text.js";
+import { cleanLines, cleanText } from "../input/clean-text.js";
 import { shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunEvent, Settings, Workflow } from "../run/run-schema.js";
@@ -188,12 +188,12 @@ function renderMarkdown(
       out.push(
         "**Not UTF-8 text** (or it holds NUL bytes): shown decoded, each byte that is not text as �. The executor gets the file as it is.",
         "",
-        fence(cleanBlock(f.lossy ?? ""), ""),
+        fence(cleanLines(f.lossy ?? ""), ""),
         "",
       );
     else {
-      if (f.diff !== null) out.push(fence(cleanBlock(f.diff), "diff"), "");
-      out.push(fence(cleanBlock(f.text), f.path.endsWith(".md") ? "markdown" : f.path.endsWith(".json") ? "json" : ""), "");
+      if (f.diff !== null) out.push(fence(cleanLines(f.diff), "diff"), "");
+      out.push(fence(cleanLines(f.text), f.path.endsWith(".md") ? "markdown" : f.path.endsWith(".json") ? "json" : ""), "");
     }
   }
   for (const p of removedFiles) out.push(`### ${code(p)} — **removed** since revision ${h.revision - 1}`, "");
@@ -275,15 +275,9 @@ export function renderRecords(r: HandoffModel): string[] {
   return out;
 }
 
-/** File text for the terminal: control sequences replaced, invisible characters made visible, lines and tabs kept. */
-function cleanBlock(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  return showInvisible(s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "�"));
-}
-
 /** Agent-chosen text (a path) as an inline code span whose backticks outnumber any run inside, so it cannot end early. */
 function code(s: string): string {
-  const text = showInvisible(cleanText(s));
+  const text = cleanText(s);
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const ticks = "`".repeat(longest + 1);
   const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";

@@ -5,8 +5,13 @@
  * or forge the lines a person reads around it.
  */
 export function cleanText(s: string): string {
+  return cleanLines(s).replace(/\n+/g, " ");
+}
+
+/** Agent-controlled text of several lines (a file's contents): as cleanText, with its line breaks and tabs kept. */
+export function cleanLines(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  return showInvisible(s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "�").replace(/\n+/g, " "));
+  return showInvisible(s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "�"));
 }
 
 /** Characters a terminal shows as nothing (or as a blank) that a model still reads. */
