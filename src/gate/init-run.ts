@@ -4,7 +4,7 @@ import { RECORD_ID_PATTERN } from "../handoff/handoff-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { createRun } from "../home/run-ledger.js";
 import { loadPinnedSuite, pinForFolder, requirePinnedPair } from "../home/suite-pins.js";
-import { findDeceptiveChar } from "../input/clean-text.js";
+import { findHiddenInName } from "../input/clean-text.js";
 import { clip } from "../input/parse-input.js";
 import type { Settings } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-store.js";
@@ -41,7 +41,7 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
     for (const action of input.actions)
       if (!RECORD_ID_PATTERN.test(action))
         throw new UsageError(`--actions: ${JSON.stringify(clip(action))} is not an action ID (letters, digits, . _ -, e.g. A1)`);
-  if (input.environment !== undefined && (/[\t\n]/.test(input.environment) || findDeceptiveChar(input.environment)))
+  if (input.environment !== undefined && findHiddenInName(input.environment))
     throw new UsageError("--environment contains a control, invisible or direction character; give a plain name such as staging");
   const pin = pinForFolder(input.home, input.suiteRoot);
   const pinned = loadPinnedSuite(input.home, { root: pin.root, suite_id: pin.suite_id }, input.planners);

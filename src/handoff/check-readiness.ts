@@ -1,5 +1,5 @@
 import path from "node:path";
-import { cleanText, findDeceptiveChar } from "../input/clean-text.js";
+import { cleanText, findHiddenInName } from "../input/clean-text.js";
 import type { HandoffFormatName } from "../suite/suite-config.js";
 import { TWINLOCK_FORMAT } from "./formats/twinlock-format.js";
 import type { HandoffFormat } from "./handoff-format.js";
@@ -133,7 +133,7 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
   // A file name must read as itself: `present` shows it and `checkout` writes it (on a case-folding disk too).
   const folded = new Map<string, string>();
   for (const file of source.files) {
-    const odd = findDeceptiveChar(file) ?? (/[\t\n]/.test(file) ? { codePoint: "a tab or line feed" } : undefined);
+    const odd = findHiddenInName(file);
     if (odd)
       problems.push({
         file: cleanText(file),

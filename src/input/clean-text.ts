@@ -62,3 +62,12 @@ export function findDeceptiveChar(text: string): { line: number; col: number; co
   const codePoint = `U+${(m[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`;
   return { line: before.split("\n").length, col: m.index - lastNl, codePoint };
 }
+
+/**
+ * What keeps a one-line name (a file name, an environment) from reading as
+ * itself: a deceptive character (see findDeceptiveChar), or a tab or line
+ * feed, which text may hold but a name may not. Undefined when it is plain.
+ */
+export function findHiddenInName(name: string): { codePoint: string } | undefined {
+  return findDeceptiveChar(name) ?? (/[\t\n]/.test(name) ? { codePoint: "a tab or line feed" } : undefined);
+}
