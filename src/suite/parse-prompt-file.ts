@@ -59,8 +59,9 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
     return { prompt: undefined, diagnostics };
   }
   const { yamlLines, body, bodyLine } = split;
+  const yamlText = yamlLines.join("\n");
   // A lone CR, control or bidi character can make a terminal (or another YAML parser) show a key twinlock does not read.
-  const hidden = findDeceptiveChar(yamlLines.join("\n"));
+  const hidden = findDeceptiveChar(yamlText);
   if (hidden) {
     at(
       "FRONTMATTER_YAML",
@@ -87,7 +88,7 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
       ? { data: cached, positions: lazyPositions(text, file) }
       : simple
         ? { data: simple.data, positions: lazyPositions(text, file) }
-        : parseWithYaml(yamlLines.join("\n"), file);
+        : parseWithYaml(yamlText, file);
   if (key !== undefined && cached === undefined && !("diagnostics" in parsed)) cache?.set(key, parsed.data, bytes.length);
   if ("diagnostics" in parsed) {
     diagnostics.push(...parsed.diagnostics);
@@ -97,7 +98,7 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
   // Keys are plain ASCII names: a key with an invisible or look-alike letter (`аllowed_modes` in Cyrillic) reads as
   // a rule to a person and as an unknown key to twinlock.
   // The fast parser reads only plain ASCII keys; otherwise a key can be odd only if the text has a non-ASCII byte or an escape.
-  const oddKey = simple === undefined && /[^\t\n\r -~]|\\/.test(yamlLines.join("\n")) ? firstNonAsciiKey(frontmatter) : undefined;
+  const oddKey = simple === undefined && /[^\t\n\r -~]|\\/.test(yamlText) ? firstNonAsciiKey(frontmatter) : undefined;
   if (oddKey !== undefined) {
     at(
       "FRONTMATTER_YAML",
