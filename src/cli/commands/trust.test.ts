@@ -8,21 +8,33 @@ import { generateReviewerKey } from "../../trust/keys.js";
 
 afterAll(removeTempDirs);
 
+/**
+ * `twinlock trust pin` on a copy of the example suite listing alice (a
+ * person), `extra` reviewers and the planner agent's freeze key, and the
+ * `revoked` entries given, signed with alice's key into a new home.
+ */
+async function pinAsAlice(options: { extra?: Array<{ name: string; public_key: string; rights: string[] }>; revoked?: string[] } = {}) {
+  const suite = copyExampleSuite();
+  const alice = generateReviewerKey();
+  const config = path.join(suite, "twinlock.yaml");
+  const doc = parseDocument(readFileSync(config, "utf8"));
+  doc.set("reviewers", [
+    { name: "alice", public_key: alice.publicKey, rights: ["review", "consent", "apply", "stop"] },
+    ...(options.extra ?? []),
+    { name: "planner-agent", public_key: generateReviewerKey().publicKey, rights: ["freeze"] },
+  ]);
+  if (options.revoked) doc.set("revoked", options.revoked);
+  writeFileSync(config, doc.toString());
+  const dir = makeTempDir();
+  const key = path.join(dir, "alice.key");
+  writeFileSync(key, alice.privatePem, { mode: 0o600 });
+  const run = await runCli(["trust", "pin", "--suite", suite, "--key", key, "--home", path.join(dir, "home")]);
+  return { run, alice };
+}
+
 describe("twinlock trust pin", () => {
   it("prints the policy the gate will enforce, as twinlock read it, for the person to check against what they reviewed", async () => {
-    const suite = copyExampleSuite();
-    const alice = generateReviewerKey();
-    const config = path.join(suite, "twinlock.yaml");
-    const doc = parseDocument(readFileSync(config, "utf8"));
-    doc.set("reviewers", [
-      { name: "alice", public_key: alice.publicKey, rights: ["review", "consent", "apply", "stop"] },
-      { name: "planner-agent", public_key: generateReviewerKey().publicKey, rights: ["freeze"] },
-    ]);
-    writeFileSync(config, doc.toString());
-    const dir = makeTempDir();
-    const key = path.join(dir, "alice.key");
-    writeFileSync(key, alice.privatePem, { mode: 0o600 });
-    const r = await runCli(["trust", "pin", "--suite", suite, "--key", key, "--home", path.join(dir, "home")]);
+    const { run: r, alice } = await pinAsAlice();
     expect(r.code, r.output).toBe(0);
     expect(r.stdout).toContain(
       "  policy: signed receipts required; 1 approval(s) per revision; separate duties on; consent expires 4h; handoff format twinlock",
@@ -33,22 +45,11 @@ describe("twinlock trust pin", () => {
 
 describe("twinlock trust pin, refusing what it would read differently", () => {
   it("refuses a revoked entry that is no exact key line (bob's key without its padding), which would revoke nothing", async () => {
-    const suite = copyExampleSuite();
-    const alice = generateReviewerKey();
     const bob = generateReviewerKey();
-    const config = path.join(suite, "twinlock.yaml");
-    const doc = parseDocument(readFileSync(config, "utf8"));
-    doc.set("reviewers", [
-      { name: "alice", public_key: alice.publicKey, rights: ["review", "consent", "apply", "stop"] },
-      { name: "bob", public_key: bob.publicKey, rights: ["review"] },
-      { name: "planner-agent", public_key: generateReviewerKey().publicKey, rights: ["freeze"] },
-    ]);
-    doc.set("revoked", [bob.publicKey.replace(/=+$/, "")]);
-    writeFileSync(config, doc.toString());
-    const dir = makeTempDir();
-    const key = path.join(dir, "alice.key");
-    writeFileSync(key, alice.privatePem, { mode: 0o600 });
-    const r = await runCli(["trust", "pin", "--suite", suite, "--key", key, "--home", path.join(dir, "home")]);
+    const { run: r } = await pinAsAlice({
+      extra: [{ name: "bob", public_key: bob.publicKey, rights: ["review"] }],
+      revoked: [bob.publicKey.replace(/=+$/, "")],
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/cannot pin: twinlock\.yaml:\d+:\d+ CONFIG_INVALID .*is not an Ed25519 public key line/);
   });
