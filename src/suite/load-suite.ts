@@ -39,8 +39,9 @@ export interface LoadSuiteOptions {
   /**
    * Parse only what deciding about these prompts and their twins needs.
    * Every prompt file is still read, and a file is parsed when its bytes
-   * hold one of the IDs or a backslash (a YAML escape could spell an ID
-   * otherwise): no file that could declare one of them is skipped, so the
+   * hold one of the IDs, a backslash (a YAML escape could spell an ID
+   * otherwise), a NUL byte or anything but UTF-8 (UTF-16 spells it in other
+   * bytes): no file that could declare one of them is skipped, so the
    * IDs' uniqueness and the twins are exactly what a full load would find.
    * Twins are followed until no new ID appears.
    */
