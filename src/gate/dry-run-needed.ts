@@ -1,10 +1,8 @@
 import type { GateHome } from "../home/gate-home.js";
 import { loadPinnedSuite } from "../home/suite-pins.js";
+import { isApplyMode, passedDryRuns } from "../run/admission-checks.js";
 import { makeNextStep, type NextStep } from "../run/next-step.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
-
-/** Modes in which an executor that declares `dry_run_required` is admitted only after a passed dry run. */
-const APPLY_MODES = new Set(["APPLY_SAFE", "APPLY_APPROVED"]);
 
 /**
  * Whether `wf`'s executor still needs a passed dry run of the current
@@ -14,8 +12,7 @@ const APPLY_MODES = new Set(["APPLY_SAFE", "APPLY_APPROVED"]);
  * itself); a suite that cannot be read says no.
  */
 export function dryRunStillNeeded(home: GateHome, state: RunState, wf: Workflow): boolean {
-  if (!APPLY_MODES.has(state.settings.mode)) return false;
-  if (wf.dry_runs.some((d) => d.revision === wf.revision && d.result_receipt?.result === "passed")) return false;
+  if (!isApplyMode(state.settings.mode) || passedDryRuns(wf).length > 0) return false;
   try {
     const pinned = loadPinnedSuite(home, state.suite, [wf.planner, wf.executor]);
     return pinned.suite.byId.get(wf.executor)?.frontmatter.dry_run_required === true;

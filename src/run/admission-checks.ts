@@ -239,10 +239,8 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
     f.consumedInHome === undefined,
     f.consumedInHome ? `used by an admission at ${f.consumedInHome.at} (run ${f.consumedInHome.run_id})` : "unused",
   );
-  const applying = request !== undefined && (request.mode === "APPLY_SAFE" || request.mode === "APPLY_APPROVED");
-  const passedOfThisHash = (wf?.dry_runs ?? []).filter(
-    (d) => handoff !== null && d.handoff_hash === handoff.hash && d.revision === handoff.revision && d.result === "passed",
-  );
+  const applying = request !== undefined && isApplyMode(request.mode);
+  const passedOfThisHash = wf ? passedDryRuns(wf) : [];
   const passedDryRun = passedOfThisHash.find((d) => d.result_receipt !== null && f.distrustDryRunResult(d.result_receipt) === undefined);
   const distrusted = passedOfThisHash
     .map((d) => (d.result_receipt ? f.distrustDryRunResult(d.result_receipt) : "no receipt"))
@@ -281,6 +279,19 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
 }
 
 /** The files added, changed or removed between two manifests, as short phrases. */
+/** Modes that change a system: an executor declaring `dry_run_required` is admitted in them only after a passed dry run. */
+export function isApplyMode(mode: string): boolean {
+  return mode === "APPLY_SAFE" || mode === "APPLY_APPROVED";
+}
+
+/** The dry runs of the workflow's current frozen hash and revision whose result was recorded as passed (receipts not yet judged). */
+export function passedDryRuns(wf: Workflow): Workflow["dry_runs"] {
+  const handoff = wf.handoff;
+  return wf.dry_runs.filter(
+    (d) => handoff !== null && d.handoff_hash === handoff.hash && d.revision === handoff.revision && d.result === "passed",
+  );
+}
+
 export function describeChanges(frozen: ManifestEntry[], now: ManifestEntry[]): string[] {
   const before = new Map(frozen.map((f) => [f.path, f.sha256]));
   const after = new Map(now.map((f) => [f.path, f.sha256]));
