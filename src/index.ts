@@ -28,12 +28,14 @@ export { checkReadiness, type ReadinessReport } from "./handoff/check-readiness.
 export { type HandoffDigest, hashHandoff, type ManifestEntry } from "./handoff/hash-handoff.js";
 // The gate home: the trust root the agent cannot write (pins, checkpoints, consumed consents, frozen bytes)
 export { type GateHome, openGateHome, resolveHomeDir } from "./home/gate-home.js";
+export { folderRunStore } from "./home/folder-run-store.js";
 export { readRun } from "./home/run-ledger.js";
 export { listPins, type Pin, pinSuite, unpinSuite } from "./home/suite-pins.js";
 export { ADMISSION_STOP } from "./run/admission-checks.js";
 export type { AdmissionReceipt, ConsentReceipt, ReviewReceipt, RunFile, RunState, Workflow } from "./run/run-schema.js";
 export { STATES, type State, TRANSITIONS } from "./run/transition-table.js";
-export { type LoadedRun, readRunFile } from "./store/run-store.js";
+export { type LoadedRun, readRunFile } from "./store/run-file.js";
+export type { RunListing, RunStore } from "./store/run-store.js";
 export { findSuiteRoot } from "./suite/find-suite-root.js";
 // Suite and checks
 export { loadSuite, type Suite } from "./suite/load-suite.js";

@@ -93,7 +93,7 @@ export function registerCommands(program: Command, sink: Sink): void {
     .description("show the frozen plan as Markdown, with what changed, the hash and the commands to decide")
     .argument("<run>", "run file")
     .argument("<planner>", "planner ID")
-    .action(async (run, id, opts) => sink((await import("./commands/present.js")).runPresent(run, id, opts)));
+    .action(async (run, id, opts) => sink(await (await import("./commands/present.js")).runPresent(run, id, opts)));
 
   program
     .command("review-pair-plan")
@@ -240,7 +240,7 @@ export function registerCommands(program: Command, sink: Sink): void {
     .argument("<run>", "run file")
     .argument("<executor>", "the admitted executor's ID")
     .argument("<dir>", "a new or empty folder")
-    .action(async (run, id, dir, opts) => sink((await import("./commands/checkout.js")).runCheckout(run, id, dir, opts)));
+    .action(async (run, id, dir, opts) => sink(await (await import("./commands/checkout.js")).runCheckout(run, id, dir, opts)));
 
   const trust = program.command("trust").description("the gate home's pinned suites: what runs are judged by");
   trust

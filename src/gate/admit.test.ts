@@ -3,11 +3,12 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TWINLOCK_FORMAT } from "../handoff/formats/twinlock-format.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
+import { folderRunStore } from "../home/folder-run-store.js";
 import { frozenActionIds } from "../home/frozen-records.js";
 import { ADMISSION_STOP, type AdmissionFacts, runAdmissionChecks } from "../run/admission-checks.js";
 import { hashEvent } from "../run/event-chain.js";
 import type { RunFile } from "../run/run-schema.js";
-import { readRunFile } from "../store/run-store.js";
+import { readRunFile } from "../store/run-file.js";
 import { runCli, STACK_FRAME } from "../test-support/run-cli.js";
 import {
   addPrompt,
@@ -718,11 +719,11 @@ describe("an executor that declares dry_run_required", () => {
     return g;
   }
   const dryRun = (g: GateRun) =>
-    admit({ runFile: g.runFile, home: homeOf(g), executor: EXECUTOR, actor: "executor-agent", purpose: "dry-run" });
+    admit({ run: g.runFile, store: folderRunStore(homeOf(g)), executor: EXECUTOR, actor: "executor-agent", purpose: "dry-run" });
   const result = (g: GateRun, r: "passed" | "failed") =>
     recordDryRunResult({
-      runFile: g.runFile,
-      home: homeOf(g),
+      run: g.runFile,
+      store: folderRunStore(homeOf(g)),
       executor: EXECUTOR,
       result: r,
       note: `dry run ${r}`,
@@ -752,12 +753,12 @@ describe("an executor that declares dry_run_required", () => {
 
   it("sends the next step to dry-run until one passed, and its signed result is a receipt verify-receipts checks", async () => {
     const g = await readyWithDryRunRequired();
-    const before = await pairStatusFromRun(g.runFile, PLANNER, homeOf(g));
+    const before = await pairStatusFromRun(folderRunStore(homeOf(g)), g.runFile, PLANNER);
     expect(before.next_command).toMatch(/^twinlock dry-run .* MD-30 --checkout DIR/);
     expect(before.next_action).toMatch(/MD-30 declares dry_run_required/);
     await dryRun(g);
     await result(g, "passed");
-    const after = await pairStatusFromRun(g.runFile, PLANNER, homeOf(g));
+    const after = await pairStatusFromRun(folderRunStore(homeOf(g)), g.runFile, PLANNER);
     expect(after.next_command).toMatch(/^twinlock admit /);
     const verified = await runCli(["verify-receipts", g.runFile, "--home", homeOf(g).dir]);
     expect(verified.stdout).toMatch(/dry_run_result passed by executor-agent/);

@@ -6,12 +6,12 @@ import { findConsumedConsent } from "../home/consumed-consents.js";
 import { checkoutFrozenBytes, requireCheckoutTarget, verifyFrozenBytes } from "../home/frozen-bytes.js";
 import { frozenActionIds } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
-import { readRun, updateRun } from "../home/run-ledger.js";
 import { loadPinnedPolicy, type PinnedSuite } from "../home/suite-pins.js";
 import { type AdmissionFacts, type AdmissionRequest, runAdmissionChecks } from "../run/admission-checks.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { AdmissionCheck, AdmissionReceipt, DryRunResult, RunFile, RunState, Workflow } from "../run/run-schema.js";
-import { readRunFileUnverified, verifyRunFile } from "../store/run-store.js";
+import { verifyRunFile } from "../store/run-file.js";
+import type { RunStore } from "../store/run-store.js";
 import type { Mode } from "../suite/prompt.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeReceiptTrust } from "../trust/judge-receipt-trust.js";
@@ -23,9 +23,10 @@ import { judgeRequestedExecutor, resolveExactTwin } from "../twin/resolve-exact-
 import { executorDigest, loadRunSuite } from "./load-run-suite.js";
 
 export interface AdmitInput {
-  runFile: string;
-  /** The trust root: pins, checkpoints, consumed consents and frozen bytes. */
-  home: GateHome;
+  /** Where the run lives. */
+  store: RunStore;
+  /** The run, as the store names it (the folder store: the run file's path). */
+  run: string;
   executor: string;
   planner?: string;
   mode?: Mode;
@@ -82,14 +83,14 @@ interface Gathered {
 export async function admit(input: AdmitInput): Promise<AdmitResult> {
   const now = input.now ?? (() => new Date());
   // A checkout that could not be written must be refused before the consent is used, not after.
-  if (input.checkout !== undefined) requireCheckoutTarget(input.home, input.checkout);
+  if (input.checkout !== undefined) requireCheckoutTarget(input.store.home, input.checkout);
   let loaded: { file: RunFile; state: RunState } | undefined;
   let chain: AdmissionFacts["chain"] = { ok: true };
   try {
-    loaded = readRun(input.runFile, input.home);
+    loaded = await input.store.read(input.run);
   } catch (error) {
     if (!(error instanceof IntegrityError)) throw error;
-    const file = readRunFileUnverified(input.runFile);
+    const file = await input.store.readUnverified(input.run);
     const verdict = verifyRunFile(file);
     chain = { ok: false, reason: verdict.ok ? error.message : verdict.reason };
     loaded = { file, state: verdict.ok ? verdict.state : file.state };
@@ -110,12 +111,11 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
   // A dry run reports whether it would admit; nothing is recorded either way.
   if (!chain.ok || input.dry || !allPass) return { ...report(wf0, first.checks, first.request), admitted: input.dry === true && allPass };
   const headSeen = loaded.file.head;
-  const { result } = await updateRun(
-    input.runFile,
-    input.home,
+  const { result } = await input.store.update(
+    input.run,
     (current) => {
       if (current.file.head !== headSeen)
-        throw new ConflictError(`run file ${input.runFile} changed while admission was checking it; run admit again`);
+        throw new ConflictError(`run file ${input.run} changed while admission was checking it; run admit again`);
       const r = evaluate(input, current.state, pickWorkflow(current.state, input.executor, input.planner), gathered, { ok: true }, now());
       if (!r.wf || !r.request || !r.checks.every((c) => c.ok)) return { events: [], result: report(r.wf, r.checks, r.request) };
       const wf = r.wf;
@@ -143,11 +143,11 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
   if (result.admitted && input.checkout !== undefined) {
     const wf = pickWorkflow(loaded.state, input.executor, input.planner) as Workflow;
     try {
-      result.checkout = checkoutFrozenBytes(input.home, (wf.handoff as NonNullable<Workflow["handoff"]>).files, input.checkout);
+      result.checkout = checkoutFrozenBytes(input.store.home, (wf.handoff as NonNullable<Workflow["handoff"]>).files, input.checkout);
     } catch (error) {
       // Admission is recorded and the consent used; the approved bytes can still be written elsewhere.
       throw new RefusalError(
-        `admitted ${wf.executor} for ${wf.planner} (the consent is used), but the checkout to ${input.checkout} could not be written: ${(error as Error).message}; write it with \`twinlock checkout ${input.runFile} ${wf.executor} DIR\` before the executor starts`,
+        `admitted ${wf.executor} for ${wf.planner} (the consent is used), but the checkout to ${input.checkout} could not be written: ${(error as Error).message}; write it with \`twinlock checkout ${input.run} ${wf.executor} DIR\` before the executor starts`,
         { admitted: true },
         { cause: error },
       );
@@ -161,12 +161,12 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
   let pinned: PinnedSuite | undefined;
   let pinProblem: string | undefined;
   try {
-    pinned = loadRunSuite(input.home, state, undefined, [input.executor]);
+    pinned = loadRunSuite(input.store.home, state, undefined, [input.executor]);
   } catch (error) {
     if (!(error instanceof RefusalError) && !(error instanceof IntegrityError)) throw error;
     pinProblem = error.message;
   }
-  const runDir = path.dirname(path.resolve(input.runFile));
+  const runDir = path.dirname(path.resolve(input.run));
   let executorDigestNow: string | null = null;
   if (pinned && wf) {
     try {
@@ -180,8 +180,8 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
     pinProblem,
     dryRunRequired: wf !== undefined && pinned?.suite.byId.get(wf.executor)?.frontmatter.dry_run_required === true,
     rehash: wf?.handoff ? await rehash(path.resolve(runDir, wf.handoff.dir)) : { error: "nothing is frozen" },
-    frozenBytes: wf?.handoff ? verifyFrozenBytes(input.home, wf.handoff.files) : [],
-    actionIds: wf?.handoff && pinned ? frozenActionIds(input.home, wf.handoff.files, pinned.handoffFormat) : [],
+    frozenBytes: wf?.handoff ? verifyFrozenBytes(input.store.home, wf.handoff.files) : [],
+    actionIds: wf?.handoff && pinned ? frozenActionIds(input.store.home, wf.handoff.files, pinned.handoffFormat) : [],
     executorDigestNow,
   };
 }
@@ -197,7 +197,7 @@ function evaluate(
 ): { wf: Workflow | undefined; checks: AdmissionCheck[]; request?: AdmissionRequest } {
   const config: SuiteConfig = g.pinned?.config ?? { policies: { require_signed_receipts: true } };
   const consent = wf?.consents[wf.consents.length - 1];
-  const consumed = consent ? findConsumedConsent(input.home, receiptHash(consent)) : undefined;
+  const consumed = consent ? findConsumedConsent(input.store.home, receiptHash(consent)) : undefined;
   const untrustedStopLifts = state.stops
     .filter((s) => s.resolved_at !== null && (s.workflow === null || s.workflow === wf?.planner))
     .flatMap((s) => {
@@ -293,8 +293,10 @@ async function rehash(dir: string): Promise<AdmissionFacts["rehash"]> {
  * so the agent cannot record one for itself.
  */
 export async function recordDryRunResult(input: {
-  runFile: string;
-  home: GateHome;
+  /** Where the run lives. */
+  store: RunStore;
+  /** The run, as the store names it (the folder store: the run file's path). */
+  run: string;
   executor: string;
   result: "passed" | "failed";
   note: string;
@@ -302,11 +304,10 @@ export async function recordDryRunResult(input: {
   key?: KeyObject;
   now?: () => Date;
 }): Promise<{ workflow: Workflow; receipt: DryRunResult }> {
-  const policy = loadPinnedPolicy(input.home, readRun(input.runFile, input.home).state.suite);
+  const policy = loadPinnedPolicy(input.store.home, (await input.store.read(input.run)).state.suite);
   const person = personForKey(input.key, input.actor, policy.config, "--actor");
-  const { run, result } = await updateRun(
-    input.runFile,
-    input.home,
+  const { run, result } = await input.store.update(
+    input.run,
     (current) => {
       const wf = pickWorkflow(current.state, input.executor);
       if (!wf) throw new RefusalError(`${input.executor} is the executor of no pair in this run`);

@@ -5,7 +5,8 @@ import { updateRun } from "../home/run-ledger.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ApplyApproval, Workflow } from "../run/run-schema.js";
-import type { LoadedRun } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-file.js";
+import type { RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import { gatherPinned } from "./load-run-suite.js";
@@ -16,20 +17,21 @@ import { gatherPinned } from "./load-run-suite.js";
  * exact consent receipt it approves.
  */
 export async function approveApply(input: {
-  runFile: string;
-  home: GateHome;
+  /** Where the run lives. */
+  store: RunStore;
+  /** The run, as the store names it (the folder store: the run file's path). */
+  run: string;
   planner: string;
   approver?: string;
   key?: KeyObject;
   now?: () => Date;
 }): Promise<{ run: LoadedRun; receipt: ApplyApproval; workflow: Workflow }> {
-  const { pinned } = gatherPinned(input.runFile, input.home, input.planner);
-  const { run, result } = await updateRun(
-    input.runFile,
-    input.home,
+  const { pinned } = await gatherPinned(input.store, input.run, input.planner);
+  const { run, result } = await input.store.update(
+    input.run,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
-      requireTransition(input.runFile, wf, "apply_approved", "record the apply approval");
+      requireTransition(input.run, wf, "apply_approved", "record the apply approval");
       const consent = wf.consents[wf.consents.length - 1];
       const handoff = wf.handoff;
       if (!consent || !handoff || consent.decision !== "approved" || consent.handoff_hash !== handoff.hash) {

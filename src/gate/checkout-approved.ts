@@ -1,19 +1,18 @@
 import { RefusalError } from "../errors/errors.js";
 import { checkoutFrozenBytes } from "../home/frozen-bytes.js";
-import type { GateHome } from "../home/gate-home.js";
-import { readRun } from "../home/run-ledger.js";
 import type { Workflow } from "../run/run-schema.js";
+import type { RunStore } from "../store/run-store.js";
 
 /**
  * Write a read-only copy of exactly the approved bytes of an admitted
  * executor's handoff (SPEC §9 `checkout`), from the gate home's frozen bytes,
  * never from the live handoff folder.
  */
-export function checkoutApproved(input: { runFile: string; home: GateHome; executor: string; dir: string }): {
+export async function checkoutApproved(input: { store: RunStore; run: string; executor: string; dir: string }): Promise<{
   dir: string;
   workflow: Workflow;
-} {
-  const run = readRun(input.runFile, input.home);
+}> {
+  const run = await input.store.read(input.run);
   const wf = Object.values(run.state.workflows).find((w) => w.executor === input.executor);
   if (!wf)
     throw new RefusalError(
@@ -26,5 +25,5 @@ export function checkoutApproved(input: { runFile: string; home: GateHome; execu
     throw new RefusalError(
       `${input.executor} is not admitted (state ${wf.state}); only an admitted executor gets the approved bytes — run admit first`,
     );
-  return { dir: checkoutFrozenBytes(input.home, wf.handoff.files, input.dir), workflow: wf };
+  return { dir: checkoutFrozenBytes(input.store.home, wf.handoff.files, input.dir), workflow: wf };
 }

@@ -4,7 +4,8 @@ import { updateRun } from "../home/run-ledger.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { Workflow } from "../run/run-schema.js";
 import { isFinal } from "../run/transition-table.js";
-import type { LoadedRun } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-file.js";
+import type { RunStore } from "../store/run-store.js";
 
 export const CLOSE_RESULTS = ["verified", "failed", "rolled_back", "abandoned"] as const;
 export type CloseResult = (typeof CLOSE_RESULTS)[number];
@@ -15,21 +16,22 @@ export type CloseResult = (typeof CLOSE_RESULTS)[number];
  * with a residual record saying what was left undone.
  */
 export async function closeWorkflow(input: {
-  runFile: string;
-  home: GateHome;
+  /** Where the run lives. */
+  store: RunStore;
+  /** The run, as the store names it (the folder store: the run file's path). */
+  run: string;
   planner: string;
   result: CloseResult;
   residual?: string;
   actor: string;
   now?: () => Date;
 }): Promise<{ run: LoadedRun; workflow: Workflow }> {
-  const { run } = await updateRun(
-    input.runFile,
-    input.home,
+  const { run } = await input.store.update(
+    input.run,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
       // A closed or failed workflow: the standard refusal, naming the state and that nothing follows.
-      if (isFinal(wf.state)) requireTransition(input.runFile, wf, "closed", "close the workflow");
+      if (isFinal(wf.state)) requireTransition(input.run, wf, "closed", "close the workflow");
       const executing = wf.state === "executing";
       if (!executing && input.result !== "failed" && input.result !== "abandoned") {
         throw new UsageError(
@@ -41,13 +43,13 @@ export async function closeWorkflow(input: {
       if (!executing && !input.residual?.trim())
         throw new UsageError("closing before execution needs --residual TEXT recording what was left undone");
       if (!executing && input.result === "failed") {
-        requireTransition(input.runFile, wf, "failed", "mark the workflow failed");
+        requireTransition(input.run, wf, "failed", "mark the workflow failed");
         return {
           events: [{ type: "failed", actor: input.actor, data: { planner: wf.planner, residual: input.residual as string } }],
           result: undefined,
         };
       }
-      requireTransition(input.runFile, wf, "closed", "close the workflow");
+      requireTransition(input.run, wf, "closed", "close the workflow");
       return {
         events: [
           { type: "closed", actor: input.actor, data: { planner: wf.planner, outcome: input.result, residual: input.residual ?? null } },

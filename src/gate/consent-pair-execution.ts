@@ -6,7 +6,8 @@ import { parseDuration } from "../input/parse-input.js";
 import { describeNextStep, nextStepData } from "../run/next-step.js";
 import { legalNextStep, requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ConsentReceipt, Workflow } from "../run/run-schema.js";
-import type { LoadedRun } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-file.js";
+import type { RunStore } from "../store/run-store.js";
 import { distinctApprovers } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
@@ -15,8 +16,10 @@ import { executorDigest, gatherPinned } from "./load-run-suite.js";
 import { requireCurrentHash } from "./review-pair-plan.js";
 
 export interface ConsentInput {
-  runFile: string;
-  home: GateHome;
+  /** Where the run lives. */
+  store: RunStore;
+  /** The run, as the store names it (the folder store: the run file's path). */
+  run: string;
   planner: string;
   approve: boolean;
   handoffHash?: string;
@@ -39,17 +42,16 @@ export interface ConsentInput {
  */
 export async function consentPairExecution(input: ConsentInput): Promise<{ run: LoadedRun; receipt: ConsentReceipt; workflow: Workflow }> {
   // Gather the pinned suite (pairing checked against the pin and the run) and the executor's digest first.
-  const { workflow, pinned } = gatherPinned(input.runFile, input.home, input.planner);
+  const { workflow, pinned } = await gatherPinned(input.store, input.run, input.planner);
   const execDigest = executorDigest(pinned, workflow);
-  const { run, result } = await updateRun(
-    input.runFile,
-    input.home,
+  const { run, result } = await input.store.update(
+    input.run,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
       const settings = current.state.settings;
       const event = input.approve ? "consent_granted" : "consent_declined";
       requireTransition(
-        input.runFile,
+        input.run,
         wf,
         event,
         `record execution consent`,
@@ -63,7 +65,7 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
         const now = input.now?.() ?? new Date();
         const expired = last?.expires_at != null && now.getTime() >= Date.parse(last.expires_at) && last.consumed_at === null;
         if (!expired) {
-          const next = describeNextStep(wf.state, { run: input.runFile, planner: wf.planner, executor: wf.executor, hash: handoff.hash });
+          const next = describeNextStep(wf.state, { run: input.run, planner: wf.planner, executor: wf.executor, hash: handoff.hash });
           throw new RefusalError(
             `cannot record execution consent: ${wf.planner} is in state ${wf.state} with a consent for revision ${handoff.revision}${last?.expires_at ? ` valid until ${last.expires_at}` : ""}; ${legalNextStep(next)} — consent may be asked again only after it expires unused`,
             {
@@ -81,7 +83,7 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
           `consent must name the exact version: pass --handoff-hash ${handoff.hash} (revision ${handoff.revision}); the question is: ${consentQuestion(wf, current.state.settings)}`,
         );
       }
-      requireCurrentHash(wf, input.handoffHash, "record execution consent", input.runFile);
+      requireCurrentHash(wf, input.handoffHash, "record execution consent", input.run);
       const review = wf.reviews[wf.reviews.length - 1];
       if (review?.decision !== "approved" || review.handoff_hash !== handoff.hash || review.revision !== handoff.revision) {
         throw new RefusalError(
@@ -106,7 +108,7 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
       const approvers = distinctApprovers(wf, config);
       if (approvers.length < needed) {
         throw new RefusalError(
-          `refused: revision ${handoff.revision} has ${approvers.length} trusted approval(s) and the suite requires ${needed}; consent needs an approved plan (twinlock verify-receipts ${input.runFile})`,
+          `refused: revision ${handoff.revision} has ${approvers.length} trusted approval(s) and the suite requires ${needed}; consent needs an approved plan (twinlock verify-receipts ${input.run})`,
           { attack: "untrusted-approval" },
         );
       }

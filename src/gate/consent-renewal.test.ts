@@ -2,7 +2,8 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { RefusalError } from "../errors/errors.js";
-import { readRunFile } from "../store/run-store.js";
+import { folderRunStore } from "../home/folder-run-store.js";
+import { readRunFile } from "../store/run-file.js";
 import { runCli, STACK_FRAME } from "../test-support/run-cli.js";
 import {
   admitStep,
@@ -32,8 +33,8 @@ const HOUR = 3_600_000;
 /** Alice's consent to the current hash, for one hour from `now`. */
 function grantConsent(g: GateRun, now: () => Date) {
   return consentPairExecution({
-    home: testHome(),
-    runFile: g.runFile,
+    store: folderRunStore(testHome()),
+    run: g.runFile,
     planner: PLANNER,
     approve: true,
     handoffHash: workflowOf(g).handoff?.hash,
@@ -62,7 +63,7 @@ describe("a consent that expired unused", () => {
     const r = await admitStep(g, { now: later });
     expect(r.admitted).toBe(false);
     expect(r.checks.find((c) => c.id === "7")?.detail).toMatch(/expired at 2026-06-01T11:00:00.000Z/);
-    const status = await pairStatusFromRun(g.runFile, PLANNER, homeOf(g), later());
+    const status = await pairStatusFromRun(folderRunStore(homeOf(g)), g.runFile, PLANNER, later());
     expect(status.state).toBe("dry_run_ready");
     expect(status.next_action).toMatch(/ask the consent question again: the consent expired at 2026-06-01T11:00:00.000Z unused/);
     expect(status.question).toMatch(/^May MD-30 \(Debugging fix executor\) now act on the approved frozen plan of MD-29/);
@@ -81,7 +82,14 @@ describe("a consent that expired unused", () => {
   it("can be withdrawn, closing the workflow and removing the executor from authorized_execution_prompt_ids", async () => {
     const g = await consentedAt(t0);
     expect(readRunFile(g.runFile).state.authorized_execution_prompt_ids).toEqual([EXECUTOR]);
-    await consentPairExecution({ home: testHome(), runFile: g.runFile, planner: PLANNER, approve: false, user: "alice", now: later });
+    await consentPairExecution({
+      store: folderRunStore(testHome()),
+      run: g.runFile,
+      planner: PLANNER,
+      approve: false,
+      user: "alice",
+      now: later,
+    });
     expect(workflowOf(g).state).toBe("closed");
     expect(readRunFile(g.runFile).state.authorized_execution_prompt_ids).toEqual([]);
   });
@@ -203,7 +211,7 @@ describe("pair-status after a handoff file changed", () => {
     const g = makeGateRun();
     await driveTo(g, "dry_run_ready");
     writeFileSync(path.join(g.handoff, "report.md"), "edited after consent\n");
-    const status = await pairStatusFromRun(g.runFile, PLANNER, homeOf(g));
+    const status = await pairStatusFromRun(folderRunStore(homeOf(g)), g.runFile, PLANNER);
     expect(status.handoff_changed).toEqual(["changed report.md"]);
     expect(status.next_action).toMatch(/^re-freeze: the handoff changed since revision 1 was frozen \(changed report\.md\)/);
     expect(status.next_command).toBe(`twinlock freeze-pair-handoff ${g.runFile} MD-29`);

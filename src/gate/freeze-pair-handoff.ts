@@ -7,14 +7,17 @@ import type { GateHome } from "../home/gate-home.js";
 import { updateRun } from "../home/run-ledger.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { FreezeReceipt, Workflow } from "../run/run-schema.js";
-import type { LoadedRun } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-file.js";
+import type { RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import { gatherPinned } from "./load-run-suite.js";
 
 export interface FreezeInput {
-  runFile: string;
-  home: GateHome;
+  /** Where the run lives. */
+  store: RunStore;
+  /** The run, as the store names it (the folder store: the run file's path). */
+  run: string;
   planner: string;
   /** The handoff folder; defaults to the one frozen before. */
   handoffDir?: string;
@@ -48,18 +51,18 @@ export interface FreezeResult {
  * signing suites the freeze is signed by a key with the `freeze` right.
  */
 export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResult> {
-  const runDir = path.dirname(path.resolve(input.runFile));
+  const runDir = path.dirname(path.resolve(input.run));
   // Gather first: the run, its pinned suite and the frozen copy; then decide under the locks.
-  const { workflow: wf0, pinned } = gatherPinned(input.runFile, input.home, input.planner);
-  requireTransition(input.runFile, wf0, "handoff_frozen", "freeze the handoff");
+  const { workflow: wf0, pinned } = await gatherPinned(input.store, input.run, input.planner);
+  requireTransition(input.run, wf0, "handoff_frozen", "freeze the handoff");
   const dirGiven = input.handoffDir ?? (wf0.handoff ? path.resolve(runDir, wf0.handoff.dir) : undefined);
   if (!dirGiven) throw new UsageError(`no handoff folder: pass --handoff DIR the first time you freeze ${wf0.planner}`);
   const dir = path.resolve(dirGiven);
-  if (isInside(input.home.dir, dir) || isInside(dir, input.home.dir))
+  if (isInside(input.store.home.dir, dir) || isInside(dir, input.store.home.dir))
     throw new UsageError(
-      `the gate home ${input.home.dir} and the handoff folder ${dir} overlap; keep the gate home out of the agent's folders`,
+      `the gate home ${input.store.home.dir} and the handoff folder ${dir} overlap; keep the gate home out of the agent's folders`,
     );
-  const snapshot = snapshotHandoff(input.home, dir);
+  const snapshot = snapshotHandoff(input.store.home, dir);
   try {
     // Judged in the pinned suite's format: neither the run file nor the handoff can choose it.
     const readiness: ReadinessReport = { ...checkReadiness(snapshot.dir, pinned.handoffFormat), dir };
@@ -77,12 +80,11 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
       );
     }
     const person = personForKey(input.key, input.actor, pinned.config, "--actor");
-    const { run, result } = await updateRun(
-      input.runFile,
-      input.home,
+    const { run, result } = await input.store.update(
+      input.run,
       (current) => {
         const wf = requireWorkflow(current.state.workflows, input.planner);
-        requireTransition(input.runFile, wf, "handoff_frozen", "freeze the handoff");
+        requireTransition(input.run, wf, "handoff_frozen", "freeze the handoff");
         const same = wf.handoff?.hash === snapshot.hash;
         if (same && wf.state === "plan_revision_pending" && !input.unchangedBecause) {
           throw new RefusalError(

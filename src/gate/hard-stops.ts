@@ -5,23 +5,25 @@ import { readRun, updateRun } from "../home/run-ledger.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { StopResolution } from "../run/run-schema.js";
-import type { LoadedRun } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-file.js";
+import type { RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 
 /** Record a hard `!STOP:{reason}` on the run, or on one workflow; anyone may raise one, and admission refuses while it is open. */
 export async function raiseStop(input: {
-  runFile: string;
-  home: GateHome;
+  /** Where the run lives. */
+  store: RunStore;
+  /** The run, as the store names it (the folder store: the run file's path). */
+  run: string;
   reason: string;
   workflow?: string;
   note?: string;
   actor: string;
   now?: () => Date;
 }): Promise<LoadedRun> {
-  const { run } = await updateRun(
-    input.runFile,
-    input.home,
+  const { run } = await input.store.update(
+    input.run,
     (current) => {
       if (input.workflow !== undefined) requireWorkflow(current.state.workflows, input.workflow);
       return {
@@ -46,8 +48,10 @@ export async function raiseStop(input: {
  * lift a stop, and admission re-judges the signed resolution under the pin.
  */
 export async function resolveStop(input: {
-  runFile: string;
-  home: GateHome;
+  /** Where the run lives. */
+  store: RunStore;
+  /** The run, as the store names it (the folder store: the run file's path). */
+  run: string;
   reason: string;
   workflow?: string;
   note: string;
@@ -55,13 +59,12 @@ export async function resolveStop(input: {
   key?: KeyObject;
   now?: () => Date;
 }): Promise<{ run: LoadedRun; resolved: number; receipt: StopResolution }> {
-  const before = readRun(input.runFile, input.home);
+  const before = await input.store.read(input.run);
   // Lifting a stop is judged by the pinned policy alone; no prompt is read.
-  const pinned = loadPinnedPolicy(input.home, before.state.suite);
+  const pinned = loadPinnedPolicy(input.store.home, before.state.suite);
   const person = personForKey(input.key, input.actor, pinned.config, "--actor");
-  const { run, result } = await updateRun(
-    input.runFile,
-    input.home,
+  const { run, result } = await input.store.update(
+    input.run,
     (current) => {
       const open = current.state.stops.filter(
         (s) => s.resolved_at === null && s.reason === input.reason && (input.workflow === undefined || s.workflow === input.workflow),

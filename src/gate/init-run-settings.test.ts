@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { folderRunStore } from "../home/folder-run-store.js";
 import { consentQuestion } from "./consent-question.js";
 import { initRun } from "./init-run.js";
 
 const start = (over: Record<string, unknown>) =>
   initRun({
-    runFile: "/nonexistent/run.json",
-    home: { dir: "/nonexistent", id: "home_0" },
+    run: "/nonexistent/run.json",
+    store: folderRunStore({ dir: "/nonexistent", id: "home_0" }),
     suiteRoot: "/nonexistent",
     planners: ["MD-29"],
     ...over,

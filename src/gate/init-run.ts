@@ -7,7 +7,8 @@ import { loadPinnedSuite, pinForFolder, requirePinnedPair } from "../home/suite-
 import { findHiddenInName } from "../input/clean-text.js";
 import { clip } from "../input/parse-input.js";
 import type { Settings } from "../run/run-schema.js";
-import type { LoadedRun } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-file.js";
+import type { RunStore } from "../store/run-store.js";
 import type { Suite } from "../suite/load-suite.js";
 import type { Mode } from "../suite/prompt.js";
 import { pairDigest } from "../twin/pair-digest.js";
@@ -17,9 +18,10 @@ import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
 export const EXECUTING_MODES: readonly Mode[] = ["DRAFT_ONLY", "APPLY_SAFE", "APPLY_APPROVED", "VERIFY_ONLY"];
 
 export interface InitRunInput {
-  runFile: string;
-  /** The trust root: the suite must be pinned here. */
-  home: GateHome;
+  /** Where the run lives. */
+  store: RunStore;
+  /** The run, as the store names it (the folder store: the run file's path). */
+  run: string;
   suiteRoot: string;
   planners: string[];
   mode?: Mode;
@@ -43,8 +45,8 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
         throw new UsageError(`--actions: ${JSON.stringify(clip(action))} is not an action ID (letters, digits, . _ -, e.g. A1)`);
   if (input.environment !== undefined && findHiddenInName(input.environment))
     throw new UsageError("--environment contains a control, invisible or direction character; give a plain name such as staging");
-  const pin = pinForFolder(input.home, input.suiteRoot);
-  const pinned = loadPinnedSuite(input.home, { root: pin.root, suite_id: pin.suite_id }, input.planners);
+  const pin = pinForFolder(input.store.home, input.suiteRoot);
+  const pinned = loadPinnedSuite(input.store.home, { root: pin.root, suite_id: pin.suite_id }, input.planners);
   const suite: Suite = pinned.suite;
   const mode = input.mode ?? "DRAFT_ONLY";
   if (!EXECUTING_MODES.includes(mode)) {
@@ -87,13 +89,13 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
   };
   const runId = `run_${randomBytes(8).toString("hex")}`;
   return createRun(
-    input.runFile,
-    input.home,
+    input.run,
+    input.store.home,
     [
       {
         type: "run_created",
         actor: input.actor,
-        data: { run_id: runId, home_id: input.home.id, suite: { root: pin.root, suite_id: pin.suite_id }, settings, workflows },
+        data: { run_id: runId, home_id: input.store.home.id, suite: { root: pin.root, suite_id: pin.suite_id }, settings, workflows },
       },
     ],
     input.now ?? new Date(),

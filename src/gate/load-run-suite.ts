@@ -1,10 +1,10 @@
 import { RefusalError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
-import { readRun } from "../home/run-ledger.js";
 import { loadPinnedSuite, type PinnedSuite, promptFileDigest, requirePinnedPair } from "../home/suite-pins.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
-import type { LoadedRun } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-file.js";
+import type { RunStore } from "../store/run-store.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
 
@@ -26,14 +26,14 @@ export function loadRunSuite(home: GateHome, state: RunState, wf?: Workflow, als
  * knows it, the workflow, and the pinned suite with the pairing checked):
  * the run's suite cannot change, so none of it needs the lock.
  */
-export function gatherPinned(
-  runFile: string,
-  home: GateHome,
+export async function gatherPinned(
+  store: RunStore,
+  ref: string,
   planner: string,
-): { run: LoadedRun; workflow: Workflow; pinned: PinnedSuite } {
-  const run = readRun(runFile, home);
+): Promise<{ run: LoadedRun; workflow: Workflow; pinned: PinnedSuite }> {
+  const run = await store.read(ref);
   const workflow = requireWorkflow(run.state.workflows, planner);
-  return { run, workflow, pinned: loadRunSuite(home, run.state, workflow) };
+  return { run, workflow, pinned: loadRunSuite(store.home, run.state, workflow) };
 }
 
 /** Throw unless the suite still resolves the workflow's planner to the run's executor, as pinned and as recorded. */

@@ -1,12 +1,12 @@
 import path from "node:path";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import type { GateHome } from "../home/gate-home.js";
-import { readRun } from "../home/run-ledger.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { describeChanges } from "../run/admission-checks.js";
 import { describeNextStep, makeNextStep, nextStepData, withKeyOption } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { State } from "../run/transition-table.js";
+import type { RunStore } from "../store/run-store.js";
 import { consentQuestion } from "./consent-question.js";
 import { dryRunStep, dryRunStillNeeded } from "./dry-run-needed.js";
 import { type PairStatus, questionFor } from "./pair-status-from-flags.js";
@@ -14,8 +14,9 @@ import { type PairStatus, questionFor } from "./pair-status-from-flags.js";
 export { type PairStatus, pairStatusFromFlags, REVIEW_STATUSES, type ReviewStatus, reviewInvitation } from "./pair-status-from-flags.js";
 
 /** Status of one pair from a run file. */
-export async function pairStatusFromRun(runFile: string, id: string, home: GateHome, now: Date = new Date()): Promise<PairStatus> {
-  const run = readRun(runFile, home);
+export async function pairStatusFromRun(store: RunStore, runFile: string, id: string, now: Date = new Date()): Promise<PairStatus> {
+  const home = store.home;
+  const run = await store.read(runFile);
   const byExecutor = Object.values(run.state.workflows).find((w) => w.executor === id);
   const wf = byExecutor ?? requireWorkflow(run.state.workflows, id);
   let next = describeNextStep(wf.state, { run: runFile, planner: wf.planner, executor: wf.executor, hash: wf.handoff?.hash });

@@ -8,12 +8,12 @@ import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { readBlob } from "../home/frozen-bytes.js";
 import { readFrozenModel } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
-import { readRun } from "../home/run-ledger.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { cleanLines, cleanText } from "../input/clean-text.js";
 import { shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunEvent, Settings, Workflow } from "../run/run-schema.js";
+import type { RunStore } from "../store/run-store.js";
 import { consentQuestion } from "./consent-pair-execution.js";
 import { reviewInvitation } from "./pair-status.js";
 
@@ -51,8 +51,9 @@ export interface Presentation {
  * file (report.md included) with its diff against the previous revision,
  * the hash, and the exact commands to decide.
  */
-export function presentPlan(runFile: string, planner: string, home: GateHome): Presentation {
-  const run = readRun(runFile, home);
+export async function presentPlan(store: RunStore, runFile: string, planner: string): Promise<Presentation> {
+  const home = store.home;
+  const run = await store.read(runFile);
   const wf = requireWorkflow(run.state.workflows, planner);
   if (!wf.handoff)
     throw new RefusalError(

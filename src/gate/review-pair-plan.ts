@@ -5,7 +5,8 @@ import { updateRun } from "../home/run-ledger.js";
 import { closestChoice } from "../input/closest-choice.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
-import type { LoadedRun } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-file.js";
+import type { RunStore } from "../store/run-store.js";
 import { approverIdentity, distinctApprovers } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
@@ -15,8 +16,10 @@ export const REVIEW_DECISIONS = ["changes_requested", "approved", "declined"] as
 export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
 
 export interface ReviewInput {
-  runFile: string;
-  home: GateHome;
+  /** Where the run lives. */
+  store: RunStore;
+  /** The run, as the store names it (the folder store: the run file's path). */
+  run: string;
   planner: string;
   decision: ReviewDecision;
   feedback?: string;
@@ -55,25 +58,24 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
     );
   }
   // Gather the pinned suite and the executor's file digest before taking the locks.
-  const { workflow, pinned } = gatherPinned(input.runFile, input.home, input.planner);
+  const { workflow, pinned } = await gatherPinned(input.store, input.run, input.planner);
   const execDigest = executorDigest(pinned, workflow);
-  const { run, result } = await updateRun(
-    input.runFile,
-    input.home,
+  const { run, result } = await input.store.update(
+    input.run,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
       let event: "changes_requested" | "approval_recorded" | "plan_approved" | "plan_declined" = (
         { changes_requested: "changes_requested", approved: "plan_approved", declined: "plan_declined" } as const
       )[input.decision];
-      requireTransition(input.runFile, wf, event === "plan_approved" ? "plan_approved" : event, `record a review (${input.decision})`);
+      requireTransition(input.run, wf, event === "plan_approved" ? "plan_approved" : event, `record a review (${input.decision})`);
       const handoff = wf.handoff;
       if (!handoff) throw new RefusalError(`${wf.planner} has no frozen handoff to review`);
       if (input.decision === "approved" && input.handoffHash === undefined) {
         throw new RefusalError(
-          `approval must name the exact version approved: pass --handoff-hash ${handoff.hash} (revision ${handoff.revision}) after reading it with \`twinlock present ${input.runFile} ${wf.planner}\``,
+          `approval must name the exact version approved: pass --handoff-hash ${handoff.hash} (revision ${handoff.revision}) after reading it with \`twinlock present ${input.run} ${wf.planner}\``,
         );
       }
-      requireCurrentHash(wf, input.handoffHash, `record a review (${input.decision})`, input.runFile);
+      requireCurrentHash(wf, input.handoffHash, `record a review (${input.decision})`, input.run);
       if (input.decision === "changes_requested" && !input.feedback?.trim()) {
         throw new UsageError("--decision changes_requested needs --feedback TEXT saying what to change");
       }

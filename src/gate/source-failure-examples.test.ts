@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RefusalError } from "../errors/errors.js";
 import { ADMISSION_STOP } from "../run/admission-checks.js";
 import { replayEvents } from "../run/apply-event.js";
-import { readRunFile } from "../store/run-store.js";
+import { readRunFile } from "../store/run-file.js";
 import { runCli, STACK_FRAME } from "../test-support/run-cli.js";
 import {
   admitStep,

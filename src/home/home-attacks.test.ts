@@ -37,6 +37,7 @@ import { hashEvent } from "../run/event-chain.js";
 import type { RunFile } from "../run/run-schema.js";
 import { editPrompt } from "../test-support/run-fixture.js";
 import { generateReviewerKey } from "../trust/keys.js";
+import { folderRunStore } from "./folder-run-store.js";
 import { type GateHome, openGateHome } from "./gate-home.js";
 import { readRun } from "./run-ledger.js";
 import { addPinner, listPinners, listPins, pinSuite, unpinSuite } from "./suite-pins.js";
@@ -97,26 +98,26 @@ const hashOf = (w: World) => readRun(w.runFile, w.home).state.workflows["MD-29"]
 
 async function toConsented(w: World): Promise<void> {
   await initRun({
-    runFile: w.runFile,
-    home: w.home,
+    run: w.runFile,
+    store: folderRunStore(w.home),
     suiteRoot: w.suite,
     planners: ["MD-29"],
     mode: "APPLY_SAFE",
     environment: "staging",
     actor: "agent",
   });
-  await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
+  await freezePairHandoff({ run: w.runFile, store: folderRunStore(w.home), planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
   await reviewPairPlan({
-    runFile: w.runFile,
-    home: w.home,
+    run: w.runFile,
+    store: folderRunStore(w.home),
     planner: "MD-29",
     decision: "approved",
     handoffHash: hashOf(w),
     key: w.keys.alice,
   });
   await consentPairExecution({
-    runFile: w.runFile,
-    home: w.home,
+    run: w.runFile,
+    store: folderRunStore(w.home),
     planner: "MD-29",
     approve: true,
     handoffHash: hashOf(w),
@@ -124,7 +125,8 @@ async function toConsented(w: World): Promise<void> {
   });
 }
 
-const tryAdmit = (w: World, executor = "MD-30", runFile = w.runFile) => admit({ runFile, home: w.home, executor, actor: "agent" });
+const tryAdmit = (w: World, executor = "MD-30", runFile = w.runFile) =>
+  admit({ run: runFile, store: folderRunStore(w.home), executor, actor: "agent" });
 const failed = (r: Awaited<ReturnType<typeof admit>>) => r.checks.filter((c) => !c.ok).map((c) => c.id);
 
 /** Rewrite a run file's events and rebuild its chain, head, revision and state, as an agent with a text editor can. */
@@ -148,9 +150,9 @@ describe("attack 1: the run file chooses what it is judged by", () => {
     const copy = path.join(w.handoff, "suite-copy");
     cpSync(w.suite, copy, { recursive: true });
     setReviewers(copy, [{ name: "alice", public_key: generateReviewerKey().publicKey, rights: ["review", "consent", "apply"] }]);
-    await expect(initRun({ runFile: w.runFile, home: w.home, suiteRoot: copy, planners: ["MD-29"], actor: "agent" })).rejects.toThrow(
-      /is not pinned in gate home/,
-    );
+    await expect(
+      initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: copy, planners: ["MD-29"], actor: "agent" }),
+    ).rejects.toThrow(/is not pinned in gate home/);
   });
 
   it("refuses a run whose suite.root was rewritten to the agent's copy (chain rebuilt)", async () => {
@@ -176,7 +178,13 @@ describe("attack 1: the run file chooses what it is judged by", () => {
     expect(r.admitted).toBe(false);
     expect(failed(r)).toContain("1");
     await expect(
-      initRun({ runFile: path.join(w.dir, "run2.json"), home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" }),
+      initRun({
+        run: path.join(w.dir, "run2.json"),
+        store: folderRunStore(w.home),
+        suiteRoot: w.suite,
+        planners: ["MD-29"],
+        actor: "agent",
+      }),
     ).rejects.toThrow(RefusalError);
   });
 
@@ -296,11 +304,17 @@ describe("attack 2: rollback and forks do not reuse a consent", () => {
 
   it("keeps a signed decline that was deleted with the chain rebuilt, and refuses an older rewrite outright", async () => {
     const w = await world();
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
-    await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
+    await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    await freezePairHandoff({
+      run: w.runFile,
+      store: folderRunStore(w.home),
+      planner: "MD-29",
+      handoffDir: w.handoff,
+      key: w.keys.planner,
+    });
     await reviewPairPlan({
-      runFile: w.runFile,
-      home: w.home,
+      run: w.runFile,
+      store: folderRunStore(w.home),
       planner: "MD-29",
       decision: "declined",
       feedback: "no",
@@ -328,7 +342,9 @@ describe("attack 2: rollback and forks do not reuse a consent", () => {
     await toConsented(w);
     const other = openGateHome(path.join(w.dir, "other-home"), { create: true });
     await pinSuite(other, { suiteDir: w.suite, key: w.keys.agent });
-    await expect(admit({ runFile: w.runFile, home: other, executor: "MD-30", actor: "agent" })).resolves.toMatchObject({ admitted: false });
+    await expect(admit({ run: w.runFile, store: folderRunStore(other), executor: "MD-30", actor: "agent" })).resolves.toMatchObject({
+      admitted: false,
+    });
     expect(() => readRun(w.runFile, other)).toThrow(/belongs to gate home home_[0-9a-f]{16}, not to this one/);
     const id = readRun(w.runFile, w.home).state.run_id;
     rmSync(path.join(w.home.dir, "runs", `${id}.json`));
@@ -340,10 +356,16 @@ describe("attack 3: the reviewer is shown the frozen bytes, not the run file's c
   it("refuses a freeze event whose file list was swapped (chain rebuilt), and present shows the frozen report", async () => {
     const w = await world();
     writeFileSync(path.join(w.handoff, "report.md"), "# Plan\n\nDelete the production cache.\n");
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
-    await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
+    await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    await freezePairHandoff({
+      run: w.runFile,
+      store: folderRunStore(w.home),
+      planner: "MD-29",
+      handoffDir: w.handoff,
+      key: w.keys.planner,
+    });
     writeFileSync(path.join(w.handoff, "report.md"), "# Plan\n\nA harmless tidy-up.\n");
-    const shown = presentPlan(w.runFile, "MD-29", w.home).markdown;
+    const shown = (await presentPlan(folderRunStore(w.home), w.runFile, "MD-29")).markdown;
     expect(shown).toContain("Delete the production cache.");
     expect(shown).not.toContain("harmless");
     rebuild(w.runFile, (run) => {
@@ -353,15 +375,21 @@ describe("attack 3: the reviewer is shown the frozen bytes, not the run file's c
         sha256: "0".repeat(64),
       } as never;
     });
-    expect(() => presentPlan(w.runFile, "MD-29", w.home)).toThrow(/file list hashes to/);
+    await expect(presentPlan(folderRunStore(w.home), w.runFile, "MD-29")).rejects.toThrow(/file list hashes to/);
   });
 
   it("fences file text so a report cannot forge the Decide section, and strips terminal escapes", async () => {
     const w = await world();
     writeFileSync(path.join(w.handoff, "report.md"), "```\n## Decide\ntwinlock review-pair-plan x --decision approved\n\u001b[2J````\n");
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
-    await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
-    const shown = presentPlan(w.runFile, "MD-29", w.home).markdown;
+    await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    await freezePairHandoff({
+      run: w.runFile,
+      store: folderRunStore(w.home),
+      planner: "MD-29",
+      handoffDir: w.handoff,
+      key: w.keys.planner,
+    });
+    const shown = (await presentPlan(folderRunStore(w.home), w.runFile, "MD-29")).markdown;
     expect(shown).not.toContain("\u001b");
     expect(shown).toContain("`````markdown");
     const open = shown.indexOf("`````markdown");
@@ -377,9 +405,9 @@ describe("attack 3c: a hard link smuggles a file the gate can read into the froz
     const secret = path.join(w.dir, "secret.key");
     writeFileSync(secret, "PRIVATE KEY\n");
     linkSync(secret, path.join(w.handoff, "notes.txt"));
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
     await expect(
-      freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner }),
+      freezePairHandoff({ run: w.runFile, store: folderRunStore(w.home), planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner }),
     ).rejects.toThrow(/notes\.txt has 2 hard links; a handoff file must be a file of its own/);
     expect(readRun(w.runFile, w.home).state.workflows["MD-29"]?.state).toBe("investigating");
   });
@@ -387,9 +415,9 @@ describe("attack 3c: a hard link smuggles a file the gate can read into the froz
 
 /** Run, freeze and `present` the world's handoff as it is now: what the reviewer is shown. */
 async function frozenAndShown(w: World): Promise<string> {
-  await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
-  await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
-  return presentPlan(w.runFile, "MD-29", w.home).markdown;
+  await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+  await freezePairHandoff({ run: w.runFile, store: folderRunStore(w.home), planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
+  return (await presentPlan(folderRunStore(w.home), w.runFile, "MD-29")).markdown;
 }
 
 describe("attack 3b: a file name chosen to break the reviewer's page", () => {
@@ -433,15 +461,15 @@ describe("attack 4: anyone lifts a stop", () => {
   it("refuses resolve-stop without a key holding the stop right, and admission re-judges a forged lift", async () => {
     const w = await world();
     await toConsented(w);
-    await raiseStop({ runFile: w.runFile, home: w.home, reason: "missing-backup", actor: "alice" });
-    await expect(resolveStop({ runFile: w.runFile, home: w.home, reason: "missing-backup", note: "fine", actor: "agent" })).rejects.toThrow(
-      /unsigned, and this suite requires signed receipts/,
-    );
+    await raiseStop({ run: w.runFile, store: folderRunStore(w.home), reason: "missing-backup", actor: "alice" });
     await expect(
-      resolveStop({ runFile: w.runFile, home: w.home, reason: "missing-backup", note: "fine", key: w.keys.planner }),
+      resolveStop({ run: w.runFile, store: folderRunStore(w.home), reason: "missing-backup", note: "fine", actor: "agent" }),
+    ).rejects.toThrow(/unsigned, and this suite requires signed receipts/);
+    await expect(
+      resolveStop({ run: w.runFile, store: folderRunStore(w.home), reason: "missing-backup", note: "fine", key: w.keys.planner }),
     ).rejects.toThrow(/has the rights freeze, not stop/);
     expect(failed(await tryAdmit(w))).toContain("8");
-    await resolveStop({ runFile: w.runFile, home: w.home, reason: "missing-backup", note: "backup taken", key: w.keys.alice });
+    await resolveStop({ run: w.runFile, store: folderRunStore(w.home), reason: "missing-backup", note: "backup taken", key: w.keys.alice });
     expect((await tryAdmit(w)).admitted).toBe(true);
   });
 });
@@ -449,17 +477,30 @@ describe("attack 4: anyone lifts a stop", () => {
 describe("attack 5: separation of duties compares keys, not typed names", () => {
   it("lets alice review a plan frozen by an agent that typed --actor alice, since the freeze key is the planner's", async () => {
     const w = await world();
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
     await expect(
-      freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, actor: "alice", key: w.keys.planner }),
+      freezePairHandoff({
+        run: w.runFile,
+        store: folderRunStore(w.home),
+        planner: "MD-29",
+        handoffDir: w.handoff,
+        actor: "alice",
+        key: w.keys.planner,
+      }),
     ).rejects.toThrow(/does not match the key, which belongs to planner-agent/);
     await expect(
-      freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, actor: "alice" }),
+      freezePairHandoff({ run: w.runFile, store: folderRunStore(w.home), planner: "MD-29", handoffDir: w.handoff, actor: "alice" }),
     ).rejects.toThrow(/unsigned, and this suite requires signed receipts/);
-    await freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
+    await freezePairHandoff({
+      run: w.runFile,
+      store: folderRunStore(w.home),
+      planner: "MD-29",
+      handoffDir: w.handoff,
+      key: w.keys.planner,
+    });
     const r = await reviewPairPlan({
-      runFile: w.runFile,
-      home: w.home,
+      run: w.runFile,
+      store: folderRunStore(w.home),
       planner: "MD-29",
       decision: "approved",
       handoffHash: hashOf(w),
@@ -470,9 +511,9 @@ describe("attack 5: separation of duties compares keys, not typed names", () => 
 
   it("refuses a freeze signed by an unlisted key", async () => {
     const w = await world();
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
     await expect(
-      freezePairHandoff({ runFile: w.runFile, home: w.home, planner: "MD-29", handoffDir: w.handoff, key: w.keys.agent }),
+      freezePairHandoff({ run: w.runFile, store: folderRunStore(w.home), planner: "MD-29", handoffDir: w.handoff, key: w.keys.agent }),
     ).rejects.toThrow(/signed by an unknown key/);
   });
 });
@@ -482,14 +523,20 @@ describe("attack 6: what admission checks is what the executor uses", () => {
     const w = await world();
     await toConsented(w);
     const frozen = new Map(["report.md", "action_plan.json"].map((f) => [f, readFileSync(path.join(w.handoff, f))]));
-    const r = await admit({ runFile: w.runFile, home: w.home, executor: "MD-30", actor: "agent", checkout: path.join(w.dir, "approved") });
+    const r = await admit({
+      run: w.runFile,
+      store: folderRunStore(w.home),
+      executor: "MD-30",
+      actor: "agent",
+      checkout: path.join(w.dir, "approved"),
+    });
     expect(r.admitted).toBe(true);
     writeFileSync(path.join(w.handoff, "action_plan.json"), "{}");
     for (const [f, bytes] of frozen) expect(readFileSync(path.join(w.dir, "approved", f)).equals(bytes)).toBe(true);
     expect(statSync(path.join(w.dir, "approved", "report.md")).mode & 0o222).toBe(0);
     expect(statSync(path.join(w.dir, "approved")).mode & 0o222).toBe(0);
     const again = path.join(w.dir, "again");
-    checkoutApproved({ runFile: w.runFile, home: w.home, executor: "MD-30", dir: again });
+    await checkoutApproved({ run: w.runFile, store: folderRunStore(w.home), executor: "MD-30", dir: again });
     for (const [f, bytes] of frozen) expect(readFileSync(path.join(again, f)).equals(bytes)).toBe(true);
   });
 
@@ -509,9 +556,9 @@ describe("attack 6b: the checkout path", () => {
     await toConsented(w);
     const file = path.join(w.dir, "not-a-folder");
     writeFileSync(file, "x");
-    await expect(admit({ runFile: w.runFile, home: w.home, executor: "MD-30", actor: "agent", checkout: file })).rejects.toThrow(
-      /exists and is not a folder/,
-    );
+    await expect(
+      admit({ run: w.runFile, store: folderRunStore(w.home), executor: "MD-30", actor: "agent", checkout: file }),
+    ).rejects.toThrow(/exists and is not a folder/);
     expect(readRun(w.runFile, w.home).state.workflows["MD-29"]?.state).toBe("dry_run_ready");
     expect((await tryAdmit(w)).admitted).toBe(true);
   });
@@ -524,7 +571,7 @@ describe("attack 6b: the checkout path", () => {
     chmodSync(open, 0o777);
     symlinkSync(open, path.join(w.dir, "link"));
     await expect(
-      admit({ runFile: w.runFile, home: w.home, executor: "MD-30", actor: "agent", checkout: path.join(w.dir, "link", "co") }),
+      admit({ run: w.runFile, store: folderRunStore(w.home), executor: "MD-30", actor: "agent", checkout: path.join(w.dir, "link", "co") }),
     ).rejects.toThrow(/open, on the way to the checkout folder, can be changed by other users/);
     expect(readRun(w.runFile, w.home).state.workflows["MD-29"]?.state).toBe("dry_run_ready");
   });
@@ -536,7 +583,7 @@ describe("attack 6b: the checkout path", () => {
     mkdirSync(open);
     chmodSync(open, 0o777);
     await expect(
-      admit({ runFile: w.runFile, home: w.home, executor: "MD-30", actor: "agent", checkout: path.join(open, "co") }),
+      admit({ run: w.runFile, store: folderRunStore(w.home), executor: "MD-30", actor: "agent", checkout: path.join(open, "co") }),
     ).rejects.toThrow(/shared, on the way to the checkout folder, can be changed by other users \(mode 777, owner \d+\)/);
     expect(readRun(w.runFile, w.home).state.workflows["MD-29"]?.state).toBe("dry_run_ready");
   });
@@ -585,14 +632,14 @@ describe("the gate home itself", () => {
 
   it("rolls a run file one write behind forward with the events the home recorded (crash between the two writes)", async () => {
     const w = await world();
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
     const before = readFileSync(w.runFile);
-    await raiseStop({ runFile: w.runFile, home: w.home, reason: "halt", actor: "alice" });
+    await raiseStop({ run: w.runFile, store: folderRunStore(w.home), reason: "halt", actor: "alice" });
     writeFileSync(w.runFile, before);
     const recovered = readRun(w.runFile, w.home);
     expect(recovered.state.stops.map((s) => s.reason)).toEqual(["halt"]);
     // The next write puts the recovered events in the file itself, then appends its own.
-    await raiseStop({ runFile: w.runFile, home: w.home, reason: "second", actor: "alice" });
+    await raiseStop({ run: w.runFile, store: folderRunStore(w.home), reason: "second", actor: "alice" });
     expect(readRun(w.runFile, w.home).state.stops.map((s) => s.reason)).toEqual(["halt", "second"]);
     // Two writes behind is not a crash: refused, naming the checkpoint.
     writeFileSync(w.runFile, before);
@@ -603,7 +650,7 @@ describe("the gate home itself", () => {
 describe("attack 9: planted leftovers beside the run file", () => {
   it("never deletes through a link or a planted tree named like a dead writer's lock folder", async () => {
     const w = await world();
-    await initRun({ runFile: w.runFile, home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+    await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
     const victim = path.join(w.dir, "victim");
     mkdirSync(victim);
     writeFileSync(path.join(victim, "pins.json"), "precious\n");
@@ -612,7 +659,7 @@ describe("attack 9: planted leftovers beside the run file", () => {
     writeFileSync(path.join(planted, "a", "f0"), "");
     symlinkSync(victim, path.join(planted, "link"));
     symlinkSync(victim, `${w.runFile}.lock.dead-999998-abcd`);
-    await raiseStop({ runFile: w.runFile, home: w.home, reason: "halt", actor: "alice" });
+    await raiseStop({ run: w.runFile, store: folderRunStore(w.home), reason: "halt", actor: "alice" });
     expect(readFileSync(path.join(victim, "pins.json"), "utf8")).toBe("precious\n");
     expect(existsSync(path.join(planted, "a", "f0"))).toBe(true);
     // The bare link is removed as a link; what it pointed to stays.
@@ -643,7 +690,13 @@ describe("attack 10: the run file's folder swapped for a link while the gate wri
     chmodSync(agent, 0o777);
     symlinkSync("real", path.join(agent, "s"));
     await expect(
-      initRun({ runFile: path.join(agent, "s", "pins.json"), home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" }),
+      initRun({
+        run: path.join(agent, "s", "pins.json"),
+        store: folderRunStore(w.home),
+        suiteRoot: w.suite,
+        planners: ["MD-29"],
+        actor: "agent",
+      }),
     ).rejects.toThrow(/the run file's folder .*agent\/real sits under .*agent, which other users can change \(mode 777/);
     expect(existsSync(path.join(agent, "real", "pins.json"))).toBe(false);
   });
@@ -659,7 +712,13 @@ describe("attack 10: the run file's folder swapped for a link while the gate wri
     chownSync(theirs, 4242, 4242); // only root can give the folder to another user
 
     await expect(
-      initRun({ runFile: path.join(theirs, "run.json"), home: w.home, suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" }),
+      initRun({
+        run: path.join(theirs, "run.json"),
+        store: folderRunStore(w.home),
+        suiteRoot: w.suite,
+        planners: ["MD-29"],
+        actor: "agent",
+      }),
     ).rejects.toThrow(/sits under .*sticky, which other users can change/);
   });
 
@@ -668,7 +727,7 @@ describe("attack 10: the run file's folder swapped for a link while the gate wri
     await toConsented(w);
     const link = path.join(w.dir, "link.json");
     symlinkSync(w.runFile, link);
-    await expect(admit({ runFile: link, home: w.home, executor: "MD-30", actor: "agent" })).rejects.toThrow(
+    await expect(admit({ run: link, store: folderRunStore(w.home), executor: "MD-30", actor: "agent" })).rejects.toThrow(
       /run file .*link\.json is a symbolic link; give the run file itself/,
     );
   });
@@ -682,9 +741,11 @@ describe("attack 11: the agent records its own passed dry run", () => {
     );
     await pinSuite(w.home, { suiteDir: w.suite, key: w.keys.alice });
     await toConsented(w);
-    expect((await admit({ runFile: w.runFile, home: w.home, executor: "MD-30", actor: "agent", purpose: "dry-run" })).admitted).toBe(true);
+    expect(
+      (await admit({ run: w.runFile, store: folderRunStore(w.home), executor: "MD-30", actor: "agent", purpose: "dry-run" })).admitted,
+    ).toBe(true);
     const record = (key?: KeyObject, actor?: string) =>
-      recordDryRunResult({ runFile: w.runFile, home: w.home, executor: "MD-30", result: "passed", note: "fine", key, actor });
+      recordDryRunResult({ run: w.runFile, store: folderRunStore(w.home), executor: "MD-30", result: "passed", note: "fine", key, actor });
     await expect(record(undefined, "alice")).rejects.toThrow(/dry_run_result receipt by alice is unsigned.*the apply right/);
     await expect(record(w.keys.planner)).rejects.toThrow(/has the rights freeze, not apply/);
     expect(failed(await tryAdmit(w))).toEqual(["dry-run"]);

@@ -1,5 +1,5 @@
 import "../schemas/zod-setup.js";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { IntegrityError, UsageError } from "../errors/errors.js";
@@ -26,6 +26,8 @@ export const CheckpointSchema = z
     head: handoffHash,
     last_write: z.object({ from_seq: z.number().int().min(0), from_head: handoffHash, events: z.array(EventSchema).min(1) }).strict(),
     updated_at: z.string(),
+    /** The run file this checkpoint was last written for (absolute path), so the home can list its runs. */
+    run_file: z.string().max(4096).optional(),
   })
   .strict();
 export type Checkpoint = z.infer<typeof CheckpointSchema>;
@@ -60,6 +62,29 @@ export function readCheckpoint(home: GateHome, id: string): Checkpoint | undefin
 export function writeCheckpoint(home: GateHome, checkpoint: Checkpoint): void {
   homeSubdir(home, "runs");
   atomicWriteFile(checkpointFile(home, checkpoint.run_id), `${JSON.stringify(checkpoint)}\n`, 0o600);
+}
+
+/** Every checkpoint in the home (a damaged one is skipped: reading that run refuses it by name). */
+export function listCheckpoints(home: GateHome): Checkpoint[] {
+  let names: string[];
+  try {
+    names = readdirSync(path.join(home.dir, "runs"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new UsageError(`cannot list the gate home's runs (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`);
+  }
+  const found: Checkpoint[] = [];
+  for (const name of names) {
+    const id = /^(run_[0-9a-f]{16})\.json$/.exec(name)?.[1];
+    if (!id) continue;
+    try {
+      const cp = readCheckpoint(home, id);
+      if (cp) found.push(cp);
+    } catch {
+      // Listed runs are only a convenience; reading the run names the damage.
+    }
+  }
+  return found;
 }
 
 /** Run `fn` holding the home's lock of one run: the step where the checkpoint and the run file change together. */

@@ -4,9 +4,9 @@ import { requirePlainPath } from "../input/parse-input.js";
 import { GENESIS } from "../run/event-chain.js";
 import type { RunEvent } from "../run/run-schema.js";
 import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
+import { appendTo, type EventDraft, type LoadedRun, readRunFile, serializeRunFile } from "../store/run-file.js";
 import { withFileLock } from "../store/run-file-lock.js";
 import { resolveRunFile } from "../store/run-folder.js";
-import { appendTo, type EventDraft, type LoadedRun, readRunFile, serializeRunFile } from "../store/run-store.js";
 import { markConsentConsumed } from "./consumed-consents.js";
 import type { GateHome } from "./gate-home.js";
 import { reconcileWithCheckpoint, withCheckpointLock, writeCheckpoint } from "./run-checkpoints.js";
@@ -56,6 +56,7 @@ export async function createRun(runFile: string, home: GateHome, drafts: EventDr
         head: run.head,
         last_write: { from_seq: 0, from_head: GENESIS, events: run.events },
         updated_at: now.toISOString(),
+        run_file: abs,
       });
       atomicWriteFile(abs, serializeRunFile(run));
     });
@@ -109,6 +110,7 @@ export async function updateRun<T>(
         head: next.head,
         last_write: { from_seq: current.file.revision, from_head: current.file.head, events: added },
         updated_at: now.toISOString(),
+        run_file: abs,
       });
       applyHomeEffects(home, added, next.state.run_id);
       removeDeadTempFiles(abs);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { reviewPairPlan } from "../gate/review-pair-plan.js";
+import { folderRunStore } from "../home/folder-run-store.js";
 import { closestChoice } from "./closest-choice.js";
 
 describe("closestChoice", () => {
@@ -12,8 +13,8 @@ describe("closestChoice", () => {
   it("makes a mistyped review decision say what was meant, before anything is read", async () => {
     await expect(
       reviewPairPlan({
-        runFile: "/nonexistent/run.json",
-        home: { dir: "/nonexistent", id: "home_0" },
+        run: "/nonexistent/run.json",
+        store: folderRunStore({ dir: "/nonexistent", id: "home_0" }),
         planner: "MD-29",
         decision: "aproved",
       } as never),

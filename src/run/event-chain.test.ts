@@ -13,7 +13,8 @@ import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
 import { raiseStop, resolveStop } from "../gate/hard-stops.js";
 import { initRun } from "../gate/init-run.js";
 import { reviewPairPlan } from "../gate/review-pair-plan.js";
-import { readRunFile } from "../store/run-store.js";
+import { folderRunStore } from "../home/folder-run-store.js";
+import { readRunFile } from "../store/run-file.js";
 import { runCli } from "../test-support/run-cli.js";
 import { testHome } from "../test-support/run-fixture.js";
 import { makeTempDir, removeTempDirs, unsignedExampleSuite } from "../test-support/temp-suite.js";
@@ -32,18 +33,24 @@ async function buildRun(mode: "APPLY_SAFE" | "APPLY_APPROVED"): Promise<RunFile>
   const hash = () => readRunFile(runFile).state.workflows[PLANNER]?.handoff?.hash as string;
   writeDemoHandoff(handoff);
   await initRun({
-    home: testHome(),
-    runFile,
+    store: folderRunStore(testHome()),
+    run: runFile,
     suiteRoot: unsignedExampleSuite(),
     planners: [PLANNER],
     mode,
     environment: "staging",
     actor: "planner-agent",
   });
-  await freezePairHandoff({ home: testHome(), runFile, planner: PLANNER, handoffDir: handoff, actor: "planner-agent" });
+  await freezePairHandoff({
+    store: folderRunStore(testHome()),
+    run: runFile,
+    planner: PLANNER,
+    handoffDir: handoff,
+    actor: "planner-agent",
+  });
   await reviewPairPlan({
-    home: testHome(),
-    runFile,
+    store: folderRunStore(testHome()),
+    run: runFile,
     planner: PLANNER,
     decision: "changes_requested",
     feedback: "Add Windows coverage",
@@ -51,15 +58,36 @@ async function buildRun(mode: "APPLY_SAFE" | "APPLY_APPROVED"): Promise<RunFile>
     reviewer: "alice",
   });
   writeDemoHandoff(handoff, reviseDemoHandoff(demoHandoffRecords()));
-  await freezePairHandoff({ home: testHome(), runFile, planner: PLANNER, actor: "planner-agent" });
-  await reviewPairPlan({ home: testHome(), runFile, planner: PLANNER, decision: "approved", handoffHash: hash(), reviewer: "alice" });
-  await consentPairExecution({ home: testHome(), runFile, planner: PLANNER, approve: true, handoffHash: hash(), user: "carol" });
-  if (mode === "APPLY_APPROVED") await approveApply({ home: testHome(), runFile, planner: PLANNER, approver: "bob" });
-  await raiseStop({ home: testHome(), runFile, reason: "db-freeze", note: "month-end", actor: "ops" });
-  await resolveStop({ home: testHome(), runFile, reason: "db-freeze", note: "lifted", actor: "ops" });
-  const admitted = await admit({ home: testHome(), runFile, executor: "MD-30", actor: "executor-agent" });
+  await freezePairHandoff({ store: folderRunStore(testHome()), run: runFile, planner: PLANNER, actor: "planner-agent" });
+  await reviewPairPlan({
+    store: folderRunStore(testHome()),
+    run: runFile,
+    planner: PLANNER,
+    decision: "approved",
+    handoffHash: hash(),
+    reviewer: "alice",
+  });
+  await consentPairExecution({
+    store: folderRunStore(testHome()),
+    run: runFile,
+    planner: PLANNER,
+    approve: true,
+    handoffHash: hash(),
+    user: "carol",
+  });
+  if (mode === "APPLY_APPROVED") await approveApply({ store: folderRunStore(testHome()), run: runFile, planner: PLANNER, approver: "bob" });
+  await raiseStop({ store: folderRunStore(testHome()), run: runFile, reason: "db-freeze", note: "month-end", actor: "ops" });
+  await resolveStop({ store: folderRunStore(testHome()), run: runFile, reason: "db-freeze", note: "lifted", actor: "ops" });
+  const admitted = await admit({ store: folderRunStore(testHome()), run: runFile, executor: "MD-30", actor: "executor-agent" });
   if (!admitted.admitted) throw new Error(`fixture admission failed: ${JSON.stringify(admitted.checks.filter((c) => !c.ok))}`);
-  await closeWorkflow({ home: testHome(), runFile, planner: PLANNER, result: "verified", residual: "none", actor: "executor-agent" });
+  await closeWorkflow({
+    store: folderRunStore(testHome()),
+    run: runFile,
+    planner: PLANNER,
+    result: "verified",
+    residual: "none",
+    actor: "executor-agent",
+  });
   return JSON.parse(readFileSync(runFile, "utf8")) as RunFile;
 }
 

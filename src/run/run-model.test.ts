@@ -1,3 +1,4 @@
+import { folderRunStore } from "../home/folder-run-store.js";
 /**
  * A model-based test of a whole run (issues 3 and 4): random sequences of the
  * gate's operations, handoff edits, hand edits of the run file and changes to
@@ -23,7 +24,7 @@ import { initRun } from "../gate/init-run.js";
 import { type ReviewDecision, reviewPairPlan } from "../gate/review-pair-plan.js";
 import { checkReadiness } from "../handoff/check-readiness.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
-import { readRunFile } from "../store/run-store.js";
+import { readRunFile } from "../store/run-file.js";
 import { pinForTest, testHome } from "../test-support/run-fixture.js";
 import { makeTempDir, removeTempDirs, renameSuiteId, unsignedExampleSuite } from "../test-support/temp-suite.js";
 import { GENESIS, hashEvent } from "./event-chain.js";
@@ -221,8 +222,8 @@ class Freeze extends Step {
       !(same && (m.state !== "plan_revision_pending" || !this.unchangedBecause));
     const ok = await expectOutcome(m, r, legal, () =>
       freezePairHandoff({
-        home: testHome(),
-        runFile: r.runFile,
+        store: folderRunStore(testHome()),
+        run: r.runFile,
         planner: PLANNER,
         handoffDir: r.handoff,
         unchangedBecause: this.unchangedBecause ? "the reviewer's concern is already covered by E2" : undefined,
@@ -251,8 +252,8 @@ class Review extends Step {
     const legal = m.state === "plan_review_pending" && hashOk && !m.pairingChanged;
     const ok = await expectOutcome(m, r, legal, () =>
       reviewPairPlan({
-        home: testHome(),
-        runFile: r.runFile,
+        store: folderRunStore(testHome()),
+        run: r.runFile,
         planner: PLANNER,
         decision: this.decision,
         feedback: this.decision === "approved" ? undefined : "Add Windows coverage and rollback evidence",
@@ -287,8 +288,8 @@ class Consent extends Step {
     const legal = m.state === "execution_consent_pending" && m.approved && hashOk && !m.pairingChanged;
     const ok = await expectOutcome(m, r, legal, () =>
       consentPairExecution({
-        home: testHome(),
-        runFile: r.runFile,
+        store: folderRunStore(testHome()),
+        run: r.runFile,
         planner: PLANNER,
         approve: this.approve,
         handoffHash: given,
@@ -311,7 +312,7 @@ class ApproveApply extends Step {
   async act(m: Model, r: Real) {
     const legal = m.state === "approval_pending" && m.consented && !m.pairingChanged;
     const ok = await expectOutcome(m, r, legal, () =>
-      approveApply({ home: testHome(), runFile: r.runFile, planner: PLANNER, approver: "bob" }),
+      approveApply({ store: folderRunStore(testHome()), run: r.runFile, planner: PLANNER, approver: "bob" }),
     );
     if (!ok || m.corrupted) return;
     m.applyApproved = true;
@@ -334,7 +335,13 @@ class Admit extends Step {
     const expected = admissible(m, this.executor);
     let admitted = false;
     try {
-      const result = await admit({ home: testHome(), runFile: r.runFile, executor: this.executor, dry: this.dry, actor: "executor-agent" });
+      const result = await admit({
+        store: folderRunStore(testHome()),
+        run: r.runFile,
+        executor: this.executor,
+        dry: this.dry,
+        actor: "executor-agent",
+      });
       admitted = result.admitted;
       if (!result.admitted) expect(result.checks.some((c) => !c.ok)).toBe(true);
     } catch (error) {
@@ -363,8 +370,8 @@ class Stop extends Step {
   async act(m: Model, r: Real) {
     const ok = await expectOutcome(m, r, true, () =>
       raiseStop({
-        home: testHome(),
-        runFile: r.runFile,
+        store: folderRunStore(testHome()),
+        run: r.runFile,
         reason: this.reason,
         workflow: this.onWorkflow ? PLANNER : undefined,
         actor: "ops",
@@ -384,7 +391,7 @@ class ResolveStop extends Step {
   async act(m: Model, r: Real) {
     const open = [...m.stops].filter((s) => s.startsWith(`${this.reason}@`));
     const ok = await expectOutcome(m, r, open.length > 0, () =>
-      resolveStop({ home: testHome(), runFile: r.runFile, reason: this.reason, note: "cleared", actor: "ops" }),
+      resolveStop({ store: folderRunStore(testHome()), run: r.runFile, reason: this.reason, note: "cleared", actor: "ops" }),
     );
     if (ok && !m.corrupted) for (const s of open) m.stops.delete(s);
   }
@@ -407,8 +414,8 @@ class Close extends Step {
       (executing ? this.result !== "abandoned" : (this.result === "failed" || this.result === "abandoned") && this.residual);
     const ok = await expectOutcome(m, r, legal, () =>
       closeWorkflow({
-        home: testHome(),
-        runFile: r.runFile,
+        store: folderRunStore(testHome()),
+        run: r.runFile,
         planner: PLANNER,
         result: this.result,
         residual: this.residual ? "left for the next run" : undefined,
@@ -588,8 +595,8 @@ async function setUp(mode: Mode): Promise<{ model: Model; real: Real }> {
   const real: Real = { dir, suite, runFile: path.join(dir, "run.json"), handoff: path.join(dir, "handoff") };
   writeVariant(real.handoff, 0);
   await initRun({
-    home: testHome(),
-    runFile: real.runFile,
+    store: folderRunStore(testHome()),
+    run: real.runFile,
     suiteRoot: suite,
     planners: [PLANNER],
     mode,

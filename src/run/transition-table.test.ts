@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readRunFile } from "../store/run-store.js";
+import { readRunFile } from "../store/run-file.js";
 import type { Mode } from "../suite/prompt.js";
 import { runCli, STACK_FRAME } from "../test-support/run-cli.js";
 import {

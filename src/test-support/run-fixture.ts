@@ -11,13 +11,15 @@ import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
 import { initRun } from "../gate/init-run.js";
 import { type ReviewDecision, reviewPairPlan } from "../gate/review-pair-plan.js";
 import type { HandoffRecords } from "../handoff/handoff-records.js";
+import { folderRunStore } from "../home/folder-run-store.js";
 import { snapshotHandoff } from "../home/frozen-bytes.js";
 import { type GateHome, openGateHome } from "../home/gate-home.js";
 import { readRun, updateRun } from "../home/run-ledger.js";
 import { pinSuite } from "../home/suite-pins.js";
 import type { RunFile, Workflow } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
-import type { LoadedRun } from "../store/run-store.js";
+import type { LoadedRun } from "../store/run-file.js";
+import type { RunStore } from "../store/run-store.js";
 import type { Mode } from "../suite/prompt.js";
 import { generateReviewerKey } from "../trust/keys.js";
 import { renameSuiteId, unsignedExampleSuite } from "./temp-suite.js";
@@ -45,6 +47,11 @@ export async function pinForTest(suite: string, again = false, home: GateHome = 
 }
 
 /** The gate home a fixture run is recorded in. */
+/** The folder run store of a test run's gate home. */
+export function storeOf(g: GateRun): RunStore {
+  return folderRunStore(homeOf(g));
+}
+
 export function homeOf(g: GateRun): GateHome {
   return openGateHome(g.home, { create: true });
 }
@@ -121,8 +128,8 @@ export interface RunSettings {
 export async function startRun(g: GateRun, s: RunSettings = {}): Promise<LoadedRun> {
   await pinForTest(g.suite, false, homeOf(g));
   return initRun({
-    runFile: g.runFile,
-    home: homeOf(g),
+    run: g.runFile,
+    store: storeOf(g),
     suiteRoot: g.suite,
     planners: s.planners ?? [PLANNER],
     mode: s.mode ?? "APPLY_SAFE",
@@ -155,8 +162,8 @@ export function editHandoff(g: GateRun, note = "edit"): void {
 
 export async function freeze(g: GateRun, o: { planner?: string; unchangedBecause?: string; handoffHash?: string; handoff?: string } = {}) {
   return freezePairHandoff({
-    runFile: g.runFile,
-    home: homeOf(g),
+    run: g.runFile,
+    store: storeOf(g),
     planner: o.planner ?? PLANNER,
     handoffDir: o.handoff ?? g.handoff,
     handoffHash: o.handoffHash,
@@ -168,8 +175,8 @@ export async function freeze(g: GateRun, o: { planner?: string; unchangedBecause
 export async function review(g: GateRun, decision: ReviewDecision, o: { planner?: string; feedback?: string; handoffHash?: string } = {}) {
   const planner = o.planner ?? PLANNER;
   return reviewPairPlan({
-    runFile: g.runFile,
-    home: homeOf(g),
+    run: g.runFile,
+    store: storeOf(g),
     planner,
     decision,
     feedback: o.feedback ?? (decision === "approved" ? undefined : "Add Windows coverage and rollback evidence"),
@@ -181,8 +188,8 @@ export async function review(g: GateRun, decision: ReviewDecision, o: { planner?
 export async function consent(g: GateRun, approve: boolean, o: { planner?: string; now?: () => Date; handoffHash?: string } = {}) {
   const planner = o.planner ?? PLANNER;
   return consentPairExecution({
-    runFile: g.runFile,
-    home: homeOf(g),
+    run: g.runFile,
+    store: storeOf(g),
     planner,
     approve,
     handoffHash: o.handoffHash ?? frozenHash(g, planner),
@@ -192,13 +199,13 @@ export async function consent(g: GateRun, approve: boolean, o: { planner?: strin
 }
 
 export async function approveApplyStep(g: GateRun, planner = PLANNER) {
-  return approveApply({ runFile: g.runFile, home: homeOf(g), planner, approver: "bob" });
+  return approveApply({ run: g.runFile, store: storeOf(g), planner, approver: "bob" });
 }
 
 export async function admitStep(g: GateRun, o: { executor?: string; planner?: string; dry?: boolean; now?: () => Date } = {}) {
   return admit({
-    runFile: g.runFile,
-    home: homeOf(g),
+    run: g.runFile,
+    store: storeOf(g),
     executor: o.executor ?? EXECUTOR,
     planner: o.planner,
     dry: o.dry,
@@ -268,8 +275,8 @@ export async function driveTo(g: GateRun, state: State, o: RunSettings & { close
   }
   if (state === "failed") {
     await closeWorkflow({
-      runFile: g.runFile,
-      home: homeOf(g),
+      run: g.runFile,
+      store: storeOf(g),
       planner: PLANNER,
       result: "failed",
       residual: "the fix could not be planned",
@@ -283,8 +290,8 @@ export async function driveTo(g: GateRun, state: State, o: RunSettings & { close
   }
   if (state === "closed" && o.closedVia === "abandoned") {
     await closeWorkflow({
-      runFile: g.runFile,
-      home: homeOf(g),
+      run: g.runFile,
+      store: storeOf(g),
       planner: PLANNER,
       result: "abandoned",
       residual: "superseded",
@@ -310,8 +317,8 @@ export async function driveTo(g: GateRun, state: State, o: RunSettings & { close
   if (state === "executing") return;
   if (state === "closed") {
     await closeWorkflow({
-      runFile: g.runFile,
-      home: homeOf(g),
+      run: g.runFile,
+      store: storeOf(g),
       planner: PLANNER,
       result: "verified",
       residual: "none",

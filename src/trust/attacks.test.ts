@@ -20,6 +20,7 @@ import { consentPairExecution } from "../gate/consent-pair-execution.js";
 import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
 import { initRun } from "../gate/init-run.js";
 import { reviewPairPlan } from "../gate/review-pair-plan.js";
+import { folderRunStore } from "../home/folder-run-store.js";
 import { type GateHome, openGateHome } from "../home/gate-home.js";
 import { writeCheckpoint } from "../home/run-checkpoints.js";
 import { readRun } from "../home/run-ledger.js";
@@ -143,8 +144,8 @@ async function pin(w: World): Promise<void> {
 async function start(w: World, planners = [PLANNER]): Promise<void> {
   await pin(w);
   await initRun({
-    runFile: w.runFile,
-    home: w.home,
+    run: w.runFile,
+    store: folderRunStore(w.home),
     suiteRoot: w.suite,
     planners,
     mode: "APPLY_SAFE",
@@ -155,8 +156,8 @@ async function start(w: World, planners = [PLANNER]): Promise<void> {
 
 async function freeze(w: World, o: { as?: Name; planner?: string; handoff?: string } = {}) {
   return freezePairHandoff({
-    runFile: w.runFile,
-    home: w.home,
+    run: w.runFile,
+    store: folderRunStore(w.home),
     planner: o.planner ?? PLANNER,
     handoffDir: o.handoff ?? w.handoff,
     key: w.people[o.as ?? "planner"].key,
@@ -173,8 +174,8 @@ const hashOf = (w: World, planner = PLANNER): string => workflow(w, planner).han
 
 async function approve(w: World, who: Name, o: { planner?: string; feedback?: string; now?: () => Date } = {}) {
   return reviewPairPlan({
-    runFile: w.runFile,
-    home: w.home,
+    run: w.runFile,
+    store: folderRunStore(w.home),
     planner: o.planner ?? PLANNER,
     decision: "approved",
     feedback: o.feedback,
@@ -186,8 +187,8 @@ async function approve(w: World, who: Name, o: { planner?: string; feedback?: st
 
 async function consent(w: World, who: Name, o: { planner?: string; now?: () => Date } = {}) {
   return consentPairExecution({
-    runFile: w.runFile,
-    home: w.home,
+    run: w.runFile,
+    store: folderRunStore(w.home),
     planner: o.planner ?? PLANNER,
     approve: true,
     handoffHash: hashOf(w, o.planner),
@@ -243,7 +244,7 @@ async function expectAdmissionStop(
   o: { now?: () => Date; cli?: boolean; exact?: boolean } = {},
 ): Promise<AdmitResult> {
   const before = readFileSync(w.runFile);
-  const r = await admit({ runFile: w.runFile, home: w.home, executor: EXECUTOR, actor: "executor-agent", now: o.now });
+  const r = await admit({ run: w.runFile, store: folderRunStore(w.home), executor: EXECUTOR, actor: "executor-agent", now: o.now });
   expect(r.admitted).toBe(false);
   const failed = r.checks.filter((c) => !c.ok);
   if (o.exact !== false) expect(failed.map((c) => c.id).sort()).toEqual(Object.keys(failing).sort());
@@ -378,7 +379,7 @@ describe("the baseline the attacks start from", () => {
   it("admits the exact twin when every decision is genuine and signed by a listed reviewer with the right", async () => {
     const w = makeWorld();
     await toDryRunReady(w);
-    const dry = await admit({ runFile: w.runFile, home: w.home, executor: EXECUTOR, actor: "executor-agent", dry: true });
+    const dry = await admit({ run: w.runFile, store: folderRunStore(w.home), executor: EXECUTOR, actor: "executor-agent", dry: true });
     expect(dry.checks.filter((c) => !c.ok)).toEqual([]);
     expect(dry.checks.map((c) => c.id)).toEqual(expect.arrayContaining(["T1", "T2", "T3", "T4"]));
     expect((await runCli(["verify-receipts", w.runFile, "--home", w.home.dir])).code).toBe(0);
@@ -928,8 +929,8 @@ describe("(h) a consent used after it expired", () => {
     expect(granted.receipt.expires_at).toBe("2026-03-01T13:00:00.000Z");
     // Within the lifetime every check passes (dry: nothing used)...
     const within = await admit({
-      runFile: w.runFile,
-      home: w.home,
+      run: w.runFile,
+      store: folderRunStore(w.home),
       executor: EXECUTOR,
       actor: "executor-agent",
       dry: true,
@@ -972,8 +973,8 @@ describe("signing as someone else, and tampering after signing", () => {
       w,
       () =>
         reviewPairPlan({
-          runFile: w.runFile,
-          home: w.home,
+          run: w.runFile,
+          store: folderRunStore(w.home),
           planner: PLANNER,
           decision: "approved",
           handoffHash: hashOf(w),
@@ -1082,8 +1083,8 @@ describe("fixed weakness, kept as a regression test", () => {
       w,
       () =>
         reviewPairPlan({
-          runFile: w.runFile,
-          home: w.home,
+          run: w.runFile,
+          store: folderRunStore(w.home),
           planner: PLANNER,
           decision: "approved",
           handoffHash: hashOf(w),

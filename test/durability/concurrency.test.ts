@@ -4,9 +4,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { initRun } from "../../src/gate/init-run.js";
+import { folderRunStore } from "../../src/home/folder-run-store.js";
 import { readRun } from "../../src/home/run-ledger.js";
 import type { RunFile } from "../../src/run/run-schema.js";
-import { readRunFile } from "../../src/store/run-store.js";
+import { readRunFile } from "../../src/store/run-file.js";
 import { RUN_EXAMPLE_SUITE, testHome } from "../../src/test-support/run-fixture.js";
 import { makeTempDir, removeTempDirs } from "../../src/test-support/temp-suite.js";
 import { forkWriter, killLiveWriters } from "../support/child-writer.js";
@@ -25,7 +26,7 @@ describe("concurrent writers on one run file (SPEC §7)", () => {
   it(`serialises ${PROCESSES} processes × ${PAIRS_PER_PROCESS * 2} appends: every event once, seq 1..N, chain verifies, nothing left behind`, async () => {
     const dir = makeTempDir("twinlock-concurrency-");
     const runFile = path.join(dir, "run.json");
-    await initRun({ runFile, home: testHome(), suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
+    await initRun({ run: runFile, store: folderRunStore(testHome()), suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
 
     const writers = Array.from({ length: PROCESSES }, (_, p) => forkWriter(WRITER, [runFile, String(p), String(PAIRS_PER_PROCESS)]));
     await Promise.all(writers.map((w) => w.ready));

@@ -5,11 +5,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { raiseStop, resolveStop } from "../../src/gate/hard-stops.js";
 import { initRun } from "../../src/gate/init-run.js";
+import { folderRunStore } from "../../src/home/folder-run-store.js";
 import { openGateHome } from "../../src/home/gate-home.js";
 import { readCheckpoint } from "../../src/home/run-checkpoints.js";
 import { readRun } from "../../src/home/run-ledger.js";
 import type { RunFile } from "../../src/run/run-schema.js";
-import { readRunFile } from "../../src/store/run-store.js";
+import { readRunFile } from "../../src/store/run-file.js";
 import { pinForTest, RUN_EXAMPLE_SUITE } from "../../src/test-support/run-fixture.js";
 import { makeTempDir, removeTempDirs } from "../../src/test-support/temp-suite.js";
 import { type ChildWriter, forkWriter, killLiveWriters } from "../support/child-writer.js";
@@ -28,7 +29,7 @@ const WARM_WRITERS = 3;
 /** The lock's stale timeout: what one writer waiting for a dead writer's lock to age out would cost. */
 const STALE_LOCK_MS = 10_000;
 
-const lib = { raiseStop, resolveStop, openGateHome };
+const lib = { raiseStop, resolveStop, openGateHome, folderRunStore };
 
 beforeAll(ensureBuilt, 180_000);
 afterEach(killLiveWriters);
@@ -78,7 +79,13 @@ describe("a writer killed at random moments (SPEC §7)", () => {
       return home;
     };
     await pinForTest(RUN_EXAMPLE_SUITE, true, newHome(templateDir));
-    await initRun({ runFile: template, home: newHome(templateDir), suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
+    await initRun({
+      run: template,
+      store: folderRunStore(newHome(templateDir)),
+      suiteRoot: RUN_EXAMPLE_SUITE,
+      planners: ["MD-29"],
+      actor: "test",
+    });
     const warm: ChildWriter[] = [];
     const topUp = (remaining: number) => {
       while (warm.length < Math.min(WARM_WRITERS, remaining)) warm.push(forkWriter(WRITER, [template, templateHome]));
@@ -115,7 +122,13 @@ describe("a writer killed at random moments (SPEC §7)", () => {
         runFile = path.join(dir, "run.json");
         homeDir = path.join(dir, "home");
         await pinForTest(RUN_EXAMPLE_SUITE, true, newHome(dir));
-        await initRun({ runFile, home: newHome(dir), suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
+        await initRun({
+          run: runFile,
+          store: folderRunStore(newHome(dir)),
+          suiteRoot: RUN_EXAMPLE_SUITE,
+          planners: ["MD-29"],
+          actor: "test",
+        });
         reference = new ReferenceRun(readFileSync(runFile, "utf8"), homeDir);
       }
       const commandsBefore = readRun(runFile, openGateHome(homeDir)).file.events.length - 1;

@@ -1,3 +1,4 @@
+import { folderRunStore } from "../../src/home/folder-run-store.js";
 /**
  * Fuzzing of every parser twinlock has (issue 5): prompt frontmatter,
  * `twinlock.yaml`, the run file, each handoff record file, and command
@@ -61,7 +62,7 @@ import { ADMISSION_STOP } from "../../src/run/admission-checks.js";
 import { replayEvents } from "../../src/run/apply-event.js";
 import { GENESIS, hashEvent } from "../../src/run/event-chain.js";
 import type { RunEvent } from "../../src/run/run-schema.js";
-import { readRunFile, readRunFileUnverified } from "../../src/store/run-store.js";
+import { readRunFile, readRunFileUnverified } from "../../src/store/run-file.js";
 import { loadSuite, loadSuiteConfig } from "../../src/suite/load-suite.js";
 import { parsePromptFile } from "../../src/suite/parse-prompt-file.js";
 import { pinForTest, testHome } from "../../src/test-support/run-fixture.js";
@@ -150,18 +151,24 @@ beforeAll(async () => {
   let records = demoHandoffRecords();
   writeDemoHandoff(handoff, records);
   await initRun({
-    home: testHome(),
-    runFile,
+    store: folderRunStore(testHome()),
+    run: runFile,
     suiteRoot: suite,
     planners: ["MD-29"],
     mode: "APPLY_SAFE",
     environment: "staging",
     actor: "planner-agent",
   });
-  const first = await freezePairHandoff({ home: testHome(), runFile, planner: "MD-29", handoffDir: handoff, key: key("planner") });
+  const first = await freezePairHandoff({
+    store: folderRunStore(testHome()),
+    run: runFile,
+    planner: "MD-29",
+    handoffDir: handoff,
+    key: key("planner"),
+  });
   await reviewPairPlan({
-    home: testHome(),
-    runFile,
+    store: folderRunStore(testHome()),
+    run: runFile,
     planner: "MD-29",
     decision: "changes_requested",
     feedback: "Add Windows coverage",
@@ -170,35 +177,75 @@ beforeAll(async () => {
   });
   records = reviseDemoHandoff(records);
   writeDemoHandoff(handoff, records);
-  const second = await freezePairHandoff({ home: testHome(), runFile, planner: "MD-29", key: key("planner") });
-  await raiseStop({ home: testHome(), runFile, reason: "missing-backup", workflow: "MD-29", note: "no backup yet", actor: "ops" });
-  await resolveStop({ home: testHome(), runFile, reason: "missing-backup", workflow: "MD-29", note: "backup taken", key: key("alice") });
-  await reviewPairPlan({ home: testHome(), runFile, planner: "MD-29", decision: "approved", handoffHash: second.hash, key: key("alice") });
-  await consentPairExecution({ home: testHome(), runFile, planner: "MD-29", approve: true, handoffHash: second.hash, key: key("alice") });
+  const second = await freezePairHandoff({ store: folderRunStore(testHome()), run: runFile, planner: "MD-29", key: key("planner") });
+  await raiseStop({
+    store: folderRunStore(testHome()),
+    run: runFile,
+    reason: "missing-backup",
+    workflow: "MD-29",
+    note: "no backup yet",
+    actor: "ops",
+  });
+  await resolveStop({
+    store: folderRunStore(testHome()),
+    run: runFile,
+    reason: "missing-backup",
+    workflow: "MD-29",
+    note: "backup taken",
+    key: key("alice"),
+  });
+  await reviewPairPlan({
+    store: folderRunStore(testHome()),
+    run: runFile,
+    planner: "MD-29",
+    decision: "approved",
+    handoffHash: second.hash,
+    key: key("alice"),
+  });
+  await consentPairExecution({
+    store: folderRunStore(testHome()),
+    run: runFile,
+    planner: "MD-29",
+    approve: true,
+    handoffHash: second.hash,
+    key: key("alice"),
+  });
   expect(readRunFile(runFile).state.workflows["MD-29"]?.state).toBe("dry_run_ready");
   const reviewRun = path.join(root, "run-review.json");
   await initRun({
-    home: testHome(),
-    runFile: reviewRun,
+    store: folderRunStore(testHome()),
+    run: reviewRun,
     suiteRoot: suite,
     planners: ["MD-29"],
     mode: "APPLY_SAFE",
     actor: "planner-agent",
   });
-  await freezePairHandoff({ home: testHome(), runFile: reviewRun, planner: "MD-29", handoffDir: handoff, key: key("planner") });
+  await freezePairHandoff({
+    store: folderRunStore(testHome()),
+    run: reviewRun,
+    planner: "MD-29",
+    handoffDir: handoff,
+    key: key("planner"),
+  });
   const consentRun = path.join(root, "run-consent.json");
   await initRun({
-    home: testHome(),
-    runFile: consentRun,
+    store: folderRunStore(testHome()),
+    run: consentRun,
     suiteRoot: suite,
     planners: ["MD-29"],
     mode: "APPLY_APPROVED",
     actor: "planner-agent",
   });
-  await freezePairHandoff({ home: testHome(), runFile: consentRun, planner: "MD-29", handoffDir: handoff, key: key("planner") });
+  await freezePairHandoff({
+    store: folderRunStore(testHome()),
+    run: consentRun,
+    planner: "MD-29",
+    handoffDir: handoff,
+    key: key("planner"),
+  });
   await reviewPairPlan({
-    home: testHome(),
-    runFile: consentRun,
+    store: folderRunStore(testHome()),
+    run: consentRun,
     planner: "MD-29",
     decision: "approved",
     handoffHash: second.hash,
@@ -1408,8 +1455,8 @@ describe("known crashes, pinned (each it.fails passes while the bug is there; re
   // surrogate, which JSON (`"\ud800"`) and YAML (`"\ud800"`) escapes can carry into any input.
   // Nothing maps it to a typed error, so every reader that hashes reports "internal error":
   //  - a run file: verifyChain → hashEvent (src/run/event-chain.ts:34) in readRunFile
-  //    (src/store/run-store.ts:57); found by the run-file fuzzing;
-  //  - a handoff record: freeze hashes the new event (appendTo, src/store/run-store.ts:127 →
+  //    (src/store/run-file.ts:57); found by the run-file fuzzing;
+  //  - a handoff record: freeze hashes the new event (appendTo, src/store/run-file.ts:127 →
   //    hashEvent); found by the handoff fuzzing;
   //  - a prompt's `requires` (or another digested key): pairDigest (src/twin/pair-digest.ts:12)
   //    in init-run and consent.
@@ -1450,7 +1497,7 @@ describe("known crashes, pinned (each it.fails passes while the bug is there; re
   });
 
   // BUG 6: paths given on the command line are echoed raw in error lines (e.g. "run file ${abs}
-  // does not exist" in readBytes, src/store/run-store.ts; "handoff folder ${root} cannot be
+  // does not exist" in readBytes, src/store/run-file.ts; "handoff folder ${root} cannot be
   // read" in listHandoffFiles, src/handoff/hash-handoff.ts; "--suite ${given}: no such folder"
   // in findSuiteRoot, src/suite/find-suite-root.ts), so a path holding a newline splits SPEC
   // §6's one-line error. Found by the argv fuzzing (`log "\n"`). Fix: quote user-given paths
@@ -1472,7 +1519,7 @@ describe("known crashes, pinned (each it.fails passes while the bug is there; re
 
   // BUG 7: a write command given a run file name longer than NAME_MAX (255 bytes) ends in
   // "internal error: ENAMETOOLONG … mkdir '<run>.lock.new-…'". exists() in
-  // src/store/run-store.ts:143 takes every open error but ENOENT for "the file exists", and the
+  // src/store/run-file.ts:143 takes every open error but ENOENT for "the file exists", and the
   // lock's staging mkdir (src/store/run-file-lock.ts:108) throws the raw fs error. Every write
   // command is affected (stop, resolve-stop, review, consent, freeze, close, approve-apply,
   // admit, init-run); readers already say "cannot read run file … (ENAMETOOLONG)". Found by the
@@ -1488,7 +1535,7 @@ describe("known crashes, pinned (each it.fails passes while the bug is there; re
   // BUG 4: canonicalJson recurses once per nesting level, and an event's `data` is
   // z.record(z.string(), z.unknown()) (src/run/run-schema.ts EventSchema), so a hand-edited run
   // file nested a few thousand levels deep overflows the stack in verifyChain
-  // (src/run/event-chain.ts:34, from readRunFile src/store/run-store.ts:57): RangeError,
+  // (src/run/event-chain.ts:34, from readRunFile src/store/run-file.ts:57): RangeError,
   // reported as "internal error". Fix: bound the depth after JSON.parse in readRunFile and
   // readRunFileUnverified (an iterative walk; UsageError past, say, 64 levels).
   const deepRun = (depth: number) => () =>

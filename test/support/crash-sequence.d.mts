@@ -5,6 +5,7 @@ export declare function runCrashCommand(
     raiseStop: (input: never) => Promise<unknown>;
     resolveStop: (input: never) => Promise<unknown>;
     openGateHome: (dir?: string) => unknown;
+    folderRunStore: (home: never) => unknown;
   },
   runFile: string,
   k: number,

@@ -9,15 +9,15 @@ export const CRASH_EPOCH = Date.parse("2030-01-01T00:00:00.000Z");
 /**
  * Run command k on `runFile` with the library `lib` (the built one in the
  * writer, the source in the test): even k raises !STOP:crash-{k/2}, odd k resolves it.
- * @param {{ raiseStop: Function, resolveStop: Function, openGateHome: Function }} lib
+ * @param {{ raiseStop: Function, resolveStop: Function, openGateHome: Function, folderRunStore: Function }} lib
  * @param {string} runFile
  * @param {number} k
  * @param {string} homeDir the gate home the run is recorded in
  */
 export async function runCrashCommand(lib, runFile, k, homeDir) {
-  const home = lib.openGateHome(homeDir);
+  const store = lib.folderRunStore(lib.openGateHome(homeDir));
   const now = () => new Date(CRASH_EPOCH + k * 1000);
   const reason = `crash-${Math.floor(k / 2)}`;
-  if (k % 2 === 0) await lib.raiseStop({ runFile, home, reason, actor: "crash-writer", note: `command ${k}`, now });
-  else await lib.resolveStop({ runFile, home, reason, actor: "crash-writer", note: `command ${k}`, now });
+  if (k % 2 === 0) await lib.raiseStop({ run: runFile, store, reason, actor: "crash-writer", note: `command ${k}`, now });
+  else await lib.resolveStop({ run: runFile, store, reason, actor: "crash-writer", note: `command ${k}`, now });
 }

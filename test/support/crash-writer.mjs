@@ -9,11 +9,12 @@ import { copyFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { raiseStop, resolveStop } from "../../dist/gate/hard-stops.js";
+import { folderRunStore } from "../../dist/home/folder-run-store.js";
 import { openGateHome } from "../../dist/home/gate-home.js";
 import { readRun } from "../../dist/home/run-ledger.js";
 import { runCrashCommand } from "./crash-sequence.mjs";
 
-const lib = { raiseStop, resolveStop, openGateHome };
+const lib = { raiseStop, resolveStop, openGateHome, folderRunStore };
 const commandsIn = (file, home) => readRun(file, openGateHome(home)).file.events.length - 1;
 
 const [template, templateHome] = process.argv.slice(2);

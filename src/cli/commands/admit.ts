@@ -7,7 +7,7 @@ import { ADMISSION_STOP } from "../../run/admission-checks.js";
 import { shellQuote } from "../../run/next-step.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption } from "../home-option.js";
+import { homeOption, storeOption } from "../home-option.js";
 import { colourEnabled, makeStyle } from "../style.js";
 
 /** `twinlock admit RUN EXECUTOR`: every admission check, pass or fail with its values; exit 3 on any failure. */
@@ -26,8 +26,8 @@ export async function runAdmit(
   purpose: "admit" | "dry-run" = "admit",
 ): Promise<CommandResult> {
   const r = await admit({
-    runFile,
-    home: homeOption(o),
+    run: runFile,
+    store: storeOption(o),
     executor: parsePromptId(executor, "executor"),
     planner: o.planner === undefined ? undefined : parsePromptId(o.planner, "--planner"),
     mode: o.mode === undefined ? undefined : parseMode(o.mode),
@@ -94,8 +94,8 @@ export async function runDryRunResult(
   const note = parseText(o.note, "--note");
   if (!note.trim()) throw new UsageError("--note must say what the dry run showed");
   const r = await recordDryRunResult({
-    runFile,
-    home: homeOption(o),
+    run: runFile,
+    store: storeOption(o),
     executor: parsePromptId(executor, "executor"),
     result: o.result,
     note,

@@ -1,11 +1,11 @@
 import { checkoutApproved } from "../../gate/checkout-approved.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption } from "../home-option.js";
+import { homeOption, storeOption } from "../home-option.js";
 
 /** `twinlock checkout RUN EXECUTOR DIR`: the read-only copy of exactly the approved bytes. */
-export function runCheckout(runFile: string, executor: string, dir: string, o: CommonOptions): CommandResult {
-  const r = checkoutApproved({ runFile, home: homeOption(o), executor: parsePromptId(executor, "executor"), dir });
+export async function runCheckout(runFile: string, executor: string, dir: string, o: CommonOptions): Promise<CommandResult> {
+  const r = await checkoutApproved({ run: runFile, store: storeOption(o), executor: parsePromptId(executor, "executor"), dir });
   const h = r.workflow.handoff;
   return {
     exitCode: 0,

@@ -3,7 +3,7 @@ import { consentPairExecution } from "../../gate/consent-pair-execution.js";
 import { parseDuration, parseHashOption, parseName, parsePromptId } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption } from "../home-option.js";
+import { homeOption, storeOption } from "../home-option.js";
 
 /** `twinlock consent-pair-execution RUN ID --approve|--decline`: the consent receipt. */
 export async function runConsent(
@@ -13,8 +13,8 @@ export async function runConsent(
 ): Promise<CommandResult> {
   if (o.approve === o.decline) throw new UsageError("give exactly one of --approve or --decline");
   const r = await consentPairExecution({
-    runFile,
-    home: homeOption(o),
+    run: runFile,
+    store: storeOption(o),
     planner: parsePromptId(id, "planner"),
     approve: o.approve === true,
     handoffHash: o.handoffHash === undefined ? undefined : parseHashOption(o.handoffHash),

@@ -3,7 +3,7 @@ import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseHashOption, parsePromptId, parseText } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption } from "../home-option.js";
+import { homeOption, storeOption } from "../home-option.js";
 
 /** `twinlock freeze-pair-handoff RUN ID`: readiness, hash, new revision, on to review. */
 export async function runFreeze(
@@ -12,8 +12,8 @@ export async function runFreeze(
   o: CommonOptions & { handoff?: string; handoffHash?: string; unchangedBecause?: string; actor?: string; key?: string },
 ): Promise<CommandResult> {
   const r = await freezePairHandoff({
-    runFile,
-    home: homeOption(o),
+    run: runFile,
+    store: storeOption(o),
     planner: parsePromptId(id, "planner"),
     handoffDir: o.handoff,
     handoffHash: o.handoffHash === undefined ? undefined : parseHashOption(o.handoffHash),

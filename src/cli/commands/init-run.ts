@@ -4,7 +4,7 @@ import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseCount, parseMode, parseName, parsePromptId } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption } from "../home-option.js";
+import { homeOption, storeOption } from "../home-option.js";
 
 export interface InitRunOptions extends CommonOptions {
   suite?: string;
@@ -35,8 +35,8 @@ export async function runInitRun(runFile: string, o: InitRunOptions): Promise<Co
     throw new UsageError(`--mode ${o.mode} is not a mode a run executes in; use one of ${EXECUTING_MODES.join(", ")}`);
   }
   const run = await initRun({
-    runFile,
-    home: homeOption(o),
+    run: runFile,
+    store: storeOption(o),
     suiteRoot: findSuiteRoot({ suite: o.suite }),
     planners,
     mode: o.mode === undefined ? undefined : parseMode(o.mode),

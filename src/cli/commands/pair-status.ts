@@ -4,7 +4,7 @@ import { type PairStatus, pairStatusFromFlags, REVIEW_STATUSES, type ReviewStatu
 import { parsePromptId } from "../../input/parse-input.js";
 import { PROMPT_ID_PATTERN } from "../../suite/prompt.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption } from "../home-option.js";
+import { homeOption, storeOption } from "../home-option.js";
 import { loadSuiteOption } from "../load-suite-option.js";
 
 /** `twinlock pair-status ID` (stateless) or `twinlock pair-status RUN ID` (from a run). */
@@ -29,7 +29,7 @@ export async function runPairStatus(
       throw new UsageError("--handoff-ready and --review-status are for the stateless form; a run file knows its own state");
     // Only the form with a run file needs the run ledger and the gate home: loaded when asked for.
     const { pairStatusFromRun } = await import("../../gate/pair-status.js");
-    status = await pairStatusFromRun(first, parsePromptId(second), homeOption(o));
+    status = await pairStatusFromRun(storeOption(o), first, parsePromptId(second));
   }
   const s = status;
   const lines = [

@@ -2,7 +2,7 @@ import { type ReviewDecision, reviewPairPlan } from "../../gate/review-pair-plan
 import { parseHashOption, parseName, parsePromptId, parseText } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption } from "../home-option.js";
+import { homeOption, storeOption } from "../home-option.js";
 
 /** `twinlock review-pair-plan RUN ID --decision …`: a review receipt bound to the frozen hash. */
 export async function runReview(
@@ -11,8 +11,8 @@ export async function runReview(
   o: CommonOptions & { decision: string; feedback?: string; handoffHash?: string; reviewer?: string; key?: string },
 ): Promise<CommandResult> {
   const r = await reviewPairPlan({
-    runFile,
-    home: homeOption(o),
+    run: runFile,
+    store: storeOption(o),
     planner: parsePromptId(id, "planner"),
     decision: o.decision as ReviewDecision,
     feedback: o.feedback === undefined ? undefined : parseText(o.feedback, "--feedback"),

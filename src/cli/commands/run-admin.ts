@@ -4,10 +4,11 @@ import { CLOSE_RESULTS, type CloseResult, closeWorkflow } from "../../gate/close
 import { dryRunStep, dryRunStillNeeded } from "../../gate/dry-run-needed.js";
 import { raiseStop, resolveStop } from "../../gate/hard-stops.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
+import { folderRunStore } from "../../home/folder-run-store.js";
 import { parseName, parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption } from "../home-option.js";
+import { homeOption, storeOption } from "../home-option.js";
 
 /** `twinlock approve-apply RUN ID --approver NAME`. */
 export async function runApproveApply(
@@ -17,8 +18,8 @@ export async function runApproveApply(
 ): Promise<CommandResult> {
   const home = homeOption(o);
   const r = await approveApply({
-    runFile,
-    home,
+    run: runFile,
+    store: folderRunStore(home),
     planner: parsePromptId(id, "planner"),
     approver: o.approver === undefined ? undefined : parseName(o.approver, "--approver"),
     key: keyOption(o.key),
@@ -42,8 +43,8 @@ export async function runStop(
   const reason = parseStopReason(o.reason);
   const workflow = o.workflow === undefined ? undefined : parsePromptId(o.workflow, "--workflow");
   await raiseStop({
-    runFile,
-    home: homeOption(o),
+    run: runFile,
+    store: storeOption(o),
     reason,
     workflow,
     note: o.note === undefined ? undefined : parseText(o.note, "--note"),
@@ -65,8 +66,8 @@ export async function runResolveStop(
   const note = parseText(o.note, "--note");
   if (!note.trim()) throw new UsageError("--note must say how the stop was resolved");
   const r = await resolveStop({
-    runFile,
-    home: homeOption(o),
+    run: runFile,
+    store: storeOption(o),
     reason,
     note,
     workflow: o.workflow === undefined ? undefined : parsePromptId(o.workflow, "--workflow"),
@@ -89,8 +90,8 @@ export async function runClose(
   if (!(CLOSE_RESULTS as readonly string[]).includes(o.result))
     throw new UsageError(`--result ${o.result} is not one of ${CLOSE_RESULTS.join(", ")}`);
   const r = await closeWorkflow({
-    runFile,
-    home: homeOption(o),
+    run: runFile,
+    store: storeOption(o),
     planner: parsePromptId(id, "planner"),
     result: o.result as CloseResult,
     residual: o.residual === undefined ? undefined : parseText(o.residual, "--residual"),

@@ -3,7 +3,7 @@ import { openGateHome, resolveHomeDir } from "../../home/gate-home.js";
 import { reconcileWithCheckpoint } from "../../home/run-checkpoints.js";
 import { cleanText } from "../../input/clean-text.js";
 import { verifyChain } from "../../run/event-chain.js";
-import { readRunFileUnverified, verifyRunFile } from "../../store/run-store.js";
+import { readRunFileUnverified, verifyRunFile } from "../../store/run-file.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
 /** `twinlock log RUN`: the event chain, one line per event. */

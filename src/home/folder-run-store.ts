@@ -1,0 +1,30 @@
+import { readRunFileUnverified } from "../store/run-file.js";
+import { resolveRunFile } from "../store/run-folder.js";
+import type { RunListing, RunStore } from "../store/run-store.js";
+import type { GateHome } from "./gate-home.js";
+import { listCheckpoints } from "./run-checkpoints.js";
+import { createRun, readRun, updateRun } from "./run-ledger.js";
+
+/**
+ * The embedded default store (SPEC §10): each run is a run file the caller
+ * names, and its checkpoint, consumed consents and frozen bytes are in the
+ * gate home. The reference is the run file's path.
+ */
+export function folderRunStore(home: GateHome): RunStore {
+  return {
+    home,
+    label: `gate home ${home.dir}`,
+    read: async (ref) => readRun(ref, home),
+    readUnverified: async (ref) => readRunFileUnverified(resolveRunFile(ref)),
+    create: (ref, drafts, now) => createRun(ref, home, drafts, now),
+    update: (ref, decide, options) => updateRun(ref, home, decide, options),
+    list: async () => listRuns(home),
+  };
+}
+
+function listRuns(home: GateHome): RunListing[] {
+  return listCheckpoints(home)
+    .filter((cp) => cp.run_file !== undefined)
+    .map((cp) => ({ run_id: cp.run_id, ref: cp.run_file as string, revision: cp.seq, updated_at: cp.updated_at }))
+    .sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : a.run_id.localeCompare(b.run_id)));
+}
