@@ -26,9 +26,9 @@ export { type GraphFormat, renderGraph } from "./graph/render-graph.js";
 export { checkReadiness, type ReadinessReport } from "./handoff/check-readiness.js";
 // Handoff
 export { type HandoffDigest, hashHandoff, type ManifestEntry } from "./handoff/hash-handoff.js";
+export { folderRunStore } from "./home/folder-run-store.js";
 // The gate home: the trust root the agent cannot write (pins, checkpoints, consumed consents, frozen bytes)
 export { type GateHome, openGateHome, resolveHomeDir } from "./home/gate-home.js";
-export { folderRunStore } from "./home/folder-run-store.js";
 export { readRun } from "./home/run-ledger.js";
 export { listPins, type Pin, pinSuite, unpinSuite } from "./home/suite-pins.js";
 export { ADMISSION_STOP } from "./run/admission-checks.js";

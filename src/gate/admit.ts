@@ -5,7 +5,6 @@ import { hashHandoff } from "../handoff/hash-handoff.js";
 import { findConsumedConsent } from "../home/consumed-consents.js";
 import { checkoutFrozenBytes, requireCheckoutTarget, verifyFrozenBytes } from "../home/frozen-bytes.js";
 import { frozenActionIds } from "../home/frozen-records.js";
-import type { GateHome } from "../home/gate-home.js";
 import { loadPinnedPolicy, type PinnedSuite } from "../home/suite-pins.js";
 import { type AdmissionFacts, type AdmissionRequest, runAdmissionChecks } from "../run/admission-checks.js";
 import { receiptHash } from "../run/receipt-hash.js";

@@ -1,7 +1,5 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
-import type { GateHome } from "../home/gate-home.js";
-import { updateRun } from "../home/run-ledger.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ApplyApproval, Workflow } from "../run/run-schema.js";

@@ -1,6 +1,4 @@
 import { UsageError } from "../errors/errors.js";
-import type { GateHome } from "../home/gate-home.js";
-import { updateRun } from "../home/run-ledger.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { Workflow } from "../run/run-schema.js";
 import { isFinal } from "../run/transition-table.js";

@@ -1,7 +1,5 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
-import type { GateHome } from "../home/gate-home.js";
-import { updateRun } from "../home/run-ledger.js";
 import { parseDuration } from "../input/parse-input.js";
 import { describeNextStep, nextStepData } from "../run/next-step.js";
 import { legalNextStep, requireTransition, requireWorkflow } from "../run/refuse-transition.js";

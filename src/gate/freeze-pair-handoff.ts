@@ -3,8 +3,6 @@ import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import { checkReadiness, type ReadinessReport } from "../handoff/check-readiness.js";
 import { snapshotHandoff } from "../home/frozen-bytes.js";
-import type { GateHome } from "../home/gate-home.js";
-import { updateRun } from "../home/run-ledger.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { FreezeReceipt, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";

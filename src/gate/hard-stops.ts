@@ -1,7 +1,5 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
-import type { GateHome } from "../home/gate-home.js";
-import { readRun, updateRun } from "../home/run-ledger.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { StopResolution } from "../run/run-schema.js";

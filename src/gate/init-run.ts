@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import { RECORD_ID_PATTERN } from "../handoff/handoff-records.js";
-import type { GateHome } from "../home/gate-home.js";
 import { createRun } from "../home/run-ledger.js";
 import { loadPinnedSuite, pinForFolder, requirePinnedPair } from "../home/suite-pins.js";
 import { findHiddenInName } from "../input/clean-text.js";

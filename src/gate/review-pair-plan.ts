@@ -1,7 +1,5 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError, UsageError } from "../errors/errors.js";
-import type { GateHome } from "../home/gate-home.js";
-import { updateRun } from "../home/run-ledger.js";
 import { closestChoice } from "../input/closest-choice.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";

@@ -7,7 +7,7 @@ import { ADMISSION_STOP } from "../../run/admission-checks.js";
 import { shellQuote } from "../../run/next-step.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption, storeOption } from "../home-option.js";
+import { storeOption } from "../home-option.js";
 import { colourEnabled, makeStyle } from "../style.js";
 
 /** `twinlock admit RUN EXECUTOR`: every admission check, pass or fail with its values; exit 3 on any failure. */

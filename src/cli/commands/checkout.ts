@@ -1,7 +1,7 @@
 import { checkoutApproved } from "../../gate/checkout-approved.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption, storeOption } from "../home-option.js";
+import { storeOption } from "../home-option.js";
 
 /** `twinlock checkout RUN EXECUTOR DIR`: the read-only copy of exactly the approved bytes. */
 export async function runCheckout(runFile: string, executor: string, dir: string, o: CommonOptions): Promise<CommandResult> {

@@ -3,7 +3,7 @@ import { consentPairExecution } from "../../gate/consent-pair-execution.js";
 import { parseDuration, parseHashOption, parseName, parsePromptId } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption, storeOption } from "../home-option.js";
+import { storeOption } from "../home-option.js";
 
 /** `twinlock consent-pair-execution RUN ID --approve|--decline`: the consent receipt. */
 export async function runConsent(

@@ -3,7 +3,7 @@ import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseHashOption, parsePromptId, parseText } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption, storeOption } from "../home-option.js";
+import { storeOption } from "../home-option.js";
 
 /** `twinlock freeze-pair-handoff RUN ID`: readiness, hash, new revision, on to review. */
 export async function runFreeze(

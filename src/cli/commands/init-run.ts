@@ -4,7 +4,7 @@ import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseCount, parseMode, parseName, parsePromptId } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption, storeOption } from "../home-option.js";
+import { storeOption } from "../home-option.js";
 
 export interface InitRunOptions extends CommonOptions {
   suite?: string;

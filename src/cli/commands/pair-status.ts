@@ -4,7 +4,7 @@ import { type PairStatus, pairStatusFromFlags, REVIEW_STATUSES, type ReviewStatu
 import { parsePromptId } from "../../input/parse-input.js";
 import { PROMPT_ID_PATTERN } from "../../suite/prompt.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption, storeOption } from "../home-option.js";
+import { storeOption } from "../home-option.js";
 import { loadSuiteOption } from "../load-suite-option.js";
 
 /** `twinlock pair-status ID` (stateless) or `twinlock pair-status RUN ID` (from a run). */

@@ -1,7 +1,7 @@
 import { presentPlan } from "../../gate/present-plan.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption, storeOption } from "../home-option.js";
+import { storeOption } from "../home-option.js";
 
 /** `twinlock present RUN ID`: the frozen plan as Markdown for the reviewer. */
 export async function runPresent(runFile: string, id: string, o: CommonOptions): Promise<CommandResult> {

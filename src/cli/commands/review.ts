@@ -2,7 +2,7 @@ import { type ReviewDecision, reviewPairPlan } from "../../gate/review-pair-plan
 import { parseHashOption, parseName, parsePromptId, parseText } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption, storeOption } from "../home-option.js";
+import { storeOption } from "../home-option.js";
 
 /** `twinlock review-pair-plan RUN ID --decision …`: a review receipt bound to the frozen hash. */
 export async function runReview(
