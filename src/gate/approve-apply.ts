@@ -1,4 +1,3 @@
-import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
@@ -7,6 +6,7 @@ import type { LoadedRun } from "../store/run-file.js";
 import type { RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
+import type { ReceiptKey } from "../trust/sign-receipt.js";
 import { gatherPinned } from "./load-run-suite.js";
 
 /**
@@ -21,7 +21,8 @@ export async function approveApply(input: {
   run: string;
   planner: string;
   approver?: string;
-  key?: KeyObject;
+  /** The person's key file, or a passkey signer (the gate server). */
+  key?: ReceiptKey;
   now?: () => Date;
 }): Promise<{ run: LoadedRun; receipt: ApplyApproval; workflow: Workflow }> {
   const { pinned } = await gatherPinned(input.store, input.run, input.planner);

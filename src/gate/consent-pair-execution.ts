@@ -1,4 +1,3 @@
-import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
 import { parseDuration } from "../input/parse-input.js";
 import { describeNextStep, nextStepData } from "../run/next-step.js";
@@ -9,6 +8,7 @@ import type { RunStore } from "../store/run-store.js";
 import { distinctApprovers } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
+import type { ReceiptKey } from "../trust/sign-receipt.js";
 import { consentQuestion } from "./consent-question.js";
 import { executorDigest, gatherPinned } from "./load-run-suite.js";
 import { requireCurrentHash } from "./review-pair-plan.js";
@@ -23,8 +23,8 @@ export interface ConsentInput {
   handoffHash?: string;
   /** Who consents; with a key the suite knows, the key's owner. */
   user?: string;
-  /** The person's Ed25519 private key, to sign the receipt. */
-  key?: KeyObject;
+  /** The person's key file, or a passkey signer (the gate server). */
+  key?: ReceiptKey;
   /** Lifetime of the consent in milliseconds; undefined for the suite's default, null for none. */
   expiresInMs?: number | null;
   now?: () => Date;

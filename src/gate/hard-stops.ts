@@ -1,4 +1,3 @@
-import type { KeyObject } from "node:crypto";
 import { RefusalError } from "../errors/errors.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
@@ -7,6 +6,7 @@ import type { LoadedRun } from "../store/run-file.js";
 import type { RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
+import type { ReceiptKey } from "../trust/sign-receipt.js";
 
 /** Record a hard `!STOP:{reason}` on the run, or on one workflow; anyone may raise one, and admission refuses while it is open. */
 export async function raiseStop(input: {
@@ -54,7 +54,8 @@ export async function resolveStop(input: {
   workflow?: string;
   note: string;
   actor?: string;
-  key?: KeyObject;
+  /** The person's key file, or a passkey signer (the gate server). */
+  key?: ReceiptKey;
   now?: () => Date;
 }): Promise<{ run: LoadedRun; resolved: number; receipt: StopResolution }> {
   const before = await input.store.read(input.run);

@@ -1,4 +1,3 @@
-import type { KeyObject } from "node:crypto";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import { closestChoice } from "../input/closest-choice.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
@@ -8,6 +7,7 @@ import type { RunStore } from "../store/run-store.js";
 import { approverIdentity, distinctApprovers } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
+import type { ReceiptKey } from "../trust/sign-receipt.js";
 import { executorDigest, gatherPinned } from "./load-run-suite.js";
 
 export const REVIEW_DECISIONS = ["changes_requested", "approved", "declined"] as const;
@@ -25,8 +25,8 @@ export interface ReviewInput {
   handoffHash?: string;
   /** Who reviews; with a key the suite knows, the key's owner (default: TWINLOCK_ACTOR, else the login name). */
   reviewer?: string;
-  /** The reviewer's Ed25519 private key, to sign the receipt. */
-  key?: KeyObject;
+  /** The person's key file, or a passkey signer (the gate server). */
+  key?: ReceiptKey;
   now?: () => Date;
   expectedRevision?: number;
 }

@@ -1,9 +1,8 @@
-import type { KeyObject } from "node:crypto";
 import type { Workflow } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { requireSeparateDuties, requireTrustedReceipt } from "./enforce-trust.js";
 import type { Right } from "./judge-receipt-trust.js";
-import { type ReceiptSignature, signReceipt } from "./sign-receipt.js";
+import { isReceiptSigner, type ReceiptKey, type ReceiptSignature, signReceipt } from "./sign-receipt.js";
 
 /**
  * The last step before any decision is recorded: sign the receipt when a key
@@ -13,9 +12,13 @@ import { type ReceiptSignature, signReceipt } from "./sign-receipt.js";
  */
 export function sealReceipt<R extends { kind: string } & Record<string, unknown>>(
   unsigned: R,
-  seal: { key: KeyObject | undefined; person: string; right: Right; config: SuiteConfig; workflow?: Workflow; what: string },
+  seal: { key: ReceiptKey | undefined; person: string; right: Right; config: SuiteConfig; workflow?: Workflow; what: string },
 ): R & { signature?: ReceiptSignature } {
-  const receipt = seal.key ? signReceipt(unsigned, seal.key, seal.person) : unsigned;
+  const receipt = !seal.key
+    ? unsigned
+    : isReceiptSigner(seal.key)
+      ? { ...unsigned, signature: seal.key.sign(unsigned) }
+      : signReceipt(unsigned, seal.key, seal.person);
   requireTrustedReceipt(receipt, seal.right, seal.config);
   if (seal.workflow) requireSeparateDuties(seal.workflow, receipt, seal.config, seal.what);
   return receipt;

@@ -8,11 +8,37 @@ import { parsePublicKeyLine, publicKeyLine } from "./keys.js";
  */
 export const RECEIPT_SIGNING_DOMAIN = "twinlock-receipt/v1\n";
 
-/** A signed receipt's signature field. */
+/** A signed receipt's signature field: Ed25519 (no `kind`), or a passkey's WebAuthn assertion. */
 export interface ReceiptSignature {
+  kind?: "webauthn";
   public_key: string;
   signer: string;
   value: string;
+  credential_id?: string;
+  authenticator_data?: string;
+  client_data_json?: string;
+}
+
+/**
+ * Who signs a decision when it is not a key file on this machine: a
+ * reviewer's passkey in the browser. `sign` gets the finished unsigned
+ * receipt and returns its signature, or throws (nothing is recorded).
+ */
+export interface ReceiptSigner {
+  kind: "signer";
+  /** The enrolled reviewer's name. */
+  person: string;
+  /** The signer's public key line, as the trust config lists it. */
+  publicKey: string;
+  sign(receipt: object): ReceiptSignature;
+}
+
+/** A key file's private key, or a signer that signs elsewhere (a passkey). */
+export type ReceiptKey = KeyObject | ReceiptSigner;
+
+/** True for a signer, false for a key file's private key. */
+export function isReceiptSigner(key: ReceiptKey): key is ReceiptSigner {
+  return (key as ReceiptSigner).kind === "signer";
 }
 
 /**
@@ -35,7 +61,7 @@ export function signReceipt<R extends object>(receipt: R, key: KeyObject, signer
 /** True when the receipt's signature is a valid Ed25519 signature by its stated public key over its current content. */
 export function verifyReceiptSignature(receipt: { signature?: ReceiptSignature }): boolean {
   const s = receipt.signature;
-  if (!s) return false;
+  if (!s || s.kind !== undefined) return false;
   const key = parsePublicKeyLine(s.public_key);
   if (!key) return false;
   try {

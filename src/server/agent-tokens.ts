@@ -1,0 +1,143 @@
+import "../schemas/zod-setup.js";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { RefusalError, UsageError } from "../errors/errors.js";
+import { type GateHome, homeSubdir } from "../home/gate-home.js";
+import { promptId, runId } from "../run/run-schema.js";
+import { atomicWriteFile } from "../store/atomic-write.js";
+import { withFileLock } from "../store/run-file-lock.js";
+
+/**
+ * What an agent's token may do (SPEC §10): read a run's status, freeze a
+ * handoff, read the frozen plan, ask whether admission would pass, and report
+ * a result. Nothing else exists to grant: no scope reviews, consents,
+ * approves an apply, lifts a stop, pins, enrols or makes tokens.
+ */
+export const TOKEN_SCOPES = ["status", "freeze", "present", "admission_check", "result"] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+const tokenId = z.string().regex(/^tok_[0-9a-f]{16}$/);
+
+/** A token as the gate home keeps it: only the sha256 of its secret, never the secret. */
+export const AgentTokenSchema = z
+  .object({
+    format: z.literal("twinlock-token/1"),
+    id: tokenId,
+    agent: z.string().min(1).max(120),
+    run_id: runId,
+    planner: promptId.nullable(),
+    scopes: z.array(z.enum(TOKEN_SCOPES)).min(1),
+    secret_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    created_at: z.string(),
+    expires_at: z.string(),
+    revoked_at: z.string().nullable(),
+  })
+  .strict();
+export type AgentToken = z.infer<typeof AgentTokenSchema>;
+
+/** Longest a token may live: an agent session, not a standing credential. */
+export const MAX_TOKEN_DAYS = 30;
+
+function tokenFile(home: GateHome, id: string): string {
+  if (!tokenId.safeParse(id).success) throw new UsageError(`${JSON.stringify(id.slice(0, 40))} is not a token ID (tok_ and 16 hex digits)`);
+  return path.join(home.dir, "tokens", `${id}.json`);
+}
+
+function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * Make a token for one agent and one run (and, with `planner`, one pair).
+ * The secret is returned once and stored only as its hash.
+ */
+export async function createAgentToken(
+  home: GateHome,
+  request: { agent: string; runId: string; planner?: string; scopes?: readonly TokenScope[]; expiresInDays?: number },
+  now: Date = new Date(),
+): Promise<{ token: string; record: AgentToken }> {
+  const days = request.expiresInDays ?? 1;
+  if (!Number.isFinite(days) || days <= 0 || days > MAX_TOKEN_DAYS)
+    throw new UsageError(`--expires-in ${days} is out of range; give a number of days between 0 and ${MAX_TOKEN_DAYS}`);
+  const id = `tok_${randomBytes(8).toString("hex")}`;
+  const secret = `tl_${id.slice(4)}_${randomBytes(32).toString("base64url")}`;
+  const record = AgentTokenSchema.parse({
+    format: "twinlock-token/1",
+    id,
+    agent: request.agent,
+    run_id: request.runId,
+    planner: request.planner ?? null,
+    scopes: [...new Set(request.scopes ?? TOKEN_SCOPES)],
+    secret_sha256: sha256Hex(secret),
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + days * 86_400_000).toISOString(),
+    revoked_at: null,
+  });
+  homeSubdir(home, "tokens");
+  const file = tokenFile(home, id);
+  await withFileLock(file, () => atomicWriteFile(file, `${JSON.stringify(record)}\n`, 0o600));
+  return { token: secret, record };
+}
+
+/** Every token the home knows (a damaged file is skipped: it can authorize nothing). */
+export function listAgentTokens(home: GateHome): AgentToken[] {
+  let names: string[];
+  try {
+    names = readdirSync(path.join(home.dir, "tokens"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return names
+    .filter((n) => /^tok_[0-9a-f]{16}\.json$/.test(n))
+    .flatMap((n) => {
+      const record = readToken(home, n.slice(0, -5));
+      return record ? [record] : [];
+    })
+    .sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
+
+function readToken(home: GateHome, id: string): AgentToken | undefined {
+  try {
+    const parsed = AgentTokenSchema.safeParse(JSON.parse(readFileSync(tokenFile(home, id), "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Revoke a token for good; revoking twice is refused, naming when it was revoked. */
+export async function revokeAgentToken(home: GateHome, id: string, now: Date = new Date()): Promise<AgentToken> {
+  const file = tokenFile(home, id);
+  return withFileLock(file, () => {
+    const record = readToken(home, id);
+    if (!record) throw new RefusalError(`no token ${id} in gate home ${home.dir}; list them with \`twinlock token list\``);
+    if (record.revoked_at) throw new RefusalError(`token ${id} was already revoked at ${record.revoked_at}`);
+    const revoked = { ...record, revoked_at: now.toISOString() };
+    atomicWriteFile(file, `${JSON.stringify(revoked)}\n`, 0o600);
+    return revoked;
+  });
+}
+
+/** Why a presented token authorizes nothing, for the access log (never shown the secret). */
+export type TokenVerdict = { ok: true; token: AgentToken } | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired" };
+
+/**
+ * Check a bearer secret: its ID names a token file, the sha256 of the whole
+ * secret equals the stored one (compared in constant time), and it is
+ * neither revoked nor expired.
+ */
+export function verifyAgentToken(home: GateHome, secret: string, now: Date = new Date()): TokenVerdict {
+  const m = /^tl_([0-9a-f]{16})_[A-Za-z0-9_-]{43}$/.exec(secret);
+  if (!m) return { ok: false, reason: "malformed" };
+  const record = readToken(home, `tok_${m[1]}`);
+  if (!record) return { ok: false, reason: "unknown" };
+  const given = Buffer.from(sha256Hex(secret), "hex");
+  const stored = Buffer.from(record.secret_sha256, "hex");
+  if (given.length !== stored.length || !timingSafeEqual(given, stored)) return { ok: false, reason: "unknown" };
+  if (record.revoked_at) return { ok: false, reason: "revoked" };
+  if (Date.parse(record.expires_at) <= now.getTime()) return { ok: false, reason: "expired" };
+  return { ok: true, token: record };
+}
