@@ -1,0 +1,91 @@
+import "../schemas/zod-setup.js";
+import { z } from "zod";
+import { REVIEW_DECISIONS } from "../gate/review-pair-plan.js";
+import {
+  AdmissionCheckSchema,
+  ApplyApprovalSchema,
+  ConsentReceiptSchema,
+  handoffHash,
+  promptId,
+  ReviewReceiptSchema,
+  RunStateSchema,
+  StopResolutionSchema,
+  WorkflowSchema,
+} from "../run/run-schema.js";
+import { MODES } from "../suite/prompt.js";
+
+const text = z.string().max(64 * 1024);
+const stopReason = z.string().regex(/^[a-z0-9][a-z0-9-]{0,119}$/, "lowercase letters, digits and hyphens");
+
+/** Freeze the planner's handoff (agent token `freeze`): the folder defaults to the one the run records. */
+export const FreezeRequest = z.object({ handoff_dir: z.string().min(1).max(4096).optional() }).strict();
+/** Record a review of the exact revision shown (passkey). */
+export const ReviewRequest = z
+  .object({ handoff_hash: handoffHash, decision: z.enum(REVIEW_DECISIONS), feedback: text.optional() })
+  .strict();
+/**
+ * Consent to run exactly the twin (passkey). The mode, environment, scope
+ * and budget are the run's; the form repeats what it showed, and a
+ * mismatch is refused as stale.
+ */
+export const ConsentRequest = z
+  .object({
+    handoff_hash: handoffHash,
+    approve: z.boolean(),
+    mode: z.enum(MODES).optional(),
+    environment: z.string().max(200).optional(),
+    actions: z.union([z.literal("all"), z.array(z.string().max(200)).max(10_000)]).optional(),
+    budget: z.number().int().min(0).nullable().optional(),
+    expires_in_minutes: z.number().int().min(1).max(60 * 24 * 30).optional(),
+  })
+  .strict();
+/** Approve applying the consented plan (passkey with the `apply` right). */
+export const ApplyApprovalRequest = z.object({ handoff_hash: handoffHash }).strict();
+/** Raise a hard stop (anyone signed in, or a script's key: no signature needed to stop). */
+export const StopRequest = z.object({ reason: stopReason, workflow: promptId.optional(), note: text.optional() }).strict();
+/** Lift a hard stop (passkey with the `stop` right). */
+export const LiftStopRequest = z.object({ reason: stopReason, workflow: promptId.optional(), note: text.min(1) }).strict();
+/** Ask whether admission would pass now (agent token `admission_check`): every check, nothing recorded. */
+export const AdmissionCheckRequest = z
+  .object({
+    planner: promptId.optional(),
+    mode: z.enum(MODES).optional(),
+    environment: z.string().max(200).optional(),
+    actions: z.array(z.string().max(200)).max(10_000).optional(),
+  })
+  .strict();
+/** Report how the executor's work ended (agent token `result`). */
+export const ResultRequest = z
+  .object({ result: z.enum(["verified", "failed", "rolled_back", "abandoned"]), residual: text.optional() })
+  .strict();
+
+/** A decision's answer: the state the workflow is in now, and its receipt. */
+export const DecisionResponse = z.object({
+  ok: z.literal(true),
+  state: z.string(),
+  location: z.string(),
+  receipt: z.union([ReviewReceiptSchema, ConsentReceiptSchema, ApplyApprovalSchema, StopResolutionSchema]).nullable(),
+});
+/** The first half of a passkey decision: the WebAuthn request whose challenge is the receipt's signing hash. */
+export const ChallengeResponse = z.object({
+  ok: z.literal(true),
+  challenge_id: z.string(),
+  options: z.record(z.string(), z.unknown()),
+});
+/** A run as the API shows it. */
+export const RunResponse = z.object({ ok: z.literal(true), run_id: z.string(), revision: z.number(), state: RunStateSchema });
+/** One pair of a run. */
+export const WorkflowResponse = z.object({ ok: z.literal(true), workflow: WorkflowSchema });
+/** Whether admission would pass, check by check. */
+export const AdmissionCheckResponse = z.object({
+  ok: z.literal(true),
+  would_admit: z.boolean(),
+  checks: z.array(AdmissionCheckSchema),
+});
+/** Every error: a stable code, one line, and data. */
+export const ProblemResponse = z.object({
+  ok: z.literal(false),
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()),
+});

@@ -1,0 +1,51 @@
+import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+
+/** A refusal of the server itself (not signed in, wrong token scope, unknown run, too large): its status, code and message. */
+export class HttpProblem extends Error {
+  override name = "HttpProblem";
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 421 | 429 | 503,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** What every error response carries: a stable code, one line for a person, and the error's data. */
+export interface ProblemBody {
+  ok: false;
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/**
+ * One mapping from the library's errors to HTTP (hono's one `onError`): bad
+ * input 400, a refusal or conflict 409 with the refusal's own code (e.g.
+ * STALE_HASH, TRANSITION_REFUSED), a run whose integrity fails 409, and
+ * anything else 500 with no internals.
+ */
+export function describeProblem(error: unknown): { status: number; body: ProblemBody } {
+  if (error instanceof HttpProblem)
+    return { status: error.status, body: { ok: false, code: error.code, message: error.message, details: error.details } };
+  if (error instanceof UsageError) return { status: 400, body: { ok: false, code: "BAD_INPUT", message: error.message, details: {} } };
+  if (error instanceof RefusalError) {
+    const code = typeof error.details.code === "string" ? error.details.code : "REFUSED";
+    return { status: 409, body: { ok: false, code, message: error.message, details: publicDetails(error.details) } };
+  }
+  if (error instanceof ConflictError) return { status: 409, body: { ok: false, code: "CONFLICT", message: error.message, details: {} } };
+  if (error instanceof IntegrityError)
+    return { status: 409, body: { ok: false, code: "INTEGRITY", message: error.message, details: publicDetails(error.details) } };
+  return {
+    status: 500,
+    body: { ok: false, code: "INTERNAL", message: "internal error; the server log has the details", details: {} },
+  };
+}
+
+function publicDetails(details: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(details)) if (v === null || ["string", "number", "boolean"].includes(typeof v)) out[k] = v;
+  return out;
+}
