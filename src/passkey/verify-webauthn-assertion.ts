@@ -108,8 +108,8 @@ export interface WebAuthnEnrolment {
  * the receipt's own challenge (`receiptChallenge`), so any change to a signed
  * field of the receipt fails. Does not judge the signer's name or rights.
  */
-export function verifyWebAuthnReceipt(receipt: { signature?: unknown }, enrolment: WebAuthnEnrolment): AssertionVerdict {
-  const s = receipt.signature as Partial<Record<keyof WebAuthnSignature, unknown>> | undefined;
+export function verifyWebAuthnReceipt(receipt: object, enrolment: WebAuthnEnrolment): AssertionVerdict {
+  const s = (receipt as { signature?: unknown }).signature as Partial<Record<keyof WebAuthnSignature, unknown>> | undefined;
   if (!s || typeof s !== "object" || s.kind !== "webauthn") return refuse("not-webauthn", "the receipt carries no passkey signature");
   if (s.credential_id !== enrolment.credential_id)
     return refuse("wrong-credential", "the receipt is signed by another passkey credential than the enrolled one");
