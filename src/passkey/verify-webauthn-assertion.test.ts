@@ -82,6 +82,12 @@ describe("verifyWebAuthnReceipt", () => {
     expect(codeOf({ ...signed, decision: "declined" })).toBe("challenge-mismatch");
   });
 
+  it("refuses a passkey signature an agent copies onto a receipt of another run or revision", () => {
+    const { signature } = signWithPasskey(RECEIPT, alice);
+    expect(codeOf({ ...RECEIPT, run_id: "run_fedcba9876543210", signature })).toBe("challenge-mismatch");
+    expect(codeOf({ ...RECEIPT, revision: 2, signature })).toBe("challenge-mismatch");
+  });
+
   it("refuses a receipt with an added field (the challenge covers the whole receipt)", () => {
     expect(codeOf({ ...signWithPasskey(RECEIPT, alice), note: "x" })).toBe("challenge-mismatch");
   });
@@ -140,6 +146,11 @@ describe("verifyWebAuthnReceipt", () => {
       ["value", 42],
     ] as const)
       expect(codeOf({ ...signed, signature: { ...signed.signature, [field]: junk } }), field).toBe("bad-encoding");
+  });
+
+  it("refuses, without throwing, a receipt that has no canonical form", () => {
+    const signed = signWithPasskey(RECEIPT, alice);
+    expect(codeOf({ ...signed, feedback: "\ud800" })).toBe("bad-receipt");
   });
 
   it("refuses a receipt without a passkey signature", () => {

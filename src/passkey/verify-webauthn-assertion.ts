@@ -21,6 +21,7 @@ export interface AssertionExpectation {
 /** Why an assertion was refused; one stable code per check. */
 export type AssertionRefusalCode =
   | "bad-encoding"
+  | "bad-receipt"
   | "bad-client-data"
   | "wrong-type"
   | "challenge-mismatch"
@@ -62,17 +63,17 @@ export function verifyWebAuthnAssertion(input: WebAuthnAssertion, expect: Assert
   const clientData = parseClientData(input.clientDataJSON);
   if (!clientData) return refuse("bad-client-data", "clientDataJSON is not a UTF-8 JSON object");
   if (clientData.type !== "webauthn.get")
-    return refuse("wrong-type", `clientDataJSON.type is ${JSON.stringify(clientData.type)}, expected "webauthn.get"`);
+    return refuse("wrong-type", `clientDataJSON.type is ${quote(clientData.type)}, expected "webauthn.get"`);
   const challenge = Buffer.from(expect.challenge).toString("base64url");
   if (clientData.challenge !== challenge)
     return refuse(
       "challenge-mismatch",
-      `the assertion was made for challenge ${JSON.stringify(clientData.challenge)}, not ${challenge}: the receipt was altered after signing, or the assertion is for something else`,
+      `the assertion was made for challenge ${quote(clientData.challenge)}, not ${challenge}: the receipt was altered after signing, or the assertion is for something else`,
     );
   if (typeof clientData.origin !== "string" || !expect.origins.includes(clientData.origin))
     return refuse(
       "wrong-origin",
-      `the assertion was made on origin ${JSON.stringify(clientData.origin)}, not one of ${expect.origins.join(", ") || "(none allowed)"}`,
+      `the assertion was made on origin ${quote(clientData.origin)}, not one of ${expect.origins.join(", ") || "(none allowed)"}`,
     );
   if (clientData.crossOrigin === true) return refuse("cross-origin", "the assertion was made in a cross-origin frame");
 
@@ -87,6 +88,8 @@ export function verifyWebAuthnAssertion(input: WebAuthnAssertion, expect: Assert
   if ((flags & FLAG_UV) === 0)
     return refuse("user-not-verified", "the authenticator did not verify the user (PIN or biometric), which twinlock requires");
 
+  // An ECDSA signature has two valid forms (s and n − s) and authenticators need not pick one, so
+  // nothing may key on a signature's bytes: receiptHash and the consumed consents leave the signature out.
   const clientDataHash = createHash("sha256").update(input.clientDataJSON).digest();
   const signed = Buffer.concat([authData, clientDataHash]);
   if (!verifySignature(parsedKey.algorithm, parsedKey.key, signed, input.signature))
@@ -123,14 +126,26 @@ export function verifyWebAuthnReceipt(receipt: object, enrolment: WebAuthnEnrolm
       "bad-encoding",
       "the passkey signature's authenticator_data and client_data_json must be base64url and its value base64, each non-empty",
     );
+  let challenge: Buffer;
+  try {
+    challenge = receiptChallenge(receipt);
+  } catch {
+    return refuse("bad-receipt", "the receipt has no canonical JSON form (text that is not valid Unicode)");
+  }
   return verifyWebAuthnAssertion(
     { publicKey: enrolment.public_key, authenticatorData, clientDataJSON, signature },
-    { challenge: receiptChallenge(receipt), rpId: enrolment.rp_id, origins: enrolment.origins },
+    { challenge, rpId: enrolment.rp_id, origins: enrolment.origins },
   );
 }
 
 function refuse(code: AssertionRefusalCode, reason: string): AssertionVerdict {
   return { ok: false, code, reason };
+}
+
+/** A value from client data, quoted for a message and cut short: it is the sender's text. */
+function quote(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
 function parseClientData(bytes: Uint8Array): Record<string, unknown> | undefined {
