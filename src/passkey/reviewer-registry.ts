@@ -1,0 +1,164 @@
+import "../schemas/zod-setup.js";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { RefusalError, UsageError } from "../errors/errors.js";
+import type { GateHome } from "../home/gate-home.js";
+import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
+import { withFileLock } from "../store/run-file-lock.js";
+import { WEBAUTHN_KEY_PREFIX } from "./webauthn-key-line.js";
+
+/** The rights a person enrolled with a passkey can hold (freeze is for planner agents' Ed25519 keys). */
+export const REVIEWER_RIGHTS = ["review", "consent", "apply", "stop"] as const;
+export type ReviewerRight = (typeof REVIEWER_RIGHTS)[number];
+
+/** A reviewer's name: what receipts call the person; safe in a URL, a file name and a log line. */
+export const REVIEWER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+const iso = z.string().max(40);
+const b64url = z.string().regex(/^[A-Za-z0-9_-]+$/);
+
+/** One enrolled passkey: its ID, its `webauthn:` key line and where it may be used. */
+export const EnrolledCredentialSchema = z
+  .object({
+    credential_id: b64url.max(1400),
+    public_key: z.string().startsWith(WEBAUTHN_KEY_PREFIX).max(1600),
+    sign_count: z.number().int().min(0),
+    transports: z.array(z.string().max(40)).max(10),
+    created_at: iso,
+    rp_id: z.string().min(1).max(253),
+    origins: z.array(z.string().min(1).max(300)).min(1).max(10),
+  })
+  .strict();
+export type EnrolledCredential = z.infer<typeof EnrolledCredentialSchema>;
+
+/** One person enrolled in the gate home, with their rights and passkeys. */
+export const ReviewerSchema = z
+  .object({
+    name: z.string().regex(REVIEWER_NAME),
+    rights: z.array(z.enum(REVIEWER_RIGHTS)).min(1),
+    /** The WebAuthn user handle: random, so it says nothing about the person. */
+    user_id: b64url.max(100),
+    enrolled_at: iso,
+    revoked: z.boolean(),
+    revoked_at: iso.nullable(),
+    credentials: z.array(EnrolledCredentialSchema).min(1),
+  })
+  .strict();
+export type Reviewer = z.infer<typeof ReviewerSchema>;
+
+/** An invitation to enrol: only the sha256 of its one-time token is kept. */
+export const InvitationSchema = z
+  .object({
+    token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    name: z.string().regex(REVIEWER_NAME),
+    rights: z.array(z.enum(REVIEWER_RIGHTS)).min(1),
+    created_at: iso,
+    expires_at: iso,
+    used_at: iso.nullable(),
+    /** The registration challenge of the enrolment in progress (null before `startEnrolment`). */
+    challenge: b64url.max(200).nullable(),
+    user_id: b64url.max(100).nullable(),
+  })
+  .strict();
+export type Invitation = z.infer<typeof InvitationSchema>;
+
+const RegistryFileSchema = z
+  .object({ format: z.literal("twinlock-reviewers/1"), reviewers: z.array(ReviewerSchema), invitations: z.array(InvitationSchema) })
+  .strict();
+/** The whole registry file of a gate home. */
+export type ReviewerRegistry = z.infer<typeof RegistryFileSchema>;
+
+/** Where the home keeps its reviewers and invitations (one file, so one lock decides every enrolment). */
+export function reviewerRegistryFile(home: GateHome): string {
+  return path.join(home.dir, "reviewers.json");
+}
+
+/** The home's registry as it is on disc; an empty one when there is none; a UsageError when it is damaged (fail closed). */
+export function readReviewerRegistry(home: GateHome): ReviewerRegistry {
+  const file = reviewerRegistryFile(home);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { format: "twinlock-reviewers/1", reviewers: [], invitations: [] };
+    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
+      cause: error,
+    });
+  }
+  let parsed: ReturnType<typeof RegistryFileSchema.safeParse> | undefined;
+  try {
+    parsed = RegistryFileSchema.safeParse(JSON.parse(text));
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed?.success) throw new UsageError(`${file} is damaged; restore it from backup (no reviewer can sign in until then)`);
+  return parsed.data;
+}
+
+/**
+ * Change the registry under the home's lock for it: `change` gets the file as
+ * it is now (read after the lock is taken) and returns the new file, written
+ * atomically and durably; what `change` throws leaves the file untouched.
+ */
+export async function updateReviewerRegistry<T>(
+  home: GateHome,
+  change: (registry: ReviewerRegistry) => { registry: ReviewerRegistry; result: T },
+): Promise<T> {
+  const file = reviewerRegistryFile(home);
+  return withFileLock(file, () => {
+    removeDeadTempFiles(file);
+    const { registry, result } = change(readReviewerRegistry(home));
+    atomicWriteFile(file, `${JSON.stringify(RegistryFileSchema.parse(registry), null, 1)}\n`, 0o600);
+    return result;
+  });
+}
+
+/** Every enrolled reviewer, revoked ones included (with `revoked: true`). */
+export function listReviewers(home: GateHome): Reviewer[] {
+  return readReviewerRegistry(home).reviewers;
+}
+
+/** Revoke a reviewer: none of their passkeys signs in or is found any more. Idempotent; refuses an unknown name. */
+export async function revokeReviewer(home: GateHome, name: string, now: Date = new Date()): Promise<Reviewer> {
+  return updateReviewerRegistry(home, (registry) => {
+    const found = registry.reviewers.find((r) => r.name === name);
+    if (!found)
+      throw new RefusalError(
+        `no reviewer named ${JSON.stringify(name)} is enrolled in ${home.dir}; enrolled: ${registry.reviewers.map((r) => r.name).join(", ") || "none"}`,
+        { code: "unknown-reviewer", name },
+      );
+    const revoked: Reviewer = found.revoked ? found : { ...found, revoked: true, revoked_at: now.toISOString() };
+    return { registry: { ...registry, reviewers: registry.reviewers.map((r) => (r.name === name ? revoked : r)) }, result: revoked };
+  });
+}
+
+/**
+ * The reviewer and passkey of a credential ID (base64url), for sign-in and
+ * for verifying a receipt; undefined when no reviewer has it, or when its
+ * reviewer is revoked (unless `includeRevoked`, for showing history).
+ */
+export function findCredential(
+  home: GateHome,
+  credentialId: string,
+  options: { includeRevoked?: boolean } = {},
+): { reviewer: Reviewer; credential: EnrolledCredential } | undefined {
+  for (const reviewer of readReviewerRegistry(home).reviewers) {
+    if (reviewer.revoked && !options.includeRevoked) continue;
+    const credential = reviewer.credentials.find((c) => c.credential_id === credentialId);
+    if (credential) return { reviewer, credential };
+  }
+  return undefined;
+}
+
+/** The rights of `--rights review,consent,…`, each one of REVIEWER_RIGHTS, at least one, no repeats; a UsageError otherwise. */
+export function parseReviewerRights(text: string | readonly string[]): ReviewerRight[] {
+  const items = (typeof text === "string" ? text.split(",") : [...text]).map((s) => s.trim()).filter((s) => s !== "");
+  const bad = items.filter((r) => !(REVIEWER_RIGHTS as readonly string[]).includes(r));
+  if (bad.length > 0)
+    throw new UsageError(
+      `unknown reviewer right ${bad.map((b) => JSON.stringify(b)).join(", ")}; rights are ${REVIEWER_RIGHTS.join(", ")}${bad.includes("freeze") ? " (freeze belongs to planner agents' keys, not to people)" : ""}, e.g. --rights review,consent`,
+    );
+  if (items.length === 0) throw new UsageError(`give at least one right: --rights ${REVIEWER_RIGHTS.join(",")}`);
+  return [...new Set(items)] as ReviewerRight[];
+}
