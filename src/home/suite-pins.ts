@@ -1,4 +1,5 @@
 import { checkTrustConfig } from "../checks/check-trust-config.js";
+import { withEnrolledReviewers } from "../passkey/enrolled-reviewers.js";
 import "../schemas/zod-setup.js";
 import { createHash, type KeyObject } from "node:crypto";
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
@@ -301,7 +302,8 @@ export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite
   const schemas = requirePinnedSchemas(pin, config);
   return {
     pin,
-    config,
+    // The home's enrolled passkeys are trusted like the pinned suite's keys (the agent can write neither).
+    config: withEnrolledReviewers(config, home),
     policyDigest: policyDigestOf(now, schemas),
     unsigned,
     handoffFormat: selectHandoffFormat(config.handoff, schemas),

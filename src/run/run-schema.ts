@@ -2,6 +2,7 @@ import "../schemas/zod-setup.js";
 import { z } from "zod";
 import { HASH_PATTERN } from "../crypto/canonical-hash.js";
 import { ManifestEntrySchema } from "../handoff/manifest-schema.js";
+import { WebAuthnSignatureSchema } from "../passkey/webauthn-signature.js";
 import { MODES, PROMPT_ID_PATTERN } from "../suite/prompt.js";
 import { STATES, TRANSITION_EVENTS } from "./transition-table.js";
 
@@ -19,29 +20,6 @@ export const stopReason = z.string().regex(/^[a-z0-9][a-z0-9-]{0,119}$/);
 
 /** A detached Ed25519 signature over a receipt's canonical body (issue 5). */
 const Ed25519SignatureSchema = z.object({ public_key: z.string().max(200), signer: name, value: z.string().max(200) }).strict();
-const base64url = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .regex(/^[A-Za-z0-9_-]*$/, "base64url");
-/**
- * A passkey's WebAuthn assertion over a receipt (SPEC §10): the challenge
- * was the sha256 of the receipt's signing bytes, so the assertion (the
- * authenticator data, the client data and the signature over both) binds
- * the receipt's exact content, and anyone can check it offline against the
- * enrolled public key.
- */
-const WebAuthnSignatureSchema = z
-  .object({
-    kind: z.literal("webauthn"),
-    public_key: z.string().max(2000),
-    signer: name,
-    value: z.string().max(2000),
-    credential_id: base64url(1400),
-    authenticator_data: base64url(4000),
-    client_data_json: base64url(8000),
-  })
-  .strict();
 /** A receipt's signature: Ed25519 from a key file, or a passkey's WebAuthn assertion. */
 export const SignatureSchema = z.union([Ed25519SignatureSchema, WebAuthnSignatureSchema]);
 

@@ -36,7 +36,12 @@ export const ConsentRequest = z
     environment: z.string().max(200).optional(),
     actions: z.union([z.literal("all"), z.array(z.string().max(200)).max(10_000)]).optional(),
     budget: z.number().int().min(0).nullable().optional(),
-    expires_in_minutes: z.number().int().min(1).max(60 * 24 * 30).optional(),
+    expires_in_minutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(60 * 24 * 30)
+      .optional(),
   })
   .strict();
 /** Approve applying the consented plan (passkey with the `apply` right). */

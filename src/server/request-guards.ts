@@ -23,7 +23,11 @@ export function guardHostAndOrigin(allowedHosts: ReadonlySet<string>, allowedOri
   return async (c, next) => {
     const host = c.req.header("host")?.toLowerCase();
     if (!host || !allowedHosts.has(host))
-      throw new HttpProblem(421, "WRONG_HOST", `this server does not answer to host ${JSON.stringify(host ?? "")}; open it at one of: ${[...allowedHosts].join(", ")}`);
+      throw new HttpProblem(
+        421,
+        "WRONG_HOST",
+        `this server does not answer to host ${JSON.stringify(host ?? "")}; open it at one of: ${[...allowedHosts].join(", ")}`,
+      );
     const origin = c.req.header("origin");
     if (c.req.method !== "GET" && c.req.method !== "HEAD" && origin !== undefined && !allowedOrigins.has(origin))
       throw new HttpProblem(403, "WRONG_ORIGIN", `a request from ${JSON.stringify(origin)} may not change anything here`);

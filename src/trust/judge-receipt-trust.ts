@@ -1,3 +1,5 @@
+import type { TrustedReviewer } from "../passkey/enrolled-reviewers.js";
+import { verifyWebAuthnReceipt } from "../passkey/verify-webauthn-assertion.js";
 import type { Right, SuiteConfig } from "../suite/suite-config.js";
 import { type ReceiptSignature, verifyReceiptSignature } from "./sign-receipt.js";
 
@@ -34,7 +36,10 @@ export function judgeReceiptTrust(
           reason: `the ${receipt.kind} receipt by ${receiptPerson(receipt)} is unsigned, and this suite requires signed receipts (sign with --key FILE, a listed key with the ${right} right)`,
         }
       : { ok: true, signer: null, key: null };
-  if (!verifyReceiptSignature(receipt))
+  const listed = (config.reviewers ?? []).find((r) => r.public_key === s.public_key) as TrustedReviewer | undefined;
+  const passkey = s.kind === "webauthn" ? judgePasskeySignature(receipt, listed) : undefined;
+  if (passkey) return passkey;
+  if (s.kind !== "webauthn" && !verifyReceiptSignature(receipt))
     return {
       ok: false,
       code: "bad-signature",
@@ -42,7 +47,7 @@ export function judgeReceiptTrust(
     };
   if ((config.revoked ?? []).includes(s.public_key))
     return { ok: false, code: "revoked", reason: `the ${receipt.kind} receipt is signed by a revoked key (${short(s.public_key)})` };
-  const reviewer = (config.reviewers ?? []).find((r) => r.public_key === s.public_key);
+  const reviewer = listed;
   if (!reviewer)
     return required
       ? {
@@ -61,6 +66,34 @@ export function judgeReceiptTrust(
   if (!reviewer.rights.includes(right))
     return { ok: false, code: "no-right", reason: `${reviewer.name}'s key has the rights ${reviewer.rights.join(", ")}, not ${right}` };
   return { ok: true, signer: reviewer.name, key: s.public_key };
+}
+
+/**
+ * A passkey's assertion is checked offline against the enrolment it names
+ * (credential, relying party, origins): one the home does not hold cannot
+ * be judged, so it is refused as an unknown key whatever the policy.
+ */
+function judgePasskeySignature(
+  receipt: { kind: string; signature?: ReceiptSignature } & Record<string, unknown>,
+  listed: TrustedReviewer | undefined,
+): TrustVerdict | undefined {
+  const s = receipt.signature as ReceiptSignature;
+  if (!listed?.webauthn)
+    return {
+      ok: false,
+      code: "unknown-key",
+      reason: `the ${receipt.kind} receipt is signed by a passkey (${short(s.public_key)}) that is not enrolled in this gate home`,
+    };
+  if (s.credential_id !== listed.webauthn.credential_id)
+    return { ok: false, code: "bad-signature", reason: `the ${receipt.kind} receipt names another credential than the enrolled passkey's` };
+  const verdict = verifyWebAuthnReceipt(receipt, { public_key: listed.public_key, ...listed.webauthn });
+  if (!verdict.ok)
+    return {
+      ok: false,
+      code: "bad-signature",
+      reason: `the ${receipt.kind} receipt's passkey assertion does not verify (${verdict.reason}): it was altered after signing, or signed for another run, revision or pair`,
+    };
+  return undefined;
 }
 
 function short(key: string): string {
