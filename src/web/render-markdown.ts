@@ -24,6 +24,17 @@ md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
   return self.renderToken(tokens, idx, options);
 };
 
+/** A table column's alignment as a class, not a style attribute (the CSP allows no inline style). */
+const alignCell: NonNullable<typeof md.renderer.rules.th_open> = (tokens, idx, options, _env, self) => {
+  const token = tokens[idx] as NonNullable<(typeof tokens)[number]>;
+  const align = /text-align:(left|center|right)/.exec(String(token.attrGet("style") ?? ""));
+  token.attrs = (token.attrs ?? []).filter(([name]) => name !== "style");
+  if (align) token.attrSet("class", `align-${align[1]}`);
+  return self.renderToken(tokens, idx, options);
+};
+md.renderer.rules.th_open = alignCell;
+md.renderer.rules.td_open = alignCell;
+
 /** Headings moved down by the section they are shown in, so a report's `#` never competes with the page's one `<h1>`. */
 const shiftHeading: NonNullable<typeof md.renderer.rules.heading_open> = (tokens, idx, options, env, self) => {
   const token = tokens[idx] as NonNullable<(typeof tokens)[number]>;
