@@ -97,6 +97,9 @@ describe("renderMarkdown", () => {
       "|",
       "-",
       "\\",
+      "| a | b |\n",
+      "|:-:|--:|\n",
+      "![i](/x.png)",
     );
     fc.assert(
       fc.property(fc.array(fc.oneof(piece, fc.string()), { maxLength: 40 }), (parts) => {
