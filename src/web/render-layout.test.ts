@@ -3,7 +3,8 @@ import { renderLayout } from "./render-layout.js";
 import type { LayoutView } from "./view-model.js";
 
 describe("renderLayout", () => {
-  const page = (layout: LayoutView = { reviewer: "alice", csrf: "tok", insecureHttp: false }) => renderLayout(layout, "Runs", "<h1>Runs</h1>");
+  const page = (layout: LayoutView = { reviewer: "alice", csrf: "tok", insecureHttp: false }) =>
+    renderLayout(layout, "Runs", "<h1>Runs</h1>");
 
   it("starts with the doctype, a language, the viewport and the title", () => {
     const html = page();
