@@ -155,7 +155,7 @@ describe("twinlock.js", () => {
       expect(c.init.headers["X-CSRF-Token"]).toBe("csrf-1");
       expect(c.init.credentials).toBe("same-origin");
     }
-    expect((b.calls[0]?.init.body as FormData).get("handoff_hash")).toBe("sha256:bb");
+    expect(((b.calls[0] as Call).init.body as FormData).get("handoff_hash")).toBe("sha256:bb");
     expect(b.authCalls).toEqual([{ optionsJSON: { challenge: "abc" } }]);
     const final = b.calls[1]?.init.body as FormData;
     expect(final.get("challenge_id")).toBe("c1");
