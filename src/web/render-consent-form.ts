@@ -1,0 +1,49 @@
+import { escapeHtml } from "./escape-html.js";
+import { renderDecisionForm } from "./render-decision-form.js";
+import type { ConsentFormView } from "./view-model.js";
+
+/**
+ * The consent form: the question exactly as the library words it (the
+ * executor's ID and title) as the legend of a yes/no choice, then the
+ * limits consented to, defaulting to the run's settings: mode, environment,
+ * action scope ("all" or action IDs), budget and an expiry in minutes.
+ * Fields: `decision` (approved|declined), `mode`, `environment`, `actions`
+ * (repeated; `all` or IDs), `budget` (empty for none), `expires_in_minutes`
+ * (empty for none).
+ */
+export function renderConsentForm(form: ConsentFormView, csrf: string, hash: string): string {
+  const e = escapeHtml;
+  const s = form.settings;
+  const all = s.actions === "all";
+  const chosen = new Set(all ? [] : s.actions);
+  const modes = form.modes.map((m) => `<option value="${e(m)}"${m === s.mode ? " selected" : ""}>${e(m)}</option>`).join("");
+  const actions = form.actionIds
+    .map(
+      (id, i) =>
+        `<div class="check"><input type="checkbox" id="consent-action-${i}" name="actions" value="${e(id)}"${chosen.has(id) ? " checked" : ""}><label for="consent-action-${i}"><code>${e(id)}</code></label></div>`,
+    )
+    .join("\n");
+  const fields = `<fieldset class="consent-question">
+<legend>${e(form.question)}</legend>
+<div class="check"><input type="radio" id="consent-yes" name="decision" value="approved" required><label for="consent-yes">Yes, consent</label></div>
+<div class="check"><input type="radio" id="consent-no" name="decision" value="declined" required><label for="consent-no">No, refuse</label></div>
+</fieldset>
+<fieldset>
+<legend>Limits of the consent</legend>
+<label for="consent-mode">Mode</label>
+<select id="consent-mode" name="mode" required>${modes}</select>
+<label for="consent-environment">Environment</label>
+<input type="text" id="consent-environment" name="environment" value="${e(s.environment)}" required>
+<fieldset class="scope">
+<legend>Actions in scope</legend>
+<div class="check"><input type="checkbox" id="consent-action-all" name="actions" value="all"${all ? " checked" : ""}><label for="consent-action-all">All the plan's actions</label></div>
+${actions}
+</fieldset>
+<label for="consent-budget">Budget (admissions; leave empty for none)</label>
+<input type="number" id="consent-budget" name="budget" min="0" step="1" inputmode="numeric"${s.budget === null ? "" : ` value="${s.budget}"`}>
+<label for="consent-expiry">Expires in minutes (leave empty for no expiry)</label>
+<input type="number" id="consent-expiry" name="expires_in_minutes" min="1" step="1" inputmode="numeric">
+</fieldset>
+`;
+  return renderDecisionForm({ id: "form-consent", action: form.action, csrf, hash, fields, submit: "Sign and send the consent answer" });
+}

@@ -1,0 +1,99 @@
+import type { HandoffModel } from "../handoff/handoff-model.js";
+import { MARKERS } from "../handoff/handoff-records.js";
+import { escapeHtml } from "./escape-html.js";
+
+/** A citation written bare or as its marker, shown as its marker. */
+function cite(ref: string, marker: string): string {
+  return `<code>${escapeHtml(ref.startsWith(marker) ? ref : `${marker}${ref}`)}</code>`;
+}
+
+function cites(refs: readonly string[], marker: string, none: string): string {
+  return refs.length === 0 ? none : refs.map((r) => cite(r, marker)).join(", ");
+}
+
+/** A `<dt>`/`<dd>` pair; `value` is trusted HTML. */
+function fact(label: string, value: string): string {
+  return `<dt>${escapeHtml(label)}</dt><dd>${value}</dd>`;
+}
+
+/**
+ * The records of one revision as sections (each with an `<h2>`, records
+ * with `<h3>`): evidence; findings with their evidence and facts
+ * (confidence, severity…); actions with target, risk, rollback, what they
+ * address, what verifies them and what they depend on; criteria; unknowns
+ * with their status; stops. A missing fact is said, not left blank.
+ */
+export function renderHandoffRecords(m: HandoffModel): string {
+  const e = escapeHtml;
+  const out: string[] = [];
+  out.push(`<section id="evidence" aria-labelledby="evidence-h"><h2 id="evidence-h">Evidence (${m.evidence.length})</h2>`);
+  out.push(
+    m.evidence.length === 0
+      ? "<p>No evidence.</p>"
+      : `<ul class="records">\n${m.evidence.map((x) => `<li>${cite(x.id, MARKERS.evidence)} ${e(x.summary)}</li>`).join("\n")}\n</ul>`,
+  );
+  out.push("</section>");
+
+  out.push(`<section id="findings" aria-labelledby="findings-h"><h2 id="findings-h">Findings (${m.findings.length})</h2>`);
+  for (const f of m.findings) {
+    const facts = f.facts.map(([k, v]) => fact(k, e(v))).join("");
+    out.push(
+      `<article class="record"><h3>${cite(f.id, MARKERS.finding)} ${e(f.summary)}</h3>\n<dl>${facts}${fact("evidence", cites(f.evidence, MARKERS.evidence, "none cited"))}</dl></article>`,
+    );
+  }
+  out.push("</section>");
+
+  out.push(`<section id="actions" aria-labelledby="actions-h"><h2 id="actions-h">Actions (${m.actions.length})</h2>`);
+  for (const a of m.actions) {
+    const given = (v: string | null, missing: string) => (v === null ? `<strong>${missing}</strong>` : e(v));
+    out.push(
+      `<article class="record"><h3>${cite(a.id, MARKERS.action)} ${e(a.summary)}</h3>\n<dl>${[
+        fact("target", given(a.target, "not given")),
+        fact("risk", given(a.risk, "not given")),
+        fact("rollback", given(a.rollback, "none given")),
+        fact("addresses", cites(a.findings, MARKERS.finding, "nothing")),
+        fact("verified by", cites(a.verifies, MARKERS.criterion, "<strong>nothing</strong>")),
+        fact("depends on", cites(a.dependsOn, MARKERS.action, "nothing")),
+      ].join("")}</dl></article>`,
+    );
+  }
+  out.push("</section>");
+
+  out.push(`<section id="criteria" aria-labelledby="criteria-h"><h2 id="criteria-h">Acceptance criteria (${m.criteria.length})</h2>`);
+  out.push(
+    m.criteria.length === 0
+      ? "<p>No criteria.</p>"
+      : `<ul class="records">\n${m.criteria
+          .map((c) => `<li>${cite(c.id, MARKERS.criterion)} ${e(c.statement)}${c.method === null ? "" : ` — method: ${e(c.method)}`}</li>`)
+          .join("\n")}\n</ul>`,
+  );
+  out.push("</section>");
+
+  const open = m.unknowns.filter((u) => u.status === "open").length;
+  out.push(`<section id="unknowns" aria-labelledby="unknowns-h"><h2 id="unknowns-h">Unknowns (${open} open)</h2>`);
+  out.push(
+    m.unknowns.length === 0
+      ? "<p>No unknowns.</p>"
+      : `<ul class="records">\n${m.unknowns
+          .map(
+            (u) =>
+              `<li class="unknown-${e(u.status)}">${cite(u.id, MARKERS.unknown)} ${e(u.question)} <span class="status">(${e(u.status)}${u.owner === undefined ? "" : `, owner: ${e(u.owner)}`})</span></li>`,
+          )
+          .join("\n")}\n</ul>`,
+  );
+  out.push("</section>");
+
+  out.push(`<section id="stops" aria-labelledby="stops-h"><h2 id="stops-h">Stops (${m.stops.length})</h2>`);
+  out.push(
+    m.stops.length === 0
+      ? "<p>No stops in the handoff.</p>"
+      : `<ul class="records">\n${m.stops
+          .map(
+            (s) =>
+              `<li><code>!STOP:${e(s.reason)}</code> ${s.resolved ? "resolved" : "<strong>unresolved</strong>"}${s.notes === undefined ? "" : ` — ${e(s.notes)}`}</li>`,
+          )
+          .join("\n")}\n</ul>`,
+  );
+  out.push("</section>");
+  return out.join("\n");
+}

@@ -1,0 +1,116 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { startTags, unsafeMarkup } from "../test-support/html-checks.js";
+import { renderMarkdown } from "./render-markdown.js";
+
+const ALLOWED_TAGS = new Set([
+  "p",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "a",
+  "em",
+  "strong",
+  "code",
+  "pre",
+  "ul",
+  "ol",
+  "li",
+  "blockquote",
+  "hr",
+  "br",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "s",
+]);
+const ALLOWED_ATTRS = new Set(["href", "title", "rel", "class", "start"]);
+
+describe("renderMarkdown", () => {
+  it("shows raw HTML as text: an <img onerror> stays inert", () => {
+    const html = renderMarkdown(`<img src=x onerror=alert(1)>\n\n<script>alert(1)</script>`);
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(startTags(html).map((t) => t.name)).toEqual(["p", "p"]);
+  });
+
+  it("leaves a javascript: link as text, and keeps http(s) and relative links", () => {
+    const html = renderMarkdown(
+      "[x](javascript:alert(1)) [y](JaVaScRiPt:x) [d](data:text/html,x) [ok](https://example.org/a) [rel](docs/a.md)",
+    );
+    expect(html).not.toMatch(/href="(javascript|data):/i);
+    expect(html).toContain("[x](javascript:alert(1))");
+    expect(html).toContain(`<a href="https://example.org/a" rel="noreferrer">ok</a>`);
+    expect(html).toContain(`<a href="docs/a.md" rel="noreferrer">rel</a>`);
+  });
+
+  it("never loads an image: it shows the alt text as a link", () => {
+    const html = renderMarkdown("![the graph](https://example.org/g.png)");
+    expect(html).toContain(`<a class="md-image" href="https://example.org/g.png" rel="noreferrer">image: the graph</a>`);
+    expect(html).not.toContain("<img");
+  });
+
+  it("moves headings down by the offset, at most to h6", () => {
+    expect(renderMarkdown("# A\n\n#### B", 2)).toBe("<h3>A</h3>\n<h6>B</h6>\n");
+  });
+
+  it("aligns table columns with a class, never a style attribute", () => {
+    const html = renderMarkdown("| a | b |\n|:-:|--:|\n| 1 | 2 |");
+    expect(html).toContain(`<th class="align-center">a</th>`);
+    expect(html).toContain(`<td class="align-right">2</td>`);
+    expect(html).not.toContain("style=");
+  });
+
+  it("writes out invisible characters", () => {
+    expect(renderMarkdown("a\u202Eb")).toBe("<p>a⟨U+202E⟩b</p>\n");
+  });
+
+  it("makes only plain formatting elements with no attribute that loads or runs anything, whatever the Markdown", () => {
+    const piece = fc.constantFrom(
+      "<",
+      ">",
+      "[",
+      "]",
+      "(",
+      ")",
+      "!",
+      "`",
+      "*",
+      "#",
+      "\n",
+      " ",
+      "javascript:",
+      "data:",
+      "http://x",
+      "'",
+      '"',
+      "=",
+      "onerror",
+      "img",
+      "&",
+      "<script>",
+      "|",
+      "-",
+      "\\",
+      "| a | b |\n",
+      "|:-:|--:|\n",
+      "![i](/x.png)",
+    );
+    fc.assert(
+      fc.property(fc.array(fc.oneof(piece, fc.string()), { maxLength: 40 }), (parts) => {
+        const html = renderMarkdown(parts.join(""));
+        expect(unsafeMarkup(html)).toEqual([]);
+        for (const t of startTags(html)) {
+          expect(ALLOWED_TAGS).toContain(t.name);
+          for (const a of t.attrs.keys()) expect(ALLOWED_ATTRS).toContain(a);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

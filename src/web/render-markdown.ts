@@ -1,0 +1,56 @@
+import MarkdownIt from "markdown-it";
+import { cleanLines } from "../input/clean-text.js";
+
+/** Links may go to http(s) or be relative; any other scheme (`javascript:`, `data:`, `file:`, `vbscript:`) is left as text. */
+function isSafeLink(url: string): boolean {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url.trim());
+  return scheme === null || /^https?$/i.test(scheme[1] as string);
+}
+
+const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
+md.validateLink = isSafeLink;
+
+/** An image is never fetched (the page makes no request it did not mean to): its alt text is shown as a link to it. */
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  const token = tokens[idx] as NonNullable<(typeof tokens)[number]>;
+  const alt = md.utils.escapeHtml(self.renderInlineAsText(token.children ?? [], options, env) || "image");
+  const src = String(token.attrGet("src") ?? "");
+  return `<a class="md-image" href="${md.utils.escapeHtml(src)}" rel="noreferrer">image: ${alt}</a>`;
+};
+
+/** Links out of the page do not tell the other site where they came from. */
+md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
+  (tokens[idx] as NonNullable<(typeof tokens)[number]>).attrSet("rel", "noreferrer");
+  return self.renderToken(tokens, idx, options);
+};
+
+/** A table column's alignment as a class, not a style attribute (the CSP allows no inline style). */
+const alignCell: NonNullable<typeof md.renderer.rules.th_open> = (tokens, idx, options, _env, self) => {
+  const token = tokens[idx] as NonNullable<(typeof tokens)[number]>;
+  const align = /text-align:(left|center|right)/.exec(String(token.attrGet("style") ?? ""));
+  token.attrs = (token.attrs ?? []).filter(([name]) => name !== "style");
+  if (align) token.attrSet("class", `align-${align[1]}`);
+  return self.renderToken(tokens, idx, options);
+};
+md.renderer.rules.th_open = alignCell;
+md.renderer.rules.td_open = alignCell;
+
+/** Headings moved down by the section they are shown in, so a report's `#` never competes with the page's one `<h1>`. */
+const shiftHeading: NonNullable<typeof md.renderer.rules.heading_open> = (tokens, idx, options, env, self) => {
+  const token = tokens[idx] as NonNullable<(typeof tokens)[number]>;
+  const level = Number(token.tag.slice(1)) + ((env as { headingOffset?: number }).headingOffset ?? 0);
+  token.tag = `h${Math.min(6, level)}`;
+  return self.renderToken(tokens, idx, options);
+};
+md.renderer.rules.heading_open = shiftHeading;
+md.renderer.rules.heading_close = shiftHeading;
+
+/**
+ * Agent-written Markdown (`report.md`, an executor's body) as HTML that can
+ * do nothing: raw HTML off (shown as text), links only to http(s) or
+ * relative paths, images shown as links, invisible characters written out,
+ * headings moved down by `headingOffset` levels (at most h6).
+ */
+export function renderMarkdown(source: string, headingOffset = 0): string {
+  return md.render(cleanLines(source), { headingOffset });
+}

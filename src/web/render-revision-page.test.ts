@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import { startTags } from "../test-support/html-checks.js";
+import { sampleRevisionPage } from "../test-support/sample-views.js";
+import { renderRevisionPage } from "./render-revision-page.js";
+
+const HASH2 = `sha256:${"b".repeat(64)}`;
+
+describe("renderRevisionPage", () => {
+  const html = renderRevisionPage(sampleRevisionPage());
+
+  it("heads the page with planner → executor, revision n of m, the full hash and the state", () => {
+    expect(html).toContain("<h1>Revision 2 of 2: <code>MD-29</code> → <code>MD-30</code></h1>");
+    expect(html).toContain(`<code class="hash copyable">${HASH2}</code>`);
+    expect(html).toContain(">plan review pending</dd>");
+  });
+
+  it("shows what changed since revision 1: the feedback that asked for it and each record by ID, with field diffs", () => {
+    expect(html).toContain(`<h2 id="changes-h">What changed since revision 1</h2>`);
+    expect(html).toContain(`Changes requested by alice:</p>\n<blockquote class="note">Say how to roll back A2.</blockquote>`);
+    expect(html).toContain(`<span class="change-kind">added</span> <code>+ACTION:A2</code> — Restart the service`);
+    expect(html).toContain(`<span class="change-kind">removed</span> <code>=VERIFY:C2</code>`);
+    expect(html).toContain(
+      `<span class="field">risk</span>: <del><span class="visually-hidden">was: </span>medium</del> → <ins><span class="visually-hidden">now: </span>low</ins>`,
+    );
+  });
+
+  it("shows a changed file's diff by line, each added or removed line marked in words as well as by its sign", () => {
+    expect(html).toContain(`<del class="diff-del"><span class="visually-hidden">removed: </span>-Pool is fine.</del>`);
+    expect(html).toContain(`<ins class="diff-add"><span class="visually-hidden">added: </span>+Pool is small.</ins>`);
+    expect(html).toContain(`<span class="diff-hunk">@@ -1,3 +1,3 @@</span>`);
+  });
+
+  it("shows evidence, findings with their confidence, actions with target, risk, rollback, verification and dependencies", () => {
+    expect(html).toContain("<code>@EVIDENCE:E1</code> logs/app.log: timeouts at 03:00");
+    expect(html).toContain("<h3><code>#FINDING:F1</code> The pool is too small</h3>\n<dl><dt>confidence</dt><dd>high</dd>");
+    expect(html).toContain(
+      "<dt>target</dt><dd>config/pool.yaml</dd><dt>risk</dt><dd>low</dd><dt>rollback</dt><dd>restore the old size</dd>",
+    );
+    expect(html).toContain("<dt>verified by</dt><dd><code>=VERIFY:C1</code></dd>");
+    expect(html).toContain("<dt>rollback</dt><dd><strong>none given</strong></dd>");
+    expect(html).toContain("<dt>depends on</dt><dd><code>+ACTION:A1</code></dd>");
+    expect(html).toContain("<dt>addresses</dt><dd><code>#FINDING:F1</code></dd>");
+  });
+
+  it("shows criteria, unknowns with their status and owner, and the handoff's stops", () => {
+    expect(html).toContain("<code>=VERIFY:C1</code> No timeouts for an hour — method: dashboard");
+    expect(html).toContain(`<h2 id="unknowns-h">Unknowns (1 open)</h2>`);
+    expect(html).toContain(`Is the replica healthy? <span class="status">(open, owner: dba)</span>`);
+    expect(html).toContain("<code>!STOP:needs-dba</code> resolved");
+  });
+
+  it("renders report.md with its headings under the Report section", () => {
+    expect(html).toContain(`<h2 id="report-h">Report</h2>\n<div class="markdown"><h3>Report</h3>`);
+    expect(html).toContain(`<a href="https://example.org/runbook" rel="noreferrer">the runbook</a>`);
+  });
+
+  it("renders raw HTML and javascript: links in report.md inert", () => {
+    const report = "<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))";
+    const page = renderRevisionPage({ ...sampleRevisionPage(), report });
+    expect(page).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(page).toContain("[x](javascript:alert(1))");
+    expect(startTags(page).some((t) => t.name === "img" || [...t.attrs.keys()].some((a) => a.startsWith("on")))).toBe(false);
+  });
+
+  it("shows the exact executor: ID, title, file digest and its body", () => {
+    expect(html).toContain("<dt>ID</dt><dd><code>MD-30</code></dd>\n<dt>title</dt><dd>Apply the fix</dd>");
+    expect(html).toContain(`<dt>file digest</dt><dd><code class="hash">sha256:${"e".repeat(64)}</code></dd>`);
+    expect(html).toContain("<h3>Execute</h3>\n<p>Apply only the approved actions.</p>");
+  });
+
+  it("shows every hashed file with size and sha256, its text, and a binary file as binary with its lossy view", () => {
+    expect(html).toContain(`<code>report.md</code> <span class="change-kind change-changed">changed since revision 1</span>`);
+    expect(html).toContain(`<dt>size</dt><dd>40 bytes</dd><dt>sha256</dt><dd><code class="hash">${"c".repeat(64)}</code></dd>`);
+    expect(html).toContain(`<pre class="file-text" tabindex="0"># Report\n\nPool is small.\n</pre>`);
+    expect(html).toContain("<strong>Binary, 3 bytes</strong>");
+    expect(html).toContain(`<pre class="file-text" tabindex="0">�ab</pre>`);
+    expect(html).toContain("<li><code>old-notes.txt</code></li>");
+  });
+
+  it("shows the receipts timeline with how each is signed and a verified mark with its reason", () => {
+    expect(html).toContain(`signed with an Ed25519 key: <span class="mark mark-ok"><span aria-hidden="true">✓</span> verified</span>`);
+    expect(html).toContain(
+      `signed with a passkey: <span class="mark mark-bad"><span aria-hidden="true">✗</span> not verified</span> <span class="reason">the passkey is not enrolled</span>`,
+    );
+    expect(html).toContain("unsigned: proves nothing about who decided");
+    expect(html).toContain("<dt>decision</dt><dd>changes_requested</dd>");
+  });
+
+  it("links every revision, marking this one as the current page", () => {
+    expect(html).toContain(`<a href="/runs/run_0123456789abcdef/pairs/MD-29/revisions/1">Revision 1</a>`);
+    expect(html).toContain(`<a href="/runs/run_0123456789abcdef/pairs/MD-29/revisions/2" aria-current="page">Revision 2</a>`);
+  });
+
+  it("gives every form the CSRF token, the hash shown on the page, data-passkey, a submit button and an alert region", () => {
+    const forms = html.split("<form ").slice(1);
+    expect(forms).toHaveLength(4);
+    for (const form of forms) {
+      expect(form).toMatch(/^id="form-[a-z-]+" class="decision" method="post" action="\/runs\/[^"]+" data-passkey>/);
+      expect(form).toContain(`<input type="hidden" name="csrf" value="csrf-token-1">`);
+      expect(form).toContain(`<input type="hidden" name="handoff_hash" value="${HASH2}">`);
+      expect(form).toMatch(/<button type="submit">Sign and [^<]+<\/button>/);
+      expect(form).toMatch(/<div class="form-alert" id="form-[a-z-]+-alert" role="alert" aria-live="assertive"><\/div>/);
+    }
+  });
+
+  it("requires feedback to request changes and a reason to decline", () => {
+    expect(html).toContain(`<textarea id="feedback-changes" name="feedback" rows="5" required></textarea>`);
+    expect(html).toContain(`<textarea id="feedback-decline" name="feedback" rows="4" required></textarea>`);
+    expect(html).toContain(`<input type="hidden" name="decision" value="changes_requested">`);
+  });
+
+  it("asks the consent question naming the executor's ID and title, with mode, environment, scope, budget and expiry", () => {
+    expect(html).toContain("<legend>May MD-30 (Apply the fix) now act on the approved frozen plan of MD-29, revision 2");
+    expect(html).toContain(`<option value="APPLY_SAFE" selected>APPLY_SAFE</option>`);
+    expect(html).toContain(`<input type="text" id="consent-environment" name="environment" value="staging" required>`);
+    expect(html).toContain(`<input type="checkbox" id="consent-action-0" name="actions" value="A1" checked>`);
+    expect(html).toContain(`<input type="checkbox" id="consent-action-1" name="actions" value="A2">`);
+    expect(html).toContain(`<input type="checkbox" id="consent-action-all" name="actions" value="all">`);
+    expect(html).toContain(`name="budget" min="0" step="1" inputmode="numeric" value="3">`);
+    expect(html).toContain(`name="expires_in_minutes"`);
+  });
+
+  it("shows only the forms the state allows", () => {
+    const page = renderRevisionPage({ ...sampleRevisionPage(), forms: { approve: "/runs/r/pairs/MD-29/review" } });
+    expect(page.match(/<form /g)).toHaveLength(1);
+    expect(page).toContain("Sign and approve this revision");
+    expect(renderRevisionPage({ ...sampleRevisionPage(), forms: {} })).not.toContain("<form");
+  });
+
+  it("on a stale revision, says so, links the current revision and shows no form", () => {
+    const page = renderRevisionPage({ ...sampleRevisionPage(), stale: { revision: 3, url: "/runs/r/pairs/MD-29/revisions/3" } });
+    expect(page).toContain(
+      `<p class="banner banner-stale" role="alert">This revision is no longer current — see <a href="/runs/r/pairs/MD-29/revisions/3">revision 3</a>.</p>`,
+    );
+    expect(page).not.toContain("<form");
+  });
+
+  it("has no What changed section on revision 1", () => {
+    expect(renderRevisionPage({ ...sampleRevisionPage(), revision: 1, changes: null, requestedBy: null })).not.toContain("What changed");
+  });
+});

@@ -1,0 +1,92 @@
+import { describeState } from "./describe-state.js";
+import { escapeHtml } from "./escape-html.js";
+import { localHref } from "./local-href.js";
+import { renderHandoffRecords } from "./render-handoff-records.js";
+import { renderHashedFiles } from "./render-hashed-files.js";
+import { renderLayout } from "./render-layout.js";
+import { renderMarkdown } from "./render-markdown.js";
+import { renderReceipts } from "./render-receipts.js";
+import { renderRecordChanges } from "./render-record-changes.js";
+import { renderRevisionForms } from "./render-revision-forms.js";
+import type { RevisionPageView } from "./view-model.js";
+
+/**
+ * The revision page (SPEC §10), from the frozen bytes: planner → executor,
+ * revision n of m, the full hash and the state; what changed since n-1;
+ * the records; `report.md` rendered inert; the exact executor; every
+ * hashed file; the receipts timeline; the other revisions; and the decision
+ * forms the state allows (none when the revision is stale: a banner then
+ * links the current one).
+ */
+export function renderRevisionPage(v: RevisionPageView): string {
+  const e = escapeHtml;
+  const previous = v.revision > 1 ? v.revision - 1 : null;
+  const stale = v.stale
+    ? `<p class="banner banner-stale" role="alert">This revision is no longer current — see <a href="${localHref(v.stale.url)}">revision ${v.stale.revision}</a>.</p>\n`
+    : "";
+  const forms = v.stale ? null : renderRevisionForms(v.forms, v.layout.csrf, v.hash);
+  const sections: Array<[id: string, title: string, html: string]> = [];
+
+  const changed: string[] = [];
+  if (v.requestedBy)
+    changed.push(
+      `<p>Changes requested by ${e(v.requestedBy.reviewer)}:</p>\n<blockquote class="note">${e(v.requestedBy.feedback)}</blockquote>`,
+    );
+  if (v.unchangedBecause !== null)
+    changed.push(`<p>Re-frozen without changes. The planner says why:</p>\n<blockquote class="note">${e(v.unchangedBecause)}</blockquote>`);
+  if (v.changes !== null) changed.push(renderRecordChanges(v.changes));
+  if (previous !== null) sections.push(["changes", `What changed since revision ${previous}`, changed.join("\n")]);
+
+  const records = renderHandoffRecords(v.model);
+  const report =
+    v.report === null ? "<p>This handoff has no <code>report.md</code>.</p>" : `<div class="markdown">${renderMarkdown(v.report, 2)}</div>`;
+  const executor = `<dl>
+<dt>ID</dt><dd><code>${e(v.executor.id)}</code></dd>
+<dt>title</dt><dd>${e(v.executor.title)}</dd>
+<dt>file digest</dt><dd><code class="hash">${e(v.executor.digest)}</code></dd>
+</dl>
+<div class="markdown">${renderMarkdown(v.executor.body, 2)}</div>`;
+  const revisions = `<ol class="revisions">\n${v.revisions
+    .map(
+      (r) =>
+        `<li><a href="${localHref(r.url)}"${r.revision === v.revision ? ` aria-current="page"` : ""}>Revision ${r.revision}</a> <time datetime="${e(r.frozenAt)}">${e(r.frozenAt)}</time> <code class="hash">${e(r.hash)}</code></li>`,
+    )
+    .join("\n")}\n</ol>`;
+
+  const nav = [
+    ...sections.map(([id, title]) => [id, title]),
+    ["evidence", "Evidence"],
+    ["findings", "Findings"],
+    ["actions", "Actions"],
+    ["criteria", "Criteria"],
+    ["unknowns", "Unknowns"],
+    ["stops", "Stops"],
+    ["report", "Report"],
+    ["executor", "The exact executor"],
+    ["files", "Files"],
+    ["receipts", "Receipts"],
+    ["revisions", "Revisions"],
+    ...(forms === null ? [] : [["decide", "Decide"]]),
+  ];
+  const section = (id: string, title: string, html: string) =>
+    `<section id="${id}" aria-labelledby="${id}-h"><h2 id="${id}-h">${e(title)}</h2>\n${html}\n</section>`;
+
+  const body = `${stale}<h1>Revision ${v.revision} of ${v.latestRevision}: <code>${e(v.planner)}</code> → <code>${e(v.executor.id)}</code></h1>
+<dl class="summary">
+<dt>run</dt><dd><a href="${localHref(v.runUrl)}">${e(v.runId)}</a></dd>
+<dt>executor</dt><dd><code>${e(v.executor.id)}</code> ${e(v.executor.title)}</dd>
+<dt>handoff hash</dt><dd><code class="hash copyable">${e(v.hash)}</code></dd>
+<dt>state</dt><dd class="state state-${e(v.state)}" data-state="${e(v.state)}">${e(describeState(v.state))}</dd>
+<dt>frozen</dt><dd><time datetime="${e(v.frozenAt)}">${e(v.frozenAt)}</time> by ${e(v.frozenBy)}</dd>
+</dl>
+<nav aria-label="On this page"><ul class="toc">${nav.map(([id, title]) => `<li><a href="#${id}">${e(title as string)}</a></li>`).join("")}</ul></nav>
+${sections.map(([id, title, html]) => section(id, title, html)).join("\n")}
+${records}
+${section("report", "Report", report)}
+${section("executor", "The exact executor", executor)}
+${section("files", `Files (${v.files.length})`, renderHashedFiles(v.files, v.removedFiles, previous))}
+${section("receipts", "Receipts", renderReceipts(v.receipts))}
+${section("revisions", "Revisions", revisions)}
+${forms === null ? "" : section("decide", "Decide", forms)}`;
+  return renderLayout(v.layout, `${v.planner} revision ${v.revision}`, body);
+}
