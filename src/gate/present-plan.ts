@@ -34,10 +34,19 @@ export interface PresentedFile {
 export interface Presentation {
   planner: string;
   executor: string;
+  /** The revision shown (the latest unless one was asked for). */
   revision: number;
+  latestRevision: number;
   hash: string;
+  /** The workflow's state now. */
   state: string;
+  frozenAt: string;
+  frozenBy: string;
+  /** The records of the revision shown, read from its frozen bytes. */
+  model: HandoffModel;
+  /** Record changes against the previous revision (empty for the first). */
   changes: RecordChange[];
+  previousRevision: number | null;
   files: PresentedFile[];
   removedFiles: string[];
   markdown: string;
@@ -51,33 +60,64 @@ export interface Presentation {
  * file (report.md included) with its diff against the previous revision,
  * the hash, and the exact commands to decide.
  */
-export async function presentPlan(store: RunStore, runFile: string, planner: string): Promise<Presentation> {
+export async function presentPlan(
+  store: RunStore,
+  runFile: string,
+  planner: string,
+  options: { revision?: number } = {},
+): Promise<Presentation> {
   const home = store.home;
   const run = await store.read(runFile);
   const wf = requireWorkflow(run.state.workflows, planner);
   if (!wf.handoff)
     throw new RefusalError(
       `${planner} has no frozen handoff yet; freeze it with \`twinlock freeze-pair-handoff ${runFile} ${planner} --handoff DIR\``,
+      { code: "NOT_FROZEN" },
     );
+  const revision = options.revision ?? wf.revision;
+  const entry = wf.history.find((h) => h.revision === revision);
+  if (!entry)
+    throw new RefusalError(`${planner} has no revision ${revision}; its revisions are 1 to ${wf.revision}`, {
+      code: "UNKNOWN_REVISION",
+      latest: wf.revision,
+    });
+  const shown = revision === wf.revision ? wf.handoff.files : frozenFilesAt(run.file.events, entry.seq);
   // The format is the pinned suite's, never one the run file or the handoff names; a broken pin refuses.
   const policy = loadPinnedPolicy(home, run.state.suite);
-  const records = readFrozenModel(home, wf.handoff.files, policy.handoffFormat);
-  const prevEntry = wf.history.find((h) => h.revision === wf.revision - 1);
+  const records = readFrozenModel(home, shown, policy.handoffFormat);
+  const prevEntry = wf.history.find((h) => h.revision === revision - 1);
   const prevFiles = prevEntry ? frozenFilesAt(run.file.events, prevEntry.seq) : [];
   const prevRecords = prevEntry ? readPreviousModel(home, prevFiles, policy.handoffFormat) : undefined;
-  const changes = prevEntry ? diffRecords(prevRecords, records, prevFiles, wf.handoff.files) : [];
-  const files = presentFiles(home, wf.handoff.files, prevEntry ? prevFiles : undefined);
-  const current = new Set(wf.handoff.files.map((f) => f.path));
+  const changes = prevEntry ? diffRecords(prevRecords, records, prevFiles, shown) : [];
+  const files = presentFiles(home, shown, prevEntry ? prevFiles : undefined);
+  const current = new Set(shown.map((f) => f.path));
   const removedFiles = prevFiles.filter((f) => !current.has(f.path)).map((f) => f.path);
   const sign = policy.config.policies?.require_signed_receipts === true;
-  const markdown = renderMarkdown(runFile, wf, records, changes, prevEntry !== undefined, sign, run.state.settings, files, removedFiles);
+  const frozen = run.file.events[entry.seq - 1];
+  const shownWf = revision === wf.revision ? wf : { ...wf, revision, handoff: { ...wf.handoff, revision, hash: entry.hash, files: shown } };
+  const markdown = renderMarkdown(
+    runFile,
+    shownWf,
+    records,
+    changes,
+    prevEntry !== undefined,
+    sign,
+    run.state.settings,
+    files,
+    removedFiles,
+  );
   return {
     planner: wf.planner,
     executor: wf.executor,
-    revision: wf.revision,
-    hash: wf.handoff.hash,
+    revision,
+    latestRevision: wf.revision,
+    hash: entry.hash,
     state: wf.state,
+    frozenAt: entry.frozen_at,
+    frozenBy: frozen?.actor ?? "unknown",
+    model: records,
     changes,
+    previousRevision: prevEntry ? prevEntry.revision : null,
     files,
     removedFiles,
     markdown,

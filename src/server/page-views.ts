@@ -1,0 +1,190 @@
+import { consentQuestion } from "../gate/consent-question.js";
+import { executorDigest, loadRunSuite } from "../gate/load-run-suite.js";
+import { presentPlan } from "../gate/present-plan.js";
+import { frozenActionIds } from "../home/frozen-records.js";
+import { describeNextStep, nextStepData } from "../run/next-step.js";
+import type { Workflow } from "../run/run-schema.js";
+import type { LoadedRun } from "../store/run-file.js";
+import type { RunListing, RunStore } from "../store/run-store.js";
+import { MODES } from "../suite/prompt.js";
+import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
+import type { ReceiptSignature } from "../trust/sign-receipt.js";
+import type {
+  LayoutView,
+  ReceiptView,
+  RevisionFormsView,
+  RevisionPageView,
+  RunListView,
+  RunPageView,
+  RunSummaryView,
+  StopView,
+} from "../web/view-model.js";
+import { apiPaths } from "./api-paths.js";
+
+/** The pages' links, in one place. */
+export const pagePaths = {
+  run: (runId: string) => `/runs/${encodeURIComponent(runId)}`,
+  revision: (runId: string, planner: string, revision: number) =>
+    `/runs/${encodeURIComponent(runId)}/pairs/${encodeURIComponent(planner)}/revisions/${revision}`,
+};
+
+/** The run list: every run the store holds, with its pairs' states. */
+export async function runListView(store: RunStore, layout: LayoutView, listings: RunListing[]): Promise<RunListView> {
+  const runs: RunSummaryView[] = [];
+  for (const l of listings) {
+    let run: LoadedRun;
+    try {
+      run = await store.read(l.ref);
+    } catch {
+      // A run that no longer verifies is left off the list; its own page says why.
+      continue;
+    }
+    runs.push({
+      runId: l.run_id,
+      suiteId: run.state.suite.suite_id ?? "(none)",
+      updatedAt: l.updated_at,
+      url: pagePaths.run(l.run_id),
+      pairs: Object.values(run.state.workflows).map((w) => ({
+        planner: w.planner,
+        executor: w.executor,
+        executorTitle: w.executor_title,
+        state: w.state,
+        revision: w.revision,
+      })),
+    });
+  }
+  return { layout, runs };
+}
+
+/** A run's page: settings, pairs with their next step, stops with their forms. */
+export function runPageView(run: LoadedRun, layout: LayoutView, signedIn: boolean): RunPageView {
+  const runId = run.state.run_id;
+  const stops: StopView[] = run.state.stops.map((s) => ({
+    reason: s.reason,
+    workflow: s.workflow,
+    raisedBy: s.raised_by,
+    raisedAt: s.raised_at,
+    note: s.note,
+    lifted: s.resolved_at ? { by: s.resolved_by ?? "unknown", at: s.resolved_at, resolution: s.resolution ?? "" } : null,
+    liftAction: signedIn && !s.resolved_at ? apiPaths.liftStop(runId) : null,
+  }));
+  return {
+    layout,
+    runId,
+    suiteId: run.state.suite.suite_id ?? "(none)",
+    settings: run.state.settings,
+    stops,
+    stopAction: signedIn ? apiPaths.stops(runId) : null,
+    pairs: Object.values(run.state.workflows).map((w) => ({
+      planner: w.planner,
+      executor: w.executor,
+      executorTitle: w.executor_title,
+      state: w.state,
+      revision: w.revision,
+      hash: w.handoff?.hash ?? null,
+      next: nextStepData(describeNextStep(w.state, { run: runId, planner: w.planner, executor: w.executor, hash: w.handoff?.hash })),
+      revisionUrl: w.handoff ? pagePaths.revision(runId, w.planner, w.revision) : null,
+    })),
+  };
+}
+
+/**
+ * A revision's page, from the frozen bytes (present), the executor as the
+ * pinned suite has it now, the receipts judged under the pinned policy,
+ * and the forms the state allows on the latest revision.
+ */
+export async function revisionPageView(
+  store: RunStore,
+  ref: string,
+  run: LoadedRun,
+  wf: Workflow,
+  revision: number,
+  layout: LayoutView,
+  signedIn: boolean,
+): Promise<RevisionPageView> {
+  const runId = run.state.run_id;
+  const p = await presentPlan(store, ref, wf.planner, { revision });
+  const pinned = loadRunSuite(store.home, run.state, wf);
+  const prompt = pinned.suite.byId.get(wf.executor);
+  const latest = revision === wf.revision;
+  const report = p.files.find((f) => f.path === "report.md")?.text ?? null;
+  const forms: RevisionFormsView = {};
+  if (signedIn && latest && wf.handoff) {
+    const review = apiPaths.review(runId, wf.planner);
+    if (wf.state === "plan_review_pending") Object.assign(forms, { requestChanges: review, approve: review, decline: review });
+    if (wf.state === "execution_consent_pending")
+      forms.consent = {
+        action: apiPaths.consent(runId, wf.planner),
+        question: consentQuestion(wf, run.state.settings),
+        settings: run.state.settings,
+        modes: [...MODES],
+        actionIds: frozenActionIds(store.home, wf.handoff.files, pinned.handoffFormat),
+      };
+  }
+  const requested = [...wf.reviews].reverse().find((r) => r.revision === revision - 1 && r.decision === "changes_requested");
+  return {
+    layout,
+    runId,
+    runUrl: pagePaths.run(runId),
+    planner: wf.planner,
+    revision,
+    latestRevision: wf.revision,
+    hash: p.hash,
+    state: wf.state,
+    frozenAt: p.frozenAt,
+    frozenBy: p.frozenBy,
+    unchangedBecause: latest ? (wf.handoff?.unchanged_because ?? null) : null,
+    requestedBy: requested ? { reviewer: requested.reviewer, feedback: requested.feedback ?? "" } : null,
+    changes: p.previousRevision === null ? null : p.changes,
+    model: p.model,
+    files: p.files,
+    removedFiles: p.removedFiles,
+    report,
+    executor: {
+      id: wf.executor,
+      title: prompt?.title ?? wf.executor_title,
+      digest: executorDigest(pinned, wf),
+      body: prompt?.body ?? "",
+    },
+    receipts: receiptViews(wf, pinned.config),
+    revisions: wf.history.map((h) => ({
+      revision: h.revision,
+      hash: h.hash,
+      frozenAt: h.frozen_at,
+      url: pagePaths.revision(runId, wf.planner, h.revision),
+    })),
+    forms,
+    stale: latest ? null : { revision: wf.revision, url: pagePaths.revision(runId, wf.planner, wf.revision) },
+  };
+}
+
+/** Every receipt of a pair, oldest first, each with its signature kind and whether it verifies under the pinned policy now. */
+function receiptViews(wf: Workflow, config: Parameters<typeof judgeReceiptTrust>[2]): ReceiptView[] {
+  const views: ReceiptView[] = [];
+  const add = (
+    receipt: { kind: string; signature?: ReceiptSignature; at: string } & Record<string, unknown>,
+    right: Right,
+    who: string,
+    decision: string | null,
+    note: string | null,
+  ) => {
+    const verdict = judgeReceiptTrust(receipt, right, config);
+    views.push({
+      kind: receipt.kind,
+      who,
+      decision,
+      note,
+      revision: typeof receipt.revision === "number" ? receipt.revision : null,
+      hash: typeof receipt.handoff_hash === "string" ? receipt.handoff_hash : null,
+      at: receipt.at,
+      signature: receipt.signature ? (receipt.signature.kind === "webauthn" ? "webauthn" : "ed25519") : "unsigned",
+      verified: receipt.signature ? (verdict.ok ? { ok: true, reason: "verified" } : { ok: false, reason: verdict.reason }) : null,
+    });
+  };
+  if (wf.handoff) add(wf.handoff.receipt as never, "freeze", wf.handoff.frozen_by, "frozen", null);
+  for (const r of wf.reviews) add(r as never, "review", r.reviewer, r.decision, r.feedback);
+  for (const r of wf.consents) add(r as never, "consent", r.user, r.decision, null);
+  for (const r of wf.apply_approvals) add(r as never, "apply", r.approver, "apply approved", null);
+  for (const r of wf.admissions) add(r as never, "review", r.actor, "admitted", null);
+  return views.sort((a, b) => a.at.localeCompare(b.at));
+}
