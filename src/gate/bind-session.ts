@@ -5,7 +5,7 @@ import { readCheckpoint } from "../home/run-checkpoints.js";
 import { readRun } from "../home/run-ledger.js";
 import { BINDING_FORMAT, type SessionBinding, secretDigest } from "../home/session-binding.js";
 import { removeSessionBinding, writeSessionBinding } from "../home/write-session-binding.js";
-import { resolveRealPath } from "../input/resolve-real-path.js";
+import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
 import type { Workflow } from "../run/run-schema.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import { loadRunSuite } from "./load-run-suite.js";
@@ -66,7 +66,8 @@ export async function unbindSession(home: GateHome, binding: SessionBinding): Pr
 /**
  * The real paths of the admitted actions' targets. A target is read as a
  * path when it looks like one (no spaces; a trailing `:LINE` or `:FROM-TO`
- * dropped); anything else ("the staging database") scopes no file.
+ * dropped) and resolves inside the project; anything else ("the staging
+ * database", `/etc/hosts`) scopes no file.
  */
 function admittedTargets(
   home: GateHome,
@@ -83,7 +84,9 @@ function admittedTargets(
     if (!admitted.has(a.id) || a.target === null) continue;
     const target = a.target.trim().replace(/:\d+(-\d+)?$/, "");
     if (target === "" || /\s/.test(target) || target.includes("\u0000")) continue;
-    out.add(resolveRealPath(target, projectDir));
+    const real = resolveRealPath(target, projectDir);
+    // A target reaching outside the project (an absolute path, `..`, a link planted before exec) scopes nothing.
+    if (isWithin(real, resolveRealPath(projectDir, "/"))) out.add(real);
   }
   return [...out].sort();
 }

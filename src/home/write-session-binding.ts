@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { atomicWriteFile, fsyncDir, removeDeadTempFiles } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
@@ -19,8 +19,7 @@ export async function writeSessionBinding(home: GateHome, binding: SessionBindin
 /** Remove a session's binding, if it is still the one this session wrote (a later exec of the same executor keeps its own). */
 export async function removeSessionBinding(home: GateHome, binding: SessionBinding): Promise<void> {
   const file = bindingFile(home.dir, binding.run_file, binding.executor);
-  await withFileLock(file, async () => {
-    const { readFileSync } = await import("node:fs");
+  await withFileLock(file, () => {
     let current: string;
     try {
       current = readFileSync(file, "utf8");
