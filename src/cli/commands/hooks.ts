@@ -3,7 +3,7 @@ import path from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { UsageError } from "../../errors/errors.js";
 import { resolveHomeDir } from "../../home/resolve-home-dir.js";
-import { AGENTS, type Agent, agentNamed } from "../../hook/agent-contracts.js";
+import { AGENTS, agentNamed } from "../../hook/agent-contracts.js";
 import { addHookEntries, type HookScope, hookConfigFile, removeHookEntries } from "../../hook/hook-config.js";
 import { findDuplicateJsonKey } from "../../input/duplicate-json-key.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
