@@ -45,7 +45,11 @@ describe("decideToolCall", () => {
   });
 
   it("denies every write, shell and MCP call when no session is bound, naming why", () => {
-    for (const call of [write("cart/cache.go"), { kind: "shell" as const, tool: "Bash", cwd: project }, { kind: "external" as const, tool: "mcp__x__y" }]) {
+    for (const call of [
+      write("cart/cache.go"),
+      { kind: "shell" as const, tool: "Bash", cwd: project },
+      { kind: "external" as const, tool: "mcp__x__y" },
+    ]) {
       const d = decideToolCall(call, { unbound: "no twinlock session is bound" });
       expect(d.pass).toBe(false);
       expect(d.pass ? "" : d.reason).toContain("no twinlock session is bound");
@@ -107,7 +111,9 @@ describe("the agent contracts", () => {
       if ("problem" in input) throw new Error(input.problem);
       return AGENT_CONTRACTS.codex.classify(input);
     };
-    expect(call("*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n  *** Move to: b.go\n*** Add File: c.go\n+z\n*** End Patch")).toMatchObject({
+    expect(
+      call("*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n  *** Move to: b.go\n*** Add File: c.go\n+z\n*** End Patch"),
+    ).toMatchObject({
       kind: "write",
       paths: ["a.go", "b.go", "c.go"],
     });

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -7,10 +7,16 @@ import path from "node:path";
  * the longest existing ancestor is resolved and the rest appended. A link
  * that is not there yet cannot redirect a write, and one that is, is followed.
  */
-export function resolveRealPath(p: string, base: string): string {
+export function resolveRealPath(p: string, base: string, depth = 0): string {
   let rest: string[] = [];
   let current = path.resolve(base, p);
   for (;;) {
+    // A link (dangling or not) is followed to where it points: writing through it creates its target there.
+    const link = linkTarget(current);
+    if (link !== undefined) {
+      if (depth >= 40) throw Object.assign(new Error(`too many symbolic links at ${current}`), { code: "ELOOP" });
+      return path.join(resolveRealPath(link, path.dirname(current), depth + 1), ...rest);
+    }
     try {
       return path.join(realpathSync(current), ...rest);
     } catch (error) {
@@ -21,6 +27,14 @@ export function resolveRealPath(p: string, base: string): string {
       rest = [path.basename(current), ...rest];
       current = parent;
     }
+  }
+}
+
+function linkTarget(p: string): string | undefined {
+  try {
+    return lstatSync(p).isSymbolicLink() ? readlinkSync(p) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -21,12 +21,21 @@ const EXISTING = {
     {
       model: "opus",
       permissions: { allow: ["Bash(npm test)"], deny: ["Read(./.env)"] },
-      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./lint-bash.sh" }] }], Stop: [{ hooks: [{ type: "command", command: "notify" }] }] },
+      hooks: {
+        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./lint-bash.sh" }] }],
+        Stop: [{ hooks: [{ type: "command", command: "notify" }] }],
+      },
     },
   ],
   codex: [".codex/hooks.json", { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./guard.sh" }] }] } }],
-  gemini: [".gemini/settings.json", { theme: "dark", hooks: { BeforeTool: [{ matcher: "read_file", hooks: [{ type: "command", command: "./log.sh" }] }] } }],
-  cursor: [".cursor/hooks.json", { version: 1, hooks: { afterFileEdit: [{ command: "./format.sh" }], beforeShellExecution: [{ command: "./audit.sh" }] } }],
+  gemini: [
+    ".gemini/settings.json",
+    { theme: "dark", hooks: { BeforeTool: [{ matcher: "read_file", hooks: [{ type: "command", command: "./log.sh" }] }] } },
+  ],
+  cursor: [
+    ".cursor/hooks.json",
+    { version: 1, hooks: { afterFileEdit: [{ command: "./format.sh" }], beforeShellExecution: [{ command: "./audit.sh" }] } },
+  ],
 } as const;
 
 describe("twinlock hooks install / uninstall", () => {
