@@ -69,13 +69,17 @@ interface Answer {
 function expectDeny(agent: Agent, r: Answer, why?: RegExp): void {
   expect(r.status, r.stderr).toBe(0);
   const out = JSON.parse(r.stdout);
-  const reason =
-    agent === "claude" || agent === "codex"
-      ? (expect(out.hookSpecificOutput).toMatchObject({ hookEventName: "PreToolUse", permissionDecision: "deny" }),
-        out.hookSpecificOutput.permissionDecisionReason)
-      : agent === "gemini"
-        ? (expect(out.decision).toBe("deny"), out.reason)
-        : (expect(out.permission).toBe("deny"), out.agent_message);
+  let reason: string;
+  if (agent === "claude" || agent === "codex") {
+    expect(out.hookSpecificOutput).toMatchObject({ hookEventName: "PreToolUse", permissionDecision: "deny" });
+    reason = out.hookSpecificOutput.permissionDecisionReason;
+  } else if (agent === "gemini") {
+    expect(out.decision).toBe("deny");
+    reason = out.reason;
+  } else {
+    expect(out.permission).toBe("deny");
+    reason = out.agent_message;
+  }
   if (why) expect(reason).toMatch(why);
 }
 
