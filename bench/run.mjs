@@ -15,7 +15,7 @@
  * Needs `npm run build` first. Temporary suites and runs are removed at the end.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -191,6 +191,53 @@ try {
     runs: config.commandRuns,
     base: { suite: signed.suite, key: signed.key, freezeKey: signed.freezeKey, planner: firstPair.id, executor: firstPair.twin },
   });
+  // The agent hook runs before every agent tool call: timed from inside a session `twinlock exec` bound on this suite.
+  const hookRows = COMMANDS.slice(0, COMMANDS.findIndex((c) => c.name === "consent-pair-execution") + 1);
+  const hookRuns = quick ? 7 : 21;
+  hookRows.push({
+    name: "exec",
+    needs: ["consent-pair-execution"],
+    args: (ctx) => [
+      "exec",
+      ctx.run,
+      ctx.executor,
+      "--",
+      node,
+      join(root, "bench", "lib", "hook-timing-child.mjs"),
+      cli,
+      `${ctx.run}.hook.json`,
+      String(hookRuns),
+    ],
+  });
+  const hookDir = join(workDir, "hook");
+  const hookExec = runCommandTable(hookRows, {
+    cli,
+    workDir: hookDir,
+    runs: 1,
+    base: { suite: signed.suite, key: signed.key, freezeKey: signed.freezeKey, planner: firstPair.id, executor: firstPair.twin },
+  }).find((r) => r.name === "exec");
+  let hookTimes;
+  try {
+    hookTimes = JSON.parse(readFileSync(join(hookDir, "seq-1", "run.json.hook.json"), "utf8"));
+  } catch {
+    hookTimes = undefined;
+  }
+  if (hookTimes) {
+    const row = (name, t) => [name, fmtMs(t.median), fmtRatio(t.median / hookTimes.floor), t.decided];
+    printTable(
+      `Agent hook (\`twinlock hook claude\`, realistic 257-prompt suite; floor: node -e '' = ${fmtMs(hookTimes.floor)}, measured beside it; target ≤ ×1.50)`,
+      ["call", "median", "vs floor", "decided"],
+      [
+        row("Write in the plan's target, bound session", hookTimes.bound),
+        row("Read (no binding needed)", hookTimes.read),
+        row("Write, no session bound (deny)", hookTimes.unbound),
+      ],
+      [
+        `${hookRuns} runs each after 2 warm-ups, from inside \`twinlock exec\` (so the bound calls descend from it, as an agent tool's would).`,
+      ],
+    );
+  } else process.stdout.write(`\nAgent hook: not measured (exec ${hookExec?.status ?? "missing"}: ${hookExec?.detail ?? ""})\n`);
+
   printTable(
     `Commands on a prepared run (realistic 257-prompt suite, ${firstPair.id} → ${firstPair.twin}; floor: node -e '')`,
     ["command", "median", "vs floor", "status"],

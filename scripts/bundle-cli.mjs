@@ -55,6 +55,21 @@ function lazyChildProcessForCommander() {
   };
 }
 
+/*
+ * `twinlock hook` runs before every agent tool call: it gets its own bundle of a few modules (no commander, no
+ * schema or YAML library), which bin/twinlock.cjs loads instead of the CLI's. Small enough to need no code cache.
+ */
+await build({
+  entryPoints: [path.join(root, "src", "hook", "hook-bin.ts")],
+  outfile: path.join(root, "dist", "twinlock-hook.cjs"),
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  legalComments: "none",
+  minify: !process.env.NO_MINIFY,
+  logLevel: "warning",
+});
 // The entry's `#!` line would be a syntax error inside the loader's module wrapper: keep the line, drop its text.
 writeFileSync(outfile, readFileSync(outfile, "utf8").replace(/^#![^\n]*/, "//"));
 // One run of the demo writes the cache. A run that does not finish in time is stopped and tried once more; without

@@ -1,13 +1,30 @@
 #!/usr/bin/env node
-import { main } from "./main.js";
 import { writeOutput } from "./write-output.js";
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error) => {
-    writeOutput(2, `twinlock: internal error: ${error?.stack ?? error}\n`);
-    process.exitCode = 1;
-  },
-);
+// The hook runs before every agent tool call: it skips commander and the command table, loading only its own modules.
+if (process.argv[2] === "hook") {
+  import("../hook/run-hook.js").then(
+    (m) => m.runHook(process.argv.slice(3)),
+    () => {
+      writeOutput(2, "twinlock: the hook could not start; denied\n");
+      process.exit(2);
+    },
+  );
+} else {
+  import("./main.js").then(
+    (m) =>
+      m.main(process.argv.slice(2)).then(
+        (code) => {
+          process.exitCode = code;
+        },
+        (error) => {
+          writeOutput(2, `twinlock: internal error: ${error?.stack ?? error}\n`);
+          process.exitCode = 1;
+        },
+      ),
+    (error) => {
+      writeOutput(2, `twinlock: internal error: ${error?.stack ?? error}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

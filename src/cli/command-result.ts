@@ -5,7 +5,8 @@
  * them directly.
  */
 export interface CommandResult {
-  exitCode: 0 | 1 | 2 | 3;
+  /** SPEC §6: 0 to 3; `exec` passes on its command's own status. */
+  exitCode: number;
   text: string;
   json: unknown;
 }

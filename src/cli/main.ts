@@ -24,8 +24,10 @@ const defaultIo: CliIo = {
  * error whose stack shows only with `--debug`.
  */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
-  const json = argv.includes("--json");
-  const debug = argv.includes("--debug") || process.env.TWINLOCK_DEBUG === "1";
+  // After `--` come another command's arguments (`exec … -- CMD`): its --json is not ours.
+  const own = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  const json = own.includes("--json");
+  const debug = own.includes("--debug") || process.env.TWINLOCK_DEBUG === "1";
   let result: CommandResult | undefined;
   const program = new Command("twinlock")
     .description("Make the plan-review and exact-twin execution gate for paired agent prompts enforceable.")
@@ -136,6 +138,9 @@ const HOME_COMMANDS = new Set([
   "verify-log",
   "verify-receipts",
   "checkout",
+  "exec",
+  "install",
+  "uninstall",
   "pin",
   "list",
   "unpin",

@@ -242,6 +242,49 @@ export function registerCommands(program: Command, sink: Sink): void {
     .argument("<dir>", "a new or empty folder")
     .action(async (run, id, dir, opts) => sink(await (await import("./commands/checkout.js")).runCheckout(run, id, dir, opts)));
 
+  program
+    .command("exec")
+    .description("admit an executor, check out the approved bytes, bind the session for the hook, and run CMD in it")
+    .argument("<run>", "run file")
+    .argument("<executor>", "executor ID asking to act")
+    .argument("<cmd...>", "the command to run, after --")
+    .option("--checkout <dir>", "write the read-only checkout here and keep it (default: a temporary folder, removed when CMD ends)")
+    .option("--planner <id>", "the planner whose plan it would execute")
+    .option("--mode <mode>", "requested mode (default: the consented one)")
+    .option("--environment <name>", "requested environment (default: the consented one)")
+    .option("--actions <ids>", "requested +ACTION IDs (default: all consented)")
+    .option("--actor <name>", "who asks")
+    .action(async (run, id, cmd, opts) => sink(await (await import("./commands/exec.js")).runExec(run, id, cmd, opts)));
+
+  program
+    .command("hook")
+    .description("answer an agent tool's pre-tool-use hook (claude, codex, gemini or cursor); stdin is the tool's JSON")
+    .argument("<agent>", "claude, codex, gemini or cursor")
+    .allowUnknownOption()
+    .action(async (agent) => {
+      const { runHook } = await import("../hook/run-hook.js");
+      runHook([agent, ...process.argv.slice(process.argv.indexOf(agent) + 1)]);
+      await new Promise(() => {});
+    });
+
+  const hooks = program.command("hooks").description("install or remove the twinlock hook in an agent tool's config");
+  for (const what of ["install", "uninstall"] as const)
+    hooks
+      .command(what)
+      .description(
+        what === "install"
+          ? "merge the twinlock hook into the agent tool's config (keeps everything else)"
+          : "remove only twinlock's own entries from the agent tool's config",
+      )
+      .requiredOption("--agent <name>", "claude, codex, gemini or cursor")
+      .option("--project", "the project's config in the current folder (default)")
+      .option("--user", "the user's config in the home folder")
+      .option("--dry-run", "print the diff and write nothing")
+      .action(async (opts) => {
+        const m = await import("./commands/hooks.js");
+        sink(what === "install" ? m.runHooksInstall(opts) : m.runHooksUninstall(opts));
+      });
+
   const trust = program.command("trust").description("the gate home's pinned suites: what runs are judged by");
   trust
     .command("pin")

@@ -1,12 +1,14 @@
 import "../schemas/zod-setup.js";
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
 import { fsyncDir } from "../store/atomic-write.js";
+import { resolveHomeDir } from "./resolve-home-dir.js";
+
+export { resolveHomeDir };
 
 /**
  * The gate home (SPEC §9): the human's (or the gate server's) folder, out of
@@ -24,15 +26,6 @@ export interface GateHome {
 const HomeFileSchema = z
   .object({ format: z.literal("twinlock-home/1"), home_id: z.string().regex(/^home_[0-9a-f]{16}$/), created_at: z.string() })
   .strict();
-
-/** Where the gate home is: `--home DIR`, else `TWINLOCK_HOME`, else `$XDG_STATE_HOME/twinlock`, else `~/.local/state/twinlock`. */
-export function resolveHomeDir(given?: string): string {
-  const chosen = given ?? nonEmpty(process.env.TWINLOCK_HOME);
-  if (chosen !== undefined) return path.resolve(chosen);
-  const xdg = nonEmpty(process.env.XDG_STATE_HOME);
-  if (xdg !== undefined) return path.resolve(xdg, "twinlock");
-  return path.join(os.homedir(), ".local", "state", "twinlock");
-}
 
 /**
  * Open the gate home, creating it `0700` when it does not exist. Refuses,

@@ -1,0 +1,27 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { atomicWriteFile } from "../store/atomic-write.js";
+import type { GateHome } from "./gate-home.js";
+
+/** What `twinlock exec` records when its command ends: the executor's own exit status, for the person who closes the workflow. */
+export interface ExecResult {
+  format: "twinlock-exec-result/1";
+  run_id: string;
+  planner: string;
+  executor: string;
+  handoff_hash: string;
+  command: string[];
+  status: number;
+  started_at: string;
+  ended_at: string;
+}
+
+/** Record an exec result in the gate home (`exec-results/`), atomically and durably; returns the file. */
+export function recordExecResult(home: GateHome, result: ExecResult): string {
+  const dir = path.join(home.dir, "exec-results");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stamp = result.ended_at.replace(/[:.]/g, "-");
+  const file = path.join(dir, `${result.run_id}.${result.executor}.${stamp}.json`);
+  atomicWriteFile(file, `${JSON.stringify(result, null, 2)}\n`, 0o600);
+  return file;
+}

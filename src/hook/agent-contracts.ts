@@ -1,0 +1,153 @@
+import { applyPatchPaths } from "./apply-patch-paths.js";
+import type { HookInput, ToolCall } from "./tool-call.js";
+
+/** The agent tools whose pre-tool-use hook twinlock speaks. */
+export const AGENTS = ["claude", "codex", "gemini", "cursor"] as const;
+export type Agent = (typeof AGENTS)[number];
+
+/** What the hook prints and how it exits. */
+export interface HookAnswer {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/**
+ * One agent tool's documented hook contract (docs/agent-hooks in the README):
+ * how its tools map to kinds of call, its deny answer, and its answer for a
+ * call the hook lets through — never an `allow` that would override the
+ * user's own ask/deny rules where the tool offers a neutral answer.
+ */
+export interface AgentContract {
+  /** The call a tool name and its input ask for. Names match exactly: `write` or `Write ` is unknown. */
+  classify(input: HookInput): ToolCall;
+  deny(reason: string): HookAnswer;
+  pass(): HookAnswer;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const paths = (...values: unknown[]): string[] => values.filter((v): v is string => typeof v === "string");
+
+/** Claude Code and Codex share a wire format (`hookSpecificOutput.permissionDecision`). */
+function claudeStyleDeny(reason: string): HookAnswer {
+  return {
+    stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } })}\n`,
+    stderr: "",
+    exitCode: 0,
+  };
+}
+/** Exit 0 and no output: no decision, so the user's own permission rules decide. */
+const SILENT: HookAnswer = { stdout: "", stderr: "", exitCode: 0 };
+
+const CLAUDE_READ = new Set(["Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "ExitPlanMode", "BashOutput"]);
+const CLAUDE_EXTERNAL = new Set(["WebFetch", "WebSearch", "Task", "Agent", "KillShell", "KillBash"]);
+
+function classifyClaude({ toolName: t, toolInput: i, cwd }: HookInput): ToolCall {
+  if (CLAUDE_READ.has(t)) return { kind: "read", tool: t };
+  if (t === "Write" || t === "Edit" || t === "MultiEdit") return { kind: "write", tool: t, paths: paths(i.file_path), cwd };
+  if (t === "NotebookEdit") return { kind: "write", tool: t, paths: paths(i.notebook_path), cwd };
+  if (t === "Bash") return { kind: "shell", tool: t, cwd };
+  if (t.startsWith("mcp__") || CLAUDE_EXTERNAL.has(t)) return { kind: "external", tool: t };
+  return { kind: "unknown", tool: t };
+}
+
+function classifyCodex(input: HookInput): ToolCall {
+  const { toolName: t, toolInput: i, cwd } = input;
+  if (t === "apply_patch") {
+    const patch = str(i.command) ?? str(i.patch) ?? str(i.input) ?? "";
+    return { kind: "write", tool: t, paths: applyPatchPaths(patch), cwd };
+  }
+  if (t === "Bash" || t === "shell" || t === "exec_command") return { kind: "shell", tool: t, cwd };
+  return classifyClaude(input);
+}
+
+const GEMINI_READ = new Set([
+  "read_file",
+  "read_many_files",
+  "glob",
+  "search_file_content",
+  "grep_search",
+  "list_directory",
+  "write_todos",
+]);
+const GEMINI_EXTERNAL = new Set(["web_fetch", "google_web_search", "save_memory"]);
+
+function classifyGemini({ toolName: t, toolInput: i, cwd }: HookInput): ToolCall {
+  if (GEMINI_READ.has(t)) return { kind: "read", tool: t };
+  if (t === "write_file" || t === "replace") return { kind: "write", tool: t, paths: paths(i.file_path), cwd };
+  if (t === "run_shell_command") return { kind: "shell", tool: t, cwd: str(i.dir_path) ?? cwd };
+  if (t.startsWith("mcp_") || GEMINI_EXTERNAL.has(t)) return { kind: "external", tool: t };
+  return { kind: "unknown", tool: t };
+}
+
+const CURSOR_READ = new Set(["Read", "Grep", "Glob", "LS", "SemanticSearch", "ReadLints", "TodoWrite"]);
+
+function classifyCursor({ toolName: t, toolInput: i, cwd, eventName }: HookInput): ToolCall {
+  // Cursor's older per-kind events carry no tool name of their own.
+  if (eventName === "beforeShellExecution") return { kind: "shell", tool: "Shell", cwd };
+  if (eventName === "beforeMCPExecution") return { kind: "external", tool: `MCP:${t}` };
+  if (CURSOR_READ.has(t)) return { kind: "read", tool: t };
+  if (t === "Write" || t === "Edit" || t === "StrReplace" || t === "Delete" || t === "MultiEdit")
+    return { kind: "write", tool: t, paths: paths(i.file_path, i.path), cwd };
+  if (t === "Shell") return { kind: "shell", tool: t, cwd: str(i.cwd) ?? cwd };
+  if (t.startsWith("MCP:") || t.startsWith("mcp__") || t === "Task" || t === "WebFetch" || t === "WebSearch")
+    return { kind: "external", tool: t };
+  return { kind: "unknown", tool: t };
+}
+
+/** The four contracts, one row each: adding an agent tool is adding a row. */
+export const AGENT_CONTRACTS: Record<Agent, AgentContract> = {
+  claude: { classify: classifyClaude, deny: claudeStyleDeny, pass: () => SILENT },
+  // Codex enforces only deny, block or exit 2; allow/ask would fail open, so a pass says nothing.
+  codex: { classify: classifyCodex, deny: claudeStyleDeny, pass: () => SILENT },
+  gemini: {
+    classify: classifyGemini,
+    deny: (reason) => ({ stdout: `${JSON.stringify({ decision: "deny", reason })}\n`, stderr: "", exitCode: 0 }),
+    // Gemini parses stdout as JSON on exit 0: an empty object decides nothing.
+    pass: () => ({ stdout: "{}\n", stderr: "", exitCode: 0 }),
+  },
+  cursor: {
+    classify: classifyCursor,
+    deny: (reason) => ({
+      stdout: `${JSON.stringify({ permission: "deny", user_message: reason, agent_message: reason })}\n`,
+      stderr: "",
+      exitCode: 0,
+    }),
+    // Cursor's hooks must answer (with failClosed, silence is a failure) and preToolUse has no neutral
+    // answer: `allow` there lets the call go on to Cursor's own approval settings. See README.
+    pass: () => ({ stdout: `${JSON.stringify({ permission: "allow" })}\n`, stderr: "", exitCode: 0 }),
+  },
+};
+
+/** The agent named on the command line, or undefined. */
+export function agentNamed(name: string | undefined): Agent | undefined {
+  return (AGENTS as readonly string[]).includes(name ?? "") ? (name as Agent) : undefined;
+}
+
+/**
+ * The hook input from an agent tool's stdin JSON, or a reason it is not one.
+ * Claude Code, Codex, Gemini CLI and Cursor's preToolUse send `tool_name`,
+ * `tool_input` and `cwd`; Cursor's beforeShellExecution sends `command`
+ * and `cwd`, and beforeMCPExecution `tool_input` as a JSON string.
+ */
+export function readHookInput(value: unknown): HookInput | { problem: string } {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { problem: "the hook input is not a JSON object" };
+  const v = value as Record<string, unknown>;
+  const eventName = str(v.hook_event_name) ?? null;
+  const cwd = str(v.cwd) ?? (Array.isArray(v.workspace_roots) ? str(v.workspace_roots[0]) : undefined) ?? null;
+  if (eventName === "beforeShellExecution") return { toolName: "Shell", toolInput: { command: v.command }, cwd, eventName };
+  const toolName = str(v.tool_name);
+  if (toolName === undefined) return { problem: "the hook input names no tool_name" };
+  let toolInput = v.tool_input;
+  if (typeof toolInput === "string") {
+    try {
+      toolInput = JSON.parse(toolInput);
+    } catch {
+      return { problem: "the hook input's tool_input is not JSON" };
+    }
+  }
+  if (toolInput === undefined) toolInput = {};
+  if (typeof toolInput !== "object" || toolInput === null || Array.isArray(toolInput))
+    return { problem: "the hook input's tool_input is not an object" };
+  return { toolName, toolInput: toolInput as Record<string, unknown>, cwd, eventName };
+}

@@ -1,0 +1,128 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { BINDING_FORMAT, type SessionBinding } from "../home/session-binding.js";
+import { isWithin } from "../input/resolve-real-path.js";
+import { AGENT_CONTRACTS, readHookInput } from "./agent-contracts.js";
+import { decideToolCall } from "./decide-tool-call.js";
+
+const root = mkdtempSync(path.join(os.tmpdir(), "twinlock-decide-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const project = path.join(root, "project");
+const checkout = path.join(root, "checkout");
+mkdirSync(path.join(project, "cart"), { recursive: true });
+mkdirSync(checkout);
+const outside = path.join(root, "outside");
+mkdirSync(outside);
+
+const binding: SessionBinding = {
+  format: BINDING_FORMAT,
+  run_id: "run_0123456789abcdef",
+  run_file: path.join(project, "run.json"),
+  executor: "MD-30",
+  planner: "MD-29",
+  handoff_hash: `sha256:${"ab".repeat(32)}`,
+  revision: 1,
+  actions: ["A1"],
+  targets: [path.join(project, "cart", "cache.go")],
+  project_dir: project,
+  checkout_dir: checkout,
+  manifest: [],
+  consent_expires_at: null,
+  checkpoint: { seq: 5, head: `sha256:${"cd".repeat(32)}` },
+  pid: 1,
+  secret_sha256: "0".repeat(64),
+  created_at: new Date(0).toISOString(),
+};
+
+const write = (p: string, cwd: string | null = project) => ({ kind: "write" as const, tool: "Write", paths: [p], cwd });
+
+describe("decideToolCall", () => {
+  it("passes a read without any binding", () => {
+    expect(decideToolCall({ kind: "read", tool: "Read" }, { unbound: "no session" })).toEqual({ pass: true });
+  });
+
+  it("denies every write, shell and MCP call when no session is bound, naming why", () => {
+    for (const call of [
+      write("cart/cache.go"),
+      { kind: "shell" as const, tool: "Bash", cwd: project },
+      { kind: "external" as const, tool: "mcp__x__y" },
+    ]) {
+      const d = decideToolCall(call, { unbound: "no twinlock session is bound" });
+      expect(d.pass).toBe(false);
+      expect(d.pass ? "" : d.reason).toContain("no twinlock session is bound");
+    }
+  });
+
+  it("passes a bound write to an admitted target, relative or absolute, and into the checkout", () => {
+    expect(decideToolCall(write("cart/cache.go"), binding).pass).toBe(true);
+    expect(decideToolCall(write(path.join(project, "cart", "cache.go"), null), binding).pass).toBe(true);
+    expect(decideToolCall(write(path.join(checkout, "notes.md")), binding).pass).toBe(true);
+  });
+
+  it("denies a bound write outside the plan's targets, through .. and through a symbolic link", () => {
+    expect(decideToolCall(write("cart/other.go"), binding).pass).toBe(false);
+    expect(decideToolCall(write("cart/../../outside/x"), binding).pass).toBe(false);
+    symlinkSync(outside, path.join(project, "cart", "link"));
+    expect(decideToolCall(write("cart/link/cache.go"), binding).pass).toBe(false);
+  });
+
+  it("denies a write that names no file, and a tool it does not know even when bound", () => {
+    expect(decideToolCall({ kind: "write", tool: "apply_patch", paths: [], cwd: project }, binding).pass).toBe(false);
+    expect(decideToolCall({ kind: "unknown", tool: "write" }, binding).pass).toBe(false);
+  });
+
+  it("passes a bound shell call inside the project and denies one run elsewhere", () => {
+    expect(decideToolCall({ kind: "shell", tool: "Bash", cwd: project }, binding).pass).toBe(true);
+    expect(decideToolCall({ kind: "shell", tool: "Bash", cwd: outside }, binding).pass).toBe(false);
+  });
+
+  it("denies any path outside the allowed roots (property)", () => {
+    const segment = fc.stringMatching(/^[a-zA-Z0-9._-]{1,8}$/).filter((s) => s !== "." && s !== "..");
+    const part = fc.oneof(segment, fc.constant(".."), fc.constant("."));
+    fc.assert(
+      fc.property(fc.array(part, { minLength: 1, maxLength: 8 }), fc.boolean(), (parts, absolute) => {
+        const p = absolute ? path.join("/", ...parts) : parts.join("/");
+        const resolved = path.resolve(project, p);
+        const inside = [...binding.targets, checkout].some((r) => isWithin(resolved, r));
+        const d = decideToolCall(write(p), binding);
+        // Only the link made above resolves elsewhere, and it points outside: it can only turn a pass into a deny.
+        if (!inside) expect(d.pass).toBe(false);
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+    );
+  });
+});
+
+describe("the agent contracts", () => {
+  it("match tool names exactly: casing and spacing tricks are unknown tools", () => {
+    for (const name of ["write", "Write ", " Write", "WRITE", "bash", "Read ", "read_file "]) {
+      const input = readHookInput({ tool_name: name, tool_input: { file_path: "x" } });
+      if ("problem" in input) throw new Error(input.problem);
+      expect(AGENT_CONTRACTS.claude.classify(input).kind).toBe("unknown");
+    }
+  });
+
+  it("read the files a Codex apply_patch touches, and none from an envelope naming none", () => {
+    const call = (command: string) => {
+      const input = readHookInput({ tool_name: "apply_patch", tool_input: { command } });
+      if ("problem" in input) throw new Error(input.problem);
+      return AGENT_CONTRACTS.codex.classify(input);
+    };
+    expect(
+      call("*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n  *** Move to: b.go\n*** Add File: c.go\n+z\n*** End Patch"),
+    ).toMatchObject({
+      kind: "write",
+      paths: ["a.go", "b.go", "c.go"],
+    });
+    expect(call("rm -rf /")).toMatchObject({ kind: "write", paths: [] });
+  });
+
+  it("refuse hook input that is not an object or names no tool", () => {
+    expect(readHookInput([])).toHaveProperty("problem");
+    expect(readHookInput({ tool_input: {} })).toHaveProperty("problem");
+    expect(readHookInput({ tool_name: "Write", tool_input: "not json" })).toHaveProperty("problem");
+  });
+});

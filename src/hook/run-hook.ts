@@ -1,0 +1,107 @@
+import { read } from "node:fs";
+import { writeOutput } from "../cli/write-output.js";
+import { findDuplicateJsonKey } from "../input/duplicate-json-key.js";
+import { AGENT_CONTRACTS, AGENTS, type AgentContract, agentNamed, type HookAnswer, readHookInput } from "./agent-contracts.js";
+import { decideToolCall } from "./decide-tool-call.js";
+import { verifyBinding } from "./verify-binding.js";
+
+/** The most stdin the hook reads (a Write of a large file carries its content); more is denied. */
+export const MAX_HOOK_INPUT = 16 * 1024 * 1024;
+/** The hook's own deadline: below every agent tool's hook timeout, so a stalled hook denies rather than times out. */
+export const HOOK_DEADLINE_MS = 5000;
+
+/**
+ * `twinlock hook claude|codex|gemini|cursor [--home DIR]`: answer one
+ * pre-tool-use call in the agent tool's own contract, and exit. Fails
+ * closed: bad or oversized input, a crash, a missing home or binding, or
+ * its own deadline all end in that tool's deny. Started before commander
+ * and the rest of the CLI (see bin.ts): it loads only its own few modules.
+ */
+export function runHook(argv: string[]): void {
+  const agent = agentNamed(argv[0]);
+  if (!agent) {
+    writeOutput(2, `twinlock: hook needs the agent tool: one of ${AGENTS.join(", ")} (e.g. \`twinlock hook claude\`)\n`);
+    process.exit(2);
+  }
+  const contract = AGENT_CONTRACTS[agent];
+  let done = false;
+  const finish = (answer: HookAnswer) => {
+    if (done) return;
+    done = true;
+    if (answer.stdout) writeOutput(1, answer.stdout);
+    if (answer.stderr) writeOutput(2, answer.stderr);
+    process.exit(answer.exitCode);
+  };
+  const deny = (reason: string) => finish(contract.deny(reason));
+  process.on("uncaughtException", (error) => deny(`twinlock: the hook failed (${error?.message ?? error}); denied`));
+  const asked = Number(process.env.TWINLOCK_HOOK_TIMEOUT_MS);
+  const deadline = Number.isFinite(asked) && asked > 0 ? Math.min(asked, HOOK_DEADLINE_MS) : HOOK_DEADLINE_MS;
+  setTimeout(() => deny(`twinlock: the hook did not decide within ${deadline} ms; denied`), deadline);
+  const args = argv.slice(1);
+  const homeAt = args.indexOf("--home");
+  if ((homeAt >= 0 && args[homeAt + 1] === undefined) || args.some((a, i) => a !== "--home" && i !== homeAt + 1)) {
+    deny(`twinlock: hook takes only --home DIR after the agent tool, got ${JSON.stringify(args.join(" "))}; denied`);
+    return;
+  }
+  const home = homeAt >= 0 ? args[homeAt + 1] : undefined;
+  readStdin((error, text) => {
+    try {
+      if (error) return deny(`twinlock: ${error}; denied`);
+      // A test's way to make the hook stall: only ever ends in the deadline's deny.
+      if (process.env.TWINLOCK_HOOK_TEST_STALL === "1") return;
+      finish(answerCall(contract, text as string, home));
+    } catch (e) {
+      deny(`twinlock: the hook failed (${(e as Error)?.message ?? e}); denied`);
+    }
+  });
+}
+
+/** The answer to one call's stdin text: the pure part of the hook, apart from reading the binding. */
+export function answerCall(contract: AgentContract, text: string, home: string | undefined): HookAnswer {
+  if (process.env.NODE_OPTIONS)
+    return contract.deny(
+      "twinlock: NODE_OPTIONS is set, so code may have been preloaded into the hook; install it with `twinlock hooks install`, which runs it as `env -u NODE_OPTIONS twinlock hook …`; denied",
+    );
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return contract.deny("twinlock: the hook input is not JSON; denied");
+  }
+  const duplicate = findDuplicateJsonKey(text);
+  if (duplicate !== undefined) return contract.deny(`twinlock: the hook input has the key ${duplicate} twice; denied`);
+  const input = readHookInput(value);
+  if ("problem" in input) return contract.deny(`twinlock: ${input.problem}; denied`);
+  const call = contract.classify(input);
+  if (call.kind === "read") return contract.pass();
+  if (call.kind === "unknown") return contract.deny(reasonOf(decideToolCall(call, { unbound: "" })));
+  const verdict = verifyBinding(process.env, home, new Date());
+  const decision = decideToolCall(call, verdict.ok ? verdict.binding : { unbound: verdict.reason });
+  return decision.pass ? contract.pass() : contract.deny(decision.reason);
+}
+
+function reasonOf(d: ReturnType<typeof decideToolCall>): string {
+  return d.pass ? "" : d.reason;
+}
+
+/** All of stdin, through the descriptor (no stream machinery), refused past MAX_HOOK_INPUT. */
+function readStdin(done: (error: string | undefined, text?: string) => void): void {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const next = () => {
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    read(0, buffer, 0, buffer.length, null, (error, n) => {
+      if (error) {
+        if (error.code === "EAGAIN") return void setTimeout(next, 2);
+        if (error.code === "EOF") return done(undefined, Buffer.concat(chunks).toString("utf8"));
+        return done(`stdin cannot be read (${error.code})`);
+      }
+      if (n === 0) return done(undefined, Buffer.concat(chunks).toString("utf8"));
+      total += n;
+      if (total > MAX_HOOK_INPUT) return done(`the hook input is larger than ${MAX_HOOK_INPUT} bytes`);
+      chunks.push(buffer.subarray(0, n));
+      next();
+    });
+  };
+  next();
+}

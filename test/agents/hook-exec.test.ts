@@ -1,0 +1,347 @@
+/*
+ * `twinlock exec` and `twinlock hook` as real processes through the built CLI,
+ * as an agent tool would run them, for Claude Code, Codex, Gemini CLI and
+ * Cursor: each call answered in that tool's own documented deny form.
+ */
+import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AGENTS, type Agent } from "../../src/hook/agent-contracts.js";
+import { admitStep, driveTo, type GateRun, makeGateRun, removeGateRuns } from "../../src/test-support/run-fixture.js";
+import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
+
+const CHILD = path.join(path.dirname(new URL(import.meta.url).pathname), "agent-child.cjs");
+const scratch = mkdtempSync(path.join(os.tmpdir(), "twinlock-hook-exec-"));
+beforeAll(ensureBuilt, 180_000);
+afterAll(() => {
+  removeGateRuns();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+type Kind = "write" | "edit" | "shell" | "mcp" | "read";
+
+/** Each tool's documented pre-tool-use input for a call of `kind`. */
+function fixture(agent: Agent, kind: Kind, file: string, cwd: string): unknown {
+  const common = { session_id: "s-1", cwd, transcript_path: "/tmp/t.jsonl" };
+  if (agent === "claude" || agent === "codex") {
+    const c = { ...common, hook_event_name: "PreToolUse", permission_mode: "default", tool_use_id: "tu-1" };
+    if (kind === "write")
+      return agent === "codex"
+        ? { ...c, tool_name: "apply_patch", tool_input: { command: `*** Begin Patch\n*** Add File: ${file}\n+x\n*** End Patch\n` } }
+        : { ...c, tool_name: "Write", tool_input: { file_path: file, content: "x" } };
+    if (kind === "edit")
+      return agent === "codex"
+        ? {
+            ...c,
+            tool_name: "apply_patch",
+            tool_input: { command: `*** Begin Patch\n*** Update File: ${file}\n@@\n-a\n+b\n*** End Patch\n` },
+          }
+        : { ...c, tool_name: "Edit", tool_input: { file_path: file, old_string: "a", new_string: "b" } };
+    if (kind === "shell") return { ...c, tool_name: "Bash", tool_input: { command: "go test ./..." } };
+    if (kind === "mcp") return { ...c, tool_name: "mcp__github__create_issue", tool_input: { title: "t" } };
+    return { ...c, tool_name: "Read", tool_input: { file_path: file } };
+  }
+  if (agent === "gemini") {
+    const c = { ...common, hook_event_name: "BeforeTool", timestamp: "2026-01-01T00:00:00Z" };
+    if (kind === "write") return { ...c, tool_name: "write_file", tool_input: { file_path: file, content: "x" } };
+    if (kind === "edit") return { ...c, tool_name: "replace", tool_input: { file_path: file, old_string: "a", new_string: "b" } };
+    if (kind === "shell") return { ...c, tool_name: "run_shell_command", tool_input: { command: "go test ./..." } };
+    if (kind === "mcp") return { ...c, tool_name: "mcp_github_create_issue", tool_input: { title: "t" } };
+    return { ...c, tool_name: "read_file", tool_input: { file_path: file } };
+  }
+  const c = { conversation_id: "c-1", generation_id: "g-1", hook_event_name: "preToolUse", workspace_roots: [cwd], cwd };
+  if (kind === "write") return { ...c, tool_name: "Write", tool_input: { file_path: file, content: "x" } };
+  if (kind === "edit") return { ...c, tool_name: "StrReplace", tool_input: { file_path: file, old_string: "a", new_string: "b" } };
+  if (kind === "shell") return { ...c, tool_name: "Shell", tool_input: { command: "go test ./...", cwd } };
+  if (kind === "mcp") return { ...c, tool_name: "MCP:create_issue", tool_input: { title: "t" } };
+  return { ...c, tool_name: "Read", tool_input: { file_path: file } };
+}
+
+interface Answer {
+  status: number | null;
+  stdout: string;
+  stderr?: string;
+}
+
+/** The answer the tool documents as a deny: JSON on stdout, exit 0. */
+function expectDeny(agent: Agent, r: Answer, why?: RegExp): void {
+  expect(r.status, r.stderr).toBe(0);
+  const out = JSON.parse(r.stdout);
+  let reason: string;
+  if (agent === "claude" || agent === "codex") {
+    expect(out.hookSpecificOutput).toMatchObject({ hookEventName: "PreToolUse", permissionDecision: "deny" });
+    reason = out.hookSpecificOutput.permissionDecisionReason;
+  } else if (agent === "gemini") {
+    expect(out.decision).toBe("deny");
+    reason = out.reason;
+  } else {
+    expect(out.permission).toBe("deny");
+    reason = out.agent_message;
+  }
+  if (why) expect(reason).toMatch(why);
+}
+
+/** The answer that lets a call through without overriding the user's own rules. */
+function expectPass(agent: Agent, r: Answer): void {
+  expect(r.status, r.stderr).toBe(0);
+  if (agent === "claude" || agent === "codex") expect(r.stdout).toBe("");
+  else if (agent === "gemini") expect(JSON.parse(r.stdout)).toEqual({});
+  else expect(JSON.parse(r.stdout)).toEqual({ permission: "allow" });
+}
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TWINLOCK_HOME: process.env.TWINLOCK_HOME, ...extra };
+  return env;
+}
+
+function hook(agent: Agent, input: unknown, env: NodeJS.ProcessEnv = cleanEnv()): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [DIST_BIN, "hook", agent], {
+    input: typeof input === "string" ? input : JSON.stringify(input),
+    encoding: "utf8",
+    env,
+  });
+}
+
+interface Seen {
+  env: Record<string, string | null>;
+  checkout: string[];
+  results: Array<Answer & { name: string; agent: Agent }>;
+}
+
+/** Run `twinlock exec` on `g` with the stand-in agent following `plan`; what it saw, and exec's own result. */
+function execWithPlan(g: GateRun, plan: unknown[], env: NodeJS.ProcessEnv = {}): { exec: SpawnSyncReturns<string>; seen: Seen } {
+  const planFile = path.join(g.dir, "plan.json");
+  const out = path.join(g.dir, "seen.json");
+  writeFileSync(planFile, JSON.stringify(plan));
+  const exec = spawnSync(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--", process.execPath, CHILD, DIST_BIN, planFile, out], {
+    cwd: g.dir,
+    encoding: "utf8",
+    env: { ...cleanEnv(), ...env },
+  });
+  return { exec, seen: existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : { env: {}, checkout: [], results: [] } };
+}
+
+describe("twinlock hook without an admitted session", () => {
+  it("denies every write, edit, shell and MCP call with no run bound, and lets reads through, for each tool", () => {
+    for (const agent of AGENTS) {
+      for (const kind of ["write", "edit", "shell", "mcp"] as const)
+        expectDeny(agent, hook(agent, fixture(agent, kind, "/tmp/x.go", "/tmp")), /no twinlock session is bound/);
+      expectPass(agent, hook(agent, fixture(agent, "read", "/tmp/x.go", "/tmp")));
+    }
+  });
+
+  it("denies a run not yet admitted even when the env names it", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    const env = cleanEnv({ TWINLOCK_RUN: g.runFile, TWINLOCK_EXECUTOR: "MD-30", TWINLOCK_SESSION: "guess" });
+    for (const agent of AGENTS)
+      expectDeny(agent, hook(agent, fixture(agent, "write", path.join(g.dir, "cart/cache.go"), g.dir), env), /no session of MD-30/);
+  });
+
+  it("denies malformed, oversized and duplicate-key stdin, and a missing gate home", () => {
+    for (const agent of AGENTS) {
+      expectDeny(agent, hook(agent, "{not json"), /not JSON/);
+      expectDeny(agent, hook(agent, '{"tool_name":"Read","tool_name":"Write","tool_input":{}}'), /twice/);
+      expectDeny(agent, hook(agent, "[]"), /not a JSON object/);
+      const env = cleanEnv({
+        TWINLOCK_HOME: path.join(scratch, "no-home"),
+        TWINLOCK_RUN: "/x/run.json",
+        TWINLOCK_EXECUTOR: "MD-30",
+        TWINLOCK_SESSION: "s",
+      });
+      expectDeny(agent, hook(agent, fixture(agent, "write", "/tmp/x", "/tmp"), env), /cannot be read/);
+    }
+    expectDeny("claude", hook("claude", `{"tool_name":"Write","tool_input":{"content":"${"a".repeat(17 * 1024 * 1024)}"}}`), /larger than/);
+  });
+
+  it("denies when it hits its own deadline", () => {
+    for (const agent of AGENTS) {
+      const started = Date.now();
+      expectDeny(
+        agent,
+        hook(agent, fixture(agent, "read", "/tmp/x", "/tmp"), cleanEnv({ TWINLOCK_HOOK_TEST_STALL: "1", TWINLOCK_HOOK_TIMEOUT_MS: "300" })),
+        /did not decide within 300 ms/,
+      );
+      expect(Date.now() - started).toBeLessThan(4000);
+    }
+  });
+
+  it("ignores a NODE_OPTIONS preload when run as installed (env -u NODE_OPTIONS), and denies when NODE_OPTIONS reaches it", () => {
+    const evil = path.join(scratch, "evil.cjs");
+    writeFileSync(
+      evil,
+      `process.stdout.write('{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'); process.exit(0);\n`,
+    );
+    const env = cleanEnv({ NODE_OPTIONS: `--require=${evil}` });
+    const input = JSON.stringify(fixture("claude", "write", "/tmp/x", "/tmp"));
+    // What the preload would do to a bare `node` start: the reason the installed command clears NODE_OPTIONS.
+    expect(spawnSync(process.execPath, [DIST_BIN, "hook", "claude"], { input, encoding: "utf8", env }).stdout).toContain('"allow"');
+    const installed = spawnSync("env", ["-u", "NODE_OPTIONS", process.execPath, DIST_BIN, "hook", "claude"], {
+      input,
+      encoding: "utf8",
+      env,
+    });
+    expectDeny("claude", installed, /no twinlock session/);
+    expectDeny("claude", hook("claude", input, cleanEnv({ NODE_OPTIONS: "--max-old-space-size=256" })), /NODE_OPTIONS is set/);
+  });
+});
+
+describe("twinlock exec", () => {
+  it("runs the command with the session's variables, the checkout and no NODE_OPTIONS, and passes on its status", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    const { exec, seen } = execWithPlan(g, [], { NODE_OPTIONS: "--max-old-space-size=256", AGENT_CHILD_EXIT: "7" });
+    expect(exec.status, exec.stderr).toBe(7);
+    expect(seen.env.TWINLOCK_RUN).toBe(g.runFile);
+    expect(seen.env.TWINLOCK_EXECUTOR).toBe("MD-30");
+    expect(seen.env.NODE_OPTIONS).toBeNull();
+    expect(seen.checkout).toEqual([
+      "acceptance_criteria.json",
+      "action_plan.json",
+      "evidence_index.json",
+      "finding_register.json",
+      "report.md",
+    ]);
+    expect(existsSync(seen.env.TWINLOCK_HANDOFF as string)).toBe(false);
+    expect(exec.stderr).toMatch(/exited with status 7; recorded in .*exec-results/);
+  });
+
+  it("never starts the command when admission fails: exit 3 and the !STOP line", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "execution_consent_pending");
+    const marker = path.join(g.dir, "started");
+    const r = spawnSync(
+      process.execPath,
+      [DIST_BIN, "exec", g.runFile, "MD-30", "--", process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`],
+      {
+        cwd: g.dir,
+        encoding: "utf8",
+        env: cleanEnv(),
+      },
+    );
+    expect(r.status).toBe(3);
+    expect(r.stdout).toContain("!STOP:invalid-reviewed-handoff-or-exact-twin-consent");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("passes SIGTERM on to the command", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    const ready = path.join(g.dir, "ready");
+    const got = path.join(g.dir, "got");
+    const script = `const fs=require("fs");process.on("SIGTERM",()=>{fs.writeFileSync(${JSON.stringify(got)},"SIGTERM");process.exit(0)});fs.writeFileSync(${JSON.stringify(ready)},"");setInterval(()=>{},1000);`;
+    const child = spawn(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--", process.execPath, "-e", script], {
+      cwd: g.dir,
+      env: cleanEnv(),
+      stdio: "ignore",
+    });
+    const status = await new Promise<number | null>((resolve) => {
+      const poll = setInterval(() => {
+        if (existsSync(ready)) {
+          clearInterval(poll);
+          child.kill("SIGTERM");
+        }
+      }, 50);
+      child.on("exit", (code) => {
+        clearInterval(poll);
+        resolve(code);
+      });
+    });
+    expect(readFileSync(got, "utf8")).toBe("SIGTERM");
+    expect(status).toBe(0);
+  });
+});
+
+describe("twinlock hook in a session bound by exec", () => {
+  it("lets the admitted executor write its targets, run commands and call MCP, and denies what the plan does not cover", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    const other = makeGateRun();
+    await driveTo(other, "dry_run_ready");
+    await admitStep(other);
+    const target = path.join(g.dir, "cart", "cache.go");
+    const plan: unknown[] = [];
+    for (const agent of AGENTS) {
+      for (const kind of ["write", "edit", "shell", "mcp", "read"] as const)
+        plan.push({ name: `${kind} in scope`, agent, input: fixture(agent, kind, target, g.dir) });
+      plan.push({ name: "outside the plan", agent, input: fixture(agent, "write", path.join(g.dir, "cart", "other.go"), g.dir) });
+      plan.push({
+        name: "dot-dot escape",
+        agent,
+        input: fixture(agent, "write", path.join(g.dir, "cart", "..", "..", "etc-passwd"), g.dir),
+      });
+      plan.push({ name: "forged run", agent, input: fixture(agent, "write", target, g.dir), env: { TWINLOCK_RUN: other.runFile } });
+      plan.push({
+        name: "timeout",
+        agent,
+        input: fixture(agent, "write", target, g.dir),
+        env: { TWINLOCK_HOOK_TEST_STALL: "1", TWINLOCK_HOOK_TIMEOUT_MS: "300" },
+      });
+      plan.push({ name: "malformed", agent, stdin: "{" });
+    }
+    plan.push({ name: "casing", agent: "claude", input: { tool_name: "write", tool_input: { file_path: target } } });
+    plan.push({ name: "trailing space", agent: "claude", input: { tool_name: "Write ", tool_input: { file_path: target } } });
+    plan.push({ name: "unknown tool", agent: "claude", input: { tool_name: "DeleteEverything", tool_input: {} } });
+    plan.push({ name: "huge", agent: "claude", huge: true });
+    const outside = path.join(scratch, "outside-target");
+    plan.push({ symlink: [outside, path.join(g.dir, "cart", "cache_race_test.go")] });
+    plan.push({
+      name: "symlink escape",
+      agent: "claude",
+      input: fixture("claude", "write", path.join(g.dir, "cart", "cache_race_test.go"), g.dir),
+    });
+    plan.push({ editCheckout: "report.md" });
+    for (const agent of AGENTS) plan.push({ name: "checkout edited", agent, input: fixture(agent, "write", target, g.dir) });
+    const { exec, seen } = execWithPlan(g, plan);
+    expect(exec.status, exec.stderr).toBe(0);
+    const by = (name: string, agent: Agent) => seen.results.find((r) => r.name === name && r.agent === agent) as Answer;
+    for (const agent of AGENTS) {
+      for (const kind of ["write", "edit", "shell", "mcp", "read"]) expectPass(agent, by(`${kind} in scope`, agent));
+      expectDeny(agent, by("outside the plan", agent), /outside the admitted plan's targets/);
+      expectDeny(agent, by("dot-dot escape", agent), /outside the admitted plan's targets/);
+      expectDeny(agent, by("forged run", agent), /no session of MD-30/);
+      expectDeny(agent, by("timeout", agent), /did not decide/);
+      expectDeny(agent, by("malformed", agent), /not JSON/);
+      expectDeny(agent, by("checkout edited", agent), /was edited since it was approved/);
+    }
+    expectDeny("claude", by("casing", "claude"), /not a tool the twinlock hook knows/);
+    expectDeny("claude", by("trailing space", "claude"), /not a tool the twinlock hook knows/);
+    expectDeny("claude", by("unknown tool", "claude"), /not a tool the twinlock hook knows/);
+    expectDeny("claude", by("huge", "claude"), /larger than/);
+    expectDeny("claude", by("symlink escape", "claude"), /outside the admitted plan's targets/);
+    // The session ended with exec: the same call is denied again.
+    const env = cleanEnv({ TWINLOCK_RUN: g.runFile, TWINLOCK_EXECUTOR: "MD-30", TWINLOCK_SESSION: seen.env.TWINLOCK_SESSION as string });
+    expectDeny("claude", hook("claude", fixture("claude", "write", target, g.dir), env), /no session of MD-30/);
+  });
+
+  it("denies a process outside the exec that copied the session's variables", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    const envFile = path.join(g.dir, "env.json");
+    const go = path.join(g.dir, "go");
+    const script = `const fs=require("fs");fs.writeFileSync(${JSON.stringify(envFile)},JSON.stringify(process.env));const t=setInterval(()=>{if(fs.existsSync(${JSON.stringify(go)})){clearInterval(t)}},50);`;
+    const child = spawn(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--", process.execPath, "-e", script], {
+      cwd: g.dir,
+      env: cleanEnv(),
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    while (!existsSync(envFile)) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 100));
+    const copied = JSON.parse(readFileSync(envFile, "utf8"));
+    const r = hook(
+      "claude",
+      fixture("claude", "write", path.join(g.dir, "cart", "cache.go"), g.dir),
+      cleanEnv({
+        TWINLOCK_RUN: copied.TWINLOCK_RUN,
+        TWINLOCK_EXECUTOR: copied.TWINLOCK_EXECUTOR,
+        TWINLOCK_SESSION: copied.TWINLOCK_SESSION,
+      }),
+    );
+    writeFileSync(go, "");
+    await exited;
+    expectDeny("claude", r, /does not come from below the exec process/);
+  });
+});
