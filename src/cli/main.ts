@@ -145,6 +145,10 @@ const HOME_COMMANDS = new Set([
   "list",
   "unpin",
   "add-pinner",
+  "serve",
+  "create",
+  "revoke",
+  "invite",
 ]);
 
 /** The package version, kept in step with package.json by a test. */

@@ -311,6 +311,57 @@ export function registerCommands(program: Command, sink: Sink): void {
     .action(async (pub, opts) => sink(await (await import("./commands/trust.js")).runTrustAddPinner(pub, opts)));
 
   program
+    .command("serve")
+    .description("run the gate server: JSON API, review pages, passkey sign-in, agent tokens (the gate home's one writer)")
+    .option("--listen <host:port>", "where to listen (default 127.0.0.1:7420; other addresses need TLS or --insecure-http)")
+    .option("--tls-cert <file>", "PEM certificate, with --tls-key")
+    .option("--tls-key <file>", "PEM private key, with --tls-cert")
+    .option("--insecure-http", "allow plain HTTP on a non-loopback address (every page says so)")
+    .option("--origin <url>", "the origin people open, when not this address (behind a proxy); passkeys bind to its host")
+    .option("--quiet", "no access log on stderr")
+    .action(async (opts) => sink(await (await import("./commands/serve.js")).runServe(opts)));
+
+  const token = program
+    .command("token")
+    .description("agents' bearer tokens for the gate server: status, freeze, present, admission check, result");
+  token
+    .command("create")
+    .description("make a token for one agent on one run (printed once, stored hashed)")
+    .requiredOption("--agent <name>", "the agent's name, for the log")
+    .requiredOption("--run <run>", "run file")
+    .option("--planner <id>", "only this pair")
+    .option("--expires-in <days>", "lifetime in days (default 1, at most 30)")
+    .option("--scopes <list>", "a subset of status,freeze,present,admission_check,result (default all five)")
+    .action(async (opts) => sink(await (await import("./commands/token.js")).runTokenCreate(opts)));
+  token
+    .command("revoke")
+    .description("revoke a token for good")
+    .argument("<id>", "tok_… from token create or token list")
+    .action(async (id, opts) => sink(await (await import("./commands/token.js")).runTokenRevoke(id, opts)));
+  token
+    .command("list")
+    .description("list the tokens (never their secrets)")
+    .action(async (opts) => sink((await import("./commands/token.js")).runTokenList(opts)));
+
+  const reviewer = program.command("reviewer").description("people who decide in the browser with a passkey");
+  reviewer
+    .command("invite")
+    .description("print a one-time enrolment link (15 minutes, single use)")
+    .argument("<name>", "the reviewer's name, as receipts will show it")
+    .option("--rights <list>", "review, consent, apply, stop (default all four)")
+    .option("--origin <url>", "the server's origin (default http://localhost:7420)")
+    .action(async (name, opts) => sink(await (await import("./commands/reviewer.js")).runReviewerInvite(name, opts)));
+  reviewer
+    .command("list")
+    .description("list enrolled reviewers")
+    .action(async (opts) => sink((await import("./commands/reviewer.js")).runReviewerList(opts)));
+  reviewer
+    .command("revoke")
+    .description("revoke a reviewer: their passkeys sign nothing more")
+    .argument("<name>", "the reviewer's name")
+    .action(async (name, opts) => sink(await (await import("./commands/reviewer.js")).runReviewerRevoke(name, opts)));
+
+  program
     .command("demo")
     .description("walk the whole gate on the bundled example suite in a temporary folder")
     .option("--keep", "keep the temporary folder and print its path")

@@ -1,0 +1,33 @@
+import { startGateServer } from "../../server/start-gate-server.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
+import { storeOption } from "../home-option.js";
+
+/**
+ * `twinlock serve`: run the gate server until SIGTERM or SIGINT, then stop
+ * taking requests, let those in flight finish, and exit 0. One access-log
+ * line per request goes to stderr as JSON (no tokens, cookies or bodies).
+ */
+export async function runServe(
+  o: CommonOptions & { listen?: string; tlsCert?: string; tlsKey?: string; insecureHttp?: boolean; origin?: string; quiet?: boolean },
+): Promise<CommandResult> {
+  const running = await startGateServer({
+    store: storeOption(o),
+    listen: o.listen,
+    tlsCert: o.tlsCert,
+    tlsKey: o.tlsKey,
+    insecureHttp: o.insecureHttp,
+    origin: o.origin,
+    log: o.quiet ? undefined : (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
+  });
+  process.stdout.write(`twinlock serve: listening on ${running.url} (open ${running.origin}); stop with Ctrl-C\n`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
+  await running.close();
+  return {
+    exitCode: 0,
+    text: `twinlock serve: stopped (${signal}) after finishing the requests in flight`,
+    json: { ok: true, stopped: signal },
+  };
+}

@@ -1,0 +1,88 @@
+import { UsageError } from "../../errors/errors.js";
+import { parsePromptId } from "../../input/parse-input.js";
+import { createAgentToken, listAgentTokens, revokeAgentToken, TOKEN_SCOPES, type TokenScope } from "../../server/agent-tokens.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
+import { storeOption } from "../home-option.js";
+
+/** `twinlock token create`: a bearer token for one agent on one run, printed once and stored hashed. */
+export async function runTokenCreate(
+  o: CommonOptions & { agent: string; run: string; planner?: string; expiresIn?: string; scopes?: string },
+): Promise<CommandResult> {
+  const store = storeOption(o);
+  const run = await store.read(o.run);
+  const planner = o.planner === undefined ? undefined : parsePromptId(o.planner, "--planner");
+  if (planner !== undefined && !run.state.workflows[planner])
+    throw new UsageError(
+      `--planner ${planner} is not a pair of run ${run.state.run_id} (pairs: ${Object.keys(run.state.workflows).join(", ")})`,
+    );
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$/.test(o.agent))
+    throw new UsageError(`--agent ${JSON.stringify(o.agent.slice(0, 40))} must be letters, digits, '.', '_' or '-'`);
+  const days = o.expiresIn === undefined ? undefined : Number(o.expiresIn.replace(/d$/, ""));
+  const scopes = o.scopes === undefined ? undefined : parseScopes(o.scopes);
+  const { token, record } = await createAgentToken(store.home, {
+    agent: o.agent,
+    runId: run.state.run_id,
+    planner,
+    scopes,
+    expiresInDays: days,
+  });
+  const text = [
+    `token ${record.id} for agent ${record.agent} on run ${record.run_id}${record.planner ? ` (${record.planner} only)` : ""}, until ${record.expires_at}`,
+    `scopes: ${record.scopes.join(", ")} (never review, consent, apply approval, stops, pins, enrolment or tokens)`,
+    "give it to the agent as `Authorization: Bearer <token>`; it is shown once and stored only as its hash:",
+    token,
+  ].join("\n");
+  return {
+    exitCode: 0,
+    text,
+    json: {
+      ok: true,
+      token,
+      id: record.id,
+      agent: record.agent,
+      run_id: record.run_id,
+      planner: record.planner,
+      scopes: record.scopes,
+      expires_at: record.expires_at,
+    },
+  };
+}
+
+function parseScopes(text: string): TokenScope[] {
+  const list = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = list.find((s) => !(TOKEN_SCOPES as readonly string[]).includes(s));
+  if (bad !== undefined || list.length === 0)
+    throw new UsageError(
+      `--scopes ${JSON.stringify(text.slice(0, 80))}: ${bad === undefined ? "no scope given" : `${JSON.stringify(bad.slice(0, 40))} is not a scope`}; choose from ${TOKEN_SCOPES.join(", ")}`,
+    );
+  return list as TokenScope[];
+}
+
+/** `twinlock token revoke ID`. */
+export async function runTokenRevoke(id: string, o: CommonOptions): Promise<CommandResult> {
+  const record = await revokeAgentToken(storeOption(o).home, id);
+  return {
+    exitCode: 0,
+    text: `revoked token ${record.id} (agent ${record.agent}, run ${record.run_id})`,
+    json: { ok: true, id: record.id, revoked_at: record.revoked_at },
+  };
+}
+
+/** `twinlock token list`: every token, never a secret. */
+export function runTokenList(o: CommonOptions): CommandResult {
+  const tokens = listAgentTokens(storeOption(o).home);
+  const now = Date.now();
+  const text =
+    tokens.length === 0
+      ? "no agent tokens"
+      : tokens
+          .map(
+            (t) =>
+              `${t.id}  ${t.agent}  ${t.run_id}${t.planner ? `/${t.planner}` : ""}  ${t.revoked_at ? `revoked ${t.revoked_at}` : Date.parse(t.expires_at) <= now ? `expired ${t.expires_at}` : `until ${t.expires_at}`}`,
+          )
+          .join("\n");
+  return { exitCode: 0, text, json: { ok: true, tokens: tokens.map(({ secret_sha256: _s, ...t }) => t) } };
+}
