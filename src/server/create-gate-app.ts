@@ -32,7 +32,6 @@ import { renderRunPage } from "../web/render-run-page.js";
 import { renderSignInPage } from "../web/render-signin-page.js";
 import type { LayoutView } from "../web/view-model.js";
 import { type AgentToken, type TokenScope, verifyAgentToken } from "./agent-tokens.js";
-import { apiPaths } from "./api-paths.js";
 import {
   AdmissionCheckRequest,
   ApplyApprovalRequest,
