@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { ConflictError, EXIT, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import { showInvisible } from "../input/clean-text.js";
+import { VERSION } from "../version.js";
 import type { CommandResult } from "./command-result.js";
 import { describeUsageError } from "./describe-usage-error.js";
 import { registerCommands } from "./register-commands.js";
@@ -149,7 +150,7 @@ const HOME_COMMANDS = new Set([
   "create",
   "revoke",
   "invite",
+  "mcp",
 ]);
 
-/** The package version, kept in step with package.json by a test. */
-export const VERSION = "0.1.0";
+export { VERSION };

@@ -321,6 +321,15 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--quiet", "no access log on stderr")
     .action(async (opts) => sink(await (await import("./commands/serve.js")).runServe(opts)));
 
+  program
+    .command("mcp")
+    .description("the agent's MCP server over stdio for one run: status, readiness, freeze, review request, admission check, result")
+    .requiredOption("--run <run>", "run file")
+    .option("--planner <id>", "only this pair")
+    .option("--server <url>", "the gate server's origin, for review page links")
+    .option("--actor <name>", "the agent's name in the log (default mcp-agent)")
+    .action(async (opts) => sink(await (await import("./commands/mcp.js")).runMcp(opts)));
+
   const token = program
     .command("token")
     .description("agents' bearer tokens for the gate server: status, freeze, present, admission check, result");

@@ -1,0 +1,40 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { parsePromptId } from "../../input/parse-input.js";
+import { createTwinlockMcpServer } from "../../mcp/create-twinlock-mcp-server.js";
+import { TOKEN_SCOPES } from "../../server/agent-tokens.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
+import { storeOption } from "../home-option.js";
+
+/**
+ * `twinlock mcp --run RUN`: the agent's MCP server over stdio, for one run.
+ * It acts as the user who starts it (its gate home must be theirs); where
+ * the agent must not reach the gate home, connect the agent to
+ * `twinlock serve`'s `/mcp` endpoint with an agent token instead.
+ */
+export async function runMcp(
+  o: CommonOptions & { run: string; planner?: string; server?: string; actor?: string },
+): Promise<CommandResult> {
+  const store = storeOption(o);
+  const run = await store.read(o.run);
+  const planner = o.planner === undefined ? null : parsePromptId(o.planner, "--planner");
+  const origin = o.server?.replace(/\/+$/, "");
+  const server = createTwinlockMcpServer({
+    store,
+    ref: o.run,
+    runId: run.state.run_id,
+    planner,
+    scopes: TOKEN_SCOPES,
+    actor: o.actor ?? "mcp-agent",
+    reviewUrl: (p, revision) =>
+      origin ? `${origin}/runs/${encodeURIComponent(run.state.run_id)}/pairs/${encodeURIComponent(p)}/revisions/${revision}` : null,
+  });
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once("end", () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close();
+  return { exitCode: 0, text: "", json: { ok: true } };
+}

@@ -1,0 +1,314 @@
+import "../schemas/zod-setup.js";
+import path from "node:path";
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { RefusalError } from "../errors/errors.js";
+import { admit } from "../gate/admit.js";
+import { closeWorkflow } from "../gate/close-workflow.js";
+import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
+import { loadRunSuite } from "../gate/load-run-suite.js";
+import { pairStatusFromRun } from "../gate/pair-status.js";
+import { presentPlan } from "../gate/present-plan.js";
+import { checkReadiness } from "../handoff/check-readiness.js";
+import { loadPinnedPolicy, promptFileDigest } from "../home/suite-pins.js";
+import { shellQuote } from "../run/next-step.js";
+import { promptId } from "../run/run-schema.js";
+import type { TokenScope } from "../server/agent-tokens.js";
+import { AdmissionCheckRequest, FreezeRequest, ResultRequest } from "../server/api-schemas.js";
+import { describeProblem } from "../server/http-problem.js";
+import type { RunStore } from "../store/run-store.js";
+import { VERSION } from "../version.js";
+
+/** What one MCP session may reach: one run (and perhaps one pair), some scopes, an actor name for the log. */
+export interface McpGateContext {
+  store: RunStore;
+  /** The run as the store names it (the folder store: the run file's path). */
+  ref: string;
+  runId: string;
+  /** Only this pair, when the token says so. */
+  planner: string | null;
+  scopes: readonly TokenScope[];
+  actor: string;
+  /** The review page of a revision, when a gate server serves this home; null over stdio without one. */
+  reviewUrl: (planner: string, revision: number) => string | null;
+}
+
+/**
+ * The names of every tool the MCP server offers. None reviews, consents,
+ * approves an apply, lifts a stop, pins, enrols or signs with a reviewer's
+ * key: a test lists the server's tools and fails on any such capability.
+ */
+export const MCP_TOOLS = [
+  "twinlock_status",
+  "twinlock_readiness",
+  "twinlock_submit_handoff",
+  "twinlock_request_review",
+  "twinlock_check_admission",
+  "twinlock_report_result",
+] as const;
+
+const plannerArg = promptId.describe("the planner prompt's ID (e.g. MD-29)");
+
+/**
+ * An MCP server for the agent's side of the gate (SPEC §11), over whatever
+ * transport the caller connects (stdio from `twinlock mcp`, Streamable HTTP
+ * from `twinlock serve` with an agent token). Every tool calls the same
+ * library function as the CLI and the JSON API, and answers with data plus
+ * one line for the model; a refusal is a tool error with its stable code.
+ */
+export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
+  const server = new McpServer(
+    { name: "twinlock", version: VERSION },
+    {
+      instructions:
+        "twinlock gates execution: freeze your plan (twinlock_submit_handoff), ask a person to review it (twinlock_request_review), and check whether the executor would be admitted (twinlock_check_admission). Only a person can review, approve and consent; no tool here can.",
+    },
+  );
+  const need = (scope: TokenScope, planner?: string) => {
+    if (!ctx.scopes.includes(scope)) throw new RefusalError(`this session does not have the ${scope} scope`, { code: "TOKEN_SCOPE" });
+    if (planner !== undefined && ctx.planner !== null && planner !== ctx.planner)
+      throw new RefusalError(`this session is for ${ctx.planner}, not ${planner}`, { code: "TOKEN_PAIR" });
+  };
+
+  server.registerTool(
+    "twinlock_status",
+    {
+      title: "Pair status",
+      description: "The state of one pair of the run (or every pair): revision, frozen hash, the next step, open stops. Read-only.",
+      inputSchema: { planner: plannerArg.optional() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ planner }) =>
+      answer(async () => {
+        need("status", planner);
+        const run = await ctx.store.read(ctx.ref);
+        const planners = planner ? [planner] : Object.keys(run.state.workflows).filter((p) => ctx.planner === null || p === ctx.planner);
+        const statuses = [];
+        for (const p of planners) statuses.push(await pairStatusFromRun(ctx.store, ctx.ref, p));
+        return {
+          text: statuses.map((s) => `${s.planner}→${s.executor}: ${s.state}, revision ${s.revision}; next: ${s.next_action}`).join("\n"),
+          data: { statuses },
+        };
+      }),
+  );
+
+  server.registerTool(
+    "twinlock_readiness",
+    {
+      title: "Handoff readiness",
+      description:
+        "Check the live handoff folder against the pinned suite's handoff format before freezing: every problem, by file and record. Read-only.",
+      inputSchema: { planner: plannerArg, handoff_dir: FreezeRequest.shape.handoff_dir },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ planner, handoff_dir }) =>
+      answer(async () => {
+        need("status", planner);
+        const run = await ctx.store.read(ctx.ref);
+        const wf = run.state.workflows[planner];
+        const dir = handoff_dir ?? wf?.handoff?.dir;
+        if (!dir)
+          throw new RefusalError(`give handoff_dir: ${planner} has no frozen handoff yet to take the folder from`, { code: "BAD_INPUT" });
+        const policy = loadPinnedPolicy(ctx.store.home, run.state.suite);
+        const report = checkReadiness(resolveBesideRun(ctx.ref, dir), policy.handoffFormat);
+        return {
+          text: report.ready
+            ? `ready: ${report.dir}`
+            : `not ready (${report.problems.length} problems): ${report.problems
+                .slice(0, 10)
+                .map((p) => `${p.file}: ${p.message}`)
+                .join("; ")}`,
+          data: { ready: report.ready, problems: report.problems },
+        };
+      }),
+  );
+
+  server.registerTool(
+    "twinlock_submit_handoff",
+    {
+      title: "Freeze the handoff",
+      description:
+        "Freeze the planner's handoff folder (a relative handoff_dir is taken from the run file's folder): the gate copies and hashes every file; the reviewer is shown exactly these bytes. Returns the hash and revision.",
+      inputSchema: { planner: plannerArg, handoff_dir: FreezeRequest.shape.handoff_dir },
+    },
+    async ({ planner, handoff_dir }) =>
+      answer(async () => {
+        need("freeze", planner);
+        const handoffDir = handoff_dir === undefined ? undefined : resolveBesideRun(ctx.ref, handoff_dir);
+        const r = await freezePairHandoff({ store: ctx.store, run: ctx.ref, planner, handoffDir, actor: ctx.actor });
+        const url = ctx.reviewUrl(planner, r.revision);
+        return {
+          text: `froze revision ${r.revision} of ${planner}: ${r.hash}; state ${r.workflow.state}. Ask a person to review it (twinlock_request_review).`,
+          data: { hash: r.hash, revision: r.revision, state: r.workflow.state, review_url: url },
+        };
+      }),
+  );
+
+  server.registerTool(
+    "twinlock_request_review",
+    {
+      title: "Ask a person to review",
+      description:
+        "The review page of the current frozen revision and the exact command a person runs in a terminal. Only a person can review; this only tells you what to hand them.",
+      inputSchema: { planner: plannerArg },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ planner }) =>
+      answer(async () => {
+        need("present", planner);
+        const run = await ctx.store.read(ctx.ref);
+        const wf = run.state.workflows[planner];
+        if (!wf?.handoff)
+          throw new RefusalError(`${planner} has nothing frozen to review; freeze it first (twinlock_submit_handoff)`, {
+            code: "NOT_FROZEN",
+          });
+        const url = ctx.reviewUrl(planner, wf.revision);
+        const command = `twinlock present ${shellQuote(ctx.ref)} ${planner}   # then: twinlock review-pair-plan ${shellQuote(ctx.ref)} ${planner} --decision approved --handoff-hash ${wf.handoff.hash} --key FILE`;
+        return {
+          text: `Ask a person to review revision ${wf.revision} of ${planner} (${wf.handoff.hash})${url ? ` at ${url}` : ""}, or in a terminal: ${command}`,
+          data: { revision: wf.revision, hash: wf.handoff.hash, review_url: url, command },
+        };
+      }),
+  );
+
+  server.registerTool(
+    "twinlock_check_admission",
+    {
+      title: "Would the executor be admitted?",
+      description: "Every admission check for the executor, now, without recording anything or using the consent.",
+      inputSchema: { executor: promptId.describe("the executor prompt's ID (e.g. MD-30)"), ...AdmissionCheckRequest.shape },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ executor, planner, mode, environment, actions }) =>
+      answer(async () => {
+        const run = await ctx.store.read(ctx.ref);
+        const wf = Object.values(run.state.workflows).find((w) => w.executor === executor);
+        need("admission_check", wf?.planner ?? planner);
+        const r = await admit({
+          store: ctx.store,
+          run: ctx.ref,
+          executor,
+          planner,
+          mode,
+          environment,
+          actions,
+          dry: true,
+          actor: ctx.actor,
+        });
+        const failed = r.checks.filter((c) => !c.ok);
+        return {
+          text: r.admitted
+            ? `${executor} would be admitted (every check passes)`
+            : `${executor} would NOT be admitted: ${failed.map((c) => `${c.name}: ${c.detail}`).join("; ")}`,
+          data: { would_admit: r.admitted, checks: r.checks, unsigned: r.unsigned },
+        };
+      }),
+  );
+
+  server.registerTool(
+    "twinlock_report_result",
+    {
+      title: "Report the result",
+      description: "Close the pair's workflow with how the work ended (verified, failed, rolled_back, abandoned) and what was left undone.",
+      inputSchema: { planner: plannerArg, ...ResultRequest.shape },
+    },
+    async ({ planner, result, residual }) =>
+      answer(async () => {
+        need("result", planner);
+        const r = await closeWorkflow({ store: ctx.store, run: ctx.ref, planner, result, residual, actor: ctx.actor });
+        return { text: `recorded ${result} for ${planner}; state ${r.workflow.state}`, data: { state: r.workflow.state } };
+      }),
+  );
+
+  server.registerResource(
+    "frozen-plan",
+    new ResourceTemplate("twinlock://runs/{runId}/pairs/{planner}/revisions/{revision}/plan", { list: undefined }),
+    { title: "Frozen plan", description: "A revision's plan as the reviewer sees it, from the frozen bytes", mimeType: "text/markdown" },
+    async (uri, vars) => {
+      const planner = String(vars.planner);
+      need("present", planner);
+      if (vars.runId !== ctx.runId) throw new RefusalError(`this session is for run ${ctx.runId}`, { code: "TOKEN_RUN" });
+      const p = await presentPlan(ctx.store, ctx.ref, planner, { revision: Number(vars.revision) });
+      return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: p.markdown }] };
+    },
+  );
+  server.registerResource(
+    "receipts",
+    new ResourceTemplate("twinlock://runs/{runId}/receipts", { list: undefined }),
+    {
+      title: "Receipts",
+      description: "Every receipt of the run (reviews, consents, approvals, admissions), as JSON",
+      mimeType: "application/json",
+    },
+    async (uri, vars) => {
+      need("status");
+      if (vars.runId !== ctx.runId) throw new RefusalError(`this session is for run ${ctx.runId}`, { code: "TOKEN_RUN" });
+      const run = await ctx.store.read(ctx.ref);
+      const receipts = Object.values(run.state.workflows)
+        .filter((w) => ctx.planner === null || w.planner === ctx.planner)
+        .map((w) => ({
+          planner: w.planner,
+          executor: w.executor,
+          freeze: w.handoff?.receipt ?? null,
+          reviews: w.reviews,
+          consents: w.consents,
+          apply_approvals: w.apply_approvals,
+          admissions: w.admissions,
+        }));
+      return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(receipts, null, 1) }] };
+    },
+  );
+
+  server.registerPrompt(
+    "twinlock_executor",
+    {
+      title: "The consented executor",
+      description:
+        "The text of exactly the executor a person consented to, found by the file digest the consent bound; nothing when there is no live consent.",
+      argsSchema: { executor: z.string().describe("the executor prompt's ID") },
+    },
+    async ({ executor }) => {
+      const run = await ctx.store.read(ctx.ref);
+      const wf = Object.values(run.state.workflows).find((w) => w.executor === executor);
+      need("status", wf?.planner);
+      const consent = wf?.consents[wf.consents.length - 1];
+      if (!wf || !consent || consent.decision !== "approved" || consent.handoff_hash !== wf.handoff?.hash)
+        throw new RefusalError(`${executor} has no live consent in run ${ctx.runId}; a person consents first`, { code: "NO_CONSENT" });
+      const pinned = loadRunSuite(ctx.store.home, run.state, wf);
+      const prompt = pinned.suite.prompts.find((p) => p.id === executor && promptFileDigest(pinned.suite, p) === consent.executor_digest);
+      if (!prompt)
+        throw new RefusalError(
+          `the executor file the consent bound (${consent.executor_digest}) is not in the pinned suite any more; it changed since consent`,
+          {
+            code: "EXECUTOR_CHANGED",
+          },
+        );
+      return {
+        description: `${prompt.id} (${prompt.title ?? prompt.id}), the exact file consented to (${consent.executor_digest})`,
+        messages: [{ role: "user", content: { type: "text", text: prompt.body } }],
+      };
+    },
+  );
+  return server;
+}
+
+/** A tool's answer: one line for the model, and the data as structured content. A refusal becomes a tool error with its stable code. */
+async function answer(work: () => Promise<{ text: string; data: Record<string, unknown> }>) {
+  try {
+    const { text, data } = await work();
+    return { content: [{ type: "text" as const, text }], structuredContent: { ok: true, ...data } };
+  } catch (error) {
+    const { body, status } = describeProblem(error);
+    if (status === 500) process.stderr.write(`twinlock mcp: internal error: ${(error as Error).stack}\n`);
+    return {
+      isError: true,
+      content: [{ type: "text" as const, text: `${body.code}: ${body.message}` }],
+      structuredContent: body as unknown as Record<string, unknown>,
+    };
+  }
+}
+
+/** A handoff folder named relative to the run file, as the CLI reads it. */
+function resolveBesideRun(ref: string, dir: string): string {
+  return path.resolve(path.dirname(path.resolve(ref)), dir);
+}

@@ -1,0 +1,33 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { AgentToken } from "../server/agent-tokens.js";
+import type { RunStore } from "../store/run-store.js";
+import { createTwinlockMcpServer } from "./create-twinlock-mcp-server.js";
+
+/**
+ * Answer one MCP request over Streamable HTTP for an agent's token
+ * (stateless: a server and a transport per request, JSON responses). The
+ * session reaches exactly the token's run, pair and scopes.
+ */
+export async function serveMcpOverHttp(
+  request: Request,
+  context: { store: RunStore; token: AgentToken; ref: string; origin: string },
+): Promise<Response> {
+  const { token } = context;
+  const server = createTwinlockMcpServer({
+    store: context.store,
+    ref: context.ref,
+    runId: token.run_id,
+    planner: token.planner,
+    scopes: token.scopes,
+    actor: `agent:${token.agent}`,
+    reviewUrl: (planner, revision) =>
+      `${context.origin}/runs/${encodeURIComponent(token.run_id)}/pairs/${encodeURIComponent(planner)}/revisions/${revision}`,
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request);
+  } finally {
+    await server.close();
+  }
+}
