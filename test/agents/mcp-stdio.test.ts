@@ -97,7 +97,8 @@ describe("twinlock mcp over stdio, through the MCP SDK's own client", () => {
     await consent(g, true, { handoffHash: frozenHash(g) });
     const prompt = await client.getPrompt({ name: "twinlock_executor", arguments: { executor: EXECUTOR } });
     expect(prompt.description).toContain(EXECUTOR);
-    expect((prompt.messages[0]?.content as { text: string }).text.length).toBeGreaterThan(100);
+    const text = prompt.messages.map((m) => (m.content as { text?: string }).text ?? "").join("");
+    expect(text.length).toBeGreaterThan(100);
     const check = await client.callTool({ name: "twinlock_check_admission", arguments: { executor: EXECUTOR } });
     expect((check.structuredContent as { would_admit: boolean }).would_admit).toBe(true);
   });
