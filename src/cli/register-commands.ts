@@ -374,7 +374,16 @@ export function registerCommands(program: Command, sink: Sink): void {
     .command("demo")
     .description("walk the whole gate on the bundled example suite in a temporary folder")
     .option("--keep", "keep the temporary folder and print its path")
-    .action(async (opts) => sink(await (await import("./commands/demo.js")).runDemo(opts)));
+    .option("--serve", "set the example up for the browser (a frozen revision, an enrolment link, an agent token) and run the gate server")
+    .option("--listen <host:port>", "with --serve: where the server listens (default 127.0.0.1:7420)")
+    .option("--dir <dir>", "with --serve: the folder to set up in (default: a new temporary one, kept)")
+    .action(async (opts) =>
+      sink(
+        opts.serve
+          ? await (await import("./commands/demo-serve.js")).runDemoServe(opts)
+          : await (await import("./commands/demo.js")).runDemo(opts),
+      ),
+    );
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -222,7 +222,7 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
 }
 
 /** Add reviewers to a suite's twinlock.yaml and require signed receipts, keeping its comments. */
-function listReviewers(configFile: string, reviewers: Array<{ name: string; public_key: string; rights: string[] }>): void {
+export function listReviewers(configFile: string, reviewers: Array<{ name: string; public_key: string; rights: string[] }>): void {
   const doc = parseDocument(readFileSync(configFile, "utf8"));
   doc.set("reviewers", reviewers);
   doc.setIn(["policies", "require_signed_receipts"], true);
