@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import { RECORD_ID_PATTERN } from "../handoff/handoff-records.js";
-import { createRun } from "../home/run-ledger.js";
 import { loadPinnedSuite, pinForFolder, requirePinnedPair } from "../home/suite-pins.js";
 import { findHiddenInName } from "../input/clean-text.js";
 import { clip } from "../input/parse-input.js";
@@ -87,9 +86,8 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
     budget: input.budget ?? null,
   };
   const runId = `run_${randomBytes(8).toString("hex")}`;
-  return createRun(
+  return input.store.create(
     input.run,
-    input.store.home,
     [
       {
         type: "run_created",
