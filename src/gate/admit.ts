@@ -2,7 +2,7 @@ import type { KeyObject } from "node:crypto";
 import path from "node:path";
 import { ConflictError, IntegrityError, RefusalError } from "../errors/errors.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
-import { findConsumedConsent } from "../home/consumed-consents.js";
+import type { ConsumedConsent } from "../home/consumed-consents.js";
 import { checkoutFrozenBytes, requireCheckoutTarget, verifyFrozenBytes } from "../home/frozen-bytes.js";
 import { frozenActionIds } from "../home/frozen-records.js";
 import { loadPinnedPolicy, type PinnedSuite } from "../home/suite-pins.js";
@@ -69,6 +69,8 @@ interface Gathered {
   frozenBytes: string[];
   actionIds: string[];
   executorDigestNow: string | null;
+  /** The store's record that the latest consent was already used (by any copy of the run), if it was. */
+  consumed: ConsumedConsent | undefined;
 }
 
 /**
@@ -166,6 +168,7 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
     pinProblem = error.message;
   }
   const runDir = path.dirname(path.resolve(input.run));
+  const consent = wf?.consents[wf.consents.length - 1];
   let executorDigestNow: string | null = null;
   if (pinned && wf) {
     try {
@@ -182,6 +185,7 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
     frozenBytes: wf?.handoff ? verifyFrozenBytes(input.store.home, wf.handoff.files) : [],
     actionIds: wf?.handoff && pinned ? frozenActionIds(input.store.home, wf.handoff.files, pinned.handoffFormat) : [],
     executorDigestNow,
+    consumed: consent ? await input.store.findConsumedConsent(receiptHash(consent)) : undefined,
   };
 }
 
@@ -196,7 +200,8 @@ function evaluate(
 ): { wf: Workflow | undefined; checks: AdmissionCheck[]; request?: AdmissionRequest } {
   const config: SuiteConfig = g.pinned?.config ?? { policies: { require_signed_receipts: true } };
   const consent = wf?.consents[wf.consents.length - 1];
-  const consumed = consent ? findConsumedConsent(input.store.home, receiptHash(consent)) : undefined;
+  // Gathered before the lock: the decision under the lock re-runs only on the very state gathered (same head).
+  const consumed = consent ? g.consumed : undefined;
   const untrustedStopLifts = state.stops
     .filter((s) => s.resolved_at !== null && (s.workflow === null || s.workflow === wf?.planner))
     .flatMap((s) => {

@@ -1,6 +1,7 @@
 import { readRunFileUnverified } from "../store/run-file.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import type { RunListing, RunStore } from "../store/run-store.js";
+import { findConsumedConsent } from "./consumed-consents.js";
 import type { GateHome } from "./gate-home.js";
 import { listCheckpoints } from "./run-checkpoints.js";
 import { createRun, readRun, updateRun } from "./run-ledger.js";
@@ -18,6 +19,7 @@ export function folderRunStore(home: GateHome): RunStore {
     readUnverified: async (ref) => readRunFileUnverified(resolveRunFile(ref)),
     create: (ref, drafts, now) => createRun(ref, home, drafts, now),
     update: (ref, decide, options) => updateRun(ref, home, decide, options),
+    findConsumedConsent: async (hash) => findConsumedConsent(home, hash),
     list: async () => listRuns(home),
   };
 }

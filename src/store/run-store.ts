@@ -1,3 +1,4 @@
+import type { ConsumedConsent } from "../home/consumed-consents.js";
 import type { GateHome } from "../home/gate-home.js";
 import type { RunFile } from "../run/run-schema.js";
 import type { EventDraft, LoadedRun } from "./run-file.js";
@@ -45,6 +46,8 @@ export interface RunStore {
     decide: (run: LoadedRun) => Promise<{ events: EventDraft[]; result: T }> | { events: EventDraft[]; result: T },
     options?: UpdateOptions,
   ): Promise<{ run: LoadedRun; result: T }>;
+  /** The record that a consent was used by an admission (of any copy of its run), if it was: a consent is used once. */
+  findConsumedConsent(consentHash: string): Promise<ConsumedConsent | undefined>;
   /** Every run this store holds, newest first. */
   list(): Promise<RunListing[]>;
 }

@@ -68,7 +68,9 @@ export function runStoreContract(name: string, open: () => Promise<StoreHarness>
 
     it("refuses to read a run it does not hold", () =>
       withStore(async ({ store, newRef }) => {
-        await expect(store.read(newRef())).rejects.toSatisfy((e) => e instanceof UsageError || e instanceof IntegrityError || e instanceof RefusalError);
+        await expect(store.read(newRef())).rejects.toSatisfy(
+          (e) => e instanceof UsageError || e instanceof IntegrityError || e instanceof RefusalError,
+        );
       }));
 
     it("appends a decision's events, numbered and chained, and returns the run as written", () =>
@@ -99,7 +101,9 @@ export function runStoreContract(name: string, open: () => Promise<StoreHarness>
         const ref = newRef();
         await store.create(ref, [created(store)], AT);
         await store.update(ref, () => ({ events: [stop("a")], result: undefined }));
-        await expect(store.update(ref, () => ({ events: [stop("b")], result: undefined }), { expectedRevision: 1 })).rejects.toBeInstanceOf(ConflictError);
+        await expect(store.update(ref, () => ({ events: [stop("b")], result: undefined }), { expectedRevision: 1 })).rejects.toBeInstanceOf(
+          ConflictError,
+        );
         expect((await store.read(ref)).file.revision).toBe(2);
       }));
 
@@ -130,7 +134,8 @@ export function runStoreContract(name: string, open: () => Promise<StoreHarness>
       withStore(async ({ store, newRef }) => {
         const refs = [newRef(), newRef()];
         const ids: string[] = [];
-        for (const [i, ref] of refs.entries()) ids.push((await store.create(ref, [created(store)], new Date(AT.getTime() + i * 1000))).state.run_id);
+        for (const [i, ref] of refs.entries())
+          ids.push((await store.create(ref, [created(store)], new Date(AT.getTime() + i * 1000))).state.run_id);
         const listed = await store.list();
         const mine = listed.filter((l) => ids.includes(l.run_id));
         expect(mine.map((l) => l.run_id)).toEqual([...ids].reverse());
@@ -140,14 +145,17 @@ export function runStoreContract(name: string, open: () => Promise<StoreHarness>
     it("keeps any sequence of appended decisions replayable to the state it reports (property)", () =>
       withStore(async ({ store, newRef }) => {
         await fc.assert(
-          fc.asyncProperty(fc.array(fc.array(fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/), { minLength: 0, maxLength: 3 }), { maxLength: 6 }), async (batches) => {
-            const ref = newRef();
-            await store.create(ref, [created(store)], AT);
-            for (const batch of batches) await store.update(ref, () => ({ events: batch.map(stop), result: undefined }));
-            const run = await store.read(ref);
-            expect(run.file.revision).toBe(1 + batches.flat().length);
-            expect(run.state.stops.map((s) => s.reason)).toEqual(batches.flat());
-          }),
+          fc.asyncProperty(
+            fc.array(fc.array(fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/), { minLength: 0, maxLength: 3 }), { maxLength: 6 }),
+            async (batches) => {
+              const ref = newRef();
+              await store.create(ref, [created(store)], AT);
+              for (const batch of batches) await store.update(ref, () => ({ events: batch.map(stop), result: undefined }));
+              const run = await store.read(ref);
+              expect(run.file.revision).toBe(1 + batches.flat().length);
+              expect(run.state.stops.map((s) => s.reason)).toEqual(batches.flat());
+            },
+          ),
           { numRuns: 15 },
         );
       }));
