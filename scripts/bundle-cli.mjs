@@ -25,7 +25,19 @@ await build({
   target: "node20",
   // Libraries only some commands use load from node_modules when those commands run (the server, passkeys, the
   // pages, MCP), so the bundle every hook call starts stays small.
-  external: ["ajv", "ajv/*", "hono", "hono/*", "@hono/*", "@simplewebauthn/*", "markdown-it", "@modelcontextprotocol/*", "playwright-core"],
+  external: [
+    "ajv",
+    "ajv/*",
+    "pg",
+    "pg-native",
+    "hono",
+    "hono/*",
+    "@hono/*",
+    "@simplewebauthn/*",
+    "markdown-it",
+    "@modelcontextprotocol/*",
+    "playwright-core",
+  ],
   // Modules find the package's files from import.meta.url (src/package-root.ts); the bundle sits where they did, one below the root.
   define: { "import.meta.url": "__twinlockModuleUrl" },
   banner: { js: 'const __twinlockModuleUrl = require("node:url").pathToFileURL(__filename).href;' },

@@ -1,5 +1,7 @@
+import { UsageError } from "../errors/errors.js";
 import { folderRunStore } from "../home/folder-run-store.js";
 import { type GateHome, openGateHome } from "../home/gate-home.js";
+import { postgresRunStore } from "../store/postgres/postgres-run-store.js";
 import type { RunStore } from "../store/run-store.js";
 
 /** The gate home from `--home DIR`, else TWINLOCK_HOME, else the XDG state folder; created only where a person sets it up (`trust pin`). */
@@ -7,7 +9,18 @@ export function homeOption(o: { home?: string }, options: { create?: boolean } =
   return openGateHome(o.home, { create: options.create ?? false });
 }
 
-/** The run store the gate home holds (the embedded folder store: runs are run files, named by path). */
-export function storeOption(o: { home?: string }): RunStore {
-  return folderRunStore(homeOption(o));
+/**
+ * The run store: `--store postgres://…` (or TWINLOCK_STORE) for a team's
+ * PostgreSQL database, else the gate home's embedded folder store (runs are
+ * run files, named by path). The gate home is used either way for the pins,
+ * the frozen bytes and the reviewers.
+ */
+export function storeOption(o: { home?: string; store?: string }): RunStore {
+  const url = o.store ?? (process.env.TWINLOCK_STORE || undefined);
+  if (url === undefined) return folderRunStore(homeOption(o));
+  if (!/^postgres(ql)?:\/\//.test(url))
+    throw new UsageError(
+      `--store ${JSON.stringify(url.slice(0, 60))} is not a store; give postgres://USER@HOST:PORT/DB, or leave it out for the gate home's folder store`,
+    );
+  return postgresRunStore(url, homeOption(o));
 }

@@ -51,6 +51,10 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       sub.addOption(
         new Option("--home <dir>", "gate home (default: TWINLOCK_HOME, else $XDG_STATE_HOME/twinlock, else ~/.local/state/twinlock)"),
       );
+    if (STORE_COMMANDS.has(sub.name()))
+      sub.addOption(
+        new Option("--store <url>", "a team's PostgreSQL store, postgres://… (default: TWINLOCK_STORE, else the gate home's folder store)"),
+      );
   }
   if (argv.length === 0) {
     // No command: show what there is, and say it was not a complete call.
@@ -120,6 +124,28 @@ function emit(ctx: { json: boolean; io: CliIo }, code: number, kind: string, raw
   else ctx.io.stderr(`twinlock: ${message}\n`);
   return code;
 }
+
+/** Commands that read or write runs, so take `--store URL` as well. */
+const STORE_COMMANDS = new Set([
+  "init-run",
+  "freeze-pair-handoff",
+  "present",
+  "review-pair-plan",
+  "consent-pair-execution",
+  "approve-apply",
+  "admit",
+  "dry-run",
+  "dry-run-result",
+  "pair-status",
+  "stop",
+  "resolve-stop",
+  "close",
+  "checkout",
+  "serve",
+  "create",
+  "mcp",
+  "migrate",
+]);
 
 /** Commands that read or write the gate home, so take `--home DIR`. */
 const HOME_COMMANDS = new Set([

@@ -330,6 +330,11 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--actor <name>", "the agent's name in the log (default mcp-agent)")
     .action(async (opts) => sink(await (await import("./commands/mcp.js")).runMcp(opts)));
 
+  const db = program.command("db").description("a team's PostgreSQL store");
+  db.command("migrate")
+    .description("apply this twinlock's schema migrations to the database (refuses a newer schema)")
+    .action(async (opts) => sink(await (await import("./commands/db.js")).runDbMigrate(opts)));
+
   const token = program
     .command("token")
     .description("agents' bearer tokens for the gate server: status, freeze, present, admission check, result");

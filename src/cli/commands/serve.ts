@@ -1,4 +1,5 @@
 import { startGateServer } from "../../server/start-gate-server.js";
+import { requireCurrentSchema } from "../../store/postgres/postgres-run-store.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
 
@@ -8,10 +9,21 @@ import { storeOption } from "../home-option.js";
  * line per request goes to stderr as JSON (no tokens, cookies or bodies).
  */
 export async function runServe(
-  o: CommonOptions & { listen?: string; tlsCert?: string; tlsKey?: string; insecureHttp?: boolean; origin?: string; quiet?: boolean },
+  o: CommonOptions & {
+    store?: string;
+    listen?: string;
+    tlsCert?: string;
+    tlsKey?: string;
+    insecureHttp?: boolean;
+    origin?: string;
+    quiet?: boolean;
+  },
 ): Promise<CommandResult> {
+  const store = storeOption(o);
+  // A PostgreSQL store must be at this build's schema before any request is served.
+  if ("pool" in store) await requireCurrentSchema(store.pool as never, (o as { store?: string }).store ?? process.env.TWINLOCK_STORE ?? "");
   const running = await startGateServer({
-    store: storeOption(o),
+    store,
     listen: o.listen,
     tlsCert: o.tlsCert,
     tlsKey: o.tlsKey,
@@ -25,6 +37,7 @@ export async function runServe(
     process.once("SIGINT", () => resolve("SIGINT"));
   });
   await running.close();
+  if ("end" in store) await (store as { end(): Promise<void> }).end();
   return {
     exitCode: 0,
     text: `twinlock serve: stopped (${signal}) after finishing the requests in flight`,

@@ -1,0 +1,50 @@
+/**
+ * The PostgreSQL schema, as numbered migrations applied in order by
+ * `twinlock db migrate` (SPEC §10 team store). A migration is never edited
+ * once released: a change is a new one. The `twinlock_schema` table records
+ * which are applied; a database holding a newer one than this build knows
+ * is refused, never written.
+ */
+export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: "runs, events, consumed consents",
+    sql: `
+CREATE TABLE twinlock_runs (
+  run_id      text PRIMARY KEY CHECK (run_id ~ '^run_[0-9a-f]{16}$'),
+  -- The name its creator gave it (as a run file names a folder-store run); unique, and never another run's ID.
+  name        text UNIQUE,
+  home_id     text NOT NULL,
+  revision    integer NOT NULL CHECK (revision >= 1),
+  head        text NOT NULL,
+  state       text NOT NULL,
+  created_at  timestamptz NOT NULL,
+  updated_at  timestamptz NOT NULL
+);
+CREATE INDEX twinlock_runs_updated ON twinlock_runs (updated_at DESC, run_id);
+-- Append-only: one row per event, keyed by (run, seq); the hash chain is in the events themselves.
+-- Events and state are kept as the exact JSON text twinlock wrote (jsonb would refuse a NUL and reorder keys).
+CREATE TABLE twinlock_events (
+  run_id  text NOT NULL REFERENCES twinlock_runs (run_id),
+  seq     integer NOT NULL CHECK (seq >= 1),
+  hash    text NOT NULL,
+  event   text NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE FUNCTION twinlock_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'twinlock events are append-only';
+END $$;
+CREATE TRIGGER twinlock_events_no_change BEFORE UPDATE OR DELETE ON twinlock_events
+  FOR EACH ROW EXECUTE FUNCTION twinlock_events_append_only();
+-- A consent is used once, by whichever server admits first.
+CREATE TABLE twinlock_consumed_consents (
+  consent_hash text PRIMARY KEY,
+  run_id       text NOT NULL REFERENCES twinlock_runs (run_id),
+  planner      text NOT NULL,
+  executor     text NOT NULL,
+  at           timestamptz NOT NULL
+);
+`,
+  },
+];

@@ -1,0 +1,330 @@
+import { createRequire } from "node:module";
+import type pg from "pg";
+import { ConflictError, IntegrityError, RefusalError, UsageError } from "../../errors/errors.js";
+import type { ConsumedConsent } from "../../home/consumed-consents.js";
+import type { GateHome } from "../../home/gate-home.js";
+import { hashEvent } from "../../run/event-chain.js";
+import { RUN_FORMAT, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
+import { appendTo, type EventDraft, type LoadedRun, verifyRunFile } from "../run-file.js";
+import type { RunListing, RunStore, UpdateOptions } from "../run-store.js";
+import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
+
+/** The `pg` driver, loaded only when a PostgreSQL store is used (every other command starts without it). */
+function loadPg(): typeof pg {
+  return createRequire(import.meta.url)("pg") as typeof pg;
+}
+
+const RUN_ID = /^run_[0-9a-f]{16}$/;
+/** A name a run may be created under (e.g. what a folder-store user would give as a run file). */
+const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
+
+/** How many times a decision is retried when PostgreSQL reports a serialization failure or deadlock. */
+const RETRIES = 8;
+
+/** A RunStore on PostgreSQL, with the pool it owns. */
+export interface PostgresRunStore extends RunStore {
+  readonly pool: pg.Pool;
+  /** Close the pool (the server's graceful stop). */
+  end(): Promise<void>;
+}
+
+/**
+ * The team store (SPEC §10): runs and their append-only events in
+ * PostgreSQL, so any number of gate servers share one database. A run's
+ * reference is its run ID. Each decision is one short transaction that
+ * locks the run's row (`SELECT … FOR UPDATE`), re-reads and verifies its
+ * events, lets the decision add events, and writes them with the new head;
+ * the database decides which of two racing decisions lands, never an
+ * in-process lock. A used consent is a row keyed by its hash, written in
+ * the admission's own transaction. The gate home still holds the pins, the
+ * frozen bytes and the reviewers (`home`).
+ */
+export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.PoolConfig = {}): PostgresRunStore {
+  const pool = new (loadPg().Pool)({
+    connectionString: url,
+    max: 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+    ...poolOptions,
+  });
+  // An idle client's error (the database restarted) must not crash the server; the next query reconnects.
+  pool.on("error", () => {});
+  const label = `PostgreSQL store ${redact(url)}`;
+
+  async function load(client: pg.PoolClient | pg.Pool, ref: string, lock: boolean): Promise<{ file: RunFile; runId: string } | undefined> {
+    const row = await client.query<{ run_id: string; revision: number; head: string; state: string; updated_at: Date }>(
+      `SELECT run_id, revision, head, state, updated_at FROM twinlock_runs WHERE ${RUN_ID.test(ref) ? "run_id" : "name"} = $1${lock ? " FOR UPDATE" : ""}`,
+      [ref],
+    );
+    const r = row.rows[0];
+    if (!r) return undefined;
+    const events = await client.query<{ seq: number; event: string }>(
+      "SELECT seq, event FROM twinlock_events WHERE run_id = $1 ORDER BY seq",
+      [r.run_id],
+    );
+    const json = {
+      format: RUN_FORMAT,
+      revision: r.revision,
+      head: r.head,
+      state: JSON.parse(r.state),
+      events: events.rows.map((e) => JSON.parse(e.event)),
+    };
+    const parsed = RunFileSchema.safeParse(json);
+    if (!parsed.success) throw new IntegrityError(`run ${ref} in ${label} does not match the run schema; the database was edited by hand`);
+    return { file: parsed.data, runId: r.run_id };
+  }
+
+  function verified(ref: string, file: RunFile): LoadedRun {
+    const verdict = verifyRunFile(file);
+    if (!verdict.ok) throw new IntegrityError(`run ${ref} in ${label}: ${verdict.reason}`, { seq: verdict.seq });
+    return { path: ref, file, state: verdict.state };
+  }
+
+  function requireRef(ref: string): void {
+    if (!RUN_ID.test(ref) && !RUN_NAME.test(ref))
+      throw new UsageError(
+        `${JSON.stringify(ref.slice(0, 60))} names no run: give a run ID (run_ and 16 hex digits) or the name the run was created with`,
+      );
+  }
+
+  async function insertEvents(client: pg.PoolClient, runId: string, events: readonly RunEvent[]): Promise<void> {
+    for (const e of events)
+      await client.query("INSERT INTO twinlock_events (run_id, seq, hash, event) VALUES ($1, $2, $3, $4)", [
+        runId,
+        e.seq,
+        hashEvent(e),
+        JSON.stringify(e),
+      ]);
+  }
+
+  async function consume(client: pg.PoolClient, runId: string, events: readonly RunEvent[]): Promise<void> {
+    for (const e of events) {
+      if (e.type !== "admitted") continue;
+      const receipt = e.data.receipt as { consent_hash: string; planner: string; executor: string };
+      const inserted = await client.query(
+        "INSERT INTO twinlock_consumed_consents (consent_hash, run_id, planner, executor, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+        [receipt.consent_hash, runId, receipt.planner, receipt.executor, e.at],
+      );
+      if (inserted.rowCount === 0)
+        throw new RefusalError(`the consent ${receipt.consent_hash} was already used by another admission`, { attack: "consent-replay" });
+    }
+  }
+
+  /** Run `work` in one transaction, retried on serialization failures and deadlocks (SQLSTATE 40001, 40P01). */
+  async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const client = await connect();
+      try {
+        await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
+        const result = await work(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        const code = (error as { code?: string }).code;
+        if ((code === "40001" || code === "40P01") && attempt < RETRIES) continue;
+        throw describeDatabaseError(error, label);
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  async function connect(): Promise<pg.PoolClient> {
+    try {
+      return await pool.connect();
+    } catch (error) {
+      throw describeDatabaseError(error, label);
+    }
+  }
+
+  return {
+    home,
+    label,
+    pool,
+    end: () => pool.end(),
+    async read(ref) {
+      requireRef(ref);
+      const found = await load(pool, ref, false).catch((e) => Promise.reject(describeDatabaseError(e, label)));
+      if (!found) throw new UsageError(`no run ${ref} in ${label}`);
+      return verified(found.runId, found.file);
+    },
+    async readUnverified(ref) {
+      requireRef(ref);
+      const found = await load(pool, ref, false).catch((e) => Promise.reject(describeDatabaseError(e, label)));
+      if (!found) throw new UsageError(`no run ${ref} in ${label}`);
+      return found.file;
+    },
+    async create(ref, drafts, now) {
+      const run = appendTo(undefined, drafts, now);
+      const id = run.state.run_id;
+      // A run is named by its creator (as a run file names a folder-store run) and always answers to its ID too.
+      requireRef(ref);
+      if (RUN_ID.test(ref) && ref !== id) throw new UsageError(`${ref} is another run's ID; name the new run something else`);
+      const name = RUN_ID.test(ref) ? null : ref;
+      await transaction(async (client) => {
+        const inserted = await client.query(
+          "INSERT INTO twinlock_runs (run_id, name, home_id, revision, head, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT DO NOTHING",
+          [id, name, home.id, run.revision, run.head, JSON.stringify(run.state), now],
+        );
+        if (inserted.rowCount === 0)
+          throw new RefusalError(`a run named ${ref} already exists in ${label}; choose another name or continue that run`);
+        await insertEvents(client, id, run.events);
+      });
+      return { path: id, file: run, state: run.state };
+    },
+    async update<T>(
+      ref: string,
+      decide: (run: LoadedRun) => Promise<{ events: EventDraft[]; result: T }> | { events: EventDraft[]; result: T },
+      options: UpdateOptions = {},
+    ) {
+      requireRef(ref);
+      return transaction(async (client) => {
+        const found = await load(client, ref, true);
+        if (!found) throw new UsageError(`no run ${ref} in ${label}`);
+        const current = verified(found.runId, found.file);
+        const id = found.runId;
+        if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision)
+          throw new ConflictError(
+            `run ${ref} changed since it was read (revision ${options.expectedRevision}, now ${current.file.revision}); read it again and repeat the decision`,
+          );
+        const { events, result } = await decide(current);
+        if (events.length === 0) return { run: current, result };
+        const now = (options.now ?? (() => new Date()))();
+        const next = appendTo(current.file, events, now);
+        const added = next.events.slice(current.file.events.length);
+        await insertEvents(client, id, added);
+        await consume(client, id, added);
+        await client.query("UPDATE twinlock_runs SET revision = $2, head = $3, state = $4, updated_at = $5 WHERE run_id = $1", [
+          id,
+          next.revision,
+          next.head,
+          JSON.stringify(next.state),
+          now,
+        ]);
+        return { run: { path: id, file: next, state: next.state }, result };
+      });
+    },
+    async findConsumedConsent(consentHash): Promise<ConsumedConsent | undefined> {
+      const r = await pool
+        .query<{ run_id: string; planner: string; executor: string; at: Date }>(
+          "SELECT run_id, planner, executor, at FROM twinlock_consumed_consents WHERE consent_hash = $1",
+          [consentHash],
+        )
+        .catch((e) => Promise.reject(describeDatabaseError(e, label)));
+      const row = r.rows[0];
+      return row
+        ? { run_id: row.run_id, planner: row.planner, executor: row.executor, consent_hash: consentHash, at: row.at.toISOString() }
+        : undefined;
+    },
+    async list(): Promise<RunListing[]> {
+      const r = await pool
+        .query<{ run_id: string; revision: number; updated_at: Date }>(
+          "SELECT run_id, revision, updated_at FROM twinlock_runs ORDER BY updated_at DESC, run_id",
+        )
+        .catch((e) => Promise.reject(describeDatabaseError(e, label)));
+      return r.rows.map((row) => ({
+        run_id: row.run_id,
+        ref: row.run_id,
+        revision: row.revision,
+        updated_at: row.updated_at.toISOString(),
+      }));
+    },
+  };
+}
+
+/**
+ * Apply the migrations this build knows to the database, each in its own
+ * transaction under an advisory lock (two servers starting at once do not
+ * both migrate); refuse a database whose schema is newer than this build.
+ */
+export async function migratePostgres(url: string): Promise<{ from: number; to: number }> {
+  const client = new (loadPg().Client)({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw describeDatabaseError(error, redact(url));
+  }
+  try {
+    await client.query("SELECT pg_advisory_lock(742006)");
+    await client.query(
+      "CREATE TABLE IF NOT EXISTS twinlock_schema (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
+    const applied = await client.query<{ max: number | null }>("SELECT max(version) AS max FROM twinlock_schema");
+    const from = applied.rows[0]?.max ?? 0;
+    const latest = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]?.version ?? 0;
+    if (from > latest)
+      throw new UsageError(
+        `the database's twinlock schema is version ${from}, newer than this twinlock knows (${latest}); use a twinlock at least as new as the one that migrated it`,
+      );
+    for (const m of POSTGRES_MIGRATIONS) {
+      if (m.version <= from) continue;
+      await client.query("BEGIN");
+      try {
+        await client.query(m.sql);
+        await client.query("INSERT INTO twinlock_schema (version, name) VALUES ($1, $2)", [m.version, m.name]);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      }
+    }
+    return { from, to: Math.max(from, latest) };
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(742006)").catch(() => {});
+    await client.end().catch(() => {});
+  }
+}
+
+/** The schema version the database has, refusing one this build cannot serve (older: migrate first; newer: upgrade twinlock). */
+export async function requireCurrentSchema(pool: pg.Pool, url: string): Promise<void> {
+  const latest = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]?.version ?? 0;
+  let version = 0;
+  try {
+    const r = await pool.query<{ max: number | null }>("SELECT max(version) AS max FROM twinlock_schema");
+    version = r.rows[0]?.max ?? 0;
+  } catch (error) {
+    if ((error as { code?: string }).code !== "42P01") throw describeDatabaseError(error, redact(url));
+  }
+  if (version < latest)
+    throw new UsageError(
+      `the database at ${redact(url)} has twinlock schema ${version}, this twinlock needs ${latest}; run \`twinlock db migrate --store URL\` first`,
+    );
+  if (version > latest)
+    throw new UsageError(
+      `the database at ${redact(url)} has twinlock schema ${version}, newer than this twinlock (${latest}); upgrade twinlock`,
+    );
+}
+
+/** A database failure as one line a person can act on (and a retry hint when it is transient); never the password. */
+export function describeDatabaseError(error: unknown, where: string): Error {
+  if (error instanceof UsageError || error instanceof RefusalError || error instanceof ConflictError || error instanceof IntegrityError)
+    return error;
+  const e = error as { code?: string; message?: string };
+  if (
+    e.code === "ECONNREFUSED" ||
+    e.code === "57P01" ||
+    e.code === "57P03" ||
+    e.code === "08006" ||
+    e.code === "08001" ||
+    /terminat|Connection/i.test(e.message ?? "")
+  )
+    return new ConflictError(
+      `${where} is not reachable (${e.code ?? "connection lost"}); nothing was recorded — try again when the database is back`,
+    );
+  if (e.code === "42P01") return new UsageError(`${where} has no twinlock tables; run \`twinlock db migrate --store URL\` first`);
+  return new ConflictError(
+    `${where} refused the request (${e.code ?? "error"}: ${(e.message ?? "").split("\n")[0]}); nothing was recorded — try again`,
+  );
+}
+
+/** A connection string without its password. */
+export function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "postgres://…";
+  }
+}
