@@ -17,7 +17,7 @@
  * A screenshot of each state goes to test-results/browser/ (not committed).
  */
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext, CDPSession, ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,6 +46,11 @@ const SHOTS = path.join(REPO_ROOT, "test-results", "browser");
 const STEP_MS = 30_000;
 const WIDE = { width: 1000, height: 800 };
 /** The line the agent adds in revision 2, which the diff must show. */
+/** The two screenshots the README shows, refreshed with TWINLOCK_UPDATE_SCREENSHOTS=1. */
+const README_SHOTS: Record<string, string> = {
+  "revision-2-diff": path.join(REPO_ROOT, "docs", "screenshots", "revision-diff.png"),
+  consent: path.join(REPO_ROOT, "docs", "screenshots", "consent.png"),
+};
 const ADDED_LINE = "Rollback verified on a Windows runner: revert commit, then go test -race ./cart/...";
 
 if (!HAVE_CHROMIUM)
@@ -67,10 +72,37 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
   const pageErrors: string[] = [];
   let shot = 0;
 
+  /** Save the viewport as test-results/browser/NN-{name}.png; with TWINLOCK_UPDATE_SCREENSHOTS=1, the README's two are copied to docs/screenshots/. */
   async function screenshot(name: string): Promise<string> {
     const file = path.join(SHOTS, `${String(++shot).padStart(2, "0")}-${name}.png`);
     await page.screenshot({ path: file });
+    const readme = README_SHOTS[name];
+    if (readme && process.env.TWINLOCK_UPDATE_SCREENSHOTS === "1") {
+      mkdirSync(path.dirname(readme), { recursive: true });
+      copyFileSync(file, readme);
+    }
     return file;
+  }
+
+  /**
+   * Do what submits a passkey form, and wait until the page the decision
+   * leads to has loaded (the client script signs, posts, then navigates).
+   */
+  async function decided(submit: () => Promise<unknown>): Promise<void> {
+    const loaded = page.waitForEvent("load", { timeout: 15_000 });
+    await submit();
+    await loaded;
+  }
+
+  /** Scroll so `selector` starts near the top of the viewport. */
+  async function scrollToTop(selector: string): Promise<void> {
+    await page
+      .locator(selector)
+      .first()
+      .evaluate((el) => {
+        el.scrollIntoView({ block: "start" });
+        window.scrollBy(0, -16);
+      });
   }
 
   /** An agent's call over the JSON API with its bearer token (from Node, as an agent process would). */
@@ -239,7 +271,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       await page.keyboard.press("Tab");
       expect(await page.evaluate(() => document.activeElement?.closest("form")?.id)).toBe("form-request-changes");
       expect(await page.evaluate(() => document.activeElement?.getAttribute("type"))).toBe("submit");
-      await page.keyboard.press("Enter");
+      await decided(() => page.keyboard.press("Enter"));
       await expect.poll(stateShown).toBe("plan_revision_pending");
       expect(workflowOf(g).state).toBe("plan_revision_pending");
       await screenshot("changes-requested");
@@ -262,10 +294,10 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       await expect.poll(() => added.count()).toBe(1);
       expect(await added.textContent()).toBe(`added: +${ADDED_LINE}`);
       expect(await page.locator("#files .diff .diff-file").allTextContents()).toEqual(["--- a/report.md", "+++ b/report.md"]);
-      await added.scrollIntoViewIfNeeded();
+      await scrollToTop("#files article:has(pre.diff)");
       await screenshot("revision-2-diff");
 
-      await page.getByRole("button", { name: "Sign and approve this revision" }).click();
+      await decided(() => page.getByRole("button", { name: "Sign and approve this revision" }).click());
       await expect.poll(stateShown).toBe("execution_consent_pending");
       const wf = workflowOf(g);
       expect(wf.reviews.map((r) => [r.revision, r.decision, r.signature?.kind])).toEqual([
@@ -281,7 +313,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       expect(await unnamedControls()).toEqual([]);
       for (const label of ["Yes, consent", "No, refuse", "Mode", "Environment", "All the plan's actions"])
         await expect.poll(() => page.getByLabel(label, { exact: true }).count()).toBe(1);
-      await page.locator("#form-consent").scrollIntoViewIfNeeded();
+      await scrollToTop("#decide h3");
       await screenshot("consent");
 
       // With the keyboard: Tab into the radio group, Space chooses, Tab to the form's button, Enter.
@@ -289,7 +321,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       await page.keyboard.press("Space");
       expect(await page.locator("#consent-yes").isChecked()).toBe(true);
       await tabTo("#form-consent button[type=submit]");
-      await page.keyboard.press("Enter");
+      await decided(() => page.keyboard.press("Enter"));
       await expect.poll(stateShown).not.toBe("execution_consent_pending");
       const after = workflowOf(g);
       expect(after.consents.at(-1)?.signature?.kind).toBe("webauthn");
@@ -318,6 +350,12 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
 
       await page.reload();
       expect(await stateShown()).toBe("executing");
+      // The timeline marks each passkey receipt verified, saying whose passkey and which right.
+      const reasons = await page.locator("#receipts .mark-ok + .reason").allTextContents();
+      expect(reasons).toEqual(
+        expect.arrayContaining(["alice's enrolled passkey, review right", "alice's enrolled passkey, consent right"]),
+      );
+      expect(await page.locator("#receipts .mark-bad").count()).toBe(0);
       await page.locator("#receipts").scrollIntoViewIfNeeded();
       await screenshot("admitted-receipts");
     },
@@ -420,7 +458,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
         await tabTo("#stop-note", 3);
         await page.keyboard.type("Hold until the backup is checked.");
         await tabTo("#form-stop button[type=submit]", 3);
-        await page.keyboard.press("Enter");
+        await decided(() => page.keyboard.press("Enter"));
         await page.locator("#lift-resolution-0").waitFor();
         expect(runStops(g2)).toEqual([["data-loss-risk", false]]);
         await screenshot("stop-raised");
@@ -429,7 +467,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
         await tabTo("#lift-resolution-0");
         await page.keyboard.type("The backup restored cleanly.");
         await tabTo("#form-lift-0 button[type=submit]", 3);
-        await page.keyboard.press("Enter");
+        await decided(() => page.keyboard.press("Enter"));
         await expect.poll(() => page.locator("#lift-resolution-0").count()).toBe(0);
         expect(runStops(g2)).toEqual([["data-loss-risk", true]]);
         await screenshot("stop-lifted");
