@@ -155,11 +155,13 @@ export function presentFiles(
     let diff: string | null = null;
     if (change !== "unchanged" && text !== null) {
       const oldText = old ? asText(readBlob(home, old)) : "";
-      if (oldText !== null)
-        diff = createTwoFilesPatch(old ? `a/${f.path}` : "/dev/null", `b/${f.path}`, oldText, text, "", "", { context: 3 })
-          .split("\n")
-          .slice(2)
-          .join("\n");
+      if (oldText !== null) {
+        // jsdiff starts with a line of "=" (and "Index:" only when both names are the same): keep from the "--- " header on.
+        const patch = createTwoFilesPatch(old ? `a/${f.path}` : "/dev/null", `b/${f.path}`, oldText, text, "", "", { context: 3 });
+        const lines = patch.split("\n");
+        const header = lines.findIndex((l) => l.startsWith("--- "));
+        diff = lines.slice(Math.max(0, header)).join("\n");
+      }
     }
     return { path: f.path, size: f.size, sha256: f.sha256, change, text, diff, ...(text === null ? { lossy: lossyText(bytes) } : {}) };
   });

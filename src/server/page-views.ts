@@ -178,7 +178,14 @@ function receiptViews(wf: Workflow, config: Parameters<typeof judgeReceiptTrust>
       hash: typeof receipt.handoff_hash === "string" ? receipt.handoff_hash : null,
       at: receipt.at,
       signature: receipt.signature ? (receipt.signature.kind === "webauthn" ? "webauthn" : "ed25519") : "unsigned",
-      verified: receipt.signature ? (verdict.ok ? { ok: true, reason: "verified" } : { ok: false, reason: verdict.reason }) : null,
+      verified: receipt.signature
+        ? verdict.ok
+          ? {
+              ok: true,
+              reason: `${verdict.signer ?? who}'s ${receipt.signature.kind === "webauthn" ? "enrolled passkey" : "key"}, ${right} right`,
+            }
+          : { ok: false, reason: verdict.reason }
+        : null,
     });
   };
   if (wf.handoff) add(wf.handoff.receipt as never, "freeze", wf.handoff.frozen_by, "frozen", null);

@@ -1,0 +1,533 @@
+/*
+ * The review flow in real Chromium (SPEC §10, issue 10 part 6): Debian's
+ * `chromium` driven by playwright-core, with a CDP virtual authenticator
+ * (ctap2, resident keys, user verification on) standing in for the
+ * reviewer's passkey. One browser, one page and one gate server for the
+ * file; the steps run in order and each builds on the one before.
+ *
+ *  1. alice is invited (library), registers a passkey at /enrol/{token}, signs in at /signin;
+ *  2. an agent freezes the handoff with its bearer token over the JSON API;
+ *  3. alice requests changes (empty feedback refused by the form), the agent
+ *     re-freezes, alice sees the diff, approves and consents;
+ *  4. `twinlock admit` (the built CLI) admits, `verify-receipts` verifies the passkey receipts;
+ *  5. an approval of a revision no longer current is refused with a link to the current one;
+ *  6. the agent's token is refused on every human route and page;
+ *  7. keyboard and labels; 8. 375 px wide; 9. no request leaves the origin, no CSP error.
+ *
+ * A screenshot of each state goes to test-results/browser/ (not committed).
+ */
+import { spawnSync } from "node:child_process";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import type { Browser, BrowserContext, CDPSession, ConsoleMessage, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readRun } from "../../src/home/run-ledger.js";
+import { createInvitation } from "../../src/passkey/passkey-enrolment.js";
+import { createAgentToken } from "../../src/server/agent-tokens.js";
+import { type RunningGateServer, startGateServer } from "../../src/server/start-gate-server.js";
+import {
+  EXECUTOR,
+  type GateRun,
+  homeOf,
+  makeGateRun,
+  PLANNER,
+  removeGateRuns,
+  runBytes,
+  startRun,
+  storeOf,
+  workflowOf,
+} from "../../src/test-support/run-fixture.js";
+import { DIST_BIN, ensureBuilt, REPO_ROOT } from "../support/ensure-built.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const SHOTS = path.join(REPO_ROOT, "test-results", "browser");
+/** Each step's own limit; a whole step (a passkey ceremony and a page load or two) takes well under a second. */
+const STEP_MS = 30_000;
+const WIDE = { width: 1000, height: 800 };
+/** The line the agent adds in revision 2, which the diff must show. */
+/** The two screenshots the README shows, refreshed with TWINLOCK_UPDATE_SCREENSHOTS=1. */
+const README_SHOTS: Record<string, string> = {
+  "revision-2-diff": path.join(REPO_ROOT, "docs", "screenshots", "revision-diff.png"),
+  consent: path.join(REPO_ROOT, "docs", "screenshots", "consent.png"),
+};
+const ADDED_LINE = "Rollback verified on a Windows runner: revert commit, then go test -race ./cart/...";
+
+if (!HAVE_CHROMIUM)
+  console.warn(`test/browser/review-flow.test.ts skipped: ${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`);
+
+describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () => {
+  let browser: Browser | undefined;
+  let context: BrowserContext;
+  let page: Page;
+  let cdp: CDPSession;
+  let server: RunningGateServer | undefined;
+  let origin: string;
+  let g: GateRun;
+  let runId: string;
+  let agentToken: string;
+  let enrolToken: string;
+  const requests: string[] = [];
+  const consoleErrors: string[] = [];
+  const pageErrors: string[] = [];
+  let shot = 0;
+
+  /** Save the viewport as test-results/browser/NN-{name}.png; with TWINLOCK_UPDATE_SCREENSHOTS=1, the README's two are copied to docs/screenshots/. */
+  async function screenshot(name: string): Promise<string> {
+    const file = path.join(SHOTS, `${String(++shot).padStart(2, "0")}-${name}.png`);
+    await page.screenshot({ path: file });
+    const readme = README_SHOTS[name];
+    if (readme && process.env.TWINLOCK_UPDATE_SCREENSHOTS === "1") {
+      mkdirSync(path.dirname(readme), { recursive: true });
+      copyFileSync(file, readme);
+    }
+    return file;
+  }
+
+  /**
+   * Do what submits a passkey form, and wait until the page the decision
+   * leads to has loaded (the client script signs, posts, then navigates).
+   */
+  async function decided(submit: () => Promise<unknown>): Promise<void> {
+    const loaded = page.waitForEvent("load", { timeout: 15_000 });
+    await submit();
+    await loaded;
+  }
+
+  /** Scroll so `selector` starts near the top of the viewport. */
+  async function scrollToTop(selector: string): Promise<void> {
+    await page
+      .locator(selector)
+      .first()
+      .evaluate((el) => {
+        el.scrollIntoView({ block: "start" });
+        window.scrollBy(0, -16);
+      });
+  }
+
+  /** An agent's call over the JSON API with its bearer token (from Node, as an agent process would). */
+  async function agentFreeze(run: GateRun, id: string, token: string): Promise<{ revision: number; hash: string; review_url: string }> {
+    const res = await fetch(`${origin}/api/runs/${id}/pairs/${PLANNER}/freeze`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ handoff_dir: run.handoff }),
+    });
+    const body = (await res.json()) as { ok: boolean; revision: number; hash: string; review_url: string };
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body.review_url.startsWith(`${origin}/`)).toBe(true);
+    return body;
+  }
+
+  /** The agent revises the handoff: one more line in report.md. */
+  function revise(run: GateRun, line: string): void {
+    appendFileSync(path.join(run.handoff, "report.md"), `\n${line}\n`);
+  }
+
+  /** Press Tab until `selector` has the focus (the page's own tab order), failing after `max` presses. */
+  async function tabTo(selector: string, max = 250): Promise<void> {
+    for (let i = 0; i < max; i++) {
+      if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+      await page.keyboard.press("Tab");
+    }
+    throw new Error(`Tab never reached ${selector}`);
+  }
+
+  /** Every form control in the accessibility tree has a name (its label). */
+  async function unnamedControls(): Promise<string[]> {
+    const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as {
+      nodes: Array<{ ignored: boolean; role?: { value: string }; name?: { value: string } }>;
+    };
+    const controls = new Set(["textbox", "combobox", "checkbox", "radio", "spinbutton", "button", "ListBox"]);
+    const found = nodes.filter((n) => !n.ignored && controls.has(n.role?.value ?? ""));
+    expect(found.length).toBeGreaterThan(0);
+    return found.filter((n) => !(n.name?.value ?? "").trim()).map((n) => n.role?.value ?? "?");
+  }
+
+  /** The elements that reach past the viewport's right edge, for the failure message. */
+  async function overflowing(): Promise<string[]> {
+    return page.evaluate(() =>
+      [...document.querySelectorAll("body *")]
+        .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+        .slice(0, 10)
+        .map((el) => `<${el.tagName.toLowerCase()} class="${el.className}"> to ${Math.round(el.getBoundingClientRect().right)} px`),
+    );
+  }
+
+  async function stateShown(): Promise<string | null> {
+    return page.locator("dd[data-state]").getAttribute("data-state");
+  }
+
+  beforeAll(async () => {
+    rmSync(SHOTS, { recursive: true, force: true });
+    mkdirSync(SHOTS, { recursive: true });
+    await ensureBuilt();
+    g = makeGateRun();
+    runId = (await startRun(g)).state.run_id;
+    const home = homeOf(g);
+    agentToken = (await createAgentToken(home, { agent: "planner-agent", runId, planner: PLANNER })).token;
+    enrolToken = (await createInvitation(home, "alice", ["review", "consent", "apply", "stop"])).token;
+    server = await startGateServer({ store: storeOf(g), listen: "127.0.0.1:0" });
+    origin = server.origin;
+    expect(origin).toBe(`http://localhost:${server.port}`);
+    const { chromium } = await import("playwright-core");
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-default-apps", "--no-first-run"],
+    });
+    context = await browser.newContext({ viewport: WIDE });
+    context.setDefaultTimeout(10_000);
+    context.on("request", (r) => requests.push(r.url()));
+    context.on("console", (m: ConsoleMessage) => {
+      if (m.type() === "error") consoleErrors.push(m.text());
+    });
+    page = await context.newPage();
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    cdp = await context.newCDPSession(page);
+    await cdp.send("WebAuthn.enable");
+    await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      try {
+        await server?.close();
+      } finally {
+        removeGateRuns();
+      }
+    }
+  }, 60_000);
+
+  it(
+    "1. alice registers a passkey from her enrolment link and signs in with it",
+    async () => {
+      await page.goto(`${origin}/enrol/${enrolToken}`);
+      await expect.poll(() => page.locator("h1").textContent()).toContain("Register a passkey for alice");
+      await screenshot("enrol");
+      await page.getByRole("button", { name: "Register a passkey" }).click();
+      await page.locator("#enrol-status", { hasText: "Passkey registered for alice" }).waitFor();
+      await screenshot("enrolled");
+      // The link works once.
+      expect((await page.request.get(`${origin}/enrol/${enrolToken}`)).status()).toBe(404);
+
+      await page.goto(`${origin}/signin`);
+      await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+      await page.waitForURL(`${origin}/`);
+      await page.locator(".who", { hasText: "Signed in as alice" }).waitFor();
+      await screenshot("signed-in-run-list");
+    },
+    STEP_MS,
+  );
+
+  it(
+    "2. an agent freezes the handoff with its token over the JSON API",
+    async () => {
+      const frozen = await agentFreeze(g, runId, agentToken);
+      expect(frozen.revision).toBe(1);
+      expect(workflowOf(g).state).toBe("plan_review_pending");
+      await page.goto(`${origin}/runs/${runId}`);
+      await page.getByText(PLANNER).first().waitFor();
+      await screenshot("run-page");
+    },
+    STEP_MS,
+  );
+
+  it(
+    "3a. the request-changes form refuses an empty feedback, then is filled and sent with the keyboard alone",
+    async () => {
+      await page.goto(`${origin}/runs/${runId}/pairs/${PLANNER}/revisions/1`);
+      expect(await stateShown()).toBe("plan_review_pending");
+      await screenshot("revision-1");
+      expect(await unnamedControls()).toEqual([]);
+      const feedback = page.getByLabel("What should change (required)");
+      await expect.poll(() => feedback.count()).toBe(1);
+
+      // Empty feedback: the browser's own validation stops the submit; no challenge is asked, nothing recorded.
+      const before = runBytes(g);
+      const asked = requests.length;
+      await page.locator("#form-request-changes button[type=submit]").click();
+      expect(await feedback.evaluate((el) => (el as HTMLTextAreaElement).validity.valueMissing)).toBe(true);
+      await page.waitForTimeout(200);
+      expect(requests.slice(asked).filter((u) => u.includes("/review"))).toEqual([]);
+      expect(runBytes(g).equals(before)).toBe(true);
+
+      // Keyboard only: the skip link is the first stop, then Tab on to the feedback, type, Tab to the button, Enter.
+      await page.goto(`${origin}/runs/${runId}/pairs/${PLANNER}/revisions/1`);
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+      await tabTo("#feedback-changes");
+      await page.keyboard.type("Add Windows coverage and the rollback evidence.");
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.closest("form")?.id)).toBe("form-request-changes");
+      expect(await page.evaluate(() => document.activeElement?.getAttribute("type"))).toBe("submit");
+      await decided(() => page.keyboard.press("Enter"));
+      await expect.poll(stateShown).toBe("plan_revision_pending");
+      expect(workflowOf(g).state).toBe("plan_revision_pending");
+      await screenshot("changes-requested");
+    },
+    STEP_MS,
+  );
+
+  it(
+    "3b. the agent revises and re-freezes; alice sees the diff of revision 2, approves it and consents",
+    async () => {
+      revise(g, ADDED_LINE);
+      const frozen = await agentFreeze(g, runId, agentToken);
+      expect(frozen.revision).toBe(2);
+      await page.goto(frozen.review_url);
+      expect(await stateShown()).toBe("plan_review_pending");
+      const changes = page.locator("#changes");
+      await changes.getByText("Changes requested by alice").waitFor();
+      await changes.getByText("Add Windows coverage and the rollback evidence.").waitFor();
+      const added = page.locator("#files .diff ins.diff-add", { hasText: ADDED_LINE });
+      await expect.poll(() => added.count()).toBe(1);
+      expect(await added.textContent()).toBe(`added: +${ADDED_LINE}`);
+      expect(await page.locator("#files .diff .diff-file").allTextContents()).toEqual(["--- a/report.md", "+++ b/report.md"]);
+      await scrollToTop("#files article:has(pre.diff)");
+      await screenshot("revision-2-diff");
+
+      await decided(() => page.getByRole("button", { name: "Sign and approve this revision" }).click());
+      await expect.poll(stateShown).toBe("execution_consent_pending");
+      const wf = workflowOf(g);
+      expect(wf.reviews.map((r) => [r.revision, r.decision, r.signature?.kind])).toEqual([
+        [1, "changes_requested", "webauthn"],
+        [2, "approved", "webauthn"],
+      ]);
+
+      // The consent question names the exact executor: its ID and title.
+      const legend = page.locator("#form-consent legend").first();
+      const question = (await legend.textContent()) ?? "";
+      expect(question).toContain(`May ${EXECUTOR} (${wf.executor_title})`);
+      expect(question).toContain(`revision 2 (${frozen.hash})`);
+      expect(await unnamedControls()).toEqual([]);
+      for (const label of ["Yes, consent", "No, refuse", "Mode", "Environment", "All the plan's actions"])
+        await expect.poll(() => page.getByLabel(label, { exact: true }).count()).toBe(1);
+      await scrollToTop("#decide h3");
+      await screenshot("consent");
+
+      // With the keyboard: Tab into the radio group, Space chooses, Tab to the form's button, Enter.
+      await tabTo("#consent-yes");
+      await page.keyboard.press("Space");
+      expect(await page.locator("#consent-yes").isChecked()).toBe(true);
+      await tabTo("#form-consent button[type=submit]");
+      await decided(() => page.keyboard.press("Enter"));
+      await expect.poll(stateShown).not.toBe("execution_consent_pending");
+      const after = workflowOf(g);
+      expect(after.consents.at(-1)?.signature?.kind).toBe("webauthn");
+      expect(after.state).toBe(await stateShown());
+      await screenshot("consented");
+    },
+    STEP_MS,
+  );
+
+  it(
+    "4. `twinlock admit` from the CLI admits, and verify-receipts verifies the passkey receipts",
+    async () => {
+      const cli = (args: string[]) =>
+        spawnSync(process.execPath, [DIST_BIN, ...args, "--home", g.home], { encoding: "utf8", cwd: g.dir, timeout: 20_000 });
+      const admitted = cli(["admit", g.runFile, EXECUTOR]);
+      expect(admitted.status, admitted.stdout + admitted.stderr).toBe(0);
+      expect(workflowOf(g).state).toBe("executing");
+
+      const verified = cli(["verify-receipts", g.runFile, "--json"]);
+      expect(verified.status, verified.stdout + verified.stderr).toBe(0);
+      const rows = (JSON.parse(verified.stdout) as { receipts: Array<{ kind: string; signed: boolean; ok: boolean; detail: string }> })
+        .receipts;
+      const signed = rows.filter((r) => r.signed);
+      expect(signed.map((r) => r.kind).sort()).toEqual(["consent", "review", "review"]);
+      for (const r of signed) expect(r).toMatchObject({ ok: true, detail: "signed by alice" });
+
+      await page.reload();
+      expect(await stateShown()).toBe("executing");
+      // The timeline marks each passkey receipt verified, saying whose passkey and which right.
+      const reasons = await page.locator("#receipts .mark-ok + .reason").allTextContents();
+      expect(reasons).toEqual(
+        expect.arrayContaining(["alice's enrolled passkey, review right", "alice's enrolled passkey, consent right"]),
+      );
+      expect(await page.locator("#receipts .mark-bad").count()).toBe(0);
+      await page.locator("#receipts").scrollIntoViewIfNeeded();
+      await screenshot("admitted-receipts");
+    },
+    STEP_MS,
+  );
+
+  describe("on a second run, waiting for review", () => {
+    let g2: GateRun;
+    let run2: string;
+    let token2: string;
+
+    beforeAll(async () => {
+      g2 = makeGateRun();
+      run2 = (await startRun(g2)).state.run_id;
+      token2 = (await createAgentToken(homeOf(g2), { agent: "planner-agent", runId: run2, planner: PLANNER })).token;
+      await agentFreeze(g2, run2, token2);
+    }, STEP_MS);
+
+    it(
+      "5. approving a revision that is no longer current is refused, links the current one, and records nothing",
+      async () => {
+        await page.goto(`${origin}/runs/${run2}/pairs/${PLANNER}/revisions/1`);
+        expect(await stateShown()).toBe("plan_review_pending");
+        // The agent re-freezes while the page of revision 1 is open.
+        revise(g2, "A second look at the cache lock.");
+        expect((await agentFreeze(g2, run2, token2)).revision).toBe(2);
+        const before = runBytes(g2);
+
+        await page.getByRole("button", { name: "Sign and approve this revision" }).click();
+        const alert = page.locator("#form-approve-alert");
+        const link = alert.getByRole("link", { name: "See the current revision." });
+        await link.waitFor();
+        expect(await alert.textContent()).toMatch(/not the current revision|stale|changed|no longer/i);
+        expect(await link.getAttribute("href")).toBe(`${origin}/runs/${run2}/pairs/${PLANNER}`);
+        await screenshot("stale-refused");
+        expect(runBytes(g2).equals(before)).toBe(true);
+        expect(workflowOf(g2).reviews).toEqual([]);
+
+        await link.click();
+        await page.waitForURL(`${origin}/runs/${run2}/pairs/${PLANNER}/revisions/2`);
+        expect(await stateShown()).toBe("plan_review_pending");
+      },
+      STEP_MS,
+    );
+
+    it(
+      "6. the agent's token is refused on every human route and every page, even beside alice's session",
+      async () => {
+        const auth = { Authorization: `Bearer ${token2}` };
+        const api = `${origin}/api/runs/${run2}`;
+        const decisions = [
+          `${api}/pairs/${PLANNER}/review`,
+          `${api}/pairs/${PLANNER}/consent`,
+          `${api}/pairs/${PLANNER}/apply-approval`,
+          `${api}/stops`,
+          `${api}/stops/lift`,
+        ];
+        const posts = [...decisions.flatMap((u) => [u, `${u}/challenge`]), `${origin}/signout`];
+        const hash = workflowOf(g2).handoff?.hash;
+        const refused: Array<[string, number, string]> = [];
+        for (const url of posts) {
+          const res = await page.request.post(url, {
+            headers: auth,
+            data: { handoff_hash: hash, decision: "approved", approve: true, reason: "agent-says-so" },
+          });
+          refused.push([url, res.status(), ((await res.json()) as { code: string }).code]);
+        }
+        const pages = [
+          `${origin}/`,
+          `${origin}/runs/${run2}`,
+          `${origin}/runs/${run2}/pairs/${PLANNER}`,
+          `${origin}/runs/${run2}/pairs/${PLANNER}/revisions/1`,
+          `${origin}/runs/${run2}/pairs/${PLANNER}/revisions/2`,
+        ];
+        for (const url of pages) {
+          const res = await page.request.get(url, { headers: { ...auth, Accept: "text/html" }, maxRedirects: 0 });
+          refused.push([url, res.status(), (await res.text()).includes("agent tokens cannot") ? "AGENT_FORBIDDEN" : "?"]);
+        }
+        expect(refused).toEqual([...posts, ...pages].map((u) => [u, 403, "AGENT_FORBIDDEN"]));
+        expect(workflowOf(g2).reviews).toEqual([]);
+        expect(workflowOf(g2).state).toBe("plan_review_pending");
+        // The same token still does what it is for.
+        const status = await page.request.get(`${api}/pairs/${PLANNER}`, { headers: auth });
+        expect(status.status()).toBe(200);
+      },
+      STEP_MS,
+    );
+
+    it(
+      "7. the run page's stop and lift forms have labels and are used with the keyboard alone",
+      async () => {
+        await page.goto(`${origin}/runs/${run2}`);
+        expect(await unnamedControls()).toEqual([]);
+        const form = page.locator("#form-stop");
+        for (const label of ["Stops", "Note (optional)"]) await expect.poll(() => form.getByLabel(label, { exact: true }).count()).toBe(1);
+        await expect.poll(() => form.getByLabel(/^Reason/).count()).toBe(1);
+
+        await tabTo("#stop-reason");
+        await page.keyboard.type("data-loss-risk");
+        await tabTo("#stop-note", 3);
+        await page.keyboard.type("Hold until the backup is checked.");
+        await tabTo("#form-stop button[type=submit]", 3);
+        await decided(() => page.keyboard.press("Enter"));
+        await page.locator("#lift-resolution-0").waitFor();
+        expect(runStops(g2)).toEqual([["data-loss-risk", false]]);
+        await screenshot("stop-raised");
+
+        expect(await unnamedControls()).toEqual([]);
+        await tabTo("#lift-resolution-0");
+        await page.keyboard.type("The backup restored cleanly.");
+        await tabTo("#form-lift-0 button[type=submit]", 3);
+        await decided(() => page.keyboard.press("Enter"));
+        await expect.poll(() => page.locator("#lift-resolution-0").count()).toBe(0);
+        expect(runStops(g2)).toEqual([["data-loss-risk", true]]);
+        await screenshot("stop-lifted");
+      },
+      STEP_MS,
+    );
+
+    it(
+      "8. at 375 px wide the pages do not scroll sideways",
+      async () => {
+        await page.setViewportSize({ width: 375, height: 800 });
+        try {
+          const pages = [
+            `${origin}/`,
+            `${origin}/signin`,
+            `${origin}/runs/${run2}`,
+            `${origin}/runs/${run2}/pairs/${PLANNER}/revisions/2`,
+            `${origin}/runs/${runId}/pairs/${PLANNER}/revisions/1`,
+            `${origin}/runs/${runId}/pairs/${PLANNER}/revisions/2`,
+          ];
+          for (const url of pages) {
+            await page.goto(url);
+            const width = await page.evaluate(() => document.documentElement.scrollWidth);
+            expect(width, `${url} is ${width} px wide: ${(await overflowing()).join("; ")}`).toBeLessThanOrEqual(375);
+          }
+          await page.locator("#files .diff").first().scrollIntoViewIfNeeded();
+          await screenshot("narrow-375");
+        } finally {
+          await page.setViewportSize(WIDE);
+        }
+      },
+      STEP_MS,
+    );
+  });
+
+  it("9. every request went to the server's origin, with no CSP complaint and no script error", () => {
+    expect(requests.length).toBeGreaterThan(20);
+    expect(requests.filter((u) => !u.startsWith(`${origin}/`))).toEqual([]);
+    expect(consoleErrors.filter((m) => /content security policy|refused to (load|execute|apply|connect)/i.test(m))).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("10. a screenshot of each state is saved", () => {
+    for (const name of ["enrol", "revision-2-diff", "consent", "stale-refused", "narrow-375"]) {
+      const file = readFileSyncMaybe(SHOTS, name);
+      expect(file, name).not.toBeNull();
+    }
+  });
+});
+
+/** Each stop of the run: its reason and whether it was lifted. */
+function runStops(run: GateRun): Array<[string, boolean]> {
+  return readRun(run.runFile, homeOf(run)).state.stops.map((x) => [x.reason, x.resolved_at !== null && x.resolved_at !== undefined]);
+}
+
+/** The first screenshot in `dir` whose name ends in `-{name}.png`, as bytes, or null. */
+function readFileSyncMaybe(dir: string, name: string): Buffer | null {
+  for (let i = 1; i < 100; i++) {
+    const file = path.join(dir, `${String(i).padStart(2, "0")}-${name}.png`);
+    if (existsSync(file)) return readFileSync(file);
+  }
+  return null;
+}
