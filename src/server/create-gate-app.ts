@@ -271,7 +271,9 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   // ---- body parsing: JSON, or a form (browsers), into one request object
   async function readFields(c: Context<Env>): Promise<Record<string, unknown>> {
     const type = c.req.header("content-type") ?? "";
-    if (type.startsWith("application/json")) {
+    // The media type alone, as RFC 9110 reads it (case-insensitive, parameters after `;`): `application/jsonx` is not JSON.
+    const media = (type.split(";")[0] ?? "").trim().toLowerCase();
+    if (media === "application/json") {
       let json: unknown;
       try {
         json = await c.req.json();
@@ -282,7 +284,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
         throw new HttpProblem(400, "BAD_INPUT", "the request body must be a JSON object");
       return json as Record<string, unknown>;
     }
-    if (type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded")) {
+    if (media === "multipart/form-data" || media === "application/x-www-form-urlencoded") {
       const body = await c.req.parseBody({ all: true });
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(body)) {
@@ -292,7 +294,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       return out;
     }
     if (type === "" && c.req.method === "POST") return {};
-    throw new HttpProblem(415, "BAD_INPUT", `send application/json or a form, not ${type.split(";")[0]}`);
+    throw new HttpProblem(415, "BAD_INPUT", `send application/json or a form, not ${media}`);
   }
 
   function parse<S extends z.ZodType>(schema: S, fields: Record<string, unknown>): z.infer<S> {
