@@ -134,7 +134,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       config.log?.({
         at: now().toISOString(),
         method: c.req.method,
-        path: new URL(c.req.url).pathname,
+        path: loggedPath(new URL(c.req.url).pathname),
         status: c.res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
         who: !p || p.kind === "anonymous" ? "-" : p.kind === "agent" ? `agent:${p.token.agent}` : `reviewer:${p.session.reviewer}`,
@@ -162,7 +162,9 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const { status, body } = describeProblem(error);
     c.set("problemCode", body.code);
     if (status === 500)
-      process.stderr.write(`twinlock serve: internal error on ${c.req.method} ${new URL(c.req.url).pathname}: ${(error as Error).stack}\n`);
+      process.stderr.write(
+        `twinlock serve: internal error on ${c.req.method} ${loggedPath(new URL(c.req.url).pathname)}: ${(error as Error).stack}\n`,
+      );
     if (wantsHtml(c)) {
       const html = renderErrorPage({
         layout: layoutFor(c),
@@ -750,6 +752,11 @@ function parseAssertion(raw: unknown): AuthenticationResponseJSON {
     typeof a.response.signature === "string";
   if (!ok) throw new HttpProblem(400, "BAD_INPUT", "the passkey's answer is missing (sign with your passkey through the page)");
   return a as AuthenticationResponseJSON;
+}
+
+/** A request's path as the access log keeps it: an enrolment link's one-time token is a secret, so it is left out. */
+function loggedPath(pathname: string): string {
+  return pathname.replace(/^\/enrol\/[^/]+/, "/enrol/:token");
 }
 
 function randomChallenge(): Buffer {
