@@ -48,6 +48,13 @@ export interface ServerWorld {
   /** The planner agent's freeze key, listed in a signing suite. */
   plannerKey: KeyObject | undefined;
   signing: boolean;
+  /** The origin the app was told it is served at (passkeys bind to it). */
+  origin: string;
+}
+
+/** The relying party a world's passkeys assert to. */
+export function rpOf(w: ServerWorld): { rpId: string; origin: string } {
+  return { rpId: new URL(w.origin).hostname, origin: w.origin };
 }
 
 const worlds: string[] = [];
@@ -140,6 +147,7 @@ export async function serverWorld(
     logs,
     plannerKey,
     signing: o.signing === true,
+    origin: o.config?.origin ?? TEST_ORIGIN,
   };
 }
 
@@ -207,7 +215,7 @@ export async function enrol(
   const { token } = await createInvitation(w.home, name, rights);
   const started = await jsonOf(await call(w, `/enrol/${token}/options`, { method: "POST" }));
   if (started.status !== 200) throw new Error(`enrolment options: ${JSON.stringify(started.body)}`);
-  const response = authenticator.register(started.body.options as PublicKeyCredentialCreationOptionsJSON, TEST_ORIGIN);
+  const response = authenticator.register(started.body.options as PublicKeyCredentialCreationOptionsJSON, w.origin);
   const done = await jsonOf(await call(w, `/enrol/${token}`, { json: { response } }));
   if (done.status !== 200) throw new Error(`enrolment: ${JSON.stringify(done.body)}`);
   return authenticator;
@@ -218,7 +226,7 @@ export async function signIn(w: ServerWorld, name: string, authenticator: Softwa
   const options = await call(w, "/signin/options", { method: "POST" });
   const pending = cookieFrom(options, "twinlock_signin") as string;
   const { challenge } = ((await options.json()) as { options: { challenge: string } }).options;
-  const response = authenticator.assert(challenge, RP);
+  const response = authenticator.assert(challenge, rpOf(w));
   const signed = await call(w, "/signin", { json: { response }, cookie: pending });
   if (signed.status !== 200) throw new Error(`sign-in: ${signed.status} ${await signed.text()}`);
   const cookie = cookieFrom(signed, "twinlock_session") as string;
@@ -247,7 +255,7 @@ export async function complete(
   signer: SoftwareAuthenticator = r.authenticator,
   tweaks: Parameters<SoftwareAuthenticator["assert"]>[2] = {},
 ) {
-  const assertion = signer.assert(challenge.options.challenge, RP, tweaks);
+  const assertion = signer.assert(challenge.options.challenge, rpOf(w), tweaks);
   return jsonOf(
     await call(w, url, {
       json: { ...fields, challenge_id: challenge.challenge_id, assertion: JSON.stringify(assertion) },
