@@ -134,7 +134,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       config.log?.({
         at: now().toISOString(),
         method: c.req.method,
-        path: new URL(c.req.url).pathname,
+        path: loggedPath(new URL(c.req.url).pathname),
         status: c.res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
         who: !p || p.kind === "anonymous" ? "-" : p.kind === "agent" ? `agent:${p.token.agent}` : `reviewer:${p.session.reviewer}`,
@@ -162,7 +162,9 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const { status, body } = describeProblem(error);
     c.set("problemCode", body.code);
     if (status === 500)
-      process.stderr.write(`twinlock serve: internal error on ${c.req.method} ${new URL(c.req.url).pathname}: ${(error as Error).stack}\n`);
+      process.stderr.write(
+        `twinlock serve: internal error on ${c.req.method} ${loggedPath(new URL(c.req.url).pathname)}: ${(error as Error).stack}\n`,
+      );
     if (wantsHtml(c)) {
       const html = renderErrorPage({
         layout: layoutFor(c),
@@ -271,7 +273,9 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   // ---- body parsing: JSON, or a form (browsers), into one request object
   async function readFields(c: Context<Env>): Promise<Record<string, unknown>> {
     const type = c.req.header("content-type") ?? "";
-    if (type.startsWith("application/json")) {
+    // The media type alone, as RFC 9110 reads it (case-insensitive, parameters after `;`): `application/jsonx` is not JSON.
+    const media = (type.split(";")[0] ?? "").trim().toLowerCase();
+    if (media === "application/json") {
       let json: unknown;
       try {
         json = await c.req.json();
@@ -282,7 +286,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
         throw new HttpProblem(400, "BAD_INPUT", "the request body must be a JSON object");
       return json as Record<string, unknown>;
     }
-    if (type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded")) {
+    if (media === "multipart/form-data" || media === "application/x-www-form-urlencoded") {
       const body = await c.req.parseBody({ all: true });
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(body)) {
@@ -292,7 +296,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       return out;
     }
     if (type === "" && c.req.method === "POST") return {};
-    throw new HttpProblem(415, "BAD_INPUT", `send application/json or a form, not ${type.split(";")[0]}`);
+    throw new HttpProblem(415, "BAD_INPUT", `send application/json or a form, not ${media}`);
   }
 
   function parse<S extends z.ZodType>(schema: S, fields: Record<string, unknown>): z.infer<S> {
@@ -748,6 +752,11 @@ function parseAssertion(raw: unknown): AuthenticationResponseJSON {
     typeof a.response.signature === "string";
   if (!ok) throw new HttpProblem(400, "BAD_INPUT", "the passkey's answer is missing (sign with your passkey through the page)");
   return a as AuthenticationResponseJSON;
+}
+
+/** A request's path as the access log keeps it: an enrolment link's one-time token is a secret, so it is left out. */
+function loggedPath(pathname: string): string {
+  return pathname.replace(/^\/enrol\/[^/]+/, "/enrol/:token");
 }
 
 function randomChallenge(): Buffer {

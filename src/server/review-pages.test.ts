@@ -1,0 +1,120 @@
+/**
+ * The review pages a signed-in reviewer opens, served by the app from the
+ * frozen bytes: the run list, the run page, a revision page with the diff
+ * against the previous revision, and a stale revision's banner pointing at
+ * the current one. No page loads anything from elsewhere.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  apiOf,
+  call,
+  decide,
+  editReport,
+  hashNow,
+  PLANNER,
+  type Reviewer,
+  removeServerWorlds,
+  reviewerFor,
+  type ServerWorld,
+  serverWorld,
+} from "../test-support/gate-server-fixture.js";
+import { unsafeMarkup } from "../test-support/html-checks.js";
+import { createAgentToken } from "./agent-tokens.js";
+
+let w: ServerWorld;
+let alice: Reviewer;
+let firstHash: string;
+
+beforeAll(async () => {
+  w = await serverWorld({ config: { insecureHttp: false } });
+  const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+  alice = await reviewerFor(w, "alice");
+  expect((await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } })).status).toBe(200);
+  firstHash = hashNow(w);
+  await decide(w, alice, apiOf(w).review, { handoff_hash: firstHash, decision: "changes_requested", feedback: "Cover Windows hosts too" });
+  editReport(w, "Windows hosts are covered now.");
+  expect((await call(w, apiOf(w).freeze, { token, json: {} })).status).toBe(200);
+});
+afterAll(removeServerWorlds);
+
+const revisionUrl = (n: number) => `/runs/${w.runId}/pairs/${PLANNER}/revisions/${n}`;
+
+async function page(url: string): Promise<string> {
+  const r = await call(w, url, { cookie: alice.cookie, headers: { accept: "text/html" } });
+  expect([url, r.status]).toEqual([url, 200]);
+  expect(r.headers.get("content-type")).toMatch(/^text\/html/);
+  return r.text();
+}
+
+/** Every URL in an attribute: each must be on this server. */
+function externalUrls(html: string): string[] {
+  return [...html.matchAll(/\s(?:src|href|action|formaction)="([^"]*)"/g)]
+    .map((m) => m[1] as string)
+    .filter((u) => /^([a-z][a-z0-9+.-]*:|\/\/)/i.test(u));
+}
+
+describe("the pages a signed-in reviewer opens", () => {
+  it("the run list links the run", async () => {
+    const html = await page("/");
+    expect(html).toContain(`href="/runs/${w.runId}"`);
+    expect(html).toContain(PLANNER);
+  });
+
+  it("the run page shows the pair, its state and a link to its current revision", async () => {
+    const html = await page(`/runs/${w.runId}`);
+    expect(html).toContain(PLANNER);
+    expect(html).toContain("MD-30");
+    expect(html).toContain(revisionUrl(2));
+  });
+
+  it("the current revision shows the diff against the previous one, who asked for changes, and the decision forms with its hash", async () => {
+    const html = await page(revisionUrl(2));
+    expect(html).toContain('<section id="changes"');
+    expect(html).toContain("What changed since revision 1");
+    expect(html).toContain("Cover Windows hosts too");
+    expect(html).toContain("Windows hosts are covered now.");
+    expect(html).toContain(hashNow(w));
+    expect(html).toContain(`name="handoff_hash" value="${hashNow(w)}"`);
+    expect(html).toContain(`name="csrf" value="${alice.csrf}"`);
+    expect(html).not.toContain("banner-stale");
+  });
+
+  it("the first revision has no diff", async () => {
+    const html = await page(revisionUrl(1));
+    expect(html).not.toContain('<section id="changes"');
+  });
+
+  it("an old revision carries the stale banner linking the current one, and no decision form", async () => {
+    const html = await page(revisionUrl(1));
+    expect(html).toMatch(new RegExp(`class="banner banner-stale"[^>]*>[^<]*<a href="${revisionUrl(2)}">revision 2</a>`));
+    expect(html).toContain(firstHash);
+    expect(html).not.toContain('name="handoff_hash"');
+  });
+
+  it("the pair's address redirects to its current revision", async () => {
+    const r = await call(w, `/runs/${w.runId}/pairs/${PLANNER}`, { cookie: alice.cookie });
+    expect([r.status, r.headers.get("location")]).toEqual([303, revisionUrl(2)]);
+  });
+
+  it("no page loads or links anything from another site, and none has inline script or style", async () => {
+    for (const url of ["/", `/runs/${w.runId}`, revisionUrl(1), revisionUrl(2), "/signin"]) {
+      const html = await page(url);
+      expect([url, externalUrls(html)]).toEqual([url, []]);
+      expect([url, unsafeMarkup(html)]).toEqual([url, []]);
+    }
+  });
+
+  it("an unknown run, pair or revision is refused with a page (404, or the gate's 409 for a pair or revision the run does not have), never an internal error", async () => {
+    for (const url of [
+      `/runs/run_0000000000000000`,
+      `/runs/${w.runId}/pairs/MD-99/revisions/1`,
+      revisionUrl(0),
+      revisionUrl(9),
+      "/runs/x",
+    ]) {
+      const r = await call(w, url, { cookie: alice.cookie, headers: { accept: "text/html" } });
+      expect([url, r.status]).toEqual([url, url.includes("MD-99") || url === revisionUrl(9) ? 409 : 404]);
+      expect(r.headers.get("content-type")).toMatch(/^text\/html/);
+    }
+  });
+});
