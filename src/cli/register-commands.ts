@@ -346,6 +346,10 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--planner <id>", "only this pair")
     .option("--expires-in <days>", "lifetime in days (default 1, at most 30)")
     .option("--scopes <list>", "a subset of status,freeze,present,admission_check,result (default all five)")
+    .option(
+      "--freeze-key <file>",
+      "a planner key with the freeze right: the gate home keeps it and signs this token's freezes (signing suites)",
+    )
     .action(async (opts) => sink(await (await import("./commands/token.js")).runTokenCreate(opts)));
   token
     .command("revoke")

@@ -1,5 +1,5 @@
 import "../schemas/zod-setup.js";
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createPrivateKey, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -8,6 +8,7 @@ import { type GateHome, homeSubdir } from "../home/gate-home.js";
 import { promptId, runId } from "../run/run-schema.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
+import { publicKeyLine } from "../trust/keys.js";
 
 /**
  * What an agent's token may do (SPEC §10): read a run's status, freeze a
@@ -33,6 +34,8 @@ export const AgentTokenSchema = z
     created_at: z.string(),
     expires_at: z.string(),
     revoked_at: z.string().nullable(),
+    /** The public key line of the planner key the home keeps for this token's freezes, if one was given. */
+    freeze_key: z.string().max(200).nullable().default(null),
   })
   .strict();
 export type AgentToken = z.infer<typeof AgentTokenSchema>;
@@ -55,7 +58,14 @@ function sha256Hex(text: string): string {
  */
 export async function createAgentToken(
   home: GateHome,
-  request: { agent: string; runId: string; planner?: string; scopes?: readonly TokenScope[]; expiresInDays?: number },
+  request: {
+    agent: string;
+    runId: string;
+    planner?: string;
+    scopes?: readonly TokenScope[];
+    expiresInDays?: number;
+    freezeKey?: KeyObject;
+  },
   now: Date = new Date(),
 ): Promise<{ token: string; record: AgentToken }> {
   const days = request.expiresInDays ?? 1;
@@ -74,10 +84,16 @@ export async function createAgentToken(
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + days * 86_400_000).toISOString(),
     revoked_at: null,
+    freeze_key: request.freezeKey ? publicKeyLine(request.freezeKey) : null,
   });
   homeSubdir(home, "tokens");
   const file = tokenFile(home, id);
-  await withFileLock(file, () => atomicWriteFile(file, `${JSON.stringify(record)}\n`, 0o600));
+  await withFileLock(file, () => {
+    // The key first: a token record never names a key file that is not there.
+    if (request.freezeKey)
+      atomicWriteFile(`${file.slice(0, -5)}.key`, request.freezeKey.export({ type: "pkcs8", format: "pem" }).toString(), 0o600);
+    atomicWriteFile(file, `${JSON.stringify(record)}\n`, 0o600);
+  });
   return { token: secret, record };
 }
 
@@ -119,6 +135,24 @@ export async function revokeAgentToken(home: GateHome, id: string, now: Date = n
     atomicWriteFile(file, `${JSON.stringify(revoked)}\n`, 0o600);
     return revoked;
   });
+}
+
+/**
+ * The planner key the home keeps for a token's freezes (`token create
+ * --freeze-key`), or undefined. The agent never holds it: the server signs
+ * its freezes, and the suite's policy decides whether that key may freeze.
+ */
+export function readTokenFreezeKey(home: GateHome, token: AgentToken): KeyObject | undefined {
+  if (token.freeze_key === null) return undefined;
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(readFileSync(`${tokenFile(home, token.id).slice(0, -5)}.key`));
+  } catch {
+    throw new RefusalError(`the freeze key of token ${token.id} is missing from the gate home; make a new token`);
+  }
+  if (publicKeyLine(key) !== token.freeze_key)
+    throw new RefusalError(`the freeze key of token ${token.id} is not the one it was made with; make a new token`);
+  return key;
 }
 
 /** Why a presented token authorizes nothing, for the access log (never shown the secret). */

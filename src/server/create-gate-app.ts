@@ -31,7 +31,7 @@ import { renderRunListPage } from "../web/render-run-list-page.js";
 import { renderRunPage } from "../web/render-run-page.js";
 import { renderSignInPage } from "../web/render-signin-page.js";
 import type { LayoutView } from "../web/view-model.js";
-import { type AgentToken, type TokenScope, verifyAgentToken } from "./agent-tokens.js";
+import { type AgentToken, readTokenFreezeKey, type TokenScope, verifyAgentToken } from "./agent-tokens.js";
 import {
   AdmissionCheckRequest,
   ApplyApprovalRequest,
@@ -177,7 +177,12 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       return c.html(html, status as 400);
     }
     const stale = body.code === "STALE_HASH" ? staleUrl(c) : undefined;
-    return c.json({ ...body, ...(stale ? { stale_url: stale } : {}) }, status as 400);
+    // The library's stale-hash refusal tells a terminal user which command to run; the page says it in its own words.
+    const message =
+      body.code === "STALE_HASH" && typeof body.details.current_revision === "number"
+        ? `This plan changed while you were reading it: you decided on ${typeof body.details.given_revision === "number" ? `revision ${body.details.given_revision}` : "a version that is not this plan's"}, and the current one is revision ${body.details.current_revision}. Nothing was recorded; read the current revision and decide on it.`
+        : body.message;
+    return c.json({ ...body, message, ...(stale ? { stale_url: stale } : {}) }, status as 400);
   });
   app.notFound((c) => {
     throw new HttpProblem(404, "NOT_FOUND", `nothing at ${new URL(c.req.url).pathname}`);
@@ -508,7 +513,20 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const body = parse(FreezeRequest, await readFields(c));
     const { ref } = await findRun(param(c, "runId"));
     const actor = actorOf(c);
-    const r = await freezePairHandoff({ store, run: ref, planner: param(c, "planner"), handoffDir: body.handoff_dir, actor, now });
+    const p = c.get("principal");
+    // A token made with --freeze-key signs the freeze with the planner's key the gate home keeps (signing suites need one).
+    const key = p.kind === "agent" ? readTokenFreezeKey(home, p.token) : undefined;
+    const handoffDir = body.handoff_dir === undefined ? undefined : path.resolve(path.dirname(path.resolve(ref)), body.handoff_dir);
+    // With a key the freeze is recorded as the key's owner (the suite lists who may freeze).
+    const r = await freezePairHandoff({
+      store,
+      run: ref,
+      planner: param(c, "planner"),
+      handoffDir,
+      actor: key ? undefined : actor,
+      key,
+      now,
+    });
     const runId = param(c, "runId");
     return c.json({
       ok: true,
@@ -558,6 +576,16 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const p = c.get("principal");
     return p.kind === "agent" ? `agent:${p.token.agent}` : p.kind === "reviewer" ? p.session.reviewer : "anonymous";
   }
+
+  // ---- MCP over Streamable HTTP, for agents' tokens only (the same tools as `twinlock mcp`)
+  app.all("/mcp", async (c) => {
+    const p = c.get("principal");
+    if (p.kind !== "agent")
+      throw new HttpProblem(401, "AGENT_TOKEN", "the MCP endpoint is for agents: send `Authorization: Bearer <agent token>`");
+    const { ref } = await findRun(p.token.run_id);
+    const { serveMcpOverHttp } = await import("../mcp/serve-mcp-over-http.js");
+    return serveMcpOverHttp(c.req.raw, { store, token: p.token, ref, origin: config.origin });
+  });
 
   // ---- JSON API: human decisions (passkey)
   passkeyRoute("/api/runs/:runId/pairs/:planner/review", async (c, fields, session) => {

@@ -37,6 +37,8 @@ export function judgeReceiptTrust(
         }
       : { ok: true, signer: null, key: null };
   const listed = (config.reviewers ?? []).find((r) => r.public_key === s.public_key) as TrustedReviewer | undefined;
+  if (s.kind === "webauthn" && (config.revoked ?? []).includes(s.public_key))
+    return { ok: false, code: "revoked", reason: `the ${receipt.kind} receipt is signed by a revoked passkey (${short(s.public_key)})` };
   const passkey = s.kind === "webauthn" ? judgePasskeySignature(receipt, listed) : undefined;
   if (passkey) return passkey;
   if (s.kind !== "webauthn" && !verifyReceiptSignature(receipt))

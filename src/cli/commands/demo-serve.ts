@@ -58,8 +58,21 @@ export async function runDemoServe(o: CommonOptions & { listen?: string; dir?: s
       "planner-agent",
     ]);
     writeDemoHandoff("handoff", demoHandoffRecords());
+    const runId = /run_[0-9a-f]{16}/.exec(log.join("\n"))?.[0] ?? "";
     await run(["freeze-pair-handoff", "run.json", "MD-29", "--handoff", "handoff", "--key", path.join("keys", "planner-agent.key")]);
-    token = /tl_[A-Za-z0-9_-]+/.exec(await run(["token", "create", "--agent", "demo-agent", "--run", "run.json"]))?.[0] ?? "";
+    token =
+      /tl_[A-Za-z0-9_-]+/.exec(
+        await run([
+          "token",
+          "create",
+          "--agent",
+          "demo-agent",
+          "--run",
+          "run.json",
+          "--freeze-key",
+          path.join("keys", "planner-agent.key"),
+        ]),
+      )?.[0] ?? "";
     const running = await startGateServer({ store: storeOption({ home }), listen: o.listen ?? "127.0.0.1:7420" });
     link = /https?:\/\/\S+\/enrol\/\S+/.exec(await run(["reviewer", "invite", "alice", "--origin", running.origin]))?.[0] ?? "";
     const env = `TWINLOCK_HOME=${home}`;
@@ -70,9 +83,8 @@ export async function runDemoServe(o: CommonOptions & { listen?: string; dir?: s
         `1. Open this link (single use, 15 minutes) and register a passkey for alice:`,
         `   ${link}`,
         `2. Sign in, open the run, and review revision 1 of MD-29 (request changes, or approve, then consent).`,
-        `3. As the agent, revise the handoff and freeze again (the planner's key signs the freeze):`,
-        `   cd ${dir} && ${env} twinlock freeze-pair-handoff run.json MD-29 --key keys/planner-agent.key`,
-        `   or read the status with the agent's token: curl -H 'Authorization: Bearer ${token}' ${running.origin}/api/runs`,
+        `3. As the agent, edit ${path.join(dir, "handoff")} and freeze it again with the agent's token (the gate home signs with the planner's key):`,
+        `   curl -X POST -H 'Authorization: Bearer ${token}' -H 'content-type: application/json' -d '{}' ${running.origin}/api/runs/${runId}/pairs/MD-29/freeze`,
         `4. After consent, admit the executor from the terminal:`,
         `   cd ${dir} && ${env} twinlock admit run.json MD-30`,
         "",

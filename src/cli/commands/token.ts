@@ -1,12 +1,13 @@
 import { UsageError } from "../../errors/errors.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { createAgentToken, listAgentTokens, revokeAgentToken, TOKEN_SCOPES, type TokenScope } from "../../server/agent-tokens.js";
+import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
 
 /** `twinlock token create`: a bearer token for one agent on one run, printed once and stored hashed. */
 export async function runTokenCreate(
-  o: CommonOptions & { agent: string; run: string; planner?: string; expiresIn?: string; scopes?: string },
+  o: CommonOptions & { agent: string; run: string; planner?: string; expiresIn?: string; scopes?: string; freezeKey?: string },
 ): Promise<CommandResult> {
   const store = storeOption(o);
   const run = await store.read(o.run);
@@ -19,16 +20,21 @@ export async function runTokenCreate(
     throw new UsageError(`--agent ${JSON.stringify(o.agent.slice(0, 40))} must be letters, digits, '.', '_' or '-'`);
   const days = o.expiresIn === undefined ? undefined : Number(o.expiresIn.replace(/d$/, ""));
   const scopes = o.scopes === undefined ? undefined : parseScopes(o.scopes);
+  const freezeKey = o.freezeKey === undefined ? undefined : keyOption(o.freezeKey);
   const { token, record } = await createAgentToken(store.home, {
     agent: o.agent,
     runId: run.state.run_id,
     planner,
     scopes,
     expiresInDays: days,
+    freezeKey,
   });
   const text = [
     `token ${record.id} for agent ${record.agent} on run ${record.run_id}${record.planner ? ` (${record.planner} only)` : ""}, until ${record.expires_at}`,
     `scopes: ${record.scopes.join(", ")} (never review, consent, apply approval, stops, pins, enrolment or tokens)`,
+    ...(record.freeze_key
+      ? [`its freezes are signed with ${record.freeze_key.slice(0, 28)}…, kept in the gate home (the agent never sees the key)`]
+      : []),
     "give it to the agent as `Authorization: Bearer <token>`; it is shown once and stored only as its hash:",
     token,
   ].join("\n");

@@ -1,0 +1,90 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { MCP_TOOLS } from "../mcp/create-twinlock-mcp-server.js";
+import {
+  call,
+  jsonOf,
+  PLANNER,
+  removeServerWorlds,
+  type ServerWorld,
+  serverWorld,
+  TEST_HOST,
+  TEST_ORIGIN,
+} from "../test-support/gate-server-fixture.js";
+import { createAgentToken } from "./agent-tokens.js";
+
+afterEach(() => removeServerWorlds());
+
+const freezeUrl = (w: ServerWorld) => `/api/runs/${w.runId}/pairs/${PLANNER}/freeze`;
+
+describe("agents freezing through the server on a suite that requires signed receipts", () => {
+  it("refuses an agent token's freeze without a key, and signs it with the planner key the home keeps for a token made with --freeze-key", async () => {
+    const w = await serverWorld({ signing: true });
+    const plain = await createAgentToken(w.home, { agent: "planner", runId: w.runId });
+    const refused = await jsonOf(await call(w, freezeUrl(w), { token: plain.token, json: { handoff_dir: w.handoff } }));
+    expect(refused.status).toBe(409);
+    expect(String(refused.body.message)).toMatch(/unsigned|sign/i);
+
+    const keyed = await createAgentToken(w.home, { agent: "planner", runId: w.runId, freezeKey: w.plannerKey });
+    expect(keyed.record.freeze_key).toMatch(/^ed25519:/);
+    const frozen = await jsonOf(await call(w, freezeUrl(w), { token: keyed.token, json: { handoff_dir: w.handoff } }));
+    expect(frozen.status, JSON.stringify(frozen.body)).toBe(200);
+    expect(frozen.body.revision).toBe(1);
+    const wf = (await w.store.read(w.runFile)).state.workflows[PLANNER];
+    expect(wf?.handoff?.receipt.signature?.signer).toBe("planner-agent");
+  });
+
+  it("takes a relative handoff folder from the run file's folder, never from the server's working folder", async () => {
+    const w = await serverWorld();
+    const t = await createAgentToken(w.home, { agent: "planner", runId: w.runId });
+    const frozen = await jsonOf(await call(w, freezeUrl(w), { token: t.token, json: { handoff_dir: "handoff" } }));
+    expect(frozen.status).toBe(200);
+  });
+});
+
+describe("the MCP endpoint of the gate server", () => {
+  async function mcpClient(w: ServerWorld, token: string | undefined): Promise<Client> {
+    const fetchThroughApp = (async (url: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      headers.set("host", TEST_HOST);
+      return w.app.request(String(url instanceof Request ? url.url : url), { ...init, headers });
+    }) as typeof fetch;
+    const transport = new StreamableHTTPClientTransport(new URL(`${TEST_ORIGIN}/mcp`), {
+      fetch: fetchThroughApp,
+      requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
+    });
+    const client = new Client({ name: "twinlock-test", version: "1" });
+    await client.connect(transport);
+    return client;
+  }
+
+  it("serves the agent's tools, limited to its token's run, and freezes through them", async () => {
+    const w = await serverWorld();
+    const t = await createAgentToken(w.home, { agent: "claude", runId: w.runId });
+    const client = await mcpClient(w, t.token);
+    const { tools } = await client.listTools();
+    expect(tools.map((x) => x.name).sort()).toEqual([...MCP_TOOLS].sort());
+    const r = await client.callTool({ name: "twinlock_submit_handoff", arguments: { planner: PLANNER, handoff_dir: w.handoff } });
+    expect(r.isError).toBeFalsy();
+    expect((r.structuredContent as { review_url: string }).review_url).toBe(`${TEST_ORIGIN}/runs/${w.runId}/pairs/${PLANNER}/revisions/1`);
+    await client.close();
+  });
+
+  it("answers only the token's scopes: a status-only token cannot freeze", async () => {
+    const w = await serverWorld();
+    const t = await createAgentToken(w.home, { agent: "claude", runId: w.runId, scopes: ["status"] });
+    const client = await mcpClient(w, t.token);
+    const r = await client.callTool({ name: "twinlock_submit_handoff", arguments: { planner: PLANNER, handoff_dir: w.handoff } });
+    expect(r.isError).toBe(true);
+    expect((r.content as Array<{ text: string }>)[0]?.text).toMatch(/^TOKEN_SCOPE/);
+    await client.close();
+  });
+
+  it("refuses a request without an agent token", async () => {
+    const w = await serverWorld();
+    await expect(mcpClient(w, undefined)).rejects.toThrow();
+    const r = await call(w, "/mcp", { json: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
+    expect(r.status).toBe(401);
+  });
+});
