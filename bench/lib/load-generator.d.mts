@@ -18,5 +18,6 @@ export function runLoad(options: {
   requests?: number;
   maxSeconds?: number;
   warmup?: number;
+  warmupSeconds?: number;
   expectStatus?: number;
 }): Promise<LoadResult>;

@@ -16,12 +16,22 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
  * headers, body }` (body a string; a JSON body gets its content type and
  * length here). A response whose status is not `expectStatus` counts as an
  * error; the first one's status and body are kept for the report. `warmup`
- * requests (bounded by `maxSeconds` too) are sent first and not recorded.
+ * requests (bounded by `warmupSeconds`, default `maxSeconds`) are sent first
+ * and not recorded.
  *
  * Returns `{ count, errors, firstError, seconds, rps, p50, p90, p99, max,
  * concurrency }`, times in ms.
  */
-export async function runLoad({ url, request, concurrency = 1, requests = 1000, maxSeconds = 5, warmup = 0, expectStatus = 200 }) {
+export async function runLoad({
+  url,
+  request,
+  concurrency = 1,
+  requests = 1000,
+  maxSeconds = 5,
+  warmup = 0,
+  warmupSeconds = maxSeconds,
+  expectStatus = 200,
+}) {
   const base = new URL(url);
   if (base.protocol !== "http:" || !LOOPBACK.has(base.hostname))
     throw new Error(`the load generator only targets plain HTTP on loopback, not ${url}`);
@@ -31,7 +41,8 @@ export async function runLoad({ url, request, concurrency = 1, requests = 1000, 
   if (!(maxSeconds > 0 && maxSeconds <= 600)) throw new Error(`maxSeconds ${maxSeconds} must be in (0, 600]`);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
   try {
-    if (warmup > 0) await drive({ base, agent, request, concurrency, requests: warmup, maxSeconds, expectStatus });
+    if (warmup > 0)
+      await drive({ base, agent, request, concurrency, requests: warmup, maxSeconds: Math.min(maxSeconds, warmupSeconds), expectStatus });
     return await drive({ base, agent, request, concurrency, requests, maxSeconds, expectStatus });
   } finally {
     agent.destroy();

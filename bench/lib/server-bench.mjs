@@ -20,6 +20,10 @@
  *      after a status request for every run, after an admission check for
  *      every run, and after the load; then the two routes again.
  *
+ * Making the runs dominates a full run's time here (each run is four signed
+ * library steps that each load the pinned 257-prompt suite: ~0.2 s a run on
+ * an idle 2-core machine, so ~3 min for 1,000).
+ *
  * Each measurement is 1 client and 8 clients on one keep-alive agent, for a
  * fixed time (or a request cap), after a warm-up. A response that is not
  * 200 stops the bench: a figure over failing requests would mean nothing.
@@ -41,7 +45,8 @@ const FEW_RUNS = 8;
  */
 export async function benchGateServer({ root, cli, suiteDir, workDir, quick, startupFloorMs }) {
   const manyRuns = quick ? 100 : 1000;
-  const load = { maxSeconds: quick ? 2 : 6, requests: quick ? 20_000 : 200_000, warmup: quick ? 30 : 100 };
+  // Warm-up: up to 500 requests or half a second (1 s in a full run), so the floors' JIT is warm too.
+  const load = { maxSeconds: quick ? 2 : 6, requests: quick ? 20_000 : 200_000, warmup: 500, warmupSeconds: quick ? 0.5 : 1 };
   const lib = await loadGateLibrary(root);
   const signed = await makeSignedSuite(root, suiteDir, join(workDir, "signed"), cli);
   const env = { ...process.env, TWINLOCK_HOME: signed.home };
@@ -154,7 +159,7 @@ export async function benchGateServer({ root, cli, suiteDir, workDir, quick, sta
       fmtRatio(r.p99 / floorOf(r).p99),
     ]),
     [
-      `each row: ${load.maxSeconds} s (or ${load.requests.toLocaleString("en-US")} requests) after ${load.warmup} warm-up requests, N clients on one keep-alive http.Agent (maxSockets N), each server its own process;`,
+      `each row: ${load.maxSeconds} s (or ${load.requests.toLocaleString("en-US")} requests) after ${load.warmupSeconds} s (or ${load.warmup}) of warm-up requests, N clients on one keep-alive http.Agent (maxSockets N), each server its own process;`,
       "latency: request written to the last byte of the answer read. Ratios against the node:http floor with the same clients measured in this run.",
       `status: GET /api/runs/RUN/pairs/PLANNER; admission check: POST …/executors/EXECUTOR/admission-check {}; each request with its run's own agent token, runs taken in turn.`,
       `every admission check ran all its checks and would admit (checked on the first answer); ${rest.length.toLocaleString("en-US")} more runs made in ${makeSeconds.toFixed(1)} s for the last rows.`,
