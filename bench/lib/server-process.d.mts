@@ -1,0 +1,9 @@
+/** Types of server-process.mjs (plain JavaScript: the bench runs without a compiler). */
+export interface ServerProcess {
+  pid: number | undefined;
+  url: string;
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
+}
+export function startServerProcess(args: string[], options?: { env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<ServerProcess>;
+export function procMemory(pid: number | undefined): { rssKiB: number; hwmKiB: number };
