@@ -3,7 +3,10 @@ import { resolveRunFile } from "../store/run-folder.js";
 import type { RunListing, RunStore } from "../store/run-store.js";
 import { findConsumedConsent } from "./consumed-consents.js";
 import type { GateHome } from "./gate-home.js";
-import { listCheckpoints } from "./run-checkpoints.js";
+import { listCheckpoints, readCheckpoint } from "./run-checkpoints.js";
+
+const runIdPattern = /^run_[0-9a-f]{16}$/;
+
 import { createRun, readRun, updateRun } from "./run-ledger.js";
 
 /**
@@ -20,6 +23,7 @@ export function folderRunStore(home: GateHome): RunStore {
     create: (ref, drafts, now) => createRun(ref, home, drafts, now),
     update: (ref, decide, options) => updateRun(ref, home, decide, options),
     findConsumedConsent: async (hash) => findConsumedConsent(home, hash),
+    resolve: async (runId) => (runIdPattern.test(runId) ? readCheckpoint(home, runId)?.run_file : undefined),
     list: async () => listRuns(home),
   };
 }

@@ -265,9 +265,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   async function findRun(runId: string): Promise<{ ref: string; run: LoadedRun }> {
     if (!/^run_[0-9a-f]{16}$/.test(runId))
       throw new HttpProblem(404, "UNKNOWN_RUN", `${JSON.stringify(runId.slice(0, 40))} is not a run ID`);
-    const listing = (await store.list()).find((l) => l.run_id === runId);
-    if (!listing) throw new HttpProblem(404, "UNKNOWN_RUN", `no run ${runId} in ${store.label}`);
-    return { ref: listing.ref, run: await store.read(listing.ref) };
+    const ref = await store.resolve(runId);
+    if (ref === undefined) throw new HttpProblem(404, "UNKNOWN_RUN", `no run ${runId} in ${store.label}`);
+    const run = await store.read(ref);
+    // A run file swapped in under another run's checkpoint is not that run.
+    if (run.state.run_id !== runId)
+      throw new HttpProblem(409, "INTEGRITY", `the run file recorded for ${runId} now holds run ${run.state.run_id}`);
+    return { ref, run };
   }
 
   function staleUrl(c: Context<Env>): string | undefined {

@@ -48,6 +48,8 @@ export interface RunStore {
   ): Promise<{ run: LoadedRun; result: T }>;
   /** The record that a consent was used by an admission (of any copy of its run), if it was: a consent is used once. */
   findConsumedConsent(consentHash: string): Promise<ConsumedConsent | undefined>;
+  /** The reference of the run with this ID, without listing every run; undefined when the store holds none. */
+  resolve(runId: string): Promise<string | undefined>;
   /** Every run this store holds, newest first. */
   list(): Promise<RunListing[]>;
 }

@@ -142,6 +142,16 @@ export function runStoreContract(name: string, open: () => Promise<StoreHarness>
         for (const l of mine) expect((await store.read(l.ref)).state.run_id).toBe(l.run_id);
       }));
 
+    it("resolves a run's ID to the reference read takes, and an unknown ID to nothing", () =>
+      withStore(async ({ store, newRef }) => {
+        const made = await store.create(newRef(), [created(store)], AT);
+        const ref = await store.resolve(made.state.run_id);
+        expect(ref).toBeDefined();
+        expect((await store.read(ref as string)).state.run_id).toBe(made.state.run_id);
+        expect(await store.resolve(`run_${"0".repeat(16)}`)).toBeUndefined();
+        expect(await store.resolve("../../etc/passwd")).toBeUndefined();
+      }));
+
     it("keeps any sequence of appended decisions replayable to the state it reports (property)", () =>
       withStore(async ({ store, newRef }) => {
         await fc.assert(

@@ -217,6 +217,13 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
         ? { run_id: row.run_id, planner: row.planner, executor: row.executor, consent_hash: consentHash, at: row.at.toISOString() }
         : undefined;
     },
+    async resolve(runId) {
+      if (!RUN_ID.test(runId)) return undefined;
+      const r = await pool
+        .query<{ run_id: string }>("SELECT run_id FROM twinlock_runs WHERE run_id = $1", [runId])
+        .catch((e) => Promise.reject(describeDatabaseError(e, label)));
+      return r.rows[0]?.run_id;
+    },
     async list(): Promise<RunListing[]> {
       const r = await pool
         .query<{ run_id: string; revision: number; updated_at: Date }>(
