@@ -235,6 +235,14 @@ export function registerCommands(program: Command, sink: Sink): void {
     .action(async (run, opts) => sink((await import("./commands/verify-receipts.js")).runVerifyReceipts(run, opts)));
 
   program
+    .command("attest")
+    .description("write every review, consent, apply approval and admission as a DSSE-signed in-toto statement and a Sigstore bundle")
+    .argument("<run>", "run file")
+    .option("--out <dir>", "folder for the files (default: attestations/ beside the run file)")
+    .option("--key <file>", "your Ed25519 key that signs the envelopes (default: TWINLOCK_KEY)")
+    .action(async (run, opts) => sink(await (await import("./commands/attest.js")).runAttest(run, opts)));
+
+  program
     .command("checkout")
     .description("write a read-only copy of exactly the approved bytes for an admitted executor")
     .argument("<run>", "run file")
