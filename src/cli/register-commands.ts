@@ -202,6 +202,9 @@ export function registerCommands(program: Command, sink: Sink): void {
     .argument("<planner>", "planner ID")
     .requiredOption("--result <result>", "verified, failed, rolled_back or abandoned")
     .option("--residual <text>", "what is left undone (required before execution)")
+    .option("--changed-files <file>", "after execution: the changed files, one path per line relative to the current folder")
+    .option("--git-range <A..B>", "after execution: the changed files are git diff --name-only A..B (digests at B)")
+    .option("--criterion <id=result:cmd>", "a verification result, e.g. C1=passed:'npm test' (repeat per criterion)", collect, [])
     .option("--actor <name>", "who closes")
     .action(async (run, id, opts) => sink(await (await import("./commands/run-admin.js")).runClose(run, id, opts)));
 
