@@ -238,6 +238,21 @@ export function registerCommands(program: Command, sink: Sink): void {
     .action(async (run, opts) => sink((await import("./commands/verify-receipts.js")).runVerifyReceipts(run, opts)));
 
   program
+    .command("verify")
+    .description(
+      "for CI: the run's chain, every receipt against trusted reviewers, the admission on the approved hash, and each changed file inside the plan",
+    )
+    .argument("<run>", "run file")
+    .option(
+      "--trust <file>",
+      "reviewers file (twinlock.yaml-shaped) from the protected base branch (default: twinlock.yaml at the checkout root)",
+    )
+    .option("--changed-files <file>", "the changed files, one path per line relative to the current folder")
+    .option("--git-range <A..B>", "the changed files are git diff --name-only A..B; the trust file is read from commit A")
+    .option("--summary <file>", "also write the report as Markdown (e.g. $GITHUB_STEP_SUMMARY)")
+    .action(async (run, opts) => sink(await (await import("./commands/verify.js")).runVerify(run, opts)));
+
+  program
     .command("attest")
     .description("write every review, consent, apply approval and admission as a DSSE-signed in-toto statement and a Sigstore bundle")
     .argument("<run>", "run file")
