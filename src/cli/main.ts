@@ -164,6 +164,7 @@ const HOME_COMMANDS = new Set([
   "close",
   "verify-log",
   "verify-receipts",
+  "attest",
   "checkout",
   "exec",
   "install",

@@ -202,6 +202,9 @@ export function registerCommands(program: Command, sink: Sink): void {
     .argument("<planner>", "planner ID")
     .requiredOption("--result <result>", "verified, failed, rolled_back or abandoned")
     .option("--residual <text>", "what is left undone (required before execution)")
+    .option("--changed-files <file>", "after execution: the changed files, one path per line relative to the current folder")
+    .option("--git-range <A..B>", "after execution: the changed files are git diff --name-only A..B (digests at B)")
+    .option("--criterion <id=result:cmd>", "a verification result, e.g. C1=passed:'npm test' (repeat per criterion)", collect, [])
     .option("--actor <name>", "who closes")
     .action(async (run, id, opts) => sink(await (await import("./commands/run-admin.js")).runClose(run, id, opts)));
 
@@ -233,6 +236,29 @@ export function registerCommands(program: Command, sink: Sink): void {
     .description("check every receipt's signature, key, rights and revocation against the suite's reviewers")
     .argument("<run>", "run file")
     .action(async (run, opts) => sink((await import("./commands/verify-receipts.js")).runVerifyReceipts(run, opts)));
+
+  program
+    .command("verify")
+    .description(
+      "for CI: the run's chain, every receipt against trusted reviewers, the admission on the approved hash, and each changed file inside the plan",
+    )
+    .argument("<run>", "run file")
+    .option(
+      "--trust <file>",
+      "reviewers file (twinlock.yaml-shaped) from the protected base branch (default: twinlock.yaml at the checkout root)",
+    )
+    .option("--changed-files <file>", "the changed files, one path per line relative to the current folder")
+    .option("--git-range <A..B>", "the changed files are git diff --name-only A..B; the trust file is read from commit A")
+    .option("--summary <file>", "also write the report as Markdown (e.g. $GITHUB_STEP_SUMMARY)")
+    .action(async (run, opts) => sink(await (await import("./commands/verify.js")).runVerify(run, opts)));
+
+  program
+    .command("attest")
+    .description("write every review, consent, apply approval and admission as a DSSE-signed in-toto statement and a Sigstore bundle")
+    .argument("<run>", "run file")
+    .option("--out <dir>", "folder for the files (default: attestations/ beside the run file)")
+    .option("--key <file>", "your Ed25519 key that signs the envelopes (default: TWINLOCK_KEY)")
+    .action(async (run, opts) => sink(await (await import("./commands/attest.js")).runAttest(run, opts)));
 
   program
     .command("checkout")

@@ -1,6 +1,10 @@
-import { UsageError } from "../errors/errors.js";
+import path from "node:path";
+import { type ChangedFile, type CriterionEvidence, checkConformance } from "../conformance/check-conformance.js";
+import { ConflictError, UsageError } from "../errors/errors.js";
+import { readFrozenModel } from "../home/frozen-records.js";
+import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
-import type { Workflow } from "../run/run-schema.js";
+import type { Execution, Workflow } from "../run/run-schema.js";
 import { isFinal } from "../run/transition-table.js";
 import type { LoadedRun } from "../store/run-file.js";
 import type { RunStore } from "../store/run-store.js";
@@ -22,8 +26,15 @@ export async function closeWorkflow(input: {
   result: CloseResult;
   residual?: string;
   actor: string;
+  /**
+   * The executed change (only after execution): changed files relative to
+   * `root` (the checkout the executor changed; default the current folder)
+   * and the verification result per acceptance criterion ID.
+   */
+  executed?: { changed: ChangedFile[]; criteria: CriterionEvidence[]; root?: string };
   now?: () => Date;
 }): Promise<{ run: LoadedRun; workflow: Workflow }> {
+  const execution = input.executed ? await gatherExecution(input.store, input.run, input.planner, input.executed) : undefined;
   const { run } = await input.store.update(
     input.run,
     (current) => {
@@ -48,9 +59,26 @@ export async function closeWorkflow(input: {
         };
       }
       requireTransition(input.run, wf, "closed", "close the workflow");
+      if (execution && !executing)
+        throw new UsageError(
+          `${wf.planner} is ${wf.state}: only an executing workflow records an executed change (--changed-files, --criterion)`,
+        );
+      if (execution && wf.handoff?.hash !== execution.hash)
+        throw new ConflictError(
+          `${wf.planner}'s frozen handoff changed while closing (${execution.hash}, now ${wf.handoff?.hash}); close again`,
+        );
       return {
         events: [
-          { type: "closed", actor: input.actor, data: { planner: wf.planner, outcome: input.result, residual: input.residual ?? null } },
+          {
+            type: "closed",
+            actor: input.actor,
+            data: {
+              planner: wf.planner,
+              outcome: input.result,
+              residual: input.residual ?? null,
+              ...(execution ? { execution: execution.record } : {}),
+            },
+          },
         ],
         result: undefined,
       };
@@ -58,4 +86,41 @@ export async function closeWorkflow(input: {
     { now: input.now },
   );
   return { run, workflow: run.state.workflows[input.planner] as Workflow };
+}
+
+/**
+ * Gather, then decide: the approved plan read from the frozen bytes in the
+ * gate home (never from the live folder), then the executed change held
+ * against it. A criterion ID the plan does not have is bad input.
+ */
+async function gatherExecution(
+  store: RunStore,
+  runRef: string,
+  planner: string,
+  executed: { changed: ChangedFile[]; criteria: CriterionEvidence[]; root?: string },
+): Promise<{ hash: string; record: Execution }> {
+  const run = await store.read(runRef);
+  const wf = requireWorkflow(run.state.workflows, planner);
+  if (wf.state !== "executing" || !wf.handoff)
+    throw new UsageError(`${planner} is ${wf.state}: only an executing workflow records an executed change (--changed-files, --criterion)`);
+  const model = readFrozenModel(store.home, wf.handoff.files, loadPinnedPolicy(store.home, run.state.suite).handoffFormat);
+  const known = new Set(model.criteria.map((c) => c.id));
+  const unknown = executed.criteria.find((c) => !known.has(c.id));
+  if (unknown)
+    throw new UsageError(
+      `--criterion ${unknown.id} is not an acceptance criterion of ${planner}'s plan; its criteria are ${[...known].join(", ") || "none"}`,
+    );
+  const root = path.resolve(executed.root ?? ".");
+  const runFile = path.resolve(run.path);
+  const own = [path.relative(root, runFile), `${path.relative(root, path.resolve(path.dirname(runFile), wf.handoff.dir))}/`]
+    .filter((p) => p !== "" && !p.startsWith("..") && !path.isAbsolute(p))
+    .map((p) => p.split(path.sep).join("/"));
+  const conformance = checkConformance({
+    actions: model.actions,
+    criteria: model.criteria,
+    changed: executed.changed,
+    evidence: executed.criteria,
+    ownRecords: own,
+  });
+  return { hash: wf.handoff.hash, record: { changed_files: executed.changed, criteria: executed.criteria, conformance } };
 }

@@ -12,7 +12,7 @@ import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { cleanLines, cleanText } from "../input/clean-text.js";
 import { shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
-import type { RunEvent, Settings, Workflow } from "../run/run-schema.js";
+import type { Execution, RunEvent, Settings, Workflow } from "../run/run-schema.js";
 import type { RunStore } from "../store/run-store.js";
 import { consentQuestion } from "./consent-pair-execution.js";
 import { reviewInvitation } from "./pair-status.js";
@@ -223,6 +223,7 @@ function renderMarkdown(
   }
 
   out.push(...renderRecords(r));
+  if (wf.result?.execution) out.push(...renderExecution(r, wf.result.execution));
   out.push(`## Files (${files.length})`, "");
   for (const f of files) {
     const mark = f.change === "unchanged" ? "" : ` — **${f.change}** since revision ${h.revision - 1}`;
@@ -316,6 +317,47 @@ export function renderRecords(r: HandoffModel): string[] {
     out.push("");
   }
   return out;
+}
+
+/**
+ * The plan beside what was done (recorded by `close`): each action done or
+ * not, each changed file and whether it lay inside the plan, each criterion
+ * with its recorded result or none.
+ */
+export function renderExecution(r: HandoffModel, e: Execution): string[] {
+  const t = cleanText;
+  const c = e.conformance;
+  const out: string[] = ["## Plan versus execution", ""];
+  const deviations =
+    c.actions_not_done.length + c.files_outside_plan.length + c.criteria_without_evidence.length + c.criteria_failed.length;
+  out.push(
+    deviations === 0 ? "The executed change conforms to the approved plan." : `**${deviations} deviations from the approved plan.**`,
+    "",
+  );
+  out.push("| action | target | done |", "|---|---|---|");
+  for (const a of r.actions)
+    out.push(
+      `| \`${MARKERS.action}${t(a.id)}\` | ${cell(a.target ?? "(not given)")} | ${c.actions_not_done.includes(a.id) ? "**not done**" : "done"} |`,
+    );
+  out.push("", `Changed files (${e.changed_files.length}):`, "");
+  for (const f of e.changed_files)
+    out.push(
+      `- ${code(f.path)} ${f.sha256 === null ? "deleted" : `sha256 ${f.sha256.slice(7, 19)}…`}${c.files_outside_plan.includes(f.path) ? " — **outside the plan**" : ""}`,
+    );
+  out.push("", "| criterion | result | command |", "|---|---|---|");
+  for (const k of r.criteria) {
+    const ev = e.criteria.filter((x) => x.id === k.id);
+    if (ev.length === 0) out.push(`| \`${MARKERS.criterion}${t(k.id)}\` | **no evidence** | |`);
+    for (const x of ev)
+      out.push(`| \`${MARKERS.criterion}${t(k.id)}\` | ${x.result === "passed" ? "passed" : "**failed**"} | ${cell(x.command)} |`);
+  }
+  out.push("");
+  return out;
+}
+
+/** Text inside a Markdown table cell: one line, pipes escaped. */
+function cell(s: string): string {
+  return cleanText(s).replace(/\|/g, "\\|");
 }
 
 /** Agent-chosen text (a path) as an inline code span whose backticks outnumber any run inside, so it cannot end early. */

@@ -9,6 +9,7 @@ import {
   ApplyApprovalSchema,
   ConsentReceiptSchema,
   DryRunResultSchema,
+  ExecutionSchema,
   FreezeReceiptSchema,
   handoffHash,
   homeId,
@@ -66,7 +67,12 @@ export const EVENT_DATA = {
   dry_run_admitted: z.object({ planner: promptId, receipt: AdmissionReceiptSchema }).strict(),
   dry_run_result: z.object({ planner: promptId, receipt: DryRunResultSchema }).strict(),
   closed: z
-    .object({ planner: promptId, outcome: z.enum(["verified", "failed", "rolled_back", "abandoned"]), residual: text.nullable() })
+    .object({
+      planner: promptId,
+      outcome: z.enum(["verified", "failed", "rolled_back", "abandoned"]),
+      residual: text.nullable(),
+      execution: ExecutionSchema.optional(),
+    })
     .strict(),
   failed: z.object({ planner: promptId, residual: text }).strict(),
   stop_raised: z.object({ reason: stopReason, workflow: promptId.nullable(), note: text.nullable() }).strict(),
@@ -316,8 +322,15 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
             : `only an executing workflow can close as ${d.outcome}`,
         );
       if (!fromExecuting && !d.residual) bad("closing before execution needs a residual record");
+      if (!fromExecuting && d.execution) bad("only an executing workflow records an executed change");
       move();
-      wf.result = { outcome: d.outcome, residual: d.residual, at: event.at, by: event.actor };
+      wf.result = {
+        outcome: d.outcome,
+        residual: d.residual,
+        at: event.at,
+        by: event.actor,
+        ...(d.execution ? { execution: d.execution } : {}),
+      };
       deauthorize();
       break;
     }

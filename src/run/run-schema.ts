@@ -200,6 +200,31 @@ export const FrozenHandoffSchema = z
   })
   .strict();
 
+/**
+ * What the executor did, recorded on `close` (issue 13): the changed files
+ * with their digests, the verification results per acceptance criterion, and
+ * the plan held against them as computed when it was recorded (replay cannot
+ * read the frozen bytes, so it keeps this as recorded). Optional: runs closed
+ * before it existed, or closed without it, replay as they always did.
+ */
+export const ExecutionSchema = z
+  .object({
+    changed_files: z.array(z.object({ path: z.string().min(1).max(4096), sha256: handoffHash.nullable() }).strict()).max(100_000),
+    criteria: z
+      .array(z.object({ id: z.string().min(1).max(200), result: z.enum(["passed", "failed"]), command: text }).strict())
+      .max(10_000),
+    conformance: z
+      .object({
+        actions_not_done: z.array(z.string().max(200)),
+        files_outside_plan: z.array(z.string().max(4096)),
+        criteria_without_evidence: z.array(z.string().max(200)),
+        criteria_failed: z.array(z.string().max(200)),
+      })
+      .strict(),
+  })
+  .strict();
+export type Execution = z.infer<typeof ExecutionSchema>;
+
 /** One pair's workflow as replay derives it. Receipts are kept whole; validity is judged against the current hash. */
 export const WorkflowSchema = z
   .object({
@@ -222,6 +247,8 @@ export const WorkflowSchema = z
         residual: text.nullable(),
         at: isoTime,
         by: name,
+        /** Present only when `close` recorded the executed change. */
+        execution: ExecutionSchema.optional(),
       })
       .strict()
       .nullable(),

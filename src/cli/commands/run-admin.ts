@@ -1,3 +1,5 @@
+import { changedFilesFromList, changedFilesInRange, gitTopLevel } from "../../conformance/changed-files.js";
+import type { CriterionEvidence } from "../../conformance/check-conformance.js";
 import { UsageError } from "../../errors/errors.js";
 import { approveApply } from "../../gate/approve-apply.js";
 import { CLOSE_RESULTS, type CloseResult, closeWorkflow } from "../../gate/close-workflow.js";
@@ -85,10 +87,22 @@ export async function runResolveStop(
 export async function runClose(
   runFile: string,
   id: string,
-  o: CommonOptions & { result: string; residual?: string; actor?: string },
+  o: CommonOptions & {
+    result: string;
+    residual?: string;
+    actor?: string;
+    changedFiles?: string;
+    gitRange?: string;
+    criterion?: string[];
+  },
 ): Promise<CommandResult> {
   if (!(CLOSE_RESULTS as readonly string[]).includes(o.result))
     throw new UsageError(`--result ${o.result} is not one of ${CLOSE_RESULTS.join(", ")}`);
+  if (o.changedFiles !== undefined && o.gitRange !== undefined)
+    throw new UsageError("give the changed files once: --changed-files FILE or --git-range A..B, not both");
+  const criteria = (o.criterion ?? []).map(parseCriterionEvidence);
+  const recorded = o.changedFiles !== undefined || o.gitRange !== undefined || criteria.length > 0;
+  const root = o.gitRange !== undefined ? gitTopLevel(process.cwd()) : process.cwd();
   const r = await closeWorkflow({
     run: runFile,
     store: storeOption(o),
@@ -96,10 +110,45 @@ export async function runClose(
     result: o.result as CloseResult,
     residual: o.residual === undefined ? undefined : parseText(o.residual, "--residual"),
     actor: resolveActor(o.actor),
+    executed: recorded
+      ? {
+          changed:
+            o.gitRange !== undefined
+              ? changedFilesInRange(root, o.gitRange)
+              : o.changedFiles !== undefined
+                ? changedFilesFromList(o.changedFiles, root)
+                : [],
+          criteria,
+          root,
+        }
+      : undefined,
   });
-  return {
-    exitCode: 0,
-    text: `${r.workflow.planner}: ${r.workflow.state} (${r.workflow.result?.outcome})${r.workflow.result?.residual ? `, residual: ${r.workflow.result.residual}` : ""}`,
-    json: { ok: true, state: r.workflow.state, result: r.workflow.result },
-  };
+  const res = r.workflow.result;
+  const c = res?.execution?.conformance;
+  const lines = [
+    `${r.workflow.planner}: ${r.workflow.state} (${res?.outcome})${res?.residual ? `, residual: ${res.residual}` : ""}`,
+    ...(res?.execution && c
+      ? [
+          `executed: ${res.execution.changed_files.length} files changed, ${res.execution.criteria.length} criteria results recorded`,
+          ...c.actions_not_done.map((a) => `not done: action ${a} (no changed file in its target)`),
+          ...c.files_outside_plan.map((f) => `outside the plan: ${f} (in no action's target)`),
+          ...c.criteria_without_evidence.map((x) => `no evidence: criterion ${x}`),
+          ...c.criteria_failed.map((x) => `failed: criterion ${x}`),
+          c.actions_not_done.length + c.files_outside_plan.length + c.criteria_without_evidence.length + c.criteria_failed.length === 0
+            ? "conforms: every action done, every file inside the plan, every criterion passed with evidence"
+            : "does not conform to the approved plan; the deviations are recorded with the close",
+        ]
+      : []),
+  ];
+  return { exitCode: 0, text: lines.join("\n"), json: { ok: true, state: r.workflow.state, result: res } };
+}
+
+/** `C1=passed:npm test` → the result of one verification run against criterion C1. */
+function parseCriterionEvidence(given: string): CriterionEvidence {
+  const m = /^([A-Za-z0-9][A-Za-z0-9._-]*)=(passed|failed):([\s\S]+)$/.exec(given);
+  if (!m || !(m[3] as string).trim())
+    throw new UsageError(
+      `--criterion ${JSON.stringify(given)} is not ID=passed:COMMAND or ID=failed:COMMAND, e.g. --criterion C1=passed:'npm test'`,
+    );
+  return { id: m[1] as string, result: m[2] as "passed" | "failed", command: parseText((m[3] as string).trim(), "--criterion") };
 }

@@ -1,0 +1,111 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type CliRun, runCli } from "../test-support/run-cli.js";
+import { type GateRun, makeGateRun, removeGateRuns } from "../test-support/run-fixture.js";
+import { aliceTrustFile, driveSignedToExecuting, MALLORY_KEY } from "../test-support/signed-run.js";
+
+afterAll(removeGateRuns);
+
+const gitIn = (dir: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", ...args], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+    .toString()
+    .trim();
+
+/**
+ * A git repository holding an executing run (alice's signed review and
+ * consent), its handoff and the trust file on the base commit; `change`
+ * writes the executor's files and commits them as the head.
+ */
+async function repoWithRun(change: Record<string, string>, trust = aliceTrustFile()): Promise<{ g: GateRun; base: string; head: string }> {
+  const g = makeGateRun();
+  await driveSignedToExecuting(g);
+  writeFileSync(path.join(g.dir, "twinlock.yaml"), trust);
+  gitIn(g.dir, "init", "-q", "-b", "main");
+  gitIn(g.dir, "add", "-A");
+  gitIn(g.dir, "commit", "-q", "-m", "base: the approved run");
+  const base = gitIn(g.dir, "rev-parse", "HEAD");
+  for (const [rel, text] of Object.entries(change)) {
+    mkdirSync(path.dirname(path.join(g.dir, rel)), { recursive: true });
+    writeFileSync(path.join(g.dir, rel), text);
+  }
+  gitIn(g.dir, "add", "-A");
+  gitIn(g.dir, "commit", "-q", "-m", "the executor's change");
+  return { g, base, head: gitIn(g.dir, "rev-parse", "HEAD") };
+}
+
+/** Run the CLI with `dir` as the current folder, as a CI job runs in its checkout. */
+async function cliIn(dir: string, argv: string[]): Promise<CliRun> {
+  const before = process.cwd();
+  process.chdir(dir);
+  try {
+    return await runCli(argv);
+  } finally {
+    process.chdir(before);
+  }
+}
+
+const PLANNED = { "cart/cache.go": "package cart // locked\n", "cart/cache_race_test.go": "package cart\n" };
+
+describe("twinlock verify (CI)", () => {
+  it("verifies a change inside the plan's action targets, reading the reviewers from the base commit", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    const summary = path.join(g.dir, "summary.md");
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}..${head}`, "--summary", summary]);
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout).toMatch(/^ok {4}receipt {2}MD-29 rev 1 review: signed by alice$/m);
+    expect(r.stdout).toMatch(/^ok {4}admission {2}MD-29→MD-30: admitted on the approved and consented hash sha256:/m);
+    expect(r.stdout).toMatch(/^ok {4}changed-file {2}cart\/cache\.go: inside the plan$/m);
+    expect(r.stdout).toContain(`against the reviewers in ${base}:twinlock.yaml, 2 changed files`);
+    expect(readFileSync(summary, "utf8")).toContain("## twinlock verify: verified");
+  });
+
+  it("reports a changed file outside the plan as a deviation and exits 1", async () => {
+    const { g, base, head } = await repoWithRun({ ...PLANNED, ".github/workflows/deploy.yml": "on: push\n" });
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}..${head}`]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}changed-file {2}\.github\/workflows\/deploy\.yml: deviation: outside every admitted action's target/m,
+    );
+    const list = path.join(g.dir, "changed.txt");
+    writeFileSync(list, "cart/cache.go\nsecrets.env\n");
+    const j = await cliIn(g.dir, ["verify", "run.json", "--trust", "twinlock.yaml", "--changed-files", list, "--json"]);
+    expect(j.code).toBe(1);
+    const report = JSON.parse(j.stdout) as { ok: boolean; findings: Array<{ check: string; ok: boolean; subject: string }> };
+    expect(report.findings.filter((f) => !f.ok).map((f) => f.subject)).toEqual(["secrets.env"]);
+  });
+
+  it("refuses a trust file that the change under test edits, naming the base commit's copy", async () => {
+    const { g, base, head } = await repoWithRun({ ...PLANNED, "twinlock.yaml": aliceTrustFile(MALLORY_KEY) }, aliceTrustFile());
+    const r = await cliIn(g.dir, ["verify", "run.json", "--trust", "twinlock.yaml", "--git-range", `${base}..${head}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain(`the trust file twinlock.yaml in the working tree differs from the base commit's (${base}:twinlock.yaml)`);
+  });
+
+  it("fails every receipt when the base branch trusts other reviewers", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED, aliceTrustFile(MALLORY_KEY));
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}..${head}`]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}receipt {2}MD-29 rev 1 review: .*signed by alice's key|^FAIL {2}receipt {2}MD-29 rev 1 review: the review receipt is signed by an unknown key/m,
+    );
+  });
+
+  it("fails the chain of a run edited by hand, and takes bad input as one line with exit 2", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    const runFile = path.join(g.dir, "run.json");
+    writeFileSync(runFile, readFileSync(runFile, "utf8").replace('"decision": "approved"', '"decision": "declined"'));
+    const r = await cliIn(g.dir, ["verify", "run.json", "--trust", "twinlock.yaml"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL {2}chain {2}run: first bad event/m);
+    const bad = await cliIn(g.dir, ["verify", "run.json", "--git-range", `--output=x..${head}`]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^twinlock: --git-range "--output=x\.\.[0-9a-f]+" is not a range A\.\.B/);
+    expect(base).not.toBe(head);
+  });
+});

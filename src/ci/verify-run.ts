@@ -1,0 +1,193 @@
+import path from "node:path";
+import { actionTargetGlobs, pathScope } from "../conformance/action-targets.js";
+import type { ChangedFile } from "../conformance/check-conformance.js";
+import { folderSource } from "../handoff/handoff-source.js";
+import { hashHandoff } from "../handoff/hash-handoff.js";
+import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
+import { receiptHash } from "../run/receipt-hash.js";
+import type { Workflow } from "../run/run-schema.js";
+import { readRunFileUnverified, verifyRunFile } from "../store/run-file.js";
+import type { SuiteConfig } from "../suite/suite-config.js";
+import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
+
+/** What a CI verification checks, one kind per line of its report. */
+export type VerifyCheck = "chain" | "receipt" | "admission" | "handoff" | "changed-file";
+
+/** One finding: what was checked, of what, whether it holds, and why. */
+export interface VerifyFinding {
+  check: VerifyCheck;
+  ok: boolean;
+  subject: string;
+  message: string;
+}
+
+/** A CI verification's findings; `ok` when none fails. */
+export interface VerifyReport {
+  ok: boolean;
+  run_id: string | null;
+  trust_source: string;
+  findings: VerifyFinding[];
+}
+
+/**
+ * Verify a run for CI without a gate home (SPEC §9's trust root is not on a
+ * CI runner): the event chain and replay (as `verify-log`); every person's
+ * receipt against the trusted reviewers, signed and with its right whatever
+ * the suite's own policy says; each executed workflow admitted on the exact
+ * hash that was approved and consented, with its consent named by hash; the
+ * handoff folder in the checkout equal to that hash (its action targets are
+ * read from there); and each changed file inside some admitted action's
+ * target or the run's own records, else named as a deviation.
+ */
+export async function verifyRun(input: {
+  runFile: string;
+  trust: { config: SuiteConfig; source: string };
+  /** Changed files relative to `root`; none given: the change is not checked. */
+  changed?: readonly ChangedFile[];
+  root: string;
+}): Promise<VerifyReport> {
+  const findings: VerifyFinding[] = [];
+  const add = (check: VerifyCheck, ok: boolean, subject: string, message: string) => findings.push({ check, ok, subject, message });
+  const file = readRunFileUnverified(input.runFile);
+  const verdict = verifyRunFile(file);
+  if (!verdict.ok) {
+    add("chain", false, "run", `first bad event ${verdict.seq}: ${verdict.reason}`);
+    return { ok: false, run_id: null, trust_source: input.trust.source, findings };
+  }
+  add("chain", true, "run", `${file.events.length} events, chain intact, state equals the replay (head ${file.head})`);
+  const config: SuiteConfig = { ...input.trust.config, policies: { ...input.trust.config.policies, require_signed_receipts: true } };
+  const runAbs = path.resolve(input.runFile);
+  const allowed: string[] = [ownPath(input.root, runAbs)].filter((p): p is string => p !== undefined);
+  for (const wf of Object.values(file.state.workflows)) {
+    for (const [receipt, right] of decisions(wf)) {
+      const v = judgeReceiptTrust(receipt, right, config);
+      add("receipt", v.ok, `${wf.planner} rev ${receipt.revision} ${receipt.kind}`, v.ok ? `signed by ${v.signer}` : v.reason);
+    }
+    allowed.push(...((await checkAdmission(wf, runAbs, config, add)) ?? []));
+    const handoffDir = wf.handoff ? ownPath(input.root, path.resolve(path.dirname(runAbs), wf.handoff.dir)) : undefined;
+    if (handoffDir) allowed.push(`${handoffDir}/`);
+  }
+  if (input.changed) {
+    const scope = pathScope(allowed);
+    for (const f of input.changed) {
+      const inside = scope.includes(f.path);
+      add(
+        "changed-file",
+        inside,
+        f.path,
+        inside ? "inside the plan" : "deviation: outside every admitted action's target and the run's own records",
+      );
+    }
+  }
+  return { ok: findings.every((f) => f.ok), run_id: file.state.run_id, trust_source: input.trust.source, findings };
+}
+
+/** A workflow's decisions that a person signs, each with the right it needs. */
+function decisions(wf: Workflow): Array<[{ kind: string; revision?: number } & Record<string, unknown>, Right]> {
+  return [
+    ...wf.reviews.map((r) => [r, "review"] as [typeof r, Right]),
+    ...wf.consents.map((r) => [r, "consent"] as [typeof r, Right]),
+    ...wf.apply_approvals.map((r) => [r, "apply"] as [typeof r, Right]),
+    ...wf.dry_runs.flatMap((d) => (d.result_receipt ? [[d.result_receipt, "apply"] as [typeof d.result_receipt, Right]] : [])),
+  ];
+}
+
+/**
+ * The admission of a workflow that reached execution, held against the
+ * approved review and the consent it names; then the handoff folder in the
+ * checkout re-hashed and read for the action targets. Undefined when the
+ * workflow never executed, or its plan cannot be read (then every changed
+ * file outside the run's own records is a deviation).
+ */
+async function checkAdmission(
+  wf: Workflow,
+  runAbs: string,
+  config: SuiteConfig,
+  add: (check: VerifyCheck, ok: boolean, subject: string, message: string) => void,
+): Promise<string[] | undefined> {
+  const admission = wf.admissions[wf.admissions.length - 1];
+  const subject = `${wf.planner}→${wf.executor}`;
+  if (!admission) {
+    const executed = wf.state === "executing" || ["verified", "failed", "rolled_back"].includes(wf.result?.outcome ?? "");
+    if (executed) add("admission", false, subject, "executed without an admission receipt");
+    else
+      add(
+        "admission",
+        true,
+        subject,
+        `not executed (${wf.state}${wf.result ? `, ${wf.result.outcome}` : ""}): nothing it changes is approved`,
+      );
+    return undefined;
+  }
+  const consent = wf.consents.find((c) => receiptHash(c) === admission.consent_hash);
+  const review = wf.reviews.find(
+    (r) => r.decision === "approved" && r.handoff_hash === admission.handoff_hash && r.revision === admission.revision,
+  );
+  const problems = [
+    !review && `no approved review of ${admission.handoff_hash} revision ${admission.revision}`,
+    !consent && `the consent ${admission.consent_hash} it names is not in the run`,
+    consent && consent.decision !== "approved" && "the consent it names was declined",
+    consent &&
+      consent.handoff_hash !== admission.handoff_hash &&
+      `the consent is for ${consent.handoff_hash}, not the admitted ${admission.handoff_hash}`,
+    consent && consent.executor !== admission.executor && `the consent names ${consent.executor}, not the admitted ${admission.executor}`,
+    admission.executor !== wf.executor && `${admission.executor} is not this pair's executor ${wf.executor}`,
+    wf.handoff?.hash !== admission.handoff_hash && `the handoff was re-frozen after admission (now ${wf.handoff?.hash})`,
+    admission.checks.some((c) => !c.ok) && "the admission receipt records a failed check",
+  ].filter((p): p is string => typeof p === "string");
+  add(
+    "admission",
+    problems.length === 0,
+    subject,
+    problems.length === 0 ? `admitted on the approved and consented hash ${admission.handoff_hash}` : problems.join("; "),
+  );
+  if (!wf.handoff) return undefined;
+  const dir = path.resolve(path.dirname(runAbs), wf.handoff.dir);
+  let hash: string;
+  try {
+    hash = (await hashHandoff(dir)).hash;
+  } catch (error) {
+    add(
+      "handoff",
+      false,
+      subject,
+      `the handoff folder ${wf.handoff.dir} cannot be hashed in the checkout (${(error as Error).message}); commit it with the run`,
+    );
+    return undefined;
+  }
+  if (hash !== admission.handoff_hash) {
+    add(
+      "handoff",
+      false,
+      subject,
+      `the handoff folder ${wf.handoff.dir} in the checkout hashes to ${hash}, not the admitted ${admission.handoff_hash}`,
+    );
+    return undefined;
+  }
+  if (config.handoff?.format === "custom") {
+    add(
+      "handoff",
+      false,
+      subject,
+      "the trust file names a custom handoff format, whose schemas CI does not read; its action targets cannot be checked",
+    );
+    return undefined;
+  }
+  const { model, problems: unread } = selectHandoffFormat(config.handoff).read(folderSource(dir));
+  const targets = model.actions.flatMap((a) => actionTargetGlobs(a.target));
+  add(
+    "handoff",
+    unread.length === 0,
+    subject,
+    unread.length === 0
+      ? `the approved bytes are in the checkout; ${model.actions.length} actions, targets ${targets.join(", ") || "(none)"}`
+      : `the approved plan does not read: ${unread[0]?.message}`,
+  );
+  return targets;
+}
+
+/** A path as a POSIX path relative to the checkout root, or undefined when it lies outside it. */
+function ownPath(root: string, abs: string): string | undefined {
+  const rel = path.relative(path.resolve(root), abs);
+  return rel === "" || rel.startsWith("..") || path.isAbsolute(rel) ? undefined : rel.split(path.sep).join("/");
+}

@@ -1,0 +1,102 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { UsageError } from "../errors/errors.js";
+import type { ChangedFile } from "./check-conformance.js";
+
+/** Most changed files one command takes. */
+const MAX_CHANGED_FILES = 100_000;
+
+/** A `A..B` git range, split; refuses anything git could read as an option or a second argument. */
+export function parseGitRange(range: string): { from: string; to: string } {
+  const m = /^([A-Za-z0-9_./^~@{}-]+)\.\.([A-Za-z0-9_./^~@{}-]+)$/.exec(range);
+  if (!m || m[1]?.startsWith("-") || m[2]?.startsWith("-") || m[1]?.endsWith(".") || m[2]?.startsWith("."))
+    throw new UsageError(`--git-range ${JSON.stringify(range)} is not a range A..B of two commits, e.g. origin/main..HEAD`);
+  return { from: m[1] as string, to: m[2] as string };
+}
+
+/** Run git in `cwd` and return its stdout bytes; a failure is one UsageError line naming the command. */
+export function git(cwd: string, args: string[]): Buffer {
+  try {
+    return execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 256 * 1024 * 1024 });
+  } catch (error) {
+    const stderr =
+      String((error as { stderr?: Buffer }).stderr ?? "")
+        .trim()
+        .split("\n")[0] ?? "";
+    throw new UsageError(
+      `git ${args.join(" ")} failed in ${cwd}${stderr ? ` (${stderr})` : ""}; run it in the repository, with both commits fetched`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** The repository's top folder as git names it. */
+export function gitTopLevel(cwd: string): string {
+  return git(cwd, ["rev-parse", "--show-toplevel"]).toString("utf8").trim();
+}
+
+/** The files changed between two commits (`git diff --name-only A..B`), each with the sha256 of its bytes at B (null: deleted). */
+export function changedFilesInRange(cwd: string, range: string): ChangedFile[] {
+  const { from, to } = parseGitRange(range);
+  const names = git(cwd, ["diff", "--name-only", "--no-renames", "-z", `${from}..${to}`, "--"])
+    .toString("utf8")
+    .split("\0")
+    .filter((p) => p !== "");
+  if (names.length > MAX_CHANGED_FILES) throw new UsageError(`the range ${range} changes ${names.length} files, over ${MAX_CHANGED_FILES}`);
+  return names.map((p) => {
+    let sha256: string | null = null;
+    try {
+      sha256 = sha256Of(
+        execFileSync("git", ["cat-file", "blob", `${to}:${p}`], { cwd, stdio: ["ignore", "pipe", "ignore"], maxBuffer: 1 << 30 }),
+      );
+    } catch {
+      // Not in B: the change deleted it.
+    }
+    return { path: p, sha256 };
+  });
+}
+
+/**
+ * The changed files a list file names, one POSIX path per line relative to
+ * `root` (blank lines and `#` comments skipped), each with the sha256 of the
+ * file under `root` now (null when it is gone: a deletion).
+ */
+export function changedFilesFromList(listFile: string, root: string): ChangedFile[] {
+  let text: string;
+  try {
+    text = readFileSync(listFile, "utf8");
+  } catch (error) {
+    throw new UsageError(
+      `cannot read --changed-files ${listFile} (${(error as NodeJS.ErrnoException).code}); give a file with one changed path per line`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const paths = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
+  if (paths.length > MAX_CHANGED_FILES)
+    throw new UsageError(`--changed-files ${listFile} names ${paths.length} files, over ${MAX_CHANGED_FILES}`);
+  return paths.map((p) => {
+    const rel = p.replace(/^\.\//, "");
+    if (rel.includes("\0") || path.posix.isAbsolute(rel) || rel.split("/").includes(".."))
+      throw new UsageError(`--changed-files ${listFile} names ${JSON.stringify(p)}; give paths relative to the checkout, without ..`);
+    let sha256: string | null = null;
+    try {
+      sha256 = sha256Of(readFileSync(path.join(root, ...rel.split("/"))));
+    } catch {
+      // Gone from the checkout: the change deleted it.
+    }
+    return { path: rel, sha256 };
+  });
+}
+
+function sha256Of(bytes: Buffer): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}

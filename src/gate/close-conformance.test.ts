@@ -1,0 +1,123 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { actionTargetGlobs } from "../conformance/action-targets.js";
+import { checkConformance } from "../conformance/check-conformance.js";
+import { readRunFile } from "../store/run-file.js";
+import { runCli } from "../test-support/run-cli.js";
+import { driveTo, makeGateRun, PLANNER, removeGateRuns, storeOf, workflowOf } from "../test-support/run-fixture.js";
+import { closeWorkflow } from "./close-workflow.js";
+import { presentPlan } from "./present-plan.js";
+
+afterAll(removeGateRuns);
+
+describe("close records the executed change against the plan", () => {
+  it("lists the skipped action, the extra file and the criterion without evidence, and present shows plan beside execution", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "executing");
+    // The executor wrote the test (A1) but never touched cart/cache.go (A2), and edited a CI file the plan never named.
+    const root = path.join(g.dir, "checkout");
+    mkdirSync(path.join(root, "cart"), { recursive: true });
+    mkdirSync(path.join(root, ".github"), { recursive: true });
+    writeFileSync(path.join(root, "cart/cache_race_test.go"), "package cart\n");
+    writeFileSync(path.join(root, ".github/ci.yml"), "on: push\n");
+    await closeWorkflow({
+      run: g.runFile,
+      store: storeOf(g),
+      planner: PLANNER,
+      result: "verified",
+      actor: "executor-agent",
+      executed: {
+        changed: [
+          { path: "cart/cache_race_test.go", sha256: `sha256:${"a".repeat(64)}` },
+          { path: ".github/ci.yml", sha256: `sha256:${"b".repeat(64)}` },
+        ],
+        criteria: [{ id: "V1", result: "passed", command: "go test -run TestCartCacheRace -count=50 ./cart/" }],
+        root,
+      },
+    });
+    const result = workflowOf(g).result;
+    expect(result?.execution?.conformance).toEqual({
+      actions_not_done: ["A2"],
+      files_outside_plan: [".github/ci.yml"],
+      criteria_without_evidence: ["V2"],
+      criteria_failed: [],
+    });
+    const md = (await presentPlan(storeOf(g), g.runFile, PLANNER)).markdown;
+    expect(md).toContain("## Plan versus execution");
+    expect(md).toContain("| `+ACTION:A2` | cart/cache.go:80-95 | **not done** |");
+    expect(md).toContain("`.github/ci.yml` sha256 bbbbbbbbbbbb… — **outside the plan**");
+    expect(md).toContain("| `=VERIFY:V2` | **no evidence** | |");
+    // The recorded change is part of the chain: the run still verifies by replay.
+    expect(readRunFile(g.runFile).state.workflows[PLANNER]?.result?.execution?.changed_files).toHaveLength(2);
+  });
+
+  it("records the change from the CLI with --changed-files and --criterion, and refuses a criterion the plan lacks", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "executing");
+    const list = path.join(g.dir, "changed.txt");
+    writeFileSync(list, "cart/cache.go\ncart/cache_race_test.go\n");
+    const bad = await runCli([
+      "close",
+      g.runFile,
+      PLANNER,
+      "--result",
+      "verified",
+      "--criterion",
+      "V9=passed:true",
+      "--changed-files",
+      list,
+      "--home",
+      g.home,
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/V9 is not an acceptance criterion of MD-29's plan; its criteria are V1, V2/);
+    const ok = await runCli([
+      "close",
+      g.runFile,
+      PLANNER,
+      "--result",
+      "verified",
+      "--changed-files",
+      list,
+      "--criterion",
+      "V1=passed:go test -run TestCartCacheRace ./cart/",
+      "--criterion",
+      "V2=passed:go test -race ./cart/...",
+      "--home",
+      g.home,
+    ]);
+    expect(ok.code, ok.output).toBe(0);
+    expect(ok.stdout).toContain("conforms: every action done");
+    expect(workflowOf(g).result?.execution?.conformance.actions_not_done).toEqual([]);
+  });
+
+  it("still replays a run closed without an execution record, as runs closed before issue 13 were", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "closed", { closedVia: "verified" });
+    expect(workflowOf(g).result).not.toHaveProperty("execution");
+    expect(readRunFile(g.runFile).state.workflows[PLANNER]?.state).toBe("closed");
+  });
+
+  it("reads an action's target as path globs, dropping line ranges", () => {
+    expect(actionTargetGlobs("cart/cache.go:80-95")).toEqual(["cart/cache.go"]);
+    expect(actionTargetGlobs("src/**/*.ts, docs/ and the README.md")).toEqual(["src/**/*.ts", "docs/**", "README.md"]);
+    expect(actionTargetGlobs("../etc/passwd /abs/path")).toEqual([]);
+    expect(actionTargetGlobs(null)).toEqual([]);
+  });
+
+  it("counts every changed file either inside an action's target or outside the plan, never both", () => {
+    fc.assert(
+      fc.property(fc.array(fc.stringMatching(/^[a-c]{1,2}(\/[a-c]{1,2}){0,2}$/), { maxLength: 12 }), (paths) => {
+        const actions = [
+          { id: "A1", target: "a/**" },
+          { id: "A2", target: "b/c" },
+        ];
+        const c = checkConformance({ actions, criteria: [], changed: paths.map((p) => ({ path: p, sha256: null })), evidence: [] });
+        for (const p of paths)
+          expect(c.files_outside_plan.includes(p)).toBe(!(p === "a" || p.startsWith("a/") || p === "b/c" || p.startsWith("b/c/")));
+      }),
+    );
+  });
+});

