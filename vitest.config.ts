@@ -8,6 +8,7 @@ export default defineConfig({
     pool: "forks",
     // Vitest's default leaves one core free, which on a 2-core machine runs every file in turn; the tests wait on child processes much of the time.
     maxWorkers: 2,
+    globalSetup: ["test/support/global-setup.ts"],
     setupFiles: ["test/support/gate-home-setup.ts"],
   },
 });

@@ -1,5 +1,5 @@
 import { createPrivateKey } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
@@ -15,7 +15,7 @@ import { folderRunStore } from "../home/folder-run-store.js";
 import { snapshotHandoff } from "../home/frozen-bytes.js";
 import { type GateHome, openGateHome } from "../home/gate-home.js";
 import { readRun, updateRun } from "../home/run-ledger.js";
-import { pinSuite } from "../home/suite-pins.js";
+import { configDigest, listPins, pinSuite } from "../home/suite-pins.js";
 import type { RunFile, Workflow } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
 import type { LoadedRun } from "../store/run-file.js";
@@ -36,12 +36,29 @@ export function testHome(): GateHome {
 const pinned = new Set<string>();
 
 /** The person's key that pins suites in every test home (the first pin makes it the home's pinner). */
-export const TEST_PINNER = createPrivateKey(generateReviewerKey().privatePem);
+export const TEST_PINNER = createPrivateKey({
+  // A fixed test-only seed, the same in every test process, so a home copied from the template (pinned with it) accepts it.
+  key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.alloc(32, 7)]),
+  format: "der",
+  type: "pkcs8",
+});
+
+/** Whether the home pins this suite folder with its twinlock.yaml as it is now. */
+function pinnedAsIs(home: GateHome, suite: string): boolean {
+  const root = realpathSync(suite);
+  const pin = listPins(home).find((p) => p.root === root);
+  return pin !== undefined && pin.config_sha256 === configDigest(root);
+}
 
 /** Pin a suite in the test home (once per folder unless `again`), accepting unsigned suites. */
 export async function pinForTest(suite: string, again = false, home: GateHome = testHome()): Promise<void> {
   const key = `${home.dir}\u0000${suite}`;
   if (pinned.has(key) && !again) return;
+  // A home copied from the run's template (test/support/global-setup.ts) already pins the shared suites as they are.
+  if (!again && pinnedAsIs(home, suite)) {
+    pinned.add(key);
+    return;
+  }
   await pinSuite(home, { suiteDir: suite, allowUnsigned: true, key: TEST_PINNER });
   pinned.add(key);
 }

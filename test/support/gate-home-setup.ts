@@ -2,9 +2,10 @@
  * Every test file gets its own gate home and scratch root (vitest
  * `setupFiles`): `TWINLOCK_HOME` points at it for the library and for the
  * child processes tests start, and both are removed when the file ends,
- * even when a test fails.
+ * even when a test fails. The home starts as a copy of the template
+ * global-setup.ts made, with the shared example suites already pinned.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
@@ -12,13 +13,9 @@ import { afterAll } from "vitest";
 const root = mkdtempSync(path.join(os.tmpdir(), "twinlock-test-home-"));
 process.env.TWINLOCK_TEST_ROOT = root;
 process.env.TWINLOCK_HOME = path.join(root, "home");
+const template = process.env.TWINLOCK_TEST_TEMPLATE_HOME;
+if (template) cpSync(template, process.env.TWINLOCK_HOME, { recursive: true });
 
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
-
-// The suites most tests start runs on are pinned up front, as a person would before the first run.
-const { pinForTest, RUN_EXAMPLE_SUITE } = await import("../../src/test-support/run-fixture.js");
-const { EXAMPLE_SUITE } = await import("../../src/test-support/temp-suite.js");
-await pinForTest(RUN_EXAMPLE_SUITE);
-await pinForTest(EXAMPLE_SUITE);
