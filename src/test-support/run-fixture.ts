@@ -21,7 +21,6 @@ import type { State } from "../run/transition-table.js";
 import type { LoadedRun } from "../store/run-file.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Mode } from "../suite/prompt.js";
-import { generateReviewerKey } from "../trust/keys.js";
 import { renameSuiteId, unsignedExampleSuite } from "./temp-suite.js";
 
 /** The bundled example suite (read only; copy it with `copySuite` to change it). */

@@ -23,7 +23,10 @@ export function unsignedExampleSuite(): string {
   if (unsigned) return unsigned;
   // One copy for the whole test run, made by test/support/global-setup.ts and pinned in the template home; tests that change a suite copy it.
   const shared = process.env.TWINLOCK_TEST_UNSIGNED_SUITE;
-  if (shared) return (unsigned = shared);
+  if (shared) {
+    unsigned = shared;
+    return shared;
+  }
   const scratch = process.env.TWINLOCK_TEST_ROOT ?? makeTempDir("twinlock-unsigned-");
   const root = path.join(scratch, `unsigned-suite-${process.pid}`);
   rmSync(root, { recursive: true, force: true });
