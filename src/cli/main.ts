@@ -125,8 +125,8 @@ function emit(ctx: { json: boolean; io: CliIo }, code: number, kind: string, raw
   return code;
 }
 
-/** Commands that read or write runs, so take `--store URL` as well. */
-const STORE_COMMANDS = new Set([
+/** Commands that read or write runs: the gate home holds their pins and frozen bytes, the store their events. */
+const RUN_COMMANDS = [
   "init-run",
   "freeze-pair-handoff",
   "present",
@@ -144,28 +144,17 @@ const STORE_COMMANDS = new Set([
   "serve",
   "create",
   "mcp",
-  "migrate",
-]);
+];
+
+/** Commands that take `--store URL` (a team's PostgreSQL store). */
+const STORE_COMMANDS = new Set([...RUN_COMMANDS, "migrate"]);
 
 /** Commands that read or write the gate home, so take `--home DIR`. */
 const HOME_COMMANDS = new Set([
-  "init-run",
-  "freeze-pair-handoff",
-  "present",
-  "review-pair-plan",
-  "consent-pair-execution",
-  "approve-apply",
-  "admit",
-  "dry-run",
-  "dry-run-result",
-  "pair-status",
-  "stop",
-  "resolve-stop",
-  "close",
+  ...RUN_COMMANDS,
   "verify-log",
   "verify-receipts",
   "attest",
-  "checkout",
   "exec",
   "install",
   "uninstall",
@@ -173,11 +162,8 @@ const HOME_COMMANDS = new Set([
   "list",
   "unpin",
   "add-pinner",
-  "serve",
-  "create",
   "revoke",
   "invite",
-  "mcp",
 ]);
 
 export { VERSION };

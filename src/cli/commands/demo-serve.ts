@@ -7,7 +7,7 @@ import { startGateServer } from "../../server/start-gate-server.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
 import { main } from "../main.js";
-import { EXAMPLE_SUITE, listReviewers } from "./demo.js";
+import { demoInitRunArgs, EXAMPLE_SUITE, listReviewers } from "./demo.js";
 
 /**
  * `twinlock demo --serve`: the example suite set up for the browser in a
@@ -43,20 +43,7 @@ export async function runDemoServe(o: CommonOptions & { listen?: string; dir?: s
       { name: "planner-agent", public_key: planner, rights: ["freeze"] },
     ]);
     await run(["trust", "pin", "--suite", "suite", "--key", path.join("keys", "owner.key")]);
-    await run([
-      "init-run",
-      "run.json",
-      "--suite",
-      "suite",
-      "--planner",
-      "MD-29",
-      "--mode",
-      "APPLY_SAFE",
-      "--environment",
-      "staging",
-      "--actor",
-      "planner-agent",
-    ]);
+    await run(demoInitRunArgs("suite"));
     writeDemoHandoff("handoff", demoHandoffRecords());
     const runId = /run_[0-9a-f]{16}/.exec(log.join("\n"))?.[0] ?? "";
     await run(["freeze-pair-handoff", "run.json", "MD-29", "--handoff", "handoff", "--key", path.join("keys", "planner-agent.key")]);

@@ -83,23 +83,7 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
     await run(["pair-status", "MD-29", "--suite", suite], 0);
 
     section("2. A run and a frozen handoff", "The planner MD-29 investigated a flaky test and wrote its handoff; freeze it for review.");
-    await run(
-      [
-        "init-run",
-        "run.json",
-        "--suite",
-        suite,
-        "--planner",
-        "MD-29",
-        "--mode",
-        "APPLY_SAFE",
-        "--environment",
-        "staging",
-        "--actor",
-        "planner-agent",
-      ],
-      0,
-    );
+    await run(demoInitRunArgs(suite), 0);
     let records = demoHandoffRecords();
     writeDemoHandoff("handoff", records);
     await run(["readiness", "handoff"], 0);
@@ -219,6 +203,24 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
     if (!options.keep) rmSync(dir, { recursive: true, force: true });
   }
   return { exitCode: 0, text: out.join("\n"), json: { ok: true, steps } };
+}
+
+/** The demo's run: MD-29 → MD-30 in APPLY_SAFE on staging, started by the planner agent. */
+export function demoInitRunArgs(suite: string): string[] {
+  return [
+    "init-run",
+    "run.json",
+    "--suite",
+    suite,
+    "--planner",
+    "MD-29",
+    "--mode",
+    "APPLY_SAFE",
+    "--environment",
+    "staging",
+    "--actor",
+    "planner-agent",
+  ];
 }
 
 /** Add reviewers to a suite's twinlock.yaml and require signed receipts, keeping its comments. */
