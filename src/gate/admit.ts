@@ -10,7 +10,7 @@ import { type AdmissionFacts, type AdmissionRequest, runAdmissionChecks } from "
 import { receiptHash } from "../run/receipt-hash.js";
 import type { AdmissionCheck, AdmissionReceipt, DryRunResult, RunFile, RunState, Workflow } from "../run/run-schema.js";
 import { verifyRunFile } from "../store/run-file.js";
-import type { RunStore } from "../store/run-store.js";
+import { handoffPathOf, type RunStore } from "../store/run-store.js";
 import type { Mode } from "../suite/prompt.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeReceiptTrust } from "../trust/judge-receipt-trust.js";
@@ -167,7 +167,6 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
     if (!(error instanceof RefusalError) && !(error instanceof IntegrityError)) throw error;
     pinProblem = error.message;
   }
-  const runDir = path.dirname(path.resolve(input.run));
   const consent = wf?.consents[wf.consents.length - 1];
   let executorDigestNow: string | null = null;
   if (pinned && wf) {
@@ -181,7 +180,7 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
     pinned,
     pinProblem,
     dryRunRequired: wf !== undefined && pinned?.suite.byId.get(wf.executor)?.frontmatter.dry_run_required === true,
-    rehash: wf?.handoff ? await rehash(path.resolve(runDir, wf.handoff.dir)) : { error: "nothing is frozen" },
+    rehash: wf?.handoff ? await rehash(handoffPathOf(input.store, input.run, wf.handoff.dir)) : { error: "nothing is frozen" },
     frozenBytes: wf?.handoff ? verifyFrozenBytes(input.store.home, wf.handoff.files) : [],
     actionIds: wf?.handoff && pinned ? frozenActionIds(input.store.home, wf.handoff.files, pinned.handoffFormat) : [],
     executorDigestNow,

@@ -6,7 +6,7 @@ import { snapshotHandoff } from "../home/frozen-bytes.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { FreezeReceipt, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
-import type { RunStore } from "../store/run-store.js";
+import { handoffPathOf, type RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import { gatherPinned } from "./load-run-suite.js";
@@ -49,11 +49,11 @@ export interface FreezeResult {
  * signing suites the freeze is signed by a key with the `freeze` right.
  */
 export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResult> {
-  const runDir = path.dirname(path.resolve(input.run));
+  const runDir = input.store.runFolder(input.run);
   // Gather first: the run, its pinned suite and the frozen copy; then decide under the locks.
   const { workflow: wf0, pinned } = await gatherPinned(input.store, input.run, input.planner);
   requireTransition(input.run, wf0, "handoff_frozen", "freeze the handoff");
-  const dirGiven = input.handoffDir ?? (wf0.handoff ? path.resolve(runDir, wf0.handoff.dir) : undefined);
+  const dirGiven = input.handoffDir ?? (wf0.handoff ? handoffPathOf(input.store, input.run, wf0.handoff.dir) : undefined);
   if (!dirGiven) throw new UsageError(`no handoff folder: pass --handoff DIR the first time you freeze ${wf0.planner}`);
   const dir = path.resolve(dirGiven);
   if (isInside(input.store.home.dir, dir) || isInside(dir, input.store.home.dir))
@@ -94,7 +94,8 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
             `the handoff has not changed since revision ${wf.revision} (${snapshot.hash}); there is nothing to re-freeze`,
           );
         }
-        const rel = path.relative(runDir, dir);
+        // Beside a run file the folder is recorded relative to it (the pair moves together); otherwise absolute.
+        const rel = runDir === undefined ? dir : path.relative(runDir, dir);
         const storedDir = rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? dir : rel.split(path.sep).join("/");
         const revision = wf.revision + 1;
         const voided = wf.reviews.length > 0 || wf.consents.length > 0;

@@ -6,7 +6,7 @@ import { describeChanges } from "../run/admission-checks.js";
 import { describeNextStep, makeNextStep, nextStepData, withKeyOption } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { State } from "../run/transition-table.js";
-import type { RunStore } from "../store/run-store.js";
+import { handoffPathOf, type RunStore } from "../store/run-store.js";
 import { consentQuestion } from "./consent-question.js";
 import { dryRunStep, dryRunStillNeeded } from "./dry-run-needed.js";
 import { type PairStatus, questionFor } from "./pair-status-from-flags.js";
@@ -39,7 +39,7 @@ export async function pairStatusFromRun(store: RunStore, runFile: string, id: st
   let handoffChanged: string[] | null = null;
   if (wf.handoff && REHASHED_STATES.has(wf.state)) {
     try {
-      const current = await hashHandoff(path.resolve(path.dirname(path.resolve(runFile)), wf.handoff.dir));
+      const current = await hashHandoff(handoffPathOf(store, runFile, wf.handoff.dir));
       if (current.hash !== wf.handoff.hash) handoffChanged = describeChanges(wf.handoff.files, current.files);
     } catch (error) {
       handoffChanged = [(error as Error).message];

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { readRunFileUnverified } from "../store/run-file.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import type { RunListing, RunStore } from "../store/run-store.js";
@@ -24,6 +25,7 @@ export function folderRunStore(home: GateHome): RunStore {
     update: (ref, decide, options) => updateRun(ref, home, decide, options),
     findConsumedConsent: async (hash) => findConsumedConsent(home, hash),
     resolve: async (runId) => (runIdPattern.test(runId) ? readCheckpoint(home, runId)?.run_file : undefined),
+    runFolder: (ref) => path.dirname(resolveRunFile(ref)),
     list: async () => listRuns(home),
   };
 }

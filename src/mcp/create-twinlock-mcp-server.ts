@@ -16,7 +16,7 @@ import { promptId } from "../run/run-schema.js";
 import type { TokenScope } from "../server/agent-tokens.js";
 import { AdmissionCheckRequest, FreezeRequest, ResultRequest } from "../server/api-schemas.js";
 import { describeProblem } from "../server/http-problem.js";
-import type { RunStore } from "../store/run-store.js";
+import { handoffPathOf, type RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
 
 /** What one MCP session may reach: one run (and perhaps one pair), some scopes, an actor name for the log. */
@@ -110,7 +110,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         if (!dir)
           throw new RefusalError(`give handoff_dir: ${planner} has no frozen handoff yet to take the folder from`, { code: "BAD_INPUT" });
         const policy = loadPinnedPolicy(ctx.store.home, run.state.suite);
-        const report = checkReadiness(resolveBesideRun(ctx.ref, dir), policy.handoffFormat);
+        const report = checkReadiness(handoffPathOf(ctx.store, ctx.ref, dir), policy.handoffFormat);
         return {
           text: report.ready
             ? `ready: ${report.dir}`
@@ -134,7 +134,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     async ({ planner, handoff_dir }) =>
       answer(async () => {
         need("freeze", planner);
-        const handoffDir = handoff_dir === undefined ? undefined : resolveBesideRun(ctx.ref, handoff_dir);
+        const handoffDir = handoff_dir === undefined ? undefined : handoffPathOf(ctx.store, ctx.ref, handoff_dir);
         const r = await freezePairHandoff({ store: ctx.store, run: ctx.ref, planner, handoffDir, actor: ctx.actor });
         const url = ctx.reviewUrl(planner, r.revision);
         return {
@@ -306,9 +306,4 @@ async function answer(work: () => Promise<{ text: string; data: Record<string, u
       structuredContent: body as unknown as Record<string, unknown>,
     };
   }
-}
-
-/** A handoff folder named relative to the run file, as the CLI reads it. */
-function resolveBesideRun(ref: string, dir: string): string {
-  return path.resolve(path.dirname(path.resolve(ref)), dir);
 }

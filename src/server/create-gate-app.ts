@@ -23,7 +23,7 @@ import { verifyWebAuthnAssertion } from "../passkey/verify-webauthn-assertion.js
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
-import type { RunStore } from "../store/run-store.js";
+import { handoffPathOf, type RunStore } from "../store/run-store.js";
 import { renderEnrolPage } from "../web/render-enrol-page.js";
 import { renderErrorPage } from "../web/render-error-page.js";
 import { renderRevisionPage } from "../web/render-revision-page.js";
@@ -520,7 +520,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const p = c.get("principal");
     // A token made with --freeze-key signs the freeze with the planner's key the gate home keeps (signing suites need one).
     const key = p.kind === "agent" ? readTokenFreezeKey(home, p.token) : undefined;
-    const handoffDir = body.handoff_dir === undefined ? undefined : path.resolve(path.dirname(path.resolve(ref)), body.handoff_dir);
+    const handoffDir = body.handoff_dir === undefined ? undefined : handoffPathOf(store, ref, body.handoff_dir);
     // With a key the freeze is recorded as the key's owner (the suite lists who may freeze).
     const r = await freezePairHandoff({
       store,

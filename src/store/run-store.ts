@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { ConsumedConsent } from "../home/consumed-consents.js";
 import type { GateHome } from "../home/gate-home.js";
 import type { RunFile } from "../run/run-schema.js";
@@ -10,6 +11,11 @@ export interface RunListing {
   ref: string;
   revision: number;
   updated_at: string;
+}
+
+/** A handoff folder a run names (or a caller gives), as an absolute path: relative ones are beside the run file, else from the working folder. */
+export function handoffPathOf(store: RunStore, ref: string, dir: string): string {
+  return path.resolve(store.runFolder(ref) ?? process.cwd(), dir);
 }
 
 /** What a decision may ask of `update`: the clock, and the revision the caller read (compare-and-swap). */
@@ -50,6 +56,12 @@ export interface RunStore {
   findConsumedConsent(consentHash: string): Promise<ConsumedConsent | undefined>;
   /** The reference of the run with this ID, without listing every run; undefined when the store holds none. */
   resolve(runId: string): Promise<string | undefined>;
+  /**
+   * The folder a run's relative handoff paths are taken from (the run
+   * file's folder); undefined for a store whose runs are not files, where
+   * handoff folders are recorded as absolute paths.
+   */
+  runFolder(ref: string): string | undefined;
   /** Every run this store holds, newest first. */
   list(): Promise<RunListing[]>;
 }

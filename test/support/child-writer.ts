@@ -12,6 +12,8 @@ export interface ChildWriter {
   ready: Promise<void>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr: () => string;
+  /** What it printed on stdout so far. */
+  stdout: () => string;
   /** Tell the writer to start; `message` is what it receives (default "go"). */
   go: (message?: unknown) => void;
 }
@@ -20,14 +22,19 @@ const live = new Set<ChildProcess>();
 
 /** Fork `script` with `args` (plain Node, none of the test runner's flags). */
 export function forkWriter(script: string, args: string[]): ChildWriter {
-  const child = fork(script, args, { execArgv: [], stdio: ["ignore", "ignore", "pipe", "ipc"] });
+  const child = fork(script, args, { execArgv: [], stdio: ["ignore", "pipe", "pipe", "ipc"] });
   live.add(child);
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
   let err = "";
   child.stderr?.on("data", (d: Buffer) => {
     err += d.toString();
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => {
+    // "close", not "exit": by then the output streams are read to their end.
+    child.once("close", (code, signal) => {
       live.delete(child);
       resolve({ code, signal });
     });
@@ -37,7 +44,15 @@ export function forkWriter(script: string, args: string[]): ChildWriter {
     exited.then(({ code, signal }) => reject(new Error(`writer ${child.pid} exited (${code ?? signal}) before it was ready: ${err}`)));
   });
   ready.catch(() => {});
-  return { child, pid: child.pid as number, ready, exited, stderr: () => err, go: (message = "go") => child.send(message as string) };
+  return {
+    child,
+    pid: child.pid as number,
+    ready,
+    exited,
+    stderr: () => err,
+    stdout: () => out,
+    go: (message = "go") => child.send(message as string),
+  };
 }
 
 /** SIGKILL every writer this module started that is still running (by its pid), and wait for each to exit. */

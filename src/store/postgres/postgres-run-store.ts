@@ -1,10 +1,12 @@
 import { createRequire } from "node:module";
 import type pg from "pg";
+import { canonicalJson } from "../../crypto/canonical-hash.js";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../../errors/errors.js";
 import type { ConsumedConsent } from "../../home/consumed-consents.js";
 import type { GateHome } from "../../home/gate-home.js";
+import { applyEvent } from "../../run/apply-event.js";
 import { hashEvent } from "../../run/event-chain.js";
-import { RUN_FORMAT, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
+import { EventSchema, RUN_FORMAT, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
 import { appendTo, type EventDraft, type LoadedRun, verifyRunFile } from "../run-file.js";
 import type { RunListing, RunStore, UpdateOptions } from "../run-store.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
@@ -51,27 +53,63 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
   pool.on("error", () => {});
   const label = `PostgreSQL store ${redact(url)}`;
 
+  /** The last verified copy of each run this process read: later reads verify only the events added since. */
+  const verifiedRuns = new Map<string, RunFile>();
+
+  /**
+   * A run read from the database and verified: the whole chain the first
+   * time, then only the events after the copy this process last verified
+   * (each must follow the chain and replay; the result must equal the row's
+   * head and state). Undefined when there is no such run.
+   */
   async function load(client: pg.PoolClient | pg.Pool, ref: string, lock: boolean): Promise<{ file: RunFile; runId: string } | undefined> {
-    const row = await client.query<{ run_id: string; revision: number; head: string; state: string; updated_at: Date }>(
-      `SELECT run_id, revision, head, state, updated_at FROM twinlock_runs WHERE ${RUN_ID.test(ref) ? "run_id" : "name"} = $1${lock ? " FOR UPDATE" : ""}`,
+    const row = await client.query<{ run_id: string; revision: number; head: string; state: string }>(
+      `SELECT run_id, revision, head, state FROM twinlock_runs WHERE ${RUN_ID.test(ref) ? "run_id" : "name"} = $1${lock ? " FOR UPDATE" : ""}`,
       [ref],
     );
     const r = row.rows[0];
     if (!r) return undefined;
-    const events = await client.query<{ seq: number; event: string }>(
-      "SELECT seq, event FROM twinlock_events WHERE run_id = $1 ORDER BY seq",
-      [r.run_id],
-    );
-    const json = {
-      format: RUN_FORMAT,
-      revision: r.revision,
-      head: r.head,
-      state: JSON.parse(r.state),
-      events: events.rows.map((e) => JSON.parse(e.event)),
-    };
+    const known = verifiedRuns.get(r.run_id);
+    if (known && known.revision === r.revision && known.head === r.head) return { file: known, runId: r.run_id };
+    const from = known && known.revision < r.revision ? known.revision : 0;
+    const events = await client.query<{ event: string }>("SELECT event FROM twinlock_events WHERE run_id = $1 AND seq > $2 ORDER BY seq", [
+      r.run_id,
+      from,
+    ]);
+    const added = events.rows.map((e) => EventSchema.parse(JSON.parse(e.event)));
+    const file =
+      known && from > 0
+        ? extendVerified(known, added, r, ref)
+        : parseWhole({ format: RUN_FORMAT, revision: r.revision, head: r.head, state: JSON.parse(r.state), events: added }, ref);
+    verifiedRuns.set(r.run_id, file);
+    return { file, runId: r.run_id };
+  }
+
+  function parseWhole(json: unknown, ref: string): RunFile {
     const parsed = RunFileSchema.safeParse(json);
     if (!parsed.success) throw new IntegrityError(`run ${ref} in ${label} does not match the run schema; the database was edited by hand`);
-    return { file: parsed.data, runId: r.run_id };
+    verified(ref, parsed.data);
+    return parsed.data;
+  }
+
+  function extendVerified(known: RunFile, added: RunEvent[], row: { revision: number; head: string; state: string }, ref: string): RunFile {
+    let state = known.state;
+    let prev = known.head;
+    for (const [i, e] of added.entries()) {
+      if (e.seq !== known.revision + i + 1 || e.prev !== prev)
+        throw new IntegrityError(`run ${ref} in ${label}: event ${e.seq} does not follow the chain; the database was edited by hand`, {
+          seq: e.seq,
+        });
+      state = applyEvent(state, e);
+      prev = hashEvent(e);
+    }
+    if (
+      prev !== row.head ||
+      known.revision + added.length !== row.revision ||
+      canonicalJson(state) !== canonicalJson(JSON.parse(row.state))
+    )
+      throw new IntegrityError(`run ${ref} in ${label}: its head or state is not what its events give; the database was edited by hand`);
+    return { format: RUN_FORMAT, revision: row.revision, head: row.head, state, events: [...known.events, ...added] };
   }
 
   function verified(ref: string, file: RunFile): LoadedRun {
@@ -147,13 +185,30 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
       requireRef(ref);
       const found = await load(pool, ref, false).catch((e) => Promise.reject(describeDatabaseError(e, label)));
       if (!found) throw new UsageError(`no run ${ref} in ${label}`);
-      return verified(found.runId, found.file);
+      // load() verified it (whole, or the events added since this process last did).
+      return { path: found.runId, file: found.file, state: found.file.state };
     },
     async readUnverified(ref) {
       requireRef(ref);
-      const found = await load(pool, ref, false).catch((e) => Promise.reject(describeDatabaseError(e, label)));
-      if (!found) throw new UsageError(`no run ${ref} in ${label}`);
-      return found.file;
+      const row = await pool
+        .query<{ run_id: string; revision: number; head: string; state: string }>(
+          `SELECT run_id, revision, head, state FROM twinlock_runs WHERE ${RUN_ID.test(ref) ? "run_id" : "name"} = $1`,
+          [ref],
+        )
+        .catch((e) => Promise.reject(describeDatabaseError(e, label)));
+      const r = row.rows[0];
+      if (!r) throw new UsageError(`no run ${ref} in ${label}`);
+      const events = await pool.query<{ event: string }>("SELECT event FROM twinlock_events WHERE run_id = $1 ORDER BY seq", [r.run_id]);
+      const parsed = RunFileSchema.safeParse({
+        format: RUN_FORMAT,
+        revision: r.revision,
+        head: r.head,
+        state: JSON.parse(r.state),
+        events: events.rows.map((e) => JSON.parse(e.event)),
+      });
+      if (!parsed.success)
+        throw new IntegrityError(`run ${ref} in ${label} does not match the run schema; the database was edited by hand`);
+      return parsed.data;
     },
     async create(ref, drafts, now) {
       const run = appendTo(undefined, drafts, now);
@@ -182,14 +237,14 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
       return transaction(async (client) => {
         const found = await load(client, ref, true);
         if (!found) throw new UsageError(`no run ${ref} in ${label}`);
-        const current = verified(found.runId, found.file);
+        const current: LoadedRun = { path: found.runId, file: found.file, state: found.file.state };
         const id = found.runId;
         if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision)
           throw new ConflictError(
             `run ${ref} changed since it was read (revision ${options.expectedRevision}, now ${current.file.revision}); read it again and repeat the decision`,
           );
         const { events, result } = await decide(current);
-        if (events.length === 0) return { run: current, result };
+        if (events.length === 0) return { run: current, result, committed: undefined };
         const now = (options.now ?? (() => new Date()))();
         const next = appendTo(current.file, events, now);
         const added = next.events.slice(current.file.events.length);
@@ -202,7 +257,11 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
           JSON.stringify(next.state),
           now,
         ]);
-        return { run: { path: id, file: next, state: next.state }, result };
+        return { run: { path: id, file: next, state: next.state }, result, committed: next };
+      }).then(({ committed, ...out }) => {
+        // Only what was committed is remembered as verified.
+        if (committed) verifiedRuns.set(committed.state.run_id, committed);
+        return out;
       });
     },
     async findConsumedConsent(consentHash): Promise<ConsumedConsent | undefined> {
@@ -217,6 +276,7 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
         ? { run_id: row.run_id, planner: row.planner, executor: row.executor, consent_hash: consentHash, at: row.at.toISOString() }
         : undefined;
     },
+    runFolder: () => undefined,
     async resolve(runId) {
       if (!RUN_ID.test(runId)) return undefined;
       const r = await pool
