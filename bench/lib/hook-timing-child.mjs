@@ -19,9 +19,9 @@ const unbound = { ...process.env };
 for (const k of ["TWINLOCK_RUN", "TWINLOCK_EXECUTOR", "TWINLOCK_SESSION"]) delete unbound[k];
 const opts = (input, env = process.env) => ({ runs, warmup: 2, input, env });
 const floor = timeCommand(node, ["-e", ""], { runs, warmup: 2 });
-const bound = timeCommand(node, [cli, "hook", "claude"], opts(call("Write", target)));
-const read = timeCommand(node, [cli, "hook", "claude"], opts(call("Read", target)));
-const deny = timeCommand(node, [cli, "hook", "claude"], opts(call("Write", target), unbound));
+const bound = timeCommand(node, [cli, "hook", "claude", "--home", process.env.TWINLOCK_HOME], opts(call("Write", target)));
+const read = timeCommand(node, [cli, "hook", "claude", "--home", process.env.TWINLOCK_HOME], opts(call("Read", target)));
+const deny = timeCommand(node, [cli, "hook", "claude", "--home", process.env.TWINLOCK_HOME], opts(call("Write", target), unbound));
 const decided = (r) =>
   r.last.stdout.includes('"deny"') ? "deny" : r.last.status === 0 && r.last.stdout === "" ? "pass" : `exit ${r.last.status}`;
 writeFileSync(

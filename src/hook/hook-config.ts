@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { UsageError } from "../errors/errors.js";
 import type { Agent } from "./agent-contracts.js";
 
 /** Where an agent tool keeps its hook config: in the project (committed with it) or in the user's home. */
@@ -11,8 +12,13 @@ export type HookScope = "project" | "user";
  * `env -u NODE_OPTIONS` because no Node 20 flag makes Node ignore an
  * inherited NODE_OPTIONS, whose `--require` would run code before the hook.
  */
-export function hookCommand(agent: Agent): string {
-  return `env -u NODE_OPTIONS twinlock hook ${agent}`;
+export function hookCommand(agent: Agent, homeDir: string): string {
+  // The home is named in the command, never taken from the environment the agent may have shaped.
+  if (!path.isAbsolute(homeDir) || !/^[A-Za-z0-9/._+@%,:=-]+$/.test(homeDir))
+    throw new UsageError(
+      `the gate home ${JSON.stringify(homeDir)} has characters a hook command cannot carry unquoted; use a home path of letters, digits and / . _ - only`,
+    );
+  return `env -u NODE_OPTIONS twinlock hook ${agent} --home ${homeDir}`;
 }
 
 /** True for a hook command twinlock installed (any agent): what uninstall removes, and install replaces. */
@@ -56,7 +62,7 @@ export function claudeDenyRules(homeDir: string): string[] {
 export function addHookEntries(config: Json, agent: Agent, homeDir: string): Json {
   const out = removeHookEntries(config, agent, homeDir);
   const hooks = { ...((out.hooks as Json | undefined) ?? {}) };
-  const command = hookCommand(agent);
+  const command = hookCommand(agent, homeDir);
   if (agent === "cursor") {
     out.version = out.version ?? 1;
     const entry = { command, timeout: TIMEOUT.seconds, failClosed: true };

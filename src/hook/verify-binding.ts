@@ -22,6 +22,12 @@ export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefine
   const secret = env.TWINLOCK_SESSION;
   if (!runEnv || !executor || !secret)
     return { ok: false, reason: "no twinlock session is bound (TWINLOCK_RUN, TWINLOCK_EXECUTOR or TWINLOCK_SESSION unset)" };
+  // Only the home the installed command names: TWINLOCK_HOME, XDG_STATE_HOME and HOME are the agent's to shape.
+  if (homeArg === undefined)
+    return {
+      ok: false,
+      reason: "the hook command names no gate home (--home DIR); reinstall it with `twinlock hooks install --agent NAME`",
+    };
   const homeDir = resolveHomeDir(homeArg);
   const homeProblem = unsafeHome(homeDir);
   if (homeProblem) return { ok: false, reason: homeProblem };

@@ -36,7 +36,7 @@ for (const step of plan) {
   const input = step.huge
     ? `{"tool_name":"Write","tool_input":{"file_path":"x","content":"${"a".repeat(17 * 1024 * 1024)}"}}`
     : (step.stdin ?? JSON.stringify(step.input));
-  const command = step.command ?? [process.execPath, bin, "hook", step.agent];
+  const command = step.command ?? [process.execPath, bin, "hook", step.agent, "--home", step.home ?? process.env.TWINLOCK_HOME];
   const r = spawnSync(command[0], command.slice(1), {
     input,
     encoding: "utf8",

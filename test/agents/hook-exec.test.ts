@@ -4,7 +4,7 @@
  * Cursor: each call answered in that tool's own documented deny form.
  */
 import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -97,7 +97,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 function hook(agent: Agent, input: unknown, env: NodeJS.ProcessEnv = cleanEnv()): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, [DIST_BIN, "hook", agent], {
+  return spawnSync(process.execPath, [DIST_BIN, "hook", agent, "--home", String(process.env.TWINLOCK_HOME)], {
     input: typeof input === "string" ? input : JSON.stringify(input),
     encoding: "utf8",
     env,
@@ -145,15 +145,31 @@ describe("twinlock hook without an admitted session", () => {
       expectDeny(agent, hook(agent, "{not json"), /not JSON/);
       expectDeny(agent, hook(agent, '{"tool_name":"Read","tool_name":"Write","tool_input":{}}'), /twice/);
       expectDeny(agent, hook(agent, "[]"), /not a JSON object/);
-      const env = cleanEnv({
-        TWINLOCK_HOME: path.join(scratch, "no-home"),
-        TWINLOCK_RUN: "/x/run.json",
-        TWINLOCK_EXECUTOR: "MD-30",
-        TWINLOCK_SESSION: "s",
+      const env = cleanEnv({ TWINLOCK_RUN: "/x/run.json", TWINLOCK_EXECUTOR: "MD-30", TWINLOCK_SESSION: "s" });
+      const missingHome = spawnSync(process.execPath, [DIST_BIN, "hook", agent, "--home", path.join(scratch, "no-home")], {
+        input: JSON.stringify(fixture(agent, "write", "/tmp/x", "/tmp")),
+        encoding: "utf8",
+        env,
       });
-      expectDeny(agent, hook(agent, fixture(agent, "write", "/tmp/x", "/tmp"), env), /cannot be read/);
+      expectDeny(agent, missingHome, /cannot be read/);
     }
     expectDeny("claude", hook("claude", `{"tool_name":"Write","tool_input":{"content":"${"a".repeat(17 * 1024 * 1024)}"}}`), /larger than/);
+  });
+
+  it("takes the gate home only from its own --home, never from TWINLOCK_HOME, XDG_STATE_HOME or HOME the agent can shape", () => {
+    const fake = path.join(scratch, "agent-made-home");
+    mkdirSync(path.join(fake, "bindings"), { recursive: true });
+    const input = fixture("claude", "write", "/etc/passwd", "/tmp");
+    const session = { TWINLOCK_RUN: path.join(scratch, "run.json"), TWINLOCK_EXECUTOR: "MD-30", TWINLOCK_SESSION: "s".repeat(64) };
+    const forged = cleanEnv({ ...session, TWINLOCK_HOME: fake, XDG_STATE_HOME: fake, HOME: fake });
+    const bare = spawnSync(process.execPath, [DIST_BIN, "hook", "claude"], { input: JSON.stringify(input), encoding: "utf8", env: forged });
+    expectDeny("claude", bare, /names no gate home/);
+    const named = hook("claude", input, forged);
+    expectDeny(
+      "claude",
+      named,
+      new RegExp(`bound in gate home ${String(process.env.TWINLOCK_HOME).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+    );
   });
 
   it("denies when it hits its own deadline", () => {
@@ -178,11 +194,15 @@ describe("twinlock hook without an admitted session", () => {
     const input = JSON.stringify(fixture("claude", "write", "/tmp/x", "/tmp"));
     // What the preload would do to a bare `node` start: the reason the installed command clears NODE_OPTIONS.
     expect(spawnSync(process.execPath, [DIST_BIN, "hook", "claude"], { input, encoding: "utf8", env }).stdout).toContain('"allow"');
-    const installed = spawnSync("env", ["-u", "NODE_OPTIONS", process.execPath, DIST_BIN, "hook", "claude"], {
-      input,
-      encoding: "utf8",
-      env,
-    });
+    const installed = spawnSync(
+      "env",
+      ["-u", "NODE_OPTIONS", process.execPath, DIST_BIN, "hook", "claude", "--home", String(process.env.TWINLOCK_HOME)],
+      {
+        input,
+        encoding: "utf8",
+        env,
+      },
+    );
     expectDeny("claude", installed, /no twinlock session/);
     expectDeny("claude", hook("claude", input, cleanEnv({ NODE_OPTIONS: "--max-old-space-size=256" })), /NODE_OPTIONS is set/);
   });

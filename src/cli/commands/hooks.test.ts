@@ -58,11 +58,11 @@ describe("twinlock hooks install / uninstall", () => {
   it("writes Claude Code's matcher, onFailure block, a timeout and deny rules on the gate home and key files", async () => {
     await runCli(["hooks", "install", "--agent", "claude"]);
     const s = JSON.parse(readFileSync(".claude/settings.json", "utf8"));
+    const home = path.resolve(process.env.TWINLOCK_HOME as string);
     expect(s.hooks.PreToolUse[0]).toEqual({
       matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*",
-      hooks: [{ type: "command", command: "env -u NODE_OPTIONS twinlock hook claude", timeout: 10, onFailure: "block" }],
+      hooks: [{ type: "command", command: `env -u NODE_OPTIONS twinlock hook claude --home ${home}`, timeout: 10, onFailure: "block" }],
     });
-    const home = path.resolve(process.env.TWINLOCK_HOME as string);
     expect(s.permissions.deny).toEqual([`Edit(/${home}/**)`, `Write(/${home}/**)`, "Edit(**/*.key)", "Write(**/*.key)"]);
   });
 
