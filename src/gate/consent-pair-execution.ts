@@ -10,7 +10,7 @@ import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import type { ReceiptKey } from "../trust/sign-receipt.js";
 import { consentQuestion } from "./consent-question.js";
-import { executorDigest, gatherPinned } from "./load-run-suite.js";
+import { executorDigest, gatherPinned, requireShownExecutor } from "./load-run-suite.js";
 import { requireCurrentHash } from "./review-pair-plan.js";
 
 export interface ConsentInput {
@@ -27,6 +27,8 @@ export interface ConsentInput {
   key?: ReceiptKey;
   /** Lifetime of the consent in milliseconds; undefined for the suite's default, null for none. */
   expiresInMs?: number | null;
+  /** The executor file's digest the person was shown, when a front end showed it: a file changed since is refused. */
+  executorDigest?: string;
   now?: () => Date;
   expectedRevision?: number;
 }
@@ -42,6 +44,7 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
   // Gather the pinned suite (pairing checked against the pin and the run) and the executor's digest first.
   const { workflow, pinned } = await gatherPinned(input.store, input.run, input.planner);
   const execDigest = executorDigest(pinned, workflow);
+  requireShownExecutor(workflow, execDigest, input.executorDigest);
   const { run, result } = await input.store.update(
     input.run,
     (current) => {

@@ -54,6 +54,19 @@ export function requireSamePairing(pinned: PinnedSuite, wf: Workflow): void {
   }
 }
 
+/**
+ * Throw unless the executor file is still the one the person was shown:
+ * a page renders the executor, then the decision binds the file as it is
+ * when signed, and the two must be the same bytes.
+ */
+export function requireShownExecutor(wf: Workflow, now: string, shown: string | undefined): void {
+  if (shown === undefined || shown === now) return;
+  throw new RefusalError(
+    `the executor ${wf.executor} changed since it was shown (shown ${shown}, now ${now}); read it again and decide on the file as it is`,
+    { code: "EXECUTOR_CHANGED", attack: "executor-swap", shown, current: now },
+  );
+}
+
 /** sha256 of the workflow's executor prompt file as it is now in the pinned suite. */
 export function executorDigest(pinned: PinnedSuite, wf: Workflow): string {
   const prompt = pinned.suite.byId.get(wf.executor);

@@ -8,7 +8,7 @@ import { approverIdentity, distinctApprovers } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import type { ReceiptKey } from "../trust/sign-receipt.js";
-import { executorDigest, gatherPinned } from "./load-run-suite.js";
+import { executorDigest, gatherPinned, requireShownExecutor } from "./load-run-suite.js";
 
 export const REVIEW_DECISIONS = ["changes_requested", "approved", "declined"] as const;
 export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
@@ -27,6 +27,8 @@ export interface ReviewInput {
   reviewer?: string;
   /** The person's key file, or a passkey signer (the gate server). */
   key?: ReceiptKey;
+  /** The executor file's digest the person was shown, when a front end showed it: a file changed since is refused. */
+  executorDigest?: string;
   now?: () => Date;
   expectedRevision?: number;
 }
@@ -58,6 +60,7 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
   // Gather the pinned suite and the executor's file digest before taking the locks.
   const { workflow, pinned } = await gatherPinned(input.store, input.run, input.planner);
   const execDigest = executorDigest(pinned, workflow);
+  requireShownExecutor(workflow, execDigest, input.executorDigest);
   const { run, result } = await input.store.update(
     input.run,
     (current) => {

@@ -21,7 +21,12 @@ const stopReason = z.string().regex(/^[a-z0-9][a-z0-9-]{0,119}$/, "lowercase let
 export const FreezeRequest = z.object({ handoff_dir: z.string().min(1).max(4096).optional() }).strict();
 /** Record a review of the exact revision shown (passkey). */
 export const ReviewRequest = z
-  .object({ handoff_hash: handoffHash, decision: z.enum(REVIEW_DECISIONS), feedback: text.optional() })
+  .object({
+    handoff_hash: handoffHash,
+    decision: z.enum(REVIEW_DECISIONS),
+    feedback: text.optional(),
+    executor_digest: handoffHash.optional(),
+  })
   .strict();
 /**
  * Consent to run exactly the twin (passkey). The mode, environment, scope
@@ -32,6 +37,8 @@ export const ConsentRequest = z
   .object({
     handoff_hash: handoffHash,
     approve: z.boolean(),
+    /** The executor file's digest the page showed; a file changed since is refused. */
+    executor_digest: handoffHash.optional(),
     mode: z.enum(MODES).optional(),
     environment: z.string().max(200).optional(),
     actions: z.union([z.literal("all"), z.array(z.string().max(200)).max(10_000)]).optional(),

@@ -1,3 +1,6 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { consentQuestion } from "../gate/consent-question.js";
 import { executorDigest, loadRunSuite } from "../gate/load-run-suite.js";
 import { presentPlan } from "../gate/present-plan.js";
@@ -140,12 +143,7 @@ export async function revisionPageView(
     files: p.files,
     removedFiles: p.removedFiles,
     report,
-    executor: {
-      id: wf.executor,
-      title: prompt?.title ?? wf.executor_title,
-      digest: executorDigest(pinned, wf),
-      body: prompt?.body ?? "",
-    },
+    executor: executorShown(pinned, wf, prompt),
     receipts: receiptViews(wf, pinned.config),
     revisions: wf.history.map((h) => ({
       revision: h.revision,
@@ -155,6 +153,27 @@ export async function revisionPageView(
     })),
     forms,
     stale: latest ? null : { revision: wf.revision, url: pagePaths.revision(runId, wf.planner, wf.revision) },
+  };
+}
+
+/**
+ * The executor as the page shows it: its whole file read once, so the text
+ * shown and the digest the forms carry are of the same bytes (a decision on
+ * a file changed since is refused).
+ */
+function executorShown(
+  pinned: ReturnType<typeof loadRunSuite>,
+  wf: Workflow,
+  prompt: { title?: string; body: string; file: string } | undefined,
+) {
+  if (!prompt) return { id: wf.executor, title: wf.executor_title, digest: executorDigest(pinned, wf), body: "", source: "" };
+  const bytes = readFileSync(path.join(pinned.suite.root, ...prompt.file.split("/")));
+  return {
+    id: wf.executor,
+    title: prompt.title ?? wf.executor_title,
+    digest: `sha256:${createHash("sha256").update(bytes).digest("hex")}`,
+    body: prompt.body,
+    source: bytes.toString("utf8"),
   };
 }
 

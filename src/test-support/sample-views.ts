@@ -202,6 +202,7 @@ export function sampleRevisionPage(): RevisionPageView {
       title: "Apply the fix",
       digest: `sha256:${"e".repeat(64)}`,
       body: "# Execute\n\nApply only the approved actions.\n",
+      source: "---\nprompt_id: MD-30\ntitle: Apply the fix\n---\n# Execute\n\nApply only the approved actions.\n",
     },
     receipts: [
       {

@@ -11,7 +11,7 @@ import type { ConsentFormView } from "./view-model.js";
  * (repeated; `all` or IDs), `budget` (empty for none), `expires_in_minutes`
  * (empty for none).
  */
-export function renderConsentForm(form: ConsentFormView, csrf: string, hash: string): string {
+export function renderConsentForm(form: ConsentFormView, csrf: string, hash: string, executorDigest: string): string {
   const e = escapeHtml;
   const s = form.settings;
   const all = s.actions === "all";
@@ -41,9 +41,17 @@ ${actions}
 </fieldset>
 <label for="consent-budget">Budget (admissions; leave empty for none)</label>
 <input type="number" id="consent-budget" name="budget" min="0" step="1" inputmode="numeric"${s.budget === null ? "" : ` value="${s.budget}"`}>
-<label for="consent-expiry">Expires in minutes (leave empty for no expiry)</label>
+<label for="consent-expiry">Expires in minutes (leave empty for the suite's default lifetime)</label>
 <input type="number" id="consent-expiry" name="expires_in_minutes" min="1" step="1" inputmode="numeric">
 </fieldset>
 `;
-  return renderDecisionForm({ id: "form-consent", action: form.action, csrf, hash, fields, submit: "Sign and send the consent answer" });
+  return renderDecisionForm({
+    id: "form-consent",
+    action: form.action,
+    csrf,
+    hash,
+    hidden: [["executor_digest", executorDigest]],
+    fields,
+    submit: "Sign and send the consent answer",
+  });
 }

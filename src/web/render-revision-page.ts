@@ -24,7 +24,7 @@ export function renderRevisionPage(v: RevisionPageView): string {
   const stale = v.stale
     ? `<p class="banner banner-stale" role="alert">This revision is no longer current — see <a href="${localHref(v.stale.url)}">revision ${v.stale.revision}</a>.</p>\n`
     : "";
-  const forms = v.stale ? null : renderRevisionForms(v.forms, v.layout.csrf, v.hash);
+  const forms = v.stale ? null : renderRevisionForms(v.forms, v.layout.csrf, v.hash, v.executor.digest);
   const sections: Array<[id: string, title: string, html: string]> = [];
 
   const changed: string[] = [];
@@ -45,7 +45,9 @@ export function renderRevisionPage(v: RevisionPageView): string {
 <dt>title</dt><dd>${e(v.executor.title)}</dd>
 <dt>file digest</dt><dd><code class="hash">${e(v.executor.digest)}</code></dd>
 </dl>
-<div class="markdown">${renderMarkdown(v.executor.body, 2)}</div>`;
+<div class="markdown">${renderMarkdown(v.executor.body, 2)}</div>
+<p>The whole file, exactly as the executor receives it (the rendering above can hide text such as link definitions):</p>
+<pre class="file-text" tabindex="0">${e(v.executor.source)}</pre>`;
   const revisions = `<ol class="revisions">\n${v.revisions
     .map(
       (r) =>

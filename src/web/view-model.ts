@@ -152,6 +152,8 @@ export interface ExecutorView {
   digest: string;
   /** Its Markdown body, rendered with raw HTML off. */
   body: string;
+  /** The whole file as the executor receives it (frontmatter and body), shown verbatim: rendering can hide text. */
+  source: string;
 }
 
 /** The consent form: the question as the library words it, and the limits to consent to. */
