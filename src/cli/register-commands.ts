@@ -354,6 +354,7 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--planner <id>", "only this pair")
     .option("--server <url>", "the gate server's origin, for review page links")
     .option("--actor <name>", "the agent's name in the log (default mcp-agent)")
+    .option("--key <file>", "the planner's key with the freeze right, to sign freezes on signing suites (default: TWINLOCK_KEY)")
     .action(async (opts) => sink(await (await import("./commands/mcp.js")).runMcp(opts)));
 
   const db = program.command("db").description("a team's PostgreSQL store");

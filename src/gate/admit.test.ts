@@ -1,4 +1,4 @@
-import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TWINLOCK_FORMAT } from "../handoff/formats/twinlock-format.js";
@@ -29,9 +29,11 @@ import {
   runBytes,
   snapshotTree,
   startRun,
+  storeOf,
   workflowOf,
 } from "../test-support/run-fixture.js";
 import { admit, recordDryRunResult } from "./admit.js";
+import { freezePairHandoff } from "./freeze-pair-handoff.js";
 import { pairStatusFromRun } from "./pair-status.js";
 
 const CHECK_IDS = [
@@ -801,3 +803,17 @@ describe("an executor that declares dry_run_required", () => {
     ).toThrow(/a dry-run result needs an open dry run of the same hash and revision/);
   });
 });
+
+describe("the handoff folder and the gate home never overlap, by real path (attack: a link in the agent's folder into the home)", () => {
+  it("refuses to freeze a folder reached through a link whose real path is the gate home", async () => {
+    const g = makeGateRun();
+    await startRun(g);
+    const link = path.join(g.dir, "link-to-home");
+    symlinkSync(g.home, link);
+    await expect(freezePairHandoffFor(g, link)).rejects.toThrow(/overlap/);
+  });
+});
+
+async function freezePairHandoffFor(g: GateRun, dir: string) {
+  return freezePairHandoff({ store: storeOf(g), run: g.runFile, planner: PLANNER, handoffDir: dir, actor: "planner-agent" });
+}

@@ -1,5 +1,5 @@
 import "../schemas/zod-setup.js";
-import path from "node:path";
+import type { KeyObject } from "node:crypto";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { RefusalError } from "../errors/errors.js";
@@ -16,7 +16,7 @@ import { promptId } from "../run/run-schema.js";
 import type { TokenScope } from "../server/agent-tokens.js";
 import { AdmissionCheckRequest, FreezeRequest, ResultRequest } from "../server/api-schemas.js";
 import { describeProblem } from "../server/http-problem.js";
-import { handoffPathOf, type RunStore } from "../store/run-store.js";
+import { agentHandoffPath, type RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
 
 /** What one MCP session may reach: one run (and perhaps one pair), some scopes, an actor name for the log. */
@@ -29,6 +29,8 @@ export interface McpGateContext {
   planner: string | null;
   scopes: readonly TokenScope[];
   actor: string;
+  /** A planner key with the freeze right, for signing suites (stdio: `--key`; HTTP: the token's freeze key). */
+  freezeKey?: KeyObject;
   /** The review page of a revision, when a gate server serves this home; null over stdio without one. */
   reviewUrl: (planner: string, revision: number) => string | null;
 }
@@ -110,7 +112,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         if (!dir)
           throw new RefusalError(`give handoff_dir: ${planner} has no frozen handoff yet to take the folder from`, { code: "BAD_INPUT" });
         const policy = loadPinnedPolicy(ctx.store.home, run.state.suite);
-        const report = checkReadiness(handoffPathOf(ctx.store, ctx.ref, dir), policy.handoffFormat);
+        const report = checkReadiness(agentHandoffPath(ctx.store, ctx.ref, dir, wf?.handoff?.dir), policy.handoffFormat);
         return {
           text: report.ready
             ? `ready: ${report.dir}`
@@ -129,13 +131,23 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       title: "Freeze the handoff",
       description:
         "Freeze the planner's handoff folder (a relative handoff_dir is taken from the run file's folder): the gate copies and hashes every file; the reviewer is shown exactly these bytes. Returns the hash and revision.",
-      inputSchema: { planner: plannerArg, handoff_dir: FreezeRequest.shape.handoff_dir },
+      inputSchema: { planner: plannerArg, ...FreezeRequest.shape },
     },
-    async ({ planner, handoff_dir }) =>
+    async ({ planner, handoff_dir, unchanged_because }) =>
       answer(async () => {
         need("freeze", planner);
-        const handoffDir = handoff_dir === undefined ? undefined : handoffPathOf(ctx.store, ctx.ref, handoff_dir);
-        const r = await freezePairHandoff({ store: ctx.store, run: ctx.ref, planner, handoffDir, actor: ctx.actor });
+        const before = (await ctx.store.read(ctx.ref)).state.workflows[planner]?.handoff?.dir;
+        const handoffDir = handoff_dir === undefined ? undefined : agentHandoffPath(ctx.store, ctx.ref, handoff_dir, before);
+        const key = ctx.freezeKey;
+        const r = await freezePairHandoff({
+          store: ctx.store,
+          run: ctx.ref,
+          planner,
+          handoffDir,
+          actor: key ? undefined : ctx.actor,
+          key,
+          unchangedBecause: unchanged_because,
+        });
         const url = ctx.reviewUrl(planner, r.revision);
         return {
           text: `froze revision ${r.revision} of ${planner}: ${r.hash}; state ${r.workflow.state}. Ask a person to review it (twinlock_request_review).`,

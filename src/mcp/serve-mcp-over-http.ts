@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AgentToken } from "../server/agent-tokens.js";
 import type { RunStore } from "../store/run-store.js";
@@ -10,7 +11,7 @@ import { createTwinlockMcpServer } from "./create-twinlock-mcp-server.js";
  */
 export async function serveMcpOverHttp(
   request: Request,
-  context: { store: RunStore; token: AgentToken; ref: string; origin: string },
+  context: { store: RunStore; token: AgentToken; ref: string; origin: string; freezeKey: KeyObject | undefined },
 ): Promise<Response> {
   const { token } = context;
   const server = createTwinlockMcpServer({
@@ -20,6 +21,7 @@ export async function serveMcpOverHttp(
     planner: token.planner,
     scopes: token.scopes,
     actor: `agent:${token.agent}`,
+    freezeKey: context.freezeKey,
     reviewUrl: (planner, revision) =>
       `${context.origin}/runs/${encodeURIComponent(token.run_id)}/pairs/${encodeURIComponent(planner)}/revisions/${revision}`,
   });

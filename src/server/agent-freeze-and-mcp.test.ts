@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
@@ -43,6 +45,42 @@ describe("agents freezing through the server on a suite that requires signed rec
   });
 });
 
+describe("an agent's token freezes only a folder beside its own run (attack: freeze another run's or the server's files to read them)", () => {
+  it("refuses another run's handoff folder and a folder outside the run's, over the API and over MCP, recording nothing", async () => {
+    const a = await serverWorld();
+    const b = await serverWorld();
+    writeFileSync(path.join(b.handoff, "report.md"), "# SECRET-OF-RUN-B\n");
+    const t = await createAgentToken(a.home, { agent: "claude", runId: a.runId });
+    for (const dir of [b.handoff, "/root", "/etc", "../"]) {
+      const r = await jsonOf(await call(a, freezeUrl(a), { token: t.token, json: { handoff_dir: dir } }));
+      expect(r.status, dir).toBe(400);
+      expect(String(r.body.message), dir).toMatch(/outside the run's folder|does not exist/);
+    }
+    const client = await mcpClientFor(a, t.token);
+    const viaMcp = await client.callTool({ name: "twinlock_submit_handoff", arguments: { planner: PLANNER, handoff_dir: b.handoff } });
+    expect(viaMcp.isError).toBe(true);
+    const probe = await client.callTool({ name: "twinlock_readiness", arguments: { planner: PLANNER, handoff_dir: "/root" } });
+    expect(probe.isError).toBe(true);
+    await client.close();
+    expect((await a.store.read(a.runFile)).state.workflows[PLANNER]?.handoff).toBeNull();
+  });
+});
+
+async function mcpClientFor(w: ServerWorld, token: string): Promise<Client> {
+  const fetchThroughApp = (async (url: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    headers.set("host", TEST_HOST);
+    return w.app.request(String(url instanceof Request ? url.url : url), { ...init, headers });
+  }) as typeof fetch;
+  const transport = new StreamableHTTPClientTransport(new URL(`${TEST_ORIGIN}/mcp`), {
+    fetch: fetchThroughApp,
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: "twinlock-test", version: "1" });
+  await client.connect(transport);
+  return client;
+}
+
 describe("the MCP endpoint of the gate server", () => {
   async function mcpClient(w: ServerWorld, token: string | undefined): Promise<Client> {
     const fetchThroughApp = (async (url: string | URL | Request, init?: RequestInit) => {
@@ -58,6 +96,16 @@ describe("the MCP endpoint of the gate server", () => {
     await client.connect(transport);
     return client;
   }
+
+  it("signs an MCP freeze with the token's freeze key on a suite that requires signed receipts", async () => {
+    const w = await serverWorld({ signing: true });
+    const t = await createAgentToken(w.home, { agent: "claude", runId: w.runId, freezeKey: w.plannerKey });
+    const client = await mcpClientFor(w, t.token);
+    const r = await client.callTool({ name: "twinlock_submit_handoff", arguments: { planner: PLANNER, handoff_dir: w.handoff } });
+    expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+    expect((await w.store.read(w.runFile)).state.workflows[PLANNER]?.handoff?.receipt.signature?.signer).toBe("planner-agent");
+    await client.close();
+  });
 
   it("serves the agent's tools, limited to its token's run, and freezes through them", async () => {
     const w = await serverWorld();
@@ -86,5 +134,15 @@ describe("the MCP endpoint of the gate server", () => {
     await expect(mcpClient(w, undefined)).rejects.toThrow();
     const r = await call(w, "/mcp", { json: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
     expect(r.status).toBe(401);
+  });
+});
+
+describe("a token for one pair sees only that pair", () => {
+  it("leaves the run's other pairs out of the run's state", async () => {
+    const w = await serverWorld();
+    const t = await createAgentToken(w.home, { agent: "claude", runId: w.runId, planner: "MD-33" });
+    const r = await jsonOf(await call(w, `/api/runs/${w.runId}`, { token: t.token }));
+    expect(r.status).toBe(200);
+    expect(Object.keys((r.body.state as { workflows: object }).workflows)).toEqual([]);
   });
 });

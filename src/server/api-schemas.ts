@@ -18,7 +18,17 @@ const text = z.string().max(64 * 1024);
 const stopReason = z.string().regex(/^[a-z0-9][a-z0-9-]{0,119}$/, "lowercase letters, digits and hyphens");
 
 /** Freeze the planner's handoff (agent token `freeze`): the folder defaults to the one the run records. */
-export const FreezeRequest = z.object({ handoff_dir: z.string().min(1).max(4096).optional() }).strict();
+export const FreezeRequest = z
+  .object({
+    handoff_dir: z.string().min(1).max(4096).optional(),
+    /** Why an unchanged handoff is frozen again after changes were requested (shown to the reviewer). */
+    unchanged_because: z
+      .string()
+      .min(1)
+      .max(64 * 1024)
+      .optional(),
+  })
+  .strict();
 /** Record a review of the exact revision shown (passkey). */
 export const ReviewRequest = z
   .object({

@@ -23,7 +23,7 @@ import { verifyWebAuthnAssertion } from "../passkey/verify-webauthn-assertion.js
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
-import { handoffPathOf, type RunStore } from "../store/run-store.js";
+import { agentHandoffPath, type RunStore } from "../store/run-store.js";
 import { renderEnrolPage } from "../web/render-enrol-page.js";
 import { renderErrorPage } from "../web/render-error-page.js";
 import { renderRevisionPage } from "../web/render-revision-page.js";
@@ -498,7 +498,14 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   app.get("/api/runs/:runId", async (c) => {
     requireReader(c, "status", param(c, "runId"));
     const { run } = await findRun(param(c, "runId"));
-    return c.json({ ok: true, run_id: run.state.run_id, revision: run.file.revision, state: run.state });
+    const p = c.get("principal");
+    // A token for one pair sees only that pair of the run.
+    const only = p.kind === "agent" ? p.token.planner : null;
+    const state =
+      only === null
+        ? run.state
+        : { ...run.state, workflows: Object.fromEntries(Object.entries(run.state.workflows).filter(([planner]) => planner === only)) };
+    return c.json({ ok: true, run_id: run.state.run_id, revision: run.file.revision, state });
   });
   app.get("/api/runs/:runId/pairs/:planner", async (c) => {
     requireReader(c, "status", param(c, "runId"), param(c, "planner"));
@@ -515,12 +522,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   app.post("/api/runs/:runId/pairs/:planner/freeze", async (c) => {
     requireReader(c, "freeze", param(c, "runId"), param(c, "planner"));
     const body = parse(FreezeRequest, await readFields(c));
-    const { ref } = await findRun(param(c, "runId"));
+    const { ref, run } = await findRun(param(c, "runId"));
     const actor = actorOf(c);
     const p = c.get("principal");
+    const frozenBefore = run.state.workflows[param(c, "planner")]?.handoff?.dir;
     // A token made with --freeze-key signs the freeze with the planner's key the gate home keeps (signing suites need one).
     const key = p.kind === "agent" ? readTokenFreezeKey(home, p.token) : undefined;
-    const handoffDir = body.handoff_dir === undefined ? undefined : handoffPathOf(store, ref, body.handoff_dir);
+    const handoffDir = body.handoff_dir === undefined ? undefined : agentHandoffPath(store, ref, body.handoff_dir, frozenBefore);
     // With a key the freeze is recorded as the key's owner (the suite lists who may freeze).
     const r = await freezePairHandoff({
       store,
@@ -529,6 +537,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       handoffDir,
       actor: key ? undefined : actor,
       key,
+      unchangedBecause: body.unchanged_because,
       now,
     });
     const runId = param(c, "runId");
@@ -588,7 +597,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       throw new HttpProblem(401, "AGENT_TOKEN", "the MCP endpoint is for agents: send `Authorization: Bearer <agent token>`");
     const { ref } = await findRun(p.token.run_id);
     const { serveMcpOverHttp } = await import("../mcp/serve-mcp-over-http.js");
-    return serveMcpOverHttp(c.req.raw, { store, token: p.token, ref, origin: config.origin });
+    return serveMcpOverHttp(c.req.raw, { store, token: p.token, ref, origin: config.origin, freezeKey: readTokenFreezeKey(home, p.token) });
   });
 
   // ---- JSON API: human decisions (passkey)

@@ -1,4 +1,6 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
+import { UsageError } from "../errors/errors.js";
 import type { ConsumedConsent } from "../home/consumed-consents.js";
 import type { GateHome } from "../home/gate-home.js";
 import type { RunFile } from "../run/run-schema.js";
@@ -16,6 +18,32 @@ export interface RunListing {
 /** A handoff folder a run names (or a caller gives), as an absolute path: relative ones are beside the run file, else from the working folder. */
 export function handoffPathOf(store: RunStore, ref: string, dir: string): string {
   return path.resolve(store.runFolder(ref) ?? process.cwd(), dir);
+}
+
+/**
+ * A handoff folder an agent names over the API or MCP, as a real path the
+ * run may use: inside the run file's folder for the folder store (so a
+ * token for one run cannot freeze, and so read, another run's or the
+ * server's files); for a store whose runs are not files, the folder the run
+ * froze before, once it has one. Throws a UsageError naming the limit.
+ */
+export function agentHandoffPath(store: RunStore, ref: string, dir: string, frozenBefore: string | undefined): string {
+  const wanted = handoffPathOf(store, ref, dir);
+  let real: string;
+  try {
+    real = realpathSync(wanted);
+  } catch {
+    throw new UsageError(`handoff folder ${dir} does not exist beside the run; give the folder holding the handoff records`);
+  }
+  const folder = store.runFolder(ref);
+  const limit = folder !== undefined ? realpathSync(folder) : frozenBefore !== undefined ? realpathSync(handoffPathOf(store, ref, frozenBefore)) : undefined;
+  if (limit !== undefined && real !== limit && !real.startsWith(`${limit}${path.sep}`))
+    throw new UsageError(
+      folder !== undefined
+        ? `handoff folder ${dir} is outside the run's folder ${limit}; an agent freezes only a folder beside its run file`
+        : `handoff folder ${dir} is not the folder this run froze before (${limit}); keep one handoff folder per run`,
+    );
+  return real;
 }
 
 /** What a decision may ask of `update`: the clock, and the revision the caller read (compare-and-swap). */

@@ -2,6 +2,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { parsePromptId } from "../../input/parse-input.js";
 import { createTwinlockMcpServer } from "../../mcp/create-twinlock-mcp-server.js";
 import { TOKEN_SCOPES } from "../../server/agent-tokens.js";
+import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
 
@@ -12,7 +13,7 @@ import { storeOption } from "../home-option.js";
  * `twinlock serve`'s `/mcp` endpoint with an agent token instead.
  */
 export async function runMcp(
-  o: CommonOptions & { run: string; planner?: string; server?: string; actor?: string },
+  o: CommonOptions & { run: string; planner?: string; server?: string; actor?: string; key?: string },
 ): Promise<CommandResult> {
   const store = storeOption(o);
   const run = await store.read(o.run);
@@ -25,6 +26,8 @@ export async function runMcp(
     planner,
     scopes: TOKEN_SCOPES,
     actor: o.actor ?? "mcp-agent",
+    // The planner's key signs freezes on suites that require signed receipts (--key, else TWINLOCK_KEY).
+    freezeKey: keyOption(o.key),
     reviewUrl: (p, revision) =>
       origin ? `${origin}/runs/${encodeURIComponent(run.state.run_id)}/pairs/${encodeURIComponent(p)}/revisions/${revision}` : null,
   });
