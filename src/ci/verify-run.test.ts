@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CliRun, runCli } from "../test-support/run-cli.js";
@@ -21,8 +21,17 @@ const gitIn = (dir: string, ...args: string[]) =>
  * consent), its handoff and the trust file on the base commit; `change`
  * writes the executor's files and commits them as the head.
  */
-async function repoWithRun(change: Record<string, string>, trust = aliceTrustFile()): Promise<{ g: GateRun; base: string; head: string }> {
+async function repoWithRun(
+  change: Record<string, string>,
+  trust = aliceTrustFile(),
+  handoffName?: string,
+): Promise<{ g: GateRun; base: string; head: string }> {
   const g = makeGateRun();
+  if (handoffName !== undefined) {
+    const renamed = path.join(g.dir, handoffName);
+    renameSync(g.handoff, renamed);
+    g.handoff = renamed;
+  }
   await driveSignedToExecuting(g);
   writeFileSync(path.join(g.dir, "twinlock.yaml"), trust);
   gitIn(g.dir, "init", "-q", "-b", "main");
@@ -62,6 +71,20 @@ describe("twinlock verify (CI)", () => {
     expect(r.stdout).toMatch(/^ok {4}changed-file {2}cart\/cache\.go: inside the plan$/m);
     expect(r.stdout).toContain(`against the reviewers in ${base}:twinlock.yaml, 2 changed files`);
     expect(readFileSync(summary, "utf8")).toContain("## twinlock verify: verified");
+  });
+
+  it("reads the handoff folder's name literally: a folder the agent called ** or * does not put every file inside the plan", async () => {
+    for (const name of ["**", "*"]) {
+      const { g, base, head } = await repoWithRun(
+        { ...PLANNED, ".github/workflows/deploy.yml": "on: push\n", "secrets.env": "x\n" },
+        aliceTrustFile(),
+        name,
+      );
+      const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}..${head}`]);
+      expect(r.code, `${name}: ${r.output}`).toBe(1);
+      expect(r.stdout).toMatch(/^FAIL {2}changed-file {2}\.github\/workflows\/deploy\.yml: deviation/m);
+      expect(r.stdout).toMatch(/^FAIL {2}changed-file {2}secrets\.env: deviation/m);
+    }
   });
 
   it("reports a changed file outside the plan as a deviation and exits 1", async () => {

@@ -57,20 +57,25 @@ export async function verifyRun(input: {
   add("chain", true, "run", `${file.events.length} events, chain intact, state equals the replay (head ${file.head})`);
   const config: SuiteConfig = { ...input.trust.config, policies: { ...input.trust.config.policies, require_signed_receipts: true } };
   const runAbs = path.resolve(input.runFile);
-  const allowed: string[] = [ownPath(input.root, runAbs)].filter((p): p is string => p !== undefined);
+  // Globs come only from admitted actions' targets; the run file and handoff folders are paths, compared literally
+  // (an agent names its handoff folder, and a folder called `**` must not mean everything).
+  const allowed: string[] = [];
+  const literal: string[] = [ownPath(input.root, runAbs)].filter((p): p is string => p !== undefined);
   for (const wf of Object.values(file.state.workflows)) {
     for (const [receipt, right] of decisions(wf)) {
       const v = judgeReceiptTrust(receipt, right, config);
       add("receipt", v.ok, `${wf.planner} rev ${receipt.revision} ${receipt.kind}`, v.ok ? `signed by ${v.signer}` : v.reason);
     }
-    allowed.push(...((await checkAdmission(wf, runAbs, config, add)) ?? []));
-    const handoffDir = wf.handoff ? ownPath(input.root, path.resolve(path.dirname(runAbs), wf.handoff.dir)) : undefined;
-    if (handoffDir) allowed.push(`${handoffDir}/`);
+    const targets = await checkAdmission(wf, runAbs, config, add);
+    allowed.push(...(targets ?? []));
+    // Only an admitted workflow's handoff folder (its hash checked against the admission) is the run's own record.
+    const handoffDir = targets && wf.handoff ? ownPath(input.root, path.resolve(path.dirname(runAbs), wf.handoff.dir)) : undefined;
+    if (handoffDir) literal.push(`${handoffDir}/`);
   }
   if (input.changed) {
     const scope = pathScope(allowed);
     for (const f of input.changed) {
-      const inside = scope.includes(f.path);
+      const inside = scope.includes(f.path) || literal.some((l) => (l.endsWith("/") ? f.path.startsWith(l) : f.path === l));
       add(
         "changed-file",
         inside,

@@ -1,5 +1,4 @@
 import type { KeyObject } from "node:crypto";
-import path from "node:path";
 import { ConflictError, IntegrityError, RefusalError } from "../errors/errors.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import type { ConsumedConsent } from "../home/consumed-consents.js";

@@ -1,4 +1,3 @@
-import path from "node:path";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import type { GateHome } from "../home/gate-home.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";

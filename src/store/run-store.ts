@@ -36,7 +36,12 @@ export function agentHandoffPath(store: RunStore, ref: string, dir: string, froz
     throw new UsageError(`handoff folder ${dir} does not exist beside the run; give the folder holding the handoff records`);
   }
   const folder = store.runFolder(ref);
-  const limit = folder !== undefined ? realpathSync(folder) : frozenBefore !== undefined ? realpathSync(handoffPathOf(store, ref, frozenBefore)) : undefined;
+  const limit =
+    folder !== undefined
+      ? realpathSync(folder)
+      : frozenBefore !== undefined
+        ? realpathSync(handoffPathOf(store, ref, frozenBefore))
+        : undefined;
   if (limit !== undefined && real !== limit && !real.startsWith(`${limit}${path.sep}`))
     throw new UsageError(
       folder !== undefined
