@@ -231,7 +231,7 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
       ? "the executor prompt file cannot be read"
       : otherExecutor.length
         ? `${otherExecutor.map((r) => `${r.kind} for ${r.executor_digest}`).join(", ")}; file now ${f.executorDigestNow}: the executor prompt changed since the decision`
-        : `${f.requestedExecutor} ${f.executorDigestNow}`,
+        : `the pair's executor file is still ${f.executorDigestNow}`,
   );
   check(
     "consumed",

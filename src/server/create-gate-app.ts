@@ -365,6 +365,17 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
   app.get("/openapi.json", (c) => c.json(buildOpenApi(config.origin)));
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // Ready when the store answers (the database reachable, the home readable): a load balancer's check.
+  app.get("/readyz", async (c) => {
+    try {
+      await store.resolve("run_0000000000000000");
+      return c.json({ ok: true, store: store.label });
+    } catch {
+      throw new HttpProblem(503, "NOT_READY", `${store.label} does not answer`);
+    }
+  });
+  // Browsers ask for it on every page; an empty answer keeps their consoles clean.
+  app.get("/favicon.ico", (c) => c.body(null, 204));
 
   // ---- pages
   app.get("/", async (c) => {

@@ -73,6 +73,8 @@ const PUBLIC_ROUTES = new Set([
   "GET /assets/:name",
   "GET /openapi.json",
   "GET /healthz",
+  "GET /readyz",
+  "GET /favicon.ico",
 ]);
 
 const humanRoutes = () =>

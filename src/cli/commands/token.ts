@@ -1,6 +1,8 @@
 import { UsageError } from "../../errors/errors.js";
+import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { createAgentToken, listAgentTokens, revokeAgentToken, TOKEN_SCOPES, type TokenScope } from "../../server/agent-tokens.js";
+import type { RunStore } from "../../store/run-store.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
@@ -35,6 +37,11 @@ export async function runTokenCreate(
     ...(record.freeze_key
       ? [`its freezes are signed with ${record.freeze_key.slice(0, 28)}…, kept in the gate home (the agent never sees the key)`]
       : []),
+    ...(record.freeze_key === null && record.scopes.includes("freeze") && signingSuite(store, run.state.suite)
+      ? [
+          "note: this suite requires signed receipts, so this token's freezes will be refused; make it with --freeze-key FILE (a planner key with the freeze right)",
+        ]
+      : []),
     "give it to the agent as `Authorization: Bearer <token>`; it is shown once and stored only as its hash:",
     token,
   ].join("\n");
@@ -52,6 +59,14 @@ export async function runTokenCreate(
       expires_at: record.expires_at,
     },
   };
+}
+
+function signingSuite(store: RunStore, suite: { root: string; suite_id: string | null }): boolean {
+  try {
+    return loadPinnedPolicy(store.home, suite).config.policies?.require_signed_receipts === true;
+  } catch {
+    return false;
+  }
 }
 
 function parseScopes(text: string): TokenScope[] {
