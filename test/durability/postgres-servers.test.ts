@@ -116,4 +116,32 @@ describe.skipIf(!URL_BASE)("several gate servers on one PostgreSQL database", ()
     expect(after.file.events.filter((e) => e.type === "admitted")).toHaveLength(1);
     await store.end();
   }, 120_000);
+
+  it("leaves the database consistent when a server is killed mid-decision: each decision is all there or absent, and the next one proceeds", async () => {
+    const url = await freshDatabase();
+    const home = testHome();
+    const store = postgresRunStore(url, home);
+    const run = await initRun({ run: "team/killed", store, suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
+    const runId = run.state.run_id;
+    for (let round = 0; round < 3; round++) {
+      const server = forkWriter(DECIDER, [url, home.dir, runId, `k${round}`, "4", "1000"]);
+      await server.ready;
+      server.go();
+      await new Promise((resolve) => setTimeout(resolve, 150 + round * 100));
+      server.child.kill("SIGKILL");
+      expect((await server.exited).signal).toBe("SIGKILL");
+    }
+    const after = await store.read(runId);
+    expect(verifyChain(after.file.events, after.file.head).ok).toBe(true);
+    // The kills came while decisions were landing (some did), and nothing half-written is there.
+    expect(after.file.revision).toBeGreaterThan(1);
+    expect(after.state.stops).toHaveLength(after.file.revision - 1);
+    expect(new Set(after.state.stops.map((s) => s.reason)).size).toBe(after.state.stops.length);
+    const { run: next } = await store.update(runId, () => ({
+      events: [{ type: "stop_raised", actor: "test", data: { reason: "after-kill", workflow: null, note: null } }],
+      result: undefined,
+    }));
+    expect(next.file.revision).toBe(after.file.revision + 1);
+    await store.end();
+  }, 120_000);
 });
