@@ -144,6 +144,7 @@ const RUN_COMMANDS = [
   "serve",
   "create",
   "mcp",
+  "export",
 ];
 
 /** Commands that take `--store URL` (a team's PostgreSQL store). */

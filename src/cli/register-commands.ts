@@ -357,6 +357,13 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--key <file>", "the planner's key with the freeze right, to sign freezes on signing suites (default: TWINLOCK_KEY)")
     .action(async (opts) => sink(await (await import("./commands/mcp.js")).runMcp(opts)));
 
+  program
+    .command("export")
+    .description("write a run as a verifiable run file (stdout, or --out DIR with its frozen files), from any store")
+    .argument("<run>", "run file, or a run's ID or name in a PostgreSQL store")
+    .option("--out <dir>", "a new or empty folder for run.json and the frozen files")
+    .action(async (run, opts) => sink(await (await import("./commands/export.js")).runExport(run, opts)));
+
   const db = program.command("db").description("a team's PostgreSQL store");
   db.command("migrate")
     .description("apply this twinlock's schema migrations to the database (refuses a newer schema)")

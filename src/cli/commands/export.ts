@@ -1,0 +1,42 @@
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { UsageError } from "../../errors/errors.js";
+import type { ManifestEntry } from "../../handoff/hash-handoff.js";
+import { readBlob } from "../../home/frozen-bytes.js";
+import { atomicWriteFile } from "../../store/atomic-write.js";
+import { serializeRunFile } from "../../store/run-file.js";
+import type { CommandResult, CommonOptions } from "../command-result.js";
+import { storeOption } from "../home-option.js";
+
+/**
+ * `twinlock export RUN [--out DIR]`: a run as the verifiable run-file format,
+ * from whichever store holds it (a team's database included), so it can be
+ * audited offline (`verify-log`, `twinlock verify`) and attached to a pull
+ * request. With `--out`, DIR/run.json and every frozen file of every
+ * revision under DIR/frozen/ by its sha256, each checked as it is written.
+ */
+export async function runExport(ref: string, o: CommonOptions & { out?: string; store?: string }): Promise<CommandResult> {
+  const store = storeOption(o);
+  const run = await store.read(ref);
+  const text = serializeRunFile(run.file);
+  if (o.out === undefined) return { exitCode: 0, text: text.trimEnd(), json: run.file };
+  const out = path.resolve(o.out);
+  if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${o.out} is not empty; give a new or empty folder`);
+  mkdirSync(path.join(out, "frozen"), { recursive: true });
+  const written = new Set<string>();
+  for (const e of run.file.events) {
+    if (e.type !== "handoff_frozen") continue;
+    for (const f of e.data.files as ManifestEntry[]) {
+      if (written.has(f.sha256)) continue;
+      // readBlob checks the bytes against their recorded sha256 and size.
+      atomicWriteFile(path.join(out, "frozen", f.sha256.replace(/^sha256:/, "")), readBlob(store.home, f), 0o444);
+      written.add(f.sha256);
+    }
+  }
+  atomicWriteFile(path.join(out, "run.json"), text);
+  return {
+    exitCode: 0,
+    text: `exported run ${run.state.run_id} (${run.file.revision} events) to ${path.join(out, "run.json")}, with ${written.size} frozen files in ${path.join(out, "frozen")}; check it offline with \`twinlock verify-log ${path.join(o.out, "run.json")}\``,
+    json: { ok: true, run_id: run.state.run_id, events: run.file.revision, frozen_files: written.size, dir: out },
+  };
+}
