@@ -284,6 +284,13 @@ try {
       cmdRatio("pair-status (stateless)") <= 2,
     ],
     ["admit, 257 realistic prompts", cmdRatio("admit"), "≤ ×2.00", cmdRatio("admit") <= 2],
+    // The hook runs before every agent tool call (issue 11): its bound-session decision against the floor measured beside it.
+    [
+      "hook, bound Write, 257 realistic prompts (vs node -e '' beside it)",
+      hookTimes ? hookTimes.bound.median / hookTimes.floor : Number.NaN,
+      "≤ ×1.50",
+      hookTimes ? hookTimes.bound.median / hookTimes.floor <= 1.5 : false,
+    ],
     ...(quick
       ? []
       : [
