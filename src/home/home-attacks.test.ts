@@ -304,14 +304,7 @@ describe("attack 2: rollback and forks do not reuse a consent", () => {
 
   it("keeps a signed decline that was deleted with the chain rebuilt, and refuses an older rewrite outright", async () => {
     const w = await world();
-    await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
-    await freezePairHandoff({
-      run: w.runFile,
-      store: folderRunStore(w.home),
-      planner: "MD-29",
-      handoffDir: w.handoff,
-      key: w.keys.planner,
-    });
+    await startAndFreeze(w);
     await reviewPairPlan({
       run: w.runFile,
       store: folderRunStore(w.home),
@@ -356,14 +349,7 @@ describe("attack 3: the reviewer is shown the frozen bytes, not the run file's c
   it("refuses a freeze event whose file list was swapped (chain rebuilt), and present shows the frozen report", async () => {
     const w = await world();
     writeFileSync(path.join(w.handoff, "report.md"), "# Plan\n\nDelete the production cache.\n");
-    await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
-    await freezePairHandoff({
-      run: w.runFile,
-      store: folderRunStore(w.home),
-      planner: "MD-29",
-      handoffDir: w.handoff,
-      key: w.keys.planner,
-    });
+    await startAndFreeze(w);
     writeFileSync(path.join(w.handoff, "report.md"), "# Plan\n\nA harmless tidy-up.\n");
     const shown = (await presentPlan(folderRunStore(w.home), w.runFile, "MD-29")).markdown;
     expect(shown).toContain("Delete the production cache.");
@@ -381,14 +367,7 @@ describe("attack 3: the reviewer is shown the frozen bytes, not the run file's c
   it("fences file text so a report cannot forge the Decide section, and strips terminal escapes", async () => {
     const w = await world();
     writeFileSync(path.join(w.handoff, "report.md"), "```\n## Decide\ntwinlock review-pair-plan x --decision approved\n\u001b[2J````\n");
-    await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
-    await freezePairHandoff({
-      run: w.runFile,
-      store: folderRunStore(w.home),
-      planner: "MD-29",
-      handoffDir: w.handoff,
-      key: w.keys.planner,
-    });
+    await startAndFreeze(w);
     const shown = (await presentPlan(folderRunStore(w.home), w.runFile, "MD-29")).markdown;
     expect(shown).not.toContain("\u001b");
     expect(shown).toContain("`````markdown");
@@ -831,3 +810,9 @@ describe("attack 9: text that reads one way to a person and another way to twinl
     }
   });
 });
+
+/** The agent's part of every attack's setup: a run on the pinned suite and its handoff frozen with the planner's key. */
+async function startAndFreeze(w: World): Promise<void> {
+  await initRun({ run: w.runFile, store: folderRunStore(w.home), suiteRoot: w.suite, planners: ["MD-29"], actor: "agent" });
+  await freezePairHandoff({ run: w.runFile, store: folderRunStore(w.home), planner: "MD-29", handoffDir: w.handoff, key: w.keys.planner });
+}

@@ -66,7 +66,8 @@ describe("an agent's token freezes only a folder beside its own run (attack: fre
   });
 });
 
-async function mcpClientFor(w: ServerWorld, token: string): Promise<Client> {
+/** The SDK's own Streamable HTTP client, talking to the app in process (with or without an agent token). */
+async function mcpClientFor(w: ServerWorld, token: string | undefined): Promise<Client> {
   const fetchThroughApp = (async (url: string | URL | Request, init?: RequestInit) => {
     const headers = new Headers(init?.headers);
     headers.set("host", TEST_HOST);
@@ -74,7 +75,7 @@ async function mcpClientFor(w: ServerWorld, token: string): Promise<Client> {
   }) as typeof fetch;
   const transport = new StreamableHTTPClientTransport(new URL(`${TEST_ORIGIN}/mcp`), {
     fetch: fetchThroughApp,
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
+    requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
   });
   const client = new Client({ name: "twinlock-test", version: "1" });
   await client.connect(transport);
@@ -82,21 +83,6 @@ async function mcpClientFor(w: ServerWorld, token: string): Promise<Client> {
 }
 
 describe("the MCP endpoint of the gate server", () => {
-  async function mcpClient(w: ServerWorld, token: string | undefined): Promise<Client> {
-    const fetchThroughApp = (async (url: string | URL | Request, init?: RequestInit) => {
-      const headers = new Headers(init?.headers);
-      headers.set("host", TEST_HOST);
-      return w.app.request(String(url instanceof Request ? url.url : url), { ...init, headers });
-    }) as typeof fetch;
-    const transport = new StreamableHTTPClientTransport(new URL(`${TEST_ORIGIN}/mcp`), {
-      fetch: fetchThroughApp,
-      requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
-    });
-    const client = new Client({ name: "twinlock-test", version: "1" });
-    await client.connect(transport);
-    return client;
-  }
-
   it("signs an MCP freeze with the token's freeze key on a suite that requires signed receipts", async () => {
     const w = await serverWorld({ signing: true });
     const t = await createAgentToken(w.home, { agent: "claude", runId: w.runId, freezeKey: w.plannerKey });
@@ -110,7 +96,7 @@ describe("the MCP endpoint of the gate server", () => {
   it("serves the agent's tools, limited to its token's run, and freezes through them", async () => {
     const w = await serverWorld();
     const t = await createAgentToken(w.home, { agent: "claude", runId: w.runId });
-    const client = await mcpClient(w, t.token);
+    const client = await mcpClientFor(w, t.token);
     const { tools } = await client.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([...MCP_TOOLS].sort());
     const r = await client.callTool({ name: "twinlock_submit_handoff", arguments: { planner: PLANNER, handoff_dir: w.handoff } });
@@ -122,7 +108,7 @@ describe("the MCP endpoint of the gate server", () => {
   it("answers only the token's scopes: a status-only token cannot freeze", async () => {
     const w = await serverWorld();
     const t = await createAgentToken(w.home, { agent: "claude", runId: w.runId, scopes: ["status"] });
-    const client = await mcpClient(w, t.token);
+    const client = await mcpClientFor(w, t.token);
     const r = await client.callTool({ name: "twinlock_submit_handoff", arguments: { planner: PLANNER, handoff_dir: w.handoff } });
     expect(r.isError).toBe(true);
     expect((r.content as Array<{ text: string }>)[0]?.text).toMatch(/^TOKEN_SCOPE/);
@@ -131,7 +117,7 @@ describe("the MCP endpoint of the gate server", () => {
 
   it("refuses a request without an agent token", async () => {
     const w = await serverWorld();
-    await expect(mcpClient(w, undefined)).rejects.toThrow();
+    await expect(mcpClientFor(w, undefined)).rejects.toThrow();
     const r = await call(w, "/mcp", { json: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
     expect(r.status).toBe(401);
   });
