@@ -45,7 +45,15 @@ export interface ReceiptStatement {
  */
 export type ReceiptEvidence =
   | { scheme: "ed25519"; rule: string; public_key: string; signer: string }
-  | { scheme: "webauthn"; rule: string; public_key: string; signer: string; credential_id: string }
+  | {
+      scheme: "webauthn";
+      rule: string;
+      public_key: string;
+      signer: string;
+      credential_id: string;
+      /** The assertion itself, as the authenticator returned it (base64url), so a verifier needs no twinlock record. */
+      assertion: { authenticator_data: string; client_data_json: string; signature: string };
+    }
   | { scheme: "unsigned"; rule: string };
 
 /** What a twinlock predicate holds: the whole receipt (its signature included), its hash, the evidence rule and its place in the run's chain. */
@@ -96,7 +104,8 @@ export function receiptStatement(receipt: AttestedReceipt, executorDigest: strin
 /** The rule a receipt's signature follows, stated so that another tool can rebuild the signed bytes. */
 export const RECEIPT_SIGNED_BYTES_RULE = `${JSON.stringify(RECEIPT_SIGNING_DOMAIN)} followed by the RFC 8785 canonical JSON of the receipt without its signature and consumed_at fields`;
 
-function evidenceOf(receipt: AttestedReceipt): ReceiptEvidence {
+/** How a receipt was signed, taken from the receipt's own signature: the predicate's `evidence`. */
+export function evidenceOf(receipt: AttestedReceipt): ReceiptEvidence {
   const s = ("signature" in receipt ? receipt.signature : undefined) as ReceiptSignature | undefined;
   if (!s)
     return {
@@ -113,6 +122,7 @@ function evidenceOf(receipt: AttestedReceipt): ReceiptEvidence {
       public_key: s.public_key,
       signer: s.signer,
       credential_id: s.credential_id ?? "",
+      assertion: { authenticator_data: s.authenticator_data ?? "", client_data_json: s.client_data_json ?? "", signature: s.value },
     };
   return { scheme: "ed25519", rule: `Ed25519 over ${RECEIPT_SIGNED_BYTES_RULE}`, public_key: s.public_key, signer: s.signer };
 }

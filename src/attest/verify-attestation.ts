@@ -10,6 +10,7 @@ import { verifyDsseEnvelope } from "./dsse-envelope.js";
 import {
   type AttestedKind,
   type AttestedReceipt,
+  evidenceOf,
   IN_TOTO_PAYLOAD_TYPE,
   IN_TOTO_STATEMENT_TYPE,
   PREDICATE_TYPES,
@@ -96,6 +97,11 @@ export function verifyAttestation(envelope: unknown, expect: AttestationExpectat
   const digest = executorDigest(expect.run, receipt);
   if (!digest || !isDeepStrictEqual(statement.subject, receiptSubjects(receipt, digest)))
     return fail("subject-mismatch", "the subjects are not the handoff hash and executor prompt digest the receipt binds");
+  if (!isDeepStrictEqual(p.evidence, evidenceOf(receipt)))
+    return fail(
+      "bad-evidence",
+      "the predicate's evidence is not the receipt's own signature (scheme, key, credential or assertion differ)",
+    );
   const evidence = judgeEvidence(receipt, expect.reviewers);
   if (evidence) return fail("bad-evidence", evidence);
   return { ok: true, statement, attester: dsse.signers[0] as string };

@@ -9,6 +9,7 @@ import type { Workflow } from "../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../store/run-file.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
+import { rejudgeAdmissions } from "./rejudge-admissions.js";
 
 /** What a CI verification checks, one kind per line of its report. */
 export type VerifyCheck = "chain" | "receipt" | "admission" | "handoff" | "changed-file";
@@ -34,7 +35,9 @@ export interface VerifyReport {
  * CI runner): the event chain and replay (as `verify-log`); every person's
  * receipt against the trusted reviewers, signed and with its right whatever
  * the suite's own policy says; each executed workflow admitted on the exact
- * hash that was approved and consented, with its consent named by hash; the
+ * hash that was approved and consented, with its consent named by hash, and
+ * every admission re-judged from the facts recorded before it (stops, expiry,
+ * one admission per consent: `rejudgeAdmissions`); the
  * handoff folder in the checkout equal to that hash (its action targets are
  * read from there); and each changed file inside some admitted action's
  * target or the run's own records, else named as a deviation.
@@ -57,6 +60,8 @@ export async function verifyRun(input: {
   add("chain", true, "run", `${file.events.length} events, chain intact, state equals the replay (head ${file.head})`);
   const config: SuiteConfig = { ...input.trust.config, policies: { ...input.trust.config.policies, require_signed_receipts: true } };
   const runAbs = path.resolve(input.runFile);
+  // The admitted event is the run's claim that the gate admitted; CI re-judges it from the facts recorded before it.
+  const rejudged = rejudgeAdmissions(file.events, config);
   // Globs come only from admitted actions' targets; the run file and handoff folders are paths, compared literally
   // (an agent names its handoff folder, and a folder called `**` must not mean everything).
   const allowed: string[] = [];
@@ -66,7 +71,10 @@ export async function verifyRun(input: {
       const v = judgeReceiptTrust(receipt, right, config);
       add("receipt", v.ok, `${wf.planner} rev ${receipt.revision} ${receipt.kind}`, v.ok ? `signed by ${v.signer}` : v.reason);
     }
-    const targets = await checkAdmission(wf, runAbs, config, add);
+    const rejudgedProblems = rejudged
+      .filter((r) => r.planner === wf.planner)
+      .flatMap((r) => r.problems.map((p) => `admission at event ${r.seq}: ${p}`));
+    const targets = await checkAdmission(wf, runAbs, config, rejudgedProblems, add);
     allowed.push(...(targets ?? []));
     // Only an admitted workflow's handoff folder (its hash checked against the admission) is the run's own record.
     const handoffDir = targets && wf.handoff ? ownPath(input.root, path.resolve(path.dirname(runAbs), wf.handoff.dir)) : undefined;
@@ -108,6 +116,7 @@ async function checkAdmission(
   wf: Workflow,
   runAbs: string,
   config: SuiteConfig,
+  rejudged: readonly string[],
   add: (check: VerifyCheck, ok: boolean, subject: string, message: string) => void,
 ): Promise<string[] | undefined> {
   const admission = wf.admissions[wf.admissions.length - 1];
@@ -139,6 +148,7 @@ async function checkAdmission(
     admission.executor !== wf.executor && `${admission.executor} is not this pair's executor ${wf.executor}`,
     wf.handoff?.hash !== admission.handoff_hash && `the handoff was re-frozen after admission (now ${wf.handoff?.hash})`,
     admission.checks.some((c) => !c.ok) && "the admission receipt records a failed check",
+    ...rejudged,
   ].filter((p): p is string => typeof p === "string");
   add(
     "admission",

@@ -13,6 +13,7 @@ import { MODES } from "../suite/prompt.js";
 import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
 import type { ReceiptSignature } from "../trust/sign-receipt.js";
 import type {
+  ExecutionView,
   LayoutView,
   ReceiptView,
   RevisionFormsView,
@@ -153,6 +154,30 @@ export async function revisionPageView(
     })),
     forms,
     stale: latest ? null : { revision: wf.revision, url: pagePaths.revision(runId, wf.planner, wf.revision) },
+    execution: executionView(wf, revision, p.model),
+  };
+}
+
+/**
+ * The plan of `revision` beside what `close` recorded as done, when the
+ * executed revision (the last admission's) is this one; null otherwise. The
+ * deviations are the ones close computed and recorded, not recomputed here.
+ */
+function executionView(wf: Workflow, revision: number, model: RevisionPageView["model"]): ExecutionView | null {
+  const result = wf.result;
+  const executed = wf.admissions[wf.admissions.length - 1];
+  if (!result?.execution || executed?.revision !== revision) return null;
+  const { conformance: c, changed_files, criteria } = result.execution;
+  return {
+    outcome: result.outcome,
+    closedAt: result.at,
+    closedBy: result.by,
+    actions: model.actions.map((a) => ({ id: a.id, target: a.target, done: !c.actions_not_done.includes(a.id) })),
+    changedFiles: changed_files.map((f) => ({ path: f.path, sha256: f.sha256, outsidePlan: c.files_outside_plan.includes(f.path) })),
+    criteria: model.criteria.map((k) => ({
+      id: k.id,
+      results: criteria.filter((x) => x.id === k.id).map((x) => ({ result: x.result, command: x.command })),
+    })),
   };
 }
 

@@ -9,6 +9,7 @@ import { renderSignInPage } from "../web/render-signin-page.js";
 import type {
   EnrolPageView,
   ErrorPageView,
+  ExecutionView,
   LayoutView,
   RevisionPageView,
   RunListView,
@@ -259,6 +260,29 @@ export function sampleRevisionPage(): RevisionPageView {
       },
     },
     stale: null,
+    execution: null,
+  };
+}
+
+/** MD-29's plan beside what MD-30 did: A2 not done, one file outside the plan, C1 without evidence, C2 failed. */
+export function sampleExecution(): ExecutionView {
+  return {
+    outcome: "failed",
+    closedAt: "2026-05-02T10:00:00.000Z",
+    closedBy: "alice",
+    actions: [
+      { id: "A1", target: "config/pool.yaml", done: true },
+      { id: "A2", target: null, done: false },
+    ],
+    changedFiles: [
+      { path: "config/pool.yaml", sha256: `sha256:${"f".repeat(64)}`, outsidePlan: false },
+      { path: ".github/workflows/deploy.yml", sha256: `sha256:${"a".repeat(64)}`, outsidePlan: true },
+      { path: "old.txt", sha256: null, outsidePlan: false },
+    ],
+    criteria: [
+      { id: "C1", results: [] },
+      { id: "C2", results: [{ result: "failed", command: "make check" }] },
+    ],
   };
 }
 
@@ -304,6 +328,10 @@ export function samplePages(): Array<[string, () => string]> {
     [
       "stale revision",
       () => renderRevisionPage({ ...sampleRevisionPage(), stale: { revision: 3, url: "/runs/r/pairs/MD-29/revisions/3" } }),
+    ],
+    [
+      "closed revision, plan versus execution",
+      () => renderRevisionPage({ ...sampleRevisionPage(), state: "closed", forms: {}, execution: sampleExecution() }),
     ],
     ["enrol page", () => renderEnrolPage(sampleEnrolPage())],
     ["sign-in page", () => renderSignInPage(sampleSignInPage())],

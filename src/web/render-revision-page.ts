@@ -1,6 +1,7 @@
 import { describeState } from "./describe-state.js";
 import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
+import { renderExecution } from "./render-execution.js";
 import { renderHandoffRecords } from "./render-handoff-records.js";
 import { renderHashedFiles } from "./render-hashed-files.js";
 import { renderLayout } from "./render-layout.js";
@@ -12,7 +13,8 @@ import type { RevisionPageView } from "./view-model.js";
 
 /**
  * The revision page (SPEC §10), from the frozen bytes: planner → executor,
- * revision n of m, the full hash and the state; what changed since n-1;
+ * revision n of m, the full hash and the state; the plan versus what was
+ * done once `close` recorded it; what changed since n-1;
  * the records; `report.md` rendered inert; the exact executor; every
  * hashed file; the receipts timeline; the other revisions; and the decision
  * forms the state allows (none when the revision is stale: a banner then
@@ -36,6 +38,7 @@ export function renderRevisionPage(v: RevisionPageView): string {
     changed.push(`<p>Re-frozen without changes. The planner says why:</p>\n<blockquote class="note">${e(v.unchangedBecause)}</blockquote>`);
   if (v.changes !== null) changed.push(renderRecordChanges(v.changes));
   if (previous !== null) sections.push(["changes", `What changed since revision ${previous}`, changed.join("\n")]);
+  if (v.execution) sections.unshift(["execution", "Plan versus execution", renderExecution(v.execution)]);
 
   const records = renderHandoffRecords(v.model);
   const report =

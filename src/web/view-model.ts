@@ -227,6 +227,23 @@ export interface RevisionPageView {
   forms: RevisionFormsView;
   /** Set when this revision is no longer the current one (the server refused a stale hash): the current revision's number and path. */
   stale: { revision: number; url: string } | null;
+  /** The plan beside what was done, when `close` recorded the executed change of this revision; null otherwise. */
+  execution: ExecutionView | null;
+}
+
+/** The plan versus what the executor did, as `close` recorded it (issue 13); deviations flagged by the gate, not by the page. */
+export interface ExecutionView {
+  /** How the workflow was closed (`verified`, `failed`, `rolled_back`). */
+  outcome: string;
+  /** When and by whom it was closed (ISO 8601; a name). */
+  closedAt: string;
+  closedBy: string;
+  /** Each action of the plan, in plan order, and whether it was done. */
+  actions: Array<{ id: string; target: string | null; done: boolean }>;
+  /** Each changed file with its digest (null: deleted), and whether it lies outside every action's target. */
+  changedFiles: Array<{ path: string; sha256: string | null; outsidePlan: boolean }>;
+  /** Each criterion of the plan with its recorded results; none recorded: no evidence. */
+  criteria: Array<{ id: string; results: Array<{ result: "passed" | "failed"; command: string }> }>;
 }
 
 /** The enrolment page, `/enrol/{token}`. */
