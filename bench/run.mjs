@@ -11,10 +11,14 @@
  *   4. the gate server (bench/lib/server-bench.mjs): requests/s and p50/p99 of
  *      the agent's status and admission-check routes of `twinlock serve` vs a
  *      bare node:http server, and its memory with 1,000 runs in its home;
- *   5. hashing: `twinlock hash` on a ~1 GiB handoff vs `sha256sum` on the
+ *   5. the stores (bench/lib/store-bench.mjs): gate decisions/s and p50/p99
+ *      with 1 and 2 decider processes on one PostgreSQL 15 database (a
+ *      throwaway cluster it starts and removes) vs the folder store; skipped
+ *      with one line when PostgreSQL 15 is not installed;
+ *   6. hashing: `twinlock hash` on a ~1 GiB handoff vs `sha256sum` on the
  *      same files (BENCH_HASH_MB, default 1024; cached under the temp folder).
  *
- * BENCH_QUICK=1 runs a smaller version (257/2,000 prompts, 100 server runs, 64 MiB, fewer runs).
+ * BENCH_QUICK=1 runs a smaller version (257/2,000 prompts, 100 server runs, 2 s store rows, 64 MiB, fewer runs).
  * Needs `npm run build` first. Temporary suites and runs are removed at the end, and every server process
  * it started is killed, however the bench ends.
  */
@@ -31,6 +35,7 @@ import { fmtMiB, fmtMs, fmtRatio, printTable } from "./lib/print-table.mjs";
 import { runCommandTable } from "./lib/run-command-table.mjs";
 import { benchGateServer, serverTargets } from "./lib/server-bench.mjs";
 import { makeSignedSuite } from "./lib/signed-suite.mjs";
+import { benchStores, storeTargets } from "./lib/store-bench.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cli = join(root, "bin", "twinlock.cjs");
@@ -270,6 +275,9 @@ try {
     startupFloorMs: floor.median,
   });
 
+  // 5. The stores: PostgreSQL (1 and 2 decider processes on one database) vs the folder store.
+  const stores = await benchStores({ root, cli, suiteDir: real257.dir, workDir: join(workDir, "stores"), quick });
+
   // The targets the benchmark holds twinlock to, against this run's floor.
   const row = (name) => commands.find((c) => c.name === name);
   const cmdRatio = (name) => (row(name)?.status === "ok" ? row(name).median / floor.median : Number.NaN);
@@ -309,6 +317,7 @@ try {
           ["time per prompt, 257 → 10,000, no cache", growth, "≤ ×1.20", growth <= 1.2],
         ]),
     ...serverTargets(server, quick),
+    ...storeTargets(stores),
   ];
   printTable(
     "Targets",
@@ -325,7 +334,7 @@ try {
     ],
   );
 
-  // 5. Hashing.
+  // 6. Hashing.
   const fixture = ensureHashFixture(config.cacheRoot, config.hashMiB);
   if (fixture.created) settleWrites();
   const mib = fixture.bytes / (1024 * 1024);

@@ -51,6 +51,9 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
   });
   // An idle client's error (the database restarted) must not crash the server; the next query reconnects.
   pool.on("error", () => {});
+  // Nor may a checked-out client's: pg emits 'error' on it as well as failing its query, and the pool listens only
+  // while the client is idle. The failed query carries the error to the decision, which reports it.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const label = `PostgreSQL store ${redact(url)}`;
 
   /** The last verified copy of each run this process read: later reads verify only the events added since. */
@@ -152,15 +155,23 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
   async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const client = await connect();
+      let committing = false;
       try {
         await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
         const result = await work(client);
+        committing = true;
         await client.query("COMMIT");
         return result;
       } catch (error) {
         await client.query("ROLLBACK").catch(() => {});
         const code = (error as { code?: string }).code;
         if ((code === "40001" || code === "40P01") && attempt < RETRIES) continue;
+        // The connection went with the COMMIT on its way: the database may have recorded the decision or not.
+        if (committing && isConnectionLoss(error))
+          throw new ConflictError(
+            `${label} was lost while committing (${code ?? "connection lost"}); the decision may have been recorded — read the run before repeating it`,
+            { cause: error },
+          );
         throw describeDatabaseError(error, label);
       } finally {
         client.release();
@@ -368,20 +379,27 @@ export function describeDatabaseError(error: unknown, where: string): Error {
   if (error instanceof UsageError || error instanceof RefusalError || error instanceof ConflictError || error instanceof IntegrityError)
     return error;
   const e = error as { code?: string; message?: string };
-  if (
-    e.code === "ECONNREFUSED" ||
-    e.code === "57P01" ||
-    e.code === "57P03" ||
-    e.code === "08006" ||
-    e.code === "08001" ||
-    /terminat|Connection/i.test(e.message ?? "")
-  )
+  if (isConnectionLoss(error))
     return new ConflictError(
       `${where} is not reachable (${e.code ?? "connection lost"}); nothing was recorded — try again when the database is back`,
     );
   if (e.code === "42P01") return new UsageError(`${where} has no twinlock tables; run \`twinlock db migrate --store URL\` first`);
   return new ConflictError(
     `${where} refused the request (${e.code ?? "error"}: ${(e.message ?? "").split("\n")[0]}); nothing was recorded — try again`,
+  );
+}
+
+/** Whether `error` is the database going away (refused, shut down, starting up, or the connection cut). */
+function isConnectionLoss(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return (
+    e.code === "ECONNREFUSED" ||
+    e.code === "ECONNRESET" ||
+    e.code === "57P01" ||
+    e.code === "57P03" ||
+    e.code === "08006" ||
+    e.code === "08001" ||
+    /terminat|Connection/i.test(e.message ?? "")
   );
 }
 
