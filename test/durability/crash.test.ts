@@ -19,7 +19,7 @@ import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
 const WRITER = fileURLToPath(new URL("../support/crash-writer.mjs", import.meta.url));
 /** How many writers are killed; e.g. CRASH_ITERATIONS=2000 for a longer soak. */
-const ITERATIONS = Number(process.env.CRASH_ITERATIONS ?? 40);
+const ITERATIONS = Number(process.env.CRASH_ITERATIONS ?? 30);
 /** A writer is killed this many milliseconds (uniformly at random) after it is told to start. */
 const MAX_KILL_DELAY_MS = 150;
 /** Start a fresh run file this often, so reads stay small and most of a writer's time is spent writing. */
