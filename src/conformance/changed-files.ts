@@ -26,7 +26,9 @@ export function git(cwd: string, args: string[]): Buffer {
         .trim()
         .split("\n")[0] ?? "";
     throw new UsageError(
-      `git ${args.join(" ")} failed in ${cwd}${stderr ? ` (${stderr})` : ""}; run it in the repository, with both commits fetched`,
+      /does not exist in/.test(stderr)
+        ? `git ${args.join(" ")}: that file is not in that commit (${stderr}); give --trust the path the reviewers file has in the base commit`
+        : `git ${args.join(" ")} failed in ${cwd}${stderr ? ` (${stderr})` : ""}; run it in the repository, with both commits fetched`,
       {
         cause: error,
       },

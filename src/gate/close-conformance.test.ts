@@ -73,6 +73,25 @@ describe("close records the executed change against the plan", () => {
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/V9 is not an acceptance criterion of MD-29's plan; its criteria are V1, V2/);
+    // A failed acceptance criterion and "verified" contradict each other: refused, nothing recorded.
+    const contradicts = await runCli([
+      "close",
+      g.runFile,
+      PLANNER,
+      "--result",
+      "verified",
+      "--changed-files",
+      list,
+      "--criterion",
+      "V1=passed:true",
+      "--criterion",
+      "V2=failed:go test -race ./cart/...",
+      "--home",
+      g.home,
+    ]);
+    expect(contradicts.code).toBe(2);
+    expect(contradicts.stderr).toMatch(/criteria V2 failed, so the work is not verified; close with --result failed/);
+    expect(workflowOf(g).state).toBe("executing");
     const ok = await runCli([
       "close",
       g.runFile,

@@ -63,6 +63,11 @@ export async function closeWorkflow(input: {
         throw new UsageError(
           `${wf.planner} is ${wf.state}: only an executing workflow records an executed change (--changed-files, --criterion)`,
         );
+      const failedCriteria = execution?.record.conformance.criteria_failed ?? [];
+      if (input.result === "verified" && failedCriteria.length > 0)
+        throw new UsageError(
+          `acceptance criteria ${failedCriteria.join(", ")} failed, so the work is not verified; close with --result failed (or rolled_back) and a --residual record`,
+        );
       if (execution && wf.handoff?.hash !== execution.hash)
         throw new ConflictError(
           `${wf.planner}'s frozen handoff changed while closing (${execution.hash}, now ${wf.handoff?.hash}); close again`,
