@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { bundleFromJSON } from "@sigstore/bundle";
@@ -8,7 +8,7 @@ import { parseSuiteConfig } from "../suite/load-suite.js";
 import { runCli } from "../test-support/run-cli.js";
 import { type GateRun, makeGateRun, makeRunTempDir, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
 import { ALICE_KEY, aliceTrustFile, driveSignedToExecuting, MALLORY_KEY } from "../test-support/signed-run.js";
-import { publicKeyLine } from "../trust/keys.js";
+import { generateReviewerKey, publicKeyLine } from "../trust/keys.js";
 import { attestRun, type RunAttestations } from "./attest-run.js";
 import { signDsseEnvelope } from "./dsse-envelope.js";
 import { IN_TOTO_PAYLOAD_TYPE } from "./receipt-statement.js";
@@ -152,5 +152,20 @@ describe("twinlock attest", () => {
     const none = await runCli(["attest", g.runFile, "--out", out, "--key", "", "--home", g.home]);
     expect(none.code).toBe(2);
     expect(none.stderr.trim().split("\n")).toHaveLength(1);
+
+    // Anyone checks them offline with verify-attestation: the attester's .pub, the run, and the reviewers file.
+    const pub = path.join(dir, "release.pub");
+    writeFileSync(pub, `${publicKeyLine(ATTESTER)}\n`);
+    const trust = path.join(dir, "reviewers.yaml");
+    writeFileSync(trust, aliceTrustFile());
+    const all = files.map((f) => path.join(out, f));
+    const checked = await runCli(["verify-attestation", ...all, "--run", g.runFile, "--attester", pub, "--trust", trust]);
+    expect(checked.code, checked.output).toBe(0);
+    expect(checked.stdout).toContain("8 attestations verified, receipts signed by trusted reviewers");
+    const stranger = path.join(dir, "stranger.pub");
+    writeFileSync(stranger, `${publicKeyLine(createPrivateKey(generateReviewerKey().privatePem))}\n`);
+    const refused = await runCli(["verify-attestation", all[0] as string, "--run", g.runFile, "--attester", stranger]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/^FAIL {2}.*: bad-envelope: /m);
   });
 });

@@ -358,6 +358,17 @@ export function registerCommands(program: Command, sink: Sink): void {
     .action(async (opts) => sink(await (await import("./commands/mcp.js")).runMcp(opts)));
 
   program
+    .command("verify-attestation")
+    .description(
+      "check attest's envelopes or Sigstore bundles offline: trusted attester, a receipt the run recorded, and (with --trust) a trusted reviewer's signature",
+    )
+    .argument("<files...>", ".intoto.json or .sigstore.json files from twinlock attest")
+    .requiredOption("--run <run>", "the run file the receipts belong to")
+    .option("--attester <pub>", "a trusted attester's NAME.pub (repeatable)", collect, [])
+    .option("--trust <file>", "the reviewers file (twinlock.yaml) whose keys the receipts must be signed by")
+    .action(async (files, opts) => sink((await import("./commands/verify-attestation.js")).runVerifyAttestation(files, opts)));
+
+  program
     .command("export")
     .description("write a run as a verifiable run file (stdout, or --out DIR with its frozen files), from any store")
     .argument("<run>", "run file, or a run's ID or name in a PostgreSQL store")
