@@ -10,7 +10,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
 
-const root = mkdtempSync(path.join(os.tmpdir(), "twinlock-test-home-"));
+// Inside the run's scratch folder when there is one, which global-setup.ts removes at the end: a file whose tests
+// are all skipped never runs its afterAll.
+const root = mkdtempSync(path.join(process.env.TWINLOCK_TEST_SCRATCH ?? os.tmpdir(), "twinlock-test-home-"));
 process.env.TWINLOCK_TEST_ROOT = root;
 process.env.TWINLOCK_HOME = path.join(root, "home");
 const template = process.env.TWINLOCK_TEST_TEMPLATE_HOME;

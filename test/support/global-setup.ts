@@ -19,6 +19,7 @@ export default async function setup(): Promise<() => void> {
   await pinForTest(RUN_EXAMPLE_SUITE, false, home);
   await pinForTest(EXAMPLE_SUITE, false, home);
   process.env.TWINLOCK_TEST_TEMPLATE_HOME = home.dir;
+  process.env.TWINLOCK_TEST_SCRATCH = dir;
   process.env.TWINLOCK_TEST_UNSIGNED_SUITE = RUN_EXAMPLE_SUITE;
   delete process.env.TWINLOCK_TEST_ROOT;
   return () => rmSync(dir, { recursive: true, force: true });
