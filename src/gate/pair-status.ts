@@ -5,6 +5,7 @@ import { describeChanges } from "../run/admission-checks.js";
 import { describeNextStep, makeNextStep, nextStepData, withKeyOption } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { State } from "../run/transition-table.js";
+import type { LoadedRun } from "../store/run-file.js";
 import { handoffPathOf, type RunStore } from "../store/run-store.js";
 import { consentQuestion } from "./consent-question.js";
 import { dryRunStep, dryRunStillNeeded } from "./dry-run-needed.js";
@@ -12,10 +13,16 @@ import { type PairStatus, questionFor } from "./pair-status-from-flags.js";
 
 export { type PairStatus, pairStatusFromFlags, REVIEW_STATUSES, type ReviewStatus, reviewInvitation } from "./pair-status-from-flags.js";
 
-/** Status of one pair from a run file. */
-export async function pairStatusFromRun(store: RunStore, runFile: string, id: string, now: Date = new Date()): Promise<PairStatus> {
+/** Status of one pair from a run file (`loaded`: the run as the caller just read it from the store, not read again). */
+export async function pairStatusFromRun(
+  store: RunStore,
+  runFile: string,
+  id: string,
+  now: Date = new Date(),
+  loaded?: LoadedRun,
+): Promise<PairStatus> {
   const home = store.home;
-  const run = await store.read(runFile);
+  const run = loaded ?? (await store.read(runFile));
   const byExecutor = Object.values(run.state.workflows).find((w) => w.executor === id);
   const wf = byExecutor ?? requireWorkflow(run.state.workflows, id);
   let next = describeNextStep(wf.state, { run: runFile, planner: wf.planner, executor: wf.executor, hash: wf.handoff?.hash });

@@ -520,8 +520,8 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
   app.get("/api/runs/:runId/pairs/:planner", async (c) => {
     requireReader(c, "status", param(c, "runId"), param(c, "planner"));
-    const { ref } = await findRun(param(c, "runId"));
-    return c.json({ ok: true, status: await pairStatusFromRun(store, ref, param(c, "planner"), now()) });
+    const { ref, run } = await findRun(param(c, "runId"));
+    return c.json({ ok: true, status: await pairStatusFromRun(store, ref, param(c, "planner"), now(), run) });
   });
   app.get("/api/runs/:runId/pairs/:planner/plan", async (c) => {
     requireReader(c, "present", param(c, "runId"), param(c, "planner"));
