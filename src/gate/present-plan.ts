@@ -331,7 +331,9 @@ export function renderExecution(r: HandoffModel, e: Execution): string[] {
   const deviations =
     c.actions_not_done.length + c.files_outside_plan.length + c.criteria_without_evidence.length + c.criteria_failed.length;
   out.push(
-    deviations === 0 ? "The executed change conforms to the approved plan." : `**${deviations} deviations from the approved plan.**`,
+    deviations === 0
+      ? "The executed change conforms to the approved plan."
+      : `**${deviations} deviation${deviations === 1 ? "" : "s"} from the approved plan.**`,
     "",
   );
   out.push("| action | target | done |", "|---|---|---|");

@@ -29,7 +29,7 @@ export async function runVerify(
   const failed = report.findings.filter((f) => !f.ok).length;
   const text = [
     ...report.findings.map((f) => cleanText(`${f.ok ? "ok  " : "FAIL"}  ${f.check}  ${f.subject}: ${f.message}`)),
-    `${failed === 0 ? "verified" : `${failed} findings`}: run ${report.run_id ?? "(unreadable)"} against the reviewers in ${report.trust_source}${changed ? `, ${changed.length} changed files` : ", changed files not checked"}`,
+    `${failed === 0 ? "verified" : `${failed} finding${failed === 1 ? "" : "s"}`}: run ${report.run_id ?? "(unreadable)"} against the reviewers in ${report.trust_source}${changed ? `, ${changed.length} changed file${changed.length === 1 ? "" : "s"}` : ", changed files not checked"}`,
   ].join("\n");
   return { exitCode: report.ok ? 0 : 1, text, json: report };
 }
@@ -39,7 +39,7 @@ function renderSummary(runFile: string, r: VerifyReport): string {
   const cell = (s: string) => cleanText(s).replace(/\|/g, "\\|");
   const failed = r.findings.filter((f) => !f.ok);
   return [
-    `## twinlock verify: ${r.ok ? "verified" : `${failed.length} findings`}`,
+    `## twinlock verify: ${r.ok ? "verified" : `${failed.length} finding${failed.length === 1 ? "" : "s"}`}`,
     "",
     `Run \`${cell(runFile)}\` (${r.run_id ?? "unreadable"}), reviewers from \`${cell(r.trust_source)}\`.`,
     "",
