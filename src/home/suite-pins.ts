@@ -234,7 +234,7 @@ export function pinForFolder(home: GateHome, suiteDir: string): Pin {
   const pin = listPins(home).find((p) => p.root === real);
   if (!pin)
     throw new RefusalError(
-      `the suite at ${real} is not pinned in gate home ${home.dir}; a person reviews it and pins it with \`twinlock trust pin --suite ${given}\` (pinned: ${
+      `the suite at ${real} is not pinned in gate home ${home.dir}; a person reviews it and pins it with \`twinlock trust pin --suite ${given} --key FILE\`, with a pinner's key (pinned: ${
         listPins(home)
           .map((p) => `${p.suite_id} at ${p.root}`)
           .join("; ") || "none"
@@ -289,7 +289,7 @@ export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite
   const now = sha256Of(bytes);
   if (now !== pin.config_sha256)
     throw new RefusalError(
-      `${CONFIG_FILE} of suite ${pin.suite_id} changed since it was pinned (pinned ${pin.config_sha256}, now ${now}); re-pin after reviewing the change: twinlock trust pin --suite ${pin.root}`,
+      `${CONFIG_FILE} of suite ${pin.suite_id} changed since it was pinned (pinned ${pin.config_sha256}, now ${now}); re-pin after reviewing the change: twinlock trust pin --suite ${pin.root} --key FILE`,
       { attack: "policy-changed" },
     );
   const { config, diagnostics } = parseSuiteConfig(bytes.toString("utf8"));
@@ -344,7 +344,7 @@ function requirePinnedSchemas(pin: Pin, config: SuiteConfig): FormatSchemaFile[]
     const pinned = pin.handoff_schemas?.[f.path];
     if (pinned !== f.sha256)
       throw new RefusalError(
-        `handoff schema ${f.path} of suite ${pin.suite_id} changed since it was pinned (pinned ${pinned ?? "none"}, now ${f.sha256}); re-pin after reviewing the change: twinlock trust pin --suite ${pin.root}`,
+        `handoff schema ${f.path} of suite ${pin.suite_id} changed since it was pinned (pinned ${pinned ?? "none"}, now ${f.sha256}); re-pin after reviewing the change: twinlock trust pin --suite ${pin.root} --key FILE`,
         { attack: "policy-changed" },
       );
   }
