@@ -207,6 +207,11 @@ function tokenHash(token: string): string {
 }
 
 /** The invitation of `token` when it can still be used at `now`; a RefusalError naming why not. */
+/** The invitation an enrolment link stands for, refused (by code) when unknown, used or expired. */
+export function findUsableInvitation(home: GateHome, token: string, now: Date = new Date()): Invitation {
+  return usableInvitation(home, readReviewerRegistry(home), token, now);
+}
+
 function usableInvitation(home: GateHome, registry: ReviewerRegistry, token: string, now: Date): Invitation {
   const hash = tokenHash(token);
   const invitation = registry.invitations.find((i) => i.token_sha256 === hash);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
@@ -7,6 +7,7 @@ import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { z } from "zod";
 import { canonicalJson } from "../crypto/canonical-hash.js";
+import { RefusalError } from "../errors/errors.js";
 import { admit } from "../gate/admit.js";
 import { approveApply } from "../gate/approve-apply.js";
 import { closeWorkflow } from "../gate/close-workflow.js";
@@ -17,9 +18,8 @@ import { pairStatusFromRun } from "../gate/pair-status.js";
 import { presentPlan } from "../gate/present-plan.js";
 import { reviewPairPlan } from "../gate/review-pair-plan.js";
 import { PACKAGE_ROOT } from "../package-root.js";
-import { finishEnrolment, startEnrolment } from "../passkey/passkey-enrolment.js";
+import { findUsableInvitation, finishEnrolment, startEnrolment } from "../passkey/passkey-enrolment.js";
 import { findCredential, readReviewerRegistry } from "../passkey/reviewer-registry.js";
-import { verifyWebAuthnAssertion } from "../passkey/verify-webauthn-assertion.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
@@ -45,7 +45,13 @@ import {
 import { describeProblem, HttpProblem } from "./http-problem.js";
 import { buildOpenApi } from "./openapi.js";
 import { pagePaths, revisionPageView, runListView, runPageView } from "./page-views.js";
-import { beginPasskeyDecision, completePasskeyDecision, type PasskeyDecision, type RelyingPartyInfo } from "./passkey-decisions.js";
+import {
+  beginPasskeyDecision,
+  completePasskeyDecision,
+  type PasskeyDecision,
+  type RelyingPartyInfo,
+  requireAssertion,
+} from "./passkey-decisions.js";
 import { PendingSignatures } from "./pending-signatures.js";
 import { guardHostAndOrigin, rateLimit, securityHeaders } from "./request-guards.js";
 import { type ReviewerSession, ReviewerSessions, sameToken } from "./reviewer-sessions.js";
@@ -416,7 +422,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   const signinChallenges = new PendingSignatures();
   app.get("/signin", (c) => c.html(renderSignInPage({ layout: layoutFor(c), next: null })));
   app.post("/signin/options", signinLimit, async (c) => {
-    const entry = signinChallenges.add({ reviewer: "", request: "signin", challenge: randomChallenge(), at: now() }, now().getTime());
+    const entry = signinChallenges.add({ reviewer: "", request: "signin", challenge: randomBytes(32), at: now() }, now().getTime());
     setCookie(c, "twinlock_signin", entry.id, { httpOnly: true, sameSite: "Strict", secure: secureCookie, path: "/signin", maxAge: 120 });
     return c.json({
       ok: true,
@@ -442,16 +448,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
         "UNKNOWN_PASSKEY",
         "this passkey is not enrolled here; ask for an invitation (`twinlock reviewer invite NAME`)",
       );
-    const verdict = verifyWebAuthnAssertion(
-      {
-        publicKey: found.credential.public_key,
-        authenticatorData: Buffer.from(response.response.authenticatorData, "base64url"),
-        clientDataJSON: Buffer.from(response.response.clientDataJSON, "base64url"),
-        signature: Buffer.from(response.response.signature, "base64url"),
-      },
-      { challenge: entry.challenge, rpId: found.credential.rp_id, origins: found.credential.origins },
-    );
-    if (!verdict.ok) throw new HttpProblem(403, "BAD_ASSERTION", `the passkey's answer does not verify (${verdict.reason})`);
+    requireAssertion(found.credential, response, entry.challenge);
     const session = sessions.open(found.reviewer.name, found.reviewer.rights, now().getTime());
     setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "Strict", secure: secureCookie, path: "/", maxAge: 8 * 3600 });
     return c.json({ ok: true, location: "/", reviewer: found.reviewer.name });
@@ -487,15 +484,17 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
 
   function invitationFor(token: string): { name: string; rights: string[]; expires_at: string } {
-    const hash = createHash("sha256").update(token).digest("hex");
-    const found = readReviewerRegistry(home).invitations.find((i) => i.token_sha256 === hash);
-    if (!found || found.used_at !== null || Date.parse(found.expires_at) <= now().getTime())
+    try {
+      return findUsableInvitation(home, token, now());
+    } catch (error) {
+      // The page does not say which: an unknown link, a used one and an expired one look alike to whoever guesses.
+      if (!(error instanceof RefusalError)) throw error;
       throw new HttpProblem(
         404,
         "UNKNOWN_INVITATION",
         "this enrolment link is unknown, used or expired; ask for a new one (`twinlock reviewer invite NAME`)",
       );
-    return found;
+    }
   }
 
   // ---- JSON API: reading (agents with a token, or reviewers)
@@ -811,10 +810,6 @@ function parseAssertion(raw: unknown): AuthenticationResponseJSON {
 /** A request's path as the access log keeps it: an enrolment link's one-time token is a secret, so it is left out. */
 function loggedPath(pathname: string): string {
   return pathname.replace(/^\/enrol\/[^/]+/, "/enrol/:token");
-}
-
-function randomChallenge(): Buffer {
-  return randomBytes(32);
 }
 
 function clientAddress(c: Context): string {

@@ -3,7 +3,7 @@ import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { canonicalJson } from "../crypto/canonical-hash.js";
 import { RefusalError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
-import { findCredential, listReviewers } from "../passkey/reviewer-registry.js";
+import { type EnrolledCredential, findCredential, listReviewers } from "../passkey/reviewer-registry.js";
 import { verifyWebAuthnAssertion } from "../passkey/verify-webauthn-assertion.js";
 import { receiptChallenge } from "../passkey/webauthn-challenge.js";
 import { webauthnSignatureOf } from "../passkey/webauthn-signature.js";
@@ -11,6 +11,24 @@ import type { ReceiptSigner } from "../trust/sign-receipt.js";
 import { HttpProblem } from "./http-problem.js";
 import type { PendingSignatures } from "./pending-signatures.js";
 import type { ReviewerSession } from "./reviewer-sessions.js";
+
+/**
+ * Throw unless a passkey's answer to a random challenge (sign-in, or a
+ * decision without a receipt) verifies against the enrolled credential:
+ * the challenge, its relying party and origins, user verification.
+ */
+export function requireAssertion(credential: EnrolledCredential, assertion: AuthenticationResponseJSON, challenge: Buffer): void {
+  const verdict = verifyWebAuthnAssertion(
+    {
+      publicKey: credential.public_key,
+      authenticatorData: Buffer.from(assertion.response.authenticatorData, "base64url"),
+      clientDataJSON: Buffer.from(assertion.response.clientDataJSON, "base64url"),
+      signature: Buffer.from(assertion.response.signature, "base64url"),
+    },
+    { challenge, rpId: credential.rp_id, origins: credential.origins },
+  );
+  if (!verdict.ok) throw new HttpProblem(403, "BAD_ASSERTION", `the passkey's answer does not verify (${verdict.reason})`);
+}
 
 /** Thrown by the capturing signer: the gate built this receipt and stopped before recording it. */
 class ReceiptBuilt extends Error {
@@ -124,16 +142,7 @@ export async function completePasskeyDecision<T>(
     throw new HttpProblem(403, "UNKNOWN_PASSKEY", "the passkey used is not one of your enrolled passkeys");
   const { credential } = found;
   if (decision.kind === "confirm") {
-    const verdict = verifyWebAuthnAssertion(
-      {
-        publicKey: credential.public_key,
-        authenticatorData: Buffer.from(context.assertion.response.authenticatorData, "base64url"),
-        clientDataJSON: Buffer.from(context.assertion.response.clientDataJSON, "base64url"),
-        signature: Buffer.from(context.assertion.response.signature, "base64url"),
-      },
-      { challenge: pending.challenge, rpId: credential.rp_id, origins: credential.origins },
-    );
-    if (!verdict.ok) throw new HttpProblem(403, "BAD_ASSERTION", `the passkey's answer does not verify (${verdict.reason})`);
+    requireAssertion(credential, context.assertion, pending.challenge);
     return (await decision.run(() => pending.at)) as T;
   }
   const signer: ReceiptSigner = {
