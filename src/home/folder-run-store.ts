@@ -1,12 +1,11 @@
 import path from "node:path";
+import { RUN_ID_PATTERN } from "../run/run-schema.js";
 import { readRunFileUnverified } from "../store/run-file.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import type { RunListing, RunStore } from "../store/run-store.js";
 import { findConsumedConsent } from "./consumed-consents.js";
 import type { GateHome } from "./gate-home.js";
 import { listCheckpoints, readCheckpoint } from "./run-checkpoints.js";
-
-const runIdPattern = /^run_[0-9a-f]{16}$/;
 
 import { createRun, readRun, updateRun } from "./run-ledger.js";
 
@@ -24,7 +23,7 @@ export function folderRunStore(home: GateHome): RunStore {
     create: (ref, drafts, now) => createRun(ref, home, drafts, now),
     update: (ref, decide, options) => updateRun(ref, home, decide, options),
     findConsumedConsent: async (hash) => findConsumedConsent(home, hash),
-    resolve: async (runId) => (runIdPattern.test(runId) ? readCheckpoint(home, runId)?.run_file : undefined),
+    resolve: async (runId) => (RUN_ID_PATTERN.test(runId) ? readCheckpoint(home, runId)?.run_file : undefined),
     runFolder: (ref) => path.dirname(resolveRunFile(ref)),
     list: async () => listRuns(home),
   };

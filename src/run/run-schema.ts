@@ -12,7 +12,8 @@ export const handoffHash = z.string().regex(HASH_PATTERN, "sha256:<64 hex digits
 const isoTime = z.string().datetime({ offset: true });
 const name = z.string().min(1).max(200);
 /** A run's ID: random, and safe as a file name in the gate home. */
-export const runId = z.string().regex(/^run_[0-9a-f]{16}$/, "run_ followed by 16 hex digits");
+export const RUN_ID_PATTERN = /^run_[0-9a-f]{16}$/;
+export const runId = z.string().regex(RUN_ID_PATTERN, "run_ followed by 16 hex digits");
 /** A gate home's identity. */
 export const homeId = z.string().regex(/^home_[0-9a-f]{16}$/, "home_ followed by 16 hex digits");
 const text = z.string().max(MAX_TEXT);

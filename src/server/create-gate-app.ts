@@ -21,7 +21,7 @@ import { PACKAGE_ROOT } from "../package-root.js";
 import { findUsableInvitation, finishEnrolment, startEnrolment } from "../passkey/passkey-enrolment.js";
 import { findCredential, readReviewerRegistry } from "../passkey/reviewer-registry.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
-import type { Workflow } from "../run/run-schema.js";
+import { RUN_ID_PATTERN, type Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
 import { agentHandoffPath, type RunStore } from "../store/run-store.js";
 import { renderEnrolPage } from "../web/render-enrol-page.js";
@@ -269,8 +269,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   }
 
   async function findRun(runId: string): Promise<{ ref: string; run: LoadedRun }> {
-    if (!/^run_[0-9a-f]{16}$/.test(runId))
-      throw new HttpProblem(404, "UNKNOWN_RUN", `${JSON.stringify(runId.slice(0, 40))} is not a run ID`);
+    if (!RUN_ID_PATTERN.test(runId)) throw new HttpProblem(404, "UNKNOWN_RUN", `${JSON.stringify(runId.slice(0, 40))} is not a run ID`);
     const ref = await store.resolve(runId);
     if (ref === undefined) throw new HttpProblem(404, "UNKNOWN_RUN", `no run ${runId} in ${store.label}`);
     const run = await store.read(ref);

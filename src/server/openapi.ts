@@ -1,5 +1,6 @@
 import "../schemas/zod-setup.js";
 import { z } from "zod";
+import { RUN_ID_PATTERN } from "../run/run-schema.js";
 import {
   AdmissionCheckRequest,
   AdmissionCheckResponse,
@@ -54,7 +55,7 @@ function op(
   };
 }
 
-const runId = { name: "runId", in: "path", required: true, schema: { type: "string", pattern: "^run_[0-9a-f]{16}$" } };
+const runId = { name: "runId", in: "path", required: true, schema: { type: "string", pattern: RUN_ID_PATTERN.source } };
 const planner = { name: "planner", in: "path", required: true, schema: { type: "string" } };
 const executor = { name: "executor", in: "path", required: true, schema: { type: "string" } };
 

@@ -6,7 +6,7 @@ import type { ConsumedConsent } from "../../home/consumed-consents.js";
 import type { GateHome } from "../../home/gate-home.js";
 import { applyEvent } from "../../run/apply-event.js";
 import { hashEvent } from "../../run/event-chain.js";
-import { EventSchema, RUN_FORMAT, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
+import { EventSchema, RUN_FORMAT, RUN_ID_PATTERN, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
 import { appendTo, type EventDraft, type LoadedRun, verifyRunFile } from "../run-file.js";
 import type { RunListing, RunStore, UpdateOptions } from "../run-store.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
@@ -16,7 +16,6 @@ function loadPg(): typeof pg {
   return createRequire(import.meta.url)("pg") as typeof pg;
 }
 
-const RUN_ID = /^run_[0-9a-f]{16}$/;
 /** A name a run may be created under (e.g. what a folder-store user would give as a run file). */
 const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
 
@@ -67,7 +66,7 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
    */
   async function load(client: pg.PoolClient | pg.Pool, ref: string, lock: boolean): Promise<{ file: RunFile; runId: string } | undefined> {
     const row = await client.query<{ run_id: string; revision: number; head: string; state: string }>(
-      `SELECT run_id, revision, head, state FROM twinlock_runs WHERE ${RUN_ID.test(ref) ? "run_id" : "name"} = $1${lock ? " FOR UPDATE" : ""}`,
+      `SELECT run_id, revision, head, state FROM twinlock_runs WHERE ${RUN_ID_PATTERN.test(ref) ? "run_id" : "name"} = $1${lock ? " FOR UPDATE" : ""}`,
       [ref],
     );
     const r = row.rows[0];
@@ -122,7 +121,7 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
   }
 
   function requireRef(ref: string): void {
-    if (!RUN_ID.test(ref) && !RUN_NAME.test(ref))
+    if (!RUN_ID_PATTERN.test(ref) && !RUN_NAME.test(ref))
       throw new UsageError(
         `${JSON.stringify(ref.slice(0, 60))} names no run: give a run ID (run_ and 16 hex digits) or the name the run was created with`,
       );
@@ -203,7 +202,7 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
       requireRef(ref);
       const row = await pool
         .query<{ run_id: string; revision: number; head: string; state: string }>(
-          `SELECT run_id, revision, head, state FROM twinlock_runs WHERE ${RUN_ID.test(ref) ? "run_id" : "name"} = $1`,
+          `SELECT run_id, revision, head, state FROM twinlock_runs WHERE ${RUN_ID_PATTERN.test(ref) ? "run_id" : "name"} = $1`,
           [ref],
         )
         .catch((e) => Promise.reject(describeDatabaseError(e, label)));
@@ -226,8 +225,8 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
       const id = run.state.run_id;
       // A run is named by its creator (as a run file names a folder-store run) and always answers to its ID too.
       requireRef(ref);
-      if (RUN_ID.test(ref) && ref !== id) throw new UsageError(`${ref} is another run's ID; name the new run something else`);
-      const name = RUN_ID.test(ref) ? null : ref;
+      if (RUN_ID_PATTERN.test(ref) && ref !== id) throw new UsageError(`${ref} is another run's ID; name the new run something else`);
+      const name = RUN_ID_PATTERN.test(ref) ? null : ref;
       await transaction(async (client) => {
         const inserted = await client.query(
           "INSERT INTO twinlock_runs (run_id, name, home_id, revision, head, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT DO NOTHING",
@@ -289,7 +288,7 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
     },
     runFolder: () => undefined,
     async resolve(runId) {
-      if (!RUN_ID.test(runId)) return undefined;
+      if (!RUN_ID_PATTERN.test(runId)) return undefined;
       const r = await pool
         .query<{ run_id: string }>("SELECT run_id FROM twinlock_runs WHERE run_id = $1", [runId])
         .catch((e) => Promise.reject(describeDatabaseError(e, label)));
