@@ -8,6 +8,7 @@ import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import type { ReceiptKey } from "../trust/sign-receipt.js";
 import { gatherPinned } from "./load-run-suite.js";
+import { requireCurrentHash } from "./review-pair-plan.js";
 
 /**
  * The separate apply approval of the APPLY_APPROVED path
@@ -21,6 +22,8 @@ export async function approveApply(input: {
   run: string;
   planner: string;
   approver?: string;
+  /** The hash the person was shown; a front end passes it so a revision frozen since is refused (STALE_HASH). */
+  handoffHash?: string;
   /** The person's key file, or a passkey signer (the gate server). */
   key?: ReceiptKey;
   now?: () => Date;
@@ -30,6 +33,8 @@ export async function approveApply(input: {
     input.run,
     (current) => {
       const wf = requireWorkflow(current.state.workflows, input.planner);
+      // The hash first: a person deciding on a revision that is gone hears that, whatever state the pair moved to since.
+      requireCurrentHash(wf, input.handoffHash, "record the apply approval", input.run);
       requireTransition(input.run, wf, "apply_approved", "record the apply approval");
       const consent = wf.consents[wf.consents.length - 1];
       const handoff = wf.handoff;

@@ -669,18 +669,15 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const runId = param(c, "runId");
     const planner = param(c, "planner");
     const body = parse(ApplyApprovalRequest, fields);
-    const { ref, run } = await findRun(runId);
-    const wf = requireWorkflow(run.state.workflows, planner);
-    if (wf.handoff?.hash !== body.handoff_hash)
-      throw new HttpProblem(
-        409,
-        "STALE_HASH",
-        `the plan shown (${body.handoff_hash}) is not the current revision (${wf.handoff?.hash ?? "none"})`,
-      );
+    const { ref } = await findRun(runId);
     return {
       right: "apply",
       request: { op: "apply", runId, planner, ...body },
-      decision: { kind: "receipt", run: (key, at) => approveApply({ store, run: ref, planner, approver: session.reviewer, key, now: at }) },
+      decision: {
+        kind: "receipt",
+        run: (key, at) =>
+          approveApply({ store, run: ref, planner, approver: session.reviewer, handoffHash: body.handoff_hash, key, now: at }),
+      },
       done: (r) => decided(runId, (r as { workflow: Workflow }).workflow, (r as { receipt: unknown }).receipt),
     };
   });
