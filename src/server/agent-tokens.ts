@@ -48,6 +48,11 @@ function tokenFile(home: GateHome, id: string): string {
   return path.join(home.dir, "tokens", `${id}.json`);
 }
 
+/** Where the home keeps a token's freeze key, beside its record. */
+function tokenKeyFile(home: GateHome, id: string): string {
+  return tokenFile(home, id).replace(/\.json$/, ".key");
+}
+
 function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
@@ -91,7 +96,7 @@ export async function createAgentToken(
   await withFileLock(file, () => {
     // The key first: a token record never names a key file that is not there.
     if (request.freezeKey)
-      atomicWriteFile(`${file.slice(0, -5)}.key`, request.freezeKey.export({ type: "pkcs8", format: "pem" }).toString(), 0o600);
+      atomicWriteFile(tokenKeyFile(home, id), request.freezeKey.export({ type: "pkcs8", format: "pem" }).toString(), 0o600);
     atomicWriteFile(file, `${JSON.stringify(record)}\n`, 0o600);
   });
   return { token: secret, record };
@@ -146,7 +151,7 @@ export function readTokenFreezeKey(home: GateHome, token: AgentToken): KeyObject
   if (token.freeze_key === null) return undefined;
   let key: KeyObject;
   try {
-    key = createPrivateKey(readFileSync(`${tokenFile(home, token.id).slice(0, -5)}.key`));
+    key = createPrivateKey(readFileSync(tokenKeyFile(home, token.id)));
   } catch {
     throw new RefusalError(`the freeze key of token ${token.id} is missing from the gate home; make a new token`);
   }
