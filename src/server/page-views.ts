@@ -4,7 +4,6 @@ import path from "node:path";
 import { consentQuestion } from "../gate/consent-question.js";
 import { executorDigest, loadRunSuite } from "../gate/load-run-suite.js";
 import { presentPlan } from "../gate/present-plan.js";
-import { frozenActionIds } from "../home/frozen-records.js";
 import { describeNextStep, nextStepData } from "../run/next-step.js";
 import type { Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
@@ -15,6 +14,7 @@ import type { ReceiptSignature } from "../trust/sign-receipt.js";
 import type {
   ExecutionView,
   LayoutView,
+  PairSummaryView,
   ReceiptView,
   RevisionFormsView,
   RevisionPageView,
@@ -48,16 +48,15 @@ export async function runListView(store: RunStore, layout: LayoutView, listings:
       suiteId: run.state.suite.suite_id ?? "(none)",
       updatedAt: l.updated_at,
       url: pagePaths.run(l.run_id),
-      pairs: Object.values(run.state.workflows).map((w) => ({
-        planner: w.planner,
-        executor: w.executor,
-        executorTitle: w.executor_title,
-        state: w.state,
-        revision: w.revision,
-      })),
+      pairs: Object.values(run.state.workflows).map(pairSummary),
     });
   }
   return { layout, runs };
+}
+
+/** A pair as the run list and the run page name it. */
+function pairSummary(w: Workflow): PairSummaryView {
+  return { planner: w.planner, executor: w.executor, executorTitle: w.executor_title, state: w.state, revision: w.revision };
 }
 
 /** A run's page: settings, pairs with their next step, stops with their forms. */
@@ -80,11 +79,7 @@ export function runPageView(run: LoadedRun, layout: LayoutView, signedIn: boolea
     stops,
     stopAction: signedIn ? apiPaths.stops(runId) : null,
     pairs: Object.values(run.state.workflows).map((w) => ({
-      planner: w.planner,
-      executor: w.executor,
-      executorTitle: w.executor_title,
-      state: w.state,
-      revision: w.revision,
+      ...pairSummary(w),
       hash: w.handoff?.hash ?? null,
       next: nextStepData(describeNextStep(w.state, { run: runId, planner: w.planner, executor: w.executor, hash: w.handoff?.hash })),
       revisionUrl: w.handoff ? pagePaths.revision(runId, w.planner, w.revision) : null,
@@ -122,7 +117,8 @@ export async function revisionPageView(
         question: consentQuestion(wf, run.state.settings),
         settings: run.state.settings,
         modes: [...MODES],
-        actionIds: frozenActionIds(store.home, wf.handoff.files, pinned.handoffFormat),
+        // The latest revision's records, already read from its frozen bytes for the page.
+        actionIds: p.model.actions.map((a) => a.id),
       };
   }
   const requested = [...wf.reviews].reverse().find((r) => r.revision === revision - 1 && r.decision === "changes_requested");
