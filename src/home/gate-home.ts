@@ -1,6 +1,18 @@
 import "../schemas/zod-setup.js";
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { UsageError } from "../errors/errors.js";
@@ -92,6 +104,17 @@ export function homeSubdir(home: GateHome, ...parts: string[]): string {
   const dir = path.join(home.dir, ...parts);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
+}
+
+/** The names in one of the home's folders; none when the folder was never made. */
+export function listHomeSubdir(home: GateHome, name: string): string[] {
+  try {
+    return readdirSync(path.join(home.dir, name));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return [];
+    throw new UsageError(`cannot list the gate home's ${name} (${code}); fix the gate home's permissions`, { cause: error });
+  }
 }
 
 function readOrCreateHomeId(dir: string): string {

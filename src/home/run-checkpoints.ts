@@ -1,5 +1,5 @@
 import "../schemas/zod-setup.js";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { IntegrityError, UsageError } from "../errors/errors.js";
@@ -8,7 +8,7 @@ import { hashEvent } from "../run/event-chain.js";
 import { EventSchema, handoffHash, homeId, type RunEvent, type RunFile, runId } from "../run/run-schema.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
-import { type GateHome, homeSubdir } from "./gate-home.js";
+import { type GateHome, homeSubdir, listHomeSubdir } from "./gate-home.js";
 
 /**
  * A run's checkpoint in the gate home (SPEC §9): the chain head the home last
@@ -66,15 +66,8 @@ export function writeCheckpoint(home: GateHome, checkpoint: Checkpoint): void {
 
 /** Every checkpoint in the home (a damaged one is skipped: reading that run refuses it by name). */
 export function listCheckpoints(home: GateHome): Checkpoint[] {
-  let names: string[];
-  try {
-    names = readdirSync(path.join(home.dir, "runs"));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new UsageError(`cannot list the gate home's runs (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`);
-  }
   const found: Checkpoint[] = [];
-  for (const name of names) {
+  for (const name of listHomeSubdir(home, "runs")) {
     const id = /^(run_[0-9a-f]{16})\.json$/.exec(name)?.[1];
     if (!id) continue;
     try {

@@ -1,10 +1,10 @@
 import "../schemas/zod-setup.js";
 import { createHash, createPrivateKey, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { RefusalError, UsageError } from "../errors/errors.js";
-import { type GateHome, homeSubdir } from "../home/gate-home.js";
+import { type GateHome, homeSubdir, listHomeSubdir } from "../home/gate-home.js";
 import { promptId, runId } from "../run/run-schema.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
@@ -104,14 +104,7 @@ export async function createAgentToken(
 
 /** Every token the home knows (a damaged file is skipped: it can authorize nothing). */
 export function listAgentTokens(home: GateHome): AgentToken[] {
-  let names: string[];
-  try {
-    names = readdirSync(path.join(home.dir, "tokens"));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
-  }
-  return names
+  return listHomeSubdir(home, "tokens")
     .filter((n) => /^tok_[0-9a-f]{16}\.json$/.test(n))
     .flatMap((n) => {
       const record = readToken(home, n.slice(0, -5));
