@@ -8,14 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admit } from "../gate/admit.js";
 import { withEnrolledReviewers } from "../passkey/enrolled-reviewers.js";
 import type { RunFile } from "../run/run-schema.js";
-import { createAgentToken } from "../server/agent-tokens.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import {
-  apiOf,
-  call,
-  decide,
   EXECUTOR,
-  hashNow,
+  freezeApproveConsent,
   removeServerWorlds,
   reviewerFor,
   type ServerWorld,
@@ -38,17 +34,8 @@ let enrolled: SuiteConfig;
 
 beforeAll(async () => {
   w = await serverWorld();
-  const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
   const alice = await reviewerFor(w, "alice");
-  expect((await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } })).status).toBe(200);
-  expect((await decide(w, alice, apiOf(w).review, { handoff_hash: hashNow(w), decision: "approved" })).status).toBe(200);
-  const consented = await decide(w, alice, apiOf(w).consent, {
-    handoff_hash: hashNow(w),
-    approve: true,
-    mode: "APPLY_SAFE",
-    environment: "staging",
-  });
-  expect(consented.status, JSON.stringify(consented.body)).toBe(200);
+  await freezeApproveConsent(w, alice);
   expect((await admit({ store: w.store, run: w.runFile, executor: EXECUTOR, actor: "executor-agent" })).admitted).toBe(true);
   made = await attestRun({ store: w.store, run: w.runFile, key: ATTESTER });
   run = (await w.store.read(w.runFile)).file;

@@ -6,11 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admit } from "../gate/admit.js";
 import { closeWorkflow } from "../gate/close-workflow.js";
 import {
-  apiOf,
   call,
-  decide,
   EXECUTOR,
-  hashNow,
+  freezeApproveConsent,
   PLANNER,
   type Reviewer,
   removeServerWorlds,
@@ -18,24 +16,14 @@ import {
   type ServerWorld,
   serverWorld,
 } from "../test-support/gate-server-fixture.js";
-import { createAgentToken } from "./agent-tokens.js";
 
 let w: ServerWorld;
 let alice: Reviewer;
 
 beforeAll(async () => {
   w = await serverWorld({ config: { insecureHttp: false } });
-  const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
   alice = await reviewerFor(w, "alice");
-  expect((await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } })).status).toBe(200);
-  expect((await decide(w, alice, apiOf(w).review, { handoff_hash: hashNow(w), decision: "approved" })).status).toBe(200);
-  const consented = await decide(w, alice, apiOf(w).consent, {
-    handoff_hash: hashNow(w),
-    approve: true,
-    mode: "APPLY_SAFE",
-    environment: "staging",
-  });
-  expect(consented.status, JSON.stringify(consented.body)).toBe(200);
+  await freezeApproveConsent(w, alice);
   const admitted = await admit({ store: w.store, run: w.runFile, executor: EXECUTOR, actor: "executor-agent" });
   expect(admitted.admitted, JSON.stringify(admitted.checks.filter((c) => !c.ok))).toBe(true);
   // The executor wrote the test (A1), never touched cart/cache.go (A2), edited a CI file, and ran no check for V2.

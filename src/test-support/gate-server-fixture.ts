@@ -20,6 +20,8 @@ import { pinSuite } from "../home/suite-pins.js";
 import { createInvitation } from "../passkey/passkey-enrolment.js";
 import { SoftwareAuthenticator } from "../passkey/software-authenticator.js";
 import type { Workflow } from "../run/run-schema.js";
+import { createAgentToken } from "../server/agent-tokens.js";
+import { apiPaths } from "../server/api-paths.js";
 import { type AccessLogEntry, createGateApp, type GateServerConfig } from "../server/create-gate-app.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Mode } from "../suite/prompt.js";
@@ -290,18 +292,37 @@ export function editReport(w: ServerWorld, note = "revised"): void {
 
 /** API paths of the fixture's run. */
 export function apiOf(w: ServerWorld) {
-  const pair = `/api/runs/${w.runId}/pairs/${PLANNER}`;
+  // The server's own path table, filled in with this world's run and pair.
   return {
-    run: `/api/runs/${w.runId}`,
-    pair,
-    plan: `${pair}/plan`,
-    freeze: `${pair}/freeze`,
-    review: `${pair}/review`,
-    consent: `${pair}/consent`,
-    apply: `${pair}/apply-approval`,
-    result: `${pair}/result`,
-    admission: `/api/runs/${w.runId}/executors/${EXECUTOR}/admission-check`,
-    stops: `/api/runs/${w.runId}/stops`,
-    lift: `/api/runs/${w.runId}/stops/lift`,
+    run: apiPaths.run(w.runId),
+    pair: apiPaths.pair(w.runId, PLANNER),
+    plan: apiPaths.plan(w.runId, PLANNER),
+    freeze: apiPaths.freeze(w.runId, PLANNER),
+    review: apiPaths.review(w.runId, PLANNER),
+    consent: apiPaths.consent(w.runId, PLANNER),
+    apply: apiPaths.applyApproval(w.runId, PLANNER),
+    result: apiPaths.result(w.runId, PLANNER),
+    admission: apiPaths.admissionCheck(w.runId, EXECUTOR),
+    stops: apiPaths.stops(w.runId),
+    lift: apiPaths.liftStop(w.runId),
   };
+}
+
+/**
+ * The common road to an admissible pair: the agent freezes the handoff with
+ * its token, then the reviewer approves that revision and consents with
+ * their passkey. Throws with the server's answer if any step is refused.
+ */
+export async function freezeApproveConsent(w: ServerWorld, r: Reviewer): Promise<void> {
+  const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+  const frozen = await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } });
+  if (frozen.status !== 200) throw new Error(`freeze: ${frozen.status} ${await frozen.text()}`);
+  const steps: Array<[string, Record<string, unknown>]> = [
+    [apiOf(w).review, { handoff_hash: hashNow(w), decision: "approved" }],
+    [apiOf(w).consent, { handoff_hash: hashNow(w), approve: true, mode: "APPLY_SAFE", environment: "staging" }],
+  ];
+  for (const [url, fields] of steps) {
+    const answer = await decide(w, r, url, fields);
+    if (answer.status !== 200) throw new Error(`${url}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  }
 }
