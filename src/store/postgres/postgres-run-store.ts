@@ -65,11 +65,7 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
    * head and state). Undefined when there is no such run.
    */
   async function load(client: pg.PoolClient | pg.Pool, ref: string, lock: boolean): Promise<{ file: RunFile; runId: string } | undefined> {
-    const row = await client.query<{ run_id: string; revision: number; head: string; state: string }>(
-      `SELECT run_id, revision, head, state FROM twinlock_runs WHERE ${RUN_ID_PATTERN.test(ref) ? "run_id" : "name"} = $1${lock ? " FOR UPDATE" : ""}`,
-      [ref],
-    );
-    const r = row.rows[0];
+    const r = await runRow(client, ref, lock);
     if (!r) return undefined;
     const known = verifiedRuns.get(r.run_id);
     if (known && known.revision === r.revision && known.head === r.head) return { file: known, runId: r.run_id };
@@ -87,11 +83,26 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
     return { file, runId: r.run_id };
   }
 
-  function parseWhole(json: unknown, ref: string): RunFile {
+  /** A run's row, by ID or by the name it was created under (locked for the transaction when asked). */
+  async function runRow(client: pg.PoolClient | pg.Pool, ref: string, lock: boolean) {
+    const row = await client.query<{ run_id: string; revision: number; head: string; state: string }>(
+      `SELECT run_id, revision, head, state FROM twinlock_runs WHERE ${RUN_ID_PATTERN.test(ref) ? "run_id" : "name"} = $1${lock ? " FOR UPDATE" : ""}`,
+      [ref],
+    );
+    return row.rows[0];
+  }
+
+  /** The run-file form of what the database holds, against the run schema (not yet verified). */
+  function parseRunFile(json: unknown, ref: string): RunFile {
     const parsed = RunFileSchema.safeParse(json);
     if (!parsed.success) throw new IntegrityError(`run ${ref} in ${label} does not match the run schema; the database was edited by hand`);
-    verified(ref, parsed.data);
     return parsed.data;
+  }
+
+  function parseWhole(json: unknown, ref: string): RunFile {
+    const file = parseRunFile(json, ref);
+    verified(ref, file);
+    return file;
   }
 
   function extendVerified(known: RunFile, added: RunEvent[], row: { revision: number; head: string; state: string }, ref: string): RunFile {
@@ -200,25 +211,19 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
     },
     async readUnverified(ref) {
       requireRef(ref);
-      const row = await pool
-        .query<{ run_id: string; revision: number; head: string; state: string }>(
-          `SELECT run_id, revision, head, state FROM twinlock_runs WHERE ${RUN_ID_PATTERN.test(ref) ? "run_id" : "name"} = $1`,
-          [ref],
-        )
-        .catch((e) => Promise.reject(describeDatabaseError(e, label)));
-      const r = row.rows[0];
+      const r = await runRow(pool, ref, false).catch((e) => Promise.reject(describeDatabaseError(e, label)));
       if (!r) throw new UsageError(`no run ${ref} in ${label}`);
       const events = await pool.query<{ event: string }>("SELECT event FROM twinlock_events WHERE run_id = $1 ORDER BY seq", [r.run_id]);
-      const parsed = RunFileSchema.safeParse({
-        format: RUN_FORMAT,
-        revision: r.revision,
-        head: r.head,
-        state: JSON.parse(r.state),
-        events: events.rows.map((e) => JSON.parse(e.event)),
-      });
-      if (!parsed.success)
-        throw new IntegrityError(`run ${ref} in ${label} does not match the run schema; the database was edited by hand`);
-      return parsed.data;
+      return parseRunFile(
+        {
+          format: RUN_FORMAT,
+          revision: r.revision,
+          head: r.head,
+          state: JSON.parse(r.state),
+          events: events.rows.map((e) => JSON.parse(e.event)),
+        },
+        ref,
+      );
     },
     async create(ref, drafts, now) {
       const run = appendTo(undefined, drafts, now);
