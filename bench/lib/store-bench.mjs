@@ -81,7 +81,7 @@ export async function benchStores({ root, cli, suiteDir, workDir, quick }) {
         rows.push({ kind, processes, ...result, eventsPerRun: Math.round(landed / RUNS) });
       }
     } finally {
-      await pgStore.end();
+      await pgStore.close();
     }
 
     const folderOne = rows.find((r) => r.kind === "folder" && r.processes === 1);

@@ -4,7 +4,7 @@ import { readRunFileUnverified } from "../store/run-file.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import type { RunListing, RunStore } from "../store/run-store.js";
 import { findConsumedConsent } from "./consumed-consents.js";
-import type { GateHome } from "./gate-home.js";
+import { type GateHome, listHomeSubdir } from "./gate-home.js";
 import { listCheckpoints, readCheckpoint } from "./run-checkpoints.js";
 
 import { createRun, readRun, updateRun } from "./run-ledger.js";
@@ -25,6 +25,9 @@ export function folderRunStore(home: GateHome): RunStore {
     findConsumedConsent: async (hash) => findConsumedConsent(home, hash),
     resolve: async (runId) => (RUN_ID_PATTERN.test(runId) ? readCheckpoint(home, runId)?.run_file : undefined),
     runFolder: (ref) => path.dirname(resolveRunFile(ref)),
+    // The home's runs folder can be listed (a home this process cannot read fails here, by name).
+    ready: async () => void listHomeSubdir(home, "runs"),
+    close: async () => {},
     list: async () => listRuns(home),
   };
 }

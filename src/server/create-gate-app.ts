@@ -373,7 +373,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   // Ready when the store answers (the database reachable, the home readable): a load balancer's check.
   app.get("/readyz", async (c) => {
     try {
-      await store.resolve("run_0000000000000000");
+      await store.ready();
       return c.json({ ok: true, store: store.label });
     } catch {
       throw new HttpProblem(503, "NOT_READY", `${store.label} does not answer`);

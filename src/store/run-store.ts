@@ -95,6 +95,10 @@ export interface RunStore {
    * handoff folders are recorded as absolute paths.
    */
   runFolder(ref: string): string | undefined;
+  /** Resolve when the store can serve (reachable, at this build's schema); throw, saying why, when not. */
+  ready(): Promise<void>;
+  /** Let go of what the store holds open (a connection pool); the store is not used after. */
+  close(): Promise<void>;
   /** Every run this store holds, newest first. */
   list(): Promise<RunListing[]>;
 }

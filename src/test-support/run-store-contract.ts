@@ -142,6 +142,11 @@ export function runStoreContract(name: string, open: () => Promise<StoreHarness>
         for (const l of mine) expect((await store.read(l.ref)).state.run_id).toBe(l.run_id);
       }));
 
+    it("says it is ready to serve before any run exists", () =>
+      withStore(async ({ store }) => {
+        await expect(store.ready()).resolves.toBeUndefined();
+      }));
+
     it("resolves a run's ID to the reference read takes, and an unknown ID to nothing", () =>
       withStore(async ({ store, newRef }) => {
         const made = await store.create(newRef(), [created(store)], AT);

@@ -53,7 +53,7 @@ describe.skipIf(!ENABLED)("a PostgreSQL database restarted while servers decide"
     const store = postgresRunStore(url, home);
     const run = await initRun({ run: "team/restarted", store, suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
     const runId = run.state.run_id;
-    await store.end();
+    await store.close();
     const servers = Array.from({ length: SERVERS }, (_, i) =>
       forkWriter(DECIDER, [url, home.dir, runId, String(i), String(CLIENTS), String(DECISIONS)]),
     );
@@ -78,7 +78,7 @@ describe.skipIf(!ENABLED)("a PostgreSQL database restarted while servers decide"
 
     const reader = postgresRunStore(url, home);
     const after = await reader.read(runId);
-    await reader.end();
+    await reader.close();
     const reasons = after.state.stops.map((s) => s.reason);
     const told = reports.flatMap((r) => r.told);
     expect(told).toHaveLength(SERVERS * CLIENTS * DECISIONS);

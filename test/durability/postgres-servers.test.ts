@@ -71,7 +71,7 @@ describe.skipIf(!URL_BASE)("several gate servers on one PostgreSQL database", ()
     expect(after.file.events.map((e) => e.seq)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
     expect(new Set(after.state.stops.map((s) => s.reason)).size).toBe(total - 1);
     expect(verifyChain(after.file.events, after.file.head).ok).toBe(true);
-    await store.end();
+    await store.close();
   }, 180_000);
 
   it("lets exactly one of two servers admitting on the same consent win; the consent is used once", async () => {
@@ -114,7 +114,7 @@ describe.skipIf(!URL_BASE)("several gate servers on one PostgreSQL database", ()
     expect(used.rows[0].n).toBe(1);
     const after = await store.read(runId);
     expect(after.file.events.filter((e) => e.type === "admitted")).toHaveLength(1);
-    await store.end();
+    await store.close();
   }, 120_000);
 
   it("leaves the database consistent when a server is killed mid-decision: each decision is all there or absent, and the next one proceeds", async () => {
@@ -142,6 +142,6 @@ describe.skipIf(!URL_BASE)("several gate servers on one PostgreSQL database", ()
       result: undefined,
     }));
     expect(next.file.revision).toBe(after.file.revision + 1);
-    await store.end();
+    await store.close();
   }, 120_000);
 });

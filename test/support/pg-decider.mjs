@@ -34,5 +34,5 @@ try {
     );
   }
 } finally {
-  await store.end();
+  await store.close();
 }

@@ -59,5 +59,5 @@ try {
   );
   process.stdout.write(`${JSON.stringify({ told, retried, messages: [...messages] })}\n`);
 } finally {
-  await store.end();
+  await store.close();
 }

@@ -1,5 +1,4 @@
 import { startGateServer } from "../../server/start-gate-server.js";
-import { requireCurrentSchema } from "../../store/postgres/postgres-run-store.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
 
@@ -20,8 +19,8 @@ export async function runServe(
   },
 ): Promise<CommandResult> {
   const store = storeOption(o);
-  // A PostgreSQL store must be at this build's schema before any request is served.
-  if ("pool" in store) await requireCurrentSchema(store.pool as never, (o as { store?: string }).store ?? process.env.TWINLOCK_STORE ?? "");
+  // The store must be able to serve (a database reachable and at this build's schema) before any request is.
+  await store.ready();
   const running = await startGateServer({
     store,
     listen: o.listen,
@@ -37,7 +36,7 @@ export async function runServe(
     process.once("SIGINT", () => resolve("SIGINT"));
   });
   await running.close();
-  if ("end" in store) await (store as { end(): Promise<void> }).end();
+  await store.close();
   return {
     exitCode: 0,
     text: `twinlock serve: stopped (${signal}) after finishing the requests in flight`,

@@ -45,7 +45,7 @@ describe.skipIf(!URL_BASE)("the PostgreSQL store", () => {
         return () => `contract/run-${n++}`;
       })(),
       dispose: async () => {
-        await store.end();
+        await store.close();
         await db.drop();
         rmSync(dir, { recursive: true, force: true });
       },

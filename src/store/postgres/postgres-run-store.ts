@@ -25,8 +25,6 @@ const RETRIES = 8;
 /** A RunStore on PostgreSQL, with the pool it owns. */
 export interface PostgresRunStore extends RunStore {
   readonly pool: pg.Pool;
-  /** Close the pool (the server's graceful stop). */
-  end(): Promise<void>;
 }
 
 /**
@@ -201,7 +199,8 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
     home,
     label,
     pool,
-    end: () => pool.end(),
+    ready: () => requireCurrentSchema(pool, url),
+    close: () => pool.end(),
     async read(ref) {
       requireRef(ref);
       const found = await load(pool, ref, false).catch((e) => Promise.reject(describeDatabaseError(e, label)));
