@@ -1,5 +1,5 @@
 import path from "node:path";
-import { actionTargetGlobs, pathScope } from "../conformance/action-targets.js";
+import { actionTargetGlobs, literalPathScope, pathScope } from "../conformance/action-targets.js";
 import type { ChangedFile } from "../conformance/check-conformance.js";
 import { folderSource } from "../handoff/handoff-source.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
@@ -82,8 +82,9 @@ export async function verifyRun(input: {
   }
   if (input.changed) {
     const scope = pathScope(allowed);
+    const ownRecords = literalPathScope(literal);
     for (const f of input.changed) {
-      const inside = scope.includes(f.path) || literal.some((l) => (l.endsWith("/") ? f.path.startsWith(l) : f.path === l));
+      const inside = scope.includes(f.path) || ownRecords.includes(f.path);
       add(
         "changed-file",
         inside,

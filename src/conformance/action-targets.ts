@@ -26,6 +26,15 @@ export interface PathScope {
   includes(rel: string): boolean;
 }
 
+/**
+ * Paths matched as written, never as globs: a file by equality, a folder
+ * (ending in `/`) by prefix. For the run's own records, whose names the
+ * agent chose (a handoff folder called `**` must not cover everything).
+ */
+export function literalPathScope(paths: readonly string[]): PathScope {
+  return { includes: (rel) => paths.some((p) => (p.endsWith("/") ? rel.startsWith(p) : rel === p)) };
+}
+
 /** The scope of several globs (a glob naming a folder also covers everything below it). */
 export function pathScope(globs: readonly string[]): PathScope {
   const compiled: Glob[] = globs.flatMap((g) => [compileGlob(g), compileGlob(`${g.replace(/\/$/, "")}/**`)]);

@@ -1,5 +1,5 @@
 import type { ActionRecord, CriterionRecord } from "../handoff/handoff-model.js";
-import { actionTargetGlobs, pathScope } from "./action-targets.js";
+import { actionTargetGlobs, literalPathScope, pathScope } from "./action-targets.js";
 
 /** One file the executor changed, by POSIX path relative to the checkout root; `sha256` null when it was deleted. */
 export interface ChangedFile {
@@ -41,7 +41,8 @@ export function checkConformance(input: {
   ownRecords?: readonly string[];
 }): Conformance {
   const scopes = input.actions.map((a) => ({ id: a.id, scope: pathScope(actionTargetGlobs(a.target)) }));
-  const own = pathScope(input.ownRecords ?? []);
+  // The run's own records are paths the agent named: compared literally.
+  const own = literalPathScope(input.ownRecords ?? []);
   const done = new Set<string>();
   const outside: string[] = [];
   for (const f of input.changed) {

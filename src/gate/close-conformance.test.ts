@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -110,6 +110,32 @@ describe("close records the executed change against the plan", () => {
     expect(ok.code, ok.output).toBe(0);
     expect(ok.stdout).toContain("conforms: every action done");
     expect(workflowOf(g).result?.execution?.conformance.actions_not_done).toEqual([]);
+  });
+
+  it("reads the handoff folder's name literally: a folder the agent called * or ** does not put every changed file inside the plan", async () => {
+    for (const name of ["*", "**"]) {
+      const g = makeGateRun();
+      const renamed = path.join(g.dir, name);
+      renameSync(g.handoff, renamed);
+      g.handoff = renamed;
+      await driveTo(g, "executing");
+      await closeWorkflow({
+        run: g.runFile,
+        store: storeOf(g),
+        planner: PLANNER,
+        result: "verified",
+        actor: "executor-agent",
+        executed: {
+          changed: [{ path: ".github/workflows/ci.yml", sha256: `sha256:${"b".repeat(64)}` }],
+          criteria: [
+            { id: "V1", result: "passed", command: "true" },
+            { id: "V2", result: "passed", command: "true" },
+          ],
+          root: g.dir,
+        },
+      });
+      expect(workflowOf(g).result?.execution?.conformance.files_outside_plan, name).toEqual([".github/workflows/ci.yml"]);
+    }
   });
 
   it("still replays a run closed without an execution record, as runs closed before issue 13 were", async () => {
