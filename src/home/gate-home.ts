@@ -19,6 +19,7 @@ import { UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
 import { fsyncDir } from "../store/atomic-write.js";
 import { resolveHomeDir } from "./resolve-home-dir.js";
+import type { SharedHome } from "./shared-home.js";
 
 export { resolveHomeDir };
 
@@ -33,6 +34,8 @@ export interface GateHome {
   dir: string;
   /** Random identity of this home; every run records the home it was created in. */
   id: string;
+  /** Set when the home is a server's copy of a team database's trust files (`--store postgres://…`). */
+  shared?: SharedHome;
 }
 
 const HomeFileSchema = z

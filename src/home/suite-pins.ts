@@ -2,7 +2,7 @@ import { checkTrustConfig } from "../checks/check-trust-config.js";
 import { withEnrolledReviewers } from "../passkey/enrolled-reviewers.js";
 import "../schemas/zod-setup.js";
 import { createHash, type KeyObject } from "node:crypto";
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { hashCanonical } from "../crypto/canonical-hash.js";
@@ -12,14 +12,13 @@ import type { HandoffFormat } from "../handoff/handoff-format.js";
 import { type FormatSchemaFile, formatSchemaPaths, readFormatSchemas } from "../handoff/read-format-schemas.js";
 import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
-import { atomicWriteFile } from "../store/atomic-write.js";
-import { withFileLock } from "../store/run-file-lock.js";
 import { loadSuite, parseSuiteConfig, type Suite } from "../suite/load-suite.js";
 import type { Prompt } from "../suite/prompt.js";
 import { CONFIG_FILE, type SuiteConfig } from "../suite/suite-config.js";
 import { parsePublicKeyLine, publicKeyLine } from "../trust/keys.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
 import type { GateHome } from "./gate-home.js";
+import { readHomeText, updateHomeFile } from "./shared-home.js";
 
 const sha = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
@@ -200,15 +199,11 @@ export async function addPinner(home: GateHome, publicKey: string, key: KeyObjec
 
 function readPinsFile(home: GateHome): PinsFile {
   const file = pinsFile(home);
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { format: "twinlock-pins/1", pinners: [], pins: [] };
-    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
-      cause: error,
-    });
-  }
+  return parsePinsFile(readHomeText(file), file);
+}
+
+function parsePinsFile(text: string | undefined, file: string): PinsFile {
+  if (text === undefined) return { format: "twinlock-pins/1", pinners: [], pins: [] };
   let parsed: ReturnType<typeof PinsFileSchema.safeParse> | undefined;
   try {
     parsed = PinsFileSchema.safeParse(JSON.parse(text));
@@ -413,10 +408,10 @@ function pairsOf(suite: Suite): Record<string, string> {
 
 async function withPins(home: GateHome, change: (file: PinsFile) => PinsFile): Promise<void> {
   const file = pinsFile(home);
-  await withFileLock(file, () => {
-    const next = change(readPinsFile(home));
-    atomicWriteFile(file, `${JSON.stringify(next, null, 1)}\n`, 0o600);
-  });
+  await updateHomeFile(home, "pins.json", (text) => ({
+    text: `${JSON.stringify(PinsFileSchema.parse(change(parsePinsFile(text, file))), null, 1)}\n`,
+    result: undefined,
+  }));
 }
 
 /** The public key line of the key a pin change is made with; a key is required. */

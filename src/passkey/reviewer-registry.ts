@@ -1,11 +1,9 @@
 import "../schemas/zod-setup.js";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
-import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
-import { withFileLock } from "../store/run-file-lock.js";
+import { readHomeText, updateHomeFile } from "../home/shared-home.js";
 import { WEBAUTHN_KEY_PREFIX } from "./webauthn-key-line.js";
 
 /** The rights a person enrolled with a passkey can hold (freeze is for planner agents' Ed25519 keys). */
@@ -77,15 +75,11 @@ export function reviewerRegistryFile(home: GateHome): string {
 /** The home's registry as it is on disc; an empty one when there is none; a UsageError when it is damaged (fail closed). */
 export function readReviewerRegistry(home: GateHome): ReviewerRegistry {
   const file = reviewerRegistryFile(home);
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { format: "twinlock-reviewers/1", reviewers: [], invitations: [] };
-    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
-      cause: error,
-    });
-  }
+  return parseRegistry(readHomeText(file), file);
+}
+
+function parseRegistry(text: string | undefined, file: string): ReviewerRegistry {
+  if (text === undefined) return { format: "twinlock-reviewers/1", reviewers: [], invitations: [] };
   let parsed: ReturnType<typeof RegistryFileSchema.safeParse> | undefined;
   try {
     parsed = RegistryFileSchema.safeParse(JSON.parse(text));
@@ -97,20 +91,19 @@ export function readReviewerRegistry(home: GateHome): ReviewerRegistry {
 }
 
 /**
- * Change the registry under the home's lock for it: `change` gets the file as
- * it is now (read after the lock is taken) and returns the new file, written
- * atomically and durably; what `change` throws leaves the file untouched.
+ * Change the registry under the home's lock for it (the database's, for a
+ * shared home): `change` gets the registry as it is now (read after the lock
+ * is taken) and returns the new one, written atomically and durably; what
+ * `change` throws leaves it untouched.
  */
 export async function updateReviewerRegistry<T>(
   home: GateHome,
   change: (registry: ReviewerRegistry) => { registry: ReviewerRegistry; result: T },
 ): Promise<T> {
   const file = reviewerRegistryFile(home);
-  return withFileLock(file, () => {
-    removeDeadTempFiles(file);
-    const { registry, result } = change(readReviewerRegistry(home));
-    atomicWriteFile(file, `${JSON.stringify(RegistryFileSchema.parse(registry), null, 1)}\n`, 0o600);
-    return result;
+  return updateHomeFile(home, "reviewers.json", (text) => {
+    const { registry, result } = change(parseRegistry(text, file));
+    return { text: `${JSON.stringify(RegistryFileSchema.parse(registry), null, 1)}\n`, result };
   });
 }
 

@@ -4,10 +4,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { RefusalError, UsageError } from "../errors/errors.js";
-import { type GateHome, homeSubdir, listHomeSubdir } from "../home/gate-home.js";
+import { type GateHome, listHomeSubdir } from "../home/gate-home.js";
+import { updateHomeFile } from "../home/shared-home.js";
 import { promptId, runId } from "../run/run-schema.js";
-import { atomicWriteFile } from "../store/atomic-write.js";
-import { withFileLock } from "../store/run-file-lock.js";
 import { publicKeyLine } from "../trust/keys.js";
 
 /**
@@ -91,13 +90,14 @@ export async function createAgentToken(
     revoked_at: null,
     freeze_key: request.freezeKey ? publicKeyLine(request.freezeKey) : null,
   });
-  homeSubdir(home, "tokens");
-  const file = tokenFile(home, id);
-  await withFileLock(file, () => {
-    // The key first: a token record never names a key file that is not there.
-    if (request.freezeKey)
-      atomicWriteFile(tokenKeyFile(home, id), request.freezeKey.export({ type: "pkcs8", format: "pem" }).toString(), 0o600);
-    atomicWriteFile(file, `${JSON.stringify(record)}\n`, 0o600);
+  // The key first: a token record never names a key file that is not there.
+  if (request.freezeKey) {
+    const pem = request.freezeKey.export({ type: "pkcs8", format: "pem" }).toString();
+    await updateHomeFile(home, `tokens/${id}.key`, () => ({ text: pem, result: undefined }));
+  }
+  await updateHomeFile(home, `tokens/${id}.json`, (text) => {
+    if (text !== undefined) throw new RefusalError(`token ${id} exists already; make the token again`);
+    return { text: `${JSON.stringify(record)}\n`, result: undefined };
   });
   return { token: secret, record };
 }
@@ -115,7 +115,15 @@ export function listAgentTokens(home: GateHome): AgentToken[] {
 
 function readToken(home: GateHome, id: string): AgentToken | undefined {
   try {
-    const parsed = AgentTokenSchema.safeParse(JSON.parse(readFileSync(tokenFile(home, id), "utf8")));
+    return parseToken(readFileSync(tokenFile(home, id), "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function parseToken(text: string): AgentToken | undefined {
+  try {
+    const parsed = AgentTokenSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -124,14 +132,13 @@ function readToken(home: GateHome, id: string): AgentToken | undefined {
 
 /** Revoke a token for good; revoking twice is refused, naming when it was revoked. */
 export async function revokeAgentToken(home: GateHome, id: string, now: Date = new Date()): Promise<AgentToken> {
-  const file = tokenFile(home, id);
-  return withFileLock(file, () => {
-    const record = readToken(home, id);
+  tokenFile(home, id);
+  return updateHomeFile(home, `tokens/${id}.json`, (text) => {
+    const record = text === undefined ? undefined : parseToken(text);
     if (!record) throw new RefusalError(`no token ${id} in gate home ${home.dir}; list them with \`twinlock token list\``);
     if (record.revoked_at) throw new RefusalError(`token ${id} was already revoked at ${record.revoked_at}`);
     const revoked = { ...record, revoked_at: now.toISOString() };
-    atomicWriteFile(file, `${JSON.stringify(revoked)}\n`, 0o600);
-    return revoked;
+    return { text: `${JSON.stringify(revoked)}\n`, result: revoked };
   });
 }
 

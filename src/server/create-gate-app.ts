@@ -118,9 +118,11 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   const { store } = config;
   const home = store.home;
   const now = config.now ?? (() => new Date());
-  const sessions = new ReviewerSessions();
-  const pending = new PendingSignatures();
-  const enrolChallenges = new Map<string, string>();
+  const { sessions, decisions: pending, signins: signinChallenges } = store.serverState ?? {
+    sessions: new ReviewerSessions(),
+    decisions: new PendingSignatures(),
+    signins: new PendingSignatures(),
+  };
   const origin = new URL(config.origin);
   const rp: RelyingPartyInfo = { id: origin.hostname, name: "twinlock", origin: origin.origin };
   const secureCookie = config.tls;
@@ -160,7 +162,9 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     }),
   );
   app.use("*", async (c, next) => {
-    c.set("principal", identify(c));
+    // A team store's trust files (tokens, reviewers, pins) are brought up to the database's before anything reads them.
+    await home.shared?.refresh();
+    c.set("principal", await identify(c));
     await next();
   });
 
@@ -195,7 +199,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
 
   // ---- who is asking
-  function identify(c: Context<Env>): Principal {
+  async function identify(c: Context<Env>): Promise<Principal> {
     const auth = c.req.header("authorization");
     if (auth !== undefined) {
       const m = /^Bearer (\S+)$/.exec(auth);
@@ -209,12 +213,12 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
         );
       return { kind: "agent", token: verdict.token };
     }
-    const session = sessions.find(getCookie(c, SESSION_COOKIE), now().getTime());
+    const session = await sessions.find(getCookie(c, SESSION_COOKIE), now().getTime());
     if (session) {
       // A reviewer revoked since signing in is signed out at once.
       const enrolled = readReviewerRegistry(home).reviewers.find((r) => r.name === session.reviewer && !r.revoked);
       if (enrolled) return { kind: "reviewer", session };
-      sessions.closeReviewer(session.reviewer);
+      await sessions.closeReviewer(session.reviewer);
     }
     return { kind: "anonymous" };
   }
@@ -418,10 +422,9 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   // ---- sign-in and enrolment
   const signinLimit = rateLimit("sign-in", 30, clientAddress);
   const enrolLimit = rateLimit("enrolment", 20, clientAddress);
-  const signinChallenges = new PendingSignatures();
   app.get("/signin", (c) => c.html(renderSignInPage({ layout: layoutFor(c), next: null })));
   app.post("/signin/options", signinLimit, async (c) => {
-    const entry = signinChallenges.add({ reviewer: "", request: "signin", challenge: randomBytes(32), at: now() }, now().getTime());
+    const entry = await signinChallenges.add({ reviewer: "", request: "signin", challenge: randomBytes(32), at: now() }, now().getTime());
     setCookie(c, "twinlock_signin", entry.id, { httpOnly: true, sameSite: "Strict", secure: secureCookie, path: "/signin", maxAge: 120 });
     return c.json({
       ok: true,
@@ -436,7 +439,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
   app.post("/signin", signinLimit, async (c) => {
     const fields = await readFields(c);
-    const entry = signinChallenges.take(getCookie(c, "twinlock_signin") ?? "", now().getTime());
+    const entry = await signinChallenges.take(getCookie(c, "twinlock_signin") ?? "", now().getTime());
     deleteCookie(c, "twinlock_signin", { path: "/signin" });
     if (!entry) throw new HttpProblem(409, "CHALLENGE_EXPIRED", "the sign-in request expired; press the button again");
     const response = parseAssertion(fields.response);
@@ -448,14 +451,14 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
         "this passkey is not enrolled here; ask for an invitation (`twinlock reviewer invite NAME`)",
       );
     requireAssertion(found.credential, response, entry.challenge);
-    const session = sessions.open(found.reviewer.name, found.reviewer.rights, now().getTime());
+    const session = await sessions.open(found.reviewer.name, found.reviewer.rights, now().getTime());
     setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "Strict", secure: secureCookie, path: "/", maxAge: 8 * 3600 });
     return c.json({ ok: true, location: "/", reviewer: found.reviewer.name });
   });
   app.post("/signout", async (c) => {
     const fields = await readFields(c);
     const session = await requireReviewer(c, fields);
-    sessions.close(session.id);
+    await sessions.close(session.id);
     deleteCookie(c, SESSION_COOKIE, { path: "/" });
     return c.json({ ok: true, location: "/signin" });
   });
@@ -469,15 +472,14 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   app.post("/enrol/:token/options", enrolLimit, async (c) => {
     const token = param(c, "token");
     const started = await startEnrolment(home, token, rp, now());
-    enrolChallenges.set(token, started.challenge);
     return c.json({ ok: true, options: started.options });
   });
   app.post("/enrol/:token", enrolLimit, async (c) => {
     const token = param(c, "token");
     const fields = await readFields(c);
-    const expected = enrolChallenges.get(token);
+    // The challenge is the one startEnrolment recorded on the invitation (in the home, so any server of a team store finishes it).
+    const expected = findUsableInvitation(home, token, now()).challenge;
     if (!expected) throw new HttpProblem(409, "CHALLENGE_EXPIRED", "start the registration again (press the button)");
-    enrolChallenges.delete(token);
     const done = await finishEnrolment(home, token, fields.response as RegistrationResponseJSON, expected, rp, now());
     return c.json({ ok: true, name: done.reviewer.name });
   });

@@ -9,7 +9,7 @@ import { receiptChallenge } from "../passkey/webauthn-challenge.js";
 import { webauthnSignatureOf } from "../passkey/webauthn-signature.js";
 import type { ReceiptSigner } from "../trust/sign-receipt.js";
 import { HttpProblem } from "./http-problem.js";
-import type { PendingSignatures } from "./pending-signatures.js";
+import type { PendingStore } from "./pending-signatures.js";
 import type { ReviewerSession } from "./reviewer-sessions.js";
 
 /**
@@ -78,7 +78,7 @@ function credentialsOf(home: GateHome, session: ReviewerSession): string[] {
  */
 export async function beginPasskeyDecision(
   decision: PasskeyDecision,
-  context: { home: GateHome; session: ReviewerSession; request: unknown; pending: PendingSignatures; rp: RelyingPartyInfo; now: Date },
+  context: { home: GateHome; session: ReviewerSession; request: unknown; pending: PendingStore; rp: RelyingPartyInfo; now: Date },
 ): Promise<{ challenge_id: string; options: Record<string, unknown> }> {
   const ids = credentialsOf(context.home, context.session);
   if (ids.length === 0)
@@ -103,7 +103,7 @@ export async function beginPasskeyDecision(
   } else {
     challenge = randomBytes(32);
   }
-  const pending = context.pending.add(
+  const pending = await context.pending.add(
     { reviewer: context.session.reviewer, request: canonicalJson(context.request), challenge, at: context.now },
     context.now.getTime(),
   );
@@ -123,14 +123,14 @@ export async function completePasskeyDecision<T>(
     home: GateHome;
     session: ReviewerSession;
     request: unknown;
-    pending: PendingSignatures;
+    pending: PendingStore;
     rp: RelyingPartyInfo;
     now: Date;
     challengeId: string;
     assertion: AuthenticationResponseJSON;
   },
 ): Promise<T> {
-  const pending = context.pending.take(context.challengeId, context.now.getTime());
+  const pending = await context.pending.take(context.challengeId, context.now.getTime());
   if (!pending || pending.reviewer !== context.session.reviewer || pending.request !== canonicalJson(context.request))
     throw new HttpProblem(
       409,

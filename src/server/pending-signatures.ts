@@ -20,22 +20,40 @@ export interface PendingSignature {
 export const PENDING_MS = 2 * 60 * 1000;
 const MAX_PENDING = 1000;
 
+/**
+ * Challenges waiting for a passkey (a decision's, or a sign-in's): in the
+ * server's memory for the folder store, in the database for a team store
+ * (the challenge may be answered through another server). Each is taken at
+ * most once.
+ */
+export interface PendingStore {
+  /** Hold a challenge for its reviewer. */
+  add(entry: Omit<PendingSignature, "id" | "expiresAt">, now: number): Promise<PendingSignature>;
+  /** Take (and forget) a waiting challenge; undefined when unknown, expired or already taken. */
+  take(id: string, now: number): Promise<PendingSignature | undefined>;
+}
+
+/** A waiting challenge's ID: 128 random bits. */
+export function newPendingId(): string {
+  return randomBytes(16).toString("hex");
+}
+
 /** Decisions waiting for a passkey, in memory; each is taken at most once. */
-export class PendingSignatures {
+export class PendingSignatures implements PendingStore {
   readonly #byId = new Map<string, PendingSignature>();
 
   /** Hold a built receipt's challenge for its reviewer. */
-  add(entry: Omit<PendingSignature, "id" | "expiresAt">, now: number): PendingSignature {
+  async add(entry: Omit<PendingSignature, "id" | "expiresAt">, now: number): Promise<PendingSignature> {
     for (const [id, p] of this.#byId) if (p.expiresAt <= now) this.#byId.delete(id);
     // Bounded: the oldest waiting decision gives way (it must be asked again).
     if (this.#byId.size >= MAX_PENDING) this.#byId.delete(this.#byId.keys().next().value as string);
-    const pending = { ...entry, id: randomBytes(16).toString("hex"), expiresAt: now + PENDING_MS };
+    const pending = { ...entry, id: newPendingId(), expiresAt: now + PENDING_MS };
     this.#byId.set(pending.id, pending);
     return pending;
   }
 
   /** Take (and forget) a waiting decision; undefined when unknown, expired or already taken. */
-  take(id: string, now: number): PendingSignature | undefined {
+  async take(id: string, now: number): Promise<PendingSignature | undefined> {
     const pending = this.#byId.get(id);
     if (!pending) return undefined;
     this.#byId.delete(id);

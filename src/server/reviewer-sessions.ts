@@ -13,30 +13,56 @@ export interface ReviewerSession {
 export const SESSION_MS = 8 * 60 * 60 * 1000;
 
 /**
+ * Where signed-in reviewers are kept: in the server's memory for the gate
+ * home's folder store, in the database for a team store (so every server
+ * behind one URL knows every session).
+ */
+export interface SessionStore {
+  /** Start a session for a reviewer whose passkey just verified. */
+  open(reviewer: string, rights: readonly string[], now: number): Promise<ReviewerSession>;
+  /** The live session a cookie names, if any. */
+  find(id: string | undefined, now: number): Promise<ReviewerSession | undefined>;
+  /** End a session (sign out). */
+  close(id: string): Promise<void>;
+  /** End every session of a reviewer (revoked). */
+  closeReviewer(reviewer: string): Promise<void>;
+}
+
+/** A new session's secrets: an ID and a CSRF token of 256 random bits each. */
+export function newSession(reviewer: string, rights: readonly string[], now: number): ReviewerSession {
+  return {
+    id: randomBytes(32).toString("base64url"),
+    reviewer,
+    rights,
+    csrf: randomBytes(32).toString("base64url"),
+    expiresAt: now + SESSION_MS,
+  };
+}
+
+/** Whether a cookie's value can be a session ID at all (checked before any lookup). */
+export function isSessionId(id: string | undefined): id is string {
+  return id !== undefined && /^[A-Za-z0-9_-]{43}$/.test(id);
+}
+
+/**
  * Signed-in reviewers, in memory: a restart signs everyone out, which is
  * the safe direction. Session IDs are 256 random bits, compared in constant
  * time, and never logged.
  */
-export class ReviewerSessions {
+export class ReviewerSessions implements SessionStore {
   readonly #byId = new Map<string, ReviewerSession>();
 
   /** Start a session for a reviewer whose passkey just verified. */
-  open(reviewer: string, rights: readonly string[], now: number): ReviewerSession {
+  async open(reviewer: string, rights: readonly string[], now: number): Promise<ReviewerSession> {
     this.#sweep(now);
-    const session = {
-      id: randomBytes(32).toString("base64url"),
-      reviewer,
-      rights,
-      csrf: randomBytes(32).toString("base64url"),
-      expiresAt: now + SESSION_MS,
-    };
+    const session = newSession(reviewer, rights, now);
     this.#byId.set(session.id, session);
     return session;
   }
 
   /** The live session a cookie names, if any. */
-  find(id: string | undefined, now: number): ReviewerSession | undefined {
-    if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
+  async find(id: string | undefined, now: number): Promise<ReviewerSession | undefined> {
+    if (!isSessionId(id)) return undefined;
     const session = this.#byId.get(id);
     if (!session) return undefined;
     if (session.expiresAt <= now) {
@@ -47,12 +73,12 @@ export class ReviewerSessions {
   }
 
   /** End a session (sign out). */
-  close(id: string): void {
+  async close(id: string): Promise<void> {
     this.#byId.delete(id);
   }
 
   /** End every session of a reviewer (revoked). */
-  closeReviewer(reviewer: string): void {
+  async closeReviewer(reviewer: string): Promise<void> {
     for (const [id, s] of this.#byId) if (s.reviewer === reviewer) this.#byId.delete(id);
   }
 

@@ -4,6 +4,8 @@ import { UsageError } from "../errors/errors.js";
 import type { ConsumedConsent } from "../home/consumed-consents.js";
 import type { GateHome } from "../home/gate-home.js";
 import type { RunFile } from "../run/run-schema.js";
+import type { PendingStore } from "../server/pending-signatures.js";
+import type { SessionStore } from "../server/reviewer-sessions.js";
 import type { EventDraft, LoadedRun } from "./run-file.js";
 
 /** One run as a store lists it: enough for a run list without reading every run. */
@@ -51,6 +53,15 @@ export function agentHandoffPath(store: RunStore, ref: string, dir: string, froz
   return real;
 }
 
+/** What gate servers on one store share besides the runs: signed-in reviewers, and passkey challenges waiting for an answer. */
+export interface ServerState {
+  sessions: SessionStore;
+  /** Decisions waiting for the reviewer's passkey. */
+  decisions: PendingStore;
+  /** Sign-ins waiting for a passkey. */
+  signins: PendingStore;
+}
+
 /** What a decision may ask of `update`: the clock, and the revision the caller read (compare-and-swap). */
 export interface UpdateOptions {
   now?: () => Date;
@@ -69,6 +80,8 @@ export interface RunStore {
   readonly home: GateHome;
   /** What the store is, for messages ("gate home /x", "postgres db"). */
   readonly label: string;
+  /** Set when servers on this store share sessions and challenges (a database); else each server keeps its own in memory. */
+  readonly serverState?: ServerState;
   /** A run, verified and set against its checkpoint; refuses a rolled-back, forked or unknown run. */
   read(ref: string): Promise<LoadedRun>;
   /** The run as stored, without verification: only for reports on a run that fails verification (admission, verify-log). */
