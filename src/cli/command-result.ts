@@ -17,4 +17,6 @@ export interface CommonOptions {
   debug?: boolean;
   /** The gate home (`--home DIR`). */
   home?: string;
+  /** A team's PostgreSQL store (`--store URL`), for the commands that take one. */
+  store?: string;
 }

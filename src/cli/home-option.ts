@@ -16,11 +16,34 @@ export function homeOption(o: { home?: string }, options: { create?: boolean } =
  * the frozen bytes and the reviewers.
  */
 export function storeOption(o: { home?: string; store?: string }): RunStore {
-  const url = o.store ?? (process.env.TWINLOCK_STORE || undefined);
+  const url = storeUrl(o);
   if (url === undefined) return folderRunStore(homeOption(o));
   if (!/^postgres(ql)?:\/\//.test(url))
     throw new UsageError(
       `--store ${JSON.stringify(url.slice(0, 60))} is not a store; give postgres://USER@HOST:PORT/DB, or leave it out for the gate home's folder store`,
     );
-  return postgresRunStore(url, homeOption(o));
+  // A server's (or a person's) home holds its copy of the team's trust files: made when first needed.
+  return postgresRunStore(url, homeOption(o, { create: true }));
+}
+
+function storeUrl(o: { store?: string }): string | undefined {
+  return o.store ?? (process.env.TWINLOCK_STORE || undefined);
+}
+
+/**
+ * The gate home whose trust files (pins, reviewers, agent tokens) a command
+ * reads or changes: with `--store` (or TWINLOCK_STORE), the team database's,
+ * brought up to date first; else the folder home (`homeOption`).
+ */
+export async function trustHomeOption(o: { home?: string; store?: string }, options: { create?: boolean } = {}): Promise<GateHome> {
+  if (storeUrl(o) === undefined) return homeOption(o, options);
+  const store = storeOption(o);
+  await store.ready();
+  await store.home.shared?.refresh();
+  return store.home;
+}
+
+/** Whether the command names a team store (then its home is `trustHomeOption`'s). */
+export function usesTeamStore(o: { store?: string }): boolean {
+  return storeUrl(o) !== undefined;
 }

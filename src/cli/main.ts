@@ -145,10 +145,11 @@ const RUN_COMMANDS = [
   "create",
   "mcp",
   "export",
+  "import",
 ];
 
 /** Commands that take `--store URL` (a team's PostgreSQL store). */
-const STORE_COMMANDS = new Set([...RUN_COMMANDS, "migrate"]);
+const STORE_COMMANDS = new Set([...RUN_COMMANDS, "migrate", "import", "pin", "list", "unpin", "add-pinner", "revoke", "invite"]);
 
 /** Commands that read or write the gate home, so take `--home DIR`. */
 const HOME_COMMANDS = new Set([

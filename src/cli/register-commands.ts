@@ -322,7 +322,7 @@ export function registerCommands(program: Command, sink: Sink): void {
   trust
     .command("list")
     .description("list the pinned suites")
-    .action(async (opts) => sink((await import("./commands/trust.js")).runTrustList(opts)));
+    .action(async (opts) => sink(await (await import("./commands/trust.js")).runTrustList(opts)));
   trust
     .command("unpin")
     .description("remove a suite's pin; its runs are refused until it is pinned again")
@@ -375,6 +375,13 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--out <dir>", "a new or empty folder for run.json and the frozen files")
     .action(async (run, opts) => sink(await (await import("./commands/export.js")).runExport(run, opts)));
 
+  program
+    .command("import")
+    .description("load an exported run (export --out DIR) into a store, verified first: its chain, and every frozen file by sha256")
+    .argument("<dir>", "the folder export --out wrote (run.json and frozen/)")
+    .option("--as <name>", "the name to give the run in a PostgreSQL store, or the run file to restore in the gate home")
+    .action(async (dir, opts) => sink(await (await import("./commands/import.js")).runImport(dir, opts)));
+
   const db = program.command("db").description("a team's PostgreSQL store");
   db.command("migrate")
     .description("apply this twinlock's schema migrations to the database (refuses a newer schema)")
@@ -404,7 +411,7 @@ export function registerCommands(program: Command, sink: Sink): void {
   token
     .command("list")
     .description("list the tokens (never their secrets)")
-    .action(async (opts) => sink((await import("./commands/token.js")).runTokenList(opts)));
+    .action(async (opts) => sink(await (await import("./commands/token.js")).runTokenList(opts)));
 
   const reviewer = program.command("reviewer").description("people who decide in the browser with a passkey");
   reviewer
@@ -417,7 +424,7 @@ export function registerCommands(program: Command, sink: Sink): void {
   reviewer
     .command("list")
     .description("list enrolled reviewers")
-    .action(async (opts) => sink((await import("./commands/reviewer.js")).runReviewerList(opts)));
+    .action(async (opts) => sink(await (await import("./commands/reviewer.js")).runReviewerList(opts)));
   reviewer
     .command("revoke")
     .description("revoke a reviewer: their passkeys sign nothing more")

@@ -7,7 +7,7 @@ import { findConsumedConsent } from "./consumed-consents.js";
 import { type GateHome, listHomeSubdir } from "./gate-home.js";
 import { listCheckpoints, readCheckpoint } from "./run-checkpoints.js";
 
-import { createRun, readRun, updateRun } from "./run-ledger.js";
+import { createRun, importRunFile, readRun, updateRun } from "./run-ledger.js";
 
 /**
  * The embedded default store (SPEC §10): each run is a run file the caller
@@ -22,6 +22,7 @@ export function folderRunStore(home: GateHome): RunStore {
     readUnverified: async (ref) => readRunFileUnverified(resolveRunFile(ref)),
     create: (ref, drafts, now) => createRun(ref, home, drafts, now),
     update: (ref, decide, options) => updateRun(ref, home, decide, options),
+    importRun: (ref, file, frozen) => importRunFile(ref, home, file, frozen),
     findConsumedConsent: async (hash) => findConsumedConsent(home, hash),
     resolve: async (runId) => (RUN_ID_PATTERN.test(runId) ? readCheckpoint(home, runId)?.run_file : undefined),
     runFolder: (ref) => path.dirname(resolveRunFile(ref)),

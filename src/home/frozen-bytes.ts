@@ -23,7 +23,7 @@ import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import { listHandoffFiles, MAX_HANDOFF_BYTES, type ManifestEntry, manifestHash, requireHandoffFolder } from "../handoff/hash-handoff.js";
 import { openBeneath } from "../input/open-beneath.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
-import { fsyncDir } from "../store/atomic-write.js";
+import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
 import { type GateHome, homeSubdir } from "./gate-home.js";
 
@@ -84,6 +84,28 @@ export function snapshotHandoff(home: GateHome, handoffDir: string): HandoffSnap
 export function blobPath(home: GateHome, sha256: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new IntegrityError(`${sha256} is not a sha256 digest`);
   return path.join(home.dir, "blobs", sha256.slice(0, 2), sha256);
+}
+
+/** Whether the home holds bytes under this sha256 (not yet checked: `readBlob` checks them). */
+export function hasBlob(home: GateHome, sha256: string): boolean {
+  try {
+    return lstatSync(blobPath(home, sha256)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Keep bytes a team store sent (SPEC §10) in the home's content-addressed
+ * store, only once they hash to the name they were asked for.
+ */
+export function storeFetchedBlob(home: GateHome, sha256: string, bytes: Buffer): void {
+  if (createHash("sha256").update(bytes).digest("hex") !== sha256)
+    throw new IntegrityError(`the frozen bytes stored as ${sha256.slice(0, 12)}… do not hash to that; the database was edited by hand`);
+  if (hasBlob(home, sha256)) return;
+  const target = blobPath(home, sha256);
+  mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+  atomicWriteFile(target, bytes, 0o400);
 }
 
 /** The frozen bytes of one manifest entry, verified against its size and sha256. */

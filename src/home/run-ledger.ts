@@ -1,15 +1,18 @@
 import { lstatSync } from "node:fs";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { requirePlainPath } from "../input/parse-input.js";
 import { GENESIS } from "../run/event-chain.js";
-import type { RunEvent } from "../run/run-schema.js";
+import type { RunEvent, RunFile } from "../run/run-schema.js";
 import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
-import { appendTo, type EventDraft, type LoadedRun, readRunFile, serializeRunFile } from "../store/run-file.js";
+import { appendTo, type EventDraft, type LoadedRun, readRunFile, serializeRunFile, verifyRunFile } from "../store/run-file.js";
 import { withFileLock } from "../store/run-file-lock.js";
 import { resolveRunFile } from "../store/run-folder.js";
+import { frozenFilesOf } from "../store/run-store.js";
 import { markConsentConsumed } from "./consumed-consents.js";
+import { storeFetchedBlob } from "./frozen-bytes.js";
 import type { GateHome } from "./gate-home.js";
-import { reconcileWithCheckpoint, withCheckpointLock, writeCheckpoint } from "./run-checkpoints.js";
+import { readCheckpoint, reconcileWithCheckpoint, withCheckpointLock, writeCheckpoint } from "./run-checkpoints.js";
 
 /**
  * A run file read, verified (chain, replay, state) and set against its
@@ -116,6 +119,54 @@ export async function updateRun<T>(
       removeDeadTempFiles(abs);
       atomicWriteFile(abs, serializeRunFile(next));
       return { run: { path: abs, file: next, state: next.state }, result };
+    });
+  });
+}
+
+/**
+ * Restore a run file into the home it was created in (an export, or a
+ * backup of a lost file): verified first, its frozen bytes checked against
+ * their sha256 into the home, then the checkpoint and the file. A run the
+ * home already knows is refused (that is a rollback or a copy, not a
+ * restore), and so is a run of another home: a folder-store run belongs to
+ * its home, a team store takes any.
+ */
+export async function importRunFile(
+  runFile: string,
+  home: GateHome,
+  file: RunFile,
+  frozen: (entry: ManifestEntry) => Buffer,
+): Promise<LoadedRun> {
+  const verdict = verifyRunFile(file);
+  if (!verdict.ok) throw new IntegrityError(`the run to import does not verify: ${verdict.reason}`, { seq: verdict.seq });
+  const runId = file.state.run_id;
+  if (file.state.home_id !== home.id)
+    throw new RefusalError(
+      `run ${runId} was created in gate home ${file.state.home_id}, not in this one (${home.id}); a run file stays with its home — import it into a team store (--store postgres://…) instead`,
+    );
+  const abs = resolveRunFile(runFile);
+  for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(home, entry.sha256, frozen(entry));
+  return withFileLock(abs, async () => {
+    if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; import under another name`);
+    return withCheckpointLock(home, runId, () => {
+      const known = readCheckpoint(home, runId);
+      if (known)
+        throw new RefusalError(
+          `run ${runId} is already in this gate home (revision ${known.seq}${known.run_file ? `, at ${known.run_file}` : ""}); an import never replaces a run`,
+        );
+      writeCheckpoint(home, {
+        format: "twinlock-checkpoint/1",
+        run_id: runId,
+        home_id: home.id,
+        seq: file.revision,
+        head: file.head,
+        last_write: { from_seq: 0, from_head: GENESIS, events: file.events },
+        updated_at: new Date().toISOString(),
+        run_file: abs,
+      });
+      applyHomeEffects(home, file.events, runId);
+      atomicWriteFile(abs, serializeRunFile(file));
+      return { path: abs, file, state: file.state };
     });
   });
 }

@@ -118,7 +118,11 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   const { store } = config;
   const home = store.home;
   const now = config.now ?? (() => new Date());
-  const { sessions, decisions: pending, signins: signinChallenges } = store.serverState ?? {
+  const {
+    sessions,
+    decisions: pending,
+    signins: signinChallenges,
+  } = store.serverState ?? {
     sessions: new ReviewerSessions(),
     decisions: new PendingSignatures(),
     signins: new PendingSignatures(),

@@ -1,9 +1,10 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../errors/errors.js";
+import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import type { ConsumedConsent } from "../home/consumed-consents.js";
 import type { GateHome } from "../home/gate-home.js";
-import type { RunFile } from "../run/run-schema.js";
+import type { RunEvent, RunFile } from "../run/run-schema.js";
 import type { PendingStore } from "../server/pending-signatures.js";
 import type { SessionStore } from "../server/reviewer-sessions.js";
 import type { EventDraft, LoadedRun } from "./run-file.js";
@@ -53,6 +54,11 @@ export function agentHandoffPath(store: RunStore, ref: string, dir: string, froz
   return real;
 }
 
+/** The frozen files the freezes among these events name (every revision's). */
+export function frozenFilesOf(events: readonly RunEvent[]): ManifestEntry[] {
+  return events.flatMap((e) => (e.type === "handoff_frozen" ? (e.data as { files: ManifestEntry[] }).files : []));
+}
+
 /** What gate servers on one store share besides the runs: signed-in reviewers, and passkey challenges waiting for an answer. */
 export interface ServerState {
   sessions: SessionStore;
@@ -98,6 +104,12 @@ export interface RunStore {
     decide: (run: LoadedRun) => Promise<{ events: EventDraft[]; result: T }> | { events: EventDraft[]; result: T },
     options?: UpdateOptions,
   ): Promise<{ run: LoadedRun; result: T }>;
+  /**
+   * Load a run made elsewhere (`twinlock export`), as it is: verified first
+   * (chain, replay), with each frozen file `frozen` gives checked against its
+   * sha256 and kept; a run the store already holds is refused, never replaced.
+   */
+  importRun(ref: string, file: RunFile, frozen: (entry: ManifestEntry) => Buffer): Promise<LoadedRun>;
   /** The record that a consent was used by an admission (of any copy of its run), if it was: a consent is used once. */
   findConsumedConsent(consentHash: string): Promise<ConsumedConsent | undefined>;
   /** The reference of the run with this ID, without listing every run; undefined when the store holds none. */

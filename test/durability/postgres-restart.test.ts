@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { initRun } from "../../src/gate/init-run.js";
 import { verifyChain } from "../../src/run/event-chain.js";
 import { migratePostgres, postgresRunStore } from "../../src/store/postgres/postgres-run-store.js";
-import { RUN_EXAMPLE_SUITE, removeGateRuns, testHome } from "../../src/test-support/run-fixture.js";
+import { pinForTest, RUN_EXAMPLE_SUITE, removeGateRuns, testHome } from "../../src/test-support/run-fixture.js";
 import { forkWriter, killLiveWriters } from "../support/child-writer.js";
 import { ensureBuilt } from "../support/ensure-built.js";
 
@@ -51,6 +51,8 @@ describe.skipIf(!ENABLED)("a PostgreSQL database restarted while servers decide"
   it("gives clients a retryable 'not reachable … try again' error, and after their retries every decision is in the run exactly once on a whole chain", async () => {
     const home = testHome();
     const store = postgresRunStore(url, home);
+    // The team's pins are in the database: a person pins the suite there (its home folder is only a copy).
+    await pinForTest(RUN_EXAMPLE_SUITE, true, store.home);
     const run = await initRun({ run: "team/restarted", store, suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
     const runId = run.state.run_id;
     await store.close();

@@ -4,12 +4,15 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { initRun } from "../../src/gate/init-run.js";
+import { readBlob, storeFetchedBlob } from "../../src/home/frozen-bytes.js";
 import { verifyChain } from "../../src/run/event-chain.js";
 import { migratePostgres, postgresRunStore } from "../../src/store/postgres/postgres-run-store.js";
+import { frozenFilesOf } from "../../src/store/run-store.js";
 import {
   driveTo,
   EXECUTOR,
   makeGateRun,
+  pinForTest,
   RUN_EXAMPLE_SUITE,
   removeGateRuns,
   storeOf,
@@ -55,6 +58,8 @@ describe.skipIf(!URL_BASE)("several gate servers on one PostgreSQL database", ()
     const url = await freshDatabase();
     const home = testHome();
     const store = postgresRunStore(url, home);
+    // The team's pins are in the database: a person pins the suite there (its home folder is only a copy).
+    await pinForTest(RUN_EXAMPLE_SUITE, true, store.home);
     const run = await initRun({ run: "team/run-1", store, suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
     const runId = run.state.run_id;
     const servers = Array.from({ length: SERVERS }, (_, i) =>
@@ -81,6 +86,9 @@ describe.skipIf(!URL_BASE)("several gate servers on one PostgreSQL database", ()
     await driveTo(g, "dry_run_ready");
     const folder = await storeOf(g).read(g.runFile);
     const store = postgresRunStore(url, storeOf(g).home);
+    await pinForTest(g.suite, true, store.home);
+    // Its frozen bytes go with it (as `twinlock import` carries them).
+    for (const entry of frozenFilesOf(folder.file.events)) storeFetchedBlob(store.home, entry.sha256, readBlob(storeOf(g).home, entry));
     const [first, ...rest] = folder.file.events;
     if (!first) throw new Error("no events");
     await store.create(folder.state.run_id, [{ type: first.type, actor: first.actor, data: first.data }], new Date(first.at));
@@ -121,6 +129,8 @@ describe.skipIf(!URL_BASE)("several gate servers on one PostgreSQL database", ()
     const url = await freshDatabase();
     const home = testHome();
     const store = postgresRunStore(url, home);
+    // The team's pins are in the database: a person pins the suite there (its home folder is only a copy).
+    await pinForTest(RUN_EXAMPLE_SUITE, true, store.home);
     const run = await initRun({ run: "team/killed", store, suiteRoot: RUN_EXAMPLE_SUITE, planners: ["MD-29"], actor: "test" });
     const runId = run.state.run_id;
     for (let round = 0; round < 3; round++) {

@@ -2,14 +2,14 @@ import { UsageError } from "../../errors/errors.js";
 import { createInvitation } from "../../passkey/passkey-enrolment.js";
 import { listReviewers, revokeReviewer } from "../../passkey/reviewer-registry.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption } from "../home-option.js";
+import { trustHomeOption } from "../home-option.js";
 
 /** `twinlock reviewer invite NAME`: a one-time enrolment link (15 minutes, single use) for the gate server's pages. */
 export async function runReviewerInvite(name: string, o: CommonOptions & { rights?: string; origin?: string }): Promise<CommandResult> {
   const origin = o.origin ?? "http://localhost:7420";
   if (!/^https?:\/\/[^/]+$/.test(origin))
     throw new UsageError(`--origin ${JSON.stringify(origin)} is not an origin like http://localhost:7420`);
-  const home = homeOption(o);
+  const home = await trustHomeOption(o);
   const rights = o.rights ?? "review,consent,apply,stop";
   const { token, expiresAt, replaced } = await createInvitation(home, name, rights);
   const link = `${origin}/enrol/${token}`;
@@ -22,8 +22,8 @@ export async function runReviewerInvite(name: string, o: CommonOptions & { right
 }
 
 /** `twinlock reviewer list`. */
-export function runReviewerList(o: CommonOptions): CommandResult {
-  const reviewers = listReviewers(homeOption(o));
+export async function runReviewerList(o: CommonOptions): Promise<CommandResult> {
+  const reviewers = listReviewers(await trustHomeOption(o));
   const text =
     reviewers.length === 0
       ? "no reviewers enrolled; invite one with `twinlock reviewer invite NAME`"
@@ -42,7 +42,7 @@ export function runReviewerList(o: CommonOptions): CommandResult {
 
 /** `twinlock reviewer revoke NAME`: their passkeys sign nothing more, and receipts they signed stop counting. */
 export async function runReviewerRevoke(name: string, o: CommonOptions): Promise<CommandResult> {
-  const r = await revokeReviewer(homeOption(o), name);
+  const r = await revokeReviewer(await trustHomeOption(o), name);
   return {
     exitCode: 0,
     text: `revoked ${r.name}: their passkeys no longer sign in or sign, and their receipts no longer count`,

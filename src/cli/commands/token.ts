@@ -5,7 +5,7 @@ import { createAgentToken, listAgentTokens, revokeAgentToken, TOKEN_SCOPES, type
 import type { RunStore } from "../../store/run-store.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { storeOption } from "../home-option.js";
+import { storeOption, trustHomeOption } from "../home-option.js";
 
 /** `twinlock token create`: a bearer token for one agent on one run, printed once and stored hashed. */
 export async function runTokenCreate(
@@ -84,7 +84,7 @@ function parseScopes(text: string): TokenScope[] {
 
 /** `twinlock token revoke ID`. */
 export async function runTokenRevoke(id: string, o: CommonOptions): Promise<CommandResult> {
-  const record = await revokeAgentToken(storeOption(o).home, id);
+  const record = await revokeAgentToken(await trustHomeOption(o), id);
   return {
     exitCode: 0,
     text: `revoked token ${record.id} (agent ${record.agent}, run ${record.run_id})`,
@@ -93,8 +93,8 @@ export async function runTokenRevoke(id: string, o: CommonOptions): Promise<Comm
 }
 
 /** `twinlock token list`: every token, never a secret. */
-export function runTokenList(o: CommonOptions): CommandResult {
-  const tokens = listAgentTokens(storeOption(o).home);
+export async function runTokenList(o: CommonOptions): Promise<CommandResult> {
+  const tokens = listAgentTokens(await trustHomeOption(o));
   const now = Date.now();
   const text =
     tokens.length === 0

@@ -7,12 +7,16 @@ import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { SuiteConfig } from "../../suite/suite-config.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption } from "../home-option.js";
+import { homeOption, trustHomeOption, usesTeamStore } from "../home-option.js";
 
 /** `twinlock trust pin --suite DIR [--allow-unsigned]`: record the suite the gate judges runs by. */
 export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsigned?: boolean; key?: string }): Promise<CommandResult> {
   // An existing home is opened first, so a key that may not pin is refused before the suite is read.
-  let opened: GateHome | undefined = existsSync(resolveHomeDir(o.home)) ? homeOption(o) : undefined;
+  let opened: GateHome | undefined = usesTeamStore(o)
+    ? await trustHomeOption(o)
+    : existsSync(resolveHomeDir(o.home))
+      ? homeOption(o)
+      : undefined;
   const openLater = () => {
     opened = homeOption(o, { create: true });
     return opened;
@@ -46,8 +50,8 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
 }
 
 /** `twinlock trust list`: the pinned suites. */
-export function runTrustList(o: CommonOptions): CommandResult {
-  const home = homeOption(o);
+export async function runTrustList(o: CommonOptions): Promise<CommandResult> {
+  const home = await trustHomeOption(o);
   const pins = listPins(home);
   const pinners = listPinners(home);
   const text =
@@ -67,7 +71,7 @@ export function runTrustList(o: CommonOptions): CommandResult {
 
 /** `twinlock trust unpin SUITE_ID`. */
 export async function runTrustUnpin(suiteId: string, o: CommonOptions & { key?: string }): Promise<CommandResult> {
-  const home = homeOption(o);
+  const home = await trustHomeOption(o);
   const removed = await unpinSuite(home, parseText(suiteId, "suite ID", 200), keyOption(o.key));
   return {
     exitCode: 0,
@@ -78,7 +82,7 @@ export async function runTrustUnpin(suiteId: string, o: CommonOptions & { key?: 
 
 /** `twinlock trust add-pinner PUBLIC_KEY --key FILE`: let another person's key change the pins. */
 export async function runTrustAddPinner(publicKey: string, o: CommonOptions & { key?: string }): Promise<CommandResult> {
-  const home = homeOption(o);
+  const home = await trustHomeOption(o);
   await addPinner(home, parseText(publicKey.trim(), "public key", 200), keyOption(o.key));
   return { exitCode: 0, text: `added pinner ${publicKey.trim()} to gate home ${home.dir}`, json: { ok: true, pinners: listPinners(home) } };
 }

@@ -47,4 +47,43 @@ CREATE TABLE twinlock_consumed_consents (
 );
 `,
   },
+  {
+    version: 2,
+    name: "the shared gate home: trust files, frozen bytes, sessions, passkey challenges",
+    sql: `
+-- The gate home's trust files (pins.json, reviewers.json, tokens/…), by their name in a home folder; each server's
+-- home folder is a copy brought up to date by version. A removed file keeps its row with a NULL body, so every
+-- copy learns of the removal. Changes take an advisory lock first, so versions become visible in order.
+CREATE SEQUENCE twinlock_home_version;
+CREATE TABLE twinlock_home_files (
+  name     text PRIMARY KEY CHECK (name IN ('pins.json', 'reviewers.json') OR name ~ '^tokens/tok_[0-9a-f]{16}[.](json|key)$'),
+  body     text,
+  version  bigint NOT NULL UNIQUE
+);
+-- Frozen handoff bytes, by sha256: a file frozen twice, or by two runs, is stored once.
+CREATE TABLE twinlock_frozen (
+  sha256  text PRIMARY KEY CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+  bytes   bytea NOT NULL
+);
+-- Signed-in reviewers, by the sha256 of the session ID (the ID itself is only in the reviewer's cookie).
+CREATE TABLE twinlock_sessions (
+  id_sha256   text PRIMARY KEY,
+  reviewer    text NOT NULL,
+  rights      text NOT NULL,
+  csrf        text NOT NULL,
+  expires_ms  bigint NOT NULL
+);
+CREATE INDEX twinlock_sessions_reviewer ON twinlock_sessions (reviewer);
+-- Passkey challenges waiting for an answer (a decision's receipt, or a sign-in); each is taken once.
+CREATE TABLE twinlock_challenges (
+  id          text PRIMARY KEY,
+  kind        text NOT NULL CHECK (kind IN ('decision', 'signin')),
+  reviewer    text NOT NULL,
+  request     text NOT NULL,
+  challenge   bytea NOT NULL,
+  at_ms       bigint NOT NULL,
+  expires_ms  bigint NOT NULL
+);
+`,
+  },
 ];

@@ -1,15 +1,19 @@
+import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
+import path from "node:path";
 import type pg from "pg";
 import { canonicalJson } from "../../crypto/canonical-hash.js";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../../errors/errors.js";
 import type { ConsumedConsent } from "../../home/consumed-consents.js";
-import type { GateHome } from "../../home/gate-home.js";
+import { storeFetchedBlob } from "../../home/frozen-bytes.js";
+import { type GateHome, openGateHome } from "../../home/gate-home.js";
 import { applyEvent } from "../../run/apply-event.js";
 import { hashEvent } from "../../run/event-chain.js";
 import { EventSchema, RUN_FORMAT, RUN_ID_PATTERN, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
 import { appendTo, type EventDraft, type LoadedRun, verifyRunFile } from "../run-file.js";
-import type { RunListing, RunStore, UpdateOptions } from "../run-store.js";
+import { frozenFilesOf, type RunListing, type RunStore, type UpdateOptions } from "../run-store.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
+import { postgresServerState, postgresSharedHome } from "./postgres-shared-home.js";
 
 /** The `pg` driver, loaded only when a PostgreSQL store is used (every other command starts without it). */
 function loadPg(): typeof pg {
@@ -35,10 +39,15 @@ export interface PostgresRunStore extends RunStore {
  * events, lets the decision add events, and writes them with the new head;
  * the database decides which of two racing decisions lands, never an
  * in-process lock. A used consent is a row keyed by its hash, written in
- * the admission's own transaction. The gate home still holds the pins, the
- * frozen bytes and the reviewers (`home`).
+ * the admission's own transaction.
+ *
+ * The database is also the team's trust root: pins, reviewers, agent tokens,
+ * frozen bytes, sessions and passkey challenges live in it. Each process
+ * keeps a copy of the trust files and frozen bytes in its own folder for this
+ * database (`stores/<key>` in the gate home it is given), brought up to the
+ * database's version before every read and decision (`SharedHome`).
  */
-export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.PoolConfig = {}): PostgresRunStore {
+export function postgresRunStore(url: string, localHome: GateHome, poolOptions: pg.PoolConfig = {}): PostgresRunStore {
   const pool = new (loadPg().Pool)({
     connectionString: url,
     max: 10,
@@ -52,6 +61,22 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
   // while the client is idle. The failed query carries the error to the decision, which reports it.
   pool.on("connect", (client) => client.on("error", () => {}));
   const label = `PostgreSQL store ${redact(url)}`;
+  const copy = openGateHome(path.join(localHome.dir, "stores", storeKey(url)), { create: true });
+  const shared = postgresSharedHome(pool, label, copy, transaction);
+  const home: GateHome = {
+    ...copy,
+    shared: { ...shared, refresh: () => shared.refresh().catch((e) => Promise.reject(describeDatabaseError(e, label))) },
+  };
+
+  /** Bring this process's copy of the trust files and of the run's frozen bytes up to the database. */
+  async function follow(file: RunFile | undefined): Promise<void> {
+    try {
+      await shared.refresh();
+      if (file) await shared.fetchFrozen(frozenFilesOf(file.events));
+    } catch (error) {
+      throw describeDatabaseError(error, label);
+    }
+  }
 
   /** The last verified copy of each run this process read: later reads verify only the events added since. */
   const verifiedRuns = new Map<string, RunFile>();
@@ -199,12 +224,14 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
     home,
     label,
     pool,
+    serverState: postgresServerState(pool),
     ready: () => requireCurrentSchema(pool, url),
     close: () => pool.end(),
     async read(ref) {
       requireRef(ref);
       const found = await load(pool, ref, false).catch((e) => Promise.reject(describeDatabaseError(e, label)));
       if (!found) throw new UsageError(`no run ${ref} in ${label}`);
+      await follow(found.file);
       // load() verified it (whole, or the events added since this process last did).
       return { path: found.runId, file: found.file, state: found.file.state };
     },
@@ -238,9 +265,43 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
         );
         if (inserted.rowCount === 0)
           throw new RefusalError(`a run named ${ref} already exists in ${label}; choose another name or continue that run`);
+        await shared.uploadFrozen(client, frozenFilesOf(run.events));
         await insertEvents(client, id, run.events);
       });
       return { path: id, file: run, state: run.state };
+    },
+    async importRun(ref, file, frozen) {
+      requireRef(ref);
+      const verdict = verifyRunFile(file);
+      if (!verdict.ok) throw new IntegrityError(`the run to import does not verify: ${verdict.reason}`, { seq: verdict.seq });
+      const id = file.state.run_id;
+      if (RUN_ID_PATTERN.test(ref) && ref !== id)
+        throw new UsageError(`${ref} is another run's ID; import under the run's own ID or a name`);
+      // Checked against their sha256 as they are kept; then sent with the run, in its transaction.
+      for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(copy, entry.sha256, frozen(entry));
+      await transaction(async (client) => {
+        const at = file.events[file.events.length - 1]?.at ?? new Date().toISOString();
+        const inserted = await client.query(
+          "INSERT INTO twinlock_runs (run_id, name, home_id, revision, head, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
+          [
+            id,
+            RUN_ID_PATTERN.test(ref) ? null : ref,
+            file.state.home_id,
+            file.revision,
+            file.head,
+            JSON.stringify(file.state),
+            file.events[0]?.at ?? at,
+            at,
+          ],
+        );
+        if (inserted.rowCount === 0)
+          throw new RefusalError(`run ${id} (or a run named ${ref}) is already in ${label}; an import never replaces a run`);
+        await shared.uploadFrozen(client, frozenFilesOf(file.events));
+        await insertEvents(client, id, file.events);
+        // Its admissions used their consents: none can be used again here.
+        await consume(client, id, file.events);
+      });
+      return { path: id, file, state: file.state };
     },
     async update<T>(
       ref: string,
@@ -248,9 +309,11 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
       options: UpdateOptions = {},
     ) {
       requireRef(ref);
+      await follow(undefined);
       return transaction(async (client) => {
         const found = await load(client, ref, true);
         if (!found) throw new UsageError(`no run ${ref} in ${label}`);
+        await shared.fetchFrozen(frozenFilesOf(found.file.events), client);
         const current: LoadedRun = { path: found.runId, file: found.file, state: found.file.state };
         const id = found.runId;
         if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision)
@@ -262,6 +325,8 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
         const now = (options.now ?? (() => new Date()))();
         const next = appendTo(current.file, events, now);
         const added = next.events.slice(current.file.events.length);
+        // The frozen bytes a decision names go in with it: the decision is whole or absent, bytes included.
+        await shared.uploadFrozen(client, frozenFilesOf(added));
         await insertEvents(client, id, added);
         await consume(client, id, added);
         await client.query("UPDATE twinlock_runs SET revision = $2, head = $3, state = $4, updated_at = $5 WHERE run_id = $1", [
@@ -312,6 +377,18 @@ export function postgresRunStore(url: string, home: GateHome, poolOptions: pg.Po
       }));
     },
   };
+}
+
+/** The folder name of a database's copy in a gate home: its server, port and database, never its user or password. */
+function storeKey(url: string): string {
+  let where = url;
+  try {
+    const u = new URL(url);
+    where = `${u.hostname}:${u.port || "5432"}/${u.pathname.replace(/^\//, "")}?${u.searchParams.get("host") ?? ""}`;
+  } catch {
+    // an unparsable URL fails at connect, with its own message
+  }
+  return createHash("sha256").update(where).digest("hex").slice(0, 16);
 }
 
 /**
