@@ -345,6 +345,10 @@ export function registerCommands(program: Command, sink: Sink): void {
     .option("--insecure-http", "allow plain HTTP on a non-loopback address (every page says so)")
     .option("--origin <url>", "the origin people open, when not this address (behind a proxy); passkeys bind to its host")
     .option("--quiet", "no access log on stderr")
+    .option(
+      "--handoff-root <dir>",
+      "with a PostgreSQL store: the folder agents' handoff folders are in (their first freeze must be inside it)",
+    )
     .action(async (opts) => sink(await (await import("./commands/serve.js")).runServe(opts)));
 
   program

@@ -31,6 +31,8 @@ export interface McpGateContext {
   actor: string;
   /** A planner key with the freeze right, for signing suites (stdio: `--key`; HTTP: the token's freeze key). */
   freezeKey?: KeyObject;
+  /** For a store whose runs are not files: the folder first freezes must be inside (the gate server's --handoff-root). */
+  handoffRoot?: string;
   /** The review page of a revision, when a gate server serves this home; null over stdio without one. */
   reviewUrl: (planner: string, revision: number) => string | null;
 }
@@ -112,7 +114,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         if (!dir)
           throw new RefusalError(`give handoff_dir: ${planner} has no frozen handoff yet to take the folder from`, { code: "BAD_INPUT" });
         const policy = loadPinnedPolicy(ctx.store.home, run.state.suite);
-        const report = checkReadiness(agentHandoffPath(ctx.store, ctx.ref, dir, wf?.handoff?.dir), policy.handoffFormat);
+        const report = checkReadiness(agentHandoffPath(ctx.store, ctx.ref, dir, wf?.handoff?.dir, ctx.handoffRoot), policy.handoffFormat);
         return {
           text: report.ready
             ? `ready: ${report.dir}`
@@ -137,7 +139,8 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       answer(async () => {
         need("freeze", planner);
         const before = (await ctx.store.read(ctx.ref)).state.workflows[planner]?.handoff?.dir;
-        const handoffDir = handoff_dir === undefined ? undefined : agentHandoffPath(ctx.store, ctx.ref, handoff_dir, before);
+        const handoffDir =
+          handoff_dir === undefined ? undefined : agentHandoffPath(ctx.store, ctx.ref, handoff_dir, before, ctx.handoffRoot);
         const key = ctx.freezeKey;
         const r = await freezePairHandoff({
           store: ctx.store,

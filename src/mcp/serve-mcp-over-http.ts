@@ -11,7 +11,7 @@ import { createTwinlockMcpServer } from "./create-twinlock-mcp-server.js";
  */
 export async function serveMcpOverHttp(
   request: Request,
-  context: { store: RunStore; token: AgentToken; ref: string; origin: string; freezeKey: KeyObject | undefined },
+  context: { store: RunStore; token: AgentToken; ref: string; origin: string; freezeKey: KeyObject | undefined; handoffRoot?: string },
 ): Promise<Response> {
   const { token } = context;
   const server = createTwinlockMcpServer({
@@ -22,6 +22,7 @@ export async function serveMcpOverHttp(
     scopes: token.scopes,
     actor: `agent:${token.agent}`,
     freezeKey: context.freezeKey,
+    handoffRoot: context.handoffRoot,
     reviewUrl: (planner, revision) =>
       `${context.origin}/runs/${encodeURIComponent(token.run_id)}/pairs/${encodeURIComponent(planner)}/revisions/${revision}`,
   });

@@ -69,6 +69,8 @@ export interface GateServerConfig {
   now?: () => Date;
   /** One structured line per request (no secrets). */
   log?: (entry: AccessLogEntry) => void;
+  /** For a store whose runs are not files: the folder agents' first freezes must be inside (`serve --handoff-root`). */
+  handoffRoot?: string;
 }
 
 /** One access-log line: never a token, cookie, body or query string. */
@@ -543,7 +545,8 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const frozenBefore = run.state.workflows[param(c, "planner")]?.handoff?.dir;
     // A token made with --freeze-key signs the freeze with the planner's key the gate home keeps (signing suites need one).
     const key = p.kind === "agent" ? readTokenFreezeKey(home, p.token) : undefined;
-    const handoffDir = body.handoff_dir === undefined ? undefined : agentHandoffPath(store, ref, body.handoff_dir, frozenBefore);
+    const handoffDir =
+      body.handoff_dir === undefined ? undefined : agentHandoffPath(store, ref, body.handoff_dir, frozenBefore, config.handoffRoot);
     // With a key the freeze is recorded as the key's owner (the suite lists who may freeze).
     const r = await freezePairHandoff({
       store,
@@ -612,7 +615,14 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       throw new HttpProblem(401, "AGENT_TOKEN", "the MCP endpoint is for agents: send `Authorization: Bearer <agent token>`");
     const { ref } = await findRun(p.token.run_id);
     const { serveMcpOverHttp } = await import("../mcp/serve-mcp-over-http.js");
-    return serveMcpOverHttp(c.req.raw, { store, token: p.token, ref, origin: config.origin, freezeKey: readTokenFreezeKey(home, p.token) });
+    return serveMcpOverHttp(c.req.raw, {
+      store,
+      token: p.token,
+      ref,
+      origin: config.origin,
+      freezeKey: readTokenFreezeKey(home, p.token),
+      handoffRoot: config.handoffRoot,
+    });
   });
 
   // ---- JSON API: human decisions (passkey)

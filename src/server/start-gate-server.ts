@@ -1,5 +1,6 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { serve } from "@hono/node-server";
 import { UsageError } from "../errors/errors.js";
 import type { RunStore } from "../store/run-store.js";
@@ -17,6 +18,8 @@ export interface ServeOptions {
   /** The origin people open when it is not this address (behind a proxy): passkeys bind to its host name. */
   origin?: string;
   log?: (entry: AccessLogEntry) => void;
+  /** For a team store: the folder agents' first freezes must be inside (`--handoff-root`). */
+  handoffRoot?: string;
 }
 
 /** A running gate server. */
@@ -34,6 +37,22 @@ export function parseListen(text: string): { host: string; port: number } {
   const port = m ? Number(m[3]) : Number.NaN;
   if (!m || port > 65535) throw new UsageError(`--listen ${JSON.stringify(text)} is not HOST:PORT (e.g. 127.0.0.1:7420 or [::1]:7420)`);
   return { host: (m[1] ?? m[2]) as string, port };
+}
+
+/** `--handoff-root DIR` as a real folder path that neither is, nor holds, nor lies in the gate home. */
+function requireHandoffRoot(dir: string, store: RunStore): string {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch (error) {
+    throw new UsageError(`--handoff-root ${dir} cannot be used (${(error as NodeJS.ErrnoException).code}); give an existing folder`);
+  }
+  if (!statSync(real).isDirectory()) throw new UsageError(`--handoff-root ${dir} is not a folder; give the folder agents' handoffs are in`);
+  const home = realpathSync(store.home.dir);
+  const inside = (a: string, b: string) => a === b || a.startsWith(`${b}${path.sep}`);
+  if (inside(real, home) || inside(home, real))
+    throw new UsageError(`--handoff-root ${dir} overlaps the gate home ${home}; give a folder apart from it`);
+  return real;
 }
 
 /** Loopback: reachable only from this machine. */
@@ -57,6 +76,7 @@ export async function startGateServer(options: ServeOptions): Promise<RunningGat
     throw new UsageError(
       `--listen ${host}:${port} is reachable from other machines; serve it over TLS (--tls-cert FILE --tls-key FILE), or pass --insecure-http to accept plain HTTP knowingly`,
     );
+  const handoffRoot = options.handoffRoot === undefined ? undefined : requireHandoffRoot(options.handoffRoot, options.store);
   if (options.origin !== undefined && !/^https?:\/\/[^/]+$/.test(options.origin))
     throw new UsageError(`--origin ${JSON.stringify(options.origin)} is not an origin like https://gate.example.com`);
   const serverOptions = tls
@@ -98,6 +118,7 @@ export async function startGateServer(options: ServeOptions): Promise<RunningGat
     tls,
     insecureHttp: !loopback && !tls,
     log: options.log,
+    handoffRoot,
   });
   fetcher = app.fetch;
   return {

@@ -27,10 +27,19 @@ export function handoffPathOf(store: RunStore, ref: string, dir: string): string
  * A handoff folder an agent names over the API or MCP, as a real path the
  * run may use: inside the run file's folder for the folder store (so a
  * token for one run cannot freeze, and so read, another run's or the
- * server's files); for a store whose runs are not files, the folder the run
- * froze before, once it has one. Throws a UsageError naming the limit.
+ * server's files). For a store whose runs are not files: the folder the run
+ * froze before, once it has one; before that, a folder inside the server's
+ * handoff root (`serve --handoff-root`), and with none set, nothing: an
+ * agent never picks which of the server's folders gets frozen and shown.
+ * Throws a UsageError naming the limit.
  */
-export function agentHandoffPath(store: RunStore, ref: string, dir: string, frozenBefore: string | undefined): string {
+export function agentHandoffPath(
+  store: RunStore,
+  ref: string,
+  dir: string,
+  frozenBefore: string | undefined,
+  handoffRoot?: string,
+): string {
   const wanted = handoffPathOf(store, ref, dir);
   let real: string;
   try {
@@ -39,18 +48,28 @@ export function agentHandoffPath(store: RunStore, ref: string, dir: string, froz
     throw new UsageError(`handoff folder ${dir} does not exist beside the run; give the folder holding the handoff records`);
   }
   const folder = store.runFolder(ref);
-  const limit =
-    folder !== undefined
-      ? realpathSync(folder)
-      : frozenBefore !== undefined
-        ? realpathSync(handoffPathOf(store, ref, frozenBefore))
-        : undefined;
-  if (limit !== undefined && real !== limit && !real.startsWith(`${limit}${path.sep}`))
+  const within = (limit: string) => real === limit || real.startsWith(`${limit}${path.sep}`);
+  if (folder !== undefined) {
+    const limit = realpathSync(folder);
+    if (!within(limit))
+      throw new UsageError(
+        `handoff folder ${dir} is outside the run's folder ${limit}; an agent freezes only a folder beside its run file`,
+      );
+    return real;
+  }
+  if (frozenBefore !== undefined) {
+    const limit = realpathSync(handoffPathOf(store, ref, frozenBefore));
+    if (real !== limit)
+      throw new UsageError(`handoff folder ${dir} is not the folder this run froze before (${limit}); keep one handoff folder per run`);
+    return real;
+  }
+  if (handoffRoot === undefined)
     throw new UsageError(
-      folder !== undefined
-        ? `handoff folder ${dir} is outside the run's folder ${limit}; an agent freezes only a folder beside its run file`
-        : `handoff folder ${dir} is not the folder this run froze before (${limit}); keep one handoff folder per run`,
+      `run ${ref} has no handoff folder yet, and this server has no --handoff-root: freeze it once from the terminal (twinlock freeze-pair-handoff --store …), or start the server with --handoff-root DIR`,
     );
+  const limit = realpathSync(handoffRoot);
+  if (!within(limit) || real === limit)
+    throw new UsageError(`handoff folder ${dir} is not inside the server's handoff root ${limit}; give a folder under it`);
   return real;
 }
 

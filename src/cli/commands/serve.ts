@@ -16,6 +16,7 @@ export async function runServe(
     insecureHttp?: boolean;
     origin?: string;
     quiet?: boolean;
+    handoffRoot?: string;
   },
 ): Promise<CommandResult> {
   const store = storeOption(o);
@@ -28,6 +29,7 @@ export async function runServe(
     tlsKey: o.tlsKey,
     insecureHttp: o.insecureHttp,
     origin: o.origin,
+    handoffRoot: o.handoffRoot,
     log: o.quiet ? undefined : (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
   });
   process.stdout.write(`twinlock serve: listening on ${running.url} (open ${running.origin}); stop with Ctrl-C\n`);
