@@ -149,7 +149,18 @@ const RUN_COMMANDS = [
 ];
 
 /** Commands that take `--store URL` (a team's PostgreSQL store). */
-const STORE_COMMANDS = new Set([...RUN_COMMANDS, "migrate", "import", "pin", "list", "unpin", "add-pinner", "revoke", "invite"]);
+const STORE_COMMANDS = new Set([
+  ...RUN_COMMANDS,
+  "migrate",
+  "import",
+  "verify-receipts",
+  "pin",
+  "list",
+  "unpin",
+  "add-pinner",
+  "revoke",
+  "invite",
+]);
 
 /** Commands that read or write the gate home, so take `--home DIR`. */
 const HOME_COMMANDS = new Set([

@@ -234,8 +234,9 @@ export function registerCommands(program: Command, sink: Sink): void {
   program
     .command("verify-receipts")
     .description("check every receipt's signature, key, rights and revocation against the suite's reviewers")
-    .argument("<run>", "run file")
-    .action(async (run, opts) => sink((await import("./commands/verify-receipts.js")).runVerifyReceipts(run, opts)));
+    .argument("<run>", "run file, a run's ID or name in a PostgreSQL store, or with --exported an export's run.json")
+    .option("--exported", "RUN is run.json of `export --out DIR`: judge it by the trust.json the export wrote beside it (offline)")
+    .action(async (run, opts) => sink(await (await import("./commands/verify-receipts.js")).runVerifyReceipts(run, opts)));
 
   program
     .command("verify")

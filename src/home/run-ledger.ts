@@ -126,10 +126,11 @@ export async function updateRun<T>(
 /**
  * Restore a run file into the home it was created in (an export, or a
  * backup of a lost file): verified first, its frozen bytes checked against
- * their sha256 into the home, then the checkpoint and the file. A run the
- * home already knows is refused (that is a rollback or a copy, not a
- * restore), and so is a run of another home: a folder-store run belongs to
- * its home, a team store takes any.
+ * their sha256 into the home, then the checkpoint and the file. Only a run
+ * exactly at the home's checkpoint (or one the home no longer records) is
+ * restored, and only where no copy of it still is: an older copy is a
+ * rollback, another a fork. A run of another home is refused: a
+ * folder-store run belongs to its home, a team store takes any.
  */
 export async function importRunFile(
   runFile: string,
@@ -150,10 +151,14 @@ export async function importRunFile(
     if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; import under another name`);
     return withCheckpointLock(home, runId, () => {
       const known = readCheckpoint(home, runId);
-      if (known)
+      // The home's record of the run decides: a file at exactly its checkpoint is a restore; anything else never replaces it.
+      if (known && (known.seq !== file.revision || known.head !== file.head))
         throw new RefusalError(
-          `run ${runId} is already in this gate home (revision ${known.seq}${known.run_file ? `, at ${known.run_file}` : ""}); an import never replaces a run`,
+          `run ${runId} is in this gate home at revision ${known.seq}${known.run_file ? ` (${known.run_file})` : ""}, and the import is at revision ${file.revision}; an import restores a run exactly as the home recorded it, never an older or other copy`,
+          { attack: known.seq > file.revision ? "rollback" : "fork" },
         );
+      if (known?.run_file !== undefined && known.run_file !== abs && exists(known.run_file))
+        throw new RefusalError(`run ${runId} is in this gate home at ${known.run_file}, which still exists; continue that run file`);
       writeCheckpoint(home, {
         format: "twinlock-checkpoint/1",
         run_id: runId,

@@ -93,7 +93,7 @@ for (const signing of [false, true]) {
       expect(admitted.admitted, JSON.stringify(admitted.checks.filter((c) => !c.ok))).toBe(true);
       expect(workflowNow(w).state).toBe("executing");
 
-      const verified = runVerifyReceipts(w.runFile, { home: w.home.dir });
+      const verified = await runVerifyReceipts(w.runFile, { home: w.home.dir });
       expect(verified.exitCode, verified.text).toBe(0);
       const rows = (verified.json as { receipts: Array<{ kind: string; person: string; signed: boolean; ok: boolean; detail: string }> })
         .receipts;
@@ -112,7 +112,7 @@ for (const signing of [false, true]) {
       expect(r.checks.find((c) => c.id === "T2")).toMatchObject({ ok: false });
       // The home no longer lists a revoked reviewer's passkey, so its receipts name a key no one holds.
       expect(r.checks.find((c) => c.id === "T2")?.detail).toMatch(/not enrolled in this gate home|revoked/);
-      expect(runVerifyReceipts(w.runFile, { home: w.home.dir }).exitCode).toBe(1);
+      expect((await runVerifyReceipts(w.runFile, { home: w.home.dir })).exitCode).toBe(1);
     });
   });
 }

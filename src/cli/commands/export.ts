@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
+import { EXPORTED_TRUST_FILE, exportedTrustOf } from "../../ci/exported-trust.js";
 import { UsageError } from "../../errors/errors.js";
 import type { ManifestEntry } from "../../handoff/hash-handoff.js";
 import { readBlob } from "../../home/frozen-bytes.js";
+import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import { serializeRunFile } from "../../store/run-file.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -12,8 +14,9 @@ import { storeOption } from "../home-option.js";
  * `twinlock export RUN [--out DIR]`: a run as the verifiable run-file format,
  * from whichever store holds it (a team's database included), so it can be
  * audited offline (`verify-log`, `twinlock verify`) and attached to a pull
- * request. With `--out`, DIR/run.json and every frozen file of every
- * revision under DIR/frozen/ by its sha256, each checked as it is written.
+ * request. With `--out`, DIR/run.json, every frozen file of every revision
+ * under DIR/frozen/ by its sha256 (each checked as it is written), and
+ * DIR/trust.json: the reviewers and policies the store judged its receipts by.
  */
 export async function runExport(ref: string, o: CommonOptions & { out?: string; store?: string }): Promise<CommandResult> {
   const store = storeOption(o);
@@ -33,10 +36,13 @@ export async function runExport(ref: string, o: CommonOptions & { out?: string; 
       written.add(f.sha256);
     }
   }
+  // Who the store trusted to sign the receipts, for `verify-receipts --exported` anywhere.
+  const trust = exportedTrustOf(loadPinnedPolicy(store.home, run.state.suite), store.label, new Date());
+  atomicWriteFile(path.join(out, EXPORTED_TRUST_FILE), `${JSON.stringify(trust, null, 1)}\n`);
   atomicWriteFile(path.join(out, "run.json"), text);
   return {
     exitCode: 0,
-    text: `exported run ${run.state.run_id} (${run.file.revision} events) to ${path.join(out, "run.json")}, with ${written.size} frozen files in ${path.join(out, "frozen")}; check it offline with \`twinlock verify-log ${path.join(o.out, "run.json")}\``,
+    text: `exported run ${run.state.run_id} (${run.file.revision} events) to ${path.join(out, "run.json")}, with ${written.size} frozen files in ${path.join(out, "frozen")}; check it offline with \`twinlock verify-log ${path.join(o.out, "run.json")}\` and \`twinlock verify-receipts --exported ${path.join(o.out, "run.json")}\``,
     json: { ok: true, run_id: run.state.run_id, events: run.file.revision, frozen_files: written.size, dir: out },
   };
 }

@@ -1,0 +1,84 @@
+import "../schemas/zod-setup.js";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { UsageError } from "../errors/errors.js";
+import type { PinnedPolicy } from "../home/suite-pins.js";
+import type { TrustedReviewer } from "../passkey/enrolled-reviewers.js";
+import { PoliciesSchema, RIGHTS, type SuiteConfig } from "../suite/suite-config.js";
+
+/** The file `export --out DIR` writes beside run.json: who the store trusted to sign the run's receipts, when it was exported. */
+export const EXPORTED_TRUST_FILE = "trust.json";
+
+const ExportedTrustSchema = z
+  .object({
+    format: z.literal("twinlock-export-trust/1"),
+    suite_id: z.string().min(1).max(200),
+    /** The sha256 of the pinned twinlock.yaml the reviewers come from. */
+    config_sha256: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+    exported_from: z.string().max(1000),
+    exported_at: z.string().max(40),
+    policies: PoliciesSchema,
+    reviewers: z.array(
+      z
+        .object({
+          name: z.string().min(1).max(200),
+          public_key: z.string().min(1).max(2000),
+          rights: z.array(z.enum(RIGHTS)).min(1),
+          webauthn: z
+            .object({ credential_id: z.string().max(2000), rp_id: z.string().max(300), origins: z.array(z.string().max(300)) })
+            .strict()
+            .optional(),
+        })
+        .strict(),
+    ),
+    revoked: z.array(z.string().max(2000)),
+  })
+  .strict();
+export type ExportedTrust = z.infer<typeof ExportedTrustSchema>;
+
+/**
+ * The trust a run's receipts were judged by in its store, for an offline
+ * audit of an export: the pinned suite's policies and reviewer keys, with
+ * the store's enrolled passkeys (and revocations) merged in, as admission
+ * merges them.
+ */
+export function exportedTrustOf(pinned: PinnedPolicy, from: string, now: Date): ExportedTrust {
+  const reviewers = (pinned.config.reviewers ?? []) as TrustedReviewer[];
+  return ExportedTrustSchema.parse({
+    format: "twinlock-export-trust/1",
+    suite_id: pinned.pin.suite_id,
+    config_sha256: pinned.pin.config_sha256,
+    exported_from: from,
+    exported_at: now.toISOString(),
+    policies: pinned.config.policies ?? {},
+    reviewers: reviewers.map((r) => ({
+      name: r.name,
+      public_key: r.public_key,
+      rights: r.rights,
+      ...(r.webauthn ? { webauthn: r.webauthn } : {}),
+    })),
+    revoked: pinned.config.revoked ?? [],
+  });
+}
+
+/** The trust file of an export folder (beside its run.json), as the config judgeReceiptTrust takes. */
+export function readExportedTrust(runJson: string): { trust: ExportedTrust; config: SuiteConfig; file: string } {
+  const file = path.join(path.dirname(path.resolve(runJson)), EXPORTED_TRUST_FILE);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === "ENOENT"
+        ? `${file} is missing: --exported reads the trust file that \`twinlock export --out DIR\` writes beside run.json; export the run again`
+        : `cannot read ${file} (${code ?? "not JSON"}); export the run again`,
+    );
+  }
+  const parsed = ExportedTrustSchema.safeParse(json);
+  if (!parsed.success) throw new UsageError(`${file} is not a twinlock export's trust file; export the run again`);
+  const trust = parsed.data;
+  const config = { policies: trust.policies, reviewers: trust.reviewers, revoked: trust.revoked } as unknown as SuiteConfig;
+  return { trust, config, file };
+}

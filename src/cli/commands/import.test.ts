@@ -1,0 +1,130 @@
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { openGateHome } from "../../home/gate-home.js";
+import { runCli } from "../../test-support/run-cli.js";
+import { driveTo, makeGateRun, makeRunTempDir, removeGateRuns, review, snapshotTree } from "../../test-support/run-fixture.js";
+
+afterAll(removeGateRuns);
+
+/** A run driven to `executing` and exported with --out; the run file is then gone, as if lost. */
+async function exportedRun() {
+  const g = makeGateRun();
+  await driveTo(g, "executing");
+  const out = path.join(makeRunTempDir("twinlock-import-"), "bundle");
+  const r = await runCli(["export", g.runFile, "--out", out, "--home", g.home]);
+  expect(r.code, r.output).toBe(0);
+  return { g, out };
+}
+
+describe("twinlock import", () => {
+  it("restores a lost run file from its export into the home it was made in, exactly as exported, and the run carries on", async () => {
+    const { g, out } = await exportedRun();
+    const bytes = readFileSync(g.runFile);
+    rmSync(g.runFile);
+    const restored = path.join(g.dir, "restored.json");
+    const r = await runCli(["import", out, "--as", restored, "--home", g.home]);
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout).toMatch(/imported run run_[0-9a-f]{16} \(\d+ events, \d+ frozen files\)/);
+    expect(readFileSync(restored)).toEqual(bytes);
+    const log = await runCli(["verify-log", restored, "--home", g.home]);
+    expect(log.code, log.output).toBe(0);
+    const status = await runCli(["pair-status", restored, "MD-29", "--home", g.home]);
+    expect(status.code, status.output).toBe(0);
+  });
+
+  it("never replaces a run: a second import, or one while the run file still exists, is refused and writes nothing", async () => {
+    const { g, out } = await exportedRun();
+    const before = snapshotTree(g.dir);
+    const r = await runCli(["import", out, "--as", path.join(g.dir, "copy.json"), "--home", g.home]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/which still exists; continue that run file/);
+    expect(snapshotTree(g.dir)).toEqual(before);
+    const onTop = await runCli(["import", out, "--as", g.runFile, "--home", g.home]);
+    expect(onTop.code).toBe(1);
+    expect(onTop.stderr).toMatch(/already exists/);
+  });
+
+  it("refuses an older copy of a run the home has moved past (a rollback)", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    const out = path.join(makeRunTempDir("twinlock-import-"), "old");
+    expect((await runCli(["export", g.runFile, "--out", out, "--home", g.home])).code).toBe(0);
+    await review(g, "approved");
+    rmSync(g.runFile);
+    const r = await runCli(["import", out, "--as", path.join(g.dir, "old.json"), "--home", g.home]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/never an older or other copy/);
+    expect(existsSync(path.join(g.dir, "old.json"))).toBe(false);
+  });
+
+  it("refuses a run.json whose events were edited, before anything is written", async () => {
+    const { g, out } = await exportedRun();
+    rmSync(g.runFile);
+    const file = path.join(out, "run.json");
+    const json = JSON.parse(readFileSync(file, "utf8"));
+    json.events[1].actor = "mallory";
+    writeFileSync(file, JSON.stringify(json));
+    const target = path.join(g.dir, "edited.json");
+    const r = await runCli(["import", out, "--as", target, "--home", g.home]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/does not verify|does not match|hash/);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it("refuses frozen bytes that do not hash to their name, or are missing, naming the file", async () => {
+    const { g, out } = await exportedRun();
+    rmSync(g.runFile);
+    const [first] = readdirSync(path.join(out, "frozen"));
+    const blob = path.join(out, "frozen", first as string);
+    rmSync(blob, { force: true });
+    const missing = await runCli(["import", out, "--as", path.join(g.dir, "a.json"), "--home", g.home]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/is missing; export the run again/);
+    writeFileSync(blob, "not the frozen bytes\n");
+    const forged = await runCli(["import", out, "--as", path.join(g.dir, "b.json"), "--home", g.home]);
+    expect(forged.code).not.toBe(0);
+    expect(forged.stderr).toMatch(/do not hash to that/);
+    expect(existsSync(path.join(g.dir, "a.json")) || existsSync(path.join(g.dir, "b.json"))).toBe(false);
+  });
+
+  it("refuses a run made in another gate home: a run file belongs to its home", async () => {
+    const { out } = await exportedRun();
+    const other = openGateHome(path.join(makeRunTempDir("twinlock-other-home-"), "home"), { create: true }).dir;
+    const r = await runCli(["import", out, "--as", path.join(path.dirname(other), "run.json"), "--home", other]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/import it into a team store/);
+  });
+
+  it("asks for --as on the folder store, which keeps runs as files", async () => {
+    const { g, out } = await exportedRun();
+    const r = await runCli(["import", out, "--home", g.home]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/give --as FILE/);
+  });
+});
+
+describe("twinlock verify-receipts --exported", () => {
+  it("judges an export's receipts by the trust file written beside it, with no gate home at all", async () => {
+    const { out } = await exportedRun();
+    const trust = JSON.parse(readFileSync(path.join(out, "trust.json"), "utf8"));
+    expect(trust.format).toBe("twinlock-export-trust/1");
+    const r = await runCli(["verify-receipts", "--exported", path.join(out, "run.json"), "--home", path.join(out, "no-home-here")]);
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout).toMatch(/receipts, 0 untrusted; trust from .*trust\.json/);
+  });
+
+  it("refuses a trust file of another suite, and says what to do when it is missing", async () => {
+    const { out } = await exportedRun();
+    const file = path.join(out, "trust.json");
+    const trust = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify({ ...trust, suite_id: "someone-else" }));
+    const other = await runCli(["verify-receipts", "--exported", path.join(out, "run.json")]);
+    expect(other.code).not.toBe(0);
+    expect(other.stderr).toMatch(/is the trust of suite someone-else/);
+    rmSync(file);
+    const missing = await runCli(["verify-receipts", "--exported", path.join(out, "run.json")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/trust\.json is missing/);
+  });
+});
