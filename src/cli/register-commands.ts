@@ -218,6 +218,7 @@ export function registerCommands(program: Command, sink: Sink): void {
     .command("verify-log")
     .description("verify the event chain and that the state equals its replay")
     .argument("<run>", "run file")
+    .option("--exported", "RUN is run.json of `export --out DIR`: the chain and the replay only, no gate home's checkpoint")
     .action(async (run, opts) => sink((await import("./commands/run-log.js")).runVerifyLog(run, opts)));
 
   program

@@ -43,6 +43,8 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
         throw new UsageError(`--actions: ${JSON.stringify(clip(action))} is not an action ID (letters, digits, . _ -, e.g. A1)`);
   if (input.environment !== undefined && findHiddenInName(input.environment))
     throw new UsageError("--environment contains a control, invisible or direction character; give a plain name such as staging");
+  // A team store's pins are the database's: the home's copy is brought up to date before it is read.
+  await input.store.home.shared?.refresh();
   const pin = pinForFolder(input.store.home, input.suiteRoot);
   const pinned = loadPinnedSuite(input.store.home, { root: pin.root, suite_id: pin.suite_id }, input.planners);
   const suite: Suite = pinned.suite;

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -8,6 +7,7 @@ import { readBlob, storeFetchedBlob } from "../../src/home/frozen-bytes.js";
 import { verifyChain } from "../../src/run/event-chain.js";
 import { migratePostgres, postgresRunStore } from "../../src/store/postgres/postgres-run-store.js";
 import { frozenFilesOf } from "../../src/store/run-store.js";
+import { freshPostgresDatabase } from "../../src/test-support/postgres-database.js";
 import {
   driveTo,
   EXECUTOR,
@@ -28,29 +28,19 @@ const SERVERS = 2;
 const CLIENTS = 8;
 const DECISIONS = Number(process.env.PG_DECISIONS ?? 10);
 
-const databases: string[] = [];
+const databases: Array<() => Promise<void>> = [];
 async function freshDatabase(): Promise<string> {
-  const admin = new pg.Client({ connectionString: URL_BASE });
-  await admin.connect();
-  const name = `twinlock_servers_${randomBytes(6).toString("hex")}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  databases.push(name);
-  const u = new URL(URL_BASE as string);
-  u.pathname = `/${name}`;
-  await migratePostgres(u.toString());
-  return u.toString();
+  const db = await freshPostgresDatabase("twinlock_servers");
+  databases.push(db.drop);
+  await migratePostgres(db.url);
+  return db.url;
 }
 
 beforeAll(ensureBuilt, 180_000);
 afterEach(killLiveWriters);
 afterAll(async () => {
   removeGateRuns();
-  if (!URL_BASE) return;
-  const admin = new pg.Client({ connectionString: URL_BASE });
-  await admin.connect();
-  for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.end();
+  for (const drop of databases.splice(0)) await drop();
 });
 
 describe.skipIf(!URL_BASE)("several gate servers on one PostgreSQL database", () => {

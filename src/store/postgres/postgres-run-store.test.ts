@@ -1,35 +1,15 @@
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openGateHome } from "../../home/gate-home.js";
+import { freshPostgresDatabase, TEST_POSTGRES } from "../../test-support/postgres-database.js";
 import { runStoreContract } from "../../test-support/run-store-contract.js";
 import { migratePostgres, postgresRunStore, redact, requireCurrentSchema } from "./postgres-run-store.js";
 
-/** A real PostgreSQL 15 (`.ci/run` starts a throwaway cluster and sets TWINLOCK_TEST_POSTGRES). */
-const URL_BASE = process.env.TWINLOCK_TEST_POSTGRES;
-
-/** A fresh database per harness, so tests never share rows. */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const admin = new pg.Client({ connectionString: URL_BASE });
-  await admin.connect();
-  const name = `twinlock_test_${randomBytes(6).toString("hex")}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(URL_BASE as string);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: URL_BASE });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
+const URL_BASE = TEST_POSTGRES;
+const freshDatabase = () => freshPostgresDatabase();
 
 describe.skipIf(!URL_BASE)("the PostgreSQL store", () => {
   runStoreContract("PostgreSQL 15", async () => {

@@ -464,6 +464,8 @@ export function describeDatabaseError(error: unknown, where: string): Error {
       `${where} is not reachable (${e.code ?? "connection lost"}); nothing was recorded — try again when the database is back`,
     );
   if (e.code === "42P01") return new UsageError(`${where} has no twinlock tables; run \`twinlock db migrate --store URL\` first`);
+  // Not the database's: a decision's own error (a passkey decision stops at its receipt by throwing) passes through.
+  if (typeof e.code !== "string") return error as Error;
   return new ConflictError(
     `${where} refused the request (${e.code ?? "error"}: ${(e.message ?? "").split("\n")[0]}); nothing was recorded — try again`,
   );

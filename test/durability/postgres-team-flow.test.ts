@@ -1,0 +1,253 @@
+/**
+ * Two gate servers on one PostgreSQL database, as a team runs them behind
+ * one URL: every request of the flow goes to one server or the other, and
+ * each server has its own gate home folder (a copy of the team's trust
+ * files), so nothing may reach the other server except through the database.
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/server";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { demoHandoffRecords, writeDemoHandoff } from "../../src/demo/demo-handoff.js";
+import { admit } from "../../src/gate/admit.js";
+import { initRun } from "../../src/gate/init-run.js";
+import { readBlob } from "../../src/home/frozen-bytes.js";
+import { openGateHome } from "../../src/home/gate-home.js";
+import { pinSuite } from "../../src/home/suite-pins.js";
+import { createInvitation } from "../../src/passkey/passkey-enrolment.js";
+import { revokeReviewer } from "../../src/passkey/reviewer-registry.js";
+import { SoftwareAuthenticator } from "../../src/passkey/software-authenticator.js";
+import { createAgentToken, revokeAgentToken } from "../../src/server/agent-tokens.js";
+import { apiPaths } from "../../src/server/api-paths.js";
+import { createGateApp } from "../../src/server/create-gate-app.js";
+import { migratePostgres, type PostgresRunStore, postgresRunStore } from "../../src/store/postgres/postgres-run-store.js";
+import { frozenFilesOf } from "../../src/store/run-store.js";
+import {
+  askChallenge,
+  call,
+  complete,
+  cookieFrom,
+  EXECUTOR,
+  jsonOf,
+  PLANNER,
+  removeServerWorlds,
+  type ServerWorld,
+  serverTempDir,
+  TEST_HOST,
+  TEST_ORIGIN,
+} from "../../src/test-support/gate-server-fixture.js";
+import { freshPostgresDatabase, TEST_POSTGRES } from "../../src/test-support/postgres-database.js";
+import { runCli } from "../../src/test-support/run-cli.js";
+import { RUN_EXAMPLE_SUITE, TEST_PINNER } from "../../src/test-support/run-fixture.js";
+
+const drops: Array<() => Promise<void>> = [];
+const stores: PostgresRunStore[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  for (const drop of drops.splice(0)) await drop();
+  removeServerWorlds();
+});
+afterAll(removeServerWorlds);
+
+/** A migrated database, with the example suite pinned in it by a person. */
+async function teamDatabase(): Promise<string> {
+  const db = await freshPostgresDatabase("twinlock_team");
+  drops.push(db.drop);
+  await migratePostgres(db.url);
+  return db.url;
+}
+
+/** One server: its own gate home folder, a store on the team database, and its app. */
+function server(url: string, handoffRoot?: string): ServerWorld & { store: PostgresRunStore } {
+  const dir = serverTempDir("twinlock-team-server-");
+  const store = postgresRunStore(url, openGateHome(path.join(dir, "home"), { create: true }));
+  stores.push(store);
+  const { app } = createGateApp({ store, origin: TEST_ORIGIN, allowedHosts: [TEST_HOST], tls: false, insecureHttp: false, handoffRoot });
+  return {
+    dir,
+    home: store.home,
+    store,
+    suite: RUN_EXAMPLE_SUITE,
+    handoff: "",
+    runFile: "",
+    runId: "",
+    app,
+    logs: [],
+    plannerKey: undefined,
+    signing: false,
+    origin: TEST_ORIGIN,
+  };
+}
+
+/** Two servers on one database, a run made by a person, and the agent's handoff under the servers' handoff root. */
+async function team() {
+  const url = await teamDatabase();
+  const handoffRoot = path.join(serverTempDir("twinlock-team-handoffs-"), "handoffs");
+  const handoff = path.join(handoffRoot, "run-1");
+  mkdirSync(handoffRoot, { recursive: true });
+  writeDemoHandoff(handoff, demoHandoffRecords());
+  const a = server(url, handoffRoot);
+  const b = server(url, handoffRoot);
+  await pinSuite(a.store.home, { suiteDir: RUN_EXAMPLE_SUITE, allowUnsigned: true, key: TEST_PINNER });
+  const run = await initRun({
+    run: "team/flow",
+    store: b.store,
+    suiteRoot: RUN_EXAMPLE_SUITE,
+    planners: [PLANNER],
+    mode: "APPLY_SAFE",
+    environment: "staging",
+    actions: "all",
+    budget: null,
+    actor: "alice",
+  });
+  for (const w of [a, b]) Object.assign(w, { runId: run.state.run_id, handoff });
+  return { url, a, b, runId: run.state.run_id, handoff, handoffRoot };
+}
+
+/** Enrol through two servers (options from one, the answer to the other) and sign in the same way. */
+async function enrolAcross(first: ServerWorld, second: ServerWorld, name: string) {
+  const authenticator = new SoftwareAuthenticator();
+  const { token } = await createInvitation(first.home, name, ["review", "consent", "apply", "stop"]);
+  const started = await jsonOf(await call(first, `/enrol/${token}/options`, { method: "POST" }));
+  expect(started.status, JSON.stringify(started.body)).toBe(200);
+  const response = authenticator.register(started.body.options as PublicKeyCredentialCreationOptionsJSON, TEST_ORIGIN);
+  const done = await jsonOf(await call(second, `/enrol/${token}`, { json: { response } }));
+  expect(done.status, JSON.stringify(done.body)).toBe(200);
+  const options = await call(second, "/signin/options", { method: "POST" });
+  const pending = cookieFrom(options, "twinlock_signin") as string;
+  const { challenge } = ((await options.json()) as { options: { challenge: string } }).options;
+  const signed = await call(first, "/signin", {
+    json: { response: authenticator.assert(challenge, { rpId: "localhost", origin: TEST_ORIGIN }) },
+    cookie: pending,
+  });
+  expect(signed.status, await signed.clone().text()).toBe(200);
+  const cookie = cookieFrom(signed, "twinlock_session") as string;
+  // The session is the database's: the other server knows it, with the same CSRF token.
+  const page = await (await call(second, "/", { cookie, headers: { accept: "text/html" } })).text();
+  const csrf = /<meta name="csrf-token" content="([^"]*)">/.exec(page)?.[1] ?? "";
+  expect(csrf).not.toBe("");
+  return { name, authenticator, cookie, csrf };
+}
+
+/** A passkey decision whose challenge comes from one server and whose signed answer goes to the other. */
+async function decideAcross(
+  ask: ServerWorld,
+  answer: ServerWorld,
+  r: Awaited<ReturnType<typeof enrolAcross>>,
+  url: string,
+  fields: Record<string, unknown>,
+) {
+  const asked = await askChallenge(ask, r, url, fields);
+  expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+  return complete(answer, r, url, fields, asked.body as never);
+}
+
+describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, behind one URL", () => {
+  it("run the whole flow with every step's requests split between them: enrol, sign in, freeze, review, consent, admit", async () => {
+    const { url, a, b, runId, handoff } = await team();
+    const alice = await enrolAcross(a, b, "alice");
+    // The agent's token is made through one server's home and accepted by the other.
+    const { token } = await createAgentToken(b.home, { agent: "planner-agent", runId });
+    const frozen = await call(a, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: handoff } });
+    expect(frozen.status, await frozen.clone().text()).toBe(200);
+    const status = await jsonOf(await call(b, apiPaths.pair(runId, PLANNER), { token }));
+    expect(status.status, JSON.stringify(status.body)).toBe(200);
+    const hash = JSON.stringify(status.body).match(/sha256:[0-9a-f]{64}/)?.[0] as string;
+    expect(hash).toBeTruthy();
+
+    // Server B never saw the handoff: its revision page shows the frozen bytes it fetched from the database.
+    const page = await call(b, `/runs/${runId}/pairs/${PLANNER}/revisions/1`, { cookie: alice.cookie, headers: { accept: "text/html" } });
+    expect(page.status).toBe(200);
+    const report = readFileSync(path.join(handoff, "report.md"), "utf8")
+      .split("\n")
+      .find((l) => l.trim().length > 20) as string;
+    expect(await page.text()).toContain(report.trim().slice(0, 20));
+
+    const reviewed = await decideAcross(b, a, alice, apiPaths.review(runId, PLANNER), { handoff_hash: hash, decision: "approved" });
+    expect(reviewed.status, JSON.stringify(reviewed.body)).toBe(200);
+    const consented = await decideAcross(a, b, alice, apiPaths.consent(runId, PLANNER), {
+      handoff_hash: hash,
+      approve: true,
+      mode: "APPLY_SAFE",
+      environment: "staging",
+    });
+    expect(consented.status, JSON.stringify(consented.body)).toBe(200);
+
+    // The executor's admission, from the terminal of a third machine with its own home.
+    const cli = postgresRunStore(url, openGateHome(path.join(serverTempDir(), "home"), { create: true }));
+    stores.push(cli);
+    const admitted = await admit({ store: cli, run: runId, executor: EXECUTOR, actor: "ci" });
+    expect(admitted.admitted, JSON.stringify(admitted.checks?.filter((c) => !c.ok))).toBe(true);
+    // The same consent admits once, whichever server asks.
+    const again = await admit({ store: a.store, run: runId, executor: EXECUTOR, actor: "ci" });
+    expect(again.admitted).toBe(false);
+  });
+
+  it("signs a revoked reviewer out of every server, and refuses a revoked token on every server", async () => {
+    const { a, b, runId } = await team();
+    const alice = await enrolAcross(b, a, "alice");
+    const { token, record } = await createAgentToken(a.home, { agent: "planner-agent", runId });
+    expect((await call(b, apiPaths.run(runId), { token })).status).toBe(200);
+    await revokeAgentToken(b.home, record.id);
+    const refused = await jsonOf(await call(a, apiPaths.run(runId), { token }));
+    expect([refused.status, refused.body.code]).toEqual([401, "BAD_TOKEN"]);
+    expect((await call(a, "/api/runs", { cookie: alice.cookie })).status).toBe(200);
+    await revokeReviewer(a.home, "alice");
+    for (const w of [b, a]) expect((await call(w, "/api/runs", { cookie: alice.cookie })).status).toBe(401);
+  });
+
+  it("takes a passkey challenge once: the answer replayed to the other server is refused", async () => {
+    const { a, b, runId, handoff } = await team();
+    const alice = await enrolAcross(a, b, "alice");
+    const { token } = await createAgentToken(a.home, { agent: "planner-agent", runId });
+    expect((await call(a, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: handoff } })).status).toBe(200);
+    const hash = (await a.store.read(runId)).state.workflows[PLANNER]?.handoff?.hash as string;
+    const fields = { handoff_hash: hash, decision: "approved" };
+    const asked = await askChallenge(a, alice, apiPaths.review(runId, PLANNER), fields);
+    const first = await complete(b, alice, apiPaths.review(runId, PLANNER), fields, asked.body as never);
+    expect(first.status).toBe(200);
+    const replay = await complete(a, alice, apiPaths.review(runId, PLANNER), fields, asked.body as never);
+    expect(replay.status).toBe(409);
+  });
+
+  it("lets an agent's first freeze name only a folder under the servers' handoff root, and none without one", async () => {
+    const { url, a, runId, handoffRoot } = await team();
+    const { token } = await createAgentToken(a.home, { agent: "planner-agent", runId });
+    const outside = await jsonOf(
+      await call(a, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: path.dirname(handoffRoot) } }),
+    );
+    expect(outside.status).toBe(400);
+    expect(String(outside.body.detail ?? outside.body.message ?? JSON.stringify(outside.body))).toMatch(
+      /not inside the server's handoff root/,
+    );
+    const bare = server(url);
+    const refused = await jsonOf(
+      await call(bare, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: path.join(handoffRoot, "run-1") } }),
+    );
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toMatch(/no --handoff-root/);
+    expect((await a.store.read(runId)).file.revision).toBe(1);
+  });
+
+  it("exports a run that verify-log and verify-receipts check offline, with frozen bytes each server fetched by sha256", async () => {
+    const { url, a, b, runId, handoff } = await team();
+    const { token } = await createAgentToken(a.home, { agent: "planner-agent", runId });
+    expect((await call(a, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: handoff } })).status).toBe(200);
+    const run = await b.store.read(runId);
+    for (const entry of frozenFilesOf(run.file.events)) expect(readBlob(b.store.home, entry).length).toBe(entry.size);
+    const out = path.join(serverTempDir("twinlock-team-export-"), "bundle");
+    const exported = await runCli(["export", runId, "--store", url, "--home", path.join(b.dir, "home"), "--out", out]);
+    expect(exported.code, exported.output).toBe(0);
+    const log = await runCli(["verify-log", "--exported", path.join(out, "run.json")]);
+    expect(log.code, log.output).toBe(0);
+    const receipts = await runCli(["verify-receipts", "--exported", path.join(out, "run.json")]);
+    expect(receipts.code, receipts.output).toBe(0);
+    // And a second team database takes it in, verified, once.
+    const other = await teamDatabase();
+    const imported = await runCli(["import", out, "--store", other, "--home", path.join(a.dir, "home")]);
+    expect(imported.code, imported.output).toBe(0);
+    const twice = await runCli(["import", out, "--store", other, "--home", path.join(a.dir, "home")]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/an import never replaces a run/);
+  });
+});
