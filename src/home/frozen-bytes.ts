@@ -25,7 +25,7 @@ import { openBeneath } from "../input/open-beneath.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
-import { type GateHome, homeSubdir } from "./gate-home.js";
+import { type GateHome, homeLabel, homeSubdir } from "./gate-home.js";
 
 const CHUNK = 1024 * 1024;
 
@@ -117,18 +117,18 @@ export function readBlob(home: GateHome, entry: ManifestEntry): Buffer {
     if (!(error instanceof UsageError)) throw error;
     throw new IntegrityError(
       readFailureCode(error) === "ENOENT"
-        ? `the frozen bytes of ${entry.path} (sha256 ${entry.sha256.slice(0, 12)}…) are missing from gate home ${home.dir} (ENOENT); the frozen handoff cannot be shown or used — freeze it again`
-        : `the frozen bytes of ${entry.path} in gate home ${home.dir} are damaged (${error.message})`,
+        ? `the frozen bytes of ${entry.path} (sha256 ${entry.sha256.slice(0, 12)}…) are missing from ${homeLabel(home)} (ENOENT); the frozen handoff cannot be shown or used — freeze it again`
+        : `the frozen bytes of ${entry.path} in ${homeLabel(home)} are damaged (${error.message})`,
       { path: entry.path },
     );
   }
   if (buffer.length !== entry.size)
     throw new IntegrityError(
-      `the frozen bytes of ${entry.path} in gate home ${home.dir} are damaged (size ${buffer.length}, frozen ${entry.size})`,
+      `the frozen bytes of ${entry.path} in ${homeLabel(home)} are damaged (size ${buffer.length}, frozen ${entry.size})`,
     );
   if (createHash("sha256").update(buffer).digest("hex") !== entry.sha256)
     throw new IntegrityError(
-      `the frozen bytes of ${entry.path} in gate home ${home.dir} no longer hash to ${entry.sha256}; they were damaged`,
+      `the frozen bytes of ${entry.path} in ${homeLabel(home)} no longer hash to ${entry.sha256}; they were damaged`,
     );
   return buffer;
 }

@@ -102,6 +102,11 @@ export function requireSafeHomeFolder(dir: string): void {
     throw new UsageError(`gate home ${dir} belongs to user ${stat.uid}, not to you (${uid}); use your own home (--home DIR)`);
 }
 
+/** The home as messages name it: "gate home /path", or for a team store's copy, the database it copies. */
+export function homeLabel(home: GateHome): string {
+  return home.shared ? home.shared.label : `gate home ${home.dir}`;
+}
+
 /** A sub-folder of the home, made `0700` when missing. */
 export function homeSubdir(home: GateHome, ...parts: string[]): string {
   const dir = path.join(home.dir, ...parts);

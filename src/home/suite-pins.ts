@@ -17,7 +17,7 @@ import type { Prompt } from "../suite/prompt.js";
 import { CONFIG_FILE, type SuiteConfig } from "../suite/suite-config.js";
 import { parsePublicKeyLine, publicKeyLine } from "../trust/keys.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
-import type { GateHome } from "./gate-home.js";
+import { type GateHome, homeLabel } from "./gate-home.js";
 import { readHomeText, updateHomeFile } from "./shared-home.js";
 
 const sha = z.string().regex(/^sha256:[0-9a-f]{64}$/);
@@ -191,7 +191,7 @@ export async function addPinner(home: GateHome, publicKey: string, key: KeyObjec
   const by = pinnerLine(key, "add a pinner");
   await withPins(home, (file) => {
     if (file.pinners.length === 0)
-      throw new RefusalError(`gate home ${home.dir} has no pinner yet; the first \`twinlock trust pin --key FILE\` makes one`);
+      throw new RefusalError(`${homeLabel(home)} has no pinner yet; the first \`twinlock trust pin --key FILE\` makes one`);
     requirePinner(home, file, by, "add a pinner");
     return { ...file, pinners: file.pinners.includes(publicKey) ? file.pinners : [...file.pinners, publicKey] };
   });
@@ -229,7 +229,7 @@ export function pinForFolder(home: GateHome, suiteDir: string): Pin {
   const pin = listPins(home).find((p) => p.root === real);
   if (!pin)
     throw new RefusalError(
-      `the suite at ${real} is not pinned in gate home ${home.dir}; a person reviews it and pins it with \`twinlock trust pin --suite ${given} --key FILE\`, with a pinner's key (pinned: ${
+      `the suite at ${real} is not pinned in ${homeLabel(home)}; a person reviews it and pins it with \`twinlock trust pin --suite ${given} --key FILE\`, with a pinner's key (pinned: ${
         listPins(home)
           .map((p) => `${p.suite_id} at ${p.root}`)
           .join("; ") || "none"
@@ -254,7 +254,7 @@ export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite
   const pin = findPin(home, runSuite.suite_id);
   if (!pin)
     throw new RefusalError(
-      `suite ${runSuite.suite_id} is not pinned in gate home ${home.dir}; a person pins it with \`twinlock trust pin --suite DIR\` after reviewing it`,
+      `suite ${runSuite.suite_id} is not pinned in ${homeLabel(home)}; a person pins it with \`twinlock trust pin --suite DIR\` after reviewing it`,
       { attack: "unpinned-suite" },
     );
   if (pin.root !== runSuite.root)

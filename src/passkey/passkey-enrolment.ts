@@ -6,7 +6,7 @@ import {
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
 import { RefusalError, UsageError } from "../errors/errors.js";
-import type { GateHome } from "../home/gate-home.js";
+import { type GateHome, homeLabel } from "../home/gate-home.js";
 import { coseToPublicKey, PASSKEY_COSE_ALGORITHMS } from "./cose-to-spki.js";
 import {
   type EnrolledCredential,
@@ -216,7 +216,7 @@ function usableInvitation(home: GateHome, registry: ReviewerRegistry, token: str
   const hash = tokenHash(token);
   const invitation = registry.invitations.find((i) => i.token_sha256 === hash);
   const again = "ask for a new invitation (twinlock reviewer invite NAME)";
-  if (!invitation) throw refusal("unknown-invitation", `this enrolment link is not valid in gate home ${home.dir}; ${again}`);
+  if (!invitation) throw refusal("unknown-invitation", `this enrolment link is not valid in ${homeLabel(home)}; ${again}`);
   if (invitation.used_at !== null)
     throw refusal("used-invitation", `this enrolment link was already used at ${invitation.used_at} (it works once); ${again}`);
   if (Date.parse(invitation.expires_at) <= now.getTime())

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { RefusalError, UsageError } from "../errors/errors.js";
-import { type GateHome, listHomeSubdir } from "../home/gate-home.js";
+import { type GateHome, homeLabel, listHomeSubdir } from "../home/gate-home.js";
 import { updateHomeFile } from "../home/shared-home.js";
 import { promptId, runId } from "../run/run-schema.js";
 import { publicKeyLine } from "../trust/keys.js";
@@ -135,7 +135,7 @@ export async function revokeAgentToken(home: GateHome, id: string, now: Date = n
   tokenFile(home, id);
   return updateHomeFile(home, `tokens/${id}.json`, (text) => {
     const record = text === undefined ? undefined : parseToken(text);
-    if (!record) throw new RefusalError(`no token ${id} in gate home ${home.dir}; list them with \`twinlock token list\``);
+    if (!record) throw new RefusalError(`no token ${id} in ${homeLabel(home)}; list them with \`twinlock token list\``);
     if (record.revoked_at) throw new RefusalError(`token ${id} was already revoked at ${record.revoked_at}`);
     const revoked = { ...record, revoked_at: now.toISOString() };
     return { text: `${JSON.stringify(revoked)}\n`, result: revoked };

@@ -37,10 +37,9 @@ import {
   storeOf,
   workflowOf,
 } from "../../src/test-support/run-fixture.js";
+import { CHROMIUM, HAVE_CHROMIUM, launchWithPasskey } from "../support/chromium.js";
 import { DIST_BIN, ensureBuilt, REPO_ROOT } from "../support/ensure-built.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const SHOTS = path.join(REPO_ROOT, "test-results", "browser");
 /** Each step's own limit; a whole step (a passkey ceremony and a page load or two) takes well under a second. */
 const STEP_MS = 30_000;
@@ -169,32 +168,12 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
     server = await startGateServer({ store: storeOf(g), listen: "127.0.0.1:0" });
     origin = server.origin;
     expect(origin).toBe(`http://localhost:${server.port}`);
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-default-apps", "--no-first-run"],
-    });
-    context = await browser.newContext({ viewport: WIDE });
-    context.setDefaultTimeout(10_000);
+    ({ browser, context, page, cdp } = await launchWithPasskey(WIDE));
     context.on("request", (r) => requests.push(r.url()));
     context.on("console", (m: ConsoleMessage) => {
       if (m.type() === "error") consoleErrors.push(m.text());
     });
-    page = await context.newPage();
     page.on("pageerror", (e) => pageErrors.push(String(e)));
-    cdp = await context.newCDPSession(page);
-    await cdp.send("WebAuthn.enable");
-    await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
   }, 180_000);
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { type GateHome, resolveHomeDir } from "../../home/gate-home.js";
+import { type GateHome, homeLabel, resolveHomeDir } from "../../home/gate-home.js";
 import { addPinner, listPinners, listPins, pinSuite, unpinSuite } from "../../home/suite-pins.js";
 import { naturalCompare } from "../../input/natural-order.js";
 import { parseText } from "../../input/parse-input.js";
@@ -28,7 +28,7 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
   });
   const home = opened as GateHome;
   const text = [
-    `pinned ${pin.suite_id} at ${pin.root} in gate home ${home.dir}`,
+    `pinned ${pin.suite_id} at ${pin.root} in ${homeLabel(home)}`,
     `  twinlock.yaml ${pin.config_sha256}`,
     // What the gate will enforce from now on, to check against what you reviewed.
     ...policyLines(config),
@@ -84,7 +84,7 @@ export async function runTrustUnpin(suiteId: string, o: CommonOptions & { key?: 
 export async function runTrustAddPinner(publicKey: string, o: CommonOptions & { key?: string }): Promise<CommandResult> {
   const home = await trustHomeOption(o);
   await addPinner(home, parseText(publicKey.trim(), "public key", 200), keyOption(o.key));
-  return { exitCode: 0, text: `added pinner ${publicKey.trim()} to gate home ${home.dir}`, json: { ok: true, pinners: listPinners(home) } };
+  return { exitCode: 0, text: `added pinner ${publicKey.trim()} to ${homeLabel(home)}`, json: { ok: true, pinners: listPinners(home) } };
 }
 
 /** The policy a pin makes the gate enforce, one line each, as twinlock read it. */

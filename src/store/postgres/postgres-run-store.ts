@@ -53,6 +53,8 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
     max: 10,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
+    // A command ends when its work does: idle connections do not hold the process open (a server's listener does).
+    allowExitOnIdle: true,
     ...poolOptions,
   });
   // An idle client's error (the database restarted) must not crash the server; the next query reconnects.
