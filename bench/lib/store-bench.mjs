@@ -19,7 +19,7 @@
  * prints one line and measures nothing.
  */
 import { fork, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { realisticPairs } from "./gate-runs.mjs";
@@ -51,6 +51,9 @@ export async function benchStores({ root, cli, suiteDir, workDir, quick }) {
   try {
     await migratePostgres(cluster.url);
     const pgStore = postgresRunStore(cluster.url, home);
+    // A team store's pins are the database's: the bench reviewer pins the suite there too.
+    const { createPrivateKey } = await import("node:crypto");
+    await lib.pinSuite(pgStore.home, { suiteDir: signed.suite, key: createPrivateKey(readFileSync(signed.key)) });
     const folderStore = lib.folderRunStore(home);
     // The realistic suite's first pair (every run needs a planner; a stop names none).
     const firstPlanner = realisticPairs()[0].planner;

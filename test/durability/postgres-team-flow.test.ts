@@ -4,7 +4,7 @@
  * each server has its own gate home folder (a copy of the team's trust
  * files), so nothing may reach the other server except through the database.
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/server";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -208,6 +208,26 @@ describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, be
     expect(first.status).toBe(200);
     const replay = await complete(a, alice, apiPaths.review(runId, PLANNER), fields, asked.body as never);
     expect(replay.status).toBe(409);
+  });
+
+  it("refuses, on either server, a review of the hash a re-freeze through the other server replaced", async () => {
+    const { a, b, runId, handoff } = await team();
+    const alice = await enrolAcross(a, b, "alice");
+    const { token } = await createAgentToken(a.home, { agent: "planner-agent", runId });
+    expect((await call(a, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: handoff } })).status).toBe(200);
+    const old = (await b.store.read(runId)).state.workflows[PLANNER]?.handoff?.hash as string;
+    const fields = { handoff_hash: old, decision: "approved" };
+    // alice reads revision 1 and is asked to sign its approval by B ...
+    const asked = await askChallenge(b, alice, apiPaths.review(runId, PLANNER), fields);
+    expect(asked.status).toBe(200);
+    // ... while the agent revises and re-freezes through A (the freeze voids nothing yet: no review landed).
+    appendFileSync(path.join(handoff, "report.md"), "\nrevised while the reviewer was reading\n");
+    expect((await call(a, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: handoff } })).status).toBe(200);
+    const signed = await complete(a, alice, apiPaths.review(runId, PLANNER), fields, asked.body as never);
+    expect([signed.status, signed.body.code]).toEqual([409, "STALE_HASH"]);
+    const after = (await a.store.read(runId)).state.workflows[PLANNER];
+    expect(after?.reviews).toEqual([]);
+    expect(after?.revision).toBe(2);
   });
 
   it("lets an agent's first freeze name only a folder under the servers' handoff root, and none without one", async () => {
