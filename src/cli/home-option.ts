@@ -23,7 +23,18 @@ export function storeOption(o: { home?: string; store?: string }): RunStore {
       `--store ${JSON.stringify(url.slice(0, 60))} is not a store; give postgres://USER@HOST:PORT/DB, or leave it out for the gate home's folder store`,
     );
   // A server's (or a person's) home holds its copy of the team's trust files: made when first needed.
-  return postgresRunStore(url, homeOption(o, { create: true }));
+  return postgresRunStore(url, homeOption(o, { create: true }), { max: poolSize(process.env.TWINLOCK_STORE_POOL) });
+}
+
+/** TWINLOCK_STORE_POOL: the most connections one process opens to the team database (default 10). */
+function poolSize(text: string | undefined): number {
+  if (text === undefined || text === "") return 10;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 200)
+    throw new UsageError(
+      `TWINLOCK_STORE_POOL=${JSON.stringify(text.slice(0, 20))} is not a connection count; give a whole number from 1 to 200`,
+    );
+  return n;
 }
 
 function storeUrl(o: { store?: string }): string | undefined {

@@ -148,35 +148,22 @@ const RUN_COMMANDS = [
   "import",
 ];
 
+/** The trust commands (`trust`, `reviewer`, `token` subcommands): the gate home's, or with `--store` the team database's. */
+const TRUST_COMMANDS = ["pin", "list", "unpin", "add-pinner", "revoke", "invite"];
+
 /** Commands that take `--store URL` (a team's PostgreSQL store). */
-const STORE_COMMANDS = new Set([
-  ...RUN_COMMANDS,
-  "migrate",
-  "import",
-  "verify-receipts",
-  "pin",
-  "list",
-  "unpin",
-  "add-pinner",
-  "revoke",
-  "invite",
-]);
+const STORE_COMMANDS = new Set([...RUN_COMMANDS, ...TRUST_COMMANDS, "migrate", "import", "verify-receipts"]);
 
 /** Commands that read or write the gate home, so take `--home DIR`. */
 const HOME_COMMANDS = new Set([
   ...RUN_COMMANDS,
+  ...TRUST_COMMANDS,
   "verify-log",
   "verify-receipts",
   "attest",
   "exec",
   "install",
   "uninstall",
-  "pin",
-  "list",
-  "unpin",
-  "add-pinner",
-  "revoke",
-  "invite",
 ]);
 
 export { VERSION };

@@ -128,3 +128,23 @@ describe("twinlock verify-receipts --exported", () => {
     expect(missing.stderr).toMatch(/trust\.json is missing/);
   });
 });
+
+describe("--store and its settings, given wrong", () => {
+  it("refuse in one line with what to give, before any database is asked: a URL that is not postgres://, a pool size that is no count", async () => {
+    const { g } = await exportedRun();
+    const notPostgres = await runCli(["pair-status", "run_0123456789abcdef", "MD-29", "--store", "mysql://x/y", "--home", g.home]);
+    expect(notPostgres.code).toBe(2);
+    expect(notPostgres.stderr).toMatch(/is not a store; give postgres:\/\/USER@HOST:PORT\/DB/);
+    const before = process.env.TWINLOCK_STORE_POOL;
+    process.env.TWINLOCK_STORE_POOL = "lots";
+    try {
+      const pool = await runCli(["token", "list", "--store", "postgres://127.0.0.1:1/none", "--home", g.home]);
+      expect(pool.code).toBe(2);
+      expect(pool.stderr).toMatch(/TWINLOCK_STORE_POOL="lots" is not a connection count; give a whole number from 1 to 200/);
+      expect(pool.output.split("\n").filter((l) => l.trim()).length).toBe(1);
+    } finally {
+      if (before === undefined) delete process.env.TWINLOCK_STORE_POOL;
+      else process.env.TWINLOCK_STORE_POOL = before;
+    }
+  });
+});
