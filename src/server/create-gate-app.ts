@@ -466,6 +466,8 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const session = await requireReviewer(c, fields);
     await sessions.close(session.id);
     deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    // The page's script asks for JSON; a plain form post (no script) is sent on to the sign-in page.
+    if (!(c.req.header("accept") ?? "").includes("application/json")) return c.redirect("/signin", 303);
     return c.json({ ok: true, location: "/signin" });
   });
   app.get("/enrol/:token", enrolLimit, (c) => {

@@ -305,11 +305,19 @@ describe("sign-in", () => {
     expect([r.status, r.body.code]).toEqual([401, "SIGN_IN"]);
   });
 
-  it("ends the session on sign-out", async () => {
+  it("ends the session on sign-out: the page's script gets JSON, a plain form post (no script) is sent to the sign-in page", async () => {
     const f = await frozen();
-    const out = await call(f.w, "/signout", { method: "POST", cookie: f.alice.cookie, csrf: f.alice.csrf });
-    expect(out.status).toBe(200);
+    const out = await call(f.w, "/signout", { method: "POST", cookie: f.alice.cookie, csrf: f.alice.csrf, headers: { accept: "application/json" } });
+    expect([out.status, ((await out.json()) as { location: string }).location]).toEqual([200, "/signin"]);
     expect((await call(f.w, "/", { cookie: f.alice.cookie })).status).toBe(401);
+    const bob = await reviewerFor(f.w, "bob");
+    const plain = await call(f.w, "/signout", { form: { csrf: bob.csrf }, cookie: bob.cookie, headers: { accept: "text/html" } });
+    expect([plain.status, plain.headers.get("location")]).toEqual([303, "/signin"]);
+    expect((await call(f.w, "/", { cookie: bob.cookie })).status).toBe(401);
+    // Without the session's CSRF token, nobody is signed out by a cross-site form.
+    const carol = await reviewerFor(f.w, "carol");
+    expect((await call(f.w, "/signout", { form: { csrf: "forged" }, cookie: carol.cookie })).status).toBe(403);
+    expect((await call(f.w, "/", { cookie: carol.cookie })).status).toBe(200);
   });
 });
 

@@ -17,8 +17,10 @@ describe("renderLayout", () => {
     expect(page()).toContain(`<meta name="csrf-token" content="tok">`);
   });
 
-  it("names the signed-in reviewer in the header", () => {
+  it("names the signed-in reviewer in the header, with a sign-out form that carries the session's CSRF token", () => {
     expect(page()).toContain("Signed in as <strong>alice</strong>");
+    expect(page()).toMatch(/<form class="signout" method="post" action="\/signout" data-signout><input type="hidden" name="csrf" value="tok"><button type="submit" class="link-button">Sign out<\/button><\/form>/);
+    expect(page({ reviewer: null, csrf: "", insecureHttp: false })).not.toContain("Sign out");
   });
 
   it("says nobody is signed in and links to the sign-in page", () => {

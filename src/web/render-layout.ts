@@ -15,7 +15,7 @@ export function renderLayout(layout: LayoutView, title: string, body: string): s
   const who =
     layout.reviewer === null
       ? `<span class="who">Not signed in</span> <a href="/signin">Sign in</a>`
-      : `<span class="who">Signed in as <strong>${escapeHtml(layout.reviewer)}</strong></span>`;
+      : `<span class="who">Signed in as <strong>${escapeHtml(layout.reviewer)}</strong></span> <form class="signout" method="post" action="/signout" data-signout><input type="hidden" name="csrf" value="${escapeHtml(layout.csrf)}"><button type="submit" class="link-button">Sign out</button></form>`;
   const banner = layout.insecureHttp
     ? `<p class="banner banner-insecure" role="alert"><strong>Insecure connection:</strong> this server runs with --insecure-http on a network address. Anyone on the network path can read these pages and alter them.</p>\n`
     : "";

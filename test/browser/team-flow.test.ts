@@ -250,5 +250,19 @@ describe.skipIf(!HAVE_CHROMIUM || !TEST_POSTGRES)(
       },
       STEP_MS,
     );
+
+    it(
+      "4. alice signs out from the header; neither server knows her session any more",
+      async () => {
+        await page.goto(`${origin}/`);
+        await page.getByRole("button", { name: "Sign out" }).click();
+        await page.waitForURL(`${origin}/signin`);
+        for (let i = 0; i < 2; i++) {
+          const res = await page.request.get(`${origin}/api/runs`);
+          expect(res.status()).toBe(401);
+        }
+      },
+      STEP_MS,
+    );
   },
 );

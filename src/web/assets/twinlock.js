@@ -178,6 +178,14 @@
 
   document.addEventListener("submit", (event) => {
     const form = event.target;
+    if (form instanceof HTMLFormElement && form.hasAttribute("data-signout")) {
+      event.preventDefault();
+      post("/signout", {})
+        .then(refuse)
+        .then((reply) => window.location.assign(sameOrigin(reply.location) || "/signin"))
+        .catch(() => form.submit());
+      return;
+    }
     if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-passkey")) return;
     event.preventDefault();
     const button = form.querySelector('button[type="submit"]');
