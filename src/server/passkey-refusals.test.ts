@@ -307,7 +307,12 @@ describe("sign-in", () => {
 
   it("ends the session on sign-out: the page's script gets JSON, a plain form post (no script) is sent to the sign-in page", async () => {
     const f = await frozen();
-    const out = await call(f.w, "/signout", { method: "POST", cookie: f.alice.cookie, csrf: f.alice.csrf, headers: { accept: "application/json" } });
+    const out = await call(f.w, "/signout", {
+      method: "POST",
+      cookie: f.alice.cookie,
+      csrf: f.alice.csrf,
+      headers: { accept: "application/json" },
+    });
     expect([out.status, ((await out.json()) as { location: string }).location]).toEqual([200, "/signin"]);
     expect((await call(f.w, "/", { cookie: f.alice.cookie })).status).toBe(401);
     const bob = await reviewerFor(f.w, "bob");

@@ -19,7 +19,9 @@ describe("renderLayout", () => {
 
   it("names the signed-in reviewer in the header, with a sign-out form that carries the session's CSRF token", () => {
     expect(page()).toContain("Signed in as <strong>alice</strong>");
-    expect(page()).toMatch(/<form class="signout" method="post" action="\/signout" data-signout><input type="hidden" name="csrf" value="tok"><button type="submit" class="link-button">Sign out<\/button><\/form>/);
+    expect(page()).toMatch(
+      /<form class="signout" method="post" action="\/signout" data-signout><input type="hidden" name="csrf" value="tok"><button type="submit" class="link-button">Sign out<\/button><\/form>/,
+    );
     expect(page({ reviewer: null, csrf: "", insecureHttp: false })).not.toContain("Sign out");
   });
 
