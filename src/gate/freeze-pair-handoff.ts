@@ -29,6 +29,8 @@ export interface FreezeInput {
   /** A key with the `freeze` right; required on signing suites. */
   key?: KeyObject;
   now?: () => Date;
+  /** For an agent's freeze over the API or MCP: refuses the real folder the copy is made from unless the run may use it (`agentHandoffPath`). */
+  confine?: (realRoot: string) => void;
 }
 
 export interface FreezeResult {
@@ -69,7 +71,7 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
     throw new UsageError(
       `the gate home ${input.store.home.dir} and the handoff folder ${dir} overlap; keep the gate home out of the agent's folders`,
     );
-  const snapshot = snapshotHandoff(input.store.home, dir);
+  const snapshot = snapshotHandoff(input.store.home, dir, input.confine);
   try {
     // Judged in the pinned suite's format: neither the run file nor the handoff can choose it.
     const readiness: ReadinessReport = { ...checkReadiness(snapshot.dir, pinned.handoffFormat), dir };

@@ -49,11 +49,14 @@ export interface HandoffSnapshot {
  * Copy every file of a handoff folder into the home, hashing the bytes as
  * they are copied (SPEC §9 frozen bytes). What is hashed is what is stored,
  * so an edit during or after the copy cannot slip in. Symlinks and special
- * files are refused, as by `hashHandoff`.
+ * files are refused, as by `hashHandoff`. `confine` judges the folder's real
+ * path before anything is read.
  */
-export function snapshotHandoff(home: GateHome, handoffDir: string): HandoffSnapshot {
+export function snapshotHandoff(home: GateHome, handoffDir: string, confine?: (realRoot: string) => void): HandoffSnapshot {
   // Resolved once, before listing: every file is then opened and checked against this very path.
   const root = realHandoffRoot(path.resolve(handoffDir));
+  // The path the copy is made from, checked where it is resolved (a link swapped in after an earlier check leads nowhere).
+  confine?.(root);
   const rel = listHandoffFiles(root);
   const tmp = homeSubdir(home, "tmp");
   // The home's own scratch folder, out of the agent's reach: a dead freeze's copy is removed whole.

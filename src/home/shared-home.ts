@@ -22,6 +22,8 @@ export type HomeFileChange<T> = (text: string | undefined) => { text: string | n
 export interface SharedHome {
   /** What holds the files, for messages ("PostgreSQL store postgres://…/team"). */
   readonly label: string;
+  /** The gate home folder the copy is kept in (the server's `--home`). */
+  readonly homeDir: string;
   /** Change one trust file under the database's lock; `change` sees the database's text, and the folder gets the result. */
   update<T>(name: string, change: HomeFileChange<T>): Promise<T>;
   /** Copy every trust file the database changed since this process last looked into the home folder. */

@@ -110,11 +110,15 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         need("status", planner);
         const run = await ctx.store.read(ctx.ref);
         const wf = run.state.workflows[planner];
-        const dir = handoff_dir ?? wf?.handoff?.dir;
-        if (!dir)
+        if (!(handoff_dir ?? wf?.handoff?.dir))
           throw new RefusalError(`give handoff_dir: ${planner} has no frozen handoff yet to take the folder from`, { code: "BAD_INPUT" });
         const policy = loadPinnedPolicy(ctx.store.home, run.state.suite);
-        const report = checkReadiness(agentHandoffPath(ctx.store, ctx.ref, dir, wf?.handoff?.dir, ctx.handoffRoot), policy.handoffFormat);
+        const handoff = agentHandoffPath(ctx.store, ctx.ref, handoff_dir, {
+          runId: run.state.run_id,
+          frozenBefore: wf?.handoff?.dir,
+          handoffRoot: ctx.handoffRoot,
+        });
+        const report = checkReadiness(handoff.dir, policy.handoffFormat);
         return {
           text: report.ready
             ? `ready: ${report.dir}`
@@ -138,15 +142,20 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     async ({ planner, handoff_dir, unchanged_because }) =>
       answer(async () => {
         need("freeze", planner);
-        const before = (await ctx.store.read(ctx.ref)).state.workflows[planner]?.handoff?.dir;
-        const handoffDir =
-          handoff_dir === undefined ? undefined : agentHandoffPath(ctx.store, ctx.ref, handoff_dir, before, ctx.handoffRoot);
+        const current = await ctx.store.read(ctx.ref);
+        // Every freeze is bounded, the folder named or the one frozen before (re-resolved, it could lead elsewhere now).
+        const handoff = agentHandoffPath(ctx.store, ctx.ref, handoff_dir, {
+          runId: current.state.run_id,
+          frozenBefore: current.state.workflows[planner]?.handoff?.dir,
+          handoffRoot: ctx.handoffRoot,
+        });
         const key = ctx.freezeKey;
         const r = await freezePairHandoff({
           store: ctx.store,
           run: ctx.ref,
           planner,
-          handoffDir,
+          handoffDir: handoff.dir,
+          confine: handoff.confine,
           actor: key ? undefined : ctx.actor,
           key,
           unchangedBecause: unchanged_because,

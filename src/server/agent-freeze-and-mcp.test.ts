@@ -1,8 +1,9 @@
-import { writeFileSync } from "node:fs";
+import { renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
 import { MCP_TOOLS } from "../mcp/create-twinlock-mcp-server.js";
 import {
   call,
@@ -10,6 +11,7 @@ import {
   PLANNER,
   removeServerWorlds,
   type ServerWorld,
+  serverTempDir,
   serverWorld,
   TEST_HOST,
   TEST_ORIGIN,
@@ -63,6 +65,38 @@ describe("an agent's token freezes only a folder beside its own run (attack: fre
     expect(probe.isError).toBe(true);
     await client.close();
     expect((await a.store.read(a.runFile)).state.workflows[PLANNER]?.handoff).toBeNull();
+  });
+});
+
+describe("every freeze re-checks the folder where the copy is read from (attack: a link swapped in after the first freeze)", () => {
+  it("refuses a later freeze, over the API and over MCP, named or not, once a folder on the way leads out of the run's folder", async () => {
+    const w = await serverWorld();
+    const inner = path.join(w.dir, "x", "h");
+    writeDemoHandoff(inner, demoHandoffRecords());
+    const t = await createAgentToken(w.home, { agent: "claude", runId: w.runId });
+    expect((await call(w, freezeUrl(w), { token: t.token, json: { handoff_dir: inner } })).status).toBe(200);
+    const outside = path.join(serverTempDir("twinlock-outside-"), "srv-other");
+    writeDemoHandoff(path.join(outside, "h"), demoHandoffRecords());
+    writeFileSync(path.join(outside, "h", "notes.md"), "SECRET-OUTSIDE-RUNDIR\n");
+    writeFileSync(path.join(outside, "h", "evidence_index.json"), '{"password":"hunter2"}\n');
+    renameSync(path.join(w.dir, "x"), path.join(w.dir, "x.old"));
+    symlinkSync(outside, path.join(w.dir, "x"));
+    for (const body of [{}, { handoff_dir: inner }]) {
+      const r = await jsonOf(await call(w, freezeUrl(w), { token: t.token, json: body }));
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(String(r.body.message)).toMatch(/outside the run's folder/);
+      expect(JSON.stringify(r.body)).not.toMatch(/SECRET|password|hunter2/);
+    }
+    const client = await mcpClientFor(w, t.token);
+    for (const name of ["twinlock_submit_handoff", "twinlock_readiness"]) {
+      const r = await client.callTool({ name, arguments: { planner: PLANNER } });
+      expect(r.isError, name).toBe(true);
+      expect(JSON.stringify(r.content)).not.toMatch(/SECRET|password|hunter2/);
+    }
+    await client.close();
+    expect((await w.store.read(w.runFile)).state.workflows[PLANNER]?.revision).toBe(1);
+    const plan = await call(w, `${freezeUrl(w).replace(/\/freeze$/, "")}/plan`, { token: t.token });
+    expect(await plan.text()).not.toContain("SECRET-OUTSIDE-RUNDIR");
   });
 });
 

@@ -547,14 +547,19 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const frozenBefore = run.state.workflows[param(c, "planner")]?.handoff?.dir;
     // A token made with --freeze-key signs the freeze with the planner's key the gate home keeps (signing suites need one).
     const key = p.kind === "agent" ? readTokenFreezeKey(home, p.token) : undefined;
-    const handoffDir =
-      body.handoff_dir === undefined ? undefined : agentHandoffPath(store, ref, body.handoff_dir, frozenBefore, config.handoffRoot);
+    // Every freeze over the API is bounded, the folder named or the one frozen before (re-resolved, it could lead elsewhere now).
+    const handoff = agentHandoffPath(store, ref, body.handoff_dir, {
+      runId: run.state.run_id,
+      frozenBefore,
+      handoffRoot: config.handoffRoot,
+    });
     // With a key the freeze is recorded as the key's owner (the suite lists who may freeze).
     const r = await freezePairHandoff({
       store,
       run: ref,
       planner: param(c, "planner"),
-      handoffDir,
+      handoffDir: handoff.dir,
+      confine: handoff.confine,
       actor: key ? undefined : actor,
       key,
       unchangedBecause: body.unchanged_because,

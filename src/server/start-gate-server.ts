@@ -1,9 +1,8 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { serve } from "@hono/node-server";
 import { UsageError } from "../errors/errors.js";
-import type { RunStore } from "../store/run-store.js";
+import { isWithin, type RunStore } from "../store/run-store.js";
 import { type AccessLogEntry, createGateApp } from "./create-gate-app.js";
 
 /** How `twinlock serve` was asked to listen. */
@@ -48,9 +47,8 @@ function requireHandoffRoot(dir: string, store: RunStore): string {
     throw new UsageError(`--handoff-root ${dir} cannot be used (${(error as NodeJS.ErrnoException).code}); give an existing folder`);
   }
   if (!statSync(real).isDirectory()) throw new UsageError(`--handoff-root ${dir} is not a folder; give the folder agents' handoffs are in`);
-  const home = realpathSync(store.home.dir);
-  const inside = (a: string, b: string) => a === b || a.startsWith(`${b}${path.sep}`);
-  if (inside(real, home) || inside(home, real))
+  const home = realpathSync(store.home.shared?.homeDir ?? store.home.dir);
+  if (isWithin(real, home) || isWithin(home, real))
     throw new UsageError(`--handoff-root ${dir} overlaps the gate home ${home}; give a folder apart from it`);
   return real;
 }

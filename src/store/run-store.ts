@@ -23,54 +23,80 @@ export function handoffPathOf(store: RunStore, ref: string, dir: string): string
   return path.resolve(store.runFolder(ref) ?? process.cwd(), dir);
 }
 
+/** Where an agent's freeze may read from: the folder's real path, and a check the freeze makes on the real path it copies from. */
+export interface AgentHandoff {
+  dir: string;
+  /**
+   * Throw unless `realRoot` — the real path the freeze resolves once and
+   * copies beneath — is still allowed: a folder swapped for a link between
+   * this check and the copy leads nowhere.
+   */
+  confine: (realRoot: string) => void;
+}
+
 /**
- * A handoff folder an agent names over the API or MCP, as a real path the
- * run may use: inside the run file's folder for the folder store (so a
- * token for one run cannot freeze, and so read, another run's or the
- * server's files). For a store whose runs are not files: the folder the run
- * froze before, once it has one; before that, a folder inside the server's
- * handoff root (`serve --handoff-root`), and with none set, nothing: an
- * agent never picks which of the server's folders gets frozen and shown.
+ * A handoff folder an agent names over the API or MCP (or, when it names
+ * none, the one its run froze before), as a real path the run may use:
+ * - folder store: inside the run file's folder (so a token for one run
+ *   cannot freeze, and so read, another run's or the server's files);
+ * - a store whose runs are not files: inside `<handoff root>/<run ID>`
+ *   (`serve --handoff-root`), and once the run has frozen, exactly the real
+ *   path it froze then (never re-resolved, so a link swapped in on the way
+ *   is refused); with no handoff root, nothing: an agent never picks which
+ *   of the server's folders is frozen and shown.
  * Throws a UsageError naming the limit.
  */
 export function agentHandoffPath(
   store: RunStore,
   ref: string,
-  dir: string,
-  frozenBefore: string | undefined,
-  handoffRoot?: string,
-): string {
-  const wanted = handoffPathOf(store, ref, dir);
-  let real: string;
-  try {
-    real = realpathSync(wanted);
-  } catch {
-    throw new UsageError(`handoff folder ${dir} does not exist beside the run; give the folder holding the handoff records`);
-  }
+  given: string | undefined,
+  run: { runId: string; frozenBefore: string | undefined; handoffRoot: string | undefined },
+): AgentHandoff {
+  const named = given ?? run.frozenBefore;
+  if (named === undefined) throw new UsageError("give handoff_dir: the folder holding the handoff records (nothing was frozen before)");
+  const real = realFolder(handoffPathOf(store, ref, named), named, store.runFolder(ref) ?? process.cwd());
   const folder = store.runFolder(ref);
-  const within = (limit: string) => real === limit || real.startsWith(`${limit}${path.sep}`);
   if (folder !== undefined) {
     const limit = realpathSync(folder);
-    if (!within(limit))
-      throw new UsageError(
-        `handoff folder ${dir} is outside the run's folder ${limit}; an agent freezes only a folder beside its run file`,
-      );
-    return real;
+    const confine = (r: string) => {
+      if (!isWithin(r, limit))
+        throw new UsageError(
+          `handoff folder ${named} is outside the run's folder ${limit}; an agent freezes only a folder beside its run file`,
+        );
+    };
+    confine(real);
+    return { dir: real, confine };
   }
-  if (frozenBefore !== undefined) {
-    const limit = realpathSync(handoffPathOf(store, ref, frozenBefore));
-    if (real !== limit)
-      throw new UsageError(`handoff folder ${dir} is not the folder this run froze before (${limit}); keep one handoff folder per run`);
-    return real;
-  }
-  if (handoffRoot === undefined)
+  if (run.handoffRoot === undefined)
     throw new UsageError(
-      `run ${ref} has no handoff folder yet, and this server has no --handoff-root: freeze it once from the terminal (twinlock freeze-pair-handoff --store …), or start the server with --handoff-root DIR`,
+      `run ${ref} is in a team store and this server has no --handoff-root: start the server with --handoff-root DIR, and the agent freezes a folder in DIR/${run.runId}`,
     );
-  const limit = realpathSync(handoffRoot);
-  if (!within(limit) || real === limit)
-    throw new UsageError(`handoff folder ${dir} is not inside the server's handoff root ${limit}; give a folder under it`);
-  return real;
+  const limit = path.join(realpathSync(run.handoffRoot), run.runId);
+  const confine = (r: string) => {
+    if (run.frozenBefore !== undefined && r !== run.frozenBefore)
+      throw new UsageError(
+        `handoff folder ${named} is not the folder this run froze before (${run.frozenBefore}); keep one handoff folder per run`,
+      );
+    if (!isWithin(r, limit))
+      throw new UsageError(`handoff folder ${named} is not inside ${limit}, this run's folder under the server's handoff root`);
+  };
+  confine(real);
+  return { dir: real, confine };
+}
+
+/** Whether real path `p` is `folder` or inside it (`/` holds everything). */
+export function isWithin(p: string, folder: string): boolean {
+  return p === folder || p.startsWith(folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`);
+}
+
+function realFolder(wanted: string, named: string, base: string): string {
+  try {
+    return realpathSync(wanted);
+  } catch {
+    throw new UsageError(
+      `handoff folder ${named} does not exist${path.isAbsolute(named) ? "" : ` (a relative folder is taken from ${base})`}; give the folder holding the handoff records`,
+    );
+  }
 }
 
 /** The frozen files the freezes among these events name (every revision's). */

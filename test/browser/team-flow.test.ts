@@ -151,6 +151,9 @@ describe.skipIf(!HAVE_CHROMIUM || !TEST_POSTGRES)(
       ]);
       expect(made.code, made.out).toBe(0);
       runId = /run_[0-9a-f]{16}/.exec(made.stdout)?.[0] as string;
+      // The agent's handoff goes in the run's own folder under the servers' handoff root.
+      handoff = path.join(root, runId);
+      writeDemoHandoff(handoff, demoHandoffRecords());
       expect(runId).toMatch(/^run_[0-9a-f]{16}$/);
       const invite = cli(["reviewer", "invite", "alice", "--origin", origin]);
       expect(invite.code, invite.out).toBe(0);

@@ -4,7 +4,7 @@
  * each server has its own gate home folder (a copy of the team's trust
  * files), so nothing may reach the other server except through the database.
  */
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/server";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -79,13 +79,11 @@ function server(url: string, handoffRoot?: string): ServerWorld & { store: Postg
   };
 }
 
-/** Two servers on one database, a run made by a person, and the agent's handoff under the servers' handoff root. */
+/** Two servers on one database, a run made by a person, and the agent's handoff in the run's folder under the servers' handoff root. */
 async function team() {
   const url = await teamDatabase();
   const handoffRoot = path.join(serverTempDir("twinlock-team-handoffs-"), "handoffs");
-  const handoff = path.join(handoffRoot, "run-1");
   mkdirSync(handoffRoot, { recursive: true });
-  writeDemoHandoff(handoff, demoHandoffRecords());
   const a = server(url, handoffRoot);
   const b = server(url, handoffRoot);
   await pinSuite(a.store.home, { suiteDir: RUN_EXAMPLE_SUITE, allowUnsigned: true, key: TEST_PINNER });
@@ -100,8 +98,11 @@ async function team() {
     budget: null,
     actor: "alice",
   });
-  for (const w of [a, b]) Object.assign(w, { runId: run.state.run_id, handoff });
-  return { url, a, b, runId: run.state.run_id, handoff, handoffRoot };
+  const runId = run.state.run_id;
+  const handoff = path.join(handoffRoot, runId);
+  writeDemoHandoff(handoff, demoHandoffRecords());
+  for (const w of [a, b]) Object.assign(w, { runId, handoff });
+  return { url, a, b, runId, handoff, handoffRoot };
 }
 
 /** Enrol through two servers (options from one, the answer to the other) and sign in the same way. */
@@ -230,23 +231,47 @@ describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, be
     expect(after?.revision).toBe(2);
   });
 
-  it("lets an agent's first freeze name only a folder under the servers' handoff root, and none without one", async () => {
+  it("lets an agent freeze only inside its run's own folder under the servers' handoff root, and nothing without a root", async () => {
     const { url, a, runId, handoffRoot } = await team();
     const { token } = await createAgentToken(a.home, { agent: "planner-agent", runId });
-    const outside = await jsonOf(
-      await call(a, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: path.dirname(handoffRoot) } }),
-    );
-    expect(outside.status).toBe(400);
-    expect(String(outside.body.detail ?? outside.body.message ?? JSON.stringify(outside.body))).toMatch(
-      /not inside the server's handoff root/,
-    );
+    const refusedFor = async (w: ServerWorld, dir: string) => {
+      const r = await jsonOf(await call(w, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: dir } }));
+      expect(r.status, dir).toBe(400);
+      return JSON.stringify(r.body);
+    };
+    // Another run's folder under the same root, the root itself, a prefix twin and a way out by `..`.
+    const other = path.join(handoffRoot, "run_00000000000000ff");
+    writeDemoHandoff(other, demoHandoffRecords());
+    const twin = `${path.join(handoffRoot, runId)}-twin`;
+    writeDemoHandoff(twin, demoHandoffRecords());
+    for (const dir of [other, handoffRoot, twin, path.join(handoffRoot, runId, "..", "run_00000000000000ff")])
+      expect(await refusedFor(a, dir)).toMatch(/is not inside .*this run's folder under the server's handoff root/);
     const bare = server(url);
-    const refused = await jsonOf(
-      await call(bare, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: path.join(handoffRoot, "run-1") } }),
-    );
-    expect(refused.status).toBe(400);
-    expect(JSON.stringify(refused.body)).toMatch(/no --handoff-root/);
+    expect(await refusedFor(bare, path.join(handoffRoot, runId))).toMatch(/no --handoff-root/);
     expect((await a.store.read(runId)).file.revision).toBe(1);
+  });
+
+  it("re-checks the folder at every freeze: a link swapped into the run's folder after the first freeze leads nowhere, named or not", async () => {
+    const { a, b, runId, handoff } = await team();
+    const inner = path.join(handoff, "x", "h");
+    writeDemoHandoff(inner, demoHandoffRecords());
+    const { token } = await createAgentToken(a.home, { agent: "planner-agent", runId });
+    expect((await call(a, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: inner } })).status).toBe(200);
+    // The agent points x at a folder of the server's it wants to read.
+    const outside = path.join(serverTempDir("twinlock-outside-"), "srv-other");
+    writeDemoHandoff(path.join(outside, "h"), demoHandoffRecords());
+    writeFileSync(path.join(outside, "h", "notes.md"), "SECRET-OUTSIDE-ROOT\n");
+    renameSync(path.join(handoff, "x"), path.join(handoff, "x.old"));
+    symlinkSync(outside, path.join(handoff, "x"));
+    for (const body of [{}, { handoff_dir: inner }, { handoff_dir: path.join(outside, "h") }]) {
+      const r = await jsonOf(await call(b, apiPaths.freeze(runId, PLANNER), { token, json: body }));
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(JSON.stringify(r.body)).not.toContain("SECRET");
+    }
+    const run = await a.store.read(runId);
+    expect(run.file.revision).toBe(3);
+    const plan = await call(a, `${apiPaths.pair(runId, PLANNER)}/plan`, { token });
+    expect(await plan.text()).not.toContain("SECRET-OUTSIDE-ROOT");
   });
 
   it("exports a run that verify-log and verify-receipts check offline, with frozen bytes each server fetched by sha256", async () => {

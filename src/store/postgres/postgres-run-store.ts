@@ -64,7 +64,7 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
   pool.on("connect", (client) => client.on("error", () => {}));
   const label = `PostgreSQL store ${redact(url)}`;
   const copy = openGateHome(path.join(localHome.dir, "stores", storeKey(url)), { create: true });
-  const shared = postgresSharedHome(pool, label, copy, transaction);
+  const shared = postgresSharedHome(pool, label, copy, transaction, localHome.dir);
   const home: GateHome = {
     ...copy,
     shared: { ...shared, refresh: () => shared.refresh().catch((e) => Promise.reject(describeDatabaseError(e, label))) },

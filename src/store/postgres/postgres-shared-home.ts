@@ -4,7 +4,7 @@ import type pg from "pg";
 import { IntegrityError } from "../../errors/errors.js";
 import type { ManifestEntry } from "../../handoff/hash-handoff.js";
 import { hasBlob, readBlob, storeFetchedBlob } from "../../home/frozen-bytes.js";
-import type { GateHome } from "../../home/gate-home.js";
+import { type GateHome, listHomeSubdir } from "../../home/gate-home.js";
 import {
   type HomeFileChange,
   homeFilePath,
@@ -40,7 +40,13 @@ export interface PostgresSharedHome extends SharedHome {
  * latest version (one query) and, only when the copy is behind, copies
  * every file changed since, under the copy's lock (servers may share it).
  */
-export function postgresSharedHome(pool: pg.Pool, label: string, copy: GateHome, transaction: Transaction): PostgresSharedHome {
+export function postgresSharedHome(
+  pool: pg.Pool,
+  label: string,
+  copy: GateHome,
+  transaction: Transaction,
+  homeDir: string,
+): PostgresSharedHome {
   /** The version this process last saw the copy at; the copy's own file says what it holds. */
   let seen = -1;
 
@@ -51,22 +57,31 @@ export function postgresSharedHome(pool: pg.Pool, label: string, copy: GateHome,
     const marker = path.join(copy.dir, VERSION_FILE);
     await withFileLock(marker, async () => {
       const held = readHeldVersion(marker);
-      if (held < newest) {
-        const rows = await pool.query<{ name: string; body: string | null; version: string }>(
-          "SELECT name, body, version FROM twinlock_home_files WHERE version > $1 ORDER BY version",
-          [held],
-        );
-        let reached = held;
-        for (const row of rows.rows) {
-          if (!isSharedHomeFile(row.name))
-            throw new IntegrityError(`${label} holds a trust file named ${row.name}; the database was edited by hand`);
-          writeHomeText(homeFilePath(copy, row.name), row.body);
-          reached = Number(row.version);
-        }
-        writeHomeText(marker, `${JSON.stringify({ version: reached })}\n`);
+      // A process's first look, or a database that went back (restored, or made anew), copies everything again:
+      // the copy never keeps a file the database does not hold now.
+      const whole = seen === -1 || newest < held;
+      if (!whole && held >= newest) return;
+      const rows = await pool.query<{ name: string; body: string | null; version: string }>(
+        "SELECT name, body, version FROM twinlock_home_files WHERE version > $1 ORDER BY version",
+        [whole ? 0 : held],
+      );
+      let reached = whole ? 0 : held;
+      for (const row of rows.rows) {
+        if (!isSharedHomeFile(row.name))
+          throw new IntegrityError(`${label} holds a trust file named ${row.name}; the database was edited by hand`);
+        writeHomeText(homeFilePath(copy, row.name), row.body);
+        reached = Number(row.version);
       }
+      if (whole) removeFilesNotIn(new Set(rows.rows.filter((r) => r.body !== null).map((r) => r.name)));
+      writeHomeText(marker, `${JSON.stringify({ version: reached })}\n`);
     });
     seen = newest;
+  }
+
+  /** Remove the copy's trust files the database does not hold (each written file was replaced atomically first). */
+  function removeFilesNotIn(held: ReadonlySet<string>): void {
+    const names = ["pins.json", "reviewers.json", ...listHomeSubdir(copy, "tokens").map((n) => `tokens/${n}`)];
+    for (const name of names) if (isSharedHomeFile(name) && !held.has(name)) writeHomeText(homeFilePath(copy, name), null);
   }
 
   async function update<T>(name: string, change: HomeFileChange<T>): Promise<T> {
@@ -109,7 +124,7 @@ export function postgresSharedHome(pool: pg.Pool, label: string, copy: GateHome,
       ]);
   }
 
-  return { label, refresh, update, fetchFrozen, uploadFrozen };
+  return { label, homeDir, refresh, update, fetchFrozen, uploadFrozen };
 }
 
 function readHeldVersion(marker: string): number {
