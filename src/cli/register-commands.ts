@@ -386,6 +386,7 @@ export function registerCommands(program: Command, sink: Sink): void {
     .description("load an exported run (export --out DIR) into a store, verified first: its chain, and every frozen file by sha256")
     .argument("<dir>", "the folder export --out wrote (run.json and frozen/)")
     .option("--as <name>", "the name to give the run in a PostgreSQL store, or the run file to restore in the gate home")
+    .option("--accept-unsigned", "import a run of a suite pinned with --allow-unsigned (its receipts prove nothing about who decided)")
     .action(async (dir, opts) => sink(await (await import("./commands/import.js")).runImport(dir, opts)));
 
   const db = program.command("db").description("a team's PostgreSQL store");

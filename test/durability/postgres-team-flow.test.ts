@@ -289,9 +289,13 @@ describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, be
     expect(receipts.code, receipts.output).toBe(0);
     // And a second team database takes it in, verified, once.
     const other = await teamDatabase();
-    const imported = await runCli(["import", out, "--store", other, "--home", path.join(a.dir, "home")]);
+    // A person pins the suite there first: an import is judged by the destination's own trust.
+    const otherStore = postgresRunStore(other, openGateHome(path.join(serverTempDir(), "home"), { create: true }));
+    stores.push(otherStore);
+    await pinSuite(otherStore.home, { suiteDir: RUN_EXAMPLE_SUITE, allowUnsigned: true, key: TEST_PINNER });
+    const imported = await runCli(["import", out, "--accept-unsigned", "--store", other, "--home", path.join(a.dir, "home")]);
     expect(imported.code, imported.output).toBe(0);
-    const twice = await runCli(["import", out, "--store", other, "--home", path.join(a.dir, "home")]);
+    const twice = await runCli(["import", out, "--accept-unsigned", "--store", other, "--home", path.join(a.dir, "home")]);
     expect(twice.code).toBe(1);
     expect(twice.stderr).toMatch(/an import never replaces a run/);
   });

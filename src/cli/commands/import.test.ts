@@ -1,9 +1,21 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseDocument } from "yaml";
 import { openGateHome } from "../../home/gate-home.js";
+import { pinSuite } from "../../home/suite-pins.js";
 import { runCli } from "../../test-support/run-cli.js";
-import { driveTo, makeGateRun, makeRunTempDir, removeGateRuns, review, snapshotTree } from "../../test-support/run-fixture.js";
+import {
+  driveTo,
+  homeOf,
+  makeGateRun,
+  makeRunTempDir,
+  removeGateRuns,
+  review,
+  snapshotTree,
+  TEST_PINNER,
+} from "../../test-support/run-fixture.js";
+import { generateReviewerKey } from "../../trust/keys.js";
 
 afterAll(removeGateRuns);
 
@@ -23,7 +35,7 @@ describe("twinlock import", () => {
     const bytes = readFileSync(g.runFile);
     rmSync(g.runFile);
     const restored = path.join(g.dir, "restored.json");
-    const r = await runCli(["import", out, "--as", restored, "--home", g.home]);
+    const r = await runCli(["import", out, "--as", restored, "--accept-unsigned", "--home", g.home]);
     expect(r.code, r.output).toBe(0);
     expect(r.stdout).toMatch(/imported run run_[0-9a-f]{16} \(\d+ events, \d+ frozen files\)/);
     expect(readFileSync(restored)).toEqual(bytes);
@@ -36,11 +48,11 @@ describe("twinlock import", () => {
   it("never replaces a run: a second import, or one while the run file still exists, is refused and writes nothing", async () => {
     const { g, out } = await exportedRun();
     const before = snapshotTree(g.dir);
-    const r = await runCli(["import", out, "--as", path.join(g.dir, "copy.json"), "--home", g.home]);
+    const r = await runCli(["import", out, "--as", path.join(g.dir, "copy.json"), "--accept-unsigned", "--home", g.home]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/which still exists; continue that run file/);
     expect(snapshotTree(g.dir)).toEqual(before);
-    const onTop = await runCli(["import", out, "--as", g.runFile, "--home", g.home]);
+    const onTop = await runCli(["import", out, "--as", g.runFile, "--accept-unsigned", "--home", g.home]);
     expect(onTop.code).toBe(1);
     expect(onTop.stderr).toMatch(/already exists/);
   });
@@ -52,7 +64,7 @@ describe("twinlock import", () => {
     expect((await runCli(["export", g.runFile, "--out", out, "--home", g.home])).code).toBe(0);
     await review(g, "approved");
     rmSync(g.runFile);
-    const r = await runCli(["import", out, "--as", path.join(g.dir, "old.json"), "--home", g.home]);
+    const r = await runCli(["import", out, "--as", path.join(g.dir, "old.json"), "--accept-unsigned", "--home", g.home]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/never an older or other copy/);
     expect(existsSync(path.join(g.dir, "old.json"))).toBe(false);
@@ -66,7 +78,7 @@ describe("twinlock import", () => {
     json.events[1].actor = "mallory";
     writeFileSync(file, JSON.stringify(json));
     const target = path.join(g.dir, "edited.json");
-    const r = await runCli(["import", out, "--as", target, "--home", g.home]);
+    const r = await runCli(["import", out, "--as", target, "--accept-unsigned", "--home", g.home]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/does not verify|does not match|hash/);
     expect(existsSync(target)).toBe(false);
@@ -78,22 +90,56 @@ describe("twinlock import", () => {
     const [first] = readdirSync(path.join(out, "frozen"));
     const blob = path.join(out, "frozen", first as string);
     rmSync(blob, { force: true });
-    const missing = await runCli(["import", out, "--as", path.join(g.dir, "a.json"), "--home", g.home]);
+    const missing = await runCli(["import", out, "--as", path.join(g.dir, "a.json"), "--accept-unsigned", "--home", g.home]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/is missing; export the run again/);
     writeFileSync(blob, "not the frozen bytes\n");
-    const forged = await runCli(["import", out, "--as", path.join(g.dir, "b.json"), "--home", g.home]);
+    const forged = await runCli(["import", out, "--as", path.join(g.dir, "b.json"), "--accept-unsigned", "--home", g.home]);
     expect(forged.code).not.toBe(0);
     expect(forged.stderr).toMatch(/do not hash to that/);
     expect(existsSync(path.join(g.dir, "a.json")) || existsSync(path.join(g.dir, "b.json"))).toBe(false);
   });
 
   it("refuses a run made in another gate home: a run file belongs to its home", async () => {
-    const { out } = await exportedRun();
-    const other = openGateHome(path.join(makeRunTempDir("twinlock-other-home-"), "home"), { create: true }).dir;
-    const r = await runCli(["import", out, "--as", path.join(path.dirname(other), "run.json"), "--home", other]);
+    const { g, out } = await exportedRun();
+    const otherHome = openGateHome(path.join(makeRunTempDir("twinlock-other-home-"), "home"), { create: true });
+    await pinSuite(otherHome, { suiteDir: g.suite, allowUnsigned: true, key: TEST_PINNER });
+    const other = otherHome.dir;
+    const r = await runCli(["import", out, "--as", path.join(path.dirname(other), "run.json"), "--accept-unsigned", "--home", other]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/import it into a team store/);
+  });
+
+  it("refuses a run of a suite pinned with --allow-unsigned unless told --accept-unsigned: its approvals prove nothing about who gave them", async () => {
+    const { g, out } = await exportedRun();
+    rmSync(g.runFile);
+    const r = await runCli(["import", out, "--as", path.join(g.dir, "r.json"), "--home", g.home]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/pinned with --allow-unsigned .* pass --accept-unsigned to import it knowingly/);
+    expect(existsSync(path.join(g.dir, "r.json"))).toBe(false);
+  });
+
+  it("refuses a run whose decisions the store's pin does not trust (attack: an agent's own export with approvals it recorded)", async () => {
+    const g = makeGateRun({ copySuite: true });
+    await driveTo(g, "executing");
+    const out = path.join(makeRunTempDir("twinlock-import-"), "bundle");
+    expect((await runCli(["export", g.runFile, "--out", out, "--home", g.home])).code).toBe(0);
+    rmSync(g.runFile);
+    // The home's pin of this suite now requires signed receipts by listed reviewers; the run's approvals are unsigned.
+    const config = path.join(g.suite, "twinlock.yaml");
+    const doc = parseDocument(readFileSync(config, "utf8"));
+    doc.setIn(["policies", "require_signed_receipts"], true);
+    doc.set("reviewers", [
+      { name: "alice", public_key: generateReviewerKey().publicKey, rights: ["review", "consent", "apply", "stop", "freeze"] },
+    ]);
+    writeFileSync(config, doc.toString());
+    await pinSuite(homeOf(g), { suiteDir: g.suite, key: TEST_PINNER });
+    const r = await runCli(["import", out, "--as", path.join(g.dir, "r.json"), "--accept-unsigned", "--home", g.home]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /decisions? that the pin of .* does not trust .*an import takes only decisions signed by reviewers this store trusts/,
+    );
+    expect(existsSync(path.join(g.dir, "r.json"))).toBe(false);
   });
 
   it("asks for --as on the folder store, which keeps runs as files", async () => {
