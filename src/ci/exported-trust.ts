@@ -62,9 +62,13 @@ export function exportedTrustOf(pinned: PinnedPolicy, from: string, now: Date): 
   });
 }
 
-/** The trust file of an export folder (beside its run.json), as the config judgeReceiptTrust takes. */
-export function readExportedTrust(runJson: string): { trust: ExportedTrust; config: SuiteConfig; file: string } {
-  const file = path.join(path.dirname(path.resolve(runJson)), EXPORTED_TRUST_FILE);
+/**
+ * A trust file in the export format (`export --out` writes one as trust.json),
+ * as the config judgeReceiptTrust takes. The caller names it: the one beside
+ * an export came with it, and whoever could write the export could write it.
+ */
+export function readExportedTrust(given: string): { trust: ExportedTrust; config: SuiteConfig; file: string } {
+  const file = path.resolve(given);
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(file, "utf8"));
@@ -72,12 +76,15 @@ export function readExportedTrust(runJson: string): { trust: ExportedTrust; conf
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
       code === "ENOENT"
-        ? `${file} is missing: --exported reads the trust file that \`twinlock export --out DIR\` writes beside run.json; export the run again`
-        : `cannot read ${file} (${code ?? "not JSON"}); export the run again`,
+        ? `--trust ${given} does not exist; give a trust.json that \`twinlock export --out DIR\` wrote for you (or your team keeps where the agent cannot write)`
+        : `cannot read --trust ${given} (${code ?? "not JSON"}); give a trust.json written by \`twinlock export --out DIR\``,
     );
   }
   const parsed = ExportedTrustSchema.safeParse(json);
-  if (!parsed.success) throw new UsageError(`${file} is not a twinlock export's trust file; export the run again`);
+  if (!parsed.success)
+    throw new UsageError(
+      `--trust ${given} is not a twinlock export's trust file; give the trust.json \`twinlock export --out DIR\` writes`,
+    );
   const trust = parsed.data;
   const config = { policies: trust.policies, reviewers: trust.reviewers, revoked: trust.revoked } as unknown as SuiteConfig;
   return { trust, config, file };

@@ -236,7 +236,8 @@ export function registerCommands(program: Command, sink: Sink): void {
     .command("verify-receipts")
     .description("check every receipt's signature, key, rights and revocation against the suite's reviewers")
     .argument("<run>", "run file, a run's ID or name in a PostgreSQL store, or with --exported an export's run.json")
-    .option("--exported", "RUN is run.json of `export --out DIR`: judge it by the trust.json the export wrote beside it (offline)")
+    .option("--exported", "RUN is run.json of `export --out DIR`: judge it offline by --trust FILE")
+    .option("--trust <file>", "with --exported: a trust.json you trust (from an export you made, or kept where the agent cannot write)")
     .action(async (run, opts) => sink(await (await import("./commands/verify-receipts.js")).runVerifyReceipts(run, opts)));
 
   program

@@ -239,7 +239,14 @@ describe.skipIf(!HAVE_CHROMIUM || !TEST_POSTGRES)(
         const offline = (args: string[]) => spawnSync(process.execPath, [DIST_BIN, ...args], { encoding: "utf8", cwd: os.tmpdir() });
         const log = offline(["verify-log", "--exported", path.join(out, "run.json")]);
         expect(log.status, log.stdout + log.stderr).toBe(0);
-        const receipts = offline(["verify-receipts", "--exported", path.join(out, "run.json"), "--json"]);
+        const receipts = offline([
+          "verify-receipts",
+          "--exported",
+          path.join(out, "run.json"),
+          "--trust",
+          path.join(out, "trust.json"),
+          "--json",
+        ]);
         expect(receipts.status, receipts.stdout + receipts.stderr).toBe(0);
         const rows = (JSON.parse(receipts.stdout) as { receipts: Array<{ kind: string; signed: boolean; ok: boolean; detail: string }> })
           .receipts;

@@ -285,7 +285,7 @@ describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, be
     expect(exported.code, exported.output).toBe(0);
     const log = await runCli(["verify-log", "--exported", path.join(out, "run.json")]);
     expect(log.code, log.output).toBe(0);
-    const receipts = await runCli(["verify-receipts", "--exported", path.join(out, "run.json")]);
+    const receipts = await runCli(["verify-receipts", "--exported", path.join(out, "run.json"), "--trust", path.join(out, "trust.json")]);
     expect(receipts.code, receipts.output).toBe(0);
     // And a second team database takes it in, verified, once.
     const other = await teamDatabase();

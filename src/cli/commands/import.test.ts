@@ -151,27 +151,42 @@ describe("twinlock import", () => {
 });
 
 describe("twinlock verify-receipts --exported", () => {
-  it("judges an export's receipts by the trust file written beside it, with no gate home at all", async () => {
+  it("judges an export's receipts by the trust file the person names, with no gate home at all", async () => {
     const { out } = await exportedRun();
     const trust = JSON.parse(readFileSync(path.join(out, "trust.json"), "utf8"));
     expect(trust.format).toBe("twinlock-export-trust/1");
-    const r = await runCli(["verify-receipts", "--exported", path.join(out, "run.json"), "--home", path.join(out, "no-home-here")]);
+    const r = await runCli([
+      "verify-receipts",
+      "--exported",
+      path.join(out, "run.json"),
+      "--trust",
+      path.join(out, "trust.json"),
+      "--home",
+      path.join(out, "no-home-here"),
+    ]);
     expect(r.code, r.output).toBe(0);
-    expect(r.stdout).toMatch(/receipts, 0 untrusted; trust from .*trust\.json/);
+    expect(r.stdout).toMatch(/receipts, 0 untrusted; trust from .*trust\.json \(by its own account: the pin of/);
   });
 
-  it("refuses a trust file of another suite, and says what to do when it is missing", async () => {
+  it("never takes the trust beside the export on its own (attack: an export whose trust.json names the agent's keys)", async () => {
+    const { out } = await exportedRun();
+    const r = await runCli(["verify-receipts", "--exported", path.join(out, "run.json")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/give --trust FILE with --exported: .* the one that came with this export proves nothing/);
+  });
+
+  it("refuses a trust file of another suite, and says what to give when it is missing", async () => {
     const { out } = await exportedRun();
     const file = path.join(out, "trust.json");
     const trust = JSON.parse(readFileSync(file, "utf8"));
     writeFileSync(file, JSON.stringify({ ...trust, suite_id: "someone-else" }));
-    const other = await runCli(["verify-receipts", "--exported", path.join(out, "run.json")]);
+    const other = await runCli(["verify-receipts", "--exported", path.join(out, "run.json"), "--trust", file]);
     expect(other.code).not.toBe(0);
     expect(other.stderr).toMatch(/is the trust of suite someone-else/);
     rmSync(file);
-    const missing = await runCli(["verify-receipts", "--exported", path.join(out, "run.json")]);
+    const missing = await runCli(["verify-receipts", "--exported", path.join(out, "run.json"), "--trust", file]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/trust\.json is missing/);
+    expect(missing.stderr).toMatch(/--trust .*trust\.json does not exist; give a trust\.json/);
   });
 });
 

@@ -12,10 +12,10 @@ import { storeOption } from "../home-option.js";
  * `twinlock verify-receipts RUN`: check every receipt offline against the
  * reviewers of the pinned suite: a run file of the gate home; a run of a
  * team store (`--store`), judged by the store's pins and enrolled passkeys;
- * or, with `--exported`, an export's run.json judged by the trust file the
- * export wrote beside it (no home, no database).
+ * or, with `--exported`, an export's run.json judged by `--trust FILE`, a
+ * trust.json the person trusts (no home, no database).
  */
-export async function runVerifyReceipts(runRef: string, o: CommonOptions & { exported?: boolean }): Promise<CommandResult> {
+export async function runVerifyReceipts(runRef: string, o: CommonOptions & { exported?: boolean; trust?: string }): Promise<CommandResult> {
   const { run, config, source, unsigned } = await receiptsAndTrust(runRef, o);
   const rows = judgeRunReceipts(run, config);
   const bad = rows.filter((r) => !r.ok).length;
@@ -33,20 +33,24 @@ export async function runVerifyReceipts(runRef: string, o: CommonOptions & { exp
 /** The run (verified) and the trust its receipts are judged by, wherever the run is. */
 async function receiptsAndTrust(
   runRef: string,
-  o: CommonOptions & { exported?: boolean },
+  o: CommonOptions & { exported?: boolean; trust?: string },
 ): Promise<{ run: LoadedRun; config: SuiteConfig; source: string; unsigned: boolean }> {
   if (o.exported) {
+    if (o.trust === undefined)
+      throw new UsageError(
+        "give --trust FILE with --exported: the trust.json of an export you made yourself (twinlock export RUN --out DIR), or one your team keeps where the agent cannot write — the one that came with this export proves nothing, whoever could write the export could write it",
+      );
     // readRunFile verifies the chain and the replay; there is no checkpoint to set it against offline.
     const run = readRunFile(path.resolve(runRef));
-    const { trust, config, file } = readExportedTrust(runRef);
+    const { trust, config, file } = readExportedTrust(o.trust);
     if (trust.suite_id !== run.state.suite.suite_id)
       throw new UsageError(
-        `${file} is the trust of suite ${trust.suite_id}, but the run is of ${run.state.suite.suite_id}; export the run again`,
+        `${file} is the trust of suite ${trust.suite_id}, but the run is of ${run.state.suite.suite_id}; give that suite's trust file`,
       );
     return {
       run,
       config,
-      source: `${file} (pin of ${trust.suite_id}, exported from ${trust.exported_from} at ${trust.exported_at})`,
+      source: `${file} (by its own account: the pin of ${trust.suite_id} in ${trust.exported_from} at ${trust.exported_at})`,
       unsigned: config.policies?.require_signed_receipts !== true,
     };
   }
