@@ -26,8 +26,11 @@ export class RefusalError extends Error {
 /** Another writer changed the run file since it was read (stale compare-and-swap): exit 1. */
 export class ConflictError extends Error {
   override name = "ConflictError";
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The store could not be reached or answer (not a decision's conflict): asking again later may work (a server says 503). */
+  readonly retryable: boolean;
+  constructor(message: string, options?: { cause?: unknown; retryable?: boolean }) {
     super(message, options);
+    this.retryable = options?.retryable === true;
   }
 }
 

@@ -177,6 +177,8 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   app.onError((error, c) => {
     const { status, body } = describeProblem(error);
     c.set("problemCode", body.code);
+    // The store could not answer: a proxy or client may ask again shortly.
+    if (status === 503) c.header("Retry-After", "2");
     if (status === 500)
       process.stderr.write(
         `twinlock serve: internal error on ${c.req.method} ${loggedPath(new URL(c.req.url).pathname)}: ${(error as Error).stack}\n`,
@@ -850,9 +852,11 @@ function titleFor(status: number): string {
       ? "Not allowed"
       : status === 404
         ? "Not found"
-        : status >= 500
-          ? "Server error"
-          : "Refused";
+        : status === 503
+          ? "Unavailable for a moment"
+          : status >= 500
+            ? "Server error"
+            : "Refused";
 }
 
 function remedyFor(code: string): string {
@@ -860,5 +864,7 @@ function remedyFor(code: string): string {
     ? "Sign in with your passkey."
     : code === "UNKNOWN_INVITATION"
       ? "Ask for a new enrolment link."
-      : "Go back to the list of runs.";
+      : code === "UNAVAILABLE"
+        ? "Nothing was decided by this request unless the message says it may have been: reload the run, then try again."
+        : "Go back to the list of runs.";
 }

@@ -35,7 +35,10 @@ export function describeProblem(error: unknown): { status: number; body: Problem
     const code = typeof error.details.code === "string" ? error.details.code : "REFUSED";
     return { status: 409, body: { ok: false, code, message: error.message, details: publicDetails(error.details) } };
   }
-  if (error instanceof ConflictError) return { status: 409, body: { ok: false, code: "CONFLICT", message: error.message, details: {} } };
+  if (error instanceof ConflictError)
+    return error.retryable
+      ? { status: 503, body: { ok: false, code: "UNAVAILABLE", message: error.message, details: {} } }
+      : { status: 409, body: { ok: false, code: "CONFLICT", message: error.message, details: {} } };
   if (error instanceof IntegrityError)
     return { status: 409, body: { ok: false, code: "INTEGRITY", message: error.message, details: publicDetails(error.details) } };
   return {

@@ -274,6 +274,19 @@ describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, be
     expect(await plan.text()).not.toContain("SECRET-OUTSIDE-ROOT");
   });
 
+  it("answers 503 with Retry-After, not a refusal, while the database cannot be reached, and a page says to try again", async () => {
+    const down = server("postgres://postgres@127.0.0.1:1/twinlock");
+    const api = await call(down, "/api/runs", { token: "tl_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });
+    expect(api.status).toBe(503);
+    expect(api.headers.get("retry-after")).toBe("2");
+    const body = (await api.json()) as { code: string; message: string };
+    expect(body.code).toBe("UNAVAILABLE");
+    expect(body.message).toMatch(/is not reachable .*nothing was recorded — try again when the database is back/);
+    const page = await call(down, "/", { headers: { accept: "text/html" } });
+    expect(page.status).toBe(503);
+    expect(await page.text()).toContain("Unavailable for a moment");
+  });
+
   it("exports a run that verify-log and verify-receipts check offline, with frozen bytes each server fetched by sha256", async () => {
     const { url, a, b, runId, handoff } = await team();
     const { token } = await createAgentToken(a.home, { agent: "planner-agent", runId });

@@ -142,6 +142,16 @@ describe("twinlock import", () => {
     expect(existsSync(path.join(g.dir, "r.json"))).toBe(false);
   });
 
+  it("says what to give for a folder that is no export, and for a missing export run", async () => {
+    const nowhere = path.join(makeRunTempDir("twinlock-import-"), "missing");
+    const r = await runCli(["import", nowhere, "--as", "x.json"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/holds no run\.json; give the folder `twinlock export RUN --out DIR` wrote/);
+    const v = await runCli(["verify-receipts", "--exported", path.join(nowhere, "run.json"), "--trust", "t.json"]);
+    expect(v.code).toBe(2);
+    expect(v.stderr).toMatch(/does not exist; give the run\.json of an export/);
+  });
+
   it("asks for --as on the folder store, which keeps runs as files", async () => {
     const { g, out } = await exportedRun();
     const r = await runCli(["import", out, "--home", g.home]);
@@ -196,6 +206,9 @@ describe("--store and its settings, given wrong", () => {
     const notPostgres = await runCli(["pair-status", "run_0123456789abcdef", "MD-29", "--store", "mysql://x/y", "--home", g.home]);
     expect(notPostgres.code).toBe(2);
     expect(notPostgres.stderr).toMatch(/is not a store; give postgres:\/\/USER@HOST:PORT\/DB/);
+    const unparsable = await runCli(["pair-status", "run_0123456789abcdef", "MD-29", "--store", "postgres://[bad", "--home", g.home]);
+    expect(unparsable.code).toBe(2);
+    expect(unparsable.stderr).toMatch(/is not a connection string PostgreSQL can use; give postgres:\/\/USER@HOST:PORT\/DB/);
     const before = process.env.TWINLOCK_STORE_POOL;
     process.env.TWINLOCK_STORE_POOL = "lots";
     try {

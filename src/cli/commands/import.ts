@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { IntegrityError, RefusalError, UsageError } from "../../errors/errors.js";
 import { MAX_HANDOFF_BYTES, type ManifestEntry } from "../../handoff/hash-handoff.js";
@@ -24,6 +25,7 @@ import { storeOption, usesTeamStore } from "../home-option.js";
 export async function runImport(dir: string, o: CommonOptions & { as?: string; acceptUnsigned?: boolean }): Promise<CommandResult> {
   const folder = path.resolve(dir);
   const runJson = path.join(folder, "run.json");
+  if (!existsSync(runJson)) throw new UsageError(`${dir} holds no run.json; give the folder \`twinlock export RUN --out DIR\` wrote`);
   const file = readRunFileUnverified(runJson);
   const store = storeOption(o);
   const ref = o.as ?? (usesTeamStore(o) ? file.state.run_id : undefined);

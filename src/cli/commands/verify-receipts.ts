@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { readExportedTrust } from "../../ci/exported-trust.js";
 import { UsageError } from "../../errors/errors.js";
@@ -41,6 +42,8 @@ async function receiptsAndTrust(
         "give --trust FILE with --exported: the trust.json of an export you made yourself (twinlock export RUN --out DIR), or one your team keeps where the agent cannot write — the one that came with this export proves nothing, whoever could write the export could write it",
       );
     // readRunFile verifies the chain and the replay; there is no checkpoint to set it against offline.
+    if (!existsSync(path.resolve(runRef)))
+      throw new UsageError(`${runRef} does not exist; give the run.json of an export (twinlock export RUN --out DIR)`);
     const run = readRunFile(path.resolve(runRef));
     const { trust, config, file } = readExportedTrust(o.trust);
     if (trust.suite_id !== run.state.suite.suite_id)

@@ -205,7 +205,7 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
         if (committing && isConnectionLoss(error))
           throw new ConflictError(
             `${label} was lost while committing (${code ?? "connection lost"}); the decision may have been recorded — read the run before repeating it`,
-            { cause: error },
+            { cause: error, retryable: true },
           );
         throw describeDatabaseError(error, label);
       } finally {
@@ -464,12 +464,16 @@ export function describeDatabaseError(error: unknown, where: string): Error {
   if (isConnectionLoss(error))
     return new ConflictError(
       `${where} is not reachable (${e.code ?? "connection lost"}); nothing was recorded — try again when the database is back`,
+      { retryable: true },
     );
   if (e.code === "42P01") return new UsageError(`${where} has no twinlock tables; run \`twinlock db migrate --store URL\` first`);
   // Not the database's: a decision's own error (a passkey decision stops at its receipt by throwing) passes through.
   if (typeof e.code !== "string") return error as Error;
+  if (e.code === "ERR_INVALID_URL")
+    return new UsageError(`${where} is not a connection string PostgreSQL can use; give postgres://USER@HOST:PORT/DB`);
   return new ConflictError(
     `${where} refused the request (${e.code ?? "error"}: ${(e.message ?? "").split("\n")[0]}); nothing was recorded — try again`,
+    { retryable: true },
   );
 }
 
