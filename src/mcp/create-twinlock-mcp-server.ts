@@ -10,6 +10,7 @@ import { loadRunSuite } from "../gate/load-run-suite.js";
 import { pairStatusFromRun } from "../gate/pair-status.js";
 import { presentPlan } from "../gate/present-plan.js";
 import { checkReadiness } from "../handoff/check-readiness.js";
+import { snapshotHandoff } from "../home/frozen-bytes.js";
 import { loadPinnedPolicy, promptFileDigest } from "../home/suite-pins.js";
 import { shellQuote } from "../run/next-step.js";
 import { promptId } from "../run/run-schema.js";
@@ -118,7 +119,14 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
           frozenBefore: wf?.handoff?.dir,
           handoffRoot: ctx.handoffRoot,
         });
-        const report = checkReadiness(handoff.dir, policy.handoffFormat);
+        // Judged on a copy made beneath the checked real path, as a freeze is: a link swapped in meanwhile leads nowhere.
+        const snapshot = snapshotHandoff(ctx.store.home, handoff.dir, handoff.confine);
+        let report: ReturnType<typeof checkReadiness>;
+        try {
+          report = { ...checkReadiness(snapshot.dir, policy.handoffFormat), dir: handoff.dir };
+        } finally {
+          snapshot.dispose();
+        }
         return {
           text: report.ready
             ? `ready: ${report.dir}`
