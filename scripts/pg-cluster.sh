@@ -6,9 +6,10 @@
 set -euo pipefail
 bin=${PG_BIN:-/usr/lib/postgresql/15/bin}
 cmd=${1:?start or stop}
-dir=${2:?a folder for the cluster}
+dir=$(realpath -m "${2:?a folder for the cluster}")
 as_owner() {
-  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  # From / : the postgres user may not enter the caller's working folder.
+  if [ "$(id -u)" -eq 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 case "$cmd" in
   start)

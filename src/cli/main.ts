@@ -152,12 +152,13 @@ const RUN_COMMANDS = [
 const TRUST_COMMANDS = ["pin", "list", "unpin", "add-pinner", "revoke", "invite"];
 
 /** Commands that take `--store URL` (a team's PostgreSQL store). */
-const STORE_COMMANDS = new Set([...RUN_COMMANDS, ...TRUST_COMMANDS, "migrate", "import", "verify-receipts"]);
+const STORE_COMMANDS = new Set([...RUN_COMMANDS, ...TRUST_COMMANDS, "migrate", "import", "verify-receipts", "log", "verify-log"]);
 
 /** Commands that read or write the gate home, so take `--home DIR`. */
 const HOME_COMMANDS = new Set([
   ...RUN_COMMANDS,
   ...TRUST_COMMANDS,
+  "log",
   "verify-log",
   "verify-receipts",
   "attest",

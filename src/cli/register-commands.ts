@@ -212,14 +212,14 @@ export function registerCommands(program: Command, sink: Sink): void {
     .command("log")
     .description("print the run's event chain")
     .argument("<run>", "run file")
-    .action(async (run, opts) => sink((await import("./commands/run-log.js")).runLog(run, opts)));
+    .action(async (run, opts) => sink(await (await import("./commands/run-log.js")).runLog(run, opts)));
 
   program
     .command("verify-log")
     .description("verify the event chain and that the state equals its replay")
     .argument("<run>", "run file")
     .option("--exported", "RUN is run.json of `export --out DIR`: the chain and the replay only, no gate home's checkpoint")
-    .action(async (run, opts) => sink((await import("./commands/run-log.js")).runVerifyLog(run, opts)));
+    .action(async (run, opts) => sink(await (await import("./commands/run-log.js")).runVerifyLog(run, opts)));
 
   program
     .command("keygen")

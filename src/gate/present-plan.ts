@@ -202,7 +202,7 @@ function renderMarkdown(
   out.push(`- revision **${h.revision}**, frozen ${h.frozen_at} by ${t(h.frozen_by)}`);
   out.push(`- handoff hash \`${h.hash}\`; records read as the pinned suite's **${r.format}** format`);
   out.push(
-    `- state \`${wf.state}\`; handoff folder ${code(h.dir)}${h.dir.startsWith("/") ? "" : " (relative to the run file)"}; shown from the frozen bytes in the gate home, ${h.files.length} files hashed:`,
+    `- state \`${wf.state}\`; handoff folder ${code(h.dir)}${h.dir.startsWith("/") ? "" : " (relative to the run file)"}; shown from the frozen bytes the gate keeps, ${h.files.length} files hashed:`,
   );
   for (const f of h.files) out.push(`  - ${code(f.path)} ${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…`);
   out.push("");

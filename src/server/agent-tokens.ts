@@ -133,13 +133,16 @@ function parseToken(text: string): AgentToken | undefined {
 /** Revoke a token for good; revoking twice is refused, naming when it was revoked. */
 export async function revokeAgentToken(home: GateHome, id: string, now: Date = new Date()): Promise<AgentToken> {
   tokenFile(home, id);
-  return updateHomeFile(home, `tokens/${id}.json`, (text) => {
+  const revoked = await updateHomeFile(home, `tokens/${id}.json`, (text) => {
     const record = text === undefined ? undefined : parseToken(text);
     if (!record) throw new RefusalError(`no token ${id} in ${homeLabel(home)}; list them with \`twinlock token list\``);
     if (record.revoked_at) throw new RefusalError(`token ${id} was already revoked at ${record.revoked_at}`);
     const revoked = { ...record, revoked_at: now.toISOString() };
     return { text: `${JSON.stringify(revoked)}\n`, result: revoked };
   });
+  // The planner key the home kept for this token's freezes is of no more use: it goes too (from every copy of a team store's home).
+  if (revoked.freeze_key !== null) await updateHomeFile(home, `tokens/${id}.key`, () => ({ text: null, result: undefined }));
+  return revoked;
 }
 
 /**

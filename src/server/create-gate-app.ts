@@ -384,11 +384,21 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   app.get("/healthz", (c) => c.json({ ok: true }));
   // Ready when the store answers (the database reachable, the home readable): a load balancer's check.
   app.get("/readyz", async (c) => {
+    // Anyone may ask (a proxy's health check): the answer names no host, user or database; the log says why.
     try {
       await store.ready();
-      return c.json({ ok: true, store: store.label });
-    } catch {
-      throw new HttpProblem(503, "NOT_READY", `${store.label} does not answer`);
+      return c.json({ ok: true });
+    } catch (error) {
+      config.log?.({
+        at: now().toISOString(),
+        method: "GET",
+        path: "/readyz",
+        status: 503,
+        ms: 0,
+        who: "-",
+        code: `NOT_READY: ${(error as Error).message}`,
+      });
+      throw new HttpProblem(503, "NOT_READY", "the store does not answer; the server's log says why");
     }
   });
   // Browsers ask for it on every page; an empty answer keeps their consoles clean.

@@ -6,6 +6,9 @@
  * added later without its check fails here, because the lists below are
  * of what is allowed, and everything else must refuse.
  */
+import { createPrivateKey } from "node:crypto";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -19,6 +22,7 @@ import {
   serverWorld,
   TEST_HOST,
 } from "../test-support/gate-server-fixture.js";
+import { generateReviewerKey } from "../trust/keys.js";
 import { createAgentToken, revokeAgentToken, TOKEN_SCOPES } from "./agent-tokens.js";
 
 let w: ServerWorld;
@@ -231,6 +235,19 @@ describe("token restrictions", () => {
     const res = await jsonOf(await call(w, apiOf(w).run, { token: made.token }));
     expect([res.status, res.body.code]).toEqual([401, "BAD_TOKEN"]);
     expect(res.body.message).toContain("revoked");
+  });
+
+  it("forgets the planner key a revoked token was made with: the home keeps no key nothing can use", async () => {
+    const made = await createAgentToken(w.home, {
+      agent: "keyed",
+      runId: w.runId,
+      freezeKey: createPrivateKey(generateReviewerKey().privatePem),
+    });
+    const keyFile = path.join(w.home.dir, "tokens", `${made.record.id}.key`);
+    expect(existsSync(keyFile)).toBe(true);
+    await revokeAgentToken(w.home, made.record.id);
+    expect(existsSync(keyFile)).toBe(false);
+    expect(existsSync(path.join(w.home.dir, "tokens", `${made.record.id}.json`))).toBe(true);
   });
 
   it("refuses an expired token with 401", async () => {

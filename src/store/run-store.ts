@@ -54,8 +54,10 @@ export function agentHandoffPath(
 ): AgentHandoff {
   const named = given ?? run.frozenBefore;
   if (named === undefined) throw new UsageError("give handoff_dir: the folder holding the handoff records (nothing was frozen before)");
-  const real = realFolder(handoffPathOf(store, ref, named), named, store.runFolder(ref) ?? process.cwd());
   const folder = store.runFolder(ref);
+  // A relative folder is taken from the run's folder: beside the run file, or the run's own folder under the handoff root.
+  const base = folder ?? (run.handoffRoot !== undefined ? path.join(run.handoffRoot, run.runId) : process.cwd());
+  const real = realFolder(path.resolve(base, named), named, base);
   if (folder !== undefined) {
     const limit = realpathSync(folder);
     const confine = (r: string) => {

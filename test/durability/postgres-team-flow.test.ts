@@ -274,6 +274,21 @@ describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, be
     expect(await plan.text()).not.toContain("SECRET-OUTSIDE-ROOT");
   });
 
+  it("takes an agent's relative handoff folder from its run's folder under the handoff root, and log and verify-log read the run from the store", async () => {
+    const { url, a, runId } = await team();
+    const { token } = await createAgentToken(a.home, { agent: "planner-agent", runId });
+    const frozen = await call(a, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: "." } });
+    expect(frozen.status, await frozen.clone().text()).toBe(200);
+    const home = path.join(a.dir, "home");
+    const log = await runCli(["log", "team/flow", "--store", url, "--home", home]);
+    expect(log.code, log.output).toBe(0);
+    expect(log.stdout).toMatch(/handoff_frozen/);
+    expect(log.stdout).toMatch(/chain ok: 3 events/);
+    const verified = await runCli(["verify-log", runId, "--store", url, "--home", home]);
+    expect(verified.code, verified.output).toBe(0);
+    expect(verified.stdout).toMatch(/the run's row in PostgreSQL store .* agrees/);
+  });
+
   it("answers 503 with Retry-After, not a refusal, while the database cannot be reached, and a page says to try again", async () => {
     const down = server("postgres://postgres@127.0.0.1:1/twinlock");
     const api = await call(down, "/api/runs", { token: "tl_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });

@@ -5,10 +5,11 @@ import { cleanText } from "../../input/clean-text.js";
 import { verifyChain } from "../../run/event-chain.js";
 import { readRunFileUnverified, verifyRunFile } from "../../store/run-file.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
+import { storeOption, usesTeamStore } from "../home-option.js";
 
-/** `twinlock log RUN`: the event chain, one line per event. */
-export function runLog(runFile: string, _o: CommonOptions): CommandResult {
-  const file = readRunFileUnverified(runFile);
+/** `twinlock log RUN`: the event chain, one line per event (a run file, or a team store's run with `--store`). */
+export async function runLog(runFile: string, o: CommonOptions): Promise<CommandResult> {
+  const file = usesTeamStore(o) ? await storeOption(o).readUnverified(runFile) : readRunFileUnverified(runFile);
   const actorWidth = Math.min(24, Math.max(8, ...file.events.map((e) => e.actor.length)));
   const lines = file.events.map((e) => {
     const d = e.data as Record<string, unknown>;
@@ -40,10 +41,26 @@ export function runLog(runFile: string, _o: CommonOptions): CommandResult {
  * `twinlock verify-log RUN`: check the chain, then replay the events and
  * compare with the stored state. Exit 1 naming the first bad event.
  */
-export function runVerifyLog(runFile: string, o: CommonOptions & { exported?: boolean }): CommandResult {
-  const file = readRunFileUnverified(runFile);
+export async function runVerifyLog(runFile: string, o: CommonOptions & { exported?: boolean }): Promise<CommandResult> {
+  const team = usesTeamStore(o) && !o.exported;
+  const store = team ? storeOption(o) : undefined;
+  const file = store ? await store.readUnverified(runFile) : readRunFileUnverified(runFile);
   const verdict = verifyRunFile(file);
   if (!verdict.ok) return fail(verdict.seq, verdict.reason);
+  if (store) {
+    // The store's own read sets the events against the run's row (its head and state): a row edited by hand is refused.
+    try {
+      await store.read(runFile);
+    } catch (error) {
+      if (!(error instanceof IntegrityError)) throw error;
+      return fail(file.events.length, error.message);
+    }
+    return {
+      exitCode: 0,
+      text: `ok: ${file.events.length} events, chain intact, state equals the replay (head ${file.head}); the run's row in ${store.label} agrees`,
+      json: { ok: true, events: file.events.length, head: file.head, checkpoint: `the run's row in ${store.label}` },
+    };
+  }
   if (o.exported)
     return {
       exitCode: 0,

@@ -41,7 +41,7 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
       : []),
     ...(firstPinner
       ? [
-          `  first pin of this gate home: key ${pin.pinned_by.slice(0, 28)}… is now its pinner; only a pinner's key can pin, re-pin or unpin`,
+          `  first pin of ${home.shared ? "this team store" : "this gate home"}: key ${pin.pinned_by.slice(0, 28)}… is now its pinner; only a pinner's key can pin, re-pin or unpin`,
         ]
       : []),
     ...(pin.allow_unsigned ? ["UNSIGNED: this suite does not require signed receipts; receipts will prove nothing about who decided"] : []),
