@@ -68,29 +68,48 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
     carriedOf.set(value, id);
     return id;
   };
-  const visit = (value: unknown, path: string, topKey: string, parentSuspect: boolean) => {
-    if (value === null || typeof value !== "object") return;
+  // The path to the value being visited: keys, and item indexes as numbers. Spelled out only for a key that is found.
+  const parts: Array<string | number> = [];
+  const visit = (value: object, topKey: string, parentSuspect: boolean) => {
     // Mappings inside lists are searched too (`notes: [{fallback_executor: MD-26}]`).
     if (Array.isArray(value)) {
-      value.forEach((item, i) => {
-        visit(item, `${path}[${i}]`, topKey, parentSuspect);
-      });
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (item === null || typeof item !== "object") continue;
+        parts.push(i);
+        visit(item, topKey, parentSuspect);
+        parts.pop();
+      }
       return;
     }
+    const topLevel = parts.length === 0;
     for (const key of Object.keys(value)) {
+      if (topLevel && SANCTIONED_TWIN_KEYS.has(key)) continue;
       const child = (value as Record<string, unknown>)[key];
-      const keyPath = path === "" ? key : `${path}.${key}`;
-      const top = topKey === "" ? key : topKey;
-      if (path === "" && SANCTIONED_TWIN_KEYS.has(key)) continue;
+      const top = topLevel ? key : topKey;
       const { suspect, forbidden } = classifyKey(key);
-      const carried = findPromptId(child);
-      if (forbidden || ((suspect || parentSuspect) && carried !== undefined)) {
-        found.push({ path: keyPath, topKey: top, carriedId: carried });
-        continue;
+      // Only a key whose name (or whose parent's name) is suspect is asked what prompt ID its value carries.
+      if (forbidden || suspect || parentSuspect) {
+        const carried = findPromptId(child);
+        if (forbidden || carried !== undefined) {
+          found.push({ path: spellPath(parts, key), topKey: top, carriedId: carried });
+          continue;
+        }
       }
-      visit(child, keyPath, top, suspect || parentSuspect);
+      if (child === null || typeof child !== "object") continue;
+      parts.push(key);
+      visit(child, top, suspect || parentSuspect);
+      parts.pop();
     }
   };
-  visit(frontmatter, "", "", false);
+  visit(frontmatter, "", false);
   return found;
+}
+
+/** The dotted path of `key` under `parts` (`runtime.hints[0].fallback_executor`), as the frontmatter nests it. */
+function spellPath(parts: ReadonlyArray<string | number>, key: string): string {
+  if (parts.length === 0) return key;
+  let out = "";
+  for (const [n, part] of parts.entries()) out += typeof part === "number" ? `[${part}]` : n === 0 ? part : `.${part}`;
+  return `${out}.${key}`;
 }
