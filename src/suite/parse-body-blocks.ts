@@ -51,5 +51,14 @@ function positionAt(body: string, bodyLine: number, offset: number): Position {
 
 /** Lower-case and fold runs of white space, for phrase matching that ignores case and spacing. */
 export function foldText(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, " ").trim();
+  // Runs of white space become one space; a lone space, the usual case, is left where it is.
+  return text
+    .toLowerCase()
+    .replace(/\s{2,}|[^\S ]/g, " ")
+    .trim();
+}
+
+/** Runs of white space other than line feeds become one space (lines stay lines); a lone space is left where it is. */
+export function foldLineSpaces(text: string): string {
+  return text.replace(/[^\S\n]{2,}|[^\S\n ]/g, " ");
 }
