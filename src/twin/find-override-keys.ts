@@ -58,17 +58,22 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
     const note = (inner: string | undefined) => {
       if (inner !== undefined && id === undefined) id = inner;
     };
-    if (Array.isArray(value)) for (const v of value) note(findPromptId(v));
-    else
-      for (const key of Object.keys(value)) {
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) note(findPromptId(value[i]));
+    else {
+      const keys = Object.keys(value);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
         // A mapping's keys carry IDs as much as its values (`executor_routes: {MD-26: preferred}`).
         note(idIn(key));
         note(findPromptId((value as Record<string, unknown>)[key]));
       }
+    }
     carriedOf.set(value, id);
     return id;
   };
   // The path to the value being visited: keys, and item indexes as numbers. Spelled out only for a key that is found.
+  // (Loops count by index: the walk runs once per prompt on every value, mostly before the JIT has compiled it, where a
+  // for-of allocates a result object per step.)
   const parts: Array<string | number> = [];
   const visit = (value: object, topKey: string, parentSuspect: boolean) => {
     // Mappings inside lists are searched too (`notes: [{fallback_executor: MD-26}]`).
@@ -83,7 +88,9 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
       return;
     }
     const topLevel = parts.length === 0;
-    for (const key of Object.keys(value)) {
+    const keys = Object.keys(value);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k] as string;
       if (topLevel && SANCTIONED_TWIN_KEYS.has(key)) continue;
       const child = (value as Record<string, unknown>)[key];
       const top = topLevel ? key : topKey;
