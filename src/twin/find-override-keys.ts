@@ -71,23 +71,23 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
     carriedOf.set(value, id);
     return id;
   };
-  // The path to the value being visited: keys, and item indexes as numbers. Spelled out only for a key that is found.
+  // The path to the value being visited (its first `depth` entries): keys, and item indexes as numbers. Spelled out
+  // only for a key that is found.
   // (Loops count by index: the walk runs once per prompt on every value, mostly before the JIT has compiled it, where a
   // for-of allocates a result object per step.)
   const parts: Array<string | number> = [];
-  const visit = (value: object, topKey: string, parentSuspect: boolean) => {
+  const visit = (value: object, depth: number, topKey: string, parentSuspect: boolean) => {
     // Mappings inside lists are searched too (`notes: [{fallback_executor: MD-26}]`).
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
         if (item === null || typeof item !== "object") continue;
-        parts.push(i);
-        visit(item, topKey, parentSuspect);
-        parts.pop();
+        parts[depth] = i;
+        visit(item, depth + 1, topKey, parentSuspect);
       }
       return;
     }
-    const topLevel = parts.length === 0;
+    const topLevel = depth === 0;
     const keys = Object.keys(value);
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k] as string;
@@ -99,17 +99,16 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
       if (forbidden || suspect || parentSuspect) {
         const carried = findPromptId(child);
         if (forbidden || carried !== undefined) {
-          found.push({ path: spellPath(parts, key), topKey: top, carriedId: carried });
+          found.push({ path: spellPath(parts.slice(0, depth), key), topKey: top, carriedId: carried });
           continue;
         }
       }
       if (child === null || typeof child !== "object") continue;
-      parts.push(key);
-      visit(child, top, suspect || parentSuspect);
-      parts.pop();
+      parts[depth] = key;
+      visit(child, depth + 1, top, suspect || parentSuspect);
     }
   };
-  visit(frontmatter, "", false);
+  visit(frontmatter, 0, "", false);
   return found;
 }
 
