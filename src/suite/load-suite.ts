@@ -141,22 +141,27 @@ function parseFilesDeclaring(
 ): Prompt[] {
   const needed = new Set(ids);
   const parsed = new Map<number, Prompt | undefined>();
-  for (let grew = true; grew; ) {
-    grew = false;
-    const patterns = [...needed].map((id) => Buffer.from(id, "utf8"));
+  // Each round looks only for the IDs new in it: a file left unparsed by an earlier round is UTF-8 with no backslash
+  // or NUL byte, and holds none of the IDs looked for before.
+  let fresh = [...needed];
+  for (let round = 0; fresh.length > 0; round++) {
+    const patterns = fresh.map((id) => Buffer.from(id, "utf8"));
     files.forEach(({ rel, bytes }, i) => {
+      if (parsed.has(i)) return;
       // A file that is not UTF-8 (UTF-16, say, where the ID's bytes differ) or holds a NUL byte could spell any ID: parsed, so it is reported.
       const mayDeclare =
-        bytes.indexOf(0x5c) !== -1 || patterns.some((p) => bytes.indexOf(p) !== -1) || bytes.indexOf(0) !== -1 || !isUtf8(bytes);
-      if (parsed.has(i) || !mayDeclare) return;
+        patterns.some((p) => bytes.indexOf(p) !== -1) ||
+        (round === 0 && (bytes.indexOf(0x5c) !== -1 || bytes.indexOf(0) !== -1 || !isUtf8(bytes)));
+      if (!mayDeclare) return;
       const result = parsePromptFile(rel, bytes);
       diagnostics.push(...result.diagnostics);
       parsed.set(i, result.prompt);
     });
+    fresh = [];
     for (const prompt of parsed.values()) {
       if (prompt && needed.has(prompt.id) && prompt.pairedPromptId !== null && !needed.has(prompt.pairedPromptId)) {
         needed.add(prompt.pairedPromptId);
-        grew = true;
+        fresh.push(prompt.pairedPromptId);
       }
     }
   }
