@@ -5,7 +5,6 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { UsageError } from "../errors/errors.js";
 import { findDeceptiveChar } from "../input/clean-text.js";
 import { openRegularFileWithStats, readFailureCode, readRegularFile } from "../input/read-regular-file.js";
-import { decodeAsciiTogether } from "./decode-ascii-together.js";
 import { loadYaml } from "./load-yaml.js";
 import type { ParseCache } from "./parse-cache.js";
 import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
@@ -93,42 +92,16 @@ export function loadSuite(root: string, options: LoadSuiteOptions = {}): Suite {
     return { ...indexSuite(absRoot, prompts, config, diagnostics), partial: true };
   }
   const prompts: Prompt[] = [];
-  // Files are read a batch at a time and their texts decoded together (see decodeAsciiTogether), then parsed in order.
-  let batch: Array<{ rel: string; bytes: Buffer | undefined; problems: Diagnostic[] }> = [];
-  let batchBytes = 0;
-  const parseBatch = () => {
-    const present = batch.flatMap((f) => (f.bytes ? [f.bytes] : []));
-    const texts = decodeAsciiTogether(present);
-    let n = 0;
-    for (const { rel, bytes, problems } of batch) {
-      diagnostics.push(...problems);
-      if (!bytes) continue;
-      const parsed = parsePromptFile(rel, bytes, options.parseCache, texts[n++]);
-      diagnostics.push(...parsed.diagnostics);
-      if (parsed.prompt) prompts.push(parsed.prompt);
-    }
-    batch = [];
-    batchBytes = 0;
-  };
   for (const rel of files) {
-    const problems: Diagnostic[] = [];
-    const bytes = readLimited(path.join(absRoot, rel), rel, problems, regular.has(rel));
-    batch.push({ rel, bytes, problems });
-    batchBytes += bytes?.length ?? 0;
-    if (batchBytes >= DECODE_BATCH_BYTES) parseBatch();
+    const bytes = readLimited(path.join(absRoot, rel), rel, diagnostics, regular.has(rel));
+    if (!bytes) continue;
+    const parsed = parsePromptFile(rel, bytes, options.parseCache);
+    diagnostics.push(...parsed.diagnostics);
+    if (parsed.prompt) prompts.push(parsed.prompt);
   }
-  parseBatch();
   diagnostics.push(...configDiagnostics);
   return indexSuite(absRoot, prompts, config, diagnostics);
 }
-
-/**
- * How many bytes of prompt files are read before they are decoded together:
- * past V8's large-object size (a string of these is never copied by the
- * young-generation collector), small enough that a large suite's files are
- * not all held as bytes at once.
- */
-const DECODE_BATCH_BYTES = 1024 * 1024;
 
 /**
  * Parse the files that may declare one of `ids` or a twin of one (see

@@ -29,10 +29,8 @@ export interface ParsedPromptFile {
  * becomes a located diagnostic, and `prompt` is undefined when the file
  * cannot yield a prompt with an ID. With a `cache`, frontmatter parsed
  * before from the same bytes is taken from it, and new parses are added.
- * `decoded` is the bytes' text when the caller has decoded them already
- * (exactly what decoding them as UTF-8 gives).
  */
-export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCache, decoded?: string): ParsedPromptFile {
+export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCache): ParsedPromptFile {
   const diagnostics: Diagnostic[] = [];
   const at = (code: Diagnostic["code"], pos: Position, message: string, extra: Partial<Diagnostic> = {}) =>
     diagnostics.push({ code, severity: "error", file, line: pos.line, col: pos.col, message, ...extra });
@@ -47,7 +45,7 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
     at("FILE_NOT_UTF8", positionAtByte(bytes, firstInvalidUtf8(bytes)), "the file is not valid UTF-8; save it as UTF-8");
     return { prompt: undefined, diagnostics };
   }
-  let text = decoded ?? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
+  let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
   // A byte-order mark is skipped (two, as decoding with TextDecoder and then stripping one always did).
   if (text.startsWith("\uFEFF")) text = text.slice(1);
   if (text.startsWith("\uFEFF")) text = text.slice(1);
