@@ -19,6 +19,8 @@
  *      same files (BENCH_HASH_MB, default 1024; cached under the temp folder).
  *
  * BENCH_QUICK=1 runs a smaller version (257/2,000 prompts, 100 server runs, 2 s store rows, 64 MiB, fewer runs).
+ * BENCH_UP_TO=3 stops after section 3 (3, 4 or 5; default 6, every section), for quicker runs while working on the
+ * CLI's own figures: the targets table then leaves out the rows of the sections that did not run.
  * Needs `npm run build` first. Temporary suites and runs are removed at the end, and every server process
  * it started is killed, however the bench ends.
  */
@@ -48,7 +50,14 @@ const config = {
   commandRuns: quick ? 3 : 5,
   hashRuns: quick ? 2 : 3,
   hashMiB: parseHashMiB(process.env.BENCH_HASH_MB ?? (quick ? "64" : "1024")),
+  upTo: parseUpTo(process.env.BENCH_UP_TO ?? "6"),
 };
+
+function parseUpTo(value) {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 3 || n > 6) fail(`BENCH_UP_TO must be a section number from 3 to 6, got ${JSON.stringify(value)}`);
+  return n;
+}
 
 function parseHashMiB(value) {
   const n = Number(value);
@@ -266,17 +275,21 @@ try {
   );
 
   // 4. The gate server, on its own signed copy of the realistic suite and its own gate home.
-  const server = await benchGateServer({
-    root,
-    cli,
-    suiteDir: real257.dir,
-    workDir: join(workDir, "server"),
-    quick,
-    startupFloorMs: floor.median,
-  });
+  const server =
+    config.upTo >= 4
+      ? await benchGateServer({
+          root,
+          cli,
+          suiteDir: real257.dir,
+          workDir: join(workDir, "server"),
+          quick,
+          startupFloorMs: floor.median,
+        })
+      : undefined;
 
   // 5. The stores: PostgreSQL (1 and 2 decider processes on one database) vs the folder store.
-  const stores = await benchStores({ root, cli, suiteDir: real257.dir, workDir: join(workDir, "stores"), quick });
+  const stores =
+    config.upTo >= 5 ? await benchStores({ root, cli, suiteDir: real257.dir, workDir: join(workDir, "stores"), quick }) : undefined;
 
   // The targets the benchmark holds twinlock to, against this run's floor.
   const row = (name) => commands.find((c) => c.name === name);
@@ -316,7 +329,7 @@ try {
           ],
           ["time per prompt, 257 → 10,000, no cache", growth, "≤ ×1.20", growth <= 1.2],
         ]),
-    ...serverTargets(server, quick),
+    ...(server ? serverTargets(server, quick) : []),
     ...storeTargets(stores),
   ];
   printTable(
@@ -329,52 +342,56 @@ try {
       met ? "met" : "NOT met",
     ]),
     [
-      `ratios are against node -e '' (${fmtMs(floor.median)}) measured in this run, the server's against the bare node:http server's p50 (${server.floorP50.toFixed(3)} ms)${quick ? "; BENCH_QUICK leaves out the 10,000-prompt targets" : ""};`,
+      `ratios are against node -e '' (${fmtMs(floor.median)}) measured in this run${server ? `, the server's against the bare node:http server's p50 (${server.floorP50.toFixed(3)} ms)` : ""}${quick ? "; BENCH_QUICK leaves out the 10,000-prompt targets" : ""};`,
       "the bench reports, it does not fail on a target.",
     ],
   );
 
-  // 6. Hashing.
-  const fixture = ensureHashFixture(config.cacheRoot, config.hashMiB);
-  if (fixture.created) settleWrites();
-  const mib = fixture.bytes / (1024 * 1024);
-  runCheck("sha256sum", fixture.paths); // warm the page cache so both sides read from memory
-  const sha = timeCommand("sha256sum", fixture.paths, { runs: config.hashRuns, warmup: 0 });
-  if (sha.last.status !== 0) fail(`sha256sum exited ${sha.last.status}: ${sha.last.stderr}`);
-  const nodeRef = timeCommand(node, [join(root, "bench", "lib", "sha256-files.mjs"), ...fixture.paths], {
-    runs: config.hashRuns,
-    warmup: 0,
-  });
-  if (nodeRef.last.status !== 0) fail(`the node:crypto reference exited ${nodeRef.last.status}: ${nodeRef.last.stderr}`);
-  const hashRow = timeHash(fixture.dir);
-  const rate = (t) => mib / (t.median / 1000);
-  printTable(
-    `Hashing a ${mib.toFixed(0)} MiB handoff (${fixture.paths.length} files; floor: sha256sum on the same files)`,
-    ["tool", "median", "MiB/s", "vs sha256sum"],
-    [
-      ["sha256sum", fmtMs(sha.median), rate(sha).toFixed(0), "100.0%"],
+  if (config.upTo >= 6) {
+    // 6. Hashing.
+    const fixture = ensureHashFixture(config.cacheRoot, config.hashMiB);
+    if (fixture.created) settleWrites();
+    const mib = fixture.bytes / (1024 * 1024);
+    runCheck("sha256sum", fixture.paths); // warm the page cache so both sides read from memory
+    const sha = timeCommand("sha256sum", fixture.paths, { runs: config.hashRuns, warmup: 0 });
+    if (sha.last.status !== 0) fail(`sha256sum exited ${sha.last.status}: ${sha.last.stderr}`);
+    const nodeRef = timeCommand(node, [join(root, "bench", "lib", "sha256-files.mjs"), ...fixture.paths], {
+      runs: config.hashRuns,
+      warmup: 0,
+    });
+    if (nodeRef.last.status !== 0) fail(`the node:crypto reference exited ${nodeRef.last.status}: ${nodeRef.last.stderr}`);
+    const hashRow = timeHash(fixture.dir);
+    const rate = (t) => mib / (t.median / 1000);
+    printTable(
+      `Hashing a ${mib.toFixed(0)} MiB handoff (${fixture.paths.length} files; floor: sha256sum on the same files)`,
+      ["tool", "median", "MiB/s", "vs sha256sum"],
       [
-        "node:crypto stream (reference)",
-        fmtMs(nodeRef.median),
-        rate(nodeRef).toFixed(0),
-        `${((100 * rate(nodeRef)) / rate(sha)).toFixed(1)}%`,
+        ["sha256sum", fmtMs(sha.median), rate(sha).toFixed(0), "100.0%"],
+        [
+          "node:crypto stream (reference)",
+          fmtMs(nodeRef.median),
+          rate(nodeRef).toFixed(0),
+          `${((100 * rate(nodeRef)) / rate(sha)).toFixed(1)}%`,
+        ],
+        hashRow.status === "ok"
+          ? [
+              "twinlock hash",
+              fmtMs(hashRow.time.median),
+              rate(hashRow.time).toFixed(0),
+              `${((100 * rate(hashRow.time)) / rate(sha)).toFixed(1)}%`,
+            ]
+          : ["twinlock hash", "n/a", "n/a", `n/a (${hashRow.detail})`],
       ],
-      hashRow.status === "ok"
-        ? [
-            "twinlock hash",
-            fmtMs(hashRow.time.median),
-            rate(hashRow.time).toFixed(0),
-            `${((100 * rate(hashRow.time)) / rate(sha)).toFixed(1)}%`,
-          ]
-        : ["twinlock hash", "n/a", "n/a", `n/a (${hashRow.detail})`],
-    ],
-    [
-      `files written for this run in ${fixture.dir} and removed with it; BENCH_HASH_MB sets the size.`,
-      `${config.hashRuns} runs each, page cache warm; aim: twinlock hash ≥ 85% of sha256sum.`,
-    ],
-  );
+      [
+        `files written for this run in ${fixture.dir} and removed with it; BENCH_HASH_MB sets the size.`,
+        `${config.hashRuns} runs each, page cache warm; aim: twinlock hash ≥ 85% of sha256sum.`,
+      ],
+    );
+  }
 
-  process.stdout.write(`\nbench finished in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `\nbench finished in ${((Date.now() - t0) / 1000).toFixed(1)} s${config.upTo < 6 ? ` (BENCH_UP_TO=${config.upTo}: sections ${config.upTo + 1}–6 not run)` : ""}\n`,
+  );
 } finally {
   cleanUp();
 }

@@ -43,7 +43,7 @@ await build({
   banner: { js: 'const __twinlockModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
   legalComments: "none",
   minify: !process.env.NO_MINIFY,
-  plugins: [lazyChildProcessForCommander()],
+  plugins: [lazyChildProcessForCommander(), englishZodMessagesOnly()],
   logLevel: "warning",
 });
 /**
@@ -63,6 +63,30 @@ function lazyChildProcessForCommander() {
       );
       b.onLoad({ filter: /.*/, namespace: "twinlock-lazy" }, () => ({
         contents: 'let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require("node:child_process"))[key] });',
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/**
+ * Zod's namespace exports every locale's messages (`z.locales`), a quarter of
+ * the bundle that each call would read and compile; twinlock speaks English
+ * only, and Zod's default (English) is imported by Zod itself, not through
+ * this namespace. Inside zod, the namespace keeps `en` alone.
+ */
+function englishZodMessagesOnly() {
+  return {
+    name: "english-zod-messages-only",
+    setup(b) {
+      b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`)
+          ? { path: path.join(path.dirname(args.importer), "..", "locales", "index.js"), namespace: "twinlock-zod-locales" }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: "twinlock-zod-locales" }, (args) => ({
+        contents: 'export { default as en } from "./en.js";',
+        resolveDir: path.dirname(args.path),
         loader: "js",
       }));
     },

@@ -1,6 +1,6 @@
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Suite } from "../suite/load-suite.js";
-import { type BodyBlock, foldText, parseBodyBlocks } from "../suite/parse-body-blocks.js";
+import { type BodyBlock, foldLineSpaces, foldText, parseBodyBlocks } from "../suite/parse-body-blocks.js";
 import type { Position, Prompt } from "../suite/prompt.js";
 import { isPairMember } from "../twin/check-pair-member.js";
 import { resolveBodyRules } from "./body-rules.js";
@@ -109,7 +109,7 @@ export function checkBodies(suite: Suite): Diagnostic[] {
       if (design) {
         const designItems = new Set(listItems(design.content).filter((i) => i.length >= rules.copiedItemMinLength));
         // A copied line's normalized text stands in the whole body folded the same way; most bodies hold none, and skip the per-line work.
-        const foldedBody = prompt.body.toLowerCase().replace(/[^\S\n]+/g, " ");
+        const foldedBody = foldLineSpaces(prompt.body.toLowerCase());
         const copied = ![...designItems].some((item) => foldedBody.includes(item))
           ? []
           : prompt.body

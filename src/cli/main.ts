@@ -39,22 +39,14 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   registerCommands(program, (r) => {
     result = r;
   });
-  // Every command, and the subcommands of a group such as `trust`: the group itself only routes.
-  const everyCommand = program.commands.flatMap((c) => [c, ...c.commands]);
-  for (const sub of everyCommand) {
-    sub.exitOverride();
-    sub.configureOutput(outputOf(io));
+  // Commands inherit the exit override and the output from the program when they are made. The options every
+  // command shares go on the command this call names (and its subcommands: `trust pin`), not on all fifty.
+  const named = namedCommands(program, argv);
+  for (const sub of program.commands.flatMap((c) => [c, ...c.commands])) {
     if (sub.commands.length > 0) continue;
-    sub.addOption(new Option("--json", "print one JSON document on stdout"));
-    sub.addOption(new Option("--debug", "show internal stack traces").hideHelp());
-    if (HOME_COMMANDS.has(sub.name()))
-      sub.addOption(
-        new Option("--home <dir>", "gate home (default: TWINLOCK_HOME, else $XDG_STATE_HOME/twinlock, else ~/.local/state/twinlock)"),
-      );
-    if (STORE_COMMANDS.has(sub.name()))
-      sub.addOption(
-        new Option("--store <url>", "a team's PostgreSQL store, postgres://… (default: TWINLOCK_STORE, else the gate home's folder store)"),
-      );
+    if (named.includes(sub)) addSharedOptions(sub);
+    // The command list shows `[options]` for a command with options: every command takes --json.
+    else if (sub.options.length === 0) sub.addOption(jsonOption());
   }
   if (argv.length === 0) {
     // No command: show what there is, and say it was not a complete call.
@@ -73,6 +65,35 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   if (json) io.stdout(`${JSON.stringify(result.json, null, 2)}\n`);
   else if (result.text !== "") io.stdout(`${result.text}\n`);
   return result.exitCode;
+}
+
+/** The options every command takes: --json, --debug, and --home and --store where it reads runs or the gate home. */
+function addSharedOptions(command: Command): void {
+  command.addOption(jsonOption());
+  command.addOption(new Option("--debug", "show internal stack traces").hideHelp());
+  if (HOME_COMMANDS.has(command.name()))
+    command.addOption(
+      new Option("--home <dir>", "gate home (default: TWINLOCK_HOME, else $XDG_STATE_HOME/twinlock, else ~/.local/state/twinlock)"),
+    );
+  if (STORE_COMMANDS.has(command.name()))
+    command.addOption(
+      new Option("--store <url>", "a team's PostgreSQL store, postgres://… (default: TWINLOCK_STORE, else the gate home's folder store)"),
+    );
+}
+
+function jsonOption(): Option {
+  return new Option("--json", "print one JSON document on stdout");
+}
+
+/**
+ * The command `argv` names (`twinlock validate …`, `twinlock help validate`)
+ * with its subcommands, when it names one: the only commands this call can
+ * run, parse options for, or show help for.
+ */
+function namedCommands(program: Command, argv: readonly string[]): Command[] {
+  const name = argv[0] === "help" ? argv[1] : argv[0];
+  const named = program.commands.find((c) => c.name() === name);
+  return named ? [named, ...named.commands] : [];
 }
 
 /**

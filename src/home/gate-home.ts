@@ -1,5 +1,4 @@
 import "../schemas/zod-setup.js";
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   fsyncSync,
@@ -15,6 +14,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
 import { fsyncDir } from "../store/atomic-write.js";
@@ -129,8 +129,8 @@ function readOrCreateHomeId(dir: string): string {
   const file = path.join(dir, "home.json");
   const existing = readHomeFile(file);
   if (existing) return existing;
-  const body = `${JSON.stringify({ format: "twinlock-home/1", home_id: `home_${randomBytes(8).toString("hex")}`, created_at: new Date().toISOString() })}\n`;
-  const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  const body = `${JSON.stringify({ format: "twinlock-home/1", home_id: `home_${loadNodeCrypto().randomBytes(8).toString("hex")}`, created_at: new Date().toISOString() })}\n`;
+  const tmp = `${file}.${process.pid}.${loadNodeCrypto().randomBytes(6).toString("hex")}.tmp`;
   const fd = openSync(tmp, "wx", 0o600);
   try {
     writeSync(fd, body);

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
+import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { readRegularFile } from "../input/read-regular-file.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
 import { MemoryParseCache, type ParseCache } from "../suite/parse-cache.js";
@@ -36,7 +36,7 @@ export function openHomeParseCache(suiteRoot: string, homeDir?: string): HomePar
   } catch {
     return undefined;
   }
-  const file = path.join(dir, "cache", `prompts-${createHash("sha256").update(root).digest("hex").slice(0, 32)}.json`);
+  const file = path.join(dir, "cache", `prompts-${loadNodeCrypto().createHash("sha256").update(root).digest("hex").slice(0, 32)}.json`);
   // Entries are what this exact build of twinlock parsed: another build (an upgrade, an older checkout) starts afresh.
   const format = `${FORMAT} ${codeIdentity()}`;
   const cache = new MemoryParseCache(readEntries(file, format));
@@ -67,12 +67,12 @@ function codeIdentity(): string {
       // them costs a stat where hashing the build would cost milliseconds on every call.
       if (typeof __filename === "string" && __filename.endsWith(".cjs")) {
         const st = statSync(__filename);
-        return createHash("sha256").update(`${st.size}:${st.mtimeMs}:${st.ino}:${st.dev}`).digest("hex").slice(0, 32);
+        return loadNodeCrypto().createHash("sha256").update(`${st.size}:${st.mtimeMs}:${st.ino}:${st.dev}`).digest("hex").slice(0, 32);
       }
     } catch {
       // Unreadable: fall through to a value of this process.
     }
-    return `process-${process.pid}-${randomBytes(8).toString("hex")}`;
+    return `process-${process.pid}-${loadNodeCrypto().randomBytes(8).toString("hex")}`;
   })();
   return codeId;
 }

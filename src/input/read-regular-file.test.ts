@@ -125,6 +125,19 @@ describe("readRegularFile", () => {
     expect(refusal(() => readRegularFile(path.join(dir, "pipe-link"), "run file")).message).toContain("is a FIFO (named pipe)");
   });
 
+  it("still refuses a FIFO or a symbolic link found in place of a file the caller saw as regular (seenRegular)", () => {
+    const dir = makeTempDir();
+    expect(refusal(() => readRegularFile(fifoIn(dir), "prompt file", { seenRegular: true, noFollow: true })).message).toContain(
+      "is a FIFO (named pipe)",
+    );
+    writeFileSync(path.join(dir, "real.md"), "x");
+    symlinkSync("real.md", path.join(dir, "link.md"));
+    expect(
+      readFailureCode(refusal(() => readRegularFile(path.join(dir, "link.md"), "prompt file", { seenRegular: true, noFollow: true }))),
+    ).toBe("ELOOP");
+    expect(readRegularFile(path.join(dir, "real.md"), "prompt file", { seenRegular: true, noFollow: true }).toString()).toBe("x");
+  });
+
   it("refuses a symbolic link with noFollow, naming it", () => {
     const dir = makeTempDir();
     writeFileSync(path.join(dir, "real.json"), "{}");

@@ -6,6 +6,12 @@ import { requirePlainPath } from "./parse-input.js";
 export interface OpenRegularFileOptions {
   /** Refuse a symbolic link instead of following it (lstat first, then open with O_NOFOLLOW). */
   noFollow?: boolean;
+  /**
+   * The caller has just looked at the path and seen a regular file (the type
+   * in its folder's entry, from `readdir`): that stands for the look before
+   * opening. The descriptor is still checked after opening, as always.
+   */
+  seenRegular?: boolean;
   /** What the reader should do, ending every error line; defaults depend on the failure. */
   fix?: string;
 }
@@ -36,7 +42,8 @@ export function describeFileKind(stats: FileTypeTests): string {
 
 /**
  * Open `file` for reading and return the descriptor of a regular file, or
- * throw a one-line UsageError. The path is looked at first, so a FIFO,
+ * throw a one-line UsageError. The path is looked at first (or the caller
+ * has just seen it, see `seenRegular`), so a FIFO,
  * socket, device or folder is refused without being opened (opening a
  * device can have effects; opening a FIFO waits for a writer). The open
  * itself is non-blocking and the descriptor is checked again with fstat, so
@@ -104,13 +111,15 @@ export function readFailureCode(error: unknown): string | undefined {
 
 function openChecked(file: string, what: string, options: OpenRegularFileOptions): { fd: number; stats: Stats } {
   requirePlainPath(file, what);
-  let seen: Stats;
-  try {
-    seen = options.noFollow ? lstatSync(file) : statSync(file);
-  } catch (error) {
-    throw failure(error, file, what, options);
+  if (!options.seenRegular) {
+    let seen: Stats;
+    try {
+      seen = options.noFollow ? lstatSync(file) : statSync(file);
+    } catch (error) {
+      throw failure(error, file, what, options);
+    }
+    if (!seen.isFile()) throw notRegular(file, what, seen, options.fix);
   }
-  if (!seen.isFile()) throw notRegular(file, what, seen, options.fix);
   const flags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | (options.noFollow ? constants.O_NOFOLLOW : 0);
   let fd: number;
   try {

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
+import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { removeLeftoversOfDeadWriters } from "./is-process-alive.js";
 
 /**
@@ -11,7 +11,7 @@ import { removeLeftoversOfDeadWriters } from "./is-process-alive.js";
  */
 export function atomicWriteFile(file: string, data: string | Uint8Array, mode = 0o644): void {
   const dir = path.dirname(file);
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${loadNodeCrypto().randomBytes(6).toString("hex")}.tmp`);
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   const fd = openSync(tmp, "wx", mode);
   try {

@@ -62,11 +62,13 @@ export function loadSuite(root: string, options: LoadSuiteOptions = {}): Suite {
   const absRoot = path.resolve(root);
   const diagnostics: Diagnostic[] = [];
   const files: string[] = [];
+  // The files the walk saw as regular files (by their directory entry): opened without a second look.
+  const regular = new Set<string>();
   // The config first: its `prompts`/`exclude` say which files are prompts, so no other file is read.
   const { config, diagnostics: configDiagnostics } = loadSuiteConfig(absRoot);
   const selection = promptSelection(config);
   try {
-    walk(absRoot, "", files, diagnostics, selection);
+    walk(absRoot, "", { files, regular }, diagnostics, selection);
   } catch (error) {
     throw new UsageError(`cannot read suite folder ${root}: ${(error as NodeJS.ErrnoException).code ?? error}`, {
       cause: error,
@@ -82,7 +84,7 @@ export function loadSuite(root: string, options: LoadSuiteOptions = {}): Suite {
   files.sort();
   if (options.promptIds) {
     const read = files.flatMap((rel) => {
-      const bytes = readLimited(path.join(absRoot, rel), rel, diagnostics);
+      const bytes = readLimited(path.join(absRoot, rel), rel, diagnostics, regular.has(rel));
       return bytes ? [{ rel, bytes }] : [];
     });
     const prompts = parseFilesDeclaring(read, options.promptIds, diagnostics);
@@ -91,7 +93,7 @@ export function loadSuite(root: string, options: LoadSuiteOptions = {}): Suite {
   }
   const prompts: Prompt[] = [];
   for (const rel of files) {
-    const bytes = readLimited(path.join(absRoot, rel), rel, diagnostics);
+    const bytes = readLimited(path.join(absRoot, rel), rel, diagnostics, regular.has(rel));
     if (!bytes) continue;
     const parsed = parsePromptFile(rel, bytes, options.parseCache);
     diagnostics.push(...parsed.diagnostics);
@@ -112,22 +114,27 @@ function parseFilesDeclaring(
 ): Prompt[] {
   const needed = new Set(ids);
   const parsed = new Map<number, Prompt | undefined>();
-  for (let grew = true; grew; ) {
-    grew = false;
-    const patterns = [...needed].map((id) => Buffer.from(id, "utf8"));
+  // Each round looks only for the IDs new in it: a file left unparsed by an earlier round is UTF-8 with no backslash
+  // or NUL byte, and holds none of the IDs looked for before.
+  let fresh = [...needed];
+  for (let round = 0; fresh.length > 0; round++) {
+    const patterns = fresh.map((id) => Buffer.from(id, "utf8"));
     files.forEach(({ rel, bytes }, i) => {
+      if (parsed.has(i)) return;
       // A file that is not UTF-8 (UTF-16, say, where the ID's bytes differ) or holds a NUL byte could spell any ID: parsed, so it is reported.
       const mayDeclare =
-        bytes.indexOf(0x5c) !== -1 || patterns.some((p) => bytes.indexOf(p) !== -1) || bytes.indexOf(0) !== -1 || !isUtf8(bytes);
-      if (parsed.has(i) || !mayDeclare) return;
+        patterns.some((p) => bytes.indexOf(p) !== -1) ||
+        (round === 0 && (bytes.indexOf(0x5c) !== -1 || bytes.indexOf(0) !== -1 || !isUtf8(bytes)));
+      if (!mayDeclare) return;
       const result = parsePromptFile(rel, bytes);
       diagnostics.push(...result.diagnostics);
       parsed.set(i, result.prompt);
     });
+    fresh = [];
     for (const prompt of parsed.values()) {
       if (prompt && needed.has(prompt.id) && prompt.pairedPromptId !== null && !needed.has(prompt.pairedPromptId)) {
         needed.add(prompt.pairedPromptId);
-        grew = true;
+        fresh.push(prompt.pairedPromptId);
       }
     }
   }
@@ -166,7 +173,13 @@ export function indexSuite(root: string, prompts: Prompt[], config: SuiteConfig,
   return { root, prompts, byId, duplicates, config, diagnostics };
 }
 
-function walk(absRoot: string, rel: string, out: string[], diagnostics: Diagnostic[], selection: PromptSelection): void {
+function walk(
+  absRoot: string,
+  rel: string,
+  out: { files: string[]; regular: Set<string> },
+  diagnostics: Diagnostic[],
+  selection: PromptSelection,
+): void {
   const dir = path.join(absRoot, rel);
   const entries = readdirSync(dir, { withFileTypes: true });
   for (const entry of entries) {
@@ -201,7 +214,8 @@ function walk(absRoot: string, rel: string, out: string[], diagnostics: Diagnost
       }
     } else if (selection.includes(childRel)) {
       // A FIFO, socket or device named *.md is kept, so that reading it refuses it by kind instead of skipping a prompt silently.
-      out.push(childRel);
+      out.files.push(childRel);
+      if (entry.isFile()) out.regular.add(childRel);
     }
   }
 }
@@ -211,7 +225,7 @@ function walk(absRoot: string, rel: string, out: string[], diagnostics: Diagnost
  * cannot be opened or read is reported; one that is not a regular file is a
  * UsageError (see `openRegularFile`).
  */
-function readLimited(abs: string, rel: string, diagnostics: Diagnostic[]): Buffer | undefined {
+function readLimited(abs: string, rel: string, diagnostics: Diagnostic[], seenRegular: boolean): Buffer | undefined {
   const unreadable = (error: unknown) =>
     diagnostics.push({
       code: "FILE_UNREADABLE",
@@ -227,6 +241,7 @@ function readLimited(abs: string, rel: string, diagnostics: Diagnostic[]): Buffe
     // Not following a link: the walk reported any link, so one found here was swapped in since.
     const opened = openRegularFileWithStats(abs, "prompt file", {
       noFollow: true,
+      seenRegular,
       fix: "replace it with the prompt's Markdown file, or remove it",
     });
     fd = opened.fd;

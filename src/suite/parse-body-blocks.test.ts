@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { foldText, parseBodyBlocks } from "./parse-body-blocks.js";
+import { foldLineSpaces, foldText, parseBodyBlocks } from "./parse-body-blocks.js";
 
 describe("parseBodyBlocks", () => {
   it("finds each block with its content and the file position of its opening tag", () => {
@@ -37,5 +38,31 @@ describe("parseBodyBlocks", () => {
 describe("foldText", () => {
   it("lower-cases and folds every run of white space to one space", () => {
     expect(foldText("  User \t  Review\n\nNOW ")).toBe("user review now");
+  });
+});
+
+/** Text rich in white space of every kind: spaces, tabs, line ends, no-break and ideographic spaces. */
+const spacedText = fc
+  .array(fc.constantFrom(" ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u3000", "\v", "a", "Word", "x."), { maxLength: 30 })
+  .map((parts) => parts.join(""));
+
+describe("white-space folding", () => {
+  it("folds text exactly as replacing every run of white space with one space does", () => {
+    fc.assert(
+      fc.property(spacedText, (text) => {
+        expect(foldText(text)).toBe(text.toLowerCase().replace(/\s+/g, " ").trim());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("folds runs of white space but not line feeds, exactly as replacing every such run with one space does", () => {
+    expect(foldLineSpaces("a \t b\n\n  c d")).toBe("a b\n\n c d");
+    fc.assert(
+      fc.property(spacedText, (text) => {
+        expect(foldLineSpaces(text)).toBe(text.replace(/[^\S\n]+/g, " "));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

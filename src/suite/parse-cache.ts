@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 
 /**
  * Frontmatter values already parsed, by the sha256 of the prompt file's
@@ -16,7 +16,7 @@ export interface ParseCache {
 
 /** The key of a prompt file's bytes in a ParseCache. */
 export function parseCacheKey(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  return loadNodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
 
 /**

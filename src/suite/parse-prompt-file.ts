@@ -14,6 +14,7 @@ import {
   type Prompt,
   type PromptRole,
 } from "./prompt.js";
+import { splitFrontmatter } from "./split-frontmatter.js";
 
 /** Largest prompt file read; a larger one is reported, not parsed. */
 export const MAX_PROMPT_BYTES = 1024 * 1024;
@@ -58,8 +59,7 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
     at("FRONTMATTER_UNCLOSED", { line: 1, col: 1 }, "the frontmatter opened on line 1 is never closed by a line `---`");
     return { prompt: undefined, diagnostics };
   }
-  const { yamlLines, body, bodyLine } = split;
-  const yamlText = yamlLines.join("\n");
+  const { yamlText, lineCount, body, bodyLine } = split;
   // A lone CR, control or bidi character can make a terminal (or another YAML parser) show a key twinlock does not read.
   const hidden = findDeceptiveChar(yamlText);
   if (hidden) {
@@ -73,13 +73,13 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
   // Positions are worked out only if a problem is reported: most prompts have none.
   const key = cache ? parseCacheKey(bytes) : undefined;
   const cached = key === undefined ? undefined : cache?.get(key);
-  const simple = cached === undefined ? parseSimpleFrontmatter(yamlLines, 2, { positions: false }) : undefined;
+  const simple = cached === undefined ? parseSimpleFrontmatter(split.lines(), 2, { positions: false, text: yamlText }) : undefined;
   // The full parser's duplicate-key check grows with the square of the keys: frontmatter far past any real prompt's is refused first.
-  if (cached === undefined && !simple && yamlLines.length > MAX_FRONTMATTER_LINES) {
+  if (cached === undefined && !simple && lineCount > MAX_FRONTMATTER_LINES) {
     at(
       "FRONTMATTER_YAML",
       { line: 2, col: 1 },
-      `the frontmatter has ${yamlLines.length} lines, over the ${MAX_FRONTMATTER_LINES}-line limit; keep data out of prompt frontmatter`,
+      `the frontmatter has ${lineCount} lines, over the ${MAX_FRONTMATTER_LINES}-line limit; keep data out of prompt frontmatter`,
     );
     return { prompt: undefined, diagnostics };
   }
@@ -231,42 +231,13 @@ function lazyPositions(text: string, file: string): PositionIndex {
         const split = splitFrontmatter(text);
         if (typeof split !== "object") positions = new Map();
         else {
-          const full = parseSimpleFrontmatter(split.yamlLines, 2) ?? parseWithYaml(split.yamlLines.join("\n"), file);
+          const full = parseSimpleFrontmatter(split.lines(), 2) ?? parseWithYaml(split.yamlText, file);
           positions = "positions" in full ? full.positions : new Map();
         }
       }
       return positions.get(key);
     },
   };
-}
-
-/**
- * The frontmatter's lines (between the first line `---` and the next line
- * `---`, trailing white space allowed on both) and the body after it, with
- * CRLF line ends read as LF. Only the frontmatter is split into lines: a
- * body can be large, and is kept as one string.
- */
-function splitFrontmatter(text: string): "missing" | "unclosed" | { yamlLines: string[]; body: string; bodyLine: number } {
-  const lineAt = (start: number): { line: string; next: number } => {
-    const nl = text.indexOf("\n", start);
-    const end = nl === -1 ? text.length : nl;
-    const line = text.charCodeAt(end - 1) === 13 && end > start ? text.slice(start, end - 1) : text.slice(start, end);
-    return { line, next: nl === -1 ? -1 : nl + 1 };
-  };
-  const first = lineAt(0);
-  if (first.line.trimEnd() !== "---") return "missing";
-  const yamlLines: string[] = [];
-  let next = first.next;
-  while (next !== -1) {
-    const { line, next: after } = lineAt(next);
-    if (line.trimEnd() === "---") {
-      const rest = after === -1 ? "" : text.slice(after);
-      return { yamlLines, body: rest.includes("\r") ? rest.replace(/\r\n/g, "\n") : rest, bodyLine: yamlLines.length + 3 };
-    }
-    yamlLines.push(line);
-    next = after;
-  }
-  return "unclosed";
 }
 
 function describe(value: unknown): string {

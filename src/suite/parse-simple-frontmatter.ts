@@ -18,15 +18,16 @@ export interface SimpleFrontmatter {
  * and positions); property and mutation tests hold the two to that.
  * `firstLine` is the file line of the first YAML line. Positions are kept for
  * top-level keys (`key`), top-level values (`key=`) and the items of top-level
- * sequences (`key[i]`).
+ * sequences (`key[i]`). `options.text`, when given, must be the lines joined by
+ * `\n` (a caller that has it saves joining them again).
  */
 export function parseSimpleFrontmatter(
   lines: readonly string[],
   firstLine: number,
-  options: { positions?: boolean } = {},
+  options: { positions?: boolean; text?: string } = {},
 ): SimpleFrontmatter | undefined {
   try {
-    return new BlockParser(lines, firstLine).document(options.positions !== false);
+    return new BlockParser(lines, firstLine, options.text).document(options.positions !== false);
   } catch (error) {
     // Nesting deep enough to exhaust the stack is left to the full parser too, which reports it.
     if (error === OUTSIDE_SUBSET || error instanceof RangeError) return undefined;
@@ -65,9 +66,10 @@ class BlockParser {
   constructor(
     source: readonly string[],
     private readonly firstLine: number,
+    text = source.join("\n"),
   ) {
     this.lines = source.slice();
-    if (REFUSED_CHARS.test(this.lines.join("\n"))) outside();
+    if (REFUSED_CHARS.test(text)) outside();
     this.indents = new Array<number>(this.lines.length);
     for (let k = 0; k < this.lines.length; k++) {
       const line = this.lines[k] as string;

@@ -1,5 +1,6 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import { closeSync, fstatSync, readFileSync } from "node:fs";
+import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { UsageError } from "../errors/errors.js";
 import { openRegularFile } from "../input/read-regular-file.js";
 
@@ -8,13 +9,13 @@ export const PUBLIC_KEY_PREFIX = "ed25519:";
 
 /** A new Ed25519 key pair: the private key as PKCS#8 PEM (never printed) and the public key line. */
 export function generateReviewerKey(): { privatePem: string; publicKey: string } {
-  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  const { privateKey, publicKey } = loadNodeCrypto().generateKeyPairSync("ed25519");
   return { privatePem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), publicKey: publicKeyLine(publicKey) };
 }
 
 /** `ed25519:<base64>` of a public (or private) Ed25519 key. */
 export function publicKeyLine(key: KeyObject): string {
-  const pub = key.type === "private" ? createPublicKey(key) : key;
+  const pub = key.type === "private" ? loadNodeCrypto().createPublicKey(key) : key;
   // DER, not JWK: exporting a key as JWK can deadlock Node 20's crypto against the garbage collector (seen in keygen).
   const der = pub.asymmetricKeyType === "ed25519" ? pub.export({ type: "spki", format: "der" }) : undefined;
   if (!der || der.length !== ED25519_SPKI_PREFIX.length + 32 || !der.subarray(0, ED25519_SPKI_PREFIX.length).equals(ED25519_SPKI_PREFIX))
@@ -31,7 +32,7 @@ export function parsePublicKeyLine(line: string): KeyObject | undefined {
   const raw = Buffer.from(line.slice(PUBLIC_KEY_PREFIX.length), "base64");
   if (raw.length !== 32 || raw.toString("base64") !== line.slice(PUBLIC_KEY_PREFIX.length)) return undefined;
   try {
-    return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: "der", type: "spki" });
+    return loadNodeCrypto().createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: "der", type: "spki" });
   } catch {
     return undefined;
   }
@@ -69,7 +70,7 @@ export function loadPrivateKey(file: string, what = "key file"): KeyObject {
     closeSync(fd);
   }
   try {
-    const key = createPrivateKey(text);
+    const key = loadNodeCrypto().createPrivateKey(text);
     if (key.asymmetricKeyType !== "ed25519") throw new Error("not Ed25519");
     return key;
   } catch (error) {

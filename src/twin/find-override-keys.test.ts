@@ -91,6 +91,18 @@ describe("findOverrideKeys (no second source of truth for the twin)", () => {
     expect(paths({ overrides: { paired_prompt_id: "MD-28" } })).toEqual(["overrides"]);
   });
 
+  it("flags a sanctioned key name nested under an empty top-level key, which is not the top level", () => {
+    expect(findOverrideKeys({ "": { paired_prompt_id: "MD-28" } })).toEqual([
+      { path: ".paired_prompt_id", topKey: "", carriedId: "MD-28" },
+    ]);
+  });
+
+  it("names a key found inside a list of mappings by its item's index", () => {
+    expect(paths({ runtime: { hints: [{ note: "none" }, { fallback_executor: "MD-28" }] } })).toEqual([
+      "runtime.hints[1].fallback_executor",
+    ]);
+  });
+
   // Key names about executors and pairing must be caught too, not only the
   // spec's list.
   it.each([["executed_by"], ["execution_prompt"], ["paired_with"], ["pair_prompt_id"], ["counterpart_prompt_id"]])(

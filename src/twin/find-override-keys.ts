@@ -58,39 +58,64 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
     const note = (inner: string | undefined) => {
       if (inner !== undefined && id === undefined) id = inner;
     };
-    if (Array.isArray(value)) for (const v of value) note(findPromptId(v));
-    else
-      for (const key of Object.keys(value)) {
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) note(findPromptId(value[i]));
+    else {
+      const keys = Object.keys(value);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
         // A mapping's keys carry IDs as much as its values (`executor_routes: {MD-26: preferred}`).
         note(idIn(key));
         note(findPromptId((value as Record<string, unknown>)[key]));
       }
+    }
     carriedOf.set(value, id);
     return id;
   };
-  const visit = (value: unknown, path: string, topKey: string, parentSuspect: boolean) => {
-    if (value === null || typeof value !== "object") return;
+  // The path to the value being visited (its first `depth` entries): keys, and item indexes as numbers. Spelled out
+  // only for a key that is found.
+  // (Loops count by index: the walk runs once per prompt on every value, mostly before the JIT has compiled it, where a
+  // for-of allocates a result object per step.)
+  const parts: Array<string | number> = [];
+  const visit = (value: object, depth: number, topKey: string, parentSuspect: boolean) => {
     // Mappings inside lists are searched too (`notes: [{fallback_executor: MD-26}]`).
     if (Array.isArray(value)) {
-      value.forEach((item, i) => {
-        visit(item, `${path}[${i}]`, topKey, parentSuspect);
-      });
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (item === null || typeof item !== "object") continue;
+        parts[depth] = i;
+        visit(item, depth + 1, topKey, parentSuspect);
+      }
       return;
     }
-    for (const key of Object.keys(value)) {
+    const topLevel = depth === 0;
+    const keys = Object.keys(value);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k] as string;
+      if (topLevel && SANCTIONED_TWIN_KEYS.has(key)) continue;
       const child = (value as Record<string, unknown>)[key];
-      const keyPath = path === "" ? key : `${path}.${key}`;
-      const top = topKey === "" ? key : topKey;
-      if (path === "" && SANCTIONED_TWIN_KEYS.has(key)) continue;
+      const top = topLevel ? key : topKey;
       const { suspect, forbidden } = classifyKey(key);
-      const carried = findPromptId(child);
-      if (forbidden || ((suspect || parentSuspect) && carried !== undefined)) {
-        found.push({ path: keyPath, topKey: top, carriedId: carried });
-        continue;
+      // Only a key whose name (or whose parent's name) is suspect is asked what prompt ID its value carries.
+      if (forbidden || suspect || parentSuspect) {
+        const carried = findPromptId(child);
+        if (forbidden || carried !== undefined) {
+          found.push({ path: spellPath(parts.slice(0, depth), key), topKey: top, carriedId: carried });
+          continue;
+        }
       }
-      visit(child, keyPath, top, suspect || parentSuspect);
+      if (child === null || typeof child !== "object") continue;
+      parts[depth] = key;
+      visit(child, depth + 1, top, suspect || parentSuspect);
     }
   };
-  visit(frontmatter, "", "", false);
+  visit(frontmatter, 0, "", false);
   return found;
+}
+
+/** The dotted path of `key` under `parts` (`runtime.hints[0].fallback_executor`), as the frontmatter nests it. */
+function spellPath(parts: ReadonlyArray<string | number>, key: string): string {
+  if (parts.length === 0) return key;
+  let out = "";
+  for (const [n, part] of parts.entries()) out += typeof part === "number" ? `[${part}]` : n === 0 ? part : `.${part}`;
+  return `${out}.${key}`;
 }

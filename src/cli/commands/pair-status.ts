@@ -4,7 +4,6 @@ import { type PairStatus, pairStatusFromFlags, REVIEW_STATUSES, type ReviewStatu
 import { parsePromptId } from "../../input/parse-input.js";
 import { PROMPT_ID_PATTERN } from "../../suite/prompt.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { storeOption } from "../home-option.js";
 import { loadSuiteOption } from "../load-suite-option.js";
 
 /** `twinlock pair-status ID` (stateless) or `twinlock pair-status RUN ID` (from a run). */
@@ -27,8 +26,8 @@ export async function runPairStatus(
   } else {
     if (o.handoffReady || o.reviewStatus)
       throw new UsageError("--handoff-ready and --review-status are for the stateless form; a run file knows its own state");
-    // Only the form with a run file needs the run ledger and the gate home: loaded when asked for.
-    const { pairStatusFromRun } = await import("../../gate/pair-status.js");
+    // Only the form with a run file needs the run store, its schemas and the gate home: loaded when asked for.
+    const [{ pairStatusFromRun }, { storeOption }] = await Promise.all([import("../../gate/pair-status.js"), import("../home-option.js")]);
     status = await pairStatusFromRun(storeOption(o), first, parsePromptId(second));
   }
   const s = status;
