@@ -179,7 +179,11 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
     pinned,
     pinProblem,
     dryRunRequired: wf !== undefined && pinned?.suite.byId.get(wf.executor)?.frontmatter.dry_run_required === true,
-    rehash: wf?.handoff ? await rehash(handoffPathOf(input.store, input.run, wf.handoff.dir)) : { error: "nothing is frozen" },
+    // A finished pair admits nothing: its recorded folder is not read (an imported run's folder may name anything).
+    rehash:
+      wf?.handoff && wf.state !== "closed" && wf.state !== "failed"
+        ? await rehash(handoffPathOf(input.store, input.run, wf.handoff.dir))
+        : { error: wf?.handoff ? `${wf.planner} is ${wf.state}` : "nothing is frozen" },
     frozenBytes: wf?.handoff ? verifyFrozenBytes(input.store.home, wf.handoff.files) : [],
     actionIds: wf?.handoff && pinned ? frozenActionIds(input.store.home, wf.handoff.files, pinned.handoffFormat) : [],
     executorDigestNow,

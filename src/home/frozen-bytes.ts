@@ -25,6 +25,7 @@ import { openBeneath } from "../input/open-beneath.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
+import { isWithin } from "../store/run-store.js";
 import { type GateHome, homeLabel, homeSubdir } from "./gate-home.js";
 
 const CHUNK = 1024 * 1024;
@@ -57,6 +58,12 @@ export function snapshotHandoff(home: GateHome, handoffDir: string, confine?: (r
   const root = realHandoffRoot(path.resolve(handoffDir));
   // The path the copy is made from, checked where it is resolved (a link swapped in after an earlier check leads nowhere).
   confine?.(root);
+  // Never the home itself, nor a folder holding it: the copy would take the home's keys and tokens along.
+  const realHome = realpathSync(home.dir);
+  if (isWithin(root, realHome) || isWithin(realHome, root))
+    throw new UsageError(
+      `the handoff folder ${handoffDir} and the gate home ${home.dir} overlap; keep the gate home out of the agent's folders`,
+    );
   const rel = listHandoffFiles(root);
   const tmp = homeSubdir(home, "tmp");
   // The home's own scratch folder, out of the agent's reach: a dead freeze's copy is removed whole.
@@ -262,7 +269,14 @@ function storeBlob(home: GateHome, staged: string, sha256: string): void {
 /** The handoff folder's real path, refusing a symbolic link given as the folder itself. */
 function realHandoffRoot(given: string): string {
   requireHandoffFolder(given);
-  return realpathSync(given);
+  try {
+    return realpathSync(given);
+  } catch (error) {
+    // The folder was checked a moment ago: a failure now means it is being changed (or swapped) while it is read.
+    throw new UsageError(
+      `handoff folder ${given} changed while it was read (${(error as NodeJS.ErrnoException).code}); freeze again once it is left alone`,
+    );
+  }
 }
 
 /**
@@ -278,7 +292,14 @@ function copyHashing(root: string, rel: string, target: string, budget: number):
     inFd = openBeneath(root, rel, "handoff");
   } catch (error) {
     if (error instanceof RefusalError) throw error;
-    throw new UsageError(`cannot read ${what} (${(error as NodeJS.ErrnoException).code}); fix it and freeze again`, { cause: error });
+    // Named only when it is still where the listing saw it: a file gone since the listing may have been listed
+    // through a folder swapped in for a link, and its name must not reach the agent (as the path-swap refusal says nothing).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ELOOP" || code === "ENOTDIR")
+      throw new UsageError(`a file of the handoff changed while it was read (${code}); freeze again once the folder is left alone`, {
+        cause: error,
+      });
+    throw new UsageError(`cannot read ${what} (${code}); fix it and freeze again`, { cause: error });
   }
   let outFd: number | undefined;
   try {

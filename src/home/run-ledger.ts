@@ -8,7 +8,7 @@ import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
 import { appendTo, type EventDraft, type LoadedRun, readRunFile, serializeRunFile, verifyRunFile } from "../store/run-file.js";
 import { withFileLock } from "../store/run-file-lock.js";
 import { resolveRunFile } from "../store/run-folder.js";
-import { frozenFilesOf } from "../store/run-store.js";
+import { consentHashesOf, frozenFilesOf, requireFinishedForImport } from "../store/run-store.js";
 import { markConsentConsumed } from "./consumed-consents.js";
 import { storeFetchedBlob } from "./frozen-bytes.js";
 import type { GateHome } from "./gate-home.js";
@@ -159,6 +159,8 @@ export async function importRunFile(
         );
       if (known?.run_file !== undefined && known.run_file !== abs && exists(known.run_file))
         throw new RefusalError(`run ${runId} is in this gate home at ${known.run_file}, which still exists; continue that run file`);
+      // Exactly at the home's own checkpoint it is a restore of what the home recorded; else only a finished run comes in.
+      if (!known) requireFinishedForImport(file, `gate home ${home.dir}`);
       writeCheckpoint(home, {
         format: "twinlock-checkpoint/1",
         run_id: runId,
@@ -170,6 +172,8 @@ export async function importRunFile(
         run_file: abs,
       });
       applyHomeEffects(home, file.events, runId);
+      for (const c of consentHashesOf(file))
+        markConsentConsumed(home, { run_id: runId, planner: c.planner, executor: c.executor, consent_hash: c.hash, at: c.at });
       atomicWriteFile(abs, serializeRunFile(file));
       return { path: abs, file, state: file.state };
     });

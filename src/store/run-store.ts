@@ -1,9 +1,10 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { UsageError } from "../errors/errors.js";
+import { RefusalError, UsageError } from "../errors/errors.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import type { ConsumedConsent } from "../home/consumed-consents.js";
 import type { GateHome } from "../home/gate-home.js";
+import { receiptHash } from "../run/receipt-hash.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
 import type { PendingStore } from "../server/pending-signatures.js";
 import type { SessionStore } from "../server/reviewer-sessions.js";
@@ -99,6 +100,29 @@ function realFolder(wanted: string, named: string, base: string): string {
       `handoff folder ${named} does not exist${path.isAbsolute(named) ? "" : ` (a relative folder is taken from ${base})`}; give the folder holding the handoff records`,
     );
   }
+}
+
+/**
+ * Refuse to import a run any of whose pairs is unfinished (not closed or
+ * failed). An export's chain proves only itself: cut short or with events
+ * taken out and the chain rebuilt, every signed decision in it still checks,
+ * yet a used consent would come back unused and a raised stop would vanish.
+ * A finished run can never admit again, so nothing in it can be replayed.
+ */
+export function requireFinishedForImport(file: RunFile, where: string): void {
+  const open = Object.values(file.state.workflows).filter((wf) => wf.state !== "closed" && wf.state !== "failed");
+  if (open.length > 0)
+    throw new RefusalError(
+      `run ${file.state.run_id} is not finished (${open.map((wf) => `${wf.planner} is ${wf.state}`).join(", ")}): ${where} imports only runs whose every pair is closed or failed — an export cannot show that nothing was cut from its end, so an unfinished run carries on in the store it was made in`,
+      { attack: "unfinished-import" },
+    );
+}
+
+/** Every consent a run holds, by receipt hash: an imported run's consents are all marked used, whether or not an admission used them. */
+export function consentHashesOf(file: RunFile): Array<{ hash: string; planner: string; executor: string; at: string }> {
+  return Object.values(file.state.workflows).flatMap((wf) =>
+    wf.consents.map((c) => ({ hash: receiptHash(c), planner: wf.planner, executor: c.executor, at: c.at })),
+  );
 }
 
 /** The frozen files the freezes among these events name (every revision's). */

@@ -308,6 +308,23 @@ describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, be
     expect((await call(a, apiPaths.freeze(runId, PLANNER), { token, json: { handoff_dir: handoff } })).status).toBe(200);
     const run = await b.store.read(runId);
     for (const entry of frozenFilesOf(run.file.events)) expect(readBlob(b.store.home, entry).length).toBe(entry.size);
+    // An unfinished run is exported, but no store takes it in: nothing shows its end was not cut.
+    const early = path.join(serverTempDir("twinlock-team-export-"), "early");
+    expect((await runCli(["export", runId, "--store", url, "--home", path.join(b.dir, "home"), "--out", early])).code).toBe(0);
+    const closed = await runCli([
+      "close",
+      runId,
+      PLANNER,
+      "--result",
+      "abandoned",
+      "--residual",
+      "the plan was not carried out",
+      "--store",
+      url,
+      "--home",
+      path.join(b.dir, "home"),
+    ]);
+    expect(closed.code, closed.output).toBe(0);
     const out = path.join(serverTempDir("twinlock-team-export-"), "bundle");
     const exported = await runCli(["export", runId, "--store", url, "--home", path.join(b.dir, "home"), "--out", out]);
     expect(exported.code, exported.output).toBe(0);
@@ -321,6 +338,11 @@ describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, be
     const otherStore = postgresRunStore(other, openGateHome(path.join(serverTempDir(), "home"), { create: true }));
     stores.push(otherStore);
     await pinSuite(otherStore.home, { suiteDir: RUN_EXAMPLE_SUITE, allowUnsigned: true, key: TEST_PINNER });
+    const unfinished = await runCli(["import", early, "--accept-unsigned", "--store", other, "--home", path.join(a.dir, "home")]);
+    expect(unfinished.code).toBe(1);
+    expect(unfinished.stderr).toMatch(
+      /is not finished \(MD-29 is plan_review_pending\): .* imports only runs whose every pair is closed or failed/,
+    );
     const imported = await runCli(["import", out, "--accept-unsigned", "--store", other, "--home", path.join(a.dir, "home")]);
     expect(imported.code, imported.output).toBe(0);
     const twice = await runCli(["import", out, "--accept-unsigned", "--store", other, "--home", path.join(a.dir, "home")]);

@@ -11,7 +11,14 @@ import { applyEvent } from "../../run/apply-event.js";
 import { hashEvent } from "../../run/event-chain.js";
 import { EventSchema, RUN_FORMAT, RUN_ID_PATTERN, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
 import { appendTo, type EventDraft, type LoadedRun, verifyRunFile } from "../run-file.js";
-import { frozenFilesOf, type RunListing, type RunStore, type UpdateOptions } from "../run-store.js";
+import {
+  consentHashesOf,
+  frozenFilesOf,
+  type RunListing,
+  type RunStore,
+  requireFinishedForImport,
+  type UpdateOptions,
+} from "../run-store.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
 import { postgresServerState, postgresSharedHome } from "./postgres-shared-home.js";
 
@@ -279,6 +286,7 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
       const id = file.state.run_id;
       if (RUN_ID_PATTERN.test(ref) && ref !== id)
         throw new UsageError(`${ref} is another run's ID; import under the run's own ID or a name`);
+      requireFinishedForImport(file, label);
       // Checked against their sha256 as they are kept; then sent with the run, in its transaction.
       for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(copy, entry.sha256, frozen(entry));
       await transaction(async (client) => {
@@ -300,8 +308,13 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
           throw new RefusalError(`run ${id} (or a run named ${ref}) is already in ${label}; an import never replaces a run`);
         await shared.uploadFrozen(client, frozenFilesOf(file.events));
         await insertEvents(client, id, file.events);
-        // Its admissions used their consents: none can be used again here.
+        // Its admissions used their consents, and every other consent it holds is used too: it never admits here.
         await consume(client, id, file.events);
+        for (const c of consentHashesOf(file))
+          await client.query(
+            "INSERT INTO twinlock_consumed_consents (consent_hash, run_id, planner, executor, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+            [c.hash, id, c.planner, c.executor, c.at],
+          );
       });
       return { path: id, file, state: file.state };
     },
@@ -381,12 +394,19 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
   };
 }
 
-/** The folder name of a database's copy in a gate home: its server, port and database, never its user or password. */
+/**
+ * The folder name of a database's copy in a gate home: everything that
+ * selects the data (server, port, database, user, options such as a
+ * search_path), never the password. Two stores that differ in any of these
+ * never share a copy.
+ */
 function storeKey(url: string): string {
   let where = url;
   try {
     const u = new URL(url);
-    where = `${u.hostname}:${u.port || "5432"}/${u.pathname.replace(/^\//, "")}?${u.searchParams.get("host") ?? ""}`;
+    u.password = "";
+    u.searchParams.sort();
+    where = u.toString();
   } catch {
     // an unparsable URL fails at connect, with its own message
   }
