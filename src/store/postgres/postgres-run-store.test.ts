@@ -73,3 +73,30 @@ describe.skipIf(!URL_BASE)("the PostgreSQL store", () => {
     expect(redact("postgres://gate:s3cret@db.example:5432/twinlock")).not.toContain("s3cret");
   });
 });
+
+describe("a server's copy of a team store's trust files", () => {
+  it("is a folder of its own for everything that selects the data (database, user, options), and the same whatever the password", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-pg-copy-"));
+    try {
+      const home = openGateHome(path.join(dir, "home"), { create: true });
+      const copyOf = (url: string) => {
+        const store = postgresRunStore(url, home);
+        void store.close();
+        return store.home.dir;
+      };
+      const base = "postgres://gate:one@db.example:5432/twinlock";
+      const copies = [
+        base,
+        "postgres://gate:one@db.example:5432/other",
+        "postgres://auditor:one@db.example:5432/twinlock",
+        `${base}?options=-c%20search_path%3Dteam2`,
+        "postgres://gate:one@db.example:5433/twinlock",
+      ].map(copyOf);
+      expect(new Set(copies).size).toBe(copies.length);
+      for (const c of copies) expect(path.dirname(c)).toBe(path.join(home.dir, "stores"));
+      expect(copyOf("postgres://gate:two@db.example:5432/twinlock")).toBe(copies[0]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
