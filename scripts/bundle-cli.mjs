@@ -43,7 +43,7 @@ await build({
   banner: { js: 'const __twinlockModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
   legalComments: "none",
   minify: !process.env.NO_MINIFY,
-  plugins: [lazyChildProcessForCommander(), englishZodMessagesOnly(), assertOnFailureOnlyForSignalExit()],
+  plugins: [lazyChildProcessForCommander(), englishZodMessagesOnly(), assertOnFailureOnlyForSignalExit(), plainFsForProperLockfile()],
   logLevel: "warning",
 });
 /**
@@ -89,6 +89,30 @@ function assertOnFailureOnlyForSignalExit() {
       b.onLoad({ filter: /.*/, namespace: "twinlock-signal-exit-assert" }, () => ({
         contents:
           'module.exports = { equal(actual, expected, message) { if (actual != expected) require("node:assert").equal(actual, expected, message); } };',
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/**
+ * proper-lockfile's default file system is graceful-fs, which patches node:fs
+ * as it loads (a few milliseconds on every command that takes a lock).
+ * twinlock hands every lock its own file system (`lockFs` in
+ * src/store/run-file-lock.ts, made from node:fs), so the default is never
+ * used: inside proper-lockfile, graceful-fs is node:fs itself.
+ */
+function plainFsForProperLockfile() {
+  return {
+    name: "plain-fs-for-proper-lockfile",
+    setup(b) {
+      b.onResolve({ filter: /^graceful-fs$/ }, (args) =>
+        args.importer.includes(`${path.sep}node_modules${path.sep}proper-lockfile${path.sep}`)
+          ? { path: "graceful-fs", namespace: "twinlock-plain-fs" }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: "twinlock-plain-fs" }, () => ({
+        contents: 'module.exports = require("node:fs");',
         loader: "js",
       }));
     },
