@@ -399,23 +399,21 @@ class BlockParser {
   }
 }
 
+/** A plain key and its `:`, followed by a space or the line's end; sticky, so it is tried at one index only. */
+const KEY = /[A-Za-z_][A-Za-z0-9_.-]*:(?: |$)/y;
+
 /**
  * Where the plain key starting at `from` ends (the index of its `:`), or -1
  * when the line has no `key:` there: `[A-Za-z_][A-Za-z0-9_.-]*` then `:`
- * followed by a space or the line's end. A hand-written scan: it runs once
- * per frontmatter line.
+ * followed by a space or the line's end. One sticky regular expression: it
+ * runs once per frontmatter line, and in a short-lived process most lines are
+ * read before a hand-written loop would be compiled.
  */
 function keyEnd(line: string, from: number): number {
-  let k = from;
-  const first = line.charCodeAt(k);
-  if (!((first >= 65 && first <= 90) || (first >= 97 && first <= 122) || first === 95)) return -1;
-  for (k++; k < line.length; k++) {
-    const c = line.charCodeAt(k);
-    const word = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45;
-    if (!word) break;
-  }
-  if (line.charCodeAt(k) !== 58) return -1;
-  return k + 1 === line.length || line.charCodeAt(k + 1) === 32 ? k : -1;
+  KEY.lastIndex = from;
+  if (!KEY.test(line)) return -1;
+  const end = KEY.lastIndex;
+  return line.charCodeAt(end - 1) === 32 ? end - 2 : end - 1;
 }
 
 function isBlankOrComment(line: string, indent: number): boolean {
