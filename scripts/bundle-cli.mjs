@@ -43,7 +43,7 @@ await build({
   banner: { js: 'const __twinlockModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
   legalComments: "none",
   minify: !process.env.NO_MINIFY,
-  plugins: [lazyChildProcessForCommander(), englishZodMessagesOnly()],
+  plugins: [lazyChildProcessForCommander(), englishZodMessagesOnly(), assertOnFailureOnlyForSignalExit(), plainFsForProperLockfile()],
   logLevel: "warning",
 });
 /**
@@ -63,6 +63,56 @@ function lazyChildProcessForCommander() {
       );
       b.onLoad({ filter: /.*/, namespace: "twinlock-lazy" }, () => ({
         contents: 'let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require("node:child_process"))[key] });',
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/**
+ * signal-exit (proper-lockfile's, registered as proper-lockfile loads) requires
+ * node:assert for one `assert.equal` on its callback; loading node:assert sets
+ * up the stderr stream (and with it net) to ask about colours: a few
+ * milliseconds on every command that takes a lock. Inside signal-exit, `assert`
+ * becomes a stand-in whose `equal` compares as node:assert's does (`==`) and
+ * hands any mismatch to the real node:assert, which throws its usual error.
+ */
+function assertOnFailureOnlyForSignalExit() {
+  return {
+    name: "assert-on-failure-only-for-signal-exit",
+    setup(b) {
+      b.onResolve({ filter: /^(node:)?assert$/ }, (args) =>
+        args.importer.includes(`${path.sep}node_modules${path.sep}signal-exit${path.sep}`)
+          ? { path: "assert", namespace: "twinlock-signal-exit-assert" }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: "twinlock-signal-exit-assert" }, () => ({
+        contents:
+          'module.exports = { equal(actual, expected, message) { if (actual != expected) require("node:assert").equal(actual, expected, message); } };',
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/**
+ * proper-lockfile's default file system is graceful-fs, which patches node:fs
+ * as it loads (a few milliseconds on every command that takes a lock).
+ * twinlock hands every lock its own file system (`lockFs` in
+ * src/store/run-file-lock.ts, made from node:fs), so the default is never
+ * used: inside proper-lockfile, graceful-fs is node:fs itself.
+ */
+function plainFsForProperLockfile() {
+  return {
+    name: "plain-fs-for-proper-lockfile",
+    setup(b) {
+      b.onResolve({ filter: /^graceful-fs$/ }, (args) =>
+        args.importer.includes(`${path.sep}node_modules${path.sep}proper-lockfile${path.sep}`)
+          ? { path: "graceful-fs", namespace: "twinlock-plain-fs" }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: "twinlock-plain-fs" }, () => ({
+        contents: 'module.exports = require("node:fs");',
         loader: "js",
       }));
     },

@@ -1,3 +1,4 @@
+import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
 
 /**
@@ -18,7 +19,20 @@ export function colourEnabled(fd = 1, env: NodeJS.ProcessEnv = process.env): boo
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return true;
   // isatty on the descriptor, not process.stdout.isTTY: that would set up the stdout stream this CLI never uses.
-  return ttyModule().isatty(fd) && env.TERM !== "dumb";
+  return mayBeTerminal(fd) && ttyModule().isatty(fd) && env.TERM !== "dumb";
+}
+
+/**
+ * False when `fd` is surely no terminal: a terminal is a character device, so a
+ * pipe or a file (how agents and scripts read twinlock) is answered without
+ * loading node:tty. A descriptor that cannot be examined is left to isatty.
+ */
+function mayBeTerminal(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return true;
+  }
 }
 
 /** node:tty, loaded when asked (it loads net and streams). */

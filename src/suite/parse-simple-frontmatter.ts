@@ -399,23 +399,21 @@ class BlockParser {
   }
 }
 
+/** A plain key and its `:`, followed by a space or the line's end; sticky, so it is tried at one index only. */
+const KEY = /[A-Za-z_][A-Za-z0-9_.-]*:(?: |$)/y;
+
 /**
  * Where the plain key starting at `from` ends (the index of its `:`), or -1
  * when the line has no `key:` there: `[A-Za-z_][A-Za-z0-9_.-]*` then `:`
- * followed by a space or the line's end. A hand-written scan: it runs once
- * per frontmatter line.
+ * followed by a space or the line's end. One sticky regular expression: it
+ * runs once per frontmatter line, and in a short-lived process most lines are
+ * read before a hand-written loop would be compiled.
  */
 function keyEnd(line: string, from: number): number {
-  let k = from;
-  const first = line.charCodeAt(k);
-  if (!((first >= 65 && first <= 90) || (first >= 97 && first <= 122) || first === 95)) return -1;
-  for (k++; k < line.length; k++) {
-    const c = line.charCodeAt(k);
-    const word = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45;
-    if (!word) break;
-  }
-  if (line.charCodeAt(k) !== 58) return -1;
-  return k + 1 === line.length || line.charCodeAt(k + 1) === 32 ? k : -1;
+  KEY.lastIndex = from;
+  if (!KEY.test(line)) return -1;
+  const end = KEY.lastIndex;
+  return line.charCodeAt(end - 1) === 32 ? end - 2 : end - 1;
 }
 
 function isBlankOrComment(line: string, indent: number): boolean {
@@ -490,23 +488,25 @@ function flowSequence(rest: string, itemAt?: (offset: number) => void): unknown[
   return out;
 }
 
-/** Index of the closing quote in `text` (which follows the opening one), or -1 when this line does not close it. */
+/**
+ * Index of the closing quote in `text` (which follows the opening one), or -1 when this line does not close it:
+ * in single quotes `''` is a quote inside the text, in double quotes a backslash escapes the next character.
+ * Found with indexOf, which a short-lived process runs natively, not by walking the characters.
+ */
 function findClosingQuote(text: string, quote: string): number {
-  for (let k = 0; k < text.length; k++) {
-    const ch = text[k];
-    if (quote === '"' && ch === "\\") {
-      k++;
-      continue;
-    }
-    if (ch === quote) {
-      if (quote === "'" && text[k + 1] === "'") {
-        k++;
-        continue;
-      }
-      return k;
-    }
+  if (quote === "'") {
+    for (let k = text.indexOf("'"); k !== -1; k = text.indexOf("'", k + 2)) if (text.charCodeAt(k + 1) !== 39) return k;
+    return -1;
   }
-  return -1;
+  // Each search starts past the last one, so a line of many backslashes costs one pass, not one per backslash.
+  let close = text.indexOf('"');
+  let backslash = text.indexOf("\\");
+  while (close !== -1 && backslash !== -1 && backslash < close) {
+    const from = backslash + 2;
+    if (close < from) close = text.indexOf('"', from);
+    backslash = text.indexOf("\\", from);
+  }
+  return close;
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = {

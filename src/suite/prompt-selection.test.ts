@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../test-support/run-cli.js";
 import { copyExampleSuite, makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
@@ -19,8 +20,31 @@ describe("compileGlob", () => {
     ["docs/**", "docs/a/b.md", true],
     ["MD-?.md", "MD-1.md", true],
     ["a.b.md", "aXb.md", false],
+    ["*.md", ".md", true],
+    ["*.md", "a.md.txt", false],
+    ["*", "anything", true],
+    ["prompts", "prompts", true],
+    ["prompts", "prompt", false],
+    ["prompts/**/drafts/**", "prompts/x/drafts/a.md", true],
+    ["prompts/**/drafts/**", "prompts/x/draft/a.md", false],
   ])("%s against %s is %s", (glob, rel, expected) => {
     expect(compileGlob(glob).matches(rel)).toBe(expected);
+  });
+});
+
+describe("compileGlob against a reference", () => {
+  // One name against one glob segment, as an anchored regular expression: fine for inputs this short.
+  const reference = (glob: string, name: string): boolean =>
+    new RegExp(`^${glob.replace(/\./g, "\\.").replace(/\*/g, ".*").replace(/\?/g, ".")}$`).test(name);
+  const segment = fc.stringMatching(/^[ab.*?]{1,5}$/);
+  const name = fc.stringMatching(/^[ab.]{1,5}$/);
+
+  it("matches a name exactly when a regular expression of the glob does", () => {
+    fc.assert(
+      fc.property(segment, name, (glob, rel) => {
+        expect(compileGlob(glob).matches(rel)).toBe(reference(glob, rel));
+      }),
+    );
   });
 });
 

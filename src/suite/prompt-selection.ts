@@ -40,22 +40,44 @@ export interface Glob {
  * path's lengths, so a hostile `twinlock.yaml` cannot make a walk crawl.
  */
 export function compileGlob(glob: string): Glob {
-  const parts = glob.split("/").filter((p, i, all) => !(p === "**" && all[i - 1] === "**"));
+  const parts = glob
+    .split("/")
+    .filter((p, i, all) => !(p === "**" && all[i - 1] === "**"))
+    .map((p) => (p === "**" ? ANY_FOLDERS : compileName(p)));
   return { matches: (rel) => matchSegments(parts, rel.split("/")) };
 }
 
-function matchSegments(glob: readonly string[], path: readonly string[]): boolean {
+/** `**`, which matches any number of path segments. */
+const ANY_FOLDERS = "**";
+
+/** A test of one name (a path segment) against one glob segment. */
+type NameTest = (name: string) => boolean;
+
+/**
+ * The test for one glob segment, made once per glob: a segment without
+ * wildcards is the name itself, and `*` followed by a plain suffix (`*.md`)
+ * is that suffix, the same answers `matchName` gives without walking the
+ * characters of every path it meets.
+ */
+function compileName(pattern: string): NameTest {
+  if (!/[*?]/.test(pattern)) return (name) => name === pattern;
+  const suffix = pattern.slice(1);
+  if (pattern[0] === "*" && !/[*?]/.test(suffix)) return (name) => name.endsWith(suffix);
+  return (name) => matchName(pattern, name);
+}
+
+function matchSegments(glob: ReadonlyArray<NameTest | typeof ANY_FOLDERS>, path: readonly string[]): boolean {
   // ok[i][j]: glob[i..] matches path[j..]; filled from the end.
   const rows = glob.length + 1;
   const cols = path.length + 1;
   const ok = new Uint8Array(rows * cols);
   ok[glob.length * cols + path.length] = 1;
   for (let i = glob.length - 1; i >= 0; i--) {
+    const g = glob[i] as NameTest | typeof ANY_FOLDERS;
     for (let j = path.length; j >= 0; j--) {
-      const g = glob[i] as string;
       let v = 0;
-      if (g === "**") v = ok[(i + 1) * cols + j] || (j < path.length ? ok[i * cols + j + 1] : 0) ? 1 : 0;
-      else if (j < path.length && ok[(i + 1) * cols + j + 1] && matchName(g, path[j] as string)) v = 1;
+      if (g === ANY_FOLDERS) v = ok[(i + 1) * cols + j] || (j < path.length ? ok[i * cols + j + 1] : 0) ? 1 : 0;
+      else if (j < path.length && ok[(i + 1) * cols + j + 1] && g(path[j] as string)) v = 1;
       ok[i * cols + j] = v;
     }
   }
