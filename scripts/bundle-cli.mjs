@@ -47,26 +47,43 @@ await build({
   logLevel: "warning",
 });
 /**
+ * An esbuild plugin: inside the package `pkg` only, the module matched by
+ * `filter` is replaced by `contents` (whose own imports resolve from
+ * `resolveDir(args)` when given).
+ * Each use below says why that module is not wanted as it is.
+ */
+function replaceInside({ name, pkg, filter, contents, resolveDir }) {
+  const namespace = `twinlock-${name}`;
+  return {
+    name,
+    setup(b) {
+      b.onResolve({ filter }, (args) =>
+        args.importer.includes(`${path.sep}node_modules${path.sep}${pkg}${path.sep}`)
+          ? { path: resolveDir ? path.join(resolveDir(args), "index.js") : args.path, namespace }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace }, (args) => ({
+        contents,
+        ...(resolveDir ? { resolveDir: path.dirname(args.path) } : {}),
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/**
  * Commander requires node:child_process at load (for executable subcommands,
  * which twinlock does not use), and with it net and streams: a few
  * milliseconds on every call. Inside commander it becomes a lazy stand-in
  * that loads the real module on first use.
  */
 function lazyChildProcessForCommander() {
-  return {
+  return replaceInside({
     name: "lazy-child-process-for-commander",
-    setup(b) {
-      b.onResolve({ filter: /^node:child_process$/ }, (args) =>
-        args.importer.includes(`${path.sep}node_modules${path.sep}commander${path.sep}`)
-          ? { path: "child_process", namespace: "twinlock-lazy" }
-          : undefined,
-      );
-      b.onLoad({ filter: /.*/, namespace: "twinlock-lazy" }, () => ({
-        contents: 'let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require("node:child_process"))[key] });',
-        loader: "js",
-      }));
-    },
-  };
+    pkg: "commander",
+    filter: /^node:child_process$/,
+    contents: 'let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require("node:child_process"))[key] });',
+  });
 }
 
 /**
@@ -78,21 +95,13 @@ function lazyChildProcessForCommander() {
  * hands any mismatch to the real node:assert, which throws its usual error.
  */
 function assertOnFailureOnlyForSignalExit() {
-  return {
+  return replaceInside({
     name: "assert-on-failure-only-for-signal-exit",
-    setup(b) {
-      b.onResolve({ filter: /^(node:)?assert$/ }, (args) =>
-        args.importer.includes(`${path.sep}node_modules${path.sep}signal-exit${path.sep}`)
-          ? { path: "assert", namespace: "twinlock-signal-exit-assert" }
-          : undefined,
-      );
-      b.onLoad({ filter: /.*/, namespace: "twinlock-signal-exit-assert" }, () => ({
-        contents:
-          'module.exports = { equal(actual, expected, message) { if (actual != expected) require("node:assert").equal(actual, expected, message); } };',
-        loader: "js",
-      }));
-    },
-  };
+    pkg: "signal-exit",
+    filter: /^(node:)?assert$/,
+    contents:
+      'module.exports = { equal(actual, expected, message) { if (actual != expected) require("node:assert").equal(actual, expected, message); } };',
+  });
 }
 
 /**
@@ -103,20 +112,12 @@ function assertOnFailureOnlyForSignalExit() {
  * used: inside proper-lockfile, graceful-fs is node:fs itself.
  */
 function plainFsForProperLockfile() {
-  return {
+  return replaceInside({
     name: "plain-fs-for-proper-lockfile",
-    setup(b) {
-      b.onResolve({ filter: /^graceful-fs$/ }, (args) =>
-        args.importer.includes(`${path.sep}node_modules${path.sep}proper-lockfile${path.sep}`)
-          ? { path: "graceful-fs", namespace: "twinlock-plain-fs" }
-          : undefined,
-      );
-      b.onLoad({ filter: /.*/, namespace: "twinlock-plain-fs" }, () => ({
-        contents: 'module.exports = require("node:fs");',
-        loader: "js",
-      }));
-    },
-  };
+    pkg: "proper-lockfile",
+    filter: /^graceful-fs$/,
+    contents: 'module.exports = require("node:fs");',
+  });
 }
 
 /**
@@ -126,21 +127,13 @@ function plainFsForProperLockfile() {
  * this namespace. Inside zod, the namespace keeps `en` alone.
  */
 function englishZodMessagesOnly() {
-  return {
+  return replaceInside({
     name: "english-zod-messages-only",
-    setup(b) {
-      b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-        args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`)
-          ? { path: path.join(path.dirname(args.importer), "..", "locales", "index.js"), namespace: "twinlock-zod-locales" }
-          : undefined,
-      );
-      b.onLoad({ filter: /.*/, namespace: "twinlock-zod-locales" }, (args) => ({
-        contents: 'export { default as en } from "./en.js";',
-        resolveDir: path.dirname(args.path),
-        loader: "js",
-      }));
-    },
-  };
+    pkg: "zod",
+    filter: /^\.\.\/locales\/index\.js$/,
+    contents: 'export { default as en } from "./en.js";',
+    resolveDir: (args) => path.join(path.dirname(args.importer), "..", "locales"),
+  });
 }
 
 /*

@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -176,7 +177,10 @@ export function editHandoff(g: GateRun, note = "edit"): void {
   writeFileSync(file, `${readFileSync(file, "utf8")}\n${note} ${Math.random()}\n`);
 }
 
-export async function freeze(g: GateRun, o: { planner?: string; unchangedBecause?: string; handoffHash?: string; handoff?: string } = {}) {
+export async function freeze(
+  g: GateRun,
+  o: { planner?: string; unchangedBecause?: string; handoffHash?: string; handoff?: string; key?: KeyObject } = {},
+) {
   return freezePairHandoff({
     run: g.runFile,
     store: storeOf(g),
@@ -185,6 +189,7 @@ export async function freeze(g: GateRun, o: { planner?: string; unchangedBecause
     handoffHash: o.handoffHash,
     unchangedBecause: o.unchangedBecause,
     actor: "planner-agent",
+    key: o.key,
   });
 }
 

@@ -14,11 +14,11 @@ export const MALLORY_KEY: KeyObject = createPrivateKey(generateReviewerKey().pri
 /**
  * Drive the fixture run to `executing` with alice's signed review and consent
  * (and apply approval; the unsigned example suite accepts a signature by a key it does not list;
- * the trust file of a test is what names alice).
+ * the trust file of a test is what names alice). `freezeKey` signs the freeze, for a suite that requires it.
  */
-export async function driveSignedToExecuting(g: GateRun, s: RunSettings = {}): Promise<void> {
+export async function driveSignedToExecuting(g: GateRun, s: RunSettings = {}, o: { freezeKey?: KeyObject } = {}): Promise<void> {
   await startRun(g, s);
-  await freeze(g);
+  await freeze(g, { key: o.freezeKey });
   const store = storeOf(g);
   await reviewPairPlan({
     run: g.runFile,

@@ -33,7 +33,7 @@ import {
   storeOf,
   TEST_PINNER,
 } from "../../src/test-support/run-fixture.js";
-import { ALICE_KEY } from "../../src/test-support/signed-run.js";
+import { ALICE_KEY, driveSignedToExecuting } from "../../src/test-support/signed-run.js";
 import { generateReviewerKey, publicKeyLine } from "../../src/trust/keys.js";
 
 afterAll(removeGateRuns);
@@ -52,29 +52,8 @@ describe.skipIf(!TEST_POSTGRES)("import of an export the agent edited, into a si
     ]);
     writeFileSync(config, doc.toString());
     await pinSuite(homeOf(g), { suiteDir: g.suite, key: TEST_PINNER });
-    await startRun(g);
-    const store = storeOf(g);
-    await freezePairHandoff({ run: g.runFile, store, planner: PLANNER, handoffDir: g.handoff, actor: "planner-agent", key: FREEZER });
-    await reviewPairPlan({
-      run: g.runFile,
-      store,
-      planner: PLANNER,
-      decision: "approved",
-      handoffHash: frozenHash(g),
-      reviewer: "alice",
-      key: ALICE_KEY,
-    });
-    await consentPairExecution({
-      run: g.runFile,
-      store,
-      planner: PLANNER,
-      approve: true,
-      handoffHash: frozenHash(g),
-      user: "alice",
-      key: ALICE_KEY,
-    });
-    const first = await admit({ run: g.runFile, store, executor: EXECUTOR, actor: "executor-agent" });
-    expect(first.admitted, JSON.stringify(first.checks)).toBe(true);
+    // Genuine decisions all the way to an admission: the freeze by the planner's key, alice's review and consent.
+    await driveSignedToExecuting(g, {}, { freezeKey: FREEZER });
 
     const out = path.join(makeRunTempDir("attack-"), "bundle");
     const ex = await runCli(["export", g.runFile, "--out", out, "--home", g.home]);
