@@ -8,7 +8,7 @@ import { recordExecResult } from "../../home/exec-results.js";
 import { shellQuote } from "../../run/next-step.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption } from "../home-option.js";
+import { homeOption, usesTeamStore } from "../home-option.js";
 import { runForwardingSignals } from "../run-forwarding-signals.js";
 import { writeOutput } from "../write-output.js";
 import { runAdmit } from "./admit.js";
@@ -33,6 +33,11 @@ type ExecOptions = CommonOptions & {
  */
 export async function runExec(runFile: string, executor: string, cmd: string[], o: ExecOptions): Promise<CommandResult> {
   if (cmd.length === 0) throw new UsageError("exec needs the command to run after `--`, e.g. `twinlock exec run.json MD-30 -- claude`");
+  // The session binding and the hooks read the gate home's folder store: refused before an admission could use the consent.
+  if (usesTeamStore(o))
+    throw new UsageError(
+      "exec binds the agent's session in the gate home's folder store, and TWINLOCK_STORE names a team store: unset it for a run file, or admit from the team store with `twinlock admit RUN EXECUTOR --store URL --checkout DIR` and run the executor on that checkout",
+    );
   const home = homeOption(o);
   const scratch = o.checkout === undefined ? mkdtempSync(path.join(os.tmpdir(), "twinlock-exec-")) : undefined;
   const checkout = o.checkout ?? path.join(scratch as string, "handoff");
