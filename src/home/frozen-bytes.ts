@@ -23,9 +23,9 @@ import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import { listHandoffFiles, MAX_HANDOFF_BYTES, type ManifestEntry, manifestHash, requireHandoffFolder } from "../handoff/hash-handoff.js";
 import { openBeneath } from "../input/open-beneath.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
+import { isWithin } from "../input/resolve-real-path.js";
 import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
-import { isWithin } from "../store/run-store.js";
 import { type GateHome, homeLabel, homeSubdir } from "./gate-home.js";
 
 const CHUNK = 1024 * 1024;
@@ -54,16 +54,16 @@ export interface HandoffSnapshot {
  * path before anything is read.
  */
 export function snapshotHandoff(home: GateHome, handoffDir: string, confine?: (realRoot: string) => void): HandoffSnapshot {
+  const given = path.resolve(handoffDir);
+  // Never the home itself, nor a folder holding it, by the name given and by its real path (a link in the
+  // agent's folder into the home): the copy would take the home's keys and tokens along.
+  requireApartFromHome(home, given);
+  requireApartFromHome(home, realOrSelf(given));
   // Resolved once, before listing: every file is then opened and checked against this very path.
-  const root = realHandoffRoot(path.resolve(handoffDir));
-  // The path the copy is made from, checked where it is resolved (a link swapped in after an earlier check leads nowhere).
+  const root = realHandoffRoot(given);
+  // The path the copy is made from, checked where it is resolved (a link swapped in after the checks above leads nowhere).
   confine?.(root);
-  // Never the home itself, nor a folder holding it: the copy would take the home's keys and tokens along.
-  const realHome = realpathSync(home.dir);
-  if (isWithin(root, realHome) || isWithin(realHome, root))
-    throw new UsageError(
-      `the handoff folder ${handoffDir} and the gate home ${home.dir} overlap; keep the gate home out of the agent's folders`,
-    );
+  requireApartFromHome(home, root);
   const rel = listHandoffFiles(root);
   const tmp = homeSubdir(home, "tmp");
   // The home's own scratch folder, out of the agent's reach: a dead freeze's copy is removed whole.
@@ -264,6 +264,21 @@ function storeBlob(home: GateHome, staged: string, sha256: string): void {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
   fsyncDir(path.dirname(target));
+}
+
+/** Refuse a handoff folder that is the gate home, is inside it, or holds it. */
+function requireApartFromHome(home: GateHome, dir: string): void {
+  const homes = [home.dir, realOrSelf(home.dir)];
+  if (homes.some((h) => isWithin(dir, h) || isWithin(h, dir)))
+    throw new UsageError(`the gate home ${home.dir} and the handoff folder ${dir} overlap; keep the gate home out of the agent's folders`);
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 /** The handoff folder's real path, refusing a symbolic link given as the folder itself. */

@@ -2,7 +2,8 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { UsageError } from "../errors/errors.js";
-import { isWithin, type RunStore } from "../store/run-store.js";
+import { isWithin } from "../input/resolve-real-path.js";
+import type { RunStore } from "../store/run-store.js";
 import { type AccessLogEntry, createGateApp } from "./create-gate-app.js";
 
 /** How `twinlock serve` was asked to listen. */

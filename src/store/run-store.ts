@@ -4,6 +4,7 @@ import { RefusalError, UsageError } from "../errors/errors.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import type { ConsumedConsent } from "../home/consumed-consents.js";
 import type { GateHome } from "../home/gate-home.js";
+import { isWithin } from "../input/resolve-real-path.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
 import type { PendingStore } from "../server/pending-signatures.js";
@@ -85,11 +86,6 @@ export function agentHandoffPath(
   };
   confine(real);
   return { dir: real, confine };
-}
-
-/** Whether real path `p` is `folder` or inside it (`/` holds everything). */
-export function isWithin(p: string, folder: string): boolean {
-  return p === folder || p.startsWith(folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`);
 }
 
 function realFolder(wanted: string, named: string, base: string): string {
