@@ -2,11 +2,11 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { EXPORTED_TRUST_FILE, exportedTrustOf } from "../../ci/exported-trust.js";
 import { UsageError } from "../../errors/errors.js";
-import type { ManifestEntry } from "../../handoff/hash-handoff.js";
 import { readBlob } from "../../home/frozen-bytes.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import { serializeRunFile } from "../../store/run-file.js";
+import { frozenFilesOf } from "../../store/run-store.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
 
@@ -27,14 +27,11 @@ export async function runExport(ref: string, o: CommonOptions & { out?: string; 
   if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${o.out} is not empty; give a new or empty folder`);
   mkdirSync(path.join(out, "frozen"), { recursive: true });
   const written = new Set<string>();
-  for (const e of run.file.events) {
-    if (e.type !== "handoff_frozen") continue;
-    for (const f of e.data.files as ManifestEntry[]) {
-      if (written.has(f.sha256)) continue;
-      // readBlob checks the bytes against their recorded sha256 and size.
-      atomicWriteFile(path.join(out, "frozen", f.sha256.replace(/^sha256:/, "")), readBlob(store.home, f), 0o444);
-      written.add(f.sha256);
-    }
+  for (const f of frozenFilesOf(run.file.events)) {
+    if (written.has(f.sha256)) continue;
+    // readBlob checks the bytes against their recorded sha256 and size.
+    atomicWriteFile(path.join(out, "frozen", f.sha256), readBlob(store.home, f), 0o444);
+    written.add(f.sha256);
   }
   // Who the store trusted to sign the receipts, for `verify-receipts --exported` anywhere.
   const trust = exportedTrustOf(loadPinnedPolicy(store.home, run.state.suite), store.label, new Date());

@@ -7,7 +7,7 @@ import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { readFailureCode, readRegularFile } from "../../input/read-regular-file.js";
 import type { RunFile } from "../../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../../store/run-file.js";
-import type { RunStore } from "../../store/run-store.js";
+import { frozenFilesOf, type RunStore } from "../../store/run-store.js";
 import { judgeRunReceipts } from "../../trust/judge-run-receipts.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption, usesTeamStore } from "../home-option.js";
@@ -47,9 +47,7 @@ export async function runImport(dir: string, o: CommonOptions & { as?: string; a
   await requireTrustedDecisions(store, file, o.acceptUnsigned === true);
   const run = await store.importRun(ref, file, frozen);
   await store.close();
-  const files = new Set(
-    run.file.events.flatMap((e) => (e.type === "handoff_frozen" ? (e.data.files as ManifestEntry[]).map((f) => f.sha256) : [])),
-  );
+  const files = new Set(frozenFilesOf(run.file.events).map((f) => f.sha256));
   return {
     exitCode: 0,
     text: `imported run ${run.state.run_id} (${run.file.revision} events, ${files.size} frozen files) into ${store.label}${ref === run.state.run_id ? "" : ` as ${ref}`}`,
