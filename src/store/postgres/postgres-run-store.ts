@@ -184,13 +184,22 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
     for (const e of events) {
       if (e.type !== "admitted") continue;
       const receipt = e.data.receipt as { consent_hash: string; planner: string; executor: string };
-      const inserted = await client.query(
-        "INSERT INTO twinlock_consumed_consents (consent_hash, run_id, planner, executor, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-        [receipt.consent_hash, runId, receipt.planner, receipt.executor, e.at],
-      );
-      if (inserted.rowCount === 0)
+      if (!(await markUsed(client, runId, { hash: receipt.consent_hash, planner: receipt.planner, executor: receipt.executor, at: e.at })))
         throw new RefusalError(`the consent ${receipt.consent_hash} was already used by another admission`, { attack: "consent-replay" });
     }
+  }
+
+  /** Record a consent as used; false when it was already (by whichever run or server). */
+  async function markUsed(
+    client: pg.PoolClient,
+    runId: string,
+    c: { hash: string; planner: string; executor: string; at: string },
+  ): Promise<boolean> {
+    const inserted = await client.query(
+      "INSERT INTO twinlock_consumed_consents (consent_hash, run_id, planner, executor, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+      [c.hash, runId, c.planner, c.executor, c.at],
+    );
+    return inserted.rowCount !== 0;
   }
 
   /** Run `work` in one transaction, retried on serialization failures and deadlocks (SQLSTATE 40001, 40P01). */
@@ -310,11 +319,7 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
         await insertEvents(client, id, file.events);
         // Its admissions used their consents, and every other consent it holds is used too: it never admits here.
         await consume(client, id, file.events);
-        for (const c of consentHashesOf(file))
-          await client.query(
-            "INSERT INTO twinlock_consumed_consents (consent_hash, run_id, planner, executor, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-            [c.hash, id, c.planner, c.executor, c.at],
-          );
+        for (const c of consentHashesOf(file)) await markUsed(client, id, c);
       });
       return { path: id, file, state: file.state };
     },
