@@ -7,3 +7,7 @@ export interface ServerProcess {
 }
 export function startServerProcess(args: string[], options?: { env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<ServerProcess>;
 export function procMemory(pid: number | undefined): { rssKiB: number; hwmKiB: number };
+export function watchChild(
+  child: import("node:child_process").ChildProcess,
+  tailBytes: number,
+): { exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; stderr(): string };

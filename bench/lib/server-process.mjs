@@ -26,21 +26,31 @@ function installExitHook() {
 }
 
 /**
+ * Keep a bench child under watch: killed by the 'exit' handler if it is
+ * still alive when the bench ends, its stderr kept to its last `tailBytes`.
+ * Returns `exited` (its code and signal) and `stderr()`, what it wrote so far.
+ */
+export function watchChild(child, tailBytes) {
+  installExitHook();
+  live.add(child);
+  let err = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (d) => {
+    err = (err + d).slice(-tailBytes);
+  });
+  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  exited.then(() => live.delete(child));
+  return { exited, stderr: () => err };
+}
+
+/**
  * Start `node args…` and wait (up to `timeoutMs`) for the line `listening
  * on URL` on its stdout. Returns `{ pid, url, stop, stderr }`; `stderr()` is
  * what the process has written there so far (kept to its last 64 KiB).
  */
 export function startServerProcess(args, { env = process.env, timeoutMs = 30_000 } = {}) {
-  installExitHook();
   const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-  live.add(child);
-  let err = "";
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (d) => {
-    err = (err + d).slice(-65_536);
-  });
-  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  exited.then(() => live.delete(child));
+  const { exited, stderr } = watchChild(child, 65_536);
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return exited;
     child.kill("SIGTERM");
@@ -56,7 +66,7 @@ export function startServerProcess(args, { env = process.env, timeoutMs = 30_000
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      stop().finally(() => reject(new Error(`${args.join(" ")}: ${why}\n${err.slice(-2000)}`)));
+      stop().finally(() => reject(new Error(`${args.join(" ")}: ${why}\n${stderr().slice(-2000)}`)));
     };
     const timer = setTimeout(() => fail(`printed no "listening on URL" in ${timeoutMs} ms`), timeoutMs);
     child.stdout.setEncoding("utf8");
@@ -68,7 +78,7 @@ export function startServerProcess(args, { env = process.env, timeoutMs = 30_000
         clearTimeout(timer);
         child.stdout.removeAllListeners("data");
         child.stdout.resume();
-        resolve({ pid: child.pid, url: m[1].replace(/[).,;]+$/, ""), stop, stderr: () => err });
+        resolve({ pid: child.pid, url: m[1].replace(/[).,;]+$/, ""), stop, stderr });
       }
     });
     child.once("error", (e) => fail(`could not start (${e.message})`));

@@ -24,6 +24,7 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { realisticPairs } from "./gate-runs.mjs";
 import { fmtMs, fmtRatio, printTable } from "./print-table.mjs";
+import { watchChild } from "./server-process.mjs";
 import { makeSignedSuite } from "./signed-suite.mjs";
 
 const INITDB = `${process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin"}/initdb`;
@@ -157,24 +158,12 @@ async function runDeciders(root, homeDir, storeArg, processes, refs, load) {
   }
 }
 
-const liveDeciders = new Set();
-process.on("exit", () => {
-  for (const child of liveDeciders) child.kill("SIGKILL");
-});
-
 function startDecider(script, args) {
   const child = fork(script, args, { execArgv: [], stdio: ["ignore", "ignore", "pipe", "ipc"] });
-  liveDeciders.add(child);
-  let err = "";
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (d) => {
-    err = (err + d).slice(-8192);
-  });
-  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  exited.then(() => liveDeciders.delete(child));
+  const { exited, stderr } = watchChild(child, 8192);
   const failed = (what) =>
     exited.then(({ code, signal }) => {
-      throw new Error(`a store decider exited (${code ?? signal}) before ${what}:\n${err.slice(-2000)}`);
+      throw new Error(`a store decider exited (${code ?? signal}) before ${what}:\n${stderr().slice(-2000)}`);
     });
   const ready = Promise.race([new Promise((resolve) => child.once("message", (m) => m === "ready" && resolve())), failed("it was ready")]);
   const result = ready.then(() => Promise.race([new Promise((resolve) => child.once("message", resolve)), failed("it reported")]));
