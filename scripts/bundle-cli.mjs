@@ -153,6 +153,17 @@ await build({
 });
 // The entry's `#!` line would be a syntax error inside the loader's module wrapper: keep the line, drop its text.
 writeFileSync(outfile, readFileSync(outfile, "utf8").replace(/^#![^\n]*/, "//"));
+// bin/twinlock.cjs runs the bundles as scripts (vm.Script), which have no dynamic import: an `import()` esbuild left
+// in place (a Node built-in or an external library) would fail only when its command runs. Refused here instead.
+for (const file of [outfile, path.join(root, "dist", "twinlock-hook.cjs")]) {
+  const found = /(?<![\w$.])import\(\s*["'`][^"'`]*["'`]\s*\)/.exec(readFileSync(file, "utf8"));
+  if (found) {
+    process.stderr.write(
+      `bundle-cli: ${path.relative(root, file)} keeps ${found[0]}, which fails in the script context bin/twinlock.cjs runs it in; require it (createRequire) instead\n`,
+    );
+    process.exit(1);
+  }
+}
 // One run of the demo writes the cache. A run that does not finish in time is stopped and tried once more; without
 // a cache twinlock still works (it compiles as it goes), so a build never fails for want of one.
 // The demo works in its own temporary folder, removed here whatever happens to the demo (a killed one cannot clean up).

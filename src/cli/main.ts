@@ -36,9 +36,14 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput(outputOf(io));
-  registerCommands(program, (r) => {
+  const sink = (r: CommandResult) => {
     result = r;
-  });
+  };
+  // A call that names a command builds that one alone; anything else (help, an unknown or misspelt name) builds all,
+  // so the list and the suggestions are whole.
+  const first = argv[0];
+  if (first !== undefined && !first.startsWith("-") && first !== "help") registerCommands(program, sink, first);
+  if (program.commands.length === 0) registerCommands(program, sink);
   // Commands inherit the exit override and the output from the program when they are made. The options every
   // command shares go on the command this call names (and its subcommands: `trust pin`), not on all fifty.
   const named = namedCommands(program, argv);

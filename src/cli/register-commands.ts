@@ -4,10 +4,13 @@ import type { CommandResult } from "./command-result.js";
 type Sink = (result: CommandResult) => void;
 
 /**
- * Declare every command. Each action imports its module only when it runs,
- * so `twinlock --help` stays fast however large the command set grows.
+ * Declare every command, or with `only` the one command of that name (the
+ * others are passed over unbuilt: a call runs one command, and building fifty
+ * costs every call a few milliseconds). Each action imports its module only
+ * when it runs, so `twinlock --help` stays fast however large the command set grows.
  */
-export function registerCommands(program: Command, sink: Sink): void {
+export function registerCommands(all: Command, sink: Sink, only?: string): void {
+  const program = only === undefined ? all : oneCommandOf(all, only);
   program
     .command("validate")
     .description("run every suite check and print the pair count and problems")
@@ -457,4 +460,14 @@ export function registerCommands(program: Command, sink: Sink): void {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/**
+ * `program` as registerCommands sees it when only the command `name` is
+ * wanted: `command(spec)` builds that command on the real program and, for
+ * any other, returns a stand-in whose every method returns itself.
+ */
+function oneCommandOf(program: Command, name: string): Command {
+  const passedOver: Command = new Proxy({} as Command, { get: () => () => passedOver });
+  return { command: (spec: string) => (spec.split(" ")[0] === name ? program.command(spec) : passedOver) } as unknown as Command;
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { constants, type Dirent, lstatSync, readdirSync, realpathSync } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { hashCanonical } from "../crypto/canonical-hash.js";
 import { RefusalError, UsageError } from "../errors/errors.js";
@@ -120,7 +121,7 @@ export function listHandoffFiles(root: string): string[] {
 async function hashFile(root: string, rel: string, budget: { left: number }): Promise<{ size: number; sha256: string }> {
   let handle: FileHandle;
   try {
-    handle = await open(
+    handle = await fsPromises().open(
       path.join(root, ...rel.split("/")),
       constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW | constants.O_NOCTTY,
     );
@@ -160,4 +161,17 @@ async function hashFile(root: string, rel: string, budget: { left: number }): Pr
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * node:fs/promises, loaded on the first file hashed (it loads streams and
+ * readline): most commands hash nothing. Required, not imported: the bundled
+ * CLI runs in a script context that has no dynamic import.
+ */
+let promisesModule: typeof import("node:fs/promises") | undefined;
+function fsPromises(): typeof import("node:fs/promises") {
+  promisesModule ??= (
+    typeof require === "function" ? require("node:fs/promises") : createRequire(import.meta.url)("node:fs/promises")
+  ) as typeof import("node:fs/promises");
+  return promisesModule;
 }

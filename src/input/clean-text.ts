@@ -14,9 +14,18 @@ export function cleanLines(s: string): string {
   return showInvisible(s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "�"));
 }
 
-/** Characters a terminal shows as nothing (or as a blank) that a model still reads. */
-// biome-ignore lint/complexity/useRegexLiterals: as a literal, the characters it matches on purpose trip the regex lints
-const INVISIBLE = new RegExp(String.raw`[\p{Cf}\p{Co}\p{Cn}\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f\u{e0100}-\u{e01ef}]|\u034f`, "gu");
+/**
+ * Characters a terminal shows as nothing (or as a blank) that a model still
+ * reads. Built on first use, as DECEPTIVE is: building a class of every
+ * unassigned code point takes most of a millisecond, and most text is plain ASCII.
+ */
+let invisible: RegExp | undefined;
+const INVISIBLE = (): RegExp =>
+  // biome-ignore lint/complexity/useRegexLiterals: as a literal, the characters it matches on purpose trip the regex lints
+  (invisible ??= new RegExp(String.raw`[\p{Cf}\p{Co}\p{Cn}\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f\u{e0100}-\u{e01ef}]|\u034f`, "gu"));
+
+/** Printable ASCII, tabs and line ends only: text that holds nothing deceptive or invisible. */
+const PLAIN_ASCII = /^[\t\n\r\u0020-\u007e]*$/;
 
 /**
  * Format characters (Unicode category Cf: zero-width spaces and joiners,
@@ -28,7 +37,8 @@ const INVISIBLE = new RegExp(String.raw`[\p{Cf}\p{Co}\p{Cn}\u115f\u1160\u3164\uf
  * show nothing and a model would still read them.
  */
 export function showInvisible(s: string): string {
-  return s.replace(INVISIBLE, (c) => `⟨U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}⟩`);
+  if (PLAIN_ASCII.test(s)) return s;
+  return s.replace(INVISIBLE(), (c) => `⟨U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}⟩`);
 }
 
 /**
@@ -41,14 +51,17 @@ export function showInvisible(s: string): string {
  * characters), variation selectors, the combining grapheme joiner, and the
  * blank-looking Hangul fillers and braille blank.
  */
-// biome-ignore lint/complexity/useRegexLiterals: as a literal, the characters it matches on purpose trip the regex lints
-const DECEPTIVE = new RegExp(
-  String.raw`[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f]|\u034f|\p{Cf}|[\u{e0100}-\u{e01ef}]|\r(?!\n)`,
-  "u",
-);
+let deceptive: RegExp | undefined;
+const DECEPTIVE = (): RegExp =>
+  // biome-ignore lint/complexity/useRegexLiterals: as a literal, the characters it matches on purpose trip the regex lints
+  (deceptive ??= new RegExp(
+    String.raw`[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f]|\u034f|\p{Cf}|[\u{e0100}-\u{e01ef}]|\r(?!\n)`,
+    "u",
+  ));
 
 /** An emoji with its optional presentation selector, joined to more by zero-width joiners. */
-const EMOJI_SEQUENCE = /\p{Extended_Pictographic}\uFE0F?(?:\u200D\p{Extended_Pictographic}\uFE0F?)*/gu;
+let emojiSequence: RegExp | undefined;
+const EMOJI_SEQUENCE = (): RegExp => (emojiSequence ??= /\p{Extended_Pictographic}\uFE0F?(?:\u200D\p{Extended_Pictographic}\uFE0F?)*/gu);
 
 /** Where the first deceptive character of `text` is (see DECEPTIVE), as a 1-based line and column and the code point, or undefined. */
 export function findDeceptiveChar(text: string): { line: number; col: number; codePoint: string } | undefined {
@@ -56,7 +69,7 @@ export function findDeceptiveChar(text: string): { line: number; col: number; co
   // look for a lone CR only in text that has a CR, took a quarter less time over a suite than one pattern with both).
   if (!/[^\t\n\r\u0020-\u007e]/.test(text) && !(text.includes("\r") && /\r(?!\n)/.test(text))) return undefined;
   // Emoji written the usual way keep their presentation selector (U+FE0F) and joiners (U+200D): ⚠️, 👩‍💻.
-  const m = DECEPTIVE.exec(text.replace(EMOJI_SEQUENCE, (seq) => "x".repeat(seq.length)));
+  const m = DECEPTIVE().exec(text.replace(EMOJI_SEQUENCE(), (seq) => "x".repeat(seq.length)));
   if (!m) return undefined;
   const before = text.slice(0, m.index);
   const lastNl = before.lastIndexOf("\n");

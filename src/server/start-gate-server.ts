@@ -1,4 +1,5 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { UsageError } from "../errors/errors.js";
@@ -82,7 +83,12 @@ export async function startGateServer(options: ServeOptions): Promise<RunningGat
     ? { key: readPem(options.tlsKey as string, "--tls-key"), cert: readPem(options.tlsCert as string, "--tls-cert") }
     : undefined;
   let fetcher: ((request: Request, env: unknown) => Response | Promise<Response>) | undefined;
-  const https = tls ? await import("node:https") : undefined;
+  // Required, not imported: the bundled CLI runs in a script context that has no dynamic import.
+  const https = tls
+    ? ((typeof require === "function"
+        ? require("node:https")
+        : createRequire(import.meta.url)("node:https")) as typeof import("node:https"))
+    : undefined;
   const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>((resolve, reject) => {
     const s = serve(
       {

@@ -10,10 +10,6 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
-import { admit } from "../../src/gate/admit.js";
-import { consentPairExecution } from "../../src/gate/consent-pair-execution.js";
-import { freezePairHandoff } from "../../src/gate/freeze-pair-handoff.js";
-import { reviewPairPlan } from "../../src/gate/review-pair-plan.js";
 import { openGateHome } from "../../src/home/gate-home.js";
 import { pinSuite } from "../../src/home/suite-pins.js";
 import { replayEvents } from "../../src/run/apply-event.js";
@@ -21,18 +17,7 @@ import { hashEvent } from "../../src/run/event-chain.js";
 import { migratePostgres, postgresRunStore } from "../../src/store/postgres/postgres-run-store.js";
 import { freshPostgresDatabase, TEST_POSTGRES } from "../../src/test-support/postgres-database.js";
 import { runCli } from "../../src/test-support/run-cli.js";
-import {
-  EXECUTOR,
-  frozenHash,
-  homeOf,
-  makeGateRun,
-  makeRunTempDir,
-  PLANNER,
-  removeGateRuns,
-  startRun,
-  storeOf,
-  TEST_PINNER,
-} from "../../src/test-support/run-fixture.js";
+import { homeOf, makeGateRun, makeRunTempDir, removeGateRuns, TEST_PINNER } from "../../src/test-support/run-fixture.js";
 import { ALICE_KEY, driveSignedToExecuting } from "../../src/test-support/signed-run.js";
 import { generateReviewerKey, publicKeyLine } from "../../src/trust/keys.js";
 
