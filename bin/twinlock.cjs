@@ -10,6 +10,12 @@
  * code is: whoever can write dist/ can change twinlock itself.
  */
 const path = require("node:path");
+/**
+ * Calls that print help or the version and run no command (`twinlock`,
+ * `--help`, `-h`, `help [COMMAND]`, `--version`, `-V`): the help bundle, the
+ * same CLI without its command modules, answers them.
+ */
+const HELP_CALLS = new Set([undefined, "--help", "-h", "help", "--version", "-V"]);
 // The agent hook (`twinlock hook …`) has its own small bundle: it runs before every agent tool call.
 // A hook that cannot start exits 2, which every supported agent tool reads as a deny: it fails closed.
 if (process.argv[2] === "hook") {
@@ -19,14 +25,14 @@ if (process.argv[2] === "hook") {
     process.stderr.write("twinlock: the hook could not start (run `npm run build`); denied\n");
     process.exit(2);
   }
-} else runCli();
+} else runCli(HELP_CALLS.has(process.argv[2]) ? "twinlock-help.cjs" : "twinlock.cjs");
 
-function runCli() {
+function runCli(bundleName) {
   const fs = require("node:fs");
   const vm = require("node:vm");
   const Module = require("node:module");
 
-  const file = path.join(__dirname, "..", "dist", "twinlock.cjs");
+  const file = path.join(__dirname, "..", "dist", bundleName);
   const cacheFile = `${file}.cache`;
   let source;
   try {

@@ -15,8 +15,11 @@ import { build } from "esbuild";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outfile = path.join(root, "dist", "twinlock.cjs");
 const cache = `${outfile}.cache`;
+const helpOutfile = path.join(root, "dist", "twinlock-help.cjs");
+const helpCache = `${helpOutfile}.cache`;
 rmSync(cache, { force: true });
-await build({
+rmSync(helpCache, { force: true });
+const cliOptions = {
   entryPoints: [path.join(root, "src", "cli", "bin.ts")],
   outfile,
   bundle: true,
@@ -45,7 +48,37 @@ await build({
   minify: !process.env.NO_MINIFY,
   plugins: [lazyChildProcessForCommander(), englishZodMessagesOnly(), assertOnFailureOnlyForSignalExit(), plainFsForProperLockfile()],
   logLevel: "warning",
-});
+};
+await build(cliOptions);
+/*
+ * `twinlock`, `twinlock --help`, `help [COMMAND]` and `--version` print what the command table says and run no
+ * command: bin/twinlock.cjs runs them from a bundle of the same CLI whose command modules are left out (the table,
+ * commander and the error handling only, a tenth of the size), so they start as fast as a person expects help to.
+ * test/ci/help-bundle.test.ts holds its output to the whole CLI's.
+ */
+await build({ ...cliOptions, outfile: helpOutfile, plugins: [...cliOptions.plugins, commandModulesLeftOut()] });
+
+/**
+ * An esbuild plugin for the help bundle: each command module the command
+ * table loads when its command runs is replaced by one that refuses to load,
+ * so a call that reached a command's action there would fail loudly, not
+ * half-run (bin/twinlock.cjs sends only calls that run no command).
+ */
+function commandModulesLeftOut() {
+  return {
+    name: "command-modules-left-out",
+    setup(b) {
+      b.onResolve({ filter: /^\.\/commands\// }, (args) =>
+        args.importer.endsWith(`${path.sep}register-commands.ts`) ? { path: args.path, namespace: "twinlock-left-out" } : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: "twinlock-left-out" }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`the help bundle has no ${args.path}: run this command through bin/twinlock.cjs`)});`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
 /**
  * An esbuild plugin: inside the package `pkg` only, the module matched by
  * `filter` is replaced by `contents` (whose own imports resolve from
@@ -152,10 +185,10 @@ await build({
   logLevel: "warning",
 });
 // The entry's `#!` line would be a syntax error inside the loader's module wrapper: keep the line, drop its text.
-writeFileSync(outfile, readFileSync(outfile, "utf8").replace(/^#![^\n]*/, "//"));
+for (const file of [outfile, helpOutfile]) writeFileSync(file, readFileSync(file, "utf8").replace(/^#![^\n]*/, "//"));
 // bin/twinlock.cjs runs the bundles as scripts (vm.Script), which have no dynamic import: an `import()` esbuild left
 // in place (a Node built-in or an external library) would fail only when its command runs. Refused here instead.
-for (const file of [outfile, path.join(root, "dist", "twinlock-hook.cjs")]) {
+for (const file of [outfile, helpOutfile, path.join(root, "dist", "twinlock-hook.cjs")]) {
   const found = /(?<![\w$.])import\(\s*["'`][^"'`]*["'`]\s*\)/.exec(readFileSync(file, "utf8"));
   if (found) {
     process.stderr.write(
@@ -170,6 +203,19 @@ for (const file of [outfile, path.join(root, "dist", "twinlock-hook.cjs")]) {
 const scratch = mkdtempSync(path.join(tmpdir(), "twinlock-build-"));
 try {
   writeCodeCache(scratch);
+  // The help bundle's cache, from one `--help` (which builds the whole command table and prints the program's help).
+  const help = spawnSync(process.execPath, [path.join(root, "bin", "twinlock.cjs"), "--help"], {
+    env: { ...process.env, TWINLOCK_WRITE_CODE_CACHE: helpCache },
+    encoding: "utf8",
+    timeout: 60_000,
+    killSignal: "SIGKILL",
+  });
+  if (help.status !== 0) {
+    rmSync(helpCache, { force: true });
+    process.stderr.write(
+      `bundle-cli: \`twinlock --help\` failed (${help.signal ?? `exit ${help.status}`}), so the help bundle has no code cache:\n${help.stderr.slice(-2000)}`,
+    );
+  }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

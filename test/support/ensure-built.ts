@@ -14,6 +14,8 @@ export const DIST_INDEX = path.join(REPO_ROOT, "dist", "index.js");
 export const DIST_BIN = path.join(REPO_ROOT, "bin", "twinlock.cjs");
 /** The one-file build of the CLI that DIST_BIN runs. */
 const DIST_BUNDLE = path.join(REPO_ROOT, "dist", "twinlock.cjs");
+/** The help bundle (the CLI without its command modules) that DIST_BIN runs for `--help`, `help` and `--version`. */
+const DIST_HELP_BUNDLE = path.join(REPO_ROOT, "dist", "twinlock-help.cjs");
 
 function newestSourceMtime(dir: string): number {
   let newest = 0;
@@ -38,7 +40,7 @@ function mtimeOrZero(file: string): number {
 
 /** True when dist/ is missing or older than some library source file. */
 export function distIsStale(): boolean {
-  const built = Math.min(mtimeOrZero(DIST_INDEX), mtimeOrZero(DIST_BUNDLE));
+  const built = Math.min(mtimeOrZero(DIST_INDEX), mtimeOrZero(DIST_BUNDLE), mtimeOrZero(DIST_HELP_BUNDLE));
   return built === 0 || built < newestSourceMtime(path.join(REPO_ROOT, "src"));
 }
 
