@@ -112,6 +112,14 @@ describe("hashHandoff", () => {
     expect(files).toEqual([{ path: "big.bin", size: big.length, sha256: sha256(big) }]);
   });
 
+  it("hashes a file of any size around the read sizes (64 KiB, one chunk) exactly as sha256 does", async () => {
+    const sizes = [0, 1, 65_535, 65_536, 65_537, 1024 * 1024 - 1, 1024 * 1024, 1024 * 1024 + 1];
+    const contents = sizes.map((n) => randomBytes(n));
+    const dir = writeTree(contents.map((bytes, i) => [`f${i}.bin`, bytes]));
+    const { files } = await hashHandoff(dir);
+    expect(files).toEqual(contents.map((bytes, i) => ({ path: `f${i}.bin`, size: bytes.length, sha256: sha256(bytes) })));
+  });
+
   it("hashes an empty folder to the manifest with no files", async () => {
     const dir = makeRunTempDir();
     expect(await hashHandoff(dir)).toEqual({ hash: manifestHash([]), files: [] });

@@ -1,7 +1,5 @@
 import { createHash } from "node:crypto";
-import { constants, type Dirent, lstatSync, readdirSync, realpathSync } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { closeSync, constants, type Dirent, fstatSync, lstatSync, openSync, read, readdirSync, readSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { hashCanonical } from "../crypto/canonical-hash.js";
 import { RefusalError, UsageError } from "../errors/errors.js";
@@ -113,15 +111,17 @@ export function listHandoffFiles(root: string): string[] {
 }
 
 /**
- * sha256 and size of the handoff file `rel`, reading the next chunk while the
- * current one is hashed. The open neither follows a link nor waits (a FIFO
- * swapped in since the listing would otherwise block it until a writer comes),
- * and what was opened must be a regular file before a byte is read.
+ * sha256 and size of the handoff file `rel`. The open neither follows a link
+ * nor waits (a FIFO swapped in since the listing would otherwise block it
+ * until a writer comes), and what was opened must be a regular file before a
+ * byte is read. A file under one chunk (a handoff's records, its report) is
+ * read at once; a larger one chunk by chunk, the next read under way while
+ * the current chunk is hashed, so a large handoff hashes at disk speed.
  */
 async function hashFile(root: string, rel: string, budget: { left: number }): Promise<{ size: number; sha256: string }> {
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await fsPromises().open(
+    fd = openSync(
       path.join(root, ...rel.split("/")),
       constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW | constants.O_NOCTTY,
     );
@@ -135,43 +135,51 @@ async function hashFile(root: string, rel: string, budget: { left: number }): Pr
     );
   }
   try {
-    requireOpenedBeneath(handle.fd, root, rel, "handoff");
-    const stat = await handle.stat();
+    requireOpenedBeneath(fd, root, rel, "handoff");
+    const stat = fstatSync(fd);
     if (!stat.isFile())
       throw new UsageError(`handoff contains ${rel}, which is not a regular file but ${describeFileKind(stat)}; remove it`);
     const overBudget = () =>
       new RefusalError(`the handoff is over ${MAX_HANDOFF_BYTES} bytes (at ${rel}); keep bulky evidence out of it and cite it by digest`);
     if (stat.size > budget.left) throw overBudget();
     const hash = createHash("sha256");
-    let buffers: Buffer[] = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
     let size = 0;
-    let pending = handle.read(buffers[0] as Buffer, 0, CHUNK, 0);
-    for (;;) {
-      const { bytesRead } = await pending;
-      if (bytesRead === 0) break;
-      const current = buffers[0] as Buffer;
-      size += bytesRead;
-      budget.left -= bytesRead;
+    const add = (chunk: Buffer) => {
+      size += chunk.length;
+      budget.left -= chunk.length;
       if (budget.left < 0) throw overBudget();
-      pending = handle.read(buffers[1] as Buffer, 0, CHUNK, size);
-      hash.update(bytesRead === CHUNK ? current : current.subarray(0, bytesRead));
-      buffers = [buffers[1] as Buffer, current];
+      hash.update(chunk);
+    };
+    if (stat.size < CHUNK) {
+      // A byte more than the size it had (at least 64 KiB): a file that grew since is read on to its end all the same.
+      const buffer = Buffer.allocUnsafe(Math.max(stat.size + 1, 64 * 1024));
+      for (let n = readSync(fd, buffer, 0, buffer.length, 0); n > 0; n = readSync(fd, buffer, 0, buffer.length, size))
+        add(buffer.subarray(0, n));
+      return { size, sha256: hash.digest("hex") };
+    }
+    let buffers: [Buffer, Buffer] = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+    let pending: Promise<number> | undefined = readAt(fd, buffers[0], 0);
+    try {
+      for (;;) {
+        const bytesRead = await pending;
+        pending = undefined;
+        if (bytesRead === 0) break;
+        const current = buffers[0];
+        pending = readAt(fd, buffers[1], size + bytesRead);
+        add(bytesRead === CHUNK ? current : current.subarray(0, bytesRead));
+        buffers = [buffers[1], current];
+      }
+    } finally {
+      // A read still under way when hashing stops (over budget) finishes before the descriptor is closed under it.
+      await pending?.catch(() => {});
     }
     return { size, sha256: hash.digest("hex") };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
-/**
- * node:fs/promises, loaded on the first file hashed (it loads streams and
- * readline): most commands hash nothing. Required, not imported: the bundled
- * CLI runs in a script context that has no dynamic import.
- */
-let promisesModule: typeof import("node:fs/promises") | undefined;
-function fsPromises(): typeof import("node:fs/promises") {
-  promisesModule ??= (
-    typeof require === "function" ? require("node:fs/promises") : createRequire(import.meta.url)("node:fs/promises")
-  ) as typeof import("node:fs/promises");
-  return promisesModule;
+/** Read into all of `buffer` from `position` of `fd` on libuv's threads; resolves to the bytes read. */
+function readAt(fd: number, buffer: Buffer, position: number): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, position, (error, n) => (error ? reject(error) : resolve(n))));
 }
