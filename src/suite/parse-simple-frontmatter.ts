@@ -45,36 +45,54 @@ function outside(): never {
 /** Characters the subset refuses anywhere: tabs, other controls, and breaks YAML treats specially (the lines are tested joined by `\n`). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 const REFUSED_CHARS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
-/** Plain keys the core schema would not resolve to a string, and one no plain object may take. */
-const NON_STRING_KEYS = new Set(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "__proto__"]);
-/** First characters of NON_STRING_KEYS: n N t T f F _. */
-const NON_STRING_FIRST = new Set([110, 78, 116, 84, 102, 70, 95]);
+/**
+ * A plain key and its `:`, followed by a space or the line's end; sticky, so it is tried at one index only. Not
+ * the keys the core schema would not resolve to a string (null, true, false), nor `__proto__`, which no plain
+ * object may take: a line with one is no entry, so outside the subset.
+ */
+const KEY = /(?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__):)[A-Za-z_][A-Za-z0-9_.-]*:(?= |$)/y;
 const ANCHOR = /^&([A-Za-z0-9_-]+)(?= |$)/;
 const ALIAS = /^\*([A-Za-z0-9_-]+) *$/;
 /** A plain scalar may not start with these (YAML 1.2 indicators), nor with `- ` or a lone `-`. */
 const PLAIN_START = /^(?:[?:,[\]{}#&*!|>'"%@`]|-(?: |$))/;
+/** PLAIN_START, sticky, to test a line at one index without slicing it. */
+const PLAIN_START_AT = /[?:,[\]{}#&*!|>'"%@`]|-(?: |$)/y;
+/**
+ * For each ASCII character, whether a plain scalar may start with it whatever follows: 0 if not (an indicator, `-`,
+ * a space or a control), PLAIN_TEXT if such a scalar is always text, 2 if it may resolve to something else (null,
+ * a boolean or a number: `~`, `n`, `t`, `f` in either case, a digit, `+` or `.`).
+ */
+const PLAIN_FIRST = new Uint8Array(128);
+const PLAIN_TEXT = 1;
+for (let ch = 33; ch < 127; ch++) {
+  const c = String.fromCharCode(ch);
+  if (!"?:,[]{}#&*!|>'\"%@`-".includes(c)) PLAIN_FIRST[ch] = /[~nNtTfF0-9+.]/.test(c) ? 2 : PLAIN_TEXT;
+}
+/**
+ * The rest of a line from a plain scalar's first character when the scalar is all of it: no ` #` comment, no
+ * `: `, no trailing space and no `:` at the end. Sticky.
+ */
+const ONE_LINE_PLAIN = /.(?:[^ :]|:(?=[^ ])| +(?=[^ #]))*$/y;
 /** More uses of one anchor than this are left to the full parser's alias accounting. */
 const MAX_ALIASES_PER_ANCHOR = 50;
 
 class BlockParser {
-  private readonly lines: string[];
   private readonly indents: number[];
   private i = 0;
   private readonly anchors = new Map<string, { value: unknown; uses: number }>();
   private aliasesSeen = 0;
 
   constructor(
-    source: readonly string[],
+    private readonly lines: readonly string[],
     private readonly firstLine: number,
-    text = source.join("\n"),
+    text = lines.join("\n"),
   ) {
-    this.lines = source.slice();
     if (REFUSED_CHARS.test(text)) outside();
-    this.indents = new Array<number>(this.lines.length);
-    for (let k = 0; k < this.lines.length; k++) {
-      const line = this.lines[k] as string;
+    this.indents = new Array<number>(lines.length);
+    for (let k = 0; k < lines.length; k++) {
+      const line = lines[k] as string;
       let n = 0;
-      while (line.charCodeAt(n) === 32) n++;
+      while (line[n] === " ") n++;
       this.indents[k] = n;
     }
   }
@@ -93,7 +111,10 @@ class BlockParser {
 
   /** Skip blank lines and comment lines. */
   private skipBlank(): void {
-    while (this.i < this.lines.length && isBlankOrComment(this.lines[this.i] as string, this.indents[this.i] as number)) this.i++;
+    const { lines, indents } = this;
+    let i = this.i;
+    while (i < lines.length && isBlankOrComment(lines[i] as string, indents[i] as number)) i++;
+    this.i = i;
   }
 
   private pos(line: number, col: number): Position {
@@ -117,37 +138,47 @@ class BlockParser {
 
   /** The next line of a block whose entries sit at `indent`, or undefined where the block ends; a deeper line is outside the subset. */
   private nextEntry(indent: number): string | undefined {
-    this.skipBlank();
-    if (this.i >= this.lines.length) return undefined;
-    const lineIndent = this.indents[this.i] as number;
-    if (lineIndent < indent) return undefined;
-    if (lineIndent > indent) outside();
-    return this.lines[this.i] as string;
+    const { lines, indents } = this;
+    for (let i = this.i; i < lines.length; i++) {
+      const line = lines[i] as string;
+      const lineIndent = indents[i] as number;
+      // isBlankOrComment, written out: this runs for every entry, mostly before V8 has compiled it.
+      if (lineIndent === line.length || line[lineIndent] === "#") continue;
+      this.i = i;
+      if (lineIndent < indent) return undefined;
+      if (lineIndent > indent) outside();
+      return line;
+    }
+    this.i = lines.length;
+    return undefined;
   }
 
   /** A block mapping whose keys sit at `indent`, starting at the current line. */
   private map(indent: number, positions?: Map<string, Position>): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (let line = this.nextEntry(indent); line !== undefined; line = this.nextEntry(indent)) {
-      const end = keyEnd(line, indent);
-      if (end === -1) {
+      KEY.lastIndex = indent;
+      if (!KEY.test(line)) {
         // A sequence at the same indent belongs to an enclosing indentless sequence; anything else is outside.
         if (isSeqItem(line, indent)) break;
         outside();
       }
+      const end = KEY.lastIndex - 1;
       const key = line.slice(indent, end);
-      if (Object.hasOwn(out, key) || key.length > 1000 || (NON_STRING_FIRST.has(line.charCodeAt(indent)) && NON_STRING_KEYS.has(key)))
-        outside();
+      if (key.length > 1000 || Object.hasOwn(out, key)) outside();
       const keyLine = this.i;
-      out[key] = this.value(end + 1, indent, true, positions !== undefined);
-      if (positions) {
-        positions.set(key, this.pos(keyLine, indent + 1));
-        const items = this.nodeItems;
-        if (items) for (const [n, item] of items.entries()) positions.set(`${key}[${n}]`, this.pos(item.line, item.col));
-        else positions.set(`${key}=`, this.pos(this.nodeLine, this.nodeCol));
-      }
+      out[key] = this.value(line, end + 1, indent, true, positions !== undefined);
+      if (positions) this.keep(positions, key, keyLine, indent);
     }
     return out;
+  }
+
+  /** Record where the entry `key` (on line `keyLine`, at `indent`) and its value start, from `nodeLine`, `nodeCol` and `nodeItems`. */
+  private keep(positions: Map<string, Position>, key: string, keyLine: number, indent: number): void {
+    positions.set(key, this.pos(keyLine, indent + 1));
+    const items = this.nodeItems;
+    if (items) for (const [n, item] of items.entries()) positions.set(`${key}[${n}]`, this.pos(item.line, item.col));
+    else positions.set(`${key}=`, this.pos(this.nodeLine, this.nodeCol));
   }
 
   /** A block sequence whose dashes sit at `indent`; `items` collects where each item starts. */
@@ -158,7 +189,7 @@ class BlockParser {
         if (keyEnd(line, indent) !== -1) break; // the next key of the map this indentless sequence belongs to
         outside();
       }
-      value.push(this.value(indent + 1, indent, false, false));
+      value.push(this.value(line, indent + 1, indent, false, false));
       items?.push({ line: this.nodeLine, col: this.nodeCol });
     }
     return value;
@@ -166,35 +197,65 @@ class BlockParser {
 
   /**
    * The node after a `key:` or `-` indicator that ends just before index
-   * `after` of the current line. `parent` is the indent of the collection
-   * the node belongs to; continuation lines must be deeper. `wantItems`
-   * asks for the items' positions when the node is a sequence.
+   * `after` of `line`, the current line. `parent` is the indent of the
+   * collection the node belongs to; continuation lines must be deeper.
+   * `wantItems` asks for the items' positions when the node is a sequence.
    */
-  private value(after: number, parent: number, inMap: boolean, wantItems: boolean): unknown {
-    const lineNo = this.i;
-    const line = this.lines[lineNo] as string;
+  private value(line: string, after: number, parent: number, inMap: boolean, wantItems: boolean): unknown {
     let c = after;
-    while (line.charCodeAt(c) === 32) c++;
+    while (line[c] === " ") c++;
+    // Most values are a plain scalar that starts with a character no other node can, and ends the line: one
+    // native match reads it without the anchor, collection and comment checks. In a sequence such an item is no
+    // `key: value` either, as it holds no `: ` and does not end with `:`.
+    const first = c < line.length ? line.charCodeAt(c) : 0;
+    const kind = first < 128 ? PLAIN_FIRST[first] : 0;
+    if (kind !== 0) {
+      ONE_LINE_PLAIN.lastIndex = c;
+      if (ONE_LINE_PLAIN.test(line) && !this.continued(parent)) {
+        this.nodeLine = this.i++;
+        this.nodeCol = c + 1;
+        this.nodeItems = undefined;
+        const text = line.slice(c);
+        return kind === PLAIN_TEXT ? text : resolvePlain(text);
+      }
+      if (inMap || keyEnd(line, c) === -1) {
+        this.setNode(this.i, c + 1);
+        return this.plain(line, c, parent);
+      }
+    }
+    return this.node(line, c, parent, inMap, wantItems);
+  }
+
+  /** Whether the line after the current one may continue a plain scalar on it: it is blank, or deeper than `parent`. */
+  private continued(parent: number): boolean {
+    const next = this.i + 1;
+    if (next === this.lines.length) return false;
+    const indent = this.indents[next] as number;
+    return indent > parent || indent === (this.lines[next] as string).length;
+  }
+
+  /** Any node `value` does not read itself, starting at index `c` of `line` (past the spaces after the indicator). */
+  private node(line: string, c: number, parent: number, inMap: boolean, wantItems: boolean): unknown {
+    const lineNo = this.i;
+    const length = line.length;
     let anchor: string | undefined;
-    const a = line.charCodeAt(c) === 38 ? ANCHOR.exec(line.slice(c)) : null;
+    const a = c < length && line.charCodeAt(c) === 38 ? ANCHOR.exec(line.slice(c)) : null;
     if (a) {
       anchor = a[1] as string;
       c += (a[0] as string).length;
-      while (line.charCodeAt(c) === 32) c++;
+      while (c < length && line.charCodeAt(c) === 32) c++;
     }
     let value: unknown;
-    if (c === line.length || line.charCodeAt(c) === 35) {
+    if (c === length || line.charCodeAt(c) === 35) {
       this.i++;
       value = this.nested(parent, inMap, lineNo, c + 1, anchor !== undefined, wantItems);
     } else if (!inMap && anchor === undefined && (isSeqItem(line, c) || keyEnd(line, c) !== -1)) {
       // `- - x` or `- key: value`: a collection starting inside the item; its indent is the column.
-      const nestedSeq = isSeqItem(line, c);
-      this.lines[lineNo] = " ".repeat(c) + line.slice(c);
       this.indents[lineNo] = c;
-      value = nestedSeq ? this.seq(c) : this.map(c);
+      value = isSeqItem(line, c) ? this.seq(c) : this.map(c);
       this.setNode(lineNo, c + 1);
     } else {
-      value = this.inlineValue(line.slice(c), lineNo, c, parent, anchor !== undefined, wantItems);
+      value = this.inlineValue(line, lineNo, c, parent, anchor !== undefined, wantItems);
     }
     if (anchor !== undefined) {
       // A name anchored twice resolves by where each anchor starts, not ends: left to the full parser.
@@ -232,10 +293,11 @@ class BlockParser {
     return value;
   }
 
-  /** A scalar, alias or one-line flow sequence starting at index `c` of line `lineNo`. */
-  private inlineValue(rest: string, lineNo: number, c: number, parent: number, anchored: boolean, wantItems: boolean): unknown {
+  /** A scalar, alias or one-line flow sequence starting at index `c` of `line`, line `lineNo`. */
+  private inlineValue(line: string, lineNo: number, c: number, parent: number, anchored: boolean, wantItems: boolean): unknown {
     this.setNode(lineNo, c + 1);
-    const first = rest.charCodeAt(0);
+    const first = line.charCodeAt(c);
+    const rest = line.slice(c);
     if (first === 42 /* * */) {
       const m = ALIAS.exec(rest);
       if (!m || anchored) outside();
@@ -260,35 +322,44 @@ class BlockParser {
     if (first === 124 || first === 62 /* | > */) return this.blockScalar(rest, parent);
     if (first === 39 || first === 34 /* ' " */) return this.quoted(rest, parent);
     if (PLAIN_START.test(rest)) outside();
-    return this.plain(rest, parent);
+    return this.plain(line, c, parent);
   }
 
-  /** A plain scalar, with its continuation lines folded. */
-  private plain(rest: string, parent: number): unknown {
-    const firstText = plainLine(rest, true);
-    this.i++;
-    if (firstText.comment) return resolvePlain(firstText.text);
-    let text = firstText.text;
+  /** A plain scalar starting at index `c` of `line`, the current line, with its continuation lines folded. */
+  private plain(line: string, c: number, parent: number): unknown {
+    const hash = line.indexOf(" #", c);
+    const text = line.slice(c, plainEnd(line, c, hash));
+    const next = ++this.i;
+    if (hash !== -1 || next === this.lines.length) return resolvePlain(text);
+    // Most plain scalars are one line: the next line is neither blank nor deeper.
+    const indent = this.indents[next] as number;
+    if (indent <= parent && indent !== (this.lines[next] as string).length) return resolvePlain(text);
+    return this.fold(text, parent);
+  }
+
+  /** The rest of a plain scalar whose first line is `text`, from the current line: its continuation lines folded. */
+  private fold(text: string, parent: number): unknown {
+    const { lines, indents } = this;
     let multiLine = false;
     let breaks = 0;
-    while (this.i < this.lines.length) {
-      const line = this.lines[this.i] as string;
-      const indent = this.indents[this.i] as number;
+    while (this.i < lines.length) {
+      const line = lines[this.i] as string;
+      const indent = indents[this.i] as number;
       if (indent === line.length) {
         breaks++;
         this.i++;
         continue;
       }
       if (indent <= parent || line.charCodeAt(indent) === 35) break;
-      const next = line.slice(indent);
-      if (PLAIN_START.test(next)) outside();
-      const part = plainLine(next, false);
+      PLAIN_START_AT.lastIndex = indent;
+      if (PLAIN_START_AT.test(line)) outside();
+      const hash = line.indexOf(" #", indent);
       text += breaks > 0 ? "\n".repeat(breaks) : " ";
-      text += part.text;
+      text += line.slice(indent, plainEnd(line, indent, hash));
       breaks = 0;
       multiLine = true;
       this.i++;
-      if (part.comment) break;
+      if (hash !== -1) break;
     }
     // Blank lines after the scalar belong to nothing: step back so the caller sees them as blank.
     this.i -= breaks;
@@ -399,9 +470,6 @@ class BlockParser {
   }
 }
 
-/** A plain key and its `:`, followed by a space or the line's end; sticky, so it is tried at one index only. */
-const KEY = /[A-Za-z_][A-Za-z0-9_.-]*:(?: |$)/y;
-
 /**
  * Where the plain key starting at `from` ends (the index of its `:`), or -1
  * when the line has no `key:` there: `[A-Za-z_][A-Za-z0-9_.-]*` then `:`
@@ -411,9 +479,7 @@ const KEY = /[A-Za-z_][A-Za-z0-9_.-]*:(?: |$)/y;
  */
 function keyEnd(line: string, from: number): number {
   KEY.lastIndex = from;
-  if (!KEY.test(line)) return -1;
-  const end = KEY.lastIndex;
-  return line.charCodeAt(end - 1) === 32 ? end - 2 : end - 1;
+  return KEY.test(line) ? KEY.lastIndex - 1 : -1;
 }
 
 function isBlankOrComment(line: string, indent: number): boolean {
@@ -424,23 +490,38 @@ function isSeqItem(line: string, indent: number): boolean {
   return line.charCodeAt(indent) === 45 && (line.length === indent + 1 || line.charCodeAt(indent + 1) === 32);
 }
 
-/** One line of a plain scalar: its text up to a comment, trailing spaces trimmed; outside the subset if it holds `: `. */
-function plainLine(text: string, first: boolean): { text: string; comment: boolean } {
-  const hash = text.indexOf(" #");
-  let body = hash === -1 ? text : text.slice(0, hash);
-  if (body.charCodeAt(body.length - 1) === 32) body = body.replace(/ +$/, "");
-  if (body.includes(": ") || body.endsWith(":") || (!first && body === "")) outside();
-  return { text: body, comment: hash !== -1 };
+/**
+ * Where the text of one line of a plain scalar ends: before `hash` (the index of its ` #`, or -1) and trailing
+ * spaces. `from` is where the text starts, at a character that is not a space. Outside the subset if the text
+ * holds `: ` or ends with `:`.
+ */
+function plainEnd(line: string, from: number, hash: number): number {
+  let end = hash === -1 ? line.length : hash;
+  while (line.charCodeAt(end - 1) === 32) end--;
+  const colon = line.indexOf(": ", from);
+  if ((colon !== -1 && colon + 1 < end) || line.charCodeAt(end - 1) === 58) outside();
+  return end;
 }
 
 /** Resolve a one-line plain scalar by the YAML 1.2 core schema, exactly as the `yaml` library does. */
 function resolvePlain(text: string): unknown {
-  if (text === "" || text === "~" || text === "null" || text === "Null" || text === "NULL") return null;
-  if (text === "true" || text === "True" || text === "TRUE") return true;
-  if (text === "false" || text === "False" || text === "FALSE") return false;
   const c = text.charCodeAt(0);
-  // Only text starting with a digit, a sign or a dot can be a number.
-  if (!((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46)) return text;
+  // Decided by the first character: most values are text that starts with none of these.
+  switch (c) {
+    case 126 /* ~ */:
+      return text === "~" ? null : text;
+    case 110 /* n */:
+    case 78 /* N */:
+      return text === "null" || text === "Null" || text === "NULL" ? null : text;
+    case 116 /* t */:
+    case 84 /* T */:
+      return text === "true" || text === "True" || text === "TRUE" ? true : text;
+    case 102 /* f */:
+    case 70 /* F */:
+      return text === "false" || text === "False" || text === "FALSE" ? false : text;
+  }
+  // Only text starting with a digit, a sign or a dot can be a number; the empty text is null.
+  if (!((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46)) return text === "" ? null : text;
   if (/^0o[0-7]+$/.test(text)) return Number.parseInt(text.substring(2), 8);
   if (/^[-+]?[0-9]+$/.test(text)) return Number.parseInt(text, 10);
   if (/^0x[0-9a-fA-F]+$/.test(text)) return Number.parseInt(text.substring(2), 16);
@@ -495,7 +576,8 @@ function flowSequence(rest: string, itemAt?: (offset: number) => void): unknown[
  */
 function findClosingQuote(text: string, quote: string): number {
   if (quote === "'") {
-    for (let k = text.indexOf("'"); k !== -1; k = text.indexOf("'", k + 2)) if (text.charCodeAt(k + 1) !== 39) return k;
+    for (let k = text.indexOf("'"); k !== -1; k = text.indexOf("'", k + 2))
+      if (k + 1 === text.length || text.charCodeAt(k + 1) !== 39) return k;
     return -1;
   }
   // Each search starts past the last one, so a line of many backslashes costs one pass, not one per backslash.
