@@ -51,12 +51,22 @@ const REFUSED_CHARS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufef
  * object may take: a line with one is no entry, so outside the subset.
  */
 const KEY = /(?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__):)[A-Za-z_][A-Za-z0-9_.-]*:(?= |$)/y;
-const ANCHOR = /^&([A-Za-z0-9_-]+)(?= |$)/;
-const ALIAS = /^\*([A-Za-z0-9_-]+) *$/;
+/*
+ * The expressions below are sticky: each is tried at one index of a line (set in lastIndex), so no part of the
+ * line is sliced off to be tested.
+ */
+const ANCHOR = /&([A-Za-z0-9_-]+)(?= |$)/y;
+const ALIAS = /\*([A-Za-z0-9_-]+) *$/y;
 /** A plain scalar may not start with these (YAML 1.2 indicators), nor with `- ` or a lone `-`. */
-const PLAIN_START = /^(?:[?:,[\]{}#&*!|>'"%@`]|-(?: |$))/;
-/** PLAIN_START, sticky, to test a line at one index without slicing it. */
-const PLAIN_START_AT = /[?:,[\]{}#&*!|>'"%@`]|-(?: |$)/y;
+const PLAIN_START = /[?:,[\]{}#&*!|>'"%@`]|-(?: |$)/y;
+/** PLAIN_START for an item of a flow sequence, which may end at a `,` or at the `]`. */
+const FLOW_PLAIN_START = /[?:,[\]{}#&*!|>'"%@`]|-(?=[ ,\]]|$)/y;
+/** Text of a plain item of a flow sequence up to the `,` or `]` that ends it; the characters it stops at are refused in an item. */
+const FLOW_PLAIN = /[^[\]{}#:,]*/y;
+/** What may follow a closed flow sequence or quoted scalar on its line: spaces, or spaces and a comment. */
+const LINE_REST = /(?: *| +#.*)$/y;
+const EMPTY_MAP = /\{\}(?: *| +#.*)$/y;
+const BLOCK_HEADER = /([|>])([-+]?)(?: +#.*| *)$/y;
 /**
  * For each ASCII character, whether a plain scalar may start with it whatever follows: 0 if not (an indicator, `-`,
  * a space or a control), PLAIN_TEXT if such a scalar is always text, 2 if it may resolve to something else (null,
@@ -239,11 +249,12 @@ class BlockParser {
     const lineNo = this.i;
     const length = line.length;
     let anchor: string | undefined;
-    const a = c < length && line.charCodeAt(c) === 38 ? ANCHOR.exec(line.slice(c)) : null;
+    ANCHOR.lastIndex = c;
+    const a = line[c] === "&" ? ANCHOR.exec(line) : null;
     if (a) {
       anchor = a[1] as string;
-      c += (a[0] as string).length;
-      while (c < length && line.charCodeAt(c) === 32) c++;
+      c = ANCHOR.lastIndex;
+      while (line[c] === " ") c++;
     }
     let value: unknown;
     if (c === length || line.charCodeAt(c) === 35) {
@@ -296,10 +307,10 @@ class BlockParser {
   /** A scalar, alias or one-line flow sequence starting at index `c` of `line`, line `lineNo`. */
   private inlineValue(line: string, lineNo: number, c: number, parent: number, anchored: boolean, wantItems: boolean): unknown {
     this.setNode(lineNo, c + 1);
-    const first = line.charCodeAt(c);
-    const rest = line.slice(c);
-    if (first === 42 /* * */) {
-      const m = ALIAS.exec(rest);
+    const first = line[c];
+    if (first === "*") {
+      ALIAS.lastIndex = c;
+      const m = ALIAS.exec(line);
       if (!m || anchored) outside();
       const target = this.anchors.get(m[1] as string);
       if (!target || ++target.uses > MAX_ALIASES_PER_ANCHOR) outside();
@@ -307,21 +318,23 @@ class BlockParser {
       this.i++;
       return target.value;
     }
-    if (first === 91 /* [ */) {
+    if (first === "[") {
       this.i++;
       const items = wantItems ? ([] as Array<{ line: number; col: number }>) : undefined;
-      const value = flowSequence(rest, items && ((offset) => items.push({ line: lineNo, col: c + offset + 1 })));
+      const value = flowSequence(line, c, items && ((at) => items.push({ line: lineNo, col: at + 1 })));
       this.setNode(lineNo, c + 1, items);
       return value;
     }
-    if (first === 123 /* { */) {
-      if (!/^\{\}( *| +#.*)$/.test(rest)) outside();
+    if (first === "{") {
+      EMPTY_MAP.lastIndex = c;
+      if (!EMPTY_MAP.test(line)) outside();
       this.i++;
       return {};
     }
-    if (first === 124 || first === 62 /* | > */) return this.blockScalar(rest, parent);
-    if (first === 39 || first === 34 /* ' " */) return this.quoted(rest, parent);
-    if (PLAIN_START.test(rest)) outside();
+    if (first === "|" || first === ">") return this.blockScalar(line, c, parent);
+    if (first === "'" || first === '"') return this.quoted(line, c, parent);
+    PLAIN_START.lastIndex = c;
+    if (PLAIN_START.test(line)) outside();
     return this.plain(line, c, parent);
   }
 
@@ -351,8 +364,8 @@ class BlockParser {
         continue;
       }
       if (indent <= parent || line.charCodeAt(indent) === 35) break;
-      PLAIN_START_AT.lastIndex = indent;
-      if (PLAIN_START_AT.test(line)) outside();
+      PLAIN_START.lastIndex = indent;
+      if (PLAIN_START.test(line)) outside();
       const hash = line.indexOf(" #", indent);
       text += breaks > 0 ? "\n".repeat(breaks) : " ";
       text += line.slice(indent, plainEnd(line, indent, hash));
@@ -366,34 +379,41 @@ class BlockParser {
     return multiLine ? text : resolvePlain(text);
   }
 
-  /** A single- or double-quoted scalar, possibly over several lines. */
-  private quoted(rest: string, parent: number): string {
-    const quote = rest[0] as string;
+  /** A single- or double-quoted scalar starting at index `c` of `line`, the current line, possibly over several lines. */
+  private quoted(line: string, c: number, parent: number): string {
+    const quote = line[c] as string;
+    const end = findClosingQuote(line, c + 1, quote);
+    // Most quoted scalars close on their own line: read those without collecting their lines.
+    if (end !== -1) {
+      LINE_REST.lastIndex = end + 1;
+      if (!LINE_REST.test(line)) outside();
+      this.i++;
+      return unquote(line.slice(c + 1, end), quote);
+    }
     const pieces: string[] = [];
-    let lineText = rest.slice(1);
+    let lineText = line.slice(c + 1);
     for (;;) {
-      const end = findClosingQuote(lineText, quote);
-      if (end !== -1) {
-        pieces.push(lineText.slice(0, end));
-        if (!/^( *| +#.*)$/.test(lineText.slice(end + 1))) outside();
-        break;
-      }
       if (quote === '"' && /(^|[^\\])(\\\\)*\\$/.test(lineText)) outside(); // an escaped line break
       pieces.push(lineText);
       this.i++;
       if (this.i >= this.lines.length) outside();
       const indent = this.indents[this.i] as number;
-      const line = this.lines[this.i] as string;
-      if (indent <= parent && indent < line.length) outside();
-      lineText = line.slice(indent);
+      const next = this.lines[this.i] as string;
+      if (indent <= parent && indent < next.length) outside();
+      lineText = next.slice(indent);
+      const close = findClosingQuote(lineText, 0, quote);
+      if (close !== -1) {
+        pieces.push(lineText.slice(0, close));
+        LINE_REST.lastIndex = close + 1;
+        if (!LINE_REST.test(lineText)) outside();
+        break;
+      }
     }
     this.i++;
-    const unquote = (piece: string) => (quote === "'" ? piece.replace(/''/g, "'") : unescapeDouble(piece));
-    if (pieces.length === 1) return unquote(pieces[0] as string);
     // Fold: trailing spaces of a line and leading spaces of the next go; one break is a space, n+1 breaks are n newlines.
     const last = pieces.length - 1;
     const trimmed = pieces.map((p, n) => (n === 0 ? p.replace(/ +$/, "") : n === last ? p.replace(/^ +/, "") : p.replace(/^ +| +$/g, "")));
-    let out = unquote(trimmed[0] as string);
+    let out = unquote(trimmed[0] as string, quote);
     let breaks = 0;
     for (let n = 1; n <= last; n++) {
       const piece = trimmed[n] as string;
@@ -402,15 +422,16 @@ class BlockParser {
         continue;
       }
       out += breaks > 0 ? "\n".repeat(breaks) : " ";
-      out += unquote(piece);
+      out += unquote(piece, quote);
       breaks = 0;
     }
     return out;
   }
 
-  /** A literal (`|`) or folded (`>`) block scalar with clip, strip (`-`) or keep (`+`) chomping. */
-  private blockScalar(header: string, parent: number): string {
-    const m = /^([|>])([-+]?)( +#.*| *)$/.exec(header);
+  /** A literal (`|`) or folded (`>`) block scalar with clip, strip (`-`) or keep (`+`) chomping, its header at index `c` of `line`. */
+  private blockScalar(line: string, c: number, parent: number): string {
+    BLOCK_HEADER.lastIndex = c;
+    const m = BLOCK_HEADER.exec(line);
     if (!m) outside();
     const literal = m[1] === "|";
     const chomp = m[2];
@@ -418,9 +439,9 @@ class BlockParser {
     let contentIndent = -1;
     const body: string[] = [];
     while (this.i < this.lines.length) {
-      const line = this.lines[this.i] as string;
+      const next = this.lines[this.i] as string;
       const indent = this.indents[this.i] as number;
-      if (indent === line.length) {
+      if (indent === next.length) {
         // A blank line holding spaces past the content indent keeps them (or is an error): left to the full parser.
         if (indent > 0 && (contentIndent === -1 || indent > contentIndent)) outside();
         body.push("");
@@ -433,7 +454,7 @@ class BlockParser {
       }
       if (indent < contentIndent) break;
       if (indent > contentIndent) outside(); // more-indented lines
-      body.push(line.slice(contentIndent));
+      body.push(next.slice(contentIndent));
       this.i++;
     }
     // The document's last line has no line break of its own: when blank, it adds none to the scalar.
@@ -532,63 +553,80 @@ function resolvePlain(text: string): unknown {
   return text;
 }
 
-/** `[a, 'b', "c"]` on one line: plain or quoted scalars, no nesting. `itemAt` gets each item's offset in `rest`. */
-function flowSequence(rest: string, itemAt?: (offset: number) => void): unknown[] {
-  const close = rest.lastIndexOf("]");
-  if (close === -1 || !/^( *| +#.*)$/.test(rest.slice(close + 1))) outside();
-  const inner = rest.slice(1, close);
-  if (/^ *$/.test(inner)) return [];
+/**
+ * `[a, 'b', "c"]` on one line, from index `c` of `line` (its `[`): plain or quoted scalars, no nesting. `itemAt`
+ * gets the index in `line` where each item starts.
+ */
+function flowSequence(line: string, c: number, itemAt?: (at: number) => void): unknown[] {
+  const close = line.lastIndexOf("]");
+  LINE_REST.lastIndex = close + 1;
+  if (close < c || !LINE_REST.test(line)) outside();
+  let k = c + 1;
+  while (line[k] === " ") k++;
+  if (k === close) return [];
   const out: unknown[] = [];
-  let k = 0;
   for (;;) {
-    while (inner[k] === " ") k++;
-    itemAt?.(k + 1);
-    const ch = inner[k];
+    while (line[k] === " ") k++;
+    itemAt?.(k);
+    const ch = line[k];
     let item: unknown;
     if (ch === "'" || ch === '"') {
-      const end = findClosingQuote(inner.slice(k + 1), ch);
-      if (end === -1) outside();
-      const raw = inner.slice(k + 1, k + 1 + end);
-      item = ch === "'" ? raw.replace(/''/g, "'") : unescapeDouble(raw);
-      k += end + 2;
-      while (inner[k] === " ") k++;
+      // A closing quote past the `]` is no closing quote of this item.
+      const end = findClosingQuote(line, k + 1, ch);
+      if (end === -1 || end > close) outside();
+      item = unquote(line.slice(k + 1, end), ch);
+      k = end + 1;
+      while (line[k] === " ") k++;
     } else {
-      let e = inner.indexOf(",", k);
-      if (e === -1) e = inner.length;
-      const raw = inner.slice(k, e).replace(/ +$/, "");
-      if (raw === "" || PLAIN_START.test(raw) || /[[\]{}#:]/.test(raw)) outside();
-      item = resolvePlain(raw);
+      let e = line.indexOf(",", k);
+      if (e === -1 || e > close) e = close;
+      let end = e;
+      while (end > k && line[end - 1] === " ") end--;
+      // The item (to the `,` or `]`, less trailing spaces) is a plain scalar holding none of `[]{}#:`.
+      FLOW_PLAIN_START.lastIndex = k;
+      FLOW_PLAIN.lastIndex = k;
+      FLOW_PLAIN.test(line);
+      if (end === k || FLOW_PLAIN_START.test(line) || FLOW_PLAIN.lastIndex !== e) outside();
+      item = resolvePlain(line.slice(k, end));
       k = e;
     }
     out.push(item);
-    if (k >= inner.length) break;
-    if (inner[k] !== ",") outside();
+    if (k >= close) break;
+    if (line[k] !== ",") outside();
     k++;
-    if (/^ *$/.test(inner.slice(k))) outside(); // a trailing comma
+    let next = k;
+    while (line[next] === " ") next++;
+    if (next >= close) outside(); // a trailing comma
   }
   return out;
 }
 
 /**
- * Index of the closing quote in `text` (which follows the opening one), or -1 when this line does not close it:
- * in single quotes `''` is a quote inside the text, in double quotes a backslash escapes the next character.
- * Found with indexOf, which a short-lived process runs natively, not by walking the characters.
+ * Index in `text` of the quote closing a scalar whose text starts at `from` (just past the opening quote), or -1
+ * when `text` does not close it: in single quotes `''` is a quote inside the text, in double quotes a backslash
+ * escapes the next character. Found with indexOf, which a short-lived process runs natively, not by walking the
+ * characters.
  */
-function findClosingQuote(text: string, quote: string): number {
+function findClosingQuote(text: string, from: number, quote: string): number {
   if (quote === "'") {
-    for (let k = text.indexOf("'"); k !== -1; k = text.indexOf("'", k + 2))
-      if (k + 1 === text.length || text.charCodeAt(k + 1) !== 39) return k;
+    for (let k = text.indexOf("'", from); k !== -1; k = text.indexOf("'", k + 2)) if (text[k + 1] !== "'") return k;
     return -1;
   }
   // Each search starts past the last one, so a line of many backslashes costs one pass, not one per backslash.
-  let close = text.indexOf('"');
-  let backslash = text.indexOf("\\");
+  let close = text.indexOf('"', from);
+  let backslash = text.indexOf("\\", from);
   while (close !== -1 && backslash !== -1 && backslash < close) {
-    const from = backslash + 2;
-    if (close < from) close = text.indexOf('"', from);
-    backslash = text.indexOf("\\", from);
+    const next = backslash + 2;
+    if (close < next) close = text.indexOf('"', next);
+    backslash = text.indexOf("\\", next);
   }
   return close;
+}
+
+/** The text of a quoted scalar's piece, its quotes' escapes undone. */
+function unquote(piece: string, quote: string): string {
+  if (quote === '"') return unescapeDouble(piece);
+  return piece.includes("''") ? piece.replace(/''/g, "'") : piece;
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = {
