@@ -321,7 +321,7 @@ class BlockParser {
     if (first === "[") {
       this.i++;
       const items = wantItems ? ([] as Array<{ line: number; col: number }>) : undefined;
-      const value = flowSequence(line, c, items && ((at) => items.push({ line: lineNo, col: at + 1 })));
+      const value = flowSequence(line, c, lineNo, items);
       this.setNode(lineNo, c + 1, items);
       return value;
     }
@@ -393,7 +393,7 @@ class BlockParser {
     const pieces: string[] = [];
     let lineText = line.slice(c + 1);
     for (;;) {
-      if (quote === '"' && /(^|[^\\])(\\\\)*\\$/.test(lineText)) outside(); // an escaped line break
+      if (quote === '"' && ESCAPED_BREAK.test(lineText)) outside();
       pieces.push(lineText);
       this.i++;
       if (this.i >= this.lines.length) outside();
@@ -410,22 +410,7 @@ class BlockParser {
       }
     }
     this.i++;
-    // Fold: trailing spaces of a line and leading spaces of the next go; one break is a space, n+1 breaks are n newlines.
-    const last = pieces.length - 1;
-    const trimmed = pieces.map((p, n) => (n === 0 ? p.replace(/ +$/, "") : n === last ? p.replace(/^ +/, "") : p.replace(/^ +| +$/g, "")));
-    let out = unquote(trimmed[0] as string, quote);
-    let breaks = 0;
-    for (let n = 1; n <= last; n++) {
-      const piece = trimmed[n] as string;
-      if (piece === "" && n < last) {
-        breaks++;
-        continue;
-      }
-      out += breaks > 0 ? "\n".repeat(breaks) : " ";
-      out += unquote(piece, quote);
-      breaks = 0;
-    }
-    return out;
+    return foldQuoted(pieces, quote);
   }
 
   /** A literal (`|`) or folded (`>`) block scalar with clip, strip (`-`) or keep (`+`) chomping, its header at index `c` of `line`. */
@@ -543,21 +528,31 @@ function resolvePlain(text: string): unknown {
   }
   // Only text starting with a digit, a sign or a dot can be a number; the empty text is null.
   if (!((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46)) return text === "" ? null : text;
-  if (/^0o[0-7]+$/.test(text)) return Number.parseInt(text.substring(2), 8);
-  if (/^[-+]?[0-9]+$/.test(text)) return Number.parseInt(text, 10);
-  if (/^0x[0-9a-fA-F]+$/.test(text)) return Number.parseInt(text.substring(2), 16);
-  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(text))
+  if (OCTAL.test(text)) return Number.parseInt(text.substring(2), 8);
+  if (DECIMAL.test(text)) return Number.parseInt(text, 10);
+  if (HEX.test(text)) return Number.parseInt(text.substring(2), 16);
+  if (INF_OR_NAN.test(text))
     return text.slice(-3).toLowerCase() === "nan" ? Number.NaN : text[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-  if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(text)) return Number.parseFloat(text);
-  if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(text)) return Number.parseFloat(text);
+  if (EXPONENTIAL.test(text) || FLOAT.test(text)) return Number.parseFloat(text);
   return text;
 }
 
-/**
- * `[a, 'b', "c"]` on one line, from index `c` of `line` (its `[`): plain or quoted scalars, no nesting. `itemAt`
- * gets the index in `line` where each item starts.
+/*
+ * The core schema's number forms. Here, not in resolvePlain: a regular expression literal in a function is a new
+ * object each time the function reaches it.
  */
-function flowSequence(line: string, c: number, itemAt?: (at: number) => void): unknown[] {
+const OCTAL = /^0o[0-7]+$/;
+const DECIMAL = /^[-+]?[0-9]+$/;
+const HEX = /^0x[0-9a-fA-F]+$/;
+const INF_OR_NAN = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
+const EXPONENTIAL = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
+const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
+
+/**
+ * `[a, 'b', "c"]` on one line, from index `c` of `line` (its `[`): plain or quoted scalars, no nesting. `items`
+ * collects where each item starts, `lineNo` being the line's index.
+ */
+function flowSequence(line: string, c: number, lineNo: number, items?: Array<{ line: number; col: number }>): unknown[] {
   const close = line.lastIndexOf("]");
   LINE_REST.lastIndex = close + 1;
   if (close < c || !LINE_REST.test(line)) outside();
@@ -567,7 +562,7 @@ function flowSequence(line: string, c: number, itemAt?: (at: number) => void): u
   const out: unknown[] = [];
   for (;;) {
     while (line[k] === " ") k++;
-    itemAt?.(k);
+    items?.push({ line: lineNo, col: k + 1 });
     const ch = line[k];
     let item: unknown;
     if (ch === "'" || ch === '"') {
@@ -626,8 +621,37 @@ function findClosingQuote(text: string, from: number, quote: string): number {
 /** The text of a quoted scalar's piece, its quotes' escapes undone. */
 function unquote(piece: string, quote: string): string {
   if (quote === '"') return unescapeDouble(piece);
-  return piece.includes("''") ? piece.replace(/''/g, "'") : piece;
+  return piece.includes("''") ? piece.replace(TWO_QUOTES, "'") : piece;
 }
+
+/**
+ * A quoted scalar from the `pieces` of its lines, unquoted and folded: trailing spaces of a line and leading spaces
+ * of the next go; one break is a space, n+1 breaks are n newlines.
+ */
+function foldQuoted(pieces: string[], quote: string): string {
+  const last = pieces.length - 1;
+  let out = unquote((pieces[0] as string).replace(TRAILING_SPACES, ""), quote);
+  let breaks = 0;
+  for (let n = 1; n <= last; n++) {
+    const piece = (pieces[n] as string).replace(n === last ? LEADING_SPACES : EDGE_SPACES, "");
+    if (piece === "" && n < last) {
+      breaks++;
+      continue;
+    }
+    out += breaks > 0 ? "\n".repeat(breaks) : " ";
+    out += unquote(piece, quote);
+    breaks = 0;
+  }
+  return out;
+}
+
+/* Expressions of the functions above, here because a regular expression literal in a function is a new object each time the function reaches it. */
+/** A line of a double-quoted scalar ending in an escaped line break: an odd number of backslashes. */
+const ESCAPED_BREAK = /(^|[^\\])(\\\\)*\\$/;
+const TWO_QUOTES = /''/g;
+const TRAILING_SPACES = / +$/;
+const LEADING_SPACES = /^ +/;
+const EDGE_SPACES = /^ +| +$/g;
 
 const SIMPLE_ESCAPES: Record<string, string> = {
   "0": "\0",
@@ -668,7 +692,7 @@ function unescapeDouble(raw: string): string {
     }
     const len = e === "x" ? 2 : e === "u" ? 4 : e === "U" ? 8 : 0;
     const hex = raw.slice(k + 1, k + 1 + len);
-    if (len === 0 || hex.length !== len || !/^[0-9a-fA-F]+$/.test(hex)) outside();
+    if (len === 0 || hex.length !== len || !HEX_DIGITS.test(hex)) outside();
     const code = Number.parseInt(hex, 16);
     if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) outside();
     out += String.fromCodePoint(code);
@@ -676,3 +700,5 @@ function unescapeDouble(raw: string): string {
   }
   return out;
 }
+
+const HEX_DIGITS = /^[0-9a-fA-F]+$/;
