@@ -45,36 +45,64 @@ function outside(): never {
 /** Characters the subset refuses anywhere: tabs, other controls, and breaks YAML treats specially (the lines are tested joined by `\n`). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 const REFUSED_CHARS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
-/** Plain keys the core schema would not resolve to a string, and one no plain object may take. */
-const NON_STRING_KEYS = new Set(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "__proto__"]);
-/** First characters of NON_STRING_KEYS: n N t T f F _. */
-const NON_STRING_FIRST = new Set([110, 78, 116, 84, 102, 70, 95]);
-const ANCHOR = /^&([A-Za-z0-9_-]+)(?= |$)/;
-const ALIAS = /^\*([A-Za-z0-9_-]+) *$/;
+/**
+ * A plain key and its `:`, followed by a space or the line's end; sticky, so it is tried at one index only. Not
+ * the keys the core schema would not resolve to a string (null, true, false), nor `__proto__`, which no plain
+ * object may take: a line with one is no entry, so outside the subset.
+ */
+const KEY = /(?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__):)[A-Za-z_][A-Za-z0-9_.-]*:(?= |$)/y;
+/*
+ * The expressions below are sticky: each is tried at one index of a line (set in lastIndex), so no part of the
+ * line is sliced off to be tested.
+ */
+const ANCHOR = /&([A-Za-z0-9_-]+)(?= |$)/y;
+const ALIAS = /\*([A-Za-z0-9_-]+) *$/y;
 /** A plain scalar may not start with these (YAML 1.2 indicators), nor with `- ` or a lone `-`. */
-const PLAIN_START = /^(?:[?:,[\]{}#&*!|>'"%@`]|-(?: |$))/;
+const PLAIN_START = /[?:,[\]{}#&*!|>'"%@`]|-(?: |$)/y;
+/** PLAIN_START for an item of a flow sequence, which may end at a `,` or at the `]`. */
+const FLOW_PLAIN_START = /[?:,[\]{}#&*!|>'"%@`]|-(?=[ ,\]]|$)/y;
+/** Text of a plain item of a flow sequence up to the `,` or `]` that ends it; the characters it stops at are refused in an item. */
+const FLOW_PLAIN = /[^[\]{}#:,]*/y;
+/** What may follow a closed flow sequence or quoted scalar on its line: spaces, or spaces and a comment. */
+const LINE_REST = /(?: *| +#.*)$/y;
+const EMPTY_MAP = /\{\}(?: *| +#.*)$/y;
+const BLOCK_HEADER = /([|>])([-+]?)(?: +#.*| *)$/y;
+/**
+ * For each ASCII character, whether a plain scalar may start with it whatever follows: 0 if not (an indicator, `-`,
+ * a space or a control), PLAIN_TEXT if such a scalar is always text, 2 if it may resolve to something else (null,
+ * a boolean or a number: `~`, `n`, `t`, `f` in either case, a digit, `+` or `.`).
+ */
+const PLAIN_FIRST = new Uint8Array(128);
+const PLAIN_TEXT = 1;
+for (let ch = 33; ch < 127; ch++) {
+  const c = String.fromCharCode(ch);
+  if (!"?:,[]{}#&*!|>'\"%@`-".includes(c)) PLAIN_FIRST[ch] = /[~nNtTfF0-9+.]/.test(c) ? 2 : PLAIN_TEXT;
+}
+/**
+ * The rest of a line from a plain scalar's first character when the scalar is all of it: no ` #` comment, no
+ * `: `, no trailing space and no `:` at the end. Sticky.
+ */
+const ONE_LINE_PLAIN = /.(?:[^ :]|:(?=[^ ])| +(?=[^ #]))*$/y;
 /** More uses of one anchor than this are left to the full parser's alias accounting. */
 const MAX_ALIASES_PER_ANCHOR = 50;
 
 class BlockParser {
-  private readonly lines: string[];
   private readonly indents: number[];
   private i = 0;
   private readonly anchors = new Map<string, { value: unknown; uses: number }>();
   private aliasesSeen = 0;
 
   constructor(
-    source: readonly string[],
+    private readonly lines: readonly string[],
     private readonly firstLine: number,
-    text = source.join("\n"),
+    text = lines.join("\n"),
   ) {
-    this.lines = source.slice();
     if (REFUSED_CHARS.test(text)) outside();
-    this.indents = new Array<number>(this.lines.length);
-    for (let k = 0; k < this.lines.length; k++) {
-      const line = this.lines[k] as string;
+    this.indents = new Array<number>(lines.length);
+    for (let k = 0; k < lines.length; k++) {
+      const line = lines[k] as string;
       let n = 0;
-      while (line.charCodeAt(n) === 32) n++;
+      while (line[n] === " ") n++;
       this.indents[k] = n;
     }
   }
@@ -93,7 +121,10 @@ class BlockParser {
 
   /** Skip blank lines and comment lines. */
   private skipBlank(): void {
-    while (this.i < this.lines.length && isBlankOrComment(this.lines[this.i] as string, this.indents[this.i] as number)) this.i++;
+    const { lines, indents } = this;
+    let i = this.i;
+    while (i < lines.length && isBlankOrComment(lines[i] as string, indents[i] as number)) i++;
+    this.i = i;
   }
 
   private pos(line: number, col: number): Position {
@@ -117,37 +148,47 @@ class BlockParser {
 
   /** The next line of a block whose entries sit at `indent`, or undefined where the block ends; a deeper line is outside the subset. */
   private nextEntry(indent: number): string | undefined {
-    this.skipBlank();
-    if (this.i >= this.lines.length) return undefined;
-    const lineIndent = this.indents[this.i] as number;
-    if (lineIndent < indent) return undefined;
-    if (lineIndent > indent) outside();
-    return this.lines[this.i] as string;
+    const { lines, indents } = this;
+    for (let i = this.i; i < lines.length; i++) {
+      const line = lines[i] as string;
+      const lineIndent = indents[i] as number;
+      // isBlankOrComment, written out: this runs for every entry, mostly before V8 has compiled it.
+      if (lineIndent === line.length || line[lineIndent] === "#") continue;
+      this.i = i;
+      if (lineIndent < indent) return undefined;
+      if (lineIndent > indent) outside();
+      return line;
+    }
+    this.i = lines.length;
+    return undefined;
   }
 
   /** A block mapping whose keys sit at `indent`, starting at the current line. */
   private map(indent: number, positions?: Map<string, Position>): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (let line = this.nextEntry(indent); line !== undefined; line = this.nextEntry(indent)) {
-      const end = keyEnd(line, indent);
-      if (end === -1) {
+      KEY.lastIndex = indent;
+      if (!KEY.test(line)) {
         // A sequence at the same indent belongs to an enclosing indentless sequence; anything else is outside.
         if (isSeqItem(line, indent)) break;
         outside();
       }
+      const end = KEY.lastIndex - 1;
       const key = line.slice(indent, end);
-      if (Object.hasOwn(out, key) || key.length > 1000 || (NON_STRING_FIRST.has(line.charCodeAt(indent)) && NON_STRING_KEYS.has(key)))
-        outside();
+      if (key.length > 1000 || Object.hasOwn(out, key)) outside();
       const keyLine = this.i;
-      out[key] = this.value(end + 1, indent, true, positions !== undefined);
-      if (positions) {
-        positions.set(key, this.pos(keyLine, indent + 1));
-        const items = this.nodeItems;
-        if (items) for (const [n, item] of items.entries()) positions.set(`${key}[${n}]`, this.pos(item.line, item.col));
-        else positions.set(`${key}=`, this.pos(this.nodeLine, this.nodeCol));
-      }
+      out[key] = this.value(line, end + 1, indent, true, positions !== undefined);
+      if (positions) this.keep(positions, key, keyLine, indent);
     }
     return out;
+  }
+
+  /** Record where the entry `key` (on line `keyLine`, at `indent`) and its value start, from `nodeLine`, `nodeCol` and `nodeItems`. */
+  private keep(positions: Map<string, Position>, key: string, keyLine: number, indent: number): void {
+    positions.set(key, this.pos(keyLine, indent + 1));
+    const items = this.nodeItems;
+    if (items) for (const [n, item] of items.entries()) positions.set(`${key}[${n}]`, this.pos(item.line, item.col));
+    else positions.set(`${key}=`, this.pos(this.nodeLine, this.nodeCol));
   }
 
   /** A block sequence whose dashes sit at `indent`; `items` collects where each item starts. */
@@ -158,7 +199,7 @@ class BlockParser {
         if (keyEnd(line, indent) !== -1) break; // the next key of the map this indentless sequence belongs to
         outside();
       }
-      value.push(this.value(indent + 1, indent, false, false));
+      value.push(this.value(line, indent + 1, indent, false, false));
       items?.push({ line: this.nodeLine, col: this.nodeCol });
     }
     return value;
@@ -166,35 +207,66 @@ class BlockParser {
 
   /**
    * The node after a `key:` or `-` indicator that ends just before index
-   * `after` of the current line. `parent` is the indent of the collection
-   * the node belongs to; continuation lines must be deeper. `wantItems`
-   * asks for the items' positions when the node is a sequence.
+   * `after` of `line`, the current line. `parent` is the indent of the
+   * collection the node belongs to; continuation lines must be deeper.
+   * `wantItems` asks for the items' positions when the node is a sequence.
    */
-  private value(after: number, parent: number, inMap: boolean, wantItems: boolean): unknown {
-    const lineNo = this.i;
-    const line = this.lines[lineNo] as string;
+  private value(line: string, after: number, parent: number, inMap: boolean, wantItems: boolean): unknown {
     let c = after;
-    while (line.charCodeAt(c) === 32) c++;
+    while (line[c] === " ") c++;
+    // Most values are a plain scalar that starts with a character no other node can, and ends the line: one
+    // native match reads it without the anchor, collection and comment checks. In a sequence such an item is no
+    // `key: value` either, as it holds no `: ` and does not end with `:`.
+    const first = c < line.length ? line.charCodeAt(c) : 0;
+    const kind = first < 128 ? PLAIN_FIRST[first] : 0;
+    if (kind !== 0) {
+      ONE_LINE_PLAIN.lastIndex = c;
+      if (ONE_LINE_PLAIN.test(line) && !this.continued(parent)) {
+        this.nodeLine = this.i++;
+        this.nodeCol = c + 1;
+        this.nodeItems = undefined;
+        const text = line.slice(c);
+        return kind === PLAIN_TEXT ? text : resolvePlain(text);
+      }
+      if (inMap || keyEnd(line, c) === -1) {
+        this.setNode(this.i, c + 1);
+        return this.plain(line, c, parent);
+      }
+    }
+    return this.node(line, c, parent, inMap, wantItems);
+  }
+
+  /** Whether the line after the current one may continue a plain scalar on it: it is blank, or deeper than `parent`. */
+  private continued(parent: number): boolean {
+    const next = this.i + 1;
+    if (next === this.lines.length) return false;
+    const indent = this.indents[next] as number;
+    return indent > parent || indent === (this.lines[next] as string).length;
+  }
+
+  /** Any node `value` does not read itself, starting at index `c` of `line` (past the spaces after the indicator). */
+  private node(line: string, c: number, parent: number, inMap: boolean, wantItems: boolean): unknown {
+    const lineNo = this.i;
+    const length = line.length;
     let anchor: string | undefined;
-    const a = line.charCodeAt(c) === 38 ? ANCHOR.exec(line.slice(c)) : null;
+    ANCHOR.lastIndex = c;
+    const a = line[c] === "&" ? ANCHOR.exec(line) : null;
     if (a) {
       anchor = a[1] as string;
-      c += (a[0] as string).length;
-      while (line.charCodeAt(c) === 32) c++;
+      c = ANCHOR.lastIndex;
+      while (line[c] === " ") c++;
     }
     let value: unknown;
-    if (c === line.length || line.charCodeAt(c) === 35) {
+    if (c === length || line.charCodeAt(c) === 35) {
       this.i++;
       value = this.nested(parent, inMap, lineNo, c + 1, anchor !== undefined, wantItems);
     } else if (!inMap && anchor === undefined && (isSeqItem(line, c) || keyEnd(line, c) !== -1)) {
       // `- - x` or `- key: value`: a collection starting inside the item; its indent is the column.
-      const nestedSeq = isSeqItem(line, c);
-      this.lines[lineNo] = " ".repeat(c) + line.slice(c);
       this.indents[lineNo] = c;
-      value = nestedSeq ? this.seq(c) : this.map(c);
+      value = isSeqItem(line, c) ? this.seq(c) : this.map(c);
       this.setNode(lineNo, c + 1);
     } else {
-      value = this.inlineValue(line.slice(c), lineNo, c, parent, anchor !== undefined, wantItems);
+      value = this.inlineValue(line, lineNo, c, parent, anchor !== undefined, wantItems);
     }
     if (anchor !== undefined) {
       // A name anchored twice resolves by where each anchor starts, not ends: left to the full parser.
@@ -232,12 +304,13 @@ class BlockParser {
     return value;
   }
 
-  /** A scalar, alias or one-line flow sequence starting at index `c` of line `lineNo`. */
-  private inlineValue(rest: string, lineNo: number, c: number, parent: number, anchored: boolean, wantItems: boolean): unknown {
+  /** A scalar, alias or one-line flow sequence starting at index `c` of `line`, line `lineNo`. */
+  private inlineValue(line: string, lineNo: number, c: number, parent: number, anchored: boolean, wantItems: boolean): unknown {
     this.setNode(lineNo, c + 1);
-    const first = rest.charCodeAt(0);
-    if (first === 42 /* * */) {
-      const m = ALIAS.exec(rest);
+    const first = line[c];
+    if (first === "*") {
+      ALIAS.lastIndex = c;
+      const m = ALIAS.exec(line);
       if (!m || anchored) outside();
       const target = this.anchors.get(m[1] as string);
       if (!target || ++target.uses > MAX_ALIASES_PER_ANCHOR) outside();
@@ -245,101 +318,105 @@ class BlockParser {
       this.i++;
       return target.value;
     }
-    if (first === 91 /* [ */) {
+    if (first === "[") {
       this.i++;
       const items = wantItems ? ([] as Array<{ line: number; col: number }>) : undefined;
-      const value = flowSequence(rest, items && ((offset) => items.push({ line: lineNo, col: c + offset + 1 })));
+      const value = flowSequence(line, c, lineNo, items);
       this.setNode(lineNo, c + 1, items);
       return value;
     }
-    if (first === 123 /* { */) {
-      if (!/^\{\}( *| +#.*)$/.test(rest)) outside();
+    if (first === "{") {
+      EMPTY_MAP.lastIndex = c;
+      if (!EMPTY_MAP.test(line)) outside();
       this.i++;
       return {};
     }
-    if (first === 124 || first === 62 /* | > */) return this.blockScalar(rest, parent);
-    if (first === 39 || first === 34 /* ' " */) return this.quoted(rest, parent);
-    if (PLAIN_START.test(rest)) outside();
-    return this.plain(rest, parent);
+    if (first === "|" || first === ">") return this.blockScalar(line, c, parent);
+    if (first === "'" || first === '"') return this.quoted(line, c, parent);
+    PLAIN_START.lastIndex = c;
+    if (PLAIN_START.test(line)) outside();
+    return this.plain(line, c, parent);
   }
 
-  /** A plain scalar, with its continuation lines folded. */
-  private plain(rest: string, parent: number): unknown {
-    const firstText = plainLine(rest, true);
-    this.i++;
-    if (firstText.comment) return resolvePlain(firstText.text);
-    let text = firstText.text;
+  /** A plain scalar starting at index `c` of `line`, the current line, with its continuation lines folded. */
+  private plain(line: string, c: number, parent: number): unknown {
+    const hash = line.indexOf(" #", c);
+    const text = line.slice(c, plainEnd(line, c, hash));
+    const next = ++this.i;
+    if (hash !== -1 || next === this.lines.length) return resolvePlain(text);
+    // Most plain scalars are one line: the next line is neither blank nor deeper.
+    const indent = this.indents[next] as number;
+    if (indent <= parent && indent !== (this.lines[next] as string).length) return resolvePlain(text);
+    return this.fold(text, parent);
+  }
+
+  /** The rest of a plain scalar whose first line is `text`, from the current line: its continuation lines folded. */
+  private fold(text: string, parent: number): unknown {
+    const { lines, indents } = this;
     let multiLine = false;
     let breaks = 0;
-    while (this.i < this.lines.length) {
-      const line = this.lines[this.i] as string;
-      const indent = this.indents[this.i] as number;
+    while (this.i < lines.length) {
+      const line = lines[this.i] as string;
+      const indent = indents[this.i] as number;
       if (indent === line.length) {
         breaks++;
         this.i++;
         continue;
       }
       if (indent <= parent || line.charCodeAt(indent) === 35) break;
-      const next = line.slice(indent);
-      if (PLAIN_START.test(next)) outside();
-      const part = plainLine(next, false);
+      PLAIN_START.lastIndex = indent;
+      if (PLAIN_START.test(line)) outside();
+      const hash = line.indexOf(" #", indent);
       text += breaks > 0 ? "\n".repeat(breaks) : " ";
-      text += part.text;
+      text += line.slice(indent, plainEnd(line, indent, hash));
       breaks = 0;
       multiLine = true;
       this.i++;
-      if (part.comment) break;
+      if (hash !== -1) break;
     }
     // Blank lines after the scalar belong to nothing: step back so the caller sees them as blank.
     this.i -= breaks;
     return multiLine ? text : resolvePlain(text);
   }
 
-  /** A single- or double-quoted scalar, possibly over several lines. */
-  private quoted(rest: string, parent: number): string {
-    const quote = rest[0] as string;
+  /** A single- or double-quoted scalar starting at index `c` of `line`, the current line, possibly over several lines. */
+  private quoted(line: string, c: number, parent: number): string {
+    const quote = line[c] as string;
+    const end = findClosingQuote(line, c + 1, quote);
+    // Most quoted scalars close on their own line: read those without collecting their lines.
+    if (end !== -1) {
+      LINE_REST.lastIndex = end + 1;
+      if (!LINE_REST.test(line)) outside();
+      this.i++;
+      return unquote(line.slice(c + 1, end), quote);
+    }
     const pieces: string[] = [];
-    let lineText = rest.slice(1);
+    let lineText = line.slice(c + 1);
     for (;;) {
-      const end = findClosingQuote(lineText, quote);
-      if (end !== -1) {
-        pieces.push(lineText.slice(0, end));
-        if (!/^( *| +#.*)$/.test(lineText.slice(end + 1))) outside();
-        break;
-      }
-      if (quote === '"' && /(^|[^\\])(\\\\)*\\$/.test(lineText)) outside(); // an escaped line break
+      if (quote === '"' && ESCAPED_BREAK.test(lineText)) outside();
       pieces.push(lineText);
       this.i++;
       if (this.i >= this.lines.length) outside();
       const indent = this.indents[this.i] as number;
-      const line = this.lines[this.i] as string;
-      if (indent <= parent && indent < line.length) outside();
-      lineText = line.slice(indent);
+      const next = this.lines[this.i] as string;
+      if (indent <= parent && indent < next.length) outside();
+      lineText = next.slice(indent);
+      const close = findClosingQuote(lineText, 0, quote);
+      if (close !== -1) {
+        pieces.push(lineText.slice(0, close));
+        LINE_REST.lastIndex = close + 1;
+        if (!LINE_REST.test(lineText)) outside();
+        break;
+      }
     }
     this.i++;
-    const unquote = (piece: string) => (quote === "'" ? piece.replace(/''/g, "'") : unescapeDouble(piece));
-    if (pieces.length === 1) return unquote(pieces[0] as string);
-    // Fold: trailing spaces of a line and leading spaces of the next go; one break is a space, n+1 breaks are n newlines.
-    const last = pieces.length - 1;
-    const trimmed = pieces.map((p, n) => (n === 0 ? p.replace(/ +$/, "") : n === last ? p.replace(/^ +/, "") : p.replace(/^ +| +$/g, "")));
-    let out = unquote(trimmed[0] as string);
-    let breaks = 0;
-    for (let n = 1; n <= last; n++) {
-      const piece = trimmed[n] as string;
-      if (piece === "" && n < last) {
-        breaks++;
-        continue;
-      }
-      out += breaks > 0 ? "\n".repeat(breaks) : " ";
-      out += unquote(piece);
-      breaks = 0;
-    }
-    return out;
+    return foldQuoted(pieces, quote);
   }
 
-  /** A literal (`|`) or folded (`>`) block scalar with clip, strip (`-`) or keep (`+`) chomping. */
-  private blockScalar(header: string, parent: number): string {
-    const m = /^([|>])([-+]?)( +#.*| *)$/.exec(header);
+  /** A literal (`|`) or folded (`>`) block scalar with clip, strip (`-`) or keep (`+`) chomping, its header at index `c` of `line`. */
+  private blockScalar(line: string, c: number, parent: number): string {
+    BLOCK_HEADER.lastIndex = c;
+    const m = BLOCK_HEADER.exec(line);
     if (!m) outside();
     const literal = m[1] === "|";
     const chomp = m[2];
@@ -347,9 +424,9 @@ class BlockParser {
     let contentIndent = -1;
     const body: string[] = [];
     while (this.i < this.lines.length) {
-      const line = this.lines[this.i] as string;
+      const next = this.lines[this.i] as string;
       const indent = this.indents[this.i] as number;
-      if (indent === line.length) {
+      if (indent === next.length) {
         // A blank line holding spaces past the content indent keeps them (or is an error): left to the full parser.
         if (indent > 0 && (contentIndent === -1 || indent > contentIndent)) outside();
         body.push("");
@@ -362,7 +439,7 @@ class BlockParser {
       }
       if (indent < contentIndent) break;
       if (indent > contentIndent) outside(); // more-indented lines
-      body.push(line.slice(contentIndent));
+      body.push(next.slice(contentIndent));
       this.i++;
     }
     // The document's last line has no line break of its own: when blank, it adds none to the scalar.
@@ -399,9 +476,6 @@ class BlockParser {
   }
 }
 
-/** A plain key and its `:`, followed by a space or the line's end; sticky, so it is tried at one index only. */
-const KEY = /[A-Za-z_][A-Za-z0-9_.-]*:(?: |$)/y;
-
 /**
  * Where the plain key starting at `from` ends (the index of its `:`), or -1
  * when the line has no `key:` there: `[A-Za-z_][A-Za-z0-9_.-]*` then `:`
@@ -411,9 +485,7 @@ const KEY = /[A-Za-z_][A-Za-z0-9_.-]*:(?: |$)/y;
  */
 function keyEnd(line: string, from: number): number {
   KEY.lastIndex = from;
-  if (!KEY.test(line)) return -1;
-  const end = KEY.lastIndex;
-  return line.charCodeAt(end - 1) === 32 ? end - 2 : end - 1;
+  return KEY.test(line) ? KEY.lastIndex - 1 : -1;
 }
 
 function isBlankOrComment(line: string, indent: number): boolean {
@@ -424,90 +496,162 @@ function isSeqItem(line: string, indent: number): boolean {
   return line.charCodeAt(indent) === 45 && (line.length === indent + 1 || line.charCodeAt(indent + 1) === 32);
 }
 
-/** One line of a plain scalar: its text up to a comment, trailing spaces trimmed; outside the subset if it holds `: `. */
-function plainLine(text: string, first: boolean): { text: string; comment: boolean } {
-  const hash = text.indexOf(" #");
-  let body = hash === -1 ? text : text.slice(0, hash);
-  if (body.charCodeAt(body.length - 1) === 32) body = body.replace(/ +$/, "");
-  if (body.includes(": ") || body.endsWith(":") || (!first && body === "")) outside();
-  return { text: body, comment: hash !== -1 };
+/**
+ * Where the text of one line of a plain scalar ends: before `hash` (the index of its ` #`, or -1) and trailing
+ * spaces. `from` is where the text starts, at a character that is not a space. Outside the subset if the text
+ * holds `: ` or ends with `:`.
+ */
+function plainEnd(line: string, from: number, hash: number): number {
+  let end = hash === -1 ? line.length : hash;
+  while (line.charCodeAt(end - 1) === 32) end--;
+  const colon = line.indexOf(": ", from);
+  if ((colon !== -1 && colon + 1 < end) || line.charCodeAt(end - 1) === 58) outside();
+  return end;
 }
 
 /** Resolve a one-line plain scalar by the YAML 1.2 core schema, exactly as the `yaml` library does. */
 function resolvePlain(text: string): unknown {
-  if (text === "" || text === "~" || text === "null" || text === "Null" || text === "NULL") return null;
-  if (text === "true" || text === "True" || text === "TRUE") return true;
-  if (text === "false" || text === "False" || text === "FALSE") return false;
   const c = text.charCodeAt(0);
-  // Only text starting with a digit, a sign or a dot can be a number.
-  if (!((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46)) return text;
-  if (/^0o[0-7]+$/.test(text)) return Number.parseInt(text.substring(2), 8);
-  if (/^[-+]?[0-9]+$/.test(text)) return Number.parseInt(text, 10);
-  if (/^0x[0-9a-fA-F]+$/.test(text)) return Number.parseInt(text.substring(2), 16);
-  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(text))
+  // Decided by the first character: most values are text that starts with none of these.
+  switch (c) {
+    case 126 /* ~ */:
+      return text === "~" ? null : text;
+    case 110 /* n */:
+    case 78 /* N */:
+      return text === "null" || text === "Null" || text === "NULL" ? null : text;
+    case 116 /* t */:
+    case 84 /* T */:
+      return text === "true" || text === "True" || text === "TRUE" ? true : text;
+    case 102 /* f */:
+    case 70 /* F */:
+      return text === "false" || text === "False" || text === "FALSE" ? false : text;
+  }
+  // Only text starting with a digit, a sign or a dot can be a number; the empty text is null.
+  if (!((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46)) return text === "" ? null : text;
+  if (OCTAL.test(text)) return Number.parseInt(text.substring(2), 8);
+  if (DECIMAL.test(text)) return Number.parseInt(text, 10);
+  if (HEX.test(text)) return Number.parseInt(text.substring(2), 16);
+  if (INF_OR_NAN.test(text))
     return text.slice(-3).toLowerCase() === "nan" ? Number.NaN : text[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-  if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(text)) return Number.parseFloat(text);
-  if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(text)) return Number.parseFloat(text);
+  if (EXPONENTIAL.test(text) || FLOAT.test(text)) return Number.parseFloat(text);
   return text;
 }
 
-/** `[a, 'b', "c"]` on one line: plain or quoted scalars, no nesting. `itemAt` gets each item's offset in `rest`. */
-function flowSequence(rest: string, itemAt?: (offset: number) => void): unknown[] {
-  const close = rest.lastIndexOf("]");
-  if (close === -1 || !/^( *| +#.*)$/.test(rest.slice(close + 1))) outside();
-  const inner = rest.slice(1, close);
-  if (/^ *$/.test(inner)) return [];
+/*
+ * The core schema's number forms. Here, not in resolvePlain: a regular expression literal in a function is a new
+ * object each time the function reaches it.
+ */
+const OCTAL = /^0o[0-7]+$/;
+const DECIMAL = /^[-+]?[0-9]+$/;
+const HEX = /^0x[0-9a-fA-F]+$/;
+const INF_OR_NAN = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
+const EXPONENTIAL = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
+const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
+
+/**
+ * `[a, 'b', "c"]` on one line, from index `c` of `line` (its `[`): plain or quoted scalars, no nesting. `items`
+ * collects where each item starts, `lineNo` being the line's index.
+ */
+function flowSequence(line: string, c: number, lineNo: number, items?: Array<{ line: number; col: number }>): unknown[] {
+  const close = line.lastIndexOf("]");
+  LINE_REST.lastIndex = close + 1;
+  if (close < c || !LINE_REST.test(line)) outside();
+  let k = c + 1;
+  while (line[k] === " ") k++;
+  if (k === close) return [];
   const out: unknown[] = [];
-  let k = 0;
   for (;;) {
-    while (inner[k] === " ") k++;
-    itemAt?.(k + 1);
-    const ch = inner[k];
+    while (line[k] === " ") k++;
+    items?.push({ line: lineNo, col: k + 1 });
+    const ch = line[k];
     let item: unknown;
     if (ch === "'" || ch === '"') {
-      const end = findClosingQuote(inner.slice(k + 1), ch);
-      if (end === -1) outside();
-      const raw = inner.slice(k + 1, k + 1 + end);
-      item = ch === "'" ? raw.replace(/''/g, "'") : unescapeDouble(raw);
-      k += end + 2;
-      while (inner[k] === " ") k++;
+      // A closing quote past the `]` is no closing quote of this item.
+      const end = findClosingQuote(line, k + 1, ch);
+      if (end === -1 || end > close) outside();
+      item = unquote(line.slice(k + 1, end), ch);
+      k = end + 1;
+      while (line[k] === " ") k++;
     } else {
-      let e = inner.indexOf(",", k);
-      if (e === -1) e = inner.length;
-      const raw = inner.slice(k, e).replace(/ +$/, "");
-      if (raw === "" || PLAIN_START.test(raw) || /[[\]{}#:]/.test(raw)) outside();
-      item = resolvePlain(raw);
+      let e = line.indexOf(",", k);
+      if (e === -1 || e > close) e = close;
+      let end = e;
+      while (end > k && line[end - 1] === " ") end--;
+      // The item (to the `,` or `]`, less trailing spaces) is a plain scalar holding none of `[]{}#:`.
+      FLOW_PLAIN_START.lastIndex = k;
+      FLOW_PLAIN.lastIndex = k;
+      FLOW_PLAIN.test(line);
+      if (end === k || FLOW_PLAIN_START.test(line) || FLOW_PLAIN.lastIndex !== e) outside();
+      item = resolvePlain(line.slice(k, end));
       k = e;
     }
     out.push(item);
-    if (k >= inner.length) break;
-    if (inner[k] !== ",") outside();
+    if (k >= close) break;
+    if (line[k] !== ",") outside();
     k++;
-    if (/^ *$/.test(inner.slice(k))) outside(); // a trailing comma
+    let next = k;
+    while (line[next] === " ") next++;
+    if (next >= close) outside(); // a trailing comma
   }
   return out;
 }
 
 /**
- * Index of the closing quote in `text` (which follows the opening one), or -1 when this line does not close it:
- * in single quotes `''` is a quote inside the text, in double quotes a backslash escapes the next character.
- * Found with indexOf, which a short-lived process runs natively, not by walking the characters.
+ * Index in `text` of the quote closing a scalar whose text starts at `from` (just past the opening quote), or -1
+ * when `text` does not close it: in single quotes `''` is a quote inside the text, in double quotes a backslash
+ * escapes the next character. Found with indexOf, which a short-lived process runs natively, not by walking the
+ * characters.
  */
-function findClosingQuote(text: string, quote: string): number {
+function findClosingQuote(text: string, from: number, quote: string): number {
   if (quote === "'") {
-    for (let k = text.indexOf("'"); k !== -1; k = text.indexOf("'", k + 2)) if (text.charCodeAt(k + 1) !== 39) return k;
+    for (let k = text.indexOf("'", from); k !== -1; k = text.indexOf("'", k + 2)) if (text[k + 1] !== "'") return k;
     return -1;
   }
   // Each search starts past the last one, so a line of many backslashes costs one pass, not one per backslash.
-  let close = text.indexOf('"');
-  let backslash = text.indexOf("\\");
+  let close = text.indexOf('"', from);
+  let backslash = text.indexOf("\\", from);
   while (close !== -1 && backslash !== -1 && backslash < close) {
-    const from = backslash + 2;
-    if (close < from) close = text.indexOf('"', from);
-    backslash = text.indexOf("\\", from);
+    const next = backslash + 2;
+    if (close < next) close = text.indexOf('"', next);
+    backslash = text.indexOf("\\", next);
   }
   return close;
 }
+
+/** The text of a quoted scalar's piece, its quotes' escapes undone. */
+function unquote(piece: string, quote: string): string {
+  if (quote === '"') return unescapeDouble(piece);
+  return piece.includes("''") ? piece.replace(TWO_QUOTES, "'") : piece;
+}
+
+/**
+ * A quoted scalar from the `pieces` of its lines, unquoted and folded: trailing spaces of a line and leading spaces
+ * of the next go; one break is a space, n+1 breaks are n newlines.
+ */
+function foldQuoted(pieces: string[], quote: string): string {
+  const last = pieces.length - 1;
+  let out = unquote((pieces[0] as string).replace(TRAILING_SPACES, ""), quote);
+  let breaks = 0;
+  for (let n = 1; n <= last; n++) {
+    const piece = (pieces[n] as string).replace(n === last ? LEADING_SPACES : EDGE_SPACES, "");
+    if (piece === "" && n < last) {
+      breaks++;
+      continue;
+    }
+    out += breaks > 0 ? "\n".repeat(breaks) : " ";
+    out += unquote(piece, quote);
+    breaks = 0;
+  }
+  return out;
+}
+
+/* Expressions of the functions above, here because a regular expression literal in a function is a new object each time the function reaches it. */
+/** A line of a double-quoted scalar ending in an escaped line break: an odd number of backslashes. */
+const ESCAPED_BREAK = /(^|[^\\])(\\\\)*\\$/;
+const TWO_QUOTES = /''/g;
+const TRAILING_SPACES = / +$/;
+const LEADING_SPACES = /^ +/;
+const EDGE_SPACES = /^ +| +$/g;
 
 const SIMPLE_ESCAPES: Record<string, string> = {
   "0": "\0",
@@ -548,7 +692,7 @@ function unescapeDouble(raw: string): string {
     }
     const len = e === "x" ? 2 : e === "u" ? 4 : e === "U" ? 8 : 0;
     const hex = raw.slice(k + 1, k + 1 + len);
-    if (len === 0 || hex.length !== len || !/^[0-9a-fA-F]+$/.test(hex)) outside();
+    if (len === 0 || hex.length !== len || !HEX_DIGITS.test(hex)) outside();
     const code = Number.parseInt(hex, 16);
     if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) outside();
     out += String.fromCodePoint(code);
@@ -556,3 +700,5 @@ function unescapeDouble(raw: string): string {
   }
   return out;
 }
+
+const HEX_DIGITS = /^[0-9a-fA-F]+$/;
