@@ -154,10 +154,11 @@ function plainFsForProperLockfile() {
 }
 
 /**
- * Zod's namespace exports every locale's messages (`z.locales`), a quarter of
- * the bundle that each call would read and compile; twinlock speaks English
- * only, and Zod's default (English) is imported by Zod itself, not through
- * this namespace. Inside zod, the namespace keeps `en` alone.
+ * Zod's namespaces (classic's and zod/mini's) export every locale's messages
+ * (`z.locales`), a quarter of the bundle that each call would read and
+ * compile; twinlock speaks English only, and English is imported from its own
+ * module (by classic zod itself, and by src/schemas/zod-setup.ts for zod/mini),
+ * not through these namespaces. Inside zod, the namespace keeps `en` alone.
  */
 function englishZodMessagesOnly() {
   return replaceInside({

@@ -1,6 +1,6 @@
 import type { KeyObject } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import type { z } from "zod";
+import type { ZodMiniType } from "zod/mini";
 import { receiptHash } from "../run/receipt-hash.js";
 import { AdmissionReceiptSchema, ApplyApprovalSchema, ConsentReceiptSchema, ReviewReceiptSchema, type RunFile } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
@@ -43,7 +43,7 @@ export type AttestationVerdict =
   | { ok: true; statement: ReceiptStatement; attester: string }
   | { ok: false; code: AttestationProblem; reason: string };
 
-const RECEIPT_SCHEMAS: Record<AttestedKind, z.ZodType<AttestedReceipt>> = {
+const RECEIPT_SCHEMAS: Record<AttestedKind, ZodMiniType<AttestedReceipt>> = {
   review: ReviewReceiptSchema,
   consent: ConsentReceiptSchema,
   apply_approval: ApplyApprovalSchema,

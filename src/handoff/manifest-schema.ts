@@ -1,11 +1,9 @@
 import "../schemas/zod-setup.js";
-import { z } from "zod";
+import { z } from "zod/mini";
 
 /** One manifest line: POSIX relative path, byte size, sha256 hex (SPEC §4). */
-export const ManifestEntrySchema = z
-  .object({
-    path: z.string().min(1).max(4096),
-    size: z.number().int().min(0),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  })
-  .strict();
+export const ManifestEntrySchema = z.strictObject({
+  path: z.string().check(z.minLength(1), z.maxLength(4096)),
+  size: z.number().check(z.int(), z.gte(0)),
+  sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+});

@@ -13,7 +13,7 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import { z } from "zod/mini";
 import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
@@ -38,9 +38,11 @@ export interface GateHome {
   shared?: SharedHome;
 }
 
-const HomeFileSchema = z
-  .object({ format: z.literal("twinlock-home/1"), home_id: z.string().regex(/^home_[0-9a-f]{16}$/), created_at: z.string() })
-  .strict();
+const HomeFileSchema = z.strictObject({
+  format: z.literal("twinlock-home/1"),
+  home_id: z.string().check(z.regex(/^home_[0-9a-f]{16}$/)),
+  created_at: z.string(),
+});
 
 /**
  * Open the gate home, creating it `0700` when it does not exist. Refuses,

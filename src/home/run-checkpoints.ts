@@ -1,7 +1,7 @@
 import "../schemas/zod-setup.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import { z } from "zod/mini";
 import { IntegrityError, UsageError } from "../errors/errors.js";
 import { applyEvent } from "../run/apply-event.js";
 import { hashEvent } from "../run/event-chain.js";
@@ -17,19 +17,21 @@ import { type GateHome, homeSubdir, listHomeSubdir } from "./gate-home.js";
  * forward with those events; a run file that is behind, ahead of, or beside
  * the checkpoint is refused.
  */
-export const CheckpointSchema = z
-  .object({
-    format: z.literal("twinlock-checkpoint/1"),
-    run_id: runId,
-    home_id: homeId,
-    seq: z.number().int().min(1),
-    head: handoffHash,
-    last_write: z.object({ from_seq: z.number().int().min(0), from_head: handoffHash, events: z.array(EventSchema).min(1) }).strict(),
-    updated_at: z.string(),
-    /** The run file this checkpoint was last written for (absolute path), so the home can list its runs. */
-    run_file: z.string().max(4096).optional(),
-  })
-  .strict();
+export const CheckpointSchema = z.strictObject({
+  format: z.literal("twinlock-checkpoint/1"),
+  run_id: runId,
+  home_id: homeId,
+  seq: z.number().check(z.int(), z.gte(1)),
+  head: handoffHash,
+  last_write: z.strictObject({
+    from_seq: z.number().check(z.int(), z.gte(0)),
+    from_head: handoffHash,
+    events: z.array(EventSchema).check(z.minLength(1)),
+  }),
+  updated_at: z.string(),
+  /** The run file this checkpoint was last written for (absolute path), so the home can list its runs. */
+  run_file: z.optional(z.string().check(z.maxLength(4096))),
+});
 export type Checkpoint = z.infer<typeof CheckpointSchema>;
 
 function checkpointFile(home: GateHome, id: string): string {

@@ -4,7 +4,7 @@ import "../schemas/zod-setup.js";
 import { createHash, type KeyObject } from "node:crypto";
 import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import { z } from "zod/mini";
 import { hashCanonical } from "../crypto/canonical-hash.js";
 import { formatDiagnostic } from "../diagnostics/format-diagnostic.js";
 import { RefusalError, UsageError } from "../errors/errors.js";
@@ -20,23 +20,21 @@ import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
 import { type GateHome, homeLabel } from "./gate-home.js";
 import { readHomeText, updateHomeFile } from "./shared-home.js";
 
-const sha = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+const sha = z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/));
 
 /** One pinned suite: what the person reviewed and decided to trust (SPEC §9). */
-export const PinSchema = z
-  .object({
-    suite_id: z.string().min(1).max(200),
-    root: z.string().min(1).max(4096),
-    config_sha256: sha,
-    /** sha256 of each JSON Schema file a custom handoff format names (path relative to twinlock.yaml): bound like the config. */
-    handoff_schemas: z.record(z.string().max(500), sha).optional(),
-    /** Every genuine pair at pinning (planner → executor): a re-pairing needs a new pin. */
-    pairs: z.record(z.string(), z.string()),
-    allow_unsigned: z.boolean(),
-    pinned_at: z.string(),
-    pinned_by: z.string().max(200),
-  })
-  .strict();
+export const PinSchema = z.strictObject({
+  suite_id: z.string().check(z.minLength(1), z.maxLength(200)),
+  root: z.string().check(z.minLength(1), z.maxLength(4096)),
+  config_sha256: sha,
+  /** sha256 of each JSON Schema file a custom handoff format names (path relative to twinlock.yaml): bound like the config. */
+  handoff_schemas: z.optional(z.record(z.string().check(z.maxLength(500)), sha)),
+  /** Every genuine pair at pinning (planner → executor): a re-pairing needs a new pin. */
+  pairs: z.record(z.string(), z.string()),
+  allow_unsigned: z.boolean(),
+  pinned_at: z.string(),
+  pinned_by: z.string().check(z.maxLength(200)),
+});
 export type Pin = z.infer<typeof PinSchema>;
 
 /**
@@ -45,9 +43,11 @@ export type Pin = z.infer<typeof PinSchema>;
  * setting the home up); from then on only a pinner's key can pin, re-pin or
  * unpin, so an agent that can run twinlock cannot choose what it is judged by.
  */
-const PinsFileSchema = z
-  .object({ format: z.literal("twinlock-pins/1"), pinners: z.array(z.string().max(200)), pins: z.array(PinSchema) })
-  .strict();
+const PinsFileSchema = z.strictObject({
+  format: z.literal("twinlock-pins/1"),
+  pinners: z.array(z.string().check(z.maxLength(200))),
+  pins: z.array(PinSchema),
+});
 type PinsFile = z.infer<typeof PinsFileSchema>;
 
 /** Largest `twinlock.yaml` read when pinning or checking a pin. */

@@ -52,7 +52,9 @@ export const MCP_TOOLS = [
   "twinlock_report_result",
 ] as const;
 
-const plannerArg = promptId.describe("the planner prompt's ID (e.g. MD-29)");
+/** A prompt-ID argument with the description the agent reads (a described copy, as classic zod's `.describe` makes). */
+const promptIdArg = (description: string) => promptId.clone().register(z.globalRegistry, { description });
+const plannerArg = promptIdArg("the planner prompt's ID (e.g. MD-29)");
 
 /**
  * An MCP server for the agent's side of the gate (SPEC §11), over whatever
@@ -80,7 +82,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     {
       title: "Pair status",
       description: "The state of one pair of the run (or every pair): revision, frozen hash, the next step, open stops. Read-only.",
-      inputSchema: { planner: plannerArg.optional() },
+      inputSchema: { planner: z.optional(plannerArg) },
       annotations: { readOnlyHint: true },
     },
     async ({ planner }) =>
@@ -208,7 +210,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     {
       title: "Would the executor be admitted?",
       description: "Every admission check for the executor, now, without recording anything or using the consent.",
-      inputSchema: { executor: promptId.describe("the executor prompt's ID (e.g. MD-30)"), ...AdmissionCheckRequest.shape },
+      inputSchema: { executor: promptIdArg("the executor prompt's ID (e.g. MD-30)"), ...AdmissionCheckRequest.shape },
       annotations: { readOnlyHint: true },
     },
     async ({ executor, planner, mode, environment, actions }) =>

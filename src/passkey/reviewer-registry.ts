@@ -1,6 +1,6 @@
 import "../schemas/zod-setup.js";
 import path from "node:path";
-import { z } from "zod";
+import { z } from "zod/mini";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readHomeText, updateHomeFile } from "../home/shared-home.js";
@@ -13,57 +13,56 @@ export type ReviewerRight = (typeof REVIEWER_RIGHTS)[number];
 /** A reviewer's name: what receipts call the person; safe in a URL, a file name and a log line. */
 export const REVIEWER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const iso = z.string().max(40);
-const b64url = z.string().regex(/^[A-Za-z0-9_-]+$/);
+const iso = z.string().check(z.maxLength(40));
+/** base64url of at most `max` characters. */
+const b64url = (max: number) => z.string().check(z.regex(/^[A-Za-z0-9_-]+$/), z.maxLength(max));
+const rights = z.array(z.enum(REVIEWER_RIGHTS)).check(z.minLength(1));
+const reviewerName = z.string().check(z.regex(REVIEWER_NAME));
 
 /** One enrolled passkey: its ID, its `webauthn:` key line and where it may be used. */
-export const EnrolledCredentialSchema = z
-  .object({
-    credential_id: b64url.max(1400),
-    public_key: z.string().startsWith(WEBAUTHN_KEY_PREFIX).max(1600),
-    sign_count: z.number().int().min(0),
-    transports: z.array(z.string().max(40)).max(10),
-    created_at: iso,
-    rp_id: z.string().min(1).max(253),
-    origins: z.array(z.string().min(1).max(300)).min(1).max(10),
-  })
-  .strict();
+export const EnrolledCredentialSchema = z.strictObject({
+  credential_id: b64url(1400),
+  public_key: z.string().check(z.startsWith(WEBAUTHN_KEY_PREFIX), z.maxLength(1600)),
+  sign_count: z.number().check(z.int(), z.gte(0)),
+  transports: z.array(z.string().check(z.maxLength(40))).check(z.maxLength(10)),
+  created_at: iso,
+  rp_id: z.string().check(z.minLength(1), z.maxLength(253)),
+  origins: z.array(z.string().check(z.minLength(1), z.maxLength(300))).check(z.minLength(1), z.maxLength(10)),
+});
 export type EnrolledCredential = z.infer<typeof EnrolledCredentialSchema>;
 
 /** One person enrolled in the gate home, with their rights and passkeys. */
-export const ReviewerSchema = z
-  .object({
-    name: z.string().regex(REVIEWER_NAME),
-    rights: z.array(z.enum(REVIEWER_RIGHTS)).min(1),
-    /** The WebAuthn user handle: random, so it says nothing about the person. */
-    user_id: b64url.max(100),
-    enrolled_at: iso,
-    revoked: z.boolean(),
-    revoked_at: iso.nullable(),
-    credentials: z.array(EnrolledCredentialSchema).min(1),
-  })
-  .strict();
+export const ReviewerSchema = z.strictObject({
+  name: reviewerName,
+  rights,
+  /** The WebAuthn user handle: random, so it says nothing about the person. */
+  user_id: b64url(100),
+  enrolled_at: iso,
+  revoked: z.boolean(),
+  revoked_at: z.nullable(iso),
+  credentials: z.array(EnrolledCredentialSchema).check(z.minLength(1)),
+});
 export type Reviewer = z.infer<typeof ReviewerSchema>;
 
 /** An invitation to enrol: only the sha256 of its one-time token is kept. */
-export const InvitationSchema = z
-  .object({
-    token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
-    name: z.string().regex(REVIEWER_NAME),
-    rights: z.array(z.enum(REVIEWER_RIGHTS)).min(1),
-    created_at: iso,
-    expires_at: iso,
-    used_at: iso.nullable(),
-    /** The registration challenge of the enrolment in progress (null before `startEnrolment`). */
-    challenge: b64url.max(200).nullable(),
-    user_id: b64url.max(100).nullable(),
-  })
-  .strict();
+export const InvitationSchema = z.strictObject({
+  token_sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+  name: reviewerName,
+  rights,
+  created_at: iso,
+  expires_at: iso,
+  used_at: z.nullable(iso),
+  /** The registration challenge of the enrolment in progress (null before `startEnrolment`). */
+  challenge: z.nullable(b64url(200)),
+  user_id: z.nullable(b64url(100)),
+});
 export type Invitation = z.infer<typeof InvitationSchema>;
 
-const RegistryFileSchema = z
-  .object({ format: z.literal("twinlock-reviewers/1"), reviewers: z.array(ReviewerSchema), invitations: z.array(InvitationSchema) })
-  .strict();
+const RegistryFileSchema = z.strictObject({
+  format: z.literal("twinlock-reviewers/1"),
+  reviewers: z.array(ReviewerSchema),
+  invitations: z.array(InvitationSchema),
+});
 /** The whole registry file of a gate home. */
 export type ReviewerRegistry = z.infer<typeof RegistryFileSchema>;
 

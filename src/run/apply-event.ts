@@ -1,5 +1,5 @@
 import "../schemas/zod-setup.js";
-import { z } from "zod";
+import { z } from "zod/mini";
 import { IntegrityError } from "../errors/errors.js";
 import { manifestHash } from "../handoff/hash-handoff.js";
 import { ManifestEntrySchema } from "../handoff/manifest-schema.js";
@@ -25,58 +25,53 @@ import {
 } from "./run-schema.js";
 import { findTransition, type Transition, type TransitionEvent } from "./transition-table.js";
 
-const text = z.string().max(64 * 1024);
+const text = z.string().check(z.maxLength(64 * 1024));
+const ordinal = z.number().check(z.int(), z.gte(1));
+const name = z.string().check(z.minLength(1), z.maxLength(200));
+const filePath = z.string().check(z.minLength(1), z.maxLength(4096));
+/** The data of an event that records one of a pair's receipts. */
+const withReceipt = <R extends z.ZodMiniType>(receipt: R) => z.strictObject({ planner: promptId, receipt });
 
 /** The data each event type carries; replay refuses anything else. */
 export const EVENT_DATA = {
-  run_created: z
-    .object({
-      run_id: runId,
-      home_id: homeId,
-      suite: z.object({ root: z.string().min(1).max(4096), suite_id: z.string().min(1).max(200) }).strict(),
-      settings: SettingsSchema,
-      workflows: z
-        .array(
-          z
-            .object({ planner: promptId, executor: promptId, executor_title: z.string().min(1).max(200), pair_digest: handoffHash })
-            .strict(),
-        )
-        .min(1),
-    })
-    .strict(),
-  handoff_frozen: z
-    .object({
-      planner: promptId,
-      revision: z.number().int().min(1),
-      hash: handoffHash,
-      dir: z.string().min(1).max(4096),
-      files: z.array(ManifestEntrySchema),
-      receipt: FreezeReceiptSchema,
-      unchanged_because: text.nullable(),
-    })
-    .strict(),
-  review_requested: z.object({ planner: promptId, revision: z.number().int().min(1), hash: handoffHash }).strict(),
-  changes_requested: z.object({ planner: promptId, receipt: ReviewReceiptSchema }).strict(),
-  approval_recorded: z.object({ planner: promptId, receipt: ReviewReceiptSchema }).strict(),
-  plan_approved: z.object({ planner: promptId, receipt: ReviewReceiptSchema }).strict(),
-  plan_declined: z.object({ planner: promptId, receipt: ReviewReceiptSchema }).strict(),
-  consent_granted: z.object({ planner: promptId, receipt: ConsentReceiptSchema }).strict(),
-  consent_declined: z.object({ planner: promptId, receipt: ConsentReceiptSchema }).strict(),
-  apply_approved: z.object({ planner: promptId, receipt: ApplyApprovalSchema }).strict(),
-  admitted: z.object({ planner: promptId, receipt: AdmissionReceiptSchema }).strict(),
-  dry_run_admitted: z.object({ planner: promptId, receipt: AdmissionReceiptSchema }).strict(),
-  dry_run_result: z.object({ planner: promptId, receipt: DryRunResultSchema }).strict(),
-  closed: z
-    .object({
-      planner: promptId,
-      outcome: z.enum(["verified", "failed", "rolled_back", "abandoned"]),
-      residual: text.nullable(),
-      execution: ExecutionSchema.optional(),
-    })
-    .strict(),
-  failed: z.object({ planner: promptId, residual: text }).strict(),
-  stop_raised: z.object({ reason: stopReason, workflow: promptId.nullable(), note: text.nullable() }).strict(),
-  stop_resolved: z.object({ receipt: StopResolutionSchema }).strict(),
+  run_created: z.strictObject({
+    run_id: runId,
+    home_id: homeId,
+    suite: z.strictObject({ root: filePath, suite_id: name }),
+    settings: SettingsSchema,
+    workflows: z
+      .array(z.strictObject({ planner: promptId, executor: promptId, executor_title: name, pair_digest: handoffHash }))
+      .check(z.minLength(1)),
+  }),
+  handoff_frozen: z.strictObject({
+    planner: promptId,
+    revision: ordinal,
+    hash: handoffHash,
+    dir: filePath,
+    files: z.array(ManifestEntrySchema),
+    receipt: FreezeReceiptSchema,
+    unchanged_because: z.nullable(text),
+  }),
+  review_requested: z.strictObject({ planner: promptId, revision: ordinal, hash: handoffHash }),
+  changes_requested: withReceipt(ReviewReceiptSchema),
+  approval_recorded: withReceipt(ReviewReceiptSchema),
+  plan_approved: withReceipt(ReviewReceiptSchema),
+  plan_declined: withReceipt(ReviewReceiptSchema),
+  consent_granted: withReceipt(ConsentReceiptSchema),
+  consent_declined: withReceipt(ConsentReceiptSchema),
+  apply_approved: withReceipt(ApplyApprovalSchema),
+  admitted: withReceipt(AdmissionReceiptSchema),
+  dry_run_admitted: withReceipt(AdmissionReceiptSchema),
+  dry_run_result: withReceipt(DryRunResultSchema),
+  closed: z.strictObject({
+    planner: promptId,
+    outcome: z.enum(["verified", "failed", "rolled_back", "abandoned"]),
+    residual: z.nullable(text),
+    execution: z.optional(ExecutionSchema),
+  }),
+  failed: z.strictObject({ planner: promptId, residual: text }),
+  stop_raised: z.strictObject({ reason: stopReason, workflow: z.nullable(promptId), note: z.nullable(text) }),
+  stop_resolved: z.strictObject({ receipt: StopResolutionSchema }),
 } as const;
 
 /**

@@ -1,4 +1,5 @@
-import { z } from "zod";
+import { z } from "zod/mini";
+import type { $ZodType } from "zod/v4/core";
 import { AcceptanceCriteriaSchema, ActionPlanSchema, EvidenceIndexSchema, FindingRegisterSchema } from "../handoff/handoff-records.js";
 import {
   AdmissionReceiptSchema,
@@ -10,7 +11,7 @@ import {
 import { SuiteConfigSchema } from "../suite/suite-config.js";
 
 /** Every published JSON Schema, by file name under `schemas/`; generated from the zod schemas that check the data. */
-export const PUBLISHED_SCHEMAS: Record<string, z.ZodType> = {
+export const PUBLISHED_SCHEMAS: Record<string, $ZodType> = {
   "run-file.schema.json": RunFileSchema,
   "review-receipt.schema.json": ReviewReceiptSchema,
   "consent-receipt.schema.json": ConsentReceiptSchema,
@@ -24,7 +25,7 @@ export const PUBLISHED_SCHEMAS: Record<string, z.ZodType> = {
 };
 
 /** The text of one published schema, as committed. */
-export function renderSchema(name: string, schema: z.ZodType): string {
+export function renderSchema(name: string, schema: $ZodType): string {
   const json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
   return `${JSON.stringify({ $id: `https://twinlock.dev/schemas/${name}`, ...json }, null, 2)}\n`;
 }

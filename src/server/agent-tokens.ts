@@ -27,7 +27,7 @@ export const AgentTokenSchema = z
     id: tokenId,
     agent: z.string().min(1).max(120),
     run_id: runId,
-    planner: promptId.nullable(),
+    planner: z.nullable(promptId),
     scopes: z.array(z.enum(TOKEN_SCOPES)).min(1),
     secret_sha256: z.string().regex(/^[0-9a-f]{64}$/),
     created_at: z.string(),

@@ -35,7 +35,7 @@ export const ReviewRequest = z
     handoff_hash: handoffHash,
     decision: z.enum(REVIEW_DECISIONS),
     feedback: text.optional(),
-    executor_digest: handoffHash.optional(),
+    executor_digest: z.optional(handoffHash),
   })
   .strict();
 /**
@@ -48,7 +48,7 @@ export const ConsentRequest = z
     handoff_hash: handoffHash,
     approve: z.boolean(),
     /** The executor file's digest the page showed; a file changed since is refused. */
-    executor_digest: handoffHash.optional(),
+    executor_digest: z.optional(handoffHash),
     mode: z.enum(MODES).optional(),
     environment: z.string().max(200).optional(),
     actions: z.union([z.literal("all"), z.array(z.string().max(200)).max(10_000)]).optional(),
@@ -64,13 +64,13 @@ export const ConsentRequest = z
 /** Approve applying the consented plan (passkey with the `apply` right). */
 export const ApplyApprovalRequest = z.object({ handoff_hash: handoffHash }).strict();
 /** Raise a hard stop (anyone signed in, or a script's key: no signature needed to stop). */
-export const StopRequest = z.object({ reason: stopReason, workflow: promptId.optional(), note: text.optional() }).strict();
+export const StopRequest = z.object({ reason: stopReason, workflow: z.optional(promptId), note: text.optional() }).strict();
 /** Lift a hard stop (passkey with the `stop` right). */
-export const LiftStopRequest = z.object({ reason: stopReason, workflow: promptId.optional(), note: text.min(1) }).strict();
+export const LiftStopRequest = z.object({ reason: stopReason, workflow: z.optional(promptId), note: text.min(1) }).strict();
 /** Ask whether admission would pass now (agent token `admission_check`): every check, nothing recorded. */
 export const AdmissionCheckRequest = z
   .object({
-    planner: promptId.optional(),
+    planner: z.optional(promptId),
     mode: z.enum(MODES).optional(),
     environment: z.string().max(200).optional(),
     actions: z.array(z.string().max(200)).max(10_000).optional(),

@@ -1,5 +1,5 @@
 import "../../schemas/zod-setup.js";
-import type { z } from "zod";
+import type { z } from "zod/mini";
 import type { HandoffFormat } from "../handoff-format.js";
 import { emptyModel, type HandoffModel, type ReadinessProblem } from "../handoff-model.js";
 import {
@@ -24,7 +24,7 @@ export const TWINLOCK_FORMAT: HandoffFormat = {
 function readTwinlockHandoff(source: HandoffSource): { model: HandoffModel; problems: ReadinessProblem[] } {
   const problems: ReadinessProblem[] = [];
   const parsed: Partial<Record<RecordFile, unknown>> = {};
-  for (const [name, schema] of Object.entries(RECORD_FILES) as Array<[RecordFile, z.ZodType]>) {
+  for (const [name, schema] of Object.entries(RECORD_FILES) as Array<[RecordFile, z.ZodMiniType]>) {
     const json = readJsonRecord(source, name, problems);
     if (!json) continue;
     const result = schema.safeParse(json.data);
