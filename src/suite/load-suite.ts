@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { closeSync, readdirSync, readSync } from "node:fs";
 import path from "node:path";
+import { z } from "zod/mini";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { UsageError } from "../errors/errors.js";
 import { findDeceptiveChar } from "../input/clean-text.js";
@@ -372,7 +373,7 @@ export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnosti
   }
   // The rest is invalid, but valid `prompts`/`exclude` still say which files are prompts: a broken key elsewhere
   // must not make validate read the README and docs of the repository as prompts.
-  const selection = SuiteConfigSchema.pick({ prompts: true, exclude: true }).safeParse({
+  const selection = z.pick(SuiteConfigSchema, { prompts: true, exclude: true }).safeParse({
     prompts: (raw as { prompts?: unknown } | null)?.prompts,
     exclude: (raw as { exclude?: unknown } | null)?.exclude,
   });
@@ -395,9 +396,10 @@ function describeAcceptedKeys(keyPath: readonly string[]): string {
   return `${where} accepts only ${Object.keys(shape).join(", ")}`;
 }
 
+/** The schema inside wrappers (an optional's or nullable's `innerType`, an array's `element`), as classic zod's `unwrap()` gave it. */
 function unwrapSchema(schema: unknown): unknown {
-  let s = schema as { unwrap?: () => unknown };
-  while (typeof s?.unwrap === "function") s = s.unwrap() as { unwrap?: () => unknown };
+  let s = schema as { _zod?: { def: { innerType?: unknown; element?: unknown } } } | undefined;
+  while (s?._zod && (s._zod.def.innerType ?? s._zod.def.element)) s = (s._zod.def.innerType ?? s._zod.def.element) as typeof s;
   return s;
 }
 
