@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { suiteFromFiles } from "../test-support/memory-suite.js";
@@ -203,6 +204,25 @@ describe("the executor's authority and verification", () => {
     const item = DEFAULT_VERIFICATION_ITEMS[0].toUpperCase().replace(/ /g, "  ").replace(/\.$/, "");
     const text = executorText("MD-11", "MD-10", { body: { extra: `1. ${item}` } });
     expect(audit({ [EXECUTOR]: text }).map((d) => d.code)).toEqual(["BODY_COPIED_VERIFICATION"]);
+  });
+
+  it("catches a copied bullet whatever its case, white space, list marker and closing punctuation", () => {
+    const words = DEFAULT_VERIFICATION_ITEMS[1].replace(/\.$/, "").split(" ");
+    const arbitrary = fc.record({
+      cases: fc.array(fc.boolean(), { minLength: words.length, maxLength: words.length }),
+      gaps: fc.array(fc.constantFrom(" ", "  ", "\t", "\u00a0", " \u3000 "), { minLength: words.length - 1, maxLength: words.length - 1 }),
+      marker: fc.constantFrom("", "- ", "*\t", "+  ", "1. ", "12) "),
+      indent: fc.constantFrom("", "  ", "\t"),
+      end: fc.constantFrom("", ".", ";", ":,", "  "),
+    });
+    fc.assert(
+      fc.property(arbitrary, ({ cases, gaps, marker, indent, end }) => {
+        const line = indent + marker + words.map((w, i) => (cases[i] ? w.toUpperCase() : w) + (gaps[i] ?? "")).join("") + end;
+        const text = executorText("MD-11", "MD-10", { body: { extra: line } });
+        expect(audit({ [EXECUTOR]: text }).map((d) => d.code)).toEqual(["BODY_COPIED_VERIFICATION"]);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("does not count short design bullets (under the minimum length) as copied", () => {

@@ -1,6 +1,6 @@
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Suite } from "../suite/load-suite.js";
-import { type BodyBlock, foldLineSpaces, foldText, parseBodyBlocks } from "../suite/parse-body-blocks.js";
+import { type BodyBlock, foldText, parseBodyBlocks } from "../suite/parse-body-blocks.js";
 import type { Position, Prompt } from "../suite/prompt.js";
 import { isPairMember } from "../twin/check-pair-member.js";
 import { resolveBodyRules } from "./body-rules.js";
@@ -26,6 +26,9 @@ export function checkBodies(suite: Suite): Diagnostic[] {
   };
   const foldedPhrases = rules.gatePhrases.map((ph) => ({ phrase: ph, folded: foldText(ph) }));
   const executiveIds = new Set(suite.prompts.filter((p) => p.role === "executive").map((p) => p.id));
+  const requiredOfAll = rules.allBlocks;
+  const requiredOfPlanner = [...rules.allBlocks, ...rules.plannerBlocks];
+  const requiredOfExecutor = [...rules.allBlocks, ...rules.executorBlocks];
 
   for (const prompt of suite.prompts) {
     const found = blocks(prompt);
@@ -44,7 +47,7 @@ export function checkBodies(suite: Suite): Diagnostic[] {
     const paired = isPairMember(prompt);
     const planner = paired && prompt.role === "investigative";
     const executor = paired && prompt.role === "executive";
-    const required = [...rules.allBlocks, ...(planner ? rules.plannerBlocks : []), ...(executor ? rules.executorBlocks : [])];
+    const required = planner ? requiredOfPlanner : executor ? requiredOfExecutor : requiredOfAll;
     for (const tag of required) {
       const block = found.get(tag);
       if (!block) report("BODY_BLOCK_MISSING", bodyStart, tag, `${prompt.id}: body has no <${tag}> block; add <${tag}> … </${tag}>`);
@@ -67,7 +70,8 @@ export function checkBodies(suite: Suite): Diagnostic[] {
     if (planner && twinId !== null) {
       const gate = found.get(rules.gateBlock);
       if (gate) {
-        if (!mentionsId(gate.content, twinId))
+        const named = mentionedIds(gate.content);
+        if (!named.has(twinId))
           report(
             "BODY_TWIN_NOT_NAMED",
             gate.position,
@@ -83,7 +87,7 @@ export function checkBodies(suite: Suite): Diagnostic[] {
             rules.gateBlock,
             `${prompt.id}: <${rules.gateBlock}> lacks the phrase${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}`,
           );
-        for (const other of mentionedIds(gate.content)) {
+        for (const other of named) {
           if (other !== twinId && executiveIds.has(other))
             report(
               "BODY_ALTERNATE_EXECUTOR",
@@ -108,9 +112,7 @@ export function checkBodies(suite: Suite): Diagnostic[] {
       const design = plannerPrompt ? blocks(plannerPrompt).get(rules.verificationDesignBlock) : undefined;
       if (design) {
         const designItems = new Set(listItems(design.content).filter((i) => i.length >= rules.copiedItemMinLength));
-        // A copied line's normalized text stands in the whole body folded the same way; most bodies hold none, and skip the per-line work.
-        const foldedBody = foldLineSpaces(prompt.body.toLowerCase());
-        const copied = ![...designItems].some((item) => foldedBody.includes(item))
+        const copied = !mayHoldCopy(prompt.body, designItems)
           ? []
           : prompt.body
               .split("\n")
@@ -145,6 +147,20 @@ function mentionedIds(text: string): Set<string> {
 
 function mentionsId(text: string, id: string): boolean {
   return mentionedIds(text).has(id);
+}
+
+/**
+ * Whether some line of `body` could normalize to one of `items`: only when
+ * every word of the item stands in the lower-cased body, as normalizing a
+ * line changes its case, white space, list marker and closing punctuation
+ * but no letter inside a word. Most bodies hold no item, and skip the
+ * per-line work at the cost of a few substring searches.
+ */
+function mayHoldCopy(body: string, items: ReadonlySet<string>): boolean {
+  if (items.size === 0) return false;
+  const lower = body.toLowerCase();
+  for (const item of items) if (item.split(" ").every((word) => lower.includes(word))) return true;
+  return false;
 }
 
 function listItems(text: string): string[] {

@@ -1,6 +1,6 @@
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Suite } from "../suite/load-suite.js";
-import { positionOf } from "../suite/prompt.js";
+import { type Prompt, positionOf } from "../suite/prompt.js";
 import { isPairMember } from "../twin/check-pair-member.js";
 
 /**
@@ -11,22 +11,23 @@ import { isPairMember } from "../twin/check-pair-member.js";
 export function checkReferences(suite: Suite): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const prompt of suite.prompts) {
-    for (const key of ["requires", "related_prompts"] as const) {
-      const ids = key === "requires" ? prompt.requires : prompt.relatedPrompts;
-      ids.forEach((id, i) => {
-        if (id !== prompt.id && suite.byId.has(id)) return;
-        // Positions are worked out only for a problem.
-        const pos = prompt.positions.get(`${key}[${i}]`) ?? positionOf(prompt, key);
-        const base = { severity: "error" as const, file: prompt.file, line: pos.line, col: pos.col, promptId: prompt.id, field: key };
-        if (id === prompt.id)
-          out.push({ ...base, code: "REF_SELF", message: `${prompt.id}: \`${key}\` names the prompt itself; remove it` });
-        else
-          out.push({ ...base, code: "REF_UNKNOWN", message: `${prompt.id}: \`${key}\` names ${id}, which is not a prompt of the suite` });
-      });
-    }
+    checkIds(suite, prompt, "requires", prompt.requires, out);
+    checkIds(suite, prompt, "related_prompts", prompt.relatedPrompts, out);
   }
   out.push(...findRequireCycles(suite));
   return out;
+}
+
+function checkIds(suite: Suite, prompt: Prompt, key: "requires" | "related_prompts", ids: readonly string[], out: Diagnostic[]): void {
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i] as string;
+    if (id !== prompt.id && suite.byId.has(id)) continue;
+    // Positions are worked out only for a problem.
+    const pos = prompt.positions.get(`${key}[${i}]`) ?? positionOf(prompt, key);
+    const base = { severity: "error" as const, file: prompt.file, line: pos.line, col: pos.col, promptId: prompt.id, field: key };
+    if (id === prompt.id) out.push({ ...base, code: "REF_SELF", message: `${prompt.id}: \`${key}\` names the prompt itself; remove it` });
+    else out.push({ ...base, code: "REF_UNKNOWN", message: `${prompt.id}: \`${key}\` names ${id}, which is not a prompt of the suite` });
+  }
 }
 
 /** Tarjan's strongly connected components over `requires`, iterative so 10,000-prompt chains cannot overflow the stack. */
@@ -38,7 +39,15 @@ function findRequireCycles(suite: Suite): Diagnostic[] {
   const stack: string[] = [];
   const components: string[][] = [];
   let counter = 0;
-  const edges = (id: string) => (suite.byId.get(id)?.requires ?? []).filter((t) => suite.byId.has(t) && t !== id);
+  // The next edge out of a frame: a `requires` ID of the suite other than the prompt's own, skipping the rest in place.
+  const nextEdge = (frame: { id: string; next: number }) => {
+    const targets = suite.byId.get(frame.id)?.requires ?? [];
+    while (frame.next < targets.length) {
+      const t = targets[frame.next++] as string;
+      if (t !== frame.id && suite.byId.has(t)) return t;
+    }
+    return undefined;
+  };
 
   for (const start of ids) {
     if (index.has(start)) continue;
@@ -49,9 +58,8 @@ function findRequireCycles(suite: Suite): Diagnostic[] {
     onStack.add(start);
     while (work.length > 0) {
       const frame = work[work.length - 1] as { id: string; next: number };
-      const out = edges(frame.id);
-      if (frame.next < out.length) {
-        const w = out[frame.next++] as string;
+      const w = nextEdge(frame);
+      if (w !== undefined) {
         if (!index.has(w)) {
           index.set(w, counter);
           low.set(w, counter++);
@@ -68,12 +76,12 @@ function findRequireCycles(suite: Suite): Diagnostic[] {
       if (parent) low.set(parent.id, Math.min(low.get(parent.id) as number, low.get(frame.id) as number));
       if (low.get(frame.id) === index.get(frame.id)) {
         const component: string[] = [];
-        let w: string;
+        let member: string;
         do {
-          w = stack.pop() as string;
-          onStack.delete(w);
-          component.push(w);
-        } while (w !== frame.id);
+          member = stack.pop() as string;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.id);
         if (component.length > 1) components.push(component.sort());
       }
     }

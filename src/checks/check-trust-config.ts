@@ -12,15 +12,10 @@ export function checkTrustConfig(suite: Suite): Diagnostic[] {
   const c = suite.config;
   const reviewers = c.reviewers ?? [];
   const policies = c.policies ?? {};
-  // loadSuite has already refused a special file here; only positions are read now.
-  let text = "";
-  try {
-    text = readConfigText(suite.root) ?? "";
-  } catch {
-    // Unreadable now: positions fall back to line 1.
-  }
-  const lines = text.split("\n");
+  // Positions only, read on the first problem: loadSuite has already refused a special file here.
+  let lines: string[] | undefined;
   const lineOf = (needle: string) => {
+    lines ??= configLines(suite.root);
     const i = lines.findIndex((l) => l.includes(needle));
     return i === -1 ? 1 : i + 1;
   };
@@ -74,4 +69,13 @@ export function checkTrustConfig(suite: Suite): Diagnostic[] {
     );
   }
   return out;
+}
+
+function configLines(root: string): string[] {
+  try {
+    return (readConfigText(root) ?? "").split("\n");
+  } catch {
+    // Unreadable now: positions fall back to line 1.
+    return [""];
+  }
 }

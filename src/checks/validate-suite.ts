@@ -49,7 +49,7 @@ export function validateSuite(suite: Suite, options: { expectPairs?: number; bod
       pairs.length,
       declared,
       source,
-      options.expectPairs === undefined ? configKeyPosition(suite.root, "declared_pairs") : undefined,
+      options.expectPairs === undefined ? () => configKeyPosition(suite.root, "declared_pairs") : undefined,
     ),
   );
   if (options.bodies !== false) diagnostics.push(...checkBodies(suite));

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findDeceptiveChar } from "./clean-text.js";
+import { findDeceptiveChar, isPlainAscii } from "./clean-text.js";
 
 describe("findDeceptiveChar", () => {
   it("passes printable ASCII with tabs, LF and CR LF line ends", () => {
@@ -26,6 +26,44 @@ describe("findDeceptiveChar", () => {
           expect(findDeceptiveChar(text)).toBeUndefined();
         },
       ),
+    );
+  });
+});
+
+describe("isPlainAscii", () => {
+  it("holds for printable ASCII, tabs and line ends, and for no other character", () => {
+    for (let c = 0; c < 0x2100; c++) {
+      const char = String.fromCharCode(c);
+      expect(isPlainAscii(`a${char}b`), `U+${c.toString(16)}`).toBe(
+        char === "\t" || char === "\n" || char === "\r" || (c >= 0x20 && c <= 0x7e),
+      );
+    }
+  });
+
+  it("leaves a lone CR as the only deceptive character plain text can hold", () => {
+    const part = fc.constantFrom(
+      "a",
+      " ",
+      "\t",
+      "\n",
+      "\r",
+      "\r\n",
+      "~",
+      "\u0007",
+      "\u00e9",
+      "\u202e",
+      "\ufe0f",
+      "\u{1f469}\u200d\u{1f4bb}",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(part).map((parts) => parts.join("")),
+        (text) => {
+          if (isPlainAscii(text) && !/\r(?!\n)/.test(text)) expect(findDeceptiveChar(text)).toBeUndefined();
+          if (isPlainAscii(text)) expect(findDeceptiveChar(text)?.codePoint ?? "U+000D").toBe("U+000D");
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 });

@@ -24,9 +24,6 @@ const INVISIBLE = (): RegExp =>
   // biome-ignore lint/complexity/useRegexLiterals: as a literal, the characters it matches on purpose trip the regex lints
   (invisible ??= new RegExp(String.raw`[\p{Cf}\p{Co}\p{Cn}\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f\u{e0100}-\u{e01ef}]|\u034f`, "gu"));
 
-/** Printable ASCII, tabs and line ends only: text that holds nothing deceptive or invisible. */
-const PLAIN_ASCII = /^[\t\n\r\u0020-\u007e]*$/;
-
 /**
  * Format characters (Unicode category Cf: zero-width spaces and joiners,
  * direction marks and overrides, the tag characters an agent can smuggle
@@ -37,7 +34,7 @@ const PLAIN_ASCII = /^[\t\n\r\u0020-\u007e]*$/;
  * show nothing and a model would still read them.
  */
 export function showInvisible(s: string): string {
-  if (PLAIN_ASCII.test(s)) return s;
+  if (isPlainAscii(s)) return s;
   return s.replace(INVISIBLE(), (c) => `⟨U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}⟩`);
 }
 
@@ -63,11 +60,20 @@ const DECEPTIVE = (): RegExp =>
 let emojiSequence: RegExp | undefined;
 const EMOJI_SEQUENCE = (): RegExp => (emojiSequence ??= /\p{Extended_Pictographic}\uFE0F?(?:\u200D\p{Extended_Pictographic}\uFE0F?)*/gu);
 
+/**
+ * Whether `text` is printable ASCII, tabs and line ends only. Such text holds
+ * no deceptive character (see DECEPTIVE) but a carriage return not followed
+ * by a line feed.
+ */
+export function isPlainAscii(text: string): boolean {
+  return !/[^\t\n\r\u0020-\u007e]/.test(text);
+}
+
 /** Where the first deceptive character of `text` is (see DECEPTIVE), as a 1-based line and column and the code point, or undefined. */
 export function findDeceptiveChar(text: string): { line: number; col: number; codePoint: string } | undefined {
   // Most text is printable ASCII with tabs and line ends: one quick look settles it (a plain character class, and a
   // look for a lone CR only in text that has a CR, took a quarter less time over a suite than one pattern with both).
-  if (!/[^\t\n\r\u0020-\u007e]/.test(text) && !(text.includes("\r") && /\r(?!\n)/.test(text))) return undefined;
+  if (isPlainAscii(text) && !(text.includes("\r") && /\r(?!\n)/.test(text))) return undefined;
   // Emoji written the usual way keep their presentation selector (U+FE0F) and joiners (U+200D): ⚠️, 👩‍💻.
   const m = DECEPTIVE().exec(text.replace(EMOJI_SEQUENCE(), (seq) => "x".repeat(seq.length)));
   if (!m) return undefined;

@@ -83,9 +83,11 @@ export function loadSuite(root: string, options: LoadSuiteOptions = {}): Suite {
     );
   }
   files.sort();
+  // The walk's names are plain (never empty, `.` or `..`): joined by hand, as path.join's normalizing costs more than the read.
+  const base = absRoot.endsWith(path.sep) ? absRoot : absRoot + path.sep;
   if (options.promptIds) {
     const read = files.flatMap((rel) => {
-      const bytes = readLimited(path.join(absRoot, rel), rel, diagnostics, regular.has(rel));
+      const bytes = readLimited(base + rel, rel, diagnostics, regular.has(rel));
       return bytes ? [{ rel, bytes }] : [];
     });
     const prompts = parseFilesDeclaring(read, options.promptIds, diagnostics);
@@ -94,7 +96,7 @@ export function loadSuite(root: string, options: LoadSuiteOptions = {}): Suite {
   }
   const prompts: Prompt[] = [];
   for (const rel of files) {
-    const bytes = readLimited(path.join(absRoot, rel), rel, diagnostics, regular.has(rel));
+    const bytes = readLimited(base + rel, rel, diagnostics, regular.has(rel));
     if (!bytes) continue;
     const parsed = parsePromptFile(rel, bytes, options.parseCache);
     diagnostics.push(...parsed.diagnostics);
@@ -183,10 +185,11 @@ function walk(
 ): void {
   const dir = path.join(absRoot, rel);
   const entries = readdirSync(dir, { withFileTypes: true });
+  const includes = selection.within(rel);
   for (const entry of entries) {
     const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
     if (entry.isSymbolicLink()) {
-      if (selection.includes(childRel) || (!entry.name.includes(".") && selection.mayContain(childRel))) {
+      if (includes(entry.name) || (!entry.name.includes(".") && selection.mayContain(childRel))) {
         diagnostics.push({
           code: "SUITE_SYMLINK_SKIPPED",
           // An error, as for a gate decision: another tool may follow the link and find a prompt twinlock never read.
@@ -213,7 +216,7 @@ function walk(
           message: `cannot read folder (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions`,
         });
       }
-    } else if (selection.includes(childRel)) {
+    } else if (includes(entry.name)) {
       // A FIFO, socket or device named *.md is kept, so that reading it refuses it by kind instead of skipping a prompt silently.
       out.files.push(childRel);
       if (entry.isFile()) out.regular.add(childRel);
@@ -271,7 +274,8 @@ function readLimited(abs: string, rel: string, diagnostics: Diagnostic[], seenRe
       if (n === 0) break;
       read += n;
     }
-    return buffer.subarray(0, read);
+    // A view is made only of a file that shrank while being read: making one costs an object per file.
+    return read === size ? buffer : buffer.subarray(0, read);
   } catch (error) {
     unreadable(error);
     return undefined;

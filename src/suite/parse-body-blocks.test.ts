@@ -1,18 +1,31 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { foldLineSpaces, foldText, parseBodyBlocks } from "./parse-body-blocks.js";
+import { foldText, parseBodyBlocks } from "./parse-body-blocks.js";
 
 describe("parseBodyBlocks", () => {
   it("finds each block with its content and the file position of its opening tag", () => {
     const body = "# T\n\n<tool_policy>\nread only\n</tool_policy>\n  <decision_rules>stop</decision_rules>\n";
     const blocks = parseBodyBlocks(body, 10);
-    expect(blocks.get("tool_policy")).toEqual({
+    // toMatchObject reads `position` through its getter, which toEqual (own properties only) would not.
+    expect(blocks.get("tool_policy")).toMatchObject({
       tag: "tool_policy",
       content: "\nread only\n",
       position: { line: 12, col: 1 },
       closed: true,
     });
-    expect(blocks.get("decision_rules")).toEqual({ tag: "decision_rules", content: "stop", position: { line: 15, col: 3 }, closed: true });
+    expect(blocks.get("decision_rules")).toMatchObject({
+      tag: "decision_rules",
+      content: "stop",
+      position: { line: 15, col: 3 },
+      closed: true,
+    });
+  });
+
+  it("finds a tag right after a `<` that opens no tag, and tags at the body's very end", () => {
+    const blocks = parseBodyBlocks("a << b <<x>1</x> <y_2>", 1);
+    expect([...blocks.keys()]).toEqual(["x", "y_2"]);
+    expect(blocks.get("x")).toMatchObject({ content: "1", closed: true, position: { line: 1, col: 9 } });
+    expect(blocks.get("y_2")).toMatchObject({ content: "", closed: false });
   });
 
   it("marks a block that never closes and runs it to the end", () => {
@@ -33,7 +46,37 @@ describe("parseBodyBlocks", () => {
   it("finds nothing in an empty body", () => {
     expect(parseBodyBlocks("", 5).size).toBe(0);
   });
+
+  it("finds exactly the blocks the pattern <[a-z][a-z0-9_]*> … </tag> describes, at the same positions", () => {
+    const text = fc
+      .array(fc.constantFrom("<", ">", "</", "a", "b", "_", "1", "Z", "-", " ", "\n", "<a>", "</a>", "<b_1>", "</b_1>", "<<"), {
+        maxLength: 40,
+      })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, fc.integer({ min: 1, max: 50 }), (body, bodyLine) => {
+        const found = [...parseBodyBlocks(body, bodyLine)].map(([tag, b]) => [tag, b.content, b.closed, b.position]);
+        expect(found).toEqual(blocksByPattern(body, bodyLine));
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
+
+/** The blocks as the tag pattern finds them, the first of each tag, with positions counted line by line. */
+function blocksByPattern(body: string, bodyLine: number): unknown[] {
+  const seen = new Map<string, unknown[]>();
+  for (const m of body.matchAll(/<([a-z][a-z0-9_]*)>/g)) {
+    const tag = m[1] as string;
+    if (seen.has(tag)) continue;
+    const start = m.index + m[0].length;
+    const end = body.indexOf(`</${tag}>`, start);
+    const before = body.slice(0, m.index).split("\n");
+    const position = { line: bodyLine + before.length - 1, col: (before.at(-1) as string).length + 1 };
+    seen.set(tag, [tag, body.slice(start, end === -1 ? body.length : end), end !== -1, position]);
+  }
+  return [...seen.values()];
+}
 
 describe("foldText", () => {
   it("lower-cases and folds every run of white space to one space", () => {
@@ -51,16 +94,6 @@ describe("white-space folding", () => {
     fc.assert(
       fc.property(spacedText, (text) => {
         expect(foldText(text)).toBe(text.toLowerCase().replace(/\s+/g, " ").trim());
-      }),
-      { numRuns: 2000 },
-    );
-  });
-
-  it("folds runs of white space but not line feeds, exactly as replacing every such run with one space does", () => {
-    expect(foldLineSpaces("a \t b\n\n  c d")).toBe("a b\n\n c d");
-    fc.assert(
-      fc.property(spacedText, (text) => {
-        expect(foldLineSpaces(text)).toBe(text.replace(/[^\S\n]+/g, " "));
       }),
       { numRuns: 2000 },
     );

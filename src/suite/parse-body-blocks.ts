@@ -9,33 +9,63 @@ export interface BodyBlock {
   closed: boolean;
 }
 
-const OPEN = /<([a-z][a-z0-9_]*)>/g;
-
 /**
- * Find the body's blocks. A block runs from `<tag>` to the next `</tag>`;
- * one that never closes is returned with `closed: false` and runs to the end.
- * The first block of each tag wins; positions are file positions.
+ * Find the body's blocks. A block runs from `<tag>` (a lower-case letter,
+ * then lower-case letters, digits and `_`) to the next `</tag>`; one that
+ * never closes is returned with `closed: false` and runs to the end. The
+ * first block of each tag wins; positions are file positions.
  */
 export function parseBodyBlocks(body: string, bodyLine: number): Map<string, BodyBlock> {
   const blocks = new Map<string, BodyBlock>();
-  OPEN.lastIndex = 0;
-  for (let m = OPEN.exec(body); m !== null; m = OPEN.exec(body)) {
-    const tag = m[1] as string;
+  // Prose holds few `<`: going from one to the next by indexOf is several times faster than running a tag pattern over every character.
+  for (let open = body.indexOf("<"); open !== -1; open = body.indexOf("<", open + 1)) {
+    const nameEnd = tagNameEnd(body, open + 1);
+    if (nameEnd === -1) continue;
+    const tag = body.slice(open + 1, nameEnd);
     if (blocks.has(tag)) continue;
-    const start = m.index + m[0].length;
+    const start = nameEnd + 1;
     const end = body.indexOf(`</${tag}>`, start);
-    const offset = m.index;
-    blocks.set(tag, {
-      tag,
-      content: body.slice(start, end === -1 ? body.length : end),
-      // Worked out when asked: only a block with a problem to report needs its line, and most have none.
-      get position() {
-        return positionAt(body, bodyLine, offset);
-      },
-      closed: end !== -1,
-    });
+    blocks.set(tag, new Block(tag, body.slice(start, end === -1 ? body.length : end), end !== -1, body, bodyLine, open));
   }
   return blocks;
+}
+
+/** Where the tag name starting at `from` ends on its `>`, or -1 when `from` starts no `[a-z][a-z0-9_]*>`. */
+function tagNameEnd(body: string, from: number): number {
+  let c = body.charCodeAt(from);
+  if (!(c >= 97 && c <= 122)) return -1;
+  let i = from;
+  do c = body.charCodeAt(++i);
+  while ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95);
+  return c === 62 ? i : -1;
+}
+
+/**
+ * A block whose position is worked out when read: only a block with a
+ * problem to report needs its line, and most have none. The getter sits on
+ * the class, so a block costs no closure of its own.
+ */
+class Block implements BodyBlock {
+  readonly #body: string;
+  readonly #bodyLine: number;
+  readonly #offset: number;
+
+  constructor(
+    public tag: string,
+    public content: string,
+    public closed: boolean,
+    body: string,
+    bodyLine: number,
+    offset: number,
+  ) {
+    this.#body = body;
+    this.#bodyLine = bodyLine;
+    this.#offset = offset;
+  }
+
+  get position(): Position {
+    return positionAt(this.#body, this.#bodyLine, this.#offset);
+  }
 }
 
 /** The file position of `offset` in a body that starts on file line `bodyLine`. */
@@ -56,9 +86,4 @@ export function foldText(text: string): string {
     .toLowerCase()
     .replace(/\s{2,}|[^\S ]/g, " ")
     .trim();
-}
-
-/** Runs of white space other than line feeds become one space (lines stay lines); a lone space is left where it is. */
-export function foldLineSpaces(text: string): string {
-  return text.replace(/[^\S\n]{2,}|[^\S\n ]/g, " ");
 }

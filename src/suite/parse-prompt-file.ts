@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { findDeceptiveChar } from "../input/clean-text.js";
+import { findDeceptiveChar, isPlainAscii } from "../input/clean-text.js";
 import { loadYaml } from "./load-yaml.js";
 import { type ParseCache, parseCacheKey } from "./parse-cache.js";
 import { parseSimpleFrontmatter, type SimpleFrontmatter } from "./parse-simple-frontmatter.js";
@@ -61,7 +61,10 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
   }
   const { yamlText, lineCount, body, bodyLine } = split;
   // A lone CR, control or bidi character can make a terminal (or another YAML parser) show a key twinlock does not read.
-  const hidden = findDeceptiveChar(yamlText);
+  // Most frontmatter is printable ASCII, where only a CR can be one (and only an escape can spell a key that is not
+  // plain ASCII, below): one look answers both.
+  const plainYaml = isPlainAscii(yamlText);
+  const hidden = plainYaml && !yamlText.includes("\r") ? undefined : findDeceptiveChar(yamlText);
   if (hidden) {
     at(
       "FRONTMATTER_YAML",
@@ -98,7 +101,7 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
   // Keys are plain ASCII names: a key with an invisible or look-alike letter (`аllowed_modes` in Cyrillic) reads as
   // a rule to a person and as an unknown key to twinlock.
   // The fast parser reads only plain ASCII keys; otherwise a key can be odd only if the text has a non-ASCII byte or an escape.
-  const oddKey = simple === undefined && /[^\t\n\r -~]|\\/.test(yamlText) ? firstNonAsciiKey(frontmatter) : undefined;
+  const oddKey = simple === undefined && (!plainYaml || yamlText.includes("\\")) ? firstNonAsciiKey(frontmatter) : undefined;
   if (oddKey !== undefined) {
     at(
       "FRONTMATTER_YAML",

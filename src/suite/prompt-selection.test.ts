@@ -48,6 +48,38 @@ describe("compileGlob against a reference", () => {
   });
 });
 
+describe("compileGlob on whole paths", () => {
+  // The glob's meaning, segment by segment and by plain recursion: exponential, fine for paths this short.
+  const reference = (glob: readonly string[], rel: readonly string[]): boolean => {
+    if (glob.length === 0) return rel.length === 0;
+    const [head, ...rest] = glob as [string, ...string[]];
+    if (head === "**") return reference(rest, rel) || (rel.length > 0 && reference(glob, rel.slice(1)));
+    return rel.length > 0 && compileGlob(head).matches(rel[0] as string) && reference(rest, rel.slice(1));
+  };
+  const glob = fc.array(fc.constantFrom("**", "a", "b", "*", "a*", "?", "*.md"), { minLength: 1, maxLength: 5 });
+  const rel = fc.array(fc.constantFrom("a", "b", "ab", "x.md", "a.md", ""), { minLength: 1, maxLength: 5 });
+
+  it("matches a path exactly when the glob's segments, with `**` as any number of folders, do", () => {
+    fc.assert(
+      fc.property(glob, rel, (g, r) => {
+        expect(compileGlob(g.join("/")).matches(r.join("/"))).toBe(reference(g, r));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("gives the same answer for a name in a folder matched once as for the whole path", () => {
+    fc.assert(
+      fc.property(glob, rel, (g, r) => {
+        const compiled = compileGlob(g.join("/"));
+        const folders = r.slice(0, -1);
+        expect(compiled.matchesIn(compiled.statesAfter(folders), r.at(-1) as string)).toBe(compiled.matches(r.join("/")));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe("glob matching cost", () => {
   it("matches hostile globs against long paths at once, where a backtracking regex would crawl", () => {
     const deep = Array.from({ length: 30 }, () => "x".repeat(100)).join("/");
@@ -63,6 +95,16 @@ describe("promptSelection", () => {
     const s = promptSelection({ exclude: ["docs/**", "README.md"] });
     expect(["a.md", "x/b.md", "README.md", "docs/c.md", "x/c.txt"].filter((f) => s.includes(f))).toEqual(["a.md", "x/b.md"]);
     expect(s.mayContain("docs")).toBe(false);
+  });
+
+  it("answers for the names in a folder as it does for their paths", () => {
+    const s = promptSelection({ prompts: ["prompts/**/*.md", "*.md"], exclude: ["prompts/**/drafts/**", "README.md"] });
+    const paths = ["a.md", "README.md", "prompts/a.md", "prompts/x/drafts/b.md", "prompts/x/b.md", "docs/c.md", "prompts/c.txt"];
+    for (const rel of paths) {
+      const slash = rel.lastIndexOf("/");
+      expect(s.within(slash === -1 ? "" : rel.slice(0, slash))(rel.slice(slash + 1)), rel).toBe(s.includes(rel));
+    }
+    expect(paths.filter((rel) => s.includes(rel))).toEqual(["a.md", "prompts/a.md", "prompts/x/b.md"]);
   });
 
   it("goes only into folders a prompts glob can match", () => {

@@ -12,16 +12,21 @@ const SUSPECT_WORDS =
 /** A prompt ID standing anywhere in a string, as a whole word. */
 const ID_ANYWHERE = new RegExp(`(?<![A-Za-z0-9_-])${PROMPT_ID_PATTERN.source.slice(1, -1)}(?![A-Za-z0-9_-])`);
 
-/** What a key's name says, remembered per name: a suite repeats the same key names in every prompt. */
-const KEY_CLASSES = new Map<string, { suspect: boolean; forbidden: boolean }>();
-function classifyKey(key: string): { suspect: boolean; forbidden: boolean } {
-  let known = KEY_CLASSES.get(key);
-  if (!known) {
-    const name = key.toLowerCase();
-    known = { suspect: SUSPECT_WORDS.test(name), forbidden: ALWAYS_FORBIDDEN.test(name) };
-    if (KEY_CLASSES.size >= 10_000) KEY_CLASSES.clear();
-    KEY_CLASSES.set(key, known);
-  }
+/** Bits of what a key's name says: about the twin, executors, routing or overrides; a known override name. */
+const SUSPECT = 1;
+const FORBIDDEN = 2;
+
+/**
+ * What a key's name says (SUSPECT and FORBIDDEN bits), remembered per name: a
+ * suite repeats the same key names in every prompt. Looked up inline, as a
+ * number, in the walk below, which asks for every key of every prompt.
+ */
+const KEY_CLASSES = new Map<string, number>();
+function classifyKey(key: string): number {
+  const name = key.toLowerCase();
+  const known = (SUSPECT_WORDS.test(name) ? SUSPECT : 0) | (ALWAYS_FORBIDDEN.test(name) ? FORBIDDEN : 0);
+  if (KEY_CLASSES.size >= 10_000) KEY_CLASSES.clear();
+  KEY_CLASSES.set(key, known);
   return known;
 }
 
@@ -94,18 +99,18 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
       if (topLevel && SANCTIONED_TWIN_KEYS.has(key)) continue;
       const child = (value as Record<string, unknown>)[key];
       const top = topLevel ? key : topKey;
-      const { suspect, forbidden } = classifyKey(key);
+      const known = KEY_CLASSES.get(key) ?? classifyKey(key);
       // Only a key whose name (or whose parent's name) is suspect is asked what prompt ID its value carries.
-      if (forbidden || suspect || parentSuspect) {
+      if (known !== 0 || parentSuspect) {
         const carried = findPromptId(child);
-        if (forbidden || carried !== undefined) {
+        if ((known & FORBIDDEN) !== 0 || carried !== undefined) {
           found.push({ path: spellPath(parts.slice(0, depth), key), topKey: top, carriedId: carried });
           continue;
         }
       }
       if (child === null || typeof child !== "object") continue;
       parts[depth] = key;
-      visit(child, depth + 1, top, suspect || parentSuspect);
+      visit(child, depth + 1, top, parentSuspect || (known & SUSPECT) !== 0);
     }
   };
   visit(frontmatter, 0, "", false);
