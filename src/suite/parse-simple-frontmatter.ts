@@ -214,17 +214,25 @@ class BlockParser {
   private value(line: string, after: number, parent: number, inMap: boolean, wantItems: boolean): unknown {
     let c = after;
     while (line[c] === " ") c++;
+    if (c === line.length) return this.nested(parent, inMap, this.i++, c + 1, false, wantItems);
     // Most values are a plain scalar that starts with a character no other node can, and ends the line: one
     // native match reads it without the anchor, collection and comment checks. In a sequence such an item is no
     // `key: value` either, as it holds no `: ` and does not end with `:`.
-    const first = c < line.length ? line.charCodeAt(c) : 0;
+    const first = line.charCodeAt(c);
     const kind = first < 128 ? PLAIN_FIRST[first] : 0;
     if (kind !== 0) {
       ONE_LINE_PLAIN.lastIndex = c;
-      if (ONE_LINE_PLAIN.test(line) && !this.continued(parent)) {
-        this.nodeLine = this.i++;
+      const { lines, indents } = this;
+      const next = this.i + 1;
+      // ... and no line below continues it: the next line is neither blank nor deeper than `parent`.
+      if (
+        ONE_LINE_PLAIN.test(line) &&
+        (next === lines.length || ((indents[next] as number) <= parent && indents[next] !== (lines[next] as string).length))
+      ) {
+        this.nodeLine = this.i;
         this.nodeCol = c + 1;
         this.nodeItems = undefined;
+        this.i = next;
         const text = line.slice(c);
         return kind === PLAIN_TEXT ? text : resolvePlain(text);
       }
@@ -232,16 +240,18 @@ class BlockParser {
         this.setNode(this.i, c + 1);
         return this.plain(line, c, parent);
       }
+      return this.inItem(c, false);
     }
     return this.node(line, c, parent, inMap, wantItems);
   }
 
-  /** Whether the line after the current one may continue a plain scalar on it: it is blank, or deeper than `parent`. */
-  private continued(parent: number): boolean {
-    const next = this.i + 1;
-    if (next === this.lines.length) return false;
-    const indent = this.indents[next] as number;
-    return indent > parent || indent === (this.lines[next] as string).length;
+  /** `- - x` or `- key: value`, a sequence (`seq`) or mapping starting inside an item of the current line: its indent is the column `c`. */
+  private inItem(c: number, seq: boolean): unknown {
+    const lineNo = this.i;
+    this.indents[lineNo] = c;
+    const value = seq ? this.seq(c) : this.map(c);
+    this.setNode(lineNo, c + 1);
+    return value;
   }
 
   /** Any node `value` does not read itself, starting at index `c` of `line` (past the spaces after the indicator). */
@@ -257,14 +267,11 @@ class BlockParser {
       while (line[c] === " ") c++;
     }
     let value: unknown;
-    if (c === length || line.charCodeAt(c) === 35) {
+    if (c === length || line[c] === "#") {
       this.i++;
       value = this.nested(parent, inMap, lineNo, c + 1, anchor !== undefined, wantItems);
     } else if (!inMap && anchor === undefined && (isSeqItem(line, c) || keyEnd(line, c) !== -1)) {
-      // `- - x` or `- key: value`: a collection starting inside the item; its indent is the column.
-      this.indents[lineNo] = c;
-      value = isSeqItem(line, c) ? this.seq(c) : this.map(c);
-      this.setNode(lineNo, c + 1);
+      value = this.inItem(c, isSeqItem(line, c));
     } else {
       value = this.inlineValue(line, lineNo, c, parent, anchor !== undefined, wantItems);
     }
@@ -276,24 +283,20 @@ class BlockParser {
     return value;
   }
 
-  /** What follows an indicator with nothing after it on its line: a deeper collection, an indentless sequence, or null. */
+  /**
+   * What follows an indicator with nothing after it on its line (the line `emptyLine`, the current line being the
+   * one after it): a deeper collection, an indentless sequence, or null.
+   */
   private nested(parent: number, inMap: boolean, emptyLine: number, emptyCol: number, anchored: boolean, wantItems: boolean): unknown {
     this.skipBlank();
-    if (this.i >= this.lines.length) {
-      this.setNode(emptyLine, emptyCol);
-      return null;
-    }
-    const indent = this.indents[this.i] as number;
-    const line = this.lines[this.i] as string;
     const start = this.i;
+    const indent = start < this.lines.length ? (this.indents[start] as number) : -1;
     const aliasesBefore = this.aliasesSeen;
     const items = wantItems ? [] : undefined;
     let value: unknown;
-    if (indent > parent && isSeqItem(line, indent)) value = this.seq(indent, items);
-    else if (indent > parent && keyEnd(line, indent) !== -1) value = this.map(indent);
-    else if (indent > parent)
-      outside(); // a scalar on the next line
-    else if (inMap && indent === parent && isSeqItem(line, indent)) value = this.seq(indent, items);
+    if (indent >= parent && isSeqItem(this.lines[start] as string, indent) && (indent > parent || inMap)) value = this.seq(indent, items);
+    // A deeper line that is no `key:` is a scalar on the next line: the map refuses it.
+    else if (indent > parent) value = this.map(indent);
     else {
       this.setNode(emptyLine, emptyCol);
       return null;
@@ -620,7 +623,7 @@ function findClosingQuote(text: string, from: number, quote: string): number {
 
 /** The text of a quoted scalar's piece, its quotes' escapes undone. */
 function unquote(piece: string, quote: string): string {
-  if (quote === '"') return unescapeDouble(piece);
+  if (quote === '"') return piece.includes("\\") ? unescapeDouble(piece) : piece;
   return piece.includes("''") ? piece.replace(TWO_QUOTES, "'") : piece;
 }
 
@@ -675,7 +678,6 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 
 /** The escapes of a double-quoted YAML scalar; anything unusual is left to the full parser. */
 function unescapeDouble(raw: string): string {
-  if (!raw.includes("\\")) return raw;
   let out = "";
   for (let k = 0; k < raw.length; k++) {
     const ch = raw[k] as string;
