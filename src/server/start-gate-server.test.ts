@@ -1,15 +1,9 @@
-/**
- * The gate server on a real socket: loopback by default, a network address
- * only over TLS or with --insecure-http (which every page then says), and a
- * close that lets the request in flight finish before the server stops.
- */
-import { execFileSync } from "node:child_process";
 import { request } from "node:https";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { UsageError } from "../errors/errors.js";
 import type { RunStore } from "../store/run-store.js";
 import { removeServerWorlds, serverTempDir, serverWorld } from "../test-support/gate-server-fixture.js";
+import { selfSignedCertificate } from "../test-support/self-signed-certificate.js";
 import { createAgentToken } from "./agent-tokens.js";
 import { isLoopback, parseListen, type RunningGateServer, startGateServer } from "./start-gate-server.js";
 
@@ -56,28 +50,7 @@ describe("listening", () => {
   it("over TLS on a network address: HSTS, and cookies marked Secure", async () => {
     const w = await serverWorld();
     const dir = serverTempDir();
-    const [cert, key] = [path.join(dir, "cert.pem"), path.join(dir, "key.pem")];
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-subj",
-        "/CN=localhost",
-        "-days",
-        "1",
-        "-keyout",
-        key,
-        "-out",
-        cert,
-      ],
-      { stdio: "ignore" },
-    );
+    const { cert, key } = selfSignedCertificate(dir);
     const s = await start({ store: w.store, listen: "0.0.0.0:0", tlsCert: cert, tlsKey: key });
     expect(s.url).toBe(`https://0.0.0.0:${s.port}`);
     const answer = await new Promise<{ status: number; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {

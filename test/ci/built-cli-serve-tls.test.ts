@@ -1,8 +1,7 @@
-import { execFileSync } from "node:child_process";
 import { request } from "node:https";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServerProcess } from "../../bench/lib/server-process.mjs";
+import { selfSignedCertificate } from "../../src/test-support/self-signed-certificate.js";
 import { makeTempDir, removeTempDirs } from "../../src/test-support/temp-suite.js";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
@@ -26,19 +25,7 @@ afterAll(() => {
 
 describe("twinlock serve, as installed", () => {
   it("serves over TLS with --tls-cert and --tls-key", async () => {
-    const [cert, key] = [path.join(dir, "cert.pem"), path.join(dir, "key.pem")];
-    execFileSync(
-      "openssl",
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=localhost"].concat([
-        "-days",
-        "1",
-        "-keyout",
-        key,
-        "-out",
-        cert,
-      ]),
-      { stdio: "ignore" },
-    );
+    const { cert, key } = selfSignedCertificate(dir);
     const server = await startServerProcess([
       DIST_BIN,
       "serve",
