@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { findDeceptiveChar } from "../input/clean-text.js";
 import { parseWithYaml } from "./parse-prompt-file.js";
 import { parseSimpleFrontmatter } from "./parse-simple-frontmatter.js";
 
@@ -230,6 +231,39 @@ function mutate(r: Rng, lines: string[]): string[] {
   return text.join("").split("\n");
 }
 
+/** Characters refused in frontmatter or close to them, the tab and CR that findDeceptiveChar allows among them. */
+const ODD_CHARS = [
+  "\t",
+  "\r",
+  "\u0000",
+  "\u0007",
+  "\u000b",
+  "\u001f",
+  "\u007f",
+  "\u0085",
+  "\u00a0",
+  "\u2028",
+  "\u2029",
+  "\ufeff",
+  "\u200b",
+  "\u202e",
+  "\ufe0f",
+  "é",
+  "✓",
+];
+
+function sprinkle(r: Rng, lines: string[]): string[] {
+  const out = [...lines];
+  for (let k = 0, n = r.int(3); k < n; k++) {
+    const at = r.int(out.length);
+    const line = out[at] as string;
+    // A CR ending a line other than the last is one findDeceptiveChar allows (it comes before a line feed).
+    const col = r.chance(0.2) ? line.length : r.int(line.length + 1);
+    out[at] = line.slice(0, col) + (col === line.length && r.chance(0.5) ? "\r" : r.pick(ODD_CHARS)) + line.slice(col);
+  }
+  return out;
+}
+
 function compare(lines: string[]): boolean {
   const fast = parseSimpleFrontmatter(lines, 2);
   if (fast === undefined) return false;
@@ -266,5 +300,26 @@ describe("the fast frontmatter parser against the yaml library", () => {
       { numRuns: RUNS },
     );
     expect(accepted).toBeGreaterThan(RUNS * 0.02);
+  });
+
+  it("reads text findDeceptiveChar passed, told so (checkedText), exactly as when it looks for refused characters itself", () => {
+    let checked = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const r = rng(seed);
+        const lines = sprinkle(r, mapping(r, 0, 0, []));
+        const text = lines.join("\n");
+        if (findDeceptiveChar(text) !== undefined) return;
+        checked++;
+        const told = parseSimpleFrontmatter(lines, 2, { text, checkedText: true });
+        if (told === undefined && (text.includes("\t") || text.includes("\r"))) refused++;
+        expect(told, text).toEqual(parseSimpleFrontmatter(lines, 2, { text }));
+      }),
+      { numRuns: RUNS },
+    );
+    // Both ways are tried: text with a tab or CR (refused either way) and text without.
+    expect(refused).toBeGreaterThan(RUNS * 0.02);
+    expect(checked - refused).toBeGreaterThan(RUNS * 0.2);
   });
 });

@@ -19,15 +19,20 @@ export interface SimpleFrontmatter {
  * `firstLine` is the file line of the first YAML line. Positions are kept for
  * top-level keys (`key`), top-level values (`key=`) and the items of top-level
  * sequences (`key[i]`). `options.text`, when given, must be the lines joined by
- * `\n` (a caller that has it saves joining them again).
+ * `\n` (a caller that has it saves joining them again). `options.checkedText`
+ * says findDeceptiveChar (src/input/clean-text.ts) found nothing in that text:
+ * of the characters refused here it lets through only tabs and carriage
+ * returns before a line feed, so only those are looked for.
  */
 export function parseSimpleFrontmatter(
   lines: readonly string[],
   firstLine: number,
-  options: { positions?: boolean; text?: string } = {},
+  options: { positions?: boolean; text?: string; checkedText?: boolean } = {},
 ): SimpleFrontmatter | undefined {
+  const text = options.text ?? lines.join("\n");
+  if (options.checkedText ? text.includes("\t") || text.includes("\r") : REFUSED_CHARS.test(text)) return undefined;
   try {
-    return new BlockParser(lines, firstLine, options.text).document(options.positions !== false);
+    return new BlockParser(lines, firstLine).document(options.positions !== false);
   } catch (error) {
     // Nesting deep enough to exhaust the stack is left to the full parser too, which reports it.
     if (error === OUTSIDE_SUBSET || error instanceof RangeError) return undefined;
@@ -95,9 +100,7 @@ class BlockParser {
   constructor(
     private readonly lines: readonly string[],
     private readonly firstLine: number,
-    text = lines.join("\n"),
   ) {
-    if (REFUSED_CHARS.test(text)) outside();
     this.indents = new Array<number>(lines.length);
     for (let k = 0; k < lines.length; k++) {
       const line = lines[k] as string;
