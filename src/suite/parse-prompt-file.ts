@@ -76,7 +76,9 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
   // Positions are worked out only if a problem is reported: most prompts have none.
   const key = cache ? parseCacheKey(bytes) : undefined;
   const cached = key === undefined ? undefined : cache?.get(key);
-  const simple = cached === undefined ? parseSimpleFrontmatter(split.lines(), 2, { positions: false, text: yamlText }) : undefined;
+  // The text was looked at just above and holds nothing deceptive: the fast parser need not look again.
+  const simple =
+    cached === undefined ? parseSimpleFrontmatter(split.lines(), 2, { positions: false, text: yamlText, checkedText: true }) : undefined;
   // The full parser's duplicate-key check grows with the square of the keys: frontmatter far past any real prompt's is refused first.
   if (cached === undefined && !simple && lineCount > MAX_FRONTMATTER_LINES) {
     at(
