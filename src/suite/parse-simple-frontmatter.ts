@@ -101,13 +101,14 @@ class BlockParser {
     private readonly lines: readonly string[],
     private readonly firstLine: number,
   ) {
-    this.indents = new Array<number>(lines.length);
+    const indents = new Array<number>(lines.length);
     for (let k = 0; k < lines.length; k++) {
       const line = lines[k] as string;
       let n = 0;
       while (line[n] === " ") n++;
-      this.indents[k] = n;
+      indents[k] = n;
     }
+    this.indents = indents;
   }
 
   /** The whole document; `withPositions` false leaves `positions` empty (a caller can ask again when it needs them). */
@@ -248,11 +249,11 @@ class BlockParser {
     return this.node(line, c, parent, inMap, wantItems);
   }
 
-  /** `- - x` or `- key: value`, a sequence (`seq`) or mapping starting inside an item of the current line: its indent is the column `c`. */
-  private inItem(c: number, seq: boolean): unknown {
+  /** `- - x` or `- key: value`, a sequence (`isSeq`) or mapping starting inside an item of the current line: its indent is the column `c`. */
+  private inItem(c: number, isSeq: boolean): unknown {
     const lineNo = this.i;
     this.indents[lineNo] = c;
-    const value = seq ? this.seq(c) : this.map(c);
+    const value = isSeq ? this.seq(c) : this.map(c);
     this.setNode(lineNo, c + 1);
     return value;
   }
@@ -651,7 +652,7 @@ function foldQuoted(pieces: string[], quote: string): string {
   return out;
 }
 
-/* Expressions of the functions above, here because a regular expression literal in a function is a new object each time the function reaches it. */
+/* The expressions of quoted, unquote and foldQuoted, out of them for the reason given above OCTAL. */
 /** A line of a double-quoted scalar ending in an escaped line break: an odd number of backslashes. */
 const ESCAPED_BREAK = /(^|[^\\])(\\\\)*\\$/;
 const TWO_QUOTES = /''/g;
