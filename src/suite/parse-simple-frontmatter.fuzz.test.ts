@@ -275,7 +275,7 @@ function compare(lines: string[]): boolean {
   return true;
 }
 
-const RUNS = Number(process.env.FC_RUNS ?? 4000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 4000);
 
 describe("the fast frontmatter parser against the yaml library", () => {
   it("gives the same values and positions on random frontmatter of every shape it reads, and accepts most of it", () => {

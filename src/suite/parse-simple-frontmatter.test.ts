@@ -98,7 +98,7 @@ describe("the fast frontmatter parser", () => {
         expect(simple.data).toEqual(full.data);
         expect(Object.fromEntries(simple.positions)).toEqual(Object.fromEntries(full.positions));
       }),
-      { numRuns: Number(process.env.FC_RUNS ?? 3000) },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 3000) },
     );
     expect(accepted).toBeGreaterThan(100);
   });
