@@ -1,5 +1,5 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { UsageError } from "../errors/errors.js";
@@ -83,19 +83,13 @@ export async function startGateServer(options: ServeOptions): Promise<RunningGat
     ? { key: readPem(options.tlsKey as string, "--tls-key"), cert: readPem(options.tlsCert as string, "--tls-cert") }
     : undefined;
   let fetcher: ((request: Request, env: unknown) => Response | Promise<Response>) | undefined;
-  // Required, not imported: the bundled CLI runs in a script context that has no dynamic import.
-  const https = tls
-    ? ((typeof require === "function"
-        ? require("node:https")
-        : createRequire(import.meta.url)("node:https")) as typeof import("node:https"))
-    : undefined;
   const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>((resolve, reject) => {
     const s = serve(
       {
         fetch: (request, env) => (fetcher ? fetcher(request, env) : new Response("starting", { status: 503 })),
         hostname: host,
         port,
-        ...(https ? { createServer: https.createServer, serverOptions } : {}),
+        ...(tls ? { createServer: createHttpsServer, serverOptions } : {}),
       },
       (info) => resolve({ server: s, address: info }),
     );
