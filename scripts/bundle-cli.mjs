@@ -198,46 +198,39 @@ for (const file of [outfile, helpOutfile, path.join(root, "dist", "twinlock-hook
     process.exit(1);
   }
 }
-// One run of the demo writes the cache. A run that does not finish in time is stopped and tried once more; without
-// a cache twinlock still works (it compiles as it goes), so a build never fails for want of one.
-// The demo works in its own temporary folder, removed here whatever happens to the demo (a killed one cannot clean up).
+// One run of the demo writes the CLI bundle's cache, one `--help` the help bundle's (it builds the whole command table
+// and prints the program's help). A run that does not finish in time is stopped and tried once more; without a cache
+// twinlock still works (it compiles as it goes), so a build never fails for want of one.
+// The runs work in their own temporary folder, removed here whatever happens to them (a killed one cannot clean up).
 const scratch = mkdtempSync(path.join(tmpdir(), "twinlock-build-"));
 try {
-  writeCodeCache(scratch);
-  // The help bundle's cache, from one `--help` (which builds the whole command table and prints the program's help).
-  const help = spawnSync(process.execPath, [path.join(root, "bin", "twinlock.cjs"), "--help"], {
-    env: { ...process.env, TWINLOCK_WRITE_CODE_CACHE: helpCache },
-    encoding: "utf8",
-    timeout: 60_000,
-    killSignal: "SIGKILL",
-  });
-  if (help.status !== 0) {
-    rmSync(helpCache, { force: true });
-    process.stderr.write(
-      `bundle-cli: \`twinlock --help\` failed (${help.signal ?? `exit ${help.status}`}), so the help bundle has no code cache:\n${help.stderr.slice(-2000)}`,
-    );
-  }
+  writeCodeCache(scratch, cache, ["demo"], 120_000);
+  writeCodeCache(scratch, helpCache, ["--help"], 60_000);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
 
-function writeCodeCache(scratch) {
+/** Run `twinlock ARGS` so that it writes `cacheFile` as it exits; on failure, try once more, then go on without it. */
+function writeCodeCache(scratch, cacheFile, args, timeoutMs) {
+  const what = `the \`twinlock ${args.join(" ")}\` run that writes ${path.relative(root, cacheFile)}`;
   for (let attempt = 1; ; attempt++) {
-    const demo = spawnSync(process.execPath, [path.join(root, "bin", "twinlock.cjs"), "demo"], {
-      env: { ...process.env, TWINLOCK_WRITE_CODE_CACHE: cache, NO_COLOR: "1", TMPDIR: scratch },
+    const run = spawnSync(process.execPath, [path.join(root, "bin", "twinlock.cjs"), ...args], {
+      env: { ...process.env, TWINLOCK_WRITE_CODE_CACHE: cacheFile, NO_COLOR: "1", TMPDIR: scratch },
       encoding: "utf8",
-      timeout: 120_000,
+      timeout: timeoutMs,
       killSignal: "SIGKILL",
     });
-    if (demo.status === 0) break;
-    rmSync(cache, { force: true });
-    const why = demo.signal ? `stopped by ${demo.signal} after ${demo.signal === "SIGKILL" ? "120 s" : "a signal"}` : `exit ${demo.status}`;
+    if (run.status === 0) break;
+    rmSync(cacheFile, { force: true });
+    const why = run.signal
+      ? `stopped by ${run.signal}${run.signal === "SIGKILL" ? ` after ${timeoutMs / 1000} s` : ""}`
+      : `exit ${run.status}`;
     if (attempt < 2) {
-      process.stderr.write(`bundle-cli: the demo run that writes the code cache failed (${why}); trying once more\n`);
+      process.stderr.write(`bundle-cli: ${what} failed (${why}); trying once more\n`);
       continue;
     }
     process.stderr.write(
-      `bundle-cli: the demo run that writes the code cache failed again (${why}); dist/twinlock.cjs works without it, only slower to start:\n${demo.stdout.slice(-2000)}${demo.stderr.slice(-2000)}`,
+      `bundle-cli: ${what} failed again (${why}); twinlock works without it, only slower to start:\n${run.stdout.slice(-2000)}${run.stderr.slice(-2000)}`,
     );
     break;
   }
