@@ -4,10 +4,11 @@
  * The `twinlock` command. It runs the one-file build (dist/twinlock.cjs) with
  * the V8 code cache that `npm run build` wrote beside it, so a call spends its
  * time on the work and not on compiling twinlock and its libraries again: the
- * gate sits in front of every agent tool call. V8 uses the cache only when it
- * was made from these exact bytes by this Node version, and compiles as usual
- * otherwise. The cache lives with the code it speeds up and is trusted as that
- * code is: whoever can write dist/ can change twinlock itself.
+ * gate sits in front of every agent tool call. A cache is looked up by the
+ * bundle's build ID (see codeCachesOf), so only the build that wrote it uses
+ * it; without one, V8 compiles as usual. The cache lives with the code it
+ * speeds up and is trusted as that code is: whoever can write dist/ can
+ * change twinlock itself.
  */
 const path = require("node:path");
 /**
@@ -33,7 +34,6 @@ function runCli(bundleName) {
   const Module = require("node:module");
 
   const file = path.join(__dirname, "..", "dist", bundleName);
-  const cacheFile = `${file}.cache`;
   let source;
   try {
     source = fs.readFileSync(file, "utf8");
@@ -41,17 +41,57 @@ function runCli(bundleName) {
     process.stderr.write(`twinlock: ${file} is missing; run \`npm run build\` in ${path.join(__dirname, "..")}\n`);
     process.exit(2);
   }
+  const caches = codeCachesOf(file, source);
+  const writing = process.env.TWINLOCK_WRITE_CODE_CACHE;
+  // A cache being written starts from its own earlier runs only, never from the whole demo's.
+  const cacheFile = writing === "command" ? caches.command : writing === "all" ? caches.all : undefined;
   let cachedData;
-  try {
-    cachedData = fs.readFileSync(cacheFile);
-  } catch {
-    cachedData = undefined;
+  let used;
+  for (const candidate of cacheFile ? [cacheFile] : [caches.command, caches.all]) {
+    if (!candidate) continue;
+    try {
+      cachedData = fs.readFileSync(candidate);
+      used = candidate;
+      break;
+    } catch {
+      cachedData = undefined;
+    }
   }
   const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
+  // Which cache a call loaded, and whether V8 took it: for a start that seems slow, and for the tests.
+  if (process.env.TWINLOCK_DEBUG_CODE_CACHE === "1")
+    process.stderr.write(
+      `twinlock: code cache ${used ? `${path.basename(used)} ${script.cachedDataRejected ? "rejected" : "accepted"}` : "none"}\n`,
+    );
   const bundle = new Module(file, module);
   bundle.filename = file;
   bundle.paths = Module._nodeModulePaths(path.dirname(file));
-  // The build writes the cache after one whole run (the demo), so it holds every function that run compiled.
-  if (process.env.TWINLOCK_WRITE_CODE_CACHE === cacheFile) process.on("exit", () => fs.writeFileSync(cacheFile, script.createCachedData()));
+  // The cache holds every function the run compiled: the build writes one after the whole demo, and one per command after
+  // the demo's steps run as processes (each then loads only what its command runs).
+  if (cacheFile)
+    process.on("exit", () => {
+      // Whole or not at all: a run stopped while writing leaves no half cache behind.
+      const partial = `${cacheFile}.${process.pid}.tmp`;
+      fs.writeFileSync(partial, script.createCachedData());
+      fs.renameSync(partial, cacheFile);
+    });
   script.runInThisContext()(bundle.exports, Module.createRequire(file), bundle, file, path.dirname(file));
+}
+
+/**
+ * The code caches of a bundle: `all` (from the whole demo) and, for a call
+ * naming a command, `command` (from that command's runs alone). They are
+ * named after the build ID on the bundle's first line (`//twinlock-build ID`,
+ * a digest of the rest): V8 checks a cache only against the Node version and
+ * the source's length, so a cache of another build must not be found at all.
+ * A bundle without the line has no cache.
+ */
+function codeCachesOf(file, source) {
+  const build = /^\/\/twinlock-build ([0-9a-f]{16})\n/.exec(source.slice(0, 64))?.[1];
+  if (!build) return {};
+  const command = process.argv[2];
+  return {
+    all: `${file}.${build}.cache`,
+    command: command && /^[a-z][a-z-]{0,40}$/.test(command) ? `${file}.${build}.${command}.cache` : undefined,
+  };
 }

@@ -1,12 +1,15 @@
 /**
  * Part of `npm run build`: bundles the CLI into one file, dist/twinlock.cjs
  * (resolving ~100 modules and their libraries once, here, instead of on every
- * call), then runs the demo once through bin/twinlock.cjs to write the V8 code
- * cache beside it (dist/twinlock.cjs.cache). Ajv stays outside the bundle: only
- * a suite with a JSON-Schema handoff format loads it, from node_modules.
+ * call), then runs the demo through bin/twinlock.cjs to write the V8 code
+ * caches beside it: one from the whole demo, and one per command the demo runs,
+ * from its steps run as processes (dist/twinlock.cjs.BUILD[.COMMAND].cache).
+ * Ajv stays outside the bundle: only a suite with a JSON-Schema handoff format
+ * loads it, from node_modules.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,11 +17,10 @@ import { build } from "esbuild";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outfile = path.join(root, "dist", "twinlock.cjs");
-const cache = `${outfile}.cache`;
 const helpOutfile = path.join(root, "dist", "twinlock-help.cjs");
-const helpCache = `${helpOutfile}.cache`;
-rmSync(cache, { force: true });
-rmSync(helpCache, { force: true });
+// Every cache of an earlier build goes first: a build that stops half way leaves bundles with no cache, never a stale one.
+for (const name of readdirSafe(path.join(root, "dist")))
+  if (/^twinlock(-help)?\.cjs\..*cache$/.test(name)) rmSync(path.join(root, "dist", name), { force: true });
 const cliOptions = {
   entryPoints: [path.join(root, "src", "cli", "bin.ts")],
   outfile,
@@ -185,8 +187,12 @@ await build({
   minify: !process.env.NO_MINIFY,
   logLevel: "warning",
 });
-// The entry's `#!` line would be a syntax error inside the loader's module wrapper: keep the line, drop its text.
-for (const file of [outfile, helpOutfile]) writeFileSync(file, readFileSync(file, "utf8").replace(/^#![^\n]*/, "//"));
+// The entry's `#!` line would be a syntax error inside the loader's module wrapper: it becomes the build ID line,
+// `//twinlock-build ID` (a digest of the rest), after which bin/twinlock.cjs names the bundle's code caches.
+for (const file of [outfile, helpOutfile]) {
+  const rest = readFileSync(file, "utf8").replace(/^#![^\n]*\n/, "");
+  writeFileSync(file, `//twinlock-build ${createHash("sha256").update(rest).digest("hex").slice(0, 16)}\n${rest}`);
+}
 // bin/twinlock.cjs runs the bundles as scripts (vm.Script), which have no dynamic import: an `import()` esbuild left
 // in place (a Node built-in or an external library) would fail only when its command runs. Refused here instead.
 for (const file of [outfile, helpOutfile, path.join(root, "dist", "twinlock-hook.cjs")]) {
@@ -198,30 +204,47 @@ for (const file of [outfile, helpOutfile, path.join(root, "dist", "twinlock-hook
     process.exit(1);
   }
 }
-// One run of the demo writes the CLI bundle's cache, one `--help` the help bundle's (it builds the whole command table
-// and prints the program's help). A run that does not finish in time is stopped and tried once more; without a cache
-// twinlock still works (it compiles as it goes), so a build never fails for want of one.
-// The runs work in their own temporary folder, removed here whatever happens to them (a killed one cannot clean up).
+// One run of the demo writes the CLI bundle's cache (for any command), one `--help` the help bundle's (it builds the
+// whole command table and prints the program's help). Then the demo runs again with each step a process of its own,
+// and each writes its command's cache (and adds to it, when the command comes again): a command the demo runs loads
+// only what it compiles, a fraction of the whole, and starts sooner. A run that does not finish in time is stopped
+// and tried once more; without a cache twinlock still works (it compiles as it goes), so a build never fails for want
+// of one. The runs work in their own temporary folder, removed here whatever happens to them (a killed one cannot
+// clean up).
 const scratch = mkdtempSync(path.join(tmpdir(), "twinlock-build-"));
 try {
-  writeCodeCache(scratch, cache, ["demo"], 120_000);
-  writeCodeCache(scratch, helpCache, ["--help"], 60_000);
+  writeCodeCache(scratch, "all", ["demo"], 120_000);
+  writeCodeCache(scratch, "all", ["--help"], 60_000);
+  writeCodeCache(scratch, "command", ["demo", "--processes"], 240_000);
+  // The outer demo of that run wrote a cache of the demo's own loop alone: the whole demo's serves `twinlock demo` better.
+  for (const name of readdirSafe(path.join(root, "dist")))
+    if (/^twinlock\.cjs\.[0-9a-f]+\.demo\.cache$/.test(name)) rmSync(path.join(root, "dist", name));
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
 
-/** Run `twinlock ARGS` so that it writes `cacheFile` as it exits; on failure, try once more, then go on without it. */
-function writeCodeCache(scratch, cacheFile, args, timeoutMs) {
-  const what = `the \`twinlock ${args.join(" ")}\` run that writes ${path.relative(root, cacheFile)}`;
+function readdirSafe(dir) {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Run `twinlock ARGS` so that it writes its code cache as it exits (`which`: "all", the bundle's cache for any
+ * command, or "command", its command's own); on failure, try once more, then go on without it.
+ */
+function writeCodeCache(scratch, which, args, timeoutMs) {
+  const what = `the \`twinlock ${args.join(" ")}\` run that writes ${which === "all" ? "the bundle's code cache" : "each command's code cache"}`;
   for (let attempt = 1; ; attempt++) {
     const run = spawnSync(process.execPath, [path.join(root, "bin", "twinlock.cjs"), ...args], {
-      env: { ...process.env, TWINLOCK_WRITE_CODE_CACHE: cacheFile, NO_COLOR: "1", TMPDIR: scratch },
+      env: { ...process.env, TWINLOCK_WRITE_CODE_CACHE: which, NO_COLOR: "1", TMPDIR: scratch },
       encoding: "utf8",
       timeout: timeoutMs,
       killSignal: "SIGKILL",
     });
     if (run.status === 0) break;
-    rmSync(cacheFile, { force: true });
     const why = run.signal
       ? `stopped by ${run.signal}${run.signal === "SIGKILL" ? ` after ${timeoutMs / 1000} s` : ""}`
       : `exit ${run.status}`;

@@ -446,6 +446,7 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .command("demo")
     .description("walk the whole gate on the bundled example suite in a temporary folder")
     .option("--keep", "keep the temporary folder and print its path")
+    .option("--processes", "run each step as a twinlock process of its own, as typed in a shell")
     .option("--serve", "set the example up for the browser (a frozen revision, an enrolment link, an agent token) and run the gate server")
     .option("--listen <host:port>", "with --serve: where the server listens (default 127.0.0.1:7420)")
     .option("--dir <dir>", "with --serve: the folder to set up in (default: a new temporary one, kept)")

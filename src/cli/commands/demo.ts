@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,7 +18,7 @@ export const EXAMPLE_SUITE = path.join(PACKAGE_ROOT, "examples", "suite");
  * its real output, including the refusals. The suite requires signed
  * receipts, so the demo makes reviewer keys first and lists them in the copy.
  */
-export async function runDemo(options: CommonOptions & { keep?: boolean }): Promise<CommandResult> {
+export async function runDemo(options: CommonOptions & { keep?: boolean; processes?: boolean }): Promise<CommandResult> {
   const s = makeStyle(!options.json && colourEnabled());
   const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-demo-"));
   const home = process.cwd();
@@ -29,8 +30,16 @@ export async function runDemo(options: CommonOptions & { keep?: boolean }): Prom
     const shown = args.map((a) => (/^[A-Za-z0-9_./:=@%,+-]+$/.test(a) ? a : `"${a}"`)).join(" ");
     say(`\n${s.bold(`$ twinlock ${shown}`)}`);
     let captured = "";
-    const io = { stdout: (t: string) => (captured += t), stderr: (t: string) => (captured += t) };
-    const code = await main(args, io);
+    let code: number;
+    if (options.processes) {
+      // As typed in a shell: a process of its own, which knows only what the gate home and the files hold.
+      const child = spawnSync(process.execPath, [path.join(PACKAGE_ROOT, "bin", "twinlock.cjs"), ...args], { encoding: "utf8" });
+      captured = `${child.stdout ?? ""}${child.stderr ?? ""}`;
+      code = child.status ?? 2;
+    } else {
+      const io = { stdout: (t: string) => (captured += t), stderr: (t: string) => (captured += t) };
+      code = await main(args, io);
+    }
     say(captured.trimEnd());
     if (code !== 0) say(s.dim(`(exit ${code})`));
     steps.push({ command: `twinlock ${shown}`, exit: code });
