@@ -48,8 +48,12 @@ export function isReceiptSigner(key: ReceiptKey): key is ReceiptSigner {
  * another run, revision or pair.
  */
 export function receiptSigningBytes(receipt: object): Buffer {
+  return Buffer.from(receiptSigningText(receipt), "utf8");
+}
+
+function receiptSigningText(receipt: object): string {
   const { signature: _s, consumed_at: _c, ...body } = receipt as Record<string, unknown>;
-  return Buffer.from(RECEIPT_SIGNING_DOMAIN + canonicalJson(body), "utf8");
+  return RECEIPT_SIGNING_DOMAIN + canonicalJson(body);
 }
 
 /** Sign a receipt with an Ed25519 private key, as `signer`. */
@@ -62,11 +66,24 @@ export function signReceipt<R extends object>(receipt: R, key: KeyObject, signer
 export function verifyReceiptSignature(receipt: { signature?: ReceiptSignature }): boolean {
   const s = receipt.signature;
   if (!s || s.kind !== undefined) return false;
+  // One decision judges a receipt several times (before the lock, under it, in the run's own check): the answer for
+  // these exact bytes, key and signature is worked out once.
+  const text = receiptSigningText(receipt);
+  const asked = `${s.public_key}\n${s.value}\n${text}`;
+  const known = VERIFIED.get(asked);
+  if (known !== undefined) return known;
   const key = parsePublicKeyLine(s.public_key);
-  if (!key) return false;
-  try {
-    return verify(null, receiptSigningBytes(receipt), key, Buffer.from(s.value, "base64"));
-  } catch {
-    return false;
-  }
+  let ok = false;
+  if (key)
+    try {
+      ok = verify(null, Buffer.from(text, "utf8"), key, Buffer.from(s.value, "base64"));
+    } catch {
+      ok = false;
+    }
+  if (VERIFIED.size >= 10_000) VERIFIED.clear();
+  VERIFIED.set(asked, ok);
+  return ok;
 }
+
+/** Answers of `verifyReceiptSignature`, by public key, signature and signed text (everything the answer depends on). */
+const VERIFIED = new Map<string, boolean>();
