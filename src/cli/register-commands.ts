@@ -205,7 +205,10 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .argument("<planner>", "planner ID")
     .requiredOption("--result <result>", "verified, failed, rolled_back or abandoned")
     .option("--residual <text>", "what is left undone (required before execution)")
-    .option("--changed-files <file>", "after execution: the changed files, one path per line relative to the current folder")
+    .option(
+      "--changed-files <file>",
+      "after execution: the changed files, one path per line relative to the git checkout's top folder (else the current folder)",
+    )
     .option("--git-range <A..B>", "after execution: the changed files are git diff --name-only A..B (digests at B)")
     .option("--criterion <id=result:cmd>", "a verification result, e.g. C1=passed:'npm test' (repeat per criterion)", collect, [])
     .option("--actor <name>", "who closes")
@@ -253,7 +256,10 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
       "--trust <file>",
       "reviewers file (twinlock.yaml-shaped) from the protected base branch (default: twinlock.yaml at the checkout root)",
     )
-    .option("--changed-files <file>", "the changed files, one path per line relative to the current folder")
+    .option(
+      "--changed-files <file>",
+      "the changed files, one path per line relative to the git checkout's top folder (else the current folder)",
+    )
     .option("--git-range <A..B>", "the changed files are git diff --name-only A..B; the trust file is read from commit A")
     .option("--summary <file>", "also write the report as Markdown (e.g. $GITHUB_STEP_SUMMARY)")
     .action(async (run, opts) => sink(await (await import("./commands/verify.js")).runVerify(run, opts)));

@@ -41,6 +41,19 @@ export function gitTopLevel(cwd: string): string {
   return git(cwd, ["rev-parse", "--show-toplevel"]).toString("utf8").trim();
 }
 
+/**
+ * Where changed paths are taken from: the top folder of the git checkout
+ * `cwd` is in (the paths git and a plan's targets use, wherever in the
+ * checkout the command runs), else `cwd` itself.
+ */
+export function checkoutRoot(cwd: string): string {
+  try {
+    return gitTopLevel(cwd);
+  } catch {
+    return cwd;
+  }
+}
+
 /** The files changed between two commits (`git diff --name-only A..B`), each with the sha256 of its bytes at B (null: deleted). */
 export function changedFilesInRange(cwd: string, range: string): ChangedFile[] {
   const { from, to } = parseGitRange(range);
@@ -64,8 +77,9 @@ export function changedFilesInRange(cwd: string, range: string): ChangedFile[] {
 
 /**
  * The changed files a list file names, one POSIX path per line relative to
- * `root` (blank lines and `#` comments skipped), each with the sha256 of the
- * file under `root` now (null when it is gone: a deletion).
+ * `root` (see `checkoutRoot`; blank lines and `#` comments skipped), each
+ * with the sha256 of the file under `root` now (null when it is gone: a
+ * deletion).
  */
 export function changedFilesFromList(listFile: string, root: string): ChangedFile[] {
   let text: string;
@@ -88,7 +102,7 @@ export function changedFilesFromList(listFile: string, root: string): ChangedFil
   return paths.map((p) => {
     const rel = p.replace(/^\.\//, "");
     if (rel.includes("\0") || path.posix.isAbsolute(rel) || rel.split("/").includes(".."))
-      throw new UsageError(`--changed-files ${listFile} names ${JSON.stringify(p)}; give paths relative to the checkout, without ..`);
+      throw new UsageError(`--changed-files ${listFile} names ${JSON.stringify(p)}; give paths relative to ${root}, without ..`);
     let sha256: string | null = null;
     try {
       sha256 = sha256Of(readFileSync(path.join(root, ...rel.split("/"))));

@@ -1,4 +1,4 @@
-import { changedFilesFromList, changedFilesInRange, gitTopLevel } from "../../conformance/changed-files.js";
+import { changedFilesFromList, changedFilesInRange, checkoutRoot, gitTopLevel } from "../../conformance/changed-files.js";
 import type { CriterionEvidence } from "../../conformance/check-conformance.js";
 import { UsageError } from "../../errors/errors.js";
 import { approveApply } from "../../gate/approve-apply.js";
@@ -102,7 +102,9 @@ export async function runClose(
     throw new UsageError("give the changed files once: --changed-files FILE or --git-range A..B, not both");
   const criteria = (o.criterion ?? []).map(parseCriterionEvidence);
   const recorded = o.changedFiles !== undefined || o.gitRange !== undefined || criteria.length > 0;
-  const root = o.gitRange !== undefined ? gitTopLevel(process.cwd()) : process.cwd();
+  // Listed or from git, changed paths are the checkout's (relative to its top folder), as a plan's targets are.
+  const root =
+    o.gitRange !== undefined ? gitTopLevel(process.cwd()) : o.changedFiles !== undefined ? checkoutRoot(process.cwd()) : process.cwd();
   const r = await closeWorkflow({
     run: runFile,
     store: storeOption(o),
@@ -129,7 +131,8 @@ export async function runClose(
     `${r.workflow.planner}: ${r.workflow.state} (${res?.outcome})${res?.residual ? `, residual: ${res.residual}` : ""}`,
     ...(res?.execution && c
       ? [
-          `executed: ${res.execution.changed_files.length} files changed, ${res.execution.criteria.length} criteria results recorded`,
+          `executed: ${res.execution.changed_files.length} files changed, ${res.execution.criteria.length} criteria results recorded${o.changedFiles !== undefined || o.gitRange !== undefined ? ` (paths from ${root})` : ""}`,
+          ...res.execution.changed_files.filter((f) => f.sha256 === null).map((f) => `deleted: ${f.path} (not in ${root})`),
           ...c.actions_not_done.map((a) => `not done: action ${a} (no changed file in its target)`),
           ...c.files_outside_plan.map((f) => `outside the plan: ${f} (in no action's target)`),
           ...c.criteria_without_evidence.map((x) => `no evidence: criterion ${x}`),
