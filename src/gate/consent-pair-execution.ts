@@ -1,4 +1,5 @@
 import { RefusalError } from "../errors/errors.js";
+import { frozenActionIds } from "../home/frozen-records.js";
 import { parseDuration } from "../input/parse-input.js";
 import { describeNextStep, nextStepData } from "../run/next-step.js";
 import { legalNextStep, requireTransition, requireWorkflow } from "../run/refuse-transition.js";
@@ -9,6 +10,7 @@ import { distinctApprovers } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import type { ReceiptKey } from "../trust/sign-receipt.js";
+import { requireScopeInPlan } from "./action-scope.js";
 import { consentQuestion } from "./consent-question.js";
 import { executorDigest, gatherPinned, requireShownExecutor } from "./load-run-suite.js";
 import { requireCurrentHash } from "./review-pair-plan.js";
@@ -85,6 +87,13 @@ export async function consentPairExecution(input: ConsentInput): Promise<{ run: 
         );
       }
       requireCurrentHash(wf, input.handoffHash, "record execution consent", input.run);
+      if (input.approve)
+        requireScopeInPlan(
+          settings.actions,
+          frozenActionIds(input.store.home, handoff.files, pinned.handoffFormat),
+          wf.planner,
+          "record execution consent",
+        );
       const review = wf.reviews[wf.reviews.length - 1];
       if (review?.decision !== "approved" || review.handoff_hash !== handoff.hash || review.revision !== handoff.revision) {
         throw new RefusalError(

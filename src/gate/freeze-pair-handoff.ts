@@ -9,6 +9,7 @@ import type { LoadedRun } from "../store/run-file.js";
 import { handoffPathOf, type RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
+import { requireScopeInPlan } from "./action-scope.js";
 import { gatherPinned } from "./load-run-suite.js";
 
 export interface FreezeInput {
@@ -53,7 +54,7 @@ export interface FreezeResult {
 export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResult> {
   const runDir = input.store.runFolder(input.run);
   // Gather first: the run, its pinned suite and the frozen copy; then decide under the locks.
-  const { workflow: wf0, pinned } = await gatherPinned(input.store, input.run, input.planner);
+  const { run: run0, workflow: wf0, pinned } = await gatherPinned(input.store, input.run, input.planner);
   requireTransition(input.run, wf0, "handoff_frozen", "freeze the handoff");
   const dirGiven = input.handoffDir ?? (wf0.handoff ? handoffPathOf(input.store, input.run, wf0.handoff.dir) : undefined);
   if (!dirGiven) throw new UsageError(`no handoff folder: pass --handoff DIR the first time you freeze ${wf0.planner}`);
@@ -70,6 +71,13 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
         { problems: readiness.problems },
       );
     }
+    // The scope is fixed when the run begins: the plan must hold every action it names.
+    requireScopeInPlan(
+      run0.state.settings.actions,
+      readiness.model.actions.map((a) => a.id),
+      wf0.planner,
+      "freeze the handoff",
+    );
     if (input.handoffHash !== undefined && input.handoffHash !== snapshot.hash) {
       throw new RefusalError(
         `--handoff-hash ${input.handoffHash} does not match the handoff: twinlock computed ${snapshot.hash}; the files changed or the hash is for another version`,

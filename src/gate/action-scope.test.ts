@@ -1,0 +1,44 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { RefusalError } from "../errors/errors.js";
+import { runCli } from "../test-support/run-cli.js";
+import { driveTo, makeGateRun, PLANNER, removeGateRuns, workflowOf } from "../test-support/run-fixture.js";
+import { requireScopeInPlan } from "./action-scope.js";
+
+afterAll(removeGateRuns);
+
+describe("the run's action scope and the plan", () => {
+  it("a freeze is refused when the scope set at init-run names an action the plan does not hold, and nothing is frozen", async () => {
+    const g = makeGateRun();
+    await expect(driveTo(g, "plan_review_pending", { actions: ["A1", "A9"] })).rejects.toThrow(
+      /cannot freeze the handoff: the run's action scope names \+ACTION:A9, which MD-29's plan does not hold \(its actions: \+ACTION:A1, \+ACTION:A2\); add it to the plan and freeze again, or start a new run whose --actions name the plan's actions \(or all\)/,
+    );
+    expect(workflowOf(g).state).toBe("investigating");
+    expect(workflowOf(g).handoff).toBeNull();
+  });
+
+  it("a scope within the plan, or all of it, freezes and goes on to consent", async () => {
+    for (const actions of [["A1"], "all"] as const) {
+      const g = makeGateRun();
+      await driveTo(g, "dry_run_ready", { actions: actions === "all" ? "all" : [...actions] });
+      expect(workflowOf(g).state).toBe("dry_run_ready");
+    }
+  });
+
+  it("is refused through the CLI with exit 1 and one line naming the missing action", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "investigating", { actions: ["ACTION-9"] });
+    const r = await runCli(["freeze-pair-handoff", g.runFile, PLANNER, "--handoff", g.handoff, "--home", g.home]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("names +ACTION:ACTION-9, which MD-29's plan does not hold");
+  });
+
+  it("requireScopeInPlan passes all, and a scope inside the plan; refuses anything outside it, naming each missing action", () => {
+    expect(() => requireScopeInPlan("all", [], PLANNER, "x")).not.toThrow();
+    expect(() => requireScopeInPlan(["A1"], ["A1", "A2"], PLANNER, "x")).not.toThrow();
+    expect(() => requireScopeInPlan(["A1", "A3", "A4"], ["A1"], PLANNER, "record execution consent")).toThrow(RefusalError);
+    expect(() => requireScopeInPlan(["A3", "A4"], [], PLANNER, "record execution consent")).toThrow(
+      /names \+ACTION:A3, \+ACTION:A4, which MD-29's plan does not hold \(its actions: none\); add them to the plan/,
+    );
+  });
+});

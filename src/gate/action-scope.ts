@@ -1,0 +1,20 @@
+import { RefusalError } from "../errors/errors.js";
+
+/**
+ * Throw unless every action the run's scope names is an action of the plan
+ * (`planActions`, the frozen plan's +ACTION IDs). A scope set when the run
+ * began (`init-run --actions`) can name an action the plan never holds: a
+ * person would be asked to consent to work that is not in the plan, and no
+ * admission could ever run it. Refused at the freeze, so the planner fixes
+ * the plan (or a new run names the plan's actions), and again at consent.
+ */
+export function requireScopeInPlan(scope: "all" | readonly string[], planActions: readonly string[], planner: string, what: string): void {
+  if (scope === "all") return;
+  const missing = scope.filter((a) => !planActions.includes(a));
+  if (missing.length === 0) return;
+  const named = missing.map((a) => `+ACTION:${a}`).join(", ");
+  throw new RefusalError(
+    `cannot ${what}: the run's action scope names ${named}, which ${planner}'s plan does not hold (its actions: ${planActions.length > 0 ? planActions.map((a) => `+ACTION:${a}`).join(", ") : "none"}); add ${missing.length === 1 ? "it" : "them"} to the plan and freeze again, or start a new run whose --actions name the plan's actions (or all)`,
+    { code: "SCOPE_NOT_IN_PLAN", missing },
+  );
+}
