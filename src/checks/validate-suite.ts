@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { type Diagnostic, sortDiagnostics } from "../diagnostics/diagnostic.js";
+import { naturalCompare } from "../input/natural-order.js";
 import type { Suite } from "../suite/load-suite.js";
 import { configKeyPosition } from "../suite/load-suite.js";
 import { PROMPT_ROLES } from "../suite/prompt.js";
@@ -81,7 +82,10 @@ export function validateSuite(suite: Suite, options: { expectPairs?: number; bod
     roles,
     genuinePairs: pairs.length,
     declaredPairs: declared ?? null,
-    pairs: pairs.map((t) => ({ planner: t.planner.id, executor: t.executor.id, executorTitle: t.executor.title ?? null })),
+    // In natural ID order (MD-8 before MD-27 before MD-100), as a person reads them.
+    pairs: pairs
+      .map((t) => ({ planner: t.planner.id, executor: t.executor.id, executorTitle: t.executor.title ?? null }))
+      .sort((a, b) => naturalCompare(a.planner, b.planner)),
     refusalJudgements: refusal.judged,
     errors: sorted.filter((d) => d.severity === "error").length,
     warnings: sorted.filter((d) => d.severity === "warning").length,

@@ -634,5 +634,12 @@ describe("validate's pair list", () => {
     });
     const run = await validate(root);
     expect(run.stdout).toContain("pairs      4 genuine (declared 4): MD-9→MD-8 MD-10→MD-11 MD-12→MD-13 MD-101→MD-102");
+    const json = await runCli(["validate", "--suite", root, "--json"]);
+    expect((JSON.parse(json.stdout) as { pairs: Array<{ planner: string }> }).pairs.map((p) => p.planner)).toEqual([
+      "MD-9",
+      "MD-10",
+      "MD-12",
+      "MD-101",
+    ]);
   });
 });

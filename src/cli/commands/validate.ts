@@ -1,6 +1,5 @@
 import { validateSuite } from "../../checks/validate-suite.js";
 import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
-import { naturalCompare } from "../../input/natural-order.js";
 import { parseCount } from "../../input/parse-input.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
@@ -41,8 +40,8 @@ const LISTED_PAIRS = 40;
 
 function listPairs(pairs: ReadonlyArray<{ planner: string; executor: string }>): string {
   if (pairs.length === 0) return "none";
-  const sorted = [...pairs].sort((a, b) => naturalCompare(a.planner, b.planner));
-  const shown = sorted.slice(0, LISTED_PAIRS).map((p) => `${p.planner}→${p.executor}`);
-  const more = sorted.length - shown.length;
+  // The report lists them in natural ID order already.
+  const shown = pairs.slice(0, LISTED_PAIRS).map((p) => `${p.planner}→${p.executor}`);
+  const more = pairs.length - shown.length;
   return more > 0 ? `${shown.join(" ")} … and ${more} more (all with --json)` : shown.join(" ");
 }
