@@ -429,5 +429,20 @@ describe("log", () => {
     const log = await runCli(["log", g.runFile]);
     expect(log.stdout).toMatch(/ stop_resolved {6}\S+ +!STOP:db-freeze\n/);
     expect(log.stdout).toMatch(/ admitted {11}executor-agent +MD-29→MD-30 {2}rev 1/);
+    expect(log.code).toBe(0);
+  });
+
+  it("names the pair on a close, and exits 1 (still showing every event) when the chain is broken", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "closed", { closedVia: "abandoned" });
+    const log = await runCli(["log", g.runFile]);
+    expect(log.stdout).toMatch(/ closed {13}\S+ +MD-29→MD-30 /);
+    const file = JSON.parse(readFileSync(g.runFile, "utf8"));
+    file.events[1].actor = "someone-else";
+    writeFileSync(g.runFile, JSON.stringify(file));
+    const broken = await runCli(["log", g.runFile]);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/chain BROKEN at event/);
+    expect(broken.stdout.split("\n").filter((l) => /^ +\d+ {2}/.test(l))).toHaveLength(file.events.length);
   });
 });

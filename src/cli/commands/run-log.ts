@@ -11,11 +11,14 @@ import { storeOption, usesTeamStore } from "../home-option.js";
 export async function runLog(runFile: string, o: CommonOptions): Promise<CommandResult> {
   const file = usesTeamStore(o) ? await storeOption(o).readUnverified(runFile) : readRunFileUnverified(runFile);
   const actorWidth = Math.min(24, Math.max(8, ...file.events.map((e) => e.actor.length)));
+  // Each planner's executor as the receipts name it, so every line of a pair (an admission, a close) shows both.
+  const executorOf = new Map<unknown, string>();
   const lines = file.events.map((e) => {
     const d = e.data as Record<string, unknown>;
     const receipt = d.receipt as Record<string, unknown> | undefined;
-    // A line with a receipt names the pair, so an admission shows the executor it let in.
-    const pair = d.planner !== undefined && typeof receipt?.executor === "string" ? `${d.planner}→${receipt.executor}` : d.planner;
+    if (d.planner !== undefined && typeof receipt?.executor === "string") executorOf.set(d.planner, receipt.executor);
+    const executor = executorOf.get(d.planner);
+    const pair = d.planner !== undefined && executor !== undefined ? `${d.planner}→${executor}` : d.planner;
     const reason = d.reason ?? receipt?.reason;
     const bits = [
       pair,
@@ -34,7 +37,8 @@ export async function runLog(runFile: string, o: CommonOptions): Promise<Command
   lines.push(
     chain.ok ? `chain ok: ${file.events.length} events, head ${file.head}` : `chain BROKEN at event ${chain.seq}: ${chain.reason}`,
   );
-  return { exitCode: 0, text: lines.join("\n"), json: { ok: chain.ok, head: file.head, events: file.events } };
+  // A broken chain is shown, and fails the command as verify-log does: a script reading the log must not take it as sound.
+  return { exitCode: chain.ok ? 0 : 1, text: lines.join("\n"), json: { ok: chain.ok, head: file.head, events: file.events } };
 }
 
 /**
