@@ -19,6 +19,7 @@ import {
   EXECUTOR,
   editPrompt,
   freeze,
+  frozenHash,
   type GateRun,
   handEditRun,
   homeOf,
@@ -764,6 +765,42 @@ describe("an executor that declares dry_run_required", () => {
     expect(after.next_command).toMatch(/^twinlock admit /);
     const verified = await runCli(["verify-receipts", g.runFile, "--home", homeOf(g).dir]);
     expect(verified.stdout).toMatch(/dry_run_result passed by executor-agent/);
+  });
+
+  it("the consent's printed next step, and a failed dry run's, is the dry run (not an admission that would be refused)", async () => {
+    const g = makeGateRun({ copySuite: true });
+    editPrompt(g.suite, "debugging/md-30-debugging-executor.md", (t) =>
+      t.replace("exact_twin_only: true", "exact_twin_only: true\ndry_run_required: true"),
+    );
+    await driveTo(g, "execution_consent_pending", { mode: "APPLY_SAFE" });
+    const consent = await runCli([
+      "consent-pair-execution",
+      g.runFile,
+      PLANNER,
+      "--approve",
+      "--handoff-hash",
+      frozenHash(g),
+      "--user",
+      "alice",
+      "--home",
+      homeOf(g).dir,
+    ]);
+    expect(consent.code, consent.output).toBe(0);
+    expect(consent.stdout).toMatch(/^next: twinlock dry-run \S+ MD-30 --checkout DIR$/m);
+    await dryRun(g);
+    const failed = await runCli([
+      "dry-run-result",
+      g.runFile,
+      EXECUTOR,
+      "--result",
+      "failed",
+      "--note",
+      "the migration timed out",
+      "--home",
+      homeOf(g).dir,
+    ]);
+    expect(failed.code, failed.output).toBe(0);
+    expect(failed.stdout).toMatch(/^next: twinlock dry-run \S+ MD-30 --checkout DIR$/m);
   });
 
   it("needs no dry run in DRAFT_ONLY, and a dry-run result needs an open dry run", async () => {

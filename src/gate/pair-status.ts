@@ -60,11 +60,7 @@ export async function pairStatusFromRun(
   }
   if (!handoffChanged && wf.state === "dry_run_ready" && dryRunStillNeeded(home, run.state, wf)) next = dryRunStep(runFile, wf);
   const signing = signingHint(home, run.state.suite);
-  if (
-    signing &&
-    (next.operation === "review-pair-plan" || next.operation === "consent-pair-execution" || next.operation === "approve-apply")
-  )
-    next = withKeyOption(next);
+  if (signing && next.operation !== null && SIGNED_OPERATIONS.has(next.operation)) next = withKeyOption(next);
   return {
     planner: wf.planner,
     executor: wf.executor,
@@ -84,6 +80,16 @@ export async function pairStatusFromRun(
     source: "run",
   };
 }
+
+/** The steps that record a signed receipt on a suite that requires them (a freeze with the planner's freeze key). */
+export const SIGNED_OPERATIONS = new Set([
+  "freeze-pair-handoff",
+  "review-pair-plan",
+  "consent-pair-execution",
+  "approve-apply",
+  "dry-run-result",
+  "resolve-stop",
+]);
 
 /** States in which a frozen handoff must still hash to its frozen value. */
 const REHASHED_STATES = new Set<State>(["plan_review_pending", "execution_consent_pending", "approval_pending", "dry_run_ready"]);

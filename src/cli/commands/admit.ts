@@ -1,5 +1,6 @@
 import { UsageError } from "../../errors/errors.js";
 import { admit, recordDryRunResult } from "../../gate/admit.js";
+import { pairStatusFromRun } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { cleanText } from "../../input/clean-text.js";
 import { parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
@@ -93,15 +94,21 @@ export async function runDryRunResult(
   if (o.result !== "passed" && o.result !== "failed") throw new UsageError(`--result ${o.result} is not one of passed, failed`);
   const note = parseText(o.note, "--note");
   if (!note.trim()) throw new UsageError("--note must say what the dry run showed");
+  const store = storeOption(o);
   const r = await recordDryRunResult({
     run: runFile,
-    store: storeOption(o),
+    store,
     executor: parsePromptId(executor, "executor"),
     result: o.result,
     note,
     actor: o.actor === undefined ? undefined : resolveActor(o.actor),
     key: keyOption(o.key),
   });
-  const text = `recorded dry run ${o.result} for ${executor} on revision ${r.workflow.revision} by ${r.receipt.by}${r.receipt.signature ? " (signed)" : ""}${o.result === "passed" ? `\nnext: twinlock admit ${shellQuote(runFile)} ${executor}` : ""}`;
+  // After a failed dry run the one legal step is pair-status's (another dry run of this revision, or a revised plan).
+  const next =
+    o.result === "passed"
+      ? `twinlock admit ${shellQuote(runFile)} ${executor}`
+      : (await pairStatusFromRun(store, runFile, r.workflow.planner)).next_command;
+  const text = `recorded dry run ${o.result} for ${executor} on revision ${r.workflow.revision} by ${r.receipt.by}${r.receipt.signature ? " (signed)" : ""}${next ? `\nnext: ${next}` : ""}`;
   return { exitCode: 0, text, json: { ok: true, result: o.result, dry_runs: r.workflow.dry_runs } };
 }

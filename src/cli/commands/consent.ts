@@ -1,5 +1,6 @@
 import { UsageError } from "../../errors/errors.js";
 import { consentPairExecution } from "../../gate/consent-pair-execution.js";
+import { pairStatusFromRun } from "../../gate/pair-status.js";
 import { parseDuration, parseHashOption, parseName, parsePromptId } from "../../input/parse-input.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -12,9 +13,10 @@ export async function runConsent(
   o: CommonOptions & { approve?: boolean; decline?: boolean; handoffHash?: string; user?: string; key?: string; expiresIn?: string },
 ): Promise<CommandResult> {
   if (o.approve === o.decline) throw new UsageError("give exactly one of --approve or --decline");
+  const store = storeOption(o);
   const r = await consentPairExecution({
     run: runFile,
-    store: storeOption(o),
+    store,
     planner: parsePromptId(id, "planner"),
     approve: o.approve === true,
     handoffHash: o.handoffHash === undefined ? undefined : parseHashOption(o.handoffHash),
@@ -33,11 +35,10 @@ export async function runConsent(
       : []),
     ...(c.decision === "approved" ? [`  authorized_execution_prompt_ids: ${r.run.state.authorized_execution_prompt_ids.join(", ")}`] : []),
     `state: ${w.state}`,
-    ...(w.state === "dry_run_ready"
-      ? [`next: twinlock admit ${runFile} ${w.executor}`]
-      : w.state === "approval_pending"
-        ? [`next: twinlock approve-apply ${runFile} ${w.planner} --key FILE   (a person's key with the apply right)`]
-        : []),
+    // The one legal next step as pair-status gives it (a dry run first when the executor requires one, --key where a receipt is signed).
+    ...(w.state === "dry_run_ready" || w.state === "approval_pending"
+      ? [`next: ${(await pairStatusFromRun(store, runFile, w.planner, new Date(), r.run)).next_command}`]
+      : []),
   ].join("\n");
   return {
     exitCode: 0,

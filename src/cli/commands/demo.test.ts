@@ -80,6 +80,14 @@ describe("twinlock demo", () => {
     expect(step("verify-log run.json")).toMatch(/ok: \d+ events, chain intact, state equals the replay/);
   });
 
+  it("prints next steps a person can run as shown: each freeze, review and consent on this signing suite names --key", () => {
+    const nexts = demo.stdout.split("\n").filter((l) => l.startsWith("next: "));
+    expect(nexts).toContain("next: twinlock freeze-pair-handoff run.json MD-29 --handoff DIR --key FILE");
+    expect(nexts).toContain("next: revise the handoff, then: twinlock freeze-pair-handoff run.json MD-29 --key FILE");
+    for (const line of nexts.filter((l) => /twinlock (freeze-pair-handoff|review-pair-plan|consent-pair-execution|resolve-stop) /.test(l)))
+      expect(line).toContain("--key FILE");
+  });
+
   it("removes its temporary folder", () => {
     const dir = /working in (\/\S+?)[;,]/.exec(demo.stdout)?.[1];
     expect(dir).toBeTruthy();

@@ -1,5 +1,6 @@
 import { UsageError } from "../../errors/errors.js";
 import { EXECUTING_MODES, initRun } from "../../gate/init-run.js";
+import { pairStatusFromRun } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseCount, parseMode, parseName, parsePromptId } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
@@ -34,9 +35,10 @@ export async function runInitRun(runFile: string, o: InitRunOptions): Promise<Co
   if (o.mode !== undefined && !(EXECUTING_MODES as readonly string[]).includes(o.mode)) {
     throw new UsageError(`--mode ${o.mode} is not a mode a run executes in; use one of ${EXECUTING_MODES.join(", ")}`);
   }
+  const store = storeOption(o);
   const run = await initRun({
     run: runFile,
-    store: storeOption(o),
+    store,
     suiteRoot: findSuiteRoot({ suite: o.suite }),
     planners,
     mode: o.mode === undefined ? undefined : parseMode(o.mode),
@@ -51,7 +53,7 @@ export async function runInitRun(runFile: string, o: InitRunOptions): Promise<Co
     `created ${runFile} (${s.run_id})`,
     ...pairs.map((p) => `  pair ${p}: investigating`),
     `  mode ${s.settings.mode}, environment ${s.settings.environment}, actions ${s.settings.actions === "all" ? "all" : s.settings.actions.join(",")}, budget ${s.settings.budget ?? "unlimited"}`,
-    `next: twinlock freeze-pair-handoff ${runFile} ${planners[0]} --handoff DIR`,
+    `next: ${(await pairStatusFromRun(store, runFile, planners[0] as string, new Date(), run)).next_command}`,
   ].join("\n");
   return { exitCode: 0, text, json: { ok: true, run: runFile, run_id: s.run_id, state: s } };
 }

@@ -1,5 +1,7 @@
+import { pairStatusFromRun } from "../../gate/pair-status.js";
 import { type ReviewDecision, reviewPairPlan } from "../../gate/review-pair-plan.js";
 import { parseHashOption, parseName, parsePromptId, parseText } from "../../input/parse-input.js";
+import { shellQuote } from "../../run/next-step.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
@@ -10,9 +12,10 @@ export async function runReview(
   id: string,
   o: CommonOptions & { decision: string; feedback?: string; handoffHash?: string; reviewer?: string; key?: string },
 ): Promise<CommandResult> {
+  const store = storeOption(o);
   const r = await reviewPairPlan({
     run: runFile,
-    store: storeOption(o),
+    store,
     planner: parsePromptId(id, "planner"),
     decision: o.decision as ReviewDecision,
     feedback: o.feedback === undefined ? undefined : parseText(o.feedback, "--feedback"),
@@ -21,12 +24,18 @@ export async function runReview(
     key: keyOption(o.key),
   });
   const w = r.workflow;
-  const next = {
-    plan_review_pending: `more approvals are required; another reviewer runs: twinlock review-pair-plan ${runFile} ${w.planner} --decision approved --handoff-hash ${r.receipt.handoff_hash} --key FILE`,
-    plan_revision_pending: `revise the handoff, then: twinlock freeze-pair-handoff ${runFile} ${w.planner}`,
-    execution_consent_pending: `twinlock pair-status ${runFile} ${w.planner}  (asks the consent question)`,
-    closed: "the workflow is closed without execution",
-  }[w.state as "plan_revision_pending"];
+  // The command lines come from pair-status's one legal next step, with --key where the suite signs receipts.
+  const legal = async () => (await pairStatusFromRun(store, runFile, w.planner, new Date(), r.run)).next_command;
+  const next =
+    w.state === "plan_review_pending"
+      ? `more approvals are required; another reviewer runs: ${await legal()}`
+      : w.state === "plan_revision_pending"
+        ? `revise the handoff, then: ${await legal()}`
+        : w.state === "execution_consent_pending"
+          ? `twinlock pair-status ${shellQuote(runFile)} ${w.planner}  (asks the consent question)`
+          : w.state === "closed"
+            ? "the workflow is closed without execution"
+            : undefined;
   const text = [
     `recorded review of ${w.planner} revision ${r.receipt.revision}: ${r.receipt.decision} by ${r.receipt.reviewer}${r.receipt.signature ? " (signed)" : ""}`,
     ...(r.receipt.feedback ? [`  feedback: ${r.receipt.feedback}`] : []),

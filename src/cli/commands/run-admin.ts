@@ -5,9 +5,11 @@ import { approveApply } from "../../gate/approve-apply.js";
 import { CLOSE_RESULTS, type CloseResult, closeWorkflow } from "../../gate/close-workflow.js";
 import { dryRunStep, dryRunStillNeeded } from "../../gate/dry-run-needed.js";
 import { raiseStop, resolveStop } from "../../gate/hard-stops.js";
+import { signingHint } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { folderRunStore } from "../../home/folder-run-store.js";
 import { parseName, parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
+import { shellQuote } from "../../run/next-step.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, storeOption } from "../home-option.js";
@@ -44,9 +46,10 @@ export async function runStop(
 ): Promise<CommandResult> {
   const reason = parseStopReason(o.reason);
   const workflow = o.workflow === undefined ? undefined : parsePromptId(o.workflow, "--workflow");
-  await raiseStop({
+  const store = storeOption(o);
+  const raised = await raiseStop({
     run: runFile,
-    store: storeOption(o),
+    store,
     reason,
     workflow,
     note: o.note === undefined ? undefined : parseText(o.note, "--note"),
@@ -54,7 +57,8 @@ export async function runStop(
   });
   return {
     exitCode: 0,
-    text: `recorded !STOP:${reason} on ${workflow ?? "the whole run"}; admission is refused until: twinlock resolve-stop ${runFile} --reason ${reason} --note TEXT`,
+    // Lifting a stop is a person's signed decision on a suite that requires signed receipts.
+    text: `recorded !STOP:${reason} on ${workflow ?? "the whole run"}; admission is refused until: twinlock resolve-stop ${shellQuote(runFile)} --reason ${reason} --note TEXT${signingHint(store.home, raised.state.suite) ? " --key FILE" : ""}`,
     json: { ok: true, reason, workflow: workflow ?? null },
   };
 }
