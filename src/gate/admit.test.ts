@@ -25,6 +25,7 @@ import {
   homeOf,
   makeGateRun,
   PLANNER,
+  pinForTest,
   removeGateRuns,
   review,
   runBytes,
@@ -584,39 +585,34 @@ describe("check 8: no unresolved !STOP on the run or the workflow", () => {
   });
 });
 
-describe("the pair check: the suite's pair metadata is unchanged since the run began", () => {
-  it("fails the pair and executor-file checks when the executor's title changes in the suite after init-run", async () => {
+describe("the pin check: the executor file is the one pinned, so an edit after the run began is refused", () => {
+  // Pinned prompt files are bound by their digest: any edit of the executor (its title, its requires, its canonical
+  // metadata) fails the pin check, and with the pinned policy unknown the trust checks fail closed too.
+  it.each([
+    ["its title", (t: string) => t.replace("title: Debugging fix executor", "title: Debugging fix executor (v2)")],
+    ["its requires list", (t: string) => t.replace("requires: [MD-29, MD-01]", "requires: [MD-29, MD-01, MD-02]")],
+    ["its canonical metadata", (t: string) => t.replace("reviewed_handoff_required: true", "reviewed_handoff_required: false")],
+  ])("fails the pin check when the executor's %s changes after init-run, naming the file and both digests", async (_what, edit) => {
     const g = makeGateRun({ copySuite: true });
     await driveTo(g, "dry_run_ready");
-    editPrompt(g.suite, "debugging/md-30-debugging-executor.md", (t) =>
-      t.replace("title: Debugging fix executor", "title: Debugging fix executor (v2)"),
+    editPrompt(g.suite, "debugging/md-30-debugging-executor.md", edit);
+    const s = await expectStop(g, [EXECUTOR], { trustMayFail: true });
+    expect(s.failed).toContain("pin");
+    expect(s.detail.pin).toMatch(
+      /MD-30's prompt file \(debugging\/md-30-debugging-executor\.md\) changed since suite \S+ was pinned \(pinned sha256:[0-9a-f]{64}, now sha256:[0-9a-f]{64}\); a person reviews the change and re-pins/,
     );
-    const s = await expectStop(g, [EXECUTOR]);
-    expect(s.failed).toEqual(["pair", "executor-file"]);
-    expect(s.detail.pair).toContain("the pairing changed");
-    expect(s.detail.pair).toContain("a changed pairing needs a new run");
   });
 
-  it("fails the pair and executor-file checks when the executor's requires list changes", async () => {
+  it("admits again once a person re-pins the edited suite and the plan is decided again", async () => {
     const g = makeGateRun({ copySuite: true });
     await driveTo(g, "dry_run_ready");
-    editPrompt(g.suite, "debugging/md-30-debugging-executor.md", (t) =>
-      t.replace("requires: [MD-29, MD-01]", "requires: [MD-29, MD-01, MD-02]"),
-    );
-    const s = await expectStop(g, [EXECUTOR]);
-    expect(s.failed).toEqual(["pair", "executor-file"]);
-  });
-
-  it("fails the pair, executor-file and 1 checks when canonical metadata is broken, so MD-29 no longer resolves to a twin", async () => {
-    const g = makeGateRun({ copySuite: true });
-    await driveTo(g, "dry_run_ready");
-    editPrompt(g.suite, "debugging/md-30-debugging-executor.md", (t) =>
-      t.replace("reviewed_handoff_required: true", "reviewed_handoff_required: false"),
-    );
-    const s = await expectStop(g, [EXECUTOR]);
-    expect(s.failed).toEqual(["1", "pair", "executor-file"]);
-    expect(s.detail["1"]).toContain("no longer resolves to an exact twin");
-    expect(s.detail.pair).toContain("does not resolve");
+    editPrompt(g.suite, "debugging/md-30-debugging-executor.md", (t) => t.replace("## ", "## Note\n\nEdited.\n\n## "));
+    expect((await expectStop(g, [EXECUTOR], { trustMayFail: true })).failed).toContain("pin");
+    await pinForTest(g.suite, true, homeOf(g));
+    // The executor digest bound by review and consent is of the old file: the decisions are asked again.
+    const s = await expectStop(g, [EXECUTOR], { trustMayFail: true });
+    expect(s.failed).not.toContain("pin");
+    expect(s.failed).toContain("executor-file");
   });
 });
 

@@ -18,6 +18,7 @@ import { personForKey } from "../trust/sign-as-reviewer.js";
 import { trustChecks } from "../trust/trust-checks.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { judgeRequestedExecutor, resolveExactTwin } from "../twin/resolve-exact-twin.js";
+import { declaresDryRun } from "./dry-run-needed.js";
 import { executorDigest, loadRunSuite } from "./load-run-suite.js";
 
 export interface AdmitInput {
@@ -64,6 +65,7 @@ interface Gathered {
   pinned: PinnedSuite | undefined;
   pinProblem: string | undefined;
   dryRunRequired: boolean;
+  executorModes: readonly Mode[] | undefined;
   rehash: AdmissionFacts["rehash"];
   frozenBytes: string[];
   actionIds: string[];
@@ -178,7 +180,8 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
   return {
     pinned,
     pinProblem,
-    dryRunRequired: wf !== undefined && pinned?.suite.byId.get(wf.executor)?.frontmatter.dry_run_required === true,
+    dryRunRequired: wf !== undefined && declaresDryRun(pinned?.suite.byId.get(wf.executor)),
+    executorModes: wf === undefined ? undefined : pinned?.suite.byId.get(wf.executor)?.allowedModes,
     // A finished pair admits nothing: its recorded folder is not read (an imported run's folder may name anything).
     rehash:
       wf?.handoff && wf.state !== "closed" && wf.state !== "failed"
@@ -233,6 +236,7 @@ function evaluate(
     executorDigestNow: g.executorDigestNow,
     untrustedStopLifts,
     dryRunRequired: g.dryRunRequired,
+    executorModes: g.executorModes,
     distrustDryRunResult: (r) => {
       const v = judgeReceiptTrust(r, "apply", config);
       return v.ok ? undefined : v.reason;

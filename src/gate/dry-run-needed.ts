@@ -3,6 +3,7 @@ import { loadPinnedSuite } from "../home/suite-pins.js";
 import { isApplyMode, passedDryRuns } from "../run/admission-checks.js";
 import { makeNextStep, type NextStep } from "../run/next-step.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
+import type { Prompt } from "../suite/prompt.js";
 
 /**
  * Whether `wf`'s executor still needs a passed dry run of the current
@@ -15,10 +16,20 @@ export function dryRunStillNeeded(home: GateHome, state: RunState, wf: Workflow)
   if (!isApplyMode(state.settings.mode) || passedDryRuns(wf).length > 0) return false;
   try {
     const pinned = loadPinnedSuite(home, state.suite, [wf.planner, wf.executor]);
-    return pinned.suite.byId.get(wf.executor)?.frontmatter.dry_run_required === true;
+    return declaresDryRun(pinned.suite.byId.get(wf.executor));
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether a prompt asks for a dry run first: `dry_run_required` is there and
+ * not `false`. Read failing closed: any other value (`yes`, a string) asks,
+ * though the gate refuses such a prompt before it gets here.
+ */
+export function declaresDryRun(prompt: Prompt | undefined): boolean {
+  const declared = prompt?.frontmatter.dry_run_required;
+  return declared !== undefined && declared !== false;
 }
 
 /** The next step when a dry run is still needed (see dryRunStillNeeded). */

@@ -31,6 +31,12 @@ export const PinSchema = z.strictObject({
   handoff_schemas: z.optional(z.record(z.string().check(z.maxLength(500)), sha)),
   /** Every genuine pair at pinning (planner → executor): a re-pairing needs a new pin. */
   pairs: z.record(z.string(), z.string()),
+  /**
+   * sha256 of each pair member's prompt file at pinning, by prompt ID: the planner and the executor a person reviewed
+   * are the files the gate runs, so an edit of either needs a new pin. Pins made before this field have none, and
+   * refuse every decision until a person re-pins.
+   */
+  prompts: z.optional(z.record(z.string(), sha)),
   allow_unsigned: z.boolean(),
   pinned_at: z.string(),
   pinned_by: z.string().check(z.maxLength(200)),
@@ -128,12 +134,26 @@ export async function pinSuite(
   if (trustProblem)
     throw new RefusalError(`cannot pin: ${formatDiagnostic(trustProblem)}; fix it (twinlock validate --suite ${given}) first`);
   if (configDigest(root) !== digest) throw new RefusalError(`${CONFIG_FILE} in ${root} changed while pinning; pin again`);
+  const pairs = pairsOf(suite);
+  // What the gate would refuse to run is not pinned either: a prompt file it cannot read as a prompt (a merge key, a
+  // link), and a pair member with a problem (a field it would read leniently).
+  const unreadable = suite.diagnostics.find((d) => BLOCKING_LOAD_PROBLEMS.test(d.code));
+  if (unreadable) throw new RefusalError(`cannot pin: ${formatDiagnostic(unreadable)}; fix it (twinlock validate --suite ${given}) first`);
+  for (const id of Object.entries(pairs).flat()) {
+    const problem = memberProblem(suite, id);
+    if (problem) throw new RefusalError(`cannot pin: ${problem}; fix it (twinlock validate --suite ${given}) first`);
+  }
   const pin: Pin = {
     suite_id: config.suite_id,
     root,
     config_sha256: digest,
     ...(schemas.length > 0 ? { handoff_schemas: Object.fromEntries(schemas.map((f) => [f.path, f.sha256])) } : {}),
-    pairs: pairsOf(suite),
+    pairs,
+    prompts: Object.fromEntries(
+      Object.entries(pairs)
+        .flat()
+        .map((id) => [id, promptFileDigest(suite, suite.byId.get(id) as Prompt)]),
+    ),
     allow_unsigned: !signing,
     pinned_at: (input.now ?? new Date()).toISOString(),
     pinned_by: by,
@@ -373,9 +393,51 @@ export function loadPinnedSuite(
       `suite ${policy.pin.suite_id} has a prompt file the gate cannot read as a prompt, which may declare ${promptIds.join(" or ")}: ${formatDiagnostic(unreadable)}; fix or remove it (twinlock validate --suite ${policy.pin.root})`,
       { attack: "unreadable-prompt-file" },
     );
+  requirePinnedPrompts(policy.pin, suite, promptIds);
   if (configDigest(policy.pin.root) !== policy.pin.config_sha256)
     throw new RefusalError(`${CONFIG_FILE} of suite ${policy.pin.suite_id} changed while it was read; try again`);
   return { ...policy, suite };
+}
+
+/** The first error the suite's checks found in prompt `id`'s file, said as a sentence; undefined when there is none. */
+function memberProblem(suite: Suite, id: string): string | undefined {
+  const prompt = suite.byId.get(id);
+  const problem = prompt && suite.diagnostics.find((d) => d.severity === "error" && d.file === prompt.file);
+  return problem && `${id} (${prompt.file}) has a problem the gate will not run it with: ${formatDiagnostic(problem)}`;
+}
+
+/**
+ * Throw unless each of `ids` and its twin that was a pair member at pinning
+ * is still the file the person pinned, and has no problem the gate would have
+ * to read leniently (a field of the wrong type reads as absent: a
+ * `dry_run_required: yes` must not read as "no dry run needed").
+ */
+function requirePinnedPrompts(pin: Pin, suite: Suite, ids: readonly string[]): void {
+  const members = new Set<string>();
+  for (const id of ids) {
+    members.add(id);
+    const twin = suite.byId.get(id)?.pairedPromptId;
+    if (twin) members.add(twin);
+  }
+  for (const id of members) {
+    const prompt = suite.byId.get(id);
+    if (!prompt) continue;
+    const problem = memberProblem(suite, id);
+    if (problem)
+      throw new RefusalError(`${problem}; fix it (twinlock validate --suite ${pin.root}) and re-pin`, { attack: "malformed-prompt" });
+    if (pin.pairs[id] === undefined && !Object.values(pin.pairs).includes(id)) continue;
+    if (pin.prompts === undefined)
+      throw new RefusalError(
+        `suite ${pin.suite_id} was pinned without its prompts' digests (by an older twinlock); a person re-pins it after reviewing it: twinlock trust pin --suite ${pin.root} --key FILE`,
+        { attack: "prompt-changed" },
+      );
+    const now = promptFileDigest(suite, prompt);
+    if (pin.prompts[id] !== now)
+      throw new RefusalError(
+        `${id}'s prompt file (${prompt.file}) changed since suite ${pin.suite_id} was pinned (pinned ${pin.prompts[id] ?? "none"}, now ${now}); a person reviews the change and re-pins: twinlock trust pin --suite ${pin.root} --key FILE`,
+        { attack: "prompt-changed" },
+      );
+  }
 }
 
 /** Problems that leave a prompt file unread or unparsed (its ID unknown), links the walk does not follow, and text a person cannot see. */

@@ -45,6 +45,8 @@ export interface AdmissionFacts {
   untrustedStopLifts: string[];
   /** Whether the executor's prompt declares `dry_run_required: true`. */
   dryRunRequired: boolean;
+  /** The executor prompt's `allowed_modes` in the pinned suite (empty: any mode); undefined when it cannot be read. */
+  executorModes?: readonly Mode[];
   /** Why a dry-run result is not trusted under the pinned policy (signature, key, `apply` right), or undefined when it is. */
   distrustDryRunResult: (receipt: DryRunResult) => string | undefined;
   /** An admission to act, or the recorded dry run (DRAFT_ONLY, consuming nothing) that dry_run_required asks for first. */
@@ -156,6 +158,9 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
     };
     const dryRunOfConsent = f.purpose === "dry-run" && request.mode === "DRAFT_ONLY";
     if (request.mode !== consent.mode && !dryRunOfConsent) scope.push(`mode ${request.mode} is not the consented ${consent.mode}`);
+    // Checked at init-run too; judged again here against the executor file as pinned now.
+    if (f.executorModes && f.executorModes.length > 0 && !f.executorModes.includes(request.mode))
+      scope.push(`mode ${request.mode} is not one of ${f.requestedExecutor}'s allowed_modes (${f.executorModes.join(", ")})`);
     if (request.environment !== consent.environment)
       scope.push(`environment ${request.environment} is not the consented ${consent.environment}`);
     const notInPlan = request.actions.filter((a) => !f.planActionIds.includes(a));
@@ -177,7 +182,7 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
   }
   check(
     "7",
-    "mode, environment, actions and budget lie within the consent; not expired; apply approval present",
+    "mode (the consented one, allowed by the executor), environment, actions and budget within the consent; not expired; apply approval present",
     scope.length === 0,
     scope.length === 0 && request
       ? `mode ${request.mode}, environment ${request.environment}, actions ${request.actions.join(",")}, budget ${request.budget ?? "unlimited"}${consent?.expires_at ? `, expires ${consent.expires_at}` : ""}`

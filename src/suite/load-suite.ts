@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { closeSync, readdirSync, readSync } from "node:fs";
+import { closeSync, readdirSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod/mini";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
@@ -189,7 +189,15 @@ function walk(
   for (const entry of entries) {
     const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
     if (entry.isSymbolicLink()) {
-      if (includes(entry.name) || (!entry.name.includes(".") && selection.mayContain(childRel))) {
+      // A link the globs would read as a prompt file, or one to a folder the walk would have entered (whatever its name:
+      // `archive.v2` too), may hold what another tool reads as a prompt.
+      if (
+        includes(entry.name) ||
+        (!entry.name.startsWith(".") &&
+          entry.name !== "node_modules" &&
+          selection.mayContain(childRel) &&
+          linksToFolder(path.join(dir, entry.name)))
+      ) {
         diagnostics.push({
           code: "SUITE_SYMLINK_SKIPPED",
           // An error, as for a gate decision: another tool may follow the link and find a prompt twinlock never read.
@@ -420,4 +428,13 @@ export function configKeyPosition(absRoot: string, key: string): { line: number;
 
 function configProblem(line: number, col: number, message: string): Diagnostic {
   return { code: "CONFIG_INVALID", severity: "error", file: CONFIG_FILE, line, col, message };
+}
+
+/** Whether the link at `file` leads to a folder now (a broken link, or one to a file, does not). */
+function linksToFolder(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
 }

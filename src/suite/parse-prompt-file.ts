@@ -103,12 +103,26 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
   // Keys are plain ASCII names: a key with an invisible or look-alike letter (`аllowed_modes` in Cyrillic) reads as
   // a rule to a person and as an unknown key to twinlock.
   // The fast parser reads only plain ASCII keys; otherwise a key can be odd only if the text has a non-ASCII byte or an escape.
-  const oddKey = simple === undefined && (!plainYaml || yamlText.includes("\\")) ? firstNonAsciiKey(frontmatter) : undefined;
+  const oddKey =
+    simple === undefined && (!plainYaml || yamlText.includes("\\"))
+      ? firstKeyWhere(frontmatter, (k) => /[^\u0020-\u007e]/.test(k))
+      : undefined;
   if (oddKey !== undefined) {
     at(
       "FRONTMATTER_YAML",
       positions.get(oddKey.split(".")[0] as string) ?? { line: 2, col: 1 },
       `the frontmatter key ${JSON.stringify(oddKey)} is not a plain ASCII name (letters, digits, _ . -); rename it`,
+    );
+    return { prompt: undefined, diagnostics };
+  }
+  // A merge key (`<<: *anchor`) is applied by YAML 1.1 readers (PyYAML, many tools) and is a plain key to twinlock's
+  // YAML 1.2: the two would read different rules (a `dry_run_required` merged in, say). The fast parser never reads one.
+  const mergeKey = simple === undefined && yamlText.includes("<<") ? firstKeyWhere(frontmatter, (k) => k === "<<") : undefined;
+  if (mergeKey !== undefined) {
+    at(
+      "FRONTMATTER_YAML",
+      positions.get(mergeKey.split(".")[0] as string) ?? { line: 2, col: 1 },
+      `the frontmatter uses a merge key (${JSON.stringify(mergeKey)}), which YAML 1.1 tools apply and twinlock reads as a plain key; write the merged keys out`,
     );
     return { prompt: undefined, diagnostics };
   }
@@ -290,20 +304,20 @@ function positionAtByte(bytes: Uint8Array, index: number): Position {
 /** Most frontmatter lines read by the full YAML parser. */
 export const MAX_FRONTMATTER_LINES = 5000;
 
-/** The first key, anywhere in the frontmatter (as a dotted path), that is not a plain ASCII name; or undefined. */
-function firstNonAsciiKey(value: unknown, prefix = ""): string | undefined {
+/** The first key, anywhere in the frontmatter (as a dotted path), that `test` picks; or undefined. */
+function firstKeyWhere(value: unknown, test: (key: string) => boolean, prefix = ""): string | undefined {
   if (value === null || typeof value !== "object") return undefined;
   if (Array.isArray(value)) {
     for (const item of value) {
-      const found = firstNonAsciiKey(item, prefix);
+      const found = firstKeyWhere(item, test, prefix);
       if (found !== undefined) return found;
     }
     return undefined;
   }
   for (const [key, child] of Object.entries(value)) {
     const keyPath = prefix === "" ? key : `${prefix}.${key}`;
-    if (/[^\u0020-\u007e]/.test(key)) return keyPath;
-    const found = firstNonAsciiKey(child, keyPath);
+    if (test(key)) return keyPath;
+    const found = firstKeyWhere(child, test, keyPath);
     if (found !== undefined) return found;
   }
   return undefined;
