@@ -72,8 +72,15 @@ function runCli(bundleName) {
     process.on("exit", () => {
       // Whole or not at all: a run stopped while writing leaves no half cache behind.
       const partial = `${cacheFile}.${process.pid}.tmp`;
-      fs.writeFileSync(partial, script.createCachedData());
-      fs.renameSync(partial, cacheFile);
+      try {
+        fs.writeFileSync(partial, script.createCachedData());
+        fs.renameSync(partial, cacheFile);
+      } catch (error) {
+        fs.rmSync(partial, { force: true });
+        process.stderr.write(
+          `twinlock: could not write the code cache ${cacheFile} (${error.code ?? error.message}); run the build where dist/ is writable\n`,
+        );
+      }
     });
   script.runInThisContext()(bundle.exports, Module.createRequire(file), bundle, file, path.dirname(file));
 }

@@ -108,6 +108,28 @@ describe("the code caches", () => {
   });
 });
 
+describe("writing a cache where it cannot be written", () => {
+  it("says so in one line, with no stack trace, and the command's own exit code stands", () => {
+    const install = path.join(scratch, "install-unwritable");
+    mkdirSync(path.join(install, "dist"), { recursive: true });
+    cpSync(path.join(REPO_ROOT, "bin"), path.join(install, "bin"), { recursive: true });
+    symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(install, "node_modules"));
+    cpSync(path.join(REPO_ROOT, "package.json"), path.join(install, "package.json"));
+    cpSync(path.join(DIST, "twinlock.cjs"), path.join(install, "dist", "twinlock.cjs"));
+    // A folder where the cache file would go: the rename onto it fails, as an unwritable dist/ would for another user.
+    mkdirSync(path.join(install, "dist", `twinlock.cjs.${buildId()}.validate.cache`));
+    const r = run(path.join(install, "bin", "twinlock.cjs"), ["validate", "--suite", EXAMPLE], {
+      TWINLOCK_WRITE_CODE_CACHE: "command",
+      TWINLOCK_DEBUG_CODE_CACHE: "",
+    });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(
+      /^twinlock: could not write the code cache \S+validate\.cache \(\w+\); run the build where dist\/ is writable\n$/,
+    );
+    expect(readdirSync(path.join(install, "dist")).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+  });
+});
+
 describe("twinlock demo --processes", () => {
   it("runs every step as a process of its own, with the exit codes the in-process demo has", () => {
     const inProcess = run(DIST_BIN, ["demo", "--json"], { TWINLOCK_DEBUG_CODE_CACHE: "" });
@@ -118,4 +140,13 @@ describe("twinlock demo --processes", () => {
     expect(steps(processes).length).toBeGreaterThanOrEqual(30);
     expect(steps(processes)).toEqual(steps(inProcess));
   }, 120_000);
+
+  it("keeps to its own gate home: a team store or default suite in the caller's environment is not used", () => {
+    const r = run(DIST_BIN, ["demo", "--json"], {
+      TWINLOCK_DEBUG_CODE_CACHE: "",
+      TWINLOCK_STORE: "postgres://twinlock@127.0.0.1:1/nowhere",
+      TWINLOCK_SUITE: path.join(scratch, "no-such-suite"),
+    });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+  }, 60_000);
 });

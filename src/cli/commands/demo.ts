@@ -52,6 +52,10 @@ export async function runDemo(options: CommonOptions & { keep?: boolean; process
   const bobKey = path.join("keys", "bob.key");
   const plannerKey = path.join("keys", "planner-agent.key");
   const savedHome = process.env.TWINLOCK_HOME;
+  // The walk-through uses its own gate home and nothing of the caller's: no team store, no default suite.
+  const savedElse = { TWINLOCK_STORE: process.env.TWINLOCK_STORE, TWINLOCK_SUITE: process.env.TWINLOCK_SUITE };
+  delete process.env.TWINLOCK_STORE;
+  delete process.env.TWINLOCK_SUITE;
 
   try {
     process.chdir(dir);
@@ -208,6 +212,7 @@ export async function runDemo(options: CommonOptions & { keep?: boolean; process
   } finally {
     if (savedHome === undefined) delete process.env.TWINLOCK_HOME;
     else process.env.TWINLOCK_HOME = savedHome;
+    for (const [name, value] of Object.entries(savedElse)) if (value !== undefined) process.env[name] = value;
     process.chdir(home);
     if (!options.keep) rmSync(dir, { recursive: true, force: true });
   }
