@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
 import { UsageError } from "../errors/errors.js";
+import { databaseMigrationHandoff, writeMdHandoff } from "../test-support/mission-directives-handoff.js";
 import { runCli, STACK_FRAME } from "../test-support/run-cli.js";
 import { makeRunTempDir, removeGateRuns, snapshotTree } from "../test-support/run-fixture.js";
 import { checkReadiness, type ReadinessProblem, stripMarker } from "./check-readiness.js";
@@ -239,7 +240,7 @@ describe("twinlock readiness", () => {
     const r = await runCli(["readiness", handoff()]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("open ?UNKNOWN:U1: Does the nightly batch repricer hit the same path? (owner: payments team)");
-    expect(r.stdout).toContain("ready: 2 evidence, 2 findings, 1 unknowns (1 open), 2 actions, 2 criteria, 5 files; 0 problems");
+    expect(r.stdout).toContain("ready: 2 evidence, 2 findings, 1 unknown (1 open), 2 actions, 2 criteria, 5 files; 0 problems");
   });
 
   it("exits 1 listing each problem as `file [record]: message`, changing nothing", async () => {
@@ -250,7 +251,9 @@ describe("twinlock readiness", () => {
     expect(r.stdout).toContain("action_plan.json [A1]: findings cites #FINDING:F9, which does not exist");
     expect(r.stdout).toContain("not ready:");
     // Run from a folder with no twinlock.yaml above it, readiness says which format it used and how to choose another.
-    expect(r.stdout).toContain("no twinlock.yaml was found above the current folder, so the handoff was read in twinlock's own format");
+    expect(r.stdout).toContain(
+      "no twinlock.yaml was found above the handoff folder or the current folder, so the handoff was read in twinlock's own format",
+    );
     expect(r.output).not.toMatch(STACK_FRAME);
     expect(snapshotTree(dir)).toEqual(before);
   });
@@ -262,6 +265,25 @@ describe("twinlock readiness", () => {
     const json = JSON.parse(r.stdout);
     expect(json).toMatchObject({ ok: false, ready: false, unresolved_stops: ["missing-backup"] });
     expect(json.model).toBeUndefined();
+  });
+
+  it("reads the handoff in the format of the suite it sits in, wherever it is run from", async () => {
+    const repo = makeRunTempDir();
+    writeFileSync(path.join(repo, "twinlock.yaml"), "suite_id: repo\nhandoff:\n  format: mission-directives\n");
+    const dir = path.join(repo, "agent-work", "handoff");
+    writeMdHandoff(dir, databaseMigrationHandoff());
+    // The test runs in the repository's root, which has no twinlock.yaml above it.
+    const r = await runCli(["readiness", dir]);
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout).toMatch(/\(format mission-directives\)$/m);
+  });
+
+  it("names the format a near miss meant", async () => {
+    const r = await runCli(["readiness", handoff(), "--format", "mission-directive"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'twinlock: --format "mission-directive" is not one of twinlock, mission-directives; did you mean mission-directives?\n',
+    );
   });
 
   it("exits 2 without a stack trace for a folder that does not exist", async () => {

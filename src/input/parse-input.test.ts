@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../errors/errors.js";
-import { clip, parseCount, parseMode, parsePromptId, parseText } from "./parse-input.js";
+import { clip, parseChoice, parseCount, parseDuration, parseMode, parsePromptId, parseStopReason, parseText } from "./parse-input.js";
 
 describe("parse-input (options of validate and new-pair)", () => {
   it("accepts a prompt ID and refuses other forms, quoting the input", () => {
@@ -12,9 +12,40 @@ describe("parse-input (options of validate and new-pair)", () => {
     expect(() => parsePromptId("MD29", "--planner")).toThrow('--planner "MD29" is not a prompt ID; expected the form MD-29');
   });
 
-  it("accepts a mode and lists the modes otherwise", () => {
+  it("accepts a mode and lists the modes otherwise, with the one a near miss meant", () => {
     expect(parseMode("APPLY_SAFE")).toBe("APPLY_SAFE");
-    expect(() => parseMode("apply_safe")).toThrow(/AUDIT_ONLY, PLAN_ONLY, DRAFT_ONLY, APPLY_SAFE, APPLY_APPROVED, VERIFY_ONLY/);
+    expect(() => parseMode("apply_safe")).toThrow(
+      'mode "apply_safe" is not one of AUDIT_ONLY, PLAN_ONLY, DRAFT_ONLY, APPLY_SAFE, APPLY_APPROVED, VERIFY_ONLY; did you mean APPLY_SAFE?',
+    );
+  });
+
+  it("names the choice a near miss meant (a typo, another case, a prefix), and none for a value far from every choice", () => {
+    expect(parseChoice("passed", ["passed", "failed"], "--result")).toBe("passed");
+    expect(() => parseChoice("pass", ["passed", "failed"], "--result")).toThrow(
+      '--result "pass" is not one of passed, failed; did you mean passed?',
+    );
+    expect(() => parseChoice("mission-directive", ["twinlock", "mission-directives"], "--format")).toThrow(
+      /did you mean mission-directives\?$/,
+    );
+    expect(() => parseChoice("verifed", ["verified", "failed", "rolled_back"], "--result")).toThrow(/did you mean verified\?$/);
+    expect(() => parseChoice("sideways", ["passed", "failed"], "--result")).toThrow('--result "sideways" is not one of passed, failed');
+    expect(() => parseChoice("sideways", ["passed", "failed"], "--result")).not.toThrow(/did you mean/);
+  });
+
+  it("reads a duration in any case, and says why 0 or a phrase is none", () => {
+    expect(parseDuration("4h", "--expires-in")).toBe(4 * 3_600_000);
+    expect(parseDuration("4H", "--expires-in")).toBe(4 * 3_600_000);
+    expect(() => parseDuration("0m", "--expires-in")).toThrow(
+      '--expires-in "0m" is no time at all; give a positive duration such as 30m, 4h or 2d',
+    );
+    expect(() => parseDuration("4 hours", "--expires-in")).toThrow('--expires-in "4 hours" is not a duration; write it like 30m, 4h or 2d');
+  });
+
+  it("suggests the slug a stop reason written as words meant", () => {
+    expect(parseStopReason("!STOP:missing-backup")).toBe("missing-backup");
+    expect(() => parseStopReason("prod incident")).toThrow(
+      '--reason "prod incident" is not a slug; use lower-case words joined by -: did you mean prod-incident?',
+    );
   });
 
   it("accepts a whole number and refuses signs, fractions and huge numbers", () => {

@@ -1,5 +1,6 @@
 import { UsageError } from "../errors/errors.js";
 import { MODES, type Mode, PROMPT_ID_PATTERN } from "../suite/prompt.js";
+import { closestChoice } from "./closest-choice.js";
 
 /** A prompt ID as given on the command line, or a UsageError quoting it. */
 export function parsePromptId(value: string, what = "prompt ID"): string {
@@ -15,9 +16,19 @@ export function parsePromptId(value: string, what = "prompt ID"): string {
 
 /** A mode name, or a UsageError listing the modes. */
 export function parseMode(value: string): Mode {
-  if (!(MODES as readonly string[]).includes(value))
-    throw new UsageError(`mode ${JSON.stringify(clip(value))} is not one of ${MODES.join(", ")}`);
-  return value as Mode;
+  return parseChoice(value, MODES, "mode");
+}
+
+/**
+ * One of `choices`, or a UsageError naming them, with "did you mean …?" when
+ * the value is a near miss (a typo, another case: `apply_safe`, `pass`).
+ */
+export function parseChoice<T extends string>(value: string, choices: readonly T[], what: string): T {
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  const meant = closestChoice(value, choices) ?? choices.find((c) => c.startsWith(value.toLowerCase()) && value.length >= 3);
+  throw new UsageError(
+    `${what} ${JSON.stringify(clip(value))} is not one of ${choices.join(", ")}${meant ? `; did you mean ${meant}?` : ""}`,
+  );
 }
 
 /** A non-negative whole number, or a UsageError naming the option. */
@@ -63,7 +74,10 @@ export function parseHashOption(value: string, option = "--handoff-hash"): strin
 
 /** `30m`, `4h`, `2d` → milliseconds, or a UsageError. */
 export function parseDuration(value: string, option: string): number {
-  const m = /^([1-9][0-9]{0,5})(m|h|d)$/.exec(value);
+  // A unit in capitals (4H) is the same duration.
+  const m = /^([0-9]{1,6})(m|h|d)$/.exec(value.trim().toLowerCase());
+  if (m && Number(m[1]) === 0)
+    throw new UsageError(`${option} ${JSON.stringify(clip(value))} is no time at all; give a positive duration such as 30m, 4h or 2d`);
   if (!m) throw new UsageError(`${option} ${JSON.stringify(clip(value))} is not a duration; write it like 30m, 4h or 2d`);
   const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "m" | "h" | "d"];
   return Number(m[1]) * unit;
@@ -72,8 +86,17 @@ export function parseDuration(value: string, option: string): number {
 /** A stop reason slug such as `missing-backup`. */
 export function parseStopReason(value: string): string {
   const v = value.startsWith("!STOP:") ? value.slice(6) : value;
-  if (!/^[a-z0-9][a-z0-9-]{0,119}$/.test(v))
-    throw new UsageError(`--reason ${JSON.stringify(clip(value))} is not a slug; use lower-case words joined by -, e.g. missing-backup`);
+  if (!/^[a-z0-9][a-z0-9-]{0,119}$/.test(v)) {
+    const slug = v
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 120);
+    throw new UsageError(
+      `--reason ${JSON.stringify(clip(value))} is not a slug; use lower-case words joined by -${slug ? `: did you mean ${slug}?` : ", e.g. missing-backup"}`,
+    );
+  }
   return v;
 }
 

@@ -3,7 +3,7 @@ import { admit, recordDryRunResult } from "../../gate/admit.js";
 import { pairStatusFromRun } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { cleanText } from "../../input/clean-text.js";
-import { parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
+import { parseChoice, parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
 import { ADMISSION_STOP } from "../../run/admission-checks.js";
 import { shellQuote } from "../../run/next-step.js";
 import { keyOption } from "../../trust/key-option.js";
@@ -91,7 +91,7 @@ export async function runDryRunResult(
   executor: string,
   o: CommonOptions & { result: string; note: string; actor?: string; key?: string },
 ): Promise<CommandResult> {
-  if (o.result !== "passed" && o.result !== "failed") throw new UsageError(`--result ${o.result} is not one of passed, failed`);
+  const result = parseChoice(o.result, ["passed", "failed"] as const, "--result");
   const note = parseText(o.note, "--note");
   if (!note.trim()) throw new UsageError("--note must say what the dry run showed");
   const store = storeOption(o);
@@ -99,7 +99,7 @@ export async function runDryRunResult(
     run: runFile,
     store,
     executor: parsePromptId(executor, "executor"),
-    result: o.result,
+    result,
     note,
     actor: o.actor === undefined ? undefined : resolveActor(o.actor),
     key: keyOption(o.key),

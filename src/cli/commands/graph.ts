@@ -2,9 +2,9 @@ import path from "node:path";
 import { checkGraphFresh } from "../../checks/check-graph-fresh.js";
 import { validateSuite } from "../../checks/validate-suite.js";
 import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
-import { UsageError } from "../../errors/errors.js";
 import { buildGraph } from "../../graph/build-graph.js";
 import { formatOfFile, GRAPH_FORMATS, type GraphFormat, renderGraph } from "../../graph/render-graph.js";
+import { parseChoice } from "../../input/parse-input.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
@@ -28,11 +28,7 @@ export function runGraph(options: GraphOptions): CommandResult {
   const report = validateSuite(suite, { bodies: false, graph: false });
   const out = options.out !== undefined ? path.resolve(options.out) : undefined;
   let format: GraphFormat | undefined;
-  if (options.format !== undefined) {
-    if (!(GRAPH_FORMATS as readonly string[]).includes(options.format))
-      throw new UsageError(`--format ${options.format} is not one of ${GRAPH_FORMATS.join(", ")}`);
-    format = options.format as GraphFormat;
-  }
+  if (options.format !== undefined) format = parseChoice(options.format, GRAPH_FORMATS, "--format");
   const summary = { nodes: suite.byId.size, pairs: report.genuinePairs };
 
   if (options.check) {

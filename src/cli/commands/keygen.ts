@@ -1,7 +1,7 @@
 import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
 import { RefusalError, UsageError } from "../../errors/errors.js";
-import { parseText } from "../../input/parse-input.js";
+import { parseChoice, parseText } from "../../input/parse-input.js";
 import { fsyncDir } from "../../store/atomic-write.js";
 import { RIGHTS } from "../../suite/suite-config.js";
 import { generateReviewerKey } from "../../trust/keys.js";
@@ -17,8 +17,7 @@ export function runKeygen(o: CommonOptions & { name: string; out?: string; right
   if (!/^[A-Za-z0-9][A-Za-z0-9._ -]*$/.test(name))
     throw new UsageError(`--name ${JSON.stringify(name)} must be letters, digits, spaces, . _ or -`);
   const rights = (o.rights ?? "review,consent,apply,stop").split(",").map((r) => r.trim());
-  for (const r of rights)
-    if (!(RIGHTS as readonly string[]).includes(r)) throw new UsageError(`--rights ${r} is not one of ${RIGHTS.join(", ")}`);
+  for (const r of rights) parseChoice(r, RIGHTS, "--rights");
   const dir = path.resolve(o.out ?? ".");
   const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]/g, "-")}.key`);
   const pub = file.replace(/\.key$/, ".pub");

@@ -5,7 +5,7 @@ import { checkGraphFresh, DEFAULT_GRAPH_FILE } from "../../checks/check-graph-fr
 import { validateSuite } from "../../checks/validate-suite.js";
 import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
 import { RefusalError, UsageError } from "../../errors/errors.js";
-import { parsePromptId, parseText } from "../../input/parse-input.js";
+import { parseChoice, parsePromptId, parseText } from "../../input/parse-input.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import { loadSuite, readConfigText } from "../../suite/load-suite.js";
 import { promptSelection } from "../../suite/prompt-selection.js";
@@ -37,7 +37,7 @@ export function runNewPair(options: NewPairOptions): CommandResult {
   const executorId = parsePromptId(options.executor, "--executor");
   if (plannerId === executorId) throw new UsageError("--planner and --executor must be different IDs");
   const risk = options.risk ?? "medium";
-  if (!["low", "medium", "high"].includes(risk)) throw new UsageError(`--risk ${risk} is not one of low, medium, high`);
+  parseChoice(risk, ["low", "medium", "high"], "--risk");
   const category = parseText(options.category, "--category", 200).trim();
   if (!/^[a-z0-9][a-z0-9 _-]*$/i.test(category))
     throw new UsageError(`--category ${JSON.stringify(category)} must be a short name of letters, digits, spaces, _ or -`);

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { UsageError } from "../../errors/errors.js";
 import { type PairStatus, pairStatusFromFlags, REVIEW_STATUSES, type ReviewStatus } from "../../gate/pair-status-from-flags.js";
-import { parsePromptId } from "../../input/parse-input.js";
+import { parseChoice, parsePromptId } from "../../input/parse-input.js";
 import { PROMPT_ID_PATTERN } from "../../suite/prompt.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
@@ -17,7 +17,7 @@ export async function runPairStatus(
     if (!PROMPT_ID_PATTERN.test(first) && existsSync(first))
       throw new UsageError(`give the prompt ID after the run file: twinlock pair-status ${first} MD-29`);
     if (o.reviewStatus !== undefined && !(REVIEW_STATUSES as readonly string[]).includes(o.reviewStatus))
-      throw new UsageError(`--review-status ${o.reviewStatus} is not one of ${REVIEW_STATUSES.join(", ")}`);
+      parseChoice(o.reviewStatus, REVIEW_STATUSES, "--review-status");
     const id = parsePromptId(first);
     status = pairStatusFromFlags(loadSuiteOption(o.suite, { promptIds: [id] }), id, {
       handoffReady: o.handoffReady,

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
 import { UsageError } from "../../errors/errors.js";
 import { checkReadiness } from "../../handoff/check-readiness.js";
@@ -5,6 +6,7 @@ import type { HandoffFormat } from "../../handoff/handoff-format.js";
 import { readFormatSchemas } from "../../handoff/read-format-schemas.js";
 import { selectHandoffFormat } from "../../handoff/select-handoff-format.js";
 import { cleanText } from "../../input/clean-text.js";
+import { parseChoice } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import { loadSuiteConfig } from "../../suite/load-suite.js";
 import { CONFIG_FILE, HANDOFF_FORMATS } from "../../suite/suite-config.js";
@@ -18,7 +20,7 @@ export interface ReadinessOptions extends CommonOptions {
 
 /** `twinlock readiness DIR`: every problem with its file and record ID; exit 1 when not ready. */
 export function runReadiness(dir: string, options: ReadinessOptions): CommandResult {
-  const { format, defaulted } = handoffFormatOption(options);
+  const { format, defaulted } = handoffFormatOption(options, dir);
   const r = checkReadiness(dir, format);
   const c = r.counts;
   // File names, questions and owners are agent-written: each printed as one clean line.
@@ -27,10 +29,10 @@ export function runReadiness(dir: string, options: ReadinessOptions): CommandRes
     ...r.openUnknowns.map((u) => cleanText(`open ?UNKNOWN:${u.id}: ${u.question}${u.owner ? ` (owner: ${u.owner})` : ""}`)),
     ...(defaulted && !r.ready
       ? [
-          `(no ${CONFIG_FILE} was found above the current folder, so the handoff was read in twinlock's own format; for a suite's format pass --suite DIR, or --format mission-directives)`,
+          `(no ${CONFIG_FILE} was found above the handoff folder or the current folder, so the handoff was read in twinlock's own format; for a suite's format pass --suite DIR, or --format mission-directives)`,
         ]
       : []),
-    `${r.ready ? "ready" : "not ready"}: ${c.evidence} evidence, ${c.findings} finding${c.findings === 1 ? "" : "s"}, ${c.unknowns} unknowns (${r.openUnknowns.length} open), ${c.actions} actions, ${c.criteria} criteria, ${c.files} files; ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"} (format ${r.format})`,
+    `${r.ready ? "ready" : "not ready"}: ${c.evidence} evidence, ${c.findings} finding${c.findings === 1 ? "" : "s"}, ${c.unknowns} unknown${c.unknowns === 1 ? "" : "s"} (${r.openUnknowns.length} open), ${c.actions} actions, ${c.criteria} criteria, ${c.files} files; ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"} (format ${r.format})`,
   ];
   const { model: _model, ...json } = r;
   return { exitCode: r.ready ? 0 : 1, text: lines.join("\n"), json: snakeKeys({ ok: r.ready, ...json }) };
@@ -39,29 +41,36 @@ export function runReadiness(dir: string, options: ReadinessOptions): CommandRes
 /**
  * The handoff format readiness judges by: `--format` (twinlock or
  * mission-directives), else the format of the suite (`--suite`,
- * TWINLOCK_SUITE, else the nearest twinlock.yaml upward), else twinlock's own.
- * A custom format needs its suite, for the schemas and the mapping.
+ * TWINLOCK_SUITE, else the nearest twinlock.yaml above the handoff folder,
+ * else above the current folder), else twinlock's own. A custom format needs
+ * its suite, for the schemas and the mapping.
  */
-function handoffFormatOption(options: ReadinessOptions): { format: HandoffFormat; defaulted: boolean } {
+function handoffFormatOption(options: ReadinessOptions, dir: string): { format: HandoffFormat; defaulted: boolean } {
   if (options.format !== undefined) {
     if (options.suite !== undefined)
       throw new UsageError("readiness takes --suite DIR or --format NAME, not both: the suite's twinlock.yaml names its format");
     if (options.format === "custom")
       throw new UsageError("--format custom needs the schemas and mapping in twinlock.yaml: pass --suite DIR instead");
-    if (!(HANDOFF_FORMATS as readonly string[]).includes(options.format))
-      throw new UsageError(
-        `--format ${JSON.stringify(options.format.slice(0, 40))} is not a handoff format; use twinlock or mission-directives (or --suite DIR for a custom one)`,
-      );
-    return { format: selectHandoffFormat({ format: options.format as "twinlock" | "mission-directives" }), defaulted: false };
+    const named = parseChoice(
+      options.format,
+      HANDOFF_FORMATS.filter((f) => f !== "custom") as Array<"twinlock" | "mission-directives">,
+      "--format",
+    );
+    return { format: selectHandoffFormat({ format: named }), defaulted: false };
   }
-  let root: string;
-  try {
-    root = findSuiteRoot({ suite: options.suite });
-  } catch (error) {
-    // No suite named and none found upward: the handoff is in twinlock's own format.
-    if (options.suite === undefined && !process.env.TWINLOCK_SUITE && error instanceof UsageError)
-      return { format: selectHandoffFormat(undefined), defaulted: true };
-    throw error;
+  let root: string | undefined;
+  if (options.suite !== undefined || process.env.TWINLOCK_SUITE) root = findSuiteRoot({ suite: options.suite });
+  else {
+    // No suite named: the one the handoff sits in (where a planner writes it), else the one the caller is in.
+    for (const cwd of [path.resolve(dir), process.cwd()]) {
+      try {
+        root = findSuiteRoot({ cwd });
+        break;
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+      }
+    }
+    if (root === undefined) return { format: selectHandoffFormat(undefined), defaulted: true };
   }
   const { config, diagnostics } = loadSuiteConfig(root);
   const first = diagnostics[0];

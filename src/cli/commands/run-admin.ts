@@ -8,7 +8,7 @@ import { raiseStop, resolveStop } from "../../gate/hard-stops.js";
 import { signingHint } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { folderRunStore } from "../../home/folder-run-store.js";
-import { parseName, parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
+import { parseChoice, parseName, parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
 import { shellQuote } from "../../run/next-step.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -100,8 +100,7 @@ export async function runClose(
     criterion?: string[];
   },
 ): Promise<CommandResult> {
-  if (!(CLOSE_RESULTS as readonly string[]).includes(o.result))
-    throw new UsageError(`--result ${o.result} is not one of ${CLOSE_RESULTS.join(", ")}`);
+  parseChoice(o.result, CLOSE_RESULTS, "--result");
   if (o.changedFiles !== undefined && o.gitRange !== undefined)
     throw new UsageError("give the changed files once: --changed-files FILE or --git-range A..B, not both");
   const criteria = (o.criterion ?? []).map(parseCriterionEvidence);

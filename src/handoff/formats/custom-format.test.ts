@@ -162,7 +162,7 @@ describe("a custom handoff format: the team's schemas and a mapping in twinlock.
     const { suite, handoff } = customSuite();
     const r = await runCli(["readiness", handoff, "--suite", suite]);
     expect(r.stdout).toContain(
-      "ready: 1 evidence, 1 finding, 1 unknowns (1 open), 2 actions, 1 criteria, 3 files; 0 problems (format custom)",
+      "ready: 1 evidence, 1 finding, 1 unknown (1 open), 2 actions, 1 criteria, 3 files; 0 problems (format custom)",
     );
     expect(r.code).toBe(0);
   });
