@@ -196,7 +196,10 @@ describe("init-run input", () => {
     [["--environment", ""], /--environment must not be empty/],
     [["--actions", ","], /--actions needs at least one \+ACTION ID/],
     [["--budget", "0"], /--budget 0 would admit nothing/],
-    [["--mode", "PLAN_ONLY"], /--mode \(a mode a run executes in\) "PLAN_ONLY" is not one of DRAFT_ONLY, APPLY_SAFE, APPLY_APPROVED, VERIFY_ONLY/],
+    [
+      ["--mode", "PLAN_ONLY"],
+      /--mode \(a mode a run executes in\) "PLAN_ONLY" is not one of DRAFT_ONLY, APPLY_SAFE, APPLY_APPROVED, VERIFY_ONLY/,
+    ],
   ])("refuses %j with exit 2 and writes no run file", async (extra, message) => {
     const g = makeGateRun();
     const r = await runCli(["init-run", g.runFile, "--suite", g.suite, "--planner", PLANNER, ...(extra as string[])]);

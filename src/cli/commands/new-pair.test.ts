@@ -131,7 +131,7 @@ describe("new-pair", () => {
     [["--planner", "md-41"], "is not a prompt ID"],
     [["--executor", "MD-41"], "must be different"],
     [["--requires", "MD-99"], "--requires MD-99: no such prompt"],
-    [["--risk", "extreme"], "--risk \"extreme\" is not one of low, medium, high"],
+    [["--risk", "extreme"], '--risk "extreme" is not one of low, medium, high'],
     [["--dir", "../outside"], "leaves the suite folder"],
   ])("refuses bad usage %j with exit 2 and one line", async (change, message) => {
     const root = copyExampleSuite();
