@@ -3,12 +3,12 @@ import { MODES, type Mode, PROMPT_ID_PATTERN } from "../suite/prompt.js";
 import { closestChoice } from "./closest-choice.js";
 
 /** A prompt ID as given on the command line, or a UsageError quoting it. */
-export function parsePromptId(value: string, what = "prompt ID"): string {
+export function parsePromptId(value: string, what?: string): string {
   if (!PROMPT_ID_PATTERN.test(value)) {
     const upper = value.trim().toUpperCase();
     const hint = PROMPT_ID_PATTERN.test(upper) ? `did you mean ${upper}? ` : "";
     throw new UsageError(
-      `${what} ${JSON.stringify(clip(value))} is not a prompt ID; ${hint}expected the form MD-29 (^[A-Z][A-Z0-9]*-[0-9]+$)`,
+      `${what ? `${what} ` : ""}${JSON.stringify(clip(value))} is not a prompt ID; ${hint}expected the form MD-29 (^[A-Z][A-Z0-9]*-[0-9]+$)`,
     );
   }
   return value;
