@@ -215,7 +215,9 @@ function renderMarkdown(
     if (changes.length === 0) out.push("- nothing in the records changed", "");
     else {
       for (const c of changes) {
-        out.push(`- **${c.change}** \`${c.marker}\`${c.summary ? ` — ${t(c.summary)}` : ""}`);
+        // A file is named as a file (`file report.md` in code reads as a command); a record by its marker.
+        const what = c.marker.startsWith("file ") ? `file \`${t(c.marker.slice(5))}\`` : `\`${c.marker}\``;
+        out.push(`- **${c.change}** ${what}${c.summary ? ` — ${t(c.summary)}` : ""}`);
         for (const f of c.fields ?? []) out.push(`  - ${f.field}: ~~${t(show(f.before))}~~ → ${t(show(f.after))}`);
       }
       out.push("");
