@@ -39,10 +39,16 @@ describe("validateSuite", () => {
     const report = validateSuite(suiteFromFiles(files, { declared_pairs: 2 }));
     expect(report.errors).toBe(report.diagnostics.filter((d) => d.severity === "error").length);
     expect(report.errors).toBeGreaterThan(0);
+    // twinlock.yaml's problems first (they explain the rest), then by file, line and column.
     const keys = report.diagnostics.map((d) => [d.file, d.line, d.col]);
+    const rank = (k: (string | number)[]) => (k[0] === "twinlock.yaml" ? 0 : 1);
     expect(keys).toEqual(
       [...keys].sort(
-        (a, b) => String(a[0]).localeCompare(String(b[0])) || (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number),
+        (a, b) =>
+          rank(a) - rank(b) ||
+          String(a[0]).localeCompare(String(b[0])) ||
+          (a[1] as number) - (b[1] as number) ||
+          (a[2] as number) - (b[2] as number),
       ),
     );
   });

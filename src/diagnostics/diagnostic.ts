@@ -80,8 +80,16 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 
 /** Sort by file, line, column, then code, so every output is deterministic. */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  // twinlock.yaml's problems first: a broken config changes which files are read and how, so it explains the rest.
+  const rank = (d: Diagnostic) => (d.file === "twinlock.yaml" ? 0 : 1);
   return [...diagnostics].sort(
-    (a, b) => compare(a.file, b.file) || a.line - b.line || a.col - b.col || compare(a.code, b.code) || compare(a.message, b.message),
+    (a, b) =>
+      rank(a) - rank(b) ||
+      compare(a.file, b.file) ||
+      a.line - b.line ||
+      a.col - b.col ||
+      compare(a.code, b.code) ||
+      compare(a.message, b.message),
   );
 }
 

@@ -198,7 +198,15 @@ describe("loadSuiteConfig (twinlock.yaml is ours: unknown keys are errors)", () 
   it("reports a value of the wrong type at the value's line", () => {
     const text = "suite_id: s1\ndeclared_pairs: six\n";
     expect(where(text)).toEqual([["CONFIG_INVALID", "twinlock.yaml", 2, 17]]);
-    expect(config(text).config).toEqual({});
+    // The rest is not read; a valid suite_id still names the suite in reports.
+    expect(config(text).config).toEqual({ suite_id: "s1" });
+  });
+
+  it("names the key a misspelt one meant, and keeps the suite_id", () => {
+    const text = "suite_id: s1\npromts: [\"prompts/**/*.md\"]\n";
+    const c = config(text);
+    expect(c.diagnostics[0]?.message).toMatch(/^promts: unknown key `promts` \(did you mean `prompts`\?\): twinlock\.yaml accepts only /);
+    expect(c.config).toEqual({ suite_id: "s1" });
   });
 
   it("reports malformed YAML in the config at its line", () => {

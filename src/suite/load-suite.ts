@@ -5,6 +5,7 @@ import { z } from "zod/mini";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { UsageError } from "../errors/errors.js";
 import { findDeceptiveChar } from "../input/clean-text.js";
+import { closestChoice } from "../input/closest-choice.js";
 import { openRegularFileWithStats, readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { loadYaml } from "./load-yaml.js";
 import type { ParseCache } from "./parse-cache.js";
@@ -379,33 +380,49 @@ export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnosti
     const where = keyPath.length > 0 ? keyPath.join(".") : "(top level)";
     const what =
       unknown.length > 0
-        ? `unknown key ${unknown.map((k) => `\`${k}\``).join(", ")}: ${describeAcceptedKeys(issue.path.map(String))}`
+        ? `unknown key ${unknown.map((k) => `\`${k}\``).join(", ")}${meantKey(unknown[0] as string, issue.path.map(String))}: ${describeAcceptedKeys(issue.path.map(String))}`
         : issue.message;
     diagnostics.push(configProblem(p.line, p.col, `${where}: ${what}`));
   }
   // The rest is invalid, but valid `prompts`/`exclude` still say which files are prompts: a broken key elsewhere
   // must not make validate read the README and docs of the repository as prompts.
-  const selection = z.pick(SuiteConfigSchema, { prompts: true, exclude: true }).safeParse({
-    prompts: (raw as { prompts?: unknown } | null)?.prompts,
-    exclude: (raw as { exclude?: unknown } | null)?.exclude,
-  });
+  // (The suite_id too, when it is one: reports name the suite.)
+  const kept = Object.fromEntries(
+    (["prompts", "exclude", "suite_id"] as const).flatMap((key) => {
+      const value = (raw as Record<string, unknown> | null)?.[key];
+      return value === undefined ? [] : [[key, value]];
+    }),
+  );
+  const selection = z.pick(SuiteConfigSchema, { prompts: true, exclude: true, suite_id: true }).safeParse(kept);
   return { config: selection.success ? selection.data : {}, diagnostics };
 }
 
-/** What the mapping at `keyPath` of `twinlock.yaml` accepts, read from the schema itself so the two cannot drift. */
-function describeAcceptedKeys(keyPath: readonly string[]): string {
+/** " (did you mean prompts?)" when an unknown key is a near miss of one the mapping at `keyPath` accepts; else "". */
+function meantKey(key: string, keyPath: readonly string[]): string {
+  const meant = closestChoice(key, acceptedKeys(keyPath) ?? []);
+  return meant ? ` (did you mean \`${meant}\`?)` : "";
+}
+
+/** The keys the mapping at `keyPath` of `twinlock.yaml` accepts, read from the schema; undefined when it is no mapping. */
+function acceptedKeys(keyPath: readonly string[]): string[] | undefined {
   let schema: unknown = SuiteConfigSchema;
   for (const key of keyPath) {
     schema = unwrapSchema(schema);
     const shape = (schema as { shape?: Record<string, unknown> }).shape;
     if (/^[0-9]+$/.test(key) && (schema as { element?: unknown }).element) schema = (schema as { element: unknown }).element;
     else if (shape && Object.hasOwn(shape, key)) schema = shape[key];
-    else return "remove it";
+    else return undefined;
   }
   const shape = (unwrapSchema(schema) as { shape?: Record<string, unknown> }).shape;
-  if (!shape) return "remove it";
+  return shape ? Object.keys(shape) : undefined;
+}
+
+/** What the mapping at `keyPath` of `twinlock.yaml` accepts, read from the schema itself so the two cannot drift. */
+function describeAcceptedKeys(keyPath: readonly string[]): string {
+  const keys = acceptedKeys(keyPath);
+  if (!keys) return "remove it";
   const where = keyPath.length === 0 ? CONFIG_FILE : `\`${keyPath.join(".")}\``;
-  return `${where} accepts only ${Object.keys(shape).join(", ")}`;
+  return `${where} accepts only ${keys.join(", ")}`;
 }
 
 /** The schema inside wrappers (an optional's or nullable's `innerType`, an array's `element`), as classic zod's `unwrap()` gave it. */
