@@ -203,7 +203,7 @@ describe("loadSuiteConfig (twinlock.yaml is ours: unknown keys are errors)", () 
   });
 
   it("names the key a misspelt one meant, and keeps the suite_id", () => {
-    const text = "suite_id: s1\npromts: [\"prompts/**/*.md\"]\n";
+    const text = 'suite_id: s1\npromts: ["prompts/**/*.md"]\n';
     const c = config(text);
     expect(c.diagnostics[0]?.message).toMatch(/^promts: unknown key `promts` \(did you mean `prompts`\?\): twinlock\.yaml accepts only /);
     expect(c.config).toEqual({ suite_id: "s1" });
