@@ -242,6 +242,19 @@ describe("the custom format's schemas are bound by the pin (the agent can edit t
   });
 });
 
+describe("a schema read two ways", () => {
+  it("refuses to pin a schema with a key twice in one object (a reviewer may read the first, JSON.parse keeps the last)", async () => {
+    const { suite } = customSuite();
+    writeFileSync(
+      path.join(suite, "handoff-schemas/plan.schema.json"),
+      '{"type": "object", "additionalProperties": false, "properties": {}, "additionalProperties": true}',
+    );
+    await expect(pinSuite(testHome(), { suiteDir: suite, allowUnsigned: true, key: TEST_PINNER })).rejects.toThrow(
+      'handoff schema handoff-schemas/plan.schema.json has the key "additionalProperties" twice in one object; keep one',
+    );
+  });
+});
+
 describe("compileJsonSchemas", () => {
   it("lets listed schemas $ref each other, and refuses anything else as a RefusalError", () => {
     const v = compileJsonSchemas([

@@ -1,4 +1,5 @@
 import { RefusalError } from "../../errors/errors.js";
+import { findDuplicateJsonKey } from "../../input/duplicate-json-key.js";
 import type { CustomHandoffConfig } from "../../suite/suite-config.js";
 import type { HandoffFormat } from "../handoff-format.js";
 import { emptyModel, type HandoffModel, type ReadinessProblem, type UnknownStatus } from "../handoff-model.js";
@@ -22,8 +23,10 @@ export function customFormat(config: CustomHandoffConfig, schemaBytes: ReadonlyM
   const named = schemaPaths.map((p) => {
     const bytes = schemaBytes.get(p);
     if (!bytes) throw new RefusalError(`handoff schema ${p} was not read; it is named in twinlock.yaml handoff.schemas`);
+    const text = bytes.toString("utf8");
+    let schema: unknown;
     try {
-      return { name: p, schema: JSON.parse(bytes.toString("utf8")) as unknown };
+      schema = JSON.parse(text);
     } catch (error) {
       throw new RefusalError(
         `handoff schema ${p} is not valid JSON (${(error as Error).message.split("\n")[0]}); fix it in the suite`,
@@ -31,6 +34,14 @@ export function customFormat(config: CustomHandoffConfig, schemaBytes: ReadonlyM
         { cause: error },
       );
     }
+    // JSON.parse keeps the last of two equal keys; a person reviewing the schema may read the first
+    // (`"additionalProperties": false, …, "additionalProperties": true`).
+    const twice = findDuplicateJsonKey(text);
+    if (twice !== undefined)
+      throw new RefusalError(`handoff schema ${p} has the key ${JSON.stringify(twice)} twice in one object; keep one`, {
+        attack: "duplicate-json-key",
+      });
+    return { name: p, schema };
   });
   const compiled = compileJsonSchemas(named);
   const recordFiles = Object.keys(config.schemas).sort();
