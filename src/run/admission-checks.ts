@@ -204,7 +204,12 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
         ? `digest ${wf.pair_digest}`
         : `the pairing changed (run began with ${wf.pair_digest}, suite now ${f.suiteTwin.pairDigest ?? "does not resolve"}); a changed pairing needs a new run`,
   );
-  check("pin", "the run's suite is pinned in the gate home and its twinlock.yaml is unchanged since pinning", f.pin.ok, f.pin.detail);
+  check(
+    "pin",
+    "the run's suite is pinned in the gate home; its twinlock.yaml and the pair's prompt files are unchanged since pinning",
+    f.pin.ok,
+    f.pin.detail,
+  );
   check(
     "frozen",
     "the frozen bytes in the gate home are intact",
