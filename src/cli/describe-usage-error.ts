@@ -11,7 +11,9 @@ export function describeUsageError(error: CommanderError, program: Command, argv
   const base = error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ");
   const command = findCommand(program, argv);
   const misspelt = command ? misspeltOption(command, argv) : undefined;
-  const help = "run `twinlock --help` or `twinlock <command> --help`";
+  // The command's own help when the call names one (`twinlock trust pin --help`), else the list.
+  const named = command ? [command.parent?.parent ? command.parent.name() : undefined, command.name()].filter(Boolean).join(" ") : "";
+  const help = named ? `run \`twinlock ${named} --help\`` : "run `twinlock --help`";
   if (misspelt) return `unknown option ${misspelt.given}${misspelt.closest ? ` (did you mean ${misspelt.closest}?)` : ""}; ${help}`;
   const excess = /^too many arguments for '([^']+)'\. Expected (\d+) arguments? but got (\d+)\.$/.exec(base);
   if (excess && command) {

@@ -117,9 +117,13 @@ describe("parse errors a newcomer makes", () => {
   it("names a misspelt option with the one it is closest to, even when it hid a required option", async () => {
     const r = await runCli(["review-pair-plan", "run.json", "MD-29", "--decison", "approved"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(
-      "twinlock: unknown option --decison (did you mean --decision?); run `twinlock --help` or `twinlock <command> --help`\n",
-    );
+    expect(r.stderr).toBe("twinlock: unknown option --decison (did you mean --decision?); run `twinlock review-pair-plan --help`\n");
+  });
+
+  it("points a subcommand's parse error at that subcommand's help", async () => {
+    const r = await runCli(["trust", "pin", "--suit", "x"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("twinlock: unknown option --suit (did you mean --suite?); run `twinlock trust pin --help`\n");
   });
 
   it("names the left-over argument of an unquoted option value with spaces", async () => {

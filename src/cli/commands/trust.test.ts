@@ -28,8 +28,9 @@ async function pinAsAlice(options: { extra?: Array<{ name: string; public_key: s
   const dir = makeTempDir();
   const key = path.join(dir, "alice.key");
   writeFileSync(key, alice.privatePem, { mode: 0o600 });
-  const run = await runCli(["trust", "pin", "--suite", suite, "--key", key, "--home", path.join(dir, "home")]);
-  return { run, alice };
+  const again = () => runCli(["trust", "pin", "--suite", suite, "--key", key, "--home", path.join(dir, "home")]);
+  const run = await again();
+  return { run, alice, again, suite };
 }
 
 describe("twinlock trust pin", () => {
@@ -40,6 +41,17 @@ describe("twinlock trust pin", () => {
       "  policy: signed receipts required; 1 approval(s) per revision; separate duties on; consent expires 4h; handoff format twinlock",
     );
     expect(r.stdout).toContain(`  reviewer alice ${alice.publicKey.slice(0, 20)}… may review, consent, apply, stop`);
+  });
+
+  it("says a re-pin of an unchanged suite renews the pin, and one of a changed suite replaces it", async () => {
+    const { run: first, again, suite } = await pinAsAlice();
+    expect(first.code, first.output).toBe(0);
+    const same = await again();
+    expect(same.stdout).toMatch(/^ {2}the suite is as pinned on \S+: the pin is renewed/m);
+    const executor = path.join(suite, "debugging", "md-30-debugging-executor.md");
+    writeFileSync(executor, `${readFileSync(executor, "utf8")}\nOne more line.\n`);
+    const changed = await again();
+    expect(changed.stdout).toMatch(/^ {2}replaces the pin of /m);
   });
 });
 

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { type GateHome, homeLabel, resolveHomeDir } from "../../home/gate-home.js";
-import { addPinner, listPinners, listPins, pinSuite, unpinSuite } from "../../home/suite-pins.js";
+import { addPinner, listPinners, listPins, type Pin, pinSuite, unpinSuite } from "../../home/suite-pins.js";
 import { naturalCompare } from "../../input/natural-order.js";
 import { parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
@@ -37,7 +37,11 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
       .map(([p, e]) => `${p}→${e}`)
       .join(" ")}`,
     ...(replaced
-      ? [`  replaces the pin of ${replaced.pinned_at}: ${replaced.suite_id} at ${replaced.root} (twinlock.yaml ${replaced.config_sha256})`]
+      ? [
+          samePin(replaced, pin)
+            ? `  the suite is as pinned on ${replaced.pinned_at}: the pin is renewed (twinlock.yaml ${replaced.config_sha256})`
+            : `  replaces the pin of ${replaced.pinned_at}: ${replaced.suite_id} at ${replaced.root} (twinlock.yaml ${replaced.config_sha256})`,
+        ]
       : []),
     ...(firstPinner
       ? [
@@ -96,4 +100,11 @@ function policyLines(config: SuiteConfig): string[] {
     ...(config.revoked?.length ? [`  revoked: ${config.revoked.length} key(s)`] : []),
     ...(config.prompts ? [`  prompts: ${config.prompts.join(", ")}${config.exclude ? ` minus ${config.exclude.join(", ")}` : ""}`] : []),
   ];
+}
+
+/** Whether a re-pin records exactly what the pin it replaces did (the same folder, config, schemas, pairs and prompt files). */
+function samePin(a: Pin, b: Pin): boolean {
+  const what = (p: Pin) =>
+    JSON.stringify([p.suite_id, p.root, p.config_sha256, p.handoff_schemas ?? {}, p.pairs, p.prompts ?? null, p.allow_unsigned]);
+  return what(a) === what(b);
 }
