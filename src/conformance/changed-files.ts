@@ -54,6 +54,16 @@ export function checkoutRoot(cwd: string): string {
   }
 }
 
+/**
+ * The folder changed paths are relative to for a command given `--git-range`
+ * (the checkout's top folder; outside git an error) or `--changed-files`
+ * (see `checkoutRoot`); with neither, `cwd`.
+ */
+export function changedPathsRoot(cwd: string, o: { gitRange?: string; changedFiles?: string }): string {
+  if (o.gitRange !== undefined) return gitTopLevel(cwd);
+  return o.changedFiles !== undefined ? checkoutRoot(cwd) : cwd;
+}
+
 /** The files changed between two commits (`git diff --name-only A..B`), each with the sha256 of its bytes at B (null: deleted). */
 export function changedFilesInRange(cwd: string, range: string): ChangedFile[] {
   const { from, to } = parseGitRange(range);

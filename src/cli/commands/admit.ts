@@ -106,9 +106,9 @@ export async function runDryRunResult(
   });
   // After a failed dry run the one legal step is pair-status's (another dry run of this revision, or a revised plan).
   const next =
-    o.result === "passed"
+    result === "passed"
       ? `twinlock admit ${shellQuote(runFile)} ${executor}`
       : (await pairStatusFromRun(store, runFile, r.workflow.planner)).next_command;
-  const text = `recorded dry run ${o.result} for ${executor} on revision ${r.workflow.revision} by ${r.receipt.by}${r.receipt.signature ? " (signed)" : ""}${next ? `\nnext: ${next}` : ""}`;
-  return { exitCode: 0, text, json: { ok: true, result: o.result, dry_runs: r.workflow.dry_runs } };
+  const text = `recorded dry run ${result} for ${executor} on revision ${r.workflow.revision} by ${r.receipt.by}${r.receipt.signature ? " (signed)" : ""}${next ? `\nnext: ${next}` : ""}`;
+  return { exitCode: 0, text, json: { ok: true, result, dry_runs: r.workflow.dry_runs } };
 }

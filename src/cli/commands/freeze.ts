@@ -25,7 +25,7 @@ export async function runFreeze(
   const text = [
     `froze ${w.planner} revision ${r.revision}: ${r.hash}${w.handoff?.receipt.signature ? ` (signed by ${w.handoff.frozen_by})` : ""}`,
     `  the frozen bytes are kept in the gate home; the reviewer is shown them, and the executor gets them`,
-    `  ${w.handoff?.files.length} files; ${plural(r.readiness.counts.findings, "finding")}, ${plural(r.readiness.counts.actions, "action")}, ${plural(r.readiness.counts.criteria, "criterion", "criteria")}; ${r.readiness.openUnknowns.length} open unknown${r.readiness.openUnknowns.length === 1 ? "" : "s"}`,
+    `  ${w.handoff?.files.length} files; ${plural(r.readiness.counts.findings, "finding")}, ${plural(r.readiness.counts.actions, "action")}, ${plural(r.readiness.counts.criteria, "criterion", "criteria")}; ${plural(r.readiness.openUnknowns.length, "open unknown")}`,
     ...(r.voided ? ["  earlier review and consent of this workflow no longer apply; its executor is not authorized"] : []),
     `state: ${w.state}`,
     `next: twinlock present ${runFile} ${w.planner}`,

@@ -2,7 +2,7 @@ import { UsageError } from "../../errors/errors.js";
 import { EXECUTING_MODES, initRun } from "../../gate/init-run.js";
 import { pairStatusFromRun } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
-import { parseChoice, parseCount, parseMode, parseName, parsePromptId } from "../../input/parse-input.js";
+import { parseChoice, parseCount, parseName, parsePromptId } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
@@ -32,14 +32,14 @@ export async function runInitRun(runFile: string, o: InitRunOptions): Promise<Co
     throw new UsageError("--environment must not be empty; name where the executor may act, e.g. staging");
   if (o.budget !== undefined && parseCount(o.budget, "--budget") === 0)
     throw new UsageError("--budget 0 would admit nothing; give at least 1, or leave it out for no limit");
-  if (o.mode !== undefined) parseChoice(o.mode, EXECUTING_MODES, "--mode (a mode a run executes in)");
+  const mode = o.mode === undefined ? undefined : parseChoice(o.mode, EXECUTING_MODES, "--mode (a mode a run executes in)");
   const store = storeOption(o);
   const run = await initRun({
     run: runFile,
     store,
     suiteRoot: findSuiteRoot({ suite: o.suite }),
     planners,
-    mode: o.mode === undefined ? undefined : parseMode(o.mode),
+    mode,
     environment: o.environment === undefined ? undefined : parseName(o.environment, "--environment"),
     actions,
     budget: o.budget === undefined ? null : parseCount(o.budget, "--budget"),

@@ -16,8 +16,7 @@ export async function runPairStatus(
   if (second === undefined) {
     if (!PROMPT_ID_PATTERN.test(first) && existsSync(first))
       throw new UsageError(`give the prompt ID after the run file: twinlock pair-status ${first} MD-29`);
-    if (o.reviewStatus !== undefined && !(REVIEW_STATUSES as readonly string[]).includes(o.reviewStatus))
-      parseChoice(o.reviewStatus, REVIEW_STATUSES, "--review-status");
+    if (o.reviewStatus !== undefined) parseChoice(o.reviewStatus, REVIEW_STATUSES, "--review-status");
     const id = parsePromptId(first);
     status = pairStatusFromFlags(loadSuiteOption(o.suite, { promptIds: [id] }), id, {
       handoffReady: o.handoffReady,

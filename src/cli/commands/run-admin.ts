@@ -1,8 +1,8 @@
-import { changedFilesFromList, changedFilesInRange, checkoutRoot, gitTopLevel } from "../../conformance/changed-files.js";
+import { changedFilesFromList, changedFilesInRange, changedPathsRoot } from "../../conformance/changed-files.js";
 import type { CriterionEvidence } from "../../conformance/check-conformance.js";
 import { UsageError } from "../../errors/errors.js";
 import { approveApply } from "../../gate/approve-apply.js";
-import { CLOSE_RESULTS, type CloseResult, closeWorkflow } from "../../gate/close-workflow.js";
+import { CLOSE_RESULTS, closeWorkflow } from "../../gate/close-workflow.js";
 import { dryRunStep, dryRunStillNeeded } from "../../gate/dry-run-needed.js";
 import { raiseStop, resolveStop } from "../../gate/hard-stops.js";
 import { signingHint } from "../../gate/pair-status.js";
@@ -100,19 +100,18 @@ export async function runClose(
     criterion?: string[];
   },
 ): Promise<CommandResult> {
-  parseChoice(o.result, CLOSE_RESULTS, "--result");
+  const result = parseChoice(o.result, CLOSE_RESULTS, "--result");
   if (o.changedFiles !== undefined && o.gitRange !== undefined)
     throw new UsageError("give the changed files once: --changed-files FILE or --git-range A..B, not both");
   const criteria = (o.criterion ?? []).map(parseCriterionEvidence);
   const recorded = o.changedFiles !== undefined || o.gitRange !== undefined || criteria.length > 0;
   // Listed or from git, changed paths are the checkout's (relative to its top folder), as a plan's targets are.
-  const root =
-    o.gitRange !== undefined ? gitTopLevel(process.cwd()) : o.changedFiles !== undefined ? checkoutRoot(process.cwd()) : process.cwd();
+  const root = changedPathsRoot(process.cwd(), o);
   const r = await closeWorkflow({
     run: runFile,
     store: storeOption(o),
     planner: parsePromptId(id, "planner"),
-    result: o.result as CloseResult,
+    result,
     residual: o.residual === undefined ? undefined : parseText(o.residual, "--residual"),
     actor: resolveActor(o.actor),
     executed: recorded

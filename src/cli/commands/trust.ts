@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { canonicalJson } from "../../crypto/canonical-hash.js";
 import { type GateHome, homeLabel, resolveHomeDir } from "../../home/gate-home.js";
 import { addPinner, listPinners, listPins, type Pin, pinSuite, unpinSuite } from "../../home/suite-pins.js";
 import { naturalCompare } from "../../input/natural-order.js";
@@ -102,9 +103,8 @@ function policyLines(config: SuiteConfig): string[] {
   ];
 }
 
-/** Whether a re-pin records exactly what the pin it replaces did (the same folder, config, schemas, pairs and prompt files). */
+/** Whether a re-pin records exactly what the pin it replaces did: all of it but when and by whom. */
 function samePin(a: Pin, b: Pin): boolean {
-  const what = (p: Pin) =>
-    JSON.stringify([p.suite_id, p.root, p.config_sha256, p.handoff_schemas ?? {}, p.pairs, p.prompts ?? null, p.allow_unsigned]);
+  const what = ({ pinned_at: _at, pinned_by: _by, ...rest }: Pin) => canonicalJson(rest);
   return what(a) === what(b);
 }

@@ -2,7 +2,7 @@ import { appendFileSync } from "node:fs";
 import path from "node:path";
 import { readTrustFile } from "../../ci/read-trust-file.js";
 import { type VerifyReport, verifyRun } from "../../ci/verify-run.js";
-import { changedFilesFromList, changedFilesInRange, checkoutRoot, gitTopLevel } from "../../conformance/changed-files.js";
+import { changedFilesFromList, changedFilesInRange, changedPathsRoot } from "../../conformance/changed-files.js";
 import { UsageError } from "../../errors/errors.js";
 import { cleanText } from "../../input/clean-text.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -16,7 +16,7 @@ export async function runVerify(
     throw new UsageError("give the changed files once: --changed-files FILE or --git-range A..B, not both");
   const cwd = process.cwd();
   // Listed or from git, changed paths are the checkout's (relative to its top folder), as a plan's targets are.
-  const root = o.gitRange !== undefined ? gitTopLevel(cwd) : o.changedFiles !== undefined ? checkoutRoot(cwd) : cwd;
+  const root = changedPathsRoot(cwd, o);
   const trust = readTrustFile({ file: o.trust ?? path.join(root, "twinlock.yaml"), gitRange: o.gitRange, cwd });
   const changed =
     o.gitRange !== undefined
