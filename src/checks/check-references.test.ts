@@ -109,6 +109,8 @@ describe("checkReferences", () => {
       positions: new Map(),
       body: "",
       bodyLine: 1,
+      source: "",
+      sha256: "sha256:0",
     });
     const chain = Array.from({ length: n }, (_, i) => prompt(i + 1));
     expect(checkReferences(indexSuite("/memory", chain, {}))).toEqual([]);

@@ -1,6 +1,6 @@
 import { RefusalError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
-import { loadPinnedSuite, type PinnedSuite, promptFileDigest, requirePinnedPair } from "../home/suite-pins.js";
+import { loadPinnedSuite, type PinnedSuite, requirePinnedPair } from "../home/suite-pins.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
@@ -67,9 +67,9 @@ export function requireShownExecutor(wf: Workflow, now: string, shown: string | 
   );
 }
 
-/** sha256 of the workflow's executor prompt file as it is now in the pinned suite. */
+/** sha256 of the workflow's executor prompt file, of the bytes the suite was parsed from (never read again). */
 export function executorDigest(pinned: PinnedSuite, wf: Workflow): string {
   const prompt = pinned.suite.byId.get(wf.executor);
   if (!prompt) throw new RefusalError(`${wf.executor} is no longer a prompt of suite ${pinned.pin.suite_id}`);
-  return promptFileDigest(pinned.suite, prompt);
+  return prompt.sha256;
 }

@@ -128,12 +128,11 @@ export async function pinSuite(
       `cannot pin ${config.suite_id}: it does not require signed receipts, so anyone who can run twinlock could approve and consent; add policies.require_signed_receipts: true with reviewers, or pin with --allow-unsigned to accept that`,
     );
   const schemas = readPinnableSchemas(root, config, given);
-  const suite = loadSuite(root);
+  const suite = loadSuite(root, { config });
   // A key list the gate would read differently from how it reads (a revoked entry that is no key, a malformed key) is not pinned.
   const trustProblem = checkTrustConfig(suite).find((d) => d.severity === "error");
   if (trustProblem)
     throw new RefusalError(`cannot pin: ${formatDiagnostic(trustProblem)}; fix it (twinlock validate --suite ${given}) first`);
-  if (configDigest(root) !== digest) throw new RefusalError(`${CONFIG_FILE} in ${root} changed while pinning; pin again`);
   const pairs = pairsOf(suite);
   // What the gate would refuse to run is not pinned either: a prompt file it cannot read as a prompt (a merge key, a
   // link), and a pair member with a problem (a field it would read leniently).
@@ -152,7 +151,7 @@ export async function pinSuite(
     prompts: Object.fromEntries(
       Object.entries(pairs)
         .flat()
-        .map((id) => [id, promptFileDigest(suite, suite.byId.get(id) as Prompt)]),
+        .map((id) => [id, (suite.byId.get(id) as Prompt).sha256]),
     ),
     allow_unsigned: !signing,
     pinned_at: (input.now ?? new Date()).toISOString(),
@@ -374,8 +373,8 @@ function policyDigestOf(configSha: string, schemas: readonly FormatSchemaFile[])
 
 /**
  * The suite a run names, loaded under its pinned policy (`loadPinnedPolicy`)
- * as far as deciding about `promptIds` and their twins needs; refused if
- * `twinlock.yaml` changed while the prompts were read.
+ * as far as deciding about `promptIds` and their twins needs, its prompts
+ * chosen by the pinned config's bytes as hashed.
  */
 export function loadPinnedSuite(
   home: GateHome,
@@ -384,7 +383,8 @@ export function loadPinnedSuite(
 ): PinnedSuite {
   const policy = loadPinnedPolicy(home, runSuite);
   // Every prompt file is read; those that may declare the run's prompts or their twins are parsed (see LoadSuiteOptions).
-  const suite = loadSuite(policy.pin.root, { promptIds });
+  // Prompts are chosen by the pinned config as hashed, never by a second read of twinlock.yaml.
+  const suite = loadSuite(policy.pin.root, { promptIds, config: policy.config });
   // A file that may declare one of these prompts but cannot be read as a prompt (or a link the gate does not follow)
   // could be what another tool finds under that ID: a decision waits until it is fixed or removed.
   const unreadable = suite.diagnostics.find((d) => BLOCKING_LOAD_PROBLEMS.test(d.code));
@@ -394,8 +394,6 @@ export function loadPinnedSuite(
       { attack: "unreadable-prompt-file" },
     );
   requirePinnedPrompts(policy.pin, suite, promptIds);
-  if (configDigest(policy.pin.root) !== policy.pin.config_sha256)
-    throw new RefusalError(`${CONFIG_FILE} of suite ${policy.pin.suite_id} changed while it was read; try again`);
   return { ...policy, suite };
 }
 
@@ -431,7 +429,7 @@ function requirePinnedPrompts(pin: Pin, suite: Suite, ids: readonly string[]): v
         `suite ${pin.suite_id} was pinned without its prompts' digests (by an older twinlock); a person re-pins it after reviewing it: twinlock trust pin --suite ${pin.root} --key FILE`,
         { attack: "prompt-changed" },
       );
-    const now = promptFileDigest(suite, prompt);
+    const now = prompt.sha256;
     if (pin.prompts[id] !== now)
       throw new RefusalError(
         `${id}'s prompt file (${prompt.file}) changed since suite ${pin.suite_id} was pinned (pinned ${pin.prompts[id] ?? "none"}, now ${now}); a person reviews the change and re-pins: twinlock trust pin --suite ${pin.root} --key FILE`,
@@ -451,11 +449,6 @@ export function requirePinnedPair(pinned: PinnedSuite, planner: string, executor
       `the pairing of ${planner} is not the pinned one (pinned ${atPin ?? "no pair"}, now ${executor}); re-pin the suite after reviewing the change`,
       { attack: "repaired-twin" },
     );
-}
-
-/** sha256 of a prompt file's whole bytes (frontmatter and body): what receipts bind for the executor. */
-export function promptFileDigest(suite: Suite, prompt: Prompt): string {
-  return sha256Of(readRegular(path.join(suite.root, ...prompt.file.split("/")), `prompt file ${prompt.file}`, 1024 * 1024));
 }
 
 function pairsOf(suite: Suite): Record<string, string> {

@@ -11,7 +11,7 @@ import { pairStatusFromRun } from "../gate/pair-status.js";
 import { presentPlan } from "../gate/present-plan.js";
 import { checkReadiness } from "../handoff/check-readiness.js";
 import { snapshotHandoff } from "../home/frozen-bytes.js";
-import { loadPinnedPolicy, promptFileDigest } from "../home/suite-pins.js";
+import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { shellQuote } from "../run/next-step.js";
 import { promptId } from "../run/run-schema.js";
 import type { TokenScope } from "../server/agent-tokens.js";
@@ -309,7 +309,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       if (!wf || !consent || consent.decision !== "approved" || consent.handoff_hash !== wf.handoff?.hash)
         throw new RefusalError(`${executor} has no live consent in run ${ctx.runId}; a person consents first`, { code: "NO_CONSENT" });
       const pinned = loadRunSuite(ctx.store.home, run.state, wf);
-      const prompt = pinned.suite.prompts.find((p) => p.id === executor && promptFileDigest(pinned.suite, p) === consent.executor_digest);
+      const prompt = pinned.suite.prompts.find((p) => p.id === executor && p.sha256 === consent.executor_digest);
       if (!prompt)
         throw new RefusalError(
           `the executor file the consent bound (${consent.executor_digest}) is not in the pinned suite any more; it changed since consent`,

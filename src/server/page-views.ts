@@ -1,6 +1,3 @@
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { consentQuestion } from "../gate/consent-question.js";
 import { executorDigest, loadRunSuite } from "../gate/load-run-suite.js";
 import { presentPlan } from "../gate/present-plan.js";
@@ -8,7 +5,7 @@ import { describeNextStep, nextStepData } from "../run/next-step.js";
 import type { Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
 import type { RunListing, RunStore } from "../store/run-store.js";
-import { MODES } from "../suite/prompt.js";
+import { MODES, type Prompt } from "../suite/prompt.js";
 import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
 import type { ReceiptSignature } from "../trust/sign-receipt.js";
 import type {
@@ -178,24 +175,13 @@ function executionView(wf: Workflow, revision: number, model: RevisionPageView["
 }
 
 /**
- * The executor as the page shows it: its whole file read once, so the text
- * shown and the digest the forms carry are of the same bytes (a decision on
- * a file changed since is refused).
+ * The executor as the page shows it: the text shown and the digest the
+ * forms carry are of the one read the suite was parsed from (a decision on a
+ * file changed since is refused).
  */
-function executorShown(
-  pinned: ReturnType<typeof loadRunSuite>,
-  wf: Workflow,
-  prompt: { title?: string; body: string; file: string } | undefined,
-) {
+function executorShown(pinned: ReturnType<typeof loadRunSuite>, wf: Workflow, prompt: Prompt | undefined) {
   if (!prompt) return { id: wf.executor, title: wf.executor_title, digest: executorDigest(pinned, wf), body: "", source: "" };
-  const bytes = readFileSync(path.join(pinned.suite.root, ...prompt.file.split("/")));
-  return {
-    id: wf.executor,
-    title: prompt.title ?? wf.executor_title,
-    digest: `sha256:${createHash("sha256").update(bytes).digest("hex")}`,
-    body: prompt.body,
-    source: bytes.toString("utf8"),
-  };
+  return { id: wf.executor, title: prompt.title ?? wf.executor_title, digest: prompt.sha256, body: prompt.body, source: prompt.source };
 }
 
 /** Every receipt of a pair, oldest first, each with its signature kind and whether it verifies under the pinned policy now. */

@@ -28,6 +28,18 @@ describe("loadSuite", () => {
     expect(suite.prompts.every((p) => p.file.startsWith("prompts/"))).toBe(true);
   });
 
+  it("chooses prompt files by a config the caller already read and hashed, never by twinlock.yaml read again", () => {
+    const files: Record<string, string> = { "README.md": "# Not a prompt\n" };
+    for (const [file, text] of Object.entries(baseSuite())) if (file !== "twinlock.yaml") files[`prompts/${file}`] = text;
+    // What the file says now (all *.md, README too) is not what the caller pinned.
+    files["twinlock.yaml"] = "suite_id: s\n";
+    const root = writeSuite(files);
+    const suite = loadSuite(root, { config: { suite_id: "s", prompts: ["prompts/**/*.md"] } });
+    expect(suite.config).toEqual({ suite_id: "s", prompts: ["prompts/**/*.md"] });
+    expect(suite.diagnostics).toEqual([]);
+    expect(loadSuite(root).diagnostics.map((d) => `${d.file} ${d.code}`)).toEqual(["README.md FRONTMATTER_MISSING"]);
+  });
+
   it("loads all 16 prompts of the example suite and its config without a problem", () => {
     const suite = loadSuite(EXAMPLE_SUITE);
     expect(suite.diagnostics).toEqual([]);

@@ -50,6 +50,12 @@ export interface LoadSuiteOptions {
   promptIds?: readonly string[];
   /** Frontmatter parsed before, by the bytes' digest (full loads only; see ParseCache). */
   parseCache?: ParseCache;
+  /**
+   * The suite's config as the caller read, hashed and checked it (a pinned
+   * policy): prompts are selected by it, and twinlock.yaml is not read again,
+   * so a config swapped in between cannot choose which files are prompts.
+   */
+  config?: SuiteConfig;
 }
 
 /**
@@ -67,7 +73,9 @@ export function loadSuite(root: string, options: LoadSuiteOptions = {}): Suite {
   // The files the walk saw as regular files (by their directory entry): opened without a second look.
   const regular = new Set<string>();
   // The config first: its `prompts`/`exclude` say which files are prompts, so no other file is read.
-  const { config, diagnostics: configDiagnostics } = loadSuiteConfig(absRoot);
+  const { config, diagnostics: configDiagnostics } = options.config
+    ? { config: options.config, diagnostics: [] }
+    : loadSuiteConfig(absRoot);
   const selection = promptSelection(config);
   try {
     walk(absRoot, "", { files, regular }, diagnostics, selection);

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lineOf, plannerText, unpairedText } from "../test-support/prompt-builder.js";
 import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
@@ -170,3 +172,36 @@ describe("parsePromptFile on bad input never throws and locates the problem", ()
     expect(d?.line).toBeLessThanOrEqual(7);
   });
 });
+
+describe("a parsed prompt's sha256 and source are of the bytes it was parsed from", () => {
+  const digestOf = (bytes: Uint8Array) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+
+  it("is the sha256 of the exact bytes, with or without a parse cache, for any valid UTF-8 body and byte-order marks", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.integer({ min: 0, max: 2 }), fc.boolean(), (body, boms, crlf) => {
+        let text = `${"\uFEFF".repeat(boms)}${plannerText("MD-1", "MD-2")}\n${body}`;
+        if (crlf) text = text.replace(/\n/g, "\r\n");
+        const bytes = Buffer.from(text, "utf8");
+        for (const cache of [undefined, memoryCache()]) {
+          const { prompt } = parsePromptFile("p.md", bytes, cache);
+          if (!prompt) return; // a body with hidden text may make the file refused; nothing then is bound
+          expect(prompt.sha256).toBe(digestOf(bytes));
+          expect(Buffer.from(prompt.source, "utf8").equals(bytes)).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it("keeps the digest of the parse when the file's bytes later change (nothing is read again)", () => {
+    const bytes = Buffer.from(plannerText("MD-1", "MD-2"), "utf8");
+    const { prompt } = parsePromptFile("p.md", bytes);
+    const before = digestOf(bytes);
+    bytes.write("X", bytes.length - 1);
+    expect(prompt?.sha256).toBe(before);
+  });
+});
+
+function memoryCache() {
+  const known = new Map<string, Record<string, unknown>>();
+  return { get: (d: string) => known.get(d), set: (d: string, data: Record<string, unknown>) => void known.set(d, data) };
+}

@@ -45,7 +45,8 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
     at("FILE_NOT_UTF8", positionAtByte(bytes, firstInvalidUtf8(bytes)), "the file is not valid UTF-8; save it as UTF-8");
     return { prompt: undefined, diagnostics };
   }
-  let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
+  const source = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
+  let text = source;
   // A byte-order mark is skipped (two, as decoding with TextDecoder and then stripping one always did).
   if (text.startsWith("\uFEFF")) text = text.slice(1);
   if (text.startsWith("\uFEFF")) text = text.slice(1);
@@ -219,6 +220,7 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
     else allowedModes = am.map((m) => modeOf(m, "allowed_modes")).filter((m): m is Mode => m !== undefined);
   }
 
+  let digest: string | undefined;
   const prompt: Prompt = {
     file,
     id,
@@ -237,6 +239,12 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
     positions,
     body,
     bodyLine,
+    source,
+    // Valid UTF-8 (checked above) decodes and encodes back to the same bytes: the digest is of the bytes parsed.
+    get sha256() {
+      digest ??= `sha256:${key ?? parseCacheKey(Buffer.from(source, "utf8"))}`;
+      return digest;
+    },
   };
   return { prompt, diagnostics: diagnostics.map(withId) };
 }
@@ -323,9 +331,11 @@ function firstKeyWhere(value: unknown, test: (key: string) => boolean, prefix = 
   return undefined;
 }
 
+const MERGE_TAG = "tag:yaml.org,2002:merge";
+
 /** The full YAML parse, for frontmatter outside the fast path's subset. Positions are file positions. */
 export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter | { diagnostics: Diagnostic[] } {
-  const { isMap, isScalar, isSeq, LineCounter, parseDocument } = loadYaml();
+  const { isMap, isScalar, isSeq, LineCounter, parseDocument, visit } = loadYaml();
   const lineCounter = new LineCounter();
   let doc: ReturnType<typeof parseDocument>;
   try {
@@ -361,6 +371,26 @@ export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter
       diagnostics: [problem({ line: 2, col: 1 }, "FRONTMATTER_NOT_MAPPING", "the frontmatter must be a YAML mapping of keys to values")],
     };
   }
+  // A key tagged `!!merge` is merged by this YAML library too (any key, not only `<<`): refused like a `<<` key.
+  let merged: Position | undefined;
+  visit(doc, {
+    Pair(_, pair) {
+      if (isScalar(pair.key) && pair.key.tag === MERGE_TAG) {
+        merged = toPos(pair.key.range?.[0] ?? 0);
+        return visit.BREAK;
+      }
+    },
+  });
+  if (merged)
+    return {
+      diagnostics: [
+        problem(
+          merged,
+          "FRONTMATTER_YAML",
+          "the frontmatter tags a key !!merge, which merges another mapping's keys in (as YAML 1.1 tools do with `<<`); write the merged keys out",
+        ),
+      ],
+    };
   const positions = new Map<string, Position>();
   for (const pair of doc.contents.items) {
     if (!isScalar(pair.key)) continue;

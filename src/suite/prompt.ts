@@ -41,6 +41,14 @@ export interface Prompt {
   body: string;
   /** Line in the file where the body starts. */
   bodyLine: number;
+  /** The whole file as read for this parse, decoded from UTF-8 (a byte-order mark kept): the text a page shows. */
+  source: string;
+  /**
+   * `sha256:<hex>` of the file's bytes as read for this parse (worked out on
+   * first use). Pins, consents and admission bind this, never a second read:
+   * the rules judged and the bytes bound are one read of the file.
+   */
+  readonly sha256: string;
 }
 
 /** Positions by key; only a report of a problem needs one, so a prompt may work them out on first use. */

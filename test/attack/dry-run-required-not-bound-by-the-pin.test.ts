@@ -74,4 +74,17 @@ describe("dry_run_required an agent edits away after the pin", () => {
     expect(validate.output).toMatch(/merge key \("<<"\), which YAML 1\.1 tools apply and twinlock reads as a plain key/);
     expect(await pinRefused(s)).toMatch(/cannot pin/);
   });
+
+  it.each([
+    ["any key tagged !!merge", "safety: &safety\n  dry_run_required: false\n!!merge rules: *safety"],
+    ["a key in the long tag form", "safety: &safety\n  dry_run_required: false\n!<tag:yaml.org,2002:merge> rules: *safety"],
+    ["an explicit key tagged !!merge", "safety: &safety\n  dry_run_required: false\n? !!merge\n: *safety"],
+  ])("dry_run_required merged in by %s (which this YAML library applies too): refused by validate and the pin", async (_, yaml) => {
+    const s = await makeScenario();
+    editExecutor(s, declare(yaml));
+    const validate = await runCli(["validate", "--suite", s.suite]);
+    expect(validate.code).toBe(1);
+    expect(validate.output).toMatch(/tags a key !!merge, which merges another mapping's keys in/);
+    expect(await pinRefused(s)).toMatch(/cannot pin/);
+  });
 });
