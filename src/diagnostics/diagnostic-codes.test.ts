@@ -75,6 +75,7 @@ const t = {
   idFormat: "---\ntitle: lower-case id\nprompt_id: md-40\n---\nbody\n",
   fieldType: unpairedText("MD-40", "operational", { frontmatter: { title: ["not", "a", "string"] } }),
   fieldValue: unpairedText("MD-40", "operational", { frontmatter: { default_mode: "FAST_AND_LOOSE" } }),
+  misspelt: executorText("MD-11", "MD-10", { frontmatter: { dry_run_requried: true } }),
   targetMissing: plannerText("MD-10", "MD-99"),
   notReciprocal: plannerText("MD-14", "MD-11"),
   role: plannerText("MD-10", "MD-11", { frontmatter: { prompt_role: "operational" } }),
@@ -207,6 +208,14 @@ const FIXTURES: Record<DiagnosticCode, CodeFixture> = {
     file: "ops/md-40.md",
     line: lineOf(t.fieldValue, "default_mode:"),
     field: "default_mode",
+  },
+  FIELD_MISSPELT: {
+    plants: "`dry_run_requried: true` on an executor, a rule that would be ignored",
+    run: () => validateInMemory({ ...baseSuite(), [BASE_FILES["MD-11"]]: t.misspelt }),
+    file: BASE_FILES["MD-11"],
+    line: lineOf(t.misspelt, "dry_run_requried:"),
+    promptId: "MD-11",
+    field: "dry_run_requried",
   },
   PAIR_TARGET_MISSING: {
     plants: "planner MD-10 naming MD-99, which does not exist",

@@ -109,7 +109,7 @@ export interface PinnedSuite extends PinnedPolicy {
 export async function pinSuite(
   home: GateHome | (() => GateHome),
   input: { suiteDir: string; allowUnsigned?: boolean; key: KeyObject | undefined; now?: Date },
-): Promise<{ pin: Pin; replaced: Pin | undefined; firstPinner: boolean; config: SuiteConfig }> {
+): Promise<{ pin: Pin; replaced: Pin | undefined; firstPinner: boolean; config: SuiteConfig; suite: Suite }> {
   const by = pinnerLine(input.key, "pin a suite");
   // An existing home says at once whether this key may pin: nothing of the suite is read for a key that may not.
   if (typeof home !== "function") requirePinner(home, readPinsFile(home), by, "pin");
@@ -171,7 +171,7 @@ export async function pinSuite(
       pins: [...file.pins.filter((p) => p.suite_id !== pin.suite_id && p.root !== pin.root), pin],
     };
   });
-  return { pin, replaced, firstPinner, config };
+  return { pin, replaced, firstPinner, config, suite };
 }
 
 /** Remove a suite's pin; runs of that suite are refused until it is pinned again. */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lineOf, plannerText, unpairedText } from "../test-support/prompt-builder.js";
-import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
+import { MAX_PROMPT_BYTES, misspeltRuleKey, parsePromptFile } from "./parse-prompt-file.js";
 
 const parse = (text: string | Uint8Array, file = "p.md") =>
   parsePromptFile(file, typeof text === "string" ? new TextEncoder().encode(text) : text);
@@ -205,3 +205,58 @@ function memoryCache() {
   const known = new Map<string, Record<string, unknown>>();
   return { get: (d: string) => known.get(d), set: (d: string, data: Record<string, unknown>) => void known.set(d, data) };
 }
+
+describe("a key one slip from a rule key is reported, as the rule would be ignored", () => {
+  const rules = ["dry_run_required", "allowed_modes", "paired_prompt_id", "pairing_required", "prompt_role", "prompt_id"];
+
+  it("never reports a rule key itself, and reports any one-letter slip of one (dropped, doubled, swapped or another case)", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...rules), fc.nat(), fc.constantFrom("drop", "double", "case", "swap"), (rule, at, slip) => {
+        expect(misspeltRuleKey(rule)).toBeUndefined();
+        const i = at % (rule.length - 1);
+        const typo =
+          slip === "drop"
+            ? rule.slice(0, i) + rule.slice(i + 1)
+            : slip === "double"
+              ? rule.slice(0, i) + rule[i] + rule.slice(i)
+              : slip === "case"
+                ? rule.toUpperCase()
+                : rule.slice(0, i) + rule[i + 1] + rule[i] + rule.slice(i + 2);
+        if (typo === rule) return;
+        expect(misspeltRuleKey(typo)).toBeDefined();
+      }),
+    );
+  });
+
+  it("leaves the keys real suites use alone", () => {
+    for (const key of [
+      "title",
+      "category",
+      "risk_level",
+      "description",
+      "owners",
+      "inputs",
+      "outputs",
+      "review",
+      "contract_refs",
+      "tool_policy",
+      "required",
+      "related",
+    ])
+      expect(misspeltRuleKey(key), key).toBeUndefined();
+  });
+
+  it("reports `dry_run_requried: true` on an executor where the key is, naming the rule meant", () => {
+    const text = plannerText("MD-1", "MD-2").replace("prompt_role: investigative", "prompt_role: investigative\ndry_run_requried: true");
+    const { diagnostics } = parsePromptFile("p.md", Buffer.from(text));
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        code: "FIELD_MISSPELT",
+        severity: "error",
+        line: lineOf(text, "dry_run_requried:"),
+        field: "dry_run_requried",
+      }),
+    ]);
+    expect(diagnostics[0]?.message).toMatch(/spell it `dry_run_required`/);
+  });
+});

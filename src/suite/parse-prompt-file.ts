@@ -1,6 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { findDeceptiveChar, isPlainAscii } from "../input/clean-text.js";
+import { editDistance } from "../input/closest-choice.js";
+import { EXECUTOR_CANONICAL, PLANNER_CANONICAL } from "../twin/canonical-metadata.js";
 import { loadYaml } from "./load-yaml.js";
 import { type ParseCache, parseCacheKey } from "./parse-cache.js";
 import { parseSimpleFrontmatter, type SimpleFrontmatter } from "./parse-simple-frontmatter.js";
@@ -128,6 +130,17 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
     return { prompt: undefined, diagnostics };
   }
   const where = (key: string) => positions.get(key) ?? { line: 2, col: 1 };
+  // A misspelt rule (`dry_run_requried: true`) is an unknown key, silently ignored: the rule the author meant would not hold.
+  for (const key of Object.keys(frontmatter)) {
+    const meant = misspeltRuleKey(key);
+    if (meant !== undefined)
+      at(
+        "FIELD_MISSPELT",
+        where(key),
+        `\`${key}\` is not a key twinlock reads, and twinlock reads \`${meant}\`; a misspelt rule is ignored, so spell it \`${meant}\``,
+        { field: key },
+      );
+  }
   const typeProblem = (key: string, expected: string) =>
     at("FIELD_TYPE", where(key), `\`${key}\` must be ${expected}, found ${describe(frontmatter[key])}`, { field: key });
 
@@ -332,6 +345,37 @@ function firstKeyWhere(value: unknown, test: (key: string) => boolean, prefix = 
 }
 
 const MERGE_TAG = "tag:yaml.org,2002:merge";
+
+/** The frontmatter keys the gate's rules are read from. */
+const RULE_KEYS: readonly string[] = [
+  ...new Set([
+    ...Object.keys(PLANNER_CANONICAL),
+    ...Object.keys(EXECUTOR_CANONICAL),
+    "prompt_id",
+    "dry_run_required",
+    "allowed_modes",
+    "default_mode",
+  ]),
+];
+const RULE_KEY_SET = new Set(RULE_KEYS);
+
+/**
+ * The rule key that `key` most likely misspells: the same but for case, or
+ * one slip away (a letter dropped, added, changed or two swapped; two slips
+ * for keys of 12 letters or more); undefined for a rule key itself and for
+ * any other key.
+ */
+export function misspeltRuleKey(key: string): string | undefined {
+  if (RULE_KEY_SET.has(key)) return undefined;
+  const lower = key.toLowerCase();
+  for (const rule of RULE_KEYS) {
+    const limit = rule.length >= 12 ? 2 : 1;
+    // Most keys differ in length by more than the limit: answered without a distance.
+    if (Math.abs(rule.length - key.length) > limit) continue;
+    if (editDistance(lower, rule) <= limit) return rule;
+  }
+  return undefined;
+}
 
 /** The full YAML parse, for frontmatter outside the fast path's subset. Positions are file positions. */
 export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter | { diagnostics: Diagnostic[] } {

@@ -1,10 +1,12 @@
 import { existsSync } from "node:fs";
 import { canonicalJson } from "../../crypto/canonical-hash.js";
+import { declaresDryRun } from "../../gate/dry-run-needed.js";
 import { type GateHome, homeLabel, resolveHomeDir } from "../../home/gate-home.js";
 import { addPinner, listPinners, listPins, type Pin, pinSuite, unpinSuite } from "../../home/suite-pins.js";
 import { naturalCompare } from "../../input/natural-order.js";
 import { parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
+import type { Prompt } from "../../suite/prompt.js";
 import type { SuiteConfig } from "../../suite/suite-config.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -22,7 +24,7 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
     opened = homeOption(o, { create: true });
     return opened;
   };
-  const { pin, replaced, firstPinner, config } = await pinSuite(opened ?? openLater, {
+  const { pin, replaced, firstPinner, config, suite } = await pinSuite(opened ?? openLater, {
     suiteDir: findSuiteRoot({ suite: o.suite }),
     allowUnsigned: o.allowUnsigned === true,
     key: keyOption(o.key),
@@ -33,10 +35,11 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
     `  twinlock.yaml ${pin.config_sha256}`,
     // What the gate will enforce from now on, to check against what you reviewed.
     ...policyLines(config),
-    `  ${Object.keys(pin.pairs).length} pairs: ${Object.entries(pin.pairs)
+    // Each executor's own rules, as the gate will read them: a rule misspelt or left out shows here.
+    `  ${Object.keys(pin.pairs).length} pairs:`,
+    ...Object.entries(pin.pairs)
       .sort(([a], [b]) => naturalCompare(a, b))
-      .map(([p, e]) => `${p}→${e}`)
-      .join(" ")}`,
+      .map(([p, e]) => `    ${p}→${e}  ${executorRules(suite.byId.get(e))}`),
     ...(replaced
       ? [
           samePin(replaced, pin)
@@ -52,6 +55,12 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
     ...(pin.allow_unsigned ? ["UNSIGNED: this suite does not require signed receipts; receipts will prove nothing about who decided"] : []),
   ].join("\n");
   return { exitCode: 0, text, json: { ok: true, home: home.dir, pin, replaced: replaced ?? null, first_pinner: firstPinner } };
+}
+
+/** What the gate reads from an executor to admit it: the modes it may run in, and whether a dry run comes first. */
+function executorRules(executor: Prompt | undefined): string {
+  const modes = executor?.allowedModes.length ? executor.allowedModes.join(", ") : "any (no allowed_modes)";
+  return `modes ${modes}; ${declaresDryRun(executor) ? "a passed dry run first in APPLY modes" : "no dry run required"}`;
 }
 
 /** `twinlock trust list`: the pinned suites. */
