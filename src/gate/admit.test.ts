@@ -564,6 +564,20 @@ describe("check 8: no unresolved !STOP on the run or the workflow", () => {
     expect((await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR])).code).toBe(0);
   });
 
+  it("has pair-status say to resolve an open stop (run or workflow), not to admit, so the refusal's pointer is no loop", async () => {
+    const g = fresh();
+    const status = () => pairStatusFromRun(folderRunStore(homeOf(g)), g.runFile, PLANNER);
+    expect((await runCli(["stop", g.runFile, "--home", g.home, "--reason", "missing-backup"])).code).toBe(0);
+    const onRun = await status();
+    expect(onRun.next_step.operation).toBe("resolve-stop");
+    expect(onRun.next_command).toMatch(/^twinlock resolve-stop \S+ --reason missing-backup --note TEXT/);
+    expect((await runCli(["resolve-stop", g.runFile, "--home", g.home, "--reason", "missing-backup", "--note", "done"])).code).toBe(0);
+    expect((await runCli(["stop", g.runFile, "--home", g.home, "--reason", "flaky-ci", "--workflow", PLANNER])).code).toBe(0);
+    expect((await status()).next_command).toMatch(/^twinlock resolve-stop \S+ --reason flaky-ci --workflow MD-29 --note TEXT/);
+    expect((await runCli(["resolve-stop", g.runFile, "--home", g.home, "--reason", "flaky-ci", "--note", "fixed"])).code).toBe(0);
+    expect((await status()).next_step.operation).toBe("admit");
+  });
+
   it("fails only check 8 for a stop on the workflow, until resolve-stop clears it", async () => {
     const g = fresh();
     expect((await runCli(["stop", g.runFile, "--home", g.home, "--reason", "!STOP:flaky-ci", "--workflow", PLANNER])).code).toBe(0);
@@ -756,6 +770,9 @@ describe("an executor that declares dry_run_required", () => {
     expect(before.next_command).toMatch(/^twinlock dry-run .* MD-30 --checkout DIR/);
     expect(before.next_action).toMatch(/MD-30 declares dry_run_required/);
     await dryRun(g);
+    // Admitted, no result yet: the result is what comes next (another dry run would not help).
+    const open = await pairStatusFromRun(folderRunStore(homeOf(g)), g.runFile, PLANNER);
+    expect(open.next_command).toMatch(/^twinlock dry-run-result .* MD-30 --result passed\|failed --note TEXT/);
     await result(g, "passed");
     const after = await pairStatusFromRun(folderRunStore(homeOf(g)), g.runFile, PLANNER);
     expect(after.next_command).toMatch(/^twinlock admit /);

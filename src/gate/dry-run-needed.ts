@@ -32,8 +32,23 @@ export function declaresDryRun(prompt: Prompt | undefined): boolean {
   return declared !== undefined && declared !== false;
 }
 
-/** The next step when a dry run is still needed (see dryRunStillNeeded). */
+/**
+ * The next step when a dry run is still needed (see dryRunStillNeeded): its
+ * result, once a dry run of this revision was admitted and awaits one; else
+ * the dry run.
+ */
 export function dryRunStep(runFile: string, wf: Workflow): NextStep {
+  const open = wf.dry_runs.some((d) => d.result === null && d.revision === wf.revision && d.handoff_hash === wf.handoff?.hash);
+  if (open)
+    return makeNextStep(
+      `record the dry run's result: a dry run of revision ${wf.revision} was admitted and has no result yet (passed lets ${wf.executor} be admitted to apply)`,
+      "dry-run-result",
+      [runFile, wf.executor],
+      [
+        ["--result", "passed|failed"],
+        ["--note", "TEXT"],
+      ],
+    );
   return makeNextStep(
     `dry-run first: ${wf.executor} declares dry_run_required, so it is admitted in an APPLY mode only after a passed dry run of revision ${wf.revision}`,
     "dry-run",

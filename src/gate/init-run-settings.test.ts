@@ -17,6 +17,10 @@ describe("the settings a person consents to", () => {
     await expect(start({ actions: ["A1\u001b[8m", "A2", "\u001b[0m"] })).rejects.toThrow(/--actions: "A1\\u001b\[8m" is not an action ID/);
   });
 
+  it("refuses an action named twice (the consent question would list it twice), before anything is read", async () => {
+    await expect(start({ actions: ["A1", "A2", "A1"] })).rejects.toThrow('--actions names "A1" twice; list each +ACTION ID once');
+  });
+
   it("refuses an environment with a control, invisible or direction character", async () => {
     await expect(start({ environment: "staging\u001b[8m (and production)" })).rejects.toThrow(/--environment contains a control/);
     await expect(start({ environment: "staging\u200b" })).rejects.toThrow(/--environment contains a control/);

@@ -41,6 +41,9 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
     for (const action of input.actions)
       if (!RECORD_ID_PATTERN.test(action))
         throw new UsageError(`--actions: ${JSON.stringify(clip(action))} is not an action ID (letters, digits, . _ -, e.g. A1)`);
+  // An action named twice reads as two in the consent question: the scope a person consents to is each action once.
+  const twice = input.actions === "all" ? undefined : input.actions?.find((a, i, all) => all.indexOf(a) !== i);
+  if (twice !== undefined) throw new UsageError(`--actions names ${JSON.stringify(clip(twice))} twice; list each +ACTION ID once`);
   if (input.environment !== undefined && findHiddenInName(input.environment))
     throw new UsageError("--environment contains a control, invisible or direction character; give a plain name such as staging");
   // A team store's pins are the database's: the home's copy is brought up to date before it is read.

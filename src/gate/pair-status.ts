@@ -58,7 +58,23 @@ export async function pairStatusFromRun(
       [runFile, wf.planner],
     );
   }
-  if (!handoffChanged && wf.state === "dry_run_ready" && dryRunStillNeeded(home, run.state, wf)) next = dryRunStep(runFile, wf);
+  const unresolvedStops = run.state.stops.filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf.planner));
+  if (!handoffChanged && !expired && wf.state === "dry_run_ready") {
+    // Admission refuses while a !STOP is open: lifting it (by a person with the stop right) comes first.
+    const stop = unresolvedStops[0];
+    if (stop)
+      next = makeNextStep(
+        `resolve the !STOP:${stop.reason} raised ${stop.workflow === null ? "on the run" : `on ${stop.workflow}`} by ${stop.raised_by}: admission refuses while it is open`,
+        "resolve-stop",
+        [runFile],
+        [
+          ["--reason", stop.reason],
+          ...(stop.workflow === null ? [] : [["--workflow", stop.workflow] as [string, string]]),
+          ["--note", "TEXT"],
+        ],
+      );
+    else if (dryRunStillNeeded(home, run.state, wf)) next = dryRunStep(runFile, wf);
+  }
   const signing = signingHint(home, run.state.suite);
   if (signing && next.operation !== null && SIGNED_OPERATIONS.has(next.operation)) next = withKeyOption(next);
   return {
@@ -74,9 +90,7 @@ export async function pairStatusFromRun(
     question: expired ? consentQuestion(wf, run.state.settings) : questionFor(wf.state, wf, run.state.settings),
     authorized_execution_prompt_ids: run.state.authorized_execution_prompt_ids,
     handoff_changed: handoffChanged,
-    unresolved_stops: run.state.stops
-      .filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf.planner))
-      .map((s) => `!STOP:${s.reason}`),
+    unresolved_stops: unresolvedStops.map((s) => `!STOP:${s.reason}`),
     source: "run",
   };
 }

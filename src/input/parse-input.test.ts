@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../errors/errors.js";
-import { clip, parseChoice, parseCount, parseDuration, parseMode, parsePromptId, parseStopReason, parseText } from "./parse-input.js";
+import {
+  clip,
+  parseActionIds,
+  parseChoice,
+  parseCount,
+  parseDuration,
+  parseMode,
+  parsePromptId,
+  parseStopReason,
+  parseText,
+} from "./parse-input.js";
 
 describe("parse-input (options of validate and new-pair)", () => {
   it("accepts a prompt ID and refuses other forms, quoting the input", () => {
@@ -10,6 +20,12 @@ describe("parse-input (options of validate and new-pair)", () => {
       '--planner "md-29" is not a prompt ID; did you mean MD-29? expected the form MD-29',
     );
     expect(() => parsePromptId("MD29", "--planner")).toThrow('--planner "MD29" is not a prompt ID; expected the form MD-29');
+  });
+
+  it("reads +ACTION IDs with or without their prefix, and refuses an empty list or an ID named twice", () => {
+    expect(parseActionIds("A1, +ACTION:A3", "--actions")).toEqual(["A1", "A3"]);
+    expect(() => parseActionIds(" , ", "--actions")).toThrow("--actions needs at least one +ACTION ID, such as A1,A3");
+    expect(() => parseActionIds("A1,+ACTION:A1", "--actions")).toThrow('--actions names "A1" twice; list each +ACTION ID once');
   });
 
   it("accepts a mode and lists the modes otherwise, with the one a near miss meant", () => {

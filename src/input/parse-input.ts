@@ -31,6 +31,21 @@ export function parseChoice<T extends string>(value: string, choices: readonly T
   );
 }
 
+/**
+ * A comma-separated list of +ACTION IDs (`A1,A3` or `+ACTION:A1,+ACTION:A3`),
+ * each once; a UsageError for an empty list or an ID named twice.
+ */
+export function parseActionIds(value: string, option: string): string[] {
+  const ids = value
+    .split(",")
+    .map((s) => s.trim().replace(/^\+ACTION:/, ""))
+    .filter(Boolean);
+  if (ids.length === 0) throw new UsageError(`${option} needs at least one +ACTION ID, such as A1,A3`);
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (twice !== undefined) throw new UsageError(`${option} names ${JSON.stringify(clip(twice))} twice; list each +ACTION ID once`);
+  return ids;
+}
+
 /** A non-negative whole number, or a UsageError naming the option. */
 export function parseCount(value: string, option: string): number {
   if (!/^[0-9]{1,9}$/.test(value)) throw new UsageError(`${option} takes a whole number, got ${JSON.stringify(clip(value))}`);

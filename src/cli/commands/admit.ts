@@ -3,7 +3,7 @@ import { admit, recordDryRunResult } from "../../gate/admit.js";
 import { pairStatusFromRun } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { cleanText } from "../../input/clean-text.js";
-import { parseChoice, parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
+import { parseActionIds, parseChoice, parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
 import { ADMISSION_STOP } from "../../run/admission-checks.js";
 import { shellQuote } from "../../run/next-step.js";
 import { keyOption } from "../../trust/key-option.js";
@@ -33,13 +33,7 @@ export async function runAdmit(
     planner: o.planner === undefined ? undefined : parsePromptId(o.planner, "--planner"),
     mode: o.mode === undefined ? undefined : parseMode(o.mode),
     environment: o.environment === undefined ? undefined : parseText(o.environment, "--environment", 200),
-    actions:
-      o.actions === undefined
-        ? undefined
-        : o.actions
-            .split(",")
-            .map((s) => s.trim().replace(/^\+ACTION:/, ""))
-            .filter(Boolean),
+    actions: o.actions === undefined ? undefined : parseActionIds(o.actions, "--actions"),
     dry: o.dry,
     checkout: o.checkout,
     purpose,

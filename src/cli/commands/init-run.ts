@@ -2,7 +2,7 @@ import { UsageError } from "../../errors/errors.js";
 import { EXECUTING_MODES, initRun } from "../../gate/init-run.js";
 import { pairStatusFromRun } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
-import { parseChoice, parseCount, parseName, parsePromptId } from "../../input/parse-input.js";
+import { parseActionIds, parseChoice, parseCount, parseName, parsePromptId } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
@@ -20,14 +20,7 @@ export interface InitRunOptions extends CommonOptions {
 /** `twinlock init-run RUN --planner ID …`: create the run file. */
 export async function runInitRun(runFile: string, o: InitRunOptions): Promise<CommandResult> {
   const planners = o.planner.map((p) => parsePromptId(p, "--planner"));
-  const actions =
-    o.actions === undefined || o.actions === "all"
-      ? "all"
-      : o.actions
-          .split(",")
-          .map((s) => s.trim().replace(/^\+ACTION:/, ""))
-          .filter(Boolean);
-  if (actions !== "all" && actions.length === 0) throw new UsageError("--actions needs at least one +ACTION ID, or all");
+  const actions = o.actions === undefined || o.actions === "all" ? "all" : parseActionIds(o.actions, "--actions");
   if (o.environment !== undefined && o.environment.trim() === "")
     throw new UsageError("--environment must not be empty; name where the executor may act, e.g. staging");
   if (o.budget !== undefined && parseCount(o.budget, "--budget") === 0)

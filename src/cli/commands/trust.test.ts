@@ -47,17 +47,25 @@ describe("twinlock trust pin", () => {
     const { run: first, again, suite } = await pinAsAlice();
     expect(first.stdout).toContain("    MD-29→MD-30  modes DRAFT_ONLY, APPLY_SAFE, APPLY_APPROVED, VERIFY_ONLY; no dry run required\n");
     const executor = path.join(suite, "debugging", "md-30-debugging-executor.md");
-    writeFileSync(executor, readFileSync(executor, "utf8").replace("exact_twin_only: true\n", "exact_twin_only: true\ndry_run_required: true\n"));
+    writeFileSync(
+      executor,
+      readFileSync(executor, "utf8").replace("exact_twin_only: true\n", "exact_twin_only: true\ndry_run_required: true\n"),
+    );
     const r = await again();
     expect(r.code, r.output).toBe(0);
-    expect(r.stdout).toContain("    MD-29→MD-30  modes DRAFT_ONLY, APPLY_SAFE, APPLY_APPROVED, VERIFY_ONLY; a passed dry run first in APPLY modes\n");
+    expect(r.stdout).toContain(
+      "    MD-29→MD-30  modes DRAFT_ONLY, APPLY_SAFE, APPLY_APPROVED, VERIFY_ONLY; a passed dry run first in APPLY modes\n",
+    );
     expect(r.stdout.match(/^ {4}MD-\d+→MD-\d+ {2}modes /gm)).toHaveLength(6);
   });
 
   it("refuses to pin an executor whose rule key is misspelt (dry_run_requried), which the gate would ignore", async () => {
     const { again, suite } = await pinAsAlice();
     const executor = path.join(suite, "debugging", "md-30-debugging-executor.md");
-    writeFileSync(executor, readFileSync(executor, "utf8").replace("exact_twin_only: true\n", "exact_twin_only: true\ndry_run_requried: true\n"));
+    writeFileSync(
+      executor,
+      readFileSync(executor, "utf8").replace("exact_twin_only: true\n", "exact_twin_only: true\ndry_run_requried: true\n"),
+    );
     const r = await again();
     expect(r.code).not.toBe(0);
     expect(r.output).toMatch(/cannot pin: MD-30 .*FIELD_MISSPELT.*spell it `dry_run_required`/);
