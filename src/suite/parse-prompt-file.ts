@@ -367,6 +367,16 @@ const RULE_KEY_SET = new Set(RULE_KEYS);
  */
 export function misspeltRuleKey(key: string): string | undefined {
   if (RULE_KEY_SET.has(key)) return undefined;
+  // A suite's prompts share their key names: each name is judged once per process.
+  if (judgedKeys.has(key)) return judgedKeys.get(key);
+  const meant = closestRuleKey(key);
+  if (judgedKeys.size < 10_000) judgedKeys.set(key, meant);
+  return meant;
+}
+
+const judgedKeys = new Map<string, string | undefined>();
+
+function closestRuleKey(key: string): string | undefined {
   const lower = key.toLowerCase();
   for (const rule of RULE_KEYS) {
     const limit = rule.length >= 12 ? 2 : 1;
