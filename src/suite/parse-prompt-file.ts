@@ -1,4 +1,4 @@
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { findDeceptiveChar, isPlainAscii } from "../input/clean-text.js";
 import { editDistance } from "../input/closest-choice.js";
@@ -47,7 +47,9 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
     at("FILE_NOT_UTF8", positionAtByte(bytes, firstInvalidUtf8(bytes)), "the file is not valid UTF-8; save it as UTF-8");
     return { prompt: undefined, diagnostics };
   }
-  const source = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  // Most prompt files are ASCII, which latin1 decodes to the same text in about half the time (a native look says which).
+  const source = buffer.toString(isAscii(buffer) ? "latin1" : "utf8");
   let text = source;
   // A byte-order mark is skipped (two, as decoding with TextDecoder and then stripping one always did).
   if (text.startsWith("\uFEFF")) text = text.slice(1);
