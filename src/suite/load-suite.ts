@@ -14,6 +14,7 @@ import { parseSimpleFrontmatter } from "./parse-simple-frontmatter.js";
 import type { Prompt } from "./prompt.js";
 import { type PromptSelection, promptSelection } from "./prompt-selection.js";
 import { CONFIG_FILE, type SuiteConfig, SuiteConfigSchema } from "./suite-config.js";
+import { findYamlTrap } from "./yaml-traps.js";
 
 /** A loaded suite: every prompt that parsed, the config, and every problem met on the way. */
 export interface Suite {
@@ -360,6 +361,12 @@ export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnosti
       diagnostics.push(configProblem(p.line, p.col, `invalid YAML: ${e.message.split("\n")[0]}`));
     }
     return { config: {}, diagnostics };
+  }
+  // The config a person reviews and pins must read the same to their YAML tools as to twinlock.
+  const trap = findYamlTrap(doc);
+  if (trap) {
+    const p = lineCounter.linePos(trap.offset);
+    return { config: {}, diagnostics: [configProblem(p.line, p.col, `${CONFIG_FILE} holds ${trap.message}`)] };
   }
   let raw: unknown;
   try {

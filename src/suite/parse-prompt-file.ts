@@ -17,6 +17,7 @@ import {
   type PromptRole,
 } from "./prompt.js";
 import { splitFrontmatter } from "./split-frontmatter.js";
+import { findYamlTrap } from "./yaml-traps.js";
 
 /** Largest prompt file read; a larger one is reported, not parsed. */
 export const MAX_PROMPT_BYTES = 1024 * 1024;
@@ -353,8 +354,6 @@ function firstKeyWhere(value: unknown, test: (key: string) => boolean, prefix = 
   return undefined;
 }
 
-const MERGE_TAG = "tag:yaml.org,2002:merge";
-
 /** The frontmatter keys the gate's rules are read from. */
 const RULE_KEYS: readonly string[] = [
   ...new Set([
@@ -398,7 +397,7 @@ function closestRuleKey(key: string): string | undefined {
 
 /** The full YAML parse, for frontmatter outside the fast path's subset. Positions are file positions. */
 export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter | { diagnostics: Diagnostic[] } {
-  const { isMap, isScalar, isSeq, LineCounter, parseDocument, visit } = loadYaml();
+  const { isMap, isScalar, isSeq, LineCounter, parseDocument } = loadYaml();
   const lineCounter = new LineCounter();
   let doc: ReturnType<typeof parseDocument>;
   try {
@@ -434,26 +433,9 @@ export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter
       diagnostics: [problem({ line: 2, col: 1 }, "FRONTMATTER_NOT_MAPPING", "the frontmatter must be a YAML mapping of keys to values")],
     };
   }
-  // A key tagged `!!merge` is merged by this YAML library too (any key, not only `<<`): refused like a `<<` key.
-  let merged: Position | undefined;
-  visit(doc, {
-    Pair(_, pair) {
-      if (isScalar(pair.key) && pair.key.tag === MERGE_TAG) {
-        merged = toPos(pair.key.range?.[0] ?? 0);
-        return visit.BREAK;
-      }
-    },
-  });
-  if (merged)
-    return {
-      diagnostics: [
-        problem(
-          merged,
-          "FRONTMATTER_YAML",
-          "the frontmatter tags a key !!merge, which merges another mapping's keys in (as YAML 1.1 tools do with `<<`); write the merged keys out",
-        ),
-      ],
-    };
+  // What YAML tools read differently from twinlock (a directive, a merge, an alias as a key) is refused.
+  const trap = findYamlTrap(doc);
+  if (trap) return { diagnostics: [problem(toPos(trap.offset), "FRONTMATTER_YAML", `the frontmatter holds ${trap.message}`)] };
   const positions = new Map<string, Position>();
   for (const pair of doc.contents.items) {
     if (!isScalar(pair.key)) continue;

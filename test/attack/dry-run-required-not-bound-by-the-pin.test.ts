@@ -84,7 +84,7 @@ describe("dry_run_required an agent edits away after the pin", () => {
     editExecutor(s, declare(yaml));
     const validate = await runCli(["validate", "--suite", s.suite]);
     expect(validate.code).toBe(1);
-    expect(validate.output).toMatch(/tags a key !!merge, which merges another mapping's keys in/);
+    expect(validate.output).toMatch(/holds a key tagged !!merge, which merges another mapping's keys in/);
     expect(await pinRefused(s)).toMatch(/cannot pin/);
   });
 });

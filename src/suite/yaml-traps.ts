@@ -1,0 +1,61 @@
+import type * as Yaml from "yaml";
+import { loadYaml } from "./load-yaml.js";
+
+const MERGE_TAG = "tag:yaml.org,2002:merge";
+
+/**
+ * The first thing in a parsed YAML document that YAML tools read differently
+ * from twinlock, or a person differently from both, with its offset in the
+ * text and what to do; undefined when there is none. Frontmatter and
+ * `twinlock.yaml` hold rules, so each of these is refused:
+ *
+ * - a directive (`%YAML 1.1` switches this library to YAML 1.1: merge keys,
+ *   `y`/`n` booleans) or a document marker (`---`, `...`) inside the text;
+ * - a merge: a `<<` key (YAML 1.1 tools apply it, twinlock's YAML 1.2 reads a
+ *   plain key) or any key tagged `!!merge` (applied here too, first merge
+ *   winning where PyYAML's last does);
+ * - a key that is an alias (`*k : false`) or a collection: the unique-key
+ *   check compares plain keys only, so a rule could be given twice, the
+ *   hidden one winning.
+ */
+export function findYamlTrap(doc: Yaml.Document): { offset: number; message: string } | undefined {
+  const { isAlias, isScalar, visit } = loadYaml();
+  const d = doc.directives;
+  if (d && (d.yaml.explicit || Object.keys(d.tags).length > 1))
+    return {
+      offset: 0,
+      message: "the text starts with a YAML directive (%YAML or %TAG), which changes how YAML tools read it; remove it",
+    };
+  if (d && (d.docStart || d.docEnd))
+    return {
+      offset: (doc as { range?: [number, number, number] }).range?.[0] ?? 0,
+      message: "the text holds a YAML document marker (--- or ...), which YAML tools read as the start or end of a document; remove it",
+    };
+  let trap: { offset: number; message: string } | undefined;
+  visit(doc, {
+    Pair(_, pair) {
+      const key = pair.key;
+      const offset = (key as { range?: [number, number, number] } | null)?.range?.[0] ?? 0;
+      if (isScalar(key) && key.tag === MERGE_TAG)
+        trap = {
+          offset,
+          message:
+            "a key tagged !!merge, which merges another mapping's keys in (as YAML 1.1 tools do with `<<`); write the merged keys out",
+        };
+      else if (isScalar(key) && key.value === "<<")
+        trap = {
+          offset,
+          message: 'a merge key ("<<"), which YAML 1.1 tools apply and twinlock reads as a plain key; write the merged keys out',
+        };
+      else if (isAlias(key))
+        trap = {
+          offset,
+          message: `a key given by an alias (*${key.source}), which hides which key it is from the duplicate-key check and from a person; write the key out`,
+        };
+      else if (key !== null && !isScalar(key))
+        trap = { offset, message: "a key that is a list or mapping, which YAML tools read differently; use a plain name" };
+      return trap ? visit.BREAK : undefined;
+    },
+  });
+  return trap;
+}
