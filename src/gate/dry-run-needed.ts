@@ -1,5 +1,4 @@
-import type { GateHome } from "../home/gate-home.js";
-import { loadPinnedSuite } from "../home/suite-pins.js";
+import type { PinnedSuite } from "../home/suite-pins.js";
 import { isApplyMode, passedDryRuns } from "../run/admission-checks.js";
 import { makeNextStep, type NextStep } from "../run/next-step.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
@@ -7,19 +6,14 @@ import type { Prompt } from "../suite/prompt.js";
 
 /**
  * Whether `wf`'s executor still needs a passed dry run of the current
- * revision before admission: it declares `dry_run_required: true` (in the
- * pinned suite), the run acts in an APPLY mode, and no dry run of this
+ * revision before admission: it declares `dry_run_required: true` in the
+ * pinned suite, the run acts in an APPLY mode, and no dry run of this
  * revision has passed. Used for next-step hints only (admission judges it
- * itself); a suite that cannot be read says no.
+ * itself).
  */
-export function dryRunStillNeeded(home: GateHome, state: RunState, wf: Workflow): boolean {
+export function dryRunStillNeeded(pinned: PinnedSuite, state: RunState, wf: Workflow): boolean {
   if (!isApplyMode(state.settings.mode) || passedDryRuns(wf).length > 0) return false;
-  try {
-    const pinned = loadPinnedSuite(home, state.suite, [wf.planner, wf.executor]);
-    return declaresDryRun(pinned.suite.byId.get(wf.executor));
-  } catch {
-    return false;
-  }
+  return declaresDryRun(pinned.suite.byId.get(wf.executor));
 }
 
 /**

@@ -11,6 +11,7 @@ import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import { requireScopeInPlan } from "./action-scope.js";
 import { gatherPinned } from "./load-run-suite.js";
+import { decisionsVoidedByRepin } from "./voided-by-repin.js";
 
 export interface FreezeInput {
   /** Where the run lives. */
@@ -96,7 +97,9 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
             `nothing was revised: the handoff still hashes to ${snapshot.hash}, the version the reviewer asked to change; revise it, or pass --unchanged-because TEXT to tell the reviewer why no change is needed`,
           );
         }
-        if (same && wf.state !== "plan_revision_pending") {
+        // The same bytes again are a new revision only when a re-pin voided the decisions on them (or the reviewer is told why).
+        const voidedByRepin = same && wf.state !== "plan_revision_pending" ? decisionsVoidedByRepin(pinned, wf) : undefined;
+        if (same && wf.state !== "plan_revision_pending" && voidedByRepin === undefined) {
           throw new RefusalError(
             `the handoff has not changed since revision ${wf.revision} (${snapshot.hash}); there is nothing to re-freeze`,
           );
@@ -131,7 +134,7 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
                 dir: storedDir,
                 files: snapshot.files,
                 receipt,
-                unchanged_because: same ? (input.unchangedBecause ?? null) : null,
+                unchanged_because: same ? (input.unchangedBecause ?? voidedByRepin ?? null) : null,
               },
             },
             { type: "review_requested", actor: person, data: { planner: wf.planner, revision, hash: snapshot.hash } },

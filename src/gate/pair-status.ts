@@ -1,15 +1,17 @@
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import type { GateHome } from "../home/gate-home.js";
-import { loadPinnedPolicy } from "../home/suite-pins.js";
+import { loadPinnedPolicy, loadPinnedSuite, type PinnedSuite } from "../home/suite-pins.js";
 import { describeChanges } from "../run/admission-checks.js";
 import { describeNextStep, makeNextStep, nextStepData, withKeyOption } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
+import type { RunState, Workflow } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
 import type { LoadedRun } from "../store/run-file.js";
 import { handoffPathOf, type RunStore } from "../store/run-store.js";
 import { consentQuestion } from "./consent-question.js";
 import { dryRunStep, dryRunStillNeeded } from "./dry-run-needed.js";
 import { type PairStatus, questionFor } from "./pair-status-from-flags.js";
+import { decisionsVoidedByRepin } from "./voided-by-repin.js";
 
 export { type PairStatus, pairStatusFromFlags, REVIEW_STATUSES, type ReviewStatus, reviewInvitation } from "./pair-status-from-flags.js";
 
@@ -59,7 +61,16 @@ export async function pairStatusFromRun(
     );
   }
   const unresolvedStops = run.state.stops.filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf.planner));
-  if (!handoffChanged && !expired && wf.state === "dry_run_ready") {
+  // After consent, the pinned suite says whether the decisions still hold and whether a dry run comes first.
+  const pinned = !handoffChanged && !expired && DECIDED_STATES.has(wf.state) ? pinnedOrUndefined(home, run.state, wf) : undefined;
+  const voided = pinned && decisionsVoidedByRepin(pinned, wf);
+  if (voided) {
+    next = makeNextStep(
+      `re-freeze the same handoff as revision ${wf.revision + 1}, then review and consent again: ${voided}, so admission refuses them`,
+      "freeze-pair-handoff",
+      [runFile, wf.planner],
+    );
+  } else if (!handoffChanged && !expired && wf.state === "dry_run_ready") {
     // Admission refuses while a !STOP is open: lifting it (by a person with the stop right) comes first.
     const stop = unresolvedStops[0];
     if (stop)
@@ -73,7 +84,7 @@ export async function pairStatusFromRun(
           ["--note", "TEXT"],
         ],
       );
-    else if (dryRunStillNeeded(home, run.state, wf)) next = dryRunStep(runFile, wf);
+    else if (pinned && dryRunStillNeeded(pinned, run.state, wf)) next = dryRunStep(runFile, wf);
   }
   const signing = signingHint(home, run.state.suite);
   if (signing && next.operation !== null && SIGNED_OPERATIONS.has(next.operation)) next = withKeyOption(next);
@@ -104,6 +115,18 @@ export const SIGNED_OPERATIONS = new Set([
   "dry-run-result",
   "resolve-stop",
 ]);
+
+/** States after a review was decided, in which a re-pin may have voided the decisions. */
+const DECIDED_STATES = new Set<State>(["execution_consent_pending", "approval_pending", "dry_run_ready"]);
+
+/** The run's pinned suite for the pair, or undefined when it cannot be loaded (a hint then says nothing of it). */
+function pinnedOrUndefined(home: GateHome, state: RunState, wf: Workflow): PinnedSuite | undefined {
+  try {
+    return loadPinnedSuite(home, state.suite, [wf.planner, wf.executor]);
+  } catch {
+    return undefined;
+  }
+}
 
 /** States in which a frozen handoff must still hash to its frozen value. */
 const REHASHED_STATES = new Set<State>(["plan_review_pending", "execution_consent_pending", "approval_pending", "dry_run_ready"]);

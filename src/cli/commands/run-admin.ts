@@ -3,9 +3,8 @@ import type { CriterionEvidence } from "../../conformance/check-conformance.js";
 import { UsageError } from "../../errors/errors.js";
 import { approveApply } from "../../gate/approve-apply.js";
 import { CLOSE_RESULTS, closeWorkflow } from "../../gate/close-workflow.js";
-import { dryRunStep, dryRunStillNeeded } from "../../gate/dry-run-needed.js";
 import { raiseStop, resolveStop } from "../../gate/hard-stops.js";
-import { signingHint } from "../../gate/pair-status.js";
+import { pairStatusFromRun, signingHint } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { folderRunStore } from "../../home/folder-run-store.js";
 import { parseChoice, parseName, parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
@@ -20,10 +19,10 @@ export async function runApproveApply(
   id: string,
   o: CommonOptions & { approver?: string; key?: string },
 ): Promise<CommandResult> {
-  const home = homeOption(o);
+  const store = folderRunStore(homeOption(o));
   const r = await approveApply({
     run: runFile,
-    store: folderRunStore(home),
+    store,
     planner: parsePromptId(id, "planner"),
     approver: o.approver === undefined ? undefined : parseName(o.approver, "--approver"),
     key: keyOption(o.key),
@@ -31,9 +30,7 @@ export async function runApproveApply(
   return {
     exitCode: 0,
     text: `recorded apply approval by ${r.receipt.approver}${r.receipt.signature ? " (signed)" : ""} for ${r.receipt.executor} on ${r.receipt.handoff_hash}\nstate: ${r.workflow.state}\nnext: ${
-      dryRunStillNeeded(home, r.run.state, r.workflow)
-        ? `${dryRunStep(runFile, r.workflow).command}   (${r.workflow.executor} declares dry_run_required)`
-        : `twinlock admit ${runFile} ${r.workflow.executor}`
+      (await pairStatusFromRun(store, runFile, r.workflow.planner, new Date(), r.run)).next_command
     }`,
     json: { ok: true, state: r.workflow.state, receipt: r.receipt },
   };
