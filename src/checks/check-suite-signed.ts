@@ -5,10 +5,13 @@ import { CONFIG_FILE } from "../suite/suite-config.js";
 /**
  * A warning for a suite meant for runs (it has a `suite_id`) that does not
  * require signed receipts: its decisions prove nothing about who made them,
- * and a gate home pins it only with `--allow-unsigned`.
+ * and a gate home pins it only with `--allow-unsigned`. Nothing while
+ * twinlock.yaml itself has a problem (its own report says what).
  */
 export function checkSuiteSigned(suite: Suite): Diagnostic[] {
   const c = suite.config;
+  // A twinlock.yaml with a problem is read without its invalid parts: whether it asks for signatures is not known.
+  if (suite.diagnostics.some((d) => d.code === "CONFIG_INVALID")) return [];
   if (c.suite_id === undefined || c.policies?.require_signed_receipts === true) return [];
   const at = configKeyPosition(suite.root, c.policies ? "policies" : "suite_id");
   return [

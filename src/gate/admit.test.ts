@@ -780,7 +780,7 @@ describe("an executor that declares dry_run_required", () => {
     expect(verified.stdout).toMatch(/dry_run_result passed by executor-agent/);
   });
 
-  it("the consent's printed next step, and a failed dry run's, is the dry run (not an admission that would be refused)", async () => {
+  it("the consent's printed next step is the dry run (not an admission that would be refused), and a failed dry run's is a revised plan", async () => {
     const g = makeGateRun({ copySuite: true });
     editPrompt(g.suite, "debugging/md-30-debugging-executor.md", (t) =>
       t.replace("exact_twin_only: true", "exact_twin_only: true\ndry_run_required: true"),
@@ -813,7 +813,9 @@ describe("an executor that declares dry_run_required", () => {
       homeOf(g).dir,
     ]);
     expect(failed.code, failed.output).toBe(0);
-    expect(failed.stdout).toMatch(/^next: twinlock dry-run \S+ MD-30 --checkout DIR$/m);
+    expect(failed.stdout).toMatch(/^next: twinlock freeze-pair-handoff \S+ MD-29$/m);
+    const status = await pairStatusFromRun(folderRunStore(homeOf(g)), g.runFile, PLANNER);
+    expect(status.next_action).toMatch(/the dry run of revision 1 failed \(the migration timed out\); revise the handoff/);
   });
 
   it("needs no dry run in DRAFT_ONLY, and a dry-run result needs an open dry run", async () => {

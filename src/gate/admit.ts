@@ -218,6 +218,7 @@ function evaluate(
     state,
     workflow: wf,
     requestedExecutor: input.executor,
+    runFile: input.run,
     requestedPlanner: input.planner,
     suiteTwin: suiteFacts(g.pinned, g.pinProblem, wf, input.executor),
     rehash: g.rehash,

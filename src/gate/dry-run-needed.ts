@@ -28,12 +28,19 @@ export function declaresDryRun(prompt: Prompt | undefined): boolean {
 
 /**
  * The next step when a dry run is still needed (see dryRunStillNeeded): its
- * result, once a dry run of this revision was admitted and awaits one; else
- * the dry run.
+ * result, once a dry run of this revision was admitted and awaits one; a
+ * revised plan, once the last one failed; else the dry run.
  */
 export function dryRunStep(runFile: string, wf: Workflow): NextStep {
-  const open = wf.dry_runs.some((d) => d.result === null && d.revision === wf.revision && d.handoff_hash === wf.handoff?.hash);
-  if (open)
+  const ofThisRevision = wf.dry_runs.filter((d) => d.revision === wf.revision && d.handoff_hash === wf.handoff?.hash);
+  const last = ofThisRevision[ofThisRevision.length - 1];
+  if (last?.result === "failed")
+    return makeNextStep(
+      `revise the plan: the dry run of revision ${wf.revision} failed (${last.note ?? "no note"}); revise the handoff, re-run readiness and re-freeze it for review (or close the workflow with --result failed)`,
+      "freeze-pair-handoff",
+      [runFile, wf.planner],
+    );
+  if (last?.result === null)
     return makeNextStep(
       `record the dry run's result: a dry run of revision ${wf.revision} was admitted and has no result yet (passed lets ${wf.executor} be admitted to apply)`,
       "dry-run-result",

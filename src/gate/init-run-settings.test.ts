@@ -19,6 +19,7 @@ describe("the settings a person consents to", () => {
 
   it("refuses an action named twice (the consent question would list it twice), before anything is read", async () => {
     await expect(start({ actions: ["A1", "A2", "A1"] })).rejects.toThrow('--actions names "A1" twice; list each +ACTION ID once');
+    await expect(start({ actions: ["all", "A1"] })).rejects.toThrow("--actions mixes all with action IDs");
   });
 
   it("refuses an environment with a control, invisible or direction character", async () => {

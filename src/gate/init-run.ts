@@ -44,6 +44,8 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
   // An action named twice reads as two in the consent question: the scope a person consents to is each action once.
   const twice = input.actions === "all" ? undefined : input.actions?.find((a, i, all) => all.indexOf(a) !== i);
   if (twice !== undefined) throw new UsageError(`--actions names ${JSON.stringify(clip(twice))} twice; list each +ACTION ID once`);
+  if (input.actions !== "all" && input.actions?.some((a) => a.toLowerCase() === "all"))
+    throw new UsageError("--actions mixes all with action IDs; give all alone, or only the IDs");
   if (input.environment !== undefined && findHiddenInName(input.environment))
     throw new UsageError("--environment contains a control, invisible or direction character; give a plain name such as staging");
   // A team store's pins are the database's: the home's copy is brought up to date before it is read.

@@ -1,7 +1,7 @@
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import type { GateHome } from "../home/gate-home.js";
-import { loadPinnedPolicy, loadPinnedSuite, type PinnedSuite } from "../home/suite-pins.js";
-import { describeChanges } from "../run/admission-checks.js";
+import { loadPinnedPolicy, loadPinnedSuite, type PinnedPolicy, type PinnedSuite } from "../home/suite-pins.js";
+import { describeChanges, isApplyMode, passedDryRuns } from "../run/admission-checks.js";
 import { describeNextStep, makeNextStep, nextStepData, withKeyOption } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
@@ -61,9 +61,9 @@ export async function pairStatusFromRun(
     );
   }
   const unresolvedStops = run.state.stops.filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf.planner));
-  // After consent, the pinned suite says whether the decisions still hold and whether a dry run comes first.
-  const pinned = !handoffChanged && !expired && DECIDED_STATES.has(wf.state) ? pinnedOrUndefined(home, run.state, wf) : undefined;
-  const voided = pinned && decisionsVoidedByRepin(pinned, wf);
+  // The pinned policy (twinlock.yaml and the pin alone: no prompt file is read) says whether the decisions still hold.
+  const policy = policyOrUndefined(home, run.state.suite);
+  const voided = policy && !handoffChanged && !expired && DECIDED_STATES.has(wf.state) && decisionsVoidedByRepin(policy, wf);
   if (voided) {
     next = makeNextStep(
       `re-freeze the same handoff as revision ${wf.revision + 1}, then review and consent again: ${voided}, so admission refuses them`,
@@ -84,9 +84,14 @@ export async function pairStatusFromRun(
           ["--note", "TEXT"],
         ],
       );
-    else if (pinned && dryRunStillNeeded(pinned, run.state, wf)) next = dryRunStep(runFile, wf);
+    // Only an APPLY run with no passed dry run reads the suite, for the executor's dry_run_required.
+    else if (isApplyMode(run.state.settings.mode) && passedDryRuns(wf).length === 0) {
+      const pinned = pinnedOrUndefined(home, run.state, wf);
+      if (pinned && dryRunStillNeeded(pinned, run.state, wf)) next = dryRunStep(runFile, wf);
+    }
   }
-  const signing = signingHint(home, run.state.suite);
+  // A suite whose policy cannot be loaded is treated as signing.
+  const signing = policy === undefined || policy.config.policies?.require_signed_receipts === true;
   if (signing && next.operation !== null && SIGNED_OPERATIONS.has(next.operation)) next = withKeyOption(next);
   return {
     planner: wf.planner,
@@ -118,6 +123,15 @@ export const SIGNED_OPERATIONS = new Set([
 
 /** States after a review was decided, in which a re-pin may have voided the decisions. */
 const DECIDED_STATES = new Set<State>(["execution_consent_pending", "approval_pending", "dry_run_ready"]);
+
+/** The run's pinned policy, or undefined when it cannot be loaded (a hint then says nothing of it). */
+function policyOrUndefined(home: GateHome, suite: RunState["suite"]): PinnedPolicy | undefined {
+  try {
+    return loadPinnedPolicy(home, suite);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The run's pinned suite for the pair, or undefined when it cannot be loaded (a hint then says nothing of it). */
 function pinnedOrUndefined(home: GateHome, state: RunState, wf: Workflow): PinnedSuite | undefined {

@@ -1,4 +1,4 @@
-import type { PinnedSuite } from "../home/suite-pins.js";
+import type { PinnedPolicy } from "../home/suite-pins.js";
 import type { Workflow } from "../run/run-schema.js";
 
 /**
@@ -9,7 +9,7 @@ import type { Workflow } from "../run/run-schema.js";
  * (checks `policy` and `executor-file`), so the way on is a re-freeze of the
  * same handoff as a new revision, reviewed and consented to again.
  */
-export function decisionsVoidedByRepin(pinned: PinnedSuite, wf: Workflow): string | undefined {
+export function decisionsVoidedByRepin(pinned: PinnedPolicy, wf: Workflow): string | undefined {
   const handoff = wf.handoff;
   if (!handoff) return undefined;
   const latestConsent = wf.consents[wf.consents.length - 1];
@@ -17,13 +17,14 @@ export function decisionsVoidedByRepin(pinned: PinnedSuite, wf: Workflow): strin
     ...wf.reviews.filter((r) => r.revision === handoff.revision && r.decision === "approved"),
     ...(latestConsent?.revision === handoff.revision ? [latestConsent] : []),
   ];
-  const executorNow = pinned.suite.byId.get(wf.executor)?.sha256;
+  // The executor as pinned: a file edited since is refused by the pin check itself, and a re-pin binds it here.
+  const executorNow = pinned.pin.prompts?.[wf.executor];
   const policy = decided.filter((r) => r.policy_digest !== pinned.policyDigest);
   const executor = decided.filter((r) => r.executor_digest !== executorNow);
   if (policy.length === 0 && executor.length === 0) return undefined;
   const what = [
     ...(policy.length > 0 ? [`the pinned policy (now ${pinned.policyDigest})`] : []),
-    ...(executor.length > 0 ? [`${wf.executor}'s prompt file (now ${executorNow ?? "gone"})`] : []),
+    ...(executor.length > 0 ? [`${wf.executor}'s prompt file (now ${executorNow ?? "not pinned"})`] : []),
   ];
   const kinds = [...new Set([...policy, ...executor].map((r) => r.kind))].join(" and ");
   return `the ${kinds} of revision ${handoff.revision} were made before a re-pin changed ${what.join(" and ")}`;

@@ -13,6 +13,8 @@ export interface AdmissionFacts {
   state: RunState;
   workflow: Workflow | undefined;
   requestedExecutor: string;
+  /** The run as the caller named it, filled into a next step a detail suggests (RUN when not given). */
+  runFile?: string;
   /** The planner the caller named with --planner, if any. */
   requestedPlanner?: string;
   /** The requested executor's `paired_prompt_id` in the suite now, or why it could not be read. */
@@ -283,7 +285,7 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
     wf?.state === "dry_run_ready",
     wf === undefined || wf.state === "dry_run_ready"
       ? `state ${wf?.state ?? "none"}`
-      : `state ${wf.state}; ${legalNextStep(describeNextStep(wf.state, { run: "RUN", planner: wf.planner, executor: wf.executor, hash: wf.handoff?.hash }))}`,
+      : `state ${wf.state}; ${legalNextStep(describeNextStep(wf.state, { run: f.runFile ?? "RUN", planner: wf.planner, executor: wf.executor, hash: wf.handoff?.hash }))}`,
   );
   return { checks, request };
 }

@@ -228,6 +228,12 @@ describe("a key one slip from a rule key is reported, as the rule would be ignor
     );
   });
 
+  it("reports a rule's first words alone (dry_run, paired_prompt), which read as the rule to a person", () => {
+    expect(misspeltRuleKey("dry_run")).toBe("dry_run_required");
+    expect(misspeltRuleKey("Paired_Prompt")).toBe("paired_prompt_id");
+    expect(misspeltRuleKey("prompt")).toBeUndefined();
+  });
+
   it("leaves the keys real suites use alone", () => {
     for (const key of [
       "title",

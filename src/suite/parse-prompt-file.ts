@@ -368,10 +368,10 @@ const RULE_KEYS: readonly string[] = [
 const RULE_KEY_SET = new Set(RULE_KEYS);
 
 /**
- * The rule key that `key` most likely misspells: the same but for case, or
- * one slip away (a letter dropped, added, changed or two swapped; two slips
- * for keys of 12 letters or more); undefined for a rule key itself and for
- * any other key.
+ * The rule key that `key` most likely misspells: the same but for case, its
+ * first words alone (`dry_run`), or one slip away (a letter dropped, added,
+ * changed or two swapped; two slips for keys of 12 letters or more);
+ * undefined for a rule key itself and for any other key.
  */
 export function misspeltRuleKey(key: string): string | undefined {
   if (RULE_KEY_SET.has(key)) return undefined;
@@ -386,6 +386,9 @@ const judgedKeys = new Map<string, string | undefined>();
 
 function closestRuleKey(key: string): string | undefined {
   const lower = key.toLowerCase();
+  // A rule's first words alone (`dry_run` for dry_run_required, `paired_prompt` for paired_prompt_id) mean it too.
+  const shortened = RULE_KEYS.find((rule) => lower.includes("_") && rule.startsWith(`${lower}_`));
+  if (shortened !== undefined) return shortened;
   for (const rule of RULE_KEYS) {
     const limit = rule.length >= 12 ? 2 : 1;
     // Most keys differ in length by more than the limit: answered without a distance.

@@ -1,9 +1,10 @@
 import { UsageError } from "../../errors/errors.js";
 import { admit, recordDryRunResult } from "../../gate/admit.js";
+import { EXECUTING_MODES } from "../../gate/init-run.js";
 import { pairStatusFromRun } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { cleanText } from "../../input/clean-text.js";
-import { parseActionIds, parseChoice, parseMode, parsePromptId, parseText } from "../../input/parse-input.js";
+import { parseActionIds, parseChoice, parsePromptId, parseText } from "../../input/parse-input.js";
 import { ADMISSION_STOP } from "../../run/admission-checks.js";
 import { shellQuote } from "../../run/next-step.js";
 import { keyOption } from "../../trust/key-option.js";
@@ -31,7 +32,7 @@ export async function runAdmit(
     store: storeOption(o),
     executor: parsePromptId(executor, "executor"),
     planner: o.planner === undefined ? undefined : parsePromptId(o.planner, "--planner"),
-    mode: o.mode === undefined ? undefined : parseMode(o.mode),
+    mode: o.mode === undefined ? undefined : parseChoice(o.mode, EXECUTING_MODES, "--mode (a mode a run executes in)"),
     environment: o.environment === undefined ? undefined : parseText(o.environment, "--environment", 200),
     actions: o.actions === undefined ? undefined : parseActionIds(o.actions, "--actions"),
     dry: o.dry,

@@ -4,6 +4,7 @@ import { parseHashOption, parsePromptId, parseText } from "../../input/parse-inp
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
+import { plural } from "../plural.js";
 
 /** `twinlock freeze-pair-handoff RUN ID`: readiness, hash, new revision, on to review. */
 export async function runFreeze(
@@ -43,8 +44,4 @@ export async function runFreeze(
       open_unknowns: r.readiness.openUnknowns,
     },
   };
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
 }

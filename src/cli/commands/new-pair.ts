@@ -6,6 +6,7 @@ import { validateSuite } from "../../checks/validate-suite.js";
 import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
 import { RefusalError, UsageError } from "../../errors/errors.js";
 import { parseChoice, parsePromptId, parseText } from "../../input/parse-input.js";
+import { shellQuote } from "../../run/next-step.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import { loadSuite, readConfigText } from "../../suite/load-suite.js";
 import { promptSelection } from "../../suite/prompt-selection.js";
@@ -104,10 +105,7 @@ export function runNewPair(options: NewPairOptions): CommandResult {
   const mine = report.diagnostics.filter((d) => d.promptId === plannerId || d.promptId === executorId);
   const ours = mine.filter((d) => d.severity === "error");
   const resolved = report.pairs.some((p) => p.planner === plannerId && p.executor === executorId);
-  const rel = files.map((f) => {
-    const r = path.relative(process.cwd(), f.file);
-    return r.startsWith("..") ? f.file : r;
-  });
+  const rel = files.map((f) => shownPath(f.file));
   const text = [
     `created pair ${plannerId} → ${executorId}`,
     ...rel.map((f) => `  ${f}`),
@@ -116,7 +114,7 @@ export function runNewPair(options: NewPairOptions): CommandResult {
     resolved && ours.length === 0
       ? `validate: ${plannerId} resolves to exactly ${executorId}, bodies pass`
       : `validate: ${ours.length} problems for the new pair`,
-    "next: fill in the investigation, then run `twinlock validate`",
+    `next: fill in the investigation, then run \`twinlock validate --suite ${shellQuote(shownPath(suite.root))}\``,
   ].join("\n");
   return {
     exitCode: resolved && ours.length === 0 ? 0 : 1,
@@ -141,4 +139,10 @@ function literalGlobPrefix(glob: string | undefined): string {
     fixed.push(segment);
   }
   return fixed.join("/");
+}
+
+/** A path as new-pair prints it: relative to the working folder when inside it (`.` for the folder itself), else absolute. */
+function shownPath(file: string): string {
+  const r = path.relative(process.cwd(), file);
+  return r === "" ? "." : r.startsWith("..") || path.isAbsolute(r) ? file : r;
 }

@@ -9,9 +9,11 @@ import { resolveActor } from "../../gate/resolve-actor.js";
 import { folderRunStore } from "../../home/folder-run-store.js";
 import { parseChoice, parseName, parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
 import { shellQuote } from "../../run/next-step.js";
+import type { RunState } from "../../run/run-schema.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, storeOption } from "../home-option.js";
+import { plural } from "../plural.js";
 
 /** `twinlock approve-apply RUN ID --approver NAME`. */
 export async function runApproveApply(
@@ -55,7 +57,7 @@ export async function runStop(
   return {
     exitCode: 0,
     // Lifting a stop is a person's signed decision on a suite that requires signed receipts.
-    text: `recorded !STOP:${reason} on ${workflow ?? "the whole run"}; admission is refused until: twinlock resolve-stop ${shellQuote(runFile)} --reason ${reason} --note TEXT${signingHint(store.home, raised.state.suite) ? " --key FILE" : ""}`,
+    text: `recorded !STOP:${reason} on ${workflow ?? "the whole run"}; ${stopEffect(raised.state, workflow)} until: twinlock resolve-stop ${shellQuote(runFile)} --reason ${reason} --note TEXT${signingHint(store.home, raised.state.suite) ? " --key FILE" : ""}`,
     json: { ok: true, reason, workflow: workflow ?? null },
   };
 }
@@ -82,6 +84,15 @@ export async function runResolveStop(
     text: `resolved ${r.resolved} !STOP:${reason} by ${r.receipt.by}${r.receipt.signature ? " (signed)" : " (unsigned)"}`,
     json: { ok: true, reason, resolved: r.resolved, receipt: r.receipt },
   };
+}
+
+/** What a stop holds back: admission, and for a pair already executing, its executor's bound session too. */
+function stopEffect(state: RunState, workflow: string | undefined): string {
+  const executing = Object.values(state.workflows).filter(
+    (w) => w.state === "executing" && (workflow === undefined || w.planner === workflow),
+  );
+  if (executing.length === 0) return "admission is refused";
+  return `${executing.map((w) => w.executor).join(", ")} ${executing.length === 1 ? "is" : "are"} executing: ${executing.length === 1 ? "its" : "their"} agent session ends (every hooked tool call is denied) and admission is refused`;
 }
 
 /** `twinlock close RUN ID --result R [--residual TEXT]`. */
@@ -130,7 +141,7 @@ export async function runClose(
     `${r.workflow.planner}: ${r.workflow.state} (${res?.outcome})${res?.residual ? `, residual: ${res.residual}` : ""}`,
     ...(res?.execution && c
       ? [
-          `executed: ${res.execution.changed_files.length} files changed, ${res.execution.criteria.length} criteria results recorded${o.changedFiles !== undefined || o.gitRange !== undefined ? ` (paths from ${root})` : ""}`,
+          `executed: ${plural(res.execution.changed_files.length, "file")} changed, ${plural(res.execution.criteria.length, "criterion result")} recorded${o.changedFiles !== undefined || o.gitRange !== undefined ? ` (paths from ${root})` : ""}`,
           ...res.execution.changed_files.filter((f) => f.sha256 === null).map((f) => `deleted: ${f.path} (not in ${root})`),
           ...c.actions_not_done.map((a) => `not done: action ${a} (no changed file in its target)`),
           ...c.files_outside_plan.map((f) => `outside the plan: ${f} (in no action's target)`),

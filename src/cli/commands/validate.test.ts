@@ -387,6 +387,15 @@ describe("validate on planted defects", () => {
     expect(run.stdout).toContain("problems   0, warnings 2");
   });
 
+  it("reports a misspelt twinlock.yaml key alone, with no unsigned warning about the policies it could not read", async () => {
+    const files = baseSuite();
+    files["twinlock.yaml"] = `${files["twinlock.yaml"]}polices: {}\n`;
+    const run = await validate(writeSuite(files));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/CONFIG_INVALID polices: unknown key `polices` \(did you mean `policies`\?\)/);
+    expect(run.stdout).not.toMatch(/SUITE_UNSIGNED/);
+  });
+
   it("exits 0 for a harmless unknown key such as owner_team: platform", async () => {
     const root = writeSuite({ ...baseSuite(), [p10]: planner({ owner_team: "platform" }) });
     expect((await validate(root)).code).toBe(0);
