@@ -41,11 +41,6 @@ function runCli(bundleName) {
     process.stderr.write(`twinlock: ${file} is missing; run \`npm run build\` in ${path.join(__dirname, "..")}\n`);
     process.exit(2);
   }
-  // A call lives a fraction of a second: V8 is asked to optimize a function only after four times the usual work in it,
-  // so a call does not spend its time (and the second core) compiling code it would not run long enough to use, while a
-  // long run (a suite of thousands of prompts, the server) still gets it. Measured on a 257-prompt validate: 5-12 ms
-  // less; set before the script is compiled, as the code caches were written under the same flags.
-  require("node:v8").setFlagsFromString(`--interrupt-budget=${4 * 67584}`);
   const caches = codeCachesOf(file, source);
   const writing = process.env.TWINLOCK_WRITE_CODE_CACHE;
   // A cache being written starts from its own earlier runs only, never from the whole demo's.
