@@ -29,7 +29,7 @@ const cliOptions = {
   format: "cjs",
   target: "node20",
   // Libraries only some commands use load from node_modules when those commands run (the server, passkeys, the
-  // pages, MCP), so the bundle every hook call starts stays small.
+  // pages, MCP), so the bundle every hook call starts stays small. Classic zod too (see classicZodOutside).
   external: [
     "ajv",
     "ajv/*",
@@ -48,7 +48,13 @@ const cliOptions = {
   banner: { js: 'const __twinlockModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
   legalComments: "none",
   minify: !process.env.NO_MINIFY,
-  plugins: [lazyChildProcessForCommander(), englishZodMessagesOnly(), assertOnFailureOnlyForSignalExit(), plainFsForProperLockfile()],
+  plugins: [
+    classicZodOutside(),
+    lazyChildProcessForCommander(),
+    englishZodMessagesOnly(),
+    assertOnFailureOnlyForSignalExit(),
+    plainFsForProperLockfile(),
+  ],
   logLevel: "warning",
 };
 await build(cliOptions);
@@ -102,6 +108,23 @@ function replaceInside({ name, pkg, filter, contents, resolveDir }) {
         ...(resolveDir ? { resolveDir: path.dirname(args.path) } : {}),
         loader: "js",
       }));
+    },
+  };
+}
+
+/**
+ * Classic zod (`import … from "zod"`: the server's API schemas and MCP's,
+ * which the MCP SDK reads with its own zod) loads from node_modules when
+ * those commands run. Bundled, its functions were three fifths of the code
+ * every call's cache loads. Only the bare `zod` is left out: the CLI's own
+ * schemas are zod/mini, which stays in (esbuild's `external` would take every
+ * `zod/…` path with it).
+ */
+function classicZodOutside() {
+  return {
+    name: "classic-zod-outside",
+    setup(b) {
+      b.onResolve({ filter: /^zod$/ }, () => ({ path: "zod", external: true }));
     },
   };
 }

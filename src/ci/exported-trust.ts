@@ -1,7 +1,7 @@
 import "../schemas/zod-setup.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import { z } from "zod/mini";
 import { UsageError } from "../errors/errors.js";
 import type { PinnedPolicy } from "../home/suite-pins.js";
 import type { TrustedReviewer } from "../passkey/enrolled-reviewers.js";
@@ -10,31 +10,30 @@ import { PoliciesSchema, RIGHTS, type SuiteConfig } from "../suite/suite-config.
 /** The file `export --out DIR` writes beside run.json: who the store trusted to sign the run's receipts, when it was exported. */
 export const EXPORTED_TRUST_FILE = "trust.json";
 
-const ExportedTrustSchema = z
-  .object({
-    format: z.literal("twinlock-export-trust/1"),
-    suite_id: z.string().min(1).max(200),
-    /** The sha256 of the pinned twinlock.yaml the reviewers come from. */
-    config_sha256: z.string().regex(/^sha256:[0-9a-f]{64}$/),
-    exported_from: z.string().max(1000),
-    exported_at: z.string().max(40),
-    policies: PoliciesSchema,
-    reviewers: z.array(
-      z
-        .object({
-          name: z.string().min(1).max(200),
-          public_key: z.string().min(1).max(2000),
-          rights: z.array(z.enum(RIGHTS)).min(1),
-          webauthn: z
-            .object({ credential_id: z.string().max(2000), rp_id: z.string().max(300), origins: z.array(z.string().max(300)) })
-            .strict()
-            .optional(),
-        })
-        .strict(),
-    ),
-    revoked: z.array(z.string().max(2000)),
-  })
-  .strict();
+const ExportedTrustSchema = z.strictObject({
+  format: z.literal("twinlock-export-trust/1"),
+  suite_id: z.string().check(z.minLength(1), z.maxLength(200)),
+  /** The sha256 of the pinned twinlock.yaml the reviewers come from. */
+  config_sha256: z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/)),
+  exported_from: z.string().check(z.maxLength(1000)),
+  exported_at: z.string().check(z.maxLength(40)),
+  policies: PoliciesSchema,
+  reviewers: z.array(
+    z.strictObject({
+      name: z.string().check(z.minLength(1), z.maxLength(200)),
+      public_key: z.string().check(z.minLength(1), z.maxLength(2000)),
+      rights: z.array(z.enum(RIGHTS)).check(z.minLength(1)),
+      webauthn: z.optional(
+        z.strictObject({
+          credential_id: z.string().check(z.maxLength(2000)),
+          rp_id: z.string().check(z.maxLength(300)),
+          origins: z.array(z.string().check(z.maxLength(300))),
+        }),
+      ),
+    }),
+  ),
+  revoked: z.array(z.string().check(z.maxLength(2000))),
+});
 export type ExportedTrust = z.infer<typeof ExportedTrustSchema>;
 
 /**

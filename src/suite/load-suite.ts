@@ -14,7 +14,7 @@ import { parseSimpleFrontmatter } from "./parse-simple-frontmatter.js";
 import type { Prompt } from "./prompt.js";
 import { type PromptSelection, promptSelection } from "./prompt-selection.js";
 import { CONFIG_FILE, type SuiteConfig, SuiteConfigSchema } from "./suite-config.js";
-import { findYamlTrap } from "./yaml-traps.js";
+import { findYamlTrap, yamlErrorMessage } from "./yaml-traps.js";
 
 /** A loaded suite: every prompt that parsed, the config, and every problem met on the way. */
 export interface Suite {
@@ -358,7 +358,7 @@ export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnosti
   if (doc.errors.length > 0) {
     for (const e of doc.errors) {
       const p = lineCounter.linePos(e.pos[0]);
-      diagnostics.push(configProblem(p.line, p.col, `invalid YAML: ${e.message.split("\n")[0]}`));
+      diagnostics.push(configProblem(p.line, p.col, yamlErrorMessage(e, text)));
     }
     return { config: {}, diagnostics };
   }

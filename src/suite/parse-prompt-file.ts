@@ -17,7 +17,7 @@ import {
   type PromptRole,
 } from "./prompt.js";
 import { splitFrontmatter } from "./split-frontmatter.js";
-import { findYamlTrap } from "./yaml-traps.js";
+import { findYamlTrap, yamlErrorMessage } from "./yaml-traps.js";
 
 /** Largest prompt file read; a larger one is reported, not parsed. */
 export const MAX_PROMPT_BYTES = 1024 * 1024;
@@ -428,7 +428,7 @@ export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter
   });
   if (doc.errors.length > 0) {
     return {
-      diagnostics: doc.errors.map((error) => problem(toPos(error.pos[0]), "FRONTMATTER_YAML", `invalid YAML: ${firstLine(error.message)}`)),
+      diagnostics: doc.errors.map((error) => problem(toPos(error.pos[0]), "FRONTMATTER_YAML", yamlErrorMessage(error, yamlText))),
     };
   }
   if (!isMap(doc.contents)) {

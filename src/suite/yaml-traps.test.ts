@@ -33,6 +33,20 @@ describe("YAML read differently by other tools or a person is refused in frontma
     expect(diagnostics[0]?.message).toMatch(message);
   });
 
+  it("names the key given twice (dry_run_required: true, then false), in frontmatter and twinlock.yaml", () => {
+    const text = plannerText("MD-1", "MD-2").replace(/^---\n/, "---\ndry_run_required: true\nnote: x\ndry_run_required: false\n");
+    const { diagnostics } = parsePromptFile("p.md", Buffer.from(text));
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        code: "FRONTMATTER_YAML",
+        line: 4,
+        message: "the key `dry_run_required` is given twice in one mapping (YAML tools differ on which one counts); keep one",
+      }),
+    ]);
+    const config = parseSuiteConfig("suite_id: s\nsuite_id: t\n");
+    expect(config.diagnostics[0]?.message).toMatch(/the key `suite_id` is given twice in one mapping/);
+  });
+
   it("reads the same YAML written plainly, with anchors and aliases as values", () => {
     const text = plannerText("MD-1", "MD-2").replace(/^---\n/, "---\nmedia: &m [a, b]\nmore: *m\n");
     const { prompt, diagnostics } = parsePromptFile("p.md", Buffer.from(text));
