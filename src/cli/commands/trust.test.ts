@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
@@ -30,7 +30,7 @@ async function pinAsAlice(options: { extra?: Array<{ name: string; public_key: s
   writeFileSync(key, alice.privatePem, { mode: 0o600 });
   const again = () => runCli(["trust", "pin", "--suite", suite, "--key", key, "--home", path.join(dir, "home")]);
   const run = await again();
-  return { run, alice, again, suite };
+  return { run, alice, again, suite, key, home: path.join(dir, "home") };
 }
 
 describe("twinlock trust pin", () => {
@@ -57,6 +57,32 @@ describe("twinlock trust pin", () => {
       "    MD-29→MD-30  modes DRAFT_ONLY, APPLY_SAFE, APPLY_APPROVED, VERIFY_ONLY; a passed dry run first in APPLY modes\n",
     );
     expect(r.stdout.match(/^ {4}MD-\d+→MD-\d+ {2}modes /gm)).toHaveLength(6);
+  });
+
+  it("says nothing of reviewers when the pinner is one, and notes it when the suite lists only other keys (placeholders, say)", async () => {
+    const { run, suite, again } = await pinAsAlice();
+    expect(run.stdout).not.toMatch(/note: the key that pinned/);
+    const config = path.join(suite, "twinlock.yaml");
+    const doc = parseDocument(readFileSync(config, "utf8"));
+    doc.set("reviewers", [
+      { name: "bob", public_key: generateReviewerKey().publicKey, rights: ["review", "consent", "apply", "stop"] },
+      { name: "planner-agent", public_key: generateReviewerKey().publicKey, rights: ["freeze"] },
+    ]);
+    writeFileSync(config, doc.toString());
+    const r = await again();
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout).toMatch(
+      /^ {2}note: the key that pinned is not one of the suite's reviewers \(bob\); only they can review and consent/m,
+    );
+  });
+
+  it("says a pin moved to another folder of the same suite_id refuses the runs begun on the old one", async () => {
+    const { suite, key, home } = await pinAsAlice();
+    const copy = path.join(makeTempDir(), "copy");
+    cpSync(suite, copy, { recursive: true });
+    const r = await runCli(["trust", "pin", "--suite", copy, "--key", key, "--home", home]);
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}the pin moved from \S+: runs begun on that folder are refused from now on/m);
   });
 
   it("refuses to pin an executor whose rule key is misspelt (dry_run_requried), which the gate would ignore", async () => {

@@ -45,6 +45,19 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
           samePin(replaced, pin)
             ? `  the suite is as pinned on ${replaced.pinned_at}: the pin is renewed (twinlock.yaml ${replaced.config_sha256})`
             : `  replaces the pin of ${replaced.pinned_at}: ${replaced.suite_id} at ${replaced.root} (twinlock.yaml ${replaced.config_sha256})`,
+          ...(replaced.root !== pin.root
+            ? [`  the pin moved from ${replaced.root}: runs begun on that folder are refused from now on (their suite is pinned here)`]
+            : []),
+        ]
+      : []),
+    // A pinner who is no reviewer is fine, but a list of someone else's (or placeholder) keys means nobody here can decide.
+    ...(!pin.allow_unsigned && !deciders(config).some((r) => r.public_key === pin.pinned_by)
+      ? [
+          `  note: the key that pinned is not one of the suite's reviewers (${
+            deciders(config)
+              .map((r) => r.name)
+              .join(", ") || "none listed"
+          }); only they can review and consent: check their public_key lines are their real keys`,
         ]
       : []),
     ...(firstPinner
@@ -55,6 +68,11 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
     ...(pin.allow_unsigned ? ["UNSIGNED: this suite does not require signed receipts; receipts will prove nothing about who decided"] : []),
   ].join("\n");
   return { exitCode: 0, text, json: { ok: true, home: home.dir, pin, replaced: replaced ?? null, first_pinner: firstPinner } };
+}
+
+/** The listed keys that may review or consent. */
+function deciders(config: SuiteConfig): NonNullable<SuiteConfig["reviewers"]> {
+  return (config.reviewers ?? []).filter((r) => r.rights.includes("review") || r.rights.includes("consent"));
 }
 
 /** What the gate reads from an executor to admit it: the modes it may run in, and whether a dry run comes first. */
