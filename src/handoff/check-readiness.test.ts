@@ -258,6 +258,17 @@ describe("twinlock readiness", () => {
     expect(snapshotTree(dir)).toEqual(before);
   });
 
+  it("says the format it guessed before a long list of problems too (a mission-directives handoff read as twinlock's)", async () => {
+    const dir = path.join(makeRunTempDir(), "md-handoff");
+    writeMdHandoff(dir, databaseMigrationHandoff());
+    const r = await runCli(["readiness", dir]);
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines.length).toBeGreaterThan(7);
+    expect(lines[0]).toMatch(/^\(no twinlock\.yaml was found above the handoff folder/);
+    expect(lines[lines.length - 2]).toMatch(/^\(no twinlock\.yaml was found above the handoff folder/);
+  });
+
   it("prints the problems with --json, without the parsed records", async () => {
     const dir = handoff((x) => x.actions.stops.push({ reason: "missing-backup", resolved: false }));
     const r = await runCli(["readiness", dir, "--json"]);

@@ -24,14 +24,14 @@ export function runReadiness(dir: string, options: ReadinessOptions): CommandRes
   const r = checkReadiness(dir, format);
   const c = r.counts;
   // File names, questions and owners are agent-written: each printed as one clean line.
+  // The format guessed is said first and last: a handoff in another format gets a page of problems in between.
+  const guessed = defaulted && !r.ready;
+  const formatNote = `(no ${CONFIG_FILE} was found above the handoff folder or the current folder, so the handoff was read in twinlock's own format; for a suite's format pass --suite DIR, or --format mission-directives)`;
   const lines = [
+    ...(guessed && r.problems.length > 5 ? [formatNote] : []),
     ...r.problems.map((p) => cleanText(`${p.file}${p.record ? ` [${p.record}]` : ""}: ${p.message}`)),
     ...r.openUnknowns.map((u) => cleanText(`open ?UNKNOWN:${u.id}: ${u.question}${u.owner ? ` (owner: ${u.owner})` : ""}`)),
-    ...(defaulted && !r.ready
-      ? [
-          `(no ${CONFIG_FILE} was found above the handoff folder or the current folder, so the handoff was read in twinlock's own format; for a suite's format pass --suite DIR, or --format mission-directives)`,
-        ]
-      : []),
+    ...(guessed ? [formatNote] : []),
     `${r.ready ? "ready" : "not ready"}: ${c.evidence} evidence, ${c.findings} finding${c.findings === 1 ? "" : "s"}, ${c.unknowns} unknown${c.unknowns === 1 ? "" : "s"} (${r.openUnknowns.length} open), ${c.actions} actions, ${c.criteria} criteria, ${c.files} files; ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"} (format ${r.format})`,
   ];
   const { model: _model, ...json } = r;
