@@ -1,5 +1,5 @@
 import { RefusalError } from "../errors/errors.js";
-import { describeNextStep, type NextStepData, nextStepData } from "../run/next-step.js";
+import { describeNextStep, type NextStepData, nextStepData, SIGNED_OPERATIONS, withKeyOption } from "../run/next-step.js";
 import type { Settings } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
 import type { Suite } from "../suite/load-suite.js";
@@ -32,7 +32,8 @@ export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
 /** The invitation to review an exact frozen revision; feedback is welcome and never counts as approval. */
 export function reviewInvitation(planner: string, revision: number, hash: string | null): string {
-  return `Please review revision ${revision} of ${planner}'s frozen plan (${hash ?? "hash shown after freezing"}). Request any changes, improvements, additions, removals or refinements — or approve this exact version. Feedback is recorded and is never taken as approval.`;
+  // Revision 0 is the stateless form's: no run, so no revision number yet.
+  return `Please review ${revision > 0 ? `revision ${revision} of ${planner}'s frozen plan` : `${planner}'s frozen plan`} (${hash ?? "hash shown after freezing"}). Request any changes, improvements, additions, removals or refinements — or approve this exact version. Feedback is recorded and is never taken as approval.`;
 }
 
 /**
@@ -62,7 +63,10 @@ export function pairStatusFromFlags(suite: Suite, id: string, flags: { handoffRe
     );
   }
   const wf = { planner: planner.id, executor: executor.id, executor_title: executor.title ?? executor.id, revision: 0, handoff: null };
-  const next = describeNextStep(state, { run: "RUN", planner: planner.id, executor: executor.id });
+  const step = describeNextStep(state, { run: "RUN", planner: planner.id, executor: executor.id });
+  // The suite says whether decisions are signed: its commands then need --key, as the run form's do.
+  const signing = suite.config.policies?.require_signed_receipts === true;
+  const next = signing && step.operation !== null && SIGNED_OPERATIONS.has(step.operation) ? withKeyOption(step) : step;
   return {
     planner: planner.id,
     executor: executor.id,

@@ -2,7 +2,7 @@ import { hashHandoff } from "../handoff/hash-handoff.js";
 import type { GateHome } from "../home/gate-home.js";
 import { loadPinnedPolicy, loadPinnedSuite, type PinnedPolicy, type PinnedSuite } from "../home/suite-pins.js";
 import { describeChanges, isApplyMode, passedDryRuns } from "../run/admission-checks.js";
-import { describeNextStep, makeNextStep, nextStepData, withKeyOption } from "../run/next-step.js";
+import { describeNextStep, makeNextStep, nextStepData, SIGNED_OPERATIONS, withKeyOption } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
@@ -110,16 +110,6 @@ export async function pairStatusFromRun(
     source: "run",
   };
 }
-
-/** The steps that record a signed receipt on a suite that requires them (a freeze with the planner's freeze key). */
-export const SIGNED_OPERATIONS = new Set([
-  "freeze-pair-handoff",
-  "review-pair-plan",
-  "consent-pair-execution",
-  "approve-apply",
-  "dry-run-result",
-  "resolve-stop",
-]);
 
 /** States after a review was decided, in which a re-pin may have voided the decisions. */
 const DECIDED_STATES = new Set<State>(["execution_consent_pending", "approval_pending", "dry_run_ready"]);

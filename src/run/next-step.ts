@@ -115,6 +115,16 @@ export function makeNextStep(
   return { action, operation, args, options, choice, command: commandLine(operation, args, options, choice) };
 }
 
+/** The steps that record a signed receipt on a suite that requires them (a freeze with the planner's freeze key). */
+export const SIGNED_OPERATIONS = new Set([
+  "freeze-pair-handoff",
+  "review-pair-plan",
+  "consent-pair-execution",
+  "approve-apply",
+  "dry-run-result",
+  "resolve-stop",
+]);
+
 /** The same step signed with a key: `--key FILE` added (the CLI's way; a page signs with a passkey). */
 export function withKeyOption(step: NextStep): NextStep {
   const options: Array<[string, string]> = [...step.options, ["--key", "FILE"]];

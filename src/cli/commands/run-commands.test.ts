@@ -17,6 +17,7 @@ import {
   snapshotTree,
   workflowOf,
 } from "../../test-support/run-fixture.js";
+import { EXAMPLE_SUITE } from "../../test-support/temp-suite.js";
 
 const OTHER_EXECUTIVES = /\bMD-(26|28|32|34|36|38)\b/;
 const SOME_HASH = `sha256:${"ab".repeat(32)}`;
@@ -331,6 +332,20 @@ describe("unknown planners and an existing run file are refused with exit 1, cha
     const g = makeGateRun();
     await expectBadInput(g, ["pair-status", "MD-99", "--suite", RUN_EXAMPLE_SUITE], 1);
     await expectBadInput(g, ["pair-status", "MD-26", "--suite", RUN_EXAMPLE_SUITE], 1);
+  });
+
+  it("words the stateless pair-status without a revision it cannot know, and signs its commands as the suite asks", async () => {
+    const status = async (suite: string) => {
+      const r = await runCli(["pair-status", PLANNER, "--suite", suite, "--handoff-ready", "--json"]);
+      expect(r.code, r.output).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const signed = await status(EXAMPLE_SUITE);
+    expect(signed.question).toMatch(/^Please review MD-29's frozen plan \(hash shown after freezing\)/);
+    expect(signed.next_command).toMatch(
+      /^twinlock review-pair-plan RUN MD-29 --decision changes_requested\|approved\|declined --handoff-hash \S+ --key FILE$/,
+    );
+    expect((await status(RUN_EXAMPLE_SUITE)).next_command).not.toMatch(/--key/);
   });
 
   it("reports a refusal as one JSON document with --json", async () => {
