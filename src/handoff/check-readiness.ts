@@ -170,7 +170,11 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
           file,
           message: `names a stop as ${JSON.stringify(m[0].slice(0, 60))}, which is not written !STOP:reason (lower-case letters, digits, dashes); write it so, as a stop of the plan`,
         });
-      else if (!stopReasons.has(reason))
+      // A declaration whose status could not be read was reported as such: not again as a stop the plan lacks.
+      else if (
+        !stopReasons.has(reason) &&
+        ![...earlier, ...problems].some((p) => p.file === file && p.message.startsWith(`!STOP:${reason} has status (`))
+      )
         problems.push({
           file,
           message: `names !STOP:${reason}, which is not a stop of the plan; list it as a stop (it then blocks until resolved) or remove it`,

@@ -40,7 +40,7 @@ export function markdownCitations(text: string): MarkerCitation[] {
  * An unknown without a status is open; a stop without `(resolved)` is unresolved.
  */
 const DECLARATION =
-  /^[ \t]*(?:[-*+][ \t]+|[0-9]+[.)][ \t]+)?(\?UNKNOWN:|!STOP:)([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*(?:\(([a-z]+)\))?[ \t]*(.*)$/gm;
+  /^[ \t]*(?:[-*+][ \t]+|[0-9]+[.)][ \t]+)?(\?UNKNOWN:|!STOP:)([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*(?:\(([A-Za-z]+)\))?[ \t]*(.*)$/gm;
 
 /** What the Markdown files of a handoff declare, and the declarations that do not parse. */
 export interface MarkdownDeclarations {
@@ -58,9 +58,16 @@ export function markdownDeclarations(texts: ReadonlyArray<[string, string]>): Ma
       const id = rawId.replace(/[.]+$/, "");
       if (PLACEHOLDER_IDS.has(id)) continue;
       const notes = rest.trim();
+      // A status word in another case (`(Resolved)`) is named as such: it reads like the right word to a person.
+      const caseHint =
+        status !== undefined && status !== status.toLowerCase() ? `; status words are lower case: (${status.toLowerCase()})` : "";
       if (marker === MARKERS.unknown) {
         if (status !== undefined && !["open", "resolved", "deferred"].includes(status)) {
-          out.problems.push({ file, record: id, message: `?UNKNOWN:${id} has status (${status}); write (open), (resolved) or (deferred)` });
+          out.problems.push({
+            file,
+            record: id,
+            message: `?UNKNOWN:${id} has status (${status}); write (open), (resolved) or (deferred)${caseHint}`,
+          });
         }
         const question = notes === "" ? "(no question written)" : notes;
         // A status it cannot read counts as open (listed for the reviewer); the problem above blocks the freeze anyway.
@@ -74,7 +81,7 @@ export function markdownDeclarations(texts: ReadonlyArray<[string, string]>): Ma
         if (status !== undefined && status !== "resolved" && status !== "open") {
           out.problems.push({
             file,
-            message: `!STOP:${id} has status (${status}); write (resolved) once it is, or nothing while it stands`,
+            message: `!STOP:${id} has status (${status}); write (resolved) once it is, or nothing while it stands${caseHint}`,
           });
           continue;
         }

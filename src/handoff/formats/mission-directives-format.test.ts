@@ -179,6 +179,19 @@ describe("a broken Mission Directives handoff, each problem named exactly", () =
     ]);
   });
 
+  it("names a status word written in another case, and reports that stop once (not also as a stop the plan lacks)", () => {
+    const r = readiness(databaseMigrationHandoff(), (h) => {
+      h.report = h.report.replace("!STOP:missing-backup (resolved)", "!STOP:missing-backup (Resolved)");
+    });
+    expect(r.problems).toEqual([
+      {
+        file: "report.md",
+        message:
+          "!STOP:missing-backup has status (Resolved); write (resolved) once it is, or nothing while it stands; status words are lower case: (resolved)",
+      },
+    ]);
+  });
+
   it("names each missing record file", () => {
     const dir = makeRunTempDir("twinlock-md-");
     writeMdHandoff(dir, dependencyUpgradeHandoff());
