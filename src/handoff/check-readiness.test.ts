@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
@@ -256,6 +256,19 @@ describe("twinlock readiness", () => {
     );
     expect(r.output).not.toMatch(STACK_FRAME);
     expect(snapshotTree(dir)).toEqual(before);
+  });
+
+  it("is not ready with a file that has a second hard link, which a freeze refuses, and hash refuses it too", async () => {
+    const dir = handoff();
+    linkSync(path.join(dir, "report.md"), path.join(dir, "report-link.md"));
+    const r = await runCli(["readiness", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("report-link.md: has 2 hard links; a handoff file must be a file of its own (a freeze refuses it)");
+    expect(r.stdout).toContain("report.md: has 2 hard links");
+    const hashed = await runCli(["hash", dir]);
+    expect(hashed.code).not.toBe(0);
+    expect(hashed.output).toMatch(/has 2 hard links; a handoff file must be a file of its own/);
+    expect(hashed.output).not.toMatch(STACK_FRAME);
   });
 
   it("says the format it guessed before a long list of problems too (a mission-directives handoff read as twinlock's)", async () => {

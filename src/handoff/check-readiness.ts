@@ -133,6 +133,13 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
   // A file name must read as itself: `present` shows it and `checkout` writes it (on a case-folding disk too).
   const folded = new Map<string, string>();
   for (const file of source.files) {
+    // The freeze refuses a file with a second name (it may be a hard link to a file outside the handoff): so does readiness.
+    const links = source.linkCount?.(file) ?? 1;
+    if (links > 1)
+      problems.push({
+        file: cleanText(file),
+        message: `has ${links} hard links; a handoff file must be a file of its own (a freeze refuses it) — copy it in instead`,
+      });
     const odd = findHiddenInName(file);
     if (odd)
       problems.push({

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { openRegularFile, readFailureCode } from "../input/read-regular-file.js";
 import { listHandoffFiles } from "./hash-handoff.js";
@@ -18,6 +18,8 @@ export interface HandoffSource {
   /** Every file, as POSIX paths relative to the handoff, sorted. */
   files: string[];
   read(file: string): SourceText;
+  /** How many names each file has on its disk, when a folder is read: a freeze refuses a file with a second hard link. */
+  linkCount?(file: string): number;
 }
 
 /** A source over texts already read (the frozen bytes, or a test). */
@@ -54,6 +56,13 @@ export function folderSource(dir: string): HandoffSource {
         cache.set(file, got);
       }
       return got;
+    },
+    linkCount(file) {
+      try {
+        return lstatSync(path.join(root, ...file.split("/"))).nlink;
+      } catch {
+        return 1; // gone since the listing: the read reports it
+      }
     },
   };
 }

@@ -139,6 +139,14 @@ async function hashFile(root: string, rel: string, budget: { left: number }): Pr
     const stat = fstatSync(fd);
     if (!stat.isFile())
       throw new UsageError(`handoff contains ${rel}, which is not a regular file but ${describeFileKind(stat)}; remove it`);
+    // As the freeze: a second name for the file may be a hard link to one outside the handoff.
+    if (stat.nlink > 1)
+      throw new RefusalError(
+        `handoff file ${rel} has ${stat.nlink} hard links; a handoff file must be a file of its own — copy it in instead`,
+        {
+          attack: "hard-link",
+        },
+      );
     const overBudget = () =>
       new RefusalError(`the handoff is over ${MAX_HANDOFF_BYTES} bytes (at ${rel}); keep bulky evidence out of it and cite it by digest`);
     if (stat.size > budget.left) throw overBudget();

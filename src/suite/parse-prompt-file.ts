@@ -385,14 +385,16 @@ export function misspeltRuleKey(key: string): string | undefined {
 const judgedKeys = new Map<string, string | undefined>();
 
 function closestRuleKey(key: string): string | undefined {
-  const lower = key.toLowerCase();
+  // Spaces around a name are no slip a person sees.
+  const lower = key.trim().toLowerCase();
+  if (RULE_KEY_SET.has(lower)) return lower;
   // A rule's first words alone (`dry_run` for dry_run_required, `paired_prompt` for paired_prompt_id) mean it too.
   const shortened = RULE_KEYS.find((rule) => lower.includes("_") && rule.startsWith(`${lower}_`));
   if (shortened !== undefined) return shortened;
   for (const rule of RULE_KEYS) {
     const limit = rule.length >= 12 ? 2 : 1;
     // Most keys differ in length by more than the limit: answered without a distance.
-    if (Math.abs(rule.length - key.length) > limit) continue;
+    if (Math.abs(rule.length - lower.length) > limit) continue;
     if (editDistance(lower, rule) <= limit) return rule;
   }
   return undefined;

@@ -12,6 +12,9 @@ const TRAPS: Array<[string, string, RegExp]> = [
   ["a << key", "base: &b {x: 1}\n<<: *b\n", /a merge key \("<<"\)/],
   ["an alias as a key", "note: &k dry_run_required\n*k : false\n", /a key given by an alias \(\*k\)/],
   ["a list as a key", "? [a, b]\n: 1\n", /a key that is a list or mapping/],
+  ["an anchor named with a colon (&x:true false)", "flag: &x:true false\n", /an anchor or alias named "x:true"/],
+  ["an alias named with a colon", "flag: &x true\nother: *x:y\n", /an anchor or alias named "x:y"/],
+  ["a key with spaces around its name", '"dry_run_required   ": true\n', /the key "dry_run_required {3}", with spaces around its name/],
 ];
 
 describe("YAML read differently by other tools or a person is refused in frontmatter and twinlock.yaml", () => {

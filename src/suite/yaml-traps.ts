@@ -2,6 +2,8 @@ import type * as Yaml from "yaml";
 import { loadYaml } from "./load-yaml.js";
 
 const MERGE_TAG = "tag:yaml.org,2002:merge";
+/** An anchor or alias name every YAML tool reads to the same end. */
+const PLAIN_ANCHOR = /^[A-Za-z0-9_-]+$/;
 
 /**
  * The first thing in a parsed YAML document that YAML tools read differently
@@ -16,7 +18,9 @@ const MERGE_TAG = "tag:yaml.org,2002:merge";
  *   winning where PyYAML's last does);
  * - a key that is an alias (`*k : false`) or a collection: the unique-key
  *   check compares plain keys only, so a rule could be given twice, the
- *   hidden one winning.
+ *   hidden one winning; a key with spaces around its name;
+ * - an anchor or alias whose name holds anything but letters, digits, `-`
+ *   and `_` (PyYAML ends `&x:true` at the colon).
  */
 export function findYamlTrap(doc: Yaml.Document): { offset: number; message: string } | undefined {
   const { isAlias, isScalar, visit } = loadYaml();
@@ -32,7 +36,21 @@ export function findYamlTrap(doc: Yaml.Document): { offset: number; message: str
       message: "the text holds a YAML document marker (--- or ...), which YAML tools read as the start or end of a document; remove it",
     };
   let trap: { offset: number; message: string } | undefined;
+  const at = (node: unknown) => (node as { range?: [number, number, number] } | null)?.range?.[0] ?? 0;
   visit(doc, {
+    Node(_, node) {
+      // PyYAML ends an anchor's name at characters this library keeps (`&x:true false` is anchor x on ":true false"
+      // there, and false here): only plain names are read the same.
+      const name = isAlias(node) ? node.source : node.anchor;
+      if (name !== undefined && !PLAIN_ANCHOR.test(name)) {
+        trap = {
+          offset: at(node),
+          message: `an anchor or alias named ${JSON.stringify(name.slice(0, 40))}, whose name YAML tools end at different characters; name it with letters, digits, - and _ only`,
+        };
+        return visit.BREAK;
+      }
+      return undefined;
+    },
     Pair(_, pair) {
       const key = pair.key;
       const offset = (key as { range?: [number, number, number] } | null)?.range?.[0] ?? 0;
@@ -54,6 +72,9 @@ export function findYamlTrap(doc: Yaml.Document): { offset: number; message: str
         };
       else if (key !== null && !isScalar(key))
         trap = { offset, message: "a key that is a list or mapping, which YAML tools read differently; use a plain name" };
+      // `"dry_run_required   "` reads as the rule to a person, and is another key to every YAML tool.
+      else if (isScalar(key) && typeof key.value === "string" && key.value !== key.value.trim())
+        trap = { offset, message: `the key ${JSON.stringify(key.value.slice(0, 60))}, with spaces around its name; write the name alone` };
       return trap ? visit.BREAK : undefined;
     },
   });
