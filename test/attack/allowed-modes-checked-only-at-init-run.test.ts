@@ -8,8 +8,7 @@
  */
 import { copyFileSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli } from "../../src/test-support/run-cli.js";
-import { attemptAdmission, editExecutor, makeScenario, pin, pinRefused, removeScenarios } from "./signed-suite-scenario.js";
+import { attemptAdmission, editExecutor, makeScenario, pin, pinRefused, removeScenarios, tryInitRun } from "./signed-suite-scenario.js";
 
 afterAll(removeScenarios);
 
@@ -20,7 +19,7 @@ describe("allowed_modes of the executor", () => {
     const s = await makeScenario();
     editExecutor(s, allowOnly("[DRAFT_ONLY, VERIFY_ONLY]"));
     await pin(s);
-    const r = await runCli(["init-run", s.runFile, "--suite", s.suite, "--planner", "MD-29", "--mode", "APPLY_SAFE", "--home", s.home]);
+    const r = await tryInitRun(s, "APPLY_SAFE");
     expect(r.code).not.toBe(0);
     expect(r.output).toMatch(/does not allow mode APPLY_SAFE/);
   });
@@ -32,18 +31,7 @@ describe("allowed_modes of the executor", () => {
     const pinnedBytes = readFileSync(s.executorFile);
     copyFileSync(s.executorFile, `${s.dir}/md-30.orig`);
     editExecutor(s, allowOnly("[DRAFT_ONLY, VERIFY_ONLY, APPLY_SAFE]"));
-    const widened = await runCli([
-      "init-run",
-      s.runFile,
-      "--suite",
-      s.suite,
-      "--planner",
-      "MD-29",
-      "--mode",
-      "APPLY_SAFE",
-      "--home",
-      s.home,
-    ]);
+    const widened = await tryInitRun(s, "APPLY_SAFE");
     expect(widened.code).toBe(1);
     expect(widened.output).toMatch(/MD-30's prompt file .* changed since suite \S+ was pinned/);
     copyFileSync(`${s.dir}/md-30.orig`, s.executorFile);
@@ -57,7 +45,7 @@ describe("allowed_modes of the executor", () => {
     const s = await makeScenario();
     editExecutor(s, allowOnly("DRAFT_ONLY"));
     expect(await pinRefused(s)).toMatch(/cannot pin: MD-30 .*`allowed_modes` must be a list of modes/);
-    const r = await runCli(["init-run", s.runFile, "--suite", s.suite, "--planner", "MD-29", "--mode", "APPLY_SAFE", "--home", s.home]);
+    const r = await tryInitRun(s, "APPLY_SAFE");
     expect(r.code, r.output).not.toBe(0);
   });
 });

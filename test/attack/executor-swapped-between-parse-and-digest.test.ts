@@ -18,7 +18,6 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli } from "../../src/test-support/run-cli.js";
 import {
   admitExecutor,
   editExecutor,
@@ -28,6 +27,7 @@ import {
   pin,
   removeScenarios,
   type Scenario,
+  tryInitRun,
 } from "./signed-suite-scenario.js";
 
 afterAll(removeScenarios);
@@ -113,18 +113,7 @@ describe.skipIf(!hasPython)("the executor swapped between the gate's parse and i
     const pinnedText = readFileSync(s.executorFile, "utf8");
     const rewritten = pinnedText.replace(/^allowed_modes: .*$/m, "allowed_modes: [DRAFT_ONLY, APPLY_SAFE, VERIFY_ONLY]");
     // Control: asked plainly, init-run refuses the mode.
-    const plain = await runCli([
-      "init-run",
-      path.join(s.dir, "control.json"),
-      "--suite",
-      s.suite,
-      "--planner",
-      "MD-29",
-      "--mode",
-      "APPLY_SAFE",
-      "--home",
-      s.home,
-    ]);
+    const plain = await tryInitRun(s, "APPLY_SAFE", path.join(s.dir, "control.json"));
     expect(plain.code).not.toBe(0);
     expect(plain.output).toMatch(/does not allow mode APPLY_SAFE/);
 

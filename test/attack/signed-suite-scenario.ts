@@ -8,7 +8,7 @@
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { runCli, runCliJson } from "../../src/test-support/run-cli.js";
+import { type CliRun, runCli, runCliJson } from "../../src/test-support/run-cli.js";
 import { EXAMPLE_SUITE } from "../../src/test-support/temp-suite.js";
 
 export interface Scenario {
@@ -68,6 +68,11 @@ export async function step(s: Scenario, argv: string[]): Promise<string> {
 /** The person pins the suite as it is now. */
 export async function pin(s: Scenario): Promise<void> {
   await step(s, ["trust", "pin", "--suite", s.suite, "--key", s.alice]);
+}
+
+/** `init-run FILE --planner MD-29 --mode MODE` as the person asks it, refused or not (FILE: the scenario's run file). */
+export function tryInitRun(s: Scenario, mode: string, runFile = s.runFile): Promise<CliRun> {
+  return runCli(["init-run", runFile, "--suite", s.suite, "--planner", "MD-29", "--mode", mode, "--home", s.home]);
 }
 
 /** init-run; then the planner freezes and the person approves and consents (all signed). */
