@@ -42,3 +42,23 @@ describe("the run's action scope and the plan", () => {
     );
   });
 });
+
+describe("an admission's requested actions, from any front end (CLI, server, MCP)", () => {
+  it.each([
+    [["all", "A1"], /--actions mixes all with action IDs/],
+    [["A1", ""], /--actions: "" is not an action ID/],
+    [["A1", "A1"], /--actions names "A1" twice/],
+  ])("refuses %j before anything is read or used", async (actions, message) => {
+    const { admit } = await import("./admit.js");
+    const { folderRunStore } = await import("../home/folder-run-store.js");
+    await expect(
+      admit({
+        run: "/nonexistent/run.json",
+        store: folderRunStore({ dir: "/nonexistent", id: "home_0" } as never),
+        executor: "MD-30",
+        actions,
+        actor: "agent",
+      } as never),
+    ).rejects.toThrow(message);
+  });
+});

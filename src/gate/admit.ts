@@ -18,6 +18,7 @@ import { personForKey } from "../trust/sign-as-reviewer.js";
 import { trustChecks } from "../trust/trust-checks.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { judgeRequestedExecutor, resolveExactTwin } from "../twin/resolve-exact-twin.js";
+import { requireActionIds } from "./action-scope.js";
 import { declaresDryRun } from "./dry-run-needed.js";
 import { executorDigest, loadRunSuite } from "./load-run-suite.js";
 
@@ -86,6 +87,7 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
   const now = input.now ?? (() => new Date());
   // A checkout that could not be written must be refused before the consent is used, not after.
   if (input.checkout !== undefined) requireCheckoutTarget(input.store.home, input.checkout);
+  if (input.actions !== undefined) requireActionIds(input.actions);
   let loaded: { file: RunFile; state: RunState } | undefined;
   let chain: AdmissionFacts["chain"] = { ok: true };
   try {

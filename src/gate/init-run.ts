@@ -1,9 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { RefusalError, UsageError } from "../errors/errors.js";
-import { RECORD_ID_PATTERN } from "../handoff/handoff-records.js";
 import { loadPinnedSuite, pinForFolder, requirePinnedPair } from "../home/suite-pins.js";
 import { findHiddenInName } from "../input/clean-text.js";
-import { clip } from "../input/parse-input.js";
 import type { Settings } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
 import type { RunStore } from "../store/run-store.js";
@@ -11,6 +9,7 @@ import type { Suite } from "../suite/load-suite.js";
 import type { Mode } from "../suite/prompt.js";
 import { pairDigest } from "../twin/pair-digest.js";
 import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
+import { requireActionIds } from "./action-scope.js";
 
 /** Modes in which an executor acts; AUDIT_ONLY and PLAN_ONLY never execute, so a run cannot be made for them. */
 export const EXECUTING_MODES: readonly Mode[] = ["DRAFT_ONLY", "APPLY_SAFE", "APPLY_APPROVED", "VERIFY_ONLY"];
@@ -37,15 +36,7 @@ export interface InitRunInput {
  */
 export async function initRun(input: InitRunInput): Promise<LoadedRun> {
   // The settings are printed in the consent question a person answers: nothing in them may hide text on a terminal.
-  if (input.actions !== undefined && input.actions !== "all")
-    for (const action of input.actions)
-      if (!RECORD_ID_PATTERN.test(action))
-        throw new UsageError(`--actions: ${JSON.stringify(clip(action))} is not an action ID (letters, digits, . _ -, e.g. A1)`);
-  // An action named twice reads as two in the consent question: the scope a person consents to is each action once.
-  const twice = input.actions === "all" ? undefined : input.actions?.find((a, i, all) => all.indexOf(a) !== i);
-  if (twice !== undefined) throw new UsageError(`--actions names ${JSON.stringify(clip(twice))} twice; list each +ACTION ID once`);
-  if (input.actions !== "all" && input.actions?.some((a) => a.toLowerCase() === "all"))
-    throw new UsageError("--actions mixes all with action IDs; give all alone, or only the IDs");
+  if (input.actions !== undefined && input.actions !== "all") requireActionIds(input.actions);
   if (input.environment !== undefined && findHiddenInName(input.environment))
     throw new UsageError("--environment contains a control, invisible or direction character; give a plain name such as staging");
   // A team store's pins are the database's: the home's copy is brought up to date before it is read.
