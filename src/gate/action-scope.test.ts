@@ -43,6 +43,16 @@ describe("the run's action scope and the plan", () => {
   });
 });
 
+describe("the reviewer sees the run's scope", () => {
+  it("present says which actions this run may execute and which of the plan's are outside it", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending", { actions: ["A1"] });
+    const r = await runCli(["present", g.runFile, PLANNER, "--home", g.home]);
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout).toContain("> This run may execute only `+ACTION:A1`; `+ACTION:A2` is outside its scope.");
+  });
+});
+
 describe("an admission's requested actions, from any front end (CLI, server, MCP)", () => {
   it.each([
     [["all", "A1"], /--actions mixes all with action IDs/],

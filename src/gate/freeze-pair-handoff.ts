@@ -97,7 +97,8 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
             `nothing was revised: the handoff still hashes to ${snapshot.hash}, the version the reviewer asked to change; revise it, or pass --unchanged-because TEXT to tell the reviewer why no change is needed`,
           );
         }
-        // The same bytes again are a new revision only when a re-pin voided the decisions on them (or the reviewer is told why).
+        // The same bytes again are a new revision only when a re-pin voided the decisions on them (present then says so),
+        // or when the reviewer asked for changes and is told why none were needed.
         const voidedByRepin = same && wf.state !== "plan_revision_pending" ? decisionsVoidedByRepin(pinned, wf) : undefined;
         if (same && wf.state !== "plan_revision_pending" && voidedByRepin === undefined) {
           throw new RefusalError(
@@ -134,7 +135,7 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
                 dir: storedDir,
                 files: snapshot.files,
                 receipt,
-                unchanged_because: same ? (input.unchangedBecause ?? voidedByRepin ?? null) : null,
+                unchanged_because: same ? (input.unchangedBecause ?? null) : null,
               },
             },
             { type: "review_requested", actor: person, data: { planner: wf.planner, revision, hash: snapshot.hash } },

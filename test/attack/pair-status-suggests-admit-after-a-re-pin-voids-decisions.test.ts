@@ -13,7 +13,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCliJson } from "../../src/test-support/run-cli.js";
+import { runCli, runCliJson } from "../../src/test-support/run-cli.js";
 import {
   admitExecutor,
   editExecutor,
@@ -60,6 +60,8 @@ describe("pair-status after a re-pin that voids the review and consent", () => {
     expect(await nextOperation(s)).toBe("freeze-pair-handoff");
     // The way out: the same handoff frozen as a new revision, reviewed and consented to under the pin as it is now.
     await freezeReviewConsent(s);
+    const shown = await runCli(["present", s.runFile, "MD-29", "--home", s.home]);
+    expect(shown.output).toMatch(/Re-frozen without changes: a re-pin of the suite .* voided the decisions on revision 1/);
     const r = await runCliJson<{ revision?: number; state?: string }>(["pair-status", s.runFile, "MD-29", "--home", s.home]);
     expect(r.json).toMatchObject({ revision: 2, state: "dry_run_ready" });
     const admitted = await admitExecutor(s);
