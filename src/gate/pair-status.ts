@@ -63,7 +63,8 @@ export async function pairStatusFromRun(
   const unresolvedStops = run.state.stops.filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf.planner));
   // The pinned policy (twinlock.yaml and the pin alone: no prompt file is read) says whether the decisions still hold.
   const policy = policyOrUndefined(home, run.state.suite);
-  const voided = policy && !handoffChanged && !expired && DECIDED_STATES.has(wf.state) && decisionsVoidedByRepin(policy, wf);
+  // Before an expired consent's renewal: a consent asked again would still stand on a review the re-pin voided.
+  const voided = policy && !handoffChanged && DECIDED_STATES.has(wf.state) && decisionsVoidedByRepin(policy, wf);
   if (voided) {
     next = makeNextStep(
       `re-freeze the same handoff as revision ${wf.revision + 1}, then review and consent again: ${voided}, so admission refuses them`,

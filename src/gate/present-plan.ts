@@ -206,13 +206,16 @@ function renderMarkdown(
   );
   for (const f of h.files) out.push(`  - ${code(f.path)} ${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…`);
   out.push("");
-  if (h.unchanged_because) out.push(`> Re-frozen without changes. The planner says why: ${t(h.unchanged_because)}`, "");
-  // The same bytes again with no word from the planner: the gate allows that only after a re-pin voided the decisions.
-  else if (wf.history.find((x) => x.revision === h.revision - 1)?.hash === h.hash)
+  // The same bytes again: the reviewer asked for changes and the planner says why none were needed, or (with no such
+  // request, the only other case the gate allows) a re-pin voided the decisions on them. Said by the gate, not the planner.
+  const sameAsBefore = wf.history.find((x) => x.revision === h.revision - 1)?.hash === h.hash;
+  const askedForChanges = wf.reviews.some((x) => x.revision === h.revision - 1 && x.decision === "changes_requested");
+  if (sameAsBefore && !askedForChanges)
     out.push(
       `> Re-frozen without changes: a re-pin of the suite (its policy or ${wf.executor}'s prompt file) voided the decisions on revision ${h.revision - 1}, so this same plan is reviewed again.`,
       "",
     );
+  if (h.unchanged_because) out.push(`> Re-frozen without changes. The planner says why: ${t(h.unchanged_because)}`, "");
   // The run's scope, fixed when it began: an action of the plan outside it will not be admitted, whatever is approved.
   if (settings.actions !== "all") {
     const outside = r.actions.map((a) => a.id).filter((id) => !settings.actions.includes(id));

@@ -263,7 +263,7 @@ describe("twinlock readiness", () => {
     linkSync(path.join(dir, "report.md"), path.join(dir, "report-link.md"));
     const r = await runCli(["readiness", dir]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain("report-link.md: has 2 hard links; a handoff file must be a file of its own (a freeze refuses it)");
+    expect(r.stdout).toContain("report-link.md: has 2 hard links; a handoff file must be a file of its own — copy it in instead");
     expect(r.stdout).toContain("report.md: has 2 hard links");
     const hashed = await runCli(["hash", dir]);
     expect(hashed.code).not.toBe(0);

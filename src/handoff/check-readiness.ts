@@ -6,6 +6,7 @@ import type { HandoffFormat } from "./handoff-format.js";
 import type { HandoffModel, ReadinessProblem } from "./handoff-model.js";
 import { MARKERS, STOP_REASON_PATTERN } from "./handoff-records.js";
 import { folderSource, type HandoffSource } from "./handoff-source.js";
+import { hardLinksProblem } from "./hash-handoff.js";
 import { markdownCitations } from "./markdown-markers.js";
 
 export type { ReadinessProblem } from "./handoff-model.js";
@@ -135,11 +136,7 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
   for (const file of source.files) {
     // The freeze refuses a file with a second name (it may be a hard link to a file outside the handoff): so does readiness.
     const links = source.linkCount?.(file) ?? 1;
-    if (links > 1)
-      problems.push({
-        file: cleanText(file),
-        message: `has ${links} hard links; a handoff file must be a file of its own (a freeze refuses it) — copy it in instead`,
-      });
+    if (links > 1) problems.push({ file: cleanText(file), message: hardLinksProblem(links) });
     const odd = findHiddenInName(file);
     if (odd)
       problems.push({

@@ -23,6 +23,16 @@ export interface HandoffDigest {
 /** Version tag inside the hashed manifest, so a format change cannot collide with an old hash. */
 export const MANIFEST_FORMAT = "twinlock-handoff/1";
 
+/**
+ * What is wrong with a handoff file that has `nlink` names: a second name may
+ * be a hard link to a file outside the handoff (a key file the gate can
+ * read), which the gate would copy and show. The freeze, the hash and
+ * readiness all refuse it in these words.
+ */
+export function hardLinksProblem(nlink: number): string {
+  return `has ${nlink} hard links; a handoff file must be a file of its own — copy it in instead`;
+}
+
 const CHUNK = 1024 * 1024;
 const PARALLEL_FILES = 4;
 
@@ -140,13 +150,7 @@ async function hashFile(root: string, rel: string, budget: { left: number }): Pr
     if (!stat.isFile())
       throw new UsageError(`handoff contains ${rel}, which is not a regular file but ${describeFileKind(stat)}; remove it`);
     // As the freeze: a second name for the file may be a hard link to one outside the handoff.
-    if (stat.nlink > 1)
-      throw new RefusalError(
-        `handoff file ${rel} has ${stat.nlink} hard links; a handoff file must be a file of its own — copy it in instead`,
-        {
-          attack: "hard-link",
-        },
-      );
+    if (stat.nlink > 1) throw new RefusalError(`handoff file ${rel} ${hardLinksProblem(stat.nlink)}`, { attack: "hard-link" });
     const overBudget = () =>
       new RefusalError(`the handoff is over ${MAX_HANDOFF_BYTES} bytes (at ${rel}); keep bulky evidence out of it and cite it by digest`);
     if (stat.size > budget.left) throw overBudget();

@@ -59,8 +59,11 @@ export function markdownDeclarations(texts: ReadonlyArray<[string, string]>): Ma
       if (PLACEHOLDER_IDS.has(id)) continue;
       const notes = rest.trim();
       // A status word in another case (`(Resolved)`) is named as such: it reads like the right word to a person.
+      const statuses = marker === MARKERS.unknown ? ["open", "resolved", "deferred"] : ["open", "resolved"];
       const caseHint =
-        status !== undefined && status !== status.toLowerCase() ? `; status words are lower case: (${status.toLowerCase()})` : "";
+        status !== undefined && status !== status.toLowerCase() && statuses.includes(status.toLowerCase())
+          ? `; status words are lower case: (${status.toLowerCase()})`
+          : "";
       if (marker === MARKERS.unknown) {
         if (status !== undefined && !["open", "resolved", "deferred"].includes(status)) {
           out.problems.push({

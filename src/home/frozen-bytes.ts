@@ -20,7 +20,14 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
-import { listHandoffFiles, MAX_HANDOFF_BYTES, type ManifestEntry, manifestHash, requireHandoffFolder } from "../handoff/hash-handoff.js";
+import {
+  hardLinksProblem,
+  listHandoffFiles,
+  MAX_HANDOFF_BYTES,
+  type ManifestEntry,
+  manifestHash,
+  requireHandoffFolder,
+} from "../handoff/hash-handoff.js";
 import { openBeneath } from "../input/open-beneath.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { isWithin } from "../input/resolve-real-path.js";
@@ -320,12 +327,7 @@ function copyHashing(root: string, rel: string, target: string, budget: number):
   try {
     const stat = fstatSync(inFd);
     if (!stat.isFile()) throw new RefusalError(`${what} is not a regular file; remove it`);
-    // A second name for the same file may be a hard link to something outside the handoff
-    // (a key file the gate can read): the gate would copy and show it. Copy the file instead.
-    if (stat.nlink > 1)
-      throw new RefusalError(`${what} has ${stat.nlink} hard links; a handoff file must be a file of its own — copy it in instead`, {
-        attack: "hard-link",
-      });
+    if (stat.nlink > 1) throw new RefusalError(`${what} ${hardLinksProblem(stat.nlink)}`, { attack: "hard-link" });
     if (stat.size > budget)
       throw new RefusalError(
         `the handoff is over ${MAX_HANDOFF_BYTES} bytes at ${what}; keep bulky evidence out of the handoff and cite it by digest`,

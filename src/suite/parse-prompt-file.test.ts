@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lineOf, plannerText, unpairedText } from "../test-support/prompt-builder.js";
-import { MAX_PROMPT_BYTES, misspeltRuleKey, parsePromptFile } from "./parse-prompt-file.js";
+import { MAX_PROMPT_BYTES, misspeltRule, misspeltRuleKey, parsePromptFile } from "./parse-prompt-file.js";
 
 const parse = (text: string | Uint8Array, file = "p.md") =>
   parsePromptFile(file, typeof text === "string" ? new TextEncoder().encode(text) : text);
@@ -232,6 +232,19 @@ describe("a key one slip from a rule key is reported, as the rule would be ignor
     expect(misspeltRuleKey("dry_run")).toBe("dry_run_required");
     expect(misspeltRuleKey("Paired_Prompt")).toBe("paired_prompt_id");
     expect(misspeltRuleKey("prompt")).toBeUndefined();
+  });
+
+  it("reports a near name only when its value has the rule's shape: allowed_models: [gpt-4o] is a key of its own", () => {
+    expect(misspeltRule("allowed_models", ["gpt-4o"])).toBeUndefined();
+    expect(misspeltRule("default_model", "gpt-4o")).toBeUndefined();
+    expect(misspeltRule("prompt_ids", ["a", "b"])).toBeUndefined();
+    expect(misspeltRule("review_cycles", 3)).toBeUndefined();
+    expect(misspeltRule("allowed_modez", ["DRAFT_ONLY", "APPLY_SAFE"])).toBe("allowed_modes");
+    expect(misspeltRule("default_mod", "apply_safe")).toBe("default_mode");
+    expect(misspeltRule("paired_prompt", "MD-30")).toBe("paired_prompt_id");
+    expect(misspeltRule("dry_run_requried", true)).toBe("dry_run_required");
+    expect(misspeltRule("dry_run", "yes")).toBe("dry_run_required");
+    expect(misspeltRule("exact_twins_only", "sometimes")).toBeUndefined();
   });
 
   it("leaves the keys real suites use alone", () => {

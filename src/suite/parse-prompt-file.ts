@@ -133,7 +133,7 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
   const where = (key: string) => positions.get(key) ?? { line: 2, col: 1 };
   // A misspelt rule (`dry_run_requried: true`) is an unknown key, silently ignored: the rule the author meant would not hold.
   for (const key of Object.keys(frontmatter)) {
-    const meant = misspeltRuleKey(key);
+    const meant = misspeltRule(key, frontmatter[key]);
     if (meant !== undefined)
       at(
         "FIELD_MISSPELT",
@@ -374,15 +374,39 @@ const RULE_KEY_SET = new Set(RULE_KEYS);
  * undefined for a rule key itself and for any other key.
  */
 export function misspeltRuleKey(key: string): string | undefined {
-  if (RULE_KEY_SET.has(key)) return undefined;
+  // No rule key is within two slips of a name this long (spaces around it aside): judged without the memory below.
+  if (RULE_KEY_SET.has(key) || key.trim().length > 32) return undefined;
   // A suite's prompts share their key names: each name is judged once per process.
   if (judgedKeys.has(key)) return judgedKeys.get(key);
   const meant = closestRuleKey(key);
-  if (judgedKeys.size < 10_000) judgedKeys.set(key, meant);
+  // Kept as a string of its own, so the memory never holds on to the file text a key was sliced from.
+  if (judgedKeys.size < 10_000) judgedKeys.set(Buffer.from(key, "utf8").toString("utf8"), meant);
   return meant;
 }
 
 const judgedKeys = new Map<string, string | undefined>();
+
+/**
+ * The rule `key` misspells when its value has that rule's shape too (a
+ * boolean for `dry_run_required`, a mode for `allowed_modes`, a prompt ID for
+ * `paired_prompt_id`); undefined otherwise. `allowed_models: [gpt-4o]` is a
+ * key of its own, not a misspelt `allowed_modes`.
+ */
+export function misspeltRule(key: string, value: unknown): string | undefined {
+  const rule = misspeltRuleKey(key);
+  return rule !== undefined && holdsRuleValue(rule, value) ? rule : undefined;
+}
+
+function holdsRuleValue(rule: string, value: unknown): boolean {
+  const text = (v: unknown) => (typeof v === "string" ? v.trim().toUpperCase() : undefined);
+  if (rule === "allowed_modes" || rule === "default_mode")
+    return (Array.isArray(value) ? value : [value]).some((v) => (MODES as readonly string[]).includes(text(v) ?? ""));
+  if (rule === "prompt_id" || rule.endsWith("_prompt_id")) return value === null || /^[A-Z][A-Z0-9]*-[0-9]+$/.test(text(value) ?? "");
+  if (rule === "prompt_role") return (PROMPT_ROLES as readonly string[]).includes(text(value)?.toLowerCase() ?? "");
+  if (rule === "review_cycle") return typeof value === "string";
+  // The rest are flags: true or false, or a word some YAML reads as one.
+  return typeof value === "boolean" || /^(TRUE|FALSE|YES|NO|ON|OFF|Y|N)$/.test(text(value) ?? "");
+}
 
 function closestRuleKey(key: string): string | undefined {
   // Spaces around a name are no slip a person sees.

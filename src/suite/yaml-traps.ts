@@ -28,12 +28,12 @@ export function findYamlTrap(doc: Yaml.Document): { offset: number; message: str
   if (d && (d.yaml.explicit || Object.keys(d.tags).length > 1))
     return {
       offset: 0,
-      message: "the text starts with a YAML directive (%YAML or %TAG), which changes how YAML tools read it; remove it",
+      message: "a YAML directive (%YAML or %TAG), which changes how YAML tools read the rest; remove it",
     };
   if (d && (d.docStart || d.docEnd))
     return {
       offset: (doc as { range?: [number, number, number] }).range?.[0] ?? 0,
-      message: "the text holds a YAML document marker (--- or ...), which YAML tools read as the start or end of a document; remove it",
+      message: "a YAML document marker (--- or ...), which YAML tools read as the start or end of a document; remove it",
     };
   let trap: { offset: number; message: string } | undefined;
   const at = (node: unknown) => (node as { range?: [number, number, number] } | null)?.range?.[0] ?? 0;

@@ -34,7 +34,8 @@ export async function runAdmit(
     planner: o.planner === undefined ? undefined : parsePromptId(o.planner, "--planner"),
     mode: o.mode === undefined ? undefined : parseChoice(o.mode, EXECUTING_MODES, "--mode (a mode a run executes in)"),
     environment: o.environment === undefined ? undefined : parseText(o.environment, "--environment", 200),
-    actions: o.actions === undefined ? undefined : parseActionIds(o.actions, "--actions"),
+    // `all` asks for every consented action, as leaving --actions out does.
+    actions: o.actions === undefined || o.actions.trim() === "all" ? undefined : parseActionIds(o.actions, "--actions"),
     dry: o.dry,
     checkout: o.checkout,
     purpose,

@@ -57,7 +57,7 @@ export async function runStop(
   return {
     exitCode: 0,
     // Lifting a stop is a person's signed decision on a suite that requires signed receipts.
-    text: `recorded !STOP:${reason} on ${workflow ?? "the whole run"}; ${stopEffect(raised.state, workflow)} until: twinlock resolve-stop ${shellQuote(runFile)} --reason ${reason} --note TEXT${signingHint(store.home, raised.state.suite) ? " --key FILE" : ""}`,
+    text: `recorded !STOP:${reason} on ${workflow ?? "the whole run"}; ${stopEffect(raised.state)} until: twinlock resolve-stop ${shellQuote(runFile)} --reason ${reason} --note TEXT${signingHint(store.home, raised.state.suite) ? " --key FILE" : ""}`,
     json: { ok: true, reason, workflow: workflow ?? null },
   };
 }
@@ -86,11 +86,13 @@ export async function runResolveStop(
   };
 }
 
-/** What a stop holds back: admission, and for a pair already executing, its executor's bound session too. */
-function stopEffect(state: RunState, workflow: string | undefined): string {
-  const executing = Object.values(state.workflows).filter(
-    (w) => w.state === "executing" && (workflow === undefined || w.planner === workflow),
-  );
+/**
+ * What a stop holds back: admission, and the bound session of every pair
+ * already executing (any write to a run ends its sessions, the stopped
+ * pair's or not).
+ */
+function stopEffect(state: RunState): string {
+  const executing = Object.values(state.workflows).filter((w) => w.state === "executing");
   if (executing.length === 0) return "admission is refused";
   return `${executing.map((w) => w.executor).join(", ")} ${executing.length === 1 ? "is" : "are"} executing: ${executing.length === 1 ? "its" : "their"} agent session ends (every hooked tool call is denied) and admission is refused`;
 }

@@ -70,9 +70,12 @@ export async function runTrustPin(o: CommonOptions & { suite?: string; allowUnsi
   return { exitCode: 0, text, json: { ok: true, home: home.dir, pin, replaced: replaced ?? null, first_pinner: firstPinner } };
 }
 
-/** The listed keys that may review or consent. */
+/** The listed keys, not revoked, that may review or consent. */
 function deciders(config: SuiteConfig): NonNullable<SuiteConfig["reviewers"]> {
-  return (config.reviewers ?? []).filter((r) => r.rights.includes("review") || r.rights.includes("consent"));
+  const revoked = new Set(config.revoked ?? []);
+  return (config.reviewers ?? []).filter(
+    (r) => !revoked.has(r.public_key) && (r.rights.includes("review") || r.rights.includes("consent")),
+  );
 }
 
 /** What the gate reads from an executor to admit it: the modes it may run in, and whether a dry run comes first. */
