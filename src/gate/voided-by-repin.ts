@@ -17,14 +17,16 @@ export function decisionsVoidedByRepin(pinned: PinnedPolicy, wf: Workflow): stri
     ...wf.reviews.filter((r) => r.revision === handoff.revision && r.decision === "approved"),
     ...(latestConsent?.revision === handoff.revision ? [latestConsent] : []),
   ];
-  // The executor as pinned: a file edited since is refused by the pin check itself, and a re-pin binds it here.
+  // The executor as pinned: a file edited since is refused by the pin check itself, and a re-pin binds it here. A pin
+  // without the executor's digest (an older twinlock's) needs a re-pin first, which the pin check says.
   const executorNow = pinned.pin.prompts?.[wf.executor];
+  if (executorNow === undefined) return undefined;
   const policy = decided.filter((r) => r.policy_digest !== pinned.policyDigest);
   const executor = decided.filter((r) => r.executor_digest !== executorNow);
   if (policy.length === 0 && executor.length === 0) return undefined;
   const what = [
     ...(policy.length > 0 ? [`the pinned policy (now ${pinned.policyDigest})`] : []),
-    ...(executor.length > 0 ? [`${wf.executor}'s prompt file (now ${executorNow ?? "not pinned"})`] : []),
+    ...(executor.length > 0 ? [`${wf.executor}'s prompt file (now ${executorNow})`] : []),
   ];
   const kinds = [...new Set([...policy, ...executor].map((r) => r.kind))].join(" and ");
   return `the ${kinds} of revision ${handoff.revision} were made before a re-pin changed ${what.join(" and ")}`;

@@ -131,6 +131,13 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
   const unreadable = new Set(earlier.map((p) => p.file));
   const stopReasons = new Set(model.stops.map((st) => st.reason));
   const reported = new Set<string>();
+  // Stops whose status word the format's reader could not read (it reported each): by file and reason.
+  const unreadStatus = new Set(
+    earlier.flatMap((p) => {
+      const m = /^!STOP:([^ ]+) has status \(/.exec(p.message);
+      return m ? [`${p.file}\0${m[1]}`] : [];
+    }),
+  );
   // A file name must read as itself: `present` shows it and `checkout` writes it (on a case-folding disk too).
   const folded = new Map<string, string>();
   for (const file of source.files) {
@@ -175,10 +182,7 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
           message: `names a stop as ${JSON.stringify(m[0].slice(0, 60))}, which is not written !STOP:reason (lower-case letters, digits, dashes); write it so, as a stop of the plan`,
         });
       // A declaration whose status could not be read was reported as such: not again as a stop the plan lacks.
-      else if (
-        !stopReasons.has(reason) &&
-        ![...earlier, ...problems].some((p) => p.file === file && p.message.startsWith(`!STOP:${reason} has status (`))
-      )
+      else if (!stopReasons.has(reason) && !unreadStatus.has(`${file}\0${reason}`))
         problems.push({
           file,
           message: `names !STOP:${reason}, which is not a stop of the plan; list it as a stop (it then blocks until resolved) or remove it`,
