@@ -1,20 +1,6 @@
-import type { PinnedSuite } from "../home/suite-pins.js";
-import { isApplyMode, passedDryRuns } from "../run/admission-checks.js";
 import { makeNextStep, type NextStep } from "../run/next-step.js";
-import type { RunState, Workflow } from "../run/run-schema.js";
+import type { Workflow } from "../run/run-schema.js";
 import type { Prompt } from "../suite/prompt.js";
-
-/**
- * Whether `wf`'s executor still needs a passed dry run of the current
- * revision before admission: it declares `dry_run_required: true` in the
- * pinned suite, the run acts in an APPLY mode, and no dry run of this
- * revision has passed. Used for next-step hints only (admission judges it
- * itself).
- */
-export function dryRunStillNeeded(pinned: PinnedSuite, state: RunState, wf: Workflow): boolean {
-  if (!isApplyMode(state.settings.mode) || passedDryRuns(wf).length > 0) return false;
-  return declaresDryRun(pinned.suite.byId.get(wf.executor));
-}
 
 /**
  * Whether a prompt asks for a dry run first: `dry_run_required` is there and
@@ -27,7 +13,7 @@ export function declaresDryRun(prompt: Prompt | undefined): boolean {
 }
 
 /**
- * The next step when a dry run is still needed (see dryRunStillNeeded): its
+ * The next step when an APPLY run's executor needs a passed dry run of this revision and has none: its
  * result, once a dry run of this revision was admitted and awaits one; a
  * revised plan, once the last one failed; else the dry run.
  */

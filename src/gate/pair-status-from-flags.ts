@@ -1,5 +1,5 @@
 import { RefusalError } from "../errors/errors.js";
-import { describeNextStep, type NextStepData, nextStepData, SIGNED_OPERATIONS, withKeyOption } from "../run/next-step.js";
+import { describeNextStep, type NextStepData, nextStepData, withKeyWhenSigning } from "../run/next-step.js";
 import type { Settings } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
 import type { Suite } from "../suite/load-suite.js";
@@ -66,7 +66,7 @@ export function pairStatusFromFlags(suite: Suite, id: string, flags: { handoffRe
   const step = describeNextStep(state, { run: "RUN", planner: planner.id, executor: executor.id });
   // The suite says whether decisions are signed: its commands then need --key, as the run form's do.
   const signing = suite.config.policies?.require_signed_receipts === true;
-  const next = signing && step.operation !== null && SIGNED_OPERATIONS.has(step.operation) ? withKeyOption(step) : step;
+  const next = withKeyWhenSigning(step, signing);
   return {
     planner: planner.id,
     executor: executor.id,

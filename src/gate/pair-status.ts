@@ -2,14 +2,14 @@ import { hashHandoff } from "../handoff/hash-handoff.js";
 import type { GateHome } from "../home/gate-home.js";
 import { loadPinnedPolicy, loadPinnedSuite, type PinnedPolicy, type PinnedSuite } from "../home/suite-pins.js";
 import { describeChanges, isApplyMode, passedDryRuns } from "../run/admission-checks.js";
-import { describeNextStep, makeNextStep, nextStepData, SIGNED_OPERATIONS, withKeyOption } from "../run/next-step.js";
+import { describeNextStep, makeNextStep, nextStepData, withKeyWhenSigning } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
 import type { LoadedRun } from "../store/run-file.js";
 import { handoffPathOf, type RunStore } from "../store/run-store.js";
 import { consentQuestion } from "./consent-question.js";
-import { dryRunStep, dryRunStillNeeded } from "./dry-run-needed.js";
+import { declaresDryRun, dryRunStep } from "./dry-run-needed.js";
 import { type PairStatus, questionFor } from "./pair-status-from-flags.js";
 import { decisionsVoidedByRepin } from "./voided-by-repin.js";
 
@@ -86,14 +86,12 @@ export async function pairStatusFromRun(
         ],
       );
     // Only an APPLY run with no passed dry run reads the suite, for the executor's dry_run_required.
-    else if (isApplyMode(run.state.settings.mode) && passedDryRuns(wf).length === 0) {
-      const pinned = pinnedOrUndefined(home, run.state, wf);
-      if (pinned && dryRunStillNeeded(pinned, run.state, wf)) next = dryRunStep(runFile, wf);
+    else if (policy && isApplyMode(run.state.settings.mode) && passedDryRuns(wf).length === 0) {
+      const pinned = pinnedOrUndefined(home, run.state, wf, policy);
+      if (pinned && declaresDryRun(pinned.suite.byId.get(wf.executor))) next = dryRunStep(runFile, wf);
     }
   }
-  // A suite whose policy cannot be loaded is treated as signing.
-  const signing = policy === undefined || policy.config.policies?.require_signed_receipts === true;
-  if (signing && next.operation !== null && SIGNED_OPERATIONS.has(next.operation)) next = withKeyOption(next);
+  next = withKeyWhenSigning(next, signsReceipts(policy));
   return {
     planner: wf.planner,
     executor: wf.executor,
@@ -124,23 +122,24 @@ function policyOrUndefined(home: GateHome, suite: RunState["suite"]): PinnedPoli
   }
 }
 
-/** The run's pinned suite for the pair, or undefined when it cannot be loaded (a hint then says nothing of it). */
-function pinnedOrUndefined(home: GateHome, state: RunState, wf: Workflow): PinnedSuite | undefined {
+/** The run's pinned suite for the pair under its loaded `policy`, or undefined when it cannot be loaded (a hint then says nothing of it). */
+function pinnedOrUndefined(home: GateHome, state: RunState, wf: Workflow, policy: PinnedPolicy): PinnedSuite | undefined {
   try {
-    return loadPinnedSuite(home, state.suite, [wf.planner, wf.executor]);
+    return loadPinnedSuite(home, state.suite, [wf.planner, wf.executor], policy);
   } catch {
     return undefined;
   }
+}
+
+/** Whether printed commands need `--key FILE`: the pinned policy asks for signed receipts, or cannot be loaded (then assumed to). */
+function signsReceipts(policy: PinnedPolicy | undefined): boolean {
+  return policy === undefined || policy.config.policies?.require_signed_receipts === true;
 }
 
 /** States in which a frozen handoff must still hash to its frozen value. */
 const REHASHED_STATES = new Set<State>(["plan_review_pending", "execution_consent_pending", "approval_pending", "dry_run_ready"]);
 
 /** Whether the pinned suite asks for signed receipts (so printed commands need `--key FILE`); a suite that cannot be loaded is treated as signing. */
-export function signingHint(home: GateHome, suite: { root: string; suite_id: string }): boolean {
-  try {
-    return loadPinnedPolicy(home, suite).config.policies?.require_signed_receipts === true;
-  } catch {
-    return true;
-  }
+export function signingHint(home: GateHome, suite: RunState["suite"]): boolean {
+  return signsReceipts(policyOrUndefined(home, suite));
 }

@@ -380,8 +380,10 @@ export function loadPinnedSuite(
   home: GateHome,
   runSuite: { root: string; suite_id: string | null },
   promptIds: readonly string[],
+  loadedPolicy?: PinnedPolicy,
 ): PinnedSuite {
-  const policy = loadPinnedPolicy(home, runSuite);
+  // A policy the caller loaded for this run a moment ago is not read again (its twinlock.yaml bytes were hashed then).
+  const policy = loadedPolicy ?? loadPinnedPolicy(home, runSuite);
   // Every prompt file is read; those that may declare the run's prompts or their twins are parsed (see LoadSuiteOptions).
   // Prompts are chosen by the pinned config as hashed, never by a second read of twinlock.yaml.
   const suite = loadSuite(policy.pin.root, { promptIds, config: policy.config });

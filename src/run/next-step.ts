@@ -125,6 +125,11 @@ export const SIGNED_OPERATIONS = new Set([
   "resolve-stop",
 ]);
 
+/** The step as printed for a suite that does (`signing`) or does not sign: `--key FILE` on a step that records a signed receipt. */
+export function withKeyWhenSigning(step: NextStep, signing: boolean): NextStep {
+  return signing && step.operation !== null && SIGNED_OPERATIONS.has(step.operation) ? withKeyOption(step) : step;
+}
+
 /** The same step signed with a key: `--key FILE` added (the CLI's way; a page signs with a passkey). */
 export function withKeyOption(step: NextStep): NextStep {
   const options: Array<[string, string]> = [...step.options, ["--key", "FILE"]];
