@@ -14,7 +14,8 @@ import { parseSimpleFrontmatter } from "./parse-simple-frontmatter.js";
 import type { Prompt } from "./prompt.js";
 import { type PromptSelection, promptSelection } from "./prompt-selection.js";
 import { CONFIG_FILE, type SuiteConfig, SuiteConfigSchema } from "./suite-config.js";
-import { findYamlTrap, yamlErrorMessage } from "./yaml-traps.js";
+import { invalidYaml, yamlErrorMessage } from "./yaml-error-message.js";
+import { findYamlTrap } from "./yaml-traps.js";
 
 /** A loaded suite: every prompt that parsed, the config, and every problem met on the way. */
 export interface Suite {
@@ -372,7 +373,7 @@ export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnosti
   try {
     raw = doc.contents === null ? {} : doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    diagnostics.push(configProblem(1, 1, `invalid YAML: ${(error as Error).message.split("\n")[0]}`));
+    diagnostics.push(configProblem(1, 1, invalidYaml(error)));
     return { config: {}, diagnostics };
   }
   const parsed = SuiteConfigSchema.safeParse(raw);

@@ -17,7 +17,8 @@ import {
   type PromptRole,
 } from "./prompt.js";
 import { splitFrontmatter } from "./split-frontmatter.js";
-import { findYamlTrap, yamlErrorMessage } from "./yaml-traps.js";
+import { invalidYaml, yamlErrorMessage } from "./yaml-error-message.js";
+import { findYamlTrap } from "./yaml-traps.js";
 
 /** Largest prompt file read; a larger one is reported, not parsed. */
 export const MAX_PROMPT_BYTES = 1024 * 1024;
@@ -297,10 +298,6 @@ function describe(value: unknown): string {
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 
-function firstLine(message: string): string {
-  return message.split("\n")[0] ?? message;
-}
-
 /** Byte offset of the first byte that does not start or continue a valid UTF-8 sequence. */
 function firstInvalidUtf8(bytes: Uint8Array): number {
   const strict = new TextDecoder("utf-8", { fatal: true });
@@ -498,7 +495,7 @@ export function parseWithYaml(yamlText: string, file: string): SimpleFrontmatter
     return { data, positions };
   } catch (error) {
     // An alias bomb, nesting too deep (or any other resolution failure) is bad input, not a crash.
-    return { diagnostics: [problem({ line: 2, col: 1 }, "FRONTMATTER_YAML", `invalid YAML: ${firstLine((error as Error).message)}`)] };
+    return { diagnostics: [problem({ line: 2, col: 1 }, "FRONTMATTER_YAML", invalidYaml(error))] };
   }
 }
 

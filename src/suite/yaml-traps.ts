@@ -80,15 +80,3 @@ export function findYamlTrap(doc: Yaml.Document): { offset: number; message: str
   });
   return trap;
 }
-
-/**
- * One line for a YAML parse error: the library's own words, or for a key
- * given twice, which key (the library says only that keys must be unique).
- */
-export function yamlErrorMessage(error: Yaml.YAMLError, text: string): string {
-  if (error.code === "DUPLICATE_KEY") {
-    const key = /^[^:\n]*/.exec(text.slice(error.pos[0]))?.[0].trim();
-    if (key) return `the key \`${key.slice(0, 80)}\` is given twice in one mapping (YAML tools differ on which one counts); keep one`;
-  }
-  return `invalid YAML: ${error.message.split("\n")[0]}`;
-}
