@@ -1,4 +1,5 @@
 import type { PinnedPolicy } from "../home/suite-pins.js";
+import { decisionsOutside, standingDecisions } from "../run/admission-checks.js";
 import type { Workflow } from "../run/run-schema.js";
 
 /**
@@ -12,22 +13,18 @@ import type { Workflow } from "../run/run-schema.js";
 export function decisionsVoidedByRepin(pinned: PinnedPolicy, wf: Workflow): string | undefined {
   const handoff = wf.handoff;
   if (!handoff) return undefined;
-  const latestConsent = wf.consents[wf.consents.length - 1];
-  const decided = [
-    ...wf.reviews.filter((r) => r.revision === handoff.revision && r.decision === "approved"),
-    ...(latestConsent?.revision === handoff.revision ? [latestConsent] : []),
-  ];
   // The executor as pinned: a file edited since is refused by the pin check itself, and a re-pin binds it here. A pin
   // without the executor's digest (an older twinlock's) needs a re-pin first, which the pin check says.
   const executorNow = pinned.pin.prompts?.[wf.executor];
   if (executorNow === undefined) return undefined;
-  const policy = decided.filter((r) => r.policy_digest !== pinned.policyDigest);
-  const executor = decided.filter((r) => r.executor_digest !== executorNow);
-  if (policy.length === 0 && executor.length === 0) return undefined;
+  // Admission's own test, on this revision's decisions (a consent of an earlier revision was voided by its re-freeze).
+  const decided = standingDecisions(wf).filter((r) => r.revision === handoff.revision);
+  const { otherPolicy, otherExecutor } = decisionsOutside(decided, pinned.policyDigest, executorNow);
+  if (otherPolicy.length === 0 && otherExecutor.length === 0) return undefined;
   const what = [
-    ...(policy.length > 0 ? [`the pinned policy (now ${pinned.policyDigest})`] : []),
-    ...(executor.length > 0 ? [`${wf.executor}'s prompt file (now ${executorNow})`] : []),
+    ...(otherPolicy.length > 0 ? [`the pinned policy (now ${pinned.policyDigest})`] : []),
+    ...(otherExecutor.length > 0 ? [`${wf.executor}'s prompt file (now ${executorNow})`] : []),
   ];
-  const kinds = [...new Set([...policy, ...executor].map((r) => r.kind))].join(" and ");
+  const kinds = [...new Set([...otherPolicy, ...otherExecutor].map((r) => r.kind))].join(" and ");
   return `the ${kinds} of revision ${handoff.revision} were made before a re-pin changed ${what.join(" and ")}`;
 }

@@ -222,8 +222,8 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
         ? f.frozenBytes.join("; ")
         : `${handoff.files.length} files, ${handoff.hash}`,
   );
-  const decided = [...reviews.filter((r) => r.decision === "approved"), ...(consent ? [consent] : [])];
-  const otherPolicy = decided.filter((r) => r.policy_digest !== f.policyDigestNow);
+  const decided = wf ? standingDecisions(wf) : [];
+  const { otherPolicy, otherExecutor } = decisionsOutside(decided, f.policyDigestNow, f.executorDigestNow);
   check(
     "policy",
     "the review and consent were made under the pinned policy as it is now",
@@ -234,7 +234,6 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
         ? `${otherPolicy.map((r) => `${r.kind} under ${r.policy_digest}`).join(", ")}; policy now ${f.policyDigestNow}: the policy changed since the decision`
         : `policy ${f.policyDigestNow}`,
   );
-  const otherExecutor = decided.filter((r) => r.executor_digest !== f.executorDigestNow);
   check(
     "executor-file",
     "the executor prompt file is byte for byte the one reviewed and consented to",
@@ -302,6 +301,33 @@ export function passedDryRuns(wf: Workflow): Workflow["dry_runs"] {
   return wf.dry_runs.filter(
     (d) => handoff !== null && d.handoff_hash === handoff.hash && d.revision === handoff.revision && d.result === "passed",
   );
+}
+
+/** The decisions an admission stands on: the approved reviews of the frozen revision, and the latest consent. */
+export function standingDecisions(wf: Workflow): Array<Workflow["reviews"][number] | Workflow["consents"][number]> {
+  const handoff = wf.handoff;
+  const consent = wf.consents[wf.consents.length - 1];
+  return [
+    ...(handoff ? wf.reviews.filter((r) => r.revision === handoff.revision && r.decision === "approved") : []),
+    ...(consent ? [consent] : []),
+  ];
+}
+
+/**
+ * Those of `decided` made under another policy than `policyDigest`, and for
+ * another executor file than `executorDigest` (null: it cannot be read, so
+ * every decision is outside it): admission's `policy` and `executor-file`
+ * checks, and what a re-pin voided.
+ */
+export function decisionsOutside<T extends { policy_digest: string; executor_digest: string }>(
+  decided: readonly T[],
+  policyDigest: string | null,
+  executorDigest: string | null,
+): { otherPolicy: T[]; otherExecutor: T[] } {
+  return {
+    otherPolicy: decided.filter((r) => r.policy_digest !== policyDigest),
+    otherExecutor: decided.filter((r) => r.executor_digest !== executorDigest),
+  };
 }
 
 export function describeChanges(frozen: ManifestEntry[], now: ManifestEntry[]): string[] {
