@@ -244,6 +244,7 @@ describe("a key one slip from a rule key is reported, as the rule would be ignor
     expect(misspeltRule("paired_prompt", "MD-30")).toBe("paired_prompt_id");
     expect(misspeltRule("dry_run_requried", true)).toBe("dry_run_required");
     expect(misspeltRule("dry_run", "yes")).toBe("dry_run_required");
+    expect(misspeltRule("dry_run_requried", 1)).toBe("dry_run_required");
     expect(misspeltRule("exact_twins_only", "sometimes")).toBeUndefined();
   });
 

@@ -401,8 +401,8 @@ function holdsRuleValue(rule: string, value: unknown): boolean {
   if (rule === "prompt_id" || rule.endsWith("_prompt_id")) return value === null || /^[A-Z][A-Z0-9]*-[0-9]+$/.test(text(value) ?? "");
   if (rule === "prompt_role") return (PROMPT_ROLES as readonly string[]).includes(text(value)?.toLowerCase() ?? "");
   if (rule === "review_cycle") return typeof value === "string";
-  // The rest are flags: true or false, or a word some YAML reads as one.
-  return typeof value === "boolean" || /^(TRUE|FALSE|YES|NO|ON|OFF|Y|N)$/.test(text(value) ?? "");
+  // The rest are flags: true or false, or a word or number some tool reads as one.
+  return typeof value === "boolean" || value === 0 || value === 1 || /^(TRUE|FALSE|YES|NO|ON|OFF|Y|N|0|1)$/.test(text(value) ?? "");
 }
 
 function closestRuleKey(key: string): string | undefined {
