@@ -12,7 +12,7 @@ import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { cleanLines, cleanText } from "../input/clean-text.js";
 import { shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
-import type { Execution, RunEvent, Settings, Workflow } from "../run/run-schema.js";
+import type { Execution, FreezeReceipt, RunEvent, Settings, Workflow } from "../run/run-schema.js";
 import type { RunStore } from "../store/run-store.js";
 import { consentQuestion } from "./consent-pair-execution.js";
 import { reviewInvitation } from "./pair-status.js";
@@ -94,7 +94,8 @@ export async function presentPlan(
   const removedFiles = prevFiles.filter((f) => !current.has(f.path)).map((f) => f.path);
   const sign = policy.config.policies?.require_signed_receipts === true;
   const frozen = run.file.events[entry.seq - 1];
-  const shownWf = revision === wf.revision ? wf : { ...wf, revision, handoff: { ...wf.handoff, revision, hash: entry.hash, files: shown } };
+  // An earlier revision is shown as its own freeze recorded it (folder, time, who, the planner's note), not the latest's.
+  const shownWf = revision === wf.revision ? wf : { ...wf, revision, handoff: handoffFrozenBy(frozen, entry.hash, shown) };
   const markdown = renderMarkdown(
     runFile,
     shownWf,
@@ -132,6 +133,22 @@ function readPreviousModel(home: GateHome, files: readonly ManifestEntry[], form
     if (error instanceof IntegrityError) return undefined;
     throw error;
   }
+}
+
+/** The frozen handoff as the freeze event `event` recorded it (replay has checked the event against the run). */
+function handoffFrozenBy(event: RunEvent | undefined, hash: string, files: ManifestEntry[]): NonNullable<Workflow["handoff"]> {
+  if (event?.type !== "handoff_frozen") throw new IntegrityError("the run's history names a freeze that is not in its events");
+  const d = event.data as { revision: number; dir: string; receipt: FreezeReceipt; unchanged_because: string | null };
+  return {
+    revision: d.revision,
+    hash,
+    dir: d.dir,
+    files,
+    frozen_at: event.at,
+    frozen_by: d.receipt.by,
+    receipt: d.receipt,
+    unchanged_because: d.unchanged_because,
+  };
 }
 
 /** The file list a freeze event recorded (replay has checked it hashes to the frozen hash). */

@@ -130,9 +130,11 @@ describe("parsePromptFile on bad input never throws and locates the problem", ()
     expect(parse(`---\nprompt_id: MD-1\n---\n${body}`).prompt?.id).toBe("MD-1");
   });
 
-  it("does not run YAML custom tags or merge keys as code", () => {
+  it("neither runs nor reads a YAML custom tag (!!js/function): the prompt is refused, as other tools would read it otherwise", () => {
     const r = parse("---\nprompt_id: MD-1\ntitle: !!js/function 'function(){}'\n---\n");
-    expect(r.prompt?.title).toBe("function(){}");
+    expect(r.prompt).toBeUndefined();
+    expect(r.diagnostics).toEqual([expect.objectContaining({ code: "FRONTMATTER_YAML", line: 3 })]);
+    expect(r.diagnostics[0]?.message).toMatch(/a tag or value other YAML tools read differently/);
   });
 
   // A literal U+FFFD earlier in the file must not be taken for the decoding
@@ -245,7 +247,9 @@ describe("a key one slip from a rule key is reported, as the rule would be ignor
     expect(misspeltRule("dry_run_requried", true)).toBe("dry_run_required");
     expect(misspeltRule("dry_run", "yes")).toBe("dry_run_required");
     expect(misspeltRule("dry_run_requried", 1)).toBe("dry_run_required");
-    expect(misspeltRule("exact_twins_only", "sometimes")).toBeUndefined();
+    expect(misspeltRule("dry_run", "required")).toBe("dry_run_required");
+    expect(misspeltRule("allowed-modes", ["draft-only", "verify-only"])).toBe("allowed_modes");
+    expect(misspeltRule("exact_twins_only", null)).toBeUndefined();
   });
 
   it("leaves the keys real suites use alone", () => {

@@ -395,14 +395,21 @@ export function misspeltRule(key: string, value: unknown): string | undefined {
 }
 
 function holdsRuleValue(rule: string, value: unknown): boolean {
-  const text = (v: unknown) => (typeof v === "string" ? v.trim().toUpperCase() : undefined);
+  // Spelled as a person might: `draft-only`, `Apply Safe`.
+  const text = (v: unknown) =>
+    typeof v === "string"
+      ? v
+          .trim()
+          .toUpperCase()
+          .replace(/[-\s]+/g, "_")
+      : undefined;
   if (rule === "allowed_modes" || rule === "default_mode")
     return (Array.isArray(value) ? value : [value]).some((v) => (MODES as readonly string[]).includes(text(v) ?? ""));
-  if (rule === "prompt_id" || rule.endsWith("_prompt_id")) return value === null || /^[A-Z][A-Z0-9]*-[0-9]+$/.test(text(value) ?? "");
+  if (rule === "prompt_id" || rule.endsWith("_prompt_id")) return value === null || /^[A-Z][A-Z0-9]*_[0-9]+$/.test(text(value) ?? "");
   if (rule === "prompt_role") return (PROMPT_ROLES as readonly string[]).includes(text(value)?.toLowerCase() ?? "");
   if (rule === "review_cycle") return typeof value === "string";
-  // The rest are flags: true or false, or a word or number some tool reads as one.
-  return typeof value === "boolean" || value === 0 || value === 1 || /^(TRUE|FALSE|YES|NO|ON|OFF|Y|N|0|1)$/.test(text(value) ?? "");
+  // The rest are flags, which a person may write in any words (`dry_run: required`): any value is one.
+  return value !== null && value !== undefined;
 }
 
 function closestRuleKey(key: string): string | undefined {

@@ -14,6 +14,11 @@ const TRAPS: Array<[string, string, RegExp]> = [
   ["a list as a key", "? [a, b]\n: 1\n", /a key that is a list or mapping/],
   ["an anchor named with a colon (&x:true false)", "flag: &x:true false\n", /an anchor or alias named "x:true"/],
   ["an alias named with a colon", "flag: &x true\nother: *x:y\n", /an anchor or alias named "x:y"/],
+  [
+    "a tag the library cannot apply (!!null APPLY_SAFE), whose text it keeps",
+    "modes: [DRAFT_ONLY, !!null APPLY_SAFE]\n",
+    /a tag or value other YAML tools read differently/,
+  ],
   ["a key with spaces around its name", '"dry_run_required   ": true\n', /the key "dry_run_required {3}", with spaces around its name/],
 ];
 

@@ -20,7 +20,9 @@ const PLAIN_ANCHOR = /^[A-Za-z0-9_-]+$/;
  *   check compares plain keys only, so a rule could be given twice, the
  *   hidden one winning; a key with spaces around its name;
  * - an anchor or alias whose name holds anything but letters, digits, `-`
- *   and `_` (PyYAML ends `&x:true` at the colon).
+ *   and `_` (PyYAML ends `&x:true` at the colon);
+ * - anything the library warns of (a tag it cannot apply, whose text it
+ *   keeps: `!!null APPLY_SAFE` is APPLY_SAFE here and None to PyYAML).
  */
 export function findYamlTrap(doc: Yaml.Document): { offset: number; message: string } | undefined {
   const { isAlias, isScalar, visit } = loadYaml();
@@ -34,6 +36,14 @@ export function findYamlTrap(doc: Yaml.Document): { offset: number; message: str
     return {
       offset: (doc as { range?: [number, number, number] }).range?.[0] ?? 0,
       message: "a YAML document marker (--- or ...), which YAML tools read as the start or end of a document; remove it",
+    };
+  // The library only warns of what it could not resolve (a tag it cannot apply, `!!null APPLY_SAFE`) and keeps the
+  // text, which PyYAML reads as something else (None): nothing it warns of is read.
+  const warning = doc.warnings[0];
+  if (warning)
+    return {
+      offset: warning.pos[0],
+      message: `a tag or value other YAML tools read differently (${warning.message.split("\n")[0]}); write the value plainly, without the tag`,
     };
   let trap: { offset: number; message: string } | undefined;
   const at = (node: unknown) => (node as { range?: [number, number, number] } | null)?.range?.[0] ?? 0;
