@@ -120,17 +120,6 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
     );
     return { prompt: undefined, diagnostics };
   }
-  // A merge key (`<<: *anchor`) is applied by YAML 1.1 readers (PyYAML, many tools) and is a plain key to twinlock's
-  // YAML 1.2: the two would read different rules (a `dry_run_required` merged in, say). The fast parser never reads one.
-  const mergeKey = simple === undefined && yamlText.includes("<<") ? firstKeyWhere(frontmatter, (k) => k === "<<") : undefined;
-  if (mergeKey !== undefined) {
-    at(
-      "FRONTMATTER_YAML",
-      positions.get(mergeKey.split(".")[0] as string) ?? { line: 2, col: 1 },
-      `the frontmatter uses a merge key (${JSON.stringify(mergeKey)}), which YAML 1.1 tools apply and twinlock reads as a plain key; write the merged keys out`,
-    );
-    return { prompt: undefined, diagnostics };
-  }
   const where = (key: string) => positions.get(key) ?? { line: 2, col: 1 };
   // A misspelt rule (`dry_run_requried: true`) is an unknown key, silently ignored: the rule the author meant would not hold.
   for (const key of Object.keys(frontmatter)) {
