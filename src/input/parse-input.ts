@@ -32,18 +32,16 @@ export function parseChoice<T extends string>(value: string, choices: readonly T
 }
 
 /**
- * A comma-separated list of +ACTION IDs (`A1,A3` or `+ACTION:A1,+ACTION:A3`),
- * each once; a UsageError for an empty list or an ID named twice.
+ * A comma-separated list of +ACTION IDs (`A1,A3` or `+ACTION:A1,+ACTION:A3`)
+ * split into its IDs; a UsageError for an empty list or an empty item. What
+ * the IDs may be (each once, no `all` among them) the gate judges for every
+ * front end alike (`requireActionIds`).
  */
 export function parseActionIds(value: string, option: string): string[] {
   const ids = value.split(",").map((s) => s.trim().replace(/^\+ACTION:/, ""));
   if (ids.every((id) => id === "")) throw new UsageError(`${option} needs at least one +ACTION ID, such as A1,A3`);
   if (ids.includes(""))
     throw new UsageError(`${option} ${JSON.stringify(clip(value))} has an empty item; list the IDs with one comma between, such as A1,A3`);
-  if (ids.some((id) => id.toLowerCase() === "all"))
-    throw new UsageError(`${option} mixes all with action IDs; give all alone, or only the IDs`);
-  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (twice !== undefined) throw new UsageError(`${option} names ${JSON.stringify(clip(twice))} twice; list each +ACTION ID once`);
   return ids;
 }
 

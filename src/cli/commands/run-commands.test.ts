@@ -334,6 +334,20 @@ describe("unknown planners and an existing run file are refused with exit 1, cha
     await expectBadInput(g, ["pair-status", "MD-26", "--suite", RUN_EXAMPLE_SUITE], 1);
   });
 
+  it("refuses --actions naming an ID twice or mixing all with IDs, from init-run and admit alike, writing nothing", async () => {
+    const g = makeGateRun();
+    for (const actions of ["A1,+ACTION:A1", "all,A1"]) {
+      const message =
+        actions === "all,A1"
+          ? "--actions mixes all with action IDs; give all alone, or only the IDs"
+          : '--actions names "A1" twice; list each +ACTION ID once';
+      const started = await expectBadInput(g, ["init-run", g.runFile, "--suite", g.suite, "--planner", PLANNER, "--actions", actions], 2);
+      expect(started.stderr).toContain(message);
+      const admitted = await expectBadInput(g, ["admit", g.runFile, "MD-30", "--actions", actions], 2);
+      expect(admitted.stderr).toContain(message);
+    }
+  });
+
   it("words the stateless pair-status without a revision it cannot know, and signs its commands as the suite asks", async () => {
     const status = async (suite: string) => {
       const r = await runCli(["pair-status", PLANNER, "--suite", suite, "--handoff-ready", "--json"]);
