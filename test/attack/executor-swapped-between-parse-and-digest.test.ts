@@ -37,21 +37,37 @@ let swaps = 0;
 
 const hasPython = spawnSync("python3", ["-c", "import ctypes; ctypes.CDLL('libc.so.6').inotify_init"]).status === 0;
 
-/** After the first close-after-read of FOLDER/NAME, rename REPLACEMENT over it (atomically), and exit. */
+/**
+ * After the first close-after-read of FOLDER/NAME, rename REPLACEMENT over it
+ * (atomically), and exit. A line on stdin means the decision is over: the
+ * kernel queued any read's event when the gate closed the file, so the
+ * swapper drains what is queued (swapping late if the gate read it) and
+ * exits; whether the gate read the executor never hangs on how fast Python
+ * woke up on a loaded machine.
+ */
 const SWAPPER = String.raw`
-import ctypes, os, struct, sys
+import ctypes, os, select, struct, sys
 d, name, repl = sys.argv[1:4]
 libc = ctypes.CDLL("libc.so.6", use_errno=True)
-fd = libc.inotify_init()
+fd = libc.inotify_init1(os.O_NONBLOCK)
 libc.inotify_add_watch(fd, d.encode(), 0x10)
 print("ready", flush=True)
-while True:
-    buf = os.read(fd, 65536); i = 0
+def drain():
+    try:
+        buf = os.read(fd, 65536)
+    except BlockingIOError:
+        return
+    i = 0
     while i < len(buf):
         _, _, _, ln = struct.unpack_from("iIII", buf, i)
         fn = buf[i+16:i+16+ln].rstrip(b"\0").decode(); i += 16 + ln
         if fn == name:
             os.rename(repl, os.path.join(d, name)); print("swapped", flush=True); sys.exit(0)
+while True:
+    ready, _, _ = select.select([fd, sys.stdin], [], [])
+    drain()
+    if sys.stdin in ready:
+        print("unseen", flush=True); sys.exit(0)
 `;
 
 /**
@@ -64,7 +80,8 @@ async function withSwapBack<T>(s: Scenario, pinned: string, rewritten: string, d
   writeFileSync(`${s.executorFile}.tmp`, rewritten);
   renameSync(`${s.executorFile}.tmp`, s.executorFile);
   const swapper: ChildProcess = spawn("python3", ["-c", SWAPPER, path.dirname(s.executorFile), path.basename(s.executorFile), backup]);
-  const exited = new Promise<void>((resolve) => swapper.on("exit", () => resolve()));
+  // "close", not "exit": by then every line the swapper printed has been counted.
+  const closed = new Promise<void>((resolve) => swapper.on("close", () => resolve()));
   swapper.stdout?.on("data", (chunk: Buffer) => {
     if (chunk.toString().includes("swapped")) swaps++;
   });
@@ -72,9 +89,13 @@ async function withSwapBack<T>(s: Scenario, pinned: string, rewritten: string, d
   try {
     return await decide();
   } finally {
-    // A swapper that saw no read is ended (only this child), and the pinned file put back.
-    if (swapper.exitCode === null) swapper.kill();
-    await exited;
+    // The swapper drains what the kernel queued and ends; the pinned file is put back.
+    // A swapper that already swapped has closed its stdin: that EPIPE is expected.
+    swapper.stdin?.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+    });
+    swapper.stdin?.end("done\n");
+    await closed;
     writeFileSync(s.executorFile, pinned);
   }
 }
