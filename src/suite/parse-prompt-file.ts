@@ -360,17 +360,20 @@ const RULE_KEY_SET = new Set(RULE_KEYS);
  * undefined for a rule key itself and for any other key.
  */
 export function misspeltRuleKey(key: string): string | undefined {
-  // No rule key is within two slips of a name this long (spaces around it aside): judged without the memory below.
-  if (RULE_KEY_SET.has(key) || key.trim().length > 32) return undefined;
-  // A suite's prompts share their key names: each name is judged once per process.
-  if (judgedKeys.has(key)) return judgedKeys.get(key);
+  // A suite's prompts share their key names: each name is judged once per process, and found again by one lookup.
+  const judged = judgedKeys.get(key);
+  if (judged !== undefined) return judged === NO_SLIP ? undefined : judged;
+  // No rule key is within two slips of a name this long (spaces around it aside): judged without the memory.
+  if (key.trim().length > 32) return undefined;
   const meant = closestRuleKey(key);
   // Kept as a string of its own, so the memory never holds on to the file text a key was sliced from.
-  if (judgedKeys.size < 10_000) judgedKeys.set(Buffer.from(key, "utf8").toString("utf8"), meant);
+  if (judgedKeys.size < 10_000) judgedKeys.set(Buffer.from(key, "utf8").toString("utf8"), meant ?? NO_SLIP);
   return meant;
 }
 
-const judgedKeys = new Map<string, string | undefined>();
+/** What `judgedKeys` holds for a name that misspells no rule (a rule key itself among them). */
+const NO_SLIP = "";
+const judgedKeys = new Map<string, string>(RULE_KEYS.map((rule) => [rule, NO_SLIP]));
 
 /**
  * The rule `key` misspells when its value has that rule's shape too (a
