@@ -55,9 +55,9 @@ describe("the reviewer sees the run's scope", () => {
 
 describe("an admission's requested actions, from any front end (CLI, server, MCP)", () => {
   it.each([
-    [["all", "A1"], /--actions mixes all with action IDs/],
-    [["A1", ""], /--actions: "" is not an action ID/],
-    [["A1", "A1"], /--actions names "A1" twice/],
+    [["all", "A1"], /the action list mixes all with action IDs/],
+    [["A1", ""], /the action list holds "", which is not an action ID/],
+    [["A1", "A1"], /the action list names "A1" twice/],
   ])("refuses %j before anything is read or used", async (actions, message) => {
     const { admit } = await import("./admit.js");
     const { folderRunStore } = await import("../home/folder-run-store.js");

@@ -30,9 +30,11 @@ export function requireScopeInPlan(scope: "all" | readonly string[], planActions
 export function requireActionIds(actions: readonly string[]): void {
   for (const action of actions)
     if (!RECORD_ID_PATTERN.test(action))
-      throw new UsageError(`--actions: ${JSON.stringify(clip(action))} is not an action ID (letters, digits, . _ -, e.g. A1)`);
+      throw new UsageError(
+        `the action list holds ${JSON.stringify(clip(action))}, which is not an action ID (letters, digits, . _ -, e.g. A1)`,
+      );
   const twice = actions.find((a, i) => actions.indexOf(a) !== i);
-  if (twice !== undefined) throw new UsageError(`--actions names ${JSON.stringify(clip(twice))} twice; list each +ACTION ID once`);
+  if (twice !== undefined) throw new UsageError(`the action list names ${JSON.stringify(clip(twice))} twice; list each +ACTION ID once`);
   if (actions.some((a) => a.toLowerCase() === "all"))
-    throw new UsageError("--actions mixes all with action IDs; give all alone, or only the IDs");
+    throw new UsageError("the action list mixes all with action IDs; give all alone, or only the IDs");
 }

@@ -14,12 +14,14 @@ const start = (over: Record<string, unknown>) =>
 
 describe("the settings a person consents to", () => {
   it("refuses an action ID that could hide text in the consent question (a terminal escape), before anything is read", async () => {
-    await expect(start({ actions: ["A1\u001b[8m", "A2", "\u001b[0m"] })).rejects.toThrow(/--actions: "A1\\u001b\[8m" is not an action ID/);
+    await expect(start({ actions: ["A1\u001b[8m", "A2", "\u001b[0m"] })).rejects.toThrow(
+      /the action list holds "A1\\u001b\[8m", which is not an action ID/,
+    );
   });
 
   it("refuses an action named twice (the consent question would list it twice), before anything is read", async () => {
-    await expect(start({ actions: ["A1", "A2", "A1"] })).rejects.toThrow('--actions names "A1" twice; list each +ACTION ID once');
-    await expect(start({ actions: ["all", "A1"] })).rejects.toThrow("--actions mixes all with action IDs");
+    await expect(start({ actions: ["A1", "A2", "A1"] })).rejects.toThrow('the action list names "A1" twice; list each +ACTION ID once');
+    await expect(start({ actions: ["all", "A1"] })).rejects.toThrow("the action list mixes all with action IDs");
   });
 
   it("refuses an environment with a control, invisible or direction character", async () => {

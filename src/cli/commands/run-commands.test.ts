@@ -339,8 +339,8 @@ describe("unknown planners and an existing run file are refused with exit 1, cha
     for (const actions of ["A1,+ACTION:A1", "all,A1"]) {
       const message =
         actions === "all,A1"
-          ? "--actions mixes all with action IDs; give all alone, or only the IDs"
-          : '--actions names "A1" twice; list each +ACTION ID once';
+          ? "the action list mixes all with action IDs; give all alone, or only the IDs"
+          : 'the action list names "A1" twice; list each +ACTION ID once';
       const started = await expectBadInput(g, ["init-run", g.runFile, "--suite", g.suite, "--planner", PLANNER, "--actions", actions], 2);
       expect(started.stderr).toContain(message);
       const admitted = await expectBadInput(g, ["admit", g.runFile, "MD-30", "--actions", actions], 2);
