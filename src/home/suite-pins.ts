@@ -59,11 +59,6 @@ type PinsFile = z.infer<typeof PinsFileSchema>;
 /** Largest `twinlock.yaml` read when pinning or checking a pin. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
-/** The sha256 of a suite's `twinlock.yaml` bytes: the policy digest receipts bind. */
-export function configDigest(root: string): string {
-  return sha256Of(readConfigBytes(root));
-}
-
 function sha256Of(bytes: Buffer): string {
   return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }

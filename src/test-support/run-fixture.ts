@@ -16,12 +16,13 @@ import { folderRunStore } from "../home/folder-run-store.js";
 import { snapshotHandoff } from "../home/frozen-bytes.js";
 import { type GateHome, openGateHome } from "../home/gate-home.js";
 import { readRun, updateRun } from "../home/run-ledger.js";
-import { configDigest, listPins, pinSuite } from "../home/suite-pins.js";
+import { listPins, pinSuite } from "../home/suite-pins.js";
 import type { RunFile, Workflow } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
 import type { LoadedRun } from "../store/run-file.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Mode } from "../suite/prompt.js";
+import { configDigest } from "./config-digest.js";
 import { renameSuiteId, unsignedExampleSuite } from "./temp-suite.js";
 
 /** The bundled example suite (read only; copy it with `copySuite` to change it). */
