@@ -3,6 +3,7 @@ import path from "node:path";
 import { RefusalError, UsageError } from "../../errors/errors.js";
 import { parseChoice, parseText } from "../../input/parse-input.js";
 import { fsyncDir } from "../../store/atomic-write.js";
+import { parseSimpleFrontmatter } from "../../suite/parse-simple-frontmatter.js";
 import { RIGHTS } from "../../suite/suite-config.js";
 import { generateReviewerKey } from "../../trust/keys.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -14,8 +15,11 @@ import type { CommandResult, CommonOptions } from "../command-result.js";
  */
 export function runKeygen(o: CommonOptions & { name: string; out?: string; rights?: string }): CommandResult {
   const name = parseText(o.name, "--name", 200).trim();
+  // Plain ASCII only: a reviewer's name is shown in every consent question, where a look-alike letter could pass for another reviewer.
   if (!/^[A-Za-z0-9][A-Za-z0-9._ -]*$/.test(name))
-    throw new UsageError(`--name ${JSON.stringify(name)} must be letters, digits, spaces, . _ or -`);
+    throw new UsageError(
+      `--name ${JSON.stringify(name)} must start with an ASCII letter or digit and hold only ASCII letters, digits, spaces, . _ or - (look-alike letters could pass for another reviewer); spell it that way, e.g. --name "Ana Maria"`,
+    );
   const rights = (o.rights ?? "review,consent,apply,stop").split(",").map((r) => r.trim());
   for (const r of rights) parseChoice(r, RIGHTS, "--rights");
   const dir = path.resolve(o.out ?? ".");
@@ -30,7 +34,7 @@ export function runKeygen(o: CommonOptions & { name: string; out?: string; right
   // The public key is not secret: keep it beside the private key so it can be listed again later.
   writeNew(pub, `${publicKey}\n`, 0o644);
   fsyncDir(dir);
-  const snippet = `reviewers:\n  - name: ${name}\n    public_key: ${publicKey}\n    rights: [${rights.join(", ")}]`;
+  const snippet = `reviewers:\n  - name: ${yamlString(name)}\n    public_key: ${publicKey}\n    rights: [${rights.join(", ")}]`;
   const text = [
     `wrote private key ${file} (mode 0600); keep it where the agent cannot read it`,
     `wrote public key ${file.replace(/\.key$/, ".pub")}`,
@@ -69,4 +73,13 @@ function writeNew(file: string, text: string, mode: number): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * `name` as a YAML value that reads back as that string: plain when it does
+ * (`alice`, `bad name`), else double-quoted, as a name such as `true`, `null`
+ * or `1.0` would read as a boolean, null or number and make twinlock.yaml invalid.
+ */
+function yamlString(name: string): string {
+  return parseSimpleFrontmatter([`name: ${name}`], 1)?.data.name === name ? name : JSON.stringify(name);
 }
