@@ -10,7 +10,7 @@ describe("the run's action scope and the plan", () => {
   it("a freeze is refused when the scope set at init-run names an action the plan does not hold, and nothing is frozen", async () => {
     const g = makeGateRun();
     await expect(driveTo(g, "plan_review_pending", { actions: ["A1", "A9"] })).rejects.toThrow(
-      /cannot freeze the handoff: the run's action scope names \+ACTION:A9, which MD-29's plan does not hold \(its actions: \+ACTION:A1, \+ACTION:A2\); add it to the plan and freeze again, or start a new run whose --actions name the plan's actions \(or all\)/,
+      /cannot freeze the handoff: the run's action scope names \+ACTION:A9, which MD-29's plan does not hold \(its actions: \+ACTION:A1, \+ACTION:A2\); add it to the plan and freeze again, or start a new run whose action list names the plan's actions \(or all\)/,
     );
     expect(workflowOf(g).state).toBe("investigating");
     expect(workflowOf(g).handoff).toBeNull();

@@ -16,7 +16,7 @@ export function requireScopeInPlan(scope: "all" | readonly string[], planActions
   if (missing.length === 0) return;
   const named = missing.map((a) => `+ACTION:${a}`).join(", ");
   throw new RefusalError(
-    `cannot ${what}: the run's action scope names ${named}, which ${planner}'s plan does not hold (its actions: ${planActions.length > 0 ? planActions.map((a) => `+ACTION:${a}`).join(", ") : "none"}); add ${missing.length === 1 ? "it" : "them"} to the plan and freeze again, or start a new run whose --actions name the plan's actions (or all)`,
+    `cannot ${what}: the run's action scope names ${named}, which ${planner}'s plan does not hold (its actions: ${planActions.length > 0 ? planActions.map((a) => `+ACTION:${a}`).join(", ") : "none"}); add ${missing.length === 1 ? "it" : "them"} to the plan and freeze again, or start a new run whose action list names the plan's actions (or all)`,
     { code: "SCOPE_NOT_IN_PLAN", missing },
   );
 }

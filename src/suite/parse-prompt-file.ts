@@ -367,7 +367,7 @@ export function misspeltRuleKey(key: string): string | undefined {
   if (key.trim().length > 32) return undefined;
   const meant = closestRuleKey(key);
   // Kept as a string of its own, so the memory never holds on to the file text a key was sliced from.
-  if (judgedKeys.size < 10_000) judgedKeys.set(Buffer.from(key, "utf8").toString("utf8"), meant ?? NO_SLIP);
+  if (judgedKeys.size < 10_000 + RULE_KEYS.length) judgedKeys.set(Buffer.from(key, "utf8").toString("utf8"), meant ?? NO_SLIP);
   return meant;
 }
 
