@@ -3,7 +3,6 @@ import path from "node:path";
 import { RefusalError, UsageError } from "../../errors/errors.js";
 import { parseChoice, parseText } from "../../input/parse-input.js";
 import { fsyncDir } from "../../store/atomic-write.js";
-import { parseSimpleFrontmatter } from "../../suite/parse-simple-frontmatter.js";
 import { RIGHTS } from "../../suite/suite-config.js";
 import { generateReviewerKey } from "../../trust/keys.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -76,10 +75,16 @@ function writeNew(file: string, text: string, mode: number): void {
 }
 
 /**
- * `name` as a YAML value that reads back as that string: plain when it does
- * (`alice`, `bad name`), else double-quoted, as a name such as `true`, `null`
- * or `1.0` would read as a boolean, null or number and make twinlock.yaml invalid.
+ * `name` as a YAML value that every YAML reader takes as that string: plain
+ * when it starts with a letter and is no word YAML 1.1 or 1.2 reads as a
+ * boolean or null (`alice`, `bad name`), else double-quoted. Unquoted,
+ * `true`, `null`, `1.0`, `123` or (to YAML 1.1 tools) `on`, `no`, `0777`
+ * would read as a boolean, null or number, and twinlock.yaml would be invalid
+ * or read differently by another tool.
  */
 function yamlString(name: string): string {
-  return parseSimpleFrontmatter([`name: ${name}`], 1)?.data.name === name ? name : JSON.stringify(name);
+  return /^[A-Za-z][A-Za-z0-9._ -]*$/.test(name) && !YAML_WORDS.test(name) ? name : JSON.stringify(name);
 }
+
+/** The words a YAML 1.1 or 1.2 reader takes as a boolean or null. */
+const YAML_WORDS = /^(?:y|yes|n|no|on|off|true|false|null)$/i;
