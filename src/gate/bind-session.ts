@@ -1,3 +1,4 @@
+import path from "node:path";
 import { RefusalError } from "../errors/errors.js";
 import { readFrozenModel } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
@@ -26,6 +27,8 @@ export async function bindSession(input: {
   pid: number;
   secret: string;
   now?: () => Date;
+  /** Told of each admitted target that scopes no file, and why (a symbolic link on its path). */
+  note?: (text: string) => void;
 }): Promise<SessionBinding> {
   const run = readRun(input.runFile, input.home);
   const wf = Object.values(run.state.workflows).find((w) => w.executor === input.executor);
@@ -44,7 +47,7 @@ export async function bindSession(input: {
     handoff_hash: wf.handoff.hash,
     revision: wf.handoff.revision,
     actions: admission.requested.actions,
-    targets: admittedTargets(input.home, run.state, wf, admission.requested.actions, input.projectDir),
+    targets: admittedTargets(input.home, run.state, wf, admission.requested.actions, input.projectDir, input.note),
     project_dir: resolveRealPath(input.projectDir, "/"),
     checkout_dir: resolveRealPath(input.checkoutDir, "/"),
     manifest: wf.handoff.files.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size })),
@@ -67,7 +70,10 @@ export async function unbindSession(home: GateHome, binding: SessionBinding): Pr
  * The real paths of the admitted actions' targets. A target is read as a
  * path when it looks like one (no spaces; a trailing `:LINE` or `:FROM-TO`
  * dropped) and resolves inside the project; anything else ("the staging
- * database", `/etc/hosts`) scopes no file.
+ * database", `/etc/hosts`) scopes no file. Nor does a target whose path
+ * passes through a symbolic link: the reviewer approved the path as written,
+ * and a link (`cart/cache.go -> ..`, planted by the agent in its own tree)
+ * would make it cover another place, the whole project even. `note` is told.
  */
 function admittedTargets(
   home: GateHome,
@@ -75,18 +81,28 @@ function admittedTargets(
   wf: Workflow,
   actions: readonly string[],
   projectDir: string,
+  note: (text: string) => void = () => {},
 ): string[] {
   const pinned = loadRunSuite(home, state, wf);
   const model = readFrozenModel(home, (wf.handoff as NonNullable<Workflow["handoff"]>).files, pinned.handoffFormat);
   const admitted = new Set(actions);
+  const project = resolveRealPath(projectDir, "/");
   const out = new Set<string>();
   for (const a of model.actions) {
     if (!admitted.has(a.id) || a.target === null) continue;
     const target = a.target.trim().replace(/:\d+(-\d+)?$/, "");
     if (target === "" || /\s/.test(target) || target.includes("\u0000")) continue;
-    const real = resolveRealPath(target, projectDir);
+    const written = path.resolve(project, target);
+    const real = resolveRealPath(written, "/");
     // A target reaching outside the project (an absolute path, `..`, a link planted before exec) scopes nothing.
-    if (isWithin(real, resolveRealPath(projectDir, "/"))) out.add(real);
+    if (!isWithin(real, project)) continue;
+    if (real !== written) {
+      note(
+        `twinlock: action ${a.id}'s target ${target} goes through a symbolic link to ${real}; it scopes no file, so the hook denies writes to it (remove the link and run the executor again)`,
+      );
+      continue;
+    }
+    out.add(real);
   }
   return [...out].sort();
 }

@@ -1,3 +1,5 @@
+import path from "node:path";
+import { findDuplicateJsonKey } from "../input/duplicate-json-key.js";
 import { applyPatchPaths } from "./apply-patch-paths.js";
 import type { HookInput, ToolCall } from "./tool-call.js";
 
@@ -51,13 +53,23 @@ function classifyClaude({ toolName: t, toolInput: i, cwd }: HookInput): ToolCall
   return { kind: "unknown", tool: t };
 }
 
+/** The folder a command runs in: `workdir` (resolved against the session's `cwd` when relative), else `cwd`. */
+function withWorkdir(cwd: string | null, workdir: string | undefined): string | null {
+  if (workdir === undefined) return cwd;
+  // Left as written when it starts with ~: the hook denies that by itself.
+  return cwd === null || workdir.startsWith("~") ? workdir : path.resolve(cwd, workdir);
+}
+
 function classifyCodex(input: HookInput): ToolCall {
   const { toolName: t, toolInput: i, cwd } = input;
   if (t === "apply_patch") {
     const patch = str(i.command) ?? str(i.patch) ?? str(i.input) ?? "";
-    return { kind: "write", tool: t, paths: applyPatchPaths(patch), cwd };
+    const read = applyPatchPaths(patch);
+    if ("problem" in read) return { kind: "unreadable", tool: t, reason: read.problem };
+    return { kind: "write", tool: t, paths: read.paths, cwd };
   }
-  if (t === "Bash" || t === "shell" || t === "exec_command") return { kind: "shell", tool: t, cwd };
+  // Codex runs `shell` and `exec_command` in their `workdir` when given (relative to the session's folder).
+  if (t === "Bash" || t === "shell" || t === "exec_command") return { kind: "shell", tool: t, cwd: withWorkdir(cwd, str(i.workdir)) };
   return classifyClaude(input);
 }
 
@@ -145,6 +157,9 @@ export function readHookInput(value: unknown): HookInput | { problem: string } {
     } catch {
       return { problem: "the hook input's tool_input is not JSON" };
     }
+    // The same rule as for the input around it: a key given twice may be read as either.
+    const duplicate = findDuplicateJsonKey(v.tool_input as string);
+    if (duplicate !== undefined) return { problem: `the hook input's tool_input has the key ${duplicate} twice` };
   }
   if (toolInput === undefined) toolInput = {};
   if (typeof toolInput !== "object" || toolInput === null || Array.isArray(toolInput))

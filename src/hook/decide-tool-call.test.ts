@@ -120,6 +120,82 @@ describe("the agent contracts", () => {
     expect(call("rm -rf /")).toMatchObject({ kind: "write", paths: [] });
   });
 
+  const codexPatch = (command: string) => {
+    const input = readHookInput({ tool_name: "apply_patch", tool_input: { command }, cwd: project });
+    if ("problem" in input) throw new Error(input.problem);
+    return AGENT_CONTRACTS.codex.classify(input);
+  };
+
+  it("read a Codex header that Rust's trim exposes and JavaScript's does not (U+0085 before ***), and deny the write outside the targets", () => {
+    const call = codexPatch("*** Begin Patch\n*** Add File: cart/cache.go\n+ok\n\u0085*** Add File: /etc/cron.d/evil\n+x\n*** End Patch\n");
+    expect(call).toMatchObject({ kind: "write", paths: ["cart/cache.go", "/etc/cron.d/evil"] });
+    expect(decideToolCall(call, binding).pass).toBe(false);
+    for (const space of ["\u0085", "\u00a0", "\u2003", "\u3000", "\ufeff", "\t", "\v", "\f"])
+      expect(codexPatch(`*** Begin Patch\n${space}*** Delete File: /etc/passwd${space}\n*** End Patch`)).toMatchObject({
+        kind: "write",
+        paths: ["/etc/passwd"],
+      });
+  });
+
+  it("deny a Codex patch whose header path holds a lone CR, U+2028 or another control or separator, which a regular expression's . skips", () => {
+    for (const evil of [
+      "/etc/cron.d/x\ry",
+      "/etc/cron.d/x\u2028y",
+      "/etc/cron.d/x\u2029y",
+      "/etc/x\u0000y",
+      "/etc/x\u200ey",
+      "/etc/x\u0085y",
+    ]) {
+      const call = codexPatch(`*** Begin Patch\n*** Add File: cart/cache.go\n+ok\n*** Add File: ${evil}\n+x\n*** End Patch\n`);
+      expect(call.kind, JSON.stringify(evil)).toBe("unreadable");
+      expect(decideToolCall(call, binding).pass).toBe(false);
+    }
+  });
+
+  it("deny a Codex patch with a line that starts like a header but is none Codex reads", () => {
+    for (const line of ["*** Add File:", "***Add File: x", "*** Add file: /etc/passwd", "*** Rename File: /etc/passwd"]) {
+      const call = codexPatch(`*** Begin Patch\n*** Add File: cart/cache.go\n+ok\n${line}\n*** End Patch\n`);
+      expect(call.kind, line).toBe("unreadable");
+      expect(decideToolCall(call, binding).pass).toBe(false);
+    }
+  });
+
+  it("take a Codex header's path as Codex does, spaces after the marker included: ' cart/cache.go' is not the target", () => {
+    const call = codexPatch("*** Begin Patch\n*** Add File:  cart/cache.go\n+x\n*** End Patch\n");
+    expect(call).toMatchObject({ kind: "write", paths: [" cart/cache.go"] });
+    expect(decideToolCall(call, binding).pass).toBe(false);
+  });
+
+  it("deny a path starting with ~, which Codex and shells expand to a home folder, in writes and as a command's folder", () => {
+    for (const p of ["~/.bashrc", "~", "~root/.ssh/authorized_keys"]) {
+      const d = decideToolCall(write(p), binding);
+      expect(d.pass, p).toBe(false);
+      expect(d.pass ? "" : d.reason).toContain("starts with ~");
+    }
+    expect(decideToolCall(codexPatch("*** Begin Patch\n*** Add File: ~/.bashrc.d/zz.sh\n+x\n*** End Patch\n"), binding).pass).toBe(false);
+    expect(decideToolCall({ kind: "shell", tool: "shell", cwd: "~" }, binding).pass).toBe(false);
+  });
+
+  it("run a Codex shell or exec_command in its workdir: one outside the project is denied", () => {
+    const shell = (tool: string, workdir: string) => {
+      const input = readHookInput({ tool_name: tool, tool_input: { command: ["ls"], workdir }, cwd: project });
+      if ("problem" in input) throw new Error(input.problem);
+      return AGENT_CONTRACTS.codex.classify(input);
+    };
+    for (const tool of ["shell", "exec_command"]) {
+      expect(decideToolCall(shell(tool, outside), binding).pass, tool).toBe(false);
+      expect(decideToolCall(shell(tool, "../outside"), binding).pass, tool).toBe(false);
+      expect(decideToolCall(shell(tool, "cart"), binding).pass, tool).toBe(true);
+    }
+  });
+
+  it("refuse a tool_input sent as a JSON string that gives a key twice, as it refuses the input around it", () => {
+    expect(readHookInput({ tool_name: "Write", tool_input: '{"file_path":"cart/cache.go","file_path":"/etc/passwd"}' })).toHaveProperty(
+      "problem",
+      "the hook input's tool_input has the key file_path twice",
+    );
+  });
+
   it("refuse hook input that is not an object or names no tool", () => {
     expect(readHookInput([])).toHaveProperty("problem");
     expect(readHookInput({ tool_input: {} })).toHaveProperty("problem");

@@ -17,6 +17,7 @@ export function decideToolCall(call: ToolCall, binding: SessionBinding | { unbou
   if (call.kind === "read") return { pass: true };
   if (call.kind === "unknown")
     return { pass: false, reason: `twinlock: ${JSON.stringify(call.tool)} is not a tool the twinlock hook knows; denied` };
+  if (call.kind === "unreadable") return { pass: false, reason: `twinlock: ${call.tool} denied: ${call.reason}` };
   if ("unbound" in binding)
     return {
       pass: false,
@@ -28,6 +29,7 @@ export function decideToolCall(call: ToolCall, binding: SessionBinding | { unbou
     if (call.paths.length === 0) return { pass: false, reason: `twinlock: ${call.tool} names no file; denied` };
     for (const p of call.paths) {
       if (p.includes("\u0000")) return { pass: false, reason: `twinlock: ${call.tool} names a path with a NUL byte; denied` };
+      if (p.startsWith("~")) return { pass: false, reason: homeRelative(call.tool, p) };
       const real = resolveRealPath(p, base(call.cwd));
       if (!roots.some((r) => isWithin(real, r)))
         return {
@@ -38,9 +40,19 @@ export function decideToolCall(call: ToolCall, binding: SessionBinding | { unbou
     return { pass: true };
   }
   if (call.kind === "shell") {
+    if (call.cwd?.startsWith("~")) return { pass: false, reason: homeRelative(call.tool, call.cwd) };
     const cwd = resolveRealPath(base(call.cwd), binding.project_dir);
     if (isWithin(cwd, binding.project_dir) || isWithin(cwd, binding.checkout_dir)) return { pass: true };
     return { pass: false, reason: `twinlock: ${call.tool} in ${cwd} denied: outside the project ${binding.project_dir}` };
   }
   return { pass: true };
+}
+
+/**
+ * The denial of a path starting with `~`: an agent tool may expand it to a
+ * home folder (Codex does), where the hook would read a folder named `~` in
+ * the project.
+ */
+function homeRelative(tool: string, p: string): string {
+  return `twinlock: ${tool} names ${JSON.stringify(p.slice(0, 120))}, which starts with ~ (a home folder to the agent tool, a folder named ~ to the hook); write the path inside the project instead; denied`;
 }

@@ -74,7 +74,7 @@ export function answerCall(contract: AgentContract, text: string, home: string |
   if ("problem" in input) return contract.deny(`twinlock: ${input.problem}; denied`);
   const call = contract.classify(input);
   if (call.kind === "read") return contract.pass();
-  if (call.kind === "unknown") return contract.deny(reasonOf(decideToolCall(call, { unbound: "" })));
+  if (call.kind === "unknown" || call.kind === "unreadable") return contract.deny(reasonOf(decideToolCall(call, { unbound: "" })));
   const verdict = verifyBinding(process.env, home, new Date());
   const decision = decideToolCall(call, verdict.ok ? verdict.binding : { unbound: verdict.reason });
   return decision.pass ? contract.pass() : contract.deny(decision.reason);

@@ -9,7 +9,9 @@ export type ToolCall =
   /** Calls out of the agent: MCP tools, subagents, the web. Scoped by the binding alone. */
   | { kind: "external"; tool: string }
   /** A tool the hook does not know (a new tool, or a name spelled otherwise): always denied. */
-  | { kind: "unknown"; tool: string };
+  | { kind: "unknown"; tool: string }
+  /** A known tool whose input the hook cannot read exactly as the agent tool would (`reason` says why): always denied. */
+  | { kind: "unreadable"; tool: string; reason: string };
 
 /** The parts of an agent tool's pre-tool-use input the hook reads. */
 export interface HookInput {

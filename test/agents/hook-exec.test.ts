@@ -4,7 +4,7 @@
  * Cursor: each call answered in that tool's own documented deny form.
  */
 import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -351,6 +351,27 @@ describe("twinlock hook in a session bound by exec", () => {
     // The session ended with exec: the same call is denied again.
     const env = cleanEnv({ TWINLOCK_RUN: g.runFile, TWINLOCK_EXECUTOR: "MD-30", TWINLOCK_SESSION: seen.env.TWINLOCK_SESSION as string });
     expectDeny("claude", hook("claude", fixture("claude", "write", target, g.dir), env), /no session of MD-30/);
+  });
+
+  it("denies writes through an admitted target the agent made a symbolic link before exec (cart/cache.go -> ..), and exec says why", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    const target = path.join(g.dir, "cart", "cache.go");
+    mkdirSync(path.dirname(target), { recursive: true });
+    rmSync(target, { force: true });
+    // Planted in the agent's own tree: the target the reviewer approved would otherwise cover the whole project.
+    symlinkSync("..", target);
+    const plan: unknown[] = [];
+    for (const agent of AGENTS) {
+      plan.push({ name: "git hook", agent, input: fixture(agent, "write", path.join(g.dir, ".git", "hooks", "pre-commit"), g.dir) });
+      plan.push({ name: "agent settings", agent, input: fixture(agent, "write", path.join(g.dir, ".claude", "settings.json"), g.dir) });
+    }
+    const { exec, seen } = execWithPlan(g, plan);
+    expect(exec.status, exec.stderr).toBe(0);
+    expect(exec.stderr).toMatch(/action A2's target cart\/cache\.go goes through a symbolic link to .*; it scopes no file/);
+    for (const agent of AGENTS)
+      for (const name of ["git hook", "agent settings"])
+        expectDeny(agent, seen.results.find((r) => r.name === name && r.agent === agent) as Answer, /outside the admitted plan's targets/);
   });
 
   it("denies a process outside the exec that copied the session's variables", async () => {

@@ -54,6 +54,9 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
       projectDir: process.cwd(),
       pid: process.pid,
       secret,
+      note: (text) => {
+        if (!o.json) writeOutput(2, `${text}\n`);
+      },
     });
     const startedAt = new Date().toISOString();
     const env: NodeJS.ProcessEnv = {
