@@ -250,9 +250,10 @@ function renderMarkdown(
     else {
       for (const c of changes) {
         // A file is named as a file (`file report.md` in code reads as a command); a record by its marker.
-        const what = c.marker.startsWith("file ") ? `file \`${t(c.marker.slice(5))}\`` : `\`${c.marker}\``;
+        const what = c.marker.startsWith("file ") ? `file \`${t(c.marker.slice(5))}\`` : `\`${t(c.marker)}\``;
         out.push(`- **${c.change}** ${what}${c.summary ? ` — ${t(c.summary)}` : ""}`);
-        for (const f of c.fields ?? []) out.push(`  - ${f.field}: ~~${t(show(f.before))}~~ → ${t(show(f.after))}`);
+        // A field name is the agent's text as much as its value (formats allow fields of their own).
+        for (const f of c.fields ?? []) out.push(`  - ${t(f.field)}: ~~${t(show(f.before))}~~ → ${t(show(f.after))}`);
       }
       out.push("");
     }

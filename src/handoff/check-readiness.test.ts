@@ -282,6 +282,29 @@ describe("twinlock readiness", () => {
     expect(lines[lines.length - 2]).toMatch(/^\(no twinlock\.yaml was found above the handoff folder/);
   });
 
+  it("is not ready when a record's field name holds a terminal escape or a direction mark, and never prints it raw", async () => {
+    for (const key of ["zz\r\u001b[2K\u001b[1A  - owner: data team", "note\u202e", "x\u200by", "tab\there"]) {
+      // twinlock's own format refuses a field it does not know, whatever its name.
+      const twinlock = handoff((x) => {
+        (x.actions.actions[0] as unknown as Record<string, unknown>)[key] = "forged";
+      });
+      const own = await runCli(["readiness", twinlock]);
+      expect(own.code, JSON.stringify(key)).toBe(1);
+      // Mission Directives allows fields of its own: the name is judged.
+      const repo = makeRunTempDir();
+      writeFileSync(path.join(repo, "twinlock.yaml"), "suite_id: repo\nhandoff:\n  format: mission-directives\n");
+      const dir = path.join(repo, "handoff");
+      const md = databaseMigrationHandoff();
+      (md.actions.actions[0] as Record<string, unknown>)[key] = { nested: true };
+      writeMdHandoff(dir, md);
+      const r = await runCli(["readiness", dir]);
+      expect(r.code, r.output).toBe(1);
+      expect(r.stdout).toMatch(/a field name holds .+, which a person would not see as written; rename the field/);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: a raw escape or CR reaching the terminal is the point
+      for (const out of [own.output, r.output]) expect(out).not.toMatch(/[\u001b\r\u202e\u200b]/);
+    }
+  });
+
   it("prints the problems with --json, without the parsed records", async () => {
     const dir = handoff((x) => x.actions.stops.push({ reason: "missing-backup", resolved: false }));
     const r = await runCli(["readiness", dir, "--json"]);

@@ -84,6 +84,17 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
   const actionIds = ids("action", model.actions);
   const criterionIds = ids("criterion", model.criteria);
   const { loaded } = model;
+  // `present` shows a changed record's field names: one the reviewer cannot read as written (a terminal escape, a
+  // direction mark) could hide or forge the lines around it, so the plan is not ready with one.
+  for (const r of [...model.evidence, ...model.findings, ...model.unknowns, ...model.actions, ...model.criteria]) {
+    const odd = hiddenInKeys(r.source);
+    if (odd)
+      problems.push({
+        file: r.file,
+        record: r.id,
+        message: `a field name holds ${odd.codePoint}, which a person would not see as written; rename the field`,
+      });
+  }
 
   const resolve = (file: string, owner: string, field: string, refs: string[], marker: string, known: Set<string> | undefined) => {
     for (const ref of refs) {
@@ -241,6 +252,23 @@ function findDependencyCycle(nodes: Array<{ id: string; deps: string[] }>): stri
       stack.pop();
       trail.pop();
     }
+  }
+  return undefined;
+}
+
+/** The first key, anywhere in a record's JSON, that holds a character a person would not see as written. */
+function hiddenInKeys(value: unknown): { codePoint: string } | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const odd = hiddenInKeys(item);
+      if (odd) return odd;
+    }
+    return undefined;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const odd = findHiddenInName(key) ?? hiddenInKeys(child);
+    if (odd) return odd;
   }
   return undefined;
 }
