@@ -1,8 +1,11 @@
-import { RefusalError } from "../errors/errors.js";
+import { ConflictError, RefusalError } from "../errors/errors.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
+import { endSessionsOfRun } from "../home/write-session-binding.js";
+import { resolveRealPath } from "../input/resolve-real-path.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { StopResolution } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
+import { resolveRunFile } from "../store/run-folder.js";
 import type { RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
@@ -20,23 +23,37 @@ export async function raiseStop(input: {
   actor: string;
   now?: () => Date;
 }): Promise<LoadedRun> {
-  const { run } = await input.store.update(
-    input.run,
-    (current) => {
-      if (input.workflow !== undefined) requireWorkflow(current.state.workflows, input.workflow);
-      return {
-        events: [
-          {
-            type: "stop_raised",
-            actor: input.actor,
-            data: { reason: input.reason, workflow: input.workflow ?? null, note: input.note ?? null },
-          },
-        ],
-        result: undefined,
-      };
-    },
-    { now: input.now },
-  );
+  // The sessions end first, in the gate home: the run file's lock sits in the agent's folder, and an agent holding it
+  // (a planted lock kept fresh) would otherwise keep its session alive for as long as the stop waits.
+  const ended =
+    input.store.runFolder(input.run) === undefined
+      ? []
+      : await endSessionsOfRun(input.store.home, resolveRealPath(resolveRunFile(input.run), "/"), input.workflow);
+  const { run } = await input.store
+    .update(
+      input.run,
+      (current) => {
+        if (input.workflow !== undefined) requireWorkflow(current.state.workflows, input.workflow);
+        return {
+          events: [
+            {
+              type: "stop_raised",
+              actor: input.actor,
+              data: { reason: input.reason, workflow: input.workflow ?? null, note: input.note ?? null },
+            },
+          ],
+          result: undefined,
+        };
+      },
+      { now: input.now },
+    )
+    .catch((error: unknown) => {
+      if (ended.length === 0 || !(error instanceof ConflictError)) throw error;
+      throw new ConflictError(
+        `the agent session of ${ended.join(", ")} is ended (every hooked tool call is now denied), but the stop is not recorded: ${error.message}`,
+        { cause: error },
+      );
+    });
   return run;
 }
 

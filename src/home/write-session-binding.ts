@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { atomicWriteFile, fsyncDir, removeDeadTempFiles } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
 import type { GateHome } from "./gate-home.js";
-import { bindingFile, type SessionBinding } from "./session-binding.js";
+import { bindingFile, parseSessionBinding, type SessionBinding } from "./session-binding.js";
 
 /** Record a session binding in the gate home: locked, atomic, durable, readable by its owner only. */
 export async function writeSessionBinding(home: GateHome, binding: SessionBinding): Promise<string> {
@@ -30,4 +30,38 @@ export async function removeSessionBinding(home: GateHome, binding: SessionBindi
     rmSync(file, { force: true });
     fsyncDir(path.dirname(file));
   });
+}
+
+/**
+ * End every session bound to the run file `runFile` (its real path), or to
+ * the pair of `planner` only: their bindings leave the gate home, so the hook
+ * denies their next call. Only locks in the gate home are taken, which the
+ * agent cannot hold: a stop ends the sessions even while the agent keeps the
+ * lock beside the run file. Returns the executors whose sessions ended.
+ */
+export async function endSessionsOfRun(home: GateHome, runFile: string, planner?: string): Promise<string[]> {
+  const dir = path.join(home.dir, "bindings");
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => /^[0-9a-f]{32}\.json$/.test(name));
+  } catch {
+    return [];
+  }
+  const ended: string[] = [];
+  for (const name of names) {
+    const file = path.join(dir, name);
+    await withFileLock(file, () => {
+      let binding: ReturnType<typeof parseSessionBinding>;
+      try {
+        binding = parseSessionBinding(readFileSync(file, "utf8"));
+      } catch {
+        return;
+      }
+      if ("problem" in binding || binding.run_file !== runFile || (planner !== undefined && binding.planner !== planner)) return;
+      rmSync(file, { force: true });
+      fsyncDir(dir);
+      ended.push(binding.executor);
+    });
+  }
+  return ended;
 }

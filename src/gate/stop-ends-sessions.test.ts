@@ -1,0 +1,86 @@
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { ConflictError } from "../errors/errors.js";
+import { checkoutFrozenBytes } from "../home/frozen-bytes.js";
+import { bindingFile } from "../home/session-binding.js";
+import { verifyBinding } from "../hook/verify-binding.js";
+import {
+  admitStep,
+  driveTo,
+  EXECUTOR,
+  homeOf,
+  makeGateRun,
+  PLANNER,
+  removeGateRuns,
+  storeOf,
+  workflowOf,
+} from "../test-support/run-fixture.js";
+import { bindSession } from "./bind-session.js";
+import { raiseStop } from "./hard-stops.js";
+
+afterAll(removeGateRuns);
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** An admitted pair with its session bound, as `twinlock exec` leaves it; the session's secret and binding file. */
+async function boundSession() {
+  const g = makeGateRun();
+  await driveTo(g, "dry_run_ready");
+  await admitStep(g);
+  // The read-only copy of the approved bytes that exec writes, so the session verifies as exec's own would.
+  const checkout = path.join(g.dir, "checkout");
+  checkoutFrozenBytes(homeOf(g), workflowOf(g).handoff?.files ?? [], checkout);
+  const secret = "5".repeat(64);
+  const binding = await bindSession({
+    runFile: g.runFile,
+    home: homeOf(g),
+    executor: EXECUTOR,
+    checkoutDir: checkout,
+    projectDir: g.dir,
+    // This test process stands for the agent below exec: its parent is the exec.
+    pid: process.ppid,
+    secret,
+  });
+  const env = { TWINLOCK_RUN: g.runFile, TWINLOCK_EXECUTOR: EXECUTOR, TWINLOCK_SESSION: secret };
+  return { g, binding, env, file: bindingFile(homeOf(g).dir, binding.run_file, EXECUTOR) };
+}
+
+describe("a stop and the bound session", () => {
+  it("ends the executor's session even while the agent holds a lock it planted beside the run file, and says the stop is not recorded", async () => {
+    const { g, env, file } = await boundSession();
+    expect(verifyBinding(env, g.home, new Date()).ok).toBe(true);
+    // The agent's planted lock: an owner that is alive (pid 1) and a folder kept fresh.
+    const lockDir = `${g.runFile}.lock`;
+    mkdirSync(lockDir);
+    writeFileSync(path.join(lockDir, "owner"), JSON.stringify({ pid: 1, host: os.hostname(), token: "a" }));
+    const future = new Date(Date.now() + 3_600_000);
+    utimesSync(lockDir, future, future);
+    // The stop's wait for the lock runs out at once: each look at the clock finds it 10 s later.
+    let clock = Date.now();
+    vi.spyOn(Date, "now").mockImplementation(() => {
+      clock += 10_000;
+      return clock;
+    });
+    const error = await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", actor: "person" }).catch((e: unknown) => e);
+    vi.restoreAllMocks();
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as Error).message).toMatch(
+      /^the agent session of MD-30 is ended \(every hooked tool call is now denied\), but the stop is not recorded: .* is locked by another twinlock process \(pid 1 /,
+    );
+    expect(existsSync(file)).toBe(false);
+    expect(verifyBinding(env, g.home, new Date())).toMatchObject({ ok: false, reason: expect.stringMatching(/^no session of MD-30/) });
+  });
+
+  it("ends only the named pair's session when the stop names a workflow, and every session of the run when it does not", async () => {
+    const { g, env, file } = await boundSession();
+    expect(verifyBinding(env, g.home, new Date())).toEqual(expect.objectContaining({ ok: true }));
+    await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", workflow: "MD-99", actor: "person" }).catch(() => undefined);
+    expect(existsSync(file)).toBe(true);
+    await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", workflow: PLANNER, actor: "person" });
+    expect(existsSync(file)).toBe(false);
+    expect(verifyBinding(env, g.home, new Date())).toMatchObject({ ok: false, reason: expect.stringMatching(/^no session of MD-30/) });
+  });
+});
