@@ -212,6 +212,8 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
   it(
     "2. an agent freezes the handoff with its token over the JSON API",
     async () => {
+      // One very long line, as an agent could hide the end of a sentence past the right edge.
+      revise(g, `${"The plan keeps every step inside cart/ ".repeat(20)}LONG-LINE-END`);
       const frozen = await agentFreeze(g, runId, agentToken);
       expect(frozen.revision).toBe(1);
       expect(workflowOf(g).state).toBe("plan_review_pending");
@@ -228,6 +230,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       await page.goto(`${origin}/runs/${runId}/pairs/${PLANNER}/revisions/1`);
       expect(await stateShown()).toBe("plan_review_pending");
       await screenshot("revision-1");
+      // Long lines wrap: nothing in a file's text or diff is scrolled out of sight to the right.
+      expect(await page.$$eval("pre", (els) => els.filter((el) => el.scrollWidth > el.clientWidth + 1).length)).toBe(0);
+      expect(await page.$$eval("pre", (els) => els.some((el) => el.textContent?.includes("LONG-LINE-END")))).toBe(true);
       expect(await unnamedControls()).toEqual([]);
       const feedback = page.getByLabel("What should change (required)");
       await expect.poll(() => feedback.count()).toBe(1);
