@@ -25,10 +25,8 @@ export async function raiseStop(input: {
 }): Promise<LoadedRun> {
   // The sessions end first, in the gate home: the run file's lock sits in the agent's folder, and an agent holding it
   // (a planted lock kept fresh) would otherwise keep its session alive for as long as the stop waits.
-  const ended =
-    input.store.runFolder(input.run) === undefined
-      ? []
-      : await endSessionsOfRun(input.store.home, resolveRealPath(resolveRunFile(input.run), "/"), input.workflow);
+  const runFile = input.store.runFolder(input.run) === undefined ? undefined : boundRunFile(input.run);
+  const ended = runFile === undefined ? [] : await endSessionsOfRun(input.store.home, runFile, input.workflow);
   const { run } = await input.store
     .update(
       input.run,
@@ -55,6 +53,19 @@ export async function raiseStop(input: {
       );
     });
   return run;
+}
+
+/**
+ * The run file's real path, as a session binding names it; undefined when it
+ * cannot be worked out (no such folder, a name too long): then no session can
+ * be bound to it, and the stop's own write reports the problem.
+ */
+function boundRunFile(run: string): string | undefined {
+  try {
+    return resolveRealPath(resolveRunFile(run), "/");
+  } catch {
+    return undefined;
+  }
 }
 
 /**
