@@ -35,6 +35,13 @@ export async function bindSession(input: {
   const admission = wf?.admissions[wf.admissions.length - 1];
   if (wf?.state !== "executing" || !wf.handoff || !admission || admission.handoff_hash !== wf.handoff.hash)
     throw new RefusalError(`${input.executor} is not admitted (state ${wf?.state ?? "none"}); a session is bound only after admission`);
+  // A stop raised between the admission and this binding would otherwise be inside the checkpoint the session is bound to.
+  const stop = run.state.stops.find((x) => x.resolved_at === null && (x.workflow === null || x.workflow === wf.planner));
+  if (stop)
+    throw new RefusalError(
+      `!STOP:${stop.reason} is open on ${stop.workflow ?? "the run"}: ${input.executor}'s session is not bound; resolve the stop (twinlock resolve-stop) and admit again`,
+      { attack: "stopped-before-binding" },
+    );
   const checkpoint = readCheckpoint(input.home, run.state.run_id);
   if (!checkpoint) throw new RefusalError(`gate home ${input.home.dir} has no checkpoint of run ${run.state.run_id}`);
   const consent = wf.consents[wf.consents.length - 1];

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
@@ -82,5 +82,26 @@ describe("a stop and the bound session", () => {
     await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", workflow: PLANNER, actor: "person" });
     expect(existsSync(file)).toBe(false);
     expect(verifyBinding(env, g.home, new Date())).toMatchObject({ ok: false, reason: expect.stringMatching(/^no session of MD-30/) });
+  });
+
+  it("binds no session when a stop was raised between the admission and the binding (the stop is then inside the checkpoint)", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    await admitStep(g);
+    await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", actor: "person" });
+    const checkout = path.join(g.dir, "checkout");
+    checkoutFrozenBytes(homeOf(g), workflowOf(g).handoff?.files ?? [], checkout);
+    const binding = bindSession({
+      runFile: g.runFile,
+      home: homeOf(g),
+      executor: EXECUTOR,
+      checkoutDir: checkout,
+      projectDir: g.dir,
+      pid: process.ppid,
+      secret: "6".repeat(64),
+    });
+    await expect(binding).rejects.toThrow(/^!STOP:halt is open on the run: MD-30's session is not bound/);
+    const bindings = path.join(homeOf(g).dir, "bindings");
+    expect(existsSync(bindings) ? readdirSync(bindings).filter((f) => f.endsWith(".json")) : []).toEqual([]);
   });
 });
