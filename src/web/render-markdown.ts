@@ -9,51 +9,58 @@ function isSafeLink(url: string): boolean {
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
 md.validateLink = isSafeLink;
-// A link reference definition (`[//]: # (text)`, a common "comment") is never shown when rendered, yet the executor
-// reads it: written out as text instead, with every `[text][ref]` that would have used one.
-md.disable("reference");
+// Nothing the executor reads may be out of the reviewer's sight:
+// - a link reference definition (`[//]: # (text)`, a common "comment") is never rendered: it is shown as text, with
+//   every `[text][ref]` that would have used one;
+// - a table drops the cells of a row past its header's: tables are shown as the text they are;
+// - an entity (`&ZeroWidthSpace;`, `&#x202E;`) would become a character after the invisible ones were written out:
+//   entities are shown as written.
+md.disable(["reference", "table", "entity"]);
 
-/** What the renderer keeps while it writes a document: the heading shift, and the titles of the links it is inside. */
+/** What the renderer keeps while it writes a document: the heading shift, and the links it is inside. */
 interface RenderEnv {
   headingOffset?: number;
-  titles?: Array<string | null>;
+  links?: Array<{ href: string; title: string | null; autolink: boolean }>;
 }
 
-/** A title shows only on hover, and the executor reads it as text: written out after the link, as text. */
-const titleText = (title: string | number | null | undefined) => (title ? ` (title: ${md.utils.escapeHtml(String(title))})` : "");
+/**
+ * What a link hides from a reader but not from the executor, written out
+ * after it as text: its destination (unless the link shows it, as an autolink
+ * does) and its title (a tooltip only on hover).
+ */
+function shownAfterLink(href: string, title: string | null, autolink: boolean): string {
+  const e = md.utils.escapeHtml;
+  return `${autolink ? "" : ` (link: ${e(href)})`}${title ? ` (title: ${e(title)})` : ""}`;
+}
 
 /** An image is never fetched (the page makes no request it did not mean to): its alt text is shown as a link to it. */
 md.renderer.rules.image = (tokens, idx, options, env, self) => {
   const token = tokens[idx] as NonNullable<(typeof tokens)[number]>;
   const alt = md.utils.escapeHtml(self.renderInlineAsText(token.children ?? [], options, env) || "image");
   const src = String(token.attrGet("src") ?? "");
-  return `<a class="md-image" href="${md.utils.escapeHtml(src)}" rel="noreferrer">image: ${alt}</a>${titleText(token.attrGet("title"))}`;
+  const title = token.attrGet("title");
+  return `<a class="md-image" href="${md.utils.escapeHtml(src)}" rel="noreferrer">image: ${alt}</a>${shownAfterLink(src, title === null ? null : String(title), false)}`;
 };
 
-/** Links out of the page do not tell the other site where they came from; a link's title is written out after it. */
+/** Links out of the page do not tell the other site where they came from; what a link hides is written out after it. */
 md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   const token = tokens[idx] as NonNullable<(typeof tokens)[number]>;
   token.attrSet("rel", "noreferrer");
   const title = token.attrGet("title");
   const rendering = env as RenderEnv;
-  rendering.titles ??= [];
-  rendering.titles.push(title === null ? null : String(title));
+  rendering.links ??= [];
+  rendering.links.push({
+    href: String(token.attrGet("href") ?? ""),
+    title: title === null ? null : String(title),
+    autolink: token.markup === "autolink",
+  });
   token.attrs = (token.attrs ?? []).filter(([name]) => name !== "title");
   return self.renderToken(tokens, idx, options);
 };
-md.renderer.rules.link_close = (tokens, idx, options, env, self) =>
-  self.renderToken(tokens, idx, options) + titleText((env as RenderEnv).titles?.pop());
-
-/** A table column's alignment as a class, not a style attribute (the CSP allows no inline style). */
-const alignCell: NonNullable<typeof md.renderer.rules.th_open> = (tokens, idx, options, _env, self) => {
-  const token = tokens[idx] as NonNullable<(typeof tokens)[number]>;
-  const align = /text-align:(left|center|right)/.exec(String(token.attrGet("style") ?? ""));
-  token.attrs = (token.attrs ?? []).filter(([name]) => name !== "style");
-  if (align) token.attrSet("class", `align-${align[1]}`);
-  return self.renderToken(tokens, idx, options);
+md.renderer.rules.link_close = (tokens, idx, options, env, self) => {
+  const link = (env as RenderEnv).links?.pop();
+  return self.renderToken(tokens, idx, options) + (link ? shownAfterLink(link.href, link.title, link.autolink) : "");
 };
-md.renderer.rules.th_open = alignCell;
-md.renderer.rules.td_open = alignCell;
 
 /** Headings moved down by the section they are shown in, so a report's `#` never competes with the page's one `<h1>`. */
 const shiftHeading: NonNullable<typeof md.renderer.rules.heading_open> = (tokens, idx, options, env, self) => {
@@ -70,8 +77,9 @@ md.renderer.rules.heading_close = shiftHeading;
  * do nothing: raw HTML off (shown as text), links only to http(s) or
  * relative paths, images shown as links, invisible characters written out,
  * headings moved down by `headingOffset` levels (at most h6). Nothing the
- * executor would read is left out of sight: link reference definitions are
- * shown as text, and link titles written out after their links.
+ * executor would read is left out of sight: link reference definitions,
+ * tables and entities are shown as written, and a link's destination and
+ * title are written out after it.
  */
 export function renderMarkdown(source: string, headingOffset = 0): string {
   return md.render(cleanLines(source), { headingOffset } satisfies RenderEnv);
