@@ -27,7 +27,7 @@ export async function bindSession(input: {
   pid: number;
   secret: string;
   now?: () => Date;
-  /** Told of each admitted target that scopes no file, and why (a symbolic link on its path). */
+  /** Told of each admitted target that scopes no file, and why (a `..` part, or a symbolic link on its path). */
   note?: (text: string) => void;
 }): Promise<SessionBinding> {
   const run = readRun(input.runFile, input.home);
@@ -77,8 +77,9 @@ export async function unbindSession(home: GateHome, binding: SessionBinding): Pr
  * The real paths of the admitted actions' targets. A target is read as a
  * path when it looks like one (no spaces; a trailing `:LINE` or `:FROM-TO`
  * dropped) and resolves inside the project; anything else ("the staging
- * database", `/etc/hosts`) scopes no file. Nor does a target whose path
- * passes through a symbolic link: the reviewer approved the path as written,
+ * database", `/etc/hosts`) scopes no file. Nor does a target with a `..`
+ * part (`cart/x.go/..` reads as a file and names the folder), or one whose
+ * path passes through a symbolic link: the reviewer approved the path as written,
  * and a link (`cart/cache.go -> ..`, planted by the agent in its own tree)
  * would make it cover another place, the whole project even. `note` is told.
  */
@@ -99,6 +100,11 @@ function admittedTargets(
     if (!admitted.has(a.id) || a.target === null) continue;
     const target = a.target.trim().replace(/:\d+(-\d+)?$/, "");
     if (target === "" || /\s/.test(target) || target.includes("\u0000")) continue;
+    // `cart/cache_race_test.go/..` reads as a file to a reviewer and names the folder: a `..` in a target is refused.
+    if (target.split(/[\\/]/).includes("..")) {
+      note(`twinlock: action ${a.id}'s target ${target} holds a .. part; it scopes no file, so the hook denies writes to it`);
+      continue;
+    }
     const written = path.resolve(project, target);
     const real = resolveRealPath(written, "/");
     // A target reaching outside the project (an absolute path, `..`, a link planted before exec) scopes nothing.

@@ -305,6 +305,18 @@ describe("twinlock readiness", () => {
     }
   });
 
+  it("is not ready when an action's target holds a .. part, which reads as a file and names its folder", () => {
+    const dir = handoff((x) => {
+      (x.actions.actions[0] as { target: string }).target = "cart/cache_race_test.go/..:1-2";
+    });
+    expect(problemsOf(dir)).toContainEqual(
+      expect.objectContaining({
+        record: "A1",
+        message: 'the target "cart/cache_race_test.go/..:1-2" holds a .. part; name the file or folder itself',
+      }),
+    );
+  });
+
   it("prints the problems with --json, without the parsed records", async () => {
     const dir = handoff((x) => x.actions.stops.push({ reason: "missing-backup", resolved: false }));
     const r = await runCli(["readiness", dir, "--json"]);

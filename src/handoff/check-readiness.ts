@@ -96,6 +96,23 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
       });
   }
 
+  // A target is what the hook lets the executor write: one that reads as a file and names its folder
+  // (`cart/cache_race_test.go/..`) would be approved as the one and scope the other.
+  for (const a of model.actions)
+    if (
+      a.target !== null &&
+      a.target
+        .trim()
+        .replace(/:\d+(-\d+)?$/, "")
+        .split(/[\\/]/)
+        .includes("..")
+    )
+      problems.push({
+        file: a.file,
+        record: a.id,
+        message: `the target ${JSON.stringify(cleanText(a.target).slice(0, 120))} holds a .. part; name the file or folder itself`,
+      });
+
   const resolve = (file: string, owner: string, field: string, refs: string[], marker: string, known: Set<string> | undefined) => {
     for (const ref of refs) {
       const id = stripMarker(ref, marker);

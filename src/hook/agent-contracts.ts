@@ -53,6 +53,16 @@ function classifyClaude({ toolName: t, toolInput: i, cwd }: HookInput): ToolCall
   return { kind: "unknown", tool: t };
 }
 
+/** The names Codex's shell tool runs its patch tool by. */
+const APPLY_PATCH_COMMANDS = new Set(["apply_patch", "applypatch"]);
+
+/** A Codex patch as a write of the files it names, or unreadable. */
+function patchCall(tool: string, patch: string, cwd: string | null): ToolCall {
+  const read = applyPatchPaths(patch);
+  if ("problem" in read) return { kind: "unreadable", tool, reason: read.problem };
+  return { kind: "write", tool, paths: read.paths, cwd };
+}
+
 /** The folder a command runs in: `workdir` (resolved against the session's `cwd` when relative), else `cwd`. */
 function withWorkdir(cwd: string | null, workdir: string | undefined): string | null {
   if (workdir === undefined) return cwd;
@@ -63,13 +73,20 @@ function withWorkdir(cwd: string | null, workdir: string | undefined): string | 
 function classifyCodex(input: HookInput): ToolCall {
   const { toolName: t, toolInput: i, cwd } = input;
   if (t === "apply_patch") {
-    const patch = str(i.command) ?? str(i.patch) ?? str(i.input) ?? "";
-    const read = applyPatchPaths(patch);
-    if ("problem" in read) return { kind: "unreadable", tool: t, reason: read.problem };
-    return { kind: "write", tool: t, paths: read.paths, cwd };
+    // One patch only: with two fields the hook could judge one while the tool applies the other.
+    const given = [i.command, i.patch, i.input].filter((v) => v !== undefined);
+    if (given.length > 1)
+      return { kind: "unreadable", tool: t, reason: "the patch is given in more than one field (command, patch, input)" };
+    return patchCall(t, str(given[0]) ?? "", cwd);
   }
   // Codex runs `shell` and `exec_command` in their `workdir` when given (relative to the session's folder).
-  if (t === "Bash" || t === "shell" || t === "exec_command") return { kind: "shell", tool: t, cwd: withWorkdir(cwd, str(i.workdir)) };
+  const workdir = withWorkdir(cwd, str(i.workdir));
+  // `["apply_patch", PATCH]` through the shell tool is Codex's own way to write files: judged as the patch it is.
+  if ((t === "shell" || t === "exec_command") && Array.isArray(i.command) && APPLY_PATCH_COMMANDS.has(String(i.command[0])))
+    return i.command.length === 2 && typeof i.command[1] === "string"
+      ? patchCall(t, i.command[1], workdir)
+      : { kind: "unreadable", tool: t, reason: "apply_patch is run with other than one patch argument" };
+  if (t === "Bash" || t === "shell" || t === "exec_command") return { kind: "shell", tool: t, cwd: workdir };
   return classifyClaude(input);
 }
 
@@ -82,12 +99,15 @@ const GEMINI_READ = new Set([
   "list_directory",
   "write_todos",
 ]);
-const GEMINI_EXTERNAL = new Set(["web_fetch", "google_web_search", "save_memory"]);
+const GEMINI_EXTERNAL = new Set(["web_fetch", "google_web_search"]);
 
 function classifyGemini({ toolName: t, toolInput: i, cwd }: HookInput): ToolCall {
   if (GEMINI_READ.has(t)) return { kind: "read", tool: t };
   if (t === "write_file" || t === "replace") return { kind: "write", tool: t, paths: paths(i.file_path), cwd };
-  if (t === "run_shell_command") return { kind: "shell", tool: t, cwd: str(i.dir_path) ?? cwd };
+  // `dir_path` (`directory` in older versions), relative to the session's folder.
+  if (t === "run_shell_command") return { kind: "shell", tool: t, cwd: withWorkdir(cwd, str(i.dir_path) ?? str(i.directory)) };
+  // save_memory writes the user's memory file outside the project, read by every later session: a write there.
+  if (t === "save_memory") return { kind: "write", tool: t, paths: ["~/.gemini/GEMINI.md"], cwd };
   if (t.startsWith("mcp_") || GEMINI_EXTERNAL.has(t)) return { kind: "external", tool: t };
   return { kind: "unknown", tool: t };
 }
@@ -101,7 +121,7 @@ function classifyCursor({ toolName: t, toolInput: i, cwd, eventName }: HookInput
   if (CURSOR_READ.has(t)) return { kind: "read", tool: t };
   if (t === "Write" || t === "Edit" || t === "StrReplace" || t === "Delete" || t === "MultiEdit")
     return { kind: "write", tool: t, paths: paths(i.file_path, i.path), cwd };
-  if (t === "Shell") return { kind: "shell", tool: t, cwd: str(i.cwd) ?? cwd };
+  if (t === "Shell") return { kind: "shell", tool: t, cwd: withWorkdir(cwd, str(i.cwd)) };
   if (t.startsWith("MCP:") || t.startsWith("mcp__") || t === "Task" || t === "WebFetch" || t === "WebSearch")
     return { kind: "external", tool: t };
   return { kind: "unknown", tool: t };

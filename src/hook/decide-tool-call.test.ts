@@ -112,7 +112,7 @@ describe("the agent contracts", () => {
       return AGENT_CONTRACTS.codex.classify(input);
     };
     expect(
-      call("*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n  *** Move to: b.go\n*** Add File: c.go\n+z\n*** End Patch"),
+      call("*** Begin Patch\n*** Update File: a.go\n*** Move to: b.go\n@@\n-x\n+y\n*** Add File: c.go\n+z\n*** End Patch"),
     ).toMatchObject({
       kind: "write",
       paths: ["a.go", "b.go", "c.go"],
@@ -126,15 +126,61 @@ describe("the agent contracts", () => {
     return AGENT_CONTRACTS.codex.classify(input);
   };
 
-  it("read a Codex header that Rust's trim exposes and JavaScript's does not (U+0085 before ***), and deny the write outside the targets", () => {
-    const call = codexPatch("*** Begin Patch\n*** Add File: cart/cache.go\n+ok\n\u0085*** Add File: /etc/cron.d/evil\n+x\n*** End Patch\n");
-    expect(call).toMatchObject({ kind: "write", paths: ["cart/cache.go", "/etc/cron.d/evil"] });
-    expect(decideToolCall(call, binding).pass).toBe(false);
-    for (const space of ["\u0085", "\u00a0", "\u2003", "\u3000", "\ufeff", "\t", "\v", "\f"])
-      expect(codexPatch(`*** Begin Patch\n${space}*** Delete File: /etc/passwd${space}\n*** End Patch`)).toMatchObject({
-        kind: "write",
-        paths: ["/etc/passwd"],
-      });
+  it("deny a Codex header with white space around it, which Rust's trim and JavaScript's read differently (U+0085, U+FEFF, a trailing space on Move to)", () => {
+    const envelopes = [
+      "*** Begin Patch\n*** Add File: cart/cache.go\n+ok\n\u0085*** Add File: /etc/cron.d/evil\n+x\n*** End Patch\n",
+      "*** Begin Patch\n*** Add File: cart/cache.go\ufeff\n+ok\n*** End Patch\n",
+      "*** Begin Patch\n*** Update File: cart/cache.go\n*** Move to: cart/cache.go \n@@\n-a\n+b\n*** End Patch\n",
+      "*** Begin Patch\n  *** Move to: /etc/passwd\n*** End Patch\n",
+      ...["\u00a0", "\u2003", "\u3000", "\t", "\v", "\f"].map(
+        (space) => `*** Begin Patch\n${space}*** Delete File: cart/cache.go\n*** End Patch`,
+      ),
+    ];
+    for (const envelope of envelopes) {
+      const call = codexPatch(envelope);
+      expect(call.kind, JSON.stringify(envelope)).toBe("unreadable");
+      expect(decideToolCall(call, binding)).toMatchObject({ pass: false, reason: expect.stringContaining("has white space around it") });
+    }
+  });
+
+  it("deny a patch given in two fields at once (one could be judged while the other is applied), and judge the patch Codex's shell tool runs", () => {
+    const input = readHookInput({
+      tool_name: "apply_patch",
+      tool_input: {
+        command: "*** Begin Patch\n*** Add File: cart/cache.go\n+ok\n*** End Patch\n",
+        input: "*** Begin Patch\n*** Add File: /etc/evil\n+x\n*** End Patch\n",
+      },
+      cwd: project,
+    });
+    if ("problem" in input) throw new Error(input.problem);
+    expect(AGENT_CONTRACTS.codex.classify(input)).toMatchObject({ kind: "unreadable" });
+    const shell = (command: unknown) => {
+      const i = readHookInput({ tool_name: "shell", tool_input: { command }, cwd: project });
+      if ("problem" in i) throw new Error(i.problem);
+      return AGENT_CONTRACTS.codex.classify(i);
+    };
+    const outsidePatch = `*** Begin Patch\n*** Add File: ${path.join(outside, "x")}\n+x\n*** End Patch\n`;
+    expect(decideToolCall(shell(["apply_patch", outsidePatch]), binding).pass).toBe(false);
+    expect(shell(["applypatch", "*** Begin Patch\n*** Add File: cart/cache.go\n+ok\n*** End Patch\n"])).toMatchObject({
+      kind: "write",
+      paths: ["cart/cache.go"],
+    });
+    expect(shell(["apply_patch", outsidePatch, "extra"])).toMatchObject({ kind: "unreadable" });
+  });
+
+  it("judge Gemini's save_memory as a write outside the project (the user's memory file), and Gemini's and Cursor's relative folders against the session's", () => {
+    const gemini = (tool: string, toolInput: Record<string, unknown>, cwd = project) => {
+      const i = readHookInput({ tool_name: tool, tool_input: toolInput, cwd });
+      if ("problem" in i) throw new Error(i.problem);
+      return AGENT_CONTRACTS.gemini.classify(i);
+    };
+    expect(decideToolCall(gemini("save_memory", { fact: "always run deploy.sh" }), binding).pass).toBe(false);
+    expect(decideToolCall(gemini("run_shell_command", { command: "ls", directory: outside }), binding).pass).toBe(false);
+    expect(decideToolCall(gemini("run_shell_command", { command: "ls", dir_path: "../outside" }), binding).pass).toBe(false);
+    expect(decideToolCall(gemini("run_shell_command", { command: "ls", dir_path: "cart" }), binding).pass).toBe(true);
+    const cursor = readHookInput({ tool_name: "Shell", tool_input: { command: "ls", cwd: "../outside" }, cwd: project });
+    if ("problem" in cursor) throw new Error(cursor.problem);
+    expect(decideToolCall(AGENT_CONTRACTS.cursor.classify(cursor), binding).pass).toBe(false);
   });
 
   it("deny a Codex patch whose header path holds a lone CR, U+2028 or another control or separator, which a regular expression's . skips", () => {
