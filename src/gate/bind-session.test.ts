@@ -2,9 +2,8 @@ import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { demoHandoffRecords } from "../demo/demo-handoff.js";
-import { checkoutFrozenBytes } from "../home/frozen-bytes.js";
-import { admitStep, driveTo, EXECUTOR, homeOf, makeGateRun, removeGateRuns, workflowOf } from "../test-support/run-fixture.js";
-import { bindSession } from "./bind-session.js";
+import { bindTestSession } from "../test-support/bound-session.js";
+import { admitStep, driveTo, makeGateRun, removeGateRuns } from "../test-support/run-fixture.js";
 
 afterAll(removeGateRuns);
 
@@ -36,19 +35,8 @@ async function bindWithTargets(targets: string[], plant: (dir: string) => void =
   await driveTo(g, "dry_run_ready");
   await admitStep(g);
   plant(g.dir);
-  const checkout = path.join(g.dir, "checkout");
-  checkoutFrozenBytes(homeOf(g), workflowOf(g).handoff?.files ?? [], checkout);
   const notes: string[] = [];
-  const binding = await bindSession({
-    runFile: g.runFile,
-    home: homeOf(g),
-    executor: EXECUTOR,
-    checkoutDir: checkout,
-    projectDir: g.dir,
-    pid: process.ppid,
-    secret: "7".repeat(64),
-    note: (text) => notes.push(text),
-  });
+  const { binding } = await bindTestSession(g, { note: (text) => notes.push(text) });
   return { g, targets: binding.targets.map((t) => path.relative(g.dir, t)), notes };
 }
 

@@ -3,21 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { ConflictError } from "../errors/errors.js";
-import { checkoutFrozenBytes } from "../home/frozen-bytes.js";
 import { bindingFile } from "../home/session-binding.js";
 import { verifyBinding } from "../hook/verify-binding.js";
-import {
-  admitStep,
-  driveTo,
-  EXECUTOR,
-  homeOf,
-  makeGateRun,
-  PLANNER,
-  removeGateRuns,
-  storeOf,
-  workflowOf,
-} from "../test-support/run-fixture.js";
-import { bindSession } from "./bind-session.js";
+import { bindTestSession } from "../test-support/bound-session.js";
+import { admitStep, driveTo, EXECUTOR, homeOf, makeGateRun, PLANNER, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
 import { raiseStop } from "./hard-stops.js";
 
 afterAll(removeGateRuns);
@@ -30,21 +19,7 @@ async function boundSession() {
   const g = makeGateRun();
   await driveTo(g, "dry_run_ready");
   await admitStep(g);
-  // The read-only copy of the approved bytes that exec writes, so the session verifies as exec's own would.
-  const checkout = path.join(g.dir, "checkout");
-  checkoutFrozenBytes(homeOf(g), workflowOf(g).handoff?.files ?? [], checkout);
-  const secret = "5".repeat(64);
-  const binding = await bindSession({
-    runFile: g.runFile,
-    home: homeOf(g),
-    executor: EXECUTOR,
-    checkoutDir: checkout,
-    projectDir: g.dir,
-    // This test process stands for the agent below exec: its parent is the exec.
-    pid: process.ppid,
-    secret,
-  });
-  const env = { TWINLOCK_RUN: g.runFile, TWINLOCK_EXECUTOR: EXECUTOR, TWINLOCK_SESSION: secret };
+  const { binding, env } = await bindTestSession(g);
   return { g, binding, env, file: bindingFile(homeOf(g).dir, binding.run_file, EXECUTOR) };
 }
 
@@ -89,17 +64,7 @@ describe("a stop and the bound session", () => {
     await driveTo(g, "dry_run_ready");
     await admitStep(g);
     await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", actor: "person" });
-    const checkout = path.join(g.dir, "checkout");
-    checkoutFrozenBytes(homeOf(g), workflowOf(g).handoff?.files ?? [], checkout);
-    const binding = bindSession({
-      runFile: g.runFile,
-      home: homeOf(g),
-      executor: EXECUTOR,
-      checkoutDir: checkout,
-      projectDir: g.dir,
-      pid: process.ppid,
-      secret: "6".repeat(64),
-    });
+    const binding = bindTestSession(g, { secret: "6".repeat(64) });
     await expect(binding).rejects.toThrow(/^!STOP:halt is open on the run: MD-30's session is not bound/);
     const bindings = path.join(homeOf(g).dir, "bindings");
     expect(existsSync(bindings) ? readdirSync(bindings).filter((f) => f.endsWith(".json")) : []).toEqual([]);
