@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findDeceptiveChar, isPlainAscii } from "./clean-text.js";
+import { cleanText, findDeceptiveChar, isPlainAscii } from "./clean-text.js";
 
 describe("findDeceptiveChar", () => {
   it("passes printable ASCII with tabs, LF and CR LF line ends", () => {
@@ -15,6 +15,16 @@ describe("findDeceptiveChar", () => {
   it("finds a control or direction character among printable text", () => {
     expect(findDeceptiveChar("ok\nal\u0007ert")).toEqual({ line: 2, col: 3, codePoint: "U+0007" });
     expect(findDeceptiveChar("x\u202Ey")).toEqual({ line: 1, col: 2, codePoint: "U+202E" });
+  });
+
+  it("finds and marks every character Unicode draws as nothing, not only format ones: Mongolian and Khmer ones can spell a hidden message", () => {
+    for (const c of ["\u180b", "\u180c", "\u180d", "\u180f", "\u17b4", "\u17b5", "\u2064", "\ufff0"]) {
+      const code = `U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`;
+      expect(findDeceptiveChar(`summary${c}x`), code).toEqual({ line: 1, col: 8, codePoint: code });
+      expect(cleanText(`summary${c}x`)).toBe(`summary⟨${code}⟩x`);
+    }
+    // A default-ignorable character does not hide in a sea of them either: each one is marked.
+    expect(cleanText("X\u180b\u180c\u17b4")).toBe("X⟨U+180B⟩⟨U+180C⟩⟨U+17B4⟩");
   });
 
   it("finds nothing in any text of printable ASCII, tabs and CR LF line ends", () => {
