@@ -62,6 +62,17 @@ md.renderer.rules.link_close = (tokens, idx, options, env, self) => {
   return self.renderToken(tokens, idx, options) + (link ? shownAfterLink(link.href, link.title, link.autolink) : "");
 };
 
+/**
+ * A fenced block's info line (```` ```sh … ````) is text the executor reads; rendered, all of it but the first word
+ * would vanish (and that word only into a class). It is written out above the block, as text.
+ */
+const renderFence = md.renderer.rules.fence;
+md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+  const info = (tokens[idx] as NonNullable<(typeof tokens)[number]>).info.trim();
+  const block = renderFence ? renderFence(tokens, idx, options, env, self) : self.renderToken(tokens, idx, options);
+  return info === "" ? block : `<p class="fence-info">code block: ${md.utils.escapeHtml(info)}</p>\n${block}`;
+};
+
 /** Headings moved down by the section they are shown in, so a report's `#` never competes with the page's one `<h1>`. */
 const shiftHeading: NonNullable<typeof md.renderer.rules.heading_open> = (tokens, idx, options, env, self) => {
   const token = tokens[idx] as NonNullable<(typeof tokens)[number]>;
