@@ -2,9 +2,10 @@ import { createTwoFilesPatch } from "diff";
 import { IntegrityError, RefusalError } from "../errors/errors.js";
 import { diffRecords, type RecordChange } from "../handoff/diff-records.js";
 import type { HandoffFormat } from "../handoff/handoff-format.js";
-import type { HandoffModel } from "../handoff/handoff-model.js";
+import type { HandoffModel, RecordBase } from "../handoff/handoff-model.js";
 import { MARKERS } from "../handoff/handoff-records.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
+import { unshownFields } from "../handoff/unshown-fields.js";
 import { readBlob } from "../home/frozen-bytes.js";
 import { readFrozenModel } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
@@ -320,9 +321,9 @@ export function renderRecords(r: HandoffModel): string[] {
     for (const ref of f.evidence) {
       const id = bare(ref, MARKERS.evidence);
       const e = evidence.get(id);
-      out.push(`- \`${MARKERS.evidence}${t(id)}\`${e ? ` ${t(e.summary)}` : ""}`);
+      out.push(`- \`${MARKERS.evidence}${t(id)}\`${e ? ` ${t(e.summary)}${otherFields(e)}` : ""}`);
     }
-    out.push("");
+    out.push(...fieldLines(f), "");
   }
   const addressed = new Set(r.actions.flatMap((a) => a.findings.map((x) => bare(x, MARKERS.finding))));
   const unaddressed = r.findings.filter((f) => !addressed.has(f.id)).map((f) => `\`${MARKERS.finding}${f.id}\``);
@@ -336,16 +337,17 @@ export function renderRecords(r: HandoffModel): string[] {
     out.push(`- addresses: ${refs(a.findings, MARKERS.finding) || "(nothing)"}`);
     out.push(`- verified by: ${refs(a.verifies, MARKERS.criterion) || "**nothing**"}`);
     if (a.dependsOn.length) out.push(`- after: ${refs(a.dependsOn, MARKERS.action)}`);
-    out.push("");
+    out.push(...fieldLines(a), "");
   }
   out.push(`## Acceptance criteria (${r.criteria.length})`, "");
   for (const c of r.criteria)
-    out.push(`- \`${MARKERS.criterion}${c.id}\` ${t(c.statement)}${c.method === null ? "" : ` — method: ${t(c.method)}`}`);
+    out.push(`- \`${MARKERS.criterion}${c.id}\` ${t(c.statement)}${c.method === null ? "" : ` — method: ${t(c.method)}`}${otherFields(c)}`);
   out.push("");
   const open = r.unknowns.filter((u) => u.status === "open");
   out.push(`## Open unknowns (${open.length})`, "");
   if (open.length === 0) out.push("- none");
-  for (const u of open) out.push(`- \`${MARKERS.unknown}${u.id}\` ${t(u.question)}${u.owner ? ` (owner: ${t(u.owner)})` : ""}`);
+  for (const u of open)
+    out.push(`- \`${MARKERS.unknown}${u.id}\` ${t(u.question)}${u.owner ? ` (owner: ${t(u.owner)})` : ""}${otherFields(u)}`);
   out.push("");
   if (r.stops.length) {
     out.push("## Stops", "");
@@ -354,6 +356,17 @@ export function renderRecords(r: HandoffModel): string[] {
     out.push("");
   }
   return out;
+}
+
+/** The fields of a record its view does not show (see unshownFields), one line each. */
+function fieldLines(record: RecordBase): string[] {
+  return unshownFields(record).map(([key, value]) => `- ${cleanText(key)}: ${cleanText(value)}`);
+}
+
+/** The same, on the record's one line. */
+function otherFields(record: RecordBase): string {
+  const fields = unshownFields(record);
+  return fields.length === 0 ? "" : ` — ${fields.map(([key, value]) => `${cleanText(key)}: ${cleanText(value)}`).join("; ")}`;
 }
 
 /**

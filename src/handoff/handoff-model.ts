@@ -25,7 +25,7 @@ export interface HandoffModel {
 export type RecordKind = "evidence" | "findings" | "unknowns" | "actions" | "criteria" | "stops";
 
 /** What every record keeps: its ID, the file it came from, and the record as written (shown and diffed field by field). */
-interface RecordBase {
+export interface RecordBase {
   id: string;
   file: string;
   /** The record as the format wrote it. */

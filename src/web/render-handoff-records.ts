@@ -1,5 +1,6 @@
-import type { HandoffModel } from "../handoff/handoff-model.js";
+import type { HandoffModel, RecordBase } from "../handoff/handoff-model.js";
 import { MARKERS } from "../handoff/handoff-records.js";
+import { unshownFields } from "../handoff/unshown-fields.js";
 import { escapeHtml } from "./escape-html.js";
 
 /** A citation written bare or as its marker, shown as its marker. */
@@ -16,6 +17,19 @@ function fact(label: string, value: string): string {
   return `<dt>${escapeHtml(label)}</dt><dd>${value}</dd>`;
 }
 
+/** The fields of a record its view does not show (see unshownFields), as `<dt>`/`<dd>` pairs. */
+function otherFacts(record: RecordBase): string {
+  return unshownFields(record)
+    .map(([key, value]) => fact(key, escapeHtml(value)))
+    .join("");
+}
+
+/** The same, on the record's one line. */
+function otherFields(record: RecordBase): string {
+  const fields = unshownFields(record);
+  return fields.length === 0 ? "" : ` — ${fields.map(([key, value]) => `${escapeHtml(key)}: ${escapeHtml(value)}`).join("; ")}`;
+}
+
 /**
  * The records of one revision as sections (each with an `<h2>`, records
  * with `<h3>`): evidence; findings with their evidence and facts
@@ -30,7 +44,7 @@ export function renderHandoffRecords(m: HandoffModel): string {
   out.push(
     m.evidence.length === 0
       ? "<p>No evidence.</p>"
-      : `<ul class="records">\n${m.evidence.map((x) => `<li>${cite(x.id, MARKERS.evidence)} ${e(x.summary)}</li>`).join("\n")}\n</ul>`,
+      : `<ul class="records">\n${m.evidence.map((x) => `<li>${cite(x.id, MARKERS.evidence)} ${e(x.summary)}${otherFields(x)}</li>`).join("\n")}\n</ul>`,
   );
   out.push("</section>");
 
@@ -38,7 +52,7 @@ export function renderHandoffRecords(m: HandoffModel): string {
   for (const f of m.findings) {
     const facts = f.facts.map(([k, v]) => fact(k, e(v))).join("");
     out.push(
-      `<article class="record"><h3>${cite(f.id, MARKERS.finding)} ${e(f.summary)}</h3>\n<dl>${facts}${fact("evidence", cites(f.evidence, MARKERS.evidence, "none cited"))}</dl></article>`,
+      `<article class="record"><h3>${cite(f.id, MARKERS.finding)} ${e(f.summary)}</h3>\n<dl>${facts}${fact("evidence", cites(f.evidence, MARKERS.evidence, "none cited"))}${otherFacts(f)}</dl></article>`,
     );
   }
   out.push("</section>");
@@ -54,6 +68,7 @@ export function renderHandoffRecords(m: HandoffModel): string {
         fact("addresses", cites(a.findings, MARKERS.finding, "nothing")),
         fact("verified by", cites(a.verifies, MARKERS.criterion, "<strong>nothing</strong>")),
         fact("depends on", cites(a.dependsOn, MARKERS.action, "nothing")),
+        otherFacts(a),
       ].join("")}</dl></article>`,
     );
   }
@@ -64,7 +79,10 @@ export function renderHandoffRecords(m: HandoffModel): string {
     m.criteria.length === 0
       ? "<p>No criteria.</p>"
       : `<ul class="records">\n${m.criteria
-          .map((c) => `<li>${cite(c.id, MARKERS.criterion)} ${e(c.statement)}${c.method === null ? "" : ` — method: ${e(c.method)}`}</li>`)
+          .map(
+            (c) =>
+              `<li>${cite(c.id, MARKERS.criterion)} ${e(c.statement)}${c.method === null ? "" : ` — method: ${e(c.method)}`}${otherFields(c)}</li>`,
+          )
           .join("\n")}\n</ul>`,
   );
   out.push("</section>");
@@ -77,7 +95,7 @@ export function renderHandoffRecords(m: HandoffModel): string {
       : `<ul class="records">\n${m.unknowns
           .map(
             (u) =>
-              `<li class="unknown-${e(u.status)}">${cite(u.id, MARKERS.unknown)} ${e(u.question)} <span class="status">(${e(u.status)}${u.owner === undefined ? "" : `, owner: ${e(u.owner)}`})</span></li>`,
+              `<li class="unknown-${e(u.status)}">${cite(u.id, MARKERS.unknown)} ${e(u.question)} <span class="status">(${e(u.status)}${u.owner === undefined ? "" : `, owner: ${e(u.owner)}`})</span>${otherFields(u)}</li>`,
           )
           .join("\n")}\n</ul>`,
   );

@@ -1,0 +1,40 @@
+import type { RecordBase } from "./handoff-model.js";
+
+/**
+ * The top-level fields of a record as written whose values the reviewer's
+ * view of the record (the model's own fields: summary, target, facts,
+ * citations…) does not already show, as field name → text (a string as it
+ * is, anything else as JSON). A format may allow fields beyond the model's
+ * (twinlock's `notes`, any field of a Mission Directives record): the
+ * executor reads them, so the reviewer is shown them too. An absent value
+ * (null) hides nothing and is left out.
+ */
+export function unshownFields(record: RecordBase): Array<[string, string]> {
+  const source = record.source;
+  if (source === null || typeof source !== "object" || Array.isArray(source)) return [];
+  const shown = shownStrings(record);
+  const out: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(source as Record<string, unknown>)) {
+    if (value === null || value === undefined) continue;
+    if (typeof value === "string" && isShown(value, shown)) continue;
+    if (Array.isArray(value) && value.every((v) => typeof v === "string" && isShown(v, shown))) continue;
+    out.push([key, typeof value === "string" ? value : JSON.stringify(value)]);
+  }
+  return out;
+}
+
+/** Every string the model keeps of a record (what its view shows), but the record as written and its file. */
+function shownStrings(record: RecordBase): string[] {
+  const out: string[] = [];
+  const collect = (v: unknown): void => {
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) for (const x of v) collect(x);
+  };
+  for (const [key, value] of Object.entries(record)) if (key !== "source" && key !== "file") collect(value);
+  return out;
+}
+
+/** Shown as such, or (8 characters or more) inside a line the view builds from several fields, as an evidence summary is. */
+function isShown(value: string, shown: readonly string[]): boolean {
+  return value === "" || shown.some((s) => s === value || (value.length >= 8 && s.includes(value)));
+}
