@@ -12,7 +12,7 @@ export interface RecordChange {
   fields?: Array<{ field: string; before: unknown; after: unknown }>;
 }
 
-type Kind = [string, (m: HandoffModel) => Array<{ id: string; source: unknown }>, (x: never) => string];
+type Kind = [string, (m: HandoffModel) => Array<{ id: string; file: string; source: unknown }>, (x: never) => string];
 
 /** Each record kind of the model: its marker, its records, and the one line that sums a record up. */
 const KINDS: Kind[] = [
@@ -55,6 +55,15 @@ export function diffRecords(
   const recordFiles = new Set([...(before?.recordFiles ?? []), ...after.recordFiles]);
   const oldFiles = new Map(beforeFiles.map((f) => [f.path, f.sha256]));
   const newFiles = new Map(afterFiles.map((f) => [f.path, f.sha256]));
+  // A record file can change outside its records (a Mission Directives file's `environment`): said too, so "what
+  // changed" never reads as nothing while the executor reads new bytes.
+  const changedMarkers = new Set(out.map((c) => c.marker));
+  const filesOfChangedRecords = new Set(
+    [...(before ? markedRecords(before) : []), ...markedRecords(after)].filter((r) => changedMarkers.has(r.marker)).map((r) => r.file),
+  );
+  for (const p of recordFiles)
+    if (oldFiles.has(p) && newFiles.has(p) && oldFiles.get(p) !== newFiles.get(p) && !filesOfChangedRecords.has(p))
+      out.push({ change: "changed", marker: `file ${p}`, summary: "outside its records" });
   for (const [p, h] of newFiles) {
     if (recordFiles.has(p)) continue;
     if (!oldFiles.has(p)) out.push({ change: "added", marker: `file ${p}`, summary: "" });
@@ -74,4 +83,9 @@ function changedFields(before: unknown, after: unknown): Array<{ field: string; 
   return keys
     .filter((k) => canonicalJson(a[k] ?? null) !== canonicalJson(b[k] ?? null))
     .map((k) => ({ field: k, before: a[k] ?? null, after: b[k] ?? null }));
+}
+
+/** Every record of a model, of every kind, by its marker, with the file it is in. */
+function markedRecords(m: HandoffModel): Array<{ marker: string; file: string }> {
+  return KINDS.flatMap(([marker, list]) => list(m).map((r) => ({ marker: `${marker}${r.id}`, file: r.file })));
 }
