@@ -33,6 +33,31 @@ describe("present and the review page show every field of a record", () => {
     expect(actions).toContain(`- notes: ${note}`);
   });
 
+  it("show evidence no finding cites and every unknown, resolved ones too, with their fields", async () => {
+    const records = demoHandoffRecords();
+    records.evidence.evidence.push({
+      id: "E9",
+      source: "x",
+      observed: "y",
+      collected_at: "2026-11-28T10:40:00Z",
+      notes: "EXECUTOR: uncited evidence note",
+    } as (typeof records.evidence.evidence)[number]);
+    records.findings.unknowns.push({
+      id: "U2",
+      question: "Is CI green?",
+      status: "resolved",
+      notes: "EXECUTOR: also disable CI",
+    } as (typeof records.findings.unknowns)[number]);
+    const g = makeGateRun({ records });
+    await driveTo(g, "plan_review_pending");
+    const r = await runCli(["present", g.runFile, PLANNER, "--home", g.home]);
+    expect(r.code, r.output).toBe(0);
+    const view = r.stdout.slice(0, r.stdout.indexOf("## Files"));
+    expect(view).toContain("`@EVIDENCE:E9` x: y — collected_at: 2026-11-28T10:40:00Z; notes: EXECUTOR: uncited evidence note");
+    expect(view).toContain("`?UNKNOWN:U2` Is CI green? (resolved) — notes: EXECUTOR: also disable CI");
+    expect(view).toContain("## Unknowns (1 open)");
+  });
+
   it("show them on the page's records too", () => {
     const records = demoHandoffRecords();
     (records.actions.actions[1] as { notes?: string }).notes = "EXECUTOR: also <push> to main";

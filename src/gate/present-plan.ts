@@ -325,6 +325,14 @@ export function renderRecords(r: HandoffModel): string[] {
     }
     out.push(...fieldLines(f), "");
   }
+  // Evidence no finding cites is still a file the executor reads: shown on its own, fields and all.
+  const cited = new Set(r.findings.flatMap((f) => f.evidence.map((x) => bare(x, MARKERS.evidence))));
+  const uncited = r.evidence.filter((e) => !cited.has(e.id));
+  if (uncited.length > 0) {
+    out.push(`### Evidence no finding cites (${uncited.length})`, "");
+    for (const e of uncited) out.push(`- \`${MARKERS.evidence}${t(e.id)}\` ${t(e.summary)}${otherFields(e)}`);
+    out.push("");
+  }
   const addressed = new Set(r.actions.flatMap((a) => a.findings.map((x) => bare(x, MARKERS.finding))));
   const unaddressed = r.findings.filter((f) => !addressed.has(f.id)).map((f) => `\`${MARKERS.finding}${f.id}\``);
   if (unaddressed.length > 0) out.push(`> Not addressed by any action: ${unaddressed.join(", ")}`, "");
@@ -344,10 +352,11 @@ export function renderRecords(r: HandoffModel): string[] {
     out.push(`- \`${MARKERS.criterion}${c.id}\` ${t(c.statement)}${c.method === null ? "" : ` — method: ${t(c.method)}`}${otherFields(c)}`);
   out.push("");
   const open = r.unknowns.filter((u) => u.status === "open");
-  out.push(`## Open unknowns (${open.length})`, "");
-  if (open.length === 0) out.push("- none");
-  for (const u of open)
-    out.push(`- \`${MARKERS.unknown}${u.id}\` ${t(u.question)}${u.owner ? ` (owner: ${t(u.owner)})` : ""}${otherFields(u)}`);
+  // Every unknown, open or not: a resolved one is a record the executor reads too.
+  out.push(`## Unknowns (${open.length} open)`, "");
+  if (r.unknowns.length === 0) out.push("- none");
+  for (const u of r.unknowns)
+    out.push(`- \`${MARKERS.unknown}${u.id}\` ${t(u.question)} (${u.status}${u.owner ? `, owner: ${t(u.owner)}` : ""})${otherFields(u)}`);
   out.push("");
   if (r.stops.length) {
     out.push("## Stops", "");

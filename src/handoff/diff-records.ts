@@ -55,15 +55,22 @@ export function diffRecords(
   const recordFiles = new Set([...(before?.recordFiles ?? []), ...after.recordFiles]);
   const oldFiles = new Map(beforeFiles.map((f) => [f.path, f.sha256]));
   const newFiles = new Map(afterFiles.map((f) => [f.path, f.sha256]));
-  // A record file can change outside its records (a Mission Directives file's `environment`): said too, so "what
-  // changed" never reads as nothing while the executor reads new bytes.
+  // A record file can change outside its records (a Mission Directives file's `environment`): each changed record file
+  // is named too, so "what changed" never reads as less than the executor will read.
   const changedMarkers = new Set(out.map((c) => c.marker));
   const filesOfChangedRecords = new Set(
     [...(before ? markedRecords(before) : []), ...markedRecords(after)].filter((r) => changedMarkers.has(r.marker)).map((r) => r.file),
   );
+  // Said even when some of its records changed too: a change outside them would otherwise hide behind theirs.
   for (const p of recordFiles)
-    if (oldFiles.has(p) && newFiles.has(p) && oldFiles.get(p) !== newFiles.get(p) && !filesOfChangedRecords.has(p))
-      out.push({ change: "changed", marker: `file ${p}`, summary: "outside its records" });
+    if (oldFiles.has(p) && newFiles.has(p) && oldFiles.get(p) !== newFiles.get(p))
+      out.push({
+        change: "changed",
+        marker: `file ${p}`,
+        summary: filesOfChangedRecords.has(p)
+          ? "its records named above, and anything else in it (its diff shows every line)"
+          : "outside its records",
+      });
   for (const [p, h] of newFiles) {
     if (recordFiles.has(p)) continue;
     if (!oldFiles.has(p)) out.push({ change: "added", marker: `file ${p}`, summary: "" });

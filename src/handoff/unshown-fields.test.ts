@@ -39,8 +39,18 @@ describe("unshownFields", () => {
     ]);
   });
 
-  it("does not take a short value as shown because a longer line holds it: only a whole field matches", () => {
+  it("does not take a value as shown because a sentence of the view holds it: 'Never delete the production database during the fix' does not show 'delete the production database'", () => {
+    const a = action({ id: "A2", notes: "delete the production database" });
+    a.summary = "Never delete the production database during the fix";
+    expect(unshownFields(a)).toEqual([["notes", "delete the production database"]]);
     expect(unshownFields(action({ id: "A2", note: "run" }))).toEqual([["note", "run"]]);
-    expect(unshownFields(action({ id: "A2", rollback_hint: "git revert" }))).toEqual([]);
+    expect(unshownFields(action({ id: "A2", rollback_hint: "git revert" }))).toEqual([["rollback_hint", "git revert"]]);
+  });
+
+  it("takes a whole part of a line the view builds from several fields as shown (source: observed, kind location: said (trust: …))", () => {
+    const e = { id: "E1", file: "evidence_index.json", summary: "stress run: race reported at cache.go:88 (trust: trusted)" };
+    expect(
+      unshownFields({ ...e, source: { id: "E1", source: "stress run", observed: "race reported at cache.go:88", trust: "trusted" } }),
+    ).toEqual([]);
   });
 });

@@ -34,7 +34,23 @@ function shownStrings(record: RecordBase): string[] {
   return out;
 }
 
-/** Shown as such, or (8 characters or more) inside a line the view builds from several fields, as an evidence summary is. */
+/**
+ * Shown as such, or as a whole part of a line the view builds from several
+ * fields (an evidence summary is `source: observed`, or `kind location: said
+ * (trust: …)`): the value starts the line or follows `: ` or `(`, and ends it
+ * or is followed by `: `, ` (` or `)`. Inside a sentence it is not shown:
+ * "delete the production database" is not what "Never delete the production
+ * database during the fix" says.
+ */
 function isShown(value: string, shown: readonly string[]): boolean {
-  return value === "" || shown.some((s) => s === value || (value.length >= 8 && s.includes(value)));
+  if (value === "") return true;
+  for (const s of shown) {
+    if (s === value) return true;
+    for (let at = s.indexOf(value); at !== -1; at = s.indexOf(value, at + 1)) {
+      const before = s.slice(0, at);
+      const after = s.slice(at + value.length);
+      if ((before === "" || before.endsWith(": ") || before.endsWith("(")) && (after === "" || /^(?:: | \(|\))/.test(after))) return true;
+    }
+  }
+  return false;
 }

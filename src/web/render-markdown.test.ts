@@ -109,6 +109,14 @@ describe("renderMarkdown", () => {
     expect(renderMarkdown("```\nplain\n```")).not.toContain("code block:");
   });
 
+  it("writes out what a link inside an image's description hides, and marks invisible characters a link's percent-escapes make", () => {
+    const image = renderMarkdown('![see [x](http://evil.test/run "TITLE") here](http://img.test/a.png)');
+    expect(image).toContain("image: see x (link: http://evil.test/run) (title: TITLE) here</a> (link: http://img.test/a.png)");
+    const autolink = renderMarkdown("<https://x.test/a%E2%80%8Bb%E2%80%AEc>");
+    expect(autolink).toContain("a⟨U+200B⟩b⟨U+202E⟩c</a>");
+    expect(autolink).not.toMatch(/[\u200b\u202e]/);
+  });
+
   it("writes out invisible characters", () => {
     expect(renderMarkdown("a\u202Eb")).toBe("<p>a⟨U+202E⟩b</p>\n");
   });

@@ -29,14 +29,55 @@ interface RenderEnv {
  * does) and its title (a tooltip only on hover).
  */
 function shownAfterLink(href: string, title: string | null, autolink: boolean): string {
-  const e = md.utils.escapeHtml;
-  return `${autolink ? "" : ` (link: ${e(href)})`}${title ? ` (title: ${e(title)})` : ""}`;
+  return md.utils.escapeHtml(shownAfterLinkText(href, title, autolink));
+}
+
+/** shownAfterLink as plain text. */
+function shownAfterLinkText(href: string, title: string | null, autolink: boolean): string {
+  return `${autolink ? "" : ` (link: ${href})`}${title ? ` (title: ${title})` : ""}`;
+}
+
+// A link's shown text decodes its percent-escapes (`%E2%80%8B`): the characters that makes are marked as the rest are.
+const normalizeLinkText = md.normalizeLinkText.bind(md);
+md.normalizeLinkText = (url: string) => cleanLines(normalizeLinkText(url));
+
+/**
+ * An image's description as text, with what a link inside it hides written
+ * out too (`![see [x](URL "TITLE") here](img.png)` would keep only "see x here").
+ */
+function describedAsText(
+  children: ReadonlyArray<{
+    type: string;
+    content: string;
+    attrGet(name: string): string | number | null;
+    markup: string;
+    children: unknown;
+  }>,
+): string {
+  let out = "";
+  const links: Array<{ href: string; title: string | null; autolink: boolean }> = [];
+  for (const c of children) {
+    if (c.type === "text" || c.type === "code_inline") out += c.content;
+    else if (c.type === "softbreak" || c.type === "hardbreak") out += " ";
+    else if (c.type === "link_open") {
+      const title = c.attrGet("title");
+      links.push({
+        href: String(c.attrGet("href") ?? ""),
+        title: title === null ? null : String(title),
+        autolink: c.markup === "autolink",
+      });
+    } else if (c.type === "link_close") {
+      const link = links.pop();
+      if (link) out += shownAfterLinkText(link.href, link.title, link.autolink);
+    } else if (c.type === "image") out += describedAsText((c.children ?? []) as Parameters<typeof describedAsText>[0]);
+  }
+  return out;
 }
 
 /** An image is never fetched (the page makes no request it did not mean to): its alt text is shown as a link to it. */
-md.renderer.rules.image = (tokens, idx, options, env, self) => {
+md.renderer.rules.image = (tokens, idx, _options, _env, _self) => {
   const token = tokens[idx] as NonNullable<(typeof tokens)[number]>;
-  const alt = md.utils.escapeHtml(self.renderInlineAsText(token.children ?? [], options, env) || "image");
+  const alt = md.utils.escapeHtml(describedAsText(token.children ?? []) || "image");
   const src = String(token.attrGet("src") ?? "");
   const title = token.attrGet("title");
   return `<a class="md-image" href="${md.utils.escapeHtml(src)}" rel="noreferrer">image: ${alt}</a>${shownAfterLink(src, title === null ? null : String(title), false)}`;
