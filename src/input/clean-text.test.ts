@@ -18,7 +18,7 @@ describe("findDeceptiveChar", () => {
   });
 
   it("finds and marks every character Unicode draws as nothing, not only format ones: Mongolian and Khmer ones can spell a hidden message", () => {
-    for (const c of ["\u180b", "\u180c", "\u180d", "\u180f", "\u17b4", "\u17b5", "\u2064", "\ufff0"]) {
+    for (const c of ["\u180b", "\u180c", "\u180d", "\u180f", "\u17b4", "\u17b5", "\u2064", "\ufff0", "\u{1d159}"]) {
       const code = `U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`;
       expect(findDeceptiveChar(`summary${c}x`), code).toEqual({ line: 1, col: 8, codePoint: code });
       expect(cleanText(`summary${c}x`)).toBe(`summary⟨${code}⟩x`);

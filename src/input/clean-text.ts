@@ -23,7 +23,7 @@ let invisible: RegExp | undefined;
 const INVISIBLE = (): RegExp =>
   // biome-ignore lint/complexity/useRegexLiterals: as a literal, the characters it matches on purpose trip the regex lints
   (invisible ??= new RegExp(
-    String.raw`[\p{Cf}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f\u{e0100}-\u{e01ef}]|\u034f`,
+    String.raw`[\p{Cf}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u{1d159}]|\u034f`,
     "gu",
   ));
 
@@ -33,8 +33,8 @@ const INVISIBLE = (): RegExp =>
  * instructions in, soft hyphens, byte-order marks), every other character
  * Unicode says to draw as nothing (Default_Ignorable_Code_Point: Mongolian
  * and Khmer ones among them), private-use and unassigned code points,
- * variation selectors, the combining grapheme joiner, Hangul fillers and the
- * braille blank, written out as ⟨U+XXXX⟩:
+ * variation selectors, the combining grapheme joiner, Hangul fillers, the
+ * braille blank and the musical null notehead, written out as ⟨U+XXXX⟩:
  * a person reading a plan sees that they are there, where a terminal would
  * show nothing and a model would still read them.
  */
@@ -52,13 +52,13 @@ export function showInvisible(s: string): string {
  * zero-width spaces and joiners, soft hyphens, byte-order marks, tag
  * characters) and every other default-ignorable one (drawn as nothing:
  * U+17B4, U+180B…), variation selectors, the combining grapheme joiner, and
- * the blank-looking Hangul fillers and braille blank.
+ * the blank-looking Hangul fillers, braille blank and musical null notehead.
  */
 let deceptive: RegExp | undefined;
 const DECEPTIVE = (): RegExp =>
   // biome-ignore lint/complexity/useRegexLiterals: as a literal, the characters it matches on purpose trip the regex lints
   (deceptive ??= new RegExp(
-    String.raw`[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f]|\u034f|\p{Cf}|\p{Default_Ignorable_Code_Point}|[\u{e0100}-\u{e01ef}]|\r(?!\n)`,
+    String.raw`[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f]|\u034f|\p{Cf}|\p{Default_Ignorable_Code_Point}|[\u{e0100}-\u{e01ef}\u{1d159}]|\r(?!\n)`,
     "u",
   ));
 
