@@ -7,6 +7,7 @@ import { readRun } from "../home/run-ledger.js";
 import { BINDING_FORMAT, type SessionBinding, secretDigest } from "../home/session-binding.js";
 import { removeSessionBinding, writeSessionBinding } from "../home/write-session-binding.js";
 import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
+import { openStops } from "../run/admission-checks.js";
 import type { Workflow } from "../run/run-schema.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import { loadRunSuite } from "./load-run-suite.js";
@@ -36,7 +37,7 @@ export async function bindSession(input: {
   if (wf?.state !== "executing" || !wf.handoff || !admission || admission.handoff_hash !== wf.handoff.hash)
     throw new RefusalError(`${input.executor} is not admitted (state ${wf?.state ?? "none"}); a session is bound only after admission`);
   // A stop raised between the admission and this binding would otherwise be inside the checkpoint the session is bound to.
-  const stop = run.state.stops.find((x) => x.resolved_at === null && (x.workflow === null || x.workflow === wf.planner));
+  const stop = openStops(run.state, wf.planner)[0];
   if (stop)
     throw new RefusalError(
       `!STOP:${stop.reason} is open on ${stop.workflow ?? "the run"}: ${input.executor}'s session is not bound; resolve the stop (twinlock resolve-stop) and admit again`,

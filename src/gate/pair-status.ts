@@ -1,7 +1,7 @@
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import type { GateHome } from "../home/gate-home.js";
 import { loadPinnedPolicy, loadPinnedSuite, type PinnedPolicy, type PinnedSuite } from "../home/suite-pins.js";
-import { describeChanges, isApplyMode, passedDryRuns } from "../run/admission-checks.js";
+import { describeChanges, isApplyMode, openStops, passedDryRuns } from "../run/admission-checks.js";
 import { describeNextStep, makeNextStep, nextStepData, withKeyWhenSigning } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
@@ -60,7 +60,7 @@ export async function pairStatusFromRun(
       [runFile, wf.planner],
     );
   }
-  const unresolvedStops = run.state.stops.filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf.planner));
+  const unresolvedStops = openStops(run.state, wf.planner);
   // The pinned policy (twinlock.yaml and the pin alone: no prompt file is read) says whether the decisions still hold.
   const policy = policyOrUndefined(home, run.state.suite);
   // Before an expired consent's renewal: a consent asked again would still stand on a review the re-pin voided.

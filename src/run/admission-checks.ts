@@ -190,7 +190,7 @@ export function runAdmissionChecks(f: AdmissionFacts): { checks: AdmissionCheck[
       ? `mode ${request.mode}, environment ${request.environment}, actions ${request.actions.join(",")}, budget ${request.budget ?? "unlimited"}${consent?.expires_at ? `, expires ${consent.expires_at}` : ""}`
       : scope.join("; "),
   );
-  const open = f.state.stops.filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === wf?.planner));
+  const open = openStops(f.state, wf?.planner);
   const stops = [
     ...open.map((s) => `!STOP:${s.reason}${s.workflow ? ` (${s.workflow})` : " (run)"}`),
     ...f.untrustedStopLifts.map((s) => `${s} (lifted without a trusted signature)`),
@@ -301,6 +301,11 @@ export function passedDryRuns(wf: Workflow): Workflow["dry_runs"] {
   return wf.dry_runs.filter(
     (d) => handoff !== null && d.handoff_hash === handoff.hash && d.revision === handoff.revision && d.result === "passed",
   );
+}
+
+/** The stops not yet resolved that hold back the pair of `planner`: those on the whole run and those on that pair. */
+export function openStops(state: RunState, planner: string | undefined): RunState["stops"] {
+  return state.stops.filter((s) => s.resolved_at === null && (s.workflow === null || s.workflow === planner));
 }
 
 /** The decisions an admission stands on: the approved reviews of the frozen revision, and the latest consent. */
