@@ -1,3 +1,4 @@
+import { dropLineRange } from "../handoff/action-target-path.js";
 import { compileGlob, type Glob } from "../suite/prompt-selection.js";
 
 /**
@@ -11,12 +12,7 @@ export function actionTargetGlobs(target: string | null): string[] {
   if (target === null) return [];
   return target
     .split(/[\s,;]+/)
-    .map((w) =>
-      w
-        .replace(/^[`'"(]+|[`'")]+$/g, "")
-        .replace(/:\d+(-\d+)?$/, "")
-        .replace(/^\.\//, ""),
-    )
+    .map((w) => dropLineRange(w.replace(/^[`'"(]+|[`'")]+$/g, "")).replace(/^\.\//, ""))
     .filter((w) => w !== "" && !w.startsWith("/") && !w.split("/").includes("..") && /[/.*?]/.test(w))
     .map((w) => (w.endsWith("/") ? `${w}**` : w));
 }

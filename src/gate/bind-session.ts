@@ -1,5 +1,6 @@
 import path from "node:path";
 import { RefusalError } from "../errors/errors.js";
+import { hasParentPart, targetPath } from "../handoff/action-target-path.js";
 import { readFrozenModel } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readCheckpoint } from "../home/run-checkpoints.js";
@@ -99,10 +100,10 @@ function admittedTargets(
   const out = new Set<string>();
   for (const a of model.actions) {
     if (!admitted.has(a.id) || a.target === null) continue;
-    const target = a.target.trim().replace(/:\d+(-\d+)?$/, "");
+    const target = targetPath(a.target);
     if (target === "" || /\s/.test(target) || target.includes("\u0000")) continue;
     // `cart/cache_race_test.go/..` reads as a file to a reviewer and names the folder: a `..` in a target is refused.
-    if (target.split(/[\\/]/).includes("..")) {
+    if (hasParentPart(target)) {
       note(`twinlock: action ${a.id}'s target ${target} holds a .. part; it scopes no file, so the hook denies writes to it`);
       continue;
     }

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { cleanText, findHiddenInName } from "../input/clean-text.js";
 import type { HandoffFormatName } from "../suite/suite-config.js";
+import { hasParentPart, targetPath } from "./action-target-path.js";
 import { TWINLOCK_FORMAT } from "./formats/twinlock-format.js";
 import type { HandoffFormat } from "./handoff-format.js";
 import type { HandoffModel, ReadinessProblem } from "./handoff-model.js";
@@ -99,14 +100,7 @@ function checkModel(model: HandoffModel, source: HandoffSource, earlier: readonl
   // A target is what the hook lets the executor write: one that reads as a file and names its folder
   // (`cart/cache_race_test.go/..`) would be approved as the one and scope the other.
   for (const a of model.actions)
-    if (
-      a.target !== null &&
-      a.target
-        .trim()
-        .replace(/:\d+(-\d+)?$/, "")
-        .split(/[\\/]/)
-        .includes("..")
-    )
+    if (a.target !== null && hasParentPart(targetPath(a.target)))
       problems.push({
         file: a.file,
         record: a.id,
