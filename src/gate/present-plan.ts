@@ -5,7 +5,7 @@ import type { HandoffFormat } from "../handoff/handoff-format.js";
 import type { HandoffModel, RecordBase } from "../handoff/handoff-model.js";
 import { MARKERS } from "../handoff/handoff-records.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
-import { unshownFields } from "../handoff/unshown-fields.js";
+import { unshownFields, unshownFieldsAfter } from "../handoff/unshown-fields.js";
 import { readBlob } from "../home/frozen-bytes.js";
 import { readFrozenModel } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
@@ -374,8 +374,7 @@ function fieldLines(record: RecordBase): string[] {
 
 /** The same, on the record's one line. */
 function otherFields(record: RecordBase): string {
-  const fields = unshownFields(record);
-  return fields.length === 0 ? "" : ` — ${fields.map(([key, value]) => `${cleanText(key)}: ${cleanText(value)}`).join("; ")}`;
+  return unshownFieldsAfter(record, cleanText);
 }
 
 /**

@@ -23,6 +23,16 @@ export function unshownFields(record: RecordBase): Array<[string, string]> {
   return out;
 }
 
+/**
+ * unshownFields on the record's one line, after its text: ` — key: value;
+ * key: value`, each part made safe by `show` (cleaned for a terminal, escaped
+ * for a page), or "" when the view shows every field.
+ */
+export function unshownFieldsAfter(record: RecordBase, show: (text: string) => string): string {
+  const fields = unshownFields(record);
+  return fields.length === 0 ? "" : ` — ${fields.map(([key, value]) => `${show(key)}: ${show(value)}`).join("; ")}`;
+}
+
 /** Every string the model keeps of a record (what its view shows), but the record as written and its file. */
 function shownStrings(record: RecordBase): string[] {
   const out: string[] = [];

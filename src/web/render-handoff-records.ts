@@ -1,6 +1,6 @@
 import type { HandoffModel, RecordBase } from "../handoff/handoff-model.js";
 import { MARKERS } from "../handoff/handoff-records.js";
-import { unshownFields } from "../handoff/unshown-fields.js";
+import { unshownFields, unshownFieldsAfter } from "../handoff/unshown-fields.js";
 import { escapeHtml } from "./escape-html.js";
 
 /** A citation written bare or as its marker, shown as its marker. */
@@ -26,8 +26,7 @@ function otherFacts(record: RecordBase): string {
 
 /** The same, on the record's one line. */
 function otherFields(record: RecordBase): string {
-  const fields = unshownFields(record);
-  return fields.length === 0 ? "" : ` — ${fields.map(([key, value]) => `${escapeHtml(key)}: ${escapeHtml(value)}`).join("; ")}`;
+  return unshownFieldsAfter(record, escapeHtml);
 }
 
 /**
