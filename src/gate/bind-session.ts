@@ -6,11 +6,10 @@ import type { GateHome } from "../home/gate-home.js";
 import { readCheckpoint } from "../home/run-checkpoints.js";
 import { readRun } from "../home/run-ledger.js";
 import { BINDING_FORMAT, type SessionBinding, secretDigest } from "../home/session-binding.js";
-import { removeSessionBinding, writeSessionBinding } from "../home/write-session-binding.js";
+import { removeSessionBinding, sessionRunFile, writeSessionBinding } from "../home/write-session-binding.js";
 import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
 import { openStops } from "../run/admission-checks.js";
 import type { Workflow } from "../run/run-schema.js";
-import { resolveRunFile } from "../store/run-folder.js";
 import { loadRunSuite } from "./load-run-suite.js";
 
 /**
@@ -50,7 +49,7 @@ export async function bindSession(input: {
   const binding: SessionBinding = {
     format: BINDING_FORMAT,
     run_id: run.state.run_id,
-    run_file: resolveRealPath(resolveRunFile(input.runFile), "/"),
+    run_file: sessionRunFile(input.runFile),
     executor: wf.executor,
     planner: wf.planner,
     handoff_hash: wf.handoff.hash,

@@ -1,11 +1,9 @@
 import { ConflictError, RefusalError } from "../errors/errors.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
-import { endSessionsOfRun } from "../home/write-session-binding.js";
-import { resolveRealPath } from "../input/resolve-real-path.js";
+import { endSessionsOfRun, sessionRunFile } from "../home/write-session-binding.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { StopResolution } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
-import { resolveRunFile } from "../store/run-folder.js";
 import type { RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
@@ -62,7 +60,7 @@ export async function raiseStop(input: {
  */
 function boundRunFile(run: string): string | undefined {
   try {
-    return resolveRealPath(resolveRunFile(run), "/");
+    return sessionRunFile(run);
   } catch {
     return undefined;
   }

@@ -1,9 +1,16 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { resolveRealPath } from "../input/resolve-real-path.js";
 import { atomicWriteFile, fsyncDir, removeDeadTempFiles } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
+import { resolveRunFile } from "../store/run-folder.js";
 import type { GateHome } from "./gate-home.js";
 import { bindingFile, parseSessionBinding, type SessionBinding } from "./session-binding.js";
+
+/** The run file as a session binding names it (and a stop finds the binding by): its real path. */
+export function sessionRunFile(runFile: string): string {
+  return resolveRealPath(resolveRunFile(runFile), "/");
+}
 
 /** Record a session binding in the gate home: locked, atomic, durable, readable by its owner only. */
 export async function writeSessionBinding(home: GateHome, binding: SessionBinding): Promise<string> {
