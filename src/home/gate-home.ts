@@ -17,6 +17,7 @@ import { z } from "zod/mini";
 import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
+import { lazySchema } from "../schemas/lazy-schema.js";
 import { fsyncDir } from "../store/atomic-write.js";
 import { resolveHomeDir } from "./resolve-home-dir.js";
 import type { SharedHome } from "./shared-home.js";
@@ -38,11 +39,13 @@ export interface GateHome {
   shared?: SharedHome;
 }
 
-const HomeFileSchema = z.strictObject({
-  format: z.literal("twinlock-home/1"),
-  home_id: z.string().check(z.regex(/^home_[0-9a-f]{16}$/)),
-  created_at: z.string(),
-});
+const HomeFileSchema = lazySchema("gate-home.HomeFileSchema", () =>
+  z.strictObject({
+    format: z.literal("twinlock-home/1"),
+    home_id: z.string().check(z.regex(/^home_[0-9a-f]{16}$/)),
+    created_at: z.string(),
+  }),
+);
 
 /**
  * Open the gate home, creating it `0700` when it does not exist. Refuses,

@@ -6,6 +6,7 @@ import { IntegrityError, UsageError } from "../errors/errors.js";
 import { applyEvent } from "../run/apply-event.js";
 import { hashEvent } from "../run/event-chain.js";
 import { EventSchema, handoffHash, homeId, type RunEvent, type RunFile, runId } from "../run/run-schema.js";
+import { lazySchema } from "../schemas/lazy-schema.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
 import { type GateHome, homeSubdir, listHomeSubdir } from "./gate-home.js";
@@ -17,21 +18,23 @@ import { type GateHome, homeSubdir, listHomeSubdir } from "./gate-home.js";
  * forward with those events; a run file that is behind, ahead of, or beside
  * the checkpoint is refused.
  */
-export const CheckpointSchema = z.strictObject({
-  format: z.literal("twinlock-checkpoint/1"),
-  run_id: runId,
-  home_id: homeId,
-  seq: z.number().check(z.int(), z.gte(1)),
-  head: handoffHash,
-  last_write: z.strictObject({
-    from_seq: z.number().check(z.int(), z.gte(0)),
-    from_head: handoffHash,
-    events: z.array(EventSchema).check(z.minLength(1)),
+export const CheckpointSchema = lazySchema("run-checkpoints.CheckpointSchema", () =>
+  z.strictObject({
+    format: z.literal("twinlock-checkpoint/1"),
+    run_id: runId,
+    home_id: homeId,
+    seq: z.number().check(z.int(), z.gte(1)),
+    head: handoffHash,
+    last_write: z.strictObject({
+      from_seq: z.number().check(z.int(), z.gte(0)),
+      from_head: handoffHash,
+      events: z.array(EventSchema).check(z.minLength(1)),
+    }),
+    updated_at: z.string(),
+    /** The run file this checkpoint was last written for (absolute path), so the home can list its runs. */
+    run_file: z.optional(z.string().check(z.maxLength(4096))),
   }),
-  updated_at: z.string(),
-  /** The run file this checkpoint was last written for (absolute path), so the home can list its runs. */
-  run_file: z.optional(z.string().check(z.maxLength(4096))),
-});
+);
 export type Checkpoint = z.infer<typeof CheckpointSchema>;
 
 function checkpointFile(home: GateHome, id: string): string {

@@ -12,6 +12,7 @@ import type { HandoffFormat } from "../handoff/handoff-format.js";
 import { type FormatSchemaFile, formatSchemaPaths, readFormatSchemas } from "../handoff/read-format-schemas.js";
 import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
+import { lazySchemasOf } from "../schemas/lazy-schema.js";
 import { loadSuite, parseSuiteConfig, type Suite } from "../suite/load-suite.js";
 import type { Prompt } from "../suite/prompt.js";
 import { CONFIG_FILE, type SuiteConfig } from "../suite/suite-config.js";
@@ -20,40 +21,48 @@ import { resolveExactTwin } from "../twin/resolve-exact-twin.js";
 import { type GateHome, homeLabel } from "./gate-home.js";
 import { readHomeText, updateHomeFile } from "./shared-home.js";
 
-const sha = z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/));
+const pinSchemasOf = lazySchemasOf("suite-pins", () => {
+  const sha = z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/));
 
-/** One pinned suite: what the person reviewed and decided to trust (SPEC §9). */
-export const PinSchema = z.strictObject({
-  suite_id: z.string().check(z.minLength(1), z.maxLength(200)),
-  root: z.string().check(z.minLength(1), z.maxLength(4096)),
-  config_sha256: sha,
-  /** sha256 of each JSON Schema file a custom handoff format names (path relative to twinlock.yaml): bound like the config. */
-  handoff_schemas: z.optional(z.record(z.string().check(z.maxLength(500)), sha)),
-  /** Every genuine pair at pinning (planner → executor): a re-pairing needs a new pin. */
-  pairs: z.record(z.string(), z.string()),
+  /** One pinned suite: what the person reviewed and decided to trust (SPEC §9). */
+  const PinSchema = z.strictObject({
+    suite_id: z.string().check(z.minLength(1), z.maxLength(200)),
+    root: z.string().check(z.minLength(1), z.maxLength(4096)),
+    config_sha256: sha,
+    /** sha256 of each JSON Schema file a custom handoff format names (path relative to twinlock.yaml): bound like the config. */
+    handoff_schemas: z.optional(z.record(z.string().check(z.maxLength(500)), sha)),
+    /** Every genuine pair at pinning (planner → executor): a re-pairing needs a new pin. */
+    pairs: z.record(z.string(), z.string()),
+    /**
+     * sha256 of each pair member's prompt file at pinning, by prompt ID: the planner and the executor a person reviewed
+     * are the files the gate runs, so an edit of either needs a new pin. Pins made before this field have none, and
+     * refuse every decision until a person re-pins.
+     */
+    prompts: z.optional(z.record(z.string(), sha)),
+    allow_unsigned: z.boolean(),
+    pinned_at: z.string(),
+    pinned_by: z.string().check(z.maxLength(200)),
+  });
+
   /**
-   * sha256 of each pair member's prompt file at pinning, by prompt ID: the planner and the executor a person reviewed
-   * are the files the gate runs, so an edit of either needs a new pin. Pins made before this field have none, and
-   * refuse every decision until a person re-pins.
+   * The home's pins and its pinners: the public keys allowed to change them.
+   * The first key that pins in a new home becomes its first pinner (the person
+   * setting the home up); from then on only a pinner's key can pin, re-pin or
+   * unpin, so an agent that can run twinlock cannot choose what it is judged by.
    */
-  prompts: z.optional(z.record(z.string(), sha)),
-  allow_unsigned: z.boolean(),
-  pinned_at: z.string(),
-  pinned_by: z.string().check(z.maxLength(200)),
+  const PinsFileSchema = z.strictObject({
+    format: z.literal("twinlock-pins/1"),
+    pinners: z.array(z.string().check(z.maxLength(200))),
+    pins: z.array(PinSchema),
+  });
+  return { PinSchema, PinsFileSchema };
 });
-export type Pin = z.infer<typeof PinSchema>;
 
-/**
- * The home's pins and its pinners: the public keys allowed to change them.
- * The first key that pins in a new home becomes its first pinner (the person
- * setting the home up); from then on only a pinner's key can pin, re-pin or
- * unpin, so an agent that can run twinlock cannot choose what it is judged by.
- */
-const PinsFileSchema = z.strictObject({
-  format: z.literal("twinlock-pins/1"),
-  pinners: z.array(z.string().check(z.maxLength(200))),
-  pins: z.array(PinSchema),
-});
+/** One pinned suite (built on first use; see lazy-schema.ts). */
+export const PinSchema = pinSchemasOf("PinSchema");
+export type Pin = z.infer<typeof PinSchema>;
+/** The home's pins file. */
+const PinsFileSchema = pinSchemasOf("PinsFileSchema");
 type PinsFile = z.infer<typeof PinsFileSchema>;
 
 /** Largest `twinlock.yaml` read when pinning or checking a pin. */

@@ -4,6 +4,7 @@ import { z } from "zod/mini";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import type { GateHome } from "../home/gate-home.js";
 import { readHomeText, updateHomeFile } from "../home/shared-home.js";
+import { lazySchemasOf } from "../schemas/lazy-schema.js";
 import { WEBAUTHN_KEY_PREFIX } from "./webauthn-key-line.js";
 
 /** The rights a person enrolled with a passkey can hold (freeze is for planner agents' Ed25519 keys). */
@@ -13,56 +14,65 @@ export type ReviewerRight = (typeof REVIEWER_RIGHTS)[number];
 /** A reviewer's name: what receipts call the person; safe in a URL, a file name and a log line. */
 export const REVIEWER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const iso = z.string().check(z.maxLength(40));
-/** base64url of at most `max` characters. */
-const b64url = (max: number) => z.string().check(z.regex(/^[A-Za-z0-9_-]+$/), z.maxLength(max));
-const rights = z.array(z.enum(REVIEWER_RIGHTS)).check(z.minLength(1));
-const reviewerName = z.string().check(z.regex(REVIEWER_NAME));
+const registrySchemasOf = lazySchemasOf("reviewer-registry", () => {
+  const iso = z.string().check(z.maxLength(40));
+  /** base64url of at most `max` characters. */
+  const b64url = (max: number) => z.string().check(z.regex(/^[A-Za-z0-9_-]+$/), z.maxLength(max));
+  const rights = z.array(z.enum(REVIEWER_RIGHTS)).check(z.minLength(1));
+  const reviewerName = z.string().check(z.regex(REVIEWER_NAME));
 
-/** One enrolled passkey: its ID, its `webauthn:` key line and where it may be used. */
-export const EnrolledCredentialSchema = z.strictObject({
-  credential_id: b64url(1400),
-  public_key: z.string().check(z.startsWith(WEBAUTHN_KEY_PREFIX), z.maxLength(1600)),
-  sign_count: z.number().check(z.int(), z.gte(0)),
-  transports: z.array(z.string().check(z.maxLength(40))).check(z.maxLength(10)),
-  created_at: iso,
-  rp_id: z.string().check(z.minLength(1), z.maxLength(253)),
-  origins: z.array(z.string().check(z.minLength(1), z.maxLength(300))).check(z.minLength(1), z.maxLength(10)),
+  /** One enrolled passkey: its ID, its `webauthn:` key line and where it may be used. */
+  const EnrolledCredentialSchema = z.strictObject({
+    credential_id: b64url(1400),
+    public_key: z.string().check(z.startsWith(WEBAUTHN_KEY_PREFIX), z.maxLength(1600)),
+    sign_count: z.number().check(z.int(), z.gte(0)),
+    transports: z.array(z.string().check(z.maxLength(40))).check(z.maxLength(10)),
+    created_at: iso,
+    rp_id: z.string().check(z.minLength(1), z.maxLength(253)),
+    origins: z.array(z.string().check(z.minLength(1), z.maxLength(300))).check(z.minLength(1), z.maxLength(10)),
+  });
+
+  /** One person enrolled in the gate home, with their rights and passkeys. */
+  const ReviewerSchema = z.strictObject({
+    name: reviewerName,
+    rights,
+    /** The WebAuthn user handle: random, so it says nothing about the person. */
+    user_id: b64url(100),
+    enrolled_at: iso,
+    revoked: z.boolean(),
+    revoked_at: z.nullable(iso),
+    credentials: z.array(EnrolledCredentialSchema).check(z.minLength(1)),
+  });
+
+  /** An invitation to enrol: only the sha256 of its one-time token is kept. */
+  const InvitationSchema = z.strictObject({
+    token_sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+    name: reviewerName,
+    rights,
+    created_at: iso,
+    expires_at: iso,
+    used_at: z.nullable(iso),
+    /** The registration challenge of the enrolment in progress (null before `startEnrolment`). */
+    challenge: z.nullable(b64url(200)),
+    user_id: z.nullable(b64url(100)),
+  });
+
+  const RegistryFileSchema = z.strictObject({
+    format: z.literal("twinlock-reviewers/1"),
+    reviewers: z.array(ReviewerSchema),
+    invitations: z.array(InvitationSchema),
+  });
+  return { EnrolledCredentialSchema, ReviewerSchema, InvitationSchema, RegistryFileSchema };
 });
+
+/* The schemas above, each built on first use (see lazy-schema.ts). */
+export const EnrolledCredentialSchema = registrySchemasOf("EnrolledCredentialSchema");
+export const ReviewerSchema = registrySchemasOf("ReviewerSchema");
+export const InvitationSchema = registrySchemasOf("InvitationSchema");
+const RegistryFileSchema = registrySchemasOf("RegistryFileSchema");
 export type EnrolledCredential = z.infer<typeof EnrolledCredentialSchema>;
-
-/** One person enrolled in the gate home, with their rights and passkeys. */
-export const ReviewerSchema = z.strictObject({
-  name: reviewerName,
-  rights,
-  /** The WebAuthn user handle: random, so it says nothing about the person. */
-  user_id: b64url(100),
-  enrolled_at: iso,
-  revoked: z.boolean(),
-  revoked_at: z.nullable(iso),
-  credentials: z.array(EnrolledCredentialSchema).check(z.minLength(1)),
-});
 export type Reviewer = z.infer<typeof ReviewerSchema>;
-
-/** An invitation to enrol: only the sha256 of its one-time token is kept. */
-export const InvitationSchema = z.strictObject({
-  token_sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
-  name: reviewerName,
-  rights,
-  created_at: iso,
-  expires_at: iso,
-  used_at: z.nullable(iso),
-  /** The registration challenge of the enrolment in progress (null before `startEnrolment`). */
-  challenge: z.nullable(b64url(200)),
-  user_id: z.nullable(b64url(100)),
-});
 export type Invitation = z.infer<typeof InvitationSchema>;
-
-const RegistryFileSchema = z.strictObject({
-  format: z.literal("twinlock-reviewers/1"),
-  reviewers: z.array(ReviewerSchema),
-  invitations: z.array(InvitationSchema),
-});
 /** The whole registry file of a gate home. */
 export type ReviewerRegistry = z.infer<typeof RegistryFileSchema>;
 

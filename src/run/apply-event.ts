@@ -3,6 +3,7 @@ import { z } from "zod/mini";
 import { IntegrityError } from "../errors/errors.js";
 import { manifestHash } from "../handoff/hash-handoff.js";
 import { ManifestEntrySchema } from "../handoff/manifest-schema.js";
+import { lazySchemasOf } from "../schemas/lazy-schema.js";
 import { receiptHash } from "./receipt-hash.js";
 import {
   AdmissionReceiptSchema,
@@ -25,53 +26,74 @@ import {
 } from "./run-schema.js";
 import { findTransition, type Transition, type TransitionEvent } from "./transition-table.js";
 
-const text = z.string().check(z.maxLength(64 * 1024));
-const ordinal = z.number().check(z.int(), z.gte(1));
-const name = z.string().check(z.minLength(1), z.maxLength(200));
-const filePath = z.string().check(z.minLength(1), z.maxLength(4096));
-/** The data of an event that records one of a pair's receipts. */
-const withReceipt = <R extends z.ZodMiniType>(receipt: R) => z.strictObject({ planner: promptId, receipt });
+const eventDataOf = lazySchemasOf("apply-event", () => {
+  const text = z.string().check(z.maxLength(64 * 1024));
+  const ordinal = z.number().check(z.int(), z.gte(1));
+  const name = z.string().check(z.minLength(1), z.maxLength(200));
+  const filePath = z.string().check(z.minLength(1), z.maxLength(4096));
+  /** The data of an event that records one of a pair's receipts. */
+  const withReceipt = <R extends z.ZodMiniType>(receipt: R) => z.strictObject({ planner: promptId, receipt });
+  return {
+    run_created: z.strictObject({
+      run_id: runId,
+      home_id: homeId,
+      suite: z.strictObject({ root: filePath, suite_id: name }),
+      settings: SettingsSchema,
+      workflows: z
+        .array(z.strictObject({ planner: promptId, executor: promptId, executor_title: name, pair_digest: handoffHash }))
+        .check(z.minLength(1)),
+    }),
+    handoff_frozen: z.strictObject({
+      planner: promptId,
+      revision: ordinal,
+      hash: handoffHash,
+      dir: filePath,
+      files: z.array(ManifestEntrySchema),
+      receipt: FreezeReceiptSchema,
+      unchanged_because: z.nullable(text),
+    }),
+    review_requested: z.strictObject({ planner: promptId, revision: ordinal, hash: handoffHash }),
+    changes_requested: withReceipt(ReviewReceiptSchema),
+    approval_recorded: withReceipt(ReviewReceiptSchema),
+    plan_approved: withReceipt(ReviewReceiptSchema),
+    plan_declined: withReceipt(ReviewReceiptSchema),
+    consent_granted: withReceipt(ConsentReceiptSchema),
+    consent_declined: withReceipt(ConsentReceiptSchema),
+    apply_approved: withReceipt(ApplyApprovalSchema),
+    admitted: withReceipt(AdmissionReceiptSchema),
+    dry_run_admitted: withReceipt(AdmissionReceiptSchema),
+    dry_run_result: withReceipt(DryRunResultSchema),
+    closed: z.strictObject({
+      planner: promptId,
+      outcome: z.enum(["verified", "failed", "rolled_back", "abandoned"]),
+      residual: z.nullable(text),
+      execution: z.optional(ExecutionSchema),
+    }),
+    failed: z.strictObject({ planner: promptId, residual: text }),
+    stop_raised: z.strictObject({ reason: stopReason, workflow: z.nullable(promptId), note: z.nullable(text) }),
+    stop_resolved: z.strictObject({ receipt: StopResolutionSchema }),
+  };
+});
 
 /** The data each event type carries; replay refuses anything else. */
 export const EVENT_DATA = {
-  run_created: z.strictObject({
-    run_id: runId,
-    home_id: homeId,
-    suite: z.strictObject({ root: filePath, suite_id: name }),
-    settings: SettingsSchema,
-    workflows: z
-      .array(z.strictObject({ planner: promptId, executor: promptId, executor_title: name, pair_digest: handoffHash }))
-      .check(z.minLength(1)),
-  }),
-  handoff_frozen: z.strictObject({
-    planner: promptId,
-    revision: ordinal,
-    hash: handoffHash,
-    dir: filePath,
-    files: z.array(ManifestEntrySchema),
-    receipt: FreezeReceiptSchema,
-    unchanged_because: z.nullable(text),
-  }),
-  review_requested: z.strictObject({ planner: promptId, revision: ordinal, hash: handoffHash }),
-  changes_requested: withReceipt(ReviewReceiptSchema),
-  approval_recorded: withReceipt(ReviewReceiptSchema),
-  plan_approved: withReceipt(ReviewReceiptSchema),
-  plan_declined: withReceipt(ReviewReceiptSchema),
-  consent_granted: withReceipt(ConsentReceiptSchema),
-  consent_declined: withReceipt(ConsentReceiptSchema),
-  apply_approved: withReceipt(ApplyApprovalSchema),
-  admitted: withReceipt(AdmissionReceiptSchema),
-  dry_run_admitted: withReceipt(AdmissionReceiptSchema),
-  dry_run_result: withReceipt(DryRunResultSchema),
-  closed: z.strictObject({
-    planner: promptId,
-    outcome: z.enum(["verified", "failed", "rolled_back", "abandoned"]),
-    residual: z.nullable(text),
-    execution: z.optional(ExecutionSchema),
-  }),
-  failed: z.strictObject({ planner: promptId, residual: text }),
-  stop_raised: z.strictObject({ reason: stopReason, workflow: z.nullable(promptId), note: z.nullable(text) }),
-  stop_resolved: z.strictObject({ receipt: StopResolutionSchema }),
+  run_created: eventDataOf("run_created"),
+  handoff_frozen: eventDataOf("handoff_frozen"),
+  review_requested: eventDataOf("review_requested"),
+  changes_requested: eventDataOf("changes_requested"),
+  approval_recorded: eventDataOf("approval_recorded"),
+  plan_approved: eventDataOf("plan_approved"),
+  plan_declined: eventDataOf("plan_declined"),
+  consent_granted: eventDataOf("consent_granted"),
+  consent_declined: eventDataOf("consent_declined"),
+  apply_approved: eventDataOf("apply_approved"),
+  admitted: eventDataOf("admitted"),
+  dry_run_admitted: eventDataOf("dry_run_admitted"),
+  dry_run_result: eventDataOf("dry_run_result"),
+  closed: eventDataOf("closed"),
+  failed: eventDataOf("failed"),
+  stop_raised: eventDataOf("stop_raised"),
+  stop_resolved: eventDataOf("stop_resolved"),
 } as const;
 
 /**

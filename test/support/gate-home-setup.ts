@@ -10,6 +10,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
 
+// Every parse the fast validators answer is checked against zod's own (src/schemas/lazy-schema.ts), here and in the
+// CLI processes the tests start.
+process.env.TWINLOCK_COMPARE_FAST_VALIDATORS = "1";
+
 // Inside the run's scratch folder when there is one, which global-setup.ts removes at the end: a file whose tests
 // are all skipped never runs its afterAll.
 const root = mkdtempSync(path.join(process.env.TWINLOCK_TEST_SCRATCH ?? os.tmpdir(), "twinlock-test-home-"));

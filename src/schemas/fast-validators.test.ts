@@ -1,0 +1,138 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { removeGateRuns } from "../test-support/run-fixture.js";
+import { FAST_VALIDATORS, NO, NOT_SURE } from "./fast-validators.generated.js";
+import { FAST_VALIDATORS_FILE, renderFastValidators } from "./fast-validators-file.js";
+import { LAZY_SCHEMAS } from "./lazy-schema.js";
+
+const src = path.resolve(import.meta.dirname, "..");
+
+/** Every .ts file under src that makes lazily built schemas. */
+function modulesMakingLazySchemas(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !file.includes(`${path.sep}schemas${path.sep}`)) {
+        if (/\blazySchema(sOf)?\(/.test(readFileSync(file, "utf8"))) out.push(path.relative(src, file));
+      }
+    }
+  };
+  walk(src);
+  return out.sort();
+}
+
+interface ZodLike {
+  safeParse(input: unknown): { success: boolean; data?: unknown };
+}
+
+/** Key-order-preserving JSON that tells undefined from a missing key. */
+const ordered = (v: unknown) => JSON.stringify(v, (_, x) => (x === undefined ? "\u0000undefined" : x));
+
+/** Random JSON-like values near `sample`: leaves changed to other types and values, keys dropped or added. */
+function mutationsOf(sample: unknown): fc.Arbitrary<unknown> {
+  const leaf = fc.oneof(
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer({ min: -3, max: 300 }),
+    fc.double({ noNaN: false }),
+    fc.string({ maxLength: 5 }),
+    fc.constantFrom(
+      "",
+      "x",
+      "all",
+      "MD-29",
+      `sha256:${"0".repeat(64)}`,
+      "2026-11-30T10:00:00.000Z",
+      "approved",
+      "\ud83d\ude00",
+      "__proto__",
+    ),
+  );
+  const paths: Array<Array<string | number>> = [];
+  const collect = (v: unknown, at: Array<string | number>) => {
+    paths.push(at);
+    if (Array.isArray(v)) for (const [i, x] of v.entries()) collect(x, [...at, i]);
+    else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) collect(x, [...at, k]);
+  };
+  collect(sample, []);
+  const change = fc.record({
+    at: fc.constantFrom(...paths),
+    how: fc.constantFrom("replace", "drop", "add", "undefined"),
+    value: leaf,
+    key: fc.constantFrom("extra", "kind", "__proto__", "constructor"),
+  });
+  return fc.array(change, { minLength: 1, maxLength: 3 }).map((changes) => {
+    const copy = structuredClone(sample) as Record<string | number, unknown>;
+    for (const c of changes) {
+      let parent: Record<string | number, unknown> | undefined;
+      let key: string | number | undefined;
+      let node: unknown = copy;
+      for (const step of c.at) {
+        if (node === null || typeof node !== "object") break;
+        parent = node as Record<string | number, unknown>;
+        key = step;
+        node = parent[step];
+      }
+      if (c.how === "add" && node !== null && typeof node === "object" && !Array.isArray(node)) {
+        Object.defineProperty(node, c.key, { value: c.value, enumerable: true, configurable: true, writable: true });
+      } else if (parent && key !== undefined) {
+        if (c.how === "drop") delete parent[key];
+        else parent[key] = c.how === "undefined" ? undefined : c.value;
+      }
+    }
+    return copy;
+  });
+}
+
+describe("the generated fast validators", () => {
+  afterAll(removeGateRuns);
+
+  it("are what the generator makes from today's schemas (run npm run schemas after changing one)", async () => {
+    expect(readFileSync(FAST_VALIDATORS_FILE, "utf8")).toBe(await renderFastValidators());
+  });
+
+  it("cover every module that makes lazily built schemas (src/schemas/lazy-schema-modules.ts lists them all)", () => {
+    const listed = [...readFileSync(path.join(src, "schemas", "lazy-schema-modules.ts"), "utf8").matchAll(/^import "\.\.\/(.+)\.js";$/gm)]
+      .map((m) => `${m[1]}.ts`)
+      .sort();
+    expect(listed).toEqual(modulesMakingLazySchemas());
+  });
+
+  it("have a function for every lazily built schema, and nothing else", async () => {
+    await renderFastValidators();
+    expect(Object.keys(FAST_VALIDATORS).sort()).toEqual([...LAZY_SCHEMAS.keys()].sort());
+  });
+
+  it("accept only what zod accepts, with zod's very output (key order included), on inputs near real records", async () => {
+    await renderFastValidators();
+    const { demoRunFile } = await import("../test-support/demo-run-file.js");
+    const samples = await demoRunFile();
+    let compared = 0;
+    for (const { name, value } of samples) {
+      const fast = FAST_VALIDATORS[name] as (v: unknown) => unknown;
+      const schema = (LAZY_SCHEMAS.get(name) as () => ZodLike)();
+      // The real record itself: both accept it, alike.
+      const out = fast(value);
+      expect(out, `${name} on the real record`).not.toBe(NO);
+      if (out !== NOT_SURE) expect(ordered(out)).toBe(ordered(schema.safeParse(value).data));
+      fc.assert(
+        fc.property(mutationsOf(value), (input) => {
+          const result = fast(input);
+          const slow = schema.safeParse(input);
+          if (result === NO) expect(slow.success, `${name}: the fast validator refused what zod accepts`).toBe(false);
+          else if (result !== NOT_SURE) {
+            expect(slow.success, `${name}: the fast validator accepted what zod refuses`).toBe(true);
+            expect(ordered(result)).toBe(ordered(slow.data));
+          }
+          compared++;
+        }),
+        { numRuns: Number(process.env.FUZZ_RUNS ?? 200) },
+      );
+    }
+    expect(compared).toBeGreaterThan(1000);
+  });
+});
