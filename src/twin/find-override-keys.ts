@@ -78,8 +78,9 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
   };
   // The path to the value being visited (its first `depth` entries): keys, and item indexes as numbers. Spelled out
   // only for a key that is found.
-  // (Loops count by index: the walk runs once per prompt on every value, mostly before the JIT has compiled it, where a
-  // for-of allocates a result object per step.)
+  // (Loops count by index, and keys are walked with for…in: the walk runs once per prompt on every value, mostly before
+  // the JIT has compiled it, where a for-of allocates a result object per step and Object.keys an array per mapping.
+  // A parsed mapping is a plain object, whose for…in yields exactly Object.keys, in the same order.)
   const parts: Array<string | number> = [];
   const visit = (value: object, depth: number, topKey: string, parentSuspect: boolean) => {
     // Mappings inside lists are searched too (`notes: [{fallback_executor: MD-26}]`).
@@ -93,9 +94,7 @@ export function findOverrideKeys(frontmatter: Record<string, unknown>): Override
       return;
     }
     const topLevel = depth === 0;
-    const keys = Object.keys(value);
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k] as string;
+    for (const key in value) {
       if (topLevel && SANCTIONED_TWIN_KEYS.has(key)) continue;
       const child = (value as Record<string, unknown>)[key];
       const top = topLevel ? key : topKey;
