@@ -64,7 +64,8 @@ const REFUSED_CHARS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufef
  * a string (null, true, false), nor `__proto__`, which no plain object may take: a line with one is no entry, so
  * outside the subset.
  */
-const KEY = /(?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__):)[A-Za-z_][A-Za-z0-9_.-]*:(?= |$)/my;
+const KEY_TEXT = "(?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__):)[A-Za-z_][A-Za-z0-9_.-]*:";
+const KEY = new RegExp(`${KEY_TEXT}(?= |$)`, "my");
 const ANCHOR = /&([A-Za-z0-9_-]+)(?= |$)/my;
 /** An alias and the rest of its line. */
 const ALIAS = /\*[A-Za-z0-9_-]+ *$/my;
@@ -89,11 +90,28 @@ for (let ch = 33; ch < 127; ch++) {
   const c = String.fromCharCode(ch);
   if (!"?:,[]{}#&*!|>'\"%@`-".includes(c)) PLAIN_FIRST[ch] = /[~nNtTfF0-9+.]/.test(c) ? 2 : PLAIN_TEXT;
 }
+/** The characters PLAIN_FIRST lets a plain scalar start with, as a class of a regular expression. */
+const PLAIN_FIRST_CLASS = `[${[...PLAIN_FIRST.keys()]
+  .filter((ch) => PLAIN_FIRST[ch] !== 0)
+  .map((ch) => `\\x${ch.toString(16)}`)
+  .join("")}]`;
+/** The rest of a plain scalar's first line after its first character, when the scalar is all of the line: no ` #` comment, no `: `, no trailing space and no `:` at the end. */
+const PLAIN_REST = "(?:[^ :\\n]|:(?=[^ \\n])| +(?=[^ #\\n]))*$";
+/** A one-line plain scalar from its first character, whatever that is. */
+const ONE_LINE_PLAIN = new RegExp(`.${PLAIN_REST}`, "my");
 /**
- * The rest of a line from a plain scalar's first character when the scalar is all of it: no ` #` comment, no
- * `: `, no trailing space and no `:` at the end.
+ * The end of a line and, when the next line is neither blank nor a comment, its indent: a match that ends on a
+ * character that is no line feed stopped on that line's first character, so a block reads its next entry from it
+ * without counting spaces again.
  */
-const ONE_LINE_PLAIN = /.(?:[^ :\n]|:(?=[^ \n])| +(?=[^ #\n]))*$/my;
+const TO_NEXT_LINE = "(?:\\n *(?=[^ \\n#]))?";
+/**
+ * The lines most frontmatter is made of, each read with one native match: `key:` with nothing after it, or
+ * `key: value` where the value is a plain scalar that is all of the line after one space (KEY_LINE); `- value`
+ * likewise (ITEM_LINE). Both go on to the next line as TO_NEXT_LINE says.
+ */
+const KEY_LINE = new RegExp(`${KEY_TEXT}(?: ${PLAIN_FIRST_CLASS}${PLAIN_REST}|$)${TO_NEXT_LINE}`, "my");
+const ITEM_LINE = new RegExp(`- ${PLAIN_FIRST_CLASS}${PLAIN_REST}${TO_NEXT_LINE}`, "my");
 /** More uses of one anchor than this are left to the full parser's alias accounting. */
 const MAX_ALIASES_PER_ANCHOR = 50;
 
@@ -181,19 +199,25 @@ class BlockParser {
   /** A block mapping whose keys sit at `indent`, starting at the current line. */
   private map(indent: number, positions?: Map<string, Position>): Record<string, unknown> {
     const text = this.text;
+    const wantItems = positions !== undefined;
     const out: Record<string, unknown> = {};
     while (this.indent === indent) {
       const c = this.at + indent;
-      KEY.lastIndex = c;
-      if (!KEY.test(text)) {
-        // A sequence at the same indent belongs to an enclosing indentless sequence; anything else is outside.
-        if (isSeqItem(text, c)) break;
-        outside();
+      KEY_LINE.lastIndex = c;
+      const simple = KEY_LINE.test(text);
+      const matchEnd = KEY_LINE.lastIndex;
+      if (!simple) {
+        KEY.lastIndex = c;
+        if (!KEY.test(text)) {
+          // A sequence at the same indent belongs to an enclosing indentless sequence; anything else is outside.
+          if (isSeqItem(text, c)) break;
+          outside();
+        }
       }
-      const end = KEY.lastIndex - 1;
-      const key = text.slice(c, end);
-      if (end - c > 1000 || Object.hasOwn(out, key)) outside();
-      out[key] = this.value(end + 1, indent, true, positions !== undefined);
+      const colon = simple ? text.indexOf(":", c) : KEY.lastIndex - 1;
+      const key = text.slice(c, colon);
+      if (colon - c > 1000 || Object.hasOwn(out, key)) outside();
+      out[key] = simple ? this.lineValue(colon + 1, matchEnd, indent, wantItems) : this.value(colon + 1, indent, true, wantItems);
       if (positions) this.keep(positions, key, c);
     }
     // A deeper line where the next entry should be is outside the subset.
@@ -215,11 +239,15 @@ class BlockParser {
     const value: unknown[] = [];
     while (this.indent === indent) {
       const c = this.at + indent;
-      if (!isSeqItem(text, c)) {
+      ITEM_LINE.lastIndex = c;
+      if (ITEM_LINE.test(text)) value.push(this.lineValue(c + 1, ITEM_LINE.lastIndex, indent, false));
+      else if (!isSeqItem(text, c)) {
         if (keyEnd(text, c) !== -1) break; // the next key of the map this indentless sequence belongs to
         outside();
       }
-      value.push(this.value(c + 1, indent, false, false));
+      // `- key: value`, read as the value would after finding its one-line plain form fails.
+      else if (text.charCodeAt(c + 1) === 32 && keyEnd(text, c + 2) !== -1) value.push(this.inItem(c + 2, false));
+      else value.push(this.value(c + 1, indent, false, false));
       items?.push(this.nodeAt);
     }
     if (this.indent > indent) outside();
@@ -273,6 +301,39 @@ class BlockParser {
       return this.inItem(c, false);
     }
     return this.node(c, parent, inMap, wantItems);
+  }
+
+  /**
+   * The value after the indicator (`key:` or `-`) ending at offset `after`, on a line KEY_LINE or ITEM_LINE
+   * matched up to `matchEnd`: nothing, or a one-line plain scalar after one space unless deeper lines continue it.
+   */
+  private lineValue(after: number, matchEnd: number, parent: number, wantItems: boolean): unknown {
+    const text = this.text;
+    // The match went on to the next line's first character unless that line is blank, a comment or missing.
+    const nextLine = matchEnd < this.length && text.charCodeAt(matchEnd) !== 10;
+    if (text.charCodeAt(after) !== 32) {
+      if (nextLine) {
+        this.at = after + 1;
+        this.indent = matchEnd - after - 1;
+      } else this.moveTo(after + 1);
+      return this.nested(parent, true, after, false, wantItems);
+    }
+    const c = after + 1;
+    if (nextLine) {
+      const end = text.indexOf("\n", c);
+      const indent = matchEnd - end - 1;
+      if (indent <= parent) {
+        this.at = end + 1;
+        this.indent = indent;
+        this.nodeAt = c;
+        this.nodeItems = undefined;
+        const scalar = text.slice(c, end);
+        return PLAIN_FIRST[text.charCodeAt(c)] === PLAIN_TEXT ? scalar : resolvePlain(scalar);
+      }
+    }
+    // Continued on deeper lines, or followed by a blank line or a comment: read the general way.
+    this.setNode(c);
+    return this.plain(c, parent);
   }
 
   /** `- - x` or `- key: value`, a sequence (`isSeq`) or mapping starting inside an item of the current line at offset `c`: its indent is that column. */
