@@ -347,7 +347,7 @@ export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnosti
       ],
     };
   // The common case first: YAML the fast parser reads, valid against the schema. Anything else goes the full way, for positions.
-  const simple = parseSimpleFrontmatter(text.replace(/^\uFEFF/, "").split(/\r?\n/), 1, { positions: false });
+  const simple = parseSimpleFrontmatter(text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n"), 1, { positions: false });
   if (simple) {
     const quick = SuiteConfigSchema.safeParse(simple.data);
     if (quick.success) return { config: quick.data, diagnostics: [] };

@@ -82,8 +82,7 @@ export function parsePromptFile(file: string, bytes: Uint8Array, cache?: ParseCa
   const key = cache ? parseCacheKey(bytes) : undefined;
   const cached = key === undefined ? undefined : cache?.get(key);
   // The text was looked at just above and holds nothing deceptive: the fast parser need not look again.
-  const simple =
-    cached === undefined ? parseSimpleFrontmatter(split.lines(), 2, { positions: false, text: yamlText, checkedText: true }) : undefined;
+  const simple = cached === undefined ? parseSimpleFrontmatter(yamlText, 2, { positions: false, checkedText: true }) : undefined;
   // The full parser's duplicate-key check grows with the square of the keys: frontmatter far past any real prompt's is refused first.
   if (cached === undefined && !simple && lineCount > MAX_FRONTMATTER_LINES) {
     at(
@@ -271,7 +270,7 @@ function lazyPositions(text: string, file: string): PositionIndex {
         const split = splitFrontmatter(text);
         if (typeof split !== "object") positions = new Map();
         else {
-          const full = parseSimpleFrontmatter(split.lines(), 2) ?? parseWithYaml(split.yamlText, file);
+          const full = parseSimpleFrontmatter(split.yamlText, 2) ?? parseWithYaml(split.yamlText, file);
           positions = "positions" in full ? full.positions : new Map();
         }
       }

@@ -89,7 +89,7 @@ describe("the fast frontmatter parser", () => {
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), (chunks) => {
         const lines = chunks.flat();
-        const simple = parseSimpleFrontmatter(lines, 2);
+        const simple = parseSimpleFrontmatter(lines.join("\n"), 2);
         if (simple === undefined) return;
         accepted++;
         const full = parseWithYaml(lines.join("\n"), "f.md");
@@ -114,7 +114,7 @@ describe("the fast frontmatter parser", () => {
       "  - AUDIT_ONLY",
       "  - PLAN_ONLY",
     ];
-    const r = parseSimpleFrontmatter(lines, 2);
+    const r = parseSimpleFrontmatter(lines.join("\n"), 2);
     expect(r?.data).toEqual({
       prompt_id: "MD-29",
       title: "Debugging planner",
@@ -128,13 +128,13 @@ describe("the fast frontmatter parser", () => {
   });
 
   it("declines tags, flow maps, complex keys, tabs, duplicate keys and an empty document, leaving them to the full parser", () => {
-    expect(parseSimpleFrontmatter(["a: !tag 1"], 2)).toBeUndefined();
-    expect(parseSimpleFrontmatter(["routing: {executor: MD-28}"], 2)).toBeUndefined();
-    expect(parseSimpleFrontmatter(["? a", ": b"], 2)).toBeUndefined();
-    expect(parseSimpleFrontmatter(["a:", "\t- x"], 2)).toBeUndefined();
-    expect(parseSimpleFrontmatter(["a: 1", "a: 2"], 2)).toBeUndefined();
-    expect(parseSimpleFrontmatter(["a: &x [1]", "b: &y", "  - *x"], 2)).toBeUndefined();
-    expect(parseSimpleFrontmatter([], 2)).toBeUndefined();
+    expect(parseSimpleFrontmatter("a: !tag 1", 2)).toBeUndefined();
+    expect(parseSimpleFrontmatter("routing: {executor: MD-28}", 2)).toBeUndefined();
+    expect(parseSimpleFrontmatter("? a\n: b", 2)).toBeUndefined();
+    expect(parseSimpleFrontmatter("a:\n\t- x", 2)).toBeUndefined();
+    expect(parseSimpleFrontmatter("a: 1\na: 2", 2)).toBeUndefined();
+    expect(parseSimpleFrontmatter("a: &x [1]\nb: &y\n  - *x", 2)).toBeUndefined();
+    expect(parseSimpleFrontmatter("", 2)).toBeUndefined();
   });
 
   it("reads anchors and aliases, nested maps, indentless sequences of maps and folded scalars as the yaml library does", () => {
@@ -156,7 +156,7 @@ describe("the fast frontmatter parser", () => {
       "  kept",
       "  as is",
     ];
-    const r = parseSimpleFrontmatter(lines, 2);
+    const r = parseSimpleFrontmatter(lines.join("\n"), 2);
     expect(r?.data).toEqual({
       outputs: {
         files: [

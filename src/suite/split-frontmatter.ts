@@ -1,9 +1,9 @@
 /**
  * The frontmatter (between the first line `---` and the next line `---`,
  * trailing white space allowed on both) and the body after it, with CRLF
- * line ends read as LF. The frontmatter is kept as one string and split into
- * lines only when asked (`lines()`): a prompt whose frontmatter comes from the
- * parse cache never needs them. A body can be large, and is kept as one string.
+ * line ends read as LF. The frontmatter is kept as one string, which the fast
+ * parser reads in place, and split into lines only when asked (`lines()`).
+ * A body can be large, and is kept as one string.
  */
 export function splitFrontmatter(text: string): "missing" | "unclosed" | SplitPrompt {
   const firstEnd = lineEnd(text, 0);

@@ -48,7 +48,7 @@ describe("the benchmark's realistic suite generator", () => {
 
   it("is read by the fast frontmatter parser as the yaml library reads it, for every prompt", () => {
     for (const lines of frontmatters) {
-      const fast = parseSimpleFrontmatter(lines, 2);
+      const fast = parseSimpleFrontmatter(lines.join("\n"), 2);
       expect(fast).toBeDefined();
       const full = parseWithYaml(lines.join("\n"), "f.md");
       expect("data" in full && full.data).toEqual(fast?.data);
