@@ -49,6 +49,7 @@ const cliOptions = {
   legalComments: "none",
   minify: !process.env.NO_MINIFY,
   plugins: [
+    zodOnDemand(),
     classicZodOutside(),
     lazyChildProcessForCommander(),
     englishZodMessagesOnly(),
@@ -107,6 +108,41 @@ function replaceInside({ name, pkg, filter, contents, resolveDir }) {
         contents,
         ...(resolveDir ? { resolveDir: path.dirname(args.path) } : {}),
         loader: "js",
+      }));
+    },
+  };
+}
+
+/**
+ * zod/mini loads (after src/schemas/zod-setup.ts configures it) when a schema
+ * is first built, not when a module that defines schemas loads: most calls
+ * parse only through the fast validators generated from the schemas
+ * (src/schemas/lazy-schema.ts) and never build one, and loading zod's modules
+ * took a millisecond of every command. In twinlock's own modules,
+ * `import { z } from "zod/mini"` becomes a stand-in that loads zod/mini on
+ * first use, and the `import ".../zod-setup.js"` lines go (the stand-in runs
+ * the setup first). Tests run the modules as written, with zod loaded eagerly.
+ */
+function zodOnDemand() {
+  const setup = path.join(root, "src", "schemas", "zod-setup.ts");
+  const namespace = "twinlock-zod-on-demand";
+  const ZOD_MINI_IMPORT = /^import \{ z \} from "zod\/mini";$/m;
+  const ZOD_SETUP_IMPORT = /^import "(?:\.\.\/)+schemas\/zod-setup\.js";\n/m;
+  return {
+    name: "zod-on-demand",
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
+        if (args.path === setup) return undefined;
+        const source = readFileSync(args.path, "utf8");
+        if (!ZOD_MINI_IMPORT.test(source) && !ZOD_SETUP_IMPORT.test(source)) return undefined;
+        const contents = source.replace(ZOD_SETUP_IMPORT, "").replace(ZOD_MINI_IMPORT, `import { zodOnDemand as z } from "${namespace}";`);
+        return { contents, loader: "ts" };
+      });
+      b.onResolve({ filter: new RegExp(`^${namespace}$`) }, () => ({ path: "zod-on-demand", namespace }));
+      b.onLoad({ filter: /.*/, namespace }, () => ({
+        contents: `let mini;\nexport const zodOnDemand = new Proxy({}, {\n  get(_, key) {\n    if (!mini) {\n      require(${JSON.stringify(setup)});\n      mini = require("zod/mini").z;\n    }\n    return mini[key];\n  },\n});\n`,
+        loader: "js",
+        resolveDir: root,
       }));
     },
   };
