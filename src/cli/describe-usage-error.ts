@@ -8,12 +8,16 @@ import { editDistance } from "../input/closest-choice.js";
  * arguments names the extras and how to pass a value with spaces.
  */
 export function describeUsageError(error: CommanderError, program: Command, argv: readonly string[]): string {
-  const base = error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ");
+  const base = hideKeys(error.message.replace(/^error: /, "")).replace(/\s*\n\s*/g, " ");
   const command = findCommand(program, argv);
   const misspelt = command ? misspeltOption(command, argv) : undefined;
   // The command's own help when the call names one (`twinlock trust pin --help`), else the list.
   const named = command ? [command.parent?.parent ? command.parent.name() : undefined, command.name()].filter(Boolean).join(" ") : "";
   const help = named ? `run \`twinlock ${named} --help\`` : "run `twinlock --help`";
+  // A key pasted as an argument (`"$(cat alice.key)"` begins with dashes, so it reads as an option) is never echoed:
+  // the message would put a private key on the terminal and into every log of it.
+  if (argv.some(isKeyBlock))
+    return `an argument is a PEM key block (not shown here); give a key as a file (--key FILE), and a public key as its one line from NAME.pub (ed25519:…); ${help}`;
   if (misspelt) return `unknown option ${misspelt.given}${misspelt.closest ? ` (did you mean ${misspelt.closest}?)` : ""}; ${help}`;
   const excess = /^too many arguments for '([^']+)'\. Expected (\d+) arguments? but got (\d+)\.$/.exec(base);
   if (excess && command) {
@@ -21,6 +25,16 @@ export function describeUsageError(error: CommanderError, program: Command, argv
     return `too many arguments for '${excess[1]}': it takes ${excess[2]}, and ${extra.map((a) => JSON.stringify(a)).join(", ")} ${extra.length === 1 ? "is" : "are"} left over; quote an option value with spaces, and write durations like 4h; ${help}`;
   }
   return `${base}; ${help}`;
+}
+
+/** Whether an argument holds a PEM block (`-----BEGIN PRIVATE KEY-----…`), whole or in part. */
+function isKeyBlock(token: string): boolean {
+  return /-----(BEGIN|END) [A-Z0-9 ]*KEY-----/.test(token);
+}
+
+/** `text` with every PEM key block in it replaced by a note that one was there. */
+function hideKeys(text: string): string {
+  return text.replace(/-----BEGIN [A-Z0-9 ]*KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*KEY-----|$)/g, "(a PEM key block, not shown)");
 }
 
 /** The (sub)command argv names: `trust pin` as well as `admit`. */

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import { runCli, runCliJson, STACK_FRAME } from "../test-support/run-cli.js";
 import { EXAMPLE_SUITE } from "../test-support/temp-suite.js";
+import { generateReviewerKey } from "../trust/keys.js";
 
 // Let a test make `validate` throw, to see how the entry point maps errors.
 const fault = vi.hoisted(() => ({ error: undefined as unknown }));
@@ -138,5 +139,41 @@ describe("parse errors a newcomer makes", () => {
     const r = await runCli(["pair-status", "md-31", "--suite", EXAMPLE_SUITE]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/"md-31" is not a prompt ID; did you mean MD-31\?/);
+  });
+});
+
+describe("a private key pasted where a path or a public key belongs", () => {
+  const pem = generateReviewerKey().privatePem;
+  const secret = (pem.split("\n")[1] ?? "").slice(0, 24);
+
+  it("is never echoed when it reads as an option (`trust add-pinner \"$(cat alice.key)\"`)", async () => {
+    const r = await runCli(["trust", "add-pinner", pem, "--key", "alice.key"]);
+    expect(r.code).toBe(2);
+    expect(secret.length).toBeGreaterThan(10);
+    expect(r.output).not.toContain(secret);
+    expect(r.output).not.toContain("PRIVATE KEY");
+    expect(r.stderr).toMatch(/^twinlock: an argument is a PEM key block \(not shown here\); give a key as a file/);
+  });
+
+  it("is never echoed as a key file's path, from --key or from TWINLOCK_KEY", async () => {
+    const byOption = await runCli(["trust", "pin", "--suite", EXAMPLE_SUITE, "--key", pem]);
+    expect(byOption.code).toBe(2);
+    expect(byOption.output).not.toContain(secret);
+    expect(byOption.stderr).toMatch(/the key file given is the text of a key \(not shown here\), not a path/);
+    vi.stubEnv("TWINLOCK_KEY", pem);
+    try {
+      const byEnv = await runCli(["trust", "pin", "--suite", EXAMPLE_SUITE]);
+      expect(byEnv.code).toBe(2);
+      expect(byEnv.output).not.toContain(secret);
+      expect(byEnv.stderr).toMatch(/the key file named by TWINLOCK_KEY given is the text of a key \(not shown here\)/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("is never echoed among the left-over arguments of a call", async () => {
+    const r = await runCli(["validate", "--suite", EXAMPLE_SUITE, "extra", pem.replace(/^-+/, "")]);
+    expect(r.code).toBe(2);
+    expect(r.output).not.toContain(secret);
   });
 });

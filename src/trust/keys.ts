@@ -48,6 +48,12 @@ const MAX_KEY_FILE_BYTES = 64 * 1024;
  */
 export function loadPrivateKey(file: string, what = "key file"): KeyObject {
   const fix = "pass --key FILE made by `twinlock keygen`";
+  // The key itself where its file's path belongs (`--key "$(cat alice.key)"`): never echoed, as every message below
+  // would put the private key on the terminal and into every log of it.
+  if (/-----(BEGIN|END) [A-Z0-9 ]*KEY-----/.test(file))
+    throw new UsageError(
+      `the ${what} given is the text of a key (not shown here), not a path; save it to a file only you can read (chmod 600) and pass that file's path`,
+    );
   const fd = openRegularFile(file, what, { fix });
   let text: string;
   try {
