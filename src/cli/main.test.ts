@@ -146,7 +146,7 @@ describe("a private key pasted where a path or a public key belongs", () => {
   const pem = generateReviewerKey().privatePem;
   const secret = (pem.split("\n")[1] ?? "").slice(0, 24);
 
-  it("is never echoed when it reads as an option (`trust add-pinner \"$(cat alice.key)\"`)", async () => {
+  it('is never echoed when it reads as an option (`trust add-pinner "$(cat alice.key)"`)', async () => {
     const r = await runCli(["trust", "add-pinner", pem, "--key", "alice.key"]);
     expect(r.code).toBe(2);
     expect(secret.length).toBeGreaterThan(10);
