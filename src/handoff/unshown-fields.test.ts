@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ActionRecord } from "./handoff-model.js";
+import { type ActionRecord, describeValue } from "./handoff-model.js";
 import { unshownFields } from "./unshown-fields.js";
 
 /** Action A2 as twinlock's format writes it: every field one its view shows. */
@@ -52,5 +52,18 @@ describe("unshownFields", () => {
     expect(
       unshownFields({ ...e, source: { id: "E1", source: "stress run", observed: "race reported at cache.go:88", trust: "trusted" } }),
     ).toEqual([]);
+  });
+});
+
+describe("unshownFields on a mapping the view shows as its text", () => {
+  it("does not list a Mission Directives action's risk and rollback again when the view shows them, but lists a mapping it does not show", () => {
+    const risk = { level: "medium", rationale: "a lock on the hot path" };
+    const rollback = { steps: ["git revert the commit"], owner: "cart-team" };
+    const a: ActionRecord = {
+      ...action({ ...A2_AS_WRITTEN, risk, rollback, extra: { level: "medium" } }),
+      risk: describeValue(risk),
+      rollback: describeValue(rollback),
+    };
+    expect(unshownFields(a)).toEqual([["extra", '{"level":"medium"}']]);
   });
 });

@@ -1,4 +1,4 @@
-import type { RecordBase } from "./handoff-model.js";
+import { describeValue, type RecordBase } from "./handoff-model.js";
 
 /**
  * The top-level fields of a record as written whose values the reviewer's
@@ -18,6 +18,9 @@ export function unshownFields(record: RecordBase): Array<[string, string]> {
     if (value === null || value === undefined) continue;
     if (typeof value === "string" && isShown(value, shown)) continue;
     if (Array.isArray(value) && value.every((v) => typeof v === "string" && isShown(v, shown))) continue;
+    // A mapping the model keeps as its text (a Mission Directives action's `risk: {level, rationale}` is the view's
+    // "level: …; rationale: …") is shown whole; listing it again as JSON only doubled it.
+    if (typeof value === "object" && !Array.isArray(value) && shown.includes(describeValue(value))) continue;
     out.push([key, typeof value === "string" ? value : JSON.stringify(value)]);
   }
   return out;
