@@ -2,6 +2,8 @@ import { existsSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ADMISSION_STOP } from "../../run/admission-checks.js";
 import { type CliRun, runCli, STACK_FRAME } from "../../test-support/run-cli.js";
+import { makeStyle } from "../style.js";
+import { failedChecksOnly } from "./demo.js";
 
 let demo: CliRun;
 let cwdBefore: string;
@@ -106,5 +108,35 @@ describe("twinlock demo", () => {
     expect(exact.filter((code) => code !== 0).every((code) => code === 3)).toBe(true);
     expect(exact.at(-1)).toBe(3);
     expect(exits("verify-log")).toEqual([0]);
+  });
+});
+
+describe("the demo's admission output", () => {
+  const table = [
+    "!STOP:invalid-reviewed-handoff-or-exact-twin-consent",
+    "FAIL  1     planner is the executor's reciprocal paired_prompt_id",
+    "            Requested: MD-28; Required exact twin: MD-30",
+    "pass  2     the approved review's hash equals the current frozen hash",
+    "            approved sha256:…",
+    "pass  T5    separate duties",
+    "            frozen by planner-agent",
+    "refused: 1 check(s) failed; nothing was recorded",
+  ].join("\n");
+
+  it("keeps each failed check with its detail and folds the passing ones into one line after them", () => {
+    expect(failedChecksOnly(table, makeStyle(false)).split("\n")).toEqual([
+      "!STOP:invalid-reviewed-handoff-or-exact-twin-consent",
+      "FAIL  1     planner is the executor's reciprocal paired_prompt_id",
+      "            Requested: MD-28; Required exact twin: MD-30",
+      "pass  2 other checks (folded by the demo; `twinlock admit` prints each)",
+      "refused: 1 check(s) failed; nothing was recorded",
+    ]);
+  });
+
+  it("says all checks pass when none failed", () => {
+    const admitted = "pass  1     x\n            d\npass  2     y\n            e\nadmitted MD-30 for MD-29";
+    expect(failedChecksOnly(admitted, makeStyle(false))).toBe(
+      "pass  all 2 checks (folded by the demo; `twinlock admit` prints each)\nadmitted MD-30 for MD-29",
+    );
   });
 });

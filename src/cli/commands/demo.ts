@@ -7,7 +7,45 @@ import { demoHandoffRecords, reviseDemoHandoff, writeDemoHandoff } from "../../d
 import { PACKAGE_ROOT } from "../../package-root.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { main } from "../main.js";
-import { colourEnabled, makeStyle } from "../style.js";
+import { colourEnabled, makeStyle, type Style } from "../style.js";
+
+/**
+ * An admission's output with its passing checks folded into one line: the
+ * demo admits five times, and a table of some twenty checks each time buried
+ * the one failed check each refusal is about. The failed checks stay as
+ * printed, with their details; `twinlock admit` itself prints every check.
+ */
+export function failedChecksOnly(output: string, s: Style): string {
+  const lines = output.split("\n");
+  const out: string[] = [];
+  let passed = 0;
+  let failed = 0;
+  // Where the table of checks ends in `out`: the folded line goes there, after the failed checks.
+  let tableEnd = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const plain = line.replace(ANSI, "");
+    if (!CHECK_LINE.test(plain)) {
+      out.push(line);
+      continue;
+    }
+    // A check is its line and the indented detail under it.
+    const detail = (lines[i + 1] ?? "").startsWith(" ") ? [lines[++i] as string] : [];
+    if (plain.startsWith("pass")) passed++;
+    else {
+      failed++;
+      out.push(line, ...detail);
+    }
+    tableEnd = out.length;
+  }
+  const checks = `${passed} ${failed > 0 ? "other " : ""}check${passed === 1 ? "" : "s"}`;
+  if (passed > 0)
+    out.splice(tableEnd, 0, s.dim(`pass  ${failed > 0 ? "" : "all "}${checks} (folded by the demo; \`twinlock admit\` prints each)`));
+  return out.join("\n");
+}
+const CHECK_LINE = /^(pass|FAIL) {2}\S/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal colour codes are what is removed
+const ANSI = /\u001b\[[0-9;]*m/g;
 
 /** The bundled example suite, found from the installed package. */
 export const EXAMPLE_SUITE = path.join(PACKAGE_ROOT, "examples", "suite");
@@ -15,7 +53,8 @@ export const EXAMPLE_SUITE = path.join(PACKAGE_ROOT, "examples", "suite");
 /**
  * `twinlock demo`: the whole gate on a copy of the bundled example suite, in
  * a temporary folder, each step shown as the command a person would type and
- * its real output, including the refusals. The suite requires signed
+ * its real output, including the refusals (an admission's passing checks
+ * folded into one line: see failedChecksOnly). The suite requires signed
  * receipts, so the demo makes reviewer keys first and lists them in the copy.
  */
 export async function runDemo(options: CommonOptions & { keep?: boolean; processes?: boolean }): Promise<CommandResult> {
@@ -40,7 +79,7 @@ export async function runDemo(options: CommonOptions & { keep?: boolean; process
       const io = { stdout: (t: string) => (captured += t), stderr: (t: string) => (captured += t) };
       code = await main(args, io);
     }
-    say(captured.trimEnd());
+    say(args[0] === "admit" || args[0] === "dry-run" ? failedChecksOnly(captured.trimEnd(), s) : captured.trimEnd());
     if (code !== 0) say(s.dim(`(exit ${code})`));
     steps.push({ command: `twinlock ${shown}`, exit: code });
     if (code !== expect) throw new Error(`demo step \`twinlock ${shown}\` exited ${code}, expected ${expect}:\n${captured}`);
