@@ -37,7 +37,7 @@ export function runKeygen(o: CommonOptions & { name: string; out?: string; right
   const text = [
     `wrote private key ${file} (mode 0600); keep it where the agent cannot read it`,
     `wrote public key ${file.replace(/\.key$/, ".pub")}`,
-    "add this reviewer to the suite's twinlock.yaml:",
+    "add this reviewer to the suite's twinlock.yaml (the entry goes in its one `reviewers:` list, beside any others):",
     "",
     snippet,
     "",
