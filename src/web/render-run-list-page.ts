@@ -1,4 +1,4 @@
-import { describeState } from "./describe-state.js";
+import { describeState } from "../run/describe-state.js";
 import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
 import { renderLayout } from "./render-layout.js";

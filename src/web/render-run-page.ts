@@ -1,5 +1,5 @@
+import { describeState } from "../run/describe-state.js";
 import { describeNextStep } from "./describe-next-step.js";
-import { describeState } from "./describe-state.js";
 import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
 import { renderDecisionForm } from "./render-decision-form.js";

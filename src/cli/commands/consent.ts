@@ -5,6 +5,7 @@ import { parseDuration, parseHashOption, parseName, parsePromptId } from "../../
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
+import { stateInWords } from "../state-in-words.js";
 
 /** `twinlock consent-pair-execution RUN ID --approve|--decline`: the consent receipt. */
 export async function runConsent(
@@ -34,7 +35,7 @@ export async function runConsent(
         ]
       : []),
     ...(c.decision === "approved" ? [`  authorized_execution_prompt_ids: ${r.run.state.authorized_execution_prompt_ids.join(", ")}`] : []),
-    `state: ${w.state}`,
+    `state: ${w.state}${stateInWords(w.state)}`,
     // The one legal next step as pair-status gives it (a dry run first when the executor requires one, --key where a receipt is signed).
     ...(w.state === "dry_run_ready" || w.state === "approval_pending"
       ? [`next: ${(await pairStatusFromRun(store, runFile, w.planner, new Date(), r.run)).next_command}`]

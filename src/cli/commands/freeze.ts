@@ -5,6 +5,7 @@ import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
 import { plural } from "../plural.js";
+import { stateInWords } from "../state-in-words.js";
 
 /** `twinlock freeze-pair-handoff RUN ID`: readiness, hash, new revision, on to review. */
 export async function runFreeze(
@@ -28,7 +29,7 @@ export async function runFreeze(
     `  the frozen bytes are kept in the gate home; the reviewer is shown them, and the executor gets them`,
     `  ${w.handoff?.files.length} files; ${plural(r.readiness.counts.findings, "finding")}, ${plural(r.readiness.counts.actions, "action")}, ${plural(r.readiness.counts.criteria, "criterion", "criteria")}; ${plural(r.readiness.openUnknowns.length, "open unknown")}`,
     ...(r.voided ? ["  earlier review and consent of this workflow no longer apply; its executor is not authorized"] : []),
-    `state: ${w.state}`,
+    `state: ${w.state}${stateInWords(w.state)}`,
     `next: twinlock present ${runFile} ${w.planner}`,
   ].join("\n");
   return {

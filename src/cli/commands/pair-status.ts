@@ -5,6 +5,7 @@ import { parseChoice, parsePromptId } from "../../input/parse-input.js";
 import { PROMPT_ID_PATTERN } from "../../suite/prompt.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
+import { stateInWords } from "../state-in-words.js";
 
 /** `twinlock pair-status ID` (stateless) or `twinlock pair-status RUN ID` (from a run). */
 export async function runPairStatus(
@@ -32,7 +33,7 @@ export async function runPairStatus(
   const s = status;
   const lines = [
     `pair        ${s.planner} → ${s.executor} (${s.executor_title}); exact twin only`,
-    `state       ${s.state}${s.source === "run" ? `, revision ${s.revision}` : " (from the flags given)"}`,
+    `state       ${s.state}${stateInWords(s.state)}${s.source === "run" ? `, revision ${s.revision}` : " (from the flags given)"}`,
     ...(s.handoff_hash ? [`handoff     ${s.handoff_hash}`] : []),
     ...(s.source === "run" ? [`authorized  ${s.authorized_execution_prompt_ids.join(", ") || "none"}`] : []),
     ...(s.handoff_changed ? [`changed     ${s.handoff_changed.join(", ")} (since the freeze)`] : []),

@@ -5,6 +5,7 @@ import { shellQuote } from "../../run/next-step.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
+import { stateInWords } from "../state-in-words.js";
 
 /** `twinlock review-pair-plan RUN ID --decision …`: a review receipt bound to the frozen hash. */
 export async function runReview(
@@ -39,7 +40,7 @@ export async function runReview(
   const text = [
     `recorded review of ${w.planner} revision ${r.receipt.revision}: ${r.receipt.decision} by ${r.receipt.reviewer}${r.receipt.signature ? " (signed)" : ""}`,
     ...(r.receipt.feedback ? [`  feedback: ${r.receipt.feedback}`] : []),
-    `state: ${w.state}`,
+    `state: ${w.state}${stateInWords(w.state)}`,
     ...(next ? [`next: ${next}`] : []),
   ].join("\n");
   return { exitCode: 0, text, json: { ok: true, state: w.state, receipt: r.receipt } };

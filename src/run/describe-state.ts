@@ -1,4 +1,4 @@
-import type { State } from "../run/transition-table.js";
+import type { State } from "./transition-table.js";
 
 const WORDS: Record<State, string> = {
   investigating: "investigating",
@@ -13,7 +13,7 @@ const WORDS: Record<State, string> = {
   failed: "failed",
 };
 
-/** A workflow state in words for the page (the state's own name stays in the HTML as a class and `data-state`). */
+/** A workflow state in words, for the page (where its own name stays in the HTML as a class and `data-state`) and the CLI. */
 export function describeState(state: State): string {
   return Object.hasOwn(WORDS, state) ? WORDS[state] : String(state).replace(/_/g, " ");
 }
