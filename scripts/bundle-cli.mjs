@@ -143,7 +143,8 @@ function zodOnDemand() {
         // The ES module zod/mini the rest of the bundle imports (setup included), by its path: a plain `require`
         // would resolve to zod's CommonJS build, a second zod that the setup never configured.
         const esm = await b.resolve("zod/mini", { kind: "import-statement", resolveDir: root });
-        if (esm.errors.length > 0 || !esm.path.endsWith(".js")) throw new Error(`zod-on-demand: cannot find zod/mini's ES module (${esm.path})`);
+        if (esm.errors.length > 0 || !esm.path.endsWith(".js"))
+          throw new Error(`zod-on-demand: cannot find zod/mini's ES module (${esm.path})`);
         return {
           contents: `let mini;\nexport const zodOnDemand = new Proxy({}, {\n  get(_, key) {\n    if (!mini) {\n      require(${JSON.stringify(setup)});\n      mini = require(${JSON.stringify(esm.path)}).z;\n    }\n    return mini[key];\n  },\n});\n`,
           loader: "js",
