@@ -1,10 +1,12 @@
 import { FAST_VALIDATORS, NO, NOT_SURE } from "./fast-validators.generated.js";
 
 /**
- * Every schema made with `lazySchema`, by name: how the build makes its fast
- * validator (src/schemas/generate-fast-validators.ts walks each one).
+ * Every schema made with `lazySchema`, by name: the proxy the module exports
+ * (what src/schemas/generate-fast-validators.ts walks, as other schemas are
+ * built from it), and the zod schema itself, built on call (what the tests
+ * hold each fast validator to: the proxy would answer with the validator).
  */
-export const LAZY_SCHEMAS = new Map<string, () => object>();
+export const LAZY_SCHEMAS = new Map<string, { schema: object; zod: () => object }>();
 
 /**
  * A zod schema that is built on first use, with a fast path for parsing.
@@ -27,11 +29,7 @@ export const LAZY_SCHEMAS = new Map<string, () => object>();
  */
 export function lazySchema<T extends object>(name: string, build: () => T): T {
   if (LAZY_SCHEMAS.has(name)) throw new Error(`lazySchema: ${name} is defined twice`);
-  let built: T | undefined;
-  const real = (): T => {
-    built ??= build();
-    return built;
-  };
+  const real = once(build);
   const fast = Object.hasOwn(FAST_VALIDATORS, name) ? FAST_VALIDATORS[name] : undefined;
   const parsers = fast
     ? {
@@ -78,8 +76,7 @@ export function lazySchema<T extends object>(name: string, build: () => T): T {
     deleteProperty: (_, key) => Reflect.deleteProperty(real(), key),
     getPrototypeOf: () => Reflect.getPrototypeOf(real()),
   });
-  // The generator walks the proxy, so a schema other schemas are built from is one function in the generated code.
-  LAZY_SCHEMAS.set(name, () => proxy);
+  LAZY_SCHEMAS.set(name, { schema: proxy, zod: real });
   return proxy;
 }
 
