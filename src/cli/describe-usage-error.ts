@@ -1,5 +1,6 @@
 import type { Command, CommanderError } from "commander";
 import { editDistance } from "../input/closest-choice.js";
+import { holdsKeyText } from "../trust/key-text.js";
 
 /**
  * Commander's parse error as one line a person can act on. A misspelt option
@@ -16,7 +17,7 @@ export function describeUsageError(error: CommanderError, program: Command, argv
   const help = named ? `run \`twinlock ${named} --help\`` : "run `twinlock --help`";
   // A key pasted as an argument (`"$(cat alice.key)"` begins with dashes, so it reads as an option) is never echoed:
   // the message would put a private key on the terminal and into every log of it.
-  if (argv.some(isKeyBlock))
+  if (argv.some(holdsKeyText))
     return `an argument is a PEM key block (not shown here); give a key as a file (--key FILE), and a public key as its one line from NAME.pub (ed25519:…); ${help}`;
   if (misspelt) return `unknown option ${misspelt.given}${misspelt.closest ? ` (did you mean ${misspelt.closest}?)` : ""}; ${help}`;
   const excess = /^too many arguments for '([^']+)'\. Expected (\d+) arguments? but got (\d+)\.$/.exec(base);
@@ -25,11 +26,6 @@ export function describeUsageError(error: CommanderError, program: Command, argv
     return `too many arguments for '${excess[1]}': it takes ${excess[2]}, and ${extra.map((a) => JSON.stringify(a)).join(", ")} ${extra.length === 1 ? "is" : "are"} left over; quote an option value with spaces, and write durations like 4h; ${help}`;
   }
   return `${base}; ${help}`;
-}
-
-/** Whether an argument holds a PEM block (`-----BEGIN PRIVATE KEY-----…`), whole or in part. */
-function isKeyBlock(token: string): boolean {
-  return /-----(BEGIN|END) [A-Z0-9 ]*KEY-----/.test(token);
 }
 
 /** `text` with every PEM key block in it replaced by a note that one was there. */

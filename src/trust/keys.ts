@@ -3,6 +3,7 @@ import { closeSync, fstatSync, readFileSync } from "node:fs";
 import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { UsageError } from "../errors/errors.js";
 import { openRegularFile } from "../input/read-regular-file.js";
+import { holdsKeyText } from "./key-text.js";
 
 /** Public keys are written `ed25519:<base64 of the raw 32-byte key>` in twinlock.yaml and receipts. */
 export const PUBLIC_KEY_PREFIX = "ed25519:";
@@ -50,7 +51,7 @@ export function loadPrivateKey(file: string, what = "key file"): KeyObject {
   const fix = "pass --key FILE made by `twinlock keygen`";
   // The key itself where its file's path belongs (`--key "$(cat alice.key)"`): never echoed, as every message below
   // would put the private key on the terminal and into every log of it.
-  if (/-----(BEGIN|END) [A-Z0-9 ]*KEY-----/.test(file))
+  if (holdsKeyText(file))
     throw new UsageError(
       `the ${what} given is the text of a key (not shown here), not a path; save it to a file only you can read (chmod 600) and pass that file's path`,
     );
