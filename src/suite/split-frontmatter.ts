@@ -2,8 +2,8 @@
  * The frontmatter (between the first line `---` and the next line `---`,
  * trailing white space allowed on both) and the body after it, with CRLF
  * line ends read as LF. The frontmatter is kept as one string, which the fast
- * parser reads in place, and split into lines only when asked (`lines()`).
- * A body can be large, and is kept as one string.
+ * parser reads in place, never split into lines. A body can be large, and is
+ * kept as one string.
  */
 export function splitFrontmatter(text: string): "missing" | "unclosed" | SplitPrompt {
   const firstEnd = lineEnd(text, 0);
@@ -18,15 +18,10 @@ export function splitFrontmatter(text: string): "missing" | "unclosed" | SplitPr
     // unless a line ended in CR LF (its CR is not part of the line).
     const raw = at === yamlStart ? "" : text.slice(yamlStart, at - 1);
     const crlf = raw.includes("\r");
-    let lines: string[] | undefined;
     const lineCount = raw === "" && at === yamlStart ? 0 : countLines(raw);
     const rest = end >= text.length ? "" : text.slice(end + 1);
     return {
       yamlText: crlf ? splitLines(raw).join("\n") : raw,
-      lines: () => {
-        lines ??= lineCount === 0 ? [] : crlf ? splitLines(raw) : raw.split("\n");
-        return lines;
-      },
       lineCount,
       body: rest.includes("\r") ? rest.replace(/\r\n/g, "\n") : rest,
       bodyLine: lineCount + 3,
@@ -39,8 +34,6 @@ export function splitFrontmatter(text: string): "missing" | "unclosed" | SplitPr
 export interface SplitPrompt {
   /** The frontmatter's lines joined by `\n`. */
   yamlText: string;
-  /** The frontmatter's lines, without their line ends. */
-  lines: () => string[];
   lineCount: number;
   body: string;
   /** The file line the body starts on. */
