@@ -1,3 +1,4 @@
+import { describeNotWhole } from "../gate/present-files.js";
 import { describeState } from "../run/describe-state.js";
 import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
@@ -41,8 +42,16 @@ export function renderRevisionPage(v: RevisionPageView): string {
   if (v.execution) sections.unshift(["execution", "Plan versus execution", renderExecution(v.execution)]);
 
   const records = renderHandoffRecords(v.model);
+  // A report.md over the budget of what is shown is said to be a part (or not shown), never taken for the whole or for none.
+  const reportFile = v.files.find((f) => f.path === "report.md");
+  const reportPart = reportFile ? describeNotWhole(reportFile) : null;
   const report =
-    v.report === null ? "<p>This handoff has no <code>report.md</code>.</p>" : `<div class="markdown">${renderMarkdown(v.report, 2)}</div>`;
+    (reportPart === null ? "" : `<p class="banner banner-partial" role="note">${e(reportPart)}</p>\n`) +
+    (v.report !== null
+      ? `<div class="markdown">${renderMarkdown(v.report, 2)}</div>`
+      : reportFile
+        ? "<p>The report is not shown as text here; see it under Files.</p>"
+        : "<p>This handoff has no <code>report.md</code>.</p>");
   const executor = `<dl>
 <dt>ID</dt><dd><code>${e(v.executor.id)}</code></dd>
 <dt>title</dt><dd>${e(v.executor.title)}</dd>
