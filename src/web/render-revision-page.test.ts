@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startTags } from "../test-support/html-checks.js";
 import { sampleRevisionPage } from "../test-support/sample-views.js";
-import { renderRevisionPage } from "./render-revision-page.js";
+import { REPORT_RENDER_LIMIT, renderRevisionPage } from "./render-revision-page.js";
 
 const HASH2 = `sha256:${"b".repeat(64)}`;
 
@@ -194,6 +194,18 @@ describe("renderRevisionPage", () => {
     expect(renderRevisionPage({ ...v, files })).toContain(
       `<p class="diff-too-large">Too large to diff: at least 6000 lines would be added or removed, over the limit of 500. Revision 1 is 1 bytes, sha256 ${a}; revision 2 is 2 bytes, sha256 ${b}.</p>`,
     );
+  });
+
+  it("renders a long report.md as Markdown only up to the render limit, at a line's end, and says so", () => {
+    const line = "A line of the report, **bold** and [linked](https://example.org).\n";
+    const report = line.repeat(Math.ceil((2 * REPORT_RENDER_LIMIT) / line.length));
+    const page = renderRevisionPage({ ...sampleRevisionPage(), report });
+    const shown = Math.floor(REPORT_RENDER_LIMIT / line.length) * line.length;
+    expect(page).toContain(
+      `The report is rendered here only up to its first ${shown} of ${report.length} characters; the text of all that is shown of it is under Files, below.`,
+    );
+    const section = page.slice(page.indexOf('<h2 id="report-h">'), page.indexOf('<h2 id="executor-h">'));
+    expect(section.split("<strong>bold</strong>").length - 1).toBe(shown / line.length);
   });
 
   it("has no What changed section on revision 1", () => {

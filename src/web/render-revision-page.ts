@@ -48,7 +48,7 @@ export function renderRevisionPage(v: RevisionPageView): string {
   const report =
     (reportPart === null ? "" : `<p class="banner banner-partial" role="note">${e(reportPart)}</p>\n`) +
     (v.report !== null
-      ? `<div class="markdown">${renderMarkdown(v.report, 2)}</div>`
+      ? renderReport(v.report)
       : reportFile
         ? "<p>The report is not shown as text here; see it under Files.</p>"
         : "<p>This handoff has no <code>report.md</code>.</p>");
@@ -103,4 +103,20 @@ ${section("receipts", "Receipts", renderReceipts(v.receipts))}
 ${section("revisions", "Revisions", revisions)}
 ${forms === null ? "" : section("decide", "Decide", forms)}`;
   return renderLayout(v.layout, `${v.planner} revision ${v.revision}`, body);
+}
+
+/**
+ * How much of report.md the page renders as Markdown, in UTF-16 units: the
+ * renderer runs on the server's thread at microseconds a character, so a
+ * longer report is rendered up to here (at a line's end) and said to be;
+ * all of its text is shown under Files, within the budget of what is shown.
+ */
+export const REPORT_RENDER_LIMIT = 64 * 1024;
+
+function renderReport(report: string): string {
+  if (report.length <= REPORT_RENDER_LIMIT) return `<div class="markdown">${renderMarkdown(report, 2)}</div>`;
+  const lineEnd = report.lastIndexOf("\n", REPORT_RENDER_LIMIT);
+  const part = report.slice(0, lineEnd > 0 ? lineEnd + 1 : REPORT_RENDER_LIMIT);
+  return `<p class="banner banner-partial" role="note">The report is rendered here only up to its first ${part.length} of ${report.length} characters; the text of all that is shown of it is under Files, below.</p>
+<div class="markdown">${renderMarkdown(part, 2)}</div>`;
 }
