@@ -72,6 +72,8 @@ export async function presentFiles(
   let left = budget.totalBytes;
   const out: PresentedFile[] = [];
   for (const f of files) {
+    // Let other requests in between files that are read: each file's work is bounded, the number of files is not.
+    if (out.length > 0 && out[out.length - 1]?.shown !== "none") await new Promise((resolve) => setImmediate(resolve));
     const old = before.get(f.path);
     const change = previous === undefined ? "unchanged" : !old ? "added" : old.sha256 !== f.sha256 ? "changed" : "unchanged";
     const facts = { path: f.path, size: f.size, sha256: f.sha256, change } as const;
@@ -100,8 +102,9 @@ export async function presentFiles(
       const after = { size: f.size, sha256: f.sha256 };
       const was = old ? { size: old.size, sha256: old.sha256 } : null;
       if (!whole) diffNotShown = { reason: "not_whole", limit: budget.fileBytes, found: f.size, before: was, after };
-      else if (old && old.size > DIFF_BUDGET.maxBytes)
-        diffNotShown = { reason: "bytes", limit: DIFF_BUDGET.maxBytes, found: old.size, before: was, after };
+      else if (Math.max(old?.size ?? 0, f.size) > DIFF_BUDGET.maxBytes)
+        // Neither revision is read for a diff it could not have.
+        diffNotShown = { reason: "bytes", limit: DIFF_BUDGET.maxBytes, found: Math.max(old?.size ?? 0, f.size), before: was, after };
       else if (old && old.size > left) diffNotShown = { reason: "total", limit: budget.totalBytes, found: null, before: was, after };
       else {
         const oldBytes = old ? readBlob(home, old) : undefined;
@@ -117,8 +120,6 @@ export async function presentFiles(
       }
     }
     out.push({ ...part, diff, ...(diffNotShown ? { diffNotShown } : {}) });
-    // Let other requests in between files: each file's work is bounded, the number of files is not.
-    await new Promise((resolve) => setImmediate(resolve));
   }
   return out;
 }

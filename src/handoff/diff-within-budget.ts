@@ -69,8 +69,7 @@ export async function diffWithinBudget(before: DiffSide | null, after: DiffSide,
   });
   const oldText = before?.text ?? "";
   for (const text of [oldText, after.text]) {
-    // A string's UTF-16 length bounds its UTF-8 size from below: a side far over the limit is not even measured.
-    const bytes = text.length > budget.maxBytes ? text.length : Buffer.byteLength(text, "utf8");
+    const bytes = Buffer.byteLength(text, "utf8");
     if (bytes > budget.maxBytes) return tooLarge("bytes", budget.maxBytes, bytes);
   }
   const ids = new Map<string, number>();
