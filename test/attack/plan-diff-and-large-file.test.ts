@@ -10,6 +10,8 @@
 import { createHash } from "node:crypto";
 import { rmSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { DIFF_BUDGET } from "../../src/handoff/diff-within-budget.js";
 import { createAgentToken } from "../../src/server/agent-tokens.js";
@@ -24,6 +26,8 @@ import {
   reviewerFor,
   type ServerWorld,
   serverWorld,
+  TEST_HOST,
+  TEST_ORIGIN,
 } from "../../src/test-support/gate-server-fixture.js";
 import { runCli } from "../../src/test-support/run-cli.js";
 import { driveTo, makeGateRun, removeGateRuns } from "../../src/test-support/run-fixture.js";
@@ -69,7 +73,7 @@ describe("a plan whose file changed into 117 KB of other random lines", () => {
   const before = randomLines(1, 3000);
   const after = randomLines(2, 3000);
 
-  it("is answered 'too large to diff' with both revisions' sha256 and size: to the agent's token, on the revision page and by present", async () => {
+  it("is answered 'too large to diff' with both revisions' sha256 and size: to the agent's token, on the revision page, by present and by the MCP plan resource", async () => {
     expect(after.length).toBeGreaterThan(117 * 1024);
     const { w, token, cookie } = await twoRevisions(before, after);
     const plan = await jsonOf(await call(w, apiOf(w).plan, { token }));
@@ -97,6 +101,17 @@ describe("a plan whose file changed into 117 KB of other random lines", () => {
     expect(r.code, r.output).toBe(0);
     expect(r.stdout).toContain(`> Too large to diff: at least 6000 lines would be added or removed`);
     expect(r.stdout).toContain(`sha256 ${sha256(before)}; revision 2 is ${after.length} bytes, sha256 ${sha256(after)}.`);
+
+    // The MCP plan resource is the same Markdown, read with the same token.
+    const client = await mcpClientFor(w, token);
+    try {
+      const read = await client.readResource({ uri: `twinlock://runs/${w.runId}/pairs/${PLANNER}/revisions/2/plan` });
+      const text = (read.contents[0] as { text: string }).text;
+      expect(text).toContain(`> Too large to diff: at least 6000 lines would be added or removed`);
+      expect(text).toContain(`sha256 ${sha256(before)}; revision 2 is ${after.length} bytes, sha256 ${sha256(after)}.`);
+    } finally {
+      await client.close();
+    }
   });
 });
 
@@ -156,3 +171,19 @@ describe("a handoff holding a 560 MiB file", () => {
     }
   });
 });
+
+/** The MCP SDK's own client, talking to the app in process with the agent's token. */
+async function mcpClientFor(w: ServerWorld, token: string): Promise<Client> {
+  const fetchThroughApp = (async (url: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    headers.set("host", TEST_HOST);
+    return w.app.request(String(url instanceof Request ? url.url : url), { ...init, headers });
+  }) as typeof fetch;
+  const transport = new StreamableHTTPClientTransport(new URL(`${TEST_ORIGIN}/mcp`), {
+    fetch: fetchThroughApp,
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: "twinlock-test", version: "1" });
+  await client.connect(transport);
+  return client;
+}
