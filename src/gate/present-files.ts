@@ -16,7 +16,7 @@ import { readBlobHead } from "../home/read-blob-head.js";
 export const SHOW_BUDGET = {
   fileBytes: 1024 * 1024,
   headBytes: 64 * 1024,
-  totalBytes: 8 * 1024 * 1024,
+  totalBytes: 2 * 1024 * 1024,
 } as const;
 
 export type ShowBudget = { [K in keyof typeof SHOW_BUDGET]: number };
