@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { IntegrityError } from "../errors/errors.js";
 import { DIFF_BUDGET } from "../handoff/diff-within-budget.js";
@@ -93,6 +94,37 @@ describe("presentFiles", () => {
     const [shown] = await presentFiles(h, [frozen(h, "r.md", "one\nthree\n")], [frozen(h, "r.md", "one\ntwo\n")]);
     expect(shown?.diff).toBe("--- a/r.md\n+++ b/r.md\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n");
     expect(shown?.diffNotShown).toBeUndefined();
+  });
+
+  it("for any files and budget, shows within the total, whole or marked as a part, and never a part for the whole", async () => {
+    const h = home();
+    const file = fc.record({ bytes: fc.string({ maxLength: 120, unit: "binary" }), binary: fc.boolean() });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(file, { maxLength: 8 }),
+        fc.record({ fileBytes: fc.nat(100), headBytes: fc.nat(40), totalBytes: fc.nat(300) }),
+        async (specs, budget) => {
+          const contents = specs.map((x) => (x.binary ? Buffer.concat([Buffer.from(x.bytes), Buffer.from([0])]) : Buffer.from(x.bytes)));
+          const files = contents.map((c, i) => frozen(h, `f${i}`, c));
+          const shown = await presentFiles(h, files, undefined, budget);
+          expect(shown.reduce((n, f) => n + f.shownBytes, 0)).toBeLessThanOrEqual(budget.totalBytes);
+          shown.forEach((f, i) => {
+            const c = contents[i] as Buffer;
+            if (f.shown === "whole") {
+              expect(f.shownBytes).toBe(c.length);
+              expect(describeNotWhole(f)).toBeNull();
+              if (f.text !== null) expect(Buffer.from(f.text)).toEqual(c);
+            } else {
+              expect(f.shownBytes).toBeLessThan(c.length + (c.length === 0 ? 1 : 0));
+              expect(describeNotWhole(f)).toContain(`sha256 ${f.sha256}`);
+              // What is shown of a part is the file's own first bytes.
+              if (f.text !== null) expect(c.subarray(0, Buffer.byteLength(f.text)).toString("utf8")).toBe(f.text);
+            }
+          });
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it("refuses as damaged a frozen file whose stored size is not the manifest's, even when only its head is read", async () => {

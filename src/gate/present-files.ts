@@ -77,7 +77,8 @@ export async function presentFiles(
     const old = before.get(f.path);
     const change = previous === undefined ? "unchanged" : !old ? "added" : old.sha256 !== f.sha256 ? "changed" : "unchanged";
     const facts = { path: f.path, size: f.size, sha256: f.sha256, change } as const;
-    const whole = f.size <= budget.fileBytes && f.size <= left;
+    // A file no larger than its head would be is shown whole (and checked): a "part" is never all of it.
+    const whole = f.size <= Math.max(budget.fileBytes, budget.headBytes) && f.size <= left;
     const headBytes = whole ? f.size : Math.min(budget.headBytes, left, f.size);
     const cut = {
       by: f.size > budget.fileBytes ? "file" : "total",
