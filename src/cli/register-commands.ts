@@ -320,7 +320,7 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
       .option("--dry-run", "print the diff and write nothing")
       .action(async (opts) => {
         const m = await import("./commands/hooks.js");
-        sink(what === "install" ? m.runHooksInstall(opts) : m.runHooksUninstall(opts));
+        sink(await (what === "install" ? m.runHooksInstall(opts) : m.runHooksUninstall(opts)));
       });
 
   const trust = program.command("trust").description("the gate home's pinned suites: what runs are judged by");

@@ -1,4 +1,3 @@
-import { createTwoFilesPatch } from "diff";
 import { IntegrityError, RefusalError } from "../errors/errors.js";
 import { diffRecords, type RecordChange } from "../handoff/diff-records.js";
 import type { HandoffFormat } from "../handoff/handoff-format.js";
@@ -6,7 +5,6 @@ import type { HandoffModel, RecordBase } from "../handoff/handoff-model.js";
 import { MARKERS } from "../handoff/handoff-records.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { unshownFields, unshownFieldsAfter } from "../handoff/unshown-fields.js";
-import { readBlob } from "../home/frozen-bytes.js";
 import { readFrozenModel } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
@@ -17,20 +15,9 @@ import type { Execution, FreezeReceipt, RunEvent, Settings, Workflow } from "../
 import type { RunStore } from "../store/run-store.js";
 import { consentQuestion } from "./consent-pair-execution.js";
 import { reviewInvitation } from "./pair-status.js";
+import { describeDiffNotShown, describeNotWhole, type PresentedFile, presentFiles } from "./present-files.js";
 
-/** One hashed file of a frozen revision, with its text (when it is text) and its diff against the previous revision. */
-export interface PresentedFile {
-  path: string;
-  size: number;
-  sha256: string;
-  change: "added" | "changed" | "unchanged";
-  /** The file's text, or null for a binary file. */
-  text: string | null;
-  /** Unified diff against the previous revision, or null when unchanged, binary or there is none. */
-  diff: string | null;
-  /** For a file that is not text: what the reviewer is shown of it (see lossyText). */
-  lossy?: string;
-}
+export type { PresentedFile } from "./present-files.js";
 
 export interface Presentation {
   planner: string;
@@ -90,7 +77,7 @@ export async function presentPlan(
   const prevFiles = prevEntry ? frozenFilesAt(run.file.events, prevEntry.seq) : [];
   const prevRecords = prevEntry ? readPreviousModel(home, prevFiles, policy.handoffFormat) : undefined;
   const changes = prevEntry ? diffRecords(prevRecords, records, prevFiles, shown) : [];
-  const files = presentFiles(home, shown, prevEntry ? prevFiles : undefined);
+  const files = await presentFiles(home, shown, prevEntry ? prevFiles : undefined);
   const current = new Set(shown.map((f) => f.path));
   const removedFiles = prevFiles.filter((f) => !current.has(f.path)).map((f) => f.path);
   const sign = policy.config.policies?.require_signed_receipts === true;
@@ -158,49 +145,6 @@ function frozenFilesAt(events: readonly RunEvent[], seq: number): ManifestEntry[
   return event?.type === "handoff_frozen" ? (event.data.files as ManifestEntry[]) : [];
 }
 
-/** Each frozen file with its text and, when it changed, a line diff against the previous revision. */
-export function presentFiles(
-  home: GateHome,
-  files: readonly ManifestEntry[],
-  previous: readonly ManifestEntry[] | undefined,
-): PresentedFile[] {
-  const before = new Map((previous ?? []).map((f) => [f.path, f]));
-  return files.map((f) => {
-    const bytes = readBlob(home, f);
-    const text = asText(bytes);
-    const old = before.get(f.path);
-    const change = previous === undefined ? "unchanged" : !old ? "added" : old.sha256 !== f.sha256 ? "changed" : "unchanged";
-    let diff: string | null = null;
-    if (change !== "unchanged" && text !== null) {
-      const oldText = old ? asText(readBlob(home, old)) : "";
-      if (oldText !== null) {
-        // jsdiff starts with a line of "=" (and "Index:" only when both names are the same): keep from the "--- " header on.
-        const patch = createTwoFilesPatch(old ? `a/${f.path}` : "/dev/null", `b/${f.path}`, oldText, text, "", "", { context: 3 });
-        const lines = patch.split("\n");
-        const header = lines.findIndex((l) => l.startsWith("--- "));
-        diff = lines.slice(Math.max(0, header)).join("\n");
-      }
-    }
-    return { path: f.path, size: f.size, sha256: f.sha256, change, text, diff, ...(text === null ? { lossy: lossyText(bytes) } : {}) };
-  });
-}
-
-/**
- * A file that is not UTF-8 text, as a reviewer can still read it: decoded with
- * each invalid byte as U+FFFD (NULs and controls become � when shown), all of
- * it: the executor gets every byte, so the reviewer is shown every byte.
- */
-function lossyText(bytes: Buffer): string {
-  return bytes.toString("utf8");
-}
-
-/** UTF-8 text without NUL bytes, or null for a binary file. */
-function asText(bytes: Buffer): string | null {
-  if (bytes.includes(0)) return null;
-  const text = bytes.toString("utf8");
-  return Buffer.from(text, "utf8").equals(bytes) ? text : null;
-}
-
 function renderMarkdown(
   runFile: string,
   wf: Workflow,
@@ -266,6 +210,14 @@ function renderMarkdown(
   for (const f of files) {
     const mark = f.change === "unchanged" ? "" : ` — **${f.change}** since revision ${h.revision - 1}`;
     out.push(`### ${code(f.path)} (${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…)${mark}`, "");
+    const notWhole = describeNotWhole(f);
+    // Said before any of its bytes, so no reader takes a part for the whole.
+    if (notWhole !== null) out.push(`> **${notWhole.replace(/:.*/s, "")}**${t(notWhole.slice(notWhole.indexOf(":")))}`, "");
+    if (notWhole !== null)
+      out.push(`> To read all of it after admission: \`twinlock checkout ${shellQuote(runFile)} ${wf.executor} DIR\`.`, "");
+    const tooLarge = describeDiffNotShown(f, h.revision);
+    if (tooLarge !== null) out.push(`> ${t(tooLarge)}`, "");
+    if (f.shown === "none") continue;
     if (f.text === null)
       out.push(
         "**Not UTF-8 text** (or it holds NUL bytes): shown decoded, each byte that is not text as �. The executor gets the file as it is.",

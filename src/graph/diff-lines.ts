@@ -1,7 +1,10 @@
 /**
  * A readable line difference for `graph --check`: the changed region of the
  * two texts (common head and tail trimmed), each line marked `-` (committed)
- * or `+` (rebuilt), at most `limit` lines.
+ * or `+` (rebuilt), at most `limit` lines. Not a diff: it trims the common
+ * head and tail and lists what is on one side only, in time and memory linear
+ * in the texts with no search, so it needs no budget beyond the graph file's
+ * size limit (every true line diff goes through `diffWithinBudget`).
  */
 export function diffLines(committed: string, rebuilt: string, limit = 40): string[] {
   const a = committed.split("\n");

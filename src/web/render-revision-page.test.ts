@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startTags } from "../test-support/html-checks.js";
 import { sampleRevisionPage } from "../test-support/sample-views.js";
-import { renderRevisionPage } from "./render-revision-page.js";
+import { REPORT_RENDER_LIMIT, renderRevisionPage } from "./render-revision-page.js";
 
 const HASH2 = `sha256:${"b".repeat(64)}`;
 
@@ -133,6 +133,79 @@ describe("renderRevisionPage", () => {
       `<p class="banner banner-stale" role="alert">This revision is no longer current — see <a href="/runs/r/pairs/MD-29/revisions/3">revision 3</a>.</p>`,
     );
     expect(mainOf(page)).not.toContain("<form");
+  });
+
+  it("says, above the report, that a report.md over the budget is only its head, and where all of it is", () => {
+    const v = sampleRevisionPage();
+    const sha = "c".repeat(64);
+    const files = v.files.map((f) =>
+      f.path === "report.md"
+        ? {
+            ...f,
+            size: 2_000_000,
+            shown: "head" as const,
+            shownBytes: 65536,
+            cut: { by: "file" as const, limit: 1048576 },
+            frozenAt: `blobs/cc/${sha}`,
+          }
+        : f,
+    );
+    const page = renderRevisionPage({ ...v, files });
+    const report = page.slice(
+      page.indexOf('<h2 id="report-h">'),
+      page.indexOf('<div class="markdown">', page.indexOf('<h2 id="report-h">')),
+    );
+    expect(report).toContain(
+      `<p class="banner banner-partial" role="note">Not the whole file: only its first 65536 of 2000000 bytes are shown, because it is over the 1048576-byte limit for a file shown whole`,
+    );
+    expect(report).toContain(`All of it is in the gate home at blobs/cc/${sha} (sha256 ${sha})`);
+  });
+
+  it("never says a handoff has no report.md when its report.md is only not shown", () => {
+    const v = sampleRevisionPage();
+    const files = v.files.map((f) =>
+      f.path === "report.md"
+        ? { ...f, shown: "none" as const, shownBytes: 0, text: null, cut: { by: "total" as const, limit: 8388608 } }
+        : f,
+    );
+    const page = renderRevisionPage({ ...v, files, report: null });
+    expect(page).not.toContain("This handoff has no <code>report.md</code>");
+    expect(page).toContain("Not shown: none of its 40 bytes are shown, because the 8388608 bytes one presentation shows were spent");
+  });
+
+  it("says a changed file too large to diff is, with each revision's size and sha256, in place of its diff", () => {
+    const v = sampleRevisionPage();
+    const [a, b] = ["a".repeat(64), "b".repeat(64)];
+    const files = v.files.map((f) =>
+      f.path === "report.md"
+        ? {
+            ...f,
+            diff: null,
+            diffNotShown: {
+              reason: "edits" as const,
+              limit: 500,
+              found: 6000,
+              before: { size: 1, sha256: a },
+              after: { size: 2, sha256: b },
+            },
+          }
+        : f,
+    );
+    expect(renderRevisionPage({ ...v, files })).toContain(
+      `<p class="diff-too-large">Too large to diff: at least 6000 lines would be added or removed, over the limit of 500. Revision 1 is 1 bytes, sha256 ${a}; revision 2 is 2 bytes, sha256 ${b}.</p>`,
+    );
+  });
+
+  it("renders a long report.md as Markdown only up to the render limit, at a line's end, and says so", () => {
+    const line = "A line of the report, **bold** and [linked](https://example.org).\n";
+    const report = line.repeat(Math.ceil((2 * REPORT_RENDER_LIMIT) / line.length));
+    const page = renderRevisionPage({ ...sampleRevisionPage(), report });
+    const shown = Math.floor(REPORT_RENDER_LIMIT / line.length) * line.length;
+    expect(page).toContain(
+      `The report is rendered here only up to its first ${shown} of ${report.length} characters; the text of all that is shown of it is under Files, below.`,
+    );
+    const section = page.slice(page.indexOf('<h2 id="report-h">'), page.indexOf('<h2 id="executor-h">'));
+    expect(section.split("<strong>bold</strong>").length - 1).toBe(shown / line.length);
   });
 
   it("has no What changed section on revision 1", () => {

@@ -1,3 +1,4 @@
+import { describeNotWhole } from "../gate/present-files.js";
 import { describeState } from "../run/describe-state.js";
 import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
@@ -41,8 +42,16 @@ export function renderRevisionPage(v: RevisionPageView): string {
   if (v.execution) sections.unshift(["execution", "Plan versus execution", renderExecution(v.execution)]);
 
   const records = renderHandoffRecords(v.model);
+  // A report.md over the budget of what is shown is said to be a part (or not shown), never taken for the whole or for none.
+  const reportFile = v.files.find((f) => f.path === "report.md");
+  const reportPart = reportFile ? describeNotWhole(reportFile) : null;
   const report =
-    v.report === null ? "<p>This handoff has no <code>report.md</code>.</p>" : `<div class="markdown">${renderMarkdown(v.report, 2)}</div>`;
+    (reportPart === null ? "" : `<p class="banner banner-partial" role="note">${e(reportPart)}</p>\n`) +
+    (v.report !== null
+      ? renderReport(v.report)
+      : reportFile
+        ? "<p>The report is not shown as text here; see it under Files.</p>"
+        : "<p>This handoff has no <code>report.md</code>.</p>");
   const executor = `<dl>
 <dt>ID</dt><dd><code>${e(v.executor.id)}</code></dd>
 <dt>title</dt><dd>${e(v.executor.title)}</dd>
@@ -94,4 +103,20 @@ ${section("receipts", "Receipts", renderReceipts(v.receipts))}
 ${section("revisions", "Revisions", revisions)}
 ${forms === null ? "" : section("decide", "Decide", forms)}`;
   return renderLayout(v.layout, `${v.planner} revision ${v.revision}`, body);
+}
+
+/**
+ * How much of report.md the page renders as Markdown, in UTF-16 units: the
+ * renderer runs on the server's thread at microseconds a character, so a
+ * longer report is rendered up to here (at a line's end) and said to be;
+ * all of its text is shown under Files, within the budget of what is shown.
+ */
+export const REPORT_RENDER_LIMIT = 64 * 1024;
+
+function renderReport(report: string): string {
+  if (report.length <= REPORT_RENDER_LIMIT) return `<div class="markdown">${renderMarkdown(report, 2)}</div>`;
+  const lineEnd = report.lastIndexOf("\n", REPORT_RENDER_LIMIT);
+  const part = report.slice(0, lineEnd > 0 ? lineEnd + 1 : REPORT_RENDER_LIMIT);
+  return `<p class="banner banner-partial" role="note">The report is rendered here only up to its first ${part.length} of ${report.length} characters; the text of all that is shown of it is under Files, below.</p>
+<div class="markdown">${renderMarkdown(part, 2)}</div>`;
 }

@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { createTwoFilesPatch } from "diff";
 import { UsageError } from "../../errors/errors.js";
+import { diffWithinBudget } from "../../handoff/diff-within-budget.js";
 import { resolveHomeDir } from "../../home/resolve-home-dir.js";
 import { AGENTS, agentNamed } from "../../hook/agent-contracts.js";
 import { addHookEntries, type HookScope, hookConfigFile, removeHookEntries } from "../../hook/hook-config.js";
@@ -12,16 +12,16 @@ import type { CommandResult, CommonOptions } from "../command-result.js";
 type HooksOptions = CommonOptions & { agent?: string; project?: boolean; user?: boolean; dryRun?: boolean };
 
 /** `twinlock hooks install --agent NAME [--project|--user] [--dry-run]`: merge twinlock's hook into the tool's config. */
-export function runHooksInstall(o: HooksOptions): CommandResult {
+export function runHooksInstall(o: HooksOptions): Promise<CommandResult> {
   return change(o, "install");
 }
 
 /** `twinlock hooks uninstall --agent NAME [--project|--user] [--dry-run]`: remove only twinlock's own entries. */
-export function runHooksUninstall(o: HooksOptions): CommandResult {
+export function runHooksUninstall(o: HooksOptions): Promise<CommandResult> {
   return change(o, "uninstall");
 }
 
-function change(o: HooksOptions, what: "install" | "uninstall"): CommandResult {
+async function change(o: HooksOptions, what: "install" | "uninstall"): Promise<CommandResult> {
   const agent = agentNamed(o.agent);
   if (!agent) throw new UsageError(`--agent ${o.agent ?? "(missing)"} is not one of ${AGENTS.join(", ")}; e.g. --agent claude`);
   if (o.project && o.user) throw new UsageError("--project and --user name two places; give one");
@@ -33,7 +33,16 @@ function change(o: HooksOptions, what: "install" | "uninstall"): CommandResult {
   const next = what === "install" ? addHookEntries(config, agent, homeDir) : removeHookEntries(config, agent, homeDir);
   const after = `${JSON.stringify(next, null, 2)}\n`;
   const changed = after !== (before ?? "") && !(before === undefined && what === "uninstall");
-  const diff = changed ? createTwoFilesPatch(file, file, before ?? "", after, "before", "after") : "";
+  // The config is the agent tool's, which the agent can write: its diff is bounded like every other.
+  const bounded = changed
+    ? await diffWithinBudget({ name: file, header: "before", text: before ?? "" }, { name: file, header: "after", text: after })
+    : undefined;
+  const diff =
+    bounded === undefined
+      ? ""
+      : bounded.kind === "diff"
+        ? bounded.patch
+        : `${file}: too large to diff (${bounded.reason} over the limit of ${bounded.limit}); before ${bounded.before?.size ?? 0} bytes, sha256 ${bounded.before?.sha256 ?? "(none)"}; after ${bounded.after.size} bytes, sha256 ${bounded.after.sha256}`;
   if (!o.dryRun && changed) {
     mkdirSync(path.dirname(file), { recursive: true });
     atomicWriteFile(file, after, before === undefined ? 0o644 : lstatSync(file).mode & 0o777);
