@@ -60,6 +60,7 @@ function pairSummary(w: Workflow): PairSummaryView {
 export function runPageView(run: LoadedRun, layout: LayoutView, signedIn: boolean): RunPageView {
   const runId = run.state.run_id;
   const stops: StopView[] = run.state.stops.map((s) => ({
+    seq: s.seq,
     reason: s.reason,
     workflow: s.workflow,
     raisedBy: s.raised_by,

@@ -21,17 +21,19 @@ function renderStop(s: StopView, i: number, csrf: string): string {
           action: s.liftAction,
           csrf,
           hash: null,
+          // This stop alone, by its number: the signed receipt names it, and lifts no other stop of its reason.
           hidden: [
             ["reason", s.reason],
             ["workflow", s.workflow ?? ""],
+            ["stops", String(s.seq)],
           ],
           fields: `<label for="lift-resolution-${i}">Why the stop can be lifted (required)</label>
 <textarea id="lift-resolution-${i}" name="resolution" rows="3" required></textarea>
 `,
-          submit: `Sign and lift stop ${s.reason}`,
+          submit: `Sign and lift stop ${s.seq} (${s.reason})`,
         })}`
       : "";
-  return `<li class="stop${s.lifted === null ? " stop-standing" : ""}"><p><code>!STOP:${e(s.reason)}</code> on ${scope}, raised by ${e(s.raisedBy)} at <time datetime="${e(s.raisedAt)}">${e(s.raisedAt)}</time>.${note} ${state}</p>${lift}</li>`;
+  return `<li class="stop${s.lifted === null ? " stop-standing" : ""}" id="stop-${s.seq}"><p>Stop ${s.seq}: <code>!STOP:${e(s.reason)}</code> on ${scope}, raised by ${e(s.raisedBy)} at <time datetime="${e(s.raisedAt)}">${e(s.raisedAt)}</time>.${note} ${state}</p>${lift}</li>`;
 }
 
 /**

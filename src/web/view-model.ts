@@ -72,6 +72,8 @@ export interface RunPairView extends PairSummaryView {
 
 /** A hard stop (`!STOP:{reason}`) on the run or one workflow, raised or lifted. */
 export interface StopView {
+  /** The stop's number (its `stop_raised` event's): what its lift names. */
+  seq: number;
   /** The stop's slug (`[a-z0-9][a-z0-9-]*`). */
   reason: string;
   /** The planner whose workflow it stops, or null for the whole run. */
