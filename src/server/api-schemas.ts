@@ -3,10 +3,10 @@ import { z } from "zod";
 import { REVIEW_DECISIONS } from "../gate/review-pair-plan.js";
 import {
   AdmissionCheckSchema,
-  MAX_STOPS_PER_LIFT,
   ApplyApprovalSchema,
   ConsentReceiptSchema,
   handoffHash,
+  MAX_STOPS_PER_LIFT,
   promptId,
   ReviewReceiptSchema,
   RunStateSchema,
