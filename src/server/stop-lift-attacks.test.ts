@@ -19,6 +19,7 @@ import {
   type ServerWorld,
   serverWorld,
 } from "../test-support/gate-server-fixture.js";
+import { createAgentToken } from "./agent-tokens.js";
 
 afterEach(removeServerWorlds);
 
@@ -34,9 +35,9 @@ async function stopBy(w: ServerWorld, actor: string, reason: string, workflow?: 
   return run.file.revision;
 }
 
-/** The hidden fields of each lift form on the run page, by the stop number it shows. */
-async function liftFormsOnRunPage(w: ServerWorld, r: Reviewer): Promise<Map<number, Record<string, string>>> {
-  const html = await (await call(w, `/runs/${w.runId}`, { cookie: r.cookie })).text();
+/** The hidden fields of each lift form on a page (the run page by default), by the stop number it shows. */
+async function liftFormsOnRunPage(w: ServerWorld, r: Reviewer, url = `/runs/${w.runId}`): Promise<Map<number, Record<string, string>>> {
+  const html = await (await call(w, url, { cookie: r.cookie })).text();
   const forms = new Map<number, Record<string, string>>();
   for (const form of html.match(/<form[^>]*id="form-lift-[^"]*"[\s\S]*?<\/form>/g) ?? []) {
     const fields: Record<string, string> = {};
@@ -76,6 +77,22 @@ describe("lifting a stop from the gate's pages", () => {
     expect(standing(w)).toEqual([onPair]);
     // The lifted stop's form is gone; the pair's stays.
     expect([...(await liftFormsOnRunPage(w, alice)).keys()]).toEqual([onPair]);
+  });
+
+  it("shows the pair's page with each standing stop of the run and of the pair, each with its own lift form", async () => {
+    const w = await serverWorld();
+    const alice = await reviewerFor(w, "alice");
+    const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+    expect((await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } })).status).toBe(200);
+    const runWide = await stopBy(w, "alice", "db-freeze");
+    const onPair = await stopBy(w, "bo", "db-freeze", PLANNER);
+    const pairPage = (await call(w, `/runs/${w.runId}/pairs/${PLANNER}`, { cookie: alice.cookie })).headers.get("location") as string;
+    const forms = await liftFormsOnRunPage(w, alice, pairPage);
+    expect([...forms.keys()].sort()).toEqual([runWide, onPair].sort());
+    expect(forms.get(onPair)).toEqual({ reason: "db-freeze", workflow: PLANNER, stops: String(onPair) });
+    const lifted = await decide(w, alice, apiOf(w).lift, { ...forms.get(onPair), resolution: "CI is green" });
+    expect(lifted.status, JSON.stringify(lifted.body)).toBe(200);
+    expect(standing(w)).toEqual([runWide]);
   });
 
   it("refuses a lift that names no stop, or a stop that is not standing with that reason, before asking for the passkey", async () => {

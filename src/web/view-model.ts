@@ -223,6 +223,8 @@ export interface RevisionPageView {
   executor: ExecutorView;
   /** Every receipt of the workflow, oldest first. */
   receipts: ReceiptView[];
+  /** The hard stops on the run or on this pair, standing or lifted, each standing one with its own lift form; absent or empty: none shown. */
+  hardStops?: StopView[];
   /** Every revision of the workflow, this one included. */
   revisions: RevisionLinkView[];
   /** The forms the state allows (none are shown when `stale` is set). */
