@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { IntegrityError } from "../errors/errors.js";
-import { appendTo, type EventDraft } from "../store/run-file.js";
+import { appendTo, type EventDraft, readRunFile, serializeRunFile } from "../store/run-file.js";
 import { liftsNotNamingTheirStop } from "./admission-checks.js";
 import { applyEvent } from "./apply-event.js";
 import type { RunFile, StopResolution } from "./run-schema.js";
@@ -131,6 +134,26 @@ describe("a stop lift lifts exactly the stops it names", () => {
     expect(refusalOf(raise("ana", "db-freeze"), old)).toMatch(
       /receipt\.stops: the lift's list of stops \(stops\) is missing: the run was recorded by an earlier twinlock whose stop lifts did not name the stops they lifted, and this twinlock does not guess which ones a lift meant; finish it with the twinlock that made it, or start a new run with init-run/,
     );
+  });
+
+  it("refuses a run file from an earlier twinlock, whose stops have no numbers and whose lifts name none, saying why and what to do", () => {
+    const run = runOf(raise("ana", "db-freeze"), raise("bo", "db-freeze", "MD-29"), lift("ana", "db-freeze", [2, 3]));
+    // As the earlier twinlock wrote it: no seq on the stops, no stops in the lift receipts.
+    const old = JSON.parse(serializeRunFile(run)) as RunFile;
+    for (const s of old.state.stops) {
+      delete (s as Partial<typeof s>).seq;
+      if (s.resolution_receipt) delete (s.resolution_receipt as Partial<StopResolution>).stops;
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), "twinlock-old-lift-"));
+    try {
+      const file = path.join(dir, "run.json");
+      writeFileSync(file, JSON.stringify(old));
+      expect(() => readRunFile(file)).toThrow(
+        /does not match the run-file schema at state\.stops\.0\.seq: the stop's number \(seq\) is missing: the run was recorded by an earlier twinlock whose stop lifts did not name the stops they lifted/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("has admission find a lifted stop whose receipt does not name it, and none when every receipt names its stops", () => {
