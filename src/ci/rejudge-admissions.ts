@@ -1,3 +1,4 @@
+import { liftsNotNamingTheirStop } from "../run/admission-checks.js";
 import { applyEvent } from "../run/apply-event.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { AdmissionReceipt, RunEvent, RunState } from "../run/run-schema.js";
@@ -60,6 +61,9 @@ function judgeOne(state: RunState, planner: string, receipt: AdmissionReceipt, a
   return [
     ...open,
     ...untrusted,
+    ...liftsNotNamingTheirStop(state, planner).map(
+      (s) => `!STOP:${s.reason} (stop ${s.seq}) was lifted by a receipt that does not name it`,
+    ),
     !consent && `the consent ${receipt.consent_hash} it names is not in the run before it`,
     consent && consent.decision !== "approved" && "the consent it names was declined",
     consent && !approved && `the consent is for ${consent.handoff_hash} revision ${consent.revision}, which no approved review approved`,

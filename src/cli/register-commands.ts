@@ -189,9 +189,10 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
 
   program
     .command("resolve-stop")
-    .description("resolve a hard !STOP with a note")
+    .description("lift hard !STOPs, each named by its number, with a note")
     .argument("<run>", "run file")
     .requiredOption("--reason <slug>", "stop reason")
+    .option("--stop <n>", "the stop to lift, by its number (repeat for several; default: the one standing stop of the reason)", collect, [])
     .requiredOption("--note <text>", "how it was resolved")
     .option("--workflow <id>", "only that workflow's stop")
     .option("--actor <name>", "who resolves (with --key: the key's owner)")

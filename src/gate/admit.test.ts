@@ -256,6 +256,7 @@ describe("each admission check fails alone in the pure rule (facts gathered from
       "a !STOP on the workflow is unresolved",
       (f) => {
         f.state.stops.push({
+          seq: 99,
           reason: "missing-backup",
           workflow: PLANNER,
           raised_at: new Date().toISOString(),
@@ -268,6 +269,36 @@ describe("each admission check fails alone in the pure rule (facts gathered from
         });
       },
       /!STOP:missing-backup \(MD-29\)/,
+    ],
+    [
+      "8",
+      "a stop on the run is lifted by a receipt that names another stop",
+      (f) => {
+        const at = new Date().toISOString();
+        f.state.stops.push({
+          seq: 99,
+          reason: "missing-backup",
+          workflow: null,
+          raised_at: at,
+          raised_by: "ops",
+          note: null,
+          resolved_at: at,
+          resolved_by: "ops",
+          resolution: "done",
+          resolution_receipt: {
+            kind: "stop_resolution",
+            run_id: f.state.run_id,
+            reason: "missing-backup",
+            workflow: null,
+            stops: [98],
+            by: "ops",
+            resolution: "done",
+            at,
+          },
+        });
+        f.untrustedStopLifts = [];
+      },
+      /!STOP:missing-backup 99 \(run\) \(lifted by a receipt that does not name it\)/,
     ],
     [
       "pair",
@@ -570,10 +601,10 @@ describe("check 8: no unresolved !STOP on the run or the workflow", () => {
     expect((await runCli(["stop", g.runFile, "--home", g.home, "--reason", "missing-backup"])).code).toBe(0);
     const onRun = await status();
     expect(onRun.next_step.operation).toBe("resolve-stop");
-    expect(onRun.next_command).toMatch(/^twinlock resolve-stop \S+ --reason missing-backup --note TEXT/);
+    expect(onRun.next_command).toMatch(/^twinlock resolve-stop \S+ --reason missing-backup --stop \d+ --note TEXT/);
     expect((await runCli(["resolve-stop", g.runFile, "--home", g.home, "--reason", "missing-backup", "--note", "done"])).code).toBe(0);
     expect((await runCli(["stop", g.runFile, "--home", g.home, "--reason", "flaky-ci", "--workflow", PLANNER])).code).toBe(0);
-    expect((await status()).next_command).toMatch(/^twinlock resolve-stop \S+ --reason flaky-ci --workflow MD-29 --note TEXT/);
+    expect((await status()).next_command).toMatch(/^twinlock resolve-stop \S+ --reason flaky-ci --stop \d+ --note TEXT/);
     expect((await runCli(["resolve-stop", g.runFile, "--home", g.home, "--reason", "flaky-ci", "--note", "fixed"])).code).toBe(0);
     expect((await status()).next_step.operation).toBe("admit");
   });

@@ -2,7 +2,7 @@ import { ConflictError, RefusalError } from "../errors/errors.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { endSessionsOfRun, sessionRunFile } from "../home/write-session-binding.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
-import type { StopResolution } from "../run/run-schema.js";
+import { MAX_STOPS_PER_LIFT, type RunState, type StopResolution } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
 import type { RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
@@ -66,10 +66,24 @@ function boundRunFile(run: string): string | undefined {
   }
 }
 
+/** A standing stop as a refusal names it, so the person can pick it by its number. */
+export interface OpenStopRef {
+  seq: number;
+  reason: string;
+  workflow: string | null;
+  raised_by: string;
+  raised_at: string;
+}
+
 /**
- * Lift every unresolved `!STOP:{reason}` (of one workflow, if given), with a
- * note saying how. On signing suites only a key with the `stop` right may
- * lift a stop, and admission re-judges the signed resolution under the pin.
+ * Lift exactly the stops named by their numbers (the `stop_raised` events'
+ * sequence numbers), each standing and of `reason` (and on `workflow`, when
+ * given), with a note saying how. Without `stops`: the one standing stop of
+ * that reason; with several standing, it refuses (`STOPS_AMBIGUOUS`, listing
+ * them) rather than lift several the person did not pick. The signed receipt
+ * names the stops, so a stop raised later is never lifted by it. On signing
+ * suites only a key with the `stop` right may lift a stop, and admission
+ * re-judges the signed resolution under the pin.
  */
 export async function resolveStop(input: {
   /** Where the run lives. */
@@ -78,6 +92,8 @@ export async function resolveStop(input: {
   run: string;
   reason: string;
   workflow?: string;
+  /** The stops to lift, by the sequence numbers of their `stop_raised` events. */
+  stops?: readonly number[];
   note: string;
   actor?: string;
   /** The person's key file, or a passkey signer (the gate server). */
@@ -91,30 +107,71 @@ export async function resolveStop(input: {
   const { run, result } = await input.store.update(
     input.run,
     (current) => {
-      const open = current.state.stops.filter(
-        (s) => s.resolved_at === null && s.reason === input.reason && (input.workflow === undefined || s.workflow === input.workflow),
-      );
-      if (open.length === 0) {
-        const listed = current.state.stops
-          .filter((s) => s.resolved_at === null)
-          .map((s) => `!STOP:${s.reason}${s.workflow ? ` (${s.workflow})` : ""}`);
-        throw new RefusalError(
-          `no unresolved !STOP:${input.reason}${input.workflow ? ` on ${input.workflow}` : ""}; unresolved stops: ${listed.join(", ") || "none"}`,
-        );
-      }
+      const stops = pickStops(current.state, input.reason, input.workflow, input.stops);
       const unsigned: StopResolution = {
         kind: "stop_resolution",
         run_id: current.state.run_id,
         reason: input.reason,
         workflow: input.workflow ?? null,
+        stops,
         by: person,
         resolution: input.note,
         at: (input.now?.() ?? new Date()).toISOString(),
       };
       const receipt = sealReceipt(unsigned, { key: input.key, person, right: "stop", config: pinned.config, what: "lift a stop on" });
-      return { events: [{ type: "stop_resolved", actor: person, data: { receipt } }], result: { count: open.length, receipt } };
+      return { events: [{ type: "stop_resolved", actor: person, data: { receipt } }], result: { count: stops.length, receipt } };
     },
     { now: input.now },
   );
   return { run, resolved: result.count, receipt: result.receipt };
+}
+
+/** The standing stops of a run, as a refusal lists them. */
+function openStopRefs(state: RunState, reason?: string, workflow?: string): OpenStopRef[] {
+  return state.stops
+    .filter(
+      (s) => s.resolved_at === null && (reason === undefined || s.reason === reason) && (workflow === undefined || s.workflow === workflow),
+    )
+    .map((s) => ({ seq: s.seq, reason: s.reason, workflow: s.workflow, raised_by: s.raised_by, raised_at: s.raised_at }));
+}
+
+/** How a refusal names a stop: `5 (!STOP:db-freeze on MD-29, raised by ana)`. */
+function describeStop(s: OpenStopRef): string {
+  return `${s.seq} (!STOP:${s.reason} on ${s.workflow ?? "the whole run"}, raised by ${s.raised_by})`;
+}
+
+/** The stops a lift names, ascending; refuses any that is not a standing stop of the reason, or a choice left to guess. */
+function pickStops(state: RunState, reason: string, workflow: string | undefined, named: readonly number[] | undefined): number[] {
+  const where = `${reason}${workflow === undefined ? "" : ` on ${workflow}`}`;
+  const candidates = openStopRefs(state, reason, workflow);
+  if (named === undefined) {
+    if (candidates.length === 1) return [(candidates[0] as OpenStopRef).seq];
+    if (candidates.length === 0) {
+      const open = openStopRefs(state);
+      throw new RefusalError(
+        `no standing !STOP:${where}; standing stops: ${open.length === 0 ? "none" : open.map(describeStop).join(", ")}`,
+        { code: "NO_SUCH_STOP", reason, workflow: workflow ?? null, open },
+      );
+    }
+    throw new RefusalError(
+      `${candidates.length} stops !STOP:${where} stand: ${candidates.map(describeStop).join(", ")}; name the ones to lift by their numbers (one lift never lifts several unless each is named)`,
+      { code: "STOPS_AMBIGUOUS", reason, workflow: workflow ?? null, open: candidates },
+    );
+  }
+  if (named.length === 0) throw new RefusalError("a lift must name at least one stop", { code: "NO_SUCH_STOP", reason, open: candidates });
+  if (named.length > MAX_STOPS_PER_LIFT)
+    throw new RefusalError(`a lift names at most ${MAX_STOPS_PER_LIFT} stops; this one names ${named.length}`, {
+      code: "TOO_MANY_STOPS",
+      limit: MAX_STOPS_PER_LIFT,
+      found: named.length,
+    });
+  const picked = [...new Set(named)].sort((a, b) => a - b);
+  const bySeq = new Map(candidates.map((c) => [c.seq, c]));
+  const notStanding = picked.filter((seq) => !bySeq.has(seq));
+  if (notStanding.length > 0)
+    throw new RefusalError(
+      `${notStanding.length === 1 ? `stop ${notStanding[0]} is` : `stops ${notStanding.join(", ")} are`} not a standing !STOP:${where}; standing !STOP:${where}: ${candidates.length === 0 ? "none" : candidates.map(describeStop).join(", ")}`,
+      { code: "NO_SUCH_STOP", reason, workflow: workflow ?? null, stops: notStanding, open: candidates },
+    );
+  return picked;
 }

@@ -79,9 +79,10 @@ export async function pairStatusFromRun(
         `resolve the !STOP:${stop.reason} raised ${stop.workflow === null ? "on the run" : `on ${stop.workflow}`} by ${stop.raised_by}: admission refuses while it is open`,
         "resolve-stop",
         [runFile],
+        // The stop by its number: a lift names exactly the stops it lifts.
         [
           ["--reason", stop.reason],
-          ...(stop.workflow === null ? [] : [["--workflow", stop.workflow] as [string, string]]),
+          ["--stop", String(stop.seq)],
           ["--note", "TEXT"],
         ],
       );

@@ -97,6 +97,24 @@ export const EVENT_DATA = {
 } as const;
 
 /**
+ * The stop raised by event `seq`, or undefined. Stops are recorded in event
+ * order, so their numbers ascend and a binary search finds one: a lift costs
+ * the log of the stops, not their count, however many the agent raised.
+ */
+export function stopBySeq(stops: RunState["stops"], seq: number): RunState["stops"][number] | undefined {
+  let lo = 0;
+  let hi = stops.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const s = stops[mid] as RunState["stops"][number];
+    if (s.seq === seq) return s;
+    if (s.seq < seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+/**
  * Apply one event to the run state (pure; returns a new state). Replay runs
  * every event through here, so a log that was edited by hand, even with its
  * chain rebuilt, cannot describe a move the transition table forbids or a
@@ -149,6 +167,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
     const d = EVENT_DATA.stop_raised.parse(event.data);
     if (d.workflow !== null && !next.workflows[d.workflow]) bad(`stop names workflow ${d.workflow}, which is not in this run`);
     next.stops.push({
+      seq: event.seq,
       reason: d.reason,
       workflow: d.workflow,
       raised_at: event.at,
@@ -163,12 +182,19 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
   }
   if (event.type === "stop_resolved") {
     const d = EVENT_DATA.stop_resolved.parse(event.data).receipt;
+    // Named in ascending order, so admission can find a stop in a receipt by binary search.
     if (d.run_id !== next.run_id) bad(`stop resolution is for run ${d.run_id}, not ${next.run_id}`);
-    const open = next.stops.filter(
-      (s) => s.resolved_at === null && s.reason === d.reason && (d.workflow === null || s.workflow === d.workflow),
-    );
-    if (open.length === 0) bad(`no unresolved !STOP:${d.reason} to resolve`);
-    for (const s of open) {
+    // Exactly the stops the receipt names: never every stop of its reason, so a stop raised after the
+    // person decided (or one she was not shown) stays standing.
+    let previous = 0;
+    for (const seq of d.stops) {
+      if (seq <= previous) bad(`its stops are not in ascending order without repeats (${previous}, then ${seq})`);
+      previous = seq;
+      const s = stopBySeq(next.stops, seq) ?? bad(`it lifts stop ${seq}, but event ${seq} is not a raised stop`);
+      if (s.resolved_at !== null) bad(`it lifts stop ${seq} (!STOP:${s.reason}), which was already lifted at ${s.resolved_at}`);
+      if (s.reason !== d.reason) bad(`it lifts stop ${seq} as !STOP:${d.reason}, but stop ${seq} is !STOP:${s.reason}`);
+      if (d.workflow !== null && s.workflow !== d.workflow)
+        bad(`it lifts stop ${seq} on ${d.workflow}, but stop ${seq} is on ${s.workflow ?? "the whole run"}`);
       s.resolved_at = event.at;
       s.resolved_by = d.by;
       s.resolution = d.resolution;

@@ -93,8 +93,8 @@ interface Model {
   consented: boolean;
   consentUsed: boolean;
   applyApproved: boolean;
-  /** Unresolved stops, as "reason@workflow" ("run" for the whole run). */
-  stops: Set<string>;
+  /** Unresolved stops in the order raised, as "reason@workflow" ("run" for the whole run); the same one may stand twice. */
+  stops: string[];
   /** MD-30's title was changed in the suite copy. */
   pairingChanged: boolean;
   /** The run file's bytes after a hand edit; nothing may change them afterwards. */
@@ -122,7 +122,7 @@ function admissible(m: Model, executor: string): boolean {
     !m.consentUsed &&
     (m.mode !== "APPLY_APPROVED" || m.applyApproved) &&
     m.variant === m.frozenVariant &&
-    m.stops.size === 0 &&
+    m.stops.length === 0 &&
     !m.pairingChanged
   );
 }
@@ -140,7 +140,7 @@ function compare(m: Model, r: Real): void {
   expect(wf?.handoff?.hash ?? null).toBe(currentHash(m));
   expect(run.state.authorized_execution_prompt_ids).toEqual(m.consented && !isFinal(m.state) ? [EXECUTOR] : []);
   const open = run.state.stops.filter((s) => s.resolved_at === null).map((s) => `${s.reason}@${s.workflow ?? "run"}`);
-  expect(new Set(open)).toEqual(m.stops);
+  expect(open).toEqual(m.stops);
 }
 
 /**
@@ -377,7 +377,7 @@ class Stop extends Step {
         actor: "ops",
       }),
     );
-    if (ok && !m.corrupted) m.stops.add(`${this.reason}@${this.onWorkflow ? PLANNER : "run"}`);
+    if (ok && !m.corrupted) m.stops.push(`${this.reason}@${this.onWorkflow ? PLANNER : "run"}`);
   }
   toString() {
     return `stop(${this.reason}${this.onWorkflow ? `, ${PLANNER}` : ""})`;
@@ -389,11 +389,12 @@ class ResolveStop extends Step {
     super();
   }
   async act(m: Model, r: Real) {
-    const open = [...m.stops].filter((s) => s.startsWith(`${this.reason}@`));
-    const ok = await expectOutcome(m, r, open.length > 0, () =>
+    // Without naming a stop, a lift takes the one standing stop of its reason, and refuses to choose among several.
+    const open = m.stops.filter((s) => s.startsWith(`${this.reason}@`));
+    const ok = await expectOutcome(m, r, open.length === 1, () =>
       resolveStop({ store: folderRunStore(testHome()), run: r.runFile, reason: this.reason, note: "cleared", actor: "ops" }),
     );
-    if (ok && !m.corrupted) for (const s of open) m.stops.delete(s);
+    if (ok && !m.corrupted) m.stops.splice(m.stops.indexOf(open[0] as string), 1);
   }
   toString() {
     return `resolve-stop(${this.reason})`;
@@ -614,7 +615,7 @@ async function setUp(mode: Mode): Promise<{ model: Model; real: Real }> {
     consented: false,
     consentUsed: false,
     applyApproved: false,
-    stops: new Set(),
+    stops: [],
     pairingChanged: false,
     corrupted: null,
   };

@@ -11,6 +11,8 @@ const MAX_TEXT = 64 * 1024;
 /** A run's ID: random, and safe as a file name in the gate home. */
 export const RUN_ID_PATTERN = /^run_[0-9a-f]{16}$/;
 export const EVENT_TYPES = ["run_created", ...TRANSITION_EVENTS, "stop_raised", "stop_resolved"] as const;
+/** The most stops one lift names (a person picks them; the CLI and the pages name one at a time). */
+export const MAX_STOPS_PER_LIFT = 1000;
 /** The run-file format this version writes; older formats are refused, never upgraded silently. */
 export const RUN_FORMAT = "twinlock-run/2";
 
@@ -141,12 +143,30 @@ const schemasOf = lazySchemasOf("run-schema", () => {
     signature,
   });
 
-  /** Lifting a hard stop, signed on signing suites by a key with the `stop` right. */
+  /**
+   * What a run file from before stops were numbered lacks: its lifts named a
+   * reason, not the stops they lifted, so replay cannot tell which stops its
+   * signer meant. Said instead of zod's "expected number" when the field is missing.
+   */
+  const unnumbered = (what: string) => (issue: { input: unknown }) =>
+    issue.input === undefined
+      ? `${what} is missing: the run was recorded by an earlier twinlock whose stop lifts did not name the stops they lifted, and this twinlock does not guess which ones a lift meant; finish it with the twinlock that made it, or start a new run with init-run`
+      : undefined;
+
+  /**
+   * Lifting hard stops, signed on signing suites by a key with the `stop`
+   * right. It names the exact stops it lifts (the sequence numbers of their
+   * `stop_raised` events), all of `reason` (and on `workflow`, when not null):
+   * a stop raised after the person decided is never lifted by it.
+   */
   const StopResolutionSchema = z.strictObject({
     kind: z.literal("stop_resolution"),
     run_id: runId,
     reason: stopReason,
     workflow: z.nullable(promptId),
+    stops: z
+      .array(ordinal, { error: unnumbered("the lift's list of stops (stops)") })
+      .check(z.minLength(1), z.maxLength(MAX_STOPS_PER_LIFT)),
     by: name,
     resolution: text,
     at: isoTime,
@@ -241,6 +261,8 @@ const schemasOf = lazySchemasOf("run-schema", () => {
   });
 
   const StopSchema = z.strictObject({
+    /** The sequence number of the `stop_raised` event: how a lift names this stop. */
+    seq: z.number({ error: unnumbered("the stop's number (seq)") }).check(z.int(), z.gte(1)),
     reason: stopReason,
     workflow: z.nullable(promptId),
     raised_at: isoTime,

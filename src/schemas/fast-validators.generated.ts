@@ -1220,6 +1220,20 @@ function v79(v: In): Out {
 }
 
 function v80(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v4(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  if (v.length < 1) return NO;
+  if (v.length > 1000) return NO;
+  return out;
+}
+
+const K6 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
+function v81(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1239,6 +1253,10 @@ function v80(v: In): Out {
   r = v77(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
+  if (!("stops" in v)) return NO;
+  r = v80(v["stops"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["stops"] = r;
   if (!("by" in v)) return NO;
   r = v6(v["by"]);
   if (r === NO || r === NOT_SURE) return r;
@@ -1256,38 +1274,38 @@ function v80(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (k !== "kind" && k !== "run_id" && k !== "reason" && k !== "workflow" && k !== "by" && k !== "resolution" && k !== "at" && k !== "signature") return NO;
+  for (const k in v) if (!K6.has(k)) return NO;
   return out;
 }
 
-function v81(v: In): Out {
+function v82(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("receipt" in v)) return NO;
-  r = v80(v["receipt"]);
+  r = v81(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "receipt") return NO;
   return out;
 }
 
-function v82(v: In): Out {
+function v83(v: In): Out {
   if (!(v === "twinlock-home/1")) return NO;
   return v;
 }
 
-function v83(v: In): Out {
+function v84(v: In): Out {
   if (typeof v !== "string") return NO;
   return v;
 }
 
-function v84(v: In): Out {
+function v85(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v82(v["format"]);
+  r = v83(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("home_id" in v)) return NO;
@@ -1295,7 +1313,7 @@ function v84(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
-  r = v83(v["created_at"]);
+  r = v84(v["created_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   for (const k in v) if (k !== "format" && k !== "home_id" && k !== "created_at") return NO;
@@ -1303,43 +1321,43 @@ function v84(v: In): Out {
 }
 
 const P9 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-function v85(v: In): Out {
+function v86(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 200) return NOT_SURE;
   if (!P9.test(v)) return NO;
   return v;
 }
 
-function v86(v: In): Out {
+function v87(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 65536) return NOT_SURE;
   return v;
 }
 
-function v87(v: In): Out {
+function v88(v: In): Out {
   if (v === undefined) return undefined;
   return v14(v);
 }
 
-function v88(v: In): Out {
+function v89(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v85(v["id"]);
+  r = v86(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("criterion" in v)) return NO;
-  r = v86(v["criterion"]);
+  r = v87(v["criterion"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criterion"] = r;
   if (!("method" in v)) return NO;
-  r = v86(v["method"]);
+  r = v87(v["method"]);
   if (r === NO || r === NOT_SURE) return r;
   out["method"] = r;
   if ("notes" in v) {
-    r = v87(v["notes"]);
+    r = v88(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1347,11 +1365,11 @@ function v88(v: In): Out {
   return out;
 }
 
-function v89(v: In): Out {
+function v90(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v88(v[i]);
+    const r = v89(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1359,30 +1377,30 @@ function v89(v: In): Out {
   return out;
 }
 
-function v90(v: In): Out {
+function v91(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("criteria" in v)) return NO;
-  r = v89(v["criteria"]);
+  r = v90(v["criteria"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criteria"] = r;
   for (const k in v) if (k !== "criteria") return NO;
   return out;
 }
 
-function v91(v: In): Out {
+function v92(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 220) return NOT_SURE;
   return v;
 }
 
-function v92(v: In): Out {
+function v93(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v91(v[i]);
+    const r = v92(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1391,16 +1409,16 @@ function v92(v: In): Out {
   return out;
 }
 
-function v93(v: In): Out {
+function v94(v: In): Out {
   if (!(v === "low" || v === "medium" || v === "high")) return NO;
   return v;
 }
 
-function v94(v: In): Out {
+function v95(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v91(v[i]);
+    const r = v92(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1408,57 +1426,57 @@ function v94(v: In): Out {
   return out;
 }
 
-const K6 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v95(v: In): Out {
+const K7 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
+function v96(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v85(v["id"]);
+  r = v86(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v86(v["summary"]);
+  r = v87(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v86(v["target"]);
+  r = v87(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v92(v["findings"]);
+  r = v93(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v93(v["risk"]);
+  r = v94(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v86(v["rollback"]);
+  r = v87(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v94(v["depends_on"]);
+  r = v95(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v92(v["verifies"]);
+  r = v93(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v87(v["notes"]);
+    r = v88(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
-  for (const k in v) if (!K6.has(k)) return NO;
+  for (const k in v) if (!K7.has(k)) return NO;
   return out;
 }
 
-function v96(v: In): Out {
+function v97(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v95(v[i]);
+    const r = v96(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1466,7 +1484,7 @@ function v96(v: In): Out {
   return out;
 }
 
-function v97(v: In): Out {
+function v98(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1479,7 +1497,7 @@ function v97(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved"] = r;
   if ("notes" in v) {
-    r = v87(v["notes"]);
+    r = v88(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1487,11 +1505,11 @@ function v97(v: In): Out {
   return out;
 }
 
-function v98(v: In): Out {
+function v99(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v97(v[i]);
+    const r = v98(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1499,112 +1517,112 @@ function v98(v: In): Out {
   return out;
 }
 
-function v99(v: In): Out {
+function v100(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("actions" in v)) return NO;
-  r = v96(v["actions"]);
+  r = v97(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("stops" in v)) return NO;
-  r = v98(v["stops"]);
+  r = v99(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (k !== "actions" && k !== "stops") return NO;
   return out;
 }
 
-const K7 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v100(v: In): Out {
+const K8 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
+function v101(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v85(v["id"]);
+  r = v86(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v86(v["summary"]);
+  r = v87(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v86(v["target"]);
+  r = v87(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v92(v["findings"]);
+  r = v93(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v93(v["risk"]);
+  r = v94(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v86(v["rollback"]);
+  r = v87(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v94(v["depends_on"]);
+  r = v95(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v92(v["verifies"]);
+  r = v93(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v87(v["notes"]);
+    r = v88(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
-  for (const k in v) if (!K7.has(k)) return NO;
+  for (const k in v) if (!K8.has(k)) return NO;
   return out;
 }
 
-function v101(v: In): Out {
+function v102(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 100) return NOT_SURE;
   return v;
 }
 
-function v102(v: In): Out {
+function v103(v: In): Out {
   if (v === undefined) return undefined;
-  return v101(v);
+  return v102(v);
 }
 
-function v103(v: In): Out {
+function v104(v: In): Out {
   if (v === undefined) return undefined;
   return v7(v);
 }
 
-function v104(v: In): Out {
+function v105(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v85(v["id"]);
+  r = v86(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("source" in v)) return NO;
-  r = v86(v["source"]);
+  r = v87(v["source"]);
   if (r === NO || r === NOT_SURE) return r;
   out["source"] = r;
   if (!("observed" in v)) return NO;
-  r = v86(v["observed"]);
+  r = v87(v["observed"]);
   if (r === NO || r === NOT_SURE) return r;
   out["observed"] = r;
   if ("collected_at" in v) {
-    r = v102(v["collected_at"]);
+    r = v103(v["collected_at"]);
     if (r === NO || r === NOT_SURE) return r;
     out["collected_at"] = r;
   }
   if ("digest" in v) {
-    r = v103(v["digest"]);
+    r = v104(v["digest"]);
     if (r === NO || r === NOT_SURE) return r;
     out["digest"] = r;
   }
   if ("notes" in v) {
-    r = v87(v["notes"]);
+    r = v88(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1612,11 +1630,11 @@ function v104(v: In): Out {
   return out;
 }
 
-function v105(v: In): Out {
+function v106(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v104(v[i]);
+    const r = v105(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1624,46 +1642,46 @@ function v105(v: In): Out {
   return out;
 }
 
-function v106(v: In): Out {
+function v107(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("evidence" in v)) return NO;
-  r = v105(v["evidence"]);
+  r = v106(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   for (const k in v) if (k !== "evidence") return NO;
   return out;
 }
 
-function v107(v: In): Out {
+function v108(v: In): Out {
   if (v === undefined) return undefined;
-  return v93(v);
+  return v94(v);
 }
 
-function v108(v: In): Out {
+function v109(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v85(v["id"]);
+  r = v86(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v86(v["summary"]);
+  r = v87(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("evidence" in v)) return NO;
-  r = v92(v["evidence"]);
+  r = v93(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   if ("confidence" in v) {
-    r = v107(v["confidence"]);
+    r = v108(v["confidence"]);
     if (r === NO || r === NOT_SURE) return r;
     out["confidence"] = r;
   }
   if ("notes" in v) {
-    r = v87(v["notes"]);
+    r = v88(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1671,11 +1689,11 @@ function v108(v: In): Out {
   return out;
 }
 
-function v109(v: In): Out {
+function v110(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v108(v[i]);
+    const r = v109(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1683,34 +1701,34 @@ function v109(v: In): Out {
   return out;
 }
 
-function v110(v: In): Out {
+function v111(v: In): Out {
   if (!(v === "open" || v === "resolved" || v === "deferred")) return NO;
   return v;
 }
 
-function v111(v: In): Out {
+function v112(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v85(v["id"]);
+  r = v86(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("question" in v)) return NO;
-  r = v86(v["question"]);
+  r = v87(v["question"]);
   if (r === NO || r === NOT_SURE) return r;
   out["question"] = r;
   if (!("status" in v)) return NO;
-  r = v110(v["status"]);
+  r = v111(v["status"]);
   if (r === NO || r === NOT_SURE) return r;
   out["status"] = r;
   if ("owner" in v) {
-    r = v103(v["owner"]);
+    r = v104(v["owner"]);
     if (r === NO || r === NOT_SURE) return r;
     out["owner"] = r;
   }
   if ("notes" in v) {
-    r = v87(v["notes"]);
+    r = v88(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1718,11 +1736,11 @@ function v111(v: In): Out {
   return out;
 }
 
-function v112(v: In): Out {
+function v113(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v111(v[i]);
+    const r = v112(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1730,37 +1748,37 @@ function v112(v: In): Out {
   return out;
 }
 
-function v113(v: In): Out {
+function v114(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("findings" in v)) return NO;
-  r = v109(v["findings"]);
+  r = v110(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("unknowns" in v)) return NO;
-  r = v112(v["unknowns"]);
+  r = v113(v["unknowns"]);
   if (r === NO || r === NOT_SURE) return r;
   out["unknowns"] = r;
   for (const k in v) if (k !== "findings" && k !== "unknowns") return NO;
   return out;
 }
 
-function v114(v: In): Out {
+function v115(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 1400) return NOT_SURE;
   return v;
 }
 
-function v115(v: In): Out {
+function v116(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!v.startsWith("webauthn:")) return NO;
   if (v.length > 1600) return NOT_SURE;
   return v;
 }
 
-function v116(v: In): Out {
+function v117(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1772,25 +1790,25 @@ function v116(v: In): Out {
   return out;
 }
 
-function v117(v: In): Out {
+function v118(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 253) return NOT_SURE;
   return v;
 }
 
-function v118(v: In): Out {
+function v119(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 300) return NOT_SURE;
   return v;
 }
 
-function v119(v: In): Out {
+function v120(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v118(v[i]);
+    const r = v119(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1799,16 +1817,16 @@ function v119(v: In): Out {
   return out;
 }
 
-function v120(v: In): Out {
+function v121(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("credential_id" in v)) return NO;
-  r = v114(v["credential_id"]);
+  r = v115(v["credential_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credential_id"] = r;
   if (!("public_key" in v)) return NO;
-  r = v115(v["public_key"]);
+  r = v116(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("sign_count" in v)) return NO;
@@ -1816,7 +1834,7 @@ function v120(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["sign_count"] = r;
   if (!("transports" in v)) return NO;
-  r = v116(v["transports"]);
+  r = v117(v["transports"]);
   if (r === NO || r === NOT_SURE) return r;
   out["transports"] = r;
   if (!("created_at" in v)) return NO;
@@ -1824,11 +1842,11 @@ function v120(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("rp_id" in v)) return NO;
-  r = v117(v["rp_id"]);
+  r = v118(v["rp_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rp_id"] = r;
   if (!("origins" in v)) return NO;
-  r = v119(v["origins"]);
+  r = v120(v["origins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["origins"] = r;
   for (const k in v) if (k !== "credential_id" && k !== "public_key" && k !== "sign_count" && k !== "transports" && k !== "created_at" && k !== "rp_id" && k !== "origins") return NO;
@@ -1836,22 +1854,22 @@ function v120(v: In): Out {
 }
 
 const P10 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-function v121(v: In): Out {
+function v122(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P10.test(v)) return NO;
   return v;
 }
 
-function v122(v: In): Out {
+function v123(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "stop")) return NO;
   return v;
 }
 
-function v123(v: In): Out {
+function v124(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v122(v[i]);
+    const r = v123(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1859,36 +1877,36 @@ function v123(v: In): Out {
   return out;
 }
 
-function v124(v: In): Out {
+function v125(v: In): Out {
   if (v === null) return null;
   return v12(v);
 }
 
-function v125(v: In): Out {
+function v126(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
 }
 
-function v126(v: In): Out {
+function v127(v: In): Out {
   if (v === null) return null;
-  return v125(v);
+  return v126(v);
 }
 
-function v127(v: In): Out {
+function v128(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 100) return NOT_SURE;
   return v;
 }
 
-function v128(v: In): Out {
+function v129(v: In): Out {
   if (v === null) return null;
-  return v127(v);
+  return v128(v);
 }
 
-function v129(v: In): Out {
+function v130(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1897,11 +1915,11 @@ function v129(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["token_sha256"] = r;
   if (!("name" in v)) return NO;
-  r = v121(v["name"]);
+  r = v122(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v123(v["rights"]);
+  r = v124(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("created_at" in v)) return NO;
@@ -1913,31 +1931,31 @@ function v129(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("used_at" in v)) return NO;
-  r = v124(v["used_at"]);
+  r = v125(v["used_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["used_at"] = r;
   if (!("challenge" in v)) return NO;
-  r = v126(v["challenge"]);
+  r = v127(v["challenge"]);
   if (r === NO || r === NOT_SURE) return r;
   out["challenge"] = r;
   if (!("user_id" in v)) return NO;
-  r = v128(v["user_id"]);
+  r = v129(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   for (const k in v) if (k !== "token_sha256" && k !== "name" && k !== "rights" && k !== "created_at" && k !== "expires_at" && k !== "used_at" && k !== "challenge" && k !== "user_id") return NO;
   return out;
 }
 
-function v130(v: In): Out {
+function v131(v: In): Out {
   if (!(v === "twinlock-reviewers/1")) return NO;
   return v;
 }
 
-function v131(v: In): Out {
+function v132(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v120(v[i]);
+    const r = v121(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1945,20 +1963,20 @@ function v131(v: In): Out {
   return out;
 }
 
-function v132(v: In): Out {
+function v133(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("name" in v)) return NO;
-  r = v121(v["name"]);
+  r = v122(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v123(v["rights"]);
+  r = v124(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("user_id" in v)) return NO;
-  r = v127(v["user_id"]);
+  r = v128(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   if (!("enrolled_at" in v)) return NO;
@@ -1970,25 +1988,14 @@ function v132(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revoked"] = r;
   if (!("revoked_at" in v)) return NO;
-  r = v124(v["revoked_at"]);
+  r = v125(v["revoked_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revoked_at"] = r;
   if (!("credentials" in v)) return NO;
-  r = v131(v["credentials"]);
+  r = v132(v["credentials"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credentials"] = r;
   for (const k in v) if (k !== "name" && k !== "rights" && k !== "user_id" && k !== "enrolled_at" && k !== "revoked" && k !== "revoked_at" && k !== "credentials") return NO;
-  return out;
-}
-
-function v133(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v132(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
   return out;
 }
 
@@ -1996,7 +2003,7 @@ function v134(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v129(v[i]);
+    const r = v133(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2004,55 +2011,66 @@ function v134(v: In): Out {
 }
 
 function v135(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v130(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v136(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v130(v["format"]);
+  r = v131(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("reviewers" in v)) return NO;
-  r = v133(v["reviewers"]);
+  r = v134(v["reviewers"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviewers"] = r;
   if (!("invitations" in v)) return NO;
-  r = v134(v["invitations"]);
+  r = v135(v["invitations"]);
   if (r === NO || r === NOT_SURE) return r;
   out["invitations"] = r;
   for (const k in v) if (k !== "format" && k !== "reviewers" && k !== "invitations") return NO;
   return out;
 }
 
-function v136(v: In): Out {
+function v137(v: In): Out {
   if (!(v === "twinlock-checkpoint/1")) return NO;
   return v;
 }
 
-function v137(v: In): Out {
+function v138(v: In): Out {
   if (!(v === "run_created" || v === "handoff_frozen" || v === "review_requested" || v === "changes_requested" || v === "approval_recorded" || v === "plan_approved" || v === "plan_declined" || v === "consent_granted" || v === "consent_declined" || v === "apply_approved" || v === "dry_run_admitted" || v === "dry_run_result" || v === "admitted" || v === "closed" || v === "failed" || v === "stop_raised" || v === "stop_resolved")) return NO;
   return v;
 }
 
-function v138(v: In): Out {
+function v139(v: In): Out {
   return v;
 }
 
-function v139(v: In): Out {
+function v140(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v83(k) : NO;
+    const kr = typeof k === "string" ? v84(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v138(v[k]);
+    const r = v139(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v140(v: In): Out {
+function v141(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2069,11 +2087,11 @@ function v140(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["actor"] = r;
   if (!("type" in v)) return NO;
-  r = v137(v["type"]);
+  r = v138(v["type"]);
   if (r === NO || r === NOT_SURE) return r;
   out["type"] = r;
   if (!("data" in v)) return NO;
-  r = v139(v["data"]);
+  r = v140(v["data"]);
   if (r === NO || r === NOT_SURE) return r;
   out["data"] = r;
   if (!("prev" in v)) return NO;
@@ -2084,11 +2102,11 @@ function v140(v: In): Out {
   return out;
 }
 
-function v141(v: In): Out {
+function v142(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v140(v[i]);
+    const r = v141(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2096,7 +2114,7 @@ function v141(v: In): Out {
   return out;
 }
 
-function v142(v: In): Out {
+function v143(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2109,24 +2127,24 @@ function v142(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["from_head"] = r;
   if (!("events" in v)) return NO;
-  r = v141(v["events"]);
+  r = v142(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   for (const k in v) if (k !== "from_seq" && k !== "from_head" && k !== "events") return NO;
   return out;
 }
 
-function v143(v: In): Out {
+function v144(v: In): Out {
   if (v === undefined) return undefined;
   return v45(v);
 }
 
-function v144(v: In): Out {
+function v145(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v136(v["format"]);
+  r = v137(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("run_id" in v)) return NO;
@@ -2146,15 +2164,15 @@ function v144(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("last_write" in v)) return NO;
-  r = v142(v["last_write"]);
+  r = v143(v["last_write"]);
   if (r === NO || r === NOT_SURE) return r;
   out["last_write"] = r;
   if (!("updated_at" in v)) return NO;
-  r = v83(v["updated_at"]);
+  r = v84(v["updated_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["updated_at"] = r;
   if ("run_file" in v) {
-    r = v143(v["run_file"]);
+    r = v144(v["run_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["run_file"] = r;
   }
@@ -2162,13 +2180,13 @@ function v144(v: In): Out {
   return out;
 }
 
-function v145(v: In): Out {
+function v146(v: In): Out {
   if (v === null) return null;
   return v42(v);
 }
 
-const K8 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v146(v: In): Out {
+const K9 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
+function v147(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2217,16 +2235,16 @@ function v146(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K8.has(k)) return NO;
+  for (const k in v) if (!K9.has(k)) return NO;
   return out;
 }
 
-function v147(v: In): Out {
+function v148(v: In): Out {
   if (v === null) return null;
-  return v146(v);
+  return v147(v);
 }
 
-function v148(v: In): Out {
+function v149(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2247,7 +2265,7 @@ function v148(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["admitted_by"] = r;
   if (!("result" in v)) return NO;
-  r = v145(v["result"]);
+  r = v146(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2259,15 +2277,15 @@ function v148(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["result_at"] = r;
   if (!("result_receipt" in v)) return NO;
-  r = v147(v["result_receipt"]);
+  r = v148(v["result_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_receipt"] = r;
   for (const k in v) if (k !== "handoff_hash" && k !== "revision" && k !== "admitted_at" && k !== "admitted_by" && k !== "result" && k !== "note" && k !== "result_at" && k !== "result_receipt") return NO;
   return out;
 }
 
-const K9 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v149(v: In): Out {
+const K10 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
+function v150(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2308,11 +2326,11 @@ function v149(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K9.has(k)) return NO;
+  for (const k in v) if (!K10.has(k)) return NO;
   return out;
 }
 
-function v150(v: In): Out {
+function v151(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2341,7 +2359,7 @@ function v150(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_by"] = r;
   if (!("receipt" in v)) return NO;
-  r = v149(v["receipt"]);
+  r = v150(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -2352,33 +2370,33 @@ function v150(v: In): Out {
   return out;
 }
 
-function v151(v: In): Out {
+function v152(v: In): Out {
   if (!(v === "twinlock-run/2")) return NO;
   return v;
 }
 
-function v152(v: In): Out {
+function v153(v: In): Out {
   if (!(v === "investigating" || v === "handoff_frozen" || v === "plan_review_pending" || v === "plan_revision_pending" || v === "execution_consent_pending" || v === "approval_pending" || v === "dry_run_ready" || v === "executing" || v === "closed" || v === "failed")) return NO;
   return v;
 }
 
-function v153(v: In): Out {
+function v154(v: In): Out {
   if (v === null) return null;
-  return v150(v);
+  return v151(v);
 }
 
-function v154(v: In): Out {
+function v155(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   return v;
 }
 
-function v155(v: In): Out {
+function v156(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("revision" in v)) return NO;
-  r = v154(v["revision"]);
+  r = v155(v["revision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("hash" in v)) return NO;
@@ -2390,26 +2408,26 @@ function v155(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_at"] = r;
   if (!("seq" in v)) return NO;
-  r = v154(v["seq"]);
+  r = v155(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   for (const k in v) if (k !== "revision" && k !== "hash" && k !== "frozen_at" && k !== "seq") return NO;
   return out;
 }
 
-function v156(v: In): Out {
+function v157(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v155(v[i]);
+    const r = v156(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K10 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
-function v157(v: In): Out {
+const K11 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
+function v158(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2466,23 +2484,23 @@ function v157(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K10.has(k)) return NO;
+  for (const k in v) if (!K11.has(k)) return NO;
   return out;
 }
 
-function v158(v: In): Out {
+function v159(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v157(v[i]);
+    const r = v158(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K11 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
-function v159(v: In): Out {
+const K12 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
+function v160(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2563,23 +2581,23 @@ function v159(v: In): Out {
   r = v56(v["consumed_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consumed_at"] = r;
-  for (const k in v) if (!K11.has(k)) return NO;
+  for (const k in v) if (!K12.has(k)) return NO;
   return out;
 }
 
-function v160(v: In): Out {
+function v161(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v159(v[i]);
+    const r = v160(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K12 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
-function v161(v: In): Out {
+const K13 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
+function v162(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2624,23 +2642,23 @@ function v161(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K12.has(k)) return NO;
+  for (const k in v) if (!K13.has(k)) return NO;
   return out;
 }
 
-function v162(v: In): Out {
+function v163(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v161(v[i]);
+    const r = v162(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K13 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
-function v163(v: In): Out {
+const K14 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
+function v164(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2688,18 +2706,7 @@ function v163(v: In): Out {
   r = v17(v["at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["at"] = r;
-  for (const k in v) if (!K13.has(k)) return NO;
-  return out;
-}
-
-function v164(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v163(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
+  for (const k in v) if (!K14.has(k)) return NO;
   return out;
 }
 
@@ -2707,7 +2714,7 @@ function v165(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v148(v[i]);
+    const r = v164(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2715,16 +2722,27 @@ function v165(v: In): Out {
 }
 
 function v166(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v149(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v167(v: In): Out {
   if (!(v === "verified" || v === "failed" || v === "rolled_back" || v === "declined" || v === "abandoned")) return NO;
   return v;
 }
 
-function v167(v: In): Out {
+function v168(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("outcome" in v)) return NO;
-  r = v166(v["outcome"]);
+  r = v167(v["outcome"]);
   if (r === NO || r === NOT_SURE) return r;
   out["outcome"] = r;
   if (!("residual" in v)) return NO;
@@ -2748,13 +2766,13 @@ function v167(v: In): Out {
   return out;
 }
 
-function v168(v: In): Out {
+function v169(v: In): Out {
   if (v === null) return null;
-  return v167(v);
+  return v168(v);
 }
 
-const K14 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v169(v: In): Out {
+const K15 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
+function v170(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2775,7 +2793,7 @@ function v169(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v152(v["state"]);
+  r = v153(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -2783,42 +2801,42 @@ function v169(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v153(v["handoff"]);
+  r = v154(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v156(v["history"]);
+  r = v157(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v158(v["reviews"]);
+  r = v159(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v160(v["consents"]);
+  r = v161(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v162(v["apply_approvals"]);
+  r = v163(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v164(v["admissions"]);
+  r = v165(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v165(v["dry_runs"]);
+  r = v166(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v168(v["result"]);
+  r = v169(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
-  for (const k in v) if (!K14.has(k)) return NO;
+  for (const k in v) if (!K15.has(k)) return NO;
   return out;
 }
 
-function v170(v: In): Out {
+function v171(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -2826,14 +2844,14 @@ function v170(v: In): Out {
     const kr = typeof k === "string" ? v0(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v169(v[k]);
+    const r = v170(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v171(v: In): Out {
+function v172(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -2844,21 +2862,71 @@ function v171(v: In): Out {
   return out;
 }
 
-function v172(v: In): Out {
+function v173(v: In): Out {
   if (v === null) return null;
   return v6(v);
 }
 
-function v173(v: In): Out {
-  if (v === null) return null;
-  return v80(v);
-}
-
-const K15 = new Set(["reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
+const K16 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
 function v174(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
+  if (!("kind" in v)) return NO;
+  r = v79(v["kind"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["kind"] = r;
+  if (!("run_id" in v)) return NO;
+  r = v2(v["run_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["run_id"] = r;
+  if (!("reason" in v)) return NO;
+  r = v76(v["reason"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["reason"] = r;
+  if (!("workflow" in v)) return NO;
+  r = v77(v["workflow"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["workflow"] = r;
+  if (!("stops" in v)) return NO;
+  r = v80(v["stops"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["stops"] = r;
+  if (!("by" in v)) return NO;
+  r = v6(v["by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["by"] = r;
+  if (!("resolution" in v)) return NO;
+  r = v14(v["resolution"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["resolution"] = r;
+  if (!("at" in v)) return NO;
+  r = v17(v["at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["at"] = r;
+  if ("signature" in v) {
+    r = v29(v["signature"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["signature"] = r;
+  }
+  for (const k in v) if (!K16.has(k)) return NO;
+  return out;
+}
+
+function v175(v: In): Out {
+  if (v === null) return null;
+  return v174(v);
+}
+
+const K17 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
+function v176(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("seq" in v)) return NO;
+  r = v4(v["seq"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["seq"] = r;
   if (!("reason" in v)) return NO;
   r = v76(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
@@ -2884,7 +2952,7 @@ function v174(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v172(v["resolved_by"]);
+  r = v173(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -2892,25 +2960,25 @@ function v174(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v173(v["resolution_receipt"]);
+  r = v175(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
-  for (const k in v) if (!K15.has(k)) return NO;
+  for (const k in v) if (!K17.has(k)) return NO;
   return out;
 }
 
-function v175(v: In): Out {
+function v177(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v174(v[i]);
+    const r = v176(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v176(v: In): Out {
+function v178(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2935,27 +3003,27 @@ function v176(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if (!("workflows" in v)) return NO;
-  r = v170(v["workflows"]);
+  r = v171(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v171(v["authorized_execution_prompt_ids"]);
+  r = v172(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v175(v["stops"]);
+  r = v177(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (k !== "run_id" && k !== "home_id" && k !== "created_at" && k !== "suite" && k !== "settings" && k !== "workflows" && k !== "authorized_execution_prompt_ids" && k !== "stops") return NO;
   return out;
 }
 
-function v177(v: In): Out {
+function v179(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v151(v["format"]);
+  r = v152(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("revision" in v)) return NO;
@@ -2967,22 +3035,26 @@ function v177(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("state" in v)) return NO;
-  r = v176(v["state"]);
+  r = v178(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("events" in v)) return NO;
-  r = v141(v["events"]);
+  r = v142(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   for (const k in v) if (k !== "format" && k !== "revision" && k !== "head" && k !== "state" && k !== "events") return NO;
   return out;
 }
 
-const K16 = new Set(["reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v178(v: In): Out {
+const K18 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
+function v180(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
+  if (!("seq" in v)) return NO;
+  r = v4(v["seq"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["seq"] = r;
   if (!("reason" in v)) return NO;
   r = v76(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
@@ -3008,7 +3080,7 @@ function v178(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v172(v["resolved_by"]);
+  r = v173(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3016,15 +3088,15 @@ function v178(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v173(v["resolution_receipt"]);
+  r = v175(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
-  for (const k in v) if (!K16.has(k)) return NO;
+  for (const k in v) if (!K18.has(k)) return NO;
   return out;
 }
 
-const K17 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v179(v: In): Out {
+const K19 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
+function v181(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3045,7 +3117,7 @@ function v179(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v152(v["state"]);
+  r = v153(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3053,92 +3125,92 @@ function v179(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v153(v["handoff"]);
+  r = v154(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v156(v["history"]);
+  r = v157(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v158(v["reviews"]);
+  r = v159(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v160(v["consents"]);
+  r = v161(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v162(v["apply_approvals"]);
+  r = v163(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v164(v["admissions"]);
+  r = v165(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v165(v["dry_runs"]);
+  r = v166(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v168(v["result"]);
+  r = v169(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
-  for (const k in v) if (!K17.has(k)) return NO;
+  for (const k in v) if (!K19.has(k)) return NO;
   return out;
 }
 
-function v180(v: In): Out {
+function v182(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   return v;
 }
 
-function v181(v: In): Out {
+function v183(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v180(v[i]);
+    const r = v182(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v182(v: In): Out {
+function v184(v: In): Out {
   if (v === undefined) return undefined;
-  return v181(v);
+  return v183(v);
 }
 
 const P11 = /^[a-z][a-z0-9_]*$/;
-function v183(v: In): Out {
+function v185(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P11.test(v)) return NO;
   return v;
 }
 
-function v184(v: In): Out {
+function v186(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v183(v[i]);
+    const r = v185(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v185(v: In): Out {
-  if (v === undefined) return undefined;
-  return v184(v);
-}
-
-function v186(v: In): Out {
-  if (v === undefined) return undefined;
-  return v183(v);
-}
-
 function v187(v: In): Out {
+  if (v === undefined) return undefined;
+  return v186(v);
+}
+
+function v188(v: In): Out {
+  if (v === undefined) return undefined;
+  return v185(v);
+}
+
+function v189(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3146,84 +3218,67 @@ function v187(v: In): Out {
   return v;
 }
 
-function v188(v: In): Out {
-  if (v === undefined) return undefined;
-  return v187(v);
-}
-
-const K18 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v189(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if ("markers" in v) {
-    r = v182(v["markers"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["markers"] = r;
-  }
-  if ("all_blocks" in v) {
-    r = v185(v["all_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["all_blocks"] = r;
-  }
-  if ("planner_blocks" in v) {
-    r = v185(v["planner_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["planner_blocks"] = r;
-  }
-  if ("executor_blocks" in v) {
-    r = v185(v["executor_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["executor_blocks"] = r;
-  }
-  if ("gate_block" in v) {
-    r = v186(v["gate_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_block"] = r;
-  }
-  if ("gate_phrases" in v) {
-    r = v182(v["gate_phrases"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_phrases"] = r;
-  }
-  if ("authority_block" in v) {
-    r = v186(v["authority_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["authority_block"] = r;
-  }
-  if ("verification_design_block" in v) {
-    r = v186(v["verification_design_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["verification_design_block"] = r;
-  }
-  if ("copied_item_min_length" in v) {
-    r = v188(v["copied_item_min_length"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["copied_item_min_length"] = r;
-  }
-  for (const k in v) if (!K18.has(k)) return NO;
-  return out;
-}
-
 function v190(v: In): Out {
-  if (!(v === "twinlock")) return NO;
-  return v;
+  if (v === undefined) return undefined;
+  return v189(v);
 }
 
+const K20 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
 function v191(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
-  if (!("format" in v)) return NO;
-  r = v190(v["format"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["format"] = r;
-  for (const k in v) if (k !== "format") return NO;
+  if ("markers" in v) {
+    r = v184(v["markers"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["markers"] = r;
+  }
+  if ("all_blocks" in v) {
+    r = v187(v["all_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["all_blocks"] = r;
+  }
+  if ("planner_blocks" in v) {
+    r = v187(v["planner_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["planner_blocks"] = r;
+  }
+  if ("executor_blocks" in v) {
+    r = v187(v["executor_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["executor_blocks"] = r;
+  }
+  if ("gate_block" in v) {
+    r = v188(v["gate_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_block"] = r;
+  }
+  if ("gate_phrases" in v) {
+    r = v184(v["gate_phrases"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_phrases"] = r;
+  }
+  if ("authority_block" in v) {
+    r = v188(v["authority_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["authority_block"] = r;
+  }
+  if ("verification_design_block" in v) {
+    r = v188(v["verification_design_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["verification_design_block"] = r;
+  }
+  if ("copied_item_min_length" in v) {
+    r = v190(v["copied_item_min_length"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["copied_item_min_length"] = r;
+  }
+  for (const k in v) if (!K20.has(k)) return NO;
   return out;
 }
 
 function v192(v: In): Out {
-  if (!(v === "mission-directives")) return NO;
+  if (!(v === "twinlock")) return NO;
   return v;
 }
 
@@ -3240,36 +3295,41 @@ function v193(v: In): Out {
 }
 
 function v194(v: In): Out {
+  if (!(v === "mission-directives")) return NO;
+  return v;
+}
+
+function v195(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("format" in v)) return NO;
+  r = v194(v["format"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["format"] = r;
+  for (const k in v) if (k !== "format") return NO;
+  return out;
+}
+
+function v196(v: In): Out {
   if (!isObject(v)) return NO;
   const tag = v["format"];
-  if (tag === "twinlock") return v191(v);
-  if (tag === "mission-directives") return v193(v);
+  if (tag === "twinlock") return v193(v);
+  if (tag === "mission-directives") return v195(v);
   if (tag === "custom") return v23(v);
   return NO;
 }
 
-function v195(v: In): Out {
+function v197(v: In): Out {
   if (v === undefined) return undefined;
   return v13(v);
 }
 
-function v196(v: In): Out {
+function v198(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
   if (!(v <= 100)) return NO;
-  return v;
-}
-
-function v197(v: In): Out {
-  if (v === undefined) return undefined;
-  return v196(v);
-}
-
-const P12 = /^[1-9][0-9]*(m|h|d)$/;
-function v198(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P12.test(v)) return NO;
   return v;
 }
 
@@ -3278,27 +3338,39 @@ function v199(v: In): Out {
   return v198(v);
 }
 
+const P12 = /^[1-9][0-9]*(m|h|d)$/;
 function v200(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P12.test(v)) return NO;
+  return v;
+}
+
+function v201(v: In): Out {
+  if (v === undefined) return undefined;
+  return v200(v);
+}
+
+function v202(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("require_signed_receipts" in v) {
-    r = v195(v["require_signed_receipts"]);
+    r = v197(v["require_signed_receipts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["require_signed_receipts"] = r;
   }
   if ("required_approvals" in v) {
-    r = v197(v["required_approvals"]);
+    r = v199(v["required_approvals"]);
     if (r === NO || r === NOT_SURE) return r;
     out["required_approvals"] = r;
   }
   if ("separate_duties" in v) {
-    r = v195(v["separate_duties"]);
+    r = v197(v["separate_duties"]);
     if (r === NO || r === NOT_SURE) return r;
     out["separate_duties"] = r;
   }
   if ("consent_expiry" in v) {
-    r = v199(v["consent_expiry"]);
+    r = v201(v["consent_expiry"]);
     if (r === NO || r === NOT_SURE) return r;
     out["consent_expiry"] = r;
   }
@@ -3307,22 +3379,22 @@ function v200(v: In): Out {
 }
 
 const P13 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
-function v201(v: In): Out {
+function v203(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P13.test(v)) return NO;
   return v;
 }
 
-function v202(v: In): Out {
+function v204(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "freeze" || v === "stop")) return NO;
   return v;
 }
 
-function v203(v: In): Out {
+function v205(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v202(v[i]);
+    const r = v204(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3330,7 +3402,7 @@ function v203(v: In): Out {
   return out;
 }
 
-function v204(v: In): Out {
+function v206(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3339,101 +3411,85 @@ function v204(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v201(v["public_key"]);
+  r = v203(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("rights" in v)) return NO;
-  r = v203(v["rights"]);
+  r = v205(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key" && k !== "rights") return NO;
   return out;
 }
 
-function v205(v: In): Out {
+function v207(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P9.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
 }
 
-function v206(v: In): Out {
-  if (v === undefined) return undefined;
-  return v205(v);
-}
-
-function v207(v: In): Out {
-  if (v === undefined) return undefined;
-  return v9(v);
-}
-
-const K19 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
 function v208(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if ("markers" in v) {
-    r = v182(v["markers"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["markers"] = r;
-  }
-  if ("all_blocks" in v) {
-    r = v185(v["all_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["all_blocks"] = r;
-  }
-  if ("planner_blocks" in v) {
-    r = v185(v["planner_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["planner_blocks"] = r;
-  }
-  if ("executor_blocks" in v) {
-    r = v185(v["executor_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["executor_blocks"] = r;
-  }
-  if ("gate_block" in v) {
-    r = v186(v["gate_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_block"] = r;
-  }
-  if ("gate_phrases" in v) {
-    r = v182(v["gate_phrases"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_phrases"] = r;
-  }
-  if ("authority_block" in v) {
-    r = v186(v["authority_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["authority_block"] = r;
-  }
-  if ("verification_design_block" in v) {
-    r = v186(v["verification_design_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["verification_design_block"] = r;
-  }
-  if ("copied_item_min_length" in v) {
-    r = v188(v["copied_item_min_length"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["copied_item_min_length"] = r;
-  }
-  for (const k in v) if (!K19.has(k)) return NO;
-  return out;
+  if (v === undefined) return undefined;
+  return v207(v);
 }
 
 function v209(v: In): Out {
   if (v === undefined) return undefined;
-  return v208(v);
+  return v9(v);
 }
 
+const K21 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
 function v210(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v204(v[i]);
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if ("markers" in v) {
+    r = v184(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
+    out["markers"] = r;
   }
+  if ("all_blocks" in v) {
+    r = v187(v["all_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["all_blocks"] = r;
+  }
+  if ("planner_blocks" in v) {
+    r = v187(v["planner_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["planner_blocks"] = r;
+  }
+  if ("executor_blocks" in v) {
+    r = v187(v["executor_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["executor_blocks"] = r;
+  }
+  if ("gate_block" in v) {
+    r = v188(v["gate_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_block"] = r;
+  }
+  if ("gate_phrases" in v) {
+    r = v184(v["gate_phrases"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_phrases"] = r;
+  }
+  if ("authority_block" in v) {
+    r = v188(v["authority_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["authority_block"] = r;
+  }
+  if ("verification_design_block" in v) {
+    r = v188(v["verification_design_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["verification_design_block"] = r;
+  }
+  if ("copied_item_min_length" in v) {
+    r = v190(v["copied_item_min_length"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["copied_item_min_length"] = r;
+  }
+  for (const k in v) if (!K21.has(k)) return NO;
   return out;
 }
 
@@ -3446,7 +3502,7 @@ function v212(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v201(v[i]);
+    const r = v206(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3459,27 +3515,43 @@ function v213(v: In): Out {
 }
 
 function v214(v: In): Out {
-  if (v === undefined) return undefined;
-  return v200(v);
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v203(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
 }
 
 function v215(v: In): Out {
   if (v === undefined) return undefined;
-  return v180(v);
+  return v214(v);
 }
 
 function v216(v: In): Out {
+  if (v === undefined) return undefined;
+  return v202(v);
+}
+
+function v217(v: In): Out {
+  if (v === undefined) return undefined;
+  return v182(v);
+}
+
+function v218(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
 }
 
-function v217(v: In): Out {
+function v219(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v216(v[i]);
+    const r = v218(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3487,99 +3559,79 @@ function v217(v: In): Out {
   return out;
 }
 
-function v218(v: In): Out {
-  if (v === undefined) return undefined;
-  return v217(v);
-}
-
-function v219(v: In): Out {
-  if (v === undefined) return undefined;
-  return v194(v);
-}
-
-const K20 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","policies","graph_file","prompts","exclude","handoff"]);
 function v220(v: In): Out {
+  if (v === undefined) return undefined;
+  return v219(v);
+}
+
+function v221(v: In): Out {
+  if (v === undefined) return undefined;
+  return v196(v);
+}
+
+const K22 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","policies","graph_file","prompts","exclude","handoff"]);
+function v222(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("suite_id" in v) {
-    r = v206(v["suite_id"]);
+    r = v208(v["suite_id"]);
     if (r === NO || r === NOT_SURE) return r;
     out["suite_id"] = r;
   }
   if ("declared_pairs" in v) {
-    r = v207(v["declared_pairs"]);
+    r = v209(v["declared_pairs"]);
     if (r === NO || r === NOT_SURE) return r;
     out["declared_pairs"] = r;
   }
   if ("body_rules" in v) {
-    r = v209(v["body_rules"]);
+    r = v211(v["body_rules"]);
     if (r === NO || r === NOT_SURE) return r;
     out["body_rules"] = r;
   }
   if ("reviewers" in v) {
-    r = v211(v["reviewers"]);
+    r = v213(v["reviewers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["reviewers"] = r;
   }
   if ("revoked" in v) {
-    r = v213(v["revoked"]);
+    r = v215(v["revoked"]);
     if (r === NO || r === NOT_SURE) return r;
     out["revoked"] = r;
   }
   if ("policies" in v) {
-    r = v214(v["policies"]);
+    r = v216(v["policies"]);
     if (r === NO || r === NOT_SURE) return r;
     out["policies"] = r;
   }
   if ("graph_file" in v) {
-    r = v215(v["graph_file"]);
+    r = v217(v["graph_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["graph_file"] = r;
   }
   if ("prompts" in v) {
-    r = v218(v["prompts"]);
+    r = v220(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
   if ("exclude" in v) {
-    r = v218(v["exclude"]);
+    r = v220(v["exclude"]);
     if (r === NO || r === NOT_SURE) return r;
     out["exclude"] = r;
   }
   if ("handoff" in v) {
-    r = v219(v["handoff"]);
+    r = v221(v["handoff"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff"] = r;
   }
-  for (const k in v) if (!K20.has(k)) return NO;
-  return out;
-}
-
-function v221(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length > 500) return NOT_SURE;
-  return v;
-}
-
-function v222(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v221(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v3(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
+  for (const k in v) if (!K22.has(k)) return NO;
   return out;
 }
 
 function v223(v: In): Out {
-  if (v === undefined) return undefined;
-  return v222(v);
+  if (typeof v !== "string") return NO;
+  if (v.length > 500) return NOT_SURE;
+  return v;
 }
 
 function v224(v: In): Out {
@@ -3587,22 +3639,7 @@ function v224(v: In): Out {
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v83(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v83(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
-}
-
-function v225(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v83(k) : NO;
+    const kr = typeof k === "string" ? v223(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
     const r = v3(v[k]);
@@ -3612,64 +3649,47 @@ function v225(v: In): Out {
   return out;
 }
 
-function v226(v: In): Out {
+function v225(v: In): Out {
   if (v === undefined) return undefined;
-  return v225(v);
+  return v224(v);
 }
 
-const K21 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v227(v: In): Out {
-  if (!isObject(v)) return NO;
+function v226(v: In): Out {
+  if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("suite_id" in v)) return NO;
-  r = v6(v["suite_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite_id"] = r;
-  if (!("root" in v)) return NO;
-  r = v38(v["root"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["root"] = r;
-  if (!("config_sha256" in v)) return NO;
-  r = v3(v["config_sha256"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["config_sha256"] = r;
-  if ("handoff_schemas" in v) {
-    r = v223(v["handoff_schemas"]);
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v84(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v84(v[k]);
     if (r === NO || r === NOT_SURE) return r;
-    out["handoff_schemas"] = r;
+    out[k as string] = r;
   }
-  if (!("pairs" in v)) return NO;
-  r = v224(v["pairs"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pairs"] = r;
-  if ("prompts" in v) {
-    r = v226(v["prompts"]);
+  return out;
+}
+
+function v227(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v84(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v3(v[k]);
     if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
+    out[k as string] = r;
   }
-  if (!("allow_unsigned" in v)) return NO;
-  r = v13(v["allow_unsigned"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["allow_unsigned"] = r;
-  if (!("pinned_at" in v)) return NO;
-  r = v83(v["pinned_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_at"] = r;
-  if (!("pinned_by" in v)) return NO;
-  r = v7(v["pinned_by"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_by"] = r;
-  for (const k in v) if (!K21.has(k)) return NO;
   return out;
 }
 
 function v228(v: In): Out {
-  if (!(v === "twinlock-pins/1")) return NO;
-  return v;
+  if (v === undefined) return undefined;
+  return v227(v);
 }
 
-const K22 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+const K23 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
 function v229(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
@@ -3687,16 +3707,16 @@ function v229(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v223(v["handoff_schemas"]);
+    r = v225(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v224(v["pairs"]);
+  r = v226(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v226(v["prompts"]);
+    r = v228(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -3705,34 +3725,86 @@ function v229(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["allow_unsigned"] = r;
   if (!("pinned_at" in v)) return NO;
-  r = v83(v["pinned_at"]);
+  r = v84(v["pinned_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pinned_at"] = r;
   if (!("pinned_by" in v)) return NO;
   r = v7(v["pinned_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pinned_by"] = r;
-  for (const k in v) if (!K22.has(k)) return NO;
+  for (const k in v) if (!K23.has(k)) return NO;
   return out;
 }
 
 function v230(v: In): Out {
+  if (!(v === "twinlock-pins/1")) return NO;
+  return v;
+}
+
+const K24 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v231(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("suite_id" in v)) return NO;
+  r = v6(v["suite_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite_id"] = r;
+  if (!("root" in v)) return NO;
+  r = v38(v["root"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["root"] = r;
+  if (!("config_sha256" in v)) return NO;
+  r = v3(v["config_sha256"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["config_sha256"] = r;
+  if ("handoff_schemas" in v) {
+    r = v225(v["handoff_schemas"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff_schemas"] = r;
+  }
+  if (!("pairs" in v)) return NO;
+  r = v226(v["pairs"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pairs"] = r;
+  if ("prompts" in v) {
+    r = v228(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if (!("allow_unsigned" in v)) return NO;
+  r = v13(v["allow_unsigned"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["allow_unsigned"] = r;
+  if (!("pinned_at" in v)) return NO;
+  r = v84(v["pinned_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_at"] = r;
+  if (!("pinned_by" in v)) return NO;
+  r = v7(v["pinned_by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_by"] = r;
+  for (const k in v) if (!K24.has(k)) return NO;
+  return out;
+}
+
+function v232(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v229(v[i]);
+    const r = v231(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v231(v: In): Out {
+function v233(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v228(v["format"]);
+  r = v230(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("pinners" in v)) return NO;
@@ -3740,7 +3812,7 @@ function v231(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pinners"] = r;
   if (!("pins" in v)) return NO;
-  r = v230(v["pins"]);
+  r = v232(v["pins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pins"] = r;
   for (const k in v) if (k !== "format" && k !== "pinners" && k !== "pins") return NO;
@@ -3764,53 +3836,53 @@ export const FAST_VALIDATORS: Record<string, (input: unknown) => Out> = {
   "apply-event.review_requested": v69,
   "apply-event.run_created": v75,
   "apply-event.stop_raised": v78,
-  "apply-event.stop_resolved": v81,
-  "gate-home.HomeFileSchema": v84,
-  "handoff-records.AcceptanceCriteriaSchema": v90,
-  "handoff-records.ActionPlanSchema": v99,
-  "handoff-records.ActionSchema": v100,
-  "handoff-records.CriterionSchema": v88,
-  "handoff-records.EvidenceIndexSchema": v106,
-  "handoff-records.EvidenceSchema": v104,
-  "handoff-records.FindingRegisterSchema": v113,
-  "handoff-records.FindingSchema": v108,
-  "handoff-records.PlanStopSchema": v97,
-  "handoff-records.UnknownSchema": v111,
+  "apply-event.stop_resolved": v82,
+  "gate-home.HomeFileSchema": v85,
+  "handoff-records.AcceptanceCriteriaSchema": v91,
+  "handoff-records.ActionPlanSchema": v100,
+  "handoff-records.ActionSchema": v101,
+  "handoff-records.CriterionSchema": v89,
+  "handoff-records.EvidenceIndexSchema": v107,
+  "handoff-records.EvidenceSchema": v105,
+  "handoff-records.FindingRegisterSchema": v114,
+  "handoff-records.FindingSchema": v109,
+  "handoff-records.PlanStopSchema": v98,
+  "handoff-records.UnknownSchema": v112,
   "manifest-schema.ManifestEntrySchema": v64,
-  "reviewer-registry.EnrolledCredentialSchema": v120,
-  "reviewer-registry.InvitationSchema": v129,
-  "reviewer-registry.RegistryFileSchema": v135,
-  "reviewer-registry.ReviewerSchema": v132,
-  "run-checkpoints.CheckpointSchema": v144,
+  "reviewer-registry.EnrolledCredentialSchema": v121,
+  "reviewer-registry.InvitationSchema": v130,
+  "reviewer-registry.RegistryFileSchema": v136,
+  "reviewer-registry.ReviewerSchema": v133,
+  "run-checkpoints.CheckpointSchema": v145,
   "run-schema.AdmissionCheckSchema": v15,
   "run-schema.AdmissionReceiptSchema": v18,
   "run-schema.ApplyApprovalSchema": v30,
   "run-schema.ConsentReceiptSchema": v57,
   "run-schema.DryRunResultSchema": v60,
-  "run-schema.DryRunSchema": v148,
-  "run-schema.EventSchema": v140,
+  "run-schema.DryRunSchema": v149,
+  "run-schema.EventSchema": v141,
   "run-schema.ExecutionSchema": v48,
   "run-schema.FreezeReceiptSchema": v67,
-  "run-schema.FrozenHandoffSchema": v150,
+  "run-schema.FrozenHandoffSchema": v151,
   "run-schema.ReviewReceiptSchema": v35,
-  "run-schema.RunFileSchema": v177,
-  "run-schema.RunStateSchema": v176,
+  "run-schema.RunFileSchema": v179,
+  "run-schema.RunStateSchema": v178,
   "run-schema.SettingsSchema": v72,
   "run-schema.SignatureSchema": v28,
-  "run-schema.StopResolutionSchema": v80,
-  "run-schema.StopSchema": v178,
-  "run-schema.WorkflowSchema": v179,
+  "run-schema.StopResolutionSchema": v81,
+  "run-schema.StopSchema": v180,
+  "run-schema.WorkflowSchema": v181,
   "run-schema.handoffHash": v3,
   "run-schema.homeId": v70,
   "run-schema.promptId": v0,
   "run-schema.runId": v2,
   "run-schema.stopReason": v76,
-  "suite-config.BodyRulesSchema": v189,
-  "suite-config.HandoffConfigSchema": v194,
-  "suite-config.PoliciesSchema": v200,
-  "suite-config.ReviewerSchema": v204,
-  "suite-config.SuiteConfigSchema": v220,
-  "suite-pins.PinSchema": v227,
-  "suite-pins.PinsFileSchema": v231,
+  "suite-config.BodyRulesSchema": v191,
+  "suite-config.HandoffConfigSchema": v196,
+  "suite-config.PoliciesSchema": v202,
+  "suite-config.ReviewerSchema": v206,
+  "suite-config.SuiteConfigSchema": v222,
+  "suite-pins.PinSchema": v229,
+  "suite-pins.PinsFileSchema": v233,
   "webauthn-signature.WebAuthnSignatureSchema": v27,
 };

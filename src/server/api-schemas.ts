@@ -6,6 +6,7 @@ import {
   ApplyApprovalSchema,
   ConsentReceiptSchema,
   handoffHash,
+  MAX_STOPS_PER_LIFT,
   promptId,
   ReviewReceiptSchema,
   RunStateSchema,
@@ -65,8 +66,21 @@ export const ConsentRequest = z
 export const ApplyApprovalRequest = z.object({ handoff_hash: handoffHash }).strict();
 /** Raise a hard stop (anyone signed in, or a script's key: no signature needed to stop). */
 export const StopRequest = z.object({ reason: stopReason, workflow: z.optional(promptId), note: text.optional() }).strict();
-/** Lift a hard stop (passkey with the `stop` right). */
-export const LiftStopRequest = z.object({ reason: stopReason, workflow: z.optional(promptId), note: text.min(1) }).strict();
+/**
+ * Lift hard stops (passkey with the `stop` right): exactly the stops named by
+ * number (their `stop_raised` events' sequence numbers), each of `reason`.
+ * The passkey's challenge is the receipt naming them, so a stop raised after
+ * the challenge was made is never lifted by it. A form sends `stops` as
+ * comma-separated numbers.
+ */
+export const LiftStopRequest = z
+  .object({
+    reason: stopReason,
+    workflow: z.optional(promptId),
+    stops: z.array(z.number().int().min(1)).min(1).max(MAX_STOPS_PER_LIFT),
+    note: text.min(1),
+  })
+  .strict();
 /** Ask whether admission would pass now (agent token `admission_check`): every check, nothing recorded. */
 export const AdmissionCheckRequest = z
   .object({

@@ -21,7 +21,7 @@ import { PACKAGE_ROOT } from "../package-root.js";
 import { findUsableInvitation, finishEnrolment, startEnrolment } from "../passkey/passkey-enrolment.js";
 import { findCredential, readReviewerRegistry } from "../passkey/reviewer-registry.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
-import { RUN_ID_PATTERN, type Workflow } from "../run/run-schema.js";
+import { MAX_STOPS_PER_LIFT, RUN_ID_PATTERN, type Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
 import { agentHandoffPath, type RunStore } from "../store/run-store.js";
 import { renderEnrolPage } from "../web/render-enrol-page.js";
@@ -735,6 +735,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const body = parse(LiftStopRequest, {
       reason: fields.reason,
       workflow: emptyToUndefined(fields.workflow),
+      stops: liftedStopsField(fields.stops),
       note: fields.note ?? fields.resolution,
     });
     const { ref } = await findRun(runId);
@@ -749,6 +750,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
             run: ref,
             reason: body.reason,
             workflow: body.workflow,
+            stops: body.stops,
             note: body.note,
             actor: session.reviewer,
             key,
@@ -764,6 +766,16 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   }
 
   return { app, inFlight: () => inFlight };
+}
+
+/**
+ * The lift form's `stops` (comma-separated stop numbers) as the API's list; a
+ * JSON list, or anything else, is left for the schema to judge.
+ */
+function liftedStopsField(value: unknown): unknown {
+  if (typeof value !== "string" || value.length > 12 * MAX_STOPS_PER_LIFT) return value;
+  const parts = value.split(",");
+  return parts.every((p) => /^[1-9][0-9]{0,8}$/.test(p)) ? parts.map(Number) : value;
 }
 
 /** The consent form's fields as the API's request: `decision` approved/declined, numbers from text, empty meaning none. */

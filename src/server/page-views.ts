@@ -56,18 +56,24 @@ function pairSummary(w: Workflow): PairSummaryView {
   return { planner: w.planner, executor: w.executor, executorTitle: w.executor_title, state: w.state, revision: w.revision };
 }
 
-/** A run's page: settings, pairs with their next step, stops with their forms. */
-export function runPageView(run: LoadedRun, layout: LayoutView, signedIn: boolean): RunPageView {
-  const runId = run.state.run_id;
-  const stops: StopView[] = run.state.stops.map((s) => ({
+/** Stops as the pages show them: each standing one with its own lift form, which names that stop alone. */
+function stopViews(run: LoadedRun, stops: LoadedRun["state"]["stops"], signedIn: boolean): StopView[] {
+  return stops.map((s) => ({
+    seq: s.seq,
     reason: s.reason,
     workflow: s.workflow,
     raisedBy: s.raised_by,
     raisedAt: s.raised_at,
     note: s.note,
     lifted: s.resolved_at ? { by: s.resolved_by ?? "unknown", at: s.resolved_at, resolution: s.resolution ?? "" } : null,
-    liftAction: signedIn && !s.resolved_at ? apiPaths.liftStop(runId) : null,
+    liftAction: signedIn && !s.resolved_at ? apiPaths.liftStop(run.state.run_id) : null,
   }));
+}
+
+/** A run's page: settings, pairs with their next step, stops with their forms. */
+export function runPageView(run: LoadedRun, layout: LayoutView, signedIn: boolean): RunPageView {
+  const runId = run.state.run_id;
+  const stops = stopViews(run, run.state.stops, signedIn);
   return {
     layout,
     runId,
@@ -139,6 +145,11 @@ export async function revisionPageView(
     report,
     executor: executorShown(pinned, wf, prompt),
     receipts: receiptViews(wf, pinned.config),
+    hardStops: stopViews(
+      run,
+      run.state.stops.filter((s) => s.workflow === null || s.workflow === wf.planner),
+      signedIn,
+    ),
     revisions: wf.history.map((h) => ({
       revision: h.revision,
       hash: h.hash,

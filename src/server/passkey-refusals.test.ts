@@ -7,6 +7,7 @@
  * or oversized request. Every refusal leaves the run as it was.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { readRun } from "../home/run-ledger.js";
 import { createInvitation } from "../passkey/passkey-enrolment.js";
 import { revokeReviewer } from "../passkey/reviewer-registry.js";
 import { SoftwareAuthenticator } from "../passkey/software-authenticator.js";
@@ -411,9 +412,10 @@ describe("rights and settings", () => {
     const raised = await decide(f.w, f.alice, apiOf(f.w).stops, { reason: "incident-open" });
     expect(raised.status, JSON.stringify(raised.body)).toBe(200);
     const carol = await reviewerFor(f.w, "carol", ["review"]);
-    const refused = await askChallenge(f.w, carol, apiOf(f.w).lift, { reason: "incident-open", note: "resolved" });
+    const stops = [readRun(f.w.runFile, f.w.home).file.revision];
+    const refused = await askChallenge(f.w, carol, apiOf(f.w).lift, { reason: "incident-open", stops, note: "resolved" });
     expect([refused.status, refused.body.code]).toEqual([403, "NO_RIGHT"]);
-    const lifted = await decide(f.w, f.alice, apiOf(f.w).lift, { reason: "incident-open", note: "resolved" });
+    const lifted = await decide(f.w, f.alice, apiOf(f.w).lift, { reason: "incident-open", stops, note: "resolved" });
     expect(lifted.status, JSON.stringify(lifted.body)).toBe(200);
     expect((lifted.body.receipt as { signature: { kind: string } }).signature.kind).toBe("webauthn");
   });

@@ -85,6 +85,7 @@ export function sampleRunPage(): RunPageView {
     ],
     stops: [
       {
+        seq: 7,
         reason: "data-loss-risk",
         workflow: "MD-29",
         raisedBy: "bob",
@@ -94,6 +95,7 @@ export function sampleRunPage(): RunPageView {
         liftAction: "/runs/run_0123456789abcdef/stops/lift",
       },
       {
+        seq: 4,
         reason: "freeze-window",
         workflow: null,
         raisedBy: "carol",

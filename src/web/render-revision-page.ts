@@ -10,6 +10,7 @@ import { renderMarkdown } from "./render-markdown.js";
 import { renderReceipts } from "./render-receipts.js";
 import { renderRecordChanges } from "./render-record-changes.js";
 import { renderRevisionForms } from "./render-revision-forms.js";
+import { renderStop } from "./render-stop.js";
 import type { RevisionPageView } from "./view-model.js";
 
 /**
@@ -40,6 +41,12 @@ export function renderRevisionPage(v: RevisionPageView): string {
   if (v.changes !== null) changed.push(renderRecordChanges(v.changes));
   if (previous !== null) sections.push(["changes", `What changed since revision ${previous}`, changed.join("\n")]);
   if (v.execution) sections.unshift(["execution", "Plan versus execution", renderExecution(v.execution)]);
+  if (v.hardStops && v.hardStops.length > 0)
+    sections.unshift([
+      "hard-stops",
+      "Hard stops on this pair",
+      `<ul class="stops">\n${v.hardStops.map((x, i) => renderStop(x, i, v.layout.csrf)).join("\n")}\n</ul>`,
+    ]);
 
   const records = renderHandoffRecords(v.model);
   // A report.md over the budget of what is shown is said to be a part (or not shown), never taken for the whole or for none.

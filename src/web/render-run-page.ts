@@ -4,35 +4,8 @@ import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
 import { renderDecisionForm } from "./render-decision-form.js";
 import { renderLayout } from "./render-layout.js";
-import type { RunPageView, StopView } from "./view-model.js";
-
-function renderStop(s: StopView, i: number, csrf: string): string {
-  const e = escapeHtml;
-  const scope = s.workflow === null ? "the whole run" : `<code>${e(s.workflow)}</code>`;
-  const note = s.note === null ? "" : ` <span class="note">${e(s.note)}</span>`;
-  const state =
-    s.lifted === null
-      ? `<strong>standing</strong>`
-      : `lifted by ${e(s.lifted.by)} at <time datetime="${e(s.lifted.at)}">${e(s.lifted.at)}</time>: <span class="note">${e(s.lifted.resolution)}</span>`;
-  const lift =
-    s.lifted === null && s.liftAction !== null
-      ? `\n${renderDecisionForm({
-          id: `form-lift-${i}`,
-          action: s.liftAction,
-          csrf,
-          hash: null,
-          hidden: [
-            ["reason", s.reason],
-            ["workflow", s.workflow ?? ""],
-          ],
-          fields: `<label for="lift-resolution-${i}">Why the stop can be lifted (required)</label>
-<textarea id="lift-resolution-${i}" name="resolution" rows="3" required></textarea>
-`,
-          submit: `Sign and lift stop ${s.reason}`,
-        })}`
-      : "";
-  return `<li class="stop${s.lifted === null ? " stop-standing" : ""}"><p><code>!STOP:${e(s.reason)}</code> on ${scope}, raised by ${e(s.raisedBy)} at <time datetime="${e(s.raisedAt)}">${e(s.raisedAt)}</time>.${note} ${state}</p>${lift}</li>`;
-}
+import { renderStop } from "./render-stop.js";
+import type { RunPageView } from "./view-model.js";
 
 /**
  * The run page, `/runs/{runId}`: its settings; each pair with its state, its

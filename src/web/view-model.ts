@@ -72,6 +72,8 @@ export interface RunPairView extends PairSummaryView {
 
 /** A hard stop (`!STOP:{reason}`) on the run or one workflow, raised or lifted. */
 export interface StopView {
+  /** The stop's number (its `stop_raised` event's): what its lift names. */
+  seq: number;
   /** The stop's slug (`[a-z0-9][a-z0-9-]*`). */
   reason: string;
   /** The planner whose workflow it stops, or null for the whole run. */
@@ -221,6 +223,8 @@ export interface RevisionPageView {
   executor: ExecutorView;
   /** Every receipt of the workflow, oldest first. */
   receipts: ReceiptView[];
+  /** The hard stops on the run or on this pair, standing or lifted, each standing one with its own lift form; absent or empty: none shown. */
+  hardStops?: StopView[];
   /** Every revision of the workflow, this one included. */
   revisions: RevisionLinkView[];
   /** The forms the state allows (none are shown when `stale` is set). */

@@ -1319,7 +1319,13 @@ describe("command arguments (main() with arbitrary argv)", () => {
     },
     "resolve-stop": {
       positionals: [pick(runs)],
-      options: { "--reason": pick(["missing-backup", "other"]), "--note": text, "--workflow": pick(ids), "--actor": pick(names) },
+      options: {
+        "--reason": pick(["missing-backup", "other"]),
+        "--stop": pick(["1", "7", "0", "-3", "1e3", "99999999999", "x"]),
+        "--note": text,
+        "--workflow": pick(ids),
+        "--actor": pick(names),
+      },
     },
     close: {
       positionals: [pick(runs), pick(ids)],

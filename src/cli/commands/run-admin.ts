@@ -1,13 +1,13 @@
 import { changedFilesFromList, changedFilesInRange, changedPathsRoot } from "../../conformance/changed-files.js";
 import type { CriterionEvidence } from "../../conformance/check-conformance.js";
-import { UsageError } from "../../errors/errors.js";
+import { RefusalError, UsageError } from "../../errors/errors.js";
 import { approveApply } from "../../gate/approve-apply.js";
 import { CLOSE_RESULTS, closeWorkflow } from "../../gate/close-workflow.js";
-import { raiseStop, resolveStop } from "../../gate/hard-stops.js";
+import { type OpenStopRef, raiseStop, resolveStop } from "../../gate/hard-stops.js";
 import { pairStatusFromRun, signingHint } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { folderRunStore } from "../../home/folder-run-store.js";
-import { parseChoice, parseName, parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
+import { clip, parseChoice, parseName, parsePromptId, parseStopReason, parseText } from "../../input/parse-input.js";
 import { shellQuote } from "../../run/next-step.js";
 import type { RunState } from "../../run/run-schema.js";
 import { keyOption } from "../../trust/key-option.js";
@@ -57,33 +57,55 @@ export async function runStop(
   return {
     exitCode: 0,
     // Lifting a stop is a person's signed decision on a suite that requires signed receipts.
-    text: `recorded !STOP:${reason} on ${workflow ?? "the whole run"}; ${stopEffect(raised.state)} until: twinlock resolve-stop ${shellQuote(runFile)} --reason ${reason} --note TEXT${signingHint(store.home, raised.state.suite) ? " --key FILE" : ""}`,
-    json: { ok: true, reason, workflow: workflow ?? null },
+    text: `recorded !STOP:${reason} on ${workflow ?? "the whole run"} as stop ${raised.file.revision}; ${stopEffect(raised.state)} until: twinlock resolve-stop ${shellQuote(runFile)} --reason ${reason} --stop ${raised.file.revision} --note TEXT${signingHint(store.home, raised.state.suite) ? " --key FILE" : ""}`,
+    json: { ok: true, reason, workflow: workflow ?? null, stop: raised.file.revision },
   };
 }
 
-/** `twinlock resolve-stop RUN --reason SLUG --note TEXT`. */
+/**
+ * `twinlock resolve-stop RUN --reason SLUG [--stop N]… --note TEXT`: lifts
+ * the stops named by number, or the one standing stop of that reason; with
+ * several standing and none named it refuses and lists them by number.
+ */
 export async function runResolveStop(
   runFile: string,
-  o: CommonOptions & { reason: string; note: string; workflow?: string; actor?: string; key?: string },
+  o: CommonOptions & { reason: string; note: string; stop?: string[]; workflow?: string; actor?: string; key?: string },
 ): Promise<CommandResult> {
   const reason = parseStopReason(o.reason);
   const note = parseText(o.note, "--note");
   if (!note.trim()) throw new UsageError("--note must say how the stop was resolved");
+  const stops = o.stop === undefined || o.stop.length === 0 ? undefined : o.stop.map(parseStopNumber);
   const r = await resolveStop({
     run: runFile,
     store: storeOption(o),
     reason,
     note,
     workflow: o.workflow === undefined ? undefined : parsePromptId(o.workflow, "--workflow"),
+    stops,
     actor: o.actor === undefined ? undefined : resolveActor(o.actor),
     key: keyOption(o.key),
+  }).catch((error: unknown) => {
+    if (!(error instanceof RefusalError) || error.details.code !== "STOPS_AMBIGUOUS") throw error;
+    const open = error.details.open as OpenStopRef[];
+    throw new RefusalError(
+      `${error.message}: pick with --stop ${open[0]?.seq ?? "N"} (repeat --stop to lift several; each is named in the signed receipt)`,
+      error.details,
+      { cause: error },
+    );
   });
+  const named = r.receipt.stops.join(", ");
   return {
     exitCode: 0,
-    text: `resolved ${r.resolved} !STOP:${reason} by ${r.receipt.by}${r.receipt.signature ? " (signed)" : " (unsigned)"}`,
-    json: { ok: true, reason, resolved: r.resolved, receipt: r.receipt },
+    text: `lifted !STOP:${reason} (${r.resolved === 1 ? "stop" : "stops"} ${named}) by ${r.receipt.by}${r.receipt.signature ? " (signed)" : " (unsigned)"}`,
+    json: { ok: true, reason, resolved: r.resolved, stops: r.receipt.stops, receipt: r.receipt },
   };
+}
+
+/** A stop's number as `--stop` takes it: the sequence number of its `stop_raised` event (`twinlock log` shows it). */
+function parseStopNumber(value: string): number {
+  if (!/^[1-9][0-9]{0,8}$/.test(value))
+    throw new UsageError(`--stop takes a stop's number (its event number in twinlock log, from 1), got ${JSON.stringify(clip(value))}`);
+  return Number(value);
 }
 
 /**

@@ -456,7 +456,7 @@ describe("log", () => {
     expect((await runCli(["resolve-stop", g.runFile, "--reason", "db-freeze", "--note", "lifted", "--home", g.home])).code).toBe(0);
     expect((await runCli(["admit", g.runFile, EXECUTOR, "--home", g.home, "--actor", "executor-agent"])).code).toBe(0);
     const log = await runCli(["log", g.runFile]);
-    expect(log.stdout).toMatch(/ stop_resolved {6}\S+ +!STOP:db-freeze\n/);
+    expect(log.stdout).toMatch(/ stop_resolved {6}\S+ +!STOP:db-freeze {2}lifts 6\n/);
     expect(log.stdout).toMatch(/ admitted {11}executor-agent +MD-29→MD-30 {2}rev 1/);
     expect(log.code).toBe(0);
   });

@@ -26,6 +26,7 @@ export async function runLog(runFile: string, o: CommonOptions): Promise<Command
       receipt?.decision ?? receipt?.result,
       d.hash ?? receipt?.handoff_hash,
       reason !== undefined ? `!STOP:${reason}` : undefined,
+      liftedStops(receipt?.stops),
       d.outcome,
     ].filter((x) => x !== undefined && x !== null);
     // The log is read without trusting the file: every field is printed as one clean line.
@@ -39,6 +40,13 @@ export async function runLog(runFile: string, o: CommonOptions): Promise<Command
   );
   // A broken chain is shown, and fails the command as verify-log does: a script reading the log must not take it as sound.
   return { exitCode: chain.ok ? 0 : 1, text: lines.join("\n"), json: { ok: chain.ok, head: file.head, events: file.events } };
+}
+
+/** The stops a lift names, as the log shows them (`lifts 5, 9`); the file is not trusted, so only numbers, and a few. */
+function liftedStops(stops: unknown): string | undefined {
+  if (!Array.isArray(stops)) return undefined;
+  const shown = stops.slice(0, 20).filter((n) => typeof n === "number");
+  return `lifts ${shown.join(", ")}${stops.length > shown.length ? ", …" : ""}`;
 }
 
 /**
