@@ -23,7 +23,7 @@
  *   7. hashing: `twinlock hash` on a ~1 GiB handoff vs `sha256sum` on the
  *      same files (BENCH_HASH_MB, default 1024; cached under the temp folder).
  *
- * BENCH_QUICK=1 runs a smaller version (257/2,000 prompts, 100 server runs, 2 s store rows, 4 s hostile phases, 64 MiB,
+ * BENCH_QUICK=1 runs a smaller version (257/2,000 prompts, 100 server runs, 2 s store rows, 6 s hostile phases, 64 MiB,
  * fewer runs). BENCH_UP_TO=3 stops after section 3 (3 to 6; default 7, every section), for quicker runs while working on
  * the CLI's own figures: the targets table then leaves out the rows of the sections that did not run.
  * BENCH_ONLY=hostile (or fair-lock, or both: hostile,fair-lock) runs only that section, on the realistic 257-prompt
