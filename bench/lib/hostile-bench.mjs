@@ -53,6 +53,12 @@ import { fmtMs, printTable } from "./print-table.mjs";
 import { startServerProcess } from "./server-process.mjs";
 import { makeSignedSuite } from "./signed-suite.mjs";
 
+/**
+ * The origin every fresh server is told it is served at, so the passkey enrolled through the first signs in on each;
+ * every request carries its host, as a browser's would (the port is not listened on).
+ */
+const ORIGIN = "http://localhost:7420";
+const ORIGIN_HOST = new URL(ORIGIN).host;
 /** The targets: a gate under attack still answers its health check and still shows a reviewer the plan. */
 export const HOSTILE_TARGETS = { healthzP99Ms: 50, pageP50Ms: 500 };
 /**
@@ -84,9 +90,7 @@ export async function benchHostileInputs({ root, cli, suiteDir, workDir, quick, 
   const statusOnly = async (run) =>
     (await lib.createAgentToken(home, { agent: `hostile-${run.index}`, runId: run.runId, planner: run.planner, scopes: ["status"] })).token;
   const env = { ...process.env, TWINLOCK_HOME: signed.home };
-  // One origin for every fresh server, so the passkey enrolled through the first signs in on each (its port is not used).
-  const origin = "http://localhost:7420";
-  const serve = () => startServerProcess([cli, "serve", "--listen", "127.0.0.1:0", "--origin", origin, "--quiet"], { env });
+  const serve = () => startServerProcess([cli, "serve", "--listen", "127.0.0.1:0", "--origin", ORIGIN, "--quiet"], { env });
   const authenticator = new SoftwareAuthenticator();
   let enrolled = false;
 
@@ -94,18 +98,17 @@ export async function benchHostileInputs({ root, cli, suiteDir, workDir, quick, 
   const signInOn = async (server) => {
     if (!enrolled) {
       const { token } = await createInvitation(home, "bench-reviewer-passkey", ["review", "consent", "apply", "stop"]);
-      const started = await expectJson(await post(server, `/enrol/${token}/options`));
-      await expectJson(await post(server, `/enrol/${token}`, { response: authenticator.register(started.options, origin) }));
+      const started = expectJson(await post(server, `/enrol/${token}/options`));
+      await post(server, `/enrol/${token}`, { response: authenticator.register(started.options, ORIGIN) });
       enrolled = true;
     }
     const started = await startSignIn(server);
-    const cookie = await finishSignIn(server, started, authenticator, origin);
+    const cookie = await finishSignIn(server, started, authenticator);
     const page = pagePaths(victim);
-    const res = await fetch(`${server.url}${page}`, { headers: { cookie, accept: "text/html" } });
-    const html = await res.text();
-    if (res.status !== 200 || !html.includes(victim.planner))
-      throw new Error(`the reviewer's revision page ${page} answered ${res.status}: ${html.slice(0, 300)}`);
-    return { cookie, origin };
+    const { text } = await call(server, { path: page, headers: { cookie, accept: "text/html" } });
+    if (!text.includes(victim.planner))
+      throw new Error(`the reviewer's revision page ${page} does not show ${victim.planner}: ${text.slice(0, 300)}`);
+    return { cookie };
   };
 
   const attacks = [
@@ -237,7 +240,7 @@ export async function benchHostileInputs({ root, cli, suiteDir, workDir, quick, 
       let signIn;
       if (pendingSignIn && !died) {
         try {
-          await finishSignIn(server, pendingSignIn, authenticator, reviewer.origin);
+          await finishSignIn(server, pendingSignIn, authenticator);
           signIn = "the reviewer's sign-in started before it completed after it";
         } catch (error) {
           signIn = `the reviewer's sign-in started before it FAILED after it (${String(error.message).slice(0, 80)})`;
@@ -344,7 +347,7 @@ async function openLoop(server, agent, request, everyMs, until, timeoutMs) {
 function send(server, agent, { method = "GET", path, headers = {}, body }, timeoutMs) {
   const base = new URL(server.url);
   return new Promise((resolve) => {
-    const h = { ...headers };
+    const h = { host: ORIGIN_HOST, ...headers };
     if (body !== undefined) {
       h["content-type"] ??= "application/json";
       h["content-length"] = Buffer.byteLength(body);
@@ -397,39 +400,50 @@ function mcpReadiness(run, token) {
   };
 }
 
-function post(server, path, json) {
-  return fetch(`${server.url}${path}`, {
-    method: "POST",
-    headers: json === undefined ? {} : { "content-type": "application/json" },
-    body: json === undefined ? undefined : JSON.stringify(json),
+/**
+ * One request as a browser at the servers' origin sends it (its `Host`), on its own connection; resolves with the
+ * status, the Set-Cookie lines and the body, or rejects on a status other than 200.
+ */
+function call(server, { method = "GET", path, headers = {}, json }) {
+  const body = json === undefined ? undefined : JSON.stringify(json);
+  const h = { host: ORIGIN_HOST, ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) };
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port: new URL(server.url).port, method, path, headers: h, agent: false }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        if (res.statusCode !== 200) reject(new Error(`${method} ${path}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
+        else resolve({ status: res.statusCode, setCookie: res.headers["set-cookie"] ?? [], text });
+      });
+      res.on("error", reject);
+    });
+    req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${path}: no answer in 60 s`)));
+    req.on("error", reject);
+    req.end(body);
   });
 }
 
-async function expectJson(res) {
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${res.url}: HTTP ${res.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
+const post = (server, path, json) => call(server, { method: "POST", path, json });
+
+function expectJson(res) {
+  return JSON.parse(res.text);
 }
 
 /** The first half of a sign-in, from 127.0.0.1: the pending cookie and the challenge. */
 async function startSignIn(server) {
   const res = await post(server, "/signin/options");
-  const body = await expectJson(res);
-  const pending = /twinlock_signin=([^;]*)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+  const body = expectJson(res);
+  const pending = /twinlock_signin=([^;]*)/.exec(res.setCookie.join("\n"))?.[1];
   if (!pending) throw new Error("POST /signin/options set no twinlock_signin cookie");
   return { cookie: `twinlock_signin=${pending}`, challenge: body.options.challenge };
 }
 
 /** The second half: the passkey's assertion over the challenge; the session cookie. */
-async function finishSignIn(server, started, authenticator, origin) {
-  const response = authenticator.assert(started.challenge, { rpId: "localhost", origin });
-  const res = await fetch(`${server.url}/signin`, {
-    method: "POST",
-    headers: { "content-type": "application/json", cookie: started.cookie },
-    body: JSON.stringify({ response }),
-  });
-  await expectJson(res);
-  const session = /twinlock_session=([^;]*)/.exec(res.headers.getSetCookie().join("\n"))?.[1];
+async function finishSignIn(server, started, authenticator) {
+  const response = authenticator.assert(started.challenge, { rpId: new URL(ORIGIN).hostname, origin: ORIGIN });
+  const res = await call(server, { method: "POST", path: "/signin", headers: { cookie: started.cookie }, json: { response } });
+  const session = /twinlock_session=([^;]*)/.exec(res.setCookie.join("\n"))?.[1];
   if (!session) throw new Error("POST /signin set no session cookie");
   return `twinlock_session=${session}`;
 }
