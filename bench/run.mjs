@@ -14,13 +14,21 @@
  *   5. the stores (bench/lib/store-bench.mjs): gate decisions/s and p50/p99
  *      with 1 and 2 decider processes on one PostgreSQL 15 database (a
  *      throwaway cluster it starts and removes) vs the folder store; skipped
- *      with one line when PostgreSQL 15 is not installed;
- *   6. hashing: `twinlock hash` on a ~1 GiB handoff vs `sha256sum` on the
+ *      with one line when PostgreSQL 15 is not installed; then, without
+ *      PostgreSQL, the folder store's decisions with 8 client processes on
+ *      one run: p50/p99 and whether they were served in arrival order;
+ *   6. hostile inputs (bench/lib/hostile-bench.mjs): `/healthz` p99 and a
+ *      signed-in reviewer's page p50 of `twinlock serve`, idle and while each
+ *      availability attack an agent can make runs against it;
+ *   7. hashing: `twinlock hash` on a ~1 GiB handoff vs `sha256sum` on the
  *      same files (BENCH_HASH_MB, default 1024; cached under the temp folder).
  *
- * BENCH_QUICK=1 runs a smaller version (257/2,000 prompts, 100 server runs, 2 s store rows, 64 MiB, fewer runs).
- * BENCH_UP_TO=3 stops after section 3 (3, 4 or 5; default 6, every section), for quicker runs while working on the
- * CLI's own figures: the targets table then leaves out the rows of the sections that did not run.
+ * BENCH_QUICK=1 runs a smaller version (257/2,000 prompts, 100 server runs, 2 s store rows, 6 s hostile phases, 64 MiB,
+ * fewer runs). BENCH_UP_TO=3 stops after section 3 (3 to 6; default 7, every section), for quicker runs while working on
+ * the CLI's own figures: the targets table then leaves out the rows of the sections that did not run.
+ * BENCH_ONLY=hostile (or fair-lock, or both: hostile,fair-lock) runs only that section, on the realistic 257-prompt
+ * suite, and the targets table of its rows; BENCH_HOSTILE=TEXT keeps, of the hostile section, the idle row and the
+ * attacks whose name contains TEXT.
  * Needs `npm run build` first. Temporary suites and runs are removed at the end, and every server process
  * it started is killed, however the bench ends.
  */
@@ -32,12 +40,13 @@ import { fileURLToPath } from "node:url";
 import { COMMANDS } from "./commands.mjs";
 import { generateRealSuite, realisticPrompts } from "./lib/generate-real-suite.mjs";
 import { ensureHashFixture } from "./lib/handoff-fixture.mjs";
+import { benchHostileInputs, hostileTargets } from "./lib/hostile-bench.mjs";
 import { peakRss, rssProbe, timeCommand } from "./lib/measure.mjs";
 import { fmtMiB, fmtMs, fmtRatio, printTable } from "./lib/print-table.mjs";
 import { runCommandTable } from "./lib/run-command-table.mjs";
 import { benchGateServer, serverTargets } from "./lib/server-bench.mjs";
 import { makeSignedSuite } from "./lib/signed-suite.mjs";
-import { benchStores, storeTargets } from "./lib/store-bench.mjs";
+import { benchFolderFairness, benchStores, fairnessTargets, storeTargets } from "./lib/store-bench.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cli = join(root, "bin", "twinlock.cjs");
@@ -50,13 +59,25 @@ const config = {
   commandRuns: quick ? 3 : 9,
   hashRuns: quick ? 2 : 3,
   hashMiB: parseHashMiB(process.env.BENCH_HASH_MB ?? (quick ? "64" : "1024")),
-  upTo: parseUpTo(process.env.BENCH_UP_TO ?? "6"),
+  upTo: parseUpTo(process.env.BENCH_UP_TO ?? "7"),
+  only: parseOnly(process.env.BENCH_ONLY),
+  hostileOnly: process.env.BENCH_HOSTILE || undefined,
 };
 
 function parseUpTo(value) {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 3 || n > 6) fail(`BENCH_UP_TO must be a section number from 3 to 6, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 3 || n > 7) fail(`BENCH_UP_TO must be a section number from 3 to 7, got ${JSON.stringify(value)}`);
   return n;
+}
+
+/** The sections BENCH_ONLY names, or undefined for the whole bench. */
+function parseOnly(value) {
+  if (value === undefined || value === "") return undefined;
+  const names = value.split(",").map((n) => n.trim());
+  const known = ["hostile", "fair-lock"];
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length > 0) fail(`BENCH_ONLY takes ${known.join(", ")} (comma-separated), got ${JSON.stringify(value)}`);
+  return new Set(names);
 }
 
 function parseHashMiB(value) {
@@ -101,6 +122,10 @@ try {
   const real257 = generateRealSuite(join(workDir, "real-257"), 257);
   settleWrites();
   checkSuite(real257);
+  if (config.only) {
+    await runOnly(config.only, real257, t0);
+    process.exit(0);
+  }
   const firstPair = realisticPrompts(257).prompts.find((p) => p.role === "investigative");
   // validate runs two ways: with no gate home (every prompt parsed), and with a gate home holding the parse cache
   // of unchanged files (what a person's second validate of a suite meets).
@@ -293,6 +318,17 @@ try {
   // 5. The stores: PostgreSQL (1 and 2 decider processes on one database) vs the folder store.
   const stores =
     config.upTo >= 5 ? await benchStores({ root, cli, suiteDir: real257.dir, workDir: join(workDir, "stores"), quick }) : undefined;
+  // The folder store's decisions with 8 client processes on one run, served in arrival order or not (no PostgreSQL needed).
+  const fairness =
+    config.upTo >= 5
+      ? await benchFolderFairness({ root, cli, suiteDir: real257.dir, workDir: join(workDir, "fair-lock"), quick })
+      : undefined;
+
+  // 6. Hostile inputs: the gate server's health check and a reviewer's page while an agent attacks it.
+  const hostile =
+    config.upTo >= 6
+      ? await benchHostileInputs({ root, cli, suiteDir: real257.dir, workDir: join(workDir, "hostile"), quick, only: config.hostileOnly })
+      : undefined;
 
   // The targets the benchmark holds twinlock to, against this run's floor.
   const row = (name) => commands.find((c) => c.name === name);
@@ -334,24 +370,16 @@ try {
         ]),
     ...(server ? serverTargets(server, quick) : []),
     ...storeTargets(stores),
+    ...fairnessTargets(fairness),
+    ...hostileTargets(hostile),
   ];
-  printTable(
-    "Targets",
-    ["measure", "now", "target", "status"],
-    targets.map(([name, value, target, met]) => [
-      name,
-      typeof value === "string" ? value : target.endsWith("s") && !target.includes("×") ? `${value.toFixed(2)} s` : fmtRatio(value),
-      target,
-      met ? "met" : "NOT met",
-    ]),
-    [
-      `ratios are against node -e '' (${fmtMs(floor.median)}) measured in this run${server ? `, the server's against the bare node:http server's p50 (${server.floorP50.toFixed(3)} ms)` : ""}${quick ? "; BENCH_QUICK leaves out the 10,000-prompt targets" : ""};`,
-      "the bench reports, it does not fail on a target.",
-    ],
-  );
+  printTargets(targets, [
+    `ratios are against node -e '' (${fmtMs(floor.median)}) measured in this run${server ? `, the server's against the bare node:http server's p50 (${server.floorP50.toFixed(3)} ms)` : ""}${quick ? "; BENCH_QUICK leaves out the 10,000-prompt targets" : ""};`,
+    "the bench reports, it does not fail on a target.",
+  ]);
 
-  if (config.upTo >= 6) {
-    // 6. Hashing.
+  if (config.upTo >= 7) {
+    // 7. Hashing.
     const fixture = ensureHashFixture(config.cacheRoot, config.hashMiB);
     if (fixture.created) settleWrites();
     const mib = fixture.bytes / (1024 * 1024);
@@ -393,10 +421,40 @@ try {
   }
 
   process.stdout.write(
-    `\nbench finished in ${((Date.now() - t0) / 1000).toFixed(1)} s${config.upTo < 6 ? ` (BENCH_UP_TO=${config.upTo}: sections ${config.upTo + 1}–6 not run)` : ""}\n`,
+    `\nbench finished in ${((Date.now() - t0) / 1000).toFixed(1)} s${config.upTo < 7 ? ` (BENCH_UP_TO=${config.upTo}: sections ${config.upTo + 1}–7 not run)` : ""}\n`,
   );
 } finally {
   cleanUp();
+}
+
+/** BENCH_ONLY: the named sections on the realistic 257-prompt suite, then their targets. */
+async function runOnly(only, real257, t0) {
+  const fairness = only.has("fair-lock")
+    ? await benchFolderFairness({ root, cli, suiteDir: real257.dir, workDir: join(workDir, "fair-lock"), quick })
+    : undefined;
+  const hostile = only.has("hostile")
+    ? await benchHostileInputs({ root, cli, suiteDir: real257.dir, workDir: join(workDir, "hostile"), quick, only: config.hostileOnly })
+    : undefined;
+  printTargets(
+    [...fairnessTargets(fairness), ...hostileTargets(hostile)],
+    [`BENCH_ONLY=${[...only].join(",")}: only these sections' targets; the bench reports, it does not fail on a target.`],
+  );
+  process.stdout.write(`\nbench finished in ${((Date.now() - t0) / 1000).toFixed(1)} s (BENCH_ONLY=${[...only].join(",")})\n`);
+}
+
+/** The final table: each target, what this run measured, met or not. */
+function printTargets(targets, notes) {
+  printTable(
+    "Targets",
+    ["measure", "now", "target", "status"],
+    targets.map(([name, value, target, met]) => [
+      name,
+      typeof value === "string" ? value : target.endsWith("s") && !target.includes("×") ? `${value.toFixed(2)} s` : fmtRatio(value),
+      target,
+      met ? "met" : "NOT met",
+    ]),
+    notes,
+  );
 }
 
 /** Validate the generated suite once and stop the bench unless it is clean with the expected counts. */

@@ -21,7 +21,7 @@ function isNumberLike(cell) {
     cell === undefined ||
     cell === null ||
     cell === "" ||
-    /^[×x~≈<>]?-?[0-9][0-9.,]*\s*(ms|s|%|MiB|MiB\/s|KiB|µs)?$/.test(String(cell)) ||
+    /^(?:[×x~≈<>]|≥ )?-?[0-9][0-9.,]*\s*(ms|s|%|MiB|MiB\/s|KiB|µs)?$/.test(String(cell)) ||
     cell === "n/a"
   );
 }

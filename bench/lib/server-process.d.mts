@@ -4,6 +4,8 @@ export interface ServerProcess {
   url: string;
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr(): string;
+  /** The code and signal once the process has exited, null while it runs. */
+  exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | null;
 }
 export function startServerProcess(args: string[], options?: { env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<ServerProcess>;
 export function procMemory(pid: number | undefined): { rssKiB: number; hwmKiB: number };

@@ -45,12 +45,19 @@ export function watchChild(child, tailBytes) {
 
 /**
  * Start `node args…` and wait (up to `timeoutMs`) for the line `listening
- * on URL` on its stdout. Returns `{ pid, url, stop, stderr }`; `stderr()` is
- * what the process has written there so far (kept to its last 64 KiB).
+ * on URL` on its stdout. Returns `{ pid, url, stop, stderr, exitStatus }`;
+ * `stderr()` is what the process has written there so far (kept to its last
+ * 64 KiB), `exitStatus()` its code and signal once it has exited (null while
+ * it runs), so a bench can tell a server that died from one it stopped.
  */
 export function startServerProcess(args, { env = process.env, timeoutMs = 30_000 } = {}) {
   const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   const { exited, stderr } = watchChild(child, 65_536);
+  let status = null;
+  exited.then((s) => {
+    status = s;
+  });
+  const exitStatus = () => status;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return exited;
     child.kill("SIGTERM");
@@ -78,7 +85,7 @@ export function startServerProcess(args, { env = process.env, timeoutMs = 30_000
         clearTimeout(timer);
         child.stdout.removeAllListeners("data");
         child.stdout.resume();
-        resolve({ pid: child.pid, url: m[1].replace(/[).,;]+$/, ""), stop, stderr });
+        resolve({ pid: child.pid, url: m[1].replace(/[).,;]+$/, ""), stop, stderr, exitStatus });
       }
     });
     child.once("error", (e) => fail(`could not start (${e.message})`));

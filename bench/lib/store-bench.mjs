@@ -138,11 +138,143 @@ export function storeTargets(s) {
   ];
 }
 
-/** Start `processes` deciders, warm them up, let them decide for `load`, and merge their figures. */
-async function runDeciders(root, homeDir, storeArg, processes, refs, load) {
+/**
+ * The folder store's decisions with 8 clients, each its own process, on one
+ * run: every decision waits for the run's lock behind the others. p50 and
+ * p99 of a decision, and whether the clients were served in the order they
+ * asked: each records when it asked (the machine's monotonic clock, shared
+ * by every process) and the revision its event got (the order in which the
+ * deciders held the lock), and a pair of decisions is an inversion when the
+ * one asked later was written first. Asks closer than FAIR_MARGIN_MS are not
+ * counted (a fair queue cannot order what it has not yet been asked).
+ * Runs without PostgreSQL.
+ */
+export async function benchFolderFairness({ root, cli, suiteDir, workDir, quick }) {
+  const load = { seconds: quick ? 4 : 10, decisions: quick ? 20_000 : 200_000 };
+  const lib = await import(join(root, "dist", "index.js"));
+  const signed = await makeSignedSuite(root, suiteDir, join(workDir, "signed"), cli);
+  const store = lib.folderRunStore(lib.openGateHome(signed.home));
+  const ref = join(workDir, "fair", "run.json");
+  mkdirSync(join(workDir, "fair"), { recursive: true });
+  await lib.initRun({ store, run: ref, suiteRoot: signed.suite, planners: [realisticPairs()[0].planner], actor: "bench" });
+  const r = await runDeciders(root, signed.home, "folder", FAIR_CLIENTS, [ref], load, 1);
+  const landed = (await store.read(ref)).state.stops.length;
+  const expected = r.count + FAIR_CLIENTS * WARMUP_PER_CLIENT;
+  if (landed !== expected)
+    throw new Error(`fair lock: ${landed} stops in the run, but the deciders counted ${expected} decisions (warm-up included)`);
+  const order = countInversions(r.decisions, FAIR_MARGIN_MS);
+  const rawOrder = countInversions(r.decisions, 0);
+  const result = { ...r, ...order, rawInversions: rawOrder.inversions };
+  printTable(
+    `The folder store's decisions with ${FAIR_CLIENTS} clients served in arrival order (${FAIR_CLIENTS} client processes, one run; target p99 ≤ ${FAIR_TARGET_P99_MS} ms, no inversions)`,
+    ["clients", "decisions", "decisions/s", "p50", "p99", "max", "inversions", "decisions overtaken", "longest overtaken wait"],
+    [
+      [
+        String(FAIR_CLIENTS),
+        r.count.toLocaleString("en-US"),
+        r.rps.toFixed(0),
+        fmtLatency(r.p50),
+        fmtLatency(r.p99),
+        fmtLatency(r.max),
+        result.inversions.toLocaleString("en-US"),
+        `${result.overtaken.toLocaleString("en-US")} (${((100 * result.overtaken) / Math.max(1, r.count)).toFixed(1)}%)`,
+        fmtLatency(result.longestOvertakenMs),
+      ],
+    ],
+    [
+      `each client its own process (bench/lib/store-decider.mjs), one decision (raiseStop) at a time on the same run, ${load.seconds} s after ${WARMUP_PER_CLIENT} warm-up decisions a client;`,
+      `inversion: a pair of decisions where the one asked more than ${FAIR_MARGIN_MS} ms later got the lock first (its event came earlier in the run); ${rawOrder.inversions.toLocaleString("en-US")} with no margin.`,
+      "decisions overtaken: those that some decision asked later was served before; their longest wait is the last column.",
+    ],
+  );
+  return result;
+}
+
+/** 8 clients, as the issue that asked for arrival order measured them. */
+const FAIR_CLIENTS = 8;
+const FAIR_TARGET_P99_MS = 200;
+const FAIR_MARGIN_MS = 1;
+
+/**
+ * Count the pairs of `decisions` ({ asked, revision, run }) on the same run
+ * where one asked more than `marginMs` later got the earlier revision, the
+ * decisions so overtaken, and the longest wait among them. O(n log n) per run
+ * when the margin is 0; with a margin, a merge over the asks in order.
+ */
+export function countInversions(decisions, marginMs = 0) {
+  const byRun = new Map();
+  for (const d of decisions) {
+    if (!byRun.has(d.run)) byRun.set(d.run, []);
+    byRun.get(d.run).push(d);
+  }
+  let inversions = 0;
+  let overtaken = 0;
+  let longestOvertakenMs = 0;
+  for (const list of byRun.values()) {
+    list.sort((a, b) => a.asked - b.asked);
+    // For each decision, the asks more than marginMs later that got a lower revision. The clients are few and the
+    // list is in ask order, so a sweep with a sorted array of the revisions of the decisions asked `marginMs` later works.
+    const later = [];
+    let j = list.length;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const d = list[i];
+      while (j > i + 1 && list[j - 1].asked > d.asked + marginMs) {
+        j--;
+        insertSorted(later, list[j].revision);
+      }
+      // later holds the revisions of every decision asked more than marginMs after d.
+      const lower = lowerBound(later, d.revision);
+      inversions += lower;
+      if (lower > 0) {
+        overtaken++;
+        longestOvertakenMs = Math.max(longestOvertakenMs, d.latency ?? 0);
+      }
+    }
+  }
+  return { inversions, overtaken, longestOvertakenMs };
+}
+
+function lowerBound(sorted, value) {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function insertSorted(sorted, value) {
+  sorted.splice(lowerBound(sorted, value), 0, value);
+}
+
+/** The Targets table's rows for the fair-lock measure. */
+export function fairnessTargets(f) {
+  if (!f) return [];
+  return [
+    // A person's stop must not wait seconds behind agents' calls: the slowest decisions are what a person meets.
+    [
+      `folder store, ${FAIR_CLIENTS} client processes on one run: decision p99`,
+      `${fmtLatency(f.p99)} (p50 ${fmtLatency(f.p50)})`,
+      `≤ ${FAIR_TARGET_P99_MS} ms`,
+      f.p99 <= FAIR_TARGET_P99_MS,
+    ],
+    // Waiting writers served in arrival order: a later caller (an agent's admit) must not overtake a waiting one (a stop).
+    [
+      `folder store, ${FAIR_CLIENTS} client processes on one run: decisions served out of arrival order`,
+      `${f.inversions.toLocaleString("en-US")} inversions`,
+      "0",
+      f.inversions === 0,
+    ],
+  ];
+}
+
+/** Start `processes` deciders of `clients` clients each, warm them up, let them decide for `load`, and merge their figures. */
+async function runDeciders(root, homeDir, storeArg, processes, refs, load, clients = CLIENTS) {
   const script = join(root, "bench", "lib", "store-decider.mjs");
   const children = Array.from({ length: processes }, (_, i) =>
-    startDecider(script, [root, homeDir, storeArg, String(i), String(CLIENTS), JSON.stringify(refs)]),
+    startDecider(script, [root, homeDir, storeArg, String(i), String(clients), JSON.stringify(refs)]),
   );
   try {
     await Promise.all(children.map((c) => c.ready));
@@ -152,7 +284,10 @@ async function runDeciders(root, homeDir, storeArg, processes, refs, load) {
     const count = latencies.length;
     const seconds = Math.max(...results.map((r) => r.seconds));
     const pct = (p) => latencies[Math.min(count - 1, Math.ceil((p / 100) * count) - 1)];
-    return { count, seconds, rps: count / seconds, p50: pct(50), p99: pct(99) };
+    const decisions = results.flatMap((r) =>
+      r.asked.map((asked, i) => ({ asked, revision: r.revisions[i], run: r.runs[i], latency: r.latencies[i] })),
+    );
+    return { count, seconds, rps: count / seconds, p50: pct(50), p99: pct(99), max: latencies[count - 1], decisions };
   } finally {
     for (const c of children) c.kill();
   }

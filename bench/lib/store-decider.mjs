@@ -10,7 +10,11 @@
  * (`raiseStop`, a real gate decision: verify the run, append an event, write
  * it with the new head), taking the runs in turn. It warms up, says "ready",
  * then on {seconds, decisions} decides until either runs out, and sends back
- * {count, seconds, latencies} (ms, one per decision) before it exits.
+ * {count, seconds, latencies, asked, runs, revisions} before it exits: per
+ * timed decision, its latency (ms), when it was asked (ms on the machine's
+ * monotonic clock, which every process shares), the index of its run in
+ * RUNS_JSON and the revision its event got (its place in that run's chain,
+ * so the order in which the deciders held the run's lock).
  */
 import { join } from "node:path";
 
@@ -44,6 +48,9 @@ try {
   process.send("ready");
   const { seconds, decisions } = await new Promise((resolve) => process.once("message", resolve));
   const latencies = [];
+  const asked = [];
+  const revisions = [];
+  const runIndexes = [];
   const start = process.hrtime.bigint();
   const deadline = start + BigInt(Math.round(seconds * 1e9));
   let started = 0;
@@ -52,13 +59,19 @@ try {
       while (started < decisions && process.hrtime.bigint() < deadline) {
         started++;
         const t0 = process.hrtime.bigint();
-        await decide(c);
+        const k = next;
+        const run = await decide(c);
         latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        asked.push(Number(t0) / 1e6);
+        revisions.push(run.file.revision);
+        runIndexes.push((k + c) % runs.length);
       }
     }),
   );
   const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-  await new Promise((resolve) => process.send({ count: latencies.length, seconds: elapsed, latencies }, resolve));
+  await new Promise((resolve) =>
+    process.send({ count: latencies.length, seconds: elapsed, latencies, asked, revisions, runs: runIndexes }, resolve),
+  );
 } catch (error) {
   process.stderr.write(`store-decider ${index}: ${error?.stack ?? error}\n`);
   process.exitCode = 1;
