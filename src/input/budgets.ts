@@ -30,13 +30,13 @@ export const BUDGETS = {
    * about a second on a slow machine (docs/reference.md "Limits"); every read
    * after the first of the same bytes costs a hash, not a parse.
    */
-  runFile: { what: "run file", bytes: 32 * MiB, depth: 32, elements: 100_000 },
+  runFile: { what: "run file", bytes: 32 * MiB, depth: 64, elements: 100_000 },
   /** One handoff record file (JSON), in any handoff format. */
-  handoffRecord: { what: "handoff record", bytes: 16 * MiB, depth: 32, elements: 100_000 },
+  handoffRecord: { what: "handoff record", bytes: 16 * MiB, depth: 64, elements: 100_000 },
   /** A handoff format's JSON Schema file in the suite. */
-  formatSchema: { what: "handoff format schema", bytes: 1 * MiB, depth: 32, elements: 10_000 },
+  formatSchema: { what: "handoff format schema", bytes: 1 * MiB, depth: 64, elements: 10_000 },
   /** The suite's `twinlock.yaml`. */
-  suiteConfig: { what: "twinlock.yaml", bytes: 1 * MiB, depth: 16, elements: 10_000 },
+  suiteConfig: { what: "twinlock.yaml", bytes: 1 * MiB, depth: 64, elements: 10_000 },
   /** What an agent tool hands the hook on stdin (a Write of a large file carries its content). */
   hookInput: { what: "hook input", bytes: 16 * MiB, depth: 64, elements: 100_000 },
 } as const satisfies Record<string, InputBudget>;

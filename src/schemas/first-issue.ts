@@ -38,11 +38,22 @@ interface Walkable {
  * bad element.
  */
 export function safeParseFirstIssue<S extends z.ZodMiniType>(schema: S, input: unknown): FirstIssueResult<z.infer<S>> {
+  const result = safeParseFewIssues(schema, input, 1);
+  return result.success ? result : { success: false, error: { issues: [result.error.issues[0] as FirstIssue] } };
+}
+
+/** `safeParseFirstIssue`, going on past a bad part until `max` issues are found (a report that lists a few). */
+export function safeParseFewIssues<S extends z.ZodMiniType>(
+  schema: S,
+  input: unknown,
+  max: number,
+): { success: true; data: z.infer<S> } | { success: false; error: { issues: FirstIssue[] } } {
   type T = z.infer<S>;
   const fast = fastParse(schema, input);
   if (fast !== undefined) return { success: true, data: fast.data as T };
-  const issue = firstIssueOf(schema as unknown as Walkable, input, []);
-  if (issue !== undefined) return { success: false, error: { issues: [issue] } };
+  const found: FirstIssue[] = [];
+  collect(schema as unknown as Walkable, input, [], { found, max: Math.max(1, max) });
+  if (found.length > 0) return { success: false, error: { issues: found } };
   // Nothing in it fails part by part: zod's answer over the whole is its output (or an issue of the whole alone).
   const whole = (schema as unknown as Walkable).safeParse(input);
   if (whole.success) return { success: true, data: whole.data as T };
@@ -50,81 +61,78 @@ export function safeParseFirstIssue<S extends z.ZodMiniType>(schema: S, input: u
   return { success: false, error: { issues: [first] } };
 }
 
-/** The first issue of `value` against `schema` (undefined when it passes), with `at` before its path. */
-function firstIssueOf(schema: Walkable, value: unknown, at: PropertyKey[]): FirstIssue | undefined {
+/** Where issues are gathered, and how many are enough. */
+interface Found {
+  found: FirstIssue[];
+  max: number;
+}
+
+/** Gather the issues of `value` against `schema`, with `at` before their paths; true once enough are found. */
+function collect(schema: Walkable, value: unknown, at: PropertyKey[], into: Found): boolean {
   const def = schema._zod.def;
   switch (def.type) {
     case "optional":
-      return value === undefined ? undefined : firstIssueOf(def.innerType, value, at);
+      return value === undefined ? false : collect(def.innerType, value, at, into);
     case "nullable":
-      return value === null ? undefined : firstIssueOf(def.innerType, value, at);
+      return value === null ? false : collect(def.innerType, value, at, into);
     case "lazy":
-      return firstIssueOf(def.getter(), value, at);
+      return collect(def.getter(), value, at, into);
     case "object":
-      return isPlainObject(value) ? objectIssue(schema, def, value, at) : leafIssue(schema, value, at);
+      return isPlainObject(value) ? collectObject(schema, def, value, at, into) : leaf(schema, value, at, into);
     case "array": {
-      if (!Array.isArray(value)) return leafIssue(schema, value, at);
-      for (let i = 0; i < value.length; i++) {
-        const issue = firstIssueOf(def.element, value[i], [...at, i]);
-        if (issue !== undefined) return issue;
-      }
-      return ownChecksIssue(schema, def, value, at);
+      if (!Array.isArray(value)) return leaf(schema, value, at, into);
+      const before = into.found.length;
+      for (let i = 0; i < value.length; i++) if (collect(def.element, value[i], [...at, i], into)) return true;
+      return into.found.length === before && ownChecks(schema, def, value, at, into);
     }
     case "record": {
-      if (!isPlainObject(value)) return leafIssue(schema, value, at);
+      if (!isPlainObject(value)) return leaf(schema, value, at, into);
+      const before = into.found.length;
       for (const key of Object.keys(value)) {
-        const keyIssue = leafIssue(def.keyType, key, [...at, key]);
-        if (keyIssue !== undefined) return keyIssue;
-        const issue = firstIssueOf(def.valueType, value[key], [...at, key]);
-        if (issue !== undefined) return issue;
+        if (leaf(def.keyType, key, [...at, key], into)) return true;
+        if (collect(def.valueType, value[key], [...at, key], into)) return true;
       }
-      return ownChecksIssue(schema, def, value, at);
+      return into.found.length === before && ownChecks(schema, def, value, at, into);
     }
     case "union": {
       // Accepted by one option: accepted. Else the issue that got deepest into the value says most.
       let best: FirstIssue | undefined;
       for (const option of def.options as Walkable[]) {
-        const issue = firstIssueOf(option, value, at);
-        if (issue === undefined) return undefined;
+        const tried: Found = { found: [], max: 1 };
+        collect(option, value, at, tried);
+        const issue = tried.found[0];
+        if (issue === undefined) return false;
         if (best === undefined || issue.path.length > best.path.length) best = issue;
       }
-      return best;
+      return add(best as FirstIssue, into);
     }
     default:
-      return leafIssue(schema, value, at);
+      return leaf(schema, value, at, into);
   }
 }
 
-function objectIssue(schema: Walkable, def: AnyDef, value: Record<string, unknown>, at: PropertyKey[]): FirstIssue | undefined {
+function collectObject(schema: Walkable, def: AnyDef, value: Record<string, unknown>, at: PropertyKey[], into: Found): boolean {
+  const before = into.found.length;
   const shape = def.shape as Record<string, Walkable>;
-  for (const key of Object.keys(shape)) {
-    const issue = firstIssueOf(shape[key] as Walkable, Object.hasOwn(value, key) ? value[key] : undefined, [...at, key]);
-    if (issue !== undefined) return issue;
-  }
+  for (const key of Object.keys(shape))
+    if (collect(shape[key] as Walkable, Object.hasOwn(value, key) ? value[key] : undefined, [...at, key], into)) return true;
   const catchall = def.catchall as Walkable | undefined;
   if (catchall !== undefined) {
     const extra = Object.keys(value).filter((k) => !Object.hasOwn(shape, k));
     if (extra.length > 0 && catchall._zod.def.type === "never") {
       const keys = extra.slice(0, 10);
-      return {
-        code: "unrecognized_keys",
-        path: at,
-        keys,
-        message: `Unrecognized key${keys.length > 1 ? "s" : ""}: ${keys.map((k) => JSON.stringify(k)).join(", ")}${extra.length > keys.length ? ", …" : ""}`,
-      };
-    }
-    for (const key of extra) {
-      const issue = firstIssueOf(catchall, value[key], [...at, key]);
-      if (issue !== undefined) return issue;
-    }
+      const more = extra.length > keys.length ? ", …" : "";
+      const message = `Unrecognized key${keys.length > 1 ? "s" : ""}: ${keys.map((k) => JSON.stringify(k)).join(", ")}${more}`;
+      if (add({ code: "unrecognized_keys", path: at, keys, message }, into)) return true;
+    } else for (const key of extra) if (collect(catchall, value[key], [...at, key], into)) return true;
   }
-  return ownChecksIssue(schema, def, value, at);
+  return into.found.length === before && ownChecks(schema, def, value, at, into);
 }
 
 /** Checks on a container itself (an array's length, a refinement of an object), once its parts pass. */
-function ownChecksIssue(schema: Walkable, def: AnyDef, value: unknown, at: PropertyKey[]): FirstIssue | undefined {
+function ownChecks(schema: Walkable, def: AnyDef, value: unknown, at: PropertyKey[], into: Found): boolean {
   const checks = def.checks as unknown[] | undefined;
-  if (checks === undefined || checks.length === 0) return undefined;
+  if (checks === undefined || checks.length === 0) return false;
   // The same checks on a container of anything: only the container's own issues, without parsing the parts again.
   let bare = BARE.get(schema);
   if (bare === undefined) {
@@ -133,16 +141,26 @@ function ownChecksIssue(schema: Walkable, def: AnyDef, value: unknown, at: Prope
     bare = (base as unknown as { check(...c: unknown[]): Walkable }).check(...checks);
     BARE.set(schema, bare);
   }
-  return leafIssue(bare, value, at);
+  return leaf(bare, value, at, into);
 }
 const BARE = new WeakMap<object, Walkable>();
 
-function leafIssue(schema: Walkable, value: unknown, at: PropertyKey[]): FirstIssue | undefined {
+/** zod's first issue of a part it parses whole (a string, a number, a part the walk does not open). */
+function leaf(schema: Walkable, value: unknown, at: PropertyKey[], into: Found): boolean {
   const result = schema.safeParse(value);
-  if (result.success) return undefined;
+  if (result.success) return false;
   const issue = result.error?.issues[0];
-  if (issue === undefined) return { code: "custom", path: at, message: "Invalid input" };
-  return { code: issue.code, path: [...at, ...issue.path], message: issue.message };
+  return add(
+    issue === undefined
+      ? { code: "custom", path: at, message: "Invalid input" }
+      : { code: issue.code, path: [...at, ...issue.path], message: issue.message },
+    into,
+  );
+}
+
+function add(issue: FirstIssue, into: Found): boolean {
+  into.found.push(issue);
+  return into.found.length >= into.max;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
