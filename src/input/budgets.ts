@@ -100,6 +100,38 @@ export function requireJsonWithin(budget: InputBudget, text: string | Uint8Array
   return shape;
 }
 
+/**
+ * Refuse YAML text over the budget before it is parsed: bytes; then its
+ * entries — the lines that are neither blank nor a comment, each at most one
+ * element of a block mapping or list — and its flow collections (`[…]`,
+ * `{…}`) scanned as JSON's are. A quoted string holding brackets or commas
+ * counts a little high, never low.
+ */
+export function requireYamlWithin(budget: InputBudget, text: string, where: string): void {
+  requireBytesWithin(budget, Buffer.byteLength(text), where);
+  let entries = 0;
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    let i = start;
+    while (i < end && (text.charCodeAt(i) === 0x20 || text.charCodeAt(i) === 0x09 || text.charCodeAt(i) === 0x0d)) i++;
+    if (i < end && text.charCodeAt(i) !== 0x23) entries++;
+    start = end + 1;
+  }
+  const shape = scanJsonShape(text, budget);
+  const elements = Math.max(entries, shape.elements);
+  if (shape.depth > budget.depth)
+    throw new BudgetError(
+      `${where} nests flow collections more than ${budget.depth} levels deep, over the limit for a ${budget.what}; write it plainly`,
+      { budget: budget.what, limit: "depth", max: budget.depth, found: shape.depth },
+    );
+  if (elements > budget.elements)
+    throw new BudgetError(
+      `${where} holds more than ${budget.elements.toLocaleString("en-US")} entries, over the limit for a ${budget.what}; it is not one twinlock reads`,
+      { budget: budget.what, limit: "elements", max: budget.elements, found: elements },
+    );
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
