@@ -21,16 +21,20 @@ const MiB = 1024 * 1024;
  * Every budget, by the input it bounds (docs/reference.md "Limits" lists them).
  * Sized from what real runs hold, with room: a run of a few pairs with a dozen
  * revisions is well under 1 MiB; the bench's 20,000-file handoff freezes a
- * manifest of about 2.6 MiB per revision; record files of 10,000 actions are
- * about 3 MiB; a 10,000-prompt suite's twinlock.yaml is a few KiB.
+ * manifest of about 3.3 MiB per revision into the run file; record files of 10,000 actions are
+ * a few MiB; a 10,000-prompt suite's twinlock.yaml is a few KiB.
  */
 export const BUDGETS = {
   /**
-   * The run file. 32 MiB: the largest a read parses, checks and replays in
-   * about a second on a slow machine (docs/reference.md "Limits"); every read
-   * after the first of the same bytes costs a hash, not a parse.
+   * The run file. 16 MiB: the first read of new bytes parses, checks and
+   * replays them, which costs time in proportion (measured on a loaded 2-core
+   * machine: 12 MiB, a run of three revisions of a 20,000-file handoff, took
+   * 2.2 s to scan, parse and check against the schema and 5 s more to verify
+   * the chain and replay it; 31 MiB took 4.3 s and 20 s); every later read of
+   * the same bytes costs one sha256 (40 ms for 16 MiB there). A run of a
+   * few pairs with a dozen revisions of a 1,000-file handoff is about 2 MiB.
    */
-  runFile: { what: "run file", bytes: 32 * MiB, depth: 64, elements: 100_000 },
+  runFile: { what: "run file", bytes: 16 * MiB, depth: 64, elements: 100_000 },
   /** One handoff record file (JSON), in any handoff format. */
   handoffRecord: { what: "handoff record", bytes: 16 * MiB, depth: 64, elements: 100_000 },
   /** A handoff format's JSON Schema file in the suite. */

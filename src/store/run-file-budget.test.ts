@@ -48,15 +48,15 @@ describe("the run file's budget", () => {
     expect(parse).not.toHaveBeenCalled();
   });
 
-  it("refuses a run file over 32 MiB by its size, before reading it", () => {
+  it("refuses a run file over 16 MiB by its size, before reading it", () => {
     const dir = makeRunTempDir();
     const file = path.join(dir, "run.json");
     writeFileSync(file, "");
     // A sparse file: its size is what the agent says, without the disk it would take.
-    truncateSync(file, 33 * 1024 * 1024);
+    truncateSync(file, 17 * 1024 * 1024);
     const error = thrown(() => readRunFile(file));
     expect(error).toBeInstanceOf(BudgetError);
-    expect(error.message).toContain("is 34,603,008 bytes, over the 33,554,432-byte limit for a run file");
+    expect(error.message).toContain("is 17,825,792 bytes, over the 16,777,216-byte limit for a run file");
   });
 
   it("refuses a run file nested 100 levels deep before parsing it, naming the 64-level limit", async () => {
