@@ -4,6 +4,7 @@ import { hashHandoff } from "../handoff/hash-handoff.js";
 import type { ConsumedConsent } from "../home/consumed-consents.js";
 import { checkoutFrozenBytes, requireCheckoutTarget, verifyFrozenBytes } from "../home/frozen-bytes.js";
 import { frozenActionIds } from "../home/frozen-records.js";
+import { gateFolders } from "../home/gate-folders.js";
 import { loadPinnedPolicy, type PinnedSuite } from "../home/suite-pins.js";
 import { type AdmissionFacts, type AdmissionRequest, runAdmissionChecks } from "../run/admission-checks.js";
 import { receiptHash } from "../run/receipt-hash.js";
@@ -187,7 +188,7 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
     // A finished pair admits nothing: its recorded folder is not read (an imported run's folder may name anything).
     rehash:
       wf?.handoff && wf.state !== "closed" && wf.state !== "failed"
-        ? await rehash(handoffPathOf(input.store, input.run, wf.handoff.dir))
+        ? await rehash(handoffPathOf(input.store, input.run, wf.handoff.dir), gateFolders(input.store.home))
         : { error: wf?.handoff ? `${wf.planner} is ${wf.state}` : "nothing is frozen" },
     frozenBytes: wf?.handoff ? verifyFrozenBytes(input.store.home, wf.handoff.files) : [],
     actionIds: wf?.handoff && pinned ? frozenActionIds(input.store.home, wf.handoff.files, pinned.handoffFormat) : [],
@@ -291,9 +292,10 @@ function suiteFacts(
   };
 }
 
-async function rehash(dir: string): Promise<AdmissionFacts["rehash"]> {
+/** The live handoff re-hashed by the freeze's own rules (no link as the folder, never the gate home or a key folder). */
+async function rehash(dir: string, keepApart: readonly string[]): Promise<AdmissionFacts["rehash"]> {
   try {
-    return await hashHandoff(dir);
+    return await hashHandoff(dir, keepApart);
   } catch (error) {
     return { error: (error as Error).message };
   }

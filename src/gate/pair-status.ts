@@ -1,4 +1,5 @@
 import { hashHandoff } from "../handoff/hash-handoff.js";
+import { gateFolders } from "../home/gate-folders.js";
 import type { GateHome } from "../home/gate-home.js";
 import { loadPinnedPolicy, loadPinnedSuite, type PinnedPolicy, type PinnedSuite } from "../home/suite-pins.js";
 import { describeChanges, isApplyMode, openStops, passedDryRuns } from "../run/admission-checks.js";
@@ -47,7 +48,7 @@ export async function pairStatusFromRun(
   let handoffChanged: string[] | null = null;
   if (wf.handoff && REHASHED_STATES.has(wf.state)) {
     try {
-      const current = await hashHandoff(handoffPathOf(store, runFile, wf.handoff.dir));
+      const current = await hashHandoff(handoffPathOf(store, runFile, wf.handoff.dir), gateFolders(store.home));
       if (current.hash !== wf.handoff.hash) handoffChanged = describeChanges(wf.handoff.files, current.files);
     } catch (error) {
       handoffChanged = [(error as Error).message];

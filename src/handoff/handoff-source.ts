@@ -1,10 +1,11 @@
 import { closeSync, fstatSync, lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { BUDGETS } from "../input/budgets.js";
 import { openRegularFile, readFailureCode } from "../input/read-regular-file.js";
 import { listHandoffFiles } from "./hash-handoff.js";
 
-/** Largest record or Markdown file read. */
-export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+/** Largest record or Markdown file read (the handoff record budget, src/input/budgets.ts). */
+export const MAX_RECORD_BYTES = BUDGETS.handoffRecord.bytes;
 
 /** A file's text, or why it cannot be used. */
 export type SourceText = { text: string; problem?: undefined } | { problem: string };

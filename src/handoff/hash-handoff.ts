@@ -6,6 +6,7 @@ import { RefusalError, UsageError } from "../errors/errors.js";
 import { requireOpenedBeneath } from "../input/open-beneath.js";
 import { requirePlainPath } from "../input/parse-input.js";
 import { describeFileKind } from "../input/read-regular-file.js";
+import { isWithin } from "../input/resolve-real-path.js";
 
 /** One file of a handoff: POSIX path relative to the handoff folder, byte size, sha256 hex. */
 export interface ManifestEntry {
@@ -45,11 +46,9 @@ export const MAX_HANDOFF_BYTES = 8 * 1024 * 1024 * 1024;
  * canonical manifest `{format, files: [{path, size, sha256}]}` sorted by path.
  * Any byte changed, file added, removed or renamed changes the result.
  */
-export async function hashHandoff(dir: string): Promise<HandoffDigest> {
+export async function hashHandoff(dir: string, keepApart: readonly string[] = []): Promise<HandoffDigest> {
   // Resolved once, before listing; every file opened is then checked to be under this very path.
-  const given = path.resolve(dir);
-  requireHandoffFolder(given);
-  const root = realpathSync(given);
+  const root = resolveHandoffRoot(dir, keepApart);
   const rel = listHandoffFiles(root);
   const files: ManifestEntry[] = new Array(rel.length);
   const budget = { left: MAX_HANDOFF_BYTES };
@@ -63,6 +62,53 @@ export async function hashHandoff(dir: string): Promise<HandoffDigest> {
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_FILES, rel.length) }, worker));
   return { hash: manifestHash(files), files };
+}
+
+/**
+ * The real path of a live handoff folder, by the rules every reader of one
+ * obeys (the freeze's copy, admission's and pair-status's re-hash): the
+ * folder given is not itself a symbolic link, and neither it, the real path
+ * it leads to, nor the real path read from (after `confine` judged it) is
+ * inside one of the `keepApart` folders (the gate home, the folders of the
+ * keys the gate knows) or holds one. The one real path is returned to be
+ * listed and opened beneath, so a link swapped in after the checks leads
+ * nowhere. Throws a UsageError naming the folder.
+ */
+export function resolveHandoffRoot(dir: string, keepApart: readonly string[], confine?: (realRoot: string) => void): string {
+  const given = path.resolve(dir);
+  requirePlainPath(given, "handoff folder");
+  const apart = keepApart.flatMap((f) => [path.resolve(f), realOrSelf(f)]);
+  const requireApart = (candidate: string) => {
+    const hit = apart.find((f) => isWithin(candidate, f) || isWithin(f, candidate));
+    if (hit !== undefined)
+      throw new UsageError(
+        `the handoff folder ${dir} overlaps ${hit}, a folder of the gate's own (its home, or its keys); keep the gate's folders out of the agent's`,
+      );
+  };
+  // By the name given and by where it leads now (a link in the agent's folder into the home), before anything is read.
+  requireApart(given);
+  requireApart(realOrSelf(given));
+  requireHandoffFolder(given);
+  let root: string;
+  try {
+    root = realpathSync(given);
+  } catch (error) {
+    // The folder was checked a moment ago: a failure now means it is being changed (or swapped) while it is read.
+    throw new UsageError(
+      `handoff folder ${given} changed while it was read (${(error as NodeJS.ErrnoException).code}); try again once it is left alone`,
+    );
+  }
+  confine?.(root);
+  requireApart(root);
+  return root;
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 /** The handoff hash of an already computed manifest. */

@@ -7,7 +7,7 @@ import { findConsumedConsent } from "./consumed-consents.js";
 import { type GateHome, listHomeSubdir } from "./gate-home.js";
 import { listCheckpoints, readCheckpoint } from "./run-checkpoints.js";
 
-import { createRun, importRunFile, readRun, updateRun } from "./run-ledger.js";
+import { createRun, importRunFile, readRunWaiting, updateRun } from "./run-ledger.js";
 
 /**
  * The embedded default store (SPEC §10): each run is a run file the caller
@@ -18,7 +18,7 @@ export function folderRunStore(home: GateHome): RunStore {
   return {
     home,
     label: `gate home ${home.dir}`,
-    read: async (ref) => readRun(ref, home),
+    read: (ref) => readRunWaiting(ref, home),
     readUnverified: async (ref) => readRunFileUnverified(resolveRunFile(ref)),
     create: (ref, drafts, now) => createRun(ref, home, drafts, now),
     update: (ref, decide, options) => updateRun(ref, home, decide, options),

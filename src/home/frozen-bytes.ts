@@ -26,13 +26,13 @@ import {
   MAX_HANDOFF_BYTES,
   type ManifestEntry,
   manifestHash,
-  requireHandoffFolder,
+  resolveHandoffRoot,
 } from "../handoff/hash-handoff.js";
 import { openBeneath } from "../input/open-beneath.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
-import { isWithin } from "../input/resolve-real-path.js";
 import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
+import { gateFolders } from "./gate-folders.js";
 import { type GateHome, homeLabel, homeSubdir } from "./gate-home.js";
 
 const CHUNK = 1024 * 1024;
@@ -61,16 +61,10 @@ export interface HandoffSnapshot {
  * path before anything is read.
  */
 export function snapshotHandoff(home: GateHome, handoffDir: string, confine?: (realRoot: string) => void): HandoffSnapshot {
-  const given = path.resolve(handoffDir);
-  // Never the home itself, nor a folder holding it, by the name given and by its real path (a link in the
-  // agent's folder into the home): the copy would take the home's keys and tokens along.
-  requireApartFromHome(home, given);
-  requireApartFromHome(home, realOrSelf(given));
-  // Resolved once, before listing: every file is then opened and checked against this very path.
-  const root = realHandoffRoot(given);
-  // The path the copy is made from, checked where it is resolved (a link swapped in after the checks above leads nowhere).
-  confine?.(root);
-  requireApartFromHome(home, root);
+  // Never the home, nor a key folder, nor a folder holding one, by the name given and by its real path (a link in the
+  // agent's folder into the home): the copy would take the home's keys and tokens along. Resolved once, before
+  // listing (the rules admission's re-hash obeys too); every file is then opened and checked against this very path.
+  const root = resolveHandoffRoot(handoffDir, gateFolders(home), confine);
   const rel = listHandoffFiles(root);
   const tmp = homeSubdir(home, "tmp");
   // The home's own scratch folder, out of the agent's reach: a dead freeze's copy is removed whole.
@@ -271,34 +265,6 @@ function storeBlob(home: GateHome, staged: string, sha256: string): void {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
   fsyncDir(path.dirname(target));
-}
-
-/** Refuse a handoff folder that is the gate home, is inside it, or holds it. */
-function requireApartFromHome(home: GateHome, dir: string): void {
-  const homes = [home.dir, realOrSelf(home.dir)];
-  if (homes.some((h) => isWithin(dir, h) || isWithin(h, dir)))
-    throw new UsageError(`the gate home ${home.dir} and the handoff folder ${dir} overlap; keep the gate home out of the agent's folders`);
-}
-
-function realOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
-
-/** The handoff folder's real path, refusing a symbolic link given as the folder itself. */
-function realHandoffRoot(given: string): string {
-  requireHandoffFolder(given);
-  try {
-    return realpathSync(given);
-  } catch (error) {
-    // The folder was checked a moment ago: a failure now means it is being changed (or swapped) while it is read.
-    throw new UsageError(
-      `handoff folder ${given} changed while it was read (${(error as NodeJS.ErrnoException).code}); freeze again once it is left alone`,
-    );
-  }
 }
 
 /**

@@ -1,4 +1,5 @@
-import { lstatSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
+import path from "node:path";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { requirePlainPath } from "../input/parse-input.js";
@@ -18,27 +19,60 @@ import { readCheckpoint, reconcileWithCheckpoint, withCheckpointLock, writeCheck
  * A run file read, verified (chain, replay, state) and set against its
  * checkpoint in the gate home. A file one write behind its checkpoint (a
  * crash between the two writes) is returned rolled forward; any other
- * difference is refused (see `reconcileWithCheckpoint`).
+ * difference is refused (see `reconcileWithCheckpoint`). Waits (blocking) when
+ * a writer may be half way through; `readRunWaiting` waits without blocking.
  */
 export function readRun(given: string, home: GateHome): LoadedRun {
   const runFile = resolveRunFile(given);
-  // Without the locks, a writer may replace the checkpoint and the file between our two reads:
-  // a mismatch is read again a few times before it is believed.
   for (let attempt = 0; ; attempt++) {
-    const verified = readRunFile(runFile);
-    try {
-      const { file } = reconcileWithCheckpoint(home, verified.file, runFile);
-      return { path: verified.path, file, state: file.state };
-    } catch (error) {
-      const kind = error instanceof IntegrityError ? error.details.attack : undefined;
-      if (attempt >= READ_RETRIES || (kind !== "rollback" && kind !== "unrecorded-events" && kind !== "fork")) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + attempt * 5);
-    }
+    const got = readRunOnce(runFile, home, attempt);
+    if ("run" in got) return got.run;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, got.waitMs);
   }
 }
 
-/** How often a lock-free reader re-reads a run that does not match its checkpoint (about half a second in all). */
+/** `readRun` for a server: a wait for a writer half way through lets the event loop run. */
+export async function readRunWaiting(given: string, home: GateHome): Promise<LoadedRun> {
+  const runFile = resolveRunFile(given);
+  for (let attempt = 0; ; attempt++) {
+    const got = readRunOnce(runFile, home, attempt);
+    if ("run" in got) return got.run;
+    await new Promise((resolve) => setTimeout(resolve, got.waitMs));
+  }
+}
+
+/**
+ * One try at reading a run without the locks: the run, or how long to wait
+ * before the next try. A writer writes the checkpoint, then the file, so
+ * between our two reads it can leave the file behind the checkpoint — and
+ * only behind, and only while the checkpoint is fresh: a file ahead of or
+ * beside its checkpoint, or behind one no writer touched for a while, is
+ * refused at once (re-reading it many times was what an agent's rolled-back
+ * or hand-extended file cost every reader).
+ */
+function readRunOnce(runFile: string, home: GateHome, attempt: number): { run: LoadedRun } | { waitMs: number } {
+  const verified = readRunFile(runFile);
+  try {
+    const { file } = reconcileWithCheckpoint(home, verified.file, runFile);
+    return { run: { path: verified.path, file, state: file.state } };
+  } catch (error) {
+    const kind = error instanceof IntegrityError ? error.details.attack : undefined;
+    if (attempt >= READ_RETRIES || kind !== "rollback" || !checkpointJustWritten(home, verified.state.run_id)) throw error;
+    return { waitMs: 5 + attempt * 5 };
+  }
+}
+
+/** How often a lock-free reader re-reads a run that is behind a checkpoint being written (about half a second in all). */
 const READ_RETRIES = 12;
+
+/** Whether the home's checkpoint of a run changed in the last two seconds (a writer may be between its two writes). */
+function checkpointJustWritten(home: GateHome, runId: string): boolean {
+  try {
+    return Date.now() - statSync(path.join(home.dir, "runs", `${runId}.json`)).mtimeMs < 2000;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Create a run file and its checkpoint: the home first, then the file. A

@@ -1,12 +1,13 @@
 import { read } from "node:fs";
 import { writeOutput } from "../cli/write-output.js";
+import { BUDGETS, BudgetError, requireJsonWithin } from "../input/budgets.js";
 import { findDuplicateJsonKey } from "../input/duplicate-json-key.js";
 import { AGENT_CONTRACTS, AGENTS, type AgentContract, agentNamed, type HookAnswer, readHookInput } from "./agent-contracts.js";
 import { decideToolCall } from "./decide-tool-call.js";
 import { verifyBinding } from "./verify-binding.js";
 
-/** The most stdin the hook reads (a Write of a large file carries its content); more is denied. */
-export const MAX_HOOK_INPUT = 16 * 1024 * 1024;
+/** The most stdin the hook reads (a Write of a large file carries its content); more is denied (the hook input budget). */
+export const MAX_HOOK_INPUT = BUDGETS.hookInput.bytes;
 /** The hook's own deadline: below every agent tool's hook timeout, so a stalled hook denies rather than times out. */
 export const HOOK_DEADLINE_MS = 5000;
 
@@ -62,6 +63,13 @@ export function answerCall(contract: AgentContract, text: string, home: string |
     return contract.deny(
       "twinlock: NODE_OPTIONS is set, so code may have been preloaded into the hook; install it with `twinlock hooks install`, which runs it as `env -u NODE_OPTIONS twinlock hook …`; denied",
     );
+  // Its budget before parsing: bytes, nesting and the largest array or object, each named in the deny.
+  try {
+    requireJsonWithin(BUDGETS.hookInput, text, "the hook input");
+  } catch (error) {
+    if (!(error instanceof BudgetError)) throw error;
+    return contract.deny(`twinlock: ${error.message}; denied`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -98,7 +106,7 @@ function readStdin(done: (error: string | undefined, text?: string) => void): vo
       }
       if (n === 0) return done(undefined, Buffer.concat(chunks).toString("utf8"));
       total += n;
-      if (total > MAX_HOOK_INPUT) return done(`the hook input is larger than ${MAX_HOOK_INPUT} bytes`);
+      if (total > MAX_HOOK_INPUT) return done(`the hook input is larger than ${MAX_HOOK_INPUT} bytes, the limit for a hook input`);
       chunks.push(buffer.subarray(0, n));
       next();
     });

@@ -77,7 +77,25 @@ export function lazySchema<T extends object>(name: string, build: () => T): T {
     getPrototypeOf: () => Reflect.getPrototypeOf(real()),
   });
   LAZY_SCHEMAS.set(name, { schema: proxy, zod: real });
+  if (fast) FAST_OF.set(proxy, { name, fast, zod: real });
   return proxy;
+}
+
+const FAST_OF = new WeakMap<object, { name: string; fast: (input: unknown) => unknown; zod: () => object }>();
+
+/**
+ * What the generated fast validator of a `lazySchema` makes of `input`: its
+ * output when it surely accepts it, else undefined (refused, not sure, or no
+ * fast validator) — without ever asking zod, whose error path collects an
+ * issue per bad element (see `safeParseFirstIssue`).
+ */
+export function fastParse(schema: object, input: unknown): { data: unknown } | undefined {
+  const known = FAST_OF.get(schema);
+  if (known === undefined) return undefined;
+  const out = known.fast(input);
+  if (out === NO || out === NOT_SURE) return undefined;
+  if (compareWithZod.enabled) compareWithZod(known.name, known.zod(), input, out);
+  return { data: out };
 }
 
 interface ZodParse {

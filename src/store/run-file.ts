@@ -1,12 +1,15 @@
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
+import type { ZodMiniType } from "zod/mini";
 import { canonicalJson } from "../crypto/canonical-hash.js";
 import { IntegrityError, UsageError } from "../errors/errors.js";
+import { BUDGETS, requireBytesWithin, requireJsonWithin } from "../input/budgets.js";
 import { describeJsonError, requirePlainPath, requireShallowJson } from "../input/parse-input.js";
-import { applyEvent, replayEvents } from "../run/apply-event.js";
+import { applyEvent, EVENT_DATA, replayEvents } from "../run/apply-event.js";
 import { GENESIS, hashEvent, verifyChain } from "../run/event-chain.js";
 import { type EventType, RUN_FORMAT, type RunEvent, type RunFile, RunFileSchema, type RunState } from "../run/run-schema.js";
+import { safeParseFirstIssue } from "../schemas/first-issue.js";
 
 /** A new event as a command decides it; the store numbers, times and chains it. */
 export interface EventDraft {
@@ -22,32 +25,64 @@ export interface LoadedRun {
   state: RunState;
 }
 
-/** Largest run file read. */
-export const MAX_RUN_FILE_BYTES = 256 * 1024 * 1024;
+/** Largest run file read (the run file's byte budget, src/input/budgets.ts). */
+export const MAX_RUN_FILE_BYTES = BUDGETS.runFile.bytes;
 
 /**
- * Read a run file and verify it before anyone acts on it (SPEC §7): JSON,
- * schema, hash chain, and the stored state equal to the replay of the events.
- * Unreadable or malformed input is a UsageError (exit 2); a broken chain or a
- * state that replay does not give is an IntegrityError naming the first bad event.
+ * Read a run file and verify it before anyone acts on it (SPEC §7): its
+ * budget (bytes, nesting, elements) before parsing, then JSON, schema, hash
+ * chain, and the stored state equal to the replay of the events.
+ * Unreadable, oversized or malformed input is a UsageError (exit 2); a
+ * broken chain or a state that replay does not give is an IntegrityError
+ * naming the first bad event.
+ *
+ * Bytes this process verified before are not parsed again: the run they
+ * parsed to is kept (frozen, so no caller can change what the next read
+ * gets) under the sha256 of those very bytes, which an agent rewriting the
+ * file cannot match with other bytes, whatever size and time it gives them.
  */
 export function readRunFile(file: string): LoadedRun {
   const abs = path.resolve(file);
-  const { run, digest } = readRunFileBytes(file);
-  // Bytes this process already verified verify the same way again: a long-lived server skips the replay.
-  if (verifiedBytes.get(abs) === digest) return { path: abs, file: run, state: run.state };
+  const bytes = readBytes(abs);
+  const digest = sha256(bytes);
+  const known = verifiedRuns.get(abs);
+  if (known?.digest === digest) return { path: abs, file: known.run, state: known.run.state };
+  const run = parseRunFileBytes(bytes, file);
   const verdict = verifyRunFile(run);
   if (!verdict.ok) {
     const hint = verdict.check === "state" ? ` — run \`twinlock verify-log ${file}\`` : "";
     throw new IntegrityError(`run file ${file}: ${verdict.reason}${hint}`, { seq: verdict.seq });
   }
-  if (verifiedBytes.size >= 10_000) verifiedBytes.clear();
-  verifiedBytes.set(abs, digest);
-  return { path: abs, file: run, state: verdict.state };
+  remember(abs, digest, run);
+  return { path: abs, file: run, state: run.state };
 }
 
-/** The sha256 of the bytes of each run file this process verified last (a verdict depends only on the bytes). */
-const verifiedBytes = new Map<string, string>();
+/** The run each run file's bytes parsed and verified to last in this process, by the sha256 of those bytes. */
+const verifiedRuns = new Map<string, { digest: string; run: RunFile }>();
+/** Runs kept at most: a server's runs, not every file a long-lived process ever read. */
+const MAX_REMEMBERED = 64;
+
+function remember(abs: string, digest: string, run: RunFile): void {
+  deepFreeze(run);
+  verifiedRuns.delete(abs);
+  if (verifiedRuns.size >= MAX_REMEMBERED) verifiedRuns.delete(verifiedRuns.keys().next().value as string);
+  verifiedRuns.set(abs, { digest, run });
+}
+
+/** Freeze a parsed JSON value all the way down (iteratively: its depth is within the budget, but no recursion is needed). */
+function deepFreeze(value: unknown): void {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== "object" || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const child of Object.values(v as object)) stack.push(child);
+  }
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
 
 /** Where a run file stops being trustworthy, or the state its events replay to. */
 export type RunFileVerdict =
@@ -69,6 +104,20 @@ export function verifyRunFile(run: RunFile): RunFileVerdict {
       seq: run.events.length,
       reason: `revision ${run.revision} does not match its ${run.events.length} events`,
     };
+  }
+  // Each event's data against its schema, stopping at the first issue, before replay asks zod (which would collect an
+  // issue per bad element of a huge array, past the stack).
+  for (const event of run.events) {
+    const parsed = safeParseFirstIssue(EVENT_DATA[event.type] as ZodMiniType, event.data);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return {
+        ok: false,
+        check: "replay",
+        seq: event.seq,
+        reason: `event ${event.seq} (${event.type}) is invalid: its data does not match the ${event.type} schema (${issue.path.join(".")}: ${issue.message})`,
+      };
+    }
   }
   let state: RunState;
   try {
@@ -132,10 +181,7 @@ function readBytes(abs: string): Buffer {
       throw new UsageError(
         `run file ${abs} is not a regular file (${stat.isFIFO() ? "a FIFO" : stat.isSocket() ? "a socket" : stat.isDirectory() ? "a folder" : "a device"}); give a twinlock run file`,
       );
-    if (stat.size > MAX_RUN_FILE_BYTES)
-      throw new UsageError(
-        `run file ${abs} is ${stat.size} bytes, over the ${MAX_RUN_FILE_BYTES}-byte limit; it is not a twinlock run file`,
-      );
+    requireBytesWithin(BUDGETS.runFile, stat.size, `run file ${abs}`);
     const buffer = Buffer.allocUnsafe(stat.size);
     let read = 0;
     while (read < stat.size) {
@@ -154,19 +200,24 @@ function readBytes(abs: string): Buffer {
  * must still say something when the chain is broken (admission, verify-log).
  */
 export function readRunFileUnverified(file: string): RunFile {
-  return readRunFileBytes(file).run;
+  const abs = path.resolve(file);
+  const bytes = readBytes(abs);
+  const known = verifiedRuns.get(abs);
+  if (known !== undefined && known.digest === sha256(bytes)) return known.run;
+  return parseRunFileBytes(bytes, file);
 }
 
-/** A run file parsed against its schema (not verified), with the sha256 of the bytes it was parsed from. */
-function readRunFileBytes(file: string): { run: RunFile; digest: string } {
+/**
+ * A run file's bytes parsed against its schema (not verified): within the
+ * run file's budget (scanned before parsing), JSON, no deeper than twinlock
+ * reads, of this format, and the schema's first issue named if any.
+ */
+export function parseRunFileBytes(bytes: Uint8Array, file: string): RunFile {
+  requireJsonWithin(BUDGETS.runFile, bytes, `run file ${file}`);
   let json: unknown;
-  let digest: string;
   try {
-    const bytes = readBytes(path.resolve(file));
-    digest = createHash("sha256").update(bytes).digest("hex");
-    json = JSON.parse(bytes.toString("utf8"));
+    json = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8"));
   } catch (error) {
-    if (error instanceof UsageError) throw error;
     throw new UsageError(
       `run file ${file} is not valid JSON (${describeJsonError(error)}); it may be truncated — restore it from backup or create a new run with init-run`,
       { cause: error },
@@ -180,12 +231,12 @@ function readRunFileBytes(file: string): { run: RunFile; digest: string } {
         ? `run file ${file} is format ${format}, made by an older twinlock without a gate home; its decisions cannot be trusted now and it is not upgraded — start a new run with \`twinlock init-run\``
         : `run file ${file} is format ${format}, made by another twinlock (this one reads ${RUN_FORMAT}); use that version, or start a new run with \`twinlock init-run\``,
     );
-  const parsed = RunFileSchema.safeParse(json);
+  const parsed = safeParseFirstIssue(RunFileSchema, json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(
-      `run file ${file} does not match the run-file schema at ${issue?.path.join(".") || "(top level)"}: ${issue?.message}; it was edited by hand or by another tool`,
+      `run file ${file} does not match the run-file schema at ${issue.path.join(".") || "(top level)"}: ${issue.message}; it was edited by hand or by another tool`,
     );
   }
-  return { run: parsed.data, digest };
+  return parsed.data;
 }

@@ -4,9 +4,11 @@ import path from "node:path";
 import { z } from "zod/mini";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { UsageError } from "../errors/errors.js";
+import { BUDGETS, BudgetError, requireYamlWithin } from "../input/budgets.js";
 import { findDeceptiveChar } from "../input/clean-text.js";
 import { closestChoice } from "../input/closest-choice.js";
 import { openRegularFileWithStats, readFailureCode, readRegularFile } from "../input/read-regular-file.js";
+import { safeParseFewIssues, safeParseFirstIssue } from "../schemas/first-issue.js";
 import { loadYaml } from "./load-yaml.js";
 import type { ParseCache } from "./parse-cache.js";
 import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
@@ -307,6 +309,7 @@ function readLimited(abs: string, rel: string, diagnostics: Diagnostic[], seenRe
 export function readConfigText(absRoot: string): string | undefined {
   try {
     return readRegularFile(path.join(absRoot, CONFIG_FILE), "suite config", {
+      maxBytes: BUDGETS.suiteConfig.bytes,
       fix: `make ${CONFIG_FILE} a plain YAML file, or remove it`,
     }).toString("utf8");
   } catch (error) {
@@ -333,6 +336,13 @@ export function loadSuiteConfig(absRoot: string): { config: SuiteConfig; diagnos
 
 /** Parse and validate the text of a `twinlock.yaml` (for a caller that has already read and hashed its bytes). */
 export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnostics: Diagnostic[] } {
+  // Its budget before any parser sees it (bytes, entries, nesting), named in the one diagnostic.
+  try {
+    requireYamlWithin(BUDGETS.suiteConfig, text, CONFIG_FILE);
+  } catch (error) {
+    if (!(error instanceof BudgetError)) throw error;
+    return { config: {}, diagnostics: [configProblem(1, 1, error.message)] };
+  }
   // The config a person reviews before pinning must read the same on a terminal as to twinlock.
   const hidden = findDeceptiveChar(text.replace(/^\uFEFF/, ""));
   if (hidden)
@@ -349,7 +359,7 @@ export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnosti
   // The common case first: YAML the fast parser reads, valid against the schema. Anything else goes the full way, for positions.
   const simple = parseSimpleFrontmatter(text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n"), 1, { positions: false });
   if (simple) {
-    const quick = SuiteConfigSchema.safeParse(simple.data);
+    const quick = safeParseFirstIssue(SuiteConfigSchema, simple.data);
     if (quick.success) return { config: quick.data, diagnostics: [] };
   }
   const { isMap, isNode, LineCounter, parseDocument } = loadYaml();
@@ -376,7 +386,8 @@ export function parseSuiteConfig(text: string): { config: SuiteConfig; diagnosti
     diagnostics.push(configProblem(1, 1, invalidYaml(error)));
     return { config: {}, diagnostics };
   }
-  const parsed = SuiteConfigSchema.safeParse(raw);
+  // The first few issues, not zod's every one (a list of 10,000 bad reviewers overflowed the stack in zod's merge).
+  const parsed = safeParseFewIssues(SuiteConfigSchema, raw, 20);
   if (parsed.success) return { config: parsed.data, diagnostics };
   for (const issue of parsed.error.issues) {
     let keyPath = issue.path.map(String);

@@ -10,6 +10,18 @@ export type Right = (typeof RIGHTS)[number];
 export const HANDOFF_FORMATS = ["twinlock", "mission-directives", "custom"] as const;
 export type HandoffFormatName = (typeof HANDOFF_FORMATS)[number];
 
+/**
+ * A JSON Pointer (RFC 6901) that is not the whole document: `/` and then any
+ * text in which every `~` is `~0` or `~1`. The grammar's `*( "/" reference-token )`
+ * is written without a group repeated inside a repeated group: as the
+ * tokens may hold `/`, one `/` then any such text is the same language, and a
+ * regular expression engine checks it in one pass (the nested form,
+ * `^(\/([^~]|~[01])*)+$`, backtracked for hours on forty `/` and a `~`).
+ */
+export const JSON_POINTER_PATTERN = /^\/(?:[^~]|~[01])*$/;
+/** A JSON Pointer (RFC 6901), `""` (the whole document) included. */
+export const LIST_POINTER_PATTERN = /^(?:\/(?:[^~]|~[01])*)?$/;
+
 const configSchemasOf = lazySchemasOf("suite-config", () => {
   const duration = z.string().check(z.regex(/^[1-9][0-9]*(m|h|d)$/, "a duration such as 30m, 4h or 2d"));
   const blockName = () => z.string().check(z.regex(/^[a-z][a-z0-9_]*$/));
@@ -56,16 +68,11 @@ const configSchemasOf = lazySchemasOf("suite-config", () => {
     );
 
   /** A JSON Pointer (RFC 6901) into a record: `/id`, `/risk/level`. */
-  const pointer = z
-    .string()
-    .check(z.maxLength(500), z.regex(/^(\/([^~]|~[01])*)+$/, "a JSON Pointer (RFC 6901) such as /id or /risk/level"));
+  const pointer = z.string().check(z.maxLength(500), z.regex(JSON_POINTER_PATTERN, "a JSON Pointer (RFC 6901) such as /id or /risk/level"));
   /** A JSON Pointer to a file's record list: `/actions`, or `""` when the file is the list. */
   const listPointer = z
     .string()
-    .check(
-      z.maxLength(500),
-      z.regex(/^(\/([^~]|~[01])*)*$/, 'a JSON Pointer (RFC 6901) such as /actions, or "" when the file is the list'),
-    );
+    .check(z.maxLength(500), z.regex(LIST_POINTER_PATTERN, 'a JSON Pointer (RFC 6901) such as /actions, or "" when the file is the list'));
 
   const recordList = { file: insidePath("file"), list: listPointer, id: pointer, summary: z.optional(pointer) };
   const statusValues = () => z.optional(z.array(nonEmpty()).check(z.minLength(1)));

@@ -1,4 +1,5 @@
 import { UsageError } from "../../errors/errors.js";
+import { BUDGETS, requireJsonWithin } from "../../input/budgets.js";
 import { findDuplicateJsonKey } from "../../input/duplicate-json-key.js";
 import { describeJsonError, requireShallowJson } from "../../input/parse-input.js";
 import type { ReadinessProblem } from "../handoff-model.js";
@@ -17,6 +18,13 @@ export function readJsonRecord(source: HandoffSource, file: string, problems: Re
   const read = source.read(file);
   if (read.problem !== undefined) {
     problems.push({ file, message: read.problem });
+    return undefined;
+  }
+  try {
+    requireJsonWithin(BUDGETS.handoffRecord, read.text, file);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    problems.push({ file, message: error.message });
     return undefined;
   }
   let data: unknown;

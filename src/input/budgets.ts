@@ -1,0 +1,199 @@
+import { UsageError } from "../errors/errors.js";
+
+/**
+ * What one kind of agent-written input may be at most, checked before it is
+ * parsed: its size in bytes, how deep its arrays and objects nest, and how
+ * many elements (array items, or object members) any one of them holds.
+ * A refusal names the budget, the limit and what was found.
+ */
+export interface InputBudget {
+  /** What the input is, for the refusal ("run file", "handoff record"). */
+  what: string;
+  bytes: number;
+  depth: number;
+  /** Most elements in any one array, or members in any one object. */
+  elements: number;
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * Every budget, by the input it bounds (docs/reference.md "Limits" lists them).
+ * Sized from what real runs hold, with room: a run of a few pairs with a dozen
+ * revisions is well under 1 MiB; the bench's 20,000-file handoff freezes a
+ * manifest of about 3.3 MiB per revision into the run file; record files of 10,000 actions are
+ * a few MiB; a 10,000-prompt suite's twinlock.yaml is a few KiB.
+ */
+export const BUDGETS = {
+  /**
+   * The run file. 16 MiB: the first read of new bytes parses, checks and
+   * replays them, which costs time in proportion (measured on a loaded 2-core
+   * machine: 12 MiB, a run of three revisions of a 20,000-file handoff, took
+   * 2.2 s to scan, parse and check against the schema and 5 s more to verify
+   * the chain and replay it; 31 MiB took 4.3 s and 20 s); every later read of
+   * the same bytes costs one sha256 (40 ms for 16 MiB there). A run of a
+   * few pairs with a dozen revisions of a 1,000-file handoff is about 2 MiB.
+   */
+  runFile: { what: "run file", bytes: 16 * MiB, depth: 64, elements: 100_000 },
+  /** One handoff record file (JSON), in any handoff format. */
+  handoffRecord: { what: "handoff record", bytes: 16 * MiB, depth: 64, elements: 100_000 },
+  /** A handoff format's JSON Schema file in the suite. */
+  formatSchema: { what: "handoff format schema", bytes: 1 * MiB, depth: 64, elements: 10_000 },
+  /** The suite's `twinlock.yaml`. */
+  suiteConfig: { what: "twinlock.yaml", bytes: 1 * MiB, depth: 64, elements: 10_000 },
+  /** What an agent tool hands the hook on stdin (a Write of a large file carries its content). */
+  hookInput: { what: "hook input", bytes: 16 * MiB, depth: 64, elements: 100_000 },
+} as const satisfies Record<string, InputBudget>;
+
+/** The most events a run file holds (each one a step a person or the gate made). */
+export const MAX_RUN_EVENTS = BUDGETS.runFile.elements;
+
+/** How far one budget was overrun: which limit, the limit, and what was found (for a refusal's details). */
+export interface BudgetOverrun {
+  budget: string;
+  limit: "bytes" | "depth" | "elements";
+  max: number;
+  found: number;
+}
+
+/** Thrown for input over its budget: a UsageError (exit 2) carrying the overrun as data. */
+export class BudgetError extends UsageError {
+  constructor(
+    message: string,
+    readonly overrun: BudgetOverrun,
+  ) {
+    super(message);
+  }
+}
+
+/** Refuse `size` bytes of `where` over the budget's byte limit, naming both. */
+export function requireBytesWithin(budget: InputBudget, size: number, where: string): void {
+  if (size > budget.bytes)
+    throw new BudgetError(
+      `${where} is ${size.toLocaleString("en-US")} bytes, over the ${budget.bytes.toLocaleString("en-US")}-byte limit for a ${budget.what}; it is not one twinlock reads`,
+      { budget: budget.what, limit: "bytes", max: budget.bytes, found: size },
+    );
+}
+
+/** What a scan of JSON text found: its deepest nesting and its largest array or object. */
+export interface JsonShape {
+  depth: number;
+  elements: number;
+}
+
+/**
+ * Refuse JSON text over the budget before it is parsed: bytes first, then
+ * one linear scan of the text (see `scanJsonShape`) for nesting and for the
+ * elements of its largest array or object. Throws a BudgetError naming the
+ * limit and what was found; text that is not JSON passes on to the parser,
+ * which says why.
+ */
+export function requireJsonWithin(budget: InputBudget, text: string | Uint8Array, where: string): JsonShape {
+  requireBytesWithin(budget, typeof text === "string" ? Buffer.byteLength(text) : text.length, where);
+  const shape = scanJsonShape(text, budget);
+  if (shape.depth > budget.depth)
+    throw new BudgetError(
+      `${where} nests arrays and objects more than ${budget.depth} levels deep, over the limit for a ${budget.what}; it is not one twinlock reads`,
+      { budget: budget.what, limit: "depth", max: budget.depth, found: shape.depth },
+    );
+  if (shape.elements > budget.elements)
+    throw new BudgetError(
+      `${where} holds an array or object of more than ${budget.elements.toLocaleString("en-US")} elements, over the limit for a ${budget.what}; it is not one twinlock reads`,
+      { budget: budget.what, limit: "elements", max: budget.elements, found: shape.elements },
+    );
+  return shape;
+}
+
+/**
+ * Refuse YAML text over the budget before it is parsed: bytes; then its
+ * entries — the lines that are neither blank nor a comment, each at most one
+ * element of a block mapping or list — and its flow collections (`[…]`,
+ * `{…}`) scanned as JSON's are. A quoted string holding brackets or commas
+ * counts a little high, never low.
+ */
+export function requireYamlWithin(budget: InputBudget, text: string, where: string): void {
+  requireBytesWithin(budget, Buffer.byteLength(text), where);
+  let entries = 0;
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    let i = start;
+    while (i < end && (text.charCodeAt(i) === 0x20 || text.charCodeAt(i) === 0x09 || text.charCodeAt(i) === 0x0d)) i++;
+    if (i < end && text.charCodeAt(i) !== 0x23) entries++;
+    start = end + 1;
+  }
+  const shape = scanJsonShape(text, budget);
+  const elements = Math.max(entries, shape.elements);
+  if (shape.depth > budget.depth)
+    throw new BudgetError(
+      `${where} nests flow collections more than ${budget.depth} levels deep, over the limit for a ${budget.what}; write it plainly`,
+      { budget: budget.what, limit: "depth", max: budget.depth, found: shape.depth },
+    );
+  if (elements > budget.elements)
+    throw new BudgetError(
+      `${where} holds more than ${budget.elements.toLocaleString("en-US")} entries, over the limit for a ${budget.what}; it is not one twinlock reads`,
+      { budget: budget.what, limit: "elements", max: budget.elements, found: elements },
+    );
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+
+/**
+ * The nesting depth of JSON text and the elements of its largest array or
+ * object, in one pass over the characters (or bytes) without building
+ * anything: brackets outside strings open and close a level, a comma at a
+ * level counts one more element there. It stops as soon as either is past
+ * `stopAt` (the result is then just over it), so its cost is linear and its
+ * memory fixed. It does not check that the text is JSON.
+ */
+export function scanJsonShape(text: string | Uint8Array, stopAt: { depth: number; elements: number } = BUDGETS.hookInput): JsonShape {
+  const at = typeof text === "string" ? (i: number) => text.charCodeAt(i) : (i: number) => text[i] as number;
+  const n = text.length;
+  // Elements counted at each open level; a level with no element yet holds 0 until its first value.
+  const counts = new Int32Array(stopAt.depth + 2);
+  const seen = new Uint8Array(stopAt.depth + 2);
+  let depth = 0;
+  let maxDepth = 0;
+  let maxElements = 0;
+  let inString = false;
+  for (let i = 0; i < n; i++) {
+    const c = at(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+      continue;
+    }
+    if (c === QUOTE) {
+      inString = true;
+      if (depth > 0) seen[depth] = 1;
+    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (depth > 0) seen[depth] = 1;
+      depth++;
+      if (depth > maxDepth) maxDepth = depth;
+      if (depth > stopAt.depth) return { depth, elements: maxElements };
+      counts[depth] = 0;
+      seen[depth] = 0;
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+      if (depth > 0) {
+        const elements = (counts[depth] as number) + (seen[depth] as number);
+        if (elements > maxElements) maxElements = elements;
+        depth--;
+      }
+    } else if (c === COMMA) {
+      if (depth > 0) {
+        const commas = (counts[depth] as number) + 1;
+        counts[depth] = commas;
+        if (commas + 1 > stopAt.elements) return { depth: maxDepth, elements: commas + 1 };
+      }
+    } else if (depth > 0 && c > 0x20) seen[depth] = 1;
+  }
+  // Levels never closed (truncated text) count as they stand.
+  for (let d = depth; d > 0; d--) maxElements = Math.max(maxElements, (counts[d] as number) + (seen[d] as number));
+  return { depth: maxDepth, elements: maxElements };
+}
