@@ -347,6 +347,10 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .argument("<public-key>", "the ed25519:… line of their NAME.pub")
     .option("--key <file>", "an existing pinner's private key (default: TWINLOCK_KEY)")
     .action(async (pub, opts) => sink(await (await import("./commands/trust.js")).runTrustAddPinner(pub, opts)));
+  trust
+    .command("gate-key")
+    .description("print this gate's public signing key (made once), to pin in twinlock.yaml's gate_keys: where its evidence is checked")
+    .action(async (opts) => sink(await (await import("./commands/trust.js")).runTrustGateKey(opts)));
 
   program
     .command("serve")

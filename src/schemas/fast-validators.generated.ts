@@ -3459,27 +3459,26 @@ function v213(v: In): Out {
 }
 
 function v214(v: In): Out {
-  if (v === undefined) return undefined;
-  return v200(v);
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("name" in v)) return NO;
+  r = v6(v["name"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["name"] = r;
+  if (!("public_key" in v)) return NO;
+  r = v201(v["public_key"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["public_key"] = r;
+  for (const k in v) if (k !== "name" && k !== "public_key") return NO;
+  return out;
 }
 
 function v215(v: In): Out {
-  if (v === undefined) return undefined;
-  return v180(v);
-}
-
-function v216(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length < 1) return NO;
-  if (v.length > 500) return NOT_SURE;
-  return v;
-}
-
-function v217(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v216(v[i]);
+    const r = v214(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3487,18 +3486,52 @@ function v217(v: In): Out {
   return out;
 }
 
+function v216(v: In): Out {
+  if (v === undefined) return undefined;
+  return v215(v);
+}
+
+function v217(v: In): Out {
+  if (v === undefined) return undefined;
+  return v200(v);
+}
+
 function v218(v: In): Out {
   if (v === undefined) return undefined;
-  return v217(v);
+  return v180(v);
 }
 
 function v219(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (v.length < 1) return NO;
+  if (v.length > 500) return NOT_SURE;
+  return v;
+}
+
+function v220(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v219(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  if (v.length > 100) return NO;
+  return out;
+}
+
+function v221(v: In): Out {
+  if (v === undefined) return undefined;
+  return v220(v);
+}
+
+function v222(v: In): Out {
   if (v === undefined) return undefined;
   return v194(v);
 }
 
-const K20 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","policies","graph_file","prompts","exclude","handoff"]);
-function v220(v: In): Out {
+const K20 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
+function v223(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3527,28 +3560,33 @@ function v220(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["revoked"] = r;
   }
+  if ("gate_keys" in v) {
+    r = v216(v["gate_keys"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_keys"] = r;
+  }
   if ("policies" in v) {
-    r = v214(v["policies"]);
+    r = v217(v["policies"]);
     if (r === NO || r === NOT_SURE) return r;
     out["policies"] = r;
   }
   if ("graph_file" in v) {
-    r = v215(v["graph_file"]);
+    r = v218(v["graph_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["graph_file"] = r;
   }
   if ("prompts" in v) {
-    r = v218(v["prompts"]);
+    r = v221(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
   if ("exclude" in v) {
-    r = v218(v["exclude"]);
+    r = v221(v["exclude"]);
     if (r === NO || r === NOT_SURE) return r;
     out["exclude"] = r;
   }
   if ("handoff" in v) {
-    r = v219(v["handoff"]);
+    r = v222(v["handoff"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff"] = r;
   }
@@ -3556,45 +3594,10 @@ function v220(v: In): Out {
   return out;
 }
 
-function v221(v: In): Out {
+function v224(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
-}
-
-function v222(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v221(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v3(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
-}
-
-function v223(v: In): Out {
-  if (v === undefined) return undefined;
-  return v222(v);
-}
-
-function v224(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v83(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v83(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
 }
 
 function v225(v: In): Out {
@@ -3602,7 +3605,7 @@ function v225(v: In): Out {
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v83(k) : NO;
+    const kr = typeof k === "string" ? v224(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
     const r = v3(v[k]);
@@ -3617,8 +3620,43 @@ function v226(v: In): Out {
   return v225(v);
 }
 
-const K21 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
 function v227(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v83(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v83(v[k]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[k as string] = r;
+  }
+  return out;
+}
+
+function v228(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v83(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v3(v[k]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[k as string] = r;
+  }
+  return out;
+}
+
+function v229(v: In): Out {
+  if (v === undefined) return undefined;
+  return v228(v);
+}
+
+const K21 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v230(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3635,16 +3673,16 @@ function v227(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v223(v["handoff_schemas"]);
+    r = v226(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v224(v["pairs"]);
+  r = v227(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v226(v["prompts"]);
+    r = v229(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -3664,13 +3702,13 @@ function v227(v: In): Out {
   return out;
 }
 
-function v228(v: In): Out {
+function v231(v: In): Out {
   if (!(v === "twinlock-pins/1")) return NO;
   return v;
 }
 
 const K22 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v229(v: In): Out {
+function v232(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3687,16 +3725,16 @@ function v229(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v223(v["handoff_schemas"]);
+    r = v226(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v224(v["pairs"]);
+  r = v227(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v226(v["prompts"]);
+    r = v229(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -3716,23 +3754,23 @@ function v229(v: In): Out {
   return out;
 }
 
-function v230(v: In): Out {
+function v233(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v229(v[i]);
+    const r = v232(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v231(v: In): Out {
+function v234(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v228(v["format"]);
+  r = v231(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("pinners" in v)) return NO;
@@ -3740,7 +3778,7 @@ function v231(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pinners"] = r;
   if (!("pins" in v)) return NO;
-  r = v230(v["pins"]);
+  r = v233(v["pins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pins"] = r;
   for (const k in v) if (k !== "format" && k !== "pinners" && k !== "pins") return NO;
@@ -3809,8 +3847,8 @@ export const FAST_VALIDATORS: Record<string, (input: unknown) => Out> = {
   "suite-config.HandoffConfigSchema": v194,
   "suite-config.PoliciesSchema": v200,
   "suite-config.ReviewerSchema": v204,
-  "suite-config.SuiteConfigSchema": v220,
-  "suite-pins.PinSchema": v227,
-  "suite-pins.PinsFileSchema": v231,
+  "suite-config.SuiteConfigSchema": v223,
+  "suite-pins.PinSchema": v230,
+  "suite-pins.PinsFileSchema": v234,
   "webauthn-signature.WebAuthnSignatureSchema": v27,
 };

@@ -8,6 +8,7 @@ import { parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { Prompt } from "../../suite/prompt.js";
 import type { SuiteConfig } from "../../suite/suite-config.js";
+import { ensureGateKey } from "../../trust/gate-key.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, trustHomeOption, usesTeamStore } from "../home-option.js";
@@ -137,4 +138,24 @@ function policyLines(config: SuiteConfig): string[] {
 function samePin(a: Pin, b: Pin): boolean {
   const what = ({ pinned_at: _at, pinned_by: _by, ...rest }: Pin) => canonicalJson(rest);
   return what(a) === what(b);
+}
+
+/**
+ * `twinlock trust gate-key`: the gate's public key (made once if the home or
+ * team store has none), for a person to pin where evidence is checked: the
+ * `gate_keys:` list of twinlock.yaml, which verify, verify-attestation and
+ * (through the pin) import and attest read.
+ */
+export async function runTrustGateKey(o: CommonOptions): Promise<CommandResult> {
+  const home = await trustHomeOption(o, { create: true });
+  const gate = await ensureGateKey(home);
+  const name = home.shared ? "team-store" : "gate-home";
+  const text = [
+    gate.publicKey,
+    `the signing key of ${homeLabel(home)}: it signs every record the gate makes, every checkpoint head and every export; pin it in twinlock.yaml (beside reviewers:) where its evidence is checked:`,
+    "gate_keys:",
+    `  - name: ${name}`,
+    `    public_key: ${gate.publicKey}`,
+  ].join("\n");
+  return { exitCode: 0, text, json: { ok: true, gate_key: gate.publicKey, home: homeLabel(home) } };
 }
