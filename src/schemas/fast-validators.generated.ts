@@ -2056,6 +2056,27 @@ function v140(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
+  if (!("gate_key" in v)) return NO;
+  r = v7(v["gate_key"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["gate_key"] = r;
+  if (!("value" in v)) return NO;
+  r = v7(v["value"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["value"] = r;
+  for (const k in v) if (k !== "gate_key" && k !== "value") return NO;
+  return out;
+}
+
+function v141(v: In): Out {
+  if (v === undefined) return undefined;
+  return v140(v);
+}
+
+function v142(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
   if (!("seq" in v)) return NO;
   r = v4(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
@@ -2080,15 +2101,20 @@ function v140(v: In): Out {
   r = v3(v["prev"]);
   if (r === NO || r === NOT_SURE) return r;
   out["prev"] = r;
-  for (const k in v) if (k !== "seq" && k !== "at" && k !== "actor" && k !== "type" && k !== "data" && k !== "prev") return NO;
+  if ("gate" in v) {
+    r = v141(v["gate"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate"] = r;
+  }
+  for (const k in v) if (k !== "seq" && k !== "at" && k !== "actor" && k !== "type" && k !== "data" && k !== "prev" && k !== "gate") return NO;
   return out;
 }
 
-function v141(v: In): Out {
+function v143(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v140(v[i]);
+    const r = v142(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2096,7 +2122,7 @@ function v141(v: In): Out {
   return out;
 }
 
-function v142(v: In): Out {
+function v144(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2109,19 +2135,50 @@ function v142(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["from_head"] = r;
   if (!("events" in v)) return NO;
-  r = v141(v["events"]);
+  r = v143(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   for (const k in v) if (k !== "from_seq" && k !== "from_head" && k !== "events") return NO;
   return out;
 }
 
-function v143(v: In): Out {
+function v145(v: In): Out {
   if (v === undefined) return undefined;
   return v45(v);
 }
 
-function v144(v: In): Out {
+function v146(v: In): Out {
+  if (!(v === "checkpoint" || v === "export")) return NO;
+  return v;
+}
+
+function v147(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("kind" in v)) return NO;
+  r = v146(v["kind"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["kind"] = r;
+  if (!("gate_key" in v)) return NO;
+  r = v7(v["gate_key"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["gate_key"] = r;
+  if (!("value" in v)) return NO;
+  r = v7(v["value"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["value"] = r;
+  for (const k in v) if (k !== "kind" && k !== "gate_key" && k !== "value") return NO;
+  return out;
+}
+
+function v148(v: In): Out {
+  if (v === undefined) return undefined;
+  return v147(v);
+}
+
+const K8 = new Set(["format","run_id","home_id","seq","head","last_write","updated_at","run_file","gate_signature"]);
+function v149(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2146,7 +2203,7 @@ function v144(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("last_write" in v)) return NO;
-  r = v142(v["last_write"]);
+  r = v144(v["last_write"]);
   if (r === NO || r === NOT_SURE) return r;
   out["last_write"] = r;
   if (!("updated_at" in v)) return NO;
@@ -2154,21 +2211,26 @@ function v144(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["updated_at"] = r;
   if ("run_file" in v) {
-    r = v143(v["run_file"]);
+    r = v145(v["run_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["run_file"] = r;
   }
-  for (const k in v) if (k !== "format" && k !== "run_id" && k !== "home_id" && k !== "seq" && k !== "head" && k !== "last_write" && k !== "updated_at" && k !== "run_file") return NO;
+  if ("gate_signature" in v) {
+    r = v148(v["gate_signature"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_signature"] = r;
+  }
+  for (const k in v) if (!K8.has(k)) return NO;
   return out;
 }
 
-function v145(v: In): Out {
+function v150(v: In): Out {
   if (v === null) return null;
   return v42(v);
 }
 
-const K8 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v146(v: In): Out {
+const K9 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
+function v151(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2217,16 +2279,16 @@ function v146(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K8.has(k)) return NO;
+  for (const k in v) if (!K9.has(k)) return NO;
   return out;
 }
 
-function v147(v: In): Out {
+function v152(v: In): Out {
   if (v === null) return null;
-  return v146(v);
+  return v151(v);
 }
 
-function v148(v: In): Out {
+function v153(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2247,7 +2309,7 @@ function v148(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["admitted_by"] = r;
   if (!("result" in v)) return NO;
-  r = v145(v["result"]);
+  r = v150(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2259,15 +2321,15 @@ function v148(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["result_at"] = r;
   if (!("result_receipt" in v)) return NO;
-  r = v147(v["result_receipt"]);
+  r = v152(v["result_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_receipt"] = r;
   for (const k in v) if (k !== "handoff_hash" && k !== "revision" && k !== "admitted_at" && k !== "admitted_by" && k !== "result" && k !== "note" && k !== "result_at" && k !== "result_receipt") return NO;
   return out;
 }
 
-const K9 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v149(v: In): Out {
+const K10 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
+function v154(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2308,11 +2370,11 @@ function v149(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K9.has(k)) return NO;
+  for (const k in v) if (!K10.has(k)) return NO;
   return out;
 }
 
-function v150(v: In): Out {
+function v155(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2341,7 +2403,7 @@ function v150(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_by"] = r;
   if (!("receipt" in v)) return NO;
-  r = v149(v["receipt"]);
+  r = v154(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -2352,33 +2414,33 @@ function v150(v: In): Out {
   return out;
 }
 
-function v151(v: In): Out {
+function v156(v: In): Out {
   if (!(v === "twinlock-run/2")) return NO;
   return v;
 }
 
-function v152(v: In): Out {
+function v157(v: In): Out {
   if (!(v === "investigating" || v === "handoff_frozen" || v === "plan_review_pending" || v === "plan_revision_pending" || v === "execution_consent_pending" || v === "approval_pending" || v === "dry_run_ready" || v === "executing" || v === "closed" || v === "failed")) return NO;
   return v;
 }
 
-function v153(v: In): Out {
+function v158(v: In): Out {
   if (v === null) return null;
-  return v150(v);
+  return v155(v);
 }
 
-function v154(v: In): Out {
+function v159(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   return v;
 }
 
-function v155(v: In): Out {
+function v160(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("revision" in v)) return NO;
-  r = v154(v["revision"]);
+  r = v159(v["revision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("hash" in v)) return NO;
@@ -2390,26 +2452,26 @@ function v155(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_at"] = r;
   if (!("seq" in v)) return NO;
-  r = v154(v["seq"]);
+  r = v159(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   for (const k in v) if (k !== "revision" && k !== "hash" && k !== "frozen_at" && k !== "seq") return NO;
   return out;
 }
 
-function v156(v: In): Out {
+function v161(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v155(v[i]);
+    const r = v160(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K10 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
-function v157(v: In): Out {
+const K11 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
+function v162(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2466,23 +2528,23 @@ function v157(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K10.has(k)) return NO;
+  for (const k in v) if (!K11.has(k)) return NO;
   return out;
 }
 
-function v158(v: In): Out {
+function v163(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v157(v[i]);
+    const r = v162(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K11 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
-function v159(v: In): Out {
+const K12 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
+function v164(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2563,23 +2625,23 @@ function v159(v: In): Out {
   r = v56(v["consumed_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consumed_at"] = r;
-  for (const k in v) if (!K11.has(k)) return NO;
+  for (const k in v) if (!K12.has(k)) return NO;
   return out;
 }
 
-function v160(v: In): Out {
+function v165(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v159(v[i]);
+    const r = v164(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K12 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
-function v161(v: In): Out {
+const K13 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
+function v166(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2624,23 +2686,23 @@ function v161(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K12.has(k)) return NO;
+  for (const k in v) if (!K13.has(k)) return NO;
   return out;
 }
 
-function v162(v: In): Out {
+function v167(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v161(v[i]);
+    const r = v166(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K13 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
-function v163(v: In): Out {
+const K14 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
+function v168(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2688,43 +2750,43 @@ function v163(v: In): Out {
   r = v17(v["at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["at"] = r;
-  for (const k in v) if (!K13.has(k)) return NO;
+  for (const k in v) if (!K14.has(k)) return NO;
   return out;
 }
 
-function v164(v: In): Out {
+function v169(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v163(v[i]);
+    const r = v168(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v165(v: In): Out {
+function v170(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v148(v[i]);
+    const r = v153(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v166(v: In): Out {
+function v171(v: In): Out {
   if (!(v === "verified" || v === "failed" || v === "rolled_back" || v === "declined" || v === "abandoned")) return NO;
   return v;
 }
 
-function v167(v: In): Out {
+function v172(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("outcome" in v)) return NO;
-  r = v166(v["outcome"]);
+  r = v171(v["outcome"]);
   if (r === NO || r === NOT_SURE) return r;
   out["outcome"] = r;
   if (!("residual" in v)) return NO;
@@ -2748,13 +2810,13 @@ function v167(v: In): Out {
   return out;
 }
 
-function v168(v: In): Out {
+function v173(v: In): Out {
   if (v === null) return null;
-  return v167(v);
+  return v172(v);
 }
 
-const K14 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v169(v: In): Out {
+const K15 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
+function v174(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2775,7 +2837,7 @@ function v169(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v152(v["state"]);
+  r = v157(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -2783,42 +2845,42 @@ function v169(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v153(v["handoff"]);
+  r = v158(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v156(v["history"]);
+  r = v161(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v158(v["reviews"]);
+  r = v163(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v160(v["consents"]);
+  r = v165(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v162(v["apply_approvals"]);
+  r = v167(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v164(v["admissions"]);
+  r = v169(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v165(v["dry_runs"]);
+  r = v170(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v168(v["result"]);
+  r = v173(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
-  for (const k in v) if (!K14.has(k)) return NO;
+  for (const k in v) if (!K15.has(k)) return NO;
   return out;
 }
 
-function v170(v: In): Out {
+function v175(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -2826,14 +2888,14 @@ function v170(v: In): Out {
     const kr = typeof k === "string" ? v0(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v169(v[k]);
+    const r = v174(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v171(v: In): Out {
+function v176(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -2844,18 +2906,18 @@ function v171(v: In): Out {
   return out;
 }
 
-function v172(v: In): Out {
+function v177(v: In): Out {
   if (v === null) return null;
   return v6(v);
 }
 
-function v173(v: In): Out {
+function v178(v: In): Out {
   if (v === null) return null;
   return v80(v);
 }
 
-const K15 = new Set(["reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v174(v: In): Out {
+const K16 = new Set(["reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
+function v179(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2884,7 +2946,7 @@ function v174(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v172(v["resolved_by"]);
+  r = v177(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -2892,25 +2954,25 @@ function v174(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v173(v["resolution_receipt"]);
+  r = v178(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
-  for (const k in v) if (!K15.has(k)) return NO;
+  for (const k in v) if (!K16.has(k)) return NO;
   return out;
 }
 
-function v175(v: In): Out {
+function v180(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v174(v[i]);
+    const r = v179(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v176(v: In): Out {
+function v181(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2935,27 +2997,27 @@ function v176(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if (!("workflows" in v)) return NO;
-  r = v170(v["workflows"]);
+  r = v175(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v171(v["authorized_execution_prompt_ids"]);
+  r = v176(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v175(v["stops"]);
+  r = v180(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (k !== "run_id" && k !== "home_id" && k !== "created_at" && k !== "suite" && k !== "settings" && k !== "workflows" && k !== "authorized_execution_prompt_ids" && k !== "stops") return NO;
   return out;
 }
 
-function v177(v: In): Out {
+function v182(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v151(v["format"]);
+  r = v156(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("revision" in v)) return NO;
@@ -2967,19 +3029,24 @@ function v177(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("state" in v)) return NO;
-  r = v176(v["state"]);
+  r = v181(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("events" in v)) return NO;
-  r = v141(v["events"]);
+  r = v143(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
-  for (const k in v) if (k !== "format" && k !== "revision" && k !== "head" && k !== "state" && k !== "events") return NO;
+  if ("gate_signature" in v) {
+    r = v148(v["gate_signature"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_signature"] = r;
+  }
+  for (const k in v) if (k !== "format" && k !== "revision" && k !== "head" && k !== "state" && k !== "events" && k !== "gate_signature") return NO;
   return out;
 }
 
-const K16 = new Set(["reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v178(v: In): Out {
+const K17 = new Set(["reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
+function v183(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3008,7 +3075,7 @@ function v178(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v172(v["resolved_by"]);
+  r = v177(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3016,15 +3083,15 @@ function v178(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v173(v["resolution_receipt"]);
+  r = v178(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
-  for (const k in v) if (!K16.has(k)) return NO;
+  for (const k in v) if (!K17.has(k)) return NO;
   return out;
 }
 
-const K17 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v179(v: In): Out {
+const K18 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
+function v184(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3045,7 +3112,7 @@ function v179(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v152(v["state"]);
+  r = v157(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3053,92 +3120,92 @@ function v179(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v153(v["handoff"]);
+  r = v158(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v156(v["history"]);
+  r = v161(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v158(v["reviews"]);
+  r = v163(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v160(v["consents"]);
+  r = v165(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v162(v["apply_approvals"]);
+  r = v167(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v164(v["admissions"]);
+  r = v169(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v165(v["dry_runs"]);
+  r = v170(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v168(v["result"]);
+  r = v173(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
-  for (const k in v) if (!K17.has(k)) return NO;
+  for (const k in v) if (!K18.has(k)) return NO;
   return out;
 }
 
-function v180(v: In): Out {
+function v185(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   return v;
 }
 
-function v181(v: In): Out {
+function v186(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v180(v[i]);
+    const r = v185(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v182(v: In): Out {
+function v187(v: In): Out {
   if (v === undefined) return undefined;
-  return v181(v);
+  return v186(v);
 }
 
 const P11 = /^[a-z][a-z0-9_]*$/;
-function v183(v: In): Out {
+function v188(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P11.test(v)) return NO;
   return v;
 }
 
-function v184(v: In): Out {
+function v189(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v183(v[i]);
+    const r = v188(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v185(v: In): Out {
+function v190(v: In): Out {
   if (v === undefined) return undefined;
-  return v184(v);
+  return v189(v);
 }
 
-function v186(v: In): Out {
+function v191(v: In): Out {
   if (v === undefined) return undefined;
-  return v183(v);
+  return v188(v);
 }
 
-function v187(v: In): Out {
+function v192(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3146,114 +3213,114 @@ function v187(v: In): Out {
   return v;
 }
 
-function v188(v: In): Out {
+function v193(v: In): Out {
   if (v === undefined) return undefined;
-  return v187(v);
+  return v192(v);
 }
 
-const K18 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v189(v: In): Out {
+const K19 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
+function v194(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v182(v["markers"]);
+    r = v187(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v185(v["all_blocks"]);
+    r = v190(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v185(v["planner_blocks"]);
+    r = v190(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v185(v["executor_blocks"]);
+    r = v190(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v186(v["gate_block"]);
+    r = v191(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v182(v["gate_phrases"]);
+    r = v187(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v186(v["authority_block"]);
+    r = v191(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v186(v["verification_design_block"]);
+    r = v191(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v188(v["copied_item_min_length"]);
+    r = v193(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
-  for (const k in v) if (!K18.has(k)) return NO;
+  for (const k in v) if (!K19.has(k)) return NO;
   return out;
 }
 
-function v190(v: In): Out {
+function v195(v: In): Out {
   if (!(v === "twinlock")) return NO;
   return v;
 }
 
-function v191(v: In): Out {
+function v196(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v190(v["format"]);
+  r = v195(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   for (const k in v) if (k !== "format") return NO;
   return out;
 }
 
-function v192(v: In): Out {
+function v197(v: In): Out {
   if (!(v === "mission-directives")) return NO;
   return v;
 }
 
-function v193(v: In): Out {
+function v198(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v192(v["format"]);
+  r = v197(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   for (const k in v) if (k !== "format") return NO;
   return out;
 }
 
-function v194(v: In): Out {
+function v199(v: In): Out {
   if (!isObject(v)) return NO;
   const tag = v["format"];
-  if (tag === "twinlock") return v191(v);
-  if (tag === "mission-directives") return v193(v);
+  if (tag === "twinlock") return v196(v);
+  if (tag === "mission-directives") return v198(v);
   if (tag === "custom") return v23(v);
   return NO;
 }
 
-function v195(v: In): Out {
+function v200(v: In): Out {
   if (v === undefined) return undefined;
   return v13(v);
 }
 
-function v196(v: In): Out {
+function v201(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3261,44 +3328,44 @@ function v196(v: In): Out {
   return v;
 }
 
-function v197(v: In): Out {
+function v202(v: In): Out {
   if (v === undefined) return undefined;
-  return v196(v);
+  return v201(v);
 }
 
 const P12 = /^[1-9][0-9]*(m|h|d)$/;
-function v198(v: In): Out {
+function v203(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P12.test(v)) return NO;
   return v;
 }
 
-function v199(v: In): Out {
+function v204(v: In): Out {
   if (v === undefined) return undefined;
-  return v198(v);
+  return v203(v);
 }
 
-function v200(v: In): Out {
+function v205(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("require_signed_receipts" in v) {
-    r = v195(v["require_signed_receipts"]);
+    r = v200(v["require_signed_receipts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["require_signed_receipts"] = r;
   }
   if ("required_approvals" in v) {
-    r = v197(v["required_approvals"]);
+    r = v202(v["required_approvals"]);
     if (r === NO || r === NOT_SURE) return r;
     out["required_approvals"] = r;
   }
   if ("separate_duties" in v) {
-    r = v195(v["separate_duties"]);
+    r = v200(v["separate_duties"]);
     if (r === NO || r === NOT_SURE) return r;
     out["separate_duties"] = r;
   }
   if ("consent_expiry" in v) {
-    r = v199(v["consent_expiry"]);
+    r = v204(v["consent_expiry"]);
     if (r === NO || r === NOT_SURE) return r;
     out["consent_expiry"] = r;
   }
@@ -3307,22 +3374,22 @@ function v200(v: In): Out {
 }
 
 const P13 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
-function v201(v: In): Out {
+function v206(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P13.test(v)) return NO;
   return v;
 }
 
-function v202(v: In): Out {
+function v207(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "freeze" || v === "stop")) return NO;
   return v;
 }
 
-function v203(v: In): Out {
+function v208(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v202(v[i]);
+    const r = v207(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3330,7 +3397,7 @@ function v203(v: In): Out {
   return out;
 }
 
-function v204(v: In): Out {
+function v209(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3339,102 +3406,22 @@ function v204(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v201(v["public_key"]);
+  r = v206(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("rights" in v)) return NO;
-  r = v203(v["rights"]);
+  r = v208(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key" && k !== "rights") return NO;
   return out;
 }
 
-function v205(v: In): Out {
+function v210(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P9.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
-}
-
-function v206(v: In): Out {
-  if (v === undefined) return undefined;
-  return v205(v);
-}
-
-function v207(v: In): Out {
-  if (v === undefined) return undefined;
-  return v9(v);
-}
-
-const K19 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v208(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if ("markers" in v) {
-    r = v182(v["markers"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["markers"] = r;
-  }
-  if ("all_blocks" in v) {
-    r = v185(v["all_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["all_blocks"] = r;
-  }
-  if ("planner_blocks" in v) {
-    r = v185(v["planner_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["planner_blocks"] = r;
-  }
-  if ("executor_blocks" in v) {
-    r = v185(v["executor_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["executor_blocks"] = r;
-  }
-  if ("gate_block" in v) {
-    r = v186(v["gate_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_block"] = r;
-  }
-  if ("gate_phrases" in v) {
-    r = v182(v["gate_phrases"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_phrases"] = r;
-  }
-  if ("authority_block" in v) {
-    r = v186(v["authority_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["authority_block"] = r;
-  }
-  if ("verification_design_block" in v) {
-    r = v186(v["verification_design_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["verification_design_block"] = r;
-  }
-  if ("copied_item_min_length" in v) {
-    r = v188(v["copied_item_min_length"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["copied_item_min_length"] = r;
-  }
-  for (const k in v) if (!K19.has(k)) return NO;
-  return out;
-}
-
-function v209(v: In): Out {
-  if (v === undefined) return undefined;
-  return v208(v);
-}
-
-function v210(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v204(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
 }
 
 function v211(v: In): Out {
@@ -3443,46 +3430,77 @@ function v211(v: In): Out {
 }
 
 function v212(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v201(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v213(v: In): Out {
   if (v === undefined) return undefined;
-  return v212(v);
+  return v9(v);
 }
 
-function v214(v: In): Out {
+const K20 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
+function v213(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
-  if (!("name" in v)) return NO;
-  r = v6(v["name"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["name"] = r;
-  if (!("public_key" in v)) return NO;
-  r = v201(v["public_key"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["public_key"] = r;
-  for (const k in v) if (k !== "name" && k !== "public_key") return NO;
+  if ("markers" in v) {
+    r = v187(v["markers"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["markers"] = r;
+  }
+  if ("all_blocks" in v) {
+    r = v190(v["all_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["all_blocks"] = r;
+  }
+  if ("planner_blocks" in v) {
+    r = v190(v["planner_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["planner_blocks"] = r;
+  }
+  if ("executor_blocks" in v) {
+    r = v190(v["executor_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["executor_blocks"] = r;
+  }
+  if ("gate_block" in v) {
+    r = v191(v["gate_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_block"] = r;
+  }
+  if ("gate_phrases" in v) {
+    r = v187(v["gate_phrases"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_phrases"] = r;
+  }
+  if ("authority_block" in v) {
+    r = v191(v["authority_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["authority_block"] = r;
+  }
+  if ("verification_design_block" in v) {
+    r = v191(v["verification_design_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["verification_design_block"] = r;
+  }
+  if ("copied_item_min_length" in v) {
+    r = v193(v["copied_item_min_length"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["copied_item_min_length"] = r;
+  }
+  for (const k in v) if (!K20.has(k)) return NO;
   return out;
+}
+
+function v214(v: In): Out {
+  if (v === undefined) return undefined;
+  return v213(v);
 }
 
 function v215(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v214(v[i]);
+    const r = v209(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
-  if (v.length > 100) return NO;
   return out;
 }
 
@@ -3492,20 +3510,35 @@ function v216(v: In): Out {
 }
 
 function v217(v: In): Out {
-  if (v === undefined) return undefined;
-  return v200(v);
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v206(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
 }
 
 function v218(v: In): Out {
   if (v === undefined) return undefined;
-  return v180(v);
+  return v217(v);
 }
 
 function v219(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length < 1) return NO;
-  if (v.length > 500) return NOT_SURE;
-  return v;
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("name" in v)) return NO;
+  r = v6(v["name"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["name"] = r;
+  if (!("public_key" in v)) return NO;
+  r = v206(v["public_key"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["public_key"] = r;
+  for (const k in v) if (k !== "name" && k !== "public_key") return NO;
+  return out;
 }
 
 function v220(v: In): Out {
@@ -3527,91 +3560,30 @@ function v221(v: In): Out {
 
 function v222(v: In): Out {
   if (v === undefined) return undefined;
-  return v194(v);
+  return v205(v);
 }
 
-const K20 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
 function v223(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if ("suite_id" in v) {
-    r = v206(v["suite_id"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["suite_id"] = r;
-  }
-  if ("declared_pairs" in v) {
-    r = v207(v["declared_pairs"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["declared_pairs"] = r;
-  }
-  if ("body_rules" in v) {
-    r = v209(v["body_rules"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["body_rules"] = r;
-  }
-  if ("reviewers" in v) {
-    r = v211(v["reviewers"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["reviewers"] = r;
-  }
-  if ("revoked" in v) {
-    r = v213(v["revoked"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["revoked"] = r;
-  }
-  if ("gate_keys" in v) {
-    r = v216(v["gate_keys"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_keys"] = r;
-  }
-  if ("policies" in v) {
-    r = v217(v["policies"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["policies"] = r;
-  }
-  if ("graph_file" in v) {
-    r = v218(v["graph_file"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["graph_file"] = r;
-  }
-  if ("prompts" in v) {
-    r = v221(v["prompts"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
-  }
-  if ("exclude" in v) {
-    r = v221(v["exclude"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["exclude"] = r;
-  }
-  if ("handoff" in v) {
-    r = v222(v["handoff"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["handoff"] = r;
-  }
-  for (const k in v) if (!K20.has(k)) return NO;
-  return out;
+  if (v === undefined) return undefined;
+  return v185(v);
 }
 
 function v224(v: In): Out {
   if (typeof v !== "string") return NO;
+  if (v.length < 1) return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
 }
 
 function v225(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v224(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v3(v[k]);
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v224(v[i]);
     if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
+    out[i] = r;
   }
+  if (v.length > 100) return NO;
   return out;
 }
 
@@ -3621,6 +3593,101 @@ function v226(v: In): Out {
 }
 
 function v227(v: In): Out {
+  if (v === undefined) return undefined;
+  return v199(v);
+}
+
+const K21 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
+function v228(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if ("suite_id" in v) {
+    r = v211(v["suite_id"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["suite_id"] = r;
+  }
+  if ("declared_pairs" in v) {
+    r = v212(v["declared_pairs"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["declared_pairs"] = r;
+  }
+  if ("body_rules" in v) {
+    r = v214(v["body_rules"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["body_rules"] = r;
+  }
+  if ("reviewers" in v) {
+    r = v216(v["reviewers"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["reviewers"] = r;
+  }
+  if ("revoked" in v) {
+    r = v218(v["revoked"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["revoked"] = r;
+  }
+  if ("gate_keys" in v) {
+    r = v221(v["gate_keys"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_keys"] = r;
+  }
+  if ("policies" in v) {
+    r = v222(v["policies"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["policies"] = r;
+  }
+  if ("graph_file" in v) {
+    r = v223(v["graph_file"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["graph_file"] = r;
+  }
+  if ("prompts" in v) {
+    r = v226(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if ("exclude" in v) {
+    r = v226(v["exclude"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["exclude"] = r;
+  }
+  if ("handoff" in v) {
+    r = v227(v["handoff"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff"] = r;
+  }
+  for (const k in v) if (!K21.has(k)) return NO;
+  return out;
+}
+
+function v229(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (v.length > 500) return NOT_SURE;
+  return v;
+}
+
+function v230(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v229(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v3(v[k]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[k as string] = r;
+  }
+  return out;
+}
+
+function v231(v: In): Out {
+  if (v === undefined) return undefined;
+  return v230(v);
+}
+
+function v232(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -3635,7 +3702,7 @@ function v227(v: In): Out {
   return out;
 }
 
-function v228(v: In): Out {
+function v233(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -3650,65 +3717,13 @@ function v228(v: In): Out {
   return out;
 }
 
-function v229(v: In): Out {
+function v234(v: In): Out {
   if (v === undefined) return undefined;
-  return v228(v);
-}
-
-const K21 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v230(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("suite_id" in v)) return NO;
-  r = v6(v["suite_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite_id"] = r;
-  if (!("root" in v)) return NO;
-  r = v38(v["root"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["root"] = r;
-  if (!("config_sha256" in v)) return NO;
-  r = v3(v["config_sha256"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["config_sha256"] = r;
-  if ("handoff_schemas" in v) {
-    r = v226(v["handoff_schemas"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["handoff_schemas"] = r;
-  }
-  if (!("pairs" in v)) return NO;
-  r = v227(v["pairs"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pairs"] = r;
-  if ("prompts" in v) {
-    r = v229(v["prompts"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
-  }
-  if (!("allow_unsigned" in v)) return NO;
-  r = v13(v["allow_unsigned"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["allow_unsigned"] = r;
-  if (!("pinned_at" in v)) return NO;
-  r = v83(v["pinned_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_at"] = r;
-  if (!("pinned_by" in v)) return NO;
-  r = v7(v["pinned_by"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_by"] = r;
-  for (const k in v) if (!K21.has(k)) return NO;
-  return out;
-}
-
-function v231(v: In): Out {
-  if (!(v === "twinlock-pins/1")) return NO;
-  return v;
+  return v233(v);
 }
 
 const K22 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v232(v: In): Out {
+function v235(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3725,16 +3740,16 @@ function v232(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v226(v["handoff_schemas"]);
+    r = v231(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v227(v["pairs"]);
+  r = v232(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v229(v["prompts"]);
+    r = v234(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -3754,23 +3769,75 @@ function v232(v: In): Out {
   return out;
 }
 
-function v233(v: In): Out {
+function v236(v: In): Out {
+  if (!(v === "twinlock-pins/1")) return NO;
+  return v;
+}
+
+const K23 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v237(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("suite_id" in v)) return NO;
+  r = v6(v["suite_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite_id"] = r;
+  if (!("root" in v)) return NO;
+  r = v38(v["root"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["root"] = r;
+  if (!("config_sha256" in v)) return NO;
+  r = v3(v["config_sha256"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["config_sha256"] = r;
+  if ("handoff_schemas" in v) {
+    r = v231(v["handoff_schemas"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff_schemas"] = r;
+  }
+  if (!("pairs" in v)) return NO;
+  r = v232(v["pairs"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pairs"] = r;
+  if ("prompts" in v) {
+    r = v234(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if (!("allow_unsigned" in v)) return NO;
+  r = v13(v["allow_unsigned"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["allow_unsigned"] = r;
+  if (!("pinned_at" in v)) return NO;
+  r = v83(v["pinned_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_at"] = r;
+  if (!("pinned_by" in v)) return NO;
+  r = v7(v["pinned_by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_by"] = r;
+  for (const k in v) if (!K23.has(k)) return NO;
+  return out;
+}
+
+function v238(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v232(v[i]);
+    const r = v237(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v234(v: In): Out {
+function v239(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v231(v["format"]);
+  r = v236(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("pinners" in v)) return NO;
@@ -3778,7 +3845,7 @@ function v234(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pinners"] = r;
   if (!("pins" in v)) return NO;
-  r = v233(v["pins"]);
+  r = v238(v["pins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pins"] = r;
   for (const k in v) if (k !== "format" && k !== "pinners" && k !== "pins") return NO;
@@ -3819,36 +3886,38 @@ export const FAST_VALIDATORS: Record<string, (input: unknown) => Out> = {
   "reviewer-registry.InvitationSchema": v129,
   "reviewer-registry.RegistryFileSchema": v135,
   "reviewer-registry.ReviewerSchema": v132,
-  "run-checkpoints.CheckpointSchema": v144,
+  "run-checkpoints.CheckpointSchema": v149,
   "run-schema.AdmissionCheckSchema": v15,
   "run-schema.AdmissionReceiptSchema": v18,
   "run-schema.ApplyApprovalSchema": v30,
   "run-schema.ConsentReceiptSchema": v57,
   "run-schema.DryRunResultSchema": v60,
-  "run-schema.DryRunSchema": v148,
-  "run-schema.EventSchema": v140,
+  "run-schema.DryRunSchema": v153,
+  "run-schema.EventSchema": v142,
   "run-schema.ExecutionSchema": v48,
   "run-schema.FreezeReceiptSchema": v67,
-  "run-schema.FrozenHandoffSchema": v150,
+  "run-schema.FrozenHandoffSchema": v155,
+  "run-schema.GateSignatureSchema": v140,
+  "run-schema.HeadSignatureSchema": v147,
   "run-schema.ReviewReceiptSchema": v35,
-  "run-schema.RunFileSchema": v177,
-  "run-schema.RunStateSchema": v176,
+  "run-schema.RunFileSchema": v182,
+  "run-schema.RunStateSchema": v181,
   "run-schema.SettingsSchema": v72,
   "run-schema.SignatureSchema": v28,
   "run-schema.StopResolutionSchema": v80,
-  "run-schema.StopSchema": v178,
-  "run-schema.WorkflowSchema": v179,
+  "run-schema.StopSchema": v183,
+  "run-schema.WorkflowSchema": v184,
   "run-schema.handoffHash": v3,
   "run-schema.homeId": v70,
   "run-schema.promptId": v0,
   "run-schema.runId": v2,
   "run-schema.stopReason": v76,
-  "suite-config.BodyRulesSchema": v189,
-  "suite-config.HandoffConfigSchema": v194,
-  "suite-config.PoliciesSchema": v200,
-  "suite-config.ReviewerSchema": v204,
-  "suite-config.SuiteConfigSchema": v223,
-  "suite-pins.PinSchema": v230,
-  "suite-pins.PinsFileSchema": v234,
+  "suite-config.BodyRulesSchema": v194,
+  "suite-config.HandoffConfigSchema": v199,
+  "suite-config.PoliciesSchema": v205,
+  "suite-config.ReviewerSchema": v209,
+  "suite-config.SuiteConfigSchema": v228,
+  "suite-pins.PinSchema": v235,
+  "suite-pins.PinsFileSchema": v239,
   "webauthn-signature.WebAuthnSignatureSchema": v27,
 };

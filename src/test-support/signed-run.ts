@@ -43,7 +43,8 @@ export async function driveSignedToExecuting(g: GateRun, s: RunSettings = {}, o:
   if (!r.admitted) throw new Error(`fixture admission failed: ${JSON.stringify(r.checks.filter((c) => !c.ok))}`);
 }
 
-/** A twinlock.yaml-shaped trust file naming alice's key with the review and consent rights. */
-export function aliceTrustFile(key: KeyObject = ALICE_KEY): string {
-  return `reviewers:\n  - name: alice\n    public_key: "${publicKeyLine(key)}"\n    rights: [review, consent, apply]\n`;
+/** A twinlock.yaml-shaped trust file naming alice's key with the review and consent rights, and the gates it trusts. */
+export function aliceTrustFile(key: KeyObject = ALICE_KEY, gateKeys: readonly string[] = []): string {
+  const gates = gateKeys.map((k, i) => `  - name: gate-${i}\n    public_key: "${k}"\n`).join("");
+  return `reviewers:\n  - name: alice\n    public_key: "${publicKeyLine(key)}"\n    rights: [review, consent, apply]\n${gates ? `gate_keys:\n${gates}` : ""}`;
 }

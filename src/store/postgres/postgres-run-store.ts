@@ -10,6 +10,7 @@ import { type GateHome, openGateHome } from "../../home/gate-home.js";
 import { applyEvent } from "../../run/apply-event.js";
 import { hashEvent } from "../../run/event-chain.js";
 import { EventSchema, RUN_FORMAT, RUN_ID_PATTERN, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
+import { ensureGateKey } from "../../trust/gate-key.js";
 import { appendTo, type EventDraft, type LoadedRun, verifyRunFile } from "../run-file.js";
 import {
   consentHashesOf,
@@ -270,7 +271,8 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
       );
     },
     async create(ref, drafts, now) {
-      const run = appendTo(undefined, drafts, now);
+      const gate = await ensureGateKey(home).catch((e) => Promise.reject(describeDatabaseError(e, label)));
+      const run = appendTo(undefined, drafts, now, gate);
       const id = run.state.run_id;
       // A run is named by its creator (as a run file names a folder-store run) and always answers to its ID too.
       requireRef(ref);
@@ -330,6 +332,8 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
     ) {
       requireRef(ref);
       await follow(undefined);
+      // Made (once) before the transaction: making it takes a connection and the trust files' lock of its own.
+      const gate = await ensureGateKey(home).catch((e) => Promise.reject(describeDatabaseError(e, label)));
       return transaction(async (client) => {
         const found = await load(client, ref, true);
         if (!found) throw new UsageError(`no run ${ref} in ${label}`);
@@ -343,7 +347,7 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
         const { events, result } = await decide(current);
         if (events.length === 0) return { run: current, result, committed: undefined };
         const now = (options.now ?? (() => new Date()))();
-        const next = appendTo(current.file, events, now);
+        const next = appendTo(current.file, events, now, gate);
         const added = next.events.slice(current.file.events.length);
         // The frozen bytes a decision names go in with it: the decision is whole or absent, bytes included.
         await shared.uploadFrozen(client, frozenFilesOf(added));
