@@ -1,6 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import { UsageError } from "../errors/errors.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
+import { listTrustedGateKeys } from "../home/trusted-gate-keys.js";
 import { hashEvent } from "../run/event-chain.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { RunFile, Workflow } from "../run/run-schema.js";
@@ -50,9 +51,15 @@ export async function attestRun(input: { store: RunStore; run: string; key: KeyO
   // included) must be signed by this store's gate or one its pin of the suite trusts.
   const own = await ensureGateKey(input.store.home);
   const pinned = loadPinnedPolicy(input.store.home, run.state.suite);
-  requireGateSigned(run.file, trustedGateKeys(pinned.config, own.publicKey), `attest refused (gate signature of run ${run.state.run_id})`, {
-    head: false,
-  });
+  const homeTrusts = listTrustedGateKeys(input.store.home).map((g) => g.public_key);
+  requireGateSigned(
+    run.file,
+    trustedGateKeys(pinned.config, own.publicKey, ...homeTrusts),
+    `attest refused (gate signature of run ${run.state.run_id})`,
+    {
+      head: false,
+    },
+  );
   return {
     run_id: run.state.run_id,
     head: run.file.head,

@@ -48,8 +48,17 @@ export type ExportedTrust = z.infer<typeof ExportedTrustSchema>;
  * the store's enrolled passkeys (and revocations) merged in, as admission
  * merges them.
  */
-export function exportedTrustOf(pinned: PinnedPolicy, from: string, now: Date, gateKey?: string): ExportedTrust {
-  const pinnedGates = (pinned.config.gate_keys ?? []).filter((g) => g.public_key !== gateKey);
+export function exportedTrustOf(
+  pinned: PinnedPolicy,
+  from: string,
+  now: Date,
+  gateKey?: string,
+  homeGates: ReadonlyArray<{ name: string; public_key: string }> = [],
+): ExportedTrust {
+  const seen = new Set(gateKey ? [gateKey] : []);
+  const pinnedGates = [...(pinned.config.gate_keys ?? []), ...homeGates]
+    .filter((g) => !seen.has(g.public_key) && seen.add(g.public_key))
+    .map((g) => ({ name: g.name, public_key: g.public_key }));
   const reviewers = (pinned.config.reviewers ?? []) as TrustedReviewer[];
   return ExportedTrustSchema.parse({
     format: "twinlock-export-trust/1",

@@ -3,7 +3,10 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openGateHome } from "../home/gate-home.js";
+import { addTrustedGateKey, listTrustedGateKeys, TRUSTED_GATE_KEYS_FILE } from "../home/trusted-gate-keys.js";
 import { runCli, runCliJson } from "../test-support/run-cli.js";
+import { pinForTest, RUN_EXAMPLE_SUITE, TEST_PINNER } from "../test-support/run-fixture.js";
+import { MALLORY_KEY } from "../test-support/signed-run.js";
 import { makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
 import { ensureGateKey, GATE_KEY_FILE, readGateKey } from "./gate-key.js";
 import { parsePublicKeyLine } from "./keys.js";
@@ -23,6 +26,22 @@ function gateKeyInChild(home: string): Promise<string> {
     child.on("close", (code) => (code === 0 ? resolve((JSON.parse(out) as { gate_key: string }).gate_key) : reject(new Error(out))));
   });
 }
+
+describe("the gates a home trusts besides itself", () => {
+  it("trust add-gate-key takes a pinner's key only, and lists the gate for import and attest", async () => {
+    const home = openGateHome(makeTempDir(), { create: true });
+    await pinForTest(RUN_EXAMPLE_SUITE, false, home);
+    const other = (await ensureGateKey(openGateHome(makeTempDir(), { create: true }))).publicKey;
+    await expect(addTrustedGateKey(home, { name: "ci", publicKey: other }, MALLORY_KEY)).rejects.toThrow(
+      /only the gate home's pinners may trust a gate key/,
+    );
+    await expect(addTrustedGateKey(home, { name: "ci", publicKey: other }, undefined)).rejects.toThrow(/sign with a pinner's key/);
+    expect(listTrustedGateKeys(home)).toEqual([]);
+    await addTrustedGateKey(home, { name: "team", publicKey: other }, TEST_PINNER);
+    expect(listTrustedGateKeys(home)).toMatchObject([{ name: "team", public_key: other }]);
+    expect(statSync(path.join(home.dir, TRUSTED_GATE_KEYS_FILE)).mode & 0o777).toBe(0o600);
+  });
+});
 
 describe("the gate's own key", () => {
   it("is made once, private to the home's owner (0600), and the same key on every later look", async () => {

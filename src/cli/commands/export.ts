@@ -4,6 +4,7 @@ import { EXPORTED_TRUST_FILE, exportedTrustOf } from "../../ci/exported-trust.js
 import { UsageError } from "../../errors/errors.js";
 import { readBlob } from "../../home/frozen-bytes.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
+import { listTrustedGateKeys } from "../../home/trusted-gate-keys.js";
 import type { RunFile } from "../../run/run-schema.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import { serializeRunFile } from "../../store/run-file.js";
@@ -40,7 +41,13 @@ export async function runExport(ref: string, o: CommonOptions & { out?: string; 
     written.add(f.sha256);
   }
   // Who the store trusted to sign the receipts, for `verify-receipts --exported` anywhere.
-  const trust = exportedTrustOf(loadPinnedPolicy(store.home, run.state.suite), store.label, new Date(), gate.publicKey);
+  const trust = exportedTrustOf(
+    loadPinnedPolicy(store.home, run.state.suite),
+    store.label,
+    new Date(),
+    gate.publicKey,
+    listTrustedGateKeys(store.home),
+  );
   atomicWriteFile(path.join(out, EXPORTED_TRUST_FILE), `${JSON.stringify(trust, null, 1)}\n`);
   atomicWriteFile(path.join(out, "run.json"), text);
   return {

@@ -4,6 +4,7 @@ import { IntegrityError, RefusalError, UsageError } from "../../errors/errors.js
 import { MAX_HANDOFF_BYTES, type ManifestEntry } from "../../handoff/hash-handoff.js";
 import { homeLabel } from "../../home/gate-home.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
+import { listTrustedGateKeys } from "../../home/trusted-gate-keys.js";
 import { readFailureCode, readRegularFile } from "../../input/read-regular-file.js";
 import type { RunFile } from "../../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../../store/run-file.js";
@@ -74,8 +75,8 @@ async function requireTrustedDecisions(store: RunStore, file: RunFile, acceptUns
   const own = await ensureGateKey(store.home);
   requireGateSigned(
     file,
-    trustedGateKeys(pinned.config, own.publicKey),
-    `import refused (gate signature; trusted: this store's own key and the gate_keys of ${where})`,
+    trustedGateKeys(pinned.config, own.publicKey, ...listTrustedGateKeys(store.home).map((g) => g.public_key)),
+    `import refused (gate signature; trusted: this store's own key, its trust add-gate-key list and the gate_keys of ${where})`,
   );
   if (pinned.unsigned && !acceptUnsigned)
     throw new RefusalError(

@@ -3,6 +3,7 @@ import { canonicalJson } from "../../crypto/canonical-hash.js";
 import { declaresDryRun } from "../../gate/dry-run-needed.js";
 import { type GateHome, homeLabel, resolveHomeDir } from "../../home/gate-home.js";
 import { addPinner, listPinners, listPins, type Pin, pinSuite, unpinSuite } from "../../home/suite-pins.js";
+import { addTrustedGateKey } from "../../home/trusted-gate-keys.js";
 import { naturalCompare } from "../../input/natural-order.js";
 import { parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
@@ -158,4 +159,16 @@ export async function runTrustGateKey(o: CommonOptions): Promise<CommandResult> 
     `    public_key: ${gate.publicKey}`,
   ].join("\n");
   return { exitCode: 0, text, json: { ok: true, gate_key: gate.publicKey, home: homeLabel(home) } };
+}
+
+/** `twinlock trust add-gate-key PUBLIC_KEY --name NAME --key FILE`: take runs signed by another gate (import, attest) in this home. */
+export async function runTrustAddGateKey(publicKey: string, o: CommonOptions & { name?: string; key?: string }): Promise<CommandResult> {
+  const home = await trustHomeOption(o);
+  const name = parseText(o.name ?? "gate", "--name", 200);
+  const list = await addTrustedGateKey(home, { name, publicKey: parseText(publicKey.trim(), "gate key", 200) }, keyOption(o.key));
+  return {
+    exitCode: 0,
+    text: `${homeLabel(home)} now takes runs signed by gate ${name} (${publicKey.trim()}); ${list.length} gate key${list.length === 1 ? "" : "s"} trusted besides its own`,
+    json: { ok: true, gate_keys: list },
+  };
 }
