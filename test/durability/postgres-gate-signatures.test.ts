@@ -24,6 +24,7 @@ import { freshPostgresDatabase, TEST_POSTGRES } from "../../src/test-support/pos
 import { runCli } from "../../src/test-support/run-cli.js";
 import { admitStep, makeRunTempDir, PLANNER, removeGateRuns, storeOf, TEST_PINNER } from "../../src/test-support/run-fixture.js";
 import { ensureGateKey } from "../../src/trust/gate-key.js";
+import { verifyGateStatement } from "../../src/trust/gate-statement.js";
 import { generateReviewerKey, publicKeyLine } from "../../src/trust/keys.js";
 
 afterAll(removeGateRuns);
@@ -133,6 +134,18 @@ describe.skipIf(!TEST_POSTGRES)("gate signatures with a team store", () => {
     const imp = await runCli(["import", first, "--store", t.db.url, "--home", t.home]);
     expect(imp.code, imp.output).toBe(0);
     const runId = (JSON.parse(readFileSync(path.join(first, "run.json"), "utf8")) as RunFile).state.run_id;
+    // The team store records the head it took in as its own checkpoint, signed by its own key.
+    const held = await t.store.read(runId);
+    expect(held.file.gate_signature).toMatchObject({ kind: "checkpoint", gate_key: t.teamKey });
+    expect(
+      verifyGateStatement(
+        held.file.gate_signature as NonNullable<RunFile["gate_signature"]>,
+        "checkpoint",
+        runId,
+        held.file.revision,
+        held.file.head,
+      ),
+    ).toBe(true);
     const second = path.join(makeRunTempDir("gate-e2e-"), "second");
     const ex = await runCli(["export", runId, "--store", t.db.url, "--home", t.home, "--out", second, "--json"]);
     expect(ex.code, ex.output).toBe(0);
