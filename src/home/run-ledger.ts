@@ -15,6 +15,7 @@ import { markConsentConsumed } from "./consumed-consents.js";
 import { storeFetchedBlob } from "./frozen-bytes.js";
 import type { GateHome } from "./gate-home.js";
 import { readCheckpoint, reconcileWithCheckpoint, withCheckpointLock, writeCheckpoint } from "./run-checkpoints.js";
+import { requireTrustedGateSignatures } from "./trusted-gate-keys.js";
 
 /**
  * A run file read, verified (chain, replay, state) and set against its
@@ -151,6 +152,7 @@ export async function importRunFile(
     throw new RefusalError(
       `run ${runId} was created in gate home ${file.state.home_id}, not in this one (${home.id}); a run file stays with its home — import it into a team store (--store postgres://…) instead`,
     );
+  await requireTrustedGateSignatures(home, file);
   const abs = resolveRunFile(runFile);
   const gate = await ensureGateKey(home);
   for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(home, entry.sha256, frozen(entry));

@@ -1,9 +1,12 @@
 import type { KeyObject } from "node:crypto";
 import { RefusalError, UsageError } from "../errors/errors.js";
+import type { RunFile } from "../run/run-schema.js";
+import { ensureGateKey } from "../trust/gate-key.js";
+import { requireGateSigned, trustedGateKeys } from "../trust/gate-statement.js";
 import { parsePublicKeyLine, publicKeyLine } from "../trust/keys.js";
-import type { GateHome } from "./gate-home.js";
+import { type GateHome, homeLabel } from "./gate-home.js";
 import { homeFilePath, readHomeText, updateHomeFile } from "./shared-home.js";
-import { listPinners } from "./suite-pins.js";
+import { listPinners, loadPinnedPolicy } from "./suite-pins.js";
 
 /** The trust file of the other gates this home (or team store) takes runs from: `twinlock trust add-gate-key`. */
 export const TRUSTED_GATE_KEYS_FILE = "gate-keys.json";
@@ -82,4 +85,22 @@ function parseFile(text: string | undefined, home: GateHome): GateKeysFile {
       `${homeFilePath(home, TRUSTED_GATE_KEYS_FILE)} is damaged; restore the gate home's ${TRUSTED_GATE_KEYS_FILE} from backup`,
     );
   return file as GateKeysFile;
+}
+
+/**
+ * Throw unless a run made elsewhere is under the signatures of a gate this
+ * store trusts: its own key, its `trust add-gate-key` list, and the
+ * `gate_keys:` of its pin of the run's suite (the head and every record the
+ * gate makes; see `judgeGateSignatures`). Every import checks this before it
+ * keeps anything: a chain rebuilt from genuine receipts is not evidence.
+ */
+export async function requireTrustedGateSignatures(home: GateHome, file: RunFile): Promise<void> {
+  const own = await ensureGateKey(home);
+  const pinned = loadPinnedPolicy(home, file.state.suite);
+  const trusted = trustedGateKeys(pinned.config, own.publicKey, ...listTrustedGateKeys(home).map((g) => g.public_key));
+  requireGateSigned(
+    file,
+    trusted,
+    `import refused (gate signature; trusted: this store's own key, its trust add-gate-key list and the gate_keys of the pin of ${pinned.pin.suite_id} in ${homeLabel(home)})`,
+  );
 }

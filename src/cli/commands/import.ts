@@ -4,13 +4,11 @@ import { IntegrityError, RefusalError, UsageError } from "../../errors/errors.js
 import { MAX_HANDOFF_BYTES, type ManifestEntry } from "../../handoff/hash-handoff.js";
 import { homeLabel } from "../../home/gate-home.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
-import { listTrustedGateKeys } from "../../home/trusted-gate-keys.js";
+import { requireTrustedGateSignatures } from "../../home/trusted-gate-keys.js";
 import { readFailureCode, readRegularFile } from "../../input/read-regular-file.js";
 import type { RunFile } from "../../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../../store/run-file.js";
 import { frozenFilesOf, type RunStore } from "../../store/run-store.js";
-import { ensureGateKey } from "../../trust/gate-key.js";
-import { requireGateSigned, trustedGateKeys } from "../../trust/gate-statement.js";
 import { judgeRunReceipts } from "../../trust/judge-run-receipts.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption, usesTeamStore } from "../home-option.js";
@@ -72,12 +70,7 @@ async function requireTrustedDecisions(store: RunStore, file: RunFile, acceptUns
   const pinned = loadPinnedPolicy(store.home, file.state.suite);
   const where = `the pin of ${pinned.pin.suite_id} in ${homeLabel(store.home)}`;
   // The gate's own records and the exported head must be a trusted gate's: an export rebuilt from genuine receipts is not.
-  const own = await ensureGateKey(store.home);
-  requireGateSigned(
-    file,
-    trustedGateKeys(pinned.config, own.publicKey, ...listTrustedGateKeys(store.home).map((g) => g.public_key)),
-    `import refused (gate signature; trusted: this store's own key, its trust add-gate-key list and the gate_keys of ${where})`,
-  );
+  await requireTrustedGateSignatures(store.home, file);
   if (pinned.unsigned && !acceptUnsigned)
     throw new RefusalError(
       `run ${file.state.run_id} is of ${pinned.pin.suite_id}, pinned with --allow-unsigned in ${homeLabel(store.home)}: its receipts prove nothing about who decided, so nothing shows its approvals were a person's; pass --accept-unsigned to import it knowingly`,

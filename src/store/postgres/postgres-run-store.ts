@@ -7,6 +7,7 @@ import { ConflictError, IntegrityError, RefusalError, UsageError } from "../../e
 import type { ConsumedConsent } from "../../home/consumed-consents.js";
 import { storeFetchedBlob } from "../../home/frozen-bytes.js";
 import { type GateHome, openGateHome } from "../../home/gate-home.js";
+import { requireTrustedGateSignatures } from "../../home/trusted-gate-keys.js";
 import { applyEvent } from "../../run/apply-event.js";
 import { hashEvent } from "../../run/event-chain.js";
 import { EventSchema, RUN_FORMAT, RUN_ID_PATTERN, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
@@ -322,6 +323,8 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
       if (RUN_ID_PATTERN.test(ref) && ref !== id)
         throw new UsageError(`${ref} is another run's ID; import under the run's own ID or a name`);
       requireFinishedForImport(file, label);
+      await home.shared?.refresh();
+      await requireTrustedGateSignatures(home, file);
       // The store records the imported head as its own checkpoint, signed by its own key.
       const gate = await ensureGateKey(home).catch((e) => Promise.reject(describeDatabaseError(e, label)));
       const recorded: RunFile = { ...file, gate_signature: signHead(file, gate, "checkpoint") };
