@@ -10,16 +10,27 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { attestationsOf } from "../attest/attest-run.js";
+import { hashCanonical } from "../crypto/canonical-hash.js";
+import { recordExecResult } from "../home/exec-results.js";
 import { openGateHome } from "../home/gate-home.js";
+import { readCheckpoint } from "../home/run-checkpoints.js";
 import { replayEvents } from "../run/apply-event.js";
 import { hashEvent } from "../run/event-chain.js";
 import type { RunFile } from "../run/run-schema.js";
-import { verifyRunFile } from "../store/run-file.js";
+import { readRunFile, verifyRunFile } from "../store/run-file.js";
 import { consentedThenStoppedAndAbandoned, rebuildWithoutTheStop, signingGateRun } from "../test-support/gate-signed-run.js";
 import { runCli } from "../test-support/run-cli.js";
-import { makeRunTempDir, removeGateRuns } from "../test-support/run-fixture.js";
+import { driveTo, homeOf, makeGateRun, makeRunTempDir, removeGateRuns } from "../test-support/run-fixture.js";
 import { ensureGateKey } from "./gate-key.js";
-import { type GateStatementKind, judgeGateSignatures, signGateStatement, signHead, verifyGateStatement } from "./gate-statement.js";
+import {
+  type GateSignature,
+  type GateStatementKind,
+  gateRecordHash,
+  judgeGateSignatures,
+  signGateStatement,
+  signHead,
+  verifyGateStatement,
+} from "./gate-statement.js";
 import { generateReviewerKey, publicKeyLine } from "./keys.js";
 
 afterAll(removeGateRuns);
@@ -170,6 +181,52 @@ describe("the gate signatures of a genuine export", () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/export it again with `twinlock export RUN --out DIR` from the gate home that made it/);
+  });
+});
+
+describe("what the gate signs as it records", () => {
+  it("signs each admission and close it records over that event, and each head it writes, in the run file and in its checkpoint", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "closed", { closedVia: "verified" });
+    const home = homeOf(g);
+    const gate = await ensureGateKey(home);
+    const file = readRunFile(g.runFile).file;
+    const records = file.events.filter((e) => e.type === "admitted" || e.type === "closed");
+    expect(records.map((e) => e.type)).toEqual(["admitted", "closed"]);
+    for (const e of records) {
+      expect(e.gate?.gate_key).toBe(gate.publicKey);
+      expect(verifyGateStatement(e.gate as GateSignature, e.type as GateStatementKind, file.state.run_id, e.seq, gateRecordHash(e))).toBe(
+        true,
+      );
+    }
+    // A person's decision is the person's to sign: the gate adds nothing to it.
+    expect(file.events.filter((e) => e.type === "consent_granted" || e.type === "plan_approved").every((e) => e.gate === undefined)).toBe(
+      true,
+    );
+    expect(file.gate_signature).toMatchObject({ kind: "checkpoint", gate_key: gate.publicKey });
+    expect(verifyGateStatement(file.gate_signature as GateSignature, "checkpoint", file.state.run_id, file.revision, file.head)).toBe(true);
+    expect(readCheckpoint(home, file.state.run_id)?.gate_signature).toEqual(file.gate_signature);
+    expect(judgeGateSignatures(file, new Set([gate.publicKey]))).toMatchObject({ ok: true, records: 2 });
+  });
+
+  it("signs the exec result it records in the home", async () => {
+    const home = openGateHome(path.join(makeRunTempDir("exec-home-"), "home"), { create: true });
+    const gate = await ensureGateKey(home);
+    const written = recordExecResult(home, {
+      format: "twinlock-exec-result/1",
+      run_id: "run_0123456789abcdef",
+      planner: "MD-29",
+      executor: "MD-30",
+      handoff_hash: `sha256:${"a".repeat(64)}`,
+      command: ["make", "test"],
+      status: 0,
+      started_at: "2026-01-01T00:00:00.000Z",
+      ended_at: "2026-01-01T00:01:00.000Z",
+    });
+    const { gate_signature, ...result } = JSON.parse(readFileSync(written, "utf8"));
+    expect(gate_signature.gate_key).toBe(gate.publicKey);
+    expect(verifyGateStatement(gate_signature, "exec_result", result.run_id, 0, hashCanonical(result))).toBe(true);
+    expect(verifyGateStatement(gate_signature, "exec_result", result.run_id, 0, hashCanonical({ ...result, status: 1 }))).toBe(false);
   });
 });
 
