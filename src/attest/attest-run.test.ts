@@ -6,8 +6,9 @@ import { type TrustMaterial, toSignedEntity, Verifier } from "@sigstore/verify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSuiteConfig } from "../suite/load-suite.js";
 import { runCli } from "../test-support/run-cli.js";
-import { type GateRun, makeGateRun, makeRunTempDir, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
+import { type GateRun, homeOf, makeGateRun, makeRunTempDir, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
 import { ALICE_KEY, aliceTrustFile, driveSignedToExecuting, MALLORY_KEY } from "../test-support/signed-run.js";
+import { ensureGateKey } from "../trust/gate-key.js";
 import { generateReviewerKey, publicKeyLine } from "../trust/keys.js";
 import { attestRun, type RunAttestations } from "./attest-run.js";
 import { signDsseEnvelope } from "./dsse-envelope.js";
@@ -157,15 +158,20 @@ describe("twinlock attest", () => {
     const pub = path.join(dir, "release.pub");
     writeFileSync(pub, `${publicKeyLine(ATTESTER)}\n`);
     const trust = path.join(dir, "reviewers.yaml");
-    writeFileSync(trust, aliceTrustFile());
+    // …and the gate's key, pinned as `twinlock trust gate-key` printed it: the run is the gate's, not a rebuilt one.
+    writeFileSync(trust, aliceTrustFile(ALICE_KEY, [(await ensureGateKey(homeOf(g))).publicKey]));
     const all = files.map((f) => path.join(out, f));
     const checked = await runCli(["verify-attestation", ...all, "--run", g.runFile, "--attester", pub, "--trust", trust]);
     expect(checked.code, checked.output).toBe(0);
     expect(checked.stdout).toContain("8 attestations verified, receipts signed by trusted reviewers");
     const stranger = path.join(dir, "stranger.pub");
     writeFileSync(stranger, `${publicKeyLine(createPrivateKey(generateReviewerKey().privatePem))}\n`);
-    const refused = await runCli(["verify-attestation", all[0] as string, "--run", g.runFile, "--attester", stranger]);
+    const refused = await runCli(["verify-attestation", all[0] as string, "--run", g.runFile, "--attester", stranger, "--trust", trust]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/^FAIL {2}.*: bad-envelope: /m);
+    // Without the trust file there is no gate key to hold the run to: refused, saying what to give.
+    const untrusted = await runCli(["verify-attestation", all[0] as string, "--run", g.runFile, "--attester", pub]);
+    expect(untrusted.code).toBe(2);
+    expect(untrusted.stderr).toMatch(/give --trust FILE: the twinlock.yaml .* whose gate_keys: pin the gate that recorded the run/);
   });
 });

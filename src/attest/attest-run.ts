@@ -1,9 +1,13 @@
 import type { KeyObject } from "node:crypto";
 import { UsageError } from "../errors/errors.js";
+import { loadPinnedPolicy } from "../home/suite-pins.js";
+import { listTrustedGateKeys } from "../home/trusted-gate-keys.js";
 import { hashEvent } from "../run/event-chain.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { RunFile, Workflow } from "../run/run-schema.js";
 import type { RunStore } from "../store/run-store.js";
+import { ensureGateKey } from "../trust/gate-key.js";
+import { requireGateSigned, trustedGateKeys } from "../trust/gate-statement.js";
 import { publicKeyLine } from "../trust/keys.js";
 import { type DsseEnvelope, signDsseEnvelope } from "./dsse-envelope.js";
 import { type AttestedReceipt, IN_TOTO_PAYLOAD_TYPE, type ReceiptStatement, receiptStatement } from "./receipt-statement.js";
@@ -43,6 +47,19 @@ export async function attestRun(input: { store: RunStore; run: string; key: KeyO
     );
   const attester = publicKeyLine(input.key);
   const run = await input.store.read(input.run);
+  // The store vouches for the head it holds; every record the gate made in it (a run imported from another gate
+  // included) must be signed by this store's gate or one its pin of the suite trusts.
+  const own = await ensureGateKey(input.store.home);
+  const pinned = loadPinnedPolicy(input.store.home, run.state.suite);
+  const homeTrusts = listTrustedGateKeys(input.store.home).map((g) => g.public_key);
+  requireGateSigned(
+    run.file,
+    trustedGateKeys(pinned.config, own.publicKey, ...homeTrusts),
+    `attest refused (gate signature of run ${run.state.run_id})`,
+    {
+      head: false,
+    },
+  );
   return {
     run_id: run.state.run_id,
     head: run.file.head,

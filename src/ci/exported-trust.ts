@@ -33,6 +33,12 @@ const ExportedTrustSchema = z.strictObject({
     }),
   ),
   revoked: z.array(z.string().check(z.maxLength(2000))),
+  /** The gates whose signatures the store trusted (the pin's gate_keys), and the exporting gate's own key. */
+  gate_keys: z.optional(
+    z
+      .array(z.strictObject({ name: z.string().check(z.minLength(1), z.maxLength(200)), public_key: z.string().check(z.maxLength(200)) }))
+      .check(z.maxLength(101)),
+  ),
 });
 export type ExportedTrust = z.infer<typeof ExportedTrustSchema>;
 
@@ -42,7 +48,17 @@ export type ExportedTrust = z.infer<typeof ExportedTrustSchema>;
  * the store's enrolled passkeys (and revocations) merged in, as admission
  * merges them.
  */
-export function exportedTrustOf(pinned: PinnedPolicy, from: string, now: Date): ExportedTrust {
+export function exportedTrustOf(
+  pinned: PinnedPolicy,
+  from: string,
+  now: Date,
+  gateKey?: string,
+  homeGates: ReadonlyArray<{ name: string; public_key: string }> = [],
+): ExportedTrust {
+  const seen = new Set(gateKey ? [gateKey] : []);
+  const pinnedGates = [...(pinned.config.gate_keys ?? []), ...homeGates]
+    .filter((g) => !seen.has(g.public_key) && seen.add(g.public_key))
+    .map((g) => ({ name: g.name, public_key: g.public_key }));
   const reviewers = (pinned.config.reviewers ?? []) as TrustedReviewer[];
   return ExportedTrustSchema.parse({
     format: "twinlock-export-trust/1",
@@ -58,6 +74,7 @@ export function exportedTrustOf(pinned: PinnedPolicy, from: string, now: Date): 
       ...(r.webauthn ? { webauthn: r.webauthn } : {}),
     })),
     revoked: pinned.config.revoked ?? [],
+    gate_keys: [...(gateKey ? [{ name: `exported-from: ${from}`.slice(0, 200), public_key: gateKey }] : []), ...pinnedGates],
   });
 }
 
@@ -85,6 +102,11 @@ export function readExportedTrust(given: string): { trust: ExportedTrust; config
       `--trust ${given} is not a twinlock export's trust file; give the trust.json \`twinlock export --out DIR\` writes`,
     );
   const trust = parsed.data;
-  const config = { policies: trust.policies, reviewers: trust.reviewers, revoked: trust.revoked } as unknown as SuiteConfig;
+  const config = {
+    policies: trust.policies,
+    reviewers: trust.reviewers,
+    revoked: trust.revoked,
+    gate_keys: trust.gate_keys ?? [],
+  } as unknown as SuiteConfig;
   return { trust, config, file };
 }

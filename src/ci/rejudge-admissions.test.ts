@@ -12,6 +12,7 @@ import {
   freeze,
   frozenHash,
   type GateRun,
+  homeOf,
   makeGateRun,
   PLANNER,
   removeGateRuns,
@@ -19,6 +20,7 @@ import {
   storeOf,
 } from "../test-support/run-fixture.js";
 import { ALICE_KEY, aliceTrustFile } from "../test-support/signed-run.js";
+import { ensureGateKey } from "../trust/gate-key.js";
 import { readTrustFile } from "./read-trust-file.js";
 import { type VerifyReport, verifyRun } from "./verify-run.js";
 
@@ -67,9 +69,9 @@ async function verifyForged(g: GateRun, file: RunFile, at = new Date()): Promise
   return verifyAsCi(g, copy);
 }
 
-function verifyAsCi(g: GateRun, runFile: string): Promise<VerifyReport> {
+async function verifyAsCi(g: GateRun, runFile: string): Promise<VerifyReport> {
   const trustFile = path.join(g.dir, "trust.yaml");
-  writeFileSync(trustFile, aliceTrustFile());
+  writeFileSync(trustFile, aliceTrustFile(ALICE_KEY, [(await ensureGateKey(homeOf(g))).publicKey]));
   return verifyRun({ runFile, trust: readTrustFile({ file: trustFile, cwd: g.dir }), root: g.dir });
 }
 
@@ -101,13 +103,17 @@ describe("twinlock verify re-judges the admission from the run's own facts", () 
     expect(admissionOf(r)?.message).toMatch(/the consent expired at .*, before the admission at/);
   });
 
-  it("accepts the same hand-made admission when every recorded fact allows it (what the gate itself would have admitted)", async () => {
+  it("accepts the same hand-made admission when every recorded fact allows it (what the gate itself would have admitted), yet refuses the run: the gate never signed that admission", async () => {
     const g = await consentedRun();
     const r = await verifyForged(g, readRunFile(g.runFile).file);
     expect(admissionOf(r)).toMatchObject({ ok: true });
+    expect(r.ok).toBe(false);
+    expect(r.findings.find((f) => f.check === "gate")?.message).toMatch(
+      /^gate-unsigned-export: run run_[0-9a-f]{16} carries no gate signature/,
+    );
   });
 
-  it("cannot see a stop whose event was removed and the whole chain rebuilt: only the gate's own record (export) shows no admission", async () => {
+  it("sees through a stop whose event was removed and the whole chain rebuilt: the admission re-judges fine, but no trusted gate signed that chain", async () => {
     const g = await consentedRun();
     await raiseStop({ store: storeOf(g), run: g.runFile, reason: "prod-incident", actor: "oncall" });
     const gate = readRunFile(g.runFile).file;
@@ -116,10 +122,17 @@ describe("twinlock verify re-judges the admission from the run's own facts", () 
       gate.events.filter((e) => e.type !== "stop_raised").map((e) => ({ type: e.type, actor: e.actor, data: e.data })),
       new Date(),
     );
-    // The documented limit (SECURITY.md): the rebuilt copy is self-consistent, so CI must verify the gate's export instead.
-    expect(admissionOf(await verifyForged(g, rebuilt))).toMatchObject({ ok: true });
+    // The rebuilt copy is self-consistent, so its admission re-judges fine; the gate's signature is what it lacks.
+    const forged = await verifyForged(g, rebuilt);
+    expect(admissionOf(forged)).toMatchObject({ ok: true });
+    expect(forged.ok).toBe(false);
+    expect(forged.findings.find((f) => f.check === "gate")).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^gate-unsigned-export: /),
+    });
     const fromGate = await verifyAsCi(g, g.runFile);
     expect(admissionOf(fromGate)?.message).toMatch(/^not executed/);
+    expect(fromGate.findings.find((f) => f.check === "gate")).toMatchObject({ ok: true });
     expect(gate.head).not.toBe(rebuilt.head);
   });
 });

@@ -3,8 +3,9 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CliRun, runCli } from "../test-support/run-cli.js";
-import { type GateRun, makeGateRun, removeGateRuns } from "../test-support/run-fixture.js";
+import { type GateRun, homeOf, makeGateRun, removeGateRuns } from "../test-support/run-fixture.js";
 import { aliceTrustFile, driveSignedToExecuting, MALLORY_KEY } from "../test-support/signed-run.js";
+import { ensureGateKey } from "../trust/gate-key.js";
 
 afterAll(removeGateRuns);
 
@@ -33,7 +34,9 @@ async function repoWithRun(
     g.handoff = renamed;
   }
   await driveSignedToExecuting(g);
-  writeFileSync(path.join(g.dir, "twinlock.yaml"), trust);
+  // The base branch pins the gate's key as `twinlock trust gate-key` printed it.
+  const gateKey = (await ensureGateKey(homeOf(g))).publicKey;
+  writeFileSync(path.join(g.dir, "twinlock.yaml"), `${trust}gate_keys:\n  - name: the-gate\n    public_key: "${gateKey}"\n`);
   gitIn(g.dir, "init", "-q", "-b", "main");
   gitIn(g.dir, "add", "-A");
   gitIn(g.dir, "commit", "-q", "-m", "base: the approved run");

@@ -8,11 +8,12 @@ import { receiptHash } from "../run/receipt-hash.js";
 import type { Workflow } from "../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../store/run-file.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
+import { judgeGateSignatures, trustedGateKeys } from "../trust/gate-statement.js";
 import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
 import { rejudgeAdmissions } from "./rejudge-admissions.js";
 
 /** What a CI verification checks, one kind per line of its report. */
-export type VerifyCheck = "chain" | "receipt" | "admission" | "handoff" | "changed-file";
+export type VerifyCheck = "chain" | "gate" | "receipt" | "admission" | "handoff" | "changed-file";
 
 /** One finding: what was checked, of what, whether it holds, and why. */
 export interface VerifyFinding {
@@ -32,7 +33,10 @@ export interface VerifyReport {
 
 /**
  * Verify a run for CI without a gate home (SPEC §9's trust root is not on a
- * CI runner): the event chain and replay (as `verify-log`); every person's
+ * CI runner): the event chain and replay (as `verify-log`); the head and
+ * every record the gate makes signed by a gate the trust file's
+ * `gate_keys:` pins (a chain rebuilt from genuine receipts fails here, whatever
+ * the checks below find); every person's
  * receipt against the trusted reviewers, signed and with its right whatever
  * the suite's own policy says; each executed workflow admitted on the exact
  * hash that was approved and consented, with its consent named by hash, and
@@ -58,6 +62,16 @@ export async function verifyRun(input: {
     return { ok: false, run_id: null, trust_source: input.trust.source, findings };
   }
   add("chain", true, "run", `${file.events.length} events, chain intact, state equals the replay (head ${file.head})`);
+  // A chain proves only itself: its head and the gate's own records must be signed by a gate the trust file pins.
+  const gate = judgeGateSignatures(file, trustedGateKeys(input.trust.config));
+  add(
+    "gate",
+    gate.ok,
+    "run",
+    gate.ok
+      ? `head signed by trusted gate ${gate.headKey?.slice(0, 28)}…, and its ${gate.records} gate record${gate.records === 1 ? "" : "s"} by trusted gates`
+      : `${gate.code}: ${gate.reason}`,
+  );
   const config: SuiteConfig = { ...input.trust.config, policies: { ...input.trust.config.policies, require_signed_receipts: true } };
   const runAbs = path.resolve(input.runFile);
   // The admitted event is the run's claim that the gate admitted; CI re-judges it from the facts recorded before it.

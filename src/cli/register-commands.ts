@@ -348,6 +348,19 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .argument("<public-key>", "the ed25519:… line of their NAME.pub")
     .option("--key <file>", "an existing pinner's private key (default: TWINLOCK_KEY)")
     .action(async (pub, opts) => sink(await (await import("./commands/trust.js")).runTrustAddPinner(pub, opts)));
+  trust
+    .command("gate-key")
+    .description("print this gate's public signing key (made once), to pin in twinlock.yaml's gate_keys: where its evidence is checked")
+    .action(async (opts) => sink(await (await import("./commands/trust.js")).runTrustGateKey(opts)));
+  trust
+    .command("add-gate-key")
+    .description(
+      "trust another gate's signatures here: import and attest take runs it signed (the ed25519:… line its trust gate-key printed)",
+    )
+    .argument("<public-key>", "the gate's public key line")
+    .option("--name <name>", "what to call that gate in messages (default: gate)")
+    .option("--key <file>", "a pinner's private key (default: TWINLOCK_KEY)")
+    .action(async (pub, opts) => sink(await (await import("./commands/trust.js")).runTrustAddGateKey(pub, opts)));
 
   program
     .command("serve")

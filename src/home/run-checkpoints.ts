@@ -5,7 +5,7 @@ import { z } from "zod/mini";
 import { IntegrityError, UsageError } from "../errors/errors.js";
 import { applyEvent } from "../run/apply-event.js";
 import { hashEvent } from "../run/event-chain.js";
-import { EventSchema, handoffHash, homeId, type RunEvent, type RunFile, runId } from "../run/run-schema.js";
+import { EventSchema, HeadSignatureSchema, handoffHash, homeId, type RunEvent, type RunFile, runId } from "../run/run-schema.js";
 import { lazySchema } from "../schemas/lazy-schema.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
@@ -33,6 +33,8 @@ export const CheckpointSchema = lazySchema("run-checkpoints.CheckpointSchema", (
     updated_at: z.string(),
     /** The run file this checkpoint was last written for (absolute path), so the home can list its runs. */
     run_file: z.optional(z.string().check(z.maxLength(4096))),
+    /** The gate's signature of this head (absent from checkpoints written before gates signed). */
+    gate_signature: z.optional(HeadSignatureSchema),
   }),
 );
 export type Checkpoint = z.infer<typeof CheckpointSchema>;
@@ -154,5 +156,14 @@ function rollForward(file: RunFile, events: readonly RunEvent[], cp: Checkpoint)
   }
   if (prev !== cp.head)
     throw new IntegrityError(`checkpoint of run ${cp.run_id} is inconsistent; the home is damaged`, { check: "checkpoint" });
-  return { ...file, revision: cp.seq, head: cp.head, state, events: [...file.events, ...events] };
+  const { gate_signature: _stale, ...rest } = file;
+  // The file's own head signature was for its old head; the checkpoint's is for the head it is rolled forward to.
+  return {
+    ...rest,
+    revision: cp.seq,
+    head: cp.head,
+    state,
+    events: [...file.events, ...events],
+    ...(cp.gate_signature ? { gate_signature: cp.gate_signature } : {}),
+  };
 }

@@ -10,10 +10,13 @@ import { appendTo, type EventDraft, type LoadedRun, readRunFile, serializeRunFil
 import { withFileLock } from "../store/run-file-lock.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import { consentHashesOf, frozenFilesOf, requireFinishedForImport } from "../store/run-store.js";
+import { ensureGateKey } from "../trust/gate-key.js";
+import { signHead } from "../trust/gate-statement.js";
 import { markConsentConsumed } from "./consumed-consents.js";
 import { storeFetchedBlob } from "./frozen-bytes.js";
 import type { GateHome } from "./gate-home.js";
 import { readCheckpoint, reconcileWithCheckpoint, withCheckpointLock, writeCheckpoint } from "./run-checkpoints.js";
+import { requireTrustedGateSignatures } from "./trusted-gate-keys.js";
 
 /**
  * A run file read, verified (chain, replay, state) and set against its
@@ -80,10 +83,11 @@ function checkpointJustWritten(home: GateHome, runId: string): boolean {
  */
 export async function createRun(runFile: string, home: GateHome, drafts: EventDraft[], now: Date): Promise<LoadedRun> {
   const abs = resolveRunFile(runFile);
+  const gate = await ensureGateKey(home);
   return withFileLock(abs, async () => {
     if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; choose another name or continue that run`);
     removeDeadTempFiles(abs);
-    const run = appendTo(undefined, drafts, now);
+    const run = appendTo(undefined, drafts, now, gate);
     await withCheckpointLock(home, run.state.run_id, () => {
       writeCheckpoint(home, {
         format: "twinlock-checkpoint/1",
@@ -94,6 +98,7 @@ export async function createRun(runFile: string, home: GateHome, drafts: EventDr
         last_write: { from_seq: 0, from_head: GENESIS, events: run.events },
         updated_at: now.toISOString(),
         run_file: abs,
+        ...(run.gate_signature ? { gate_signature: run.gate_signature } : {}),
       });
       atomicWriteFile(abs, serializeRunFile(run));
     });
@@ -119,6 +124,7 @@ export async function updateRun<T>(
   const abs = resolveRunFile(runFile);
   if (!exists(abs))
     throw new UsageError(`run file ${runFile} does not exist; create it with \`twinlock init-run ${runFile} --suite DIR --planner ID\``);
+  const gate = await ensureGateKey(home);
   return withFileLock(abs, async () => {
     const verified = readRunFile(abs);
     return withCheckpointLock(home, verified.state.run_id, async () => {
@@ -137,7 +143,7 @@ export async function updateRun<T>(
       const { events, result } = await decide(current);
       if (events.length === 0) return { run: current, result };
       const now = (options.now ?? (() => new Date()))();
-      const next = appendTo(current.file, events, now);
+      const next = appendTo(current.file, events, now, gate);
       const added = next.events.slice(current.file.events.length);
       writeCheckpoint(home, {
         format: "twinlock-checkpoint/1",
@@ -148,6 +154,7 @@ export async function updateRun<T>(
         last_write: { from_seq: current.file.revision, from_head: current.file.head, events: added },
         updated_at: now.toISOString(),
         run_file: abs,
+        ...(next.gate_signature ? { gate_signature: next.gate_signature } : {}),
       });
       applyHomeEffects(home, added, next.state.run_id);
       removeDeadTempFiles(abs);
@@ -179,7 +186,9 @@ export async function importRunFile(
     throw new RefusalError(
       `run ${runId} was created in gate home ${file.state.home_id}, not in this one (${home.id}); a run file stays with its home — import it into a team store (--store postgres://…) instead`,
     );
+  await requireTrustedGateSignatures(home, file);
   const abs = resolveRunFile(runFile);
+  const gate = await ensureGateKey(home);
   for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(home, entry.sha256, frozen(entry));
   return withFileLock(abs, async () => {
     if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; import under another name`);
@@ -195,6 +204,8 @@ export async function importRunFile(
         throw new RefusalError(`run ${runId} is in this gate home at ${known.run_file}, which still exists; continue that run file`);
       // Exactly at the home's own checkpoint it is a restore of what the home recorded; else only a finished run comes in.
       if (!known) requireFinishedForImport(file, `gate home ${home.dir}`);
+      // The home records the head it restores as its own checkpoint, signed by its own key.
+      const restored: RunFile = { ...file, gate_signature: signHead(file, gate, "checkpoint") };
       writeCheckpoint(home, {
         format: "twinlock-checkpoint/1",
         run_id: runId,
@@ -204,12 +215,13 @@ export async function importRunFile(
         last_write: { from_seq: 0, from_head: GENESIS, events: file.events },
         updated_at: new Date().toISOString(),
         run_file: abs,
+        gate_signature: restored.gate_signature,
       });
       applyHomeEffects(home, file.events, runId);
       for (const c of consentHashesOf(file))
         markConsentConsumed(home, { run_id: runId, planner: c.planner, executor: c.executor, consent_hash: c.hash, at: c.at });
-      atomicWriteFile(abs, serializeRunFile(file));
-      return { path: abs, file, state: file.state };
+      atomicWriteFile(abs, serializeRunFile(restored));
+      return { path: abs, file: restored, state: file.state };
     });
   });
 }

@@ -34,7 +34,13 @@ export interface SharedHome {
 
 /** The trust files a shared home keeps in its database, by their name in the home folder. */
 export function isSharedHomeFile(name: string): boolean {
-  return name === "pins.json" || name === "reviewers.json" || /^tokens\/tok_[0-9a-f]{16}\.(json|key)$/.test(name);
+  return (
+    name === "pins.json" ||
+    name === "reviewers.json" ||
+    name === "gate-key.pem" ||
+    name === "gate-keys.json" ||
+    /^tokens\/tok_[0-9a-f]{16}\.(json|key)$/.test(name)
+  );
 }
 
 /**

@@ -287,6 +287,12 @@ const schemasOf = lazySchemasOf("run-schema", () => {
     stops: z.array(StopSchema),
   });
 
+  /** A gate's Ed25519 signature over one of its statements (src/trust/gate-statement.ts says what is signed). */
+  const GateSignatureSchema = z.strictObject({
+    gate_key: z.string().check(z.maxLength(200)),
+    value: z.string().check(z.maxLength(200)),
+  });
+
   /** SPEC §5 event: `prev` is the hash of the previous event, so the log is a hash chain. */
   const EventSchema = z.strictObject({
     seq: ordinal,
@@ -295,6 +301,15 @@ const schemasOf = lazySchemasOf("run-schema", () => {
     type: z.enum(EVENT_TYPES),
     data: z.record(z.string(), z.unknown()),
     prev: handoffHash,
+    /** On the records the gate itself makes (admission, close…): its signature over the event without this field. */
+    gate: z.optional(GateSignatureSchema),
+  });
+
+  /** The gate's signature of a run's head: as recorded at its checkpoint, or as exported. */
+  const HeadSignatureSchema = z.strictObject({
+    kind: z.enum(["checkpoint", "export"]),
+    gate_key: z.string().check(z.maxLength(200)),
+    value: z.string().check(z.maxLength(200)),
   });
 
   /** The run file on disk. `revision` counts events and is the compare-and-swap token; `head` hashes the last event. */
@@ -304,6 +319,8 @@ const schemasOf = lazySchemasOf("run-schema", () => {
     head: handoffHash,
     state: RunStateSchema,
     events: z.array(EventSchema).check(z.minLength(1)),
+    /** The gate's signature of `head`; absent from runs written before gates signed. */
+    gate_signature: z.optional(HeadSignatureSchema),
   });
   return {
     promptId,
@@ -328,6 +345,8 @@ const schemasOf = lazySchemasOf("run-schema", () => {
     StopSchema,
     RunStateSchema,
     EventSchema,
+    GateSignatureSchema,
+    HeadSignatureSchema,
     RunFileSchema,
   };
 });
@@ -354,6 +373,8 @@ export const WorkflowSchema = schemasOf("WorkflowSchema");
 export const StopSchema = schemasOf("StopSchema");
 export const RunStateSchema = schemasOf("RunStateSchema");
 export const EventSchema = schemasOf("EventSchema");
+export const GateSignatureSchema = schemasOf("GateSignatureSchema");
+export const HeadSignatureSchema = schemasOf("HeadSignatureSchema");
 export const RunFileSchema = schemasOf("RunFileSchema");
 
 export type DryRunResult = z.infer<typeof DryRunResultSchema>;

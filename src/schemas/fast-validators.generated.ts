@@ -2074,6 +2074,27 @@ function v141(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
+  if (!("gate_key" in v)) return NO;
+  r = v7(v["gate_key"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["gate_key"] = r;
+  if (!("value" in v)) return NO;
+  r = v7(v["value"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["value"] = r;
+  for (const k in v) if (k !== "gate_key" && k !== "value") return NO;
+  return out;
+}
+
+function v142(v: In): Out {
+  if (v === undefined) return undefined;
+  return v141(v);
+}
+
+function v143(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
   if (!("seq" in v)) return NO;
   r = v4(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
@@ -2098,15 +2119,20 @@ function v141(v: In): Out {
   r = v3(v["prev"]);
   if (r === NO || r === NOT_SURE) return r;
   out["prev"] = r;
-  for (const k in v) if (k !== "seq" && k !== "at" && k !== "actor" && k !== "type" && k !== "data" && k !== "prev") return NO;
+  if ("gate" in v) {
+    r = v142(v["gate"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate"] = r;
+  }
+  for (const k in v) if (k !== "seq" && k !== "at" && k !== "actor" && k !== "type" && k !== "data" && k !== "prev" && k !== "gate") return NO;
   return out;
 }
 
-function v142(v: In): Out {
+function v144(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v141(v[i]);
+    const r = v143(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2114,7 +2140,7 @@ function v142(v: In): Out {
   return out;
 }
 
-function v143(v: In): Out {
+function v145(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2127,19 +2153,50 @@ function v143(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["from_head"] = r;
   if (!("events" in v)) return NO;
-  r = v142(v["events"]);
+  r = v144(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   for (const k in v) if (k !== "from_seq" && k !== "from_head" && k !== "events") return NO;
   return out;
 }
 
-function v144(v: In): Out {
+function v146(v: In): Out {
   if (v === undefined) return undefined;
   return v45(v);
 }
 
-function v145(v: In): Out {
+function v147(v: In): Out {
+  if (!(v === "checkpoint" || v === "export")) return NO;
+  return v;
+}
+
+function v148(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("kind" in v)) return NO;
+  r = v147(v["kind"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["kind"] = r;
+  if (!("gate_key" in v)) return NO;
+  r = v7(v["gate_key"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["gate_key"] = r;
+  if (!("value" in v)) return NO;
+  r = v7(v["value"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["value"] = r;
+  for (const k in v) if (k !== "kind" && k !== "gate_key" && k !== "value") return NO;
+  return out;
+}
+
+function v149(v: In): Out {
+  if (v === undefined) return undefined;
+  return v148(v);
+}
+
+const K9 = new Set(["format","run_id","home_id","seq","head","last_write","updated_at","run_file","gate_signature"]);
+function v150(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2164,7 +2221,7 @@ function v145(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("last_write" in v)) return NO;
-  r = v143(v["last_write"]);
+  r = v145(v["last_write"]);
   if (r === NO || r === NOT_SURE) return r;
   out["last_write"] = r;
   if (!("updated_at" in v)) return NO;
@@ -2172,21 +2229,26 @@ function v145(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["updated_at"] = r;
   if ("run_file" in v) {
-    r = v144(v["run_file"]);
+    r = v146(v["run_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["run_file"] = r;
   }
-  for (const k in v) if (k !== "format" && k !== "run_id" && k !== "home_id" && k !== "seq" && k !== "head" && k !== "last_write" && k !== "updated_at" && k !== "run_file") return NO;
+  if ("gate_signature" in v) {
+    r = v149(v["gate_signature"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_signature"] = r;
+  }
+  for (const k in v) if (!K9.has(k)) return NO;
   return out;
 }
 
-function v146(v: In): Out {
+function v151(v: In): Out {
   if (v === null) return null;
   return v42(v);
 }
 
-const K9 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v147(v: In): Out {
+const K10 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
+function v152(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2235,16 +2297,16 @@ function v147(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K9.has(k)) return NO;
+  for (const k in v) if (!K10.has(k)) return NO;
   return out;
 }
 
-function v148(v: In): Out {
+function v153(v: In): Out {
   if (v === null) return null;
-  return v147(v);
+  return v152(v);
 }
 
-function v149(v: In): Out {
+function v154(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2265,7 +2327,7 @@ function v149(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["admitted_by"] = r;
   if (!("result" in v)) return NO;
-  r = v146(v["result"]);
+  r = v151(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2277,15 +2339,15 @@ function v149(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["result_at"] = r;
   if (!("result_receipt" in v)) return NO;
-  r = v148(v["result_receipt"]);
+  r = v153(v["result_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_receipt"] = r;
   for (const k in v) if (k !== "handoff_hash" && k !== "revision" && k !== "admitted_at" && k !== "admitted_by" && k !== "result" && k !== "note" && k !== "result_at" && k !== "result_receipt") return NO;
   return out;
 }
 
-const K10 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v150(v: In): Out {
+const K11 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
+function v155(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2326,11 +2388,11 @@ function v150(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K10.has(k)) return NO;
+  for (const k in v) if (!K11.has(k)) return NO;
   return out;
 }
 
-function v151(v: In): Out {
+function v156(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2359,7 +2421,7 @@ function v151(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_by"] = r;
   if (!("receipt" in v)) return NO;
-  r = v150(v["receipt"]);
+  r = v155(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -2370,33 +2432,33 @@ function v151(v: In): Out {
   return out;
 }
 
-function v152(v: In): Out {
+function v157(v: In): Out {
   if (!(v === "twinlock-run/2")) return NO;
   return v;
 }
 
-function v153(v: In): Out {
+function v158(v: In): Out {
   if (!(v === "investigating" || v === "handoff_frozen" || v === "plan_review_pending" || v === "plan_revision_pending" || v === "execution_consent_pending" || v === "approval_pending" || v === "dry_run_ready" || v === "executing" || v === "closed" || v === "failed")) return NO;
   return v;
 }
 
-function v154(v: In): Out {
+function v159(v: In): Out {
   if (v === null) return null;
-  return v151(v);
+  return v156(v);
 }
 
-function v155(v: In): Out {
+function v160(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   return v;
 }
 
-function v156(v: In): Out {
+function v161(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("revision" in v)) return NO;
-  r = v155(v["revision"]);
+  r = v160(v["revision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("hash" in v)) return NO;
@@ -2408,26 +2470,26 @@ function v156(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_at"] = r;
   if (!("seq" in v)) return NO;
-  r = v155(v["seq"]);
+  r = v160(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   for (const k in v) if (k !== "revision" && k !== "hash" && k !== "frozen_at" && k !== "seq") return NO;
   return out;
 }
 
-function v157(v: In): Out {
+function v162(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v156(v[i]);
+    const r = v161(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K11 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
-function v158(v: In): Out {
+const K12 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
+function v163(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2484,23 +2546,23 @@ function v158(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K11.has(k)) return NO;
+  for (const k in v) if (!K12.has(k)) return NO;
   return out;
 }
 
-function v159(v: In): Out {
+function v164(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v158(v[i]);
+    const r = v163(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K12 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
-function v160(v: In): Out {
+const K13 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
+function v165(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2581,23 +2643,23 @@ function v160(v: In): Out {
   r = v56(v["consumed_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consumed_at"] = r;
-  for (const k in v) if (!K12.has(k)) return NO;
+  for (const k in v) if (!K13.has(k)) return NO;
   return out;
 }
 
-function v161(v: In): Out {
+function v166(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v160(v[i]);
+    const r = v165(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K13 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
-function v162(v: In): Out {
+const K14 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
+function v167(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2642,23 +2704,23 @@ function v162(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K13.has(k)) return NO;
+  for (const k in v) if (!K14.has(k)) return NO;
   return out;
 }
 
-function v163(v: In): Out {
+function v168(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v162(v[i]);
+    const r = v167(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K14 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
-function v164(v: In): Out {
+const K15 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
+function v169(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2706,43 +2768,43 @@ function v164(v: In): Out {
   r = v17(v["at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["at"] = r;
-  for (const k in v) if (!K14.has(k)) return NO;
+  for (const k in v) if (!K15.has(k)) return NO;
   return out;
 }
 
-function v165(v: In): Out {
+function v170(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v164(v[i]);
+    const r = v169(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v166(v: In): Out {
+function v171(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v149(v[i]);
+    const r = v154(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v167(v: In): Out {
+function v172(v: In): Out {
   if (!(v === "verified" || v === "failed" || v === "rolled_back" || v === "declined" || v === "abandoned")) return NO;
   return v;
 }
 
-function v168(v: In): Out {
+function v173(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("outcome" in v)) return NO;
-  r = v167(v["outcome"]);
+  r = v172(v["outcome"]);
   if (r === NO || r === NOT_SURE) return r;
   out["outcome"] = r;
   if (!("residual" in v)) return NO;
@@ -2766,13 +2828,13 @@ function v168(v: In): Out {
   return out;
 }
 
-function v169(v: In): Out {
+function v174(v: In): Out {
   if (v === null) return null;
-  return v168(v);
+  return v173(v);
 }
 
-const K15 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v170(v: In): Out {
+const K16 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
+function v175(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2793,7 +2855,7 @@ function v170(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v153(v["state"]);
+  r = v158(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -2801,42 +2863,42 @@ function v170(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v154(v["handoff"]);
+  r = v159(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v157(v["history"]);
+  r = v162(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v159(v["reviews"]);
+  r = v164(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v161(v["consents"]);
+  r = v166(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v163(v["apply_approvals"]);
+  r = v168(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v165(v["admissions"]);
+  r = v170(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v166(v["dry_runs"]);
+  r = v171(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v169(v["result"]);
+  r = v174(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
-  for (const k in v) if (!K15.has(k)) return NO;
+  for (const k in v) if (!K16.has(k)) return NO;
   return out;
 }
 
-function v171(v: In): Out {
+function v176(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -2844,14 +2906,14 @@ function v171(v: In): Out {
     const kr = typeof k === "string" ? v0(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v170(v[k]);
+    const r = v175(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v172(v: In): Out {
+function v177(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -2862,13 +2924,13 @@ function v172(v: In): Out {
   return out;
 }
 
-function v173(v: In): Out {
+function v178(v: In): Out {
   if (v === null) return null;
   return v6(v);
 }
 
-const K16 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v174(v: In): Out {
+const K17 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
+function v179(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2909,17 +2971,17 @@ function v174(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K16.has(k)) return NO;
+  for (const k in v) if (!K17.has(k)) return NO;
   return out;
 }
 
-function v175(v: In): Out {
+function v180(v: In): Out {
   if (v === null) return null;
-  return v174(v);
+  return v179(v);
 }
 
-const K17 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v176(v: In): Out {
+const K18 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
+function v181(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2952,7 +3014,7 @@ function v176(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v173(v["resolved_by"]);
+  r = v178(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -2960,25 +3022,25 @@ function v176(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v175(v["resolution_receipt"]);
+  r = v180(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
-  for (const k in v) if (!K17.has(k)) return NO;
+  for (const k in v) if (!K18.has(k)) return NO;
   return out;
 }
 
-function v177(v: In): Out {
+function v182(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v176(v[i]);
+    const r = v181(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v178(v: In): Out {
+function v183(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3003,27 +3065,27 @@ function v178(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if (!("workflows" in v)) return NO;
-  r = v171(v["workflows"]);
+  r = v176(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v172(v["authorized_execution_prompt_ids"]);
+  r = v177(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v177(v["stops"]);
+  r = v182(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (k !== "run_id" && k !== "home_id" && k !== "created_at" && k !== "suite" && k !== "settings" && k !== "workflows" && k !== "authorized_execution_prompt_ids" && k !== "stops") return NO;
   return out;
 }
 
-function v179(v: In): Out {
+function v184(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v152(v["format"]);
+  r = v157(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("revision" in v)) return NO;
@@ -3035,19 +3097,24 @@ function v179(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("state" in v)) return NO;
-  r = v178(v["state"]);
+  r = v183(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("events" in v)) return NO;
-  r = v142(v["events"]);
+  r = v144(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
-  for (const k in v) if (k !== "format" && k !== "revision" && k !== "head" && k !== "state" && k !== "events") return NO;
+  if ("gate_signature" in v) {
+    r = v149(v["gate_signature"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_signature"] = r;
+  }
+  for (const k in v) if (k !== "format" && k !== "revision" && k !== "head" && k !== "state" && k !== "events" && k !== "gate_signature") return NO;
   return out;
 }
 
-const K18 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v180(v: In): Out {
+const K19 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
+function v185(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3080,7 +3147,7 @@ function v180(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v173(v["resolved_by"]);
+  r = v178(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3088,15 +3155,15 @@ function v180(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v175(v["resolution_receipt"]);
+  r = v180(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
-  for (const k in v) if (!K18.has(k)) return NO;
+  for (const k in v) if (!K19.has(k)) return NO;
   return out;
 }
 
-const K19 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v181(v: In): Out {
+const K20 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
+function v186(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3117,7 +3184,7 @@ function v181(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v153(v["state"]);
+  r = v158(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3125,92 +3192,92 @@ function v181(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v154(v["handoff"]);
+  r = v159(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v157(v["history"]);
+  r = v162(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v159(v["reviews"]);
+  r = v164(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v161(v["consents"]);
+  r = v166(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v163(v["apply_approvals"]);
+  r = v168(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v165(v["admissions"]);
+  r = v170(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v166(v["dry_runs"]);
+  r = v171(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v169(v["result"]);
+  r = v174(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
-  for (const k in v) if (!K19.has(k)) return NO;
+  for (const k in v) if (!K20.has(k)) return NO;
   return out;
 }
 
-function v182(v: In): Out {
+function v187(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   return v;
 }
 
-function v183(v: In): Out {
+function v188(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v182(v[i]);
+    const r = v187(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v184(v: In): Out {
+function v189(v: In): Out {
   if (v === undefined) return undefined;
-  return v183(v);
+  return v188(v);
 }
 
 const P11 = /^[a-z][a-z0-9_]*$/;
-function v185(v: In): Out {
+function v190(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P11.test(v)) return NO;
   return v;
 }
 
-function v186(v: In): Out {
+function v191(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v185(v[i]);
+    const r = v190(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v187(v: In): Out {
+function v192(v: In): Out {
   if (v === undefined) return undefined;
-  return v186(v);
+  return v191(v);
 }
 
-function v188(v: In): Out {
+function v193(v: In): Out {
   if (v === undefined) return undefined;
-  return v185(v);
+  return v190(v);
 }
 
-function v189(v: In): Out {
+function v194(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3218,114 +3285,114 @@ function v189(v: In): Out {
   return v;
 }
 
-function v190(v: In): Out {
+function v195(v: In): Out {
   if (v === undefined) return undefined;
-  return v189(v);
+  return v194(v);
 }
 
-const K20 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v191(v: In): Out {
+const K21 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
+function v196(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v184(v["markers"]);
+    r = v189(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v187(v["all_blocks"]);
+    r = v192(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v187(v["planner_blocks"]);
+    r = v192(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v187(v["executor_blocks"]);
+    r = v192(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v188(v["gate_block"]);
+    r = v193(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v184(v["gate_phrases"]);
+    r = v189(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v188(v["authority_block"]);
+    r = v193(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v188(v["verification_design_block"]);
+    r = v193(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v190(v["copied_item_min_length"]);
+    r = v195(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
-  for (const k in v) if (!K20.has(k)) return NO;
+  for (const k in v) if (!K21.has(k)) return NO;
   return out;
 }
 
-function v192(v: In): Out {
+function v197(v: In): Out {
   if (!(v === "twinlock")) return NO;
   return v;
 }
 
-function v193(v: In): Out {
+function v198(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v192(v["format"]);
+  r = v197(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   for (const k in v) if (k !== "format") return NO;
   return out;
 }
 
-function v194(v: In): Out {
+function v199(v: In): Out {
   if (!(v === "mission-directives")) return NO;
   return v;
 }
 
-function v195(v: In): Out {
+function v200(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v194(v["format"]);
+  r = v199(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   for (const k in v) if (k !== "format") return NO;
   return out;
 }
 
-function v196(v: In): Out {
+function v201(v: In): Out {
   if (!isObject(v)) return NO;
   const tag = v["format"];
-  if (tag === "twinlock") return v193(v);
-  if (tag === "mission-directives") return v195(v);
+  if (tag === "twinlock") return v198(v);
+  if (tag === "mission-directives") return v200(v);
   if (tag === "custom") return v23(v);
   return NO;
 }
 
-function v197(v: In): Out {
+function v202(v: In): Out {
   if (v === undefined) return undefined;
   return v13(v);
 }
 
-function v198(v: In): Out {
+function v203(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3333,44 +3400,44 @@ function v198(v: In): Out {
   return v;
 }
 
-function v199(v: In): Out {
+function v204(v: In): Out {
   if (v === undefined) return undefined;
-  return v198(v);
+  return v203(v);
 }
 
 const P12 = /^[1-9][0-9]*(m|h|d)$/;
-function v200(v: In): Out {
+function v205(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P12.test(v)) return NO;
   return v;
 }
 
-function v201(v: In): Out {
+function v206(v: In): Out {
   if (v === undefined) return undefined;
-  return v200(v);
+  return v205(v);
 }
 
-function v202(v: In): Out {
+function v207(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("require_signed_receipts" in v) {
-    r = v197(v["require_signed_receipts"]);
+    r = v202(v["require_signed_receipts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["require_signed_receipts"] = r;
   }
   if ("required_approvals" in v) {
-    r = v199(v["required_approvals"]);
+    r = v204(v["required_approvals"]);
     if (r === NO || r === NOT_SURE) return r;
     out["required_approvals"] = r;
   }
   if ("separate_duties" in v) {
-    r = v197(v["separate_duties"]);
+    r = v202(v["separate_duties"]);
     if (r === NO || r === NOT_SURE) return r;
     out["separate_duties"] = r;
   }
   if ("consent_expiry" in v) {
-    r = v201(v["consent_expiry"]);
+    r = v206(v["consent_expiry"]);
     if (r === NO || r === NOT_SURE) return r;
     out["consent_expiry"] = r;
   }
@@ -3379,22 +3446,22 @@ function v202(v: In): Out {
 }
 
 const P13 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
-function v203(v: In): Out {
+function v208(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P13.test(v)) return NO;
   return v;
 }
 
-function v204(v: In): Out {
+function v209(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "freeze" || v === "stop")) return NO;
   return v;
 }
 
-function v205(v: In): Out {
+function v210(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v204(v[i]);
+    const r = v209(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3402,7 +3469,7 @@ function v205(v: In): Out {
   return out;
 }
 
-function v206(v: In): Out {
+function v211(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3411,102 +3478,22 @@ function v206(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v203(v["public_key"]);
+  r = v208(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("rights" in v)) return NO;
-  r = v205(v["rights"]);
+  r = v210(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key" && k !== "rights") return NO;
   return out;
 }
 
-function v207(v: In): Out {
+function v212(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P9.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
-}
-
-function v208(v: In): Out {
-  if (v === undefined) return undefined;
-  return v207(v);
-}
-
-function v209(v: In): Out {
-  if (v === undefined) return undefined;
-  return v9(v);
-}
-
-const K21 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v210(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if ("markers" in v) {
-    r = v184(v["markers"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["markers"] = r;
-  }
-  if ("all_blocks" in v) {
-    r = v187(v["all_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["all_blocks"] = r;
-  }
-  if ("planner_blocks" in v) {
-    r = v187(v["planner_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["planner_blocks"] = r;
-  }
-  if ("executor_blocks" in v) {
-    r = v187(v["executor_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["executor_blocks"] = r;
-  }
-  if ("gate_block" in v) {
-    r = v188(v["gate_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_block"] = r;
-  }
-  if ("gate_phrases" in v) {
-    r = v184(v["gate_phrases"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_phrases"] = r;
-  }
-  if ("authority_block" in v) {
-    r = v188(v["authority_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["authority_block"] = r;
-  }
-  if ("verification_design_block" in v) {
-    r = v188(v["verification_design_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["verification_design_block"] = r;
-  }
-  if ("copied_item_min_length" in v) {
-    r = v190(v["copied_item_min_length"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["copied_item_min_length"] = r;
-  }
-  for (const k in v) if (!K21.has(k)) return NO;
-  return out;
-}
-
-function v211(v: In): Out {
-  if (v === undefined) return undefined;
-  return v210(v);
-}
-
-function v212(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v206(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
 }
 
 function v213(v: In): Out {
@@ -3515,47 +3502,93 @@ function v213(v: In): Out {
 }
 
 function v214(v: In): Out {
+  if (v === undefined) return undefined;
+  return v9(v);
+}
+
+const K22 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
+function v215(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if ("markers" in v) {
+    r = v189(v["markers"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["markers"] = r;
+  }
+  if ("all_blocks" in v) {
+    r = v192(v["all_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["all_blocks"] = r;
+  }
+  if ("planner_blocks" in v) {
+    r = v192(v["planner_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["planner_blocks"] = r;
+  }
+  if ("executor_blocks" in v) {
+    r = v192(v["executor_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["executor_blocks"] = r;
+  }
+  if ("gate_block" in v) {
+    r = v193(v["gate_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_block"] = r;
+  }
+  if ("gate_phrases" in v) {
+    r = v189(v["gate_phrases"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_phrases"] = r;
+  }
+  if ("authority_block" in v) {
+    r = v193(v["authority_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["authority_block"] = r;
+  }
+  if ("verification_design_block" in v) {
+    r = v193(v["verification_design_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["verification_design_block"] = r;
+  }
+  if ("copied_item_min_length" in v) {
+    r = v195(v["copied_item_min_length"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["copied_item_min_length"] = r;
+  }
+  for (const k in v) if (!K22.has(k)) return NO;
+  return out;
+}
+
+function v216(v: In): Out {
+  if (v === undefined) return undefined;
+  return v215(v);
+}
+
+function v217(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v203(v[i]);
+    const r = v211(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v215(v: In): Out {
-  if (v === undefined) return undefined;
-  return v214(v);
-}
-
-function v216(v: In): Out {
-  if (v === undefined) return undefined;
-  return v202(v);
-}
-
-function v217(v: In): Out {
-  if (v === undefined) return undefined;
-  return v182(v);
-}
-
 function v218(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length < 1) return NO;
-  if (v.length > 500) return NOT_SURE;
-  return v;
+  if (v === undefined) return undefined;
+  return v217(v);
 }
 
 function v219(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v218(v[i]);
+    const r = v208(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
-  if (v.length > 100) return NO;
   return out;
 }
 
@@ -3565,81 +3598,153 @@ function v220(v: In): Out {
 }
 
 function v221(v: In): Out {
-  if (v === undefined) return undefined;
-  return v196(v);
-}
-
-const K22 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","policies","graph_file","prompts","exclude","handoff"]);
-function v222(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
-  if ("suite_id" in v) {
-    r = v208(v["suite_id"]);
+  if (!("name" in v)) return NO;
+  r = v6(v["name"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["name"] = r;
+  if (!("public_key" in v)) return NO;
+  r = v208(v["public_key"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["public_key"] = r;
+  for (const k in v) if (k !== "name" && k !== "public_key") return NO;
+  return out;
+}
+
+function v222(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v221(v[i]);
     if (r === NO || r === NOT_SURE) return r;
-    out["suite_id"] = r;
+    out[i] = r;
   }
-  if ("declared_pairs" in v) {
-    r = v209(v["declared_pairs"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["declared_pairs"] = r;
-  }
-  if ("body_rules" in v) {
-    r = v211(v["body_rules"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["body_rules"] = r;
-  }
-  if ("reviewers" in v) {
-    r = v213(v["reviewers"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["reviewers"] = r;
-  }
-  if ("revoked" in v) {
-    r = v215(v["revoked"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["revoked"] = r;
-  }
-  if ("policies" in v) {
-    r = v216(v["policies"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["policies"] = r;
-  }
-  if ("graph_file" in v) {
-    r = v217(v["graph_file"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["graph_file"] = r;
-  }
-  if ("prompts" in v) {
-    r = v220(v["prompts"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
-  }
-  if ("exclude" in v) {
-    r = v220(v["exclude"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["exclude"] = r;
-  }
-  if ("handoff" in v) {
-    r = v221(v["handoff"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["handoff"] = r;
-  }
-  for (const k in v) if (!K22.has(k)) return NO;
+  if (v.length > 100) return NO;
   return out;
 }
 
 function v223(v: In): Out {
+  if (v === undefined) return undefined;
+  return v222(v);
+}
+
+function v224(v: In): Out {
+  if (v === undefined) return undefined;
+  return v207(v);
+}
+
+function v225(v: In): Out {
+  if (v === undefined) return undefined;
+  return v187(v);
+}
+
+function v226(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (v.length < 1) return NO;
+  if (v.length > 500) return NOT_SURE;
+  return v;
+}
+
+function v227(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v226(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  if (v.length > 100) return NO;
+  return out;
+}
+
+function v228(v: In): Out {
+  if (v === undefined) return undefined;
+  return v227(v);
+}
+
+function v229(v: In): Out {
+  if (v === undefined) return undefined;
+  return v201(v);
+}
+
+const K23 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
+function v230(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if ("suite_id" in v) {
+    r = v213(v["suite_id"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["suite_id"] = r;
+  }
+  if ("declared_pairs" in v) {
+    r = v214(v["declared_pairs"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["declared_pairs"] = r;
+  }
+  if ("body_rules" in v) {
+    r = v216(v["body_rules"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["body_rules"] = r;
+  }
+  if ("reviewers" in v) {
+    r = v218(v["reviewers"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["reviewers"] = r;
+  }
+  if ("revoked" in v) {
+    r = v220(v["revoked"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["revoked"] = r;
+  }
+  if ("gate_keys" in v) {
+    r = v223(v["gate_keys"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_keys"] = r;
+  }
+  if ("policies" in v) {
+    r = v224(v["policies"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["policies"] = r;
+  }
+  if ("graph_file" in v) {
+    r = v225(v["graph_file"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["graph_file"] = r;
+  }
+  if ("prompts" in v) {
+    r = v228(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if ("exclude" in v) {
+    r = v228(v["exclude"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["exclude"] = r;
+  }
+  if ("handoff" in v) {
+    r = v229(v["handoff"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff"] = r;
+  }
+  for (const k in v) if (!K23.has(k)) return NO;
+  return out;
+}
+
+function v231(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
 }
 
-function v224(v: In): Out {
+function v232(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v223(k) : NO;
+    const kr = typeof k === "string" ? v231(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
     const r = v3(v[k]);
@@ -3649,12 +3754,12 @@ function v224(v: In): Out {
   return out;
 }
 
-function v225(v: In): Out {
+function v233(v: In): Out {
   if (v === undefined) return undefined;
-  return v224(v);
+  return v232(v);
 }
 
-function v226(v: In): Out {
+function v234(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -3669,7 +3774,7 @@ function v226(v: In): Out {
   return out;
 }
 
-function v227(v: In): Out {
+function v235(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -3684,65 +3789,13 @@ function v227(v: In): Out {
   return out;
 }
 
-function v228(v: In): Out {
+function v236(v: In): Out {
   if (v === undefined) return undefined;
-  return v227(v);
-}
-
-const K23 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v229(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("suite_id" in v)) return NO;
-  r = v6(v["suite_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite_id"] = r;
-  if (!("root" in v)) return NO;
-  r = v38(v["root"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["root"] = r;
-  if (!("config_sha256" in v)) return NO;
-  r = v3(v["config_sha256"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["config_sha256"] = r;
-  if ("handoff_schemas" in v) {
-    r = v225(v["handoff_schemas"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["handoff_schemas"] = r;
-  }
-  if (!("pairs" in v)) return NO;
-  r = v226(v["pairs"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pairs"] = r;
-  if ("prompts" in v) {
-    r = v228(v["prompts"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
-  }
-  if (!("allow_unsigned" in v)) return NO;
-  r = v13(v["allow_unsigned"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["allow_unsigned"] = r;
-  if (!("pinned_at" in v)) return NO;
-  r = v84(v["pinned_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_at"] = r;
-  if (!("pinned_by" in v)) return NO;
-  r = v7(v["pinned_by"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_by"] = r;
-  for (const k in v) if (!K23.has(k)) return NO;
-  return out;
-}
-
-function v230(v: In): Out {
-  if (!(v === "twinlock-pins/1")) return NO;
-  return v;
+  return v235(v);
 }
 
 const K24 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v231(v: In): Out {
+function v237(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3759,16 +3812,16 @@ function v231(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v225(v["handoff_schemas"]);
+    r = v233(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v226(v["pairs"]);
+  r = v234(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v228(v["prompts"]);
+    r = v236(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -3788,23 +3841,75 @@ function v231(v: In): Out {
   return out;
 }
 
-function v232(v: In): Out {
+function v238(v: In): Out {
+  if (!(v === "twinlock-pins/1")) return NO;
+  return v;
+}
+
+const K25 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v239(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("suite_id" in v)) return NO;
+  r = v6(v["suite_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite_id"] = r;
+  if (!("root" in v)) return NO;
+  r = v38(v["root"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["root"] = r;
+  if (!("config_sha256" in v)) return NO;
+  r = v3(v["config_sha256"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["config_sha256"] = r;
+  if ("handoff_schemas" in v) {
+    r = v233(v["handoff_schemas"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff_schemas"] = r;
+  }
+  if (!("pairs" in v)) return NO;
+  r = v234(v["pairs"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pairs"] = r;
+  if ("prompts" in v) {
+    r = v236(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if (!("allow_unsigned" in v)) return NO;
+  r = v13(v["allow_unsigned"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["allow_unsigned"] = r;
+  if (!("pinned_at" in v)) return NO;
+  r = v84(v["pinned_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_at"] = r;
+  if (!("pinned_by" in v)) return NO;
+  r = v7(v["pinned_by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_by"] = r;
+  for (const k in v) if (!K25.has(k)) return NO;
+  return out;
+}
+
+function v240(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v231(v[i]);
+    const r = v239(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v233(v: In): Out {
+function v241(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v230(v["format"]);
+  r = v238(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("pinners" in v)) return NO;
@@ -3812,7 +3917,7 @@ function v233(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pinners"] = r;
   if (!("pins" in v)) return NO;
-  r = v232(v["pins"]);
+  r = v240(v["pins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pins"] = r;
   for (const k in v) if (k !== "format" && k !== "pinners" && k !== "pins") return NO;
@@ -3853,36 +3958,38 @@ export const FAST_VALIDATORS: Record<string, (input: unknown) => Out> = {
   "reviewer-registry.InvitationSchema": v130,
   "reviewer-registry.RegistryFileSchema": v136,
   "reviewer-registry.ReviewerSchema": v133,
-  "run-checkpoints.CheckpointSchema": v145,
+  "run-checkpoints.CheckpointSchema": v150,
   "run-schema.AdmissionCheckSchema": v15,
   "run-schema.AdmissionReceiptSchema": v18,
   "run-schema.ApplyApprovalSchema": v30,
   "run-schema.ConsentReceiptSchema": v57,
   "run-schema.DryRunResultSchema": v60,
-  "run-schema.DryRunSchema": v149,
-  "run-schema.EventSchema": v141,
+  "run-schema.DryRunSchema": v154,
+  "run-schema.EventSchema": v143,
   "run-schema.ExecutionSchema": v48,
   "run-schema.FreezeReceiptSchema": v67,
-  "run-schema.FrozenHandoffSchema": v151,
+  "run-schema.FrozenHandoffSchema": v156,
+  "run-schema.GateSignatureSchema": v141,
+  "run-schema.HeadSignatureSchema": v148,
   "run-schema.ReviewReceiptSchema": v35,
-  "run-schema.RunFileSchema": v179,
-  "run-schema.RunStateSchema": v178,
+  "run-schema.RunFileSchema": v184,
+  "run-schema.RunStateSchema": v183,
   "run-schema.SettingsSchema": v72,
   "run-schema.SignatureSchema": v28,
   "run-schema.StopResolutionSchema": v81,
-  "run-schema.StopSchema": v180,
-  "run-schema.WorkflowSchema": v181,
+  "run-schema.StopSchema": v185,
+  "run-schema.WorkflowSchema": v186,
   "run-schema.handoffHash": v3,
   "run-schema.homeId": v70,
   "run-schema.promptId": v0,
   "run-schema.runId": v2,
   "run-schema.stopReason": v76,
-  "suite-config.BodyRulesSchema": v191,
-  "suite-config.HandoffConfigSchema": v196,
-  "suite-config.PoliciesSchema": v202,
-  "suite-config.ReviewerSchema": v206,
-  "suite-config.SuiteConfigSchema": v222,
-  "suite-pins.PinSchema": v229,
-  "suite-pins.PinsFileSchema": v233,
+  "suite-config.BodyRulesSchema": v196,
+  "suite-config.HandoffConfigSchema": v201,
+  "suite-config.PoliciesSchema": v207,
+  "suite-config.ReviewerSchema": v211,
+  "suite-config.SuiteConfigSchema": v230,
+  "suite-pins.PinSchema": v237,
+  "suite-pins.PinsFileSchema": v241,
   "webauthn-signature.WebAuthnSignatureSchema": v27,
 };

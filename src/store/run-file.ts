@@ -10,6 +10,8 @@ import { applyEvent, EVENT_DATA, replayEvents } from "../run/apply-event.js";
 import { GENESIS, hashEvent, verifyChain } from "../run/event-chain.js";
 import { type EventType, RUN_FORMAT, type RunEvent, type RunFile, RunFileSchema, type RunState } from "../run/run-schema.js";
 import { safeParseFirstIssue } from "../schemas/first-issue.js";
+import type { GateKey } from "../trust/gate-key.js";
+import { signGateRecord, signHead } from "../trust/gate-statement.js";
 
 /** A new event as a command decides it; the store numbers, times and chains it. */
 export interface EventDraft {
@@ -137,20 +139,26 @@ export function verifyRunFile(run: RunFile): RunFileVerdict {
   return { ok: true, state };
 }
 
-/** Number, time and chain new events onto a run (or start one), applying each to the state. */
-export function appendTo(run: RunFile | undefined, drafts: EventDraft[], now: Date): RunFile {
+/**
+ * Number, time and chain new events onto a run (or start one), applying each
+ * to the state. With the gate's key, each record the gate makes is signed as
+ * it is chained, and the new head is signed as the gate's checkpoint.
+ */
+export function appendTo(run: RunFile | undefined, drafts: EventDraft[], now: Date, gate?: GateKey): RunFile {
   const events = run ? [...run.events] : [];
   let state: RunState | undefined = run?.state;
   let prev = run ? run.head : GENESIS;
   const at = now.toISOString();
   for (const d of drafts) {
-    const event: RunEvent = { seq: events.length + 1, at, actor: d.actor, type: d.type, data: d.data, prev };
+    let event: RunEvent = { seq: events.length + 1, at, actor: d.actor, type: d.type, data: d.data, prev };
     state = applyEvent(state, event);
+    if (gate) event = signGateRecord(event, state.run_id, gate);
     events.push(event);
     prev = hashEvent(event);
   }
   if (!state) throw new Error("appendTo needs at least one event");
-  return { format: RUN_FORMAT, revision: events.length, head: prev, state, events };
+  const file: RunFile = { format: RUN_FORMAT, revision: events.length, head: prev, state, events };
+  return gate ? { ...file, gate_signature: signHead(file, gate, "checkpoint") } : file;
 }
 
 /** The run file's bytes on disk. */

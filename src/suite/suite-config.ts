@@ -160,6 +160,17 @@ const configSchemasOf = lazySchemasOf("suite-config", () => {
     body_rules: z.optional(BodyRulesSchema),
     reviewers: z.optional(z.array(ReviewerSchema)),
     revoked: z.optional(z.array(z.string().check(z.regex(/^ed25519:[A-Za-z0-9+/=]{40,}$/, "a public key line ed25519:<base64>")))),
+    /** The gates (homes, team stores) whose signatures make a run evidence here: `twinlock trust gate-key` prints each. */
+    gate_keys: z.optional(
+      z
+        .array(
+          z.strictObject({
+            name: z.string().check(z.minLength(1), z.maxLength(200)),
+            public_key: z.string().check(z.regex(/^ed25519:[A-Za-z0-9+/=]{40,}$/, "ed25519:<base64 of the raw 32-byte key>")),
+          }),
+        )
+        .check(z.maxLength(100)),
+    ),
     policies: z.optional(PoliciesSchema),
     graph_file: z.optional(nonEmpty()),
     /** Globs (relative to this file) of the prompt files; default every `*.md`, so the config can sit at a repository root. */

@@ -16,7 +16,11 @@ export const MALLORY_KEY: KeyObject = createPrivateKey(generateReviewerKey().pri
  * (and apply approval; the unsigned example suite accepts a signature by a key it does not list;
  * the trust file of a test is what names alice). `freezeKey` signs the freeze, for a suite that requires it.
  */
-export async function driveSignedToExecuting(g: GateRun, s: RunSettings = {}, o: { freezeKey?: KeyObject } = {}): Promise<void> {
+export async function driveSignedToExecuting(
+  g: GateRun,
+  s: RunSettings = {},
+  o: { freezeKey?: KeyObject; beforeAdmission?: () => Promise<void> } = {},
+): Promise<void> {
   await startRun(g, s);
   await freeze(g, { key: o.freezeKey });
   const store = storeOf(g);
@@ -39,11 +43,13 @@ export async function driveSignedToExecuting(g: GateRun, s: RunSettings = {}, o:
     key: ALICE_KEY,
   });
   if (s.mode === "APPLY_APPROVED") await approveApply({ run: g.runFile, store, planner: PLANNER, approver: "alice", key: ALICE_KEY });
+  await o.beforeAdmission?.();
   const r = await admitStep(g);
   if (!r.admitted) throw new Error(`fixture admission failed: ${JSON.stringify(r.checks.filter((c) => !c.ok))}`);
 }
 
-/** A twinlock.yaml-shaped trust file naming alice's key with the review and consent rights. */
-export function aliceTrustFile(key: KeyObject = ALICE_KEY): string {
-  return `reviewers:\n  - name: alice\n    public_key: "${publicKeyLine(key)}"\n    rights: [review, consent, apply]\n`;
+/** A twinlock.yaml-shaped trust file naming alice's key with the review and consent rights, and the gates it trusts. */
+export function aliceTrustFile(key: KeyObject = ALICE_KEY, gateKeys: readonly string[] = []): string {
+  const gates = gateKeys.map((k, i) => `  - name: gate-${i}\n    public_key: "${k}"\n`).join("");
+  return `reviewers:\n  - name: alice\n    public_key: "${publicKeyLine(key)}"\n    rights: [review, consent, apply]\n${gates ? `gate_keys:\n${gates}` : ""}`;
 }

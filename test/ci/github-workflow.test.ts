@@ -9,8 +9,9 @@ import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { makeGateRun, makeRunTempDir, removeGateRuns } from "../../src/test-support/run-fixture.js";
-import { aliceTrustFile, driveSignedToExecuting } from "../../src/test-support/signed-run.js";
+import { homeOf, makeGateRun, makeRunTempDir, removeGateRuns } from "../../src/test-support/run-fixture.js";
+import { ALICE_KEY, aliceTrustFile, driveSignedToExecuting } from "../../src/test-support/signed-run.js";
+import { ensureGateKey } from "../../src/trust/gate-key.js";
 import { REPO_ROOT } from "../support/ensure-built.js";
 
 afterAll(removeGateRuns);
@@ -73,7 +74,8 @@ describe("docs/github-workflow.yml", () => {
     mkdirSync(path.join(repo, runDir), { recursive: true });
     cpSync(g.runFile, path.join(repo, verifyStep.env?.RUN_FILE ?? "twinlock/run.json"));
     cpSync(g.handoff, path.join(repo, runDir, "handoff"), { recursive: true });
-    writeFileSync(path.join(repo, "twinlock.yaml"), aliceTrustFile());
+    // The base branch pins alice and the gate's key (as `twinlock trust gate-key` prints it).
+    writeFileSync(path.join(repo, "twinlock.yaml"), aliceTrustFile(ALICE_KEY, [(await ensureGateKey(homeOf(g))).publicKey]));
     gitIn(repo, "init", "-q", "-b", "main");
     gitIn(repo, "add", "-A");
     gitIn(repo, "commit", "-q", "-m", "base");

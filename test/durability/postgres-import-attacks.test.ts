@@ -19,6 +19,7 @@ import { freshPostgresDatabase, TEST_POSTGRES } from "../../src/test-support/pos
 import { runCli } from "../../src/test-support/run-cli.js";
 import { homeOf, makeGateRun, makeRunTempDir, removeGateRuns, TEST_PINNER } from "../../src/test-support/run-fixture.js";
 import { ALICE_KEY, driveSignedToExecuting } from "../../src/test-support/signed-run.js";
+import { ensureGateKey } from "../../src/trust/gate-key.js";
 import { generateReviewerKey, publicKeyLine } from "../../src/trust/keys.js";
 
 afterAll(removeGateRuns);
@@ -35,10 +36,24 @@ describe.skipIf(!TEST_POSTGRES)("import of an export the agent edited, into a si
       { name: "alice", public_key: publicKeyLine(ALICE_KEY), rights: ["review", "consent", "apply", "stop"] },
       { name: "planner-agent", public_key: publicKeyLine(FREEZER), rights: ["freeze"] },
     ]);
+    // The destination trusts the home's gate: the suite's gate_keys: lists it.
+    doc.set("gate_keys", [{ name: "home", public_key: (await ensureGateKey(homeOf(g))).publicKey }]);
     writeFileSync(config, doc.toString());
     await pinSuite(homeOf(g), { suiteDir: g.suite, key: TEST_PINNER });
     // Genuine decisions all the way to an admission: the freeze by the planner's key, alice's review and consent.
-    await driveSignedToExecuting(g, {}, { freezeKey: FREEZER });
+    // The agent kept a genuine export the gate made just before the admission (every event in it, and its head, signed).
+    let early = "";
+    await driveSignedToExecuting(
+      g,
+      {},
+      {
+        freezeKey: FREEZER,
+        beforeAdmission: async () => {
+          early = path.join(makeRunTempDir("attack-"), "early");
+          expect((await runCli(["export", g.runFile, "--out", early, "--home", g.home])).code).toBe(0);
+        },
+      },
+    );
 
     const out = path.join(makeRunTempDir("attack-"), "bundle");
     const ex = await runCli(["export", g.runFile, "--out", out, "--home", g.home]);
@@ -60,9 +75,14 @@ describe.skipIf(!TEST_POSTGRES)("import of an export the agent edited, into a si
     const destHome = path.join(makeRunTempDir("attack-dest-"), "home");
     const dest = postgresRunStore(db.url, openGateHome(destHome, { create: true }));
     await pinSuite(dest.home, { suiteDir: g.suite, key: TEST_PINNER });
+    // The cut chain's head is not the one its gate signed.
     const imp = await runCli(["import", out, "--store", db.url, "--home", destHome]);
     expect(imp.code).toBe(1);
-    expect(imp.stderr).toMatch(/is not finished \(MD-29 is dry_run_ready\): .* imports only runs whose every pair is closed or failed/);
+    expect(imp.stderr).toMatch(/import refused \(gate signature; .*head signature does not verify/);
+    // The gate's own earlier export is signed, and still refused: an unfinished run never leaves its store.
+    const kept = await runCli(["import", early, "--store", db.url, "--home", destHome]);
+    expect(kept.code).toBe(1);
+    expect(kept.stderr).toMatch(/is not finished \(MD-29 is dry_run_ready\): .* imports only runs whose every pair is closed or failed/);
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
     expect((await c.query("SELECT count(*)::int AS n FROM twinlock_runs")).rows[0].n).toBe(0);

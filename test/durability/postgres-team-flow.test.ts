@@ -338,6 +338,24 @@ describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, be
     const otherStore = postgresRunStore(other, openGateHome(path.join(serverTempDir(), "home"), { create: true }));
     stores.push(otherStore);
     await pinSuite(otherStore.home, { suiteDir: RUN_EXAMPLE_SUITE, allowUnsigned: true, key: TEST_PINNER });
+    // …and trusts the first database's gate, whose key its operator printed with `twinlock trust gate-key`.
+    const firstGate = await runCli(["trust", "gate-key", "--store", url, "--home", path.join(b.dir, "home"), "--json"]);
+    const pinner = path.join(serverTempDir(), "pinner.key");
+    writeFileSync(pinner, TEST_PINNER.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
+    const trusted = await runCli([
+      "trust",
+      "add-gate-key",
+      (JSON.parse(firstGate.stdout) as { gate_key: string }).gate_key,
+      "--name",
+      "first-team",
+      "--key",
+      pinner,
+      "--store",
+      other,
+      "--home",
+      path.join(a.dir, "home"),
+    ]);
+    expect(trusted.code, trusted.output).toBe(0);
     const unfinished = await runCli(["import", early, "--accept-unsigned", "--store", other, "--home", path.join(a.dir, "home")]);
     expect(unfinished.code).toBe(1);
     expect(unfinished.stderr).toMatch(

@@ -3,7 +3,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../test-support/run-cli.js";
-import { driveTo, makeGateRun, makeRunTempDir, removeGateRuns } from "../../test-support/run-fixture.js";
+import { driveTo, homeOf, makeGateRun, makeRunTempDir, removeGateRuns } from "../../test-support/run-fixture.js";
+import { ensureGateKey } from "../../trust/gate-key.js";
+import { verifyGateStatement } from "../../trust/gate-statement.js";
 
 afterAll(removeGateRuns);
 
@@ -14,7 +16,13 @@ describe("twinlock export", () => {
     const out = path.join(makeRunTempDir("twinlock-export-"), "bundle");
     const r = await runCli(["export", g.runFile, "--out", out, "--home", g.home]);
     expect(r.code, r.output).toBe(0);
-    expect(readFileSync(path.join(out, "run.json"))).toEqual(readFileSync(g.runFile));
+    // The run file as the gate holds it, its head signed again by the gate as an export, not as its checkpoint.
+    const exported = JSON.parse(readFileSync(path.join(out, "run.json"), "utf8"));
+    const held = JSON.parse(readFileSync(g.runFile, "utf8"));
+    expect({ ...exported, gate_signature: undefined }).toEqual({ ...held, gate_signature: undefined });
+    expect(held.gate_signature.kind).toBe("checkpoint");
+    expect(exported.gate_signature).toMatchObject({ kind: "export", gate_key: (await ensureGateKey(homeOf(g))).publicKey });
+    expect(verifyGateStatement(exported.gate_signature, "export", held.state.run_id, held.revision, held.head)).toBe(true);
     const blobs = readdirSync(path.join(out, "frozen"));
     expect(blobs.length).toBeGreaterThan(0);
     for (const b of blobs)

@@ -4,9 +4,13 @@ import { EXPORTED_TRUST_FILE, exportedTrustOf } from "../../ci/exported-trust.js
 import { UsageError } from "../../errors/errors.js";
 import { readBlob } from "../../home/frozen-bytes.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
+import { listTrustedGateKeys } from "../../home/trusted-gate-keys.js";
+import type { RunFile } from "../../run/run-schema.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import { serializeRunFile } from "../../store/run-file.js";
 import { frozenFilesOf } from "../../store/run-store.js";
+import { ensureGateKey } from "../../trust/gate-key.js";
+import { signHead } from "../../trust/gate-statement.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
 
@@ -21,8 +25,11 @@ import { storeOption } from "../home-option.js";
 export async function runExport(ref: string, o: CommonOptions & { out?: string; store?: string }): Promise<CommandResult> {
   const store = storeOption(o);
   const run = await store.read(ref);
-  const text = serializeRunFile(run.file);
-  if (o.out === undefined) return { exitCode: 0, text: text.trimEnd(), json: run.file };
+  // The gate vouches for the head it holds: what a verifier pins (`trust gate-key`) is this key.
+  const gate = await ensureGateKey(store.home);
+  const exported: RunFile = { ...run.file, gate_signature: signHead(run.file, gate, "export") };
+  const text = serializeRunFile(exported);
+  if (o.out === undefined) return { exitCode: 0, text: text.trimEnd(), json: exported };
   const out = path.resolve(o.out);
   if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${o.out} is not empty; give a new or empty folder`);
   mkdirSync(path.join(out, "frozen"), { recursive: true });
@@ -34,12 +41,26 @@ export async function runExport(ref: string, o: CommonOptions & { out?: string; 
     written.add(f.sha256);
   }
   // Who the store trusted to sign the receipts, for `verify-receipts --exported` anywhere.
-  const trust = exportedTrustOf(loadPinnedPolicy(store.home, run.state.suite), store.label, new Date());
+  const trust = exportedTrustOf(
+    loadPinnedPolicy(store.home, run.state.suite),
+    store.label,
+    new Date(),
+    gate.publicKey,
+    listTrustedGateKeys(store.home),
+  );
   atomicWriteFile(path.join(out, EXPORTED_TRUST_FILE), `${JSON.stringify(trust, null, 1)}\n`);
   atomicWriteFile(path.join(out, "run.json"), text);
   return {
     exitCode: 0,
-    text: `exported run ${run.state.run_id} (${run.file.revision} events, head ${run.file.head}) to ${path.join(out, "run.json")}, with ${written.size} frozen files in ${path.join(out, "frozen")}; check it offline with \`twinlock verify-log ${path.join(o.out, "run.json")}\` and \`twinlock verify-receipts --exported ${path.join(o.out, "run.json")} --trust ${path.join(o.out, EXPORTED_TRUST_FILE)}\``,
-    json: { ok: true, run_id: run.state.run_id, events: run.file.revision, head: run.file.head, frozen_files: written.size, dir: out },
+    text: `exported run ${run.state.run_id} (${run.file.revision} events, head ${run.file.head}, signed by gate key ${gate.publicKey}) to ${path.join(out, "run.json")}, with ${written.size} frozen files in ${path.join(out, "frozen")}; check it offline with \`twinlock verify-log ${path.join(o.out, "run.json")}\` and \`twinlock verify-receipts --exported ${path.join(o.out, "run.json")} --trust ${path.join(o.out, EXPORTED_TRUST_FILE)}\``,
+    json: {
+      ok: true,
+      run_id: run.state.run_id,
+      events: run.file.revision,
+      head: run.file.head,
+      gate_key: gate.publicKey,
+      frozen_files: written.size,
+      dir: out,
+    },
   };
 }

@@ -15,13 +15,14 @@ import {
   snapshotTree,
   TEST_PINNER,
 } from "../../test-support/run-fixture.js";
+import { ensureGateKey } from "../../trust/gate-key.js";
 import { generateReviewerKey } from "../../trust/keys.js";
 
 afterAll(removeGateRuns);
 
 /** A run driven to `executing` and exported with --out; the run file is then gone, as if lost. */
-async function exportedRun() {
-  const g = makeGateRun();
+async function exportedRun(options: { copySuite?: boolean } = {}) {
+  const g = makeGateRun(options);
   await driveTo(g, "executing");
   const out = path.join(makeRunTempDir("twinlock-import-"), "bundle");
   const r = await runCli(["export", g.runFile, "--out", out, "--home", g.home]);
@@ -101,7 +102,12 @@ describe("twinlock import", () => {
   });
 
   it("refuses a run made in another gate home: a run file belongs to its home", async () => {
-    const { g, out } = await exportedRun();
+    const { g, out } = await exportedRun({ copySuite: true });
+    // The other home trusts the first gate's signatures (its pin lists that gate's key), so only the home's rule refuses.
+    const config = path.join(g.suite, "twinlock.yaml");
+    const doc = parseDocument(readFileSync(config, "utf8"));
+    doc.set("gate_keys", [{ name: "first-home", public_key: (await ensureGateKey(homeOf(g))).publicKey }]);
+    writeFileSync(config, doc.toString());
     const otherHome = openGateHome(path.join(makeRunTempDir("twinlock-other-home-"), "home"), { create: true });
     await pinSuite(otherHome, { suiteDir: g.suite, allowUnsigned: true, key: TEST_PINNER });
     const other = otherHome.dir;

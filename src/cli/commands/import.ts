@@ -4,6 +4,7 @@ import { IntegrityError, RefusalError, UsageError } from "../../errors/errors.js
 import { MAX_HANDOFF_BYTES, type ManifestEntry } from "../../handoff/hash-handoff.js";
 import { homeLabel } from "../../home/gate-home.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
+import { requireTrustedGateSignatures } from "../../home/trusted-gate-keys.js";
 import { readFailureCode, readRegularFile } from "../../input/read-regular-file.js";
 import type { RunFile } from "../../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../../store/run-file.js";
@@ -68,6 +69,8 @@ async function requireTrustedDecisions(store: RunStore, file: RunFile, acceptUns
   await store.home.shared?.refresh();
   const pinned = loadPinnedPolicy(store.home, file.state.suite);
   const where = `the pin of ${pinned.pin.suite_id} in ${homeLabel(store.home)}`;
+  // The gate's own records and the exported head must be a trusted gate's: an export rebuilt from genuine receipts is not.
+  await requireTrustedGateSignatures(store.home, file);
   if (pinned.unsigned && !acceptUnsigned)
     throw new RefusalError(
       `run ${file.state.run_id} is of ${pinned.pin.suite_id}, pinned with --allow-unsigned in ${homeLabel(store.home)}: its receipts prove nothing about who decided, so nothing shows its approvals were a person's; pass --accept-unsigned to import it knowingly`,

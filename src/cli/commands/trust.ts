@@ -3,11 +3,13 @@ import { canonicalJson } from "../../crypto/canonical-hash.js";
 import { declaresDryRun } from "../../gate/dry-run-needed.js";
 import { type GateHome, homeLabel, resolveHomeDir } from "../../home/gate-home.js";
 import { addPinner, listPinners, listPins, type Pin, pinSuite, unpinSuite } from "../../home/suite-pins.js";
+import { addTrustedGateKey } from "../../home/trusted-gate-keys.js";
 import { naturalCompare } from "../../input/natural-order.js";
 import { parseText } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { Prompt } from "../../suite/prompt.js";
 import type { SuiteConfig } from "../../suite/suite-config.js";
+import { ensureGateKey } from "../../trust/gate-key.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, trustHomeOption, usesTeamStore } from "../home-option.js";
@@ -137,4 +139,36 @@ function policyLines(config: SuiteConfig): string[] {
 function samePin(a: Pin, b: Pin): boolean {
   const what = ({ pinned_at: _at, pinned_by: _by, ...rest }: Pin) => canonicalJson(rest);
   return what(a) === what(b);
+}
+
+/**
+ * `twinlock trust gate-key`: the gate's public key (made once if the home or
+ * team store has none), for a person to pin where evidence is checked: the
+ * `gate_keys:` list of twinlock.yaml, which verify, verify-attestation and
+ * (through the pin) import and attest read.
+ */
+export async function runTrustGateKey(o: CommonOptions): Promise<CommandResult> {
+  const home = await trustHomeOption(o, { create: true });
+  const gate = await ensureGateKey(home);
+  const name = home.shared ? "team-store" : "gate-home";
+  const text = [
+    gate.publicKey,
+    `the signing key of ${homeLabel(home)}: it signs every record the gate makes, every checkpoint head and every export; pin it in twinlock.yaml (beside reviewers:) where its evidence is checked:`,
+    "gate_keys:",
+    `  - name: ${name}`,
+    `    public_key: ${gate.publicKey}`,
+  ].join("\n");
+  return { exitCode: 0, text, json: { ok: true, gate_key: gate.publicKey, home: homeLabel(home) } };
+}
+
+/** `twinlock trust add-gate-key PUBLIC_KEY --name NAME --key FILE`: take runs signed by another gate (import, attest) in this home. */
+export async function runTrustAddGateKey(publicKey: string, o: CommonOptions & { name?: string; key?: string }): Promise<CommandResult> {
+  const home = await trustHomeOption(o);
+  const name = parseText(o.name ?? "gate", "--name", 200);
+  const list = await addTrustedGateKey(home, { name, publicKey: parseText(publicKey.trim(), "gate key", 200) }, keyOption(o.key));
+  return {
+    exitCode: 0,
+    text: `${homeLabel(home)} now takes runs signed by gate ${name} (${publicKey.trim()}); ${list.length} gate key${list.length === 1 ? "" : "s"} trusted besides its own`,
+    json: { ok: true, gate_keys: list },
+  };
 }

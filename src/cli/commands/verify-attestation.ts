@@ -4,6 +4,7 @@ import { verifyAttestation } from "../../attest/verify-attestation.js";
 import { readTrustFile } from "../../ci/read-trust-file.js";
 import { UsageError } from "../../errors/errors.js";
 import { readRunFile } from "../../store/run-file.js";
+import { requireGateSigned, trustedGateKeys } from "../../trust/gate-statement.js";
 import { parsePublicKeyLine } from "../../trust/keys.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
@@ -27,8 +28,18 @@ export function runVerifyAttestation(
     if (!key) throw new UsageError(`--attester ${file} is not an ed25519: public key line (a NAME.pub from twinlock keygen)`);
     attesters.set(line, key);
   }
+  if (o.trust === undefined)
+    throw new UsageError(
+      "give --trust FILE: the twinlock.yaml (from a branch the agent cannot write) whose gate_keys: pin the gate that recorded the run, and whose reviewers: signed its receipts",
+    );
   const run = readRunFile(o.run).file;
-  const reviewers = o.trust === undefined ? undefined : readTrustFile({ file: o.trust, cwd: process.cwd() }).config;
+  const reviewers = readTrustFile({ file: o.trust, cwd: process.cwd() }).config;
+  // The run the receipts are held against is evidence only under a trusted gate's signatures (head and own records).
+  requireGateSigned(
+    run,
+    trustedGateKeys(reviewers),
+    `verify-attestation refused (gate signature of --run ${o.run}; trusted: the gate_keys of ${o.trust})`,
+  );
   const lines: string[] = [];
   const results: Array<{ file: string; ok: boolean; detail: string }> = [];
   for (const file of files) {

@@ -5,6 +5,7 @@ import { UsageError } from "../../errors/errors.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { type LoadedRun, readRunFile } from "../../store/run-file.js";
 import type { SuiteConfig } from "../../suite/suite-config.js";
+import { requireGateSigned, trustedGateKeys } from "../../trust/gate-statement.js";
 import { judgeRunReceipts } from "../../trust/judge-run-receipts.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
@@ -50,6 +51,7 @@ async function receiptsAndTrust(
       throw new UsageError(
         `${file} is the trust of suite ${trust.suite_id}, but the run is of ${run.state.suite.suite_id}; give that suite's trust file`,
       );
+    requireGateSigned(run.file, trustedGateKeys(config), `verify-receipts refused (gate signature; trusted: the gate_keys of ${file})`);
     return {
       run,
       config,

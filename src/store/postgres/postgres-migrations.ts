@@ -86,4 +86,18 @@ CREATE TABLE twinlock_challenges (
 );
 `,
   },
+  {
+    version: 3,
+    name: "the gate's own signing key and the other gates it trusts (trust files), and each run's signed head",
+    sql: `
+-- The team store's Ed25519 key (gate-key.pem), made once under the trust files' lock: it signs the gate's own
+-- records, checkpoint heads and exports. Only the database's owner and the gate servers can read it, never an agent.
+-- gate-keys.json: the other gates whose signed runs it imports (twinlock trust add-gate-key).
+ALTER TABLE twinlock_home_files DROP CONSTRAINT twinlock_home_files_name_check;
+ALTER TABLE twinlock_home_files ADD CONSTRAINT twinlock_home_files_name_check
+  CHECK (name IN ('pins.json', 'reviewers.json', 'gate-key.pem', 'gate-keys.json') OR name ~ '^tokens/tok_[0-9a-f]{16}[.](json|key)$');
+-- The gate's signature of each run's head as this store recorded it (JSON; NULL for runs written before gates signed).
+ALTER TABLE twinlock_runs ADD COLUMN head_signature text;
+`,
+  },
 ];

@@ -7,9 +7,12 @@ import { ConflictError, IntegrityError, RefusalError, UsageError } from "../../e
 import type { ConsumedConsent } from "../../home/consumed-consents.js";
 import { storeFetchedBlob } from "../../home/frozen-bytes.js";
 import { type GateHome, openGateHome } from "../../home/gate-home.js";
+import { requireTrustedGateSignatures } from "../../home/trusted-gate-keys.js";
 import { applyEvent } from "../../run/apply-event.js";
 import { hashEvent } from "../../run/event-chain.js";
 import { EventSchema, RUN_FORMAT, RUN_ID_PATTERN, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
+import { ensureGateKey } from "../../trust/gate-key.js";
+import { signHead } from "../../trust/gate-statement.js";
 import { appendTo, type EventDraft, type LoadedRun, verifyRunFile } from "../run-file.js";
 import {
   consentHashesOf,
@@ -110,15 +113,26 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
     const file =
       known && from > 0
         ? extendVerified(known, added, r, ref)
-        : parseWhole({ format: RUN_FORMAT, revision: r.revision, head: r.head, state: JSON.parse(r.state), events: added }, ref);
+        : parseWhole(
+            {
+              format: RUN_FORMAT,
+              revision: r.revision,
+              head: r.head,
+              ...headSignatureOf(r),
+              state: JSON.parse(r.state),
+              events: added,
+              ...headSignatureOf(r),
+            },
+            ref,
+          );
     verifiedRuns.set(r.run_id, file);
     return { file, runId: r.run_id };
   }
 
   /** A run's row, by ID or by the name it was created under (locked for the transaction when asked). */
   async function runRow(client: pg.PoolClient | pg.Pool, ref: string, lock: boolean) {
-    const row = await client.query<{ run_id: string; revision: number; head: string; state: string }>(
-      `SELECT run_id, revision, head, state FROM twinlock_runs WHERE ${RUN_ID_PATTERN.test(ref) ? "run_id" : "name"} = $1${lock ? " FOR UPDATE" : ""}`,
+    const row = await client.query<{ run_id: string; revision: number; head: string; state: string; head_signature: string | null }>(
+      `SELECT run_id, revision, head, state, head_signature FROM twinlock_runs WHERE ${RUN_ID_PATTERN.test(ref) ? "run_id" : "name"} = $1${lock ? " FOR UPDATE" : ""}`,
       [ref],
     );
     return row.rows[0];
@@ -137,7 +151,12 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
     return file;
   }
 
-  function extendVerified(known: RunFile, added: RunEvent[], row: { revision: number; head: string; state: string }, ref: string): RunFile {
+  function extendVerified(
+    known: RunFile,
+    added: RunEvent[],
+    row: { revision: number; head: string; state: string; head_signature: string | null },
+    ref: string,
+  ): RunFile {
     let state = known.state;
     let prev = known.head;
     for (const [i, e] of added.entries()) {
@@ -154,7 +173,14 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
       canonicalJson(state) !== canonicalJson(JSON.parse(row.state))
     )
       throw new IntegrityError(`run ${ref} in ${label}: its head or state is not what its events give; the database was edited by hand`);
-    return { format: RUN_FORMAT, revision: row.revision, head: row.head, state, events: [...known.events, ...added] };
+    return {
+      format: RUN_FORMAT,
+      revision: row.revision,
+      head: row.head,
+      state,
+      events: [...known.events, ...added],
+      ...headSignatureOf(row),
+    };
   }
 
   function verified(ref: string, file: RunFile): LoadedRun {
@@ -270,7 +296,8 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
       );
     },
     async create(ref, drafts, now) {
-      const run = appendTo(undefined, drafts, now);
+      const gate = await ensureGateKey(home).catch((e) => Promise.reject(describeDatabaseError(e, label)));
+      const run = appendTo(undefined, drafts, now, gate);
       const id = run.state.run_id;
       // A run is named by its creator (as a run file names a folder-store run) and always answers to its ID too.
       requireRef(ref);
@@ -278,8 +305,8 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
       const name = RUN_ID_PATTERN.test(ref) ? null : ref;
       await transaction(async (client) => {
         const inserted = await client.query(
-          "INSERT INTO twinlock_runs (run_id, name, home_id, revision, head, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT DO NOTHING",
-          [id, name, home.id, run.revision, run.head, JSON.stringify(run.state), now],
+          "INSERT INTO twinlock_runs (run_id, name, home_id, revision, head, state, created_at, updated_at, head_signature) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) ON CONFLICT DO NOTHING",
+          [id, name, home.id, run.revision, run.head, JSON.stringify(run.state), now, signatureText(run)],
         );
         if (inserted.rowCount === 0)
           throw new RefusalError(`a run named ${ref} already exists in ${label}; choose another name or continue that run`);
@@ -296,12 +323,17 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
       if (RUN_ID_PATTERN.test(ref) && ref !== id)
         throw new UsageError(`${ref} is another run's ID; import under the run's own ID or a name`);
       requireFinishedForImport(file, label);
+      await home.shared?.refresh();
+      await requireTrustedGateSignatures(home, file);
+      // The store records the imported head as its own checkpoint, signed by its own key.
+      const gate = await ensureGateKey(home).catch((e) => Promise.reject(describeDatabaseError(e, label)));
+      const recorded: RunFile = { ...file, gate_signature: signHead(file, gate, "checkpoint") };
       // Checked against their sha256 as they are kept; then sent with the run, in its transaction.
       for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(copy, entry.sha256, frozen(entry));
       await transaction(async (client) => {
         const at = file.events[file.events.length - 1]?.at ?? new Date().toISOString();
         const inserted = await client.query(
-          "INSERT INTO twinlock_runs (run_id, name, home_id, revision, head, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
+          "INSERT INTO twinlock_runs (run_id, name, home_id, revision, head, state, created_at, updated_at, head_signature) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING",
           [
             id,
             RUN_ID_PATTERN.test(ref) ? null : ref,
@@ -311,6 +343,7 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
             JSON.stringify(file.state),
             file.events[0]?.at ?? at,
             at,
+            signatureText(recorded),
           ],
         );
         if (inserted.rowCount === 0)
@@ -321,7 +354,7 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
         await consume(client, id, file.events);
         for (const c of consentHashesOf(file)) await markUsed(client, id, c);
       });
-      return { path: id, file, state: file.state };
+      return { path: id, file: recorded, state: file.state };
     },
     async update<T>(
       ref: string,
@@ -330,6 +363,8 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
     ) {
       requireRef(ref);
       await follow(undefined);
+      // Made (once) before the transaction: making it takes a connection and the trust files' lock of its own.
+      const gate = await ensureGateKey(home).catch((e) => Promise.reject(describeDatabaseError(e, label)));
       return transaction(async (client) => {
         const found = await load(client, ref, true);
         if (!found) throw new UsageError(`no run ${ref} in ${label}`);
@@ -343,19 +378,16 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
         const { events, result } = await decide(current);
         if (events.length === 0) return { run: current, result, committed: undefined };
         const now = (options.now ?? (() => new Date()))();
-        const next = appendTo(current.file, events, now);
+        const next = appendTo(current.file, events, now, gate);
         const added = next.events.slice(current.file.events.length);
         // The frozen bytes a decision names go in with it: the decision is whole or absent, bytes included.
         await shared.uploadFrozen(client, frozenFilesOf(added));
         await insertEvents(client, id, added);
         await consume(client, id, added);
-        await client.query("UPDATE twinlock_runs SET revision = $2, head = $3, state = $4, updated_at = $5 WHERE run_id = $1", [
-          id,
-          next.revision,
-          next.head,
-          JSON.stringify(next.state),
-          now,
-        ]);
+        await client.query(
+          "UPDATE twinlock_runs SET revision = $2, head = $3, state = $4, updated_at = $5, head_signature = $6 WHERE run_id = $1",
+          [id, next.revision, next.head, JSON.stringify(next.state), now, signatureText(next)],
+        );
         return { run: { path: id, file: next, state: next.state }, result, committed: next };
       }).then(({ committed, ...out }) => {
         // Only what was committed is remembered as verified.
@@ -524,5 +556,20 @@ export function redact(url: string): string {
     return u.toString();
   } catch {
     return "postgres://…";
+  }
+}
+
+/** A run's head signature as its row keeps it (JSON text), or null. */
+function signatureText(file: RunFile): string | null {
+  return file.gate_signature ? JSON.stringify(file.gate_signature) : null;
+}
+
+/** The `gate_signature` of a run file from its row's head signature; nothing when the row has none (the run schema checks its form). */
+function headSignatureOf(row: { head_signature: string | null }): { gate_signature?: RunFile["gate_signature"] } {
+  if (row.head_signature === null) return {};
+  try {
+    return { gate_signature: JSON.parse(row.head_signature) as RunFile["gate_signature"] };
+  } catch {
+    throw new IntegrityError("a run's head signature in the database is not JSON; the database was edited by hand");
   }
 }

@@ -80,7 +80,13 @@ export function postgresSharedHome(
 
   /** Remove the copy's trust files the database does not hold (each written file was replaced atomically first). */
   function removeFilesNotIn(held: ReadonlySet<string>): void {
-    const names = ["pins.json", "reviewers.json", ...listHomeSubdir(copy, "tokens").map((n) => `tokens/${n}`)];
+    const names = [
+      "pins.json",
+      "reviewers.json",
+      "gate-key.pem",
+      "gate-keys.json",
+      ...listHomeSubdir(copy, "tokens").map((n) => `tokens/${n}`),
+    ];
     for (const name of names) if (isSharedHomeFile(name) && !held.has(name)) writeHomeText(homeFilePath(copy, name), null);
   }
 
