@@ -6,13 +6,12 @@ import { GENESIS } from "../run/event-chain.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
 import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
 import { appendTo, type EventDraft, type LoadedRun, readRunFile, serializeRunFile, verifyRunFile } from "../store/run-file.js";
-import { withFileLock } from "../store/run-file-lock.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import { consentHashesOf, frozenFilesOf, requireFinishedForImport } from "../store/run-store.js";
 import { markConsentConsumed } from "./consumed-consents.js";
 import { storeFetchedBlob } from "./frozen-bytes.js";
 import type { GateHome } from "./gate-home.js";
-import { readCheckpoint, reconcileWithCheckpoint, withCheckpointLock, writeCheckpoint } from "./run-checkpoints.js";
+import { readCheckpoint, reconcileWithCheckpoint, withCheckpointLock, withRunPathLock, writeCheckpoint } from "./run-checkpoints.js";
 
 /**
  * A run file read, verified (chain, replay, state) and set against its
@@ -46,7 +45,7 @@ const READ_RETRIES = 12;
  */
 export async function createRun(runFile: string, home: GateHome, drafts: EventDraft[], now: Date): Promise<LoadedRun> {
   const abs = resolveRunFile(runFile);
-  return withFileLock(abs, async () => {
+  return withRunPathLock(home, abs, async () => {
     if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; choose another name or continue that run`);
     removeDeadTempFiles(abs);
     const run = appendTo(undefined, drafts, now);
@@ -68,8 +67,8 @@ export async function createRun(runFile: string, home: GateHome, drafts: EventDr
 }
 
 /**
- * The one way to change a run: lock the run file, then the home's lock of
- * the run; verify the file and set it against its checkpoint; check the
+ * The one way to change a run: take the home's lock of the run (a fair
+ * queue in the gate home, by run ID); verify the file and set it against its checkpoint; check the
  * caller's expected revision; let `decide` turn the run into new events (or
  * throw a refusal, writing nothing); write the checkpoint with those events,
  * apply their effects in the home (a consumed consent), then replace the
@@ -85,9 +84,14 @@ export async function updateRun<T>(
   const abs = resolveRunFile(runFile);
   if (!exists(abs))
     throw new UsageError(`run file ${runFile} does not exist; create it with \`twinlock init-run ${runFile} --suite DIR --planner ID\``);
-  return withFileLock(abs, async () => {
-    const verified = readRunFile(abs);
-    return withCheckpointLock(home, verified.state.run_id, async () => {
+  // The run's lock is the home's, by run ID (never a lock beside the run file, which the agent could hold): the ID is
+  // read from the file, then the file is read again under the lock, and a file swapped for another run's meanwhile
+  // is followed to that run's lock (a few times at most).
+  let runId = readRunFile(abs).state.run_id;
+  for (let attempt = 0; ; attempt++) {
+    const landed = await withCheckpointLock(home, runId, async (): Promise<{ done: { run: LoadedRun; result: T } } | { moved: string }> => {
+      const verified = readRunFile(abs);
+      if (verified.state.run_id !== runId) return { moved: verified.state.run_id };
       const reconciled = reconcileWithCheckpoint(home, verified.file, runFile);
       if (reconciled.rolledForward.length > 0) {
         applyHomeEffects(home, reconciled.rolledForward, reconciled.file.state.run_id);
@@ -101,7 +105,7 @@ export async function updateRun<T>(
         );
       }
       const { events, result } = await decide(current);
-      if (events.length === 0) return { run: current, result };
+      if (events.length === 0) return { done: { run: current, result } };
       const now = (options.now ?? (() => new Date()))();
       const next = appendTo(current.file, events, now);
       const added = next.events.slice(current.file.events.length);
@@ -118,9 +122,15 @@ export async function updateRun<T>(
       applyHomeEffects(home, added, next.state.run_id);
       removeDeadTempFiles(abs);
       atomicWriteFile(abs, serializeRunFile(next));
-      return { run: { path: abs, file: next, state: next.state }, result };
+      return { done: { run: { path: abs, file: next, state: next.state }, result } };
     });
-  });
+    if ("done" in landed) return landed.done;
+    if (attempt >= 3)
+      throw new ConflictError(
+        `run file ${runFile} keeps changing to another run (now ${landed.moved}) while it is being written; stop whatever replaces it and run the command again`,
+      );
+    runId = landed.moved;
+  }
 }
 
 /**
@@ -147,7 +157,7 @@ export async function importRunFile(
     );
   const abs = resolveRunFile(runFile);
   for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(home, entry.sha256, frozen(entry));
-  return withFileLock(abs, async () => {
+  return withRunPathLock(home, abs, async () => {
     if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; import under another name`);
     return withCheckpointLock(home, runId, () => {
       const known = readCheckpoint(home, runId);
