@@ -10,6 +10,7 @@ import { resolveRunFile } from "../store/run-folder.js";
 import { consentHashesOf, frozenFilesOf, requireFinishedForImport } from "../store/run-store.js";
 import { markConsentConsumed } from "./consumed-consents.js";
 import { storeFetchedBlob } from "./frozen-bytes.js";
+import { recordRunBlobs, withBlobsLock } from "./frozen-quota.js";
 import type { GateHome } from "./gate-home.js";
 import { readCheckpoint, reconcileWithCheckpoint, withCheckpointLock, withRunPathLock, writeCheckpoint } from "./run-checkpoints.js";
 
@@ -156,6 +157,18 @@ export async function importRunFile(
       `run ${runId} was created in gate home ${file.state.home_id}, not in this one (${home.id}); a run file stays with its home — import it into a team store (--store postgres://…) instead`,
     );
   const abs = resolveRunFile(runFile);
+  // The frozen bytes and the run's record of them land under the blobs lock, so the collector never takes them between.
+  return withBlobsLock(home, () => importUnderBlobsLock(abs, runFile, runId, home, file, frozen));
+}
+
+async function importUnderBlobsLock(
+  abs: string,
+  runFile: string,
+  runId: string,
+  home: GateHome,
+  file: RunFile,
+  frozen: (entry: ManifestEntry) => Buffer,
+): Promise<LoadedRun> {
   for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(home, entry.sha256, frozen(entry));
   return withRunPathLock(home, abs, async () => {
     if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; import under another name`);
@@ -190,8 +203,14 @@ export async function importRunFile(
   });
 }
 
-/** What recorded events change in the home itself: an admission consumes its consent there. */
+/**
+ * What recorded events change in the home itself: an admission consumes its
+ * consent there; a freeze records the frozen files the run uses (what the
+ * collector of `twinlock home gc` keeps).
+ */
 function applyHomeEffects(home: GateHome, events: readonly RunEvent[], runId: string): void {
+  const frozen = frozenFilesOf(events);
+  if (frozen.length > 0) recordRunBlobs(home, runId, frozen);
   for (const e of events) {
     if (e.type !== "admitted") continue;
     const receipt = e.data.receipt as { consent_hash: string; planner: string; executor: string };
