@@ -1,4 +1,4 @@
-import { lstatSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { requirePlainPath } from "../input/parse-input.js";
@@ -86,9 +86,10 @@ export async function updateRun<T>(
   if (!exists(abs))
     throw new UsageError(`run file ${runFile} does not exist; create it with \`twinlock init-run ${runFile} --suite DIR --planner ID\``);
   // The run's lock is the home's, by run ID (never a lock beside the run file, which the agent could hold): the ID is
-  // read from the file, then the file is read again under the lock, and a file swapped for another run's meanwhile
-  // is followed to that run's lock (a few times at most).
-  let runId = readRunFile(abs).state.run_id;
+  // peeked from the file's first bytes (unverified: verifying there, outside the lock, would have every waiting writer
+  // verify the run at once), then the file is read and verified under the lock, and a file that names another run
+  // (swapped meanwhile, or a peeked ID that lied) is followed to that run's lock (a few times at most).
+  let runId = peekRunId(abs) ?? readRunFile(abs).state.run_id;
   for (let attempt = 0; ; attempt++) {
     const landed = await withCheckpointLock(home, runId, async (): Promise<{ done: { run: LoadedRun; result: T } } | { moved: string }> => {
       const verified = readRunFile(abs);
@@ -234,5 +235,33 @@ function exists(abs: string): boolean {
     if (code === "ENOENT") return false;
     if (code === "EACCES" || code === "EPERM") return true;
     throw new UsageError(`run file ${abs} cannot be used (${code}); give a shorter or valid path`, { cause: error });
+  }
+}
+
+/** How much of a run file is read to peek at its run ID (`state.run_id` comes in its first lines). */
+const PEEK_BYTES = 16 * 1024;
+
+/**
+ * The run ID a run file names near its start, unverified (the file is read
+ * and verified again under the run's lock): undefined when it cannot tell.
+ */
+function peekRunId(abs: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(PEEK_BYTES);
+    const n = readSync(fd, buffer, 0, PEEK_BYTES, 0);
+    return /^\{\s*"format": "[^"]{1,40}",\s*"revision": \d{1,15},\s*"head": "[^"]{1,100}",\s*"state": \{\s*"run_id": "(run_[0-9a-f]{16})"/.exec(
+      buffer.subarray(0, n).toString("latin1"),
+    )?.[1];
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
