@@ -191,6 +191,7 @@ const HOME_COMMANDS = new Set([
   "exec",
   "install",
   "uninstall",
+  "gc",
 ]);
 
 export { VERSION };

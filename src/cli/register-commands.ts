@@ -324,6 +324,12 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
         sink(await (what === "install" ? m.runHooksInstall(opts) : m.runHooksUninstall(opts)));
       });
 
+  const home = program.command("home").description("the gate home itself: its frozen files and their quota");
+  home
+    .command("gc")
+    .description("delete the frozen files no run of the gate home uses; print what remains against the quota")
+    .action(async (opts) => sink(await (await import("./commands/home.js")).runHomeGc(opts)));
+
   const trust = program.command("trust").description("the gate home's pinned suites: what runs are judged by");
   trust
     .command("pin")

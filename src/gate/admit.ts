@@ -119,10 +119,12 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
   const { result } = await input.store.update(
     input.run,
     (current) => {
-      if (current.file.head !== headSeen)
-        throw new ConflictError(`run file ${input.run} changed while admission was checking it; run admit again`);
+      // The run as the home knows it now decides: a change that makes a check fail (a stop that landed first) is a
+      // refusal naming that check; any other change since the facts were gathered is a conflict.
       const r = evaluate(input, current.state, pickWorkflow(current.state, input.executor, input.planner), gathered, { ok: true }, now());
       if (!r.wf || !r.request || !r.checks.every((c) => c.ok)) return { events: [], result: report(r.wf, r.checks, r.request) };
+      if (current.file.head !== headSeen)
+        throw new ConflictError(`run file ${input.run} changed while admission was checking it; run admit again`);
       const wf = r.wf;
       const consent = wf.consents[wf.consents.length - 1] as Workflow["consents"][number];
       const handoff = wf.handoff as NonNullable<Workflow["handoff"]>;

@@ -21,8 +21,8 @@ export async function raiseStop(input: {
   actor: string;
   now?: () => Date;
 }): Promise<LoadedRun> {
-  // The sessions end first, in the gate home: the run file's lock sits in the agent's folder, and an agent holding it
-  // (a planted lock kept fresh) would otherwise keep its session alive for as long as the stop waits.
+  // The sessions end first, in the gate home: a stop waits its turn in the run's queue behind writes asked for
+  // earlier, and the agent's session must not stay alive for as long as it waits.
   const runFile = input.store.runFolder(input.run) === undefined ? undefined : boundRunFile(input.run);
   const ended = runFile === undefined ? [] : await endSessionsOfRun(input.store.home, runFile, input.workflow);
   const { run } = await input.store

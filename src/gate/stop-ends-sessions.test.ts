@@ -3,6 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { ConflictError } from "../errors/errors.js";
+import { withCheckpointLock } from "../home/run-checkpoints.js";
+import { readRun } from "../home/run-ledger.js";
 import { bindingFile } from "../home/session-binding.js";
 import { verifyBinding } from "../hook/verify-binding.js";
 import { bindTestSession } from "../test-support/bound-session.js";
@@ -24,15 +26,37 @@ async function boundSession() {
 }
 
 describe("a stop and the bound session", () => {
-  it("ends the executor's session even while the agent holds a lock it planted beside the run file, and says the stop is not recorded", async () => {
+  it("ends the executor's session and records the stop even while the agent holds a lock it planted beside the run file", async () => {
     const { g, env, file } = await boundSession();
     expect(verifyBinding(env, g.home, new Date()).ok).toBe(true);
-    // The agent's planted lock: an owner that is alive (pid 1) and a folder kept fresh.
+    // The agent's planted lock: an owner that is alive (pid 1) and a folder kept fresh. The run's lock is the home's: ignored.
     const lockDir = `${g.runFile}.lock`;
     mkdirSync(lockDir);
     writeFileSync(path.join(lockDir, "owner"), JSON.stringify({ pid: 1, host: os.hostname(), token: "a" }));
     const future = new Date(Date.now() + 3_600_000);
     utimesSync(lockDir, future, future);
+    const run = await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", actor: "person" });
+    expect(run.state.stops.map((x) => x.reason)).toEqual(["halt"]);
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(lockDir)).toBe(true);
+  });
+
+  it("ends the executor's session even while a write holds the run's lock past the wait, and says the stop is not recorded", async () => {
+    const { g, env, file } = await boundSession();
+    expect(verifyBinding(env, g.home, new Date()).ok).toBe(true);
+    const runId = readRun(g.runFile, homeOf(g)).state.run_id;
+    let release = () => {};
+    let entered = () => {};
+    const inside = new Promise<void>((r) => {
+      entered = r;
+    });
+    const holder = withCheckpointLock(homeOf(g), runId, () => {
+      entered();
+      return new Promise<void>((r) => {
+        release = r;
+      });
+    });
+    await inside;
     // The stop's wait for the lock runs out at once: each look at the clock finds it 10 s later.
     let clock = Date.now();
     vi.spyOn(Date, "now").mockImplementation(() => {
@@ -41,9 +65,13 @@ describe("a stop and the bound session", () => {
     });
     const error = await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", actor: "person" }).catch((e: unknown) => e);
     vi.restoreAllMocks();
+    release();
+    await holder;
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as Error).message).toMatch(
-      /^the agent session of MD-30 is ended \(every hooked tool call is now denied\), but the stop is not recorded: .* is locked by another twinlock process \(pid 1 /,
+      new RegExp(
+        `^the agent session of MD-30 is ended \\(every hooked tool call is now denied\\), but the stop is not recorded: run ${runId} is locked by another twinlock process \\(pid ${process.pid}\\)`,
+      ),
     );
     expect(existsSync(file)).toBe(false);
     expect(verifyBinding(env, g.home, new Date())).toMatchObject({ ok: false, reason: expect.stringMatching(/^no session of MD-30/) });

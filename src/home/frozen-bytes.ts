@@ -5,6 +5,7 @@ import {
   constants,
   fstatSync,
   fsyncSync,
+  ftruncateSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -30,12 +31,16 @@ import {
 } from "../handoff/hash-handoff.js";
 import { openBeneath } from "../input/open-beneath.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
-import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
+import { atomicWriteFile, diskFullRefusal, fsyncDir, isDiskFull } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
+import { type FrozenBudget, frozenBudget, storedBytes } from "./frozen-quota.js";
 import { gateFolders } from "./gate-folders.js";
 import { type GateHome, homeLabel, homeSubdir } from "./gate-home.js";
 
 const CHUNK = 1024 * 1024;
+/** The copy skips writing blocks of zeros this size (they stay holes, taking no space): a sparse file stays sparse. */
+const BLOCK = 4096;
+const ZEROS = Buffer.alloc(BLOCK);
 
 /**
  * A handoff copied into the gate home at one instant: the manifest and hash
@@ -58,35 +63,61 @@ export interface HandoffSnapshot {
  * they are copied (SPEC §9 frozen bytes). What is hashed is what is stored,
  * so an edit during or after the copy cannot slip in. Symlinks and special
  * files are refused, as by `hashHandoff`. `confine` judges the folder's real
- * path before anything is read.
+ * path before anything is read. The home's quota on frozen bytes (per run
+ * when `quota.runId` is given, and per home) is checked before anything is
+ * copied, from the bytes the files take on disk, and again as the copy is
+ * written; a full disk is a refusal that leaves nothing behind.
  */
-export function snapshotHandoff(home: GateHome, handoffDir: string, confine?: (realRoot: string) => void): HandoffSnapshot {
+export function snapshotHandoff(
+  home: GateHome,
+  handoffDir: string,
+  confine?: (realRoot: string) => void,
+  quota: { runId?: string } = {},
+): HandoffSnapshot {
   // Never the home, nor a key folder, nor a folder holding one, by the name given and by its real path (a link in the
   // agent's folder into the home): the copy would take the home's keys and tokens along. Resolved once, before
   // listing (the rules admission's re-hash obeys too); every file is then opened and checked against this very path.
   const root = resolveHandoffRoot(handoffDir, gateFolders(home), confine);
   const rel = listHandoffFiles(root);
+  const budget = frozenBudget(home, quota.runId);
+  let incoming = 0;
+  for (const p of rel) {
+    try {
+      incoming += storedBytes(lstatSync(path.join(root, ...p.split("/"))));
+    } catch {
+      // Gone since the listing: the copy says so.
+    }
+  }
+  if (incoming > budget.left) budget.refuse(incoming);
   const tmp = homeSubdir(home, "tmp");
   // The home's own scratch folder, out of the agent's reach: a dead freeze's copy is removed whole.
   removeLeftoversOfDeadWriters(tmp, "snap-", /^(\d+)-[0-9a-f]+$/, (entry) => rmSync(entry, { recursive: true, force: true }));
   const dir = path.join(tmp, `snap-${process.pid}-${randomBytes(6).toString("hex")}`);
-  mkdirSync(dir, { mode: 0o700 });
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
+    mkdirSync(dir, { mode: 0o700 });
     let total = 0;
+    const stored = { bytes: 0 };
     const files: ManifestEntry[] = rel.map((p) => {
       const target = path.join(dir, ...p.split("/"));
       mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-      const digest = copyHashing(root, p, target, MAX_HANDOFF_BYTES - total);
+      const digest = copyHashing(root, p, target, MAX_HANDOFF_BYTES - total, budget, stored);
       total += digest.size;
       return { path: p, ...digest };
     });
     const keep = () => {
-      for (const f of files) storeBlob(home, path.join(dir, ...f.path.split("/")), f.sha256);
+      try {
+        for (const f of files) storeBlob(home, path.join(dir, ...f.path.split("/")), f.sha256);
+      } catch (error) {
+        // Blobs stored before the disk filled are used by no run: `twinlock home gc` collects them.
+        if (isDiskFull(error)) throw diskFullRefusal(error, path.join(home.dir, "blobs"));
+        throw error;
+      }
     };
     return { hash: manifestHash(files), files, dir, keep, dispose };
   } catch (error) {
     dispose();
+    if (isDiskFull(error)) throw diskFullRefusal(error, tmp);
     throw error;
   }
 }
@@ -273,7 +304,14 @@ function storeBlob(home: GateHome, staged: string, sha256: string): void {
  * is copied: a file that grows or shrinks meanwhile is refused, so an agent
  * appending to it can neither slip bytes in nor make the copy endless.
  */
-function copyHashing(root: string, rel: string, target: string, budget: number): { size: number; sha256: string } {
+function copyHashing(
+  root: string,
+  rel: string,
+  target: string,
+  budget: number,
+  quota: FrozenBudget,
+  stored: { bytes: number },
+): { size: number; sha256: string } {
   const what = `handoff file ${rel}`;
   let inFd: number;
   try {
@@ -307,12 +345,20 @@ function copyHashing(root: string, rel: string, target: string, budget: number):
       if (n === 0) break;
       const chunk = buffer.subarray(0, n);
       hash.update(chunk);
-      let written = 0;
-      while (written < n) written += writeSync(outFd, chunk, written, n - written);
+      for (let at = 0; at < n; at += BLOCK) {
+        const block = chunk.subarray(at, Math.min(at + BLOCK, n));
+        if (block.equals(ZEROS.subarray(0, block.length))) continue;
+        // Counted as the file system stores it (whole blocks), and refused the moment the quota is passed.
+        stored.bytes += BLOCK;
+        if (stored.bytes > quota.left) quota.refuse(stored.bytes);
+        let written = 0;
+        while (written < block.length) written += writeSync(outFd, block, written, block.length - written, size + at + written);
+      }
       size += n;
     }
     if (size !== stat.size || fstatSync(inFd).size !== stat.size)
       throw new RefusalError(`${what} changed size while it was frozen (${stat.size} bytes at opening); freeze again once it is written`);
+    ftruncateSync(outFd, size);
     fsyncSync(outFd);
     return { size, sha256: hash.digest("hex") };
   } finally {

@@ -1,4 +1,5 @@
 import "../schemas/zod-setup.js";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod/mini";
@@ -8,7 +9,7 @@ import { hashEvent } from "../run/event-chain.js";
 import { EventSchema, HeadSignatureSchema, handoffHash, homeId, type RunEvent, type RunFile, runId } from "../run/run-schema.js";
 import { lazySchema } from "../schemas/lazy-schema.js";
 import { atomicWriteFile } from "../store/atomic-write.js";
-import { withFileLock } from "../store/run-file-lock.js";
+import { withQueueLock } from "../store/queue-lock.js";
 import { type GateHome, homeSubdir, listHomeSubdir } from "./gate-home.js";
 
 /**
@@ -87,10 +88,24 @@ export function listCheckpoints(home: GateHome): Checkpoint[] {
   return found;
 }
 
-/** Run `fn` holding the home's lock of one run: the step where the checkpoint and the run file change together. */
+/**
+ * Run `fn` holding the home's lock of one run (`runs/RUN_ID.queue/`, a fair
+ * queue: see `withQueueLock`): the one lock of a run's writes, kept where the
+ * agent cannot write, so it can neither hold it nor jump its queue.
+ */
 export async function withCheckpointLock<T>(home: GateHome, id: string, fn: () => T | Promise<T>): Promise<T> {
+  const file = checkpointFile(home, id);
   homeSubdir(home, "runs");
-  return withFileLock(checkpointFile(home, id), fn);
+  return withQueueLock(file.replace(/\.json$/, ".queue"), fn, `run ${id}`);
+}
+
+/**
+ * Run `fn` holding the home's lock of a run file's path (`runs/file-HASH.queue/`):
+ * creating or importing a run at a path, before the file (and so its run ID) exists.
+ */
+export async function withRunPathLock<T>(home: GateHome, absRunFile: string, fn: () => T | Promise<T>): Promise<T> {
+  const hash = createHash("sha256").update(absRunFile).digest("hex").slice(0, 32);
+  return withQueueLock(path.join(homeSubdir(home, "runs"), `file-${hash}.queue`), fn, `run file ${absRunFile}`);
 }
 
 /** A run file set against its checkpoint: itself, or rolled forward by the checkpoint's last write. */

@@ -1,4 +1,4 @@
-import { lstatSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
@@ -7,15 +7,15 @@ import { GENESIS } from "../run/event-chain.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
 import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
 import { appendTo, type EventDraft, type LoadedRun, readRunFile, serializeRunFile, verifyRunFile } from "../store/run-file.js";
-import { withFileLock } from "../store/run-file-lock.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import { consentHashesOf, frozenFilesOf, requireFinishedForImport } from "../store/run-store.js";
 import { ensureGateKey } from "../trust/gate-key.js";
 import { signHead } from "../trust/gate-statement.js";
 import { markConsentConsumed } from "./consumed-consents.js";
 import { storeFetchedBlob } from "./frozen-bytes.js";
+import { recordRunBlobs, withBlobsLock } from "./frozen-quota.js";
 import type { GateHome } from "./gate-home.js";
-import { readCheckpoint, reconcileWithCheckpoint, withCheckpointLock, writeCheckpoint } from "./run-checkpoints.js";
+import { readCheckpoint, reconcileWithCheckpoint, withCheckpointLock, withRunPathLock, writeCheckpoint } from "./run-checkpoints.js";
 import { requireTrustedGateSignatures } from "./trusted-gate-keys.js";
 
 /**
@@ -84,7 +84,7 @@ function checkpointJustWritten(home: GateHome, runId: string): boolean {
 export async function createRun(runFile: string, home: GateHome, drafts: EventDraft[], now: Date): Promise<LoadedRun> {
   const abs = resolveRunFile(runFile);
   const gate = await ensureGateKey(home);
-  return withFileLock(abs, async () => {
+  return withRunPathLock(home, abs, async () => {
     if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; choose another name or continue that run`);
     removeDeadTempFiles(abs);
     const run = appendTo(undefined, drafts, now, gate);
@@ -107,8 +107,8 @@ export async function createRun(runFile: string, home: GateHome, drafts: EventDr
 }
 
 /**
- * The one way to change a run: lock the run file, then the home's lock of
- * the run; verify the file and set it against its checkpoint; check the
+ * The one way to change a run: take the home's lock of the run (a fair
+ * queue in the gate home, by run ID); verify the file and set it against its checkpoint; check the
  * caller's expected revision; let `decide` turn the run into new events (or
  * throw a refusal, writing nothing); write the checkpoint with those events,
  * apply their effects in the home (a consumed consent), then replace the
@@ -125,9 +125,15 @@ export async function updateRun<T>(
   if (!exists(abs))
     throw new UsageError(`run file ${runFile} does not exist; create it with \`twinlock init-run ${runFile} --suite DIR --planner ID\``);
   const gate = await ensureGateKey(home);
-  return withFileLock(abs, async () => {
-    const verified = readRunFile(abs);
-    return withCheckpointLock(home, verified.state.run_id, async () => {
+  // The run's lock is the home's, by run ID (never a lock beside the run file, which the agent could hold): the ID is
+  // peeked from the file's first bytes (unverified: verifying there, outside the lock, would have every waiting writer
+  // verify the run at once), then the file is read and verified under the lock, and a file that names another run
+  // (swapped meanwhile, or a peeked ID that lied) is followed to that run's lock (a few times at most).
+  let runId = peekRunId(abs) ?? readRunFile(abs).state.run_id;
+  for (let attempt = 0; ; attempt++) {
+    const landed = await withCheckpointLock(home, runId, async (): Promise<{ done: { run: LoadedRun; result: T } } | { moved: string }> => {
+      const verified = readRunFile(abs);
+      if (verified.state.run_id !== runId) return { moved: verified.state.run_id };
       const reconciled = reconcileWithCheckpoint(home, verified.file, runFile);
       if (reconciled.rolledForward.length > 0) {
         applyHomeEffects(home, reconciled.rolledForward, reconciled.file.state.run_id);
@@ -141,7 +147,7 @@ export async function updateRun<T>(
         );
       }
       const { events, result } = await decide(current);
-      if (events.length === 0) return { run: current, result };
+      if (events.length === 0) return { done: { run: current, result } };
       const now = (options.now ?? (() => new Date()))();
       const next = appendTo(current.file, events, now, gate);
       const added = next.events.slice(current.file.events.length);
@@ -159,9 +165,15 @@ export async function updateRun<T>(
       applyHomeEffects(home, added, next.state.run_id);
       removeDeadTempFiles(abs);
       atomicWriteFile(abs, serializeRunFile(next));
-      return { run: { path: abs, file: next, state: next.state }, result };
+      return { done: { run: { path: abs, file: next, state: next.state }, result } };
     });
-  });
+    if ("done" in landed) return landed.done;
+    if (attempt >= 3)
+      throw new ConflictError(
+        `run file ${runFile} keeps changing to another run (now ${landed.moved}) while it is being written; stop whatever replaces it and run the command again`,
+      );
+    runId = landed.moved;
+  }
 }
 
 /**
@@ -188,9 +200,21 @@ export async function importRunFile(
     );
   await requireTrustedGateSignatures(home, file);
   const abs = resolveRunFile(runFile);
+  // The frozen bytes and the run's record of them land under the blobs lock, so the collector never takes them between.
+  return withBlobsLock(home, () => importUnderBlobsLock(abs, runFile, runId, home, file, frozen));
+}
+
+async function importUnderBlobsLock(
+  abs: string,
+  runFile: string,
+  runId: string,
+  home: GateHome,
+  file: RunFile,
+  frozen: (entry: ManifestEntry) => Buffer,
+): Promise<LoadedRun> {
   const gate = await ensureGateKey(home);
   for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(home, entry.sha256, frozen(entry));
-  return withFileLock(abs, async () => {
+  return withRunPathLock(home, abs, async () => {
     if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; import under another name`);
     return withCheckpointLock(home, runId, () => {
       const known = readCheckpoint(home, runId);
@@ -226,8 +250,14 @@ export async function importRunFile(
   });
 }
 
-/** What recorded events change in the home itself: an admission consumes its consent there. */
+/**
+ * What recorded events change in the home itself: an admission consumes its
+ * consent there; a freeze records the frozen files the run uses (what the
+ * collector of `twinlock home gc` keeps).
+ */
 function applyHomeEffects(home: GateHome, events: readonly RunEvent[], runId: string): void {
+  const frozen = frozenFilesOf(events);
+  if (frozen.length > 0) recordRunBlobs(home, runId, frozen);
   for (const e of events) {
     if (e.type !== "admitted") continue;
     const receipt = e.data.receipt as { consent_hash: string; planner: string; executor: string };
@@ -251,5 +281,33 @@ function exists(abs: string): boolean {
     if (code === "ENOENT") return false;
     if (code === "EACCES" || code === "EPERM") return true;
     throw new UsageError(`run file ${abs} cannot be used (${code}); give a shorter or valid path`, { cause: error });
+  }
+}
+
+/** How much of a run file is read to peek at its run ID (`state.run_id` comes in its first lines). */
+const PEEK_BYTES = 16 * 1024;
+
+/**
+ * The run ID a run file names near its start, unverified (the file is read
+ * and verified again under the run's lock): undefined when it cannot tell.
+ */
+function peekRunId(abs: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(PEEK_BYTES);
+    const n = readSync(fd, buffer, 0, PEEK_BYTES, 0);
+    return /^\{\s*"format": "[^"]{1,40}",\s*"revision": \d{1,15},\s*"head": "[^"]{1,100}",\s*"state": \{\s*"run_id": "(run_[0-9a-f]{16})"/.exec(
+      buffer.subarray(0, n).toString("latin1"),
+    )?.[1];
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }

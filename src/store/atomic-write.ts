@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
+import { RefusalError } from "../errors/errors.js";
 import { removeLeftoversOfDeadWriters } from "./is-process-alive.js";
 
 /**
@@ -13,7 +14,12 @@ export function atomicWriteFile(file: string, data: string | Uint8Array, mode = 
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${loadNodeCrypto().randomBytes(6).toString("hex")}.tmp`);
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-  const fd = openSync(tmp, "wx", mode);
+  let fd: number;
+  try {
+    fd = openSync(tmp, "wx", mode);
+  } catch (error) {
+    throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
+  }
   try {
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
@@ -21,16 +27,31 @@ export function atomicWriteFile(file: string, data: string | Uint8Array, mode = 
   } catch (error) {
     closeSync(fd);
     unlinkSync(tmp);
-    throw error;
+    throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
   }
   closeSync(fd);
   try {
     renameSync(tmp, file);
   } catch (error) {
     unlinkSync(tmp);
-    throw error;
+    throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
   }
   fsyncDir(dir);
+}
+
+/** Whether an error is the disk (or the user's disk quota) being full. */
+export function isDiskFull(error: unknown): error is NodeJS.ErrnoException {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOSPC" || code === "EDQUOT";
+}
+
+/** The refusal for a write the full disk stopped: what, where, and that the write left nothing of itself behind. */
+export function diskFullRefusal(error: NodeJS.ErrnoException, where: string): RefusalError {
+  return new RefusalError(
+    `the disk holding ${where} is full (${error.code}); the write was undone and nothing of it was kept — free space on that disk (\`twinlock home gc\` collects frozen files no run uses) and run the command again`,
+    { disk_full: error.code, path: where },
+    { cause: error },
+  );
 }
 
 /** fsync a folder so a rename or create inside it is durable. */

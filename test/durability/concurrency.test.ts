@@ -77,7 +77,7 @@ describe("concurrent writers on one run file (SPEC §7)", () => {
     expect(loaded.state.stops.every((s) => s.resolved_at !== null)).toBe(true);
 
     // The writers really overlapped: some writer's events begin before another's end, so the
-    // lock, not luck of timing, kept them apart. (The lock is not fair; interleaving is not asserted.)
+    // lock, not luck of timing, kept them apart.
     const spans = Array.from({ length: PROCESSES }, (_, p) => {
       const seqs = stopEvents.filter((e) => e.actor === `writer-${p}`).map((e) => e.seq);
       return { first: Math.min(...seqs), last: Math.max(...seqs) };

@@ -168,21 +168,20 @@ describe("a writer killed at random moments (SPEC §7)", () => {
       );
       stats.commandsCompleted += knownCommands - commandsBefore;
 
-      // A lock left behind always names a killed writer (this one, or an earlier one this one was
-      // killed before taking over from), so the next writer takes it over at once.
-      const lockDir = `${runFile}.lock`;
-      if (existsSync(lockDir)) {
-        const ownerFile = path.join(lockDir, "owner");
-        expect(existsSync(ownerFile), `iteration ${i}: the leftover lock names no owner, so only the stale timeout would free it`).toBe(
-          true,
-        );
-        const owner = JSON.parse(readFileSync(ownerFile, "utf8")) as { pid: number; token: string };
-        expect(killed.has(owner.pid), `iteration ${i}: the leftover lock names pid ${owner.pid}, not a killed writer`).toBe(true);
-        if (owner.token !== lastLockToken) stats.killedHoldingLock++;
-        lastLockToken = owner.token;
-      } else {
-        lastLockToken = undefined;
+      // Nothing is locked beside the run file (the run's lock is the gate home's), and every ticket left in the
+      // home's queue of the run names a killed writer (this one, or an earlier one this one was killed before
+      // removing), so the next writer passes it at once.
+      expect(existsSync(`${runFile}.lock`), `iteration ${i}: a lock was made beside the run file`).toBe(false);
+      const runId = (JSON.parse(after) as RunFile).state.run_id;
+      const queue = path.join(homeDir, "runs", `${runId}.queue`);
+      const left = existsSync(queue) ? readdirSync(queue) : [];
+      for (const name of left) {
+        const pid = Number(name.split("-").at(-2));
+        expect(killed.has(pid), `iteration ${i}: the leftover queue entry ${name} is not a killed writer's`).toBe(true);
       }
+      const ticket = left.find((n) => n.startsWith("t-"));
+      if (ticket !== undefined && ticket !== lastLockToken) stats.killedHoldingLock++;
+      lastLockToken = ticket;
       const temps = readdirSync(dir).filter((f) => f.endsWith(".tmp"));
       if (temps.some((t) => !seenTemps.has(t))) stats.killedMidWrite++;
       for (const t of temps) seenTemps.add(t);

@@ -1,0 +1,305 @@
+import { lstatSync, readdirSync, readFileSync, type Stats, unlinkSync } from "node:fs";
+import path from "node:path";
+import { RefusalError, UsageError } from "../errors/errors.js";
+import type { ManifestEntry } from "../handoff/hash-handoff.js";
+import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
+import { withQueueLock } from "../store/queue-lock.js";
+import { type GateHome, homeSubdir } from "./gate-home.js";
+
+/**
+ * The gate home's quota on frozen bytes (the handoff copies it keeps in
+ * `blobs/`), counted as the bytes the files really take on disk (a sparse
+ * file's holes take none). Defaults: realistic handoffs are a plan, a report
+ * and a few records (kilobytes to a few megabytes); the largest evidence
+ * twinlock expects to be frozen whole is well under a gigabyte, and a run
+ * re-frozen tens of times stays under 2 GiB. A home holding many runs' worth
+ * stays under 20 GiB. Set other limits in `settings.json` in the home.
+ */
+export const DEFAULT_FROZEN_BYTES_PER_RUN = 2 * 1024 ** 3;
+export const DEFAULT_FROZEN_BYTES_PER_HOME = 20 * 1024 ** 3;
+
+export interface FrozenQuota {
+  perRun: number;
+  perHome: number;
+  /** Where the limits come from, for messages. */
+  source: string;
+}
+
+const SETTINGS_FORMAT = "twinlock-home-settings/1";
+const MAX_SETTINGS_BYTES = 64 * 1024;
+
+/** The home's limits: `settings.json` in the home when it is there, else the defaults. */
+export function frozenQuota(home: GateHome): FrozenQuota {
+  const file = path.join(home.dir, "settings.json");
+  let text: string;
+  try {
+    const stat = lstatSync(file);
+    if (!stat.isFile() || stat.size > MAX_SETTINGS_BYTES)
+      throw new UsageError(`${file} is not a settings file (a regular file of at most ${MAX_SETTINGS_BYTES} bytes); fix or remove it`);
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      return { perRun: DEFAULT_FROZEN_BYTES_PER_RUN, perHome: DEFAULT_FROZEN_BYTES_PER_HOME, source: "the default" };
+    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`);
+  }
+  let doc: Record<string, unknown>;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new UsageError(
+      `${file} is not JSON; write {"format": "${SETTINGS_FORMAT}", "frozen_bytes_per_run": N, "frozen_bytes_per_home": N}`,
+    );
+  }
+  if (doc === null || typeof doc !== "object" || doc.format !== SETTINGS_FORMAT)
+    throw new UsageError(`${file} is not a twinlock settings file; its "format" must be "${SETTINGS_FORMAT}"`);
+  for (const key of Object.keys(doc))
+    if (!["format", "frozen_bytes_per_run", "frozen_bytes_per_home"].includes(key))
+      throw new UsageError(
+        `${file} has an unknown setting ${JSON.stringify(key.slice(0, 80))}; known: frozen_bytes_per_run, frozen_bytes_per_home`,
+      );
+  const limit = (key: string, fallback: number): number => {
+    const v = doc[key];
+    if (v === undefined) return fallback;
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0)
+      throw new UsageError(`${file}: ${key} must be a whole number of bytes, not ${JSON.stringify(v)}`);
+    return v;
+  };
+  return {
+    perRun: limit("frozen_bytes_per_run", DEFAULT_FROZEN_BYTES_PER_RUN),
+    perHome: limit("frozen_bytes_per_home", DEFAULT_FROZEN_BYTES_PER_HOME),
+    source: file,
+  };
+}
+
+/** The bytes a file really takes on disk: its allocated blocks (never more than its size rounded up to 4 KiB). */
+export function storedBytes(stat: Stats): number {
+  const ceiling = Math.ceil(stat.size / 4096) * 4096;
+  return typeof stat.blocks === "number" ? Math.min(stat.blocks * 512, ceiling) : stat.size;
+}
+
+/** Bytes as messages give them: "1.5 GiB", "512 KiB", "37 bytes". */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} byte${n === 1 ? "" : "s"}`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v >= 10 ? Math.round(v) : Math.round(v * 10) / 10} ${units[u]}`;
+}
+
+/** Every blob in the home with the bytes it takes on disk. */
+function listBlobs(home: GateHome): Array<{ sha256: string; file: string; stored: number }> {
+  const root = path.join(home.dir, "blobs");
+  const found: Array<{ sha256: string; file: string; stored: number }> = [];
+  let prefixes: string[];
+  try {
+    prefixes = readdirSync(root);
+  } catch {
+    return found;
+  }
+  for (const prefix of prefixes) {
+    if (!/^[0-9a-f]{2}$/.test(prefix)) continue;
+    let names: string[];
+    try {
+      names = readdirSync(path.join(root, prefix));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!/^[0-9a-f]{64}$/.test(name) || !name.startsWith(prefix)) continue;
+      const file = path.join(root, prefix, name);
+      try {
+        const stat = lstatSync(file);
+        if (stat.isFile()) found.push({ sha256: name, file, stored: storedBytes(stat) });
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+  return found;
+}
+
+/** The frozen bytes the home holds, as stored on disk. */
+export function homeFrozenUsage(home: GateHome): { bytes: number; blobs: number } {
+  const blobs = listBlobs(home);
+  return { bytes: blobs.reduce((s, b) => s + b.stored, 0), blobs: blobs.length };
+}
+
+const REFS_FORMAT = "twinlock-run-blobs/1";
+
+function refsFile(home: GateHome, runId: string): string {
+  if (!/^run_[0-9a-f]{16}$/.test(runId)) throw new UsageError(`run ID ${JSON.stringify(runId)} is not a twinlock run ID`);
+  return path.join(home.dir, "runs", `${runId}.blobs.json`);
+}
+
+/** The sha256 of every frozen file the home recorded for a run (`runs/RUN_ID.blobs.json`), or undefined when none was recorded. */
+export function runBlobRefs(home: GateHome, runId: string): Set<string> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(refsFile(home, runId), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new UsageError(
+      `cannot read ${refsFile(home, runId)} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`,
+    );
+  }
+  try {
+    const doc = JSON.parse(text) as { format?: unknown; blobs?: unknown };
+    if (doc.format === REFS_FORMAT && Array.isArray(doc.blobs) && doc.blobs.every((b) => typeof b === "string" && /^[0-9a-f]{64}$/.test(b)))
+      return new Set(doc.blobs as string[]);
+  } catch {
+    // Damaged: said below.
+  }
+  throw new UsageError(`${refsFile(home, runId)} is damaged; the gate home cannot tell which frozen files run ${runId} uses`);
+}
+
+/** Record in the home that a run uses these frozen files (before the run file names them; idempotent). */
+export function recordRunBlobs(home: GateHome, runId: string, files: readonly ManifestEntry[]): void {
+  const known = runBlobRefs(home, runId) ?? new Set<string>();
+  const before = known.size;
+  for (const f of files) known.add(f.sha256);
+  if (known.size === before && before > 0) return;
+  homeSubdir(home, "runs");
+  atomicWriteFile(refsFile(home, runId), `${JSON.stringify({ format: REFS_FORMAT, run_id: runId, blobs: [...known].sort() })}\n`, 0o600);
+}
+
+/** The bytes (as stored) of the frozen files a run uses. */
+export function runFrozenUsage(home: GateHome, runId: string): number {
+  const refs = runBlobRefs(home, runId);
+  if (!refs) return 0;
+  let total = 0;
+  for (const sha of refs) {
+    try {
+      total += storedBytes(lstatSync(path.join(home.dir, "blobs", sha.slice(0, 2), sha)));
+    } catch {
+      // Missing: it takes no space (reading the run names it).
+    }
+  }
+  return total;
+}
+
+/** What a freeze may still store, and the refusal when it would store more. */
+export interface FrozenBudget {
+  /** Bytes (as stored) the freeze may still add. */
+  left: number;
+  /** Refuse a freeze that would add `incoming` bytes (as stored). */
+  refuse(incoming: number): never;
+}
+
+/** The budget of one freeze: what is left under the run's and the home's limits. */
+export function frozenBudget(home: GateHome, runId?: string): FrozenBudget {
+  const quota = frozenQuota(home);
+  const homeUsed = homeFrozenUsage(home).bytes;
+  const runUsed = runId === undefined ? 0 : runFrozenUsage(home, runId);
+  const homeLeft = quota.perHome - homeUsed;
+  const runLeft = runId === undefined ? Number.POSITIVE_INFINITY : quota.perRun - runUsed;
+  const byRun = runLeft <= homeLeft;
+  return {
+    left: Math.max(0, Math.min(homeLeft, runLeft)),
+    refuse(incoming: number): never {
+      const where = quota.source === "the default" ? "the default; set it in the home's settings.json" : `set in ${quota.source}`;
+      throw new RefusalError(
+        byRun
+          ? `the freeze would store ${formatBytes(incoming)} of frozen files for run ${runId}, which already uses ${formatBytes(runUsed)}, over the limit of ${formatBytes(quota.perRun)} per run (frozen_bytes_per_run, ${where}); keep bulky evidence out of the handoff and cite it by digest`
+          : `the freeze would store ${formatBytes(incoming)} of frozen files in ${home.dir}, which already holds ${formatBytes(homeUsed)}, over the limit of ${formatBytes(quota.perHome)} per gate home (frozen_bytes_per_home, ${where}); run \`twinlock home gc\` to collect frozen files no run uses, or raise the limit`,
+        {
+          quota: byRun ? "frozen_bytes_per_run" : "frozen_bytes_per_home",
+          limit: byRun ? quota.perRun : quota.perHome,
+          usage: byRun ? runUsed : homeUsed,
+          incoming,
+        },
+      );
+    },
+  };
+}
+
+/**
+ * Run `fn` holding the home's lock of its frozen files (`blobs.queue/`):
+ * taken by a freeze from storing its bytes until its event (and the run's
+ * record of them) is written, and by the collector for its whole pass, so
+ * the collector never sees a freeze's stored bytes before the home records
+ * that the run uses them.
+ */
+export async function withBlobsLock<T>(home: GateHome, fn: () => T | Promise<T>): Promise<T> {
+  return withQueueLock(path.join(home.dir, "blobs.queue"), fn, `the frozen files of ${home.dir}`);
+}
+
+export interface CollectReport {
+  collected: { blobs: number; bytes: number };
+  remaining: { blobs: number; bytes: number };
+  quota: FrozenQuota;
+  /** Each run's use, largest first. */
+  runs: Array<{ run_id: string; bytes: number }>;
+}
+
+/**
+ * Delete every frozen file no run of the home uses (SPEC §9 frozen bytes,
+ * garbage collection), under the blobs lock. What a run uses is the home's
+ * own record (`runs/RUN_ID.blobs.json`); a run recorded before that record
+ * existed is read from its run file, verified against its checkpoint; a run
+ * the home cannot place (its run file gone or refused) stops the collection
+ * before anything is deleted.
+ */
+export async function collectFrozenGarbage(
+  home: GateHome,
+  legacyRefs: (runId: string) => readonly ManifestEntry[],
+): Promise<CollectReport> {
+  if (home.shared) throw new RefusalError(`${home.dir} is a team store's copy of its frozen files; nothing is collected there`);
+  return withBlobsLock(home, () => {
+    const used = new Set<string>();
+    const runs: Array<{ run_id: string; bytes: number }> = [];
+    let names: string[];
+    try {
+      names = readdirSync(homeSubdir(home, "runs"));
+    } catch (error) {
+      throw new UsageError(`cannot list the gate home's runs (${(error as NodeJS.ErrnoException).code}); fix its permissions`);
+    }
+    const ids = new Set<string>();
+    for (const name of names) {
+      const id = /^(run_[0-9a-f]{16})(?:\.blobs)?\.json$/.exec(name)?.[1];
+      if (id) ids.add(id);
+    }
+    for (const id of ids) {
+      let refs = runBlobRefs(home, id);
+      if (!refs) {
+        let files: readonly ManifestEntry[];
+        try {
+          files = legacyRefs(id);
+        } catch (error) {
+          throw new RefusalError(
+            `the gate home cannot tell which frozen files run ${id} uses (${(error as Error).message}); nothing was collected`,
+          );
+        }
+        recordRunBlobs(home, id, files);
+        refs = new Set(files.map((f) => f.sha256));
+      }
+      for (const sha of refs) used.add(sha);
+      runs.push({ run_id: id, bytes: runFrozenUsage(home, id) });
+    }
+    const collected = { blobs: 0, bytes: 0 };
+    const remaining = { blobs: 0, bytes: 0 };
+    const touched = new Set<string>();
+    for (const blob of listBlobs(home)) {
+      if (used.has(blob.sha256)) {
+        remaining.blobs++;
+        remaining.bytes += blob.stored;
+        continue;
+      }
+      try {
+        unlinkSync(blob.file);
+        collected.blobs++;
+        collected.bytes += blob.stored;
+        touched.add(path.dirname(blob.file));
+      } catch {
+        // Already gone.
+      }
+    }
+    for (const dir of touched) fsyncDir(dir);
+    runs.sort((a, b) => b.bytes - a.bytes);
+    return { collected, remaining, quota: frozenQuota(home), runs };
+  });
+}

@@ -1,0 +1,199 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
+import { withQueueLock } from "./queue-lock.js";
+
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    if (c.exitCode === null && c.signalCode === null) {
+      const exited = new Promise((r) => c.once("exit", r));
+      c.kill("SIGKILL");
+      await exited;
+    }
+  }
+});
+afterAll(removeTempDirs);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The ticket names in a queue folder, of one pid when given. */
+function tickets(dir: string, pid?: number): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((n) => n.startsWith("t-") && (pid === undefined || n.split("-")[3] === String(pid)));
+}
+
+/** Wait, by polling the folder, until `pid` holds a ticket in the queue (it has asked for the lock). */
+async function untilQueued(dir: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    if (tickets(dir, child.pid).length > 0) return;
+    if (child.exitCode !== null) throw new Error(`child ${child.pid} exited (${child.exitCode}) before asking for the lock`);
+    await sleep(5);
+  }
+  throw new Error(`child ${child.pid} never asked for the lock`);
+}
+
+/**
+ * A separate Node process that asks for the lock of `dir` through
+ * `withQueueLock` (this source, loaded with tsx) once its stdin says "go",
+ * and, holding it, appends `name` to `log`.
+ */
+function waiterProcess(dir: string, log: string, name: string): { child: ChildProcess; exited: Promise<number | null> } {
+  const source = fileURLToPath(new URL("./queue-lock.ts", import.meta.url));
+  const script = [
+    `import { appendFileSync } from "node:fs";`,
+    `const { withQueueLock } = await import(${JSON.stringify(source)});`,
+    `process.stdin.once("data", async () => {`,
+    `  await withQueueLock(${JSON.stringify(dir)}, () => appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(`${name}\n`)}));`,
+    `  process.exit(0);`,
+    `});`,
+    `process.stdout.write("ready\\n");`,
+  ].join("\n");
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, TSX_DISABLE_CACHE: "1" },
+  });
+  children.push(child);
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return { child, exited };
+}
+
+async function ready(child: ChildProcess): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on("data", (d: Buffer) => {
+      if (d.toString().includes("ready")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`waiter exited (${code}) before it was ready`)));
+  });
+}
+
+/** Hold the lock of `dir` in this process until the returned release is called. */
+async function holdHere(dir: string): Promise<{ release: () => void; done: Promise<void> }> {
+  let release = () => {};
+  let entered = () => {};
+  const inside = new Promise<void>((r) => {
+    entered = r;
+  });
+  const done = withQueueLock(dir, () => {
+    entered();
+    return new Promise<void>((r) => {
+      release = r;
+    });
+  });
+  await inside;
+  return { release: () => release(), done };
+}
+
+describe("withQueueLock", () => {
+  it("serves 5 processes in the order they asked for the lock, as each records in a shared sequence", async () => {
+    const root = makeTempDir();
+    const dir = path.join(root, "run.queue");
+    const log = path.join(root, "log");
+    writeFileSync(log, "");
+    const names = ["p0", "p1", "p2", "p3", "p4"];
+    const waiters = names.map((n) => waiterProcess(dir, log, n));
+    await Promise.all(waiters.map((w) => ready(w.child)));
+    const holder = await holdHere(dir);
+    // Each asks only once the one before it is queued: the order they asked in is p0…p4.
+    for (const w of waiters) {
+      w.child.stdin?.write("go\n");
+      await untilQueued(dir, w.child);
+    }
+    holder.release();
+    await holder.done;
+    expect(await Promise.all(waiters.map((w) => w.exited))).toEqual([0, 0, 0, 0, 0]);
+    expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(names);
+    expect(tickets(dir)).toEqual([]);
+  });
+
+  it("does not let a waiter killed in the queue block the ones behind it", async () => {
+    const root = makeTempDir();
+    const dir = path.join(root, "run.queue");
+    const log = path.join(root, "log");
+    writeFileSync(log, "");
+    const doomed = waiterProcess(dir, log, "doomed");
+    const next = waiterProcess(dir, log, "next");
+    await Promise.all([ready(doomed.child), ready(next.child)]);
+    const holder = await holdHere(dir);
+    doomed.child.stdin?.write("go\n");
+    await untilQueued(dir, doomed.child);
+    next.child.stdin?.write("go\n");
+    await untilQueued(dir, next.child);
+    doomed.child.kill("SIGKILL");
+    await doomed.exited;
+    holder.release();
+    await holder.done;
+    expect(await next.exited).toBe(0);
+    expect(readFileSync(log, "utf8")).toBe("next\n");
+    expect(tickets(dir)).toEqual([]);
+  });
+
+  it("takes over at once from a holder killed while holding the lock", async () => {
+    const root = makeTempDir();
+    const dir = path.join(root, "run.queue");
+    const log = path.join(root, "log");
+    writeFileSync(log, "");
+    // A holder that never leaves: it is killed inside.
+    const source = fileURLToPath(new URL("./queue-lock.ts", import.meta.url));
+    const script = [
+      `const { withQueueLock } = await import(${JSON.stringify(source)});`,
+      `await withQueueLock(${JSON.stringify(dir)}, () => new Promise(() => { process.stdout.write("held\\n"); }));`,
+    ].join("\n");
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, TSX_DISABLE_CACHE: "1" },
+    });
+    children.push(child);
+    const exited = new Promise((r) => child.once("exit", r));
+    await new Promise<void>((resolve) => child.stdout?.on("data", (d: Buffer) => d.toString().includes("held") && resolve()));
+    child.kill("SIGKILL");
+    await exited;
+    expect(tickets(dir, child.pid)).toHaveLength(1);
+    await expect(withQueueLock(dir, () => "mine")).resolves.toBe("mine");
+    expect(tickets(dir)).toEqual([]);
+  });
+
+  it("serves callers of one process in the order they called, one at a time", async () => {
+    const dir = path.join(makeTempDir(), "run.queue");
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(3), { minLength: 2, maxLength: 12 }), async (pauses) => {
+        const order: number[] = [];
+        let inside = 0;
+        let most = 0;
+        await Promise.all(
+          pauses.map((pause, i) =>
+            withQueueLock(dir, async () => {
+              inside++;
+              most = Math.max(most, inside);
+              order.push(i);
+              await sleep(pause);
+              inside--;
+            }),
+          ),
+        );
+        expect(most).toBe(1);
+        expect(order).toEqual(pauses.map((_, i) => i));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("ignores entries it did not make and frees the lock when the section throws", async () => {
+    const dir = path.join(makeTempDir(), "run.queue");
+    await withQueueLock(dir, () => undefined);
+    writeFileSync(path.join(dir, "junk"), "");
+    await expect(
+      withQueueLock(dir, () => {
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    await expect(withQueueLock(dir, () => "again")).resolves.toBe("again");
+    expect(readdirSync(dir)).toEqual(["junk"]);
+  });
+});

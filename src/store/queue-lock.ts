@@ -1,0 +1,210 @@
+import { createHash, randomBytes } from "node:crypto";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, utimesSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConflictError, UsageError } from "../errors/errors.js";
+import { isProcessAlive } from "./is-process-alive.js";
+
+/** How long a writer waits in the queue before giving up. */
+export const QUEUE_WAIT_MS = 60_000;
+
+/** An entry of another host not refreshed for this long is dead (a holder or waiter refreshes its own every 2 s). */
+const STALE_MS = 10_000;
+const REFRESH_MS = 2_000;
+
+/** This host, as entry names carry it (hashed: a host name may hold any character). */
+const HOST = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 8);
+
+/**
+ * An entry of the queue folder: `c-HOST-PID-TOKEN` while a writer takes its
+ * ticket (the bakery's "choosing" flag), `t-N-HOST-PID-TOKEN` its ticket.
+ */
+interface Entry {
+  name: string;
+  kind: "c" | "t";
+  n: number;
+  host: string;
+  pid: number;
+}
+
+const ENTRY = /^(?:c|t-(\d{1,15}))-([0-9a-f]{8})-(\d{1,10})-[0-9a-f]{16}$/;
+
+function parseEntry(name: string): Entry | undefined {
+  const m = ENTRY.exec(name);
+  if (!m) return undefined;
+  return { name, kind: m[1] === undefined ? "c" : "t", n: Number(m[1] ?? 0), host: m[2] as string, pid: Number(m[3]) };
+}
+
+/** Ticket order: the number, then the name (host, pid, token), as Lamport's bakery breaks ties by process. */
+function before(a: Entry, b: Entry): boolean {
+  return a.n < b.n || (a.n === b.n && a.name < b.name);
+}
+
+/** In-process waiters of each queue, woken at once when a holder of this process leaves. */
+const localWaiters = new Map<string, Set<() => void>>();
+
+/**
+ * Run `fn` holding the exclusive lock kept in the folder `dir`, which must be
+ * the gate home's (nobody but the gate can write it). Writers are served in
+ * the order they asked, across processes and within one (Lamport's bakery
+ * algorithm on files): each takes a ticket one above every ticket it sees,
+ * waits for every writer that was taking a ticket at that moment, and enters
+ * when no live ticket is ahead of its own. A ticket or a half-taken one of a
+ * process that no longer exists on this host (a writer killed while waiting
+ * or while holding) is removed by the next writer that finds it, at once; an
+ * entry of another host counts as dead when it has not been refreshed for
+ * 10 s. Nothing here is fsynced: a lock does not outlive its processes.
+ */
+export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, label = dir): Promise<T> {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new UsageError(`cannot make the lock folder ${dir} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
+      cause: error,
+    });
+  }
+  const token = randomBytes(8).toString("hex");
+  const mine = takeTicket(dir, token);
+  const refresh = setInterval(() => touch(path.join(dir, mine.name)), REFRESH_MS);
+  refresh.unref();
+  try {
+    await waitForTurn(dir, mine, label);
+    const result = await fn();
+    if (!exists(path.join(dir, mine.name)))
+      throw new ConflictError(`lost the lock on ${label} while writing (its ticket was removed); run the command again`);
+    return result;
+  } finally {
+    clearInterval(refresh);
+    remove(path.join(dir, mine.name));
+    for (const wake of localWaiters.get(dir) ?? []) wake();
+  }
+}
+
+/**
+ * The bakery's doorway, all synchronous (so two callers of one process never
+ * interleave in it): raise the choosing flag, read every ticket, take one
+ * above the highest, lower the flag.
+ */
+function takeTicket(dir: string, token: string): Entry {
+  const choosing = path.join(dir, `c-${HOST}-${process.pid}-${token}`);
+  create(choosing);
+  try {
+    let highest = 0;
+    for (const name of list(dir)) {
+      const e = parseEntry(name);
+      if (e?.kind === "t" && e.n > highest) highest = e.n;
+    }
+    const name = `t-${highest + 1}-${HOST}-${process.pid}-${token}`;
+    create(path.join(dir, name));
+    return parseEntry(name) as Entry;
+  } finally {
+    remove(choosing);
+  }
+}
+
+async function waitForTurn(dir: string, mine: Entry, label: string): Promise<void> {
+  const started = Date.now();
+  // Every writer taking a ticket right now may take one at or below ours: wait until each has its ticket (or is dead).
+  const choosing = new Set(
+    list(dir)
+      .map(parseEntry)
+      .filter((e): e is Entry => e?.kind === "c")
+      .map((e) => e.name),
+  );
+  let delay = 1;
+  for (;;) {
+    const entries = list(dir)
+      .map(parseEntry)
+      .filter((e): e is Entry => e !== undefined);
+    let ahead: Entry | undefined;
+    for (const e of entries) {
+      const waitFor = e.kind === "c" ? choosing.has(e.name) : before(e, mine);
+      if (!waitFor) continue;
+      if (!isAlive(dir, e)) {
+        remove(path.join(dir, e.name));
+        continue;
+      }
+      ahead ??= e;
+    }
+    for (const name of choosing) if (!entries.some((e) => e.name === name)) choosing.delete(name);
+    if (!ahead) return;
+    if (Date.now() - started > QUEUE_WAIT_MS)
+      throw new ConflictError(
+        `${label} is locked by another twinlock process (pid ${ahead.pid}${ahead.host === HOST ? "" : " on another host"}) for over ${QUEUE_WAIT_MS / 1000}s; wait for it to finish, then run the command again`,
+        { retryable: true },
+      );
+    await new Promise<void>((resolve) => {
+      const waiters = localWaiters.get(dir) ?? new Set();
+      localWaiters.set(dir, waiters);
+      const wake = () => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        if (waiters.size === 0) localWaiters.delete(dir);
+        resolve();
+      };
+      const timer = setTimeout(wake, delay);
+      waiters.add(wake);
+    });
+    delay = Math.min(delay * 2, 8);
+  }
+}
+
+/** A holder or waiter still there: a process of this host that exists, or an entry of another host refreshed lately. */
+function isAlive(dir: string, e: Entry): boolean {
+  if (e.host === HOST) return isProcessAlive(e.pid);
+  try {
+    return lstatSync(path.join(dir, e.name)).mtimeMs > Date.now() - STALE_MS;
+  } catch {
+    return false;
+  }
+}
+
+function create(file: string): void {
+  try {
+    closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === "ENOSPC" || code === "EDQUOT"
+        ? `cannot lock ${path.dirname(file)}: the disk is full (${code}); free space on the gate home's disk and run the command again`
+        : `cannot lock ${path.dirname(file)} (${code}); fix the gate home's permissions`,
+      { cause: error },
+    );
+  }
+}
+
+function list(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (error) {
+    throw new UsageError(`cannot read the lock folder ${dir} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
+      cause: error,
+    });
+  }
+}
+
+function remove(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Already gone: another writer removed it as dead, or it was never made.
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function touch(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {
+    // Removed: the holder finds out when it leaves (see withQueueLock).
+  }
+}
