@@ -8,6 +8,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { z } from "zod";
 import { canonicalJson } from "../crypto/canonical-hash.js";
 import { RefusalError } from "../errors/errors.js";
+import { redactSecrets } from "../errors/redact-secrets.js";
 import { admit } from "../gate/admit.js";
 import { approveApply } from "../gate/approve-apply.js";
 import { closeWorkflow } from "../gate/close-workflow.js";
@@ -42,7 +43,7 @@ import {
   ReviewRequest,
   StopRequest,
 } from "./api-schemas.js";
-import { describeProblem, HttpProblem } from "./http-problem.js";
+import { describePublicProblem, HttpProblem, homeFolders } from "./http-problem.js";
 import { buildOpenApi } from "./openapi.js";
 import { pagePaths, revisionPageView, runListView, runPageView } from "./page-views.js";
 import {
@@ -135,6 +136,12 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   const assets = assetTable();
   let inFlight = 0;
   const app = new Hono<Env>();
+  // Every message that leaves the server (answers, the log, stderr) names the home instead of spelling it out.
+  const folders = homeFolders(home);
+  const redact = (text: string) => redactSecrets(text, { folders });
+  const log = config.log
+    ? (entry: AccessLogEntry) => config.log?.({ ...entry, ...(entry.code ? { code: redact(entry.code) } : {}) })
+    : undefined;
   const allowedOrigins = new Set(config.allowedHosts.map((h) => `${config.tls ? "https" : "http"}://${h}`));
 
   app.use("*", async (c, next) => {
@@ -145,7 +152,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     } finally {
       inFlight--;
       const p = c.get("principal");
-      config.log?.({
+      log?.({
         at: now().toISOString(),
         method: c.req.method,
         path: loggedPath(new URL(c.req.url).pathname),
@@ -175,13 +182,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
 
   app.onError((error, c) => {
-    const { status, body } = describeProblem(error);
+    const { status, body } = describePublicProblem(error, folders);
     c.set("problemCode", body.code);
     // The store could not answer: a proxy or client may ask again shortly.
     if (status === 503) c.header("Retry-After", "2");
     if (status === 500)
       process.stderr.write(
-        `twinlock serve: internal error on ${c.req.method} ${loggedPath(new URL(c.req.url).pathname)}: ${(error as Error).stack}\n`,
+        redact(`twinlock serve: internal error on ${c.req.method} ${loggedPath(new URL(c.req.url).pathname)}: ${(error as Error).stack}\n`),
       );
     if (wantsHtml(c)) {
       const html = renderErrorPage({
@@ -389,7 +396,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       await store.ready();
       return c.json({ ok: true });
     } catch (error) {
-      config.log?.({
+      log?.({
         at: now().toISOString(),
         method: "GET",
         path: "/readyz",
