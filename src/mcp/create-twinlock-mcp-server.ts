@@ -18,6 +18,7 @@ import { promptId } from "../run/run-schema.js";
 import type { TokenScope } from "../server/agent-tokens.js";
 import { AdmissionCheckRequest, FreezeRequest, ResultRequest } from "../server/api-schemas.js";
 import { describePublicProblem, homeFolders } from "../server/http-problem.js";
+import { otherRunFolders } from "../server/other-run-folders.js";
 import { agentHandoffPath, type RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
 
@@ -92,7 +93,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         const run = await ctx.store.read(ctx.ref);
         const planners = planner ? [planner] : Object.keys(run.state.workflows).filter((p) => ctx.planner === null || p === ctx.planner);
         const statuses = [];
-        for (const p of planners) statuses.push(await pairStatusFromRun(ctx.store, ctx.ref, p));
+        for (const p of planners) statuses.push(await pairStatusFromRun(ctx.store, ctx.ref, p, new Date(), run));
         return {
           text: statuses.map((s) => `${s.planner}→${s.executor}: ${s.state}, revision ${s.revision}; next: ${s.next_action}`).join("\n"),
           data: { statuses },
@@ -113,7 +114,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       answer(ctx, async () => {
         need("status", planner);
         const run = await ctx.store.read(ctx.ref);
-        const wf = run.state.workflows[planner];
+        const wf = Object.hasOwn(run.state.workflows, planner) ? run.state.workflows[planner] : undefined;
         if (!(handoff_dir ?? wf?.handoff?.dir))
           throw new RefusalError(`give handoff_dir: ${planner} has no frozen handoff yet to take the folder from`, { code: "BAD_INPUT" });
         const policy = loadPinnedPolicy(ctx.store.home, run.state.suite);
@@ -121,6 +122,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
           runId: run.state.run_id,
           frozenBefore: wf?.handoff?.dir,
           handoffRoot: ctx.handoffRoot,
+          otherRunFolders: await otherRunFolders(ctx.store, ctx.ref),
         });
         // Judged on a copy made beneath the checked real path, as a freeze is: a link swapped in meanwhile leads nowhere.
         const snapshot = snapshotHandoff(ctx.store.home, handoff.dir, handoff.confine);
@@ -157,8 +159,9 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         // Every freeze is bounded, the folder named or the one frozen before (re-resolved, it could lead elsewhere now).
         const handoff = agentHandoffPath(ctx.store, ctx.ref, handoff_dir, {
           runId: current.state.run_id,
-          frozenBefore: current.state.workflows[planner]?.handoff?.dir,
+          frozenBefore: Object.hasOwn(current.state.workflows, planner) ? current.state.workflows[planner]?.handoff?.dir : undefined,
           handoffRoot: ctx.handoffRoot,
+          otherRunFolders: await otherRunFolders(ctx.store, ctx.ref),
         });
         const key = ctx.freezeKey;
         const r = await freezePairHandoff({
@@ -192,7 +195,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       answer(ctx, async () => {
         need("present", planner);
         const run = await ctx.store.read(ctx.ref);
-        const wf = run.state.workflows[planner];
+        const wf = Object.hasOwn(run.state.workflows, planner) ? run.state.workflows[planner] : undefined;
         if (!wf?.handoff)
           throw new RefusalError(`${planner} has nothing frozen to review; freeze it first (twinlock_submit_handoff)`, {
             code: "NOT_FROZEN",
@@ -216,6 +219,8 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     },
     async ({ executor, planner, mode, environment, actions }) =>
       answer(ctx, async () => {
+        // The scope before the run is read; the pair once the run says whose executor this is.
+        need("admission_check");
         const run = await ctx.store.read(ctx.ref);
         const wf = Object.values(run.state.workflows).find((w) => w.executor === executor);
         need("admission_check", wf?.planner ?? planner);
@@ -306,6 +311,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     },
     async ({ executor }) =>
       redactedThrow(ctx, async () => {
+        need("status");
         const run = await ctx.store.read(ctx.ref);
         const wf = Object.values(run.state.workflows).find((w) => w.executor === executor);
         need("status", wf?.planner);

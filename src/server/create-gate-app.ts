@@ -25,6 +25,7 @@ import { requireWorkflow } from "../run/refuse-transition.js";
 import { RUN_ID_PATTERN, type Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
 import { agentHandoffPath, type RunStore } from "../store/run-store.js";
+import { PROMPT_ID_PATTERN } from "../suite/prompt.js";
 import { renderEnrolPage } from "../web/render-enrol-page.js";
 import { renderErrorPage } from "../web/render-error-page.js";
 import { renderRevisionPage } from "../web/render-revision-page.js";
@@ -45,6 +46,7 @@ import {
 } from "./api-schemas.js";
 import { describePublicProblem, HttpProblem, homeFolders } from "./http-problem.js";
 import { buildOpenApi } from "./openapi.js";
+import { otherRunFolders } from "./other-run-folders.js";
 import { pagePaths, revisionPageView, runListView, runPageView } from "./page-views.js";
 import {
   beginPasskeyDecision,
@@ -54,6 +56,7 @@ import {
   requireAssertion,
 } from "./passkey-decisions.js";
 import { PendingSignatures } from "./pending-signatures.js";
+import { readOncePerRequest } from "./read-once-per-request.js";
 import { guardHostAndOrigin, rateLimit, securityHeaders } from "./request-guards.js";
 import { type ReviewerSession, ReviewerSessions, sameToken } from "./reviewer-sessions.js";
 
@@ -118,7 +121,9 @@ function assetTable(): Map<string, { file: string; type: string }> {
  * assertion over the receipt.
  */
 export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFlight: () => number } {
-  const { store } = config;
+  // A run is read (parsed, verified) once per request, however many layers ask for it.
+  const perRequest = readOncePerRequest(config.store);
+  const store = perRequest.store;
   const home = store.home;
   const now = config.now ?? (() => new Date());
   const {
@@ -144,6 +149,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     : undefined;
   const allowedOrigins = new Set(config.allowedHosts.map((h) => `${config.tls ? "https" : "http"}://${h}`));
 
+  app.use("*", (_c, next) => perRequest.run(next));
   app.use("*", async (c, next) => {
     const started = performance.now();
     inFlight++;
@@ -424,13 +430,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   app.get("/runs/:runId/pairs/:planner", async (c) => {
     requireSignedInPage(c);
     const { run } = await findRun(param(c, "runId"));
-    const wf = requireWorkflow(run.state.workflows, param(c, "planner"));
+    const wf = requireWorkflow(run.state.workflows, promptParam(c, "planner"));
     return c.redirect(wf.handoff ? pagePaths.revision(run.state.run_id, wf.planner, wf.revision) : pagePaths.run(run.state.run_id), 303);
   });
   app.get("/runs/:runId/pairs/:planner/revisions/:revision", async (c) => {
     requireSignedInPage(c);
     const { ref, run } = await findRun(param(c, "runId"));
-    const wf = requireWorkflow(run.state.workflows, param(c, "planner"));
+    const wf = requireWorkflow(run.state.workflows, promptParam(c, "planner"));
     const revision = Number(param(c, "revision"));
     if (!Number.isInteger(revision) || revision < 1) throw new HttpProblem(404, "UNKNOWN_REVISION", "revisions are numbered from 1");
     return c.html(renderRevisionPage(await revisionPageView(store, ref, run, wf, revision, layoutFor(c), true)));
@@ -546,24 +552,24 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     return c.json({ ok: true, run_id: run.state.run_id, revision: run.file.revision, state });
   });
   app.get("/api/runs/:runId/pairs/:planner", async (c) => {
-    requireReader(c, "status", param(c, "runId"), param(c, "planner"));
+    requireReader(c, "status", param(c, "runId"), promptParam(c, "planner"));
     const { ref, run } = await findRun(param(c, "runId"));
-    return c.json({ ok: true, status: await pairStatusFromRun(store, ref, param(c, "planner"), now(), run) });
+    return c.json({ ok: true, status: await pairStatusFromRun(store, ref, promptParam(c, "planner"), now(), run) });
   });
   app.get("/api/runs/:runId/pairs/:planner/plan", async (c) => {
-    requireReader(c, "present", param(c, "runId"), param(c, "planner"));
+    requireReader(c, "present", param(c, "runId"), promptParam(c, "planner"));
     const { ref } = await findRun(param(c, "runId"));
     const revision = c.req.query("revision");
-    const p = await presentPlan(store, ref, param(c, "planner"), revision ? { revision: Number(revision) } : {});
+    const p = await presentPlan(store, ref, promptParam(c, "planner"), revision ? { revision: Number(revision) } : {});
     return c.json({ ok: true, plan: p });
   });
   app.post("/api/runs/:runId/pairs/:planner/freeze", async (c) => {
-    requireReader(c, "freeze", param(c, "runId"), param(c, "planner"));
+    requireReader(c, "freeze", param(c, "runId"), promptParam(c, "planner"));
     const body = parse(FreezeRequest, await readFields(c));
     const { ref, run } = await findRun(param(c, "runId"));
     const actor = actorOf(c);
     const p = c.get("principal");
-    const frozenBefore = run.state.workflows[param(c, "planner")]?.handoff?.dir;
+    const frozenBefore = ownWorkflow(run, promptParam(c, "planner"))?.handoff?.dir;
     // A token made with --freeze-key signs the freeze with the planner's key the gate home keeps (signing suites need one).
     const key = p.kind === "agent" ? readTokenFreezeKey(home, p.token) : undefined;
     // Every freeze over the API is bounded, the folder named or the one frozen before (re-resolved, it could lead elsewhere now).
@@ -571,12 +577,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       runId: run.state.run_id,
       frozenBefore,
       handoffRoot: config.handoffRoot,
+      otherRunFolders: await otherRunFolders(store, ref),
     });
     // With a key the freeze is recorded as the key's owner (the suite lists who may freeze).
     const r = await freezePairHandoff({
       store,
       run: ref,
-      planner: param(c, "planner"),
+      planner: promptParam(c, "planner"),
       handoffDir: handoff.dir,
       confine: handoff.confine,
       actor: key ? undefined : actor,
@@ -595,14 +602,17 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
   app.post("/api/runs/:runId/executors/:executor/admission-check", async (c) => {
     const runId = param(c, "runId");
+    const executor = promptParam(c, "executor");
+    // Who asks, and for which run, before the run is read: an anonymous caller or another run's token learns nothing of it.
+    requireReader(c, "admission_check", runId);
     const body = parse(AdmissionCheckRequest, await readFields(c));
     const { ref, run } = await findRun(runId);
-    const wf = Object.values(run.state.workflows).find((w) => w.executor === param(c, "executor"));
+    const wf = Object.values(run.state.workflows).find((w) => w.executor === executor);
     requireReader(c, "admission_check", runId, wf?.planner ?? body.planner);
     const r = await admit({
       store,
       run: ref,
-      executor: param(c, "executor"),
+      executor,
       planner: body.planner,
       mode: body.mode,
       environment: body.environment,
@@ -614,13 +624,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     return c.json({ ok: true, would_admit: r.admitted, checks: r.checks, unsigned: r.unsigned });
   });
   app.post("/api/runs/:runId/pairs/:planner/result", async (c) => {
-    requireReader(c, "result", param(c, "runId"), param(c, "planner"));
+    requireReader(c, "result", param(c, "runId"), promptParam(c, "planner"));
     const body = parse(ResultRequest, await readFields(c));
     const { ref } = await findRun(param(c, "runId"));
     const r = await closeWorkflow({
       store,
       run: ref,
-      planner: param(c, "planner"),
+      planner: promptParam(c, "planner"),
       result: body.result,
       residual: body.residual,
       actor: actorOf(c),
@@ -639,7 +649,9 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const p = c.get("principal");
     if (p.kind !== "agent")
       throw new HttpProblem(401, "AGENT_TOKEN", "the MCP endpoint is for agents: send `Authorization: Bearer <agent token>`");
-    const { ref } = await findRun(p.token.run_id);
+    // The run is resolved, not read: each tool checks its scope before it reads the run.
+    const ref = await store.resolve(p.token.run_id);
+    if (ref === undefined) throw new HttpProblem(404, "UNKNOWN_RUN", `no run ${p.token.run_id} in ${store.label}`);
     const { serveMcpOverHttp } = await import("../mcp/serve-mcp-over-http.js");
     return serveMcpOverHttp(c.req.raw, {
       store,
@@ -654,7 +666,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   // ---- JSON API: human decisions (passkey)
   passkeyRoute("/api/runs/:runId/pairs/:planner/review", async (c, fields, session) => {
     const runId = param(c, "runId");
-    const planner = param(c, "planner");
+    const planner = promptParam(c, "planner");
     const body = parse(ReviewRequest, fields);
     const { ref } = await findRun(runId);
     return {
@@ -681,7 +693,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
   passkeyRoute("/api/runs/:runId/pairs/:planner/consent", async (c, fields, session) => {
     const runId = param(c, "runId");
-    const planner = param(c, "planner");
+    const planner = promptParam(c, "planner");
     const body = parse(ConsentRequest, consentFields(fields));
     const { ref, run } = await findRun(runId);
     requireShownSettings(run, body);
@@ -709,7 +721,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
   passkeyRoute("/api/runs/:runId/pairs/:planner/apply-approval", async (c, fields, session) => {
     const runId = param(c, "runId");
-    const planner = param(c, "planner");
+    const planner = promptParam(c, "planner");
     const body = parse(ApplyApprovalRequest, fields);
     const { ref } = await findRun(runId);
     return {
@@ -812,11 +824,28 @@ function requireShownSettings(run: LoadedRun, body: z.infer<typeof ConsentReques
     );
 }
 
+/**
+ * A prompt ID from the path (a planner or executor): anything that is not
+ * one (`__proto__`, `constructor`, `toString`, …) is a 404 before it can
+ * index a run's records.
+ */
+function promptParam(c: Context, name: string): string {
+  const v = param(c, name);
+  if (!PROMPT_ID_PATTERN.test(v))
+    throw new HttpProblem(404, "UNKNOWN_PAIR", `${JSON.stringify(v.slice(0, 40))} is not a prompt ID (like MD-29)`);
+  return v;
+}
+
 /** A path parameter; every route that asks for one declares it, so a missing one is a 404. */
 function param(c: Context, name: string): string {
   const v = c.req.param(name);
   if (typeof v !== "string" || v === "") throw new HttpProblem(404, "NOT_FOUND", `missing ${name} in the path`);
   return v;
+}
+
+/** A run's workflow of this planner, only as the run's own record (never a built-in member of the object). */
+function ownWorkflow(run: LoadedRun, planner: string): Workflow | undefined {
+  return Object.hasOwn(run.state.workflows, planner) ? run.state.workflows[planner] : undefined;
 }
 
 function emptyToUndefined(v: unknown): unknown {
