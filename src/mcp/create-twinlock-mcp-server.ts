@@ -10,8 +10,7 @@ import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
 import { loadRunSuite } from "../gate/load-run-suite.js";
 import { pairStatusFromRun } from "../gate/pair-status.js";
 import { presentPlan } from "../gate/present-plan.js";
-import { checkReadiness } from "../handoff/check-readiness.js";
-import { snapshotHandoff } from "../home/frozen-bytes.js";
+import { judgeHandoff } from "../handoff/check-readiness.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { shellQuote } from "../run/next-step.js";
 import { promptId } from "../run/run-schema.js";
@@ -21,6 +20,7 @@ import { describePublicProblem, homeFolders } from "../server/http-problem.js";
 import { otherRunFolders } from "../server/other-run-folders.js";
 import { agentHandoffPath, type RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
+import { liveHandoffSource } from "./live-handoff-source.js";
 
 /** What one MCP session may reach: one run (and perhaps one pair), some scopes, an actor name for the log. */
 export interface McpGateContext {
@@ -124,14 +124,10 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
           handoffRoot: ctx.handoffRoot,
           otherRunFolders: await otherRunFolders(ctx.store, ctx.ref),
         });
-        // Judged on a copy made beneath the checked real path, as a freeze is: a link swapped in meanwhile leads nowhere.
-        const snapshot = snapshotHandoff(ctx.store.home, handoff.dir, handoff.confine);
-        let report: ReturnType<typeof checkReadiness>;
-        try {
-          report = { ...checkReadiness(snapshot.dir, policy.handoffFormat), dir: handoff.dir };
-        } finally {
-          snapshot.dispose();
-        }
+        // Judged in place, not on a copy: the real path is resolved and confined once, and every file is read beneath
+        // it asynchronously, so a link swapped in meanwhile leads nowhere and a folder of many files never holds the server.
+        const source = await liveHandoffSource(ctx.store.home, handoff.dir, handoff.confine);
+        const report = { ...judgeHandoff(source, policy.handoffFormat), dir: handoff.dir };
         return {
           text: report.ready
             ? `ready: ${report.dir}`
