@@ -44,7 +44,8 @@ import {
   ReviewRequest,
   StopRequest,
 } from "./api-schemas.js";
-import { describePublicProblem, HttpProblem, homeFolders } from "./http-problem.js";
+import { clientAddress, clientKey } from "./client-address.js";
+import { describeProblem, describePublicProblem, HttpProblem, homeFolders } from "./http-problem.js";
 import { buildOpenApi } from "./openapi.js";
 import { otherRunFolders } from "./other-run-folders.js";
 import { pagePaths, revisionPageView, runListView, runPageView } from "./page-views.js";
@@ -55,9 +56,9 @@ import {
   type RelyingPartyInfo,
   requireAssertion,
 } from "./passkey-decisions.js";
-import { PendingSignatures } from "./pending-signatures.js";
+import { PendingSignatures, SealedSignins } from "./pending-signatures.js";
 import { readOncePerRequest } from "./read-once-per-request.js";
-import { guardHostAndOrigin, rateLimit, securityHeaders } from "./request-guards.js";
+import { FailureBudget, guardHostAndOrigin, rateLimit, securityHeaders } from "./request-guards.js";
 import { type ReviewerSession, ReviewerSessions, sameToken } from "./reviewer-sessions.js";
 
 /** How the gate server is set up: its store, the origin people open, the host names it answers to. */
@@ -75,6 +76,8 @@ export interface GateServerConfig {
   log?: (entry: AccessLogEntry) => void;
   /** For a store whose runs are not files: the folder agents' first freezes must be inside (`serve --handoff-root`). */
   handoffRoot?: string;
+  /** Reverse proxies whose `X-Forwarded-For` names the client (`serve --trusted-proxy`); from anyone else it is ignored. */
+  trustedProxies?: readonly string[];
 }
 
 /** One access-log line: never a token, cookie, body or query string. */
@@ -133,8 +136,11 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   } = store.serverState ?? {
     sessions: new ReviewerSessions(),
     decisions: new PendingSignatures(),
-    signins: new PendingSignatures(),
+    // Sealed in the browser's cookie: nothing is kept per anonymous start, so no flood pushes a reviewer's sign-in out.
+    signins: new SealedSignins(),
   };
+  const trustedProxies = new Set(config.trustedProxies ?? []);
+  const clientOf = (c: Context): string => clientKey(clientAddress(peerAddress(c), c.req.header("x-forwarded-for"), trustedProxies));
   const origin = new URL(config.origin);
   const rp: RelyingPartyInfo = { id: origin.hostname, name: "twinlock", origin: origin.origin };
   const secureCookie = config.tls;
@@ -451,10 +457,34 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   }
 
   // ---- sign-in and enrolment
-  const signinLimit = rateLimit("sign-in", 30, clientAddress);
-  const enrolLimit = rateLimit("enrolment", 20, clientAddress);
+  // A team store keeps each started sign-in in the database: starts are limited per client. In memory, a start keeps nothing.
+  const signinStartLimit = store.serverState
+    ? rateLimit("sign-in", 30, clientOf)
+    : async (_c: Context, next: () => Promise<void>) => {
+        await next();
+      };
+  const signinFailures = new FailureBudget("sign-in", 30);
+  const enrolFailures = new FailureBudget("enrolment", 20);
+  /** Run an attempt; a refusal counts against the client's budget, and past it is answered 429 (a success never is). */
+  async function limitFailures<T>(c: Context, budget: FailureBudget, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const key = clientOf(c);
+      const at = now().getTime();
+      if (describeProblem(error).status < 500 && budget.fail(key, at)) {
+        c.header("Retry-After", String(budget.retryAfter(key, at)));
+        throw new HttpProblem(
+          429,
+          "RATE_LIMITED",
+          `too many failed ${budget.kind} attempts from this address; wait a minute and try again`,
+        );
+      }
+      throw error;
+    }
+  }
   app.get("/signin", (c) => c.html(renderSignInPage({ layout: layoutFor(c), next: null })));
-  app.post("/signin/options", signinLimit, async (c) => {
+  app.post("/signin/options", signinStartLimit, async (c) => {
     const entry = await signinChallenges.add({ reviewer: "", request: "signin", challenge: randomBytes(32), at: now() }, now().getTime());
     setCookie(c, "twinlock_signin", entry.id, { httpOnly: true, sameSite: "Strict", secure: secureCookie, path: "/signin", maxAge: 120 });
     return c.json({
@@ -468,24 +498,26 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       },
     });
   });
-  app.post("/signin", signinLimit, async (c) => {
-    const fields = await readFields(c);
-    const entry = await signinChallenges.take(getCookie(c, "twinlock_signin") ?? "", now().getTime());
-    deleteCookie(c, "twinlock_signin", { path: "/signin" });
-    if (!entry) throw new HttpProblem(409, "CHALLENGE_EXPIRED", "the sign-in request expired; press the button again");
-    const response = parseAssertion(fields.response);
-    const found = findCredential(home, response.rawId);
-    if (!found)
-      throw new HttpProblem(
-        403,
-        "UNKNOWN_PASSKEY",
-        "this passkey is not enrolled here; ask for an invitation (`twinlock reviewer invite NAME`)",
-      );
-    requireAssertion(found.credential, response, entry.challenge);
-    const session = await sessions.open(found.reviewer.name, found.reviewer.rights, now().getTime());
-    setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "Strict", secure: secureCookie, path: "/", maxAge: 8 * 3600 });
-    return c.json({ ok: true, location: "/", reviewer: found.reviewer.name });
-  });
+  app.post("/signin", async (c) =>
+    limitFailures(c, signinFailures, async () => {
+      const fields = await readFields(c);
+      const entry = await signinChallenges.take(getCookie(c, "twinlock_signin") ?? "", now().getTime());
+      deleteCookie(c, "twinlock_signin", { path: "/signin" });
+      if (!entry) throw new HttpProblem(409, "CHALLENGE_EXPIRED", "the sign-in request expired; press the button again");
+      const response = parseAssertion(fields.response);
+      const found = findCredential(home, response.rawId);
+      if (!found)
+        throw new HttpProblem(
+          403,
+          "UNKNOWN_PASSKEY",
+          "this passkey is not enrolled here; ask for an invitation (`twinlock reviewer invite NAME`)",
+        );
+      requireAssertion(found.credential, response, entry.challenge);
+      const session = await sessions.open(found.reviewer.name, found.reviewer.rights, now().getTime());
+      setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "Strict", secure: secureCookie, path: "/", maxAge: 8 * 3600 });
+      return c.json({ ok: true, location: "/", reviewer: found.reviewer.name });
+    }),
+  );
   app.post("/signout", async (c) => {
     const fields = await readFields(c);
     const session = await requireReviewer(c, fields);
@@ -495,27 +527,39 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     if (!(c.req.header("accept") ?? "").includes("application/json")) return c.redirect("/signin", 303);
     return c.json({ ok: true, location: "/signin" });
   });
-  app.get("/enrol/:token", enrolLimit, (c) => {
-    const token = param(c, "token");
-    const invitation = invitationFor(token);
-    return c.html(
-      renderEnrolPage({ layout: layoutFor(c), name: invitation.name, rights: invitation.rights, expiresAt: invitation.expires_at, token }),
-    );
-  });
-  app.post("/enrol/:token/options", enrolLimit, async (c) => {
-    const token = param(c, "token");
-    const started = await startEnrolment(home, token, rp, now());
-    return c.json({ ok: true, options: started.options });
-  });
-  app.post("/enrol/:token", enrolLimit, async (c) => {
-    const token = param(c, "token");
-    const fields = await readFields(c);
-    // The challenge is the one startEnrolment recorded on the invitation (in the home, so any server of a team store finishes it).
-    const expected = findUsableInvitation(home, token, now()).challenge;
-    if (!expected) throw new HttpProblem(409, "CHALLENGE_EXPIRED", "start the registration again (press the button)");
-    const done = await finishEnrolment(home, token, fields.response as RegistrationResponseJSON, expected, rp, now());
-    return c.json({ ok: true, name: done.reviewer.name });
-  });
+  app.get("/enrol/:token", async (c) =>
+    limitFailures(c, enrolFailures, async () => {
+      const token = param(c, "token");
+      const invitation = invitationFor(token);
+      return c.html(
+        renderEnrolPage({
+          layout: layoutFor(c),
+          name: invitation.name,
+          rights: invitation.rights,
+          expiresAt: invitation.expires_at,
+          token,
+        }),
+      );
+    }),
+  );
+  app.post("/enrol/:token/options", async (c) =>
+    limitFailures(c, enrolFailures, async () => {
+      const token = param(c, "token");
+      const started = await startEnrolment(home, token, rp, now());
+      return c.json({ ok: true, options: started.options });
+    }),
+  );
+  app.post("/enrol/:token", async (c) =>
+    limitFailures(c, enrolFailures, async () => {
+      const token = param(c, "token");
+      const fields = await readFields(c);
+      // The challenge is the one startEnrolment recorded on the invitation (in the home, so any server of a team store finishes it).
+      const expected = findUsableInvitation(home, token, now()).challenge;
+      if (!expected) throw new HttpProblem(409, "CHALLENGE_EXPIRED", "start the registration again (press the button)");
+      const done = await finishEnrolment(home, token, fields.response as RegistrationResponseJSON, expected, rp, now());
+      return c.json({ ok: true, name: done.reviewer.name });
+    }),
+  );
 
   function invitationFor(token: string): { name: string; rights: string[]; expires_at: string } {
     try {
@@ -879,9 +923,10 @@ function loggedPath(pathname: string): string {
   return pathname.replace(/^\/enrol\/[^/]+/, "/enrol/:token");
 }
 
-function clientAddress(c: Context): string {
+/** The socket's peer address (no header is read here). */
+function peerAddress(c: Context): string | undefined {
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress ?? "unknown";
+  return incoming?.socket?.remoteAddress;
 }
 
 function wantsHtml(c: Context): boolean {
