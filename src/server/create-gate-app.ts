@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
@@ -96,7 +96,21 @@ type Principal = { kind: "agent"; token: AgentToken } | { kind: "reviewer"; sess
 
 type Env = { Variables: { principal: Principal; problemCode?: string } };
 
-const SESSION_COOKIE = "twinlock_session";
+/** The session cookie's name: over https a `__Host-` cookie (Secure, Path=/, no Domain: no other host or plain-HTTP page can set or read it). */
+function sessionCookieName(tls: boolean): string {
+  return tls ? "__Host-twinlock_session" : "twinlock_session";
+}
+
+/**
+ * The part of a session cookie that binds it to one origin: a digest of the
+ * origin the server answered on at sign-in and the session's own secret.
+ * Browsers send a host's cookies to every port of it; a cookie presented on
+ * another port or origin (another server, or this one answering elsewhere)
+ * does not carry that origin's tag, and is no session there.
+ */
+function originTag(origin: string, session: ReviewerSession): string {
+  return createHash("sha256").update(`twinlock-session-origin/1|${origin}|${session.csrf}`).digest("base64url").slice(0, 22);
+}
 const MAX_BODY_BYTES = 256 * 1024;
 
 /** The assets the pages load, all from this package (no CDN): path → file and type. */
@@ -144,6 +158,9 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   const origin = new URL(config.origin);
   const rp: RelyingPartyInfo = { id: origin.hostname, name: "twinlock", origin: origin.origin };
   const secureCookie = config.tls;
+  const SESSION_COOKIE = sessionCookieName(config.tls);
+  /** The origin a request came to: the scheme this server speaks and the `Host` it was sent to (already one of the allowed hosts). */
+  const requestOrigin = (c: Context): string => `${config.tls ? "https" : "http"}://${(c.req.header("host") ?? "").toLowerCase()}`;
   const assets = assetTable();
   let inFlight = 0;
   const app = new Hono<Env>();
@@ -240,7 +257,10 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
         );
       return { kind: "agent", token: verdict.token };
     }
-    const session = await sessions.find(getCookie(c, SESSION_COOKIE), now().getTime());
+    const [id, tag] = (getCookie(c, SESSION_COOKIE) ?? "").split(".", 2);
+    const found = await sessions.find(id, now().getTime());
+    // The cookie must carry the tag of the origin this request came to: another port's or host's cookie is no session here.
+    const session = found && sameToken(tag, originTag(requestOrigin(c), found)) ? found : undefined;
     if (session) {
       // A reviewer revoked since signing in is signed out at once.
       const enrolled = readReviewerRegistry(home).reviewers.find((r) => r.name === session.reviewer && !r.revoked);
@@ -514,7 +534,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
         );
       requireAssertion(found.credential, response, entry.challenge);
       const session = await sessions.open(found.reviewer.name, found.reviewer.rights, now().getTime());
-      setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "Strict", secure: secureCookie, path: "/", maxAge: 8 * 3600 });
+      setCookie(c, SESSION_COOKIE, `${session.id}.${originTag(requestOrigin(c), session)}`, {
+        httpOnly: true,
+        sameSite: "Strict",
+        secure: secureCookie,
+        path: "/",
+        maxAge: 8 * 3600,
+      });
       return c.json({ ok: true, location: "/", reviewer: found.reviewer.name });
     }),
   );
@@ -522,7 +548,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const fields = await readFields(c);
     const session = await requireReviewer(c, fields);
     await sessions.close(session.id);
-    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    deleteCookie(c, SESSION_COOKIE, { path: "/", secure: secureCookie });
     // The page's script asks for JSON; a plain form post (no script) is sent on to the sign-in page.
     if (!(c.req.header("accept") ?? "").includes("application/json")) return c.redirect("/signin", 303);
     return c.json({ ok: true, location: "/signin" });
