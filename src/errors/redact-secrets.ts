@@ -19,7 +19,7 @@ export interface RedactOptions {
 }
 
 /** Query parameters of a store URL whose values are shown: none of them can carry a secret. */
-const SHOWN_QUERY_KEYS = new Set(["sslmode", "application_name", "connect_timeout", "options_ignored", "encoding", "db", "port"]);
+const SHOWN_QUERY_KEYS = new Set(["sslmode", "application_name", "connect_timeout", "encoding", "db", "port"]);
 
 /**
  * A store URL as messages show it: scheme, host, port and database only.
