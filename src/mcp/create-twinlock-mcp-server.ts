@@ -2,7 +2,7 @@ import "../schemas/zod-setup.js";
 import type { KeyObject } from "node:crypto";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { RefusalError } from "../errors/errors.js";
+import { IntegrityError, RefusalError } from "../errors/errors.js";
 import { redactSecrets } from "../errors/redact-secrets.js";
 import { admit } from "../gate/admit.js";
 import { closeWorkflow } from "../gate/close-workflow.js";
@@ -73,6 +73,13 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         "twinlock gates execution: freeze your plan (twinlock_submit_handoff), ask a person to review it (twinlock_request_review), and check whether the executor would be admitted (twinlock_check_admission). Only a person can review, approve and consent; no tool here can.",
     },
   );
+  /** The session's run, read (once per request on the server) and held to its ID: a run file swapped in under it is not this run. */
+  const readOwnRun = async () => {
+    const run = await ctx.store.read(ctx.ref);
+    if (run.state.run_id !== ctx.runId)
+      throw new IntegrityError(`the run file recorded for ${ctx.runId} now holds run ${run.state.run_id}`);
+    return run;
+  };
   const need = (scope: TokenScope, planner?: string) => {
     if (!ctx.scopes.includes(scope)) throw new RefusalError(`this session does not have the ${scope} scope`, { code: "TOKEN_SCOPE" });
     if (planner !== undefined && ctx.planner !== null && planner !== ctx.planner)
@@ -90,7 +97,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     async ({ planner }) =>
       answer(ctx, async () => {
         need("status", planner);
-        const run = await ctx.store.read(ctx.ref);
+        const run = await readOwnRun();
         const planners = planner ? [planner] : Object.keys(run.state.workflows).filter((p) => ctx.planner === null || p === ctx.planner);
         const statuses = [];
         for (const p of planners) statuses.push(await pairStatusFromRun(ctx.store, ctx.ref, p, new Date(), run));
@@ -113,7 +120,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     async ({ planner, handoff_dir }) =>
       answer(ctx, async () => {
         need("status", planner);
-        const run = await ctx.store.read(ctx.ref);
+        const run = await readOwnRun();
         const wf = Object.hasOwn(run.state.workflows, planner) ? run.state.workflows[planner] : undefined;
         if (!(handoff_dir ?? wf?.handoff?.dir))
           throw new RefusalError(`give handoff_dir: ${planner} has no frozen handoff yet to take the folder from`, { code: "BAD_INPUT" });
@@ -151,7 +158,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     async ({ planner, handoff_dir, unchanged_because }) =>
       answer(ctx, async () => {
         need("freeze", planner);
-        const current = await ctx.store.read(ctx.ref);
+        const current = await readOwnRun();
         // Every freeze is bounded, the folder named or the one frozen before (re-resolved, it could lead elsewhere now).
         const handoff = agentHandoffPath(ctx.store, ctx.ref, handoff_dir, {
           runId: current.state.run_id,
@@ -190,7 +197,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     async ({ planner }) =>
       answer(ctx, async () => {
         need("present", planner);
-        const run = await ctx.store.read(ctx.ref);
+        const run = await readOwnRun();
         const wf = Object.hasOwn(run.state.workflows, planner) ? run.state.workflows[planner] : undefined;
         if (!wf?.handoff)
           throw new RefusalError(`${planner} has nothing frozen to review; freeze it first (twinlock_submit_handoff)`, {
@@ -217,7 +224,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       answer(ctx, async () => {
         // The scope before the run is read; the pair once the run says whose executor this is.
         need("admission_check");
-        const run = await ctx.store.read(ctx.ref);
+        const run = await readOwnRun();
         const wf = Object.values(run.state.workflows).find((w) => w.executor === executor);
         need("admission_check", wf?.planner ?? planner);
         const r = await admit({
@@ -281,7 +288,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       redactedThrow(ctx, async () => {
         need("status");
         if (vars.runId !== ctx.runId) throw new RefusalError(`this session is for run ${ctx.runId}`, { code: "TOKEN_RUN" });
-        const run = await ctx.store.read(ctx.ref);
+        const run = await readOwnRun();
         const receipts = Object.values(run.state.workflows)
           .filter((w) => ctx.planner === null || w.planner === ctx.planner)
           .map((w) => ({
@@ -308,7 +315,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     async ({ executor }) =>
       redactedThrow(ctx, async () => {
         need("status");
-        const run = await ctx.store.read(ctx.ref);
+        const run = await readOwnRun();
         const wf = Object.values(run.state.workflows).find((w) => w.executor === executor);
         need("status", wf?.planner);
         const consent = wf?.consents[wf.consents.length - 1];

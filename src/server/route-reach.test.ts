@@ -5,7 +5,7 @@
  * unknown pair, and a token is confined to its own run's handoff even when
  * another run sits inside its run's folder.
  */
-import { mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -202,5 +202,35 @@ describe("a run nested in another run's folder", () => {
     }
     const own = await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff, unchanged_because: "same plan" } });
     expect(own.status, await own.clone().text()).toBeLessThan(500);
+  });
+});
+
+describe("a run file swapped under the token's run", () => {
+  it("is refused by the MCP tools as not this run, as the API refuses it", async () => {
+    const a = await serverWorld();
+    const t = (await createAgentToken(a.home, { agent: "claude", runId: a.runId, scopes: TOKEN_SCOPES })).token;
+    // The agent can write its run file: it copies another run's file (valid under that run's own checkpoint) over it.
+    const other = path.join(a.dir, "other");
+    mkdirSync(other);
+    await initRun({
+      run: path.join(other, "run.json"),
+      store: a.store,
+      suiteRoot: a.suite,
+      planners: [PLANNER],
+      mode: "APPLY_SAFE",
+      environment: "staging",
+      actions: "all",
+      budget: null,
+      actor: "other-agent",
+    });
+    copyFileSync(path.join(other, "run.json"), a.runFile);
+    const r = await call(a, "/mcp", {
+      token: t,
+      headers: { accept: "application/json, text/event-stream" },
+      json: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "twinlock_status", arguments: {} } },
+    });
+    const body = (await r.json()) as { result: { isError?: boolean; structuredContent: { code?: string } } };
+    expect(body.result.isError).toBe(true);
+    expect(body.result.structuredContent.code).toBe("INTEGRITY");
   });
 });
