@@ -353,7 +353,8 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     }
     if (media === "multipart/form-data" || media === "application/x-www-form-urlencoded") {
       const body = await c.req.parseBody({ all: true });
-      const out: Record<string, unknown> = {};
+      // No prototype: a field named `__proto__` or `constructor` is a field like any other, then refused by the strict schemas.
+      const out: Record<string, unknown> = Object.create(null);
       for (const [k, v] of Object.entries(body)) {
         const values = (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === "string");
         out[k] = k === "actions" ? values : values[values.length - 1];

@@ -234,3 +234,17 @@ describe("a run file swapped under the token's run", () => {
     expect(body.result.structuredContent.code).toBe("INTEGRITY");
   });
 });
+
+describe("form fields named after built-in members of an object", () => {
+  it("are refused as unknown fields, never a server error, on every decision's challenge", async () => {
+    for (const op of ["review", "consent", "apply-approval"]) {
+      for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+        const r = await call(counted, `/api/runs/${w.runId}/pairs/${PLANNER}/${op}/challenge`, {
+          form: { [name]: "x", handoff_hash: "0".repeat(64), decision: "approved", csrf: reviewer.csrf },
+          cookie: reviewer.cookie,
+        });
+        expect(r.status, `${op} ${name}: ${await r.clone().text()}`).toBeLessThan(500);
+      }
+    }
+  });
+});
