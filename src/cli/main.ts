@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
 import { ConflictError, EXIT, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { redactSecrets } from "../errors/redact-secrets.js";
 import { showInvisible } from "../input/clean-text.js";
 import { VERSION } from "../version.js";
 import type { CommandResult } from "./command-result.js";
@@ -140,13 +141,19 @@ const CONTROLS = new RegExp(String.raw`[\u0000-\u001f\u007f-\u009f]`, "g");
 function emit(ctx: { json: boolean; io: CliIo }, code: number, kind: string, raw: string, details?: Record<string, unknown>): number {
   // An error is one line whatever it quotes: paths and inputs may hold newlines or control characters.
   // C0 and C1 controls escaped, invisible and direction characters written out (⟨U+…⟩).
+  // No store password, key text or token secret is ever printed, whatever message quotes it.
   const message = showInvisible(
-    raw.replace(CONTROLS, (c) => {
+    redactSecrets(raw).replace(CONTROLS, (c) => {
       const json = JSON.stringify(c).slice(1, -1);
       return json.length > 1 ? json : `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`;
     }),
   );
-  if (ctx.json) ctx.io.stdout(`${JSON.stringify({ ok: false, error: { kind, message, ...(details ? { details } : {}) } }, null, 2)}\n`);
+  const shownDetails =
+    details && Object.fromEntries(Object.entries(details).map(([k, v]) => [k, typeof v === "string" ? redactSecrets(v) : v]));
+  if (ctx.json)
+    ctx.io.stdout(
+      `${JSON.stringify({ ok: false, error: { kind, message, ...(shownDetails ? { details: shownDetails } : {}) } }, null, 2)}\n`,
+    );
   else ctx.io.stderr(`twinlock: ${message}\n`);
   return code;
 }

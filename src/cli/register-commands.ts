@@ -381,6 +381,11 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
       "--handoff-root <dir>",
       "with a PostgreSQL store: the folder agents' handoff folders are in (their first freeze must be inside it)",
     )
+    .option(
+      "--trusted-proxy <address>",
+      "the IP address of a reverse proxy in front of the server whose X-Forwarded-For names the client (repeatable); from anyone else that header is ignored",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .action(async (opts) => sink(await (await import("./commands/serve.js")).runServe(opts)));
 
   program

@@ -2,23 +2,25 @@ import "../schemas/zod-setup.js";
 import type { KeyObject } from "node:crypto";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { RefusalError } from "../errors/errors.js";
+import { IntegrityError, RefusalError } from "../errors/errors.js";
+import { redactSecrets } from "../errors/redact-secrets.js";
 import { admit } from "../gate/admit.js";
 import { closeWorkflow } from "../gate/close-workflow.js";
 import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
 import { loadRunSuite } from "../gate/load-run-suite.js";
 import { pairStatusFromRun } from "../gate/pair-status.js";
 import { presentPlan } from "../gate/present-plan.js";
-import { checkReadiness } from "../handoff/check-readiness.js";
-import { snapshotHandoff } from "../home/frozen-bytes.js";
+import { judgeHandoff } from "../handoff/check-readiness.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { shellQuote } from "../run/next-step.js";
 import { promptId } from "../run/run-schema.js";
 import type { TokenScope } from "../server/agent-tokens.js";
 import { AdmissionCheckRequest, FreezeRequest, ResultRequest } from "../server/api-schemas.js";
-import { describeProblem } from "../server/http-problem.js";
+import { describePublicProblem, homeFolders } from "../server/http-problem.js";
+import { otherRunFolders } from "../server/other-run-folders.js";
 import { agentHandoffPath, type RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
+import { liveHandoffSource } from "./live-handoff-source.js";
 
 /** What one MCP session may reach: one run (and perhaps one pair), some scopes, an actor name for the log. */
 export interface McpGateContext {
@@ -71,6 +73,13 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         "twinlock gates execution: freeze your plan (twinlock_submit_handoff), ask a person to review it (twinlock_request_review), and check whether the executor would be admitted (twinlock_check_admission). Only a person can review, approve and consent; no tool here can.",
     },
   );
+  /** The session's run, read (once per request on the server) and held to its ID: a run file swapped in under it is not this run. */
+  const readOwnRun = async () => {
+    const run = await ctx.store.read(ctx.ref);
+    if (run.state.run_id !== ctx.runId)
+      throw new IntegrityError(`the run file recorded for ${ctx.runId} now holds run ${run.state.run_id}`);
+    return run;
+  };
   const need = (scope: TokenScope, planner?: string) => {
     if (!ctx.scopes.includes(scope)) throw new RefusalError(`this session does not have the ${scope} scope`, { code: "TOKEN_SCOPE" });
     if (planner !== undefined && ctx.planner !== null && planner !== ctx.planner)
@@ -86,12 +95,12 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       annotations: { readOnlyHint: true },
     },
     async ({ planner }) =>
-      answer(async () => {
+      answer(ctx, async () => {
         need("status", planner);
-        const run = await ctx.store.read(ctx.ref);
+        const run = await readOwnRun();
         const planners = planner ? [planner] : Object.keys(run.state.workflows).filter((p) => ctx.planner === null || p === ctx.planner);
         const statuses = [];
-        for (const p of planners) statuses.push(await pairStatusFromRun(ctx.store, ctx.ref, p));
+        for (const p of planners) statuses.push(await pairStatusFromRun(ctx.store, ctx.ref, p, new Date(), run));
         return {
           text: statuses.map((s) => `${s.planner}→${s.executor}: ${s.state}, revision ${s.revision}; next: ${s.next_action}`).join("\n"),
           data: { statuses },
@@ -109,10 +118,10 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       annotations: { readOnlyHint: true },
     },
     async ({ planner, handoff_dir }) =>
-      answer(async () => {
+      answer(ctx, async () => {
         need("status", planner);
-        const run = await ctx.store.read(ctx.ref);
-        const wf = run.state.workflows[planner];
+        const run = await readOwnRun();
+        const wf = Object.hasOwn(run.state.workflows, planner) ? run.state.workflows[planner] : undefined;
         if (!(handoff_dir ?? wf?.handoff?.dir))
           throw new RefusalError(`give handoff_dir: ${planner} has no frozen handoff yet to take the folder from`, { code: "BAD_INPUT" });
         const policy = loadPinnedPolicy(ctx.store.home, run.state.suite);
@@ -120,15 +129,12 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
           runId: run.state.run_id,
           frozenBefore: wf?.handoff?.dir,
           handoffRoot: ctx.handoffRoot,
+          otherRunFolders: await otherRunFolders(ctx.store, ctx.ref),
         });
-        // Judged on a copy made beneath the checked real path, as a freeze is: a link swapped in meanwhile leads nowhere.
-        const snapshot = snapshotHandoff(ctx.store.home, handoff.dir, handoff.confine);
-        let report: ReturnType<typeof checkReadiness>;
-        try {
-          report = { ...checkReadiness(snapshot.dir, policy.handoffFormat), dir: handoff.dir };
-        } finally {
-          snapshot.dispose();
-        }
+        // Judged in place, not on a copy: the real path is resolved and confined once, and every file is read beneath
+        // it asynchronously, so a link swapped in meanwhile leads nowhere and a folder of many files never holds the server.
+        const source = await liveHandoffSource(ctx.store.home, handoff.dir, handoff.confine);
+        const report = { ...judgeHandoff(source, policy.handoffFormat), dir: handoff.dir };
         return {
           text: report.ready
             ? `ready: ${report.dir}`
@@ -150,14 +156,15 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       inputSchema: { planner: plannerArg, ...FreezeRequest.shape },
     },
     async ({ planner, handoff_dir, unchanged_because }) =>
-      answer(async () => {
+      answer(ctx, async () => {
         need("freeze", planner);
-        const current = await ctx.store.read(ctx.ref);
+        const current = await readOwnRun();
         // Every freeze is bounded, the folder named or the one frozen before (re-resolved, it could lead elsewhere now).
         const handoff = agentHandoffPath(ctx.store, ctx.ref, handoff_dir, {
           runId: current.state.run_id,
-          frozenBefore: current.state.workflows[planner]?.handoff?.dir,
+          frozenBefore: Object.hasOwn(current.state.workflows, planner) ? current.state.workflows[planner]?.handoff?.dir : undefined,
           handoffRoot: ctx.handoffRoot,
+          otherRunFolders: await otherRunFolders(ctx.store, ctx.ref),
         });
         const key = ctx.freezeKey;
         const r = await freezePairHandoff({
@@ -188,10 +195,10 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       annotations: { readOnlyHint: true },
     },
     async ({ planner }) =>
-      answer(async () => {
+      answer(ctx, async () => {
         need("present", planner);
-        const run = await ctx.store.read(ctx.ref);
-        const wf = run.state.workflows[planner];
+        const run = await readOwnRun();
+        const wf = Object.hasOwn(run.state.workflows, planner) ? run.state.workflows[planner] : undefined;
         if (!wf?.handoff)
           throw new RefusalError(`${planner} has nothing frozen to review; freeze it first (twinlock_submit_handoff)`, {
             code: "NOT_FROZEN",
@@ -214,8 +221,10 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       annotations: { readOnlyHint: true },
     },
     async ({ executor, planner, mode, environment, actions }) =>
-      answer(async () => {
-        const run = await ctx.store.read(ctx.ref);
+      answer(ctx, async () => {
+        // The scope before the run is read; the pair once the run says whose executor this is.
+        need("admission_check");
+        const run = await readOwnRun();
         const wf = Object.values(run.state.workflows).find((w) => w.executor === executor);
         need("admission_check", wf?.planner ?? planner);
         const r = await admit({
@@ -247,7 +256,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       inputSchema: { planner: plannerArg, ...ResultRequest.shape },
     },
     async ({ planner, result, residual }) =>
-      answer(async () => {
+      answer(ctx, async () => {
         need("result", planner);
         const r = await closeWorkflow({ store: ctx.store, run: ctx.ref, planner, result, residual, actor: ctx.actor });
         return { text: `recorded ${result} for ${planner}; state ${r.workflow.state}`, data: { state: r.workflow.state } };
@@ -258,13 +267,14 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     "frozen-plan",
     new ResourceTemplate("twinlock://runs/{runId}/pairs/{planner}/revisions/{revision}/plan", { list: undefined }),
     { title: "Frozen plan", description: "A revision's plan as the reviewer sees it, from the frozen bytes", mimeType: "text/markdown" },
-    async (uri, vars) => {
-      const planner = String(vars.planner);
-      need("present", planner);
-      if (vars.runId !== ctx.runId) throw new RefusalError(`this session is for run ${ctx.runId}`, { code: "TOKEN_RUN" });
-      const p = await presentPlan(ctx.store, ctx.ref, planner, { revision: Number(vars.revision) });
-      return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: p.markdown }] };
-    },
+    async (uri, vars) =>
+      redactedThrow(ctx, async () => {
+        const planner = String(vars.planner);
+        need("present", planner);
+        if (vars.runId !== ctx.runId) throw new RefusalError(`this session is for run ${ctx.runId}`, { code: "TOKEN_RUN" });
+        const p = await presentPlan(ctx.store, ctx.ref, planner, { revision: Number(vars.revision) });
+        return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: p.markdown }] };
+      }),
   );
   server.registerResource(
     "receipts",
@@ -274,23 +284,24 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       description: "Every receipt of the run (reviews, consents, approvals, admissions), as JSON",
       mimeType: "application/json",
     },
-    async (uri, vars) => {
-      need("status");
-      if (vars.runId !== ctx.runId) throw new RefusalError(`this session is for run ${ctx.runId}`, { code: "TOKEN_RUN" });
-      const run = await ctx.store.read(ctx.ref);
-      const receipts = Object.values(run.state.workflows)
-        .filter((w) => ctx.planner === null || w.planner === ctx.planner)
-        .map((w) => ({
-          planner: w.planner,
-          executor: w.executor,
-          freeze: w.handoff?.receipt ?? null,
-          reviews: w.reviews,
-          consents: w.consents,
-          apply_approvals: w.apply_approvals,
-          admissions: w.admissions,
-        }));
-      return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(receipts, null, 1) }] };
-    },
+    async (uri, vars) =>
+      redactedThrow(ctx, async () => {
+        need("status");
+        if (vars.runId !== ctx.runId) throw new RefusalError(`this session is for run ${ctx.runId}`, { code: "TOKEN_RUN" });
+        const run = await readOwnRun();
+        const receipts = Object.values(run.state.workflows)
+          .filter((w) => ctx.planner === null || w.planner === ctx.planner)
+          .map((w) => ({
+            planner: w.planner,
+            executor: w.executor,
+            freeze: w.handoff?.receipt ?? null,
+            reviews: w.reviews,
+            consents: w.consents,
+            apply_approvals: w.apply_approvals,
+            admissions: w.admissions,
+          }));
+        return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(receipts, null, 1) }] };
+      }),
   );
 
   server.registerPrompt(
@@ -301,43 +312,64 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         "The text of exactly the executor a person consented to, found by the file digest the consent bound; nothing when there is no live consent.",
       argsSchema: { executor: z.string().describe("the executor prompt's ID") },
     },
-    async ({ executor }) => {
-      const run = await ctx.store.read(ctx.ref);
-      const wf = Object.values(run.state.workflows).find((w) => w.executor === executor);
-      need("status", wf?.planner);
-      const consent = wf?.consents[wf.consents.length - 1];
-      if (!wf || !consent || consent.decision !== "approved" || consent.handoff_hash !== wf.handoff?.hash)
-        throw new RefusalError(`${executor} has no live consent in run ${ctx.runId}; a person consents first`, { code: "NO_CONSENT" });
-      const pinned = loadRunSuite(ctx.store.home, run.state, wf);
-      const prompt = pinned.suite.prompts.find((p) => p.id === executor && p.sha256 === consent.executor_digest);
-      if (!prompt)
-        throw new RefusalError(
-          `the executor file the consent bound (${consent.executor_digest}) is not in the pinned suite any more; it changed since consent`,
-          {
-            code: "EXECUTOR_CHANGED",
-          },
-        );
-      return {
-        description: `${prompt.id} (${prompt.title ?? prompt.id}), the exact file consented to (${consent.executor_digest})`,
-        messages: [{ role: "user", content: { type: "text", text: prompt.body } }],
-      };
-    },
+    async ({ executor }) =>
+      redactedThrow(ctx, async () => {
+        need("status");
+        const run = await readOwnRun();
+        const wf = Object.values(run.state.workflows).find((w) => w.executor === executor);
+        need("status", wf?.planner);
+        const consent = wf?.consents[wf.consents.length - 1];
+        if (!wf || !consent || consent.decision !== "approved" || consent.handoff_hash !== wf.handoff?.hash)
+          throw new RefusalError(`${executor} has no live consent in run ${ctx.runId}; a person consents first`, { code: "NO_CONSENT" });
+        const pinned = loadRunSuite(ctx.store.home, run.state, wf);
+        const prompt = pinned.suite.prompts.find((p) => p.id === executor && p.sha256 === consent.executor_digest);
+        if (!prompt)
+          throw new RefusalError(
+            `the executor file the consent bound (${consent.executor_digest}) is not in the pinned suite any more; it changed since consent`,
+            {
+              code: "EXECUTOR_CHANGED",
+            },
+          );
+        return {
+          description: `${prompt.id} (${prompt.title ?? prompt.id}), the exact file consented to (${consent.executor_digest})`,
+          messages: [{ role: "user" as const, content: { type: "text" as const, text: prompt.body } }],
+        };
+      }),
   );
   return server;
 }
 
-/** A tool's answer: one line for the model, and the data as structured content. A refusal becomes a tool error with its stable code. */
-async function answer(work: () => Promise<{ text: string; data: Record<string, unknown> }>) {
+/**
+ * A tool's answer: one line for the model, and the data as structured
+ * content. A refusal becomes a tool error with its stable code, redacted
+ * (store URLs, key text, the gate home's folders) like every server answer.
+ */
+async function answer(ctx: Pick<McpGateContext, "store">, work: () => Promise<{ text: string; data: Record<string, unknown> }>) {
   try {
     const { text, data } = await work();
     return { content: [{ type: "text" as const, text }], structuredContent: { ok: true, ...data } };
   } catch (error) {
-    const { body, status } = describeProblem(error);
-    if (status === 500) process.stderr.write(`twinlock mcp: internal error: ${(error as Error).stack}\n`);
+    const folders = homeFolders(ctx.store.home);
+    const { body, status } = describePublicProblem(error, folders);
+    if (status === 500) process.stderr.write(redactSecrets(`twinlock mcp: internal error: ${(error as Error).stack}\n`, { folders }));
     return {
       isError: true,
       content: [{ type: "text" as const, text: `${body.code}: ${body.message}` }],
       structuredContent: body as unknown as Record<string, unknown>,
     };
+  }
+}
+
+/** A resource's or prompt's work, whose refusal (sent as a protocol error) is redacted like a tool's. */
+async function redactedThrow<T>(ctx: Pick<McpGateContext, "store">, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const { body, status } = describePublicProblem(error, homeFolders(ctx.store.home));
+    if (status === 500)
+      process.stderr.write(
+        redactSecrets(`twinlock mcp: internal error: ${(error as Error).stack}\n`, { folders: homeFolders(ctx.store.home) }),
+      );
+    throw new Error(`${body.code}: ${body.message}`);
   }
 }

@@ -29,7 +29,8 @@ export function legalNextStep(next: { action: string; command: string }): string
 
 /** The workflow of `planner` in this run, or a refusal listing the run's planners. */
 export function requireWorkflow<W extends { planner: string }>(workflows: Record<string, W>, planner: string): W {
-  const wf = workflows[planner];
+  // Only the run's own record: a planner named `__proto__` or `toString` is no built-in member.
+  const wf = Object.hasOwn(workflows, planner) ? workflows[planner] : undefined;
   if (wf) return wf;
   const asExecutor = Object.values(workflows).find((w) => (w as unknown as { executor?: string }).executor === planner) as
     | (W & { executor: string })

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
@@ -8,6 +8,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { z } from "zod";
 import { canonicalJson } from "../crypto/canonical-hash.js";
 import { RefusalError } from "../errors/errors.js";
+import { redactSecrets } from "../errors/redact-secrets.js";
 import { admit } from "../gate/admit.js";
 import { approveApply } from "../gate/approve-apply.js";
 import { closeWorkflow } from "../gate/close-workflow.js";
@@ -24,6 +25,7 @@ import { requireWorkflow } from "../run/refuse-transition.js";
 import { MAX_STOPS_PER_LIFT, RUN_ID_PATTERN, type Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
 import { agentHandoffPath, type RunStore } from "../store/run-store.js";
+import { PROMPT_ID_PATTERN } from "../suite/prompt.js";
 import { renderEnrolPage } from "../web/render-enrol-page.js";
 import { renderErrorPage } from "../web/render-error-page.js";
 import { renderRevisionPage } from "../web/render-revision-page.js";
@@ -42,8 +44,10 @@ import {
   ReviewRequest,
   StopRequest,
 } from "./api-schemas.js";
-import { describeProblem, HttpProblem } from "./http-problem.js";
+import { clientAddress, clientKey } from "./client-address.js";
+import { describeProblem, describePublicProblem, HttpProblem, homeFolders } from "./http-problem.js";
 import { buildOpenApi } from "./openapi.js";
+import { otherRunFolders } from "./other-run-folders.js";
 import { pagePaths, revisionPageView, runListView, runPageView } from "./page-views.js";
 import {
   beginPasskeyDecision,
@@ -52,8 +56,9 @@ import {
   type RelyingPartyInfo,
   requireAssertion,
 } from "./passkey-decisions.js";
-import { PendingSignatures } from "./pending-signatures.js";
-import { guardHostAndOrigin, rateLimit, securityHeaders } from "./request-guards.js";
+import { PendingSignatures, SealedSignins } from "./pending-signatures.js";
+import { readOncePerRequest } from "./read-once-per-request.js";
+import { FailureBudget, guardHostAndOrigin, rateLimit, securityHeaders } from "./request-guards.js";
 import { type ReviewerSession, ReviewerSessions, sameToken } from "./reviewer-sessions.js";
 
 /** How the gate server is set up: its store, the origin people open, the host names it answers to. */
@@ -71,6 +76,8 @@ export interface GateServerConfig {
   log?: (entry: AccessLogEntry) => void;
   /** For a store whose runs are not files: the folder agents' first freezes must be inside (`serve --handoff-root`). */
   handoffRoot?: string;
+  /** Reverse proxies whose `X-Forwarded-For` names the client (`serve --trusted-proxy`); from anyone else it is ignored. */
+  trustedProxies?: readonly string[];
 }
 
 /** One access-log line: never a token, cookie, body or query string. */
@@ -89,7 +96,21 @@ type Principal = { kind: "agent"; token: AgentToken } | { kind: "reviewer"; sess
 
 type Env = { Variables: { principal: Principal; problemCode?: string } };
 
-const SESSION_COOKIE = "twinlock_session";
+/** The session cookie's name: over https a `__Host-` cookie (Secure, Path=/, no Domain: no other host or plain-HTTP page can set or read it). */
+function sessionCookieName(tls: boolean): string {
+  return tls ? "__Host-twinlock_session" : "twinlock_session";
+}
+
+/**
+ * The part of a session cookie that binds it to one origin: a digest of the
+ * origin the server answered on at sign-in and the session's own secret.
+ * Browsers send a host's cookies to every port of it; a cookie presented on
+ * another port or origin (another server, or this one answering elsewhere)
+ * does not carry that origin's tag, and is no session there.
+ */
+function originTag(origin: string, session: ReviewerSession): string {
+  return createHash("sha256").update(`twinlock-session-origin/1|${origin}|${session.csrf}`).digest("base64url").slice(0, 22);
+}
 const MAX_BODY_BYTES = 256 * 1024;
 
 /** The assets the pages load, all from this package (no CDN): path → file and type. */
@@ -117,7 +138,9 @@ function assetTable(): Map<string, { file: string; type: string }> {
  * assertion over the receipt.
  */
 export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFlight: () => number } {
-  const { store } = config;
+  // A run is read (parsed, verified) once per request, however many layers ask for it.
+  const perRequest = readOncePerRequest(config.store);
+  const store = perRequest.store;
   const home = store.home;
   const now = config.now ?? (() => new Date());
   const {
@@ -127,16 +150,29 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   } = store.serverState ?? {
     sessions: new ReviewerSessions(),
     decisions: new PendingSignatures(),
-    signins: new PendingSignatures(),
+    // Sealed in the browser's cookie: nothing is kept per anonymous start, so no flood pushes a reviewer's sign-in out.
+    signins: new SealedSignins(),
   };
+  const trustedProxies = new Set(config.trustedProxies ?? []);
+  const clientOf = (c: Context): string => clientKey(clientAddress(peerAddress(c), c.req.header("x-forwarded-for"), trustedProxies));
   const origin = new URL(config.origin);
   const rp: RelyingPartyInfo = { id: origin.hostname, name: "twinlock", origin: origin.origin };
   const secureCookie = config.tls;
+  const SESSION_COOKIE = sessionCookieName(config.tls);
+  /** The origin a request came to: the scheme this server speaks and the `Host` it was sent to (already one of the allowed hosts). */
+  const requestOrigin = (c: Context): string => `${config.tls ? "https" : "http"}://${(c.req.header("host") ?? "").toLowerCase()}`;
   const assets = assetTable();
   let inFlight = 0;
   const app = new Hono<Env>();
+  // Every message that leaves the server (answers, the log, stderr) names the home instead of spelling it out.
+  const folders = homeFolders(home);
+  const redact = (text: string) => redactSecrets(text, { folders });
+  const log = config.log
+    ? (entry: AccessLogEntry) => config.log?.({ ...entry, ...(entry.code ? { code: redact(entry.code) } : {}) })
+    : undefined;
   const allowedOrigins = new Set(config.allowedHosts.map((h) => `${config.tls ? "https" : "http"}://${h}`));
 
+  app.use("*", (_c, next) => perRequest.run(next));
   app.use("*", async (c, next) => {
     const started = performance.now();
     inFlight++;
@@ -145,7 +181,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     } finally {
       inFlight--;
       const p = c.get("principal");
-      config.log?.({
+      log?.({
         at: now().toISOString(),
         method: c.req.method,
         path: loggedPath(new URL(c.req.url).pathname),
@@ -175,13 +211,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
 
   app.onError((error, c) => {
-    const { status, body } = describeProblem(error);
+    const { status, body } = describePublicProblem(error, folders);
     c.set("problemCode", body.code);
     // The store could not answer: a proxy or client may ask again shortly.
     if (status === 503) c.header("Retry-After", "2");
     if (status === 500)
       process.stderr.write(
-        `twinlock serve: internal error on ${c.req.method} ${loggedPath(new URL(c.req.url).pathname)}: ${(error as Error).stack}\n`,
+        redact(`twinlock serve: internal error on ${c.req.method} ${loggedPath(new URL(c.req.url).pathname)}: ${(error as Error).stack}\n`),
       );
     if (wantsHtml(c)) {
       const html = renderErrorPage({
@@ -221,7 +257,10 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
         );
       return { kind: "agent", token: verdict.token };
     }
-    const session = await sessions.find(getCookie(c, SESSION_COOKIE), now().getTime());
+    const [id, tag] = (getCookie(c, SESSION_COOKIE) ?? "").split(".", 2);
+    const found = await sessions.find(id, now().getTime());
+    // The cookie must carry the tag of the origin this request came to: another port's or host's cookie is no session here.
+    const session = found && sameToken(tag, originTag(requestOrigin(c), found)) ? found : undefined;
     if (session) {
       // A reviewer revoked since signing in is signed out at once.
       const enrolled = readReviewerRegistry(home).reviewers.find((r) => r.name === session.reviewer && !r.revoked);
@@ -314,7 +353,8 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     }
     if (media === "multipart/form-data" || media === "application/x-www-form-urlencoded") {
       const body = await c.req.parseBody({ all: true });
-      const out: Record<string, unknown> = {};
+      // No prototype: a field named `__proto__` or `constructor` is a field like any other, then refused by the strict schemas.
+      const out: Record<string, unknown> = Object.create(null);
       for (const [k, v] of Object.entries(body)) {
         const values = (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === "string");
         out[k] = k === "actions" ? values : values[values.length - 1];
@@ -389,7 +429,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       await store.ready();
       return c.json({ ok: true });
     } catch (error) {
-      config.log?.({
+      log?.({
         at: now().toISOString(),
         method: "GET",
         path: "/readyz",
@@ -417,13 +457,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   app.get("/runs/:runId/pairs/:planner", async (c) => {
     requireSignedInPage(c);
     const { run } = await findRun(param(c, "runId"));
-    const wf = requireWorkflow(run.state.workflows, param(c, "planner"));
+    const wf = requireWorkflow(run.state.workflows, promptParam(c, "planner"));
     return c.redirect(wf.handoff ? pagePaths.revision(run.state.run_id, wf.planner, wf.revision) : pagePaths.run(run.state.run_id), 303);
   });
   app.get("/runs/:runId/pairs/:planner/revisions/:revision", async (c) => {
     requireSignedInPage(c);
     const { ref, run } = await findRun(param(c, "runId"));
-    const wf = requireWorkflow(run.state.workflows, param(c, "planner"));
+    const wf = requireWorkflow(run.state.workflows, promptParam(c, "planner"));
     const revision = Number(param(c, "revision"));
     if (!Number.isInteger(revision) || revision < 1) throw new HttpProblem(404, "UNKNOWN_REVISION", "revisions are numbered from 1");
     return c.html(renderRevisionPage(await revisionPageView(store, ref, run, wf, revision, layoutFor(c), true)));
@@ -438,10 +478,34 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   }
 
   // ---- sign-in and enrolment
-  const signinLimit = rateLimit("sign-in", 30, clientAddress);
-  const enrolLimit = rateLimit("enrolment", 20, clientAddress);
+  // A team store keeps each started sign-in in the database: starts are limited per client. In memory, a start keeps nothing.
+  const signinStartLimit = store.serverState
+    ? rateLimit("sign-in", 30, clientOf)
+    : async (_c: Context, next: () => Promise<void>) => {
+        await next();
+      };
+  const signinFailures = new FailureBudget("sign-in", 30);
+  const enrolFailures = new FailureBudget("enrolment", 20);
+  /** Run an attempt; a refusal counts against the client's budget, and past it is answered 429 (a success never is). */
+  async function limitFailures<T>(c: Context, budget: FailureBudget, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const key = clientOf(c);
+      const at = now().getTime();
+      if (describeProblem(error).status < 500 && budget.fail(key, at)) {
+        c.header("Retry-After", String(budget.retryAfter(key, at)));
+        throw new HttpProblem(
+          429,
+          "RATE_LIMITED",
+          `too many failed ${budget.kind} attempts from this address; wait a minute and try again`,
+        );
+      }
+      throw error;
+    }
+  }
   app.get("/signin", (c) => c.html(renderSignInPage({ layout: layoutFor(c), next: null })));
-  app.post("/signin/options", signinLimit, async (c) => {
+  app.post("/signin/options", signinStartLimit, async (c) => {
     const entry = await signinChallenges.add({ reviewer: "", request: "signin", challenge: randomBytes(32), at: now() }, now().getTime());
     setCookie(c, "twinlock_signin", entry.id, { httpOnly: true, sameSite: "Strict", secure: secureCookie, path: "/signin", maxAge: 120 });
     return c.json({
@@ -455,54 +519,74 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       },
     });
   });
-  app.post("/signin", signinLimit, async (c) => {
-    const fields = await readFields(c);
-    const entry = await signinChallenges.take(getCookie(c, "twinlock_signin") ?? "", now().getTime());
-    deleteCookie(c, "twinlock_signin", { path: "/signin" });
-    if (!entry) throw new HttpProblem(409, "CHALLENGE_EXPIRED", "the sign-in request expired; press the button again");
-    const response = parseAssertion(fields.response);
-    const found = findCredential(home, response.rawId);
-    if (!found)
-      throw new HttpProblem(
-        403,
-        "UNKNOWN_PASSKEY",
-        "this passkey is not enrolled here; ask for an invitation (`twinlock reviewer invite NAME`)",
-      );
-    requireAssertion(found.credential, response, entry.challenge);
-    const session = await sessions.open(found.reviewer.name, found.reviewer.rights, now().getTime());
-    setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "Strict", secure: secureCookie, path: "/", maxAge: 8 * 3600 });
-    return c.json({ ok: true, location: "/", reviewer: found.reviewer.name });
-  });
+  app.post("/signin", async (c) =>
+    limitFailures(c, signinFailures, async () => {
+      const fields = await readFields(c);
+      const entry = await signinChallenges.take(getCookie(c, "twinlock_signin") ?? "", now().getTime());
+      deleteCookie(c, "twinlock_signin", { path: "/signin" });
+      if (!entry) throw new HttpProblem(409, "CHALLENGE_EXPIRED", "the sign-in request expired; press the button again");
+      const response = parseAssertion(fields.response);
+      const found = findCredential(home, response.rawId);
+      if (!found)
+        throw new HttpProblem(
+          403,
+          "UNKNOWN_PASSKEY",
+          "this passkey is not enrolled here; ask for an invitation (`twinlock reviewer invite NAME`)",
+        );
+      requireAssertion(found.credential, response, entry.challenge);
+      const session = await sessions.open(found.reviewer.name, found.reviewer.rights, now().getTime());
+      setCookie(c, SESSION_COOKIE, `${session.id}.${originTag(requestOrigin(c), session)}`, {
+        httpOnly: true,
+        sameSite: "Strict",
+        secure: secureCookie,
+        path: "/",
+        maxAge: 8 * 3600,
+      });
+      return c.json({ ok: true, location: "/", reviewer: found.reviewer.name });
+    }),
+  );
   app.post("/signout", async (c) => {
     const fields = await readFields(c);
     const session = await requireReviewer(c, fields);
     await sessions.close(session.id);
-    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    deleteCookie(c, SESSION_COOKIE, { path: "/", secure: secureCookie });
     // The page's script asks for JSON; a plain form post (no script) is sent on to the sign-in page.
     if (!(c.req.header("accept") ?? "").includes("application/json")) return c.redirect("/signin", 303);
     return c.json({ ok: true, location: "/signin" });
   });
-  app.get("/enrol/:token", enrolLimit, (c) => {
-    const token = param(c, "token");
-    const invitation = invitationFor(token);
-    return c.html(
-      renderEnrolPage({ layout: layoutFor(c), name: invitation.name, rights: invitation.rights, expiresAt: invitation.expires_at, token }),
-    );
-  });
-  app.post("/enrol/:token/options", enrolLimit, async (c) => {
-    const token = param(c, "token");
-    const started = await startEnrolment(home, token, rp, now());
-    return c.json({ ok: true, options: started.options });
-  });
-  app.post("/enrol/:token", enrolLimit, async (c) => {
-    const token = param(c, "token");
-    const fields = await readFields(c);
-    // The challenge is the one startEnrolment recorded on the invitation (in the home, so any server of a team store finishes it).
-    const expected = findUsableInvitation(home, token, now()).challenge;
-    if (!expected) throw new HttpProblem(409, "CHALLENGE_EXPIRED", "start the registration again (press the button)");
-    const done = await finishEnrolment(home, token, fields.response as RegistrationResponseJSON, expected, rp, now());
-    return c.json({ ok: true, name: done.reviewer.name });
-  });
+  app.get("/enrol/:token", async (c) =>
+    limitFailures(c, enrolFailures, async () => {
+      const token = param(c, "token");
+      const invitation = invitationFor(token);
+      return c.html(
+        renderEnrolPage({
+          layout: layoutFor(c),
+          name: invitation.name,
+          rights: invitation.rights,
+          expiresAt: invitation.expires_at,
+          token,
+        }),
+      );
+    }),
+  );
+  app.post("/enrol/:token/options", async (c) =>
+    limitFailures(c, enrolFailures, async () => {
+      const token = param(c, "token");
+      const started = await startEnrolment(home, token, rp, now());
+      return c.json({ ok: true, options: started.options });
+    }),
+  );
+  app.post("/enrol/:token", async (c) =>
+    limitFailures(c, enrolFailures, async () => {
+      const token = param(c, "token");
+      const fields = await readFields(c);
+      // The challenge is the one startEnrolment recorded on the invitation (in the home, so any server of a team store finishes it).
+      const expected = findUsableInvitation(home, token, now()).challenge;
+      if (!expected) throw new HttpProblem(409, "CHALLENGE_EXPIRED", "start the registration again (press the button)");
+      const done = await finishEnrolment(home, token, fields.response as RegistrationResponseJSON, expected, rp, now());
+      return c.json({ ok: true, name: done.reviewer.name });
+    }),
+  );
 
   function invitationFor(token: string): { name: string; rights: string[]; expires_at: string } {
     try {
@@ -539,24 +623,24 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     return c.json({ ok: true, run_id: run.state.run_id, revision: run.file.revision, state });
   });
   app.get("/api/runs/:runId/pairs/:planner", async (c) => {
-    requireReader(c, "status", param(c, "runId"), param(c, "planner"));
+    requireReader(c, "status", param(c, "runId"), promptParam(c, "planner"));
     const { ref, run } = await findRun(param(c, "runId"));
-    return c.json({ ok: true, status: await pairStatusFromRun(store, ref, param(c, "planner"), now(), run) });
+    return c.json({ ok: true, status: await pairStatusFromRun(store, ref, promptParam(c, "planner"), now(), run) });
   });
   app.get("/api/runs/:runId/pairs/:planner/plan", async (c) => {
-    requireReader(c, "present", param(c, "runId"), param(c, "planner"));
+    requireReader(c, "present", param(c, "runId"), promptParam(c, "planner"));
     const { ref } = await findRun(param(c, "runId"));
     const revision = c.req.query("revision");
-    const p = await presentPlan(store, ref, param(c, "planner"), revision ? { revision: Number(revision) } : {});
+    const p = await presentPlan(store, ref, promptParam(c, "planner"), revision ? { revision: Number(revision) } : {});
     return c.json({ ok: true, plan: p });
   });
   app.post("/api/runs/:runId/pairs/:planner/freeze", async (c) => {
-    requireReader(c, "freeze", param(c, "runId"), param(c, "planner"));
+    requireReader(c, "freeze", param(c, "runId"), promptParam(c, "planner"));
     const body = parse(FreezeRequest, await readFields(c));
     const { ref, run } = await findRun(param(c, "runId"));
     const actor = actorOf(c);
     const p = c.get("principal");
-    const frozenBefore = run.state.workflows[param(c, "planner")]?.handoff?.dir;
+    const frozenBefore = ownWorkflow(run, promptParam(c, "planner"))?.handoff?.dir;
     // A token made with --freeze-key signs the freeze with the planner's key the gate home keeps (signing suites need one).
     const key = p.kind === "agent" ? readTokenFreezeKey(home, p.token) : undefined;
     // Every freeze over the API is bounded, the folder named or the one frozen before (re-resolved, it could lead elsewhere now).
@@ -564,12 +648,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       runId: run.state.run_id,
       frozenBefore,
       handoffRoot: config.handoffRoot,
+      otherRunFolders: await otherRunFolders(store, ref),
     });
     // With a key the freeze is recorded as the key's owner (the suite lists who may freeze).
     const r = await freezePairHandoff({
       store,
       run: ref,
-      planner: param(c, "planner"),
+      planner: promptParam(c, "planner"),
       handoffDir: handoff.dir,
       confine: handoff.confine,
       actor: key ? undefined : actor,
@@ -588,14 +673,17 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
   app.post("/api/runs/:runId/executors/:executor/admission-check", async (c) => {
     const runId = param(c, "runId");
+    const executor = promptParam(c, "executor");
+    // Who asks, and for which run, before the run is read: an anonymous caller or another run's token learns nothing of it.
+    requireReader(c, "admission_check", runId);
     const body = parse(AdmissionCheckRequest, await readFields(c));
     const { ref, run } = await findRun(runId);
-    const wf = Object.values(run.state.workflows).find((w) => w.executor === param(c, "executor"));
+    const wf = Object.values(run.state.workflows).find((w) => w.executor === executor);
     requireReader(c, "admission_check", runId, wf?.planner ?? body.planner);
     const r = await admit({
       store,
       run: ref,
-      executor: param(c, "executor"),
+      executor,
       planner: body.planner,
       mode: body.mode,
       environment: body.environment,
@@ -607,13 +695,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     return c.json({ ok: true, would_admit: r.admitted, checks: r.checks, unsigned: r.unsigned });
   });
   app.post("/api/runs/:runId/pairs/:planner/result", async (c) => {
-    requireReader(c, "result", param(c, "runId"), param(c, "planner"));
+    requireReader(c, "result", param(c, "runId"), promptParam(c, "planner"));
     const body = parse(ResultRequest, await readFields(c));
     const { ref } = await findRun(param(c, "runId"));
     const r = await closeWorkflow({
       store,
       run: ref,
-      planner: param(c, "planner"),
+      planner: promptParam(c, "planner"),
       result: body.result,
       residual: body.residual,
       actor: actorOf(c),
@@ -632,7 +720,9 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const p = c.get("principal");
     if (p.kind !== "agent")
       throw new HttpProblem(401, "AGENT_TOKEN", "the MCP endpoint is for agents: send `Authorization: Bearer <agent token>`");
-    const { ref } = await findRun(p.token.run_id);
+    // The run is resolved, not read: each tool checks its scope before it reads the run.
+    const ref = await store.resolve(p.token.run_id);
+    if (ref === undefined) throw new HttpProblem(404, "UNKNOWN_RUN", `no run ${p.token.run_id} in ${store.label}`);
     const { serveMcpOverHttp } = await import("../mcp/serve-mcp-over-http.js");
     return serveMcpOverHttp(c.req.raw, {
       store,
@@ -647,7 +737,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   // ---- JSON API: human decisions (passkey)
   passkeyRoute("/api/runs/:runId/pairs/:planner/review", async (c, fields, session) => {
     const runId = param(c, "runId");
-    const planner = param(c, "planner");
+    const planner = promptParam(c, "planner");
     const body = parse(ReviewRequest, fields);
     const { ref } = await findRun(runId);
     return {
@@ -674,7 +764,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
   passkeyRoute("/api/runs/:runId/pairs/:planner/consent", async (c, fields, session) => {
     const runId = param(c, "runId");
-    const planner = param(c, "planner");
+    const planner = promptParam(c, "planner");
     const body = parse(ConsentRequest, consentFields(fields));
     const { ref, run } = await findRun(runId);
     requireShownSettings(run, body);
@@ -702,7 +792,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   });
   passkeyRoute("/api/runs/:runId/pairs/:planner/apply-approval", async (c, fields, session) => {
     const runId = param(c, "runId");
-    const planner = param(c, "planner");
+    const planner = promptParam(c, "planner");
     const body = parse(ApplyApprovalRequest, fields);
     const { ref } = await findRun(runId);
     return {
@@ -817,11 +907,28 @@ function requireShownSettings(run: LoadedRun, body: z.infer<typeof ConsentReques
     );
 }
 
+/**
+ * A prompt ID from the path (a planner or executor): anything that is not
+ * one (`__proto__`, `constructor`, `toString`, …) is a 404 before it can
+ * index a run's records.
+ */
+function promptParam(c: Context, name: string): string {
+  const v = param(c, name);
+  if (!PROMPT_ID_PATTERN.test(v))
+    throw new HttpProblem(404, "UNKNOWN_PAIR", `${JSON.stringify(v.slice(0, 40))} is not a prompt ID (like MD-29)`);
+  return v;
+}
+
 /** A path parameter; every route that asks for one declares it, so a missing one is a 404. */
 function param(c: Context, name: string): string {
   const v = c.req.param(name);
   if (typeof v !== "string" || v === "") throw new HttpProblem(404, "NOT_FOUND", `missing ${name} in the path`);
   return v;
+}
+
+/** A run's workflow of this planner, only as the run's own record (never a built-in member of the object). */
+function ownWorkflow(run: LoadedRun, planner: string): Workflow | undefined {
+  return Object.hasOwn(run.state.workflows, planner) ? run.state.workflows[planner] : undefined;
 }
 
 function emptyToUndefined(v: unknown): unknown {
@@ -855,9 +962,10 @@ function loggedPath(pathname: string): string {
   return pathname.replace(/^\/enrol\/[^/]+/, "/enrol/:token");
 }
 
-function clientAddress(c: Context): string {
+/** The socket's peer address (no header is read here). */
+function peerAddress(c: Context): string | undefined {
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress ?? "unknown";
+  return incoming?.socket?.remoteAddress;
 }
 
 function wantsHtml(c: Context): boolean {

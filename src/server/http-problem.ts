@@ -1,4 +1,6 @@
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { type RedactedFolder, redactSecrets } from "../errors/redact-secrets.js";
+import type { GateHome } from "../home/gate-home.js";
 
 /** A refusal of the server itself (not signed in, wrong token scope, unknown run, too large): its status, code and message. */
 export class HttpProblem extends Error {
@@ -51,4 +53,27 @@ function publicDetails(details: Record<string, unknown>): Record<string, unknown
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(details)) if (v === null || ["string", "number", "boolean"].includes(typeof v)) out[k] = v;
   return out;
+}
+
+/**
+ * The folders a message leaving the server names instead of spelling out:
+ * the gate home (and, for a team store, the local copy's home), so no
+ * caller learns where the server keeps its keys and tokens.
+ */
+export function homeFolders(home: GateHome): RedactedFolder[] {
+  const dirs = [home.dir, home.shared?.homeDir].filter((d): d is string => typeof d === "string" && d.length > 1);
+  // The longest first: a copy's folder inside the home is named as the home's, not cut in two.
+  return [...new Set(dirs)].sort((a, b) => b.length - a.length).map((path) => ({ path, name: "the gate home" }));
+}
+
+/**
+ * `describeProblem`, with every string that goes out redacted (store URLs,
+ * key text, token secrets, the home's folders): what every answer of the
+ * server and of the MCP tools carries.
+ */
+export function describePublicProblem(error: unknown, folders: readonly RedactedFolder[]): { status: number; body: ProblemBody } {
+  const { status, body } = describeProblem(error);
+  const details: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body.details)) details[k] = typeof v === "string" ? redactSecrets(v, { folders }) : v;
+  return { status, body: { ...body, message: redactSecrets(body.message, { folders }), details } };
 }

@@ -143,7 +143,8 @@ export function buildOpenApi(origin: string): Record<string, unknown> {
           type: "apiKey",
           in: "cookie",
           name: "twinlock_session",
-          description: "a reviewer signed in with a passkey; decisions also need X-CSRF-Token and a passkey assertion",
+          description:
+            "a reviewer signed in with a passkey (`__Host-twinlock_session` over https), valid only on the origin it was signed in on; decisions also need X-CSRF-Token and a passkey assertion",
         },
       },
     },

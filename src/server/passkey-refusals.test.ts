@@ -28,6 +28,7 @@ import {
   reviewerFor,
   type ServerWorld,
   serverWorld,
+  signIn,
   TEST_ORIGIN,
   workflowNow,
 } from "../test-support/gate-server-fixture.js";
@@ -264,13 +265,16 @@ describe("CSRF, Origin, Host and bodies", () => {
     expect([notJson.status, notJson.body.code]).toEqual([400, "BAD_INPUT"]);
   });
 
-  it("limits sign-in attempts: the 31st request for sign-in options within a minute is refused 429", async () => {
+  it("limits failed sign-ins: the 31st failure within a minute is answered 429, and a valid passkey still signs in", async () => {
     const w = await serverWorld();
-    for (let i = 0; i < 30; i++) expect((await call(w, "/signin/options", { method: "POST" })).status).toBe(200);
-    const r = await call(w, "/signin/options", { method: "POST" });
+    const auth = await enrol(w, "alice");
+    for (let i = 0; i < 30; i++)
+      expect((await call(w, "/signin", { json: { response: auth.assert(Buffer.alloc(32), RP) } })).status).toBe(409);
+    const r = await call(w, "/signin", { json: { response: auth.assert(Buffer.alloc(32), RP) } });
     expect(r.status).toBe(429);
     expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(((await r.json()) as { code: string }).code).toBe("RATE_LIMITED");
+    await expect(signIn(w, "alice", auth)).resolves.toMatchObject({ name: "alice" });
   });
 });
 

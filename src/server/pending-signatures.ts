@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
  * A decision waiting for the reviewer's passkey: the receipt the gate
@@ -18,7 +18,6 @@ export interface PendingSignature {
 
 /** How long a reviewer has to touch their passkey. */
 export const PENDING_MS = 2 * 60 * 1000;
-const MAX_PENDING = 1000;
 
 /**
  * Challenges waiting for a passkey (a decision's, or a sign-in's): in the
@@ -38,17 +37,28 @@ export function newPendingId(): string {
   return randomBytes(16).toString("hex");
 }
 
-/** Decisions waiting for a passkey, in memory; each is taken at most once. */
+/** How many decisions one reviewer may have waiting at once: her oldest gives way, never another reviewer's. */
+export const MAX_PENDING_PER_REVIEWER = 32;
+
+/**
+ * Decisions waiting for a passkey, in memory; each is taken at most once.
+ * Every reviewer has slots of her own: a reviewer with many decisions
+ * waiting (or a flood of anything else) never pushes out another's.
+ */
 export class PendingSignatures implements PendingStore {
   readonly #byId = new Map<string, PendingSignature>();
+  readonly #byReviewer = new Map<string, Set<string>>();
 
   /** Hold a built receipt's challenge for its reviewer. */
   async add(entry: Omit<PendingSignature, "id" | "expiresAt">, now: number): Promise<PendingSignature> {
-    for (const [id, p] of this.#byId) if (p.expiresAt <= now) this.#byId.delete(id);
-    // Bounded: the oldest waiting decision gives way (it must be asked again).
-    if (this.#byId.size >= MAX_PENDING) this.#byId.delete(this.#byId.keys().next().value as string);
+    const mine = this.#byReviewer.get(entry.reviewer) ?? new Set<string>();
+    this.#byReviewer.set(entry.reviewer, mine);
+    for (const id of mine) if ((this.#byId.get(id)?.expiresAt ?? 0) <= now) this.#forget(id);
+    // Bounded per reviewer: her own oldest waiting decision gives way (she asks again).
+    while (mine.size >= MAX_PENDING_PER_REVIEWER) this.#forget(mine.values().next().value as string);
     const pending = { ...entry, id: newPendingId(), expiresAt: now + PENDING_MS };
     this.#byId.set(pending.id, pending);
+    mine.add(pending.id);
     return pending;
   }
 
@@ -56,7 +66,85 @@ export class PendingSignatures implements PendingStore {
   async take(id: string, now: number): Promise<PendingSignature | undefined> {
     const pending = this.#byId.get(id);
     if (!pending) return undefined;
-    this.#byId.delete(id);
+    this.#forget(id);
     return pending.expiresAt > now ? pending : undefined;
+  }
+
+  #forget(id: string): void {
+    const pending = this.#byId.get(id);
+    this.#byId.delete(id);
+    if (!pending) return;
+    const mine = this.#byReviewer.get(pending.reviewer);
+    mine?.delete(id);
+    if (mine?.size === 0) this.#byReviewer.delete(pending.reviewer);
+  }
+}
+
+/** How many used sign-in challenges are remembered (each only until it would have expired anyway). */
+const MAX_USED_SIGNINS = 100_000;
+
+/**
+ * Sign-ins waiting for a passkey, kept in the browser instead of the
+ * server: `add` seals the challenge, its times and what it is for with an
+ * HMAC under a key of this process and returns the seal as the ID (the
+ * sign-in cookie); `take` opens a seal this process made, unexpired and not
+ * used before. Nothing is stored per start, so no flood of anonymous
+ * starts can push a reviewer's pending sign-in out; a used seal is
+ * remembered until it expires, so each is taken at most once.
+ */
+export class SealedSignins implements PendingStore {
+  readonly #key = randomBytes(32);
+  readonly #used = new Map<string, number>();
+
+  /** Seal a sign-in challenge; the returned ID is the whole seal. */
+  async add(entry: Omit<PendingSignature, "id" | "expiresAt">, now: number): Promise<PendingSignature> {
+    const expiresAt = now + PENDING_MS;
+    const body = Buffer.from(
+      JSON.stringify({
+        c: entry.challenge.toString("base64url"),
+        at: entry.at.getTime(),
+        exp: expiresAt,
+        r: entry.reviewer,
+        q: entry.request,
+      }),
+    ).toString("base64url");
+    return { ...entry, id: `${body}.${this.#mac(body)}`, expiresAt };
+  }
+
+  /** Open a seal: undefined unless this process made it, it has not expired, and it was not taken before. */
+  async take(id: string, now: number): Promise<PendingSignature | undefined> {
+    if (id.length > 1024) return undefined;
+    const dot = id.indexOf(".");
+    if (dot < 0) return undefined;
+    const body = id.slice(0, dot);
+    const given = Buffer.from(id.slice(dot + 1), "base64url");
+    const expected = Buffer.from(this.#mac(body), "base64url");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    let sealed: { c: string; at: number; exp: number; r: string; q: string };
+    try {
+      sealed = JSON.parse(Buffer.from(body, "base64url").toString("utf8"));
+    } catch {
+      return undefined;
+    }
+    if (!(sealed.exp > now)) return undefined;
+    for (const [used, exp] of this.#used) {
+      if (exp > now && this.#used.size < MAX_USED_SIGNINS) break;
+      this.#used.delete(used);
+    }
+    const mac = id.slice(dot + 1);
+    if (this.#used.has(mac)) return undefined;
+    this.#used.set(mac, sealed.exp);
+    return {
+      id,
+      reviewer: sealed.r,
+      request: sealed.q,
+      challenge: Buffer.from(sealed.c, "base64url"),
+      at: new Date(sealed.at),
+      expiresAt: sealed.exp,
+    };
+  }
+
+  #mac(body: string): string {
+    return createHmac("sha256", this.#key).update(`twinlock-signin/1|${body}`).digest("base64url");
   }
 }

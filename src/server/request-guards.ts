@@ -72,3 +72,34 @@ export function rateLimit(kind: string, perMinute: number, clientOf: (c: Paramet
     await next();
   };
 }
+
+/**
+ * How many failed attempts of one kind (sign-in, enrolment) a client may
+ * make a minute. Only failures count, and a request that succeeds is never
+ * refused: a flood of bad attempts from the reviewer's own address (every
+ * 127.x.y.z is one) slows the flood, never her passkey.
+ */
+export class FailureBudget {
+  readonly #windows = new Map<string, { start: number; count: number }>();
+  constructor(
+    readonly kind: string,
+    readonly perMinute: number,
+  ) {}
+
+  /** Count a failure of `key`; true when it is over the minute's budget (answer 429 instead of the failure). */
+  fail(key: string, now: number): boolean {
+    const w = this.#windows.get(key);
+    if (!w || now - w.start >= 60_000) {
+      if (this.#windows.size > 10_000) this.#windows.clear();
+      this.#windows.set(key, { start: now, count: 1 });
+      return false;
+    }
+    return ++w.count > this.perMinute;
+  }
+
+  /** Seconds until `key`'s window opens again. */
+  retryAfter(key: string, now: number): number {
+    const w = this.#windows.get(key);
+    return w ? Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000)) : 1;
+  }
+}

@@ -72,7 +72,7 @@ describe("cookies", () => {
   it("the session cookie is HttpOnly, SameSite=Strict and path /, and not Secure over plain HTTP on loopback", async () => {
     const { w } = await world();
     const alice = await reviewerFor(w, "alice");
-    expect(alice.cookie).toMatch(/^twinlock_session=[A-Za-z0-9_-]{43}$/);
+    expect(alice.cookie).toMatch(/^twinlock_session=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{22}$/);
     const options = await call(w, "/signin/options", { method: "POST" });
     const line = options.headers.getSetCookie().find((c) => c.startsWith("twinlock_signin=")) as string;
     expect(line).toMatch(/; HttpOnly/);
@@ -80,7 +80,7 @@ describe("cookies", () => {
     expect(line).not.toMatch(/; Secure/);
   });
 
-  it("are also Secure, with HSTS on every response, when served over TLS", async () => {
+  it("are also Secure, the session a __Host- cookie, with HSTS on every response, when served over TLS", async () => {
     const origin = "https://localhost:7420";
     const w = await serverWorld({ config: { tls: true, origin } });
     const options = await call(w, "/signin/options", { method: "POST", headers: { origin } });
@@ -93,8 +93,10 @@ describe("cookies", () => {
     const { challenge } = ((await signin.json()) as { options: { challenge: string } }).options;
     const r = await call(w, "/signin", { json: { response: auth.assert(challenge, { rpId: "localhost", origin }) }, cookie: pending });
     expect(r.status).toBe(200);
-    const session = r.headers.getSetCookie().find((c) => c.startsWith("twinlock_session=")) as string;
+    // A __Host- cookie: Secure, Path=/ and no Domain, so no other host (nor a plain-HTTP page) can set or read it.
+    const session = r.headers.getSetCookie().find((c) => c.startsWith("__Host-twinlock_session=")) as string;
     for (const flag of ["HttpOnly", "SameSite=Strict", "Secure", "Path=/"]) expect(session).toContain(`; ${flag}`);
+    expect(session).not.toMatch(/; Domain=/i);
     expect((await signIn(w, "alice", auth)).csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 

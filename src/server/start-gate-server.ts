@@ -5,6 +5,7 @@ import { serve } from "@hono/node-server";
 import { UsageError } from "../errors/errors.js";
 import { isWithin } from "../input/resolve-real-path.js";
 import type { RunStore } from "../store/run-store.js";
+import { parseTrustedProxy } from "./client-address.js";
 import { type AccessLogEntry, createGateApp } from "./create-gate-app.js";
 
 /** How `twinlock serve` was asked to listen. */
@@ -21,6 +22,8 @@ export interface ServeOptions {
   log?: (entry: AccessLogEntry) => void;
   /** For a team store: the folder agents' first freezes must be inside (`--handoff-root`). */
   handoffRoot?: string;
+  /** IP addresses of reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); nobody else's is read. */
+  trustedProxies?: readonly string[];
 }
 
 /** A running gate server. */
@@ -77,6 +80,14 @@ export async function startGateServer(options: ServeOptions): Promise<RunningGat
       `--listen ${host}:${port} is reachable from other machines; serve it over TLS (--tls-cert FILE --tls-key FILE), or pass --insecure-http to accept plain HTTP knowingly`,
     );
   const handoffRoot = options.handoffRoot === undefined ? undefined : requireHandoffRoot(options.handoffRoot, options.store);
+  const trustedProxies = (options.trustedProxies ?? []).map((text) => {
+    const address = parseTrustedProxy(text);
+    if (address === undefined)
+      throw new UsageError(
+        `--trusted-proxy ${JSON.stringify(text)} is not an IP address; give the proxy's own address, as 127.0.0.1 or ::1`,
+      );
+    return address;
+  });
   if (options.origin !== undefined && !/^https?:\/\/[^/]+$/.test(options.origin))
     throw new UsageError(`--origin ${JSON.stringify(options.origin)} is not an origin like https://gate.example.com`);
   const serverOptions = tls
@@ -118,6 +129,7 @@ export async function startGateServer(options: ServeOptions): Promise<RunningGat
     insecureHttp: !loopback && !tls,
     log: options.log,
     handoffRoot,
+    trustedProxies,
   });
   fetcher = app.fetch;
   return {

@@ -52,7 +52,13 @@ export function agentHandoffPath(
   store: RunStore,
   ref: string,
   given: string | undefined,
-  run: { runId: string; frozenBefore: string | undefined; handoffRoot: string | undefined },
+  run: {
+    runId: string;
+    frozenBefore: string | undefined;
+    handoffRoot: string | undefined;
+    /** The folders of the store's other runs (folder store): a run nested in this run's folder is not this run's to freeze. */
+    otherRunFolders?: readonly string[];
+  },
 ): AgentHandoff {
   const named = given ?? run.frozenBefore;
   if (named === undefined) throw new UsageError("give handoff_dir: the folder holding the handoff records (nothing was frozen before)");
@@ -62,10 +68,20 @@ export function agentHandoffPath(
   const real = realFolder(path.resolve(base, named), named, base);
   if (folder !== undefined) {
     const limit = realpathSync(folder);
+    // Another run's folder inside this one is that run's: its token, not this one, freezes (and so reads) it.
+    const nested = (run.otherRunFolders ?? []).flatMap((f) => {
+      const real = realOrUndefined(f);
+      return real !== undefined && real !== limit && isWithin(real, limit) ? [real] : [];
+    });
     const confine = (r: string) => {
       if (!isWithin(r, limit))
         throw new UsageError(
           `handoff folder ${named} is outside the run's folder ${limit}; an agent freezes only a folder beside its run file`,
+        );
+      const other = nested.find((n) => isWithin(r, n) || isWithin(n, r));
+      if (other !== undefined)
+        throw new UsageError(
+          `handoff folder ${named} ${isWithin(r, other) ? "is inside" : "holds"} another run's folder (${path.relative(limit, other) || "."}); an agent freezes only its own run's handoff — move the other run out of this run's folder`,
         );
     };
     confine(real);
@@ -86,6 +102,14 @@ export function agentHandoffPath(
   };
   confine(real);
   return { dir: real, confine };
+}
+
+function realOrUndefined(dir: string): string | undefined {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return undefined;
+  }
 }
 
 function realFolder(wanted: string, named: string, base: string): string {

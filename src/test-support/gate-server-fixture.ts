@@ -231,7 +231,8 @@ export async function signIn(w: ServerWorld, name: string, authenticator: Softwa
   const response = authenticator.assert(challenge, rpOf(w));
   const signed = await call(w, "/signin", { json: { response }, cookie: pending });
   if (signed.status !== 200) throw new Error(`sign-in: ${signed.status} ${await signed.text()}`);
-  const cookie = cookieFrom(signed, "twinlock_session") as string;
+  // Over https the session is a __Host- cookie.
+  const cookie = (cookieFrom(signed, "__Host-twinlock_session") ?? cookieFrom(signed, "twinlock_session")) as string;
   const page = await (await call(w, "/", { cookie, headers: { accept: "text/html" } })).text();
   const csrf = /<meta name="csrf-token" content="([^"]*)">/.exec(page)?.[1] ?? "";
   return { name, authenticator, cookie, csrf };

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { startTags, unsafeMarkup } from "../test-support/html-checks.js";
-import { renderMarkdown } from "./render-markdown.js";
+import { renderMarkdown, unfollowedLinkReason } from "./render-markdown.js";
 
 const ALLOWED_TAGS = new Set([
   "p",
@@ -163,5 +163,41 @@ describe("renderMarkdown", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("links to this machine or another port", () => {
+  const UNFOLLOWED = [
+    "http://localhost:9999/steal",
+    "http://LOCALHOST/x",
+    "http://app.localhost/",
+    "http://127.0.0.1:7421/",
+    "http://127.1/",
+    "http://2130706433/",
+    "http://0x7f000001/",
+    "http://0.0.0.0:80/",
+    "http://[::1]:7420/",
+    "http://[::ffff:127.0.0.1]/",
+    "//localhost:8080/x",
+    "https://example.com:8443/x",
+  ];
+
+  it("are shown as text with their address and never as a link, in every spelling the URL parser reads as loopback", () => {
+    for (const url of UNFOLLOWED) {
+      for (const source of [`[click](${url})`, `<${url}>`, `![img](${url})`]) {
+        const html = renderMarkdown(source);
+        expect(html, source).not.toMatch(/<a /);
+        // An autolink needs a scheme: `<//host>` is plain text already.
+        if (!source.startsWith("<//")) expect(html, source).toContain("link not followed:");
+      }
+      expect(unfollowedLinkReason(url), url).not.toBeNull();
+    }
+  });
+
+  it("leave links to other hosts on their default port, and relative links, clickable", () => {
+    for (const url of ["https://example.com/ok", "http://example.org/a?b=c", "/runs/run_0123456789abcdef", "report.md#top"]) {
+      expect(unfollowedLinkReason(url), url).toBeNull();
+      expect(renderMarkdown(`[x](${url})`)).toMatch(/<a href=/);
+    }
   });
 });

@@ -17,10 +17,43 @@ md.validateLink = isSafeLink;
 //   entities are shown as written.
 md.disable(["reference", "table", "entity"]);
 
+/**
+ * Why a link is not made clickable, or null: a link to this machine
+ * (`localhost`, `*.localhost`, 127.0.0.0/8, `::1`, `0.0.0.0`, in any
+ * spelling the URL parser reads as one, `http://2130706433/` included) or to
+ * any explicit port is where an agent runs a server of its own: the browser
+ * sends this server's cookies to every port of the same host, so such a
+ * link is shown as text with its address, never followed by a click.
+ */
+export function unfollowedLinkReason(href: string): string | null {
+  const trimmed = href.trim();
+  // A scheme, or two slashes either way round (a browser reads `\\host` and `/\host` as `//host`): another host.
+  const absolute = /^[a-z][a-z0-9+.-]*:/i.test(trimmed) || /^[\\/][\\/]/.test(trimmed);
+  if (!absolute) return null;
+  let u: URL;
+  try {
+    u = new URL(trimmed, "http://relative.invalid/");
+  } catch {
+    return "it is not an address a browser can open safely";
+  }
+  const host = u.hostname.toLowerCase();
+  const loopback =
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    /^127\./.test(host) ||
+    host === "0.0.0.0" ||
+    host === "[::1]" ||
+    host === "[::]" ||
+    /^\[::ffff:(7f[0-9a-f]{2}:|127\.)/.test(host);
+  if (loopback) return "it points at this machine, where an agent can run a server of its own";
+  if (u.port !== "") return `it names port ${u.port}, where an agent can run a server of its own`;
+  return null;
+}
+
 /** What the renderer keeps while it writes a document: the heading shift, and the links it is inside. */
 interface RenderEnv {
   headingOffset?: number;
-  links?: Array<{ href: string; title: string | null; autolink: boolean }>;
+  links?: Array<{ href: string; title: string | null; autolink: boolean; unfollowed: string | null }>;
 }
 
 /**
@@ -28,8 +61,10 @@ interface RenderEnv {
  * after it as text: its destination (unless the link shows it, as an autolink
  * does) and its title (a tooltip only on hover).
  */
-function shownAfterLink(href: string, title: string | null, autolink: boolean): string {
-  return md.utils.escapeHtml(shownAfterLinkText(href, title, autolink));
+function shownAfterLink(href: string, title: string | null, autolink: boolean, unfollowed: string | null = null): string {
+  const shown = md.utils.escapeHtml(shownAfterLinkText(href, title, autolink || unfollowed !== null));
+  if (unfollowed === null) return shown;
+  return `${shown} <span class="md-link-unfollowed">(link not followed: ${md.utils.escapeHtml(href)}; ${md.utils.escapeHtml(unfollowed)} — copy the address only if you mean to open it)</span>`;
 }
 
 /** shownAfterLink as plain text. */
@@ -80,6 +115,9 @@ md.renderer.rules.image = (tokens, idx, _options, _env, _self) => {
   const alt = md.utils.escapeHtml(describedAsText(token.children ?? []) || "image");
   const src = String(token.attrGet("src") ?? "");
   const title = token.attrGet("title");
+  const unfollowed = unfollowedLinkReason(src);
+  if (unfollowed !== null)
+    return `<span class="md-image">image: ${alt}</span>${shownAfterLink(src, title === null ? null : String(title), false, unfollowed)}`;
   return `<a class="md-image" href="${md.utils.escapeHtml(src)}" rel="noreferrer">image: ${alt}</a>${shownAfterLink(src, title === null ? null : String(title), false)}`;
 };
 
@@ -90,16 +128,17 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   const title = token.attrGet("title");
   const rendering = env as RenderEnv;
   rendering.links ??= [];
-  rendering.links.push({
-    href: String(token.attrGet("href") ?? ""),
-    title: title === null ? null : String(title),
-    autolink: token.markup === "autolink",
-  });
+  const href = String(token.attrGet("href") ?? "");
+  const unfollowed = unfollowedLinkReason(href);
+  rendering.links.push({ href, title: title === null ? null : String(title), autolink: token.markup === "autolink", unfollowed });
+  // A link to this machine or another port is text, not a link: its address is written out after it.
+  if (unfollowed !== null) return '<span class="md-link-text">';
   token.attrs = (token.attrs ?? []).filter(([name]) => name !== "title");
   return self.renderToken(tokens, idx, options);
 };
 md.renderer.rules.link_close = (tokens, idx, options, env, self) => {
   const link = (env as RenderEnv).links?.pop();
+  if (link?.unfollowed) return `</span>${shownAfterLink(link.href, link.title, link.autolink, link.unfollowed)}`;
   return self.renderToken(tokens, idx, options) + (link ? shownAfterLink(link.href, link.title, link.autolink) : "");
 };
 

@@ -17,6 +17,7 @@ export async function runServe(
     origin?: string;
     quiet?: boolean;
     handoffRoot?: string;
+    trustedProxy?: string[];
   },
 ): Promise<CommandResult> {
   const store = storeOption(o);
@@ -30,6 +31,7 @@ export async function runServe(
     insecureHttp: o.insecureHttp,
     origin: o.origin,
     handoffRoot: o.handoffRoot,
+    trustedProxies: o.trustedProxy,
     log: o.quiet ? undefined : (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
   });
   process.stdout.write(`twinlock serve: listening on ${running.url} (open ${running.origin}); stop with Ctrl-C\n`);

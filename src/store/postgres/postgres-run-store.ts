@@ -4,6 +4,7 @@ import path from "node:path";
 import type pg from "pg";
 import { canonicalJson } from "../../crypto/canonical-hash.js";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../../errors/errors.js";
+import { redactStoreUrl } from "../../errors/redact-secrets.js";
 import type { ConsumedConsent } from "../../home/consumed-consents.js";
 import { storeFetchedBlob } from "../../home/frozen-bytes.js";
 import { type GateHome, openGateHome } from "../../home/gate-home.js";
@@ -550,13 +551,7 @@ function isConnectionLoss(error: unknown): boolean {
 
 /** A connection string without its password. */
 export function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return "postgres://…";
-  }
+  return redactStoreUrl(url);
 }
 
 /** A run's head signature as its row keeps it (JSON text), or null. */
