@@ -42,7 +42,9 @@ export function redactStoreUrl(url: string): string {
   } catch {
     return `${url.slice(0, url.indexOf("://"))}://… (not shown)`;
   }
-  const userinfo = u.username !== "" || u.password !== "" ? "***@" : "";
+  // A user name alone is no secret (and a message's own USER@HOST stays readable); a password, or a name that
+  // percent-encodes what could be one, loses the whole user-info.
+  const userinfo = u.password !== "" || u.username.includes("%") ? "***@" : u.username !== "" ? `${u.username}@` : "";
   let query = "";
   const shown: string[] = [];
   for (const [k, v] of u.searchParams) shown.push(SHOWN_QUERY_KEYS.has(k.toLowerCase()) ? `${k}=${v}` : `${k}=***`);
@@ -61,8 +63,10 @@ function encodeSafe(pair: string): string {
  */
 export function redactSecrets(text: string, options: RedactOptions = {}): string {
   let out = cutKeyBlocks(text);
-  // URL user-info: everything between "scheme://" and the last "@" before a space.
-  out = out.replace(/([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s@]{0,1024})@/g, "$1***@");
+  // URL user-info holding a password (a ":") or percent-encoding: everything between "scheme://" and the "@".
+  out = out.replace(/([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s@]{0,1024})@/g, (m, scheme: string, info: string) =>
+    info.includes(":") || info.includes("%") ? `${scheme}***@` : m,
+  );
   // URL query values (`scheme://…?` and `socket:/…?`): each key=value after a "?" within one unbroken run of text.
   out = out.replace(
     /([A-Za-z][A-Za-z0-9+.-]{0,30}:[^\s?]{0,1024})\?([^\s]{0,4096})/g,

@@ -95,6 +95,15 @@ function collect(schema: Walkable, value: unknown, at: PropertyKey[], into: Foun
       return into.found.length === before && ownChecks(schema, def, value, at, into);
     }
     case "union": {
+      // A discriminated union is judged as zod judges it: by the option its discriminator names, and with none named,
+      // zod's own issue (the union's own message), which zod gives without looking past the discriminator.
+      if (def.discriminator !== undefined && !def.unionFallback) {
+        const tag = isPlainObject(value) ? value[def.discriminator] : undefined;
+        const chosen = isPlainObject(value)
+          ? (def.options as Walkable[]).find((o) => (o._zod as AnyDef).propValues?.[def.discriminator]?.has(tag))
+          : undefined;
+        return chosen === undefined ? leaf(schema, value, at, into) : collect(chosen, value, at, into);
+      }
       // Accepted by one option: accepted. Else the issue that got deepest into the value says most.
       let best: FirstIssue | undefined;
       for (const option of def.options as Walkable[]) {
