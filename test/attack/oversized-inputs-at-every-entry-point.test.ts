@@ -14,6 +14,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -340,5 +341,79 @@ describe("the MCP tools answer hostile arguments with an error result", () => {
       }),
       { numRuns: RUNS * 3 },
     );
+  }, 120_000);
+});
+
+describe("twinlock mcp over stdio answers hostile arguments with an error result and keeps serving", () => {
+  let g: GateRun;
+  let client: Client;
+  beforeAll(async () => {
+    await ensureBuilt();
+    g = makeGateRun();
+    await startRun(g);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [DIST_BIN, "mcp", "--run", g.runFile],
+      env: { ...process.env, TWINLOCK_HOME: g.home, NODE_OPTIONS: "" } as Record<string, string>,
+      stderr: "pipe",
+    });
+    client = new Client({ name: "twinlock-hostile-stdio", version: "1" });
+    await client.connect(transport);
+  }, 180_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it("refuses arguments too large, too wide, too deep or with one long string, then still answers a plain status call", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom<[string, Record<string, unknown>]>(
+          ["twinlock_status", { planner: PLANNER }],
+          ["twinlock_readiness", { planner: PLANNER, handoff_dir: "handoff" }],
+          ["twinlock_submit_handoff", { planner: PLANNER, handoff_dir: "handoff" }],
+          ["twinlock_report_result", { planner: PLANNER, result: "verified", residual: "none" }],
+        ),
+        fc.integer({ min: 0, max: 1_000_000 }),
+        async ([name, args], seed) => {
+          // Within the SDK's 10 MiB stdio message buffer (a larger line ends the session: the test below).
+          const stdioBodies = hostileBody(8 * 1024 * 1024, args, false).filter((x) => x.anomaly !== "bytes");
+          const [h] = fc.sample(stdioBodies, { seed, numRuns: 1 }) as [HostileJson];
+          const what = `stdio ${name} fed ${h.anomaly} at ${h.at}`;
+          let answer: { isError?: unknown } | undefined;
+          let thrown: unknown;
+          try {
+            answer = (await client.callTool({ name, arguments: JSON.parse(h.text) }, undefined, { timeout: 60_000 })) as typeof answer;
+          } catch (e) {
+            thrown = e;
+          }
+          if (thrown !== undefined) {
+            expect(String(thrown), what).toMatch(/-32602|Invalid/);
+            expect(String(thrown), what).not.toMatch(/-32603|-32001|timed out|closed/i);
+          } else expect(answer?.isError, what).toBe(true);
+          const status = await client.callTool({ name: "twinlock_status", arguments: { planner: PLANNER } });
+          expect(status.isError, `${what}, then status`).toBeFalsy();
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  }, 180_000);
+  it("ends the session with exit 2 and one line naming the limit when a message is over the stdio transport's 10 MiB buffer", () => {
+    const request = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "twinlock_status", arguments: { planner: "x".repeat(11 * 1024 * 1024) } },
+    };
+    const r = spawnSync(process.execPath, [DIST_BIN, "mcp", "--run", g.runFile], {
+      input: `${JSON.stringify(request)}\n`,
+      env: { ...process.env, TWINLOCK_HOME: g.home, NODE_OPTIONS: "" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(r.signal, r.stderr).toBeNull();
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
+    expect(r.stderr).toContain("over the 10,485,760-byte limit for one MCP message over stdio");
+    expect(r.stderr).not.toMatch(STACK_FRAME);
   }, 120_000);
 });
