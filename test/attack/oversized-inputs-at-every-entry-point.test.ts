@@ -211,7 +211,7 @@ describe("twinlock hook denies hostile stdin in each agent tool's own form", () 
         expect(reason, what).not.toMatch(/did not decide within|the hook failed/);
         expect(r.stdout.length, what).toBeLessThan(4000);
       }),
-      { numRuns: RUNS * 2 },
+      { numRuns: RUNS },
     );
   }, 180_000);
 });
@@ -339,7 +339,7 @@ describe("the MCP tools answer hostile arguments with an error result", () => {
         expect(JSON.stringify(answer?.content).length, what).toBeLessThan(10_000);
         expect(JSON.stringify(answer?.content), what).not.toMatch(/internal error| {4}at /i);
       }),
-      { numRuns: RUNS * 3 },
+      { numRuns: RUNS * 2 },
     );
   }, 120_000);
 });
