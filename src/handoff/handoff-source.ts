@@ -32,7 +32,7 @@ export function sourceOfTexts(texts: ReadonlyMap<string, string | Buffer>): Hand
       const t = texts.get(file);
       if (t === undefined) return { problem: "missing" };
       if (typeof t === "string") return { text: t };
-      if (t.length > MAX_RECORD_BYTES) return { problem: `over ${MAX_RECORD_BYTES} bytes` };
+      if (t.length > MAX_RECORD_BYTES) return { problem: overRecordBudget(t.length) };
       return { text: t.toString("utf8") };
     },
   };
@@ -68,6 +68,11 @@ export function folderSource(dir: string): HandoffSource {
   };
 }
 
+/** A record's size over the byte budget, named as every budget refusal names it: what was found and the limit. */
+function overRecordBudget(size: number): string {
+  return `${size.toLocaleString("en-US")} bytes, over the ${MAX_RECORD_BYTES.toLocaleString("en-US")}-byte limit for a handoff record`;
+}
+
 /** A record file's text, or the problem that stops it being read (too large, unreadable). */
 function readRecordText(abs: string): SourceText {
   let fd: number;
@@ -79,8 +84,8 @@ function readRecordText(abs: string): SourceText {
     return { problem: `cannot read (${code}); fix its permissions` };
   }
   try {
-    if (fstatSync(fd).size > MAX_RECORD_BYTES)
-      return { problem: `over ${MAX_RECORD_BYTES} bytes; keep bulky evidence in separate files and cite them` };
+    const size = fstatSync(fd).size;
+    if (size > MAX_RECORD_BYTES) return { problem: `${overRecordBudget(size)}; keep bulky evidence in separate files and cite them` };
     return { text: readFileSync(fd, "utf8") };
   } catch (error) {
     return { problem: `cannot read (${readFailureCode(error) ?? "error"}); fix its permissions` };

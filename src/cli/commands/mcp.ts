@@ -1,4 +1,6 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { UsageError } from "../../errors/errors.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { createTwinlockMcpServer } from "../../mcp/create-twinlock-mcp-server.js";
 import { TOKEN_SCOPES } from "../../server/agent-tokens.js";
@@ -32,6 +34,11 @@ export async function runMcp(
       origin ? `${origin}/runs/${encodeURIComponent(run.state.run_id)}/pairs/${encodeURIComponent(p)}/revisions/${revision}` : null,
   });
   const transport = new StdioServerTransport();
+  // The SDK's stdio transport closes the session on a message over its buffer (10 MiB); say so and exit 2, not 0 in silence.
+  let overLimit = false;
+  server.server.onerror = (error) => {
+    if (/ReadBuffer exceeded/.test(error.message)) overLimit = true;
+  };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once("end", () => resolve());
@@ -39,5 +46,9 @@ export async function runMcp(
   await server.connect(transport);
   await closed;
   await server.close();
+  if (overLimit)
+    throw new UsageError(
+      `a message from the agent was over the ${STDIO_DEFAULT_MAX_BUFFER_SIZE.toLocaleString("en-US")}-byte limit for one MCP message over stdio, so the session is closed; send large content as files in the handoff folder`,
+    );
   return { exitCode: 0, text: "", json: { ok: true } };
 }
