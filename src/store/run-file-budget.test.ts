@@ -29,7 +29,9 @@ async function runWithEmptyEvents(count: number): Promise<string> {
   const g = makeGateRun();
   await driveTo(g, "plan_review_pending");
   const run = JSON.parse(readFileSync(g.runFile, "utf8")) as RunFile;
-  const head = JSON.stringify({ ...run, events: [] }).slice(0, -3);
+  // The events last (a signed run keeps its gate signature after them), so the empty list is the text's end.
+  const { events: _events, ...rest } = run;
+  const head = JSON.stringify({ ...rest, events: [] }).slice(0, -3);
   writeFileSync(g.runFile, `${head}[${"{},".repeat(count - 1)}{}]}`);
   return g.runFile;
 }

@@ -525,7 +525,10 @@ async function cliCase(argv: string[], o: { cwd?: string } = {}): Promise<CliOut
   try {
     expectCleanOutcome(outcome);
     // A whole-suite load may keep its parse cache in the gate home (frontmatter parsed from those exact bytes): not a state change.
-    const changed = changedPaths(before, snapshot()).filter((p) => p !== "home/cache" && !p.startsWith("home/cache/"));
+    // The parse cache, and the home's lock queues (a folder each, kept once made; a ticket left inside one is still a change).
+    const changed = changedPaths(before, snapshot()).filter(
+      (p) => p !== "home/cache" && !p.startsWith("home/cache/") && !/^home\/(runs\/)?[^/]+\.queue$/.test(p),
+    );
     const command = argv[0] ?? "";
     const mayWrite = WRITE_COMMANDS.has(command) && outcome.code === 0 && !(command === "admit" && argv.includes("--dry"));
     const where = `twinlock ${JSON.stringify(argv).slice(0, 400)} → exit ${outcome.code}`;
