@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../test-support/run-cli.js";
@@ -41,5 +41,16 @@ describe("twinlock export", () => {
     const r = await runCli(["export", g.runFile, "--out", g.dir, "--home", g.home]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/is not empty/);
+  });
+  it("writes nothing at all when it refuses part-way, as with a pin gone stale (no half-made folder to block the next try)", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    appendFileSync(path.join(g.suite, "twinlock.yaml"), "\n# edited after the pin\n");
+    const parent = makeRunTempDir("twinlock-export-");
+    const out = path.join(parent, "bundle");
+    const r = await runCli(["export", g.runFile, "--out", out, "--home", g.home]);
+    expect(r.code, r.output).not.toBe(0);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(parent)).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { EXPORTED_TRUST_FILE, exportedTrustOf } from "../../ci/exported-trust.js";
 import { UsageError } from "../../errors/errors.js";
@@ -6,7 +7,7 @@ import { readBlob } from "../../home/frozen-bytes.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { listTrustedGateKeys } from "../../home/trusted-gate-keys.js";
 import type { RunFile } from "../../run/run-schema.js";
-import { atomicWriteFile } from "../../store/atomic-write.js";
+import { atomicWriteFile, fsyncDir } from "../../store/atomic-write.js";
 import { serializeRunFile } from "../../store/run-file.js";
 import { frozenFilesOf } from "../../store/run-store.js";
 import { ensureGateKey } from "../../trust/gate-key.js";
@@ -32,15 +33,8 @@ export async function runExport(ref: string, o: CommonOptions & { out?: string; 
   if (o.out === undefined) return { exitCode: 0, text: text.trimEnd(), json: exported };
   const out = path.resolve(o.out);
   if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${o.out} is not empty; give a new or empty folder`);
-  mkdirSync(path.join(out, "frozen"), { recursive: true });
-  const written = new Set<string>();
-  for (const f of frozenFilesOf(run.file.events)) {
-    if (written.has(f.sha256)) continue;
-    // readBlob checks the bytes against their recorded sha256 and size.
-    atomicWriteFile(path.join(out, "frozen", f.sha256), readBlob(store.home, f), 0o444);
-    written.add(f.sha256);
-  }
-  // Who the store trusted to sign the receipts, for `verify-receipts --exported` anywhere.
+  // Who the store trusted to sign the receipts, for `verify-receipts --exported` anywhere: found before anything is
+  // written, so a refusal (a pin gone stale, say) leaves no half-made export behind.
   const trust = exportedTrustOf(
     loadPinnedPolicy(store.home, run.state.suite),
     store.label,
@@ -48,8 +42,26 @@ export async function runExport(ref: string, o: CommonOptions & { out?: string; 
     gate.publicKey,
     listTrustedGateKeys(store.home),
   );
-  atomicWriteFile(path.join(out, EXPORTED_TRUST_FILE), `${JSON.stringify(trust, null, 1)}\n`);
-  atomicWriteFile(path.join(out, "run.json"), text);
+  // Written beside DIR and renamed into place whole: a damaged blob or a full disk part-way leaves nothing at DIR.
+  const staging = `${out}.export-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const written = new Set<string>();
+  try {
+    mkdirSync(path.join(staging, "frozen"), { recursive: true });
+    for (const f of frozenFilesOf(run.file.events)) {
+      if (written.has(f.sha256)) continue;
+      // readBlob checks the bytes against their recorded sha256 and size.
+      atomicWriteFile(path.join(staging, "frozen", f.sha256), readBlob(store.home, f), 0o444);
+      written.add(f.sha256);
+    }
+    atomicWriteFile(path.join(staging, EXPORTED_TRUST_FILE), `${JSON.stringify(trust, null, 1)}\n`);
+    atomicWriteFile(path.join(staging, "run.json"), text);
+    if (existsSync(out)) rmdirSync(out);
+    renameSync(staging, out);
+    fsyncDir(path.dirname(out));
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
   return {
     exitCode: 0,
     text: `exported run ${run.state.run_id} (${run.file.revision} events, head ${run.file.head}, signed by gate key ${gate.publicKey}) to ${path.join(out, "run.json")}, with ${written.size} frozen files in ${path.join(out, "frozen")}; check it offline with \`twinlock verify-log ${path.join(o.out, "run.json")}\` and \`twinlock verify-receipts --exported ${path.join(o.out, "run.json")} --trust ${path.join(o.out, EXPORTED_TRUST_FILE)}\``,
