@@ -33,7 +33,7 @@ import { openBeneath } from "../input/open-beneath.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { atomicWriteFile, diskFullRefusal, fsyncDir, isDiskFull } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
-import { type FrozenBudget, frozenBudget, storedBytes } from "./frozen-quota.js";
+import { frozenBudget, storedBytes } from "./frozen-quota.js";
 import { gateFolders } from "./gate-folders.js";
 import { type GateHome, homeLabel, homeSubdir } from "./gate-home.js";
 
@@ -88,7 +88,7 @@ export function snapshotHandoff(
       // Gone since the listing: the copy says so.
     }
   }
-  if (incoming > budget.left) budget.refuse(incoming);
+  budget.precheck(incoming);
   const tmp = homeSubdir(home, "tmp");
   // The home's own scratch folder, out of the agent's reach: a dead freeze's copy is removed whole.
   removeLeftoversOfDeadWriters(tmp, "snap-", /^(\d+)-[0-9a-f]+$/, (entry) => rmSync(entry, { recursive: true, force: true }));
@@ -97,12 +97,12 @@ export function snapshotHandoff(
   try {
     mkdirSync(dir, { mode: 0o700 });
     let total = 0;
-    const stored = { bytes: 0 };
     const files: ManifestEntry[] = rel.map((p) => {
       const target = path.join(dir, ...p.split("/"));
       mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-      const digest = copyHashing(root, p, target, MAX_HANDOFF_BYTES - total, budget, stored);
+      const { stored, ...digest } = copyHashing(root, p, target, MAX_HANDOFF_BYTES - total);
       total += digest.size;
+      budget.add(digest.sha256, stored);
       return { path: p, ...digest };
     });
     const keep = () => {
@@ -304,14 +304,7 @@ function storeBlob(home: GateHome, staged: string, sha256: string): void {
  * is copied: a file that grows or shrinks meanwhile is refused, so an agent
  * appending to it can neither slip bytes in nor make the copy endless.
  */
-function copyHashing(
-  root: string,
-  rel: string,
-  target: string,
-  budget: number,
-  quota: FrozenBudget,
-  stored: { bytes: number },
-): { size: number; sha256: string } {
+function copyHashing(root: string, rel: string, target: string, budget: number): { size: number; sha256: string; stored: number } {
   const what = `handoff file ${rel}`;
   let inFd: number;
   try {
@@ -340,6 +333,7 @@ function copyHashing(
     const hash = createHash("sha256");
     const buffer = Buffer.allocUnsafe(CHUNK);
     let size = 0;
+    let stored = 0;
     while (size < stat.size) {
       const n = readSync(inFd, buffer, 0, Math.min(CHUNK, stat.size - size), size);
       if (n === 0) break;
@@ -348,9 +342,8 @@ function copyHashing(
       for (let at = 0; at < n; at += BLOCK) {
         const block = chunk.subarray(at, Math.min(at + BLOCK, n));
         if (block.equals(ZEROS.subarray(0, block.length))) continue;
-        // Counted as the file system stores it (whole blocks), and refused the moment the quota is passed.
-        stored.bytes += BLOCK;
-        if (stored.bytes > quota.left) quota.refuse(stored.bytes);
+        // Counted as the file system stores it (whole blocks); the quota judges the file once its sha256 is known.
+        stored += BLOCK;
         let written = 0;
         while (written < block.length) written += writeSync(outFd, block, written, block.length - written, size + at + written);
       }
@@ -360,7 +353,7 @@ function copyHashing(
       throw new RefusalError(`${what} changed size while it was frozen (${stat.size} bytes at opening); freeze again once it is written`);
     ftruncateSync(outFd, size);
     fsyncSync(outFd);
-    return { size, sha256: hash.digest("hex") };
+    return { size, sha256: hash.digest("hex"), stored };
   } finally {
     closeSync(inFd);
     if (outFd !== undefined) closeSync(outFd);

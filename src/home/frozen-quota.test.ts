@@ -66,7 +66,7 @@ describe("the gate home's quota on frozen bytes", () => {
     expect(frozen?.size).toBe(64 * 1024 * 1024);
   });
 
-  it("refuses, before copying, a re-freeze that would take the run past its limit, naming the limit and the usage", async () => {
+  it("refuses, before storing anything, a re-freeze whose new bytes would take the run past its limit, naming the limit and the usage", async () => {
     const g = await runInOwnHome({ frozen_bytes_per_run: 256 * 1024 });
     writeFileSync(path.join(g.handoff, "evidence.bin"), Buffer.alloc(160 * 1024, 1));
     await freeze(g);
@@ -83,6 +83,26 @@ describe("the gate home's quota on frozen bytes", () => {
     // Nothing changed: the run file, the stored blobs, and no copy left in the home's scratch folder.
     expect(runBytes(g).equals(bytes)).toBe(true);
     expect(homeFrozenUsage(homeOf(g)).blobs).toBe(blobs);
+    expect(tmpEntries(g)).toEqual([]);
+  });
+
+  it("counts a re-freeze's unchanged files nothing: bytes the run already stores under their sha256 are not stored again", async () => {
+    const g = await runInOwnHome({ frozen_bytes_per_run: 256 * 1024 });
+    writeFileSync(path.join(g.handoff, "evidence.bin"), Buffer.alloc(160 * 1024, 1));
+    await freeze(g);
+    const first = readRun(g.runFile, homeOf(g)).state.workflows["MD-29"]?.revision ?? 0;
+    await review(g, "changes_requested");
+    writeFileSync(path.join(g.handoff, "report.md"), "# Report\n\nOne line changed.\n");
+    await freeze(g);
+    expect(readRun(g.runFile, homeOf(g)).state.workflows["MD-29"]?.revision).toBe(first + 1);
+  });
+
+  it("refuses before copying a freeze whose files alone pass the run's limit", async () => {
+    const g = await runInOwnHome({ frozen_bytes_per_run: 64 * 1024 });
+    writeFileSync(path.join(g.handoff, "evidence.bin"), Buffer.alloc(96 * 1024, 4));
+    const error = await freeze(g).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RefusalError);
+    expect((error as RefusalError).details).toMatchObject({ quota: "frozen_bytes_per_run" });
     expect(tmpEntries(g)).toEqual([]);
   });
 

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, type Stats, unlinkSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, type Stats, unlinkSync } from "node:fs";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
@@ -184,35 +184,58 @@ export function runFrozenUsage(home: GateHome, runId: string): number {
 
 /** What a freeze may still store, and the refusal when it would store more. */
 export interface FrozenBudget {
-  /** Bytes (as stored) the freeze may still add. */
-  left: number;
-  /** Refuse a freeze that would add `incoming` bytes (as stored). */
-  refuse(incoming: number): never;
+  /**
+   * Refuse, before anything is copied, a freeze whose files alone (as stored) pass a limit: no file already
+   * stored could make it fit.
+   */
+  precheck(incoming: number): void;
+  /**
+   * Count one file once its sha256 is known: toward the home unless the home already stores those bytes, toward
+   * the run unless the run already uses them (a re-freeze of unchanged bytes costs nothing); refuse past a limit.
+   */
+  add(sha256: string, bytes: number): void;
 }
 
 /** The budget of one freeze: what is left under the run's and the home's limits. */
 export function frozenBudget(home: GateHome, runId?: string): FrozenBudget {
   const quota = frozenQuota(home);
   const homeUsed = homeFrozenUsage(home).bytes;
+  const runRefs = runId === undefined ? undefined : (runBlobRefs(home, runId) ?? new Set<string>());
   const runUsed = runId === undefined ? 0 : runFrozenUsage(home, runId);
-  const homeLeft = quota.perHome - homeUsed;
-  const runLeft = runId === undefined ? Number.POSITIVE_INFINITY : quota.perRun - runUsed;
-  const byRun = runLeft <= homeLeft;
+  const perRun = runId === undefined ? Number.POSITIVE_INFINITY : quota.perRun;
+  const counted = new Set<string>();
+  let toHome = 0;
+  let toRun = 0;
+  const refuse = (byRun: boolean, incoming: number): never => {
+    const where = quota.source === "the default" ? "the default; set it in the home's settings.json" : `set in ${quota.source}`;
+    throw new RefusalError(
+      byRun
+        ? `the freeze would store ${formatBytes(incoming)} of frozen files for run ${runId}, which already uses ${formatBytes(runUsed)}, over the limit of ${formatBytes(quota.perRun)} per run (frozen_bytes_per_run, ${where}); keep bulky evidence out of the handoff and cite it by digest`
+        : `the freeze would store ${formatBytes(incoming)} of frozen files in ${home.dir}, which already holds ${formatBytes(homeUsed)}, over the limit of ${formatBytes(quota.perHome)} per gate home (frozen_bytes_per_home, ${where}); run \`twinlock home gc\` to collect frozen files no run uses, or raise the limit`,
+      {
+        quota: byRun ? "frozen_bytes_per_run" : "frozen_bytes_per_home",
+        limit: byRun ? quota.perRun : quota.perHome,
+        usage: byRun ? runUsed : homeUsed,
+        incoming,
+      },
+    );
+  };
   return {
-    left: Math.max(0, Math.min(homeLeft, runLeft)),
-    refuse(incoming: number): never {
-      const where = quota.source === "the default" ? "the default; set it in the home's settings.json" : `set in ${quota.source}`;
-      throw new RefusalError(
-        byRun
-          ? `the freeze would store ${formatBytes(incoming)} of frozen files for run ${runId}, which already uses ${formatBytes(runUsed)}, over the limit of ${formatBytes(quota.perRun)} per run (frozen_bytes_per_run, ${where}); keep bulky evidence out of the handoff and cite it by digest`
-          : `the freeze would store ${formatBytes(incoming)} of frozen files in ${home.dir}, which already holds ${formatBytes(homeUsed)}, over the limit of ${formatBytes(quota.perHome)} per gate home (frozen_bytes_per_home, ${where}); run \`twinlock home gc\` to collect frozen files no run uses, or raise the limit`,
-        {
-          quota: byRun ? "frozen_bytes_per_run" : "frozen_bytes_per_home",
-          limit: byRun ? quota.perRun : quota.perHome,
-          usage: byRun ? runUsed : homeUsed,
-          incoming,
-        },
-      );
+    precheck(incoming) {
+      if (incoming > perRun) refuse(true, incoming);
+      if (incoming > quota.perHome) refuse(false, incoming);
+    },
+    add(sha256, bytes) {
+      if (counted.has(sha256)) return;
+      counted.add(sha256);
+      if (runRefs !== undefined && !runRefs.has(sha256)) {
+        toRun += bytes;
+        if (runUsed + toRun > perRun) refuse(true, toRun);
+      }
+      if (!existsSync(path.join(home.dir, "blobs", sha256.slice(0, 2), sha256))) {
+        toHome += bytes;
+        if (homeUsed + toHome > quota.perHome) refuse(false, toHome);
+      }
     },
   };
 }
