@@ -6,7 +6,7 @@ import { canonicalJson } from "../crypto/canonical-hash.js";
 import { IntegrityError, UsageError } from "../errors/errors.js";
 import { BUDGETS, requireBytesWithin, requireJsonWithin } from "../input/budgets.js";
 import { describeJsonError, requirePlainPath, requireShallowJson } from "../input/parse-input.js";
-import { applyEvent, EVENT_DATA, replayEvents } from "../run/apply-event.js";
+import { applyEventOwned, EVENT_DATA, replayEvents } from "../run/apply-event.js";
 import { GENESIS, hashEvent, verifyChain } from "../run/event-chain.js";
 import { type EventType, RUN_FORMAT, type RunEvent, type RunFile, RunFileSchema, type RunState } from "../run/run-schema.js";
 import { safeParseFirstIssue } from "../schemas/first-issue.js";
@@ -140,12 +140,13 @@ export function verifyRunFile(run: RunFile): RunFileVerdict {
 /** Number, time and chain new events onto a run (or start one), applying each to the state. */
 export function appendTo(run: RunFile | undefined, drafts: EventDraft[], now: Date): RunFile {
   const events = run ? [...run.events] : [];
-  let state: RunState | undefined = run?.state;
+  // One copy of the caller's state, then each event changes it in place: the caller keeps its run as it was.
+  let state: RunState | undefined = run ? structuredClone(run.state) : undefined;
   let prev = run ? run.head : GENESIS;
   const at = now.toISOString();
   for (const d of drafts) {
     const event: RunEvent = { seq: events.length + 1, at, actor: d.actor, type: d.type, data: d.data, prev };
-    state = applyEvent(state, event);
+    state = applyEventOwned(state, event);
     events.push(event);
     prev = hashEvent(event);
   }

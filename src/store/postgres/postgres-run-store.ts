@@ -7,7 +7,7 @@ import { ConflictError, IntegrityError, RefusalError, UsageError } from "../../e
 import type { ConsumedConsent } from "../../home/consumed-consents.js";
 import { storeFetchedBlob } from "../../home/frozen-bytes.js";
 import { type GateHome, openGateHome } from "../../home/gate-home.js";
-import { applyEvent } from "../../run/apply-event.js";
+import { applyEventOwned } from "../../run/apply-event.js";
 import { hashEvent } from "../../run/event-chain.js";
 import { EventSchema, RUN_FORMAT, RUN_ID_PATTERN, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
 import { appendTo, type EventDraft, type LoadedRun, verifyRunFile } from "../run-file.js";
@@ -138,14 +138,15 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
   }
 
   function extendVerified(known: RunFile, added: RunEvent[], row: { revision: number; head: string; state: string }, ref: string): RunFile {
-    let state = known.state;
+    // Copied once and changed in place by each event: linear in the events, and the known run keeps its state.
+    let state = structuredClone(known.state);
     let prev = known.head;
     for (const [i, e] of added.entries()) {
       if (e.seq !== known.revision + i + 1 || e.prev !== prev)
         throw new IntegrityError(`run ${ref} in ${label}: event ${e.seq} does not follow the chain; the database was edited by hand`, {
           seq: e.seq,
         });
-      state = applyEvent(state, e);
+      state = applyEventOwned(state, e);
       prev = hashEvent(e);
     }
     if (
