@@ -1,5 +1,5 @@
 import { liftsNotNamingTheirStop } from "../run/admission-checks.js";
-import { applyEvent } from "../run/apply-event.js";
+import { applyEventOwned } from "../run/apply-event.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { AdmissionReceipt, RunEvent, RunState } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
@@ -34,7 +34,8 @@ export function rejudgeAdmissions(events: readonly RunEvent[], config: SuiteConf
       consentUses.set(receipt.consent_hash, uses);
       out.push({ seq: event.seq, planner, receipt, problems: judgeOne(state, planner, receipt, event.at, uses, config) });
     }
-    state = applyEvent(state, event);
+    // The state is this loop's own (judgeOne keeps none of it), so each event changes it in place.
+    state = applyEventOwned(state, event);
   }
   return out;
 }

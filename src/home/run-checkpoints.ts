@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod/mini";
 import { IntegrityError, UsageError } from "../errors/errors.js";
-import { applyEvent } from "../run/apply-event.js";
+import { applyEventOwned } from "../run/apply-event.js";
 import { hashEvent } from "../run/event-chain.js";
 import { EventSchema, HeadSignatureSchema, handoffHash, homeId, type RunEvent, type RunFile, runId } from "../run/run-schema.js";
 import { lazySchema } from "../schemas/lazy-schema.js";
@@ -159,14 +159,15 @@ export function reconcileWithCheckpoint(home: GateHome, file: RunFile, runFile: 
 }
 
 function rollForward(file: RunFile, events: readonly RunEvent[], cp: Checkpoint): RunFile {
-  let state = file.state;
+  // Copied once and changed in place by each event: linear in the events, and the file keeps its state.
+  let state = structuredClone(file.state);
   let prev = file.head;
   for (const [i, e] of events.entries()) {
     if (e.prev !== prev || e.seq !== file.events.length + i + 1)
       throw new IntegrityError(`checkpoint of run ${cp.run_id} holds events that do not follow the run file; the home is damaged`, {
         check: "checkpoint",
       });
-    state = applyEvent(state, e);
+    state = applyEventOwned(state, e);
     prev = hashEvent(e);
   }
   if (prev !== cp.head)

@@ -115,12 +115,30 @@ export function stopBySeq(stops: RunState["stops"], seq: number): RunState["stop
 }
 
 /**
- * Apply one event to the run state (pure; returns a new state). Replay runs
- * every event through here, so a log that was edited by hand, even with its
- * chain rebuilt, cannot describe a move the transition table forbids or a
- * receipt bound to another hash, revision, pair or run.
+ * Apply one event to the run state (pure; returns a new state and leaves the
+ * given one as it was). Replay runs every event through here, so a log that
+ * was edited by hand, even with its chain rebuilt, cannot describe a move the
+ * transition table forbids or a receipt bound to another hash, revision, pair
+ * or run. It copies the whole state, so a loop over many events calls
+ * `applyEventOwned` on a state it copied once instead.
  */
 export function applyEvent(state: RunState | undefined, event: RunEvent): RunState {
+  return applyTo(state, event, true);
+}
+
+/**
+ * Apply one event to a state the caller owns, changing it in place (and
+ * returning it, or the new state for `run_created`): nothing else may hold it.
+ * The refusals are applyEvent's; after one the state is half changed, so the
+ * caller throws it away. Replaying N events this way costs time linear in N,
+ * where copying the state for every event would cost N² once it grows with
+ * the events (stops, receipts, revisions).
+ */
+export function applyEventOwned(state: RunState | undefined, event: RunEvent): RunState {
+  return applyTo(state, event, false);
+}
+
+function applyTo(state: RunState | undefined, event: RunEvent, copy: boolean): RunState {
   const bad = (reason: string): never => {
     throw new IntegrityError(`event ${event.seq} (${event.type}) is invalid: ${reason}`, { seq: event.seq });
   };
@@ -128,10 +146,12 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
   const parsed = schema.safeParse(event.data);
   if (!parsed.success)
     bad(`its data does not match the ${event.type} schema (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`);
+  // The data as parsed once, typed as the schema of the branch that reads it.
+  const dataOf = <S extends z.ZodMiniType>(_schema: S): z.infer<S> => parsed.data as z.infer<S>;
 
   if (event.type === "run_created") {
     if (state !== undefined || event.seq !== 1) bad("run_created must be the first event and only the first");
-    const d = EVENT_DATA.run_created.parse(event.data);
+    const d = dataOf(EVENT_DATA.run_created);
     const workflows: Record<string, Workflow> = {};
     for (const w of d.workflows) {
       if (workflows[w.planner]) bad(`planner ${w.planner} is listed twice`);
@@ -161,10 +181,10 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
     };
   }
   if (state === undefined) return bad("the first event must be run_created");
-  const next: RunState = structuredClone(state);
+  const next: RunState = copy ? structuredClone(state) : state;
 
   if (event.type === "stop_raised") {
-    const d = EVENT_DATA.stop_raised.parse(event.data);
+    const d = dataOf(EVENT_DATA.stop_raised);
     if (d.workflow !== null && !next.workflows[d.workflow]) bad(`stop names workflow ${d.workflow}, which is not in this run`);
     next.stops.push({
       seq: event.seq,
@@ -181,7 +201,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
     return next;
   }
   if (event.type === "stop_resolved") {
-    const d = EVENT_DATA.stop_resolved.parse(event.data).receipt;
+    const d = dataOf(EVENT_DATA.stop_resolved).receipt;
     // Named in ascending order, so admission can find a stop in a receipt by binary search.
     if (d.run_id !== next.run_id) bad(`stop resolution is for run ${d.run_id}, not ${next.run_id}`);
     // Exactly the stops the receipt names: never every stop of its reason, so a stop raised after the
@@ -231,7 +251,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
 
   switch (event.type) {
     case "handoff_frozen": {
-      const d = EVENT_DATA.handoff_frozen.parse(event.data);
+      const d = dataOf(EVENT_DATA.handoff_frozen);
       if (d.revision !== wf.revision + 1) bad(`revision ${d.revision} does not follow ${wf.revision}`);
       if (manifestHash(d.files) !== d.hash) bad(`its file list hashes to ${manifestHash(d.files)}, not the recorded ${d.hash}`);
       const r = d.receipt;
@@ -260,7 +280,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       break;
     }
     case "review_requested": {
-      const d = EVENT_DATA.review_requested.parse(event.data);
+      const d = dataOf(EVENT_DATA.review_requested);
       if (!wf.handoff || d.hash !== wf.handoff.hash || d.revision !== wf.handoff.revision)
         bad("review requested for a hash or revision that is not the frozen one");
       move();
@@ -270,7 +290,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
     case "approval_recorded":
     case "plan_approved":
     case "plan_declined": {
-      const { receipt } = EVENT_DATA[event.type].parse(event.data);
+      const { receipt } = dataOf(EVENT_DATA[event.type]);
       const expected = {
         changes_requested: "changes_requested",
         approval_recorded: "approved",
@@ -286,7 +306,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
     }
     case "consent_granted":
     case "consent_declined": {
-      const { receipt } = EVENT_DATA[event.type].parse(event.data);
+      const { receipt } = dataOf(EVENT_DATA[event.type]);
       if (receipt.decision !== (event.type === "consent_granted" ? "approved" : "declined"))
         bad(`receipt decision ${receipt.decision} does not match ${event.type}`);
       checkBinding(receipt);
@@ -306,7 +326,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       break;
     }
     case "apply_approved": {
-      const { receipt } = EVENT_DATA.apply_approved.parse(event.data);
+      const { receipt } = dataOf(EVENT_DATA.apply_approved);
       checkBinding(receipt);
       const consent = currentConsent();
       if (!consent || receiptHash(consent) !== receipt.consent_hash) bad("apply approval is not bound to the current consent");
@@ -315,7 +335,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       break;
     }
     case "admitted": {
-      const { receipt } = EVENT_DATA.admitted.parse(event.data);
+      const { receipt } = dataOf(EVENT_DATA.admitted);
       checkBinding(receipt);
       const consent = currentConsent();
       if (!consent || consent.consumed_at !== null || receiptHash(consent) !== receipt.consent_hash)
@@ -327,7 +347,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       break;
     }
     case "dry_run_admitted": {
-      const { receipt } = EVENT_DATA.dry_run_admitted.parse(event.data);
+      const { receipt } = dataOf(EVENT_DATA.dry_run_admitted);
       checkBinding(receipt);
       if (!currentConsent()) bad("a dry run needs the current, granted consent");
       if (!receipt.checks.every((c) => c.ok)) bad("dry run recorded with a failed check");
@@ -346,7 +366,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       break;
     }
     case "dry_run_result": {
-      const d = EVENT_DATA.dry_run_result.parse(event.data).receipt;
+      const d = dataOf(EVENT_DATA.dry_run_result).receipt;
       const last = wf.dry_runs[wf.dry_runs.length - 1];
       if (!last || last.result !== null || last.handoff_hash !== d.handoff_hash || last.revision !== d.revision)
         bad("a dry-run result needs an open dry run of the same hash and revision");
@@ -356,7 +376,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       break;
     }
     case "closed": {
-      const d = EVENT_DATA.closed.parse(event.data);
+      const d = dataOf(EVENT_DATA.closed);
       const fromExecuting = wf.state === "executing";
       if (fromExecuting === (d.outcome === "abandoned"))
         bad(
@@ -378,7 +398,7 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
       break;
     }
     case "failed": {
-      const d = EVENT_DATA.failed.parse(event.data);
+      const d = dataOf(EVENT_DATA.failed);
       move();
       wf.result = { outcome: "failed", residual: d.residual, at: event.at, by: event.actor };
       deauthorize();
@@ -391,7 +411,8 @@ export function applyEvent(state: RunState | undefined, event: RunEvent): RunSta
 /** Rebuild a run's state from its events alone. */
 export function replayEvents(events: readonly RunEvent[]): RunState {
   let state: RunState | undefined;
-  for (const e of events) state = applyEvent(state, e);
+  // The state is replay's own from run_created on, so no event copies it.
+  for (const e of events) state = applyEventOwned(state, e);
   if (!state) throw new IntegrityError("the run has no events");
   return state;
 }

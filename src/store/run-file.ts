@@ -6,7 +6,7 @@ import { canonicalJson } from "../crypto/canonical-hash.js";
 import { IntegrityError, UsageError } from "../errors/errors.js";
 import { BUDGETS, requireBytesWithin, requireJsonWithin } from "../input/budgets.js";
 import { describeJsonError, requirePlainPath, requireShallowJson } from "../input/parse-input.js";
-import { applyEvent, EVENT_DATA, replayEvents } from "../run/apply-event.js";
+import { applyEventOwned, EVENT_DATA, replayEvents } from "../run/apply-event.js";
 import { GENESIS, hashEvent, verifyChain } from "../run/event-chain.js";
 import { type EventType, RUN_FORMAT, type RunEvent, type RunFile, RunFileSchema, type RunState } from "../run/run-schema.js";
 import { safeParseFirstIssue } from "../schemas/first-issue.js";
@@ -146,12 +146,13 @@ export function verifyRunFile(run: RunFile): RunFileVerdict {
  */
 export function appendTo(run: RunFile | undefined, drafts: EventDraft[], now: Date, gate?: GateKey): RunFile {
   const events = run ? [...run.events] : [];
-  let state: RunState | undefined = run?.state;
+  // One copy of the caller's state, then each event changes it in place: the caller keeps its run as it was.
+  let state: RunState | undefined = run ? structuredClone(run.state) : undefined;
   let prev = run ? run.head : GENESIS;
   const at = now.toISOString();
   for (const d of drafts) {
     let event: RunEvent = { seq: events.length + 1, at, actor: d.actor, type: d.type, data: d.data, prev };
-    state = applyEvent(state, event);
+    state = applyEventOwned(state, event);
     if (gate) event = signGateRecord(event, state.run_id, gate);
     events.push(event);
     prev = hashEvent(event);

@@ -9,7 +9,7 @@ import type { ConsumedConsent } from "../../home/consumed-consents.js";
 import { storeFetchedBlob } from "../../home/frozen-bytes.js";
 import { type GateHome, openGateHome } from "../../home/gate-home.js";
 import { requireTrustedGateSignatures } from "../../home/trusted-gate-keys.js";
-import { applyEvent } from "../../run/apply-event.js";
+import { applyEventOwned } from "../../run/apply-event.js";
 import { hashEvent } from "../../run/event-chain.js";
 import { EventSchema, RUN_FORMAT, RUN_ID_PATTERN, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
 import { ensureGateKey } from "../../trust/gate-key.js";
@@ -158,14 +158,15 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
     row: { revision: number; head: string; state: string; head_signature: string | null },
     ref: string,
   ): RunFile {
-    let state = known.state;
+    // Copied once and changed in place by each event: linear in the events, and the known run keeps its state.
+    let state = structuredClone(known.state);
     let prev = known.head;
     for (const [i, e] of added.entries()) {
       if (e.seq !== known.revision + i + 1 || e.prev !== prev)
         throw new IntegrityError(`run ${ref} in ${label}: event ${e.seq} does not follow the chain; the database was edited by hand`, {
           seq: e.seq,
         });
-      state = applyEvent(state, e);
+      state = applyEventOwned(state, e);
       prev = hashEvent(e);
     }
     if (
