@@ -41,6 +41,8 @@ describe("admission re-hashes the handoff by the freeze's own rules", () => {
     const check = r.checks.find((c) => c.id === "4");
     expect(check?.ok).toBe(false);
     expect(check?.detail).toContain("a folder of the gate's own");
+    // Nor where the home is: the refusal reaches the agent (a status over the API says it).
+    expect(check?.detail).not.toContain(home.dir);
     // (Its scratch folder "tmp" is in every temporary path the message names.)
     for (const name of readdirSync(home.dir).filter((n) => n !== "tmp")) expect(check?.detail).not.toContain(name);
     expect(check?.detail).not.toContain("home.json");

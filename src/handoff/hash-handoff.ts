@@ -82,7 +82,8 @@ export function resolveHandoffRoot(dir: string, keepApart: readonly string[], co
     const hit = apart.find((f) => isWithin(candidate, f) || isWithin(f, candidate));
     if (hit !== undefined)
       throw new UsageError(
-        `the handoff folder ${dir} overlaps ${hit}, a folder of the gate's own (its home, or its keys); keep the gate's folders out of the agent's`,
+        // The gate's folder is not named: the answer reaches the agent (a status over the API), which must not learn where the home is.
+        `the handoff folder ${dir} is, holds or lies inside a folder of the gate's own (its home, or its keys); keep the gate's folders out of the agent's`,
       );
   };
   // By the name given and by where it leads now (a link in the agent's folder into the home), before anything is read.

@@ -36,7 +36,9 @@ export function unfollowedLinkReason(href: string): string | null {
   } catch {
     return "it is not an address a browser can open safely";
   }
-  const host = u.hostname.toLowerCase();
+  // A fully qualified name's trailing dots ("localhost.", "foo.localhost.") name the same host.
+  let host = u.hostname.toLowerCase();
+  while (host.endsWith(".")) host = host.slice(0, -1);
   const loopback =
     host === "localhost" ||
     host.endsWith(".localhost") ||
