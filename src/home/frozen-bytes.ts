@@ -150,19 +150,24 @@ export function storeFetchedBlob(home: GateHome, sha256: string, bytes: Buffer):
   atomicWriteFile(target, bytes, 0o400);
 }
 
+/** Why a frozen file could not be opened, as the integrity failure it is (a reader's own bug is thrown as it is). */
+export function blobReadFailure(home: GateHome, entry: ManifestEntry, error: unknown): Error {
+  if (!(error instanceof UsageError)) return error as Error;
+  return new IntegrityError(
+    readFailureCode(error) === "ENOENT"
+      ? `the frozen bytes of ${entry.path} (sha256 ${entry.sha256.slice(0, 12)}…) are missing from ${homeLabel(home)} (ENOENT); the frozen handoff cannot be shown or used — freeze it again`
+      : `the frozen bytes of ${entry.path} in ${homeLabel(home)} are damaged (${error.message})`,
+    { path: entry.path },
+  );
+}
+
 /** The frozen bytes of one manifest entry, verified against its size and sha256. */
 export function readBlob(home: GateHome, entry: ManifestEntry): Buffer {
   let buffer: Buffer;
   try {
     buffer = readRegularFile(blobPath(home, entry.sha256), "frozen blob", { noFollow: true, maxBytes: entry.size });
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    throw new IntegrityError(
-      readFailureCode(error) === "ENOENT"
-        ? `the frozen bytes of ${entry.path} (sha256 ${entry.sha256.slice(0, 12)}…) are missing from ${homeLabel(home)} (ENOENT); the frozen handoff cannot be shown or used — freeze it again`
-        : `the frozen bytes of ${entry.path} in ${homeLabel(home)} are damaged (${error.message})`,
-      { path: entry.path },
-    );
+    throw blobReadFailure(home, entry, error);
   }
   if (buffer.length !== entry.size)
     throw new IntegrityError(

@@ -1,8 +1,8 @@
 import { closeSync, readSync } from "node:fs";
-import { IntegrityError, UsageError } from "../errors/errors.js";
+import { IntegrityError } from "../errors/errors.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
-import { openRegularFileWithStats, readFailureCode } from "../input/read-regular-file.js";
-import { blobPath } from "./frozen-bytes.js";
+import { openRegularFileWithStats } from "../input/read-regular-file.js";
+import { blobPath, blobReadFailure } from "./frozen-bytes.js";
 import { type GateHome, homeLabel } from "./gate-home.js";
 
 /**
@@ -17,13 +17,7 @@ export function readBlobHead(home: GateHome, entry: ManifestEntry, maxBytes: num
   try {
     opened = openRegularFileWithStats(blobPath(home, entry.sha256), "frozen blob", { noFollow: true });
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    throw new IntegrityError(
-      readFailureCode(error) === "ENOENT"
-        ? `the frozen bytes of ${entry.path} (sha256 ${entry.sha256.slice(0, 12)}…) are missing from ${homeLabel(home)} (ENOENT); the frozen handoff cannot be shown or used — freeze it again`
-        : `the frozen bytes of ${entry.path} in ${homeLabel(home)} are damaged (${error.message})`,
-      { path: entry.path },
-    );
+    throw blobReadFailure(home, entry, error);
   }
   const { fd, stats } = opened;
   try {
