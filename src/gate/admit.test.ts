@@ -893,7 +893,7 @@ describe("the handoff folder and the gate home never overlap, by real path (atta
     await startRun(g);
     const link = path.join(g.dir, "link-to-home");
     symlinkSync(g.home, link);
-    await expect(freezePairHandoffFor(g, link)).rejects.toThrow(/overlap/);
+    await expect(freezePairHandoffFor(g, link)).rejects.toThrow(/a folder of the gate.s own/);
   });
 });
 
