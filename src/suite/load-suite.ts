@@ -310,7 +310,7 @@ export function readConfigText(absRoot: string): string | undefined {
   try {
     return readRegularFile(path.join(absRoot, CONFIG_FILE), "suite config", {
       maxBytes: BUDGETS.suiteConfig.bytes,
-      fix: `make ${CONFIG_FILE} a plain YAML file, or remove it`,
+      fix: `make ${CONFIG_FILE} a plain YAML file of at most ${BUDGETS.suiteConfig.bytes / 1024 / 1024} MiB (move bulky content out of it), or remove it`,
     }).toString("utf8");
   } catch (error) {
     if (readFailureCode(error) === "ENOENT") return undefined;

@@ -102,7 +102,7 @@ describe("the suite loader", () => {
     const root = copyExampleSuite();
     const fifo = makeFifo(path.join(root, "twinlock.yaml"));
     expect(refusal(() => loadSuite(root))).toBe(
-      `suite config ${fifo} is a FIFO (named pipe), not a regular file; make twinlock.yaml a plain YAML file, or remove it`,
+      `suite config ${fifo} is a FIFO (named pipe), not a regular file; make twinlock.yaml a plain YAML file of at most 1 MiB (move bulky content out of it), or remove it`,
     );
   });
 
