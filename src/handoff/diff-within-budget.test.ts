@@ -2,24 +2,10 @@ import { createHash } from "node:crypto";
 import { applyPatch } from "diff";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { randomLines } from "../test-support/random-lines.js";
 import { DIFF_BUDGET, diffWithinBudget } from "./diff-within-budget.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
-
-/** `count` lines of 40 hex digits from a seeded generator: a file like the attack's, the same on every run. */
-function randomLines(seed: number, count: number): string {
-  let x = seed;
-  const lines: string[] = [];
-  for (let i = 0; i < count; i++) {
-    let line = "";
-    for (let k = 0; k < 5; k++) {
-      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-      line += x.toString(16).padStart(8, "0");
-    }
-    lines.push(line);
-  }
-  return `${lines.join("\n")}\n`;
-}
 
 describe("diffWithinBudget", () => {
   it("answers two 117 KB revisions of random lines 'too large to diff', with each revision's sha256 and size, without searching", async () => {

@@ -4,18 +4,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { killChildren } from "../test-support/kill-children.js";
 import { makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
 import { withQueueLock } from "./queue-lock.js";
 
 const children: ChildProcess[] = [];
 afterEach(async () => {
-  for (const c of children.splice(0)) {
-    if (c.exitCode === null && c.signalCode === null) {
-      const exited = new Promise((r) => c.once("exit", r));
-      c.kill("SIGKILL");
-      await exited;
-    }
-  }
+  await killChildren(children);
 });
 afterAll(removeTempDirs);
 

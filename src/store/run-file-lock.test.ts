@@ -5,19 +5,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { ConflictError } from "../errors/errors.js";
+import { killChildren } from "../test-support/kill-children.js";
 import { makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
 import { LOCK_WAIT_MS, withFileLock } from "./run-file-lock.js";
 
 const children: ChildProcess[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
-  for (const c of children.splice(0)) {
-    if (c.exitCode === null && c.signalCode === null) {
-      const exited = new Promise((r) => c.once("exit", r));
-      c.kill("SIGKILL");
-      await exited;
-    }
-  }
+  await killChildren(children);
 });
 afterAll(removeTempDirs);
 

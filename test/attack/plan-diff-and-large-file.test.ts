@@ -29,6 +29,7 @@ import {
   TEST_HOST,
   TEST_ORIGIN,
 } from "../../src/test-support/gate-server-fixture.js";
+import { randomLines } from "../../src/test-support/random-lines.js";
 import { runCli } from "../../src/test-support/run-cli.js";
 import { driveTo, makeGateRun, removeGateRuns } from "../../src/test-support/run-fixture.js";
 
@@ -38,21 +39,6 @@ afterAll(() => {
 });
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
-
-/** `count` lines of 40 hex digits from a seeded generator. */
-function randomLines(seed: number, count: number): string {
-  let x = seed;
-  const lines: string[] = [];
-  for (let i = 0; i < count; i++) {
-    let line = "";
-    for (let k = 0; k < 5; k++) {
-      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-      line += x.toString(16).padStart(8, "0");
-    }
-    lines.push(line);
-  }
-  return `${lines.join("\n")}\n`;
-}
 
 /** A served world whose handoff's notes.txt is `before` in revision 1 and `after` in revision 2, and the agent's token. */
 async function twoRevisions(before: string, after: string): Promise<{ w: ServerWorld; token: string; cookie: string }> {

@@ -12,19 +12,14 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { withCheckpointLock } from "../../src/home/run-checkpoints.js";
 import { readRun } from "../../src/home/run-ledger.js";
+import { killChildren } from "../../src/test-support/kill-children.js";
 import { driveTo, EXECUTOR, homeOf, makeGateRun, removeGateRuns } from "../../src/test-support/run-fixture.js";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
 const children: ChildProcess[] = [];
 beforeAll(ensureBuilt, 180_000);
 afterEach(async () => {
-  for (const c of children.splice(0)) {
-    if (c.exitCode === null && c.signalCode === null) {
-      const exited = new Promise((r) => c.once("exit", r));
-      c.kill("SIGKILL");
-      await exited;
-    }
-  }
+  await killChildren(children);
 });
 afterAll(removeGateRuns);
 
