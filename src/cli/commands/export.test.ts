@@ -43,7 +43,8 @@ describe("twinlock export", () => {
     expect(r.stderr).toMatch(/is not empty/);
   });
   it("writes nothing at all when it refuses part-way, as with a pin gone stale (no half-made folder to block the next try)", async () => {
-    const g = makeGateRun();
+    // Its own copy of the suite: the shared one is pinned for every other test file running meanwhile.
+    const g = makeGateRun({ copySuite: true });
     await driveTo(g, "plan_review_pending");
     appendFileSync(path.join(g.suite, "twinlock.yaml"), "\n# edited after the pin\n");
     const parent = makeRunTempDir("twinlock-export-");
