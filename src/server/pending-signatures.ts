@@ -80,21 +80,53 @@ export class PendingSignatures implements PendingStore {
   }
 }
 
-/** How many used sign-in challenges are remembered (each only until it would have expired anyway). */
+/** How many used sign-in challenges are remembered in memory (each only until it would have expired anyway). */
 const MAX_USED_SIGNINS = 100_000;
+
+/**
+ * Where used sign-in seals are remembered until they would have expired:
+ * this process's memory, or a team store's database, shared by every server
+ * behind one URL (so a seal used through one server is refused by the others).
+ */
+export interface UsedSeals {
+  /** Remember `mac` until `expiresAt`; false when it was remembered already (the seal was used before). */
+  first(mac: string, expiresAt: number, now: number): Promise<boolean>;
+}
+
+/** Used seals in this process's memory, at most MAX_USED_SIGNINS (the oldest expired ones go first). */
+export class UsedSealsInMemory implements UsedSeals {
+  readonly #used = new Map<string, number>();
+
+  async first(mac: string, expiresAt: number, now: number): Promise<boolean> {
+    for (const [used, exp] of this.#used) {
+      if (exp > now && this.#used.size < MAX_USED_SIGNINS) break;
+      this.#used.delete(used);
+    }
+    if (this.#used.has(mac)) return false;
+    this.#used.set(mac, expiresAt);
+    return true;
+  }
+}
 
 /**
  * Sign-ins waiting for a passkey, kept in the browser instead of the
  * server: `add` seals the challenge, its times and what it is for with an
- * HMAC under a key of this process and returns the seal as the ID (the
- * sign-in cookie); `take` opens a seal this process made, unexpired and not
- * used before. Nothing is stored per start, so no flood of anonymous
- * starts can push a reviewer's pending sign-in out; a used seal is
- * remembered until it expires, so each is taken at most once.
+ * HMAC and returns the seal as the ID (the sign-in cookie); `take` opens a
+ * seal made under the same key, unexpired and not used before. Nothing is
+ * stored per start, so no flood of anonymous starts can push a reviewer's
+ * pending sign-in out; a used seal is remembered until it expires, so each
+ * is taken at most once. The key is this process's own by default; a team
+ * store gives every server the same key and one record of used seals.
  */
 export class SealedSignins implements PendingStore {
-  readonly #key = randomBytes(32);
-  readonly #used = new Map<string, number>();
+  readonly #key: () => Promise<Buffer>;
+  readonly #used: UsedSeals;
+
+  constructor(options: { key?: () => Promise<Buffer>; used?: UsedSeals } = {}) {
+    const own = randomBytes(32);
+    this.#key = options.key ?? (async () => own);
+    this.#used = options.used ?? new UsedSealsInMemory();
+  }
 
   /** Seal a sign-in challenge; the returned ID is the whole seal. */
   async add(entry: Omit<PendingSignature, "id" | "expiresAt">, now: number): Promise<PendingSignature> {
@@ -108,17 +140,17 @@ export class SealedSignins implements PendingStore {
         q: entry.request,
       }),
     ).toString("base64url");
-    return { ...entry, id: `${body}.${this.#mac(body)}`, expiresAt };
+    return { ...entry, id: `${body}.${await this.#mac(body)}`, expiresAt };
   }
 
-  /** Open a seal: undefined unless this process made it, it has not expired, and it was not taken before. */
+  /** Open a seal: undefined unless it was made under this key, it has not expired, and it was not taken before. */
   async take(id: string, now: number): Promise<PendingSignature | undefined> {
     if (id.length > 1024) return undefined;
     const dot = id.indexOf(".");
     if (dot < 0) return undefined;
     const body = id.slice(0, dot);
     const given = Buffer.from(id.slice(dot + 1), "base64url");
-    const expected = Buffer.from(this.#mac(body), "base64url");
+    const expected = Buffer.from(await this.#mac(body), "base64url");
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     let sealed: { c: string; at: number; exp: number; r: string; q: string };
     try {
@@ -127,13 +159,7 @@ export class SealedSignins implements PendingStore {
       return undefined;
     }
     if (!(sealed.exp > now)) return undefined;
-    for (const [used, exp] of this.#used) {
-      if (exp > now && this.#used.size < MAX_USED_SIGNINS) break;
-      this.#used.delete(used);
-    }
-    const mac = id.slice(dot + 1);
-    if (this.#used.has(mac)) return undefined;
-    this.#used.set(mac, sealed.exp);
+    if (!(await this.#used.first(id.slice(dot + 1), sealed.exp, now))) return undefined;
     return {
       id,
       reviewer: sealed.r,
@@ -144,7 +170,9 @@ export class SealedSignins implements PendingStore {
     };
   }
 
-  #mac(body: string): string {
-    return createHmac("sha256", this.#key).update(`twinlock-signin/1|${body}`).digest("base64url");
+  async #mac(body: string): Promise<string> {
+    return createHmac("sha256", await this.#key())
+      .update(`twinlock-signin/1|${body}`)
+      .digest("base64url");
   }
 }

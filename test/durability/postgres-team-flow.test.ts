@@ -7,6 +7,7 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/server";
+import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { demoHandoffRecords, writeDemoHandoff } from "../../src/demo/demo-handoff.js";
 import { admit } from "../../src/gate/admit.js";
@@ -209,6 +210,36 @@ describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, be
     expect(first.status).toBe(200);
     const replay = await complete(a, alice, apiPaths.review(runId, PLANNER), fields, asked.body as never);
     expect(replay.status).toBe(409);
+  });
+
+  it("keeps nothing in the database for 1,200 anonymous sign-in starts, so a reviewer's sign-in started before them still completes, once, through either server", async () => {
+    const { url, a, b } = await team();
+    const alice = new SoftwareAuthenticator();
+    const { token } = await createInvitation(a.home, "alice", ["review"]);
+    const started = await jsonOf(await call(a, `/enrol/${token}/options`, { method: "POST" }));
+    const response = alice.register(started.body.options as PublicKeyCredentialCreationOptionsJSON, TEST_ORIGIN);
+    expect((await call(b, `/enrol/${token}`, { json: { response } })).status).toBe(200);
+    const mine = await call(a, "/signin/options", { method: "POST" });
+    const pending = cookieFrom(mine, "twinlock_signin") as string;
+    const { challenge } = ((await mine.json()) as { options: { challenge: string } }).options;
+    for (let i = 0; i < 1200; i++) await (await call(i % 2 ? a : b, "/signin/options", { method: "POST" })).text();
+    const rows = async (table: string) => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        return Number((await c.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
+      } finally {
+        await c.end();
+      }
+    };
+    expect(await rows("twinlock_challenges")).toBe(0);
+    const answer = { response: alice.assert(challenge, { rpId: "localhost", origin: TEST_ORIGIN }) };
+    const signed = await call(b, "/signin", { json: answer, cookie: pending });
+    expect(signed.status, await signed.clone().text()).toBe(200);
+    expect(cookieFrom(signed, "twinlock_session")).toBeDefined();
+    // The same seal and answer, replayed to the other server: the seal was used.
+    expect((await call(a, "/signin", { json: answer, cookie: pending })).status).toBe(409);
+    expect(await rows("twinlock_used_signins")).toBe(1);
   });
 
   it("refuses, on either server, a review of the hash a re-freeze through the other server replaced", async () => {

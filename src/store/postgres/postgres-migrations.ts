@@ -100,4 +100,23 @@ ALTER TABLE twinlock_home_files ADD CONSTRAINT twinlock_home_files_name_check
 ALTER TABLE twinlock_runs ADD COLUMN head_signature text;
 `,
   },
+  {
+    version: 4,
+    name: "sign-ins sealed in the browser under one key every server shares, and the seals already used",
+    sql: `
+-- The key every server seals sign-in challenges with (made once, by the first server to ask): an anonymous
+-- sign-in start stores nothing, so no flood of starts can fill the database or push a reviewer's sign-in out.
+CREATE TABLE twinlock_signin_key (
+  id   integer PRIMARY KEY CHECK (id = 1),
+  key  bytea NOT NULL CHECK (length(key) = 32)
+);
+-- Each seal's MAC once it is used, until it would have expired: a seal is taken once, through any server.
+CREATE TABLE twinlock_used_signins (
+  mac         text PRIMARY KEY,
+  expires_ms  bigint NOT NULL
+);
+-- Sign-in challenges are no longer kept here.
+DELETE FROM twinlock_challenges WHERE kind = 'signin';
+`,
+  },
 ];

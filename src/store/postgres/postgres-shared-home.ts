@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import type pg from "pg";
 import { IntegrityError } from "../../errors/errors.js";
@@ -13,7 +13,15 @@ import {
   type SharedHome,
   writeHomeText,
 } from "../../home/shared-home.js";
-import { newPendingId, PENDING_MS, type PendingSignature, type PendingStore } from "../../server/pending-signatures.js";
+import {
+  MAX_PENDING_PER_REVIEWER,
+  newPendingId,
+  PENDING_MS,
+  type PendingSignature,
+  type PendingStore,
+  SealedSignins,
+  type UsedSeals,
+} from "../../server/pending-signatures.js";
 import { isSessionId, newSession, type ReviewerSession, type SessionStore } from "../../server/reviewer-sessions.js";
 import { withFileLock } from "../run-file-lock.js";
 import type { ServerState } from "../run-store.js";
@@ -182,10 +190,45 @@ export function postgresServerState(pool: pg.Pool): ServerState {
       await pool.query("DELETE FROM twinlock_sessions WHERE reviewer = $1", [reviewer]);
     },
   };
-  return { sessions, decisions: postgresPending(pool, "decision"), signins: postgresPending(pool, "signin") };
+  return { sessions, decisions: postgresPending(pool, "decision"), signins: postgresSealedSignins(pool) };
 }
 
-function postgresPending(pool: pg.Pool, kind: "decision" | "signin"): PendingStore {
+/**
+ * Sign-ins sealed in the browser (as one server does), under a key every
+ * server of the store shares, with the used seals in the database: an
+ * anonymous start writes nothing, and a seal is taken once through any server.
+ */
+function postgresSealedSignins(pool: pg.Pool): SealedSignins {
+  let key: Promise<Buffer> | undefined;
+  const loadKey = async (): Promise<Buffer> => {
+    // The first server to ask makes it; every other reads the one that won.
+    await pool.query("INSERT INTO twinlock_signin_key (id, key) VALUES (1, $1) ON CONFLICT (id) DO NOTHING", [randomBytes(32)]);
+    const r = await pool.query<{ key: Buffer }>("SELECT key FROM twinlock_signin_key WHERE id = 1");
+    return r.rows[0]?.key as Buffer;
+  };
+  const used: UsedSeals = {
+    async first(mac, expiresAt, now) {
+      await pool.query("DELETE FROM twinlock_used_signins WHERE expires_ms <= $1", [now]);
+      const r = await pool.query("INSERT INTO twinlock_used_signins (mac, expires_ms) VALUES ($1, $2) ON CONFLICT (mac) DO NOTHING", [
+        mac,
+        expiresAt,
+      ]);
+      return r.rowCount === 1;
+    },
+  };
+  return new SealedSignins({
+    key: () => {
+      key ??= loadKey().catch((error: unknown) => {
+        key = undefined;
+        throw error;
+      });
+      return key;
+    },
+    used,
+  });
+}
+
+function postgresPending(pool: pg.Pool, kind: "decision"): PendingStore {
   return {
     async add(entry, now): Promise<PendingSignature> {
       const pending: PendingSignature = { ...entry, id: newPendingId(), expiresAt: now + PENDING_MS };
@@ -193,6 +236,12 @@ function postgresPending(pool: pg.Pool, kind: "decision" | "signin"): PendingSto
       await pool.query(
         "INSERT INTO twinlock_challenges (id, kind, reviewer, request, challenge, at_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
         [pending.id, kind, pending.reviewer, pending.request, pending.challenge, pending.at.getTime(), pending.expiresAt],
+      );
+      // Bounded per reviewer, as in one server's memory: her own oldest waiting decisions give way, never another's.
+      await pool.query(
+        `DELETE FROM twinlock_challenges WHERE kind = $1 AND reviewer = $2 AND id NOT IN
+           (SELECT id FROM twinlock_challenges WHERE kind = $1 AND reviewer = $2 ORDER BY at_ms DESC, id LIMIT $3)`,
+        [kind, pending.reviewer, MAX_PENDING_PER_REVIEWER],
       );
       return pending;
     },
