@@ -242,6 +242,27 @@ describe.skipIf(!TEST_POSTGRES)("two gate servers on one PostgreSQL database, be
     expect(await rows("twinlock_used_signins")).toBe(1);
   });
 
+  it("keeps at most 32 waiting decisions per reviewer in the database: her own oldest give way, never another reviewer's", async () => {
+    const { a } = await team();
+    const decisions = a.store.serverState?.decisions;
+    if (!decisions) throw new Error("a team store keeps its decisions in the database");
+    const entry = (reviewer: string, i: number) => ({
+      reviewer,
+      request: `review|${i}`,
+      challenge: Buffer.alloc(32, i),
+      at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+    });
+    const now = Date.now();
+    const bobs = await decisions.add(entry("bob", 0), now);
+    const alices = [];
+    for (let i = 1; i <= 40; i++) alices.push(await decisions.add(entry("alice", i), now));
+    expect(await decisions.take(alices[0]?.id as string, now)).toBeUndefined();
+    expect((await decisions.take(alices[39]?.id as string, now))?.request).toBe("review|40");
+    expect((await decisions.take(alices[8]?.id as string, now))?.request).toBe("review|9");
+    expect((await decisions.take(alices[7]?.id as string, now))?.request).toBeUndefined();
+    expect((await decisions.take(bobs.id, now))?.reviewer).toBe("bob");
+  });
+
   it("refuses, on either server, a review of the hash a re-freeze through the other server replaced", async () => {
     const { a, b, runId, handoff } = await team();
     const alice = await enrolAcross(a, b, "alice");
