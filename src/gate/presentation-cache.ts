@@ -1,9 +1,12 @@
 /**
  * How many presentations of frozen records one process keeps. Each is
  * bounded by RECORD_SHOW_BUDGET and RECORD_DIFF_BUDGET (a few hundred KB at
- * most), so the cache holds a few MB however large the records.
+ * most), so the cache holds tens of MB at worst however large the records,
+ * and more revisions than a reviewer moves between. (A revision pushed out is
+ * read again when next asked for: an agent that froze more revisions than
+ * this can make the server read one per request.)
  */
-export const PRESENTATIONS_KEPT = 16;
+export const PRESENTATIONS_KEPT = 32;
 
 const kept = new Map<string, Promise<unknown>>();
 
