@@ -8,7 +8,12 @@ describe("renderHandoffRecords", () => {
   it("counts every record of a kind shown in part, and says which record is shown with values cut", () => {
     const m = twinlockModelOf(demoHandoffRecords());
     const a1 = { ...(m.actions[0] as (typeof m.actions)[number]), rollback: "r".repeat(60_000) };
-    const evidence = Array.from({ length: 2000 }, (_, i) => ({ id: `X${i}`, file: "evidence_index.json", summary: `seen ${i}`, source: {} }));
+    const evidence = Array.from({ length: 2000 }, (_, i) => ({
+      id: `X${i}`,
+      file: "evidence_index.json",
+      summary: `seen ${i}`,
+      source: {},
+    }));
     const p = presentRecords({ ...m, evidence, actions: [a1, ...m.actions.slice(1)] }, []);
     const html = renderHandoffRecords(p.model, { totals: p.totals, cut: p.notShown?.cut ?? [] });
     expect(html).toContain(`Evidence (2000; the first ${p.model.evidence.length} shown)`);
