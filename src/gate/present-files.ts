@@ -11,7 +11,7 @@ import { readBlobHead } from "../home/read-blob-head.js";
  * bounded read); and once the bytes read for one presentation (every file
  * shown, and every previous revision read to diff against) reach
  * `totalBytes`, the files after it by their path, size and sha256 only.
- * The records are read apart from this, always whole.
+ * The records are shown apart from this, within RECORD_SHOW_BUDGET (present-records.ts).
  */
 export const SHOW_BUDGET = {
   fileBytes: 1024 * 1024,

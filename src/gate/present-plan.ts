@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import { IntegrityError, RefusalError } from "../errors/errors.js";
-import { diffRecords, type RecordChange } from "../handoff/diff-records.js";
+import { boundRecordChanges, diffRecords, type RecordChange } from "../handoff/diff-records.js";
 import type { HandoffFormat } from "../handoff/handoff-format.js";
-import type { HandoffModel, RecordBase } from "../handoff/handoff-model.js";
+import type { HandoffModel, RecordBase, RecordKind } from "../handoff/handoff-model.js";
 import { MARKERS } from "../handoff/handoff-records.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { unshownFields, unshownFieldsAfter } from "../handoff/unshown-fields.js";
@@ -16,6 +17,8 @@ import type { RunStore } from "../store/run-store.js";
 import { consentQuestion } from "./consent-pair-execution.js";
 import { reviewInvitation } from "./pair-status.js";
 import { describeDiffNotShown, describeNotWhole, type PresentedFile, presentFiles } from "./present-files.js";
+import { describeRecordsNotShown, type PresentedRecords, presentRecords, type RecordsNotShown } from "./present-records.js";
+import { rememberPresentation } from "./presentation-cache.js";
 
 export type { PresentedFile } from "./present-files.js";
 
@@ -30,10 +33,18 @@ export interface Presentation {
   state: string;
   frozenAt: string;
   frozenBy: string;
-  /** The records of the revision shown, read from its frozen bytes. */
+  /**
+   * The records of the revision shown, read from its frozen bytes: every
+   * record whole, or (over RECORD_SHOW_BUDGET) the first of each kind, as
+   * `recordsNotShown` says.
+   */
   model: HandoffModel;
-  /** Record changes against the previous revision (empty for the first). */
+  /** What of the records is not shown, how many of each kind there are, and the sentence saying so; null when all are shown whole. */
+  recordsNotShown: (RecordsNotShown & { totals: PresentedRecords["totals"]; notice: string }) | null;
+  /** Record changes against the previous revision (empty for the first): all of them, or the first within RECORD_DIFF_BUDGET. */
   changes: RecordChange[];
+  /** How many record changes there are in all (more than `changes` holds when the rest are not shown). */
+  changesTotal: number;
   previousRevision: number | null;
   files: PresentedFile[];
   removedFiles: string[];
@@ -46,7 +57,11 @@ export interface Presentation {
  * anything the run file holds: findings with their evidence, actions with
  * risk, rollback and verification, criteria, open unknowns, every hashed
  * file (report.md included) with its diff against the previous revision,
- * the hash, and the exact commands to decide.
+ * the hash, and the exact commands to decide. Its size is bounded whatever
+ * the handoff's: records by RECORD_SHOW_BUDGET and their changes by
+ * RECORD_DIFF_BUDGET (read, diffed and cut once per revision, then kept),
+ * files by SHOW_BUDGET; what is left out is said before it and beside the
+ * decision, with the sha256 of where it is whole.
  */
 export async function presentPlan(
   store: RunStore,
@@ -72,11 +87,31 @@ export async function presentPlan(
   const shown = revision === wf.revision ? wf.handoff.files : frozenFilesAt(run.file.events, entry.seq);
   // The format is the pinned suite's, never one the run file or the handoff names; a broken pin refuses.
   const policy = loadPinnedPolicy(home, run.state.suite);
-  const records = readFrozenModel(home, shown, policy.handoffFormat);
   const prevEntry = wf.history.find((h) => h.revision === revision - 1);
   const prevFiles = prevEntry ? frozenFilesAt(run.file.events, prevEntry.seq) : [];
-  const prevRecords = prevEntry ? readPreviousModel(home, prevFiles, policy.handoffFormat) : undefined;
-  const changes = prevEntry ? diffRecords(prevRecords, records, prevFiles, shown) : [];
+  const scope = run.state.settings.actions;
+  // The frozen bytes under a hash never change: their records are read, diffed and cut to the budget once per
+  // revision (and previous one, format and scope), however often the plan is asked for.
+  const key = [
+    home.dir,
+    policy.policyDigest,
+    entry.hash,
+    prevEntry?.hash ?? "",
+    scope === "all" ? "all" : createHash("sha256").update(JSON.stringify(scope)).digest("hex"),
+  ].join("\n");
+  const { records, outside, changes } = await rememberPresentation(key, async () => {
+    const model = readFrozenModel(home, shown, policy.handoffFormat);
+    // A turn of the event loop between the two revisions' reads: each is linear in its records, and other requests go first.
+    if (prevEntry) await new Promise((resolve) => setImmediate(resolve));
+    const prevModel = prevEntry ? readPreviousModel(home, prevFiles, policy.handoffFormat) : undefined;
+    const inScope = new Set(scope === "all" ? [] : scope);
+    const outsideIds = scope === "all" ? [] : model.actions.map((a) => a.id).filter((id) => !inScope.has(id));
+    return {
+      records: presentRecords(model, shown),
+      outside: { ids: outsideIds.slice(0, OUTSIDE_SHOWN), total: outsideIds.length },
+      changes: boundRecordChanges(prevEntry ? diffRecords(prevModel, model, prevFiles, shown) : []),
+    };
+  });
   const files = await presentFiles(home, shown, prevEntry ? prevFiles : undefined);
   const current = new Set(shown.map((f) => f.path));
   const removedFiles = prevFiles.filter((f) => !current.has(f.path)).map((f) => f.path);
@@ -84,10 +119,13 @@ export async function presentPlan(
   const frozen = run.file.events[entry.seq - 1];
   // An earlier revision is shown as its own freeze recorded it (folder, time, who, the planner's note), not the latest's.
   const shownWf = revision === wf.revision ? wf : { ...wf, revision, handoff: handoffFrozenBy(frozen, entry.hash, shown) };
+  const notice = describeRecordsNotShown(records, entry.hash);
   const markdown = renderMarkdown(
     runFile,
     shownWf,
     records,
+    notice,
+    outside,
     changes,
     prevEntry !== undefined,
     sign,
@@ -104,14 +142,19 @@ export async function presentPlan(
     state: wf.state,
     frozenAt: entry.frozen_at,
     frozenBy: frozen?.actor ?? "unknown",
-    model: records,
-    changes,
+    model: records.model,
+    recordsNotShown: records.notShown && notice ? { ...records.notShown, totals: records.totals, notice } : null,
+    changes: changes.changes,
+    changesTotal: changes.total,
     previousRevision: prevEntry ? prevEntry.revision : null,
     files,
     removedFiles,
     markdown,
   };
 }
+
+/** How many action IDs outside the run's scope are named (the rest are counted). */
+const OUTSIDE_SHOWN = 50;
 
 /** The previous revision's model, or undefined when it does not read in the format now pinned (its records are then shown as all new). */
 function readPreviousModel(home: GateHome, files: readonly ManifestEntry[], format: HandoffFormat): HandoffModel | undefined {
@@ -148,8 +191,10 @@ function frozenFilesAt(events: readonly RunEvent[], seq: number): ManifestEntry[
 function renderMarkdown(
   runFile: string,
   wf: Workflow,
-  r: HandoffModel,
-  changes: RecordChange[],
+  presented: PresentedRecords,
+  notice: string | null,
+  outsideScope: { ids: string[]; total: number },
+  bounded: ReturnType<typeof boundRecordChanges>,
   hasPrevious: boolean,
   sign: boolean,
   settings: Settings,
@@ -157,6 +202,8 @@ function renderMarkdown(
   removedFiles: string[],
 ): string {
   const key = sign ? " --key FILE" : "";
+  const r = presented.model;
+  const changes = bounded.changes;
   const h = wf.handoff as NonNullable<Workflow["handoff"]>;
   const out: string[] = [];
   const t = cleanText;
@@ -168,6 +215,9 @@ function renderMarkdown(
   );
   for (const f of h.files) out.push(`  - ${code(f.path)} ${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…`);
   out.push("");
+  // Said before any record, and again beside the decision: no reader takes the part shown for the whole plan.
+  const readWhole = `To read every record: the frozen files named above, or after admission \`twinlock checkout ${shellQuote(runFile)} ${wf.executor} DIR\`.`;
+  if (notice !== null) out.push(`> **Not the whole plan.** ${t(notice)}`, ">", `> ${readWhole}`, "");
   // The same bytes again: the reviewer asked for changes and the planner says why none were needed, or (with no such
   // request, the only other case the gate allows) a re-pin voided the decisions on them. Said by the gate, not the planner.
   const sameAsBefore = wf.history.find((x) => x.revision === h.revision - 1)?.hash === h.hash;
@@ -180,9 +230,10 @@ function renderMarkdown(
   if (h.unchanged_because) out.push(`> Re-frozen without changes. The planner says why: ${t(h.unchanged_because)}`, "");
   // The run's scope, fixed when it began: an action of the plan outside it will not be admitted, whatever is approved.
   if (settings.actions !== "all") {
-    const outside = r.actions.map((a) => a.id).filter((id) => !settings.actions.includes(id));
+    const outside = outsideScope.ids.map((id) => `\`${MARKERS.action}${t(id)}\``);
+    if (outsideScope.total > outside.length) outside.push(`and ${outsideScope.total - outside.length} more`);
     out.push(
-      `> This run may execute only ${settings.actions.map((id) => `\`${MARKERS.action}${t(id)}\``).join(", ")}${outside.length > 0 ? `; ${outside.map((id) => `\`${MARKERS.action}${t(id)}\``).join(", ")} ${outside.length === 1 ? "is" : "are"} outside its scope` : ""}.`,
+      `> This run may execute only ${settings.actions.map((id) => `\`${MARKERS.action}${t(id)}\``).join(", ")}${outsideScope.total > 0 ? `; ${outside.join(", ")} ${outsideScope.total === 1 ? "is" : "are"} outside its scope` : ""}.`,
       "",
     );
   }
@@ -200,11 +251,16 @@ function renderMarkdown(
         // A field name is the agent's text as much as its value (formats allow fields of their own).
         for (const f of c.fields ?? []) out.push(`  - ${t(f.field)}: ~~${t(show(f.before))}~~ → ${t(show(f.after))}`);
       }
+      if (bounded.total > changes.length)
+        out.push(
+          `- **${bounded.total - changes.length} more changes not shown** (${bounded.total} in all); ${bounded.cut.length > 0 ? `${bounded.cut.length} shown with long values cut; ` : ""}every record is in the frozen bytes`,
+        );
+      else if (bounded.cut.length > 0) out.push(`- ${bounded.cut.length} of these changes are shown with long values cut`);
       out.push("");
     }
   }
 
-  out.push(...renderRecords(r));
+  out.push(...renderRecords(r, presented));
   if (wf.result?.execution) out.push(...renderExecution(r, wf.result.execution));
   out.push(`## Files (${files.length})`, "");
   for (const f of files) {
@@ -233,6 +289,7 @@ function renderMarkdown(
   for (const p of removedFiles) out.push(`### ${code(p)} — **removed** since revision ${h.revision - 1}`, "");
   const run = shellQuote(runFile);
   out.push("## Decide", "");
+  if (notice !== null) out.push(`> **Not the whole plan.** ${t(notice)} ${readWhole}`, "");
   if (sign)
     out.push("This suite requires signed receipts: pass your reviewer key with `--key FILE` (or set TWINLOCK_KEY in your own shell).", "");
   if (wf.state === "plan_review_pending") {
@@ -258,39 +315,56 @@ function renderMarkdown(
  * The records of the one model as the reviewer reads them, the same for
  * every format: findings with their evidence and facts, actions with target,
  * risk, rollback, what they address, what verifies them and what they come
- * after, criteria, open unknowns and stops.
+ * after, criteria, open unknowns and stops. With `presented` (the model is
+ * its part shown), each heading counts all of the kind's records and says
+ * how many are shown, and a record shown with values cut says so.
  */
-export function renderRecords(r: HandoffModel): string[] {
+export function renderRecords(r: HandoffModel, presented?: PresentedRecords): string[] {
   const out: string[] = [];
   const t = cleanText;
   const bare = (ref: string, marker: string) => (ref.startsWith(marker) ? ref.slice(marker.length) : ref);
   const refs = (list: string[], marker: string) => list.map((x) => `\`${marker}${t(bare(x, marker))}\``).join(", ");
+  const cut = new Set(presented?.notShown?.cut ?? []);
+  const mark = (marker: string) => (cut.has(marker) ? " (**not shown whole**: long values cut)" : "");
+  const counted = (kind: RecordKind, shown: number) => {
+    const total = presented?.totals[kind] ?? shown;
+    return total === shown ? `${shown}` : `${total}; the first ${shown} shown`;
+  };
   const evidence = new Map(r.evidence.map((e) => [e.id, e]));
-  out.push(`## Findings (${r.findings.length})`, "");
+  out.push(`## Findings (${counted("findings", r.findings.length)})`, "");
   for (const f of r.findings) {
     const facts = f.facts.map(([k, v]) => `${k}: ${t(v)}`).join(", ");
-    out.push(`### \`${MARKERS.finding}${f.id}\` ${t(f.summary)}${facts ? ` (${facts})` : ""}`, "");
+    out.push(`### \`${MARKERS.finding}${f.id}\` ${t(f.summary)}${facts ? ` (${facts})` : ""}${mark(`${MARKERS.finding}${f.id}`)}`, "");
     for (const ref of f.evidence) {
       const id = bare(ref, MARKERS.evidence);
       const e = evidence.get(id);
-      out.push(`- \`${MARKERS.evidence}${t(id)}\`${e ? ` ${t(e.summary)}${otherFields(e)}` : ""}`);
+      out.push(`- \`${MARKERS.evidence}${t(id)}\`${e ? ` ${t(e.summary)}${otherFields(e)}${mark(`${MARKERS.evidence}${e.id}`)}` : ""}`);
     }
     out.push(...fieldLines(f), "");
   }
   // Evidence no finding cites is still a file the executor reads: shown on its own, fields and all.
   const cited = new Set(r.findings.flatMap((f) => f.evidence.map((x) => bare(x, MARKERS.evidence))));
-  const uncited = r.evidence.filter((e) => !cited.has(e.id));
-  if (uncited.length > 0) {
-    out.push(`### Evidence no finding cites (${uncited.length})`, "");
-    for (const e of uncited) out.push(`- \`${MARKERS.evidence}${t(e.id)}\` ${t(e.summary)}${otherFields(e)}`);
+  const uncitedIds = new Set(presented ? presented.uncitedShown : r.evidence.filter((e) => !cited.has(e.id)).map((e) => e.id));
+  const uncited = r.evidence.filter((e) => uncitedIds.has(e.id));
+  const moreEvidence = (presented?.totals.evidence ?? r.evidence.length) - r.evidence.length;
+  if (uncited.length > 0 || moreEvidence > 0) {
+    out.push(
+      `### Evidence no finding cites (${uncited.length}${moreEvidence > 0 ? ` of the first ${r.evidence.length} evidence records shown; ${moreEvidence} more not shown` : ""})`,
+      "",
+    );
+    for (const e of uncited)
+      out.push(`- \`${MARKERS.evidence}${t(e.id)}\` ${t(e.summary)}${otherFields(e)}${mark(`${MARKERS.evidence}${e.id}`)}`);
     out.push("");
   }
   const addressed = new Set(r.actions.flatMap((a) => a.findings.map((x) => bare(x, MARKERS.finding))));
-  const unaddressed = r.findings.filter((f) => !addressed.has(f.id)).map((f) => `\`${MARKERS.finding}${f.id}\``);
+  const unaddressedIds = presented ? presented.unaddressedShown : r.findings.filter((f) => !addressed.has(f.id)).map((f) => f.id);
+  const unaddressed = unaddressedIds.map((id) => `\`${MARKERS.finding}${t(id)}\``);
+  const unaddressedTotal = presented?.unaddressed ?? unaddressed.length;
+  if (unaddressedTotal > unaddressed.length) unaddressed.push(`and ${unaddressedTotal - unaddressed.length} more not shown`);
   if (unaddressed.length > 0) out.push(`> Not addressed by any action: ${unaddressed.join(", ")}`, "");
-  out.push(`## Actions (${r.actions.length})`, "");
+  out.push(`## Actions (${counted("actions", r.actions.length)})`, "");
   for (const a of r.actions) {
-    out.push(`### \`${MARKERS.action}${a.id}\` ${t(a.summary)}`, "");
+    out.push(`### \`${MARKERS.action}${a.id}\` ${t(a.summary)}${mark(`${MARKERS.action}${a.id}`)}`, "");
     out.push(`- target: ${a.target === null ? "(not given)" : t(a.target)}`);
     out.push(`- risk: **${a.risk === null ? "(not given)" : t(a.risk)}**`);
     out.push(`- rollback: ${a.rollback === null ? "**none given**" : t(a.rollback)}`);
@@ -299,21 +373,31 @@ export function renderRecords(r: HandoffModel): string[] {
     if (a.dependsOn.length) out.push(`- after: ${refs(a.dependsOn, MARKERS.action)}`);
     out.push(...fieldLines(a), "");
   }
-  out.push(`## Acceptance criteria (${r.criteria.length})`, "");
+  out.push(`## Acceptance criteria (${counted("criteria", r.criteria.length)})`, "");
   for (const c of r.criteria)
-    out.push(`- \`${MARKERS.criterion}${c.id}\` ${t(c.statement)}${c.method === null ? "" : ` — method: ${t(c.method)}`}${otherFields(c)}`);
+    out.push(
+      `- \`${MARKERS.criterion}${c.id}\` ${t(c.statement)}${c.method === null ? "" : ` — method: ${t(c.method)}`}${otherFields(c)}${mark(`${MARKERS.criterion}${c.id}`)}`,
+    );
   out.push("");
   const open = r.unknowns.filter((u) => u.status === "open");
+  const allUnknowns = presented?.totals.unknowns ?? r.unknowns.length;
   // Every unknown, open or not: a resolved one is a record the executor reads too.
-  out.push(`## Unknowns (${open.length} open)`, "");
+  out.push(
+    `## Unknowns (${open.length} open${allUnknowns > r.unknowns.length ? ` of the first ${r.unknowns.length} shown; ${allUnknowns} in all` : ""})`,
+    "",
+  );
   if (r.unknowns.length === 0) out.push("- none");
   for (const u of r.unknowns)
-    out.push(`- \`${MARKERS.unknown}${u.id}\` ${t(u.question)} (${u.status}${u.owner ? `, owner: ${t(u.owner)}` : ""})${otherFields(u)}`);
+    out.push(
+      `- \`${MARKERS.unknown}${u.id}\` ${t(u.question)} (${u.status}${u.owner ? `, owner: ${t(u.owner)}` : ""})${otherFields(u)}${mark(`${MARKERS.unknown}${u.id}`)}`,
+    );
   out.push("");
   if (r.stops.length) {
-    out.push("## Stops", "");
+    out.push(`## Stops (${counted("stops", r.stops.length)})`, "");
     for (const s of r.stops)
-      out.push(`- \`!STOP:${s.reason}\` ${s.resolved ? "resolved" : "**unresolved**"}${s.notes ? ` — ${t(s.notes)}` : ""}`);
+      out.push(
+        `- \`!STOP:${t(s.reason)}\` ${s.resolved ? "resolved" : "**unresolved**"}${s.notes ? ` — ${t(s.notes)}` : ""}${mark(`!STOP:${s.reason}`)}`,
+      );
     out.push("");
   }
   return out;

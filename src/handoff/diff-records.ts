@@ -1,4 +1,5 @@
 import { canonicalJson } from "../crypto/canonical-hash.js";
+import { type BoundState, boundStringWithin, boundValueWithin } from "./bound-value.js";
 import type { HandoffModel, StopRecord } from "./handoff-model.js";
 import { MARKERS } from "./handoff-records.js";
 import type { ManifestEntry } from "./hash-handoff.js";
@@ -95,4 +96,65 @@ function changedFields(before: unknown, after: unknown): Array<{ field: string; 
 /** Every record of a model, of every kind, by its marker, with the file it is in. */
 function markedRecords(m: HandoffModel): Array<{ marker: string; file: string }> {
   return KINDS.flatMap(([marker, list]) => list(m).map((r) => ({ marker: `${marker}${r.id}`, file: r.file })));
+}
+
+/**
+ * How much of a record diff is shown: the first `changes` changes, while
+ * together they take at most `chars` characters (as boundValue counts
+ * them); each change at most `changeChars`, each string of it `stringChars`,
+ * its fields' values `items` items and `depth` levels deep. Two revisions of
+ * 100,000 records each can differ in 200,000 changes: the rest are counted,
+ * not shown.
+ */
+export const RECORD_DIFF_BUDGET = {
+  changes: 200,
+  chars: 64 * 1024,
+  changeChars: 4 * 1024,
+  stringChars: 1024,
+  items: 50,
+  depth: 6,
+} as const;
+
+export type RecordDiffBudget = { [K in keyof typeof RECORD_DIFF_BUDGET]: number };
+
+/** A record diff as shown: its first changes within the budget, how many there are in all, and which shown ones had values cut. */
+export interface BoundedRecordChanges {
+  changes: RecordChange[];
+  total: number;
+  /** Markers of the shown changes whose summary or field values were cut. */
+  cut: string[];
+}
+
+/** The first changes of `changes` within `budget` (see RECORD_DIFF_BUDGET), each cut to its share; cost bounded by the budget. */
+export function boundRecordChanges(changes: readonly RecordChange[], budget: RecordDiffBudget = RECORD_DIFF_BUDGET): BoundedRecordChanges {
+  const out: RecordChange[] = [];
+  const cut: string[] = [];
+  let used = 0;
+  for (const c of changes) {
+    if (out.length >= budget.changes) break;
+    const state: BoundState = { left: budget.changeChars, cut: false };
+    const marker = boundStringWithin(c.marker, budget.stringChars, state);
+    const summary = boundStringWithin(c.summary, budget.stringChars, state);
+    let fields: RecordChange["fields"];
+    if (c.fields) {
+      fields = [];
+      for (const f of c.fields) {
+        if (fields.length >= budget.items || state.left <= 0) {
+          state.cut = true;
+          break;
+        }
+        fields.push({
+          field: boundStringWithin(f.field, budget.stringChars, state),
+          before: boundValueWithin(f.before, budget, state),
+          after: boundValueWithin(f.after, budget, state),
+        });
+      }
+    }
+    const size = budget.changeChars - state.left;
+    if (used + size > budget.chars) break;
+    used += size;
+    out.push({ change: c.change, marker, summary, ...(fields ? { fields } : {}) });
+    if (state.cut) cut.push(marker);
+  }
+  return { changes: out, total: changes.length, cut };
 }

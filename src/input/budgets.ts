@@ -35,7 +35,19 @@ export const BUDGETS = {
    * few pairs with a dozen revisions of a 1,000-file handoff is about 2 MiB.
    */
   runFile: { what: "run file", bytes: 16 * MiB, depth: 64, elements: 100_000 },
-  /** One handoff record file (JSON), in any handoff format. */
+  /**
+   * One handoff record file (JSON), in any handoff format. 16 MiB and
+   * 100,000 elements is room, not a target: a plan a person can review is far
+   * smaller (the demo's records are a few KiB, 10,000 actions about 3 MiB).
+   * What it costs is bounded apart from what it is shown as: a freeze checks
+   * it in time proportional to its size (measured on a loaded 2-core machine:
+   * 16 MiB of 58,000 evidence records, 3.5–5 s to freeze), a server reads a
+   * frozen revision's records once and keeps them cut to RECORD_SHOW_BUDGET
+   * (2–3 s the first time, then tens of ms and a few hundred KB per answer),
+   * and every presentation shows at most that budget. It is not lowered
+   * because frozen bytes are read back under this same budget: a revision
+   * frozen under a larger one would no longer read for `present` or admission.
+   */
   handoffRecord: { what: "handoff record", bytes: 16 * MiB, depth: 64, elements: 100_000 },
   /** A handoff format's JSON Schema file in the suite. */
   formatSchema: { what: "handoff format schema", bytes: 1 * MiB, depth: 64, elements: 10_000 },

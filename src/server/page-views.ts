@@ -120,7 +120,7 @@ export async function revisionPageView(
         question: consentQuestion(wf, run.state.settings),
         settings: run.state.settings,
         modes: [...MODES],
-        // The latest revision's records, already read from its frozen bytes for the page.
+        // The latest revision's records shown, already read from its frozen bytes for the page ("all" covers the rest).
         actionIds: p.model.actions.map((a) => a.id),
       };
   }
@@ -139,7 +139,13 @@ export async function revisionPageView(
     unchangedBecause: latest ? (wf.handoff?.unchanged_because ?? null) : null,
     requestedBy: requested ? { reviewer: requested.reviewer, feedback: requested.feedback ?? "" } : null,
     changes: p.previousRevision === null ? null : p.changes,
+    changesTotal: p.changesTotal,
     model: p.model,
+    recordsNotShown: p.recordsNotShown && {
+      notice: p.recordsNotShown.notice,
+      totals: p.recordsNotShown.totals,
+      cut: p.recordsNotShown.cut,
+    },
     files: p.files,
     removedFiles: p.removedFiles,
     report,

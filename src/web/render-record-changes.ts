@@ -11,9 +11,10 @@ function show(value: unknown): string {
  * The record changes since the previous revision, by ID: each added,
  * removed or changed record named by its marker (the change said in words,
  * not only by colour) and, for a changed one, each field's old value as
- * `<del>` and new value as `<ins>`, labelled for screen readers.
+ * `<del>` and new value as `<ins>`, labelled for screen readers; when
+ * `total` counts more than are shown, how many more there are.
  */
-export function renderRecordChanges(changes: readonly RecordChange[]): string {
+export function renderRecordChanges(changes: readonly RecordChange[], total = changes.length): string {
   if (changes.length === 0) return `<p>Nothing in the records changed.</p>`;
   const items = changes.map((c) => {
     const fields = (c.fields ?? []).map(
@@ -23,5 +24,9 @@ export function renderRecordChanges(changes: readonly RecordChange[]): string {
     const summary = c.summary ? ` — ${escapeHtml(c.summary)}` : "";
     return `<li class="change change-${escapeHtml(c.change)}"><span class="change-kind">${escapeHtml(c.change)}</span> <code>${escapeHtml(c.marker)}</code>${summary}${fields.length ? `\n<ul class="fields">${fields.join("\n")}</ul>` : ""}</li>`;
   });
-  return `<ul class="changes">\n${items.join("\n")}\n</ul>`;
+  const more =
+    total > changes.length
+      ? `\n<p class="banner banner-partial" role="note">${total - changes.length} more changes not shown (${total} in all); every record is in the frozen bytes.</p>`
+      : "";
+  return `<ul class="changes">\n${items.join("\n")}\n</ul>${more}`;
 }

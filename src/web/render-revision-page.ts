@@ -38,7 +38,7 @@ export function renderRevisionPage(v: RevisionPageView): string {
     );
   if (v.unchangedBecause !== null)
     changed.push(`<p>Re-frozen without changes. The planner says why:</p>\n<blockquote class="note">${e(v.unchangedBecause)}</blockquote>`);
-  if (v.changes !== null) changed.push(renderRecordChanges(v.changes));
+  if (v.changes !== null) changed.push(renderRecordChanges(v.changes, v.changesTotal));
   if (previous !== null) sections.push(["changes", `What changed since revision ${previous}`, changed.join("\n")]);
   if (v.execution) sections.unshift(["execution", "Plan versus execution", renderExecution(v.execution)]);
   if (v.hardStops && v.hardStops.length > 0)
@@ -48,7 +48,11 @@ export function renderRevisionPage(v: RevisionPageView): string {
       `<ul class="stops">\n${v.hardStops.map((x, i) => renderStop(x, i, v.layout.csrf)).join("\n")}\n</ul>`,
     ]);
 
-  const records = renderHandoffRecords(v.model);
+  // Records not all shown are said to be before any of them and again beside the forms: the decision binds all of them.
+  const notShown = v.recordsNotShown
+    ? `<p class="banner banner-partial" role="note"><strong>Not the whole plan.</strong> ${e(v.recordsNotShown.notice)}</p>\n`
+    : "";
+  const records = notShown + renderHandoffRecords(v.model, v.recordsNotShown ?? undefined);
   // A report.md over the budget of what is shown is said to be a part (or not shown), never taken for the whole or for none.
   const reportFile = v.files.find((f) => f.path === "report.md");
   const reportPart = reportFile ? describeNotWhole(reportFile) : null;
@@ -108,7 +112,7 @@ ${section("executor", "The exact executor", executor)}
 ${section("files", `Files (${v.files.length})`, renderHashedFiles(v.files, v.removedFiles, previous))}
 ${section("receipts", "Receipts", renderReceipts(v.receipts))}
 ${section("revisions", "Revisions", revisions)}
-${forms === null ? "" : section("decide", "Decide", forms)}`;
+${forms === null ? "" : section("decide", "Decide", notShown + forms)}`;
   return renderLayout(v.layout, `${v.planner} revision ${v.revision}`, body);
 }
 

@@ -1,6 +1,6 @@
 import type { PresentedFile } from "../gate/present-plan.js";
 import type { RecordChange } from "../handoff/diff-records.js";
-import type { HandoffModel } from "../handoff/handoff-model.js";
+import type { HandoffModel, RecordKind } from "../handoff/handoff-model.js";
 import type { NextStepData } from "../run/next-step.js";
 import type { Settings } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
@@ -211,8 +211,12 @@ export interface RevisionPageView {
   requestedBy: { reviewer: string; feedback: string } | null;
   /** Record changes since revision n-1, by ID; null for revision 1. */
   changes: RecordChange[] | null;
-  /** The records of this revision, in the pinned suite's format. */
+  /** The records of this revision, in the pinned suite's format: all of them, or the first of each kind (see `recordsNotShown`). */
   model: HandoffModel;
+  /** When not every record is shown whole: the sentence saying what is not and where all of it is, each kind's count, and the records cut (by marker). */
+  recordsNotShown?: { notice: string; totals: Record<RecordKind, number>; cut: string[] } | null;
+  /** How many record changes there are in all, when `changes` shows only the first of them. */
+  changesTotal?: number;
   /** Every hashed file, with its text (or lossy view) and its diff against revision n-1. */
   files: PresentedFile[];
   /** Files present in revision n-1 and gone in this one. */
