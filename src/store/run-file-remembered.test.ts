@@ -1,10 +1,12 @@
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { IntegrityError, UsageError } from "../errors/errors.js";
 import { BudgetError } from "../input/budgets.js";
+import { replayEvents } from "../run/apply-event.js";
 import type { RunFile } from "../run/run-schema.js";
-import { driveTo, makeGateRun, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
-import { readRunFile, readRunFileAsync } from "./run-file.js";
+import { driveTo, freeze, makeGateRun, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
+import { readRunFile, readRunFileAsync, type VerifiedRun, verifyRunFile } from "./run-file.js";
 
 afterAll(removeGateRuns);
 afterEach(() => vi.restoreAllMocks());
@@ -131,5 +133,28 @@ describe("a server reads a run file in slices", () => {
     writeFileSync(g.runFile, withOtherHead(readFileSync(g.runFile, "utf8"), "1"));
     const sync = thrown(() => readRunFile(g.runFile));
     await expect(readRunFileAsync(g.runFile)).rejects.toThrow(sync.message);
+  });
+});
+
+describe("a run that grew from one this process verified", () => {
+  it("gets from a check of only its new events the verdict a check of every event gives, whatever was changed in it", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "investigating");
+    const before = readRunFile(g.runFile).file;
+    await freeze(g);
+    const grown = JSON.parse(readFileSync(g.runFile, "utf8")) as RunFile;
+    expect(grown.events.length).toBeGreaterThan(before.events.length);
+    const verified: VerifiedRun = { run: before, replayed: replayEvents(before.events) };
+    const field = fc.constantFrom("actor", "at", "type", "prev", "seq", "data");
+    fc.assert(
+      fc.property(fc.nat(grown.events.length - 1), field, fc.string({ maxLength: 8 }), (index, key, value) => {
+        const forged = structuredClone(grown);
+        (forged.events[index] as unknown as Record<string, unknown>)[key] = key === "seq" ? Number(value.length) : value;
+        expect(verifyRunFile(forged, verified)).toEqual(verifyRunFile(forged));
+      }),
+      { numRuns: 60 },
+    );
+    expect(verifyRunFile(grown, verified)).toEqual(verifyRunFile(grown));
+    expect(verifyRunFile(grown, verified).ok).toBe(true);
   });
 });

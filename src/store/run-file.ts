@@ -115,19 +115,25 @@ function* loadRunFile(file: string, verify: boolean): Generator<undefined, Loade
     throw error;
   }
   if (!verify) return run;
-  const verdict = verifyRunFile(run);
+  const verdict = verifyRunFile(run, known);
   if (!verdict.ok) {
     const hint = verdict.check === "state" ? ` — run \`twinlock verify-log ${file}\`` : "";
     const error = new IntegrityError(`run file ${file}: ${verdict.reason}${hint}`, { seq: verdict.seq });
     rememberRefusal(abs, { digest, file, stage: "verify", error });
     throw error;
   }
-  remember(abs, digest, run);
+  remember(abs, digest, run, verdict.state);
   return { path: abs, file: run, state: run.state };
 }
 
 /** The run each run file's bytes parsed and verified to last in this process, by the sha256 of those bytes. */
-const verifiedRuns = new Map<string, { digest: string; run: RunFile }>();
+const verifiedRuns = new Map<string, VerifiedRun & { digest: string }>();
+
+/** A run verified before: the file as read (frozen), and the state its events replayed to (this module's own, never handed out). */
+export interface VerifiedRun {
+  run: RunFile;
+  replayed: RunState;
+}
 /**
  * The refusal each run file's bytes got last in this process, by their sha256 (and the name the file was given, which
  * the refusal quotes): parsing, checking and replaying are a function of the bytes alone, so the same bytes get the
@@ -144,10 +150,35 @@ interface Refusal {
   error: unknown;
 }
 
-function remember(abs: string, digest: string, run: RunFile): void {
+function remember(abs: string, digest: string, run: RunFile, replayed: RunState): void {
   deepFreeze(run);
   refusedRuns.delete(abs);
-  keep(verifiedRuns, abs, { digest, run });
+  keep(verifiedRuns, abs, { digest, run, replayed });
+}
+
+/** Whether `events` begins with every one of `prefix`, each the same JSON value (keys in any order). */
+function startsWith(events: readonly RunEvent[], prefix: readonly RunEvent[]): boolean {
+  if (prefix.length === 0 || events.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (!sameJson(events[i], prefix[i])) return false;
+  return true;
+}
+
+/** Two parsed JSON values equal (object keys in any order), compared without recursion. */
+function sameJson(a: unknown, b: unknown): boolean {
+  const stack: Array<[unknown, unknown]> = [[a, b]];
+  while (stack.length > 0) {
+    const [x, y] = stack.pop() as [unknown, unknown];
+    if (x === y) continue;
+    if (x === null || y === null || typeof x !== "object" || typeof y !== "object") return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    const xKeys = Object.keys(x);
+    if (xKeys.length !== Object.keys(y).length) return false;
+    for (const k of xKeys) {
+      if (!Object.hasOwn(y, k)) return false;
+      stack.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]]);
+    }
+  }
+  return true;
 }
 
 function rememberRefusal(abs: string, refusal: Refusal): void {
@@ -191,8 +222,12 @@ export type RunFileVerdict =
  * `verify-log`): the hash chain, the revision counter, the replay of every
  * event through the transition rules, and the stored state equal to that replay.
  */
-export function verifyRunFile(run: RunFile): RunFileVerdict {
-  const chain = verifyChain(run.events, run.head);
+export function verifyRunFile(run: RunFile, before?: VerifiedRun): RunFileVerdict {
+  // A run verified before whose events this one starts with (equal, value for value): only the events after them are
+  // checked and replayed, from that run's head and replayed state; the verdict is the one checking every event gives.
+  const prefix = before !== undefined && startsWith(run.events, before.run.events) ? before : undefined;
+  const from = prefix ? prefix.run.events.length : 0;
+  const chain = verifyChain(run.events, run.head, prefix ? { length: from, head: prefix.run.head } : undefined);
   if (!chain.ok) return { ok: false, check: "chain", seq: chain.seq, reason: `hash chain broken at event ${chain.seq}: ${chain.reason}` };
   if (run.revision !== run.events.length) {
     return {
@@ -204,7 +239,7 @@ export function verifyRunFile(run: RunFile): RunFileVerdict {
   }
   // Each event's data against its schema, stopping at the first issue, before replay asks zod (which would collect an
   // issue per bad element of a huge array, past the stack).
-  for (const event of run.events) {
+  for (const event of run.events.slice(from)) {
     const parsed = safeParseFirstIssue(EVENT_DATA[event.type] as ZodMiniType, event.data);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -218,12 +253,18 @@ export function verifyRunFile(run: RunFile): RunFileVerdict {
   }
   let state: RunState;
   try {
-    state = replayEvents(run.events);
+    if (prefix) {
+      // The replay's own copy of the state the run before replayed to, carried on by the new events.
+      state = structuredClone(prefix.replayed);
+      for (const event of run.events.slice(from)) state = applyEventOwned(state, event);
+    } else state = replayEvents(run.events);
   } catch (error) {
     if (!(error instanceof IntegrityError)) throw error;
     return { ok: false, check: "replay", seq: (error.details.seq as number | undefined) ?? run.events.length, reason: error.message };
   }
-  if (canonicalJson(state) !== canonicalJson(run.state)) {
+  // The same value, key for key, is the same canonical JSON; only when not is the canonical form (which, for one, leaves
+  // out a key whose value is undefined) the judge.
+  if (!sameJson(state, run.state) && canonicalJson(state) !== canonicalJson(run.state)) {
     return {
       ok: false,
       check: "state",
