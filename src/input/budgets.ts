@@ -31,7 +31,8 @@ export const BUDGETS = {
    * machine: 12 MiB, a run of three revisions of a 20,000-file handoff, took
    * 2.2 s to scan, parse and check against the schema and 5 s more to verify
    * the chain and replay it; 31 MiB took 4.3 s and 20 s); every later read of
-   * the same bytes costs one sha256 (40 ms for 16 MiB there). A run of a
+   * the same bytes (verified or refused) costs reading, one sha256 (40 ms for
+   * 16 MiB there) and the scan, in slices (src/store/run-file.ts). A run of a
    * few pairs with a dozen revisions of a 1,000-file handoff is about 2 MiB.
    */
   runFile: { what: "run file", bytes: 16 * MiB, depth: 64, elements: 100_000 },
