@@ -6,7 +6,7 @@ import { BudgetError } from "../input/budgets.js";
 import { replayEvents } from "../run/apply-event.js";
 import type { RunFile } from "../run/run-schema.js";
 import { driveTo, freeze, makeGateRun, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
-import { readRunFile, readRunFileAsync, type VerifiedRun, verifyRunFile } from "./run-file.js";
+import { MAX_READS_IN_FLIGHT, readRunFile, readRunFileAsync, runFileReadsInFlight, type VerifiedRun, verifyRunFile } from "./run-file.js";
 
 afterAll(removeGateRuns);
 afterEach(() => vi.restoreAllMocks());
@@ -124,6 +124,37 @@ describe("a server reads a run file in slices", () => {
     await expect(storeOf(g).read(g.runFile)).rejects.toBeInstanceOf(BudgetError);
     order.push("read answered");
     expect(order).toEqual(["other work", "read answered"]);
+  });
+
+  it("holds at most 4 run files' bytes at once however many reads are asked for together, and answers every one", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    const run = JSON.parse(readFileSync(g.runFile, "utf8")) as RunFile;
+    const { events: _events, ...rest } = run;
+    writeFileSync(g.runFile, `${JSON.stringify(rest).slice(0, -1)},"events":[{}${",{}".repeat(2_999_999)}]}`);
+    // Sampled between every two slices the reads take (each read yields to the event loop after its first slice).
+    let most = 0;
+    let sampling = true;
+    const sample = () => {
+      most = Math.max(most, runFileReadsInFlight());
+      if (sampling) setImmediate(sample);
+    };
+    setImmediate(sample);
+    try {
+      const reads = Array.from({ length: 12 }, () =>
+        readRunFileAsync(g.runFile).then(
+          () => "read",
+          (e: unknown) => e,
+        ),
+      );
+      const answers = await Promise.all(reads);
+      expect(answers.every((a) => a instanceof BudgetError)).toBe(true);
+    } finally {
+      sampling = false;
+    }
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(MAX_READS_IN_FLIGHT);
+    expect(runFileReadsInFlight()).toBe(0);
   });
 
   it("answers what the synchronous read answers, for a verified run and for its refusal", async () => {

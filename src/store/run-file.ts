@@ -65,12 +65,43 @@ export function readRunFile(file: string): LoadedRun {
  * Parsing and verifying bytes not seen before is still one piece of work.
  */
 export async function readRunFileAsync(file: string): Promise<LoadedRun> {
-  const steps = loadRunFile(file, true);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value as LoadedRun;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  // At most MAX_READS_IN_FLIGHT files' bytes held at once, however many requests ask (each may be 16 MiB).
+  await takeReadSlot();
+  try {
+    const steps = loadRunFile(file, true);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value as LoadedRun;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    giveBackReadSlot();
   }
+}
+
+/** Run files a server reads at once; the others wait their turn, in the order they asked. */
+export const MAX_READS_IN_FLIGHT = 4;
+let readsInFlight = 0;
+const readsWaiting: Array<() => void> = [];
+
+/** How many run-file reads of `readRunFileAsync` hold their bytes now (at most MAX_READS_IN_FLIGHT). */
+export function runFileReadsInFlight(): number {
+  return readsInFlight;
+}
+
+async function takeReadSlot(): Promise<void> {
+  if (readsInFlight < MAX_READS_IN_FLIGHT) {
+    readsInFlight++;
+    return;
+  }
+  // The slot is handed over by the read that leaves (the count stays), so no newcomer takes it first.
+  await new Promise<void>((resolve) => readsWaiting.push(resolve));
+}
+
+function giveBackReadSlot(): void {
+  const next = readsWaiting.shift();
+  if (next) next();
+  else readsInFlight--;
 }
 
 /**
