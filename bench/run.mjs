@@ -28,7 +28,8 @@
  * the CLI's own figures: the targets table then leaves out the rows of the sections that did not run.
  * BENCH_ONLY=hostile (or fair-lock, or both: hostile,fair-lock) runs only that section, on the realistic 257-prompt
  * suite, and the targets table of its rows; BENCH_HOSTILE=TEXT keeps, of the hostile section, the idle row and the
- * attacks whose name contains TEXT.
+ * attacks whose name contains TEXT. BENCH_SERVER_CPU_PROF=DIR has every `twinlock serve` the bench starts write a V8
+ * CPU profile into DIR when it stops (open it in Chrome's DevTools to see where a server's time went).
  * Needs `npm run build` first. Temporary suites and runs are removed at the end, and every server process
  * it started is killed, however the bench ends.
  */

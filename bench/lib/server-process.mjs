@@ -51,7 +51,9 @@ export function watchChild(child, tailBytes) {
  * it runs), so a bench can tell a server that died from one it stopped.
  */
 export function startServerProcess(args, { env = process.env, timeoutMs = 30_000 } = {}) {
-  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  // BENCH_SERVER_CPU_PROF=DIR: each server writes a V8 CPU profile there when it stops (where its time went).
+  const profile = process.env.BENCH_SERVER_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_SERVER_CPU_PROF] : [];
+  const child = spawn(process.execPath, [...profile, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   const { exited, stderr } = watchChild(child, 65_536);
   let status = null;
   exited.then((s) => {

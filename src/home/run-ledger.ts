@@ -6,7 +6,15 @@ import { requirePlainPath } from "../input/parse-input.js";
 import { GENESIS } from "../run/event-chain.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
 import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
-import { appendTo, type EventDraft, type LoadedRun, readRunFile, serializeRunFile, verifyRunFile } from "../store/run-file.js";
+import {
+  appendTo,
+  type EventDraft,
+  type LoadedRun,
+  readRunFile,
+  readRunFileAsync,
+  serializeRunFile,
+  verifyRunFile,
+} from "../store/run-file.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import { consentHashesOf, frozenFilesOf, requireFinishedForImport } from "../store/run-store.js";
 import { ensureGateKey } from "../trust/gate-key.js";
@@ -34,11 +42,11 @@ export function readRun(given: string, home: GateHome): LoadedRun {
   }
 }
 
-/** `readRun` for a server: a wait for a writer half way through lets the event loop run. */
+/** `readRun` for a server: the file is read in slices and a wait for a writer half way through lets the event loop run. */
 export async function readRunWaiting(given: string, home: GateHome): Promise<LoadedRun> {
   const runFile = resolveRunFile(given);
   for (let attempt = 0; ; attempt++) {
-    const got = readRunOnce(runFile, home, attempt);
+    const got = setAgainstCheckpoint(await readRunFileAsync(runFile), runFile, home, attempt);
     if ("run" in got) return got.run;
     await new Promise((resolve) => setTimeout(resolve, got.waitMs));
   }
@@ -54,7 +62,15 @@ export async function readRunWaiting(given: string, home: GateHome): Promise<Loa
  * or hand-extended file cost every reader).
  */
 function readRunOnce(runFile: string, home: GateHome, attempt: number): { run: LoadedRun } | { waitMs: number } {
-  const verified = readRunFile(runFile);
+  return setAgainstCheckpoint(readRunFile(runFile), runFile, home, attempt);
+}
+
+function setAgainstCheckpoint(
+  verified: LoadedRun,
+  runFile: string,
+  home: GateHome,
+  attempt: number,
+): { run: LoadedRun } | { waitMs: number } {
   try {
     const { file } = reconcileWithCheckpoint(home, verified.file, runFile);
     return { run: { path: verified.path, file, state: file.state } };

@@ -8,7 +8,7 @@ import { checkReadiness } from "../handoff/check-readiness.js";
 import { readRunFile } from "../store/run-file.js";
 import { parseSuiteConfig } from "../suite/load-suite.js";
 import { makeRunTempDir, removeGateRuns } from "../test-support/run-fixture.js";
-import { BUDGETS, BudgetError, requireJsonWithin, scanJsonShape } from "./budgets.js";
+import { BUDGETS, BudgetError, JsonShapeScanner, requireJsonWithin, scanJsonShape } from "./budgets.js";
 
 afterAll(removeGateRuns);
 
@@ -51,6 +51,35 @@ describe("the scan before parsing", () => {
         expect(scanJsonShape(text, { depth: 1000, elements: 1_000_000 })).toEqual(shapeOf(value));
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+    );
+  });
+
+  it("finds in slices what it finds in one piece, however the text is cut (an escape ending one slice included)", () => {
+    const texts = fc.oneof(
+      fc.json({ depthSize: "medium" }),
+      // Strings of quotes, backslashes and brackets: escapes and string ends wherever a cut may fall.
+      fc.array(fc.constantFrom("[", "]", "{", "}", ",", '"', "\\", "a", " "), { maxLength: 200 }).map((cs) => cs.join("")),
+    );
+    const small = { depth: 6, elements: 8 };
+    fc.assert(
+      fc.property(texts, fc.array(fc.nat(), { maxLength: 8 }), fc.boolean(), (text, cuts, tight) => {
+        const bytes = Buffer.from(text, "utf8");
+        const stopAt = tight ? small : BUDGETS.runFile;
+        // Some texts fed a byte at a time: every cut there is.
+        const at =
+          cuts.length === 0
+            ? Array.from({ length: bytes.length }, (_, i) => i)
+            : [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const scanner = new JsonShapeScanner(stopAt);
+        let over: ReturnType<JsonShapeScanner["feed"]>;
+        let from = 0;
+        for (const to of [...at, bytes.length]) {
+          over ??= scanner.feed(bytes.subarray(from, to));
+          from = to;
+        }
+        expect(over ?? scanner.finish()).toEqual(scanJsonShape(text, stopAt));
+      }),
+      { numRuns: 400 },
     );
   });
 

@@ -31,7 +31,8 @@ export const BUDGETS = {
    * machine: 12 MiB, a run of three revisions of a 20,000-file handoff, took
    * 2.2 s to scan, parse and check against the schema and 5 s more to verify
    * the chain and replay it; 31 MiB took 4.3 s and 20 s); every later read of
-   * the same bytes costs one sha256 (40 ms for 16 MiB there). A run of a
+   * the same bytes (verified or refused) costs reading, one sha256 (40 ms for
+   * 16 MiB there) and the scan, in slices (src/store/run-file.ts). A run of a
    * few pairs with a dozen revisions of a 1,000-file handoff is about 2 MiB.
    */
   runFile: { what: "run file", bytes: 16 * MiB, depth: 64, elements: 100_000 },
@@ -102,7 +103,11 @@ export interface JsonShape {
  */
 export function requireJsonWithin(budget: InputBudget, text: string | Uint8Array, where: string): JsonShape {
   requireBytesWithin(budget, typeof text === "string" ? Buffer.byteLength(text) : text.length, where);
-  const shape = scanJsonShape(text, budget);
+  return requireShapeWithin(budget, scanJsonShape(text, budget), where);
+}
+
+/** Refuse a scanned shape (see `scanJsonShape`, `JsonShapeScanner`) over the budget's depth or elements, naming the limit. */
+export function requireShapeWithin(budget: InputBudget, shape: JsonShape, where: string): JsonShape {
   if (shape.depth > budget.depth)
     throw new BudgetError(
       `${where} nests arrays and objects more than ${budget.depth} levels deep, over the limit for a ${budget.what}; it is not one twinlock reads`,
@@ -165,47 +170,96 @@ const CLOSE_OBJECT = 0x7d;
  * memory fixed. It does not check that the text is JSON.
  */
 export function scanJsonShape(text: string | Uint8Array, stopAt: { depth: number; elements: number } = BUDGETS.hookInput): JsonShape {
-  const at = typeof text === "string" ? (i: number) => text.charCodeAt(i) : (i: number) => text[i] as number;
-  const n = text.length;
+  const scanner = new JsonShapeScanner(stopAt);
+  return scanner.feed(typeof text === "string" ? Buffer.from(text, "utf8") : text) ?? scanner.finish();
+}
+
+/**
+ * `scanJsonShape` in pieces: feed the bytes as they are read, in any slices
+ * (a string's escape may end one slice and its character begin the next), and
+ * stop reading as soon as `feed` returns a shape, which is then past `stopAt`.
+ * So a reader refuses a file whose first bytes are already over its budget
+ * without reading the rest, and can let other work run between slices.
+ */
+export class JsonShapeScanner {
   // Elements counted at each open level; a level with no element yet holds 0 until its first value.
-  const counts = new Int32Array(stopAt.depth + 2);
-  const seen = new Uint8Array(stopAt.depth + 2);
-  let depth = 0;
-  let maxDepth = 0;
-  let maxElements = 0;
-  let inString = false;
-  for (let i = 0; i < n; i++) {
-    const c = at(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-      continue;
-    }
-    if (c === QUOTE) {
-      inString = true;
-      if (depth > 0) seen[depth] = 1;
-    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (depth > 0) seen[depth] = 1;
-      depth++;
-      if (depth > maxDepth) maxDepth = depth;
-      if (depth > stopAt.depth) return { depth, elements: maxElements };
-      counts[depth] = 0;
-      seen[depth] = 0;
-    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
-      if (depth > 0) {
-        const elements = (counts[depth] as number) + (seen[depth] as number);
-        if (elements > maxElements) maxElements = elements;
-        depth--;
-      }
-    } else if (c === COMMA) {
-      if (depth > 0) {
-        const commas = (counts[depth] as number) + 1;
-        counts[depth] = commas;
-        if (commas + 1 > stopAt.elements) return { depth: maxDepth, elements: commas + 1 };
-      }
-    } else if (depth > 0 && c > 0x20) seen[depth] = 1;
+  private readonly counts: Int32Array;
+  private readonly seen: Uint8Array;
+  private depth = 0;
+  private maxDepth = 0;
+  private maxElements = 0;
+  private inString = false;
+  /** The last slice ended on a backslash inside a string: the next slice's first byte is escaped. */
+  private escapePending = false;
+  private over: JsonShape | undefined;
+
+  constructor(private readonly stopAt: { depth: number; elements: number }) {
+    this.counts = new Int32Array(stopAt.depth + 2);
+    this.seen = new Uint8Array(stopAt.depth + 2);
   }
-  // Levels never closed (truncated text) count as they stand.
-  for (let d = depth; d > 0; d--) maxElements = Math.max(maxElements, (counts[d] as number) + (seen[d] as number));
-  return { depth: maxDepth, elements: maxElements };
+
+  /** Scan the next slice; the shape once it is past `stopAt` (every later call returns it too), else undefined. */
+  feed(bytes: Uint8Array): JsonShape | undefined {
+    if (this.over) return this.over;
+    const { counts, seen, stopAt } = this;
+    let { depth, maxDepth, maxElements, inString } = this;
+    const n = bytes.length;
+    let i = 0;
+    if (this.escapePending && n > 0) {
+      this.escapePending = false;
+      i = 1;
+    }
+    for (; i < n; i++) {
+      const c = bytes[i] as number;
+      if (inString) {
+        if (c === BACKSLASH) {
+          if (i + 1 === n) this.escapePending = true;
+          i++;
+        } else if (c === QUOTE) inString = false;
+        continue;
+      }
+      if (c === QUOTE) {
+        inString = true;
+        if (depth > 0) seen[depth] = 1;
+      } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+        if (depth > 0) seen[depth] = 1;
+        depth++;
+        if (depth > maxDepth) maxDepth = depth;
+        if (depth > stopAt.depth) {
+          this.over = { depth, elements: maxElements };
+          return this.over;
+        }
+        counts[depth] = 0;
+        seen[depth] = 0;
+      } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+        if (depth > 0) {
+          const elements = (counts[depth] as number) + (seen[depth] as number);
+          if (elements > maxElements) maxElements = elements;
+          depth--;
+        }
+      } else if (c === COMMA) {
+        if (depth > 0) {
+          const commas = (counts[depth] as number) + 1;
+          counts[depth] = commas;
+          if (commas + 1 > stopAt.elements) {
+            this.over = { depth: maxDepth, elements: commas + 1 };
+            return this.over;
+          }
+        }
+      } else if (depth > 0 && c > 0x20) seen[depth] = 1;
+    }
+    this.depth = depth;
+    this.maxDepth = maxDepth;
+    this.maxElements = maxElements;
+    this.inString = inString;
+    return undefined;
+  }
+
+  /** The shape of everything fed: levels never closed (truncated text) count as they stand. */
+  finish(): JsonShape {
+    if (this.over) return this.over;
+    let maxElements = this.maxElements;
+    for (let d = this.depth; d > 0; d--) maxElements = Math.max(maxElements, (this.counts[d] as number) + (this.seen[d] as number));
+    return { depth: this.maxDepth, elements: maxElements };
+  }
 }

@@ -12,14 +12,22 @@ export function hashEvent(event: RunEvent): string {
 /** Where a chain first breaks, or ok. */
 export type ChainVerdict = { ok: true; head: string } | { ok: false; seq: number; reason: string };
 
+/** The first `length` events of a chain, known to hold (checked before, and unchanged since), and the hash of the last of them. */
+export interface VerifiedPrefix {
+  length: number;
+  head: string;
+}
+
 /**
  * Check the hash chain: seq counts 1, 2, 3…; every `prev` is the hash of the
  * event before (GENESIS for the first); and `head` is the hash of the last.
  * An edited, deleted, inserted or reordered event breaks it at that event.
+ * `from`: the events before it are known to hold, so checking starts after
+ * them, from their head (the verdict is the one a check of every event gives).
  */
-export function verifyChain(events: readonly RunEvent[], head: string): ChainVerdict {
-  let prev = GENESIS;
-  for (let i = 0; i < events.length; i++) {
+export function verifyChain(events: readonly RunEvent[], head: string, from: VerifiedPrefix = { length: 0, head: GENESIS }): ChainVerdict {
+  let prev = from.head;
+  for (let i = from.length; i < events.length; i++) {
     const e = events[i] as RunEvent;
     if (e.seq !== i + 1)
       return { ok: false, seq: i + 1, reason: `event at position ${i + 1} has seq ${e.seq}: an event was deleted, inserted or moved` };

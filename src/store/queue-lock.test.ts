@@ -37,13 +37,18 @@ async function untilQueued(dir: string, child: ChildProcess): Promise<void> {
  * `withQueueLock` (this source, loaded with tsx) once its stdin says "go",
  * and, holding it, appends `name` to `log`.
  */
-function waiterProcess(dir: string, log: string, name: string): { child: ChildProcess; exited: Promise<number | null> } {
+function waiterProcess(
+  dir: string,
+  log: string,
+  name: string,
+  options: { lookMs?: number } = {},
+): { child: ChildProcess; exited: Promise<number | null> } {
   const source = fileURLToPath(new URL("./queue-lock.ts", import.meta.url));
   const script = [
     `import { appendFileSync } from "node:fs";`,
     `const { withQueueLock } = await import(${JSON.stringify(source)});`,
     `process.stdin.once("data", async () => {`,
-    `  await withQueueLock(${JSON.stringify(dir)}, () => appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(`${name}\n`)}));`,
+    `  await withQueueLock(${JSON.stringify(dir)}, () => appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(`${name}\n`)}), undefined, ${JSON.stringify(options)});`,
     `  process.exit(0);`,
     `});`,
     `process.stdout.write("ready\\n");`,
@@ -102,6 +107,27 @@ describe("withQueueLock", () => {
     holder.release();
     await holder.done;
     expect(await Promise.all(waiters.map((w) => w.exited))).toEqual([0, 0, 0, 0, 0]);
+    expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(names);
+    expect(tickets(dir)).toEqual([]);
+  });
+
+  it("wakes each waiting process as the one before it leaves, in the order they asked, though none of them looks again for an hour", async () => {
+    const root = makeTempDir();
+    const dir = path.join(root, "run.queue");
+    const log = path.join(root, "log");
+    writeFileSync(log, "");
+    const names = ["w0", "w1", "w2"];
+    // Their looks an hour apart: only the watch of the queue folder can let them in before the test's time is up.
+    const waiters = names.map((n) => waiterProcess(dir, log, n, { lookMs: 3_600_000 }));
+    await Promise.all(waiters.map((w) => ready(w.child)));
+    const holder = await holdHere(dir);
+    for (const w of waiters) {
+      w.child.stdin?.write("go\n");
+      await untilQueued(dir, w.child);
+    }
+    holder.release();
+    await holder.done;
+    expect(await Promise.all(waiters.map((w) => w.exited))).toEqual([0, 0, 0]);
     expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(names);
     expect(tickets(dir)).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, utimesSync } from "node:fs";
+import { closeSync, constants, type FSWatcher, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, utimesSync, watch } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConflictError, UsageError } from "../errors/errors.js";
@@ -40,8 +40,75 @@ function before(a: Entry, b: Entry): boolean {
   return a.n < b.n || (a.n === b.n && a.name < b.name);
 }
 
-/** In-process waiters of each queue, woken at once when a holder of this process leaves. */
-const localWaiters = new Map<string, Set<() => void>>();
+/**
+ * How long a waiter sleeps at most between looks at the queue while it watches the folder: a holder that leaves removes
+ * its ticket, which wakes every watcher at once; the look is for what makes no such change (a holder killed on this
+ * host, whose ticket stays until a waiter finds its process gone, or an entry of another host, unseen by this host's
+ * watch).
+ */
+const WATCHED_LOOK_MS = 100;
+/** The same, where the folder cannot be watched (no inotify, too many watches): the look is the only way to know. */
+const UNWATCHED_LOOK_MS = 8;
+
+/** How a writer waits in the queue. */
+export interface QueueLockOptions {
+  /**
+   * How long a waiter of a watched queue sleeps between two looks unless the folder changes (default WATCHED_LOOK_MS):
+   * what finds a holder killed on this host. A holder that leaves wakes its successor through the watch whatever this is.
+   */
+  lookMs?: number;
+}
+
+/**
+ * The waiters of each queue in this process, and the one watch of its folder they share: each is woken at once when
+ * the folder changes (a ticket removed or taken, by any process on this host) or a holder of this process leaves.
+ */
+const doorbells = new Map<string, Doorbell>();
+
+interface Doorbell {
+  /** The waiters asleep now, each woken by calling it. */
+  waiters: Set<() => void>;
+  /** The writers of this process waiting in the queue (asleep or looking): the watch ends with the last. */
+  members: number;
+  /** Undefined when the folder could not be watched: the waiters look every UNWATCHED_LOOK_MS. */
+  watcher: FSWatcher | undefined;
+}
+
+function ringAll(bell: Doorbell | undefined): void {
+  for (const wake of [...(bell?.waiters ?? [])]) wake();
+}
+
+/** Join the waiters of `dir`'s queue (the first of them watches its folder); returns the doorbell and how to leave. */
+function joinDoorbell(dir: string): { bell: Doorbell; leave: () => void } {
+  let bell = doorbells.get(dir);
+  if (!bell) {
+    const made: Doorbell = { waiters: new Set(), members: 0, watcher: undefined };
+    try {
+      made.watcher = watch(dir, { persistent: false }, () => ringAll(made));
+      // A watch that fails later (the folder removed, the watch revoked): back to looking often.
+      made.watcher.on("error", () => {
+        made.watcher?.close();
+        made.watcher = undefined;
+        ringAll(made);
+      });
+    } catch {
+      // No watch here (ENOSPC: the host's inotify watches are used up; a file system without them): looking it is.
+    }
+    doorbells.set(dir, made);
+    bell = made;
+  }
+  const joined = bell;
+  joined.members++;
+  let left = false;
+  const leave = () => {
+    if (left) return;
+    left = true;
+    if (--joined.members > 0) return;
+    joined.watcher?.close();
+    if (doorbells.get(dir) === joined) doorbells.delete(dir);
+  };
+  return { bell: joined, leave };
+}
 
 /**
  * Run `fn` holding the exclusive lock kept in the folder `dir`, which must be
@@ -49,13 +116,16 @@ const localWaiters = new Map<string, Set<() => void>>();
  * the order they asked, across processes and within one (Lamport's bakery
  * algorithm on files): each takes a ticket one above every ticket it sees,
  * waits for every writer that was taking a ticket at that moment, and enters
- * when no live ticket is ahead of its own. A ticket or a half-taken one of a
+ * when no live ticket is ahead of its own. A waiter watches the queue folder,
+ * so the holder's leaving (its ticket removed) wakes the next at once, in any
+ * process of this host, instead of at its next look. A ticket or a half-taken one of a
  * process that no longer exists on this host (a writer killed while waiting
- * or while holding) is removed by the next writer that finds it, at once; an
+ * or while holding) is removed by the next writer that finds it (a waiter
+ * looks at least every 100 ms, see QueueLockOptions), at once; an
  * entry of another host counts as dead when it has not been refreshed for
  * 10 s. Nothing here is fsynced: a lock does not outlive its processes.
  */
-export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, label = dir): Promise<T> {
+export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, label = dir, options: QueueLockOptions = {}): Promise<T> {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
@@ -68,7 +138,7 @@ export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, la
   const refresh = setInterval(() => touch(path.join(dir, mine.name)), REFRESH_MS);
   refresh.unref();
   try {
-    await waitForTurn(dir, mine, label);
+    await waitForTurn(dir, mine, label, options.lookMs ?? WATCHED_LOOK_MS);
     const result = await fn();
     if (!exists(path.join(dir, mine.name)))
       throw new ConflictError(`lost the lock on ${label} while writing (its ticket was removed); run the command again`);
@@ -76,7 +146,8 @@ export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, la
   } finally {
     clearInterval(refresh);
     remove(path.join(dir, mine.name));
-    for (const wake of localWaiters.get(dir) ?? []) wake();
+    // The folder's watch wakes the waiters too, but a tick later; this process's own are woken now.
+    ringAll(doorbells.get(dir));
   }
 }
 
@@ -102,7 +173,13 @@ function takeTicket(dir: string, token: string): Entry {
   }
 }
 
-async function waitForTurn(dir: string, mine: Entry, label: string): Promise<void> {
+/**
+ * Wait until no live writer is ahead of `mine`: look at the queue, and when
+ * someone is ahead, sleep until the folder changes (the folder is watched, so
+ * a holder leaving wakes its successor at once, in any process of this host)
+ * or a short while has passed (see WATCHED_LOOK_MS), then look again.
+ */
+async function waitForTurn(dir: string, mine: Entry, label: string, watchedLookMs: number): Promise<void> {
   const started = Date.now();
   // Every writer taking a ticket right now may take one at or below ours: wait until each has its ticket (or is dead).
   const choosing = new Set(
@@ -111,41 +188,45 @@ async function waitForTurn(dir: string, mine: Entry, label: string): Promise<voi
       .filter((e): e is Entry => e?.kind === "c")
       .map((e) => e.name),
   );
-  let delay = 1;
-  for (;;) {
-    const entries = list(dir)
-      .map(parseEntry)
-      .filter((e): e is Entry => e !== undefined);
-    let ahead: Entry | undefined;
-    for (const e of entries) {
-      const waitFor = e.kind === "c" ? choosing.has(e.name) : before(e, mine);
-      if (!waitFor) continue;
-      if (!isAlive(dir, e)) {
-        remove(path.join(dir, e.name));
-        continue;
+  // Watch before the first look, so a change between a look and the sleep after it still wakes the sleep.
+  const { bell, leave } = joinDoorbell(dir);
+  try {
+    let delay = 1;
+    for (;;) {
+      const entries = list(dir)
+        .map(parseEntry)
+        .filter((e): e is Entry => e !== undefined);
+      let ahead: Entry | undefined;
+      for (const e of entries) {
+        const waitFor = e.kind === "c" ? choosing.has(e.name) : before(e, mine);
+        if (!waitFor) continue;
+        if (!isAlive(dir, e)) {
+          remove(path.join(dir, e.name));
+          continue;
+        }
+        ahead ??= e;
       }
-      ahead ??= e;
+      for (const name of choosing) if (!entries.some((e) => e.name === name)) choosing.delete(name);
+      if (!ahead) return;
+      if (Date.now() - started > QUEUE_WAIT_MS)
+        throw new ConflictError(
+          `${label} is locked by another twinlock process (pid ${ahead.pid}${ahead.host === HOST ? "" : " on another host"}) for over ${QUEUE_WAIT_MS / 1000}s; wait for it to finish, then run the command again`,
+          { retryable: true },
+        );
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          bell.waiters.delete(wake);
+          resolve();
+        };
+        // Watched, the change wakes it: the look is only for what makes none. Unwatched, looks come soon, then every 8 ms.
+        const timer = setTimeout(wake, bell.watcher ? watchedLookMs : delay);
+        bell.waiters.add(wake);
+      });
+      delay = Math.min(delay * 2, UNWATCHED_LOOK_MS);
     }
-    for (const name of choosing) if (!entries.some((e) => e.name === name)) choosing.delete(name);
-    if (!ahead) return;
-    if (Date.now() - started > QUEUE_WAIT_MS)
-      throw new ConflictError(
-        `${label} is locked by another twinlock process (pid ${ahead.pid}${ahead.host === HOST ? "" : " on another host"}) for over ${QUEUE_WAIT_MS / 1000}s; wait for it to finish, then run the command again`,
-        { retryable: true },
-      );
-    await new Promise<void>((resolve) => {
-      const waiters = localWaiters.get(dir) ?? new Set();
-      localWaiters.set(dir, waiters);
-      const wake = () => {
-        clearTimeout(timer);
-        waiters.delete(wake);
-        if (waiters.size === 0) localWaiters.delete(dir);
-        resolve();
-      };
-      const timer = setTimeout(wake, delay);
-      waiters.add(wake);
-    });
-    delay = Math.min(delay * 2, 8);
+  } finally {
+    leave();
   }
 }
 
