@@ -6,6 +6,9 @@ import type { OffloadTasks } from "./offload-tasks.js";
 /** At most this many worker threads: on a small machine two freezes (or a freeze and a readiness) run side by side. */
 const MAX_WORKERS = 2;
 
+/** Each worker's heap limit: records within their budgets (16 MiB each) parse in a fraction of it. */
+const WORKER_HEAP_MB = 2048;
+
 /** An error as it crosses from the worker: its class by name, and the data each class carries. */
 export interface CarriedError {
   name: string;
@@ -115,10 +118,14 @@ function watch(slot: Slot): void {
  */
 function startWorker(): Worker {
   const here = import.meta.url;
-  const workerData = { twinlockOffload: true, entry: new URL("./offload-worker.ts", here).href };
-  if (here.endsWith(".ts")) return new Worker(new URL("./ts-worker.mjs", here), { workerData });
-  if (here.endsWith(".cjs")) return new Worker(fileURLToPath(here), { workerData });
-  return new Worker(new URL("./offload-worker.js", here), { workerData });
+  // A heap of its own with a ceiling: a task that runs out of memory ends its worker (ERR_WORKER_OUT_OF_MEMORY), not the server.
+  const options = {
+    workerData: { twinlockOffload: true, entry: new URL("./offload-worker.ts", here).href },
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+  };
+  if (here.endsWith(".ts")) return new Worker(new URL("./ts-worker.mjs", here), options);
+  if (here.endsWith(".cjs")) return new Worker(fileURLToPath(here), options);
+  return new Worker(new URL("./offload-worker.js", here), options);
 }
 
 /** The error a worker threw, as the class it was (an unknown one becomes a plain Error: an internal error). */
