@@ -1,8 +1,12 @@
 #!/usr/bin/env node
+import { isMainThread, workerData } from "node:worker_threads";
 import { writeOutput } from "./write-output.js";
 
-// The hook runs before every agent tool call: it skips commander and the command table, loading only its own modules.
-if (process.argv[2] === "hook") {
+// The one-file build started again as a worker thread (src/offload/run-off-thread.ts): it serves offloaded tasks, no command.
+if (!isMainThread && (workerData as { twinlockOffload?: boolean } | undefined)?.twinlockOffload) {
+  import("../offload/offload-worker.js");
+} else if (process.argv[2] === "hook") {
+  // The hook runs before every agent tool call: it skips commander and the command table, loading only its own modules.
   import("../hook/run-hook.js").then(
     (m) => m.runHook(process.argv.slice(3)),
     () => {

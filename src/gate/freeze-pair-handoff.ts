@@ -1,7 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
-import { checkReadiness, type ReadinessReport } from "../handoff/check-readiness.js";
+import type { ReadinessSummary } from "../handoff/check-readiness.js";
 import { snapshotHandoff } from "../home/frozen-bytes.js";
 import { withBlobsLock } from "../home/frozen-quota.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
@@ -38,7 +38,8 @@ export interface FreezeInput {
 export interface FreezeResult {
   run: LoadedRun;
   workflow: Workflow;
-  readiness: ReadinessReport;
+  /** The copy's readiness (its model stayed on the worker thread that judged it: the plan's action IDs stand in for it). */
+  readiness: ReadinessSummary;
   hash: string;
   revision: number;
   /** Whether earlier review or consent receipts were voided by this freeze. */
@@ -62,10 +63,11 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
   if (!dirGiven) throw new UsageError(`no handoff folder: pass --handoff DIR the first time you freeze ${wf0.planner}`);
   const dir = path.resolve(dirGiven);
   // The snapshot refuses a folder overlapping the gate home, by name and by real path.
-  const snapshot = snapshotHandoff(input.store.home, dir, input.confine, { runId: run0.state.run_id });
+  // Copied, hashed and judged on a worker thread: the server's event loop turns on whatever the handoff holds.
+  // Judged in the pinned suite's format: neither the run file nor the handoff can choose it.
+  const snapshot = await snapshotHandoff(input.store.home, dir, input.confine, { runId: run0.state.run_id, format: pinned.handoffFormat });
   try {
-    // Judged in the pinned suite's format: neither the run file nor the handoff can choose it.
-    const readiness: ReadinessReport = { ...checkReadiness(snapshot.dir, pinned.handoffFormat), dir };
+    const readiness: ReadinessSummary = { ...(snapshot.readiness as ReadinessSummary), dir };
     if (!readiness.ready) {
       const lines = readiness.problems.slice(0, 10).map((p) => `${p.file}${p.record ? ` [${p.record}]` : ""}: ${p.message}`);
       throw new RefusalError(
@@ -74,12 +76,7 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
       );
     }
     // The scope is fixed when the run begins: the plan must hold every action it names.
-    requireScopeInPlan(
-      run0.state.settings.actions,
-      readiness.model.actions.map((a) => a.id),
-      wf0.planner,
-      "freeze the handoff",
-    );
+    requireScopeInPlan(run0.state.settings.actions, readiness.actionIds, wf0.planner, "freeze the handoff");
     if (input.handoffHash !== undefined && input.handoffHash !== snapshot.hash) {
       throw new RefusalError(
         `--handoff-hash ${input.handoffHash} does not match the handoff: twinlock computed ${snapshot.hash}; the files changed or the hash is for another version`,
@@ -91,7 +88,7 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
     const { run, result } = await withBlobsLock(input.store.home, () =>
       input.store.update(
         input.run,
-        (current) => {
+        async (current) => {
           const wf = requireWorkflow(current.state.workflows, input.planner);
           requireTransition(input.run, wf, "handoff_frozen", "freeze the handoff");
           const same = wf.handoff?.hash === snapshot.hash;
@@ -124,8 +121,9 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
             at: (input.now?.() ?? new Date()).toISOString(),
           };
           const receipt = sealReceipt(unsigned, { key: input.key, person, right: "freeze", config: pinned.config, what: "freeze" });
-          // Decided: the frozen bytes go into the home before the event that names them is written.
-          snapshot.keep();
+          // Decided: the frozen bytes go into the home (the quota checked again, against what it holds now) before
+          // the event that names them is written.
+          await snapshot.keep();
           return {
             events: [
               {
@@ -152,6 +150,6 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
     const workflow = run.state.workflows[input.planner] as Workflow;
     return { run, workflow, readiness, hash: snapshot.hash, revision: result.revision, voided: result.voided };
   } finally {
-    snapshot.dispose();
+    await snapshot.dispose();
   }
 }

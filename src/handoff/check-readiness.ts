@@ -30,6 +30,19 @@ export interface ReadinessReport {
 }
 
 /**
+ * A readiness report without its model, as it crosses from a worker thread
+ * (a model parsed from 16 MiB records would cost the receiving thread its
+ * parse again): the action IDs the plan names stand in for it.
+ */
+export type ReadinessSummary = Omit<ReadinessReport, "model"> & { actionIds: string[] };
+
+/** The summary of a report (see `ReadinessSummary`). */
+export function summarizeReadiness(report: ReadinessReport): ReadinessSummary {
+  const { model, ...rest } = report;
+  return { ...rest, actionIds: model.actions.map((a) => a.id) };
+}
+
+/**
  * Check a handoff folder is ready to freeze (SPEC §4) in the given record
  * format (default: twinlock's own): the record files present and valid;
  * IDs unique within each kind; every citation resolves (findings→evidence,

@@ -20,5 +20,28 @@ const FORMATS: Record<HandoffFormatName, (config: HandoffConfig, schemas: Readon
  */
 export function selectHandoffFormat(handoff: HandoffConfig | undefined, schemas: readonly FormatSchemaFile[] = []): HandoffFormat {
   const config = handoff ?? { format: "twinlock" };
-  return FORMATS[config.format](config, new Map(schemas.map((s) => [s.path, s.bytes])));
+  const format = FORMATS[config.format](config, new Map(schemas.map((s) => [s.path, s.bytes])));
+  BUILT_FROM.set(format, { handoff: config, schemas: schemas.map((s) => ({ path: s.path, bytes: s.bytes })) });
+  return format;
+}
+
+/** What a format was built from: plain data, from which `selectHandoffFormat` builds it again (on a worker thread). */
+export interface HandoffFormatRecipe {
+  handoff: HandoffConfig;
+  schemas: Array<{ path: string; bytes: Uint8Array }>;
+}
+
+const BUILT_FROM = new WeakMap<HandoffFormat, HandoffFormatRecipe>();
+
+/** The recipe of a format `selectHandoffFormat` built (undefined for one built otherwise). */
+export function handoffFormatRecipe(format: HandoffFormat): HandoffFormatRecipe | undefined {
+  if (format === TWINLOCK_FORMAT || format === MISSION_DIRECTIVES_FORMAT)
+    return { handoff: { format: format.name } as HandoffConfig, schemas: [] };
+  return BUILT_FROM.get(format);
+}
+
+/** The format a recipe names, built again (its schema bytes may arrive as plain Uint8Arrays). */
+export function handoffFormatOf(recipe: HandoffFormatRecipe): HandoffFormat {
+  const schemas = new Map(recipe.schemas.map((s) => [s.path, Buffer.from(s.bytes.buffer, s.bytes.byteOffset, s.bytes.byteLength)]));
+  return FORMATS[recipe.handoff.format](recipe.handoff, schemas);
 }

@@ -19,8 +19,11 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
+import { open } from "node:fs/promises";
 import path from "node:path";
 import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { checkReadiness, type ReadinessSummary, summarizeReadiness } from "../handoff/check-readiness.js";
+import type { HandoffFormat } from "../handoff/handoff-format.js";
 import {
   hardLinksProblem,
   listHandoffFiles,
@@ -29,11 +32,13 @@ import {
   manifestHash,
   resolveHandoffRoot,
 } from "../handoff/hash-handoff.js";
+import { type HandoffFormatRecipe, handoffFormatOf, handoffFormatRecipe } from "../handoff/select-handoff-format.js";
 import { openBeneath } from "../input/open-beneath.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
+import { runOffThread } from "../offload/run-off-thread.js";
 import { atomicWriteFile, diskFullRefusal, fsyncDir, isDiskFull } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
-import { frozenBudget, storedBytes } from "./frozen-quota.js";
+import { type FrozenStanding, frozenBudget, frozenStanding, reserveFrozenBytes, storedBytes } from "./frozen-quota.js";
 import { gateFolders } from "./gate-folders.js";
 import { type GateHome, homeLabel, homeSubdir } from "./gate-home.js";
 
@@ -52,10 +57,20 @@ export interface HandoffSnapshot {
   files: ManifestEntry[];
   /** The private copy in the home, laid out like the handoff. */
   dir: string;
-  /** Store every copied file in the home's content-addressed store: call once the freeze is decided. */
-  keep(): void;
-  /** Remove the private copy (kept blobs stay). */
-  dispose(): void;
+  /** Readiness of the copy in the format asked for (judged off the thread as the copy was made). */
+  readiness?: ReadinessSummary;
+  /**
+   * Store every copied file in the home's content-addressed store, durably, after checking the quota again
+   * against what the home holds now: call once the freeze is decided, holding the blobs lock.
+   */
+  keep(): Promise<void>;
+  /** Remove the private copy and release the freeze's reservation (kept blobs stay). */
+  dispose(): Promise<void>;
+}
+
+/** The home as a worker thread is given it: its folder and identity (a shared home's database stays on the calling thread). */
+function plainHome(home: GateHome): GateHome {
+  return { dir: home.dir, id: home.id };
 }
 
 /**
@@ -64,60 +79,196 @@ export interface HandoffSnapshot {
  * so an edit during or after the copy cannot slip in. Symlinks and special
  * files are refused, as by `hashHandoff`. `confine` judges the folder's real
  * path before anything is read. The home's quota on frozen bytes (per run
- * when `quota.runId` is given, and per home) is checked before anything is
- * copied, from the bytes the files take on disk, and again as the copy is
- * written; a full disk is a refusal that leaves nothing behind.
+ * when `options.runId` is given, and per home) is checked before anything is
+ * copied, from the bytes the files take on disk, and a reservation of them
+ * is held until `dispose` (freezes at once see each other's); it is checked
+ * again as the copy is written, and once more by `keep`; a full disk is a
+ * refusal that leaves nothing behind. With `options.format` the copy's
+ * readiness is judged too. The listing, copy, hash, fsyncs and judgement run
+ * on a worker thread (`runOffThread`): the caller's event loop goes on
+ * turning whatever the handoff holds.
  */
-export function snapshotHandoff(
+export async function snapshotHandoff(
   home: GateHome,
   handoffDir: string,
   confine?: (realRoot: string) => void,
-  quota: { runId?: string } = {},
-): HandoffSnapshot {
+  options: { runId?: string; format?: HandoffFormat } = {},
+): Promise<HandoffSnapshot> {
   // Never the home, nor a key folder, nor a folder holding one, by the name given and by its real path (a link in the
   // agent's folder into the home): the copy would take the home's keys and tokens along. Resolved once, before
   // listing (the rules admission's re-hash obeys too); every file is then opened and checked against this very path.
   const root = resolveHandoffRoot(handoffDir, gateFolders(home), confine);
-  const rel = listHandoffFiles(root);
-  const budget = frozenBudget(home, quota.runId);
+  const plain = plainHome(home);
+  const { rel, incoming } = await runOffThread("listHandoffForFreeze", { root });
+  const reservation = await reserveFrozenBytes(home, options.runId, incoming, (_, runId) =>
+    runOffThread("frozenStanding", { home: plain, runId }),
+  );
+  try {
+    const recipe = options.format ? handoffFormatRecipe(options.format) : undefined;
+    const copied = await runOffThread("copyHandoff", {
+      home: plain,
+      root,
+      rel,
+      runId: options.runId,
+      standing: reservation.standing,
+      format: recipe,
+    });
+    const dispose = async () => {
+      try {
+        // On the worker too: removing 20,000 files with the asynchronous rm schedules every unlink in one burst.
+        await runOffThread("removeSnapshot", { dir: copied.dir });
+      } finally {
+        reservation.release();
+      }
+    };
+    // A format built otherwise than from a suite (a test's) is judged here.
+    const readiness = copied.readiness ?? (options.format ? summarizeReadiness(checkReadiness(copied.dir, options.format)) : undefined);
+    return {
+      hash: copied.hash,
+      files: copied.files,
+      dir: copied.dir,
+      ...(readiness ? { readiness } : {}),
+      keep: () =>
+        runOffThread("keepSnapshot", {
+          home: plain,
+          dir: copied.dir,
+          files: copied.files,
+          stored: copied.stored,
+          runId: options.runId,
+          except: reservation.file,
+        }),
+      dispose,
+    };
+  } catch (error) {
+    reservation.release();
+    throw error;
+  }
+}
+
+/** The listing a freeze copies, and the bytes its files take on disk now (the quota's precheck): a worker's task. */
+export function listHandoffForFreeze(input: { root: string }): { rel: string[]; incoming: number } {
+  const rel = listHandoffFiles(input.root);
   let incoming = 0;
   for (const p of rel) {
     try {
-      incoming += storedBytes(lstatSync(path.join(root, ...p.split("/"))));
+      incoming += storedBytes(lstatSync(path.join(input.root, ...p.split("/"))));
     } catch {
       // Gone since the listing: the copy says so.
     }
   }
-  budget.precheck(incoming);
+  return { rel, incoming };
+}
+
+/** Remove a freeze's private copy (a worker's task). */
+export function removeSnapshot(input: { dir: string }): void {
+  rmSync(input.dir, { recursive: true, force: true });
+}
+
+/** How many fsyncs are under way at once: the file system commits them together, where one by one each waits for its own. */
+const PARALLEL_FSYNCS = 16;
+
+/** fsync every path (files and folders), several at once. */
+async function fsyncAll(paths: readonly string[]): Promise<void> {
+  let next = 0;
+  const one = async () => {
+    while (next < paths.length) {
+      const handle = await open(paths[next++] as string, "r");
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_FSYNCS, paths.length) }, one));
+}
+
+/**
+ * The copy of a freeze (a worker's task): every listed file copied beneath
+ * the real root into a private folder of the home's scratch space, hashed as
+ * copied, counted against the quota as it is written, then made durable
+ * (every file fsynced, several at once) and, given a format, judged.
+ */
+export async function copyHandoff(input: {
+  home: GateHome;
+  root: string;
+  rel: string[];
+  runId?: string;
+  standing: FrozenStanding;
+  format?: HandoffFormatRecipe;
+}): Promise<{ hash: string; files: ManifestEntry[]; stored: number[]; dir: string; readiness?: ReadinessSummary }> {
+  const { home, root, rel } = input;
+  const budget = frozenBudget(home, input.runId, input.standing);
   const tmp = homeSubdir(home, "tmp");
   // The home's own scratch folder, out of the agent's reach: a dead freeze's copy is removed whole.
   removeLeftoversOfDeadWriters(tmp, "snap-", /^(\d+)-[0-9a-f]+$/, (entry) => rmSync(entry, { recursive: true, force: true }));
   const dir = path.join(tmp, `snap-${process.pid}-${randomBytes(6).toString("hex")}`);
-  const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
     mkdirSync(dir, { mode: 0o700 });
     let total = 0;
+    const stored: number[] = [];
+    const targets: string[] = [];
     const files: ManifestEntry[] = rel.map((p) => {
       const target = path.join(dir, ...p.split("/"));
       mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-      const { stored, ...digest } = copyHashing(root, p, target, MAX_HANDOFF_BYTES - total);
+      const { stored: bytes, ...digest } = copyHashing(root, p, target, MAX_HANDOFF_BYTES - total);
       total += digest.size;
-      budget.add(digest.sha256, stored);
+      budget.add(digest.sha256, bytes);
+      stored.push(bytes);
+      targets.push(target);
       return { path: p, ...digest };
     });
-    const keep = () => {
-      try {
-        for (const f of files) storeBlob(home, path.join(dir, ...f.path.split("/")), f.sha256);
-      } catch (error) {
-        // Blobs stored before the disk filled are used by no run: `twinlock home gc` collects them.
-        if (isDiskFull(error)) throw diskFullRefusal(error, path.join(home.dir, "blobs"));
-        throw error;
-      }
-    };
-    return { hash: manifestHash(files), files, dir, keep, dispose };
+    // Durable before anything names these bytes: the blobs `keep` links are these very files.
+    await fsyncAll(targets);
+    const readiness = input.format ? summarizeReadiness(checkReadiness(dir, handoffFormatOf(input.format))) : undefined;
+    return { hash: manifestHash(files), files, stored, dir, ...(readiness ? { readiness } : {}) };
   } catch (error) {
-    dispose();
+    rmSync(dir, { recursive: true, force: true });
     if (isDiskFull(error)) throw diskFullRefusal(error, tmp);
+    throw error;
+  }
+}
+
+/**
+ * Store a freeze's copy in the home's content-addressed store (a worker's
+ * task, run while the caller holds the blobs lock): the quota is checked
+ * again against what the home and the run hold now, before anything is
+ * stored, so freezes that each fit alone cannot be kept past a limit
+ * together; then every file is linked in and each folder that gained one is
+ * fsynced once.
+ */
+export async function keepSnapshot(input: {
+  home: GateHome;
+  dir: string;
+  files: ManifestEntry[];
+  stored: number[];
+  runId?: string;
+  except: string;
+}): Promise<void> {
+  const { home, dir, files } = input;
+  const budget = frozenBudget(home, input.runId, frozenStanding(home, input.runId, input.except));
+  for (const [i, f] of files.entries()) budget.add(f.sha256, input.stored[i] ?? 0);
+  const blobs = path.join(home.dir, "blobs");
+  const touched = new Set<string>();
+  try {
+    let madeFolder = false;
+    for (const f of files) {
+      const target = blobPath(home, f.sha256);
+      if (hasBlob(home, f.sha256)) continue;
+      if (mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 }) !== undefined) madeFolder = true;
+      const staged = path.join(dir, ...f.path.split("/"));
+      chmodSync(staged, 0o400);
+      try {
+        linkSync(staged, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      touched.add(path.dirname(target));
+    }
+    await fsyncAll([...touched, ...(madeFolder ? [blobs] : [])]);
+  } catch (error) {
+    // Blobs stored before the disk filled are used by no run: `twinlock home gc` collects them.
+    if (isDiskFull(error)) throw diskFullRefusal(error, blobs);
     throw error;
   }
 }
@@ -285,24 +436,6 @@ export function checkoutFrozenBytes(home: GateHome, files: readonly ManifestEntr
   return dir;
 }
 
-function storeBlob(home: GateHome, staged: string, sha256: string): void {
-  const target = blobPath(home, sha256);
-  try {
-    statSync(target);
-    return;
-  } catch {
-    // not stored yet
-  }
-  mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-  chmodSync(staged, 0o400);
-  try {
-    linkSync(staged, target);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-  fsyncDir(path.dirname(target));
-}
-
 /**
  * Copy one file, refusing anything but a regular file of its own, and return
  * the size and sha256 of the bytes copied. Exactly the size seen at opening
@@ -357,7 +490,7 @@ function copyHashing(root: string, rel: string, target: string, budget: number):
     if (size !== stat.size || fstatSync(inFd).size !== stat.size)
       throw new RefusalError(`${what} changed size while it was frozen (${stat.size} bytes at opening); freeze again once it is written`);
     ftruncateSync(outFd, size);
-    fsyncSync(outFd);
+    // fsynced with the others once all are copied (copyHandoff).
     return { size, sha256: hash.digest("hex"), stored };
   } finally {
     closeSync(inFd);

@@ -115,6 +115,64 @@ describe("the gate home's quota on frozen bytes", () => {
     expect(r.stderr).toMatch(/over the limit of 64 KiB per gate home \(frozen_bytes_per_home, .*\); run `twinlock home gc`/);
   });
 
+  it("holds the home's limit when two runs freeze at once, each fitting alone: one is refused, and the home stays within it", async () => {
+    const a = await runInOwnHome();
+    const b = { ...makeGateRun(), home: a.home };
+    await driveTo(b, "plan_revision_pending");
+    const home = homeOf(a);
+    // Room for one 600 KiB file beside what the home holds, not for two (each passed the old precheck, measured from the
+    // home before either kept its bytes, and both were kept).
+    const limit = homeFrozenUsage(home).bytes + 900 * 1024;
+    writeFileSync(path.join(a.home, "settings.json"), JSON.stringify({ format: "twinlock-home-settings/1", frozen_bytes_per_home: limit }));
+    writeFileSync(path.join(a.handoff, "evidence.bin"), Buffer.alloc(600 * 1024, 5));
+    writeFileSync(path.join(b.handoff, "evidence.bin"), Buffer.alloc(600 * 1024, 6));
+    const outcomes = await Promise.allSettled([freeze(a), freeze(b)]);
+    const refused = outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toBeInstanceOf(RefusalError);
+    expect((refused[0] as RefusalError).details).toMatchObject({ quota: "frozen_bytes_per_home" });
+    expect(homeFrozenUsage(home).bytes).toBeLessThanOrEqual(limit);
+    // The reservations went with their freezes.
+    expect(tmpEntries(a).filter((n) => n.startsWith("quota-") || n.startsWith("snap-"))).toEqual([]);
+  });
+
+  it("holds the home's limit when freezes race from separate processes: the bytes kept never pass it", async () => {
+    const runs = [await runInOwnHome()];
+    for (let i = 1; i < 2; i++) {
+      const g = { ...makeGateRun(), home: runs[0]?.home as string };
+      await driveTo(g, "plan_revision_pending");
+      runs.push(g);
+    }
+    const home = homeOf(runs[0] as GateRun);
+    const limit = homeFrozenUsage(home).bytes + 900 * 1024;
+    writeFileSync(
+      path.join(home.dir, "settings.json"),
+      JSON.stringify({ format: "twinlock-home-settings/1", frozen_bytes_per_home: limit }),
+    );
+    for (const [i, g] of runs.entries()) writeFileSync(path.join(g.handoff, "evidence.bin"), Buffer.alloc(600 * 1024, 7 + i));
+    const bin = fileURLToPath(new URL("../cli/bin.ts", import.meta.url));
+    const results = await Promise.all(
+      runs.map(
+        (g) =>
+          new Promise<{ code: number | null; stderr: string }>((resolve) => {
+            const child = spawn(
+              process.execPath,
+              ["--import", "tsx", bin, "freeze-pair-handoff", g.runFile, "MD-29", "--home", g.home, "--handoff", g.handoff],
+              { stdio: ["ignore", "ignore", "pipe"] },
+            );
+            let stderr = "";
+            child.stderr.on("data", (d: Buffer) => {
+              stderr += d.toString();
+            });
+            child.once("exit", (code) => resolve({ code, stderr }));
+          }),
+      ),
+    );
+    expect(results.filter((r) => r.code === 0).length).toBeLessThanOrEqual(1);
+    for (const r of results.filter((r) => r.code !== 0)) expect(r.stderr).toMatch(/frozen_bytes_per_home/);
+    expect(homeFrozenUsage(home).bytes).toBeLessThanOrEqual(limit);
+  }, 120_000);
+
   it("refuses a settings file with an unknown setting or a limit that is not a whole number of bytes", async () => {
     const g = await runInOwnHome();
     writeFileSync(path.join(g.home, "settings.json"), JSON.stringify({ format: "twinlock-home-settings/1", frozen_bytes_per_run: "1G" }));

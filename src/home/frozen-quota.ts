@@ -1,8 +1,10 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, type Stats, unlinkSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, type Stats, unlinkSync } from "node:fs";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
+import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
 import { withQueueLock } from "../store/queue-lock.js";
 import { type GateHome, homeSubdir } from "./gate-home.js";
 
@@ -182,11 +184,46 @@ export function runFrozenUsage(home: GateHome, runId: string): number {
   return total;
 }
 
+/**
+ * Where a freeze stands against the quota: the limits, what the home and the
+ * run store now, and what freezes under way have reserved (see
+ * `reserveFrozenBytes`). Plain data, so a worker thread can compute it.
+ */
+export interface FrozenStanding {
+  quota: FrozenQuota;
+  runId?: string;
+  homeUsed: number;
+  runUsed: number;
+  /** The sha256 of each frozen file the run already uses. */
+  runRefs: string[];
+  /** Bytes other freezes under way reserved in the home, and for this run. */
+  reservedHome: number;
+  reservedRun: number;
+}
+
+/**
+ * The home's and the run's standing now (every blob is listed: run it off
+ * the server's thread). `except` is the caller's own reservation, not
+ * counted against itself.
+ */
+export function frozenStanding(home: GateHome, runId?: string, except?: string): FrozenStanding {
+  const reserved = liveReservations(home).filter((r) => r.file !== except);
+  return {
+    quota: frozenQuota(home),
+    runId,
+    homeUsed: homeFrozenUsage(home).bytes,
+    runUsed: runId === undefined ? 0 : runFrozenUsage(home, runId),
+    runRefs: runId === undefined ? [] : [...(runBlobRefs(home, runId) ?? [])],
+    reservedHome: reserved.reduce((s, r) => s + r.bytes, 0),
+    reservedRun: runId === undefined ? 0 : reserved.filter((r) => r.run_id === runId).reduce((s, r) => s + r.bytes, 0),
+  };
+}
+
 /** What a freeze may still store, and the refusal when it would store more. */
 export interface FrozenBudget {
   /**
-   * Refuse, before anything is copied, a freeze whose files alone (as stored) pass a limit: no file already
-   * stored could make it fit.
+   * Refuse, before anything is copied, a freeze whose files alone (as stored) pass a limit, or do with what freezes
+   * under way reserved: no file already stored could make it fit.
    */
   precheck(incoming: number): void;
   /**
@@ -196,22 +233,22 @@ export interface FrozenBudget {
   add(sha256: string, bytes: number): void;
 }
 
-/** The budget of one freeze: what is left under the run's and the home's limits. */
-export function frozenBudget(home: GateHome, runId?: string): FrozenBudget {
-  const quota = frozenQuota(home);
-  const homeUsed = homeFrozenUsage(home).bytes;
-  const runRefs = runId === undefined ? undefined : (runBlobRefs(home, runId) ?? new Set<string>());
-  const runUsed = runId === undefined ? 0 : runFrozenUsage(home, runId);
+/** The budget of one freeze: what is left under the run's and the home's limits, from its standing. */
+export function frozenBudget(home: GateHome, runId?: string, standing: FrozenStanding = frozenStanding(home, runId)): FrozenBudget {
+  const { quota } = standing;
+  const { homeUsed, runUsed } = standing;
+  const runRefs = runId === undefined ? undefined : new Set(standing.runRefs);
   const perRun = runId === undefined ? Number.POSITIVE_INFINITY : quota.perRun;
   const counted = new Set<string>();
   let toHome = 0;
   let toRun = 0;
+  const underWay = (n: number) => (n > 0 ? ` (and freezes under way reserved ${formatBytes(n)})` : "");
   const refuse = (byRun: boolean, incoming: number): never => {
     const where = quota.source === "the default" ? "the default; set it in the home's settings.json" : `set in ${quota.source}`;
     throw new RefusalError(
       byRun
-        ? `the freeze would store ${formatBytes(incoming)} of frozen files for run ${runId}, which already uses ${formatBytes(runUsed)}, over the limit of ${formatBytes(quota.perRun)} per run (frozen_bytes_per_run, ${where}); keep bulky evidence out of the handoff and cite it by digest`
-        : `the freeze would store ${formatBytes(incoming)} of frozen files in ${home.dir}, which already holds ${formatBytes(homeUsed)}, over the limit of ${formatBytes(quota.perHome)} per gate home (frozen_bytes_per_home, ${where}); run \`twinlock home gc\` to collect frozen files no run uses, or raise the limit`,
+        ? `the freeze would store ${formatBytes(incoming)} of frozen files for run ${runId}, which already uses ${formatBytes(runUsed)}${underWay(standing.reservedRun)}, over the limit of ${formatBytes(quota.perRun)} per run (frozen_bytes_per_run, ${where}); keep bulky evidence out of the handoff and cite it by digest`
+        : `the freeze would store ${formatBytes(incoming)} of frozen files in ${home.dir}, which already holds ${formatBytes(homeUsed)}${underWay(standing.reservedHome)}, over the limit of ${formatBytes(quota.perHome)} per gate home (frozen_bytes_per_home, ${where}); run \`twinlock home gc\` to collect frozen files no run uses, or raise the limit`,
       {
         quota: byRun ? "frozen_bytes_per_run" : "frozen_bytes_per_home",
         limit: byRun ? quota.perRun : quota.perHome,
@@ -222,8 +259,9 @@ export function frozenBudget(home: GateHome, runId?: string): FrozenBudget {
   };
   return {
     precheck(incoming) {
-      if (incoming > perRun) refuse(true, incoming);
-      if (incoming > quota.perHome) refuse(false, incoming);
+      // What is stored already may be these very bytes (a re-freeze costs nothing): only what freezes under way reserved counts.
+      if (standing.reservedRun + incoming > perRun) refuse(true, incoming);
+      if (standing.reservedHome + incoming > quota.perHome) refuse(false, incoming);
     },
     add(sha256, bytes) {
       if (counted.has(sha256)) return;
@@ -238,6 +276,66 @@ export function frozenBudget(home: GateHome, runId?: string): FrozenBudget {
       }
     },
   };
+}
+
+const RESERVATION = /^(\d+)-[0-9a-f]{12}\.json$/;
+
+/** The reservations of freezes under way (`tmp/quota-PID-ID.json`); one of a process no longer alive is removed. */
+function liveReservations(home: GateHome): Array<{ file: string; run_id?: string; bytes: number }> {
+  const tmp = homeSubdir(home, "tmp");
+  removeLeftoversOfDeadWriters(tmp, "quota-", RESERVATION);
+  const found: Array<{ file: string; run_id?: string; bytes: number }> = [];
+  let names: string[];
+  try {
+    names = readdirSync(tmp);
+  } catch {
+    return found;
+  }
+  for (const name of names) {
+    if (!name.startsWith("quota-") || !RESERVATION.test(name.slice(6))) continue;
+    const file = path.join(tmp, name);
+    try {
+      const doc = JSON.parse(readFileSync(file, "utf8")) as { run_id?: unknown; bytes?: unknown };
+      if (typeof doc.bytes === "number" && Number.isSafeInteger(doc.bytes) && doc.bytes >= 0)
+        found.push({ file, bytes: doc.bytes, ...(typeof doc.run_id === "string" ? { run_id: doc.run_id } : {}) });
+    } catch {
+      // Gone meanwhile (its freeze ended), or half written by a freeze that died: its process is checked next time.
+    }
+  }
+  return found;
+}
+
+/** A freeze's claim on the quota while it copies: released (its file removed) when the freeze ends, kept or not. */
+export interface FrozenReservation {
+  /** The reservation's file in the home's scratch folder. */
+  file: string;
+  standing: FrozenStanding;
+  release(): void;
+}
+
+/**
+ * Reserve `incoming` bytes (what the freeze's files take on disk) against
+ * the run's and the home's limits, under the blobs lock: freezes at once
+ * each see the others' reservations, so their copies together stay within
+ * a limit (and the check as each keeps its bytes, `frozenBudget` from a
+ * standing taken under the lock then, holds what is stored to it). The
+ * reservation is refused, and nothing written, when the bytes do not fit
+ * beside what is reserved. `standing` computes what the home holds now
+ * (listing every blob: the server runs it off its thread).
+ */
+export async function reserveFrozenBytes(
+  home: GateHome,
+  runId: string | undefined,
+  incoming: number,
+  standing: (home: GateHome, runId?: string) => FrozenStanding | Promise<FrozenStanding> = frozenStanding,
+): Promise<FrozenReservation> {
+  return withBlobsLock(home, async () => {
+    const now = await standing(home, runId);
+    frozenBudget(home, runId, now).precheck(incoming);
+    const file = path.join(homeSubdir(home, "tmp"), `quota-${process.pid}-${randomBytes(6).toString("hex")}.json`);
+    atomicWriteFile(file, `${JSON.stringify({ ...(runId === undefined ? {} : { run_id: runId }), bytes: incoming })}\n`, 0o600);
+    return { file, standing: now, release: () => rmSync(file, { force: true }) };
+  });
 }
 
 /**

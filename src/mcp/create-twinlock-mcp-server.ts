@@ -10,7 +10,6 @@ import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
 import { loadRunSuite } from "../gate/load-run-suite.js";
 import { pairStatusFromRun } from "../gate/pair-status.js";
 import { presentPlan } from "../gate/present-plan.js";
-import { judgeHandoff } from "../handoff/check-readiness.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { shellQuote } from "../run/next-step.js";
 import { promptId } from "../run/run-schema.js";
@@ -20,7 +19,7 @@ import { describePublicProblem, homeFolders } from "../server/http-problem.js";
 import { otherRunFolders } from "../server/other-run-folders.js";
 import { agentHandoffPath, type RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
-import { liveHandoffSource } from "./live-handoff-source.js";
+import { liveHandoffReadiness } from "./live-handoff-source.js";
 
 /** What one MCP session may reach: one run (and perhaps one pair), some scopes, an actor name for the log. */
 export interface McpGateContext {
@@ -132,9 +131,8 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
           otherRunFolders: await otherRunFolders(ctx.store, ctx.ref),
         });
         // Judged in place, not on a copy: the real path is resolved and confined once, and every file is read beneath
-        // it asynchronously, so a link swapped in meanwhile leads nowhere and a folder of many files never holds the server.
-        const source = await liveHandoffSource(ctx.store.home, handoff.dir, handoff.confine);
-        const report = { ...judgeHandoff(source, policy.handoffFormat), dir: handoff.dir };
+        // it on a worker thread, so a link swapped in meanwhile leads nowhere and no handoff holds the server.
+        const report = await liveHandoffReadiness(ctx.store.home, handoff.dir, handoff.confine, policy.handoffFormat);
         return {
           text: report.ready
             ? `ready: ${report.dir}`

@@ -242,9 +242,9 @@ export async function admitStep(g: GateRun, o: { executor?: string; planner?: st
  * freeze event through the store, exactly as freeze builds it.
  */
 export async function freezeWithoutReviewRequest(g: GateRun, planner = PLANNER): Promise<void> {
-  const digest = snapshotHandoff(homeOf(g), g.handoff);
-  digest.keep();
-  digest.dispose();
+  const digest = await snapshotHandoff(homeOf(g), g.handoff);
+  await digest.keep();
+  await digest.dispose();
   await updateRun(g.runFile, homeOf(g), (current) => {
     const wf = current.state.workflows[planner] as Workflow;
     const revision = wf.revision + 1;

@@ -1,0 +1,26 @@
+import { copyHandoff, keepSnapshot, listHandoffForFreeze, removeSnapshot } from "../home/frozen-bytes.js";
+import { frozenStanding } from "../home/frozen-quota.js";
+import type { GateHome } from "../home/gate-home.js";
+import { judgeLiveHandoff } from "../mcp/live-handoff-source.js";
+
+/**
+ * The work twinlock never does on a server's thread (see `runOffThread`):
+ * each task takes and returns plain data (structured-cloned between
+ * threads) and runs on a worker thread, synchronous code and all.
+ */
+export const OFFLOAD_TASKS = {
+  /** A freeze's listing and the bytes its files take (frozen-bytes.ts). */
+  listHandoffForFreeze,
+  /** What the home and a run store now, and what freezes under way reserved (frozen-quota.ts). */
+  frozenStanding: (input: { home: GateHome; runId?: string }) => frozenStanding(input.home, input.runId),
+  /** A freeze's copy, hash, fsyncs and readiness of the copy (frozen-bytes.ts). */
+  copyHandoff,
+  /** A decided freeze's bytes stored in the home (frozen-bytes.ts). */
+  keepSnapshot,
+  /** A freeze's private copy removed (frozen-bytes.ts). */
+  removeSnapshot,
+  /** Readiness of a live handoff folder, read in place beneath its real root (live-handoff-source.ts). */
+  judgeLiveHandoff,
+};
+
+export type OffloadTasks = typeof OFFLOAD_TASKS;
