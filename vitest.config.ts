@@ -1,11 +1,11 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Test files beside the code that need a worker of their own: they mock modules (`vi.mock`, `vi.spyOn`, fake timers)
- * or change the process's working folder. Every other file under src/, and the attack and docs tests, shares its
- * worker's loaded modules with the files that ran in it before (`isolate: false`): loading the library again for each
- * of some 160 files was much of the default run's time. Each file still gets its own gate home and scratch root
- * (test/support/gate-home-setup.ts runs before every file), and restores any environment variable it sets.
+ * Test files that need a worker of their own: they mock modules (`vi.mock`, `vi.spyOn`, fake timers) or change the
+ * process's working folder, or drive a browser. Every other file shares its worker's loaded modules with the files
+ * that ran in it before (`isolate: false`): loading the library again for each of some 170 files was much of the
+ * default run's time. Each file still gets its own gate home and scratch root (test/support/gate-home-setup.ts runs
+ * before every file), restores any environment variable it sets, and stops every process and server it starts.
  */
 const OWN_WORKER = [
   "src/checks/check-twin-refusal.test.ts",
@@ -31,6 +31,9 @@ export default defineConfig({
     // Vitest's default leaves one core free, which on a 2-core machine runs every file in turn; the tests wait on child
     // processes, sockets and fsync much of the time, so three files at once keep both cores busy.
     maxWorkers: 3,
+    // Transformed modules are kept on disk between runs (node_modules/.experimental-vitest-cache, keyed by each file's
+    // content; `npx vitest --clearCache` empties it): a run after the first transforms only what changed.
+    experimental: { fsModuleCache: true },
     globalSetup: ["test/support/global-setup.ts"],
     setupFiles: ["test/support/gate-home-setup.ts"],
     projects: [
@@ -38,20 +41,14 @@ export default defineConfig({
         extends: true,
         test: {
           name: "shared-worker",
-          include: ["src/**/*.test.ts", "test/attack/**/*.test.ts", "test/docs/**/*.test.ts"],
-          exclude: OWN_WORKER,
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: [...OWN_WORKER, "test/browser/**"],
           isolate: false,
         },
       },
       {
-        // The process-level tests: real CLI processes, servers, browsers, crashes; each file in a fresh worker.
         extends: true,
-        test: {
-          name: "own-worker",
-          include: [...OWN_WORKER, "test/**/*.test.ts"],
-          exclude: ["test/attack/**", "test/docs/**"],
-          isolate: true,
-        },
+        test: { name: "own-worker", include: [...OWN_WORKER, "test/browser/**/*.test.ts"], isolate: true },
       },
     ],
   },
