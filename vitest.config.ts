@@ -1,15 +1,55 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Test files that need a worker of their own: they mock modules (`vi.mock`, `vi.spyOn`, fake timers) or change the
+ * process's working folder, or drive a browser. Every other file shares its worker's loaded modules with the files
+ * that ran in it before (`isolate: false`): loading the library again for each of some 170 files was much of the
+ * default run's time. Each file still gets its own gate home and scratch root (test/support/gate-home-setup.ts runs
+ * before every file), restores any environment variable it sets, and stops every process and server it starts.
+ */
+const OWN_WORKER = [
+  "src/checks/check-twin-refusal.test.ts",
+  "src/ci/verify-run.test.ts",
+  "src/cli/commands/demo.test.ts",
+  "src/cli/commands/hooks.test.ts",
+  "src/cli/main.test.ts",
+  "src/diagnostics/diagnostic-codes.test.ts",
+  "src/gate/bind-session.test.ts",
+  "src/gate/stop-ends-sessions.test.ts",
+  "src/handoff/formats/custom-format.test.ts",
+  "src/run/replay-linear.test.ts",
+  "src/store/atomic-write.test.ts",
+  "src/store/run-file-budget.test.ts",
+  "src/store/run-file-lock.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
     // Vitest's default leaves one core free, which on a 2-core machine runs every file in turn; the tests wait on child
     // processes, sockets and fsync much of the time, so three files at once keep both cores busy.
     maxWorkers: 3,
+    // Transformed modules are kept on disk between runs (node_modules/.experimental-vitest-cache, keyed by each file's
+    // content; `npx vitest --clearCache` empties it): a run after the first transforms only what changed.
+    experimental: { fsModuleCache: true },
     globalSetup: ["test/support/global-setup.ts"],
     setupFiles: ["test/support/gate-home-setup.ts"],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "shared-worker",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: [...OWN_WORKER, "test/browser/**"],
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: { name: "own-worker", include: [...OWN_WORKER, "test/browser/**/*.test.ts"], isolate: true },
+      },
+    ],
   },
 });

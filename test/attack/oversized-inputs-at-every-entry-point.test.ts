@@ -8,7 +8,8 @@
  * result; the hook with its agent tool's deny. Never a crash, an internal
  * error, a 5xx or a hang.
  *
- * ENTRY_FUZZ_RUNS=200 runs the long form (the default keeps the file fast).
+ * Each property runs 3 times by default, 12 under TWINLOCK_SOAK=1 (.ci/run);
+ * ENTRY_FUZZ_RUNS=200 runs the long form.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
@@ -43,9 +44,10 @@ import {
   TEST_PINNER,
 } from "../../src/test-support/run-fixture.js";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
+import { soakCount } from "../support/soak.js";
 
-/** Runs of each property; ENTRY_FUZZ_RUNS=200 for a soak. */
-const RUNS = Number(process.env.ENTRY_FUZZ_RUNS ?? 6);
+/** Runs of each property: ENTRY_FUZZ_RUNS when set (200 for a long soak), else 3, or 12 under TWINLOCK_SOAK=1. */
+const RUNS = soakCount("ENTRY_FUZZ_RUNS", 3, 12);
 /** The gate server's request body limit (create-gate-app.ts MAX_BODY_BYTES). */
 const MAX_BODY_BYTES = 256 * 1024;
 

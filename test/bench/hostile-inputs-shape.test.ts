@@ -5,6 +5,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  CHAINED_RUN_BYTES,
   loopbackAddresses,
   signinFlood,
   writeChainedRunFile,
@@ -19,6 +20,7 @@ import type { RunFile } from "../../src/run/run-schema.js";
 import { verifyRunFile } from "../../src/store/run-file.js";
 import { makeGateRun, removeGateRuns, startRun } from "../../src/test-support/run-fixture.js";
 import { makeTempDir, removeTempDirs } from "../../src/test-support/temp-suite.js";
+import { SOAK } from "../support/soak.js";
 
 afterAll(() => {
   removeTempDirs();
@@ -62,14 +64,20 @@ describe("the hostile-inputs generators", () => {
     expect(b.lines).toBe(7488);
   });
 
-  it("grows a real run file to a validly chained 50 MB one that verifyChain accepts and whose replay refuses the first added event", async () => {
+  it("names 50 MB as the size of the chained run file the bench grows", () => {
+    expect(CHAINED_RUN_BYTES).toBe(50_000_000);
+  });
+
+  // The whole 50 MB under TWINLOCK_SOAK=1 (.ci/run); the same generator at 2 MB otherwise, every check the same.
+  const chained = SOAK ? CHAINED_RUN_BYTES : 2_000_000;
+  it(`grows a real run file to a validly chained one of ${chained / 1e6} MB that verifyChain accepts and whose replay refuses the first added event`, async () => {
     const file = await realRunFile();
     const before = readRun(file);
-    const shape = writeChainedRunFile(file, { hashEvent });
+    const shape = SOAK ? writeChainedRunFile(file, { hashEvent }) : writeChainedRunFile(file, { hashEvent, bytes: chained });
     const after = readRun(file);
     expect(statSync(file).size).toBe(shape.bytes);
-    expect(shape.bytes).toBeGreaterThanOrEqual(50_000_000);
-    expect(shape.bytes).toBeLessThan(50_100_000);
+    expect(shape.bytes).toBeGreaterThanOrEqual(chained);
+    expect(shape.bytes).toBeLessThan(chained + 100_000);
     expect(after.events).toHaveLength(shape.events);
     expect(after.revision).toBe(after.events.length);
     expect(after.events.slice(0, before.events.length)).toEqual(before.events);
@@ -78,11 +86,10 @@ describe("the hostile-inputs generators", () => {
     expect(verifyRunFile(after)).toMatchObject({ ok: false, check: "replay", seq: before.events.length + 1 });
   }, 180_000);
 
-  it("writes a run file of exactly 3,000,000 empty events (9 MB), and one of 40,000, every other field of the run kept", async () => {
-    for (const [count, low, high] of [
-      [3_000_000, 9_000_000, 9_010_000],
-      [40_000, 120_000, 130_000],
-    ] as const) {
+  // The bench's 3,000,000 under TWINLOCK_SOAK=1 (.ci/run); 300,000 otherwise (3 bytes an event either way).
+  const many = SOAK ? ([3_000_000, 9_000_000, 9_010_000] as const) : ([300_000, 900_000, 910_000] as const);
+  it(`writes a run file of exactly ${many[0].toLocaleString("en")} empty events (${many[1] / 1e6} MB), and one of 40,000, every other field of the run kept`, async () => {
+    for (const [count, low, high] of [many, [40_000, 120_000, 130_000] as const]) {
       const file = await realRunFile();
       const { events: _events, ...before } = readRun(file);
       const shape = writeEmptyEventsRunFile(file, count);
@@ -107,15 +114,19 @@ describe("the hostile-inputs generators", () => {
     expect(shape.bytes).toBeLessThan(201_000);
   });
 
-  it("adds exactly 20,000 small files of 16 bytes to a handoff", () => {
+  // The bench's 20,000 under TWINLOCK_SOAK=1 (.ci/run); 2,000 otherwise (still two folders of 1,000).
+  const smallFiles = SOAK ? 20_000 : 2_000;
+  it(`adds exactly ${smallFiles.toLocaleString("en")} small files of 16 bytes to a handoff`, () => {
     const dir = makeTempDir();
-    const shape = writeManySmallFiles(dir, 20_000);
+    const shape = writeManySmallFiles(dir, smallFiles);
     const files = readdirSync(shape.dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
-    expect(files).toHaveLength(20_000);
+    expect(files).toHaveLength(smallFiles);
     expect(files.every((f) => statSync(path.join(f.parentPath, f.name)).size === 16)).toBe(true);
   });
 
-  it("floods 1,200 anonymous sign-in starts from 40 loopback addresses, 30 from each, every one answered before it returns", async () => {
+  // The bench's 1,200 under TWINLOCK_SOAK=1 (.ci/run); 200 otherwise, from the same 40 addresses.
+  const flood = SOAK ? 1200 : 200;
+  it(`floods ${flood.toLocaleString("en")} anonymous sign-in starts from 40 loopback addresses, ${flood / 40} from each, every one answered before it returns`, async () => {
     const seen = new Map<string, number>();
     const paths = new Set<string>();
     const server = http.createServer((req, res) => {
@@ -128,10 +139,10 @@ describe("the hostile-inputs generators", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const r = await signinFlood({ url: `http://127.0.0.1:${port}`, requests: 1200, addresses: loopbackAddresses(40) });
-      expect(r).toMatchObject({ sent: 1200, statuses: { "200": 1200 } });
+      const r = await signinFlood({ url: `http://127.0.0.1:${port}`, requests: flood, addresses: loopbackAddresses(40) });
+      expect(r).toMatchObject({ sent: flood, statuses: { "200": flood } });
       expect([...seen.keys()].sort()).toEqual(loopbackAddresses(40).sort());
-      expect([...seen.values()].every((n) => n === 30)).toBe(true);
+      expect([...seen.values()].every((n) => n === flood / 40)).toBe(true);
       expect([...paths]).toEqual(["POST /signin/options"]);
       expect(seen.has("127.0.0.1")).toBe(false);
     } finally {

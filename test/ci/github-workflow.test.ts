@@ -7,13 +7,15 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { homeOf, makeGateRun, makeRunTempDir, removeGateRuns } from "../../src/test-support/run-fixture.js";
 import { ALICE_KEY, aliceTrustFile, driveSignedToExecuting } from "../../src/test-support/signed-run.js";
 import { ensureGateKey } from "../../src/trust/gate-key.js";
-import { REPO_ROOT } from "../support/ensure-built.js";
+import { DIST_BIN, ensureBuilt, REPO_ROOT } from "../support/ensure-built.js";
 
+// `twinlock` on PATH is the installed command (the built CLI), as `npm install` gives the workflow.
+beforeAll(ensureBuilt, 240_000);
 afterAll(removeGateRuns);
 
 interface Step {
@@ -38,10 +40,7 @@ const gitIn = (dir: string, ...args: string[]) =>
 function runStep(repo: string, event: { base: string; head: string }): { status: number | null; stdout: string; summary: string } {
   const bin = makeRunTempDir("twinlock-bin-");
   const shim = path.join(bin, "twinlock");
-  writeFileSync(
-    shim,
-    `#!/bin/sh\nexec "${process.execPath}" "${path.join(REPO_ROOT, "node_modules/tsx/dist/cli.mjs")}" "${path.join(REPO_ROOT, "src/cli/bin.ts")}" "$@"\n`,
-  );
+  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${DIST_BIN}" "$@"\n`);
   chmodSync(shim, 0o755);
   const summary = path.join(bin, "step-summary.md");
   writeFileSync(summary, "");

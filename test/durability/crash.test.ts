@@ -18,12 +18,15 @@ import { runCrashCommand } from "../support/crash-sequence.mjs";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
 const WRITER = fileURLToPath(new URL("../support/crash-writer.mjs", import.meta.url));
-/** How many writers are killed; e.g. CRASH_ITERATIONS=2000 for a longer soak. */
-const ITERATIONS = Number(process.env.CRASH_ITERATIONS ?? 30);
+/** How many writers are killed: 10 by default, CRASH_ITERATIONS (200 in .ci/run, e.g. 2000 for a longer soak) else. */
+const ITERATIONS = Number(process.env.CRASH_ITERATIONS ?? 10);
 /** A writer is killed this many milliseconds (uniformly at random) after it is told to start. */
 const MAX_KILL_DELAY_MS = 150;
-/** Start a fresh run file this often, so reads stay small and most of a writer's time is spent writing. */
-const ITERATIONS_PER_RUN = 25;
+/**
+ * Start a fresh run file this often, so reads stay small and most of a writer's time is spent writing; a short run
+ * still spans two run files, so a writer that is not killed takes over after kills more than once.
+ */
+const ITERATIONS_PER_RUN = Math.max(1, Math.min(25, Math.ceil(ITERATIONS / 2)));
 /** Writers started ahead, loading the library while the current one is killed. */
 const WARM_WRITERS = 3;
 /** The lock's stale timeout: what one writer waiting for a dead writer's lock to age out would cost. */

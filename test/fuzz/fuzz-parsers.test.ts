@@ -22,7 +22,7 @@ import { folderRunStore } from "../../src/home/folder-run-store.js";
  * one of those crashes (KNOWN_CRASHES, knownBugOf) is counted and printed in
  * the summary line rather than failing; any other crash fails.
  *
- * Runs per property: FUZZ_RUNS (default 25, for CI); `npm run fuzz` runs
+ * Runs per property: FUZZ_RUNS when set, else 10, or 25 under TWINLOCK_SOAK=1 (.ci/run); `npm run fuzz` runs
  * 2000 and prints `fuzz: N cases passed`. FUZZ_SEED replays a failure
  * fast-check reported; FUZZ_DISCOVER=1 tolerates every crash and lists them
  * all in the summary line, to survey a long run for new bugs.
@@ -67,9 +67,10 @@ import { loadSuite, loadSuiteConfig } from "../../src/suite/load-suite.js";
 import { parsePromptFile } from "../../src/suite/parse-prompt-file.js";
 import { pinForTest, testHome } from "../../src/test-support/run-fixture.js";
 import { generateReviewerKey } from "../../src/trust/keys.js";
+import { soakCount } from "../support/soak.js";
 
 /** Cases per property. */
-const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 25) || 25);
+const RUNS = Math.max(1, soakCount("FUZZ_RUNS", 10, 25) || 10);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 /** A generous per-test timeout that grows with the number of cases. */
 const TIMEOUT = 60_000 + RUNS * 250;

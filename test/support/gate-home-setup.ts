@@ -4,11 +4,14 @@
  * child processes tests start, and both are removed when the file ends,
  * even when a test fails. The home starts as a copy of the template
  * global-setup.ts made, with the shared example suites already pinned.
+ * The shared folders (shared-fixtures.ts) are compared before and after the
+ * file: a file during which one changed fails, naming what changed.
  */
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
+import { fixtureChanges, snapshotSharedFixtures } from "./shared-fixtures.js";
 
 // Every parse the fast validators answer is checked against zod's own (src/schemas/lazy-schema.ts), here and in the
 // CLI processes the tests start.
@@ -22,6 +25,13 @@ process.env.TWINLOCK_HOME = path.join(root, "home");
 const template = process.env.TWINLOCK_TEST_TEMPLATE_HOME;
 if (template) cpSync(template, process.env.TWINLOCK_HOME, { recursive: true });
 
+const shared = snapshotSharedFixtures();
+
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
+  const changes = fixtureChanges(shared, snapshotSharedFixtures());
+  if (changes.length > 0)
+    throw new Error(
+      `a shared test fixture changed while this test file ran (this file, or one running beside it, wrote into it; copy it instead): ${changes.join("; ")}`,
+    );
 });
