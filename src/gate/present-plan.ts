@@ -1,15 +1,14 @@
 import { createHash } from "node:crypto";
 import { IntegrityError, RefusalError } from "../errors/errors.js";
-import { boundRecordChanges, diffRecords, type RecordChange } from "../handoff/diff-records.js";
-import type { HandoffFormat } from "../handoff/handoff-format.js";
+import type { boundRecordChanges, RecordChange } from "../handoff/diff-records.js";
 import type { HandoffModel, RecordBase, RecordKind } from "../handoff/handoff-model.js";
 import { MARKERS } from "../handoff/handoff-records.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
+import { handoffFormatRecipe } from "../handoff/select-handoff-format.js";
 import { unshownFields, unshownFieldsAfter } from "../handoff/unshown-fields.js";
-import { readFrozenModel } from "../home/frozen-records.js";
-import type { GateHome } from "../home/gate-home.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { cleanLines, cleanText } from "../input/clean-text.js";
+import { runOffThread } from "../offload/run-off-thread.js";
 import { shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import type { Execution, FreezeReceipt, RunEvent, Settings, Workflow } from "../run/run-schema.js";
@@ -17,7 +16,8 @@ import type { RunStore } from "../store/run-store.js";
 import { consentQuestion } from "./consent-pair-execution.js";
 import { reviewInvitation } from "./pair-status.js";
 import { describeDiffNotShown, describeNotWhole, type PresentedFile, presentFiles } from "./present-files.js";
-import { describeRecordsNotShown, type PresentedRecords, presentRecords, type RecordsNotShown } from "./present-records.js";
+import { presentFrozenRecordsIn } from "./present-frozen-records.js";
+import { describeRecordsNotShown, type PresentedRecords, type RecordsNotShown } from "./present-records.js";
 import { rememberPresentation } from "./presentation-cache.js";
 
 export type { PresentedFile } from "./present-files.js";
@@ -99,19 +99,12 @@ export async function presentPlan(
     prevEntry?.hash ?? "",
     scope === "all" ? "all" : createHash("sha256").update(JSON.stringify(scope)).digest("hex"),
   ].join("\n");
-  const { records, outside, changes } = await rememberPresentation(key, async () => {
-    const model = readFrozenModel(home, shown, policy.handoffFormat);
-    // A turn of the event loop between the two revisions' reads: each is linear in its records, and other requests go first.
-    if (prevEntry) await new Promise((resolve) => setImmediate(resolve));
-    const prevModel = prevEntry ? readPreviousModel(home, prevFiles, policy.handoffFormat) : undefined;
-    const inScope = new Set(scope === "all" ? [] : scope);
-    const outsideIds = scope === "all" ? [] : model.actions.map((a) => a.id).filter((id) => !inScope.has(id));
-    return {
-      records: presentRecords(model, shown),
-      outside: { ids: outsideIds.slice(0, OUTSIDE_SHOWN), total: outsideIds.length },
-      changes: boundRecordChanges(prevEntry ? diffRecords(prevModel, model, prevFiles, shown) : []),
-    };
-  });
+  // On a worker thread: records may be 16 MiB each, and reading and cutting them is one piece of work per revision.
+  const recipe = handoffFormatRecipe(policy.handoffFormat);
+  const input = { home: { dir: home.dir, id: home.id }, shown, previous: prevEntry ? prevFiles : undefined, scope };
+  const { records, outside, changes } = await rememberPresentation(key, async () =>
+    recipe ? runOffThread("presentFrozenRecords", { ...input, format: recipe }) : presentFrozenRecordsIn(policy.handoffFormat, input),
+  );
   const files = await presentFiles(home, shown, prevEntry ? prevFiles : undefined);
   const current = new Set(shown.map((f) => f.path));
   const removedFiles = prevFiles.filter((f) => !current.has(f.path)).map((f) => f.path);
@@ -151,19 +144,6 @@ export async function presentPlan(
     removedFiles,
     markdown,
   };
-}
-
-/** How many action IDs outside the run's scope are named (the rest are counted). */
-const OUTSIDE_SHOWN = 50;
-
-/** The previous revision's model, or undefined when it does not read in the format now pinned (its records are then shown as all new). */
-function readPreviousModel(home: GateHome, files: readonly ManifestEntry[], format: HandoffFormat): HandoffModel | undefined {
-  try {
-    return readFrozenModel(home, files, format);
-  } catch (error) {
-    if (error instanceof IntegrityError) return undefined;
-    throw error;
-  }
 }
 
 /** The frozen handoff as the freeze event `event` recorded it (replay has checked the event against the run). */

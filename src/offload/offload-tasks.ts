@@ -1,3 +1,4 @@
+import { presentFrozenRecords } from "../gate/present-frozen-records.js";
 import { copyHandoff, keepSnapshot, listHandoffForFreeze, removeSnapshot } from "../home/frozen-bytes.js";
 import { frozenStanding } from "../home/frozen-quota.js";
 import type { GateHome } from "../home/gate-home.js";
@@ -21,6 +22,8 @@ export const OFFLOAD_TASKS = {
   removeSnapshot,
   /** Readiness of a live handoff folder, read in place beneath its real root (live-handoff-source.ts). */
   judgeLiveHandoff,
+  /** A revision's records read, diffed and cut to their budget for \`present\` and the pages (present-frozen-records.ts). */
+  presentFrozenRecords,
 };
 
 export type OffloadTasks = typeof OFFLOAD_TASKS;
