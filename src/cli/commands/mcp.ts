@@ -3,6 +3,7 @@ import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/
 import { UsageError } from "../../errors/errors.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { createTwinlockMcpServer } from "../../mcp/create-twinlock-mcp-server.js";
+import { wholeLines } from "../../mcp/whole-lines.js";
 import { TOKEN_SCOPES } from "../../server/agent-tokens.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -33,15 +34,23 @@ export async function runMcp(
     reviewUrl: (p, revision) =>
       origin ? `${origin}/runs/${encodeURIComponent(run.state.run_id)}/pairs/${encodeURIComponent(p)}/revisions/${revision}` : null,
   });
-  const transport = new StdioServerTransport();
-  // The SDK's stdio transport closes the session on a message over its buffer (10 MiB); say so and exit 2, not 0 in silence.
+  // The SDK closes the session on a message over its buffer (10 MiB); twinlock counts the bytes first, so a long line
+  // costs time in proportion to its length (the SDK's reader is quadratic in it), and says so with exit 2, not 0 in silence.
   let overLimit = false;
+  const lines = process.stdin.pipe(
+    wholeLines(STDIO_DEFAULT_MAX_BUFFER_SIZE, () => {
+      overLimit = true;
+      process.stdin.unpipe(lines);
+      process.stdin.pause();
+    }),
+  );
+  const transport = new StdioServerTransport(lines, process.stdout);
   server.server.onerror = (error) => {
     if (/ReadBuffer exceeded/.test(error.message)) overLimit = true;
   };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once("end", () => resolve());
+    lines.once("end", () => resolve());
   });
   await server.connect(transport);
   await closed;
