@@ -1,0 +1,103 @@
+import type { ServerResponse } from "node:http";
+import { type ModelTurn, type Responder, writeJson, writeSse } from "./model-server.js";
+import { FINAL_TEXT, type ScriptedAction, shellLine } from "./scripted-action.js";
+
+type Block = { type: string; [key: string]: unknown };
+type Message = { role: string; content: string | Block[] };
+
+type ToolUse = { name: string; input: Record<string, unknown> };
+
+/** Claude Code's tool calls for a scripted action, in order: its Edit refuses a file it has not Read first. */
+function claudeToolUses(action: ScriptedAction): ToolUse[] {
+  if (action.kind === "write") return [{ name: "Write", input: { file_path: action.file, content: action.content } }];
+  if (action.kind === "edit")
+    return [
+      { name: "Read", input: { file_path: action.file } },
+      { name: "Edit", input: { file_path: action.file, old_string: action.oldText, new_string: action.newText } },
+    ];
+  return [{ name: "Bash", input: { command: shellLine(action), description: "write a file" } }];
+}
+
+/** How many tool calls the conversation already made (the assistant's tool_use blocks). */
+function callsMade(messages: Message[]): number {
+  let n = 0;
+  for (const m of messages)
+    if (m.role === "assistant" && Array.isArray(m.content)) n += m.content.filter((b) => b.type === "tool_use").length;
+  return n;
+}
+
+/**
+ * Anthropic Messages (`POST /v1/messages`, SSE when `stream: true`), as Claude
+ * Code speaks it through ANTHROPIC_BASE_URL: a request that offers the
+ * scripted action's next tool gets that call; every other (all calls made,
+ * or a side request with no tools, such as a title) gets FINAL_TEXT and
+ * `end_turn`.
+ */
+export function anthropicMessages(action: ScriptedAction): Responder {
+  const calls = claudeToolUses(action);
+  let n = 0;
+  return ({ request }: ModelTurn, res: ServerResponse) => {
+    const url = request.url.split("?")[0];
+    if (request.method !== "POST" || !url.endsWith("/v1/messages")) {
+      if (url.endsWith("/count_tokens")) return writeJson(res, 200, { input_tokens: 10 });
+      return writeJson(res, 404, { type: "error", error: { type: "not_found_error", message: `no ${url} here` } });
+    }
+    const body = (request.body ?? {}) as { messages?: Message[]; tools?: { name?: string }[]; stream?: boolean; model?: string };
+    const call = calls[callsMade(body.messages ?? [])];
+    const use = call !== undefined && (body.tools ?? []).some((t) => t.name === call.name) ? call : undefined;
+    n += 1;
+    const id = `msg_scripted_${n}`;
+    const model = body.model ?? "claude-scripted";
+    const block: Block = use
+      ? { type: "tool_use", id: `toolu_scripted_${n}`, name: use.name, input: use.input }
+      : { type: "text", text: FINAL_TEXT };
+    const stopReason = use ? "tool_use" : "end_turn";
+    const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    if (!body.stream)
+      return writeJson(res, 200, {
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [block],
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage,
+      });
+    const start = block.type === "tool_use" ? { ...block, input: {} } : { type: "text", text: "" };
+    const delta =
+      block.type === "tool_use"
+        ? { type: "input_json_delta", partial_json: JSON.stringify(block.input) }
+        : { type: "text_delta", text: FINAL_TEXT };
+    writeSse(res, [
+      {
+        event: "message_start",
+        data: {
+          type: "message_start",
+          message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage },
+        },
+      },
+      { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: start } },
+      { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta } },
+      { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+      {
+        event: "message_delta",
+        data: { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } },
+      },
+      { event: "message_stop", data: { type: "message_stop" } },
+    ]);
+  };
+}
+
+/** The tool results Claude Code sent back, as text (the hook's deny reason is in one when it denied). */
+export function anthropicToolResults(bodies: unknown[]): string[] {
+  const out: string[] = [];
+  for (const b of bodies) {
+    for (const m of ((b as { messages?: Message[] })?.messages ?? []) as Message[]) {
+      if (!Array.isArray(m.content)) continue;
+      for (const block of m.content)
+        if (block.type === "tool_result") out.push(typeof block.content === "string" ? block.content : JSON.stringify(block.content));
+    }
+  }
+  return [...new Set(out)];
+}

@@ -1,0 +1,136 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../support/ensure-built.js";
+import { AGENT_CLIS_DIR, missingCli, PINNED, REAL_AGENTS, type RealAgent } from "./agent-clis.js";
+import { type AgentRun, describeRun, type HookState, runAgent } from "./run-agent.js";
+import { ACTION_KINDS, type ActionKind, doneContent, EDIT_BEFORE, FINAL_TEXT } from "./scripted-action.js";
+
+/**
+ * The real agent CLIs (Claude Code, Codex CLI, Gemini CLI, pinned in
+ * scripts/install-agent-clis.sh), driven headless against a scripted model
+ * server on 127.0.0.1 in a temporary project with the twinlock hook
+ * installed as `twinlock hooks install --agent X --project` writes it.
+ * Opt-in: TWINLOCK_REAL_AGENTS=1, after scripts/install-agent-clis.sh.
+ * Each run takes seconds (a timed-out hook: the installed 10 s more), one
+ * CLI at a time.
+ *
+ * Where a tool is known to let the call through today (issue 24), the test
+ * is written as the behaviour wanted and marked `it.fails`, its name saying
+ * so and why: it goes red the day the tool holds, to be made a plain `it`.
+ */
+const ENABLED = process.env.TWINLOCK_REAL_AGENTS === "1";
+
+const NAMES: Record<RealAgent, string> = {
+  claude: `Claude Code ${PINNED.claude}`,
+  codex: `Codex CLI ${PINNED.codex}`,
+  gemini: `Gemini CLI ${PINNED.gemini}`,
+};
+
+/** The ways a hook can fail that a tool may treat as open, and what each stands for. */
+const FAILURES: { hook: HookState; how: string }[] = [
+  { hook: "not-on-path", how: "twinlock is not on the agent's PATH (exit 127)" },
+  { hook: "killed", how: "the hook dies by SIGKILL" },
+  { hook: "timed-out", how: "the hook answers nothing past the installed timeout" },
+];
+
+/**
+ * Scenarios where the real tool lets the call through today, with the
+ * finding of issue 24 that says so. Measured on the pinned versions; a
+ * scenario not listed holds today.
+ */
+const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<HookState | "untrusted", string>>>> = {
+  codex: {
+    untrusted: "Codex skips a hook the user has not trusted in /hooks (finding 1)",
+    "not-on-path": "Codex runs the call when the hook exits 127 (finding 2)",
+    killed: "Codex runs the call when the hook dies by a signal (finding 2)",
+    "timed-out": "Codex runs the call when the hook times out (finding 2)",
+  },
+  gemini: {
+    killed: "Gemini reads a signal death as exit 0 with no output and allows (finding 2)",
+    "timed-out": "Gemini allows the call when the hook times out (finding 2)",
+  },
+};
+
+/** `it`, or `it.fails` with the reason in the name when the tool lets this through today. */
+function held(agent: RealAgent, scenario: HookState | "untrusted", name: string, body: () => Promise<void>) {
+  const open = OPEN_TODAY[agent]?.[scenario];
+  if (open) it.fails(`${name} — it.fails today: ${open}`, body);
+  else it(name, body);
+}
+
+/** The call was not done: the target is as it was before the run. */
+function expectNotDone(run: AgentRun, kind: ActionKind) {
+  expect(run.fileAfter, describeRun(run)).toBe(kind === "edit" ? EDIT_BEFORE : null);
+}
+
+const RUN_TIMEOUT = 150_000;
+
+describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK_REAL_AGENTS=1)", () => {
+  beforeAll(() => ensureBuilt(), 300_000);
+
+  for (const agent of REAL_AGENTS) {
+    const missing = missingCli(agent);
+    const tool = NAMES[agent];
+    describe.skipIf(missing !== undefined)(missing ? `${tool}: skipped, ${missing}` : tool, () => {
+      describe("with the hook uninstalled (proves the harness)", () => {
+        for (const kind of ACTION_KINDS)
+          it(
+            `${tool} does the scripted ${kind} and sends its result back to the model`,
+            async () => {
+              const run = await runAgent(agent, kind, "uninstalled");
+              expect(run.fileAfter, describeRun(run)).toBe(doneContent(run.action));
+              expect(run.toolResults.length, describeRun(run)).toBeGreaterThan(0);
+              expect(run.hookCalls).toEqual([]);
+              expect(run.stdout).toContain(FINAL_TEXT);
+            },
+            RUN_TIMEOUT,
+          );
+      });
+
+      describe("with the hook installed and no session bound", () => {
+        for (const kind of ACTION_KINDS)
+          held(
+            agent,
+            agent === "codex" ? "untrusted" : "installed",
+            `${tool} asks the hook and does not do the ${kind}`,
+            async () => {
+              const run = await runAgent(agent, kind, "installed");
+              expectNotDone(run, kind);
+              expect(run.hookCalls.length, describeRun(run)).toBeGreaterThan(0);
+              expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
+            },
+            RUN_TIMEOUT,
+          );
+        if (agent === "codex")
+          for (const kind of ACTION_KINDS)
+            it(
+              `${tool} with the hook trusted (--dangerously-bypass-hook-trust, as after the /hooks review) does not do the ${kind}`,
+              async () => {
+                const run = await runAgent(agent, kind, "installed", true);
+                expectNotDone(run, kind);
+                expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
+              },
+              RUN_TIMEOUT,
+            );
+      });
+
+      describe("with the hook failing", () => {
+        for (const { hook, how } of FAILURES)
+          held(
+            agent,
+            hook,
+            `${tool} does not do the write when ${how}`,
+            async () => {
+              // Codex's hook is trusted here, so that what is measured is the failure, not finding 1.
+              const run = await runAgent(agent, "write", hook, agent === "codex");
+              expectNotDone(run, "write");
+            },
+            RUN_TIMEOUT,
+          );
+      });
+    });
+  }
+});
+
+describe.skipIf(ENABLED)("the real agent CLIs", () => {
+  it.skip(`skipped: set TWINLOCK_REAL_AGENTS=1 after scripts/install-agent-clis.sh (installs into ${AGENT_CLIS_DIR})`, () => {});
+});

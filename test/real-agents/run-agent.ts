@@ -1,0 +1,150 @@
+import { execFileSync, spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DIST_BIN } from "../support/ensure-built.js";
+import { AGENT_CLIS, type RealAgent, type RunDirs } from "./agent-clis.js";
+import { type RecordedRequest, startModelServer } from "./model-server.js";
+import { type ActionKind, actionOf, EDIT_BEFORE, type ScriptedAction } from "./scripted-action.js";
+
+/**
+ * How the twinlock hook stands in a run:
+ * - `uninstalled`: no hook in the tool's config (proves the harness);
+ * - `installed`: `twinlock hooks install --agent X --project`, the real hook, no session bound;
+ * - `not-on-path`: installed, but no `twinlock` on the agent's PATH (the shell exits 127);
+ * - `killed`: installed, and `twinlock` dies by SIGKILL before it answers;
+ * - `timed-out`: installed, and `twinlock` answers nothing until past the installed timeout.
+ */
+export type HookState = "uninstalled" | "installed" | "not-on-path" | "killed" | "timed-out";
+
+/** What one headless run of an agent CLI did. */
+export interface AgentRun {
+  agent: RealAgent;
+  hook: HookState;
+  trustHooks: boolean;
+  action: ScriptedAction;
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  /** The target file's content after the run, or null when it does not exist. */
+  fileAfter: string | null;
+  /** One line per time the agent tool started `twinlock` (from the PATH shim), with its arguments. */
+  hookCalls: string[];
+  requests: RecordedRequest[];
+  /** The tool results the CLI sent back to the scripted model. */
+  toolResults: string[];
+}
+
+/** The longest one CLI run may take before it is killed: the runs take seconds, the timed-out hook ~10 s more. */
+const RUN_LIMIT_MS = 120_000;
+/** How long the `timed-out` hook stalls: well past every installed timeout (10 s, 10000 ms). */
+const STALL_SECONDS = 40;
+
+/** The `twinlock` on the agent's PATH: logs each start, then runs the built CLI, dies by a signal or stalls. */
+function twinlockShim(hook: HookState, log: string): string | undefined {
+  if (hook === "not-on-path" || hook === "uninstalled") return undefined;
+  const record = `printf '%s\\n' "$*" >> '${log}'`;
+  if (hook === "killed") return `#!/bin/sh\n${record}\nkill -KILL $$\n`;
+  if (hook === "timed-out") return `#!/bin/sh\n${record}\nexec sleep ${STALL_SECONDS}\n`;
+  return `#!/bin/sh\n${record}\nexec '${process.execPath}' '${DIST_BIN}' "$@"\n`;
+}
+
+/**
+ * Runs `agent`'s real CLI once, headless, in a new temporary project against
+ * a scripted model server that asks for one `kind` call on a file in the
+ * project, with the hook in state `hook`. Everything it made (folders, the
+ * server, the CLI and what it started) is gone when this returns or throws.
+ */
+export async function runAgent(agent: RealAgent, kind: ActionKind, hook: HookState, trustHooks = false): Promise<AgentRun> {
+  const cli = AGENT_CLIS[agent];
+  const root = mkdtempSync(path.join(os.tmpdir(), `twinlock-real-${agent}-`));
+  let server: Awaited<ReturnType<typeof startModelServer>> | undefined;
+  try {
+    const project = path.join(root, "project");
+    const home = path.join(root, "home");
+    const gateHome = path.join(root, "gate-home");
+    const shimDir = path.join(root, "bin");
+    const hookLog = path.join(root, "hook-calls.log");
+    for (const d of [project, home, gateHome, shimDir, path.join(home, ".codex"), path.join(home, ".gemini")])
+      mkdirSync(d, { recursive: true });
+    const file = path.join(project, `${kind}-target.txt`);
+    if (kind === "edit") writeFileSync(file, EDIT_BEFORE);
+    const action = actionOf(kind, file);
+    server = await startModelServer(cli.responder(action));
+    const dirs: RunDirs = { project, home, modelUrl: server.url };
+    cli.configure(dirs);
+    if (hook !== "uninstalled")
+      execFileSync(process.execPath, [DIST_BIN, "hooks", "install", "--agent", agent, "--project", "--home", gateHome], {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? "", HOME: home },
+        stdio: "pipe",
+      });
+    const shim = twinlockShim(hook, hookLog);
+    if (shim !== undefined) writeFileSync(path.join(shimDir, "twinlock"), shim, { mode: 0o755 });
+    appendFileSync(hookLog, "");
+    const { args, env } = cli.command(dirs, "make the scripted change", trustHooks);
+    // No twinlock anywhere on PATH but the shim folder: node's folder for the CLIs that are node scripts, and the system's.
+    const PATH = [shimDir, path.dirname(process.execPath), "/usr/bin", "/bin"].join(":");
+    const started = Date.now();
+    const child = spawn(cli.bin, args, {
+      cwd: project,
+      env: { PATH, HOME: home, TMPDIR: os.tmpdir(), LANG: "C.UTF-8", TERM: "dumb", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const limit = setTimeout(() => killGroup(child.pid), RUN_LIMIT_MS);
+    const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("close", (code, sig) => resolve([code, sig]));
+    }).finally(() => {
+      clearTimeout(limit);
+      // Whatever the CLI left running (a stalled hook's sleep) goes with it.
+      killGroup(child.pid);
+    });
+    const durationMs = Date.now() - started;
+    return {
+      agent,
+      hook,
+      trustHooks,
+      action,
+      exitCode,
+      signal,
+      stdout,
+      stderr,
+      durationMs,
+      fileAfter: existsSync(file) ? readFileSync(file, "utf8") : null,
+      hookCalls: readFileSync(hookLog, "utf8").split("\n").filter(Boolean),
+      requests: server.requests,
+      toolResults: cli.toolResults(server.requests.map((r) => r.body)),
+    };
+  } finally {
+    await server?.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
+/** One line for the report and for a failed assertion: what the run did, briefly. */
+export function describeRun(run: AgentRun): string {
+  const file = run.fileAfter === null ? "no file" : `file ${JSON.stringify(run.fileAfter.slice(0, 60))}`;
+  return [
+    `${run.agent} ${run.action.kind} hook=${run.hook}${run.trustHooks ? " (trusted)" : ""}: exit ${run.exitCode ?? run.signal}, ${run.durationMs} ms, ${file}`,
+    `hook started ${run.hookCalls.length}x; ${run.requests.length} model requests`,
+    `tool results: ${JSON.stringify(run.toolResults.map((t) => t.slice(0, 300)))}`,
+    `stderr: ${run.stderr.slice(-600)}`,
+  ].join("\n  ");
+}

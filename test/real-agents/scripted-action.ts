@@ -1,0 +1,43 @@
+/**
+ * The one tool call a scripted model asks the agent CLI to make, said apart
+ * from any tool's names: each protocol's responder turns it into that CLI's
+ * own tool (Claude Code `Write`/`Edit`/`Bash`, Codex `apply_patch`/shell,
+ * Gemini CLI `write_file`/`replace`/`run_shell_command`).
+ */
+export type ScriptedAction =
+  | { kind: "write"; file: string; content: string }
+  | { kind: "edit"; file: string; oldText: string; newText: string }
+  | { kind: "shell"; file: string; content: string };
+
+/** The three kinds of call every tool is driven through. */
+export const ACTION_KINDS = ["write", "edit", "shell"] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+/** The text the scripted model ends with once the tool's result came back. */
+export const FINAL_TEXT = "scripted model: done";
+
+/** The file an edit starts from, written into the project before the run. */
+export const EDIT_BEFORE = "before the edit\n";
+
+/**
+ * The call of `kind` on a file in the project (`file` is absolute): a write
+ * creates it, an edit turns EDIT_BEFORE into new text, a shell command
+ * creates it with `printf` (a path with no quote or space in it).
+ */
+export function actionOf(kind: ActionKind, file: string): ScriptedAction {
+  if (kind === "write") return { kind, file, content: "written by the scripted model\n" };
+  if (kind === "edit") return { kind, file, oldText: "before the edit", newText: "after the edit" };
+  return { kind, file, content: "written by a shell command" };
+}
+
+/** The shell command line of a shell action. */
+export function shellLine(action: Extract<ScriptedAction, { kind: "shell" }>): string {
+  return `printf '%s\\n' '${action.content}' > ${action.file}`;
+}
+
+/** The file's content once the action was done. */
+export function doneContent(action: ScriptedAction): string {
+  if (action.kind === "write") return action.content;
+  if (action.kind === "edit") return `${action.newText}\n`;
+  return `${action.content}\n`;
+}
