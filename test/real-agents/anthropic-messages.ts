@@ -9,6 +9,7 @@ type ToolUse = { name: string; input: Record<string, unknown> };
 
 /** Claude Code's tool calls for a scripted action, in order: its Edit refuses a file it has not Read first. */
 function claudeToolUses(action: ScriptedAction): ToolUse[] {
+  if (action.kind === "crafted-patch") throw new Error("the crafted patch is Codex's: Claude Code has no apply_patch");
   if (action.kind === "write") return [{ name: "Write", input: { file_path: action.file, content: action.content } }];
   if (action.kind === "edit")
     return [
@@ -37,7 +38,7 @@ export function anthropicMessages(action: ScriptedAction): Responder {
   const calls = claudeToolUses(action);
   let n = 0;
   return ({ request }: ModelTurn, res: ServerResponse) => {
-    const url = request.url.split("?")[0];
+    const url = request.path;
     if (request.method !== "POST" || !url.endsWith("/v1/messages")) {
       if (url.endsWith("/count_tokens")) return writeJson(res, 200, { input_tokens: 10 });
       return writeJson(res, 404, { type: "error", error: { type: "not_found_error", message: `no ${url} here` } });

@@ -8,6 +8,7 @@ type Tools = { functionDeclarations?: { name?: string }[] }[];
 
 /** Gemini CLI's tool and arguments for a scripted action. */
 function geminiCall(action: ScriptedAction): { name: string; args: Record<string, unknown> } {
+  if (action.kind === "crafted-patch") throw new Error("the crafted patch is Codex's: Gemini CLI has no apply_patch");
   if (action.kind === "write") return { name: "write_file", args: { file_path: action.file, content: action.content } };
   if (action.kind === "edit")
     return {
@@ -28,7 +29,7 @@ function geminiCall(action: ScriptedAction): { name: string; args: Record<string
 export function geminiGenerateContent(action: ScriptedAction): Responder {
   const call = geminiCall(action);
   return ({ request }: ModelTurn, res: ServerResponse) => {
-    const url = request.url.split("?")[0];
+    const url = request.path;
     if (request.method !== "POST") return writeJson(res, 404, { error: { code: 404, message: `no ${url} here`, status: "NOT_FOUND" } });
     if (url.endsWith(":countTokens")) return writeJson(res, 200, { totalTokens: 10 });
     const streamed = url.endsWith(":streamGenerateContent");

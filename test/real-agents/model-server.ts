@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net";
 export interface RecordedRequest {
   method: string;
   url: string;
+  /** The URL without its query. */
+  path: string;
   headers: Record<string, string | string[] | undefined>;
   /** The body parsed as JSON, or the raw text when it is not JSON. */
   body: unknown;
@@ -39,7 +41,14 @@ export async function startModelServer(respond: Responder): Promise<ModelServer>
   const server = createServer((req, res) => {
     readBody(req)
       .then((text) => {
-        const request: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: parse(text) };
+        const url = req.url ?? "";
+        const request: RecordedRequest = {
+          method: req.method ?? "",
+          url,
+          path: url.split("?")[0] ?? url,
+          headers: req.headers,
+          body: parse(text),
+        };
         requests.push(request);
         respond({ request, history: requests.slice(0, -1) }, res);
       })

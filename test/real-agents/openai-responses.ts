@@ -7,6 +7,8 @@ type Tool = { type?: string; name?: string };
 
 /** The patch Codex's `apply_patch` applies for a write or an edit (paths relative to the session's folder work too; absolute is plainer). */
 export function codexPatch(action: Exclude<ScriptedAction, { kind: "shell" }>): string {
+  if (action.kind === "crafted-patch")
+    return `*** Begin Patch\n*** Add File: ${action.file}\n+${" ".repeat(action.spaces)}x\n*** End Patch\n`;
   if (action.kind === "write")
     return `*** Begin Patch\n*** Add File: ${action.file}\n${action.content
       .split("\n")
@@ -53,7 +55,7 @@ const OUTPUT_TYPES = new Set(["function_call_output", "custom_tool_call_output"]
 export function openaiResponses(action: ScriptedAction): Responder {
   let n = 0;
   return ({ request }: ModelTurn, res: ServerResponse) => {
-    const url = request.url.split("?")[0];
+    const url = request.path;
     if (request.method === "GET" && url.endsWith("/models")) return writeJson(res, 200, { object: "list", data: [], models: [] });
     if (request.method !== "POST" || !url.endsWith("/responses"))
       return writeJson(res, 404, { error: { message: `no ${url} here`, type: "not_found" } });

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/ensure-built.js";
 import { AGENT_CLIS_DIR, missingCli, PINNED, REAL_AGENTS, type RealAgent } from "./agent-clis.js";
 import { type AgentRun, describeRun, type HookState, runAgent } from "./run-agent.js";
-import { ACTION_KINDS, type ActionKind, doneContent, EDIT_BEFORE, FINAL_TEXT } from "./scripted-action.js";
+import { ACTION_KINDS, type ActionKind, CRAFTED_SPACES, doneContent, EDIT_BEFORE, FINAL_TEXT } from "./scripted-action.js";
 
 /**
  * The real agent CLIs (Claude Code, Codex CLI, Gemini CLI, pinned in
@@ -37,8 +37,11 @@ const FAILURES: { hook: HookState; how: string }[] = [
  * finding of issue 24 that says so. Measured on the pinned versions; a
  * scenario not listed holds today.
  */
-const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<HookState | "untrusted", string>>>> = {
+type Scenario = HookState | "untrusted" | "crafted-patch";
+const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
   codex: {
+    "crafted-patch":
+      "the hook trims each patch line with a quadratic regular expression, so it outlasts Codex's 10 s timeout and Codex applies the patch (finding 3)",
     untrusted: "Codex skips a hook the user has not trusted in /hooks (finding 1)",
     "not-on-path": "Codex runs the call when the hook exits 127 (finding 2)",
     killed: "Codex runs the call when the hook dies by a signal (finding 2)",
@@ -51,10 +54,10 @@ const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<HookState | "untruste
 };
 
 /** `it`, or `it.fails` with the reason in the name when the tool lets this through today. */
-function held(agent: RealAgent, scenario: HookState | "untrusted", name: string, body: () => Promise<void>) {
+function held(agent: RealAgent, scenario: Scenario, name: string, body: () => Promise<void>, timeout: number) {
   const open = OPEN_TODAY[agent]?.[scenario];
-  if (open) it.fails(`${name} — it.fails today: ${open}`, body);
-  else it(name, body);
+  if (open) it.fails(`${name} — it.fails today: ${open}`, body, timeout);
+  else it(name, body, timeout);
 }
 
 /** The call was not done: the target is as it was before the run. */
@@ -112,6 +115,20 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
               RUN_TIMEOUT,
             );
       });
+
+      if (agent === "codex")
+        describe("with a crafted patch and no session bound", () => {
+          held(
+            agent,
+            "crafted-patch",
+            `${tool} with the hook trusted does not apply a patch adding a file outside the project whose one line is ${CRAFTED_SPACES} spaces`,
+            async () => {
+              const run = await runAgent(agent, "crafted-patch", "installed", true);
+              expect(run.fileAfter, describeRun(run)).toBeNull();
+            },
+            RUN_TIMEOUT,
+          );
+        });
 
       describe("with the hook failing", () => {
         for (const { hook, how } of FAILURES)

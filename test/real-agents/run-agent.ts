@@ -5,7 +5,7 @@ import path from "node:path";
 import { DIST_BIN } from "../support/ensure-built.js";
 import { AGENT_CLIS, type RealAgent, type RunDirs } from "./agent-clis.js";
 import { type RecordedRequest, startModelServer } from "./model-server.js";
-import { type ActionKind, actionOf, EDIT_BEFORE, type ScriptedAction } from "./scripted-action.js";
+import { type AnyActionKind, actionOf, EDIT_BEFORE, type ScriptedAction } from "./scripted-action.js";
 
 /**
  * How the twinlock hook stands in a run:
@@ -54,10 +54,10 @@ function twinlockShim(hook: HookState, log: string): string | undefined {
 /**
  * Runs `agent`'s real CLI once, headless, in a new temporary project against
  * a scripted model server that asks for one `kind` call on a file in the
- * project, with the hook in state `hook`. Everything it made (folders, the
+ * project (the crafted patch: on a file beside it, outside), with the hook in state `hook`. Everything it made (folders, the
  * server, the CLI and what it started) is gone when this returns or throws.
  */
-export async function runAgent(agent: RealAgent, kind: ActionKind, hook: HookState, trustHooks = false): Promise<AgentRun> {
+export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: HookState, trustHooks = false): Promise<AgentRun> {
   const cli = AGENT_CLIS[agent];
   const root = mkdtempSync(path.join(os.tmpdir(), `twinlock-real-${agent}-`));
   let server: Awaited<ReturnType<typeof startModelServer>> | undefined;
@@ -69,7 +69,7 @@ export async function runAgent(agent: RealAgent, kind: ActionKind, hook: HookSta
     const hookLog = path.join(root, "hook-calls.log");
     for (const d of [project, home, gateHome, shimDir, path.join(home, ".codex"), path.join(home, ".gemini")])
       mkdirSync(d, { recursive: true });
-    const file = path.join(project, `${kind}-target.txt`);
+    const file = path.join(kind === "crafted-patch" ? root : project, `${kind}-target.txt`);
     if (kind === "edit") writeFileSync(file, EDIT_BEFORE);
     const action = actionOf(kind, file);
     server = await startModelServer(cli.responder(action));

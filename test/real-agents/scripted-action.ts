@@ -7,7 +7,9 @@
 export type ScriptedAction =
   | { kind: "write"; file: string; content: string }
   | { kind: "edit"; file: string; oldText: string; newText: string }
-  | { kind: "shell"; file: string; content: string };
+  | { kind: "shell"; file: string; content: string }
+  /** Codex only: an `apply_patch` adding `file` (outside the project) with one line of `spaces` spaces before an `x` (issue 24 finding 3). */
+  | { kind: "crafted-patch"; file: string; spaces: number };
 
 /** The three kinds of call every tool is driven through. */
 export const ACTION_KINDS = ["write", "edit", "shell"] as const;
@@ -19,12 +21,19 @@ export const FINAL_TEXT = "scripted model: done";
 /** The file an edit starts from, written into the project before the run. */
 export const EDIT_BEFORE = "before the edit\n";
 
+/** Every kind of scripted call: the three every tool makes, and Codex's crafted patch. */
+export type AnyActionKind = ActionKind | "crafted-patch";
+
+/** Spaces in the crafted patch's long line: the hook's quadratic trim of it takes well past Codex's 10 s timeout. */
+export const CRAFTED_SPACES = 200_000;
+
 /**
  * The call of `kind` on a file in the project (`file` is absolute): a write
  * creates it, an edit turns EDIT_BEFORE into new text, a shell command
  * creates it with `printf` (a path with no quote or space in it).
  */
-export function actionOf(kind: ActionKind, file: string): ScriptedAction {
+export function actionOf(kind: AnyActionKind, file: string): ScriptedAction {
+  if (kind === "crafted-patch") return { kind, file, spaces: CRAFTED_SPACES };
   if (kind === "write") return { kind, file, content: "written by the scripted model\n" };
   if (kind === "edit") return { kind, file, oldText: "before the edit", newText: "after the edit" };
   return { kind, file, content: "written by a shell command" };
@@ -39,5 +48,6 @@ export function shellLine(action: Extract<ScriptedAction, { kind: "shell" }>): s
 export function doneContent(action: ScriptedAction): string {
   if (action.kind === "write") return action.content;
   if (action.kind === "edit") return `${action.newText}\n`;
+  if (action.kind === "crafted-patch") return `${" ".repeat(action.spaces)}x\n`;
   return `${action.content}\n`;
 }
