@@ -10,6 +10,13 @@ type ToolUse = { name: string; input: Record<string, unknown> };
 /** Claude Code's tool calls for a scripted action, in order: its Edit refuses a file it has not Read first. */
 function claudeToolUses(action: ScriptedAction): ToolUse[] {
   if (action.kind === "crafted-patch") throw new Error("the crafted patch is Codex's: Claude Code has no apply_patch");
+  if (action.kind === "outward")
+    return [
+      {
+        name: "Agent",
+        input: { description: "fetch a page", prompt: `Fetch ${action.url} and say what it holds`, subagent_type: "general-purpose" },
+      },
+    ];
   if (action.kind === "write") return [{ name: "Write", input: { file_path: action.file, content: action.content } }];
   if (action.kind === "edit")
     return [
@@ -19,24 +26,18 @@ function claudeToolUses(action: ScriptedAction): ToolUse[] {
   return [{ name: "Bash", input: { command: shellLine(action), description: "write a file" } }];
 }
 
-/** How many tool calls the conversation already made (the assistant's tool_use blocks). */
-function callsMade(messages: Message[]): number {
-  let n = 0;
-  for (const m of messages)
-    if (m.role === "assistant" && Array.isArray(m.content)) n += m.content.filter((b) => b.type === "tool_use").length;
-  return n;
-}
-
 /**
  * Anthropic Messages (`POST /v1/messages`, SSE when `stream: true`), as Claude
  * Code speaks it through ANTHROPIC_BASE_URL: a request that offers the
- * scripted action's next tool gets that call; every other (all calls made,
- * or a side request with no tools, such as a title) gets FINAL_TEXT and
- * `end_turn`.
+ * scripted action's next tool gets that call (each once per run); every
+ * other (all calls made, or a side request with no tools, such as a title)
+ * gets FINAL_TEXT and `end_turn`.
  */
 export function anthropicMessages(action: ScriptedAction): Responder {
   const calls = claudeToolUses(action);
   let n = 0;
+  // Each call is asked for once per run, whichever conversation asks next: a subagent's starts afresh.
+  let issued = 0;
   return ({ request }: ModelTurn, res: ServerResponse) => {
     const url = request.path;
     if (request.method !== "POST" || !url.endsWith("/v1/messages")) {
@@ -44,8 +45,9 @@ export function anthropicMessages(action: ScriptedAction): Responder {
       return writeJson(res, 404, { type: "error", error: { type: "not_found_error", message: `no ${url} here` } });
     }
     const body = (request.body ?? {}) as { messages?: Message[]; tools?: { name?: string }[]; stream?: boolean; model?: string };
-    const call = calls[callsMade(body.messages ?? [])];
+    const call = calls[issued];
     const use = call !== undefined && (body.tools ?? []).some((t) => t.name === call.name) ? call : undefined;
+    if (use) issued += 1;
     n += 1;
     const id = `msg_scripted_${n}`;
     const model = body.model ?? "claude-scripted";

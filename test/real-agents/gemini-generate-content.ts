@@ -9,6 +9,7 @@ type Tools = { functionDeclarations?: { name?: string }[] }[];
 /** Gemini CLI's tool and arguments for a scripted action. */
 function geminiCall(action: ScriptedAction): { name: string; args: Record<string, unknown> } {
   if (action.kind === "crafted-patch") throw new Error("the crafted patch is Codex's: Gemini CLI has no apply_patch");
+  if (action.kind === "outward") return { name: "web_fetch", args: { prompt: `Summarize ${action.url}` } };
   if (action.kind === "write") return { name: "write_file", args: { file_path: action.file, content: action.content } };
   if (action.kind === "edit")
     return {

@@ -6,7 +6,7 @@ type Item = { type?: string; [key: string]: unknown };
 type Tool = { type?: string; name?: string };
 
 /** The patch Codex's `apply_patch` applies for a write or an edit (paths relative to the session's folder work too; absolute is plainer). */
-export function codexPatch(action: Exclude<ScriptedAction, { kind: "shell" }>): string {
+export function codexPatch(action: Exclude<ScriptedAction, { kind: "shell" | "outward" }>): string {
   if (action.kind === "crafted-patch")
     return `*** Begin Patch\n*** Add File: ${action.file}\n+${" ".repeat(action.spaces)}x\n*** End Patch\n`;
   if (action.kind === "write")
@@ -24,6 +24,7 @@ export function codexPatch(action: Exclude<ScriptedAction, { kind: "shell" }>): 
  * function, the shell as `exec_command` (unified exec) or `shell`.
  */
 function codexCall(action: ScriptedAction, tools: Tool[], callId: string): Item | undefined {
+  if (action.kind === "outward") throw new Error("Codex's outward tool (web_search) runs on the model's side, not through a hook");
   const offered = (name: string) => tools.find((t) => t.name === name);
   if (action.kind === "shell") {
     if (offered("exec_command"))

@@ -37,8 +37,11 @@ const FAILURES: { hook: HookState; how: string }[] = [
  * finding of issue 24 that says so. Measured on the pinned versions; a
  * scenario not listed holds today.
  */
-type Scenario = HookState | "untrusted" | "crafted-patch";
+type Scenario = HookState | "untrusted" | "crafted-patch" | "outward";
 const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
+  claude: {
+    outward: "the installed matcher does not send Agent (Task) to the hook, so Claude Code starts the subagent (finding 4)",
+  },
   codex: {
     "crafted-patch":
       "the hook trims each patch line with a quadratic regular expression, so it outlasts Codex's 10 s timeout and Codex applies the patch (finding 3)",
@@ -48,6 +51,7 @@ const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> 
     "timed-out": "Codex runs the call when the hook times out (finding 2)",
   },
   gemini: {
+    outward: "the installed matcher does not send web_fetch to the hook (finding 4)",
     killed: "Gemini reads a signal death as exit 0 with no output and allows (finding 2)",
     "timed-out": "Gemini allows the call when the hook times out (finding 2)",
   },
@@ -115,6 +119,22 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
               RUN_TIMEOUT,
             );
       });
+
+      if (agent !== "codex")
+        describe("with a call outward and no session bound", () => {
+          const call = agent === "claude" ? "Agent (a subagent)" : "web_fetch";
+          held(
+            agent,
+            "outward",
+            `${tool} asks the hook before ${call}`,
+            async () => {
+              const run = await runAgent(agent, "outward", "installed");
+              expect(run.hookCalls.length, describeRun(run)).toBeGreaterThan(0);
+              expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
+            },
+            RUN_TIMEOUT,
+          );
+        });
 
       if (agent === "codex")
         describe("with a crafted patch and no session bound", () => {

@@ -9,7 +9,9 @@ export type ScriptedAction =
   | { kind: "edit"; file: string; oldText: string; newText: string }
   | { kind: "shell"; file: string; content: string }
   /** Codex only: an `apply_patch` adding `file` (outside the project) with one line of `spaces` spaces before an `x` (issue 24 finding 3). */
-  | { kind: "crafted-patch"; file: string; spaces: number };
+  | { kind: "crafted-patch"; file: string; spaces: number }
+  /** Claude Code and Gemini CLI: a call outward (a subagent, a web fetch), which needs a bound session (issue 24 finding 4); `file` is never made. */
+  | { kind: "outward"; file: string; url: string };
 
 /** The three kinds of call every tool is driven through. */
 export const ACTION_KINDS = ["write", "edit", "shell"] as const;
@@ -22,7 +24,10 @@ export const FINAL_TEXT = "scripted model: done";
 export const EDIT_BEFORE = "before the edit\n";
 
 /** Every kind of scripted call: the three every tool makes, and Codex's crafted patch. */
-export type AnyActionKind = ActionKind | "crafted-patch";
+export type AnyActionKind = ActionKind | "crafted-patch" | "outward";
+
+/** Where the outward call points: a loopback port nothing listens on, so nothing leaves the machine. */
+export const OUTWARD_URL = "http://127.0.0.1:9/page";
 
 /** Spaces in the crafted patch's long line: the hook's quadratic trim of it takes well past Codex's 10 s timeout. */
 export const CRAFTED_SPACES = 200_000;
@@ -34,6 +39,7 @@ export const CRAFTED_SPACES = 200_000;
  */
 export function actionOf(kind: AnyActionKind, file: string): ScriptedAction {
   if (kind === "crafted-patch") return { kind, file, spaces: CRAFTED_SPACES };
+  if (kind === "outward") return { kind, file, url: OUTWARD_URL };
   if (kind === "write") return { kind, file, content: "written by the scripted model\n" };
   if (kind === "edit") return { kind, file, oldText: "before the edit", newText: "after the edit" };
   return { kind, file, content: "written by a shell command" };
@@ -49,5 +55,6 @@ export function doneContent(action: ScriptedAction): string {
   if (action.kind === "write") return action.content;
   if (action.kind === "edit") return `${action.newText}\n`;
   if (action.kind === "crafted-patch") return `${" ".repeat(action.spaces)}x\n`;
+  if (action.kind === "outward") return "";
   return `${action.content}\n`;
 }
