@@ -37,7 +37,7 @@ const FAILURES: { hook: HookState; how: string }[] = [
  * finding of issue 24 that says so. Measured on the pinned versions; a
  * scenario not listed holds today.
  */
-type Scenario = HookState | "untrusted" | "crafted-patch" | "outward";
+type Scenario = HookState | "untrusted" | "crafted-patch" | "outward" | "ci-env";
 const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
   claude: {
     outward: "the installed matcher does not send Agent (Task) to the hook, so Claude Code starts the subagent (finding 4)",
@@ -51,6 +51,7 @@ const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> 
     "timed-out": "Codex runs the call when the hook times out (finding 2)",
   },
   gemini: {
+    "ci-env": "with GITHUB_SHA set Gemini passes hooks only allow-listed variables, and TWINLOCK_* are not on its list (finding 5)",
     outward: "the installed matcher does not send web_fetch to the hook (finding 4)",
     killed: "Gemini reads a signal death as exit 0 with no output and allows (finding 2)",
     "timed-out": "Gemini allows the call when the hook times out (finding 2)",
@@ -112,7 +113,7 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             it(
               `${tool} with the hook trusted (--dangerously-bypass-hook-trust, as after the /hooks review) does not do the ${kind}`,
               async () => {
-                const run = await runAgent(agent, kind, "installed", true);
+                const run = await runAgent(agent, kind, "installed", { trustHooks: true });
                 expectNotDone(run, kind);
                 expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
               },
@@ -136,6 +137,25 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
           );
         });
 
+      describe("in CI (GITHUB_SHA set), the agent's session variables set", () => {
+        held(
+          agent,
+          "ci-env",
+          `${tool} hands the hook TWINLOCK_RUN, TWINLOCK_EXECUTOR and TWINLOCK_SESSION`,
+          async () => {
+            const session = { TWINLOCK_RUN: "/nowhere/run.json", TWINLOCK_EXECUTOR: "MD-1", TWINLOCK_SESSION: "not-a-real-secret" };
+            const run = await runAgent(agent, "write", "installed", {
+              trustHooks: agent === "codex",
+              env: { ...session, GITHUB_SHA: "0123abcd" },
+            });
+            expectNotDone(run, "write");
+            // The hook saw the variables: it looked for that session's binding (and found none), not for unset ones.
+            expect(run.toolResults.join("\n"), describeRun(run)).toContain("no session of MD-1 on /nowhere/run.json is bound");
+          },
+          RUN_TIMEOUT,
+        );
+      });
+
       if (agent === "codex")
         describe("with a crafted patch and no session bound", () => {
           held(
@@ -143,7 +163,7 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             "crafted-patch",
             `${tool} with the hook trusted does not apply a patch adding a file outside the project whose one line is ${CRAFTED_SPACES} spaces`,
             async () => {
-              const run = await runAgent(agent, "crafted-patch", "installed", true);
+              const run = await runAgent(agent, "crafted-patch", "installed", { trustHooks: true });
               expect(run.fileAfter, describeRun(run)).toBeNull();
             },
             RUN_TIMEOUT,
@@ -158,7 +178,7 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             `${tool} does not do the write when ${how}`,
             async () => {
               // Codex's hook is trusted here, so that what is measured is the failure, not finding 1.
-              const run = await runAgent(agent, "write", hook, agent === "codex");
+              const run = await runAgent(agent, "write", hook, { trustHooks: agent === "codex" });
               expectNotDone(run, "write");
             },
             RUN_TIMEOUT,

@@ -51,13 +51,21 @@ function twinlockShim(hook: HookState, log: string): string | undefined {
   return `#!/bin/sh\n${record}\nexec '${process.execPath}' '${DIST_BIN}' "$@"\n`;
 }
 
+/** How a run differs from the plain one: Codex's hook trusted, or more environment for the CLI (e.g. CI's). */
+export interface RunOptions {
+  trustHooks?: boolean;
+  env?: Record<string, string>;
+}
+
 /**
  * Runs `agent`'s real CLI once, headless, in a new temporary project against
  * a scripted model server that asks for one `kind` call on a file in the
- * project (the crafted patch: on a file beside it, outside), with the hook in state `hook`. Everything it made (folders, the
- * server, the CLI and what it started) is gone when this returns or throws.
+ * project (the crafted patch: on a file beside it, outside), with the hook
+ * in state `hook`. Everything it made (folders, the server, the CLI and
+ * what it started) is gone when this returns or throws.
  */
-export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: HookState, trustHooks = false): Promise<AgentRun> {
+export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: HookState, options: RunOptions = {}): Promise<AgentRun> {
+  const trustHooks = options.trustHooks ?? false;
   const cli = AGENT_CLIS[agent];
   const root = mkdtempSync(path.join(os.tmpdir(), `twinlock-real-${agent}-`));
   let server: Awaited<ReturnType<typeof startModelServer>> | undefined;
@@ -90,7 +98,7 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     const started = Date.now();
     const child = spawn(cli.bin, args, {
       cwd: project,
-      env: { PATH, HOME: home, TMPDIR: os.tmpdir(), LANG: "C.UTF-8", TERM: "dumb", ...env },
+      env: { PATH, HOME: home, TMPDIR: os.tmpdir(), LANG: "C.UTF-8", TERM: "dumb", ...env, ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
