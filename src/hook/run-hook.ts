@@ -1,8 +1,9 @@
 import { read } from "node:fs";
+import { parentPort, Worker, workerData } from "node:worker_threads";
 import { writeOutput } from "../cli/write-output.js";
 import { BUDGETS, BudgetError, requireJsonWithin } from "../input/budgets.js";
 import { findDuplicateJsonKey } from "../input/duplicate-json-key.js";
-import { AGENT_CONTRACTS, AGENTS, type AgentContract, agentNamed, type HookAnswer, readHookInput } from "./agent-contracts.js";
+import { AGENT_CONTRACTS, AGENTS, type Agent, type AgentContract, agentNamed, type HookAnswer, readHookInput } from "./agent-contracts.js";
 import { decideToolCall } from "./decide-tool-call.js";
 import { verifyBinding } from "./verify-binding.js";
 
@@ -11,14 +12,28 @@ export const MAX_HOOK_INPUT = BUDGETS.hookInput.bytes;
 /** The hook's own deadline: below every agent tool's hook timeout, so a stalled hook denies rather than times out. */
 export const HOOK_DEADLINE_MS = 5000;
 
+/** What the main thread hands the worker that judges the call. */
+interface WorkerJob {
+  agent: Agent;
+  text: string;
+  home: string | undefined;
+}
+
 /**
  * `twinlock hook claude|codex|gemini|cursor [--home DIR]`: answer one
  * pre-tool-use call in the agent tool's own contract, and exit. Fails
  * closed: bad or oversized input, a crash, a missing home or binding, or
  * its own deadline all end in that tool's deny. Started before commander
  * and the rest of the CLI (see bin.ts): it loads only its own few modules.
+ *
+ * With `workerFile` (the hook bundle, as installed) the call is judged in a
+ * worker thread running that file, and this thread only reads stdin and
+ * keeps the deadline: however long the judging runs synchronously (a huge
+ * input, a blocking read of a FIFO the agent named), the deadline's timer
+ * fires here, answers the tool's deny and exits, which ends the worker.
+ * Without it (run from source), the call is judged on this thread.
  */
-export function runHook(argv: string[]): void {
+export function runHook(argv: string[], workerFile?: string): void {
   const agent = agentNamed(argv[0]);
   if (!agent) {
     writeOutput(2, `twinlock: hook needs the agent tool: one of ${AGENTS.join(", ")} (e.g. \`twinlock hook claude\`)\n`);
@@ -48,6 +63,7 @@ export function runHook(argv: string[]): void {
   readStdin((error, text) => {
     try {
       if (error) return deny(`twinlock: ${error}; denied`);
+      if (workerFile !== undefined) return judgeInWorker(workerFile, { agent, text: text as string, home }, finish, deny);
       // A test's way to make the hook stall: only ever ends in the deadline's deny.
       if (process.env.TWINLOCK_HOOK_TEST_STALL === "1") return;
       finish(answerCall(contract, text as string, home));
@@ -55,6 +71,25 @@ export function runHook(argv: string[]): void {
       deny(`twinlock: the hook failed (${(e as Error)?.message ?? e}); denied`);
     }
   });
+}
+
+/** Judges `job` in a worker thread running `file`; its answer, or a deny when it fails or ends without one. */
+function judgeInWorker(file: string, job: WorkerJob, finish: (a: HookAnswer) => void, deny: (reason: string) => void): void {
+  const worker = new Worker(file, { workerData: job, argv: [], stdout: true, stderr: true });
+  worker.once("message", (answer: HookAnswer) => finish(answer));
+  worker.once("error", (e) => deny(`twinlock: the hook failed (${e?.message ?? e}); denied`));
+  worker.once("exit", (code) => deny(`twinlock: the hook's worker ended (exit ${code}) before it decided; denied`));
+}
+
+/**
+ * The worker's side of runHook: judge the call in workerData and post the
+ * answer. Runs only in a worker thread the hook started (hook-bin.ts).
+ */
+export function runHookWorker(): void {
+  const job = workerData as WorkerJob;
+  // A test's way to make the judging block this thread for good, as synchronous work would: only the deadline ends it.
+  if (process.env.TWINLOCK_HOOK_TEST_STALL === "1") Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+  parentPort?.postMessage(answerCall(AGENT_CONTRACTS[job.agent], job.text, job.home));
 }
 
 /** The answer to one call's stdin text: the pure part of the hook, apart from reading the binding. */
