@@ -28,6 +28,8 @@ export interface RunDirs {
 export interface AgentCli {
   agent: RealAgent;
   bin: string;
+  /** The hook config `hooks install --project` writes, relative to the project. */
+  hookConfig: string;
   responder(action: ScriptedAction): Responder;
   /** The tool results the CLI sent back to the model (where a hook's deny reason shows). */
   toolResults(bodies: unknown[]): string[];
@@ -50,6 +52,7 @@ export const AGENT_CLIS: Record<RealAgent, AgentCli> = {
   claude: {
     agent: "claude",
     bin: bin("claude"),
+    hookConfig: ".claude/settings.json",
     responder: anthropicMessages,
     toolResults: anthropicToolResults,
     configure: () => {},
@@ -81,6 +84,7 @@ export const AGENT_CLIS: Record<RealAgent, AgentCli> = {
   codex: {
     agent: "codex",
     bin: bin("codex"),
+    hookConfig: ".codex/hooks.json",
     responder: openaiResponses,
     toolResults: codexToolOutputs,
     configure: (dirs) => {
@@ -131,6 +135,7 @@ export const AGENT_CLIS: Record<RealAgent, AgentCli> = {
   gemini: {
     agent: "gemini",
     bin: bin("gemini"),
+    hookConfig: ".gemini/settings.json",
     responder: geminiGenerateContent,
     toolResults: geminiFunctionResponses,
     configure: (dirs) => {

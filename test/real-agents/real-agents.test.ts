@@ -27,7 +27,7 @@ const NAMES: Record<RealAgent, string> = {
 
 /** The ways a hook can fail that a tool may treat as open, and what each stands for. */
 const FAILURES: { hook: HookState; how: string }[] = [
-  { hook: "not-on-path", how: "twinlock is not on the agent's PATH (exit 127)" },
+  { hook: "not-found", how: "the node binary the installed command names is gone (exit 127)" },
   { hook: "killed", how: "the hook dies by SIGKILL" },
   { hook: "timed-out", how: "the hook answers nothing past the installed timeout" },
 ];
@@ -35,26 +35,22 @@ const FAILURES: { hook: HookState; how: string }[] = [
 /**
  * Scenarios where the real tool lets the call through today, with the
  * finding of issue 24 that says so. Measured on the pinned versions; a
- * scenario not listed holds today.
+ * scenario not listed holds today. What is left is the tools' own
+ * behaviour, which no hook can change: there the second layer (`exec` with
+ * the tool's sandbox, or the OS-user deployment) must hold.
  */
 type Scenario = HookState | "untrusted" | "crafted-patch" | "outward" | "ci-env";
+const SECOND_LAYER = "no hook can answer then: the second layer must hold";
 const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
-  claude: {
-    outward: "the installed matcher does not send Agent (Task) to the hook, so Claude Code starts the subagent (finding 4)",
-  },
   codex: {
-    "crafted-patch":
-      "the hook trims each patch line with a quadratic regular expression, so it outlasts Codex's 10 s timeout and Codex applies the patch (finding 3)",
-    untrusted: "Codex skips a hook the user has not trusted in /hooks (finding 1)",
-    "not-on-path": "Codex runs the call when the hook exits 127 (finding 2)",
-    killed: "Codex runs the call when the hook dies by a signal (finding 2)",
-    "timed-out": "Codex runs the call when the hook times out (finding 2)",
+    untrusted: "Codex skips a hook the user has not trusted in /hooks or with `hooks install --trust`, silently (finding 1)",
+    "not-found": `Codex runs the call when the hook exits 127 (finding 2; ${SECOND_LAYER})`,
+    killed: `Codex runs the call when the hook dies by a signal (finding 2; ${SECOND_LAYER})`,
+    "timed-out": `Codex runs the call when the hook times out (finding 2; ${SECOND_LAYER})`,
   },
   gemini: {
-    "ci-env": "with GITHUB_SHA set Gemini passes hooks only allow-listed variables, and TWINLOCK_* are not on its list (finding 5)",
-    outward: "the installed matcher does not send web_fetch to the hook (finding 4)",
-    killed: "Gemini reads a signal death as exit 0 with no output and allows (finding 2)",
-    "timed-out": "Gemini allows the call when the hook times out (finding 2)",
+    killed: `Gemini reads a signal death as exit 0 with no output and allows (finding 2; ${SECOND_LAYER})`,
+    "timed-out": `Gemini allows the call when the hook times out (finding 2; ${SECOND_LAYER})`,
   },
 };
 
@@ -103,7 +99,7 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             async () => {
               const run = await runAgent(agent, kind, "installed");
               expectNotDone(run, kind);
-              expect(run.hookCalls.length, describeRun(run)).toBeGreaterThan(0);
+              // The hook's own reason reached the model: the tool asked it.
               expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
             },
             RUN_TIMEOUT,
@@ -111,9 +107,9 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
         if (agent === "codex")
           for (const kind of ACTION_KINDS)
             it(
-              `${tool} with the hook trusted (--dangerously-bypass-hook-trust, as after the /hooks review) does not do the ${kind}`,
+              `${tool} with the hook trusted by \`hooks install --trust\` (no --dangerously-bypass-hook-trust) asks it and does not do the ${kind}`,
               async () => {
-                const run = await runAgent(agent, kind, "installed", { trustHooks: true });
+                const run = await runAgent(agent, kind, "installed", { trust: "twinlock" });
                 expectNotDone(run, kind);
                 expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
               },
@@ -130,7 +126,6 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             `${tool} asks the hook before ${call}`,
             async () => {
               const run = await runAgent(agent, "outward", "installed");
-              expect(run.hookCalls.length, describeRun(run)).toBeGreaterThan(0);
               expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
             },
             RUN_TIMEOUT,
@@ -145,7 +140,7 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
           async () => {
             const session = { TWINLOCK_RUN: "/nowhere/run.json", TWINLOCK_EXECUTOR: "MD-1", TWINLOCK_SESSION: "not-a-real-secret" };
             const run = await runAgent(agent, "write", "installed", {
-              trustHooks: agent === "codex",
+              trust: agent === "codex" ? "twinlock" : "none",
               env: { ...session, GITHUB_SHA: "0123abcd" },
             });
             expectNotDone(run, "write");
@@ -163,12 +158,28 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             "crafted-patch",
             `${tool} with the hook trusted does not apply a patch adding a file outside the project whose one line is ${CRAFTED_SPACES} spaces`,
             async () => {
-              const run = await runAgent(agent, "crafted-patch", "installed", { trustHooks: true });
+              const run = await runAgent(agent, "crafted-patch", "installed", { trust: "twinlock" });
+              expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
               expect(run.fileAfter, describeRun(run)).toBeNull();
             },
             RUN_TIMEOUT,
           );
         });
+
+      describe("with the hook's own judging stalled (TWINLOCK_HOOK_TEST_STALL blocks its worker thread)", () => {
+        it(
+          `${tool} gets the hook's deadline deny before its own timeout and does not do the write`,
+          async () => {
+            const run = await runAgent(agent, "write", "installed", {
+              trust: agent === "codex" ? "twinlock" : "none",
+              env: { TWINLOCK_HOOK_TEST_STALL: "1" },
+            });
+            expectNotDone(run, "write");
+            expect(run.toolResults.join("\n"), describeRun(run)).toContain("did not decide within 5000 ms");
+          },
+          RUN_TIMEOUT,
+        );
+      });
 
       describe("with the hook failing", () => {
         for (const { hook, how } of FAILURES)
@@ -177,8 +188,9 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             hook,
             `${tool} does not do the write when ${how}`,
             async () => {
-              // Codex's hook is trusted here, so that what is measured is the failure, not finding 1.
-              const run = await runAgent(agent, "write", hook, { trustHooks: agent === "codex" });
+              // Codex's hook is trusted here (the stand-in changed its command, so by the bypass), so that what is measured
+              // is the failure, not finding 1.
+              const run = await runAgent(agent, "write", hook, { trust: agent === "codex" ? "bypass" : "none" });
               expectNotDone(run, "write");
             },
             RUN_TIMEOUT,

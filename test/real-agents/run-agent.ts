@@ -11,17 +11,21 @@ import { type AnyActionKind, actionOf, EDIT_BEFORE, type ScriptedAction } from "
  * How the twinlock hook stands in a run:
  * - `uninstalled`: no hook in the tool's config (proves the harness);
  * - `installed`: `twinlock hooks install --agent X --project`, the real hook, no session bound;
- * - `not-on-path`: installed, but no `twinlock` on the agent's PATH (the shell exits 127);
- * - `killed`: installed, and `twinlock` dies by SIGKILL before it answers;
- * - `timed-out`: installed, and `twinlock` answers nothing until past the installed timeout.
+ * - `not-found`: installed, but the node binary its command names is gone (the shell exits 127);
+ * - `killed`: installed, and the hook dies by SIGKILL before it answers;
+ * - `timed-out`: installed, and the hook answers nothing until past the installed timeout.
+ * The last three run the installed command with its node binary replaced by a stand-in that fails so.
  */
-export type HookState = "uninstalled" | "installed" | "not-on-path" | "killed" | "timed-out";
+export type HookState = "uninstalled" | "installed" | "not-found" | "killed" | "timed-out";
+
+/** How Codex comes to run the project's hook: not at all (untrusted), `--dangerously-bypass-hook-trust`, or `hooks install --trust`. */
+export type CodexTrust = "none" | "bypass" | "twinlock";
 
 /** What one headless run of an agent CLI did. */
 export interface AgentRun {
   agent: RealAgent;
   hook: HookState;
-  trustHooks: boolean;
+  trust: CodexTrust;
   action: ScriptedAction;
   exitCode: number | null;
   signal: string | null;
@@ -30,7 +34,7 @@ export interface AgentRun {
   durationMs: number;
   /** The target file's content after the run, or null when it does not exist. */
   fileAfter: string | null;
-  /** One line per time the agent tool started `twinlock` (from the PATH shim), with its arguments. */
+  /** One line per time the agent tool started the failing stand-in (not-found, killed, timed-out), with its arguments. */
   hookCalls: string[];
   requests: RecordedRequest[];
   /** The tool results the CLI sent back to the scripted model. */
@@ -42,18 +46,17 @@ const RUN_LIMIT_MS = 120_000;
 /** How long the `timed-out` hook stalls: well past every installed timeout (10 s, 10000 ms). */
 const STALL_SECONDS = 40;
 
-/** The `twinlock` on the agent's PATH: logs each start, then runs the built CLI, dies by a signal or stalls. */
-function twinlockShim(hook: HookState, log: string): string | undefined {
-  if (hook === "not-on-path" || hook === "uninstalled") return undefined;
+/** The stand-in for the installed command's node binary in a failing state: logs each start, then dies by a signal or stalls. */
+function failingNode(hook: HookState, log: string): string | undefined {
   const record = `printf '%s\\n' "$*" >> '${log}'`;
   if (hook === "killed") return `#!/bin/sh\n${record}\nkill -KILL $$\n`;
   if (hook === "timed-out") return `#!/bin/sh\n${record}\nexec sleep ${STALL_SECONDS}\n`;
-  return `#!/bin/sh\n${record}\nexec '${process.execPath}' '${DIST_BIN}' "$@"\n`;
+  return undefined;
 }
 
-/** How a run differs from the plain one: Codex's hook trusted, or more environment for the CLI (e.g. CI's). */
+/** How a run differs from the plain one: how Codex trusts the hook, or more environment for the CLI (e.g. CI's). */
 export interface RunOptions {
-  trustHooks?: boolean;
+  trust?: CodexTrust;
   env?: Record<string, string>;
 }
 
@@ -65,7 +68,7 @@ export interface RunOptions {
  * what it started) is gone when this returns or throws.
  */
 export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: HookState, options: RunOptions = {}): Promise<AgentRun> {
-  const trustHooks = options.trustHooks ?? false;
+  const trust = options.trust ?? "none";
   const cli = AGENT_CLIS[agent];
   const root = mkdtempSync(path.join(os.tmpdir(), `twinlock-real-${agent}-`));
   let server: Awaited<ReturnType<typeof startModelServer>> | undefined;
@@ -83,18 +86,26 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     server = await startModelServer(cli.responder(action));
     const dirs: RunDirs = { project, home, modelUrl: server.url };
     cli.configure(dirs);
-    if (hook !== "uninstalled")
-      execFileSync(process.execPath, [DIST_BIN, "hooks", "install", "--agent", agent, "--project", "--home", gateHome], {
+    if (hook !== "uninstalled") {
+      const install = [DIST_BIN, "hooks", "install", "--agent", agent, "--project", "--home", gateHome];
+      execFileSync(process.execPath, trust === "twinlock" ? [...install, "--trust"] : install, {
         cwd: project,
-        env: { PATH: process.env.PATH ?? "", HOME: home },
+        env: { PATH: process.env.PATH ?? "", HOME: home, CODEX_HOME: path.join(home, ".codex") },
         stdio: "pipe",
       });
-    const shim = twinlockShim(hook, hookLog);
-    if (shim !== undefined) writeFileSync(path.join(shimDir, "twinlock"), shim, { mode: 0o755 });
+    }
+    if (hook === "not-found" || hook === "killed" || hook === "timed-out") {
+      // The installed command, its node binary replaced by a stand-in: missing, or one that fails as `hook` says.
+      const config = path.join(project, cli.hookConfig);
+      const stand = path.join(shimDir, "node");
+      writeFileSync(config, readFileSync(config, "utf8").replaceAll(` ${process.execPath} `, ` ${stand} `));
+      const script = failingNode(hook, hookLog);
+      if (script !== undefined) writeFileSync(stand, script, { mode: 0o755 });
+    }
     appendFileSync(hookLog, "");
-    const { args, env } = cli.command(dirs, "make the scripted change", trustHooks);
-    // No twinlock anywhere on PATH but the shim folder: node's folder for the CLIs that are node scripts, and the system's.
-    const PATH = [shimDir, path.dirname(process.execPath), "/usr/bin", "/bin"].join(":");
+    const { args, env } = cli.command(dirs, "make the scripted change", trust === "bypass");
+    // No twinlock anywhere on PATH: node's folder for the CLIs that are node scripts, and the system's.
+    const PATH = [path.dirname(process.execPath), "/usr/bin", "/bin"].join(":");
     const started = Date.now();
     const child = spawn(cli.bin, args, {
       cwd: project,
@@ -119,7 +130,7 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     return {
       agent,
       hook,
-      trustHooks,
+      trust,
       action,
       exitCode,
       signal,
@@ -150,7 +161,7 @@ function killGroup(pid: number | undefined): void {
 export function describeRun(run: AgentRun): string {
   const file = run.fileAfter === null ? "no file" : `file ${JSON.stringify(run.fileAfter.slice(0, 60))}`;
   return [
-    `${run.agent} ${run.action.kind} hook=${run.hook}${run.trustHooks ? " (trusted)" : ""}: exit ${run.exitCode ?? run.signal}, ${run.durationMs} ms, ${file}`,
+    `${run.agent} ${run.action.kind} hook=${run.hook}${run.trust === "none" ? "" : ` (trust: ${run.trust})`}: exit ${run.exitCode ?? run.signal}, ${run.durationMs} ms, ${file}`,
     `hook started ${run.hookCalls.length}x; ${run.requests.length} model requests`,
     `tool results: ${JSON.stringify(run.toolResults.map((t) => t.slice(0, 300)))}`,
     `stderr: ${run.stderr.slice(-600)}`,

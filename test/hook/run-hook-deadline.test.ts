@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DIST_BIN, ensureBuilt } from "../../test/support/ensure-built.js";
-import { AGENTS, type Agent } from "./agent-contracts.js";
+import { AGENTS, type Agent } from "../../src/hook/agent-contracts.js";
+import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
 const home = mkdtempSync(path.join(os.tmpdir(), "twinlock-hook-deadline-"));
 beforeAll(ensureBuilt, 300_000);
