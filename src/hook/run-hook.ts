@@ -96,7 +96,7 @@ export function runHookWorker(): void {
 export function answerCall(contract: AgentContract, text: string, home: string | undefined): HookAnswer {
   if (process.env.NODE_OPTIONS)
     return contract.deny(
-      "twinlock: NODE_OPTIONS is set, so code may have been preloaded into the hook; install it with `twinlock hooks install`, which runs it as `env -u NODE_OPTIONS twinlock hook …`; denied",
+      "twinlock: NODE_OPTIONS is set, so code may have been preloaded into the hook; install it with `twinlock hooks install`, which runs it as `/usr/bin/env -u NODE_OPTIONS NODE TWINLOCK hook …`; denied",
     );
   // Its budget before parsing: bytes, nesting and the largest array or object, each named in the deny.
   try {
