@@ -5,7 +5,8 @@ import { BUDGETS, BudgetError, requireJsonWithin } from "../input/budgets.js";
 import { findDuplicateJsonKey } from "../input/duplicate-json-key.js";
 import { AGENT_CONTRACTS, AGENTS, type Agent, type AgentContract, agentNamed, type HookAnswer, readHookInput } from "./agent-contracts.js";
 import { decideToolCall } from "./decide-tool-call.js";
-import { verifyBinding } from "./verify-binding.js";
+import type { ToolCall } from "./tool-call.js";
+import { NO_SESSION, namesSession, verifyBinding } from "./verify-binding.js";
 
 /** The most stdin the hook reads (a Write of a large file carries its content); more is denied (the hook input budget). */
 export const MAX_HOOK_INPUT = BUDGETS.hookInput.bytes;
@@ -63,9 +64,13 @@ export function runHook(argv: string[], workerFile?: string): void {
   readStdin((error, text) => {
     try {
       if (error) return deny(`twinlock: ${error}; denied`);
+      // A test's way to make the hook stall: the judging blocks its thread, which only the deadline's deny ends.
+      const stall = process.env.TWINLOCK_HOOK_TEST_STALL === "1";
+      // The part that reads no file is linear in the budgeted input (well inside the deadline): answered here.
+      const quick = stall ? undefined : answerWithoutFiles(contract, text as string);
+      if (quick !== undefined) return finish(quick);
       if (workerFile !== undefined) return judgeInWorker(workerFile, { agent, text: text as string, home }, finish, deny);
-      // A test's way to make the hook stall: only ever ends in the deadline's deny.
-      if (process.env.TWINLOCK_HOOK_TEST_STALL === "1") return;
+      if (stall) return;
       finish(answerCall(contract, text as string, home));
     } catch (e) {
       deny(`twinlock: the hook failed (${(e as Error)?.message ?? e}); denied`);
@@ -94,6 +99,30 @@ export function runHookWorker(): void {
 
 /** The answer to one call's stdin text: the pure part of the hook, apart from reading the binding. */
 export function answerCall(contract: AgentContract, text: string, home: string | undefined): HookAnswer {
+  const quick = answerWithoutFiles(contract, text);
+  if (quick !== undefined) return quick;
+  const call = callOf(contract, text) as ToolCall;
+  const verdict = verifyBinding(process.env, home, new Date());
+  const decision = decideToolCall(call, verdict.ok ? verdict.binding : { unbound: verdict.reason });
+  return decision.pass ? contract.pass() : contract.deny(decision.reason);
+}
+
+/**
+ * The answer when it needs no file read — bad input, a read, an unknown or
+ * unreadable tool, no session named — or undefined when the binding must be
+ * read. Every step is linear in the input, which its budget bounds.
+ */
+export function answerWithoutFiles(contract: AgentContract, text: string): HookAnswer | undefined {
+  const call = callOf(contract, text);
+  if ("stdout" in call) return call;
+  if (call.kind === "read") return contract.pass();
+  if (call.kind === "unknown" || call.kind === "unreadable") return contract.deny(reasonOf(decideToolCall(call, { unbound: "" })));
+  if (!namesSession(process.env)) return contract.deny(reasonOf(decideToolCall(call, { unbound: NO_SESSION })));
+  return undefined;
+}
+
+/** The call stdin `text` asks for, or the deny of input that is no call. */
+function callOf(contract: AgentContract, text: string): ToolCall | HookAnswer {
   if (process.env.NODE_OPTIONS)
     return contract.deny(
       "twinlock: NODE_OPTIONS is set, so code may have been preloaded into the hook; install it with `twinlock hooks install`, which runs it as `/usr/bin/env -u NODE_OPTIONS NODE TWINLOCK hook …`; denied",
@@ -115,12 +144,7 @@ export function answerCall(contract: AgentContract, text: string, home: string |
   if (duplicate !== undefined) return contract.deny(`twinlock: the hook input has the key ${duplicate} twice; denied`);
   const input = readHookInput(value);
   if ("problem" in input) return contract.deny(`twinlock: ${input.problem}; denied`);
-  const call = contract.classify(input);
-  if (call.kind === "read") return contract.pass();
-  if (call.kind === "unknown" || call.kind === "unreadable") return contract.deny(reasonOf(decideToolCall(call, { unbound: "" })));
-  const verdict = verifyBinding(process.env, home, new Date());
-  const decision = decideToolCall(call, verdict.ok ? verdict.binding : { unbound: verdict.reason });
-  return decision.pass ? contract.pass() : contract.deny(decision.reason);
+  return contract.classify(input);
 }
 
 function reasonOf(d: ReturnType<typeof decideToolCall>): string {
