@@ -17,6 +17,7 @@ function claudeToolUses(action: ScriptedAction): ToolUse[] {
         input: { description: "fetch a page", prompt: `Fetch ${action.url} and say what it holds`, subagent_type: "general-purpose" },
       },
     ];
+  if (action.kind === "reads") return Array.from({ length: action.count }, () => ({ name: "Read", input: { file_path: action.file } }));
   if (action.kind === "write") return [{ name: "Write", input: { file_path: action.file, content: action.content } }];
   if (action.kind === "edit")
     return [

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/ensure-built.js";
 import { AGENT_CLIS_DIR, missingCli, PINNED, REAL_AGENTS, type RealAgent } from "./agent-clis.js";
 import { type AgentRun, describeRun, type HookState, runAgent } from "./run-agent.js";
-import { ACTION_KINDS, type ActionKind, CRAFTED_SPACES, doneContent, EDIT_BEFORE, FINAL_TEXT } from "./scripted-action.js";
+import { ACTION_KINDS, type ActionKind, CRAFTED_SPACES, doneContent, EDIT_BEFORE, FINAL_TEXT, READS } from "./scripted-action.js";
 
 /**
  * The real agent CLIs (Claude Code, Codex CLI, Gemini CLI, pinned in
@@ -163,6 +163,32 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
               expect(run.fileAfter, describeRun(run)).toBeNull();
             },
             RUN_TIMEOUT,
+          );
+        });
+
+      if (agent === "claude")
+        describe("with every tool sent to the hook (matcher .*)", () => {
+          it(
+            `${tool} passes ${READS} Reads through the hook with no session, and what a read costs is logged`,
+            async () => {
+              const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+              const times: Record<"uninstalled" | "installed", number[]> = { uninstalled: [], installed: [] };
+              for (let round = 0; round < 3; round++)
+                for (const hook of ["uninstalled", "installed"] as const) {
+                  const run = await runAgent(agent, "reads", hook);
+                  // Each Read answered and the model asked again: one request a Read, and the last.
+                  expect(run.requests.length, describeRun(run)).toBeGreaterThanOrEqual(READS + 1);
+                  expect(run.toolResults.join("\n"), describeRun(run)).toContain(EDIT_BEFORE.trim());
+                  expect(run.toolResults.join("\n"), describeRun(run)).not.toContain("twinlock");
+                  times[hook].push(run.durationMs);
+                }
+              const [off, on] = [median(times.uninstalled), median(times.installed)];
+              // A measurement to read, not to assert: the machine's load decides it.
+              console.log(
+                `${tool}: ${READS} Reads, median of 3 runs: ${off} ms without the hook, ${on} ms with it: ${Math.round((on - off) / READS)} ms a read`,
+              );
+            },
+            RUN_TIMEOUT * 2,
           );
         });
 

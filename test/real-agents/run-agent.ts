@@ -81,7 +81,7 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     for (const d of [project, home, gateHome, shimDir, path.join(home, ".codex"), path.join(home, ".gemini")])
       mkdirSync(d, { recursive: true });
     const file = path.join(kind === "crafted-patch" ? root : project, `${kind}-target.txt`);
-    if (kind === "edit") writeFileSync(file, EDIT_BEFORE);
+    if (kind === "edit" || kind === "reads") writeFileSync(file, EDIT_BEFORE);
     const action = actionOf(kind, file);
     server = await startModelServer(cli.responder(action));
     const dirs: RunDirs = { project, home, modelUrl: server.url };

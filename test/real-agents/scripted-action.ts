@@ -11,7 +11,9 @@ export type ScriptedAction =
   /** Codex only: an `apply_patch` adding `file` (outside the project) with one line of `spaces` spaces before an `x` (issue 24 finding 3). */
   | { kind: "crafted-patch"; file: string; spaces: number }
   /** Claude Code and Gemini CLI: a call outward (a subagent, a web fetch), which needs a bound session (issue 24 finding 4); `file` is never made. */
-  | { kind: "outward"; file: string; url: string };
+  | { kind: "outward"; file: string; url: string }
+  /** Claude Code only: `count` Reads of `file` (which holds EDIT_BEFORE), each asked of the hook: what a read costs. */
+  | { kind: "reads"; file: string; count: number };
 
 /** The three kinds of call every tool is driven through. */
 export const ACTION_KINDS = ["write", "edit", "shell"] as const;
@@ -24,7 +26,10 @@ export const FINAL_TEXT = "scripted model: done";
 export const EDIT_BEFORE = "before the edit\n";
 
 /** Every kind of scripted call: the three every tool makes, and Codex's crafted patch. */
-export type AnyActionKind = ActionKind | "crafted-patch" | "outward";
+export type AnyActionKind = ActionKind | "crafted-patch" | "outward" | "reads";
+
+/** How many Reads the `reads` action makes. */
+export const READS = 10;
 
 /** Where the outward call points: a loopback port nothing listens on, so nothing leaves the machine. */
 export const OUTWARD_URL = "http://127.0.0.1:9/page";
@@ -40,6 +45,7 @@ export const CRAFTED_SPACES = 200_000;
 export function actionOf(kind: AnyActionKind, file: string): ScriptedAction {
   if (kind === "crafted-patch") return { kind, file, spaces: CRAFTED_SPACES };
   if (kind === "outward") return { kind, file, url: OUTWARD_URL };
+  if (kind === "reads") return { kind, file, count: READS };
   if (kind === "write") return { kind, file, content: "written by the scripted model\n" };
   if (kind === "edit") return { kind, file, oldText: "before the edit", newText: "after the edit" };
   return { kind, file, content: "written by a shell command" };
@@ -56,5 +62,6 @@ export function doneContent(action: ScriptedAction): string {
   if (action.kind === "edit") return `${action.newText}\n`;
   if (action.kind === "crafted-patch") return `${" ".repeat(action.spaces)}x\n`;
   if (action.kind === "outward") return "";
+  if (action.kind === "reads") return EDIT_BEFORE;
   return `${action.content}\n`;
 }
