@@ -72,8 +72,10 @@ function isOurs(entry: unknown): boolean {
   return readHookCommand((entry as { command?: unknown } | null)?.command) !== undefined;
 }
 
-/** The config file of an agent tool in a scope (`dir` is the project folder, or the user's home). */
+/** The config file of an agent tool in a scope (`dir` is the project folder, or the user's home; Codex's user scope: `$CODEX_HOME`). */
 export function hookConfigFile(agent: Agent, scope: HookScope, dir: string = scope === "user" ? os.homedir() : process.cwd()): string {
+  // Codex reads the user's hooks.json beside its config.toml, in $CODEX_HOME when that is set.
+  if (agent === "codex" && scope === "user" && process.env.CODEX_HOME) return path.join(process.env.CODEX_HOME, "hooks.json");
   const folder = { claude: ".claude", codex: ".codex", gemini: ".gemini", cursor: ".cursor" }[agent];
   const name = agent === "claude" || agent === "gemini" ? "settings.json" : "hooks.json";
   return path.join(dir, folder, name);

@@ -162,6 +162,16 @@ describe("twinlock hooks install / uninstall", () => {
     expect((await runCli(["hooks", "status", "--agent", "codex"])).stdout).toContain("installed, trusted");
   });
 
+  it("installs Codex's user hook beside its config.toml, in $CODEX_HOME, and trusts it there under that path", async () => {
+    const r = await runCli(["hooks", "install", "--agent", "codex", "--user", "--trust"]);
+    expect(r.code).toBe(0);
+    const hooksJson = path.join(process.env.CODEX_HOME as string, "hooks.json");
+    expect(JSON.parse(readFileSync(hooksJson, "utf8")).hooks.PreToolUse[0].hooks[0].command).toBe(command("codex"));
+    expect(readFileSync(path.join(process.env.CODEX_HOME as string, "config.toml"), "utf8")).toContain(
+      `[hooks.state.${JSON.stringify(`${hooksJson}:pre_tool_use:0:0`)}]`,
+    );
+  });
+
   it("status exits 1 for Claude Code's disableAllHooks, an older command found on PATH, a narrow matcher, or no hook for the tool named", async () => {
     expect((await runCli(["hooks", "status", "--agent", "claude"])).code).toBe(1);
     await runCli(["hooks", "install", "--agent", "claude"]);
