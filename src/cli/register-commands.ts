@@ -319,10 +319,18 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
       .option("--project", "the project's config in the current folder (default)")
       .option("--user", "the user's config in the home folder")
       .option("--dry-run", "print the diff and write nothing")
+      .option("--trust", "Codex only: show the hook's command and hash, then trust it in Codex's config.toml as its /hooks review does")
       .action(async (opts) => {
         const m = await import("./commands/hooks.js");
         sink(await (what === "install" ? m.runHooksInstall(opts) : m.runHooksUninstall(opts)));
       });
+  hooks
+    .command("status")
+    .description(
+      "per tool and scope: installed, trusted (Codex), the tool's version, settings that defeat the hook; exit 1 if any would let a call through",
+    )
+    .option("--agent <name>", "only this tool (claude, codex, gemini or cursor); then not installed is a problem too")
+    .action(async (opts) => sink(await (await import("./commands/hooks-status.js")).runHooksStatus(opts)));
 
   const home = program.command("home").description("the gate home itself: its frozen files and their quota");
   home

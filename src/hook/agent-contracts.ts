@@ -41,14 +41,52 @@ function claudeStyleDeny(reason: string): HookAnswer {
 /** Exit 0 and no output: no decision, so the user's own permission rules decide. */
 const SILENT: HookAnswer = { stdout: "", stderr: "", exitCode: 0 };
 
-const CLAUDE_READ = new Set(["Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "ExitPlanMode", "BashOutput"]);
-const CLAUDE_EXTERNAL = new Set(["WebFetch", "WebSearch", "Task", "Agent", "KillShell", "KillBash"]);
+/**
+ * Claude Code's tools that only read or keep the session's own notes (checked
+ * against the tool list 2.1.328 sends its model, and its documented tools):
+ * they pass. Every call reaches the hook (HOOK_MATCHERS), so a tool in no
+ * list here is unknown, and denied.
+ */
+const CLAUDE_READ = new Set([
+  "Read",
+  "Glob",
+  "Grep",
+  "LS",
+  "NotebookRead",
+  "TodoWrite",
+  "TodoRead",
+  "TaskCreate",
+  "TaskGet",
+  "TaskList",
+  "TaskUpdate",
+  "ExitPlanMode",
+  "EnterPlanMode",
+  "AskUserQuestion",
+  "BashOutput",
+  "ToolSearch",
+  "ListAgents",
+]);
+/** Claude Code's tools that reach outside the agent (the web, subagents, skills and workflows that run tools of their own, background shells): a bound session. */
+const CLAUDE_EXTERNAL = new Set([
+  "WebFetch",
+  "WebSearch",
+  "Task",
+  "Agent",
+  "TaskOutput",
+  "TaskStop",
+  "KillShell",
+  "KillBash",
+  "Skill",
+  "Workflow",
+  "SendMessage",
+  "ScheduleWakeup",
+]);
 
 function classifyClaude({ toolName: t, toolInput: i, cwd }: HookInput): ToolCall {
   if (CLAUDE_READ.has(t)) return { kind: "read", tool: t };
   if (t === "Write" || t === "Edit" || t === "MultiEdit") return { kind: "write", tool: t, paths: paths(i.file_path), cwd };
   if (t === "NotebookEdit") return { kind: "write", tool: t, paths: paths(i.notebook_path), cwd };
-  if (t === "Bash") return { kind: "shell", tool: t, cwd };
+  if (t === "Bash" || t === "PowerShell") return { kind: "shell", tool: t, cwd };
   if (t.startsWith("mcp__") || CLAUDE_EXTERNAL.has(t)) return { kind: "external", tool: t };
   return { kind: "unknown", tool: t };
 }
@@ -70,6 +108,9 @@ function withWorkdir(cwd: string | null, workdir: string | undefined): string | 
   return cwd === null || workdir.startsWith("~") ? workdir : path.resolve(cwd, workdir);
 }
 
+/** Codex's own tools that only read or keep the session's notes (0.169.0's tool list): they pass. */
+const CODEX_READ = new Set(["view_image", "request_user_input", "get_goal", "create_goal", "update_goal", "tool_search", "update_plan"]);
+
 function classifyCodex(input: HookInput): ToolCall {
   const { toolName: t, toolInput: i, cwd } = input;
   if (t === "apply_patch") {
@@ -87,9 +128,14 @@ function classifyCodex(input: HookInput): ToolCall {
       ? patchCall(t, i.command[1], workdir)
       : { kind: "unreadable", tool: t, reason: "apply_patch is run with other than one patch argument" };
   if (t === "Bash" || t === "shell" || t === "exec_command") return { kind: "shell", tool: t, cwd: workdir };
+  // Typing into a command already running is running a command: a bound session, as the command needed.
+  if (t === "write_stdin") return { kind: "shell", tool: t, cwd };
+  if (CODEX_READ.has(t)) return { kind: "read", tool: t };
+  if (t === "web_search") return { kind: "external", tool: t };
   return classifyClaude(input);
 }
 
+/** Gemini CLI's tools that only read or keep the session's notes (0.61.0's tool list): they pass. */
 const GEMINI_READ = new Set([
   "read_file",
   "read_many_files",
@@ -98,8 +144,14 @@ const GEMINI_READ = new Set([
   "grep_search",
   "list_directory",
   "write_todos",
+  "update_topic",
+  "enter_plan_mode",
+  "exit_plan_mode",
+  "list_background_processes",
+  "read_background_output",
 ]);
-const GEMINI_EXTERNAL = new Set(["web_fetch", "google_web_search"]);
+/** Gemini CLI's tools that reach outside the agent (the web, subagents, skills): a bound session. */
+const GEMINI_EXTERNAL = new Set(["web_fetch", "google_web_search", "invoke_agent", "activate_skill"]);
 
 function classifyGemini({ toolName: t, toolInput: i, cwd }: HookInput): ToolCall {
   if (GEMINI_READ.has(t)) return { kind: "read", tool: t };

@@ -20,7 +20,7 @@ export function applyPatchPaths(patch: string): { paths: string[] } | { problem:
   const paths: string[] = [];
   for (const raw of patch.split("\n")) {
     const untrimmed = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    const line = untrimmed.replace(EDGE_SPACE, "");
+    const line = trimEdgeSpace(untrimmed);
     if (!line.startsWith("***") || PLAIN_MARKERS.has(line)) continue;
     const marker = PATH_MARKERS.find((m) => line.startsWith(m));
     if (marker === undefined)
@@ -43,7 +43,40 @@ export function applyPatchPaths(patch: string): { paths: string[] } | { problem:
 
 const PATH_MARKERS = ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "];
 const PLAIN_MARKERS = new Set(["*** Begin Patch", "*** End Patch", "*** End of File"]);
-/** White space at either end of a line, to JavaScript (`\s`, with U+FEFF) or to Rust (with U+0085). */
-const EDGE_SPACE = /^[\s\u0085]+|[\s\u0085]+$/g;
+/**
+ * White space to JavaScript (`\s`, with U+FEFF) or to Rust (with U+0085):
+ * tab, LF, VT, FF, CR, space, NEL, NBSP, U+1680, U+2000–U+200A, U+2028,
+ * U+2029, U+202F, U+205F, U+3000 and U+FEFF.
+ */
+export function isEdgeSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0x85) return false;
+  return (
+    code === 0x85 ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/**
+ * `line` without white space (isEdgeSpace) at either end, by one scan from
+ * each end: time linear in the line, whatever it holds (a regular
+ * expression such as `[\s]+$` is quadratic on a long run of spaces followed
+ * by anything else, issue 24).
+ */
+export function trimEdgeSpace(line: string): string {
+  let start = 0;
+  let end = line.length;
+  while (start < end && isEdgeSpace(line.charCodeAt(start))) start++;
+  while (end > start && isEdgeSpace(line.charCodeAt(end - 1))) end--;
+  return start === 0 && end === line.length ? line : line.slice(start, end);
+}
 /** Characters a path shown to a person must not hold: controls, format characters, line and paragraph separators. */
 const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;

@@ -1,15 +1,24 @@
 import { read } from "node:fs";
+import { parentPort, Worker, workerData } from "node:worker_threads";
 import { writeOutput } from "../cli/write-output.js";
 import { BUDGETS, BudgetError, requireJsonWithin } from "../input/budgets.js";
 import { findDuplicateJsonKey } from "../input/duplicate-json-key.js";
-import { AGENT_CONTRACTS, AGENTS, type AgentContract, agentNamed, type HookAnswer, readHookInput } from "./agent-contracts.js";
+import { AGENT_CONTRACTS, AGENTS, type Agent, type AgentContract, agentNamed, type HookAnswer, readHookInput } from "./agent-contracts.js";
 import { decideToolCall } from "./decide-tool-call.js";
-import { verifyBinding } from "./verify-binding.js";
+import type { ToolCall } from "./tool-call.js";
+import { NO_SESSION, namesSession, verifyBinding } from "./verify-binding.js";
 
 /** The most stdin the hook reads (a Write of a large file carries its content); more is denied (the hook input budget). */
 export const MAX_HOOK_INPUT = BUDGETS.hookInput.bytes;
 /** The hook's own deadline: below every agent tool's hook timeout, so a stalled hook denies rather than times out. */
 export const HOOK_DEADLINE_MS = 5000;
+
+/** What the main thread hands the worker that judges the call. */
+interface WorkerJob {
+  agent: Agent;
+  text: string;
+  home: string | undefined;
+}
 
 /**
  * `twinlock hook claude|codex|gemini|cursor [--home DIR]`: answer one
@@ -17,8 +26,15 @@ export const HOOK_DEADLINE_MS = 5000;
  * closed: bad or oversized input, a crash, a missing home or binding, or
  * its own deadline all end in that tool's deny. Started before commander
  * and the rest of the CLI (see bin.ts): it loads only its own few modules.
+ *
+ * With `workerFile` (the hook bundle, as installed) the call is judged in a
+ * worker thread running that file, and this thread only reads stdin and
+ * keeps the deadline: however long the judging runs synchronously (a huge
+ * input, a blocking read of a FIFO the agent named), the deadline's timer
+ * fires here, answers the tool's deny and exits, which ends the worker.
+ * Without it (run from source), the call is judged on this thread.
  */
-export function runHook(argv: string[]): void {
+export function runHook(argv: string[], workerFile?: string): void {
   const agent = agentNamed(argv[0]);
   if (!agent) {
     writeOutput(2, `twinlock: hook needs the agent tool: one of ${AGENTS.join(", ")} (e.g. \`twinlock hook claude\`)\n`);
@@ -48,8 +64,13 @@ export function runHook(argv: string[]): void {
   readStdin((error, text) => {
     try {
       if (error) return deny(`twinlock: ${error}; denied`);
-      // A test's way to make the hook stall: only ever ends in the deadline's deny.
-      if (process.env.TWINLOCK_HOOK_TEST_STALL === "1") return;
+      // A test's way to make the hook stall: the judging blocks its thread, which only the deadline's deny ends.
+      const stall = process.env.TWINLOCK_HOOK_TEST_STALL === "1";
+      // The part that reads no file is linear in the budgeted input (well inside the deadline): answered here.
+      const quick = stall ? undefined : answerWithoutFiles(contract, text as string);
+      if (quick !== undefined) return finish(quick);
+      if (workerFile !== undefined) return judgeInWorker(workerFile, { agent, text: text as string, home }, finish, deny);
+      if (stall) return;
       finish(answerCall(contract, text as string, home));
     } catch (e) {
       deny(`twinlock: the hook failed (${(e as Error)?.message ?? e}); denied`);
@@ -57,11 +78,54 @@ export function runHook(argv: string[]): void {
   });
 }
 
+/** Judges `job` in a worker thread running `file`; its answer, or a deny when it fails or ends without one. */
+function judgeInWorker(file: string, job: WorkerJob, finish: (a: HookAnswer) => void, deny: (reason: string) => void): void {
+  const worker = new Worker(file, { workerData: job, argv: [], stdout: true, stderr: true });
+  worker.once("message", (answer: HookAnswer) => finish(answer));
+  worker.once("error", (e) => deny(`twinlock: the hook failed (${e?.message ?? e}); denied`));
+  worker.once("exit", (code) => deny(`twinlock: the hook's worker ended (exit ${code}) before it decided; denied`));
+}
+
+/**
+ * The worker's side of runHook: judge the call in workerData and post the
+ * answer. Runs only in a worker thread the hook started (hook-bin.ts).
+ */
+export function runHookWorker(): void {
+  const job = workerData as WorkerJob;
+  // A test's way to make the judging block this thread for good, as synchronous work would: only the deadline ends it.
+  if (process.env.TWINLOCK_HOOK_TEST_STALL === "1") Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+  parentPort?.postMessage(answerCall(AGENT_CONTRACTS[job.agent], job.text, job.home));
+}
+
 /** The answer to one call's stdin text: the pure part of the hook, apart from reading the binding. */
 export function answerCall(contract: AgentContract, text: string, home: string | undefined): HookAnswer {
+  const quick = answerWithoutFiles(contract, text);
+  if (quick !== undefined) return quick;
+  const call = callOf(contract, text) as ToolCall;
+  const verdict = verifyBinding(process.env, home, new Date());
+  const decision = decideToolCall(call, verdict.ok ? verdict.binding : { unbound: verdict.reason });
+  return decision.pass ? contract.pass() : contract.deny(decision.reason);
+}
+
+/**
+ * The answer when it needs no file read — bad input, a read, an unknown or
+ * unreadable tool, no session named — or undefined when the binding must be
+ * read. Every step is linear in the input, which its budget bounds.
+ */
+export function answerWithoutFiles(contract: AgentContract, text: string): HookAnswer | undefined {
+  const call = callOf(contract, text);
+  if ("stdout" in call) return call;
+  if (call.kind === "read") return contract.pass();
+  if (call.kind === "unknown" || call.kind === "unreadable") return contract.deny(reasonOf(decideToolCall(call, { unbound: "" })));
+  if (!namesSession(process.env)) return contract.deny(reasonOf(decideToolCall(call, { unbound: NO_SESSION })));
+  return undefined;
+}
+
+/** The call stdin `text` asks for, or the deny of input that is no call. */
+function callOf(contract: AgentContract, text: string): ToolCall | HookAnswer {
   if (process.env.NODE_OPTIONS)
     return contract.deny(
-      "twinlock: NODE_OPTIONS is set, so code may have been preloaded into the hook; install it with `twinlock hooks install`, which runs it as `env -u NODE_OPTIONS twinlock hook …`; denied",
+      "twinlock: NODE_OPTIONS is set, so code may have been preloaded into the hook; install it with `twinlock hooks install`, which runs it as `/usr/bin/env -u NODE_OPTIONS NODE TWINLOCK hook …`; denied",
     );
   // Its budget before parsing: bytes, nesting and the largest array or object, each named in the deny.
   try {
@@ -80,12 +144,7 @@ export function answerCall(contract: AgentContract, text: string, home: string |
   if (duplicate !== undefined) return contract.deny(`twinlock: the hook input has the key ${duplicate} twice; denied`);
   const input = readHookInput(value);
   if ("problem" in input) return contract.deny(`twinlock: ${input.problem}; denied`);
-  const call = contract.classify(input);
-  if (call.kind === "read") return contract.pass();
-  if (call.kind === "unknown" || call.kind === "unreadable") return contract.deny(reasonOf(decideToolCall(call, { unbound: "" })));
-  const verdict = verifyBinding(process.env, home, new Date());
-  const decision = decideToolCall(call, verdict.ok ? verdict.binding : { unbound: verdict.reason });
-  return decision.pass ? contract.pass() : contract.deny(decision.reason);
+  return contract.classify(input);
 }
 
 function reasonOf(d: ReturnType<typeof decideToolCall>): string {

@@ -16,12 +16,19 @@ export type BindingVerdict = { ok: true; binding: SessionBinding } | { ok: false
  * could have changed (the env, the checkout) is checked against what the
  * gate home recorded; the agent cannot write the home.
  */
+/** Why a call with no session variables has no binding: the one verdict verifyBinding reaches without reading a file. */
+export const NO_SESSION = "no twinlock session is bound (TWINLOCK_RUN, TWINLOCK_EXECUTOR or TWINLOCK_SESSION unset)";
+
+/** True when the environment names a session at all (TWINLOCK_RUN, TWINLOCK_EXECUTOR and TWINLOCK_SESSION set). */
+export function namesSession(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.TWINLOCK_RUN && env.TWINLOCK_EXECUTOR && env.TWINLOCK_SESSION);
+}
+
 export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefined, now: Date): BindingVerdict {
   const runEnv = env.TWINLOCK_RUN;
   const executor = env.TWINLOCK_EXECUTOR;
   const secret = env.TWINLOCK_SESSION;
-  if (!runEnv || !executor || !secret)
-    return { ok: false, reason: "no twinlock session is bound (TWINLOCK_RUN, TWINLOCK_EXECUTOR or TWINLOCK_SESSION unset)" };
+  if (!runEnv || !executor || !secret) return { ok: false, reason: NO_SESSION };
   // Only the home the installed command names: TWINLOCK_HOME, XDG_STATE_HOME and HOME are the agent's to shape.
   if (homeArg === undefined)
     return {

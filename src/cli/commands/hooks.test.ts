@@ -2,18 +2,29 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { codexHookHash } from "../../hook/codex-trust.js";
+import { PACKAGE_ROOT } from "../../package-root.js";
 import { runCli, STACK_FRAME } from "../../test-support/run-cli.js";
 
 let dir: string;
 const cwd = process.cwd();
+const codexHome = process.env.CODEX_HOME;
 beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-hooks-"));
   process.chdir(dir);
+  // Codex's own config (where --trust writes) in the test's folder, never the user's.
+  process.env.CODEX_HOME = path.join(dir, "codex-home");
 });
 afterEach(() => {
   process.chdir(cwd);
+  if (codexHome === undefined) delete process.env.CODEX_HOME;
+  else process.env.CODEX_HOME = codexHome;
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The command `hooks install` writes: env, node and twinlock's entry point, each by its absolute path. */
+const command = (agent: string) =>
+  `/usr/bin/env -u NODE_OPTIONS ${process.execPath} ${path.join(PACKAGE_ROOT, "bin", "twinlock.cjs")} hook ${agent} --home ${path.resolve(process.env.TWINLOCK_HOME as string)}`;
 
 const EXISTING = {
   claude: [
@@ -46,7 +57,7 @@ describe("twinlock hooks install / uninstall", () => {
       writeFileSync(file, original);
       expect((await runCli(["hooks", "install", "--agent", agent])).code).toBe(0);
       const installed = readFileSync(file, "utf8");
-      expect(installed).toContain(`env -u NODE_OPTIONS twinlock hook ${agent}`);
+      expect(installed).toContain(JSON.stringify(command(agent)));
       for (const kept of JSON.stringify(config).match(/"command":"[^"]+"/g) ?? []) expect(installed.replace(/\s/g, "")).toContain(kept);
       expect((await runCli(["hooks", "install", "--agent", agent])).code).toBe(0);
       expect(readFileSync(file, "utf8")).toBe(installed);
@@ -55,22 +66,136 @@ describe("twinlock hooks install / uninstall", () => {
     });
   }
 
-  it("writes Claude Code's matcher, onFailure block, a timeout and deny rules on the gate home and key files", async () => {
+  it("writes Claude Code's match-all matcher, onFailure block, a timeout and deny rules on the gate home and key files", async () => {
     await runCli(["hooks", "install", "--agent", "claude"]);
     const s = JSON.parse(readFileSync(".claude/settings.json", "utf8"));
     const home = path.resolve(process.env.TWINLOCK_HOME as string);
     expect(s.hooks.PreToolUse[0]).toEqual({
-      matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*",
-      hooks: [{ type: "command", command: `env -u NODE_OPTIONS twinlock hook claude --home ${home}`, timeout: 10, onFailure: "block" }],
+      matcher: ".*",
+      hooks: [{ type: "command", command: command("claude"), timeout: 10, onFailure: "block" }],
     });
     expect(s.permissions.deny).toEqual([`Edit(/${home}/**)`, `Write(/${home}/**)`, "Edit(**/*.key)", "Write(**/*.key)"]);
+  });
+
+  it("names node and twinlock by absolute paths (no PATH lookup) and writes the same bytes when installed again", async () => {
+    for (const agent of ["claude", "codex", "gemini", "cursor"]) {
+      await runCli(["hooks", "install", "--agent", agent]);
+      const file = {
+        claude: ".claude/settings.json",
+        codex: ".codex/hooks.json",
+        gemini: ".gemini/settings.json",
+        cursor: ".cursor/hooks.json",
+      }[agent] as string;
+      const first = readFileSync(file, "utf8");
+      const words = command(agent).split(" ");
+      expect(words.slice(0, 5).every((w, i) => i === 1 || i === 2 || path.isAbsolute(w))).toBe(true);
+      expect(first).toContain(JSON.stringify(command(agent)));
+      const again = await runCli(["hooks", "install", "--agent", agent]);
+      expect(again.stdout).toContain("unchanged:");
+      expect(readFileSync(file, "utf8")).toBe(first);
+    }
+  });
+
+  it("replaces an older install that found twinlock on PATH, and uninstall removes that form too", async () => {
+    mkdirSync(".claude");
+    const old = {
+      hooks: {
+        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "env -u NODE_OPTIONS twinlock hook claude --home /x" }] }],
+      },
+    };
+    writeFileSync(".claude/settings.json", JSON.stringify(old));
+    await runCli(["hooks", "install", "--agent", "claude"]);
+    const s = JSON.parse(readFileSync(".claude/settings.json", "utf8"));
+    expect(s.hooks.PreToolUse).toHaveLength(1);
+    expect(s.hooks.PreToolUse[0].hooks[0].command).toBe(command("claude"));
+  });
+
+  it("sends every tool to the hook: Claude Code, Codex and Gemini CLI match .*, Cursor's preToolUse has no matcher", async () => {
+    for (const agent of ["codex", "gemini", "cursor"]) await runCli(["hooks", "install", "--agent", agent]);
+    expect(JSON.parse(readFileSync(".codex/hooks.json", "utf8")).hooks.PreToolUse[0].matcher).toBe(".*");
+    expect(JSON.parse(readFileSync(".gemini/settings.json", "utf8")).hooks.BeforeTool[0].matcher).toBe(".*");
+    expect(JSON.parse(readFileSync(".cursor/hooks.json", "utf8")).hooks.preToolUse[0]).not.toHaveProperty("matcher");
+  });
+
+  it("lets Gemini CLI hand the hook TWINLOCK_* in CI: merges them into security.environmentVariableRedaction.allowed, keeping the user's own", async () => {
+    mkdirSync(".gemini");
+    const original = `${JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" }, environmentVariableRedaction: { allowed: ["MY_TOKEN_NAME", "TWINLOCK_RUN"], enabled: true } } }, null, 2)}\n`;
+    writeFileSync(".gemini/settings.json", original);
+    await runCli(["hooks", "install", "--agent", "gemini"]);
+    const s = JSON.parse(readFileSync(".gemini/settings.json", "utf8"));
+    expect(s.security.auth).toEqual({ selectedType: "gemini-api-key" });
+    expect(s.security.environmentVariableRedaction).toEqual({
+      allowed: ["MY_TOKEN_NAME", "TWINLOCK_RUN", "TWINLOCK_EXECUTOR", "TWINLOCK_HANDOFF", "TWINLOCK_SESSION"],
+      enabled: true,
+    });
+    await runCli(["hooks", "uninstall", "--agent", "gemini"]);
+    expect(JSON.parse(readFileSync(".gemini/settings.json", "utf8")).security.environmentVariableRedaction).toEqual({
+      allowed: ["MY_TOKEN_NAME"],
+      enabled: true,
+    });
+  });
+
+  it("says Codex does not yet trust its hook, with the command, hash and what to do; status exits 1 until --trust writes the entry Codex reads", async () => {
+    const toml = path.join(process.env.CODEX_HOME as string, "config.toml");
+    mkdirSync(path.dirname(toml));
+    const own = `model = "gpt-5.5"\n\n[projects.${JSON.stringify(dir)}]\ntrust_level = "trusted"\n`;
+    writeFileSync(toml, own);
+    const first = await runCli(["hooks", "install", "--agent", "codex"]);
+    const hash = codexHookHash(command("codex"), ".*");
+    const key = `${path.join(dir, ".codex", "hooks.json")}:pre_tool_use:0:0`;
+    expect(first.stdout).toContain("Codex does NOT yet trust this hook");
+    expect(first.stdout).toContain(hash);
+    expect(first.stdout).toContain("--trust");
+    expect(readFileSync(toml, "utf8")).toBe(own);
+    const untrusted = await runCli(["hooks", "status", "--agent", "codex"]);
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stdout).toContain("installed, NOT TRUSTED");
+    expect(untrusted.stdout).toMatch(/Codex does not trust it .*--trust/);
+    const trusted = await runCli(["hooks", "install", "--agent", "codex", "--trust"]);
+    expect(trusted.stdout).toContain(`Codex runs: ${command("codex")}`);
+    expect(readFileSync(toml, "utf8")).toBe(`${own}\n[hooks.state.${JSON.stringify(key)}]\ntrusted_hash = "${hash}"\n`);
+    const status = await runCli(["hooks", "status", "--agent", "codex"]);
+    expect(status.stdout).toContain("installed, trusted");
+    expect(status.stdout).not.toContain("problem:");
+    // Installing again with the same settings changes no byte, so the trust holds.
+    await runCli(["hooks", "install", "--agent", "codex"]);
+    expect((await runCli(["hooks", "status", "--agent", "codex"])).stdout).toContain("installed, trusted");
+  });
+
+  it("installs Codex's user hook beside its config.toml, in $CODEX_HOME, and trusts it there under that path", async () => {
+    const r = await runCli(["hooks", "install", "--agent", "codex", "--user", "--trust"]);
+    expect(r.code).toBe(0);
+    const hooksJson = path.join(process.env.CODEX_HOME as string, "hooks.json");
+    expect(JSON.parse(readFileSync(hooksJson, "utf8")).hooks.PreToolUse[0].hooks[0].command).toBe(command("codex"));
+    expect(readFileSync(path.join(process.env.CODEX_HOME as string, "config.toml"), "utf8")).toContain(
+      `[hooks.state.${JSON.stringify(`${hooksJson}:pre_tool_use:0:0`)}]`,
+    );
+  });
+
+  it("status exits 1 for Claude Code's disableAllHooks, an older command found on PATH, a narrow matcher, or no hook for the tool named", async () => {
+    expect((await runCli(["hooks", "status", "--agent", "claude"])).code).toBe(1);
+    await runCli(["hooks", "install", "--agent", "claude"]);
+    expect((await runCli(["hooks", "status", "--agent", "claude"])).code).toBe(0);
+    const s = JSON.parse(readFileSync(".claude/settings.json", "utf8"));
+    writeFileSync(".claude/settings.local.json", JSON.stringify({ disableAllHooks: true }));
+    let r = await runCli(["hooks", "status", "--agent", "claude"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('"disableAllHooks": true switches every hook off');
+    rmSync(".claude/settings.local.json");
+    s.hooks.PreToolUse[0].matcher = "Bash|Write";
+    s.hooks.PreToolUse[0].hooks[0].command = "env -u NODE_OPTIONS twinlock hook claude --home /x";
+    writeFileSync(".claude/settings.json", JSON.stringify(s));
+    r = await runCli(["hooks", "status", "--agent", "claude"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("sends only some tools to the hook");
+    expect(r.stdout).toContain("finds `twinlock` (and node) on the tool's PATH");
   });
 
   it("--dry-run prints the diff and writes nothing", async () => {
     const r = await runCli(["hooks", "install", "--agent", "gemini", "--dry-run"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("+++ ");
-    expect(r.stdout).toContain("twinlock hook gemini");
+    expect(r.stdout).toContain("twinlock.cjs hook gemini");
     expect(() => readFileSync(".gemini/settings.json")).toThrow();
   });
 

@@ -4,14 +4,21 @@ import { UsageError } from "../../errors/errors.js";
 import { diffWithinBudget } from "../../handoff/diff-within-budget.js";
 import { resolveHomeDir } from "../../home/resolve-home-dir.js";
 import { AGENTS, agentNamed } from "../../hook/agent-contracts.js";
+import { codexConfigToml, codexHookHash, codexHookKey, readCodexHookState, writeCodexTrust } from "../../hook/codex-trust.js";
 import { addHookEntries, type HookScope, hookConfigFile, removeHookEntries } from "../../hook/hook-config.js";
+import { absoluteConfigPath, installedHooks } from "../../hook/installed-hooks.js";
 import { findDuplicateJsonKey } from "../../input/duplicate-json-key.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
-type HooksOptions = CommonOptions & { agent?: string; project?: boolean; user?: boolean; dryRun?: boolean };
+type HooksOptions = CommonOptions & { agent?: string; project?: boolean; user?: boolean; dryRun?: boolean; trust?: boolean };
 
-/** `twinlock hooks install --agent NAME [--project|--user] [--dry-run]`: merge twinlock's hook into the tool's config. */
+/**
+ * `twinlock hooks install --agent NAME [--project|--user] [--dry-run] [--trust]`:
+ * merge twinlock's hook into the tool's config. For Codex, say whether
+ * Codex trusts the hook, and with `--trust` write the trust entry its
+ * `/hooks` review would (the command and its hash shown first).
+ */
 export function runHooksInstall(o: HooksOptions): Promise<CommandResult> {
   return change(o, "install");
 }
@@ -25,6 +32,8 @@ async function change(o: HooksOptions, what: "install" | "uninstall"): Promise<C
   const agent = agentNamed(o.agent);
   if (!agent) throw new UsageError(`--agent ${o.agent ?? "(missing)"} is not one of ${AGENTS.join(", ")}; e.g. --agent claude`);
   if (o.project && o.user) throw new UsageError("--project and --user name two places; give one");
+  if (o.trust && (what !== "install" || agent !== "codex"))
+    throw new UsageError("--trust is for `hooks install --agent codex` only: the other tools have no per-hook trust");
   const scope: HookScope = o.user ? "user" : "project";
   const file = hookConfigFile(agent, scope);
   const before = readConfigText(file);
@@ -48,13 +57,68 @@ async function change(o: HooksOptions, what: "install" | "uninstall"): Promise<C
     atomicWriteFile(file, after, before === undefined ? 0o644 : lstatSync(file).mode & 0o777);
   }
   const done = what === "install" ? `the twinlock hook for ${agent} is in ${file}` : `no twinlock hook for ${agent} is left in ${file}`;
+  const trust = what === "install" && agent === "codex" ? codexTrust(file, next, o) : undefined;
+  const holds = trust === undefined || trust.trusted;
   const text = o.dryRun
-    ? `${diff || `${file}: nothing to change`}\n(--dry-run: nothing was written)`
-    : `${changed ? "" : "unchanged: "}${done}${what === "install" ? `; it denies every write, shell and MCP call outside a session started with \`twinlock exec\`` : ""}`;
-  return { exitCode: 0, text, json: { ok: true, agent, scope, file, changed, written: changed && !o.dryRun, diff } };
+    ? `${diff || `${file}: nothing to change`}\n(--dry-run: nothing was written)${trust ? `\n${trust.text}` : ""}`
+    : `${changed ? "" : "unchanged: "}${done}${
+        what === "install" && holds
+          ? "; it denies every write, shell and outward call outside a session started with `twinlock exec` (check with `twinlock hooks status`)"
+          : ""
+      }${trust ? `\n${trust.text}` : ""}`;
+  return {
+    exitCode: 0,
+    text,
+    json: { ok: true, agent, scope, file, changed, written: changed && !o.dryRun, diff, ...(trust ? { codexTrust: trust.json } : {}) },
+  };
 }
 
-function readConfigText(file: string): string | undefined {
+/**
+ * Whether Codex trusts the hook just installed, and what to do when it does
+ * not; with `--trust` (and not `--dry-run`), the trust entry written into
+ * Codex's config.toml as its `/hooks` review writes it.
+ */
+function codexTrust(file: string, config: Record<string, unknown>, o: HooksOptions): { trusted: boolean; text: string; json: unknown } {
+  const hook = installedHooks(config, "codex")[0];
+  if (hook === undefined) throw new Error("the Codex hook just installed is not in its config");
+  const key = codexHookKey(absoluteConfigPath(file), hook.group, hook.handler);
+  const hash = codexHookHash(hook.command, hook.matcher);
+  const toml = codexConfigToml();
+  const before = readConfigText(toml) ?? "";
+  const state = readCodexHookState(before, key);
+  const json = { key, hash, configToml: toml, state };
+  if (state.found === true && state.enabled === false)
+    return {
+      trusted: false,
+      text: `Codex has this hook DISABLED (enabled = false for ${key} in ${toml}), so every call runs unasked: enable it in Codex's /hooks review`,
+      json,
+    };
+  if (state.found === true && state.trustedHash === hash)
+    return { trusted: true, text: `Codex trusts this hook (${key} in ${toml})`, json };
+  const shown = `Codex runs: ${hook.command}\nits hash:   ${hash}\nits key:    ${key}`;
+  if (state.found === "elsewhere")
+    throw new UsageError(
+      `${toml} names this hook's state in a form twinlock does not edit (not a [hooks.state."…"] table); trust the hook in Codex's /hooks review instead — the hooks file was written, the trust was not`,
+    );
+  if (!o.trust)
+    return {
+      trusted: false,
+      text: `Codex does NOT yet trust this hook${state.found ? " (it changed since it was trusted)" : ""}, and until it does Codex runs every call without asking it, silently.\n${shown}\nTo trust it: start \`codex\` in this folder and approve it in /hooks, or run this again with --trust, which writes trusted_hash = "${hash}" under [hooks.state."${key}"] in ${toml}.`,
+      json,
+    };
+  if (o.dryRun)
+    return { trusted: false, text: `${shown}\n--trust would write trusted_hash = "${hash}" under [hooks.state."${key}"] in ${toml}`, json };
+  mkdirSync(path.dirname(toml), { recursive: true });
+  atomicWriteFile(toml, writeCodexTrust(before, key, hash), before === "" ? 0o600 : lstatSync(toml).mode & 0o777);
+  return {
+    trusted: true,
+    text: `${shown}\ntrusted: wrote trusted_hash under [hooks.state."${key}"] in ${toml}, as Codex's /hooks review does`,
+    json,
+  };
+}
+
+/** The text of a config file twinlock may edit, or undefined when there is none; a link or a non-file is refused. */
+export function readConfigText(file: string): string | undefined {
   let st: ReturnType<typeof lstatSync>;
   try {
     st = lstatSync(file);
@@ -70,7 +134,8 @@ function readConfigText(file: string): string | undefined {
   return readFileSync(file, "utf8");
 }
 
-function parseConfig(file: string, text: string | undefined): Record<string, unknown> {
+/** A tool's JSON config as an object, or a refusal that says what is wrong with it. */
+export function parseConfig(file: string, text: string | undefined): Record<string, unknown> {
   if (text === undefined || text.trim() === "") return {};
   let value: unknown;
   try {

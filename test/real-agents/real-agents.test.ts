@@ -1,0 +1,231 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../support/ensure-built.js";
+import { AGENT_CLIS_DIR, missingCli, PINNED, REAL_AGENTS, type RealAgent } from "./agent-clis.js";
+import { type AgentRun, describeRun, type HookState, runAgent } from "./run-agent.js";
+import { ACTION_KINDS, type ActionKind, CRAFTED_SPACES, doneContent, EDIT_BEFORE, FINAL_TEXT, READS } from "./scripted-action.js";
+
+/**
+ * The real agent CLIs (Claude Code, Codex CLI, Gemini CLI, pinned in
+ * scripts/install-agent-clis.sh), driven headless against a scripted model
+ * server on 127.0.0.1 in a temporary project with the twinlock hook
+ * installed as `twinlock hooks install --agent X --project` writes it.
+ * Opt-in: TWINLOCK_REAL_AGENTS=1, after scripts/install-agent-clis.sh.
+ * Each run takes seconds (a timed-out hook: the installed 10 s more), one
+ * CLI at a time.
+ *
+ * Where a tool is known to let the call through today (issue 24), the test
+ * is written as the behaviour wanted and marked `it.fails`, its name saying
+ * so and why: it goes red the day the tool holds, to be made a plain `it`.
+ */
+const ENABLED = process.env.TWINLOCK_REAL_AGENTS === "1";
+
+const NAMES: Record<RealAgent, string> = {
+  claude: `Claude Code ${PINNED.claude}`,
+  codex: `Codex CLI ${PINNED.codex}`,
+  gemini: `Gemini CLI ${PINNED.gemini}`,
+};
+
+/** The ways a hook can fail that a tool may treat as open, and what each stands for. */
+const FAILURES: { hook: HookState; how: string }[] = [
+  { hook: "not-found", how: "the node binary the installed command names is gone (exit 127)" },
+  { hook: "killed", how: "the hook dies by SIGKILL" },
+  { hook: "timed-out", how: "the hook answers nothing past the installed timeout" },
+];
+
+/**
+ * Scenarios where the real tool lets the call through today, with the
+ * finding of issue 24 that says so. Measured on the pinned versions; a
+ * scenario not listed holds today. What is left is the tools' own
+ * behaviour, which no hook can change: there the second layer (`exec` with
+ * the tool's sandbox, or the OS-user deployment) must hold.
+ */
+type Scenario = HookState | "untrusted" | "crafted-patch" | "outward" | "ci-env";
+const SECOND_LAYER = "no hook can answer then: the second layer must hold";
+const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
+  codex: {
+    untrusted: "Codex skips a hook the user has not trusted in /hooks or with `hooks install --trust`, silently (finding 1)",
+    "not-found": `Codex runs the call when the hook exits 127 (finding 2; ${SECOND_LAYER})`,
+    killed: `Codex runs the call when the hook dies by a signal (finding 2; ${SECOND_LAYER})`,
+    "timed-out": `Codex runs the call when the hook times out (finding 2; ${SECOND_LAYER})`,
+  },
+  gemini: {
+    killed: `Gemini reads a signal death as exit 0 with no output and allows (finding 2; ${SECOND_LAYER})`,
+    "timed-out": `Gemini allows the call when the hook times out (finding 2; ${SECOND_LAYER})`,
+  },
+};
+
+/** `it`, or `it.fails` with the reason in the name when the tool lets this through today. */
+function held(agent: RealAgent, scenario: Scenario, name: string, body: () => Promise<void>, timeout: number) {
+  const open = OPEN_TODAY[agent]?.[scenario];
+  if (open) it.fails(`${name} — it.fails today: ${open}`, body, timeout);
+  else it(name, body, timeout);
+}
+
+/** The call was not done: the target is as it was before the run. */
+function expectNotDone(run: AgentRun, kind: ActionKind) {
+  expect(run.fileAfter, describeRun(run)).toBe(kind === "edit" ? EDIT_BEFORE : null);
+}
+
+const RUN_TIMEOUT = 150_000;
+
+describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK_REAL_AGENTS=1)", () => {
+  beforeAll(() => ensureBuilt(), 300_000);
+
+  for (const agent of REAL_AGENTS) {
+    const missing = missingCli(agent);
+    const tool = NAMES[agent];
+    describe.skipIf(missing !== undefined)(missing ? `${tool}: skipped, ${missing}` : tool, () => {
+      describe("with the hook uninstalled (proves the harness)", () => {
+        for (const kind of ACTION_KINDS)
+          it(
+            `${tool} does the scripted ${kind} and sends its result back to the model`,
+            async () => {
+              const run = await runAgent(agent, kind, "uninstalled");
+              expect(run.fileAfter, describeRun(run)).toBe(doneContent(run.action));
+              expect(run.toolResults.length, describeRun(run)).toBeGreaterThan(0);
+              expect(run.hookCalls).toEqual([]);
+              expect(run.stdout).toContain(FINAL_TEXT);
+            },
+            RUN_TIMEOUT,
+          );
+      });
+
+      describe("with the hook installed and no session bound", () => {
+        for (const kind of ACTION_KINDS)
+          held(
+            agent,
+            agent === "codex" ? "untrusted" : "installed",
+            `${tool} asks the hook and does not do the ${kind}`,
+            async () => {
+              const run = await runAgent(agent, kind, "installed");
+              expectNotDone(run, kind);
+              // The hook's own reason reached the model: the tool asked it.
+              expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
+            },
+            RUN_TIMEOUT,
+          );
+        if (agent === "codex")
+          for (const kind of ACTION_KINDS)
+            it(
+              `${tool} with the hook trusted by \`hooks install --trust\` (no --dangerously-bypass-hook-trust) asks it and does not do the ${kind}`,
+              async () => {
+                const run = await runAgent(agent, kind, "installed", { trust: "twinlock" });
+                expectNotDone(run, kind);
+                expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
+              },
+              RUN_TIMEOUT,
+            );
+      });
+
+      if (agent !== "codex")
+        describe("with a call outward and no session bound", () => {
+          const call = agent === "claude" ? "Agent (a subagent)" : "web_fetch";
+          held(
+            agent,
+            "outward",
+            `${tool} asks the hook before ${call}`,
+            async () => {
+              const run = await runAgent(agent, "outward", "installed");
+              expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
+            },
+            RUN_TIMEOUT,
+          );
+        });
+
+      describe("in CI (GITHUB_SHA set), the agent's session variables set", () => {
+        held(
+          agent,
+          "ci-env",
+          `${tool} hands the hook TWINLOCK_RUN, TWINLOCK_EXECUTOR and TWINLOCK_SESSION`,
+          async () => {
+            const session = { TWINLOCK_RUN: "/nowhere/run.json", TWINLOCK_EXECUTOR: "MD-1", TWINLOCK_SESSION: "not-a-real-secret" };
+            const run = await runAgent(agent, "write", "installed", {
+              trust: agent === "codex" ? "twinlock" : "none",
+              env: { ...session, GITHUB_SHA: "0123abcd" },
+            });
+            expectNotDone(run, "write");
+            // The hook saw the variables: it looked for that session's binding (and found none), not for unset ones.
+            expect(run.toolResults.join("\n"), describeRun(run)).toContain("no session of MD-1 on /nowhere/run.json is bound");
+          },
+          RUN_TIMEOUT,
+        );
+      });
+
+      if (agent === "codex")
+        describe("with a crafted patch and no session bound", () => {
+          held(
+            agent,
+            "crafted-patch",
+            `${tool} with the hook trusted does not apply a patch adding a file outside the project whose one line is ${CRAFTED_SPACES} spaces`,
+            async () => {
+              const run = await runAgent(agent, "crafted-patch", "installed", { trust: "twinlock" });
+              expect(run.toolResults.join("\n"), describeRun(run)).toContain("no twinlock session is bound");
+              expect(run.fileAfter, describeRun(run)).toBeNull();
+            },
+            RUN_TIMEOUT,
+          );
+        });
+
+      if (agent === "claude")
+        describe("with every tool sent to the hook (matcher .*)", () => {
+          it(
+            `${tool} passes ${READS} Reads through the hook with no session, and what a read costs is logged`,
+            async () => {
+              const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+              const times: Record<"uninstalled" | "installed", number[]> = { uninstalled: [], installed: [] };
+              for (let round = 0; round < 3; round++)
+                for (const hook of ["uninstalled", "installed"] as const) {
+                  const run = await runAgent(agent, "reads", hook);
+                  // Each Read answered and the model asked again: one request a Read, and the last.
+                  expect(run.requests.length, describeRun(run)).toBeGreaterThanOrEqual(READS + 1);
+                  expect(run.toolResults.join("\n"), describeRun(run)).toContain(EDIT_BEFORE.trim());
+                  expect(run.toolResults.join("\n"), describeRun(run)).not.toContain("twinlock");
+                  times[hook].push(run.durationMs);
+                }
+              const [off, on] = [median(times.uninstalled), median(times.installed)];
+              // A measurement to read, not to assert: the machine's load decides it.
+              console.log(
+                `${tool}: ${READS} Reads, median of 3 runs: ${off} ms without the hook, ${on} ms with it: ${Math.round((on - off) / READS)} ms a read`,
+              );
+            },
+            RUN_TIMEOUT * 2,
+          );
+        });
+
+      describe("with the hook's own judging stalled (TWINLOCK_HOOK_TEST_STALL blocks its worker thread)", () => {
+        it(
+          `${tool} gets the hook's deadline deny before its own timeout and does not do the write`,
+          async () => {
+            const run = await runAgent(agent, "write", "installed", {
+              trust: agent === "codex" ? "twinlock" : "none",
+              env: { TWINLOCK_HOOK_TEST_STALL: "1" },
+            });
+            expectNotDone(run, "write");
+            expect(run.toolResults.join("\n"), describeRun(run)).toContain("did not decide within 5000 ms");
+          },
+          RUN_TIMEOUT,
+        );
+      });
+
+      describe("with the hook failing", () => {
+        for (const { hook, how } of FAILURES)
+          held(
+            agent,
+            hook,
+            `${tool} does not do the write when ${how}`,
+            async () => {
+              // Codex's hook is trusted here (the stand-in changed its command, so by the bypass), so that what is measured
+              // is the failure, not finding 1.
+              const run = await runAgent(agent, "write", hook, { trust: agent === "codex" ? "bypass" : "none" });
+              expectNotDone(run, "write");
+            },
+            RUN_TIMEOUT,
+          );
+      });
+    });
+  }
+});
+
+describe.skipIf(ENABLED)("the real agent CLIs", () => {
+  it.skip(`skipped: set TWINLOCK_REAL_AGENTS=1 after scripts/install-agent-clis.sh (installs into ${AGENT_CLIS_DIR})`, () => {});
+});

@@ -1,0 +1,169 @@
+import { execFileSync, spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DIST_BIN } from "../support/ensure-built.js";
+import { AGENT_CLIS, type RealAgent, type RunDirs } from "./agent-clis.js";
+import { type RecordedRequest, startModelServer } from "./model-server.js";
+import { type AnyActionKind, actionOf, EDIT_BEFORE, type ScriptedAction } from "./scripted-action.js";
+
+/**
+ * How the twinlock hook stands in a run:
+ * - `uninstalled`: no hook in the tool's config (proves the harness);
+ * - `installed`: `twinlock hooks install --agent X --project`, the real hook, no session bound;
+ * - `not-found`: installed, but the node binary its command names is gone (the shell exits 127);
+ * - `killed`: installed, and the hook dies by SIGKILL before it answers;
+ * - `timed-out`: installed, and the hook answers nothing until past the installed timeout.
+ * The last three run the installed command with its node binary replaced by a stand-in that fails so.
+ */
+export type HookState = "uninstalled" | "installed" | "not-found" | "killed" | "timed-out";
+
+/** How Codex comes to run the project's hook: not at all (untrusted), `--dangerously-bypass-hook-trust`, or `hooks install --trust`. */
+export type CodexTrust = "none" | "bypass" | "twinlock";
+
+/** What one headless run of an agent CLI did. */
+export interface AgentRun {
+  agent: RealAgent;
+  hook: HookState;
+  trust: CodexTrust;
+  action: ScriptedAction;
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  /** The target file's content after the run, or null when it does not exist. */
+  fileAfter: string | null;
+  /** One line per time the agent tool started the failing stand-in (not-found, killed, timed-out), with its arguments. */
+  hookCalls: string[];
+  requests: RecordedRequest[];
+  /** The tool results the CLI sent back to the scripted model. */
+  toolResults: string[];
+}
+
+/** The longest one CLI run may take before it is killed: the runs take seconds, the timed-out hook ~10 s more. */
+const RUN_LIMIT_MS = 120_000;
+/** How long the `timed-out` hook stalls: well past every installed timeout (10 s, 10000 ms). */
+const STALL_SECONDS = 40;
+
+/** The stand-in for the installed command's node binary in a failing state: logs each start, then dies by a signal or stalls. */
+function failingNode(hook: HookState, log: string): string | undefined {
+  const record = `printf '%s\\n' "$*" >> '${log}'`;
+  if (hook === "killed") return `#!/bin/sh\n${record}\nkill -KILL $$\n`;
+  if (hook === "timed-out") return `#!/bin/sh\n${record}\nexec sleep ${STALL_SECONDS}\n`;
+  return undefined;
+}
+
+/** How a run differs from the plain one: how Codex trusts the hook, or more environment for the CLI (e.g. CI's). */
+export interface RunOptions {
+  trust?: CodexTrust;
+  env?: Record<string, string>;
+}
+
+/**
+ * Runs `agent`'s real CLI once, headless, in a new temporary project against
+ * a scripted model server that asks for one `kind` call on a file in the
+ * project (the crafted patch: on a file beside it, outside), with the hook
+ * in state `hook`. Everything it made (folders, the server, the CLI and
+ * what it started) is gone when this returns or throws.
+ */
+export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: HookState, options: RunOptions = {}): Promise<AgentRun> {
+  const trust = options.trust ?? "none";
+  const cli = AGENT_CLIS[agent];
+  const root = mkdtempSync(path.join(os.tmpdir(), `twinlock-real-${agent}-`));
+  let server: Awaited<ReturnType<typeof startModelServer>> | undefined;
+  try {
+    const project = path.join(root, "project");
+    const home = path.join(root, "home");
+    const gateHome = path.join(root, "gate-home");
+    const shimDir = path.join(root, "bin");
+    const hookLog = path.join(root, "hook-calls.log");
+    for (const d of [project, home, gateHome, shimDir, path.join(home, ".codex"), path.join(home, ".gemini")])
+      mkdirSync(d, { recursive: true });
+    const file = path.join(kind === "crafted-patch" ? root : project, `${kind}-target.txt`);
+    if (kind === "edit" || kind === "reads") writeFileSync(file, EDIT_BEFORE);
+    const action = actionOf(kind, file);
+    server = await startModelServer(cli.responder(action));
+    const dirs: RunDirs = { project, home, modelUrl: server.url };
+    cli.configure(dirs);
+    if (hook !== "uninstalled") {
+      const install = [DIST_BIN, "hooks", "install", "--agent", agent, "--project", "--home", gateHome];
+      execFileSync(process.execPath, trust === "twinlock" ? [...install, "--trust"] : install, {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? "", HOME: home, CODEX_HOME: path.join(home, ".codex") },
+        stdio: "pipe",
+      });
+    }
+    if (hook === "not-found" || hook === "killed" || hook === "timed-out") {
+      // The installed command, its node binary replaced by a stand-in: missing, or one that fails as `hook` says.
+      const config = path.join(project, cli.hookConfig);
+      const stand = path.join(shimDir, "node");
+      writeFileSync(config, readFileSync(config, "utf8").replaceAll(` ${process.execPath} `, ` ${stand} `));
+      const script = failingNode(hook, hookLog);
+      if (script !== undefined) writeFileSync(stand, script, { mode: 0o755 });
+    }
+    appendFileSync(hookLog, "");
+    const { args, env } = cli.command(dirs, "make the scripted change", trust === "bypass");
+    // No twinlock anywhere on PATH: node's folder for the CLIs that are node scripts, and the system's.
+    const PATH = [path.dirname(process.execPath), "/usr/bin", "/bin"].join(":");
+    const started = Date.now();
+    const child = spawn(cli.bin, args, {
+      cwd: project,
+      env: { PATH, HOME: home, TMPDIR: os.tmpdir(), LANG: "C.UTF-8", TERM: "dumb", ...env, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const limit = setTimeout(() => killGroup(child.pid), RUN_LIMIT_MS);
+    const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("close", (code, sig) => resolve([code, sig]));
+    }).finally(() => {
+      clearTimeout(limit);
+      // Whatever the CLI left running (a stalled hook's sleep) goes with it.
+      killGroup(child.pid);
+    });
+    const durationMs = Date.now() - started;
+    return {
+      agent,
+      hook,
+      trust,
+      action,
+      exitCode,
+      signal,
+      stdout,
+      stderr,
+      durationMs,
+      fileAfter: existsSync(file) ? readFileSync(file, "utf8") : null,
+      hookCalls: readFileSync(hookLog, "utf8").split("\n").filter(Boolean),
+      requests: server.requests,
+      toolResults: cli.toolResults(server.requests.map((r) => r.body)),
+    };
+  } finally {
+    await server?.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
+/** One line for the report and for a failed assertion: what the run did, briefly. */
+export function describeRun(run: AgentRun): string {
+  const file = run.fileAfter === null ? "no file" : `file ${JSON.stringify(run.fileAfter.slice(0, 60))}`;
+  return [
+    `${run.agent} ${run.action.kind} hook=${run.hook}${run.trust === "none" ? "" : ` (trust: ${run.trust})`}: exit ${run.exitCode ?? run.signal}, ${run.durationMs} ms, ${file}`,
+    `hook started ${run.hookCalls.length}x; ${run.requests.length} model requests`,
+    `tool results: ${JSON.stringify(run.toolResults.map((t) => t.slice(0, 300)))}`,
+    `stderr: ${run.stderr.slice(-600)}`,
+  ].join("\n  ");
+}
