@@ -21,7 +21,10 @@ describe("wholeLines", () => {
   it("passes on each whole line as one chunk, however the bytes were split", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.string({ maxLength: 40 }).filter((s) => !s.includes("\n")), { maxLength: 8 }),
+        fc.array(
+          fc.string({ maxLength: 40 }).filter((s) => !s.includes("\n")),
+          { maxLength: 8 },
+        ),
         fc.array(fc.nat(60), { maxLength: 10 }),
         async (lines, cuts) => {
           const text = Buffer.from(lines.map((l) => `${l}\n`).join(""));
