@@ -149,7 +149,11 @@ export class SealedSignins implements PendingStore {
     const dot = id.indexOf(".");
     if (dot < 0) return undefined;
     const body = id.slice(0, dot);
-    const given = Buffer.from(id.slice(dot + 1), "base64url");
+    const mac = id.slice(dot + 1);
+    const given = Buffer.from(mac, "base64url");
+    // Only the one spelling this server wrote: Node's base64url reader skips '=', stray characters and a last
+    // character's spare bits, and a used seal is remembered by its spelling, so another spelling of it would be new.
+    if (given.toString("base64url") !== mac) return undefined;
     const expected = Buffer.from(await this.#mac(body), "base64url");
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     let sealed: { c: string; at: number; exp: number; r: string; q: string };
@@ -159,7 +163,7 @@ export class SealedSignins implements PendingStore {
       return undefined;
     }
     if (!(sealed.exp > now)) return undefined;
-    if (!(await this.#used.first(id.slice(dot + 1), sealed.exp, now))) return undefined;
+    if (!(await this.#used.first(mac, sealed.exp, now))) return undefined;
     return {
       id,
       reviewer: sealed.r,
