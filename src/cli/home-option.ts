@@ -18,9 +18,10 @@ export function homeOption(o: { home?: string }, options: { create?: boolean } =
 export function storeOption(o: { home?: string; store?: string }): RunStore {
   const url = storeUrl(o);
   if (url === undefined) return folderRunStore(homeOption(o));
+  // The value is not repeated: a mistyped URL may still hold the database's password.
   if (!/^postgres(ql)?:\/\//.test(url))
     throw new UsageError(
-      `--store ${JSON.stringify(url.slice(0, 60))} is not a store; give postgres://USER@HOST:PORT/DB, or leave it out for the gate home's folder store`,
+      `${o.store === undefined ? "TWINLOCK_STORE" : "--store"} is not a store URL (it does not start with postgres:// or postgresql://); give postgres://USER@HOST:PORT/DB, or leave it out for the gate home's folder store`,
     );
   // A server's (or a person's) home holds its copy of the team's trust files: made when first needed.
   return postgresRunStore(url, homeOption(o, { create: true }), { max: poolSize(process.env.TWINLOCK_STORE_POOL) });

@@ -211,7 +211,7 @@ describe("--store and its settings, given wrong", () => {
     const { g } = await exportedRun();
     const notPostgres = await runCli(["pair-status", "run_0123456789abcdef", "MD-29", "--store", "mysql://x/y", "--home", g.home]);
     expect(notPostgres.code).toBe(2);
-    expect(notPostgres.stderr).toMatch(/is not a store; give postgres:\/\/USER@HOST:PORT\/DB/);
+    expect(notPostgres.stderr).toMatch(/--store is not a store URL .*; give postgres:\/\/USER@HOST:PORT\/DB/);
     const unparsable = await runCli(["pair-status", "run_0123456789abcdef", "MD-29", "--store", "postgres://[bad", "--home", g.home]);
     expect(unparsable.code).toBe(2);
     expect(unparsable.stderr).toMatch(/is not a connection string PostgreSQL can use; give postgres:\/\/USER@HOST:PORT\/DB/);
