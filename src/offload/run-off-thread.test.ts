@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { RefusalError, UsageError } from "../errors/errors.js";
-import { runOffThread, stopOffThreadWorkers } from "./run-off-thread.js";
+import { inOffloadLane, runOffThread, stopOffThreadWorkers } from "./run-off-thread.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-offload-"));
 afterAll(async () => {
@@ -73,5 +73,28 @@ describe("work run on a worker thread", () => {
     await stopOffThreadWorkers();
     await expect(pending).rejects.toThrow(/worker thread running copyHandoff stopped/);
     expect((await runOffThread("listHandoffForFreeze", { root })).rel).toEqual(["b.txt", "sub/a.txt"]);
+  });
+
+  it("gives each caller's lane one worker at most: a reviewer's task runs beside an agent's queue of long copies, not after it", async () => {
+    const sparse = path.join(dir, "lane-sparse");
+    mkdirSync(sparse);
+    const fd = openSync(path.join(sparse, "big.bin"), "w");
+    ftruncateSync(fd, 512 * 1024 ** 2);
+    closeSync(fd);
+    const finished: string[] = [];
+    const copies = [1, 2, 3, 4].map((i) => {
+      const home = path.join(dir, `lane-home-${i}`);
+      mkdirSync(home);
+      return inOffloadLane("agent:tl_0123456789abcdef", () =>
+        runOffThread("copyHandoff", { home: { dir: home, id: "home_0000000000000000" }, root: sparse, rel: ["big.bin"], standing }),
+      ).then(() => finished.push(`copy ${i}`));
+    });
+    const page = inOffloadLane("session:alice", () => runOffThread("listHandoffForFreeze", { root: path.join(dir, "listed") })).then(() =>
+      finished.push("page"),
+    );
+    await Promise.all([...copies, page]);
+    // Without lanes both workers took the agent's first two copies and the page waited for one of them.
+    expect(finished[0]).toBe("page");
+    expect(finished.slice(1)).toEqual(["copy 1", "copy 2", "copy 3", "copy 4"]);
   });
 });

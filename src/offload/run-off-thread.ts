@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
@@ -21,6 +22,8 @@ export interface CarriedError {
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: CarriedError };
 
 interface Job {
+  /** Whose work it is (`inOffloadLane`); undefined outside any lane. */
+  lane?: string;
   task: string;
   input: unknown;
   resolve(value: unknown): void;
@@ -35,6 +38,19 @@ interface Slot {
 const slots: Slot[] = [];
 const queue: Job[] = [];
 let nextId = 1;
+
+const lanes = new AsyncLocalStorage<string>();
+
+/**
+ * Run `work` with every task it sends off the thread in `lane` (a server
+ * names each caller's: an agent token, a reviewer, the anonymous): a lane
+ * runs one task at a time, and a free worker takes the oldest task of the
+ * lane that waited longest for a turn, so one caller's queue of freezes
+ * never holds every worker while another's page waits.
+ */
+export function inOffloadLane<T>(lane: string, work: () => T): T {
+  return lanes.run(lane, work);
+}
 
 /**
  * Run one task of `offload-tasks.ts` on a worker thread and resolve to its
@@ -51,7 +67,7 @@ export function runOffThread<K extends keyof OffloadTasks>(
   input: Parameters<OffloadTasks[K]>[0],
 ): Promise<Awaited<ReturnType<OffloadTasks[K]>>> {
   return new Promise((resolve, reject) => {
-    queue.push({ task, input, resolve: resolve as (value: unknown) => void, reject });
+    queue.push({ lane: lanes.getStore(), task, input, resolve: resolve as (value: unknown) => void, reject });
     dispatch();
   });
 }
@@ -62,7 +78,7 @@ export async function stopOffThreadWorkers(): Promise<void> {
 }
 
 function dispatch(): void {
-  while (queue.length > 0) {
+  while (queue.length > 0 && nextJob() >= 0) {
     let slot = slots.find((s) => s.job === undefined);
     if (!slot && slots.length < MAX_WORKERS) {
       slot = { worker: startWorker() };
@@ -70,7 +86,15 @@ function dispatch(): void {
       slots.push(slot);
     }
     if (!slot) return;
-    const job = queue.shift() as Job;
+    const next = nextJob();
+    if (next < 0) return;
+    const [job] = queue.splice(next, 1) as [Job];
+    if (job.lane !== undefined) {
+      // Forgotten lanes are forgotten in the order they were served: the map stays as small as the lanes in use.
+      lastServed.delete(job.lane);
+      lastServed.set(job.lane, dispatches++);
+      if (lastServed.size > 10_000) lastServed.delete(lastServed.keys().next().value as string);
+    }
     const id = nextId++;
     slot.job = { ...job, id };
     slot.worker.ref();
@@ -83,6 +107,31 @@ function dispatch(): void {
       job.reject(error);
     }
   }
+}
+
+/** When each lane was last given a worker (a count of dispatches), for taking turns. */
+const lastServed = new Map<string, number>();
+let dispatches = 0;
+
+/**
+ * The index of the next job to run: of the lanes with no job running, the
+ * one served longest ago (never served first), its oldest job; a job
+ * outside any lane may always run, in its turn in the queue.
+ */
+function nextJob(): number {
+  const busy = new Set(slots.map((s) => s.job?.lane).filter((l) => l !== undefined));
+  let best = -1;
+  let bestServed = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < queue.length; i++) {
+    const lane = (queue[i] as Job).lane;
+    if (lane !== undefined && busy.has(lane)) continue;
+    const served = lane === undefined ? -1 : (lastServed.get(lane) ?? -1);
+    if (served < bestServed) {
+      best = i;
+      bestServed = served;
+    }
+  }
+  return best;
 }
 
 function watch(slot: Slot): void {

@@ -18,6 +18,7 @@ import { raiseStop, resolveStop } from "../gate/hard-stops.js";
 import { pairStatusFromRun } from "../gate/pair-status.js";
 import { presentPlan } from "../gate/present-plan.js";
 import { reviewPairPlan } from "../gate/review-pair-plan.js";
+import { inOffloadLane } from "../offload/run-off-thread.js";
 import { PACKAGE_ROOT } from "../package-root.js";
 import { findUsableInvitation, finishEnrolment, startEnrolment } from "../passkey/passkey-enrolment.js";
 import { findCredential, readReviewerRegistry } from "../passkey/reviewer-registry.js";
@@ -173,6 +174,8 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
   const allowedOrigins = new Set(config.allowedHosts.map((h) => `${config.tls ? "https" : "http"}://${h}`));
 
   app.use("*", (_c, next) => perRequest.run(next));
+  // Each caller's work off the thread takes its turn with everyone else's: an agent's queue of freezes holds one worker at most.
+  app.use("*", (c, next) => inOffloadLane(offloadLaneOf(c.req.header("authorization"), getCookie(c, SESSION_COOKIE)), next));
   app.use("*", async (c, next) => {
     const started = performance.now();
     inFlight++;
@@ -997,4 +1000,16 @@ function remedyFor(code: string): string {
       : code === "UNAVAILABLE"
         ? "Nothing was decided by this request unless the message says it may have been: reload the run, then try again."
         : "Go back to the list of runs.";
+}
+
+/**
+ * Whose turn a request's work off the thread takes (`inOffloadLane`): its
+ * agent token's ID, its session cookie's digest, or the anonymous lane. It
+ * is read before anything is checked, so it orders work and grants nothing.
+ */
+function offloadLaneOf(authorization: string | undefined, session: string | undefined): string {
+  const token = /^Bearer (tl_[0-9a-f]{16})_/.exec(authorization ?? "")?.[1];
+  if (token) return `agent:${token}`;
+  if (session) return `session:${createHash("sha256").update(session).digest("hex").slice(0, 32)}`;
+  return "anonymous";
 }
