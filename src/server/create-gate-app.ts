@@ -665,6 +665,8 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
       unchangedBecause: body.unchanged_because,
       now,
     });
+    // The new revision's records are read and cut now, in the agent's turn off the thread, so the reviewer's first look finds them ready.
+    presentPlan(store, ref, r.workflow.planner).catch(() => undefined);
     const runId = param(c, "runId");
     return c.json({
       ok: true,
