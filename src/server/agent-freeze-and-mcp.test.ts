@@ -1,7 +1,5 @@
 import { renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
 import { MCP_TOOLS } from "../mcp/create-twinlock-mcp-server.js";
@@ -13,9 +11,9 @@ import {
   type ServerWorld,
   serverTempDir,
   serverWorld,
-  TEST_HOST,
   TEST_ORIGIN,
 } from "../test-support/gate-server-fixture.js";
+import { mcpClientFor } from "../test-support/mcp-client.js";
 import { createAgentToken } from "./agent-tokens.js";
 
 afterEach(() => removeServerWorlds());
@@ -99,22 +97,6 @@ describe("every freeze re-checks the folder where the copy is read from (attack:
     expect(await plan.text()).not.toContain("SECRET-OUTSIDE-RUNDIR");
   });
 });
-
-/** The SDK's own Streamable HTTP client, talking to the app in process (with or without an agent token). */
-async function mcpClientFor(w: ServerWorld, token: string | undefined): Promise<Client> {
-  const fetchThroughApp = (async (url: string | URL | Request, init?: RequestInit) => {
-    const headers = new Headers(init?.headers);
-    headers.set("host", TEST_HOST);
-    return w.app.request(String(url instanceof Request ? url.url : url), { ...init, headers });
-  }) as typeof fetch;
-  const transport = new StreamableHTTPClientTransport(new URL(`${TEST_ORIGIN}/mcp`), {
-    fetch: fetchThroughApp,
-    requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
-  });
-  const client = new Client({ name: "twinlock-test", version: "1" });
-  await client.connect(transport);
-  return client;
-}
 
 describe("the MCP endpoint of the gate server", () => {
   it("signs an MCP freeze with the token's freeze key on a suite that requires signed receipts", async () => {

@@ -11,8 +11,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentToken } from "../../src/server/agent-tokens.js";
 import {
@@ -24,9 +22,8 @@ import {
   reviewerFor,
   type ServerWorld,
   serverWorld,
-  TEST_HOST,
-  TEST_ORIGIN,
 } from "../../src/test-support/gate-server-fixture.js";
+import { mcpClientFor } from "../../src/test-support/mcp-client.js";
 
 afterAll(() => removeServerWorlds());
 
@@ -147,19 +144,3 @@ describe("a plan of a few records", () => {
     expect(p.model.evidence.map((e) => e.source)).toEqual(written.evidence);
   });
 });
-
-/** The MCP SDK's own client, talking to the app in process with the agent's token. */
-async function mcpClientFor(w: ServerWorld, token: string): Promise<Client> {
-  const fetchThroughApp = (async (url: string | URL | Request, init?: RequestInit) => {
-    const headers = new Headers(init?.headers);
-    headers.set("host", TEST_HOST);
-    return w.app.request(String(url instanceof Request ? url.url : url), { ...init, headers });
-  }) as typeof fetch;
-  const transport = new StreamableHTTPClientTransport(new URL(`${TEST_ORIGIN}/mcp`), {
-    fetch: fetchThroughApp,
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: "twinlock-test", version: "1" });
-  await client.connect(transport);
-  return client;
-}

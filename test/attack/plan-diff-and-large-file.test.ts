@@ -10,8 +10,6 @@
 import { createHash } from "node:crypto";
 import { rmSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { DIFF_BUDGET } from "../../src/handoff/diff-within-budget.js";
 import { createAgentToken } from "../../src/server/agent-tokens.js";
@@ -26,9 +24,8 @@ import {
   reviewerFor,
   type ServerWorld,
   serverWorld,
-  TEST_HOST,
-  TEST_ORIGIN,
 } from "../../src/test-support/gate-server-fixture.js";
+import { mcpClientFor } from "../../src/test-support/mcp-client.js";
 import { randomLines } from "../../src/test-support/random-lines.js";
 import { runCli } from "../../src/test-support/run-cli.js";
 import { driveTo, makeGateRun, removeGateRuns } from "../../src/test-support/run-fixture.js";
@@ -157,19 +154,3 @@ describe("a handoff holding a 560 MiB file", () => {
     }
   });
 });
-
-/** The MCP SDK's own client, talking to the app in process with the agent's token. */
-async function mcpClientFor(w: ServerWorld, token: string): Promise<Client> {
-  const fetchThroughApp = (async (url: string | URL | Request, init?: RequestInit) => {
-    const headers = new Headers(init?.headers);
-    headers.set("host", TEST_HOST);
-    return w.app.request(String(url instanceof Request ? url.url : url), { ...init, headers });
-  }) as typeof fetch;
-  const transport = new StreamableHTTPClientTransport(new URL(`${TEST_ORIGIN}/mcp`), {
-    fetch: fetchThroughApp,
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: "twinlock-test", version: "1" });
-  await client.connect(transport);
-  return client;
-}
