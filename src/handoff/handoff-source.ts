@@ -40,20 +40,26 @@ export function sourceOfTexts(texts: ReadonlyMap<string, string | Buffer>): Hand
 
 /**
  * The live handoff folder as a source. Listing refuses links and special
- * files (a UsageError at once); each file is opened again without following
- * a link and without blocking, so one swapped in since is refused instead of
- * waited on.
+ * files (a UsageError at once); each listed file is read once, by `readOne`
+ * (by default opened again without following a link and without blocking,
+ * so one swapped in since is refused instead of waited on); a file the
+ * listing did not find is missing.
  */
-export function folderSource(dir: string): HandoffSource {
+export function folderSource(
+  dir: string,
+  readOne: (root: string, file: string) => SourceText = (root, file) => readRecordText(path.join(root, ...file.split("/"))),
+): HandoffSource {
   const root = path.resolve(dir);
   const files = listHandoffFiles(root);
+  const listed = new Set(files);
   const cache = new Map<string, SourceText>();
   return {
     files,
     read(file) {
+      if (!listed.has(file)) return { problem: "missing" };
       let got = cache.get(file);
       if (!got) {
-        got = readRecordText(path.join(root, ...file.split("/")));
+        got = readOne(root, file);
         cache.set(file, got);
       }
       return got;

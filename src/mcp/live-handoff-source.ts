@@ -1,9 +1,8 @@
-import { closeSync, fstatSync, lstatSync, readFileSync } from "node:fs";
-import path from "node:path";
+import { closeSync, fstatSync, readFileSync } from "node:fs";
 import { judgeHandoff, type ReadinessSummary, summarizeReadiness } from "../handoff/check-readiness.js";
 import type { HandoffFormat } from "../handoff/handoff-format.js";
-import { type HandoffSource, MAX_RECORD_BYTES, type SourceText } from "../handoff/handoff-source.js";
-import { listHandoffFiles, resolveHandoffRoot } from "../handoff/hash-handoff.js";
+import { folderSource, type HandoffSource, MAX_RECORD_BYTES, type SourceText } from "../handoff/handoff-source.js";
+import { resolveHandoffRoot } from "../handoff/hash-handoff.js";
 import { type HandoffFormatRecipe, handoffFormatOf, handoffFormatRecipe } from "../handoff/select-handoff-format.js";
 import { gateFolders } from "../home/gate-folders.js";
 import type { GateHome } from "../home/gate-home.js";
@@ -48,28 +47,7 @@ export function judgeLiveHandoff(input: { root: string; format: HandoffFormatRec
  * read within the record limit.
  */
 export function liveHandoffSource(root: string): HandoffSource {
-  const files = listHandoffFiles(root);
-  const listed = new Set(files);
-  const texts = new Map<string, SourceText>();
-  return {
-    files,
-    read(file) {
-      if (!listed.has(file)) return { problem: "missing" };
-      let got = texts.get(file);
-      if (!got) {
-        got = readText(root, file);
-        texts.set(file, got);
-      }
-      return got;
-    },
-    linkCount(file) {
-      try {
-        return lstatSync(path.join(root, ...file.split("/"))).nlink;
-      } catch {
-        return 1; // gone since the listing: the read reports it
-      }
-    },
-  };
+  return folderSource(root, readText);
 }
 
 /** A text file's content, opened beneath the real root; too large or unreadable is a problem, a path swapped for a link a refusal. */
