@@ -292,6 +292,7 @@ describe("twinlock exec", () => {
 });
 
 describe("twinlock hook in a session bound by exec", () => {
+  // About 60 hook processes, one after another, each as an agent tool starts it: minutes on a loaded 2-core machine.
   it("lets the admitted executor write its targets, run commands and call MCP, and denies what the plan does not cover", async () => {
     const g = makeGateRun();
     await driveTo(g, "dry_run_ready");
@@ -351,7 +352,7 @@ describe("twinlock hook in a session bound by exec", () => {
     // The session ended with exec: the same call is denied again.
     const env = cleanEnv({ TWINLOCK_RUN: g.runFile, TWINLOCK_EXECUTOR: "MD-30", TWINLOCK_SESSION: seen.env.TWINLOCK_SESSION as string });
     expectDeny("claude", hook("claude", fixture("claude", "write", target, g.dir), env), /no session of MD-30/);
-  });
+  }, 240_000);
 
   it("denies writes through an admitted target the agent made a symbolic link before exec (cart/cache.go -> ..), and exec says why", async () => {
     const g = makeGateRun();
