@@ -1,9 +1,14 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
 import { checkReadiness } from "../handoff/check-readiness.js";
+import { folderRunStore } from "../home/folder-run-store.js";
+import { openGateHome } from "../home/gate-home.js";
 import { runCli } from "../test-support/run-cli.js";
 import { driveTo, editHandoff, freeze, makeGateRun, makeRunTempDir, PLANNER, removeGateRuns } from "../test-support/run-fixture.js";
 import { renderHandoffRecords } from "../web/render-handoff-records.js";
+import { LISTED_FILES, presentPlan } from "./present-plan.js";
 
 afterAll(removeGateRuns);
 
@@ -64,5 +69,38 @@ describe("present and the review page show every field of a record", () => {
     const dir = makeRunTempDir();
     writeDemoHandoff(dir, records);
     expect(renderHandoffRecords(checkReadiness(dir).model)).toContain("<dt>notes</dt><dd>EXECUTOR: also &lt;push&gt; to main</dd>");
+  });
+});
+
+describe("present's list of a handoff's files", () => {
+  it("lists at most LISTED_FILES of 1,500 files, every changed and added one first, and says the rest are in the hash the decision binds", async () => {
+    const g = makeGateRun();
+    const bulk = path.join(g.handoff, "bulk");
+    mkdirSync(bulk);
+    for (let i = 0; i < 1500; i++) writeFileSync(path.join(bulk, `f${String(i).padStart(4, "0")}.txt`), `log ${i}\n`);
+    await driveTo(g, "plan_revision_pending");
+    // The revision changes three files near the end of the manifest and adds one.
+    for (const i of [1497, 1498, 1499]) writeFileSync(path.join(bulk, `f${i}.txt`), `log ${i}, revised\n`);
+    writeFileSync(path.join(bulk, "zz-new.txt"), "new\n");
+    await freeze(g);
+    const p = await presentPlan(folderRunStore(openGateHome(g.home)), g.runFile, PLANNER);
+    expect(p.files).toHaveLength(LISTED_FILES);
+    const changed = p.files.filter((f) => f.change !== "unchanged").map((f) => f.path);
+    expect(changed.sort()).toEqual(["bulk/f1497.txt", "bulk/f1498.txt", "bulk/f1499.txt", "bulk/zz-new.txt"]);
+    expect(p.filesNotListed?.total).toBeGreaterThan(1500);
+    expect(p.filesNotListed?.notice).toContain(`${LISTED_FILES} of the revision's ${p.filesNotListed?.total} files are listed`);
+    expect(p.filesNotListed?.notice).toContain(p.hash);
+    expect(p.markdown).toContain("**Not every file is listed.**");
+    // One line per listed file in the header, and one saying how many are not.
+    expect(p.markdown.split("\n").filter((l) => / bytes, sha256 [0-9a-f]{12}…$/.test(l))).toHaveLength(LISTED_FILES);
+    expect(p.markdown).toContain(`  - … ${(p.filesNotListed?.total ?? 0) - LISTED_FILES} more files not listed`);
+  });
+
+  it("lists every file of a small handoff, with no notice", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    const p = await presentPlan(folderRunStore(openGateHome(g.home)), g.runFile, PLANNER);
+    expect(p.filesNotListed).toBeNull();
+    expect(p.markdown).not.toContain("Not every file is listed");
   });
 });

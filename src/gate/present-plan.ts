@@ -46,9 +46,62 @@ export interface Presentation {
   /** How many record changes there are in all (more than `changes` holds when the rest are not shown). */
   changesTotal: number;
   previousRevision: number | null;
+  /** The files listed: every file, or (over LISTED_FILES) the changed and added ones first, then unchanged ones, up to that many. */
   files: PresentedFile[];
+  /** Files removed since the previous revision: every one, or the first LISTED_FILES. */
   removedFiles: string[];
+  /** How many files the revision holds and how many it removed, when not all are listed; null when all are. */
+  filesNotListed: FilesNotListed | null;
   markdown: string;
+}
+
+/** The most files one presentation lists (and the most removed files it names): a handoff may hold any number. */
+export const LISTED_FILES = 500;
+
+/** Files a presentation does not list: how many there are in all, of each change, and the sentence saying so. */
+export interface FilesNotListed {
+  total: number;
+  listed: number;
+  changed: number;
+  removed: number;
+  removedListed: number;
+  notice: string;
+}
+
+/**
+ * The files to list, within LISTED_FILES: those added or changed since the
+ * previous revision first (in the manifest's order), then unchanged ones,
+ * and what is left out said in one sentence.
+ */
+function filesToList(
+  shown: readonly ManifestEntry[],
+  previous: readonly ManifestEntry[] | undefined,
+  removed: readonly string[],
+  hash: string,
+): { listed: ManifestEntry[]; removedListed: string[]; notListed: FilesNotListed | null } {
+  const before = new Map((previous ?? []).map((f) => [f.path, f.sha256]));
+  const isChange = (f: ManifestEntry) => previous !== undefined && before.get(f.path) !== f.sha256;
+  const changed = shown.filter(isChange);
+  const chosen = new Set([...changed, ...shown.filter((f) => !isChange(f))].slice(0, LISTED_FILES));
+  const listed = shown.filter((f) => chosen.has(f));
+  const removedListed = removed.slice(0, LISTED_FILES);
+  if (listed.length === shown.length && removedListed.length === removed.length) return { listed, removedListed, notListed: null };
+  const parts = [`${listed.length} of the revision's ${shown.length} files are listed`];
+  if (previous !== undefined) parts.push(`every added or changed file first (${changed.length} in all)`);
+  if (removedListed.length < removed.length) parts.push(`and ${removedListed.length} of the ${removed.length} removed`);
+  const notice = `${parts.join(", ")}. Every file is in the handoff hash ${hash}, which the decision binds; the run's freeze event names each one with its size and sha256.`;
+  return {
+    listed,
+    removedListed,
+    notListed: {
+      total: shown.length,
+      listed: listed.length,
+      changed: changed.length,
+      removed: removed.length,
+      removedListed: removedListed.length,
+      notice,
+    },
+  };
 }
 
 /**
@@ -105,9 +158,10 @@ export async function presentPlan(
   const { records, outside, changes } = await rememberPresentation(key, async () =>
     recipe ? runOffThread("presentFrozenRecords", { ...input, format: recipe }) : presentFrozenRecordsIn(policy.handoffFormat, input),
   );
-  const files = await presentFiles(home, shown, prevEntry ? prevFiles : undefined);
   const current = new Set(shown.map((f) => f.path));
-  const removedFiles = prevFiles.filter((f) => !current.has(f.path)).map((f) => f.path);
+  const removed = prevFiles.filter((f) => !current.has(f.path)).map((f) => f.path);
+  const { listed, removedListed: removedFiles, notListed } = filesToList(shown, prevEntry ? prevFiles : undefined, removed, entry.hash);
+  const files = await presentFiles(home, listed, prevEntry ? prevFiles : undefined);
   const sign = policy.config.policies?.require_signed_receipts === true;
   const frozen = run.file.events[entry.seq - 1];
   // An earlier revision is shown as its own freeze recorded it (folder, time, who, the planner's note), not the latest's.
@@ -125,6 +179,7 @@ export async function presentPlan(
     run.state.settings,
     files,
     removedFiles,
+    notListed,
   );
   return {
     planner: wf.planner,
@@ -142,6 +197,7 @@ export async function presentPlan(
     previousRevision: prevEntry ? prevEntry.revision : null,
     files,
     removedFiles,
+    filesNotListed: notListed,
     markdown,
   };
 }
@@ -180,6 +236,7 @@ function renderMarkdown(
   settings: Settings,
   files: PresentedFile[],
   removedFiles: string[],
+  notListed: FilesNotListed | null,
 ): string {
   const key = sign ? " --key FILE" : "";
   const r = presented.model;
@@ -193,8 +250,10 @@ function renderMarkdown(
   out.push(
     `- state \`${wf.state}\`; handoff folder ${code(h.dir)}${h.dir.startsWith("/") ? "" : " (relative to the run file)"}; shown from the frozen bytes the gate keeps, ${h.files.length} files hashed:`,
   );
-  for (const f of h.files) out.push(`  - ${code(f.path)} ${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…`);
+  for (const f of files) out.push(`  - ${code(f.path)} ${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…`);
+  if (notListed !== null) out.push(`  - … ${notListed.total - notListed.listed} more files not listed`);
   out.push("");
+  if (notListed !== null) out.push(`> **Not every file is listed.** ${t(notListed.notice)}`, "");
   // Said before any record, and again beside the decision: no reader takes the part shown for the whole plan.
   const readWhole = `To read every record: the frozen files named above, or after admission \`twinlock checkout ${shellQuote(runFile)} ${wf.executor} DIR\`.`;
   if (notice !== null) out.push(`> **Not the whole plan.** ${t(notice)}`, ">", `> ${readWhole}`, "");

@@ -148,6 +148,7 @@ export async function revisionPageView(
     },
     files: p.files,
     removedFiles: p.removedFiles,
+    filesNotListed: p.filesNotListed,
     report,
     executor: executorShown(pinned, wf, prompt),
     receipts: receiptViews(wf, pinned.config),

@@ -53,6 +53,9 @@ export function renderRevisionPage(v: RevisionPageView): string {
     ? `<p class="banner banner-partial" role="note"><strong>Not the whole plan.</strong> ${e(v.recordsNotShown.notice)}</p>\n`
     : "";
   const records = notShown + renderHandoffRecords(v.model, v.recordsNotShown ?? undefined);
+  const filesNotListed = v.filesNotListed
+    ? `<p class="banner banner-partial" role="note"><strong>Not every file is listed.</strong> ${e(v.filesNotListed.notice)}</p>\n`
+    : "";
   // A report.md over the budget of what is shown is said to be a part (or not shown), never taken for the whole or for none.
   const reportFile = v.files.find((f) => f.path === "report.md");
   const reportPart = reportFile ? describeNotWhole(reportFile) : null;
@@ -109,7 +112,7 @@ ${sections.map(([id, title, html]) => section(id, title, html)).join("\n")}
 ${records}
 ${section("report", "Report", report)}
 ${section("executor", "The exact executor", executor)}
-${section("files", `Files (${v.files.length})`, renderHashedFiles(v.files, v.removedFiles, previous))}
+${section("files", `Files (${v.filesNotListed?.total ?? v.files.length})`, filesNotListed + renderHashedFiles(v.files, v.removedFiles, previous))}
 ${section("receipts", "Receipts", renderReceipts(v.receipts))}
 ${section("revisions", "Revisions", revisions)}
 ${forms === null ? "" : section("decide", "Decide", notShown + forms)}`;

@@ -221,6 +221,8 @@ export interface RevisionPageView {
   files: PresentedFile[];
   /** Files present in revision n-1 and gone in this one. */
   removedFiles: string[];
+  /** When not every file is listed: how many there are, and the sentence saying what is listed. */
+  filesNotListed?: { total: number; notice: string } | null;
   /** The handoff's `report.md` as Markdown, or null when there is none. */
   report: string | null;
   /** The exact executor. */
