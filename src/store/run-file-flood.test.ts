@@ -118,6 +118,34 @@ describe("a flood of reads of one run file", () => {
     expect(runFileReadsMade() - readsBefore).toBeLessThanOrEqual(3);
   }, 60_000);
 
+  it("still holds at most 4 run files' bytes at once when each ask is for another run file", async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const g = makeGateRun();
+        await driveTo(g, "plan_review_pending");
+        // 3 million empty events: over the budget after its first slices (each read yields between them).
+        const { events: _events, ...rest } = JSON.parse(readFileSync(g.runFile, "utf8")) as RunFile;
+        writeFileSync(g.runFile, `${JSON.stringify(rest).slice(0, -1)},"events":[{}${",{}".repeat(2_999_999)}]}`);
+        return g;
+      }),
+    );
+    let most = 0;
+    let sampling = true;
+    const sample = () => {
+      most = Math.max(most, runFileReadsInFlight());
+      if (sampling) setImmediate(sample);
+    };
+    setImmediate(sample);
+    try {
+      const answers = await Promise.all(runs.map((g) => readRunFileAsync(g.runFile).catch((e: unknown) => e)));
+      expect(answers.every((a) => a instanceof UsageError)).toBe(true);
+    } finally {
+      sampling = false;
+    }
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(4);
+  }, 60_000);
+
   it("answers an ask made while a read is under way from a read begun after the ask: a write between is seen", async () => {
     const g = makeGateRun();
     await driveTo(g, "plan_review_pending");
