@@ -3,12 +3,15 @@ import path from "node:path";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { requirePlainPath } from "../input/parse-input.js";
+import { carry } from "../offload/run-off-thread.js";
 import { GENESIS } from "../run/event-chain.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
 import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
 import {
   appendTo,
   type EventDraft,
+  type JudgedRunBytes,
+  judgeRunFileBytes,
   type LoadedRun,
   readRunFile,
   readRunFileAsync,
@@ -46,9 +49,43 @@ export function readRun(given: string, home: GateHome): LoadedRun {
 export async function readRunWaiting(given: string, home: GateHome): Promise<LoadedRun> {
   const runFile = resolveRunFile(given);
   for (let attempt = 0; ; attempt++) {
-    const got = setAgainstCheckpoint(await readRunFileAsync(runFile), runFile, home, attempt);
+    const placement = { home, recordOf: (runId: string) => checkpointRecord(home, runId) };
+    const got = setAgainstCheckpoint(await readRunFileAsync(runFile, placement), runFile, home, attempt);
     if ("run" in got) return got.run;
     await new Promise((resolve) => setTimeout(resolve, got.waitMs));
+  }
+}
+
+/**
+ * New run-file bytes a server read, parsed and verified (on a worker thread: `readRunFileAsync`), then set against the
+ * home's checkpoint there: a run that verifies but that the home refuses (events it never recorded, a fork, another
+ * home's run, no checkpoint) comes back as the refusal `reconcileWithCheckpoint` gives, not as 16 MiB of events. A file
+ * behind its checkpoint comes back as the run: the reader may be between a writer's two writes, and waits and reads again.
+ */
+export function judgeAndPlaceRunBytes(input: { bytes: Uint8Array; file: string; home?: GateHome }): JudgedRunBytes {
+  const judged = judgeRunFileBytes(input);
+  if (judged.ok !== true || !input.home) return judged;
+  try {
+    reconcileWithCheckpoint(input.home, judged.run, input.file);
+    return judged;
+  } catch (error) {
+    const attack = error instanceof IntegrityError ? error.details.attack : undefined;
+    if (!(error instanceof IntegrityError || error instanceof UsageError) || attack === "rollback") return judged;
+    const runId = judged.run.state.run_id;
+    return { ok: "unplaced", error: carry(error), runId, record: checkpointRecord(input.home, runId) };
+  }
+}
+
+/**
+ * The home's record of a run now, as one string (what a refusal of a run set against it depends on): its checkpoint's
+ * revision, head and last write, or "none"; undefined when the checkpoint cannot be read.
+ */
+export function checkpointRecord(home: GateHome, runId: string): string | undefined {
+  try {
+    const cp = readCheckpoint(home, runId);
+    return cp ? `${cp.seq} ${cp.head} ${cp.last_write.from_seq} ${cp.last_write.from_head}` : "none";
+  } catch {
+    return undefined;
   }
 }
 

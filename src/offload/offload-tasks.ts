@@ -2,6 +2,7 @@ import { presentFrozenRecords } from "../gate/present-frozen-records.js";
 import { copyHandoff, keepSnapshot, listHandoffForFreeze, removeSnapshot } from "../home/frozen-bytes.js";
 import { frozenStanding } from "../home/frozen-quota.js";
 import type { GateHome } from "../home/gate-home.js";
+import { judgeAndPlaceRunBytes } from "../home/run-ledger.js";
 import { judgeLiveHandoff } from "../mcp/live-handoff-source.js";
 
 /**
@@ -24,6 +25,8 @@ export const OFFLOAD_TASKS = {
   judgeLiveHandoff,
   /** A revision's records read, diffed and cut to their budget for \`present\` and the pages (present-frozen-records.ts). */
   presentFrozenRecords,
+  /** New run-file bytes a server read, parsed, checked, replayed and set against the home's checkpoint (run-ledger.ts). */
+  judgeRunFileBytes: judgeAndPlaceRunBytes,
 };
 
 export type OffloadTasks = typeof OFFLOAD_TASKS;

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { ZodMiniType } from "zod/mini";
 import { canonicalJson } from "../crypto/canonical-hash.js";
 import { IntegrityError, UsageError } from "../errors/errors.js";
+import type { GateHome } from "../home/gate-home.js";
 import {
   BUDGETS,
   BudgetError,
@@ -14,6 +15,7 @@ import {
   requireShapeWithin,
 } from "../input/budgets.js";
 import { describeJsonError, MAX_JSON_DEPTH, requirePlainPath, requireShallowJson } from "../input/parse-input.js";
+import { type CarriedError, carry, revive, runOffThread } from "../offload/run-off-thread.js";
 import { applyEventOwned, EVENT_DATA, replayEvents } from "../run/apply-event.js";
 import { GENESIS, hashEvent, verifyChain } from "../run/event-chain.js";
 import { type EventType, RUN_FORMAT, type RunEvent, type RunFile, RunFileSchema, type RunState } from "../run/run-schema.js";
@@ -62,21 +64,180 @@ export function readRunFile(file: string): LoadedRun {
  * `readRunFile` for a server: the same reading and the same answer, but the
  * event loop runs between slices of the file, so a large run file (or an
  * agent's junk in its place) never holds up other requests for the whole read.
- * Parsing and verifying bytes not seen before is still one piece of work.
+ *
+ * One caller cannot take the server's reads: asks for a run file while a read
+ * of it is under way join the one read that starts after it (begun after they
+ * asked, so none gets bytes older than its ask), so a flood of requests for
+ * one run holds one of the MAX_READS_IN_FLIGHT slots, never all of them.
+ * New bytes larger than a slice are parsed, checked and replayed on a worker
+ * thread (`runOffThread`): the thread's own cost of a new 16 MiB file is the
+ * messages and, for a run that verifies, taking the run back; a refusal comes
+ * back as its few words. With a `placement`, a new run that verifies but that
+ * its home would refuse is refused there too, never carried back whole.
  */
-export async function readRunFileAsync(file: string): Promise<LoadedRun> {
+export async function readRunFileAsync(file: string, placement?: RunPlacement): Promise<LoadedRun> {
+  const key = `${path.resolve(file)}\0${file}\0${placement?.home.dir ?? ""}`;
+  try {
+    // Each caller its own answer object (the run inside is frozen), and its own copy of a refusal.
+    return { ...(await runFileFlights.join(key, () => readOnceAsync(file, placement))) };
+  } catch (error) {
+    throw error instanceof UsageError || error instanceof IntegrityError ? copyOfRefusal(error) : error;
+  }
+}
+
+/**
+ * Work of one key joined (single flight): an ask while none is under way starts one; an ask while one is under way
+ * joins the next, which starts when that one ends and which every ask until then shares. At most one runs per key at
+ * a time, and no answer comes from work begun before it was asked for.
+ */
+class Flights<T> {
+  private readonly byKey = new Map<string, { running: Promise<T>; next?: Promise<T> }>();
+
+  join(key: string, start: () => Promise<T>): Promise<T> {
+    const flight = this.byKey.get(key);
+    if (!flight) return this.begin(key, start);
+    if (!flight.next) {
+      const after = () => this.begin(key, start);
+      flight.next = flight.running.then(after, after);
+    }
+    return flight.next;
+  }
+
+  private begin(key: string, start: () => Promise<T>): Promise<T> {
+    const running = start();
+    this.byKey.set(key, { running });
+    const done = () => {
+      const flight = this.byKey.get(key);
+      if (flight?.running === running && !flight.next) this.byKey.delete(key);
+    };
+    running.then(done, done);
+    return running;
+  }
+}
+
+const runFileFlights = new Flights<LoadedRun>();
+
+/** How many times `readRunFileAsync` has read a run file's bytes in this process (joined asks share one read). */
+let runFileReads = 0;
+
+/** The run-file reads `readRunFileAsync` has made so far (a flood of asks for one file costs one read at a time). */
+export function runFileReadsMade(): number {
+  return runFileReads;
+}
+
+/** New bytes larger than this are judged on a worker thread; smaller ones (a few ms of work) on the calling thread. */
+const OFF_THREAD_BYTES = 256 * 1024;
+
+/** One read of `readRunFileAsync`: the bytes in slices under a read slot, then judged (off the thread when new and large). */
+async function readOnceAsync(file: string, placement: RunPlacement | undefined): Promise<LoadedRun> {
   // At most MAX_READS_IN_FLIGHT files' bytes held at once, however many requests ask (each may be 16 MiB).
   await takeReadSlot();
   try {
-    const steps = loadRunFile(file, true);
-    for (;;) {
-      const step = steps.next();
-      if (step.done) return step.value as LoadedRun;
+    runFileReads++;
+    const abs = path.resolve(file);
+    // Bytes in memory the worker thread shares: handing them over copies nothing (a copy of 16 MiB held the thread).
+    const steps = readHashedWithinBudget(abs, `run file ${file}`, true);
+    let step = steps.next();
+    while (!step.done) {
       await new Promise<void>((resolve) => setImmediate(resolve));
+      step = steps.next();
     }
+    const read = step.value;
+    if (read.bytes.length <= OFF_THREAD_BYTES || verifiedRuns.get(abs)?.digest === read.digest)
+      return judgeRead(abs, file, read, true) as LoadedRun;
+    const unplaced = unplacedRuns.get(abs);
+    if (placement && unplaced?.digest === read.digest && unplaced.file === file && unplaced.home === placement.home.dir) {
+      if (placement.recordOf(unplaced.runId) === unplaced.record) throw copyOfRefusal(unplaced.error);
+    }
+    if (judgedBefore(abs, file, read.digest)) return judgeRead(abs, file, read, true) as LoadedRun;
+    return await judgeOffThread(abs, file, read, placement);
   } finally {
     giveBackReadSlot();
   }
+}
+
+/** Whether this process has a verdict on these bytes of this file (a verified run, or a refusal) that needs no parse. */
+function judgedBefore(abs: string, file: string, digest: string): boolean {
+  if (verifiedRuns.get(abs)?.digest === digest) return true;
+  const refused = refusedRuns.get(abs);
+  return refused?.digest === digest && refused.file === file;
+}
+
+/** New bytes parsed, checked and replayed on a worker thread; the verdict remembered by their sha256, as `judgeRead` does. */
+async function judgeOffThread(abs: string, file: string, read: HashedRead, placement: RunPlacement | undefined): Promise<LoadedRun> {
+  const { digest } = read;
+  try {
+    requireShapeWithin(BUDGETS.runFile, read.shape, `run file ${file}`);
+  } catch (error) {
+    rememberRefusal(abs, { digest, file, stage: "parse", error });
+    throw error;
+  }
+  const home = placement ? { dir: placement.home.dir, id: placement.home.id } : undefined;
+  const judged = await runOffThread("judgeRunFileBytes", { bytes: read.bytes, file, home });
+  if (judged.ok === "parse") {
+    const error = revive(judged.error);
+    rememberRefusal(abs, { digest, file, stage: "parse", error });
+    throw error;
+  }
+  if (judged.ok === "unplaced") {
+    const error = revive(judged.error);
+    if (home && judged.record !== undefined)
+      keep(unplacedRuns, abs, { digest, file, home: home.dir, runId: judged.runId, record: judged.record, error });
+    throw error;
+  }
+  if (judged.ok === "verify") {
+    const error = refusalOf(judged.verdict, file);
+    rememberRefusal(abs, { digest, file, stage: "verify", error });
+    throw error;
+  }
+  remember(abs, digest, judged.run, judged.replayed);
+  return { path: abs, file: judged.run, state: judged.run.state };
+}
+
+/**
+ * What a reader that sets a run against its gate home's checkpoint (`readRunWaiting`) tells `readRunFileAsync`, so a
+ * new run that verifies but that the home refuses (events it never recorded, a fork, another home's run) is refused
+ * on the worker thread that verified it: such a run is never carried back whole (taking 16 MiB of events back costs
+ * the thread more than parsing them).
+ */
+export interface RunPlacement {
+  /** The gate home whose checkpoint the run is set against. */
+  home: GateHome;
+  /** The home's record of a run now (its checkpoint's revision, head and last write): a remembered refusal holds while it is the same. */
+  recordOf(runId: string): string | undefined;
+}
+
+/**
+ * Verified runs the home refused, by the sha256 of their bytes and the home's record of the run then: the refusal
+ * depends on both, so it is given again only while the record is the same.
+ */
+const unplacedRuns = new Map<string, { digest: string; file: string; home: string; runId: string; record: string; error: unknown }>();
+
+/**
+ * What a check of a run file's bytes on a worker thread found: the parse's refusal, the verification's, the home's
+ * refusal of a run that verified (with the home's record of the run it was set against; undefined: not to be
+ * remembered), or the run.
+ */
+export type JudgedRunBytes =
+  | { ok: "parse"; error: CarriedError }
+  | { ok: "unplaced"; error: CarriedError; runId: string; record: string | undefined }
+  | { ok: "verify"; verdict: Extract<RunFileVerdict, { ok: false }> }
+  | { ok: true; run: RunFile; replayed: RunState };
+
+/**
+ * A run file's bytes (read within their byte and shape budget) parsed and verified from the first event, answered as
+ * plain data to cross between threads: the task `readRunFileAsync` runs on a worker thread for new, large bytes.
+ */
+export function judgeRunFileBytes(input: { bytes: Uint8Array; file: string }): JudgedRunBytes {
+  let run: RunFile;
+  try {
+    run = parseScannedRunFile(input.bytes, input.file);
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof IntegrityError)) throw error;
+    return { ok: "parse", error: carry(error) };
+  }
+  const verdict = verifyRunFile(run);
+  return verdict.ok ? { ok: true, run, replayed: verdict.state } : { ok: "verify", verdict };
 }
 
 /** Run files a server reads at once; the others wait their turn, in the order they asked. */
@@ -130,8 +291,13 @@ function runToEnd<T>(steps: Generator<undefined, T>): T {
  */
 function* loadRunFile(file: string, verify: boolean): Generator<undefined, LoadedRun | RunFile> {
   const abs = path.resolve(file);
+  const read = yield* readHashedWithinBudget(abs, `run file ${file}`);
+  return judgeRead(abs, file, read, verify);
+}
+
+/** Bytes read within their budget judged: the verdict remembered for them, or parsed (and verified) and remembered. */
+function judgeRead(abs: string, file: string, read: HashedRead, verify: boolean): LoadedRun | RunFile {
   const where = `run file ${file}`;
-  const read = yield* readHashedWithinBudget(abs, where);
   const { bytes, digest } = read;
   const known = verifiedRuns.get(abs);
   if (known?.digest === digest) return verify ? { path: abs, file: known.run, state: known.run.state } : known.run;
@@ -148,13 +314,18 @@ function* loadRunFile(file: string, verify: boolean): Generator<undefined, Loade
   if (!verify) return run;
   const verdict = verifyRunFile(run, known);
   if (!verdict.ok) {
-    const hint = verdict.check === "state" ? ` — run \`twinlock verify-log ${file}\`` : "";
-    const error = new IntegrityError(`run file ${file}: ${verdict.reason}${hint}`, { seq: verdict.seq });
+    const error = refusalOf(verdict, file);
     rememberRefusal(abs, { digest, file, stage: "verify", error });
     throw error;
   }
   remember(abs, digest, run, verdict.state);
   return { path: abs, file: run, state: run.state };
+}
+
+/** The refusal of a run file whose verification failed, naming the first bad event. */
+function refusalOf(verdict: Extract<RunFileVerdict, { ok: false }>, file: string): IntegrityError {
+  const hint = verdict.check === "state" ? ` — run \`twinlock verify-log ${file}\`` : "";
+  return new IntegrityError(`run file ${file}: ${verdict.reason}${hint}`, { seq: verdict.seq });
 }
 
 /** The run each run file's bytes parsed and verified to last in this process, by the sha256 of those bytes. */
@@ -184,6 +355,7 @@ interface Refusal {
 function remember(abs: string, digest: string, run: RunFile, replayed: RunState): void {
   deepFreeze(run);
   refusedRuns.delete(abs);
+  unplacedRuns.delete(abs);
   keep(verifiedRuns, abs, { digest, run, replayed });
 }
 
@@ -334,12 +506,20 @@ export function serializeRunFile(run: RunFile): string {
   return `${JSON.stringify(run, null, 1)}\n`;
 }
 
+/** A run file's bytes as read, their sha256 and their JSON shape. */
+interface HashedRead {
+  bytes: Buffer;
+  digest: string;
+  shape: JsonShape;
+}
+
 /**
  * The run file's bytes, read in slices (yielding after each), their sha256
  * and their JSON shape (scanned as they come, see `JsonShapeScanner`). A
  * refusal as soon as the bytes read so far are over the run file's budget.
+ * `shared`: in memory a worker thread can be handed without a copy.
  */
-function* readHashedWithinBudget(abs: string, where: string): Generator<undefined, { bytes: Buffer; digest: string; shape: JsonShape }> {
+function* readHashedWithinBudget(abs: string, where: string, shared = false): Generator<undefined, HashedRead> {
   requirePlainPath(abs, "run file");
   let fd: number;
   try {
@@ -363,7 +543,7 @@ function* readHashedWithinBudget(abs: string, where: string): Generator<undefine
         `run file ${abs} is not a regular file (${stat.isFIFO() ? "a FIFO" : stat.isSocket() ? "a socket" : stat.isDirectory() ? "a folder" : "a device"}); give a twinlock run file`,
       );
     requireBytesWithin(BUDGETS.runFile, stat.size, `run file ${abs}`);
-    const buffer = Buffer.allocUnsafe(stat.size);
+    const buffer = shared ? Buffer.from(new SharedArrayBuffer(stat.size)) : Buffer.allocUnsafe(stat.size);
     const hash = createHash("sha256");
     const scanner = new JsonShapeScanner(BUDGETS.runFile);
     let read = 0;
