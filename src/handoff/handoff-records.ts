@@ -10,8 +10,9 @@ export const STOP_REASON_PATTERN = /^[a-z0-9][a-z0-9-]{0,119}$/;
 
 const recordSchemasOf = lazySchemasOf("handoff-records", () => {
   const MAX_TEXT = 64 * 1024;
-  const text = z.string().check(z.minLength(1), z.maxLength(MAX_TEXT));
-  const notes = z.optional(z.string().check(z.maxLength(MAX_TEXT)));
+  const tooLong = `over the ${MAX_TEXT.toLocaleString("en-US")}-character limit for one text of a record; put the long text in a file of the handoff and cite it`;
+  const text = z.string().check(z.minLength(1), z.maxLength(MAX_TEXT, tooLong));
+  const notes = z.optional(z.string().check(z.maxLength(MAX_TEXT, tooLong)));
   const recordId = z.string().check(z.maxLength(200), z.regex(RECORD_ID_PATTERN, "an ID such as E1 (letters, digits, . _ -)"));
   /** A citation: a bare ID or the ID written as its marker (e.g. `E1` or `@EVIDENCE:E1`). */
   const citation = z.string().check(z.minLength(1), z.maxLength(220));
