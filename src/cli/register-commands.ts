@@ -409,7 +409,7 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
   program
     .command("verify-attestation")
     .description(
-      "check attest's envelopes or Sigstore bundles offline: trusted attester, a receipt the run recorded, and (with --trust) a trusted reviewer's signature",
+      "check attest's envelopes or Sigstore bundles offline: trusted attester, a receipt the run recorded, a trusted reviewer's signature and the gate's (--trust FILE)",
     )
     .argument("<files...>", ".intoto.json or .sigstore.json files from twinlock attest")
     .requiredOption("--run <run>", "the run file the receipts belong to")
