@@ -14,7 +14,11 @@ describe("the CLI's errors about a store it cannot reach", () => {
   });
 
   it("never repeat a store URL that is not postgres://, where a mistyped one still holds the password, and name where it came from", async () => {
-    for (const url of ["postgres:gate:s3cr3tPw@127.0.0.1:5432/db", "postgres:/gate:s3cr3tPw@db/twinlock", "postgresql:gate:s3cr3tPw@db/x"]) {
+    for (const url of [
+      "postgres:gate:s3cr3tPw@127.0.0.1:5432/db",
+      "postgres:/gate:s3cr3tPw@db/twinlock",
+      "postgresql:gate:s3cr3tPw@db/x",
+    ]) {
       const flag = await runCli(["pair-status", "run_0123456789abcdef", "MD-29", "--store", url]);
       expect(flag.code).toBe(2);
       expect(flag.stderr).toMatch(/^twinlock: --store is not a store URL/m);

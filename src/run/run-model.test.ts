@@ -623,26 +623,30 @@ async function setUp(mode: Mode): Promise<{ model: Model; real: Real }> {
 }
 
 describe("a run driven by random sequences of the gate's operations", () => {
-  it("matches the model after every step, and reaches executing exactly when the model allows it", async () => {
-    let executingRuns = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom<Mode>("APPLY_SAFE", "APPLY_APPROVED"),
-        fc.integer({ min: 0, max: HAPPY_PATH.length }),
-        fc.commands([step], { maxCommands: 50, size: "max" }),
-        async (mode, prefix, cmds) => {
-          const { model, real } = await setUp(mode);
-          for (const s of HAPPY_PATH.slice(0, prefix)) await s.run(model, real);
-          await fc.asyncModelRun(() => ({ model, real }), cmds);
-          if (reachedExecuting(real)) executingRuns++;
-        },
-      ),
-      { numRuns: NUM_RUNS },
-    );
-    // The property is not vacuous: some sequences did reach executing.
-    expect(executingRuns).toBeGreaterThan(0);
-    // A few seconds a run on a loaded 2-core machine: the soak's 100 runs take minutes there.
-  }, 60_000 + NUM_RUNS * 6_000);
+  it(
+    "matches the model after every step, and reaches executing exactly when the model allows it",
+    async () => {
+      let executingRuns = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom<Mode>("APPLY_SAFE", "APPLY_APPROVED"),
+          fc.integer({ min: 0, max: HAPPY_PATH.length }),
+          fc.commands([step], { maxCommands: 50, size: "max" }),
+          async (mode, prefix, cmds) => {
+            const { model, real } = await setUp(mode);
+            for (const s of HAPPY_PATH.slice(0, prefix)) await s.run(model, real);
+            await fc.asyncModelRun(() => ({ model, real }), cmds);
+            if (reachedExecuting(real)) executingRuns++;
+          },
+        ),
+        { numRuns: NUM_RUNS },
+      );
+      // The property is not vacuous: some sequences did reach executing.
+      expect(executingRuns).toBeGreaterThan(0);
+      // A few seconds a run on a loaded 2-core machine: the soak's 100 runs take minutes there.
+    },
+    60_000 + NUM_RUNS * 6_000,
+  );
 });
 
 function reachedExecuting(r: Real): boolean {
