@@ -81,6 +81,11 @@ describe("work run on a worker thread", () => {
     const fd = openSync(path.join(sparse, "big.bin"), "w");
     ftruncateSync(fd, 512 * 1024 ** 2);
     closeSync(fd);
+    // Both workers started first (a worker's start takes longer than a copy on a loaded machine), in lanes of their own.
+    const listed = path.join(dir, "listed");
+    await Promise.all(
+      ["warm:a", "warm:b"].map((lane) => inOffloadLane(lane, () => runOffThread("listHandoffForFreeze", { root: listed }))),
+    );
     const finished: string[] = [];
     const copies = [1, 2, 3, 4].map((i) => {
       const home = path.join(dir, `lane-home-${i}`);
