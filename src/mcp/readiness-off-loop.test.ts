@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createAgentToken } from "../server/agent-tokens.js";
 import { createGateApp } from "../server/create-gate-app.js";
 import type { RunStore } from "../store/run-store.js";
+import { countTurns } from "../test-support/count-turns.js";
 import { call, PLANNER, removeServerWorlds, serverWorld, TEST_HOST, TEST_ORIGIN } from "../test-support/gate-server-fixture.js";
 
 afterEach(() => removeServerWorlds());
@@ -51,18 +52,11 @@ describe("MCP readiness of a handoff of 20,000 small files", () => {
     await readinessReadTheRun;
     // Turns of the event loop while readiness works: a readiness that held the loop with synchronous work (a copy of
     // 20,000 files) lets through a handful at most; one that reads in batches yields once a batch at least.
-    let turns = 0;
-    let done = false;
-    const tick = () => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
+    const stopCounting = countTurns();
     const health = await call(served, "/healthz");
     order.push(`healthz ${health.status}`);
     const answer = await readiness;
-    done = true;
+    const turns = stopCounting();
     expect(order).toContain("healthz 200");
     expect(turns).toBeGreaterThan(20_000 / 64 / 2);
     expect(answer.result.structuredContent.ready).toBe(true);

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
 import { createAgentToken } from "../server/agent-tokens.js";
+import { countTurns } from "../test-support/count-turns.js";
 import { call, PLANNER, removeServerWorlds, type ServerWorld, serverWorld } from "../test-support/gate-server-fixture.js";
 
 afterEach(() => removeServerWorlds());
@@ -18,14 +19,8 @@ const SPARSE_BYTES = SOAK ? 7 * 1024 ** 3 : 512 * 1024 ** 2;
  */
 async function measured(w: ServerWorld, work: () => Promise<unknown>) {
   const counts = { turns: 0, answers: 0 };
-  let turns = 0;
+  const stopCounting = countTurns();
   let done = false;
-  const tick = () => {
-    if (done) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
   let answers = 0;
   const health = (async () => {
     while (!done) {
@@ -37,11 +32,12 @@ async function measured(w: ServerWorld, work: () => Promise<unknown>) {
   })();
   try {
     const result = await work();
-    counts.turns = turns;
+    counts.turns = stopCounting();
     counts.answers = answers;
     return { ...counts, result };
   } finally {
     done = true;
+    stopCounting();
     await health;
   }
 }

@@ -4,6 +4,7 @@ import { IntegrityError, UsageError } from "../errors/errors.js";
 import { readRunWaiting } from "../home/run-ledger.js";
 import { stopOffThreadWorkers } from "../offload/run-off-thread.js";
 import type { RunFile } from "../run/run-schema.js";
+import { countTurns } from "../test-support/count-turns.js";
 import { driveTo, homeOf, makeGateRun, removeGateRuns } from "../test-support/run-fixture.js";
 import {
   appendTo,
@@ -55,19 +56,12 @@ function withUnrecordedStops(runFile: string, bytes: number): string {
 
 /** Turns of the event loop while `work` runs (each turn schedules the next). */
 async function turnsWhile<T>(work: () => Promise<T>): Promise<{ turns: number; outcome: T | Error }> {
-  let turns = 0;
-  let done = false;
-  const tick = () => {
-    if (done) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
+  const stop = countTurns();
   try {
     const outcome = await work().catch((e: Error) => e);
-    return { turns, outcome };
+    return { turns: stop(), outcome };
   } finally {
-    done = true;
+    stop();
   }
 }
 

@@ -13,6 +13,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentToken } from "../../src/server/agent-tokens.js";
+import { countTurns } from "../../src/test-support/count-turns.js";
 import {
   apiOf,
   call,
@@ -64,15 +65,9 @@ describe("a plan whose evidence_index.json is 16 MiB of 58,000 evidence records"
 
   it("is answered to the agent's token in a few hundred KB: the first evidence records as written, how many of 58,002 are shown, and the record file's sha256", async () => {
     // The first ask reads and cuts the 16 MiB record on a worker thread: the server's event loop keeps turning meanwhile.
-    let turns = 0;
-    let spinning = true;
-    const spin = () => {
-      turns++;
-      if (spinning) setImmediate(spin);
-    };
-    setImmediate(spin);
+    const stopCounting = countTurns();
     const r = await call(w, apiOf(w).plan, { token });
-    spinning = false;
+    const turns = stopCounting();
     const text = await r.text();
     expect(r.status).toBe(200);
     expect(turns).toBeGreaterThan(200);
