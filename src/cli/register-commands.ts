@@ -293,7 +293,20 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .option("--environment <name>", "requested environment (default: the consented one)")
     .option("--actions <ids>", "requested +ACTION IDs (default: all consented)")
     .option("--actor <name>", "who asks")
+    .option("--pass-env <names>", "more variables to hand the command, comma-separated (never TWINLOCK_KEY, TWINLOCK_STORE, NODE_OPTIONS)")
     .action(async (run, id, cmd, opts) => sink(await (await import("./commands/exec.js")).runExec(run, id, cmd, opts)));
+
+  program
+    .command("plan")
+    .description(
+      "bind a planner's session for the hook (read, read-only commands, its handoff folder, twinlock's MCP tools) and run CMD in it",
+    )
+    .argument("<run>", "run file (or a team store's run name)")
+    .argument("<planner>", "the planner's ID")
+    .argument("<cmd...>", "the command to run, after --")
+    .option("--handoff <dir>", "the planner's handoff folder (required until its first freeze; then the frozen one)")
+    .option("--pass-env <names>", "more variables to hand the command, comma-separated (never TWINLOCK_KEY, TWINLOCK_STORE, NODE_OPTIONS)")
+    .action(async (run, id, cmd, opts) => sink(await (await import("./commands/plan.js")).runPlan(run, id, cmd, opts)));
 
   program
     .command("hook")

@@ -22,7 +22,7 @@ async function boundSession() {
   await driveTo(g, "dry_run_ready");
   await admitStep(g);
   const { binding, env } = await bindTestSession(g);
-  return { g, binding, env, file: bindingFile(homeOf(g).dir, binding.run_file, EXECUTOR) };
+  return { g, binding, env, file: bindingFile(homeOf(g).dir, binding.run_file, "executor", EXECUTOR) };
 }
 
 describe("a stop and the bound session", () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { resolveRealPath } from "../input/resolve-real-path.js";
 import { atomicWriteFile, fsyncDir, removeDeadTempFiles } from "../store/atomic-write.js";
@@ -14,7 +14,7 @@ export function sessionRunFile(runFile: string): string {
 
 /** Record a session binding in the gate home: locked, atomic, durable, readable by its owner only. */
 export async function writeSessionBinding(home: GateHome, binding: SessionBinding): Promise<string> {
-  const file = bindingFile(home.dir, binding.run_file, binding.executor);
+  const file = bindingFileOf(home, binding);
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   await withFileLock(file, () => {
     removeDeadTempFiles(file);
@@ -25,7 +25,7 @@ export async function writeSessionBinding(home: GateHome, binding: SessionBindin
 
 /** Remove a session's binding, if it is still the one this session wrote (a later exec of the same executor keeps its own). */
 export async function removeSessionBinding(home: GateHome, binding: SessionBinding): Promise<void> {
-  const file = bindingFile(home.dir, binding.run_file, binding.executor);
+  const file = bindingFileOf(home, binding);
   await withFileLock(file, () => {
     let current: string;
     try {
@@ -39,12 +39,37 @@ export async function removeSessionBinding(home: GateHome, binding: SessionBindi
   });
 }
 
+/** The file a binding lives in, in `home`. */
+export function bindingFileOf(home: GateHome, binding: SessionBinding): string {
+  return bindingFile(home.dir, binding.run_file, binding.kind, binding.kind === "planner" ? binding.planner : binding.executor);
+}
+
+/**
+ * Renew a session's lease (the binding file's modification time, which the
+ * hook reads): true when the binding is still this session's, false when it
+ * was ended (a stop, another session of the same prompt) and so stays ended.
+ */
+export async function renewSessionBinding(home: GateHome, binding: SessionBinding, now: Date = new Date()): Promise<boolean> {
+  const file = bindingFileOf(home, binding);
+  return withFileLock(file, () => {
+    let current: string;
+    try {
+      current = readFileSync(file, "utf8");
+    } catch {
+      return false;
+    }
+    if (!current.includes(binding.secret_sha256)) return false;
+    utimesSync(file, now, now);
+    return true;
+  });
+}
+
 /**
  * End every session bound to the run file `runFile` (its real path), or to
  * the pair of `planner` only: their bindings leave the gate home, so the hook
  * denies their next call. Only locks in the gate home are taken, which the
  * agent cannot hold: a stop ends the sessions even while the agent keeps the
- * lock beside the run file. Returns the executors whose sessions ended.
+ * lock beside the run file. Returns the executors and planners whose sessions ended.
  */
 export async function endSessionsOfRun(home: GateHome, runFile: string, planner?: string): Promise<string[]> {
   const dir = path.join(home.dir, "bindings");
@@ -67,7 +92,7 @@ export async function endSessionsOfRun(home: GateHome, runFile: string, planner?
       if ("problem" in binding || binding.run_file !== runFile || (planner !== undefined && binding.planner !== planner)) return;
       rmSync(file, { force: true });
       fsyncDir(dir);
-      ended.push(binding.executor);
+      ended.push(binding.kind === "planner" ? `${binding.planner} (planner)` : binding.executor);
     });
   }
   return ended;

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { findDuplicateJsonKey } from "../input/duplicate-json-key.js";
 import { applyPatchPaths } from "./apply-patch-paths.js";
-import type { HookInput, ToolCall } from "./tool-call.js";
+import type { HookInput, ShellCommand, ToolCall } from "./tool-call.js";
 
 /** The agent tools whose pre-tool-use hook twinlock speaks. */
 export const AGENTS = ["claude", "codex", "gemini", "cursor"] as const;
@@ -29,6 +29,13 @@ export interface AgentContract {
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 const paths = (...values: unknown[]): string[] => values.filter((v): v is string => typeof v === "string");
+/** A shell tool's command line (a string), when it gives one. */
+const commandText = (v: unknown): ShellCommand | null => (typeof v === "string" ? { text: v } : null);
+/** The command line of a tool that may name it in either of two fields: none when both are given (the hook could judge one while the tool runs the other). */
+const oneCommandText = (a: unknown, b: unknown): ShellCommand | null => (a !== undefined && b !== undefined ? null : commandText(a ?? b));
+/** Codex's `shell` command: an argv array (`["bash", "-lc", "ls"]`), read as the tool starts it. */
+const commandArgv = (v: unknown): ShellCommand | null =>
+  Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === "string") ? { argv: v as string[] } : commandText(v);
 
 /** Claude Code and Codex share a wire format (`hookSpecificOutput.permissionDecision`). */
 function claudeStyleDeny(reason: string): HookAnswer {
@@ -86,7 +93,8 @@ function classifyClaude({ toolName: t, toolInput: i, cwd }: HookInput): ToolCall
   if (CLAUDE_READ.has(t)) return { kind: "read", tool: t };
   if (t === "Write" || t === "Edit" || t === "MultiEdit") return { kind: "write", tool: t, paths: paths(i.file_path), cwd };
   if (t === "NotebookEdit") return { kind: "write", tool: t, paths: paths(i.notebook_path), cwd };
-  if (t === "Bash" || t === "PowerShell") return { kind: "shell", tool: t, cwd };
+  if (t === "Bash") return { kind: "shell", tool: t, cwd, command: commandText(i.command) };
+  if (t === "PowerShell") return { kind: "shell", tool: t, cwd, command: null };
   if (t.startsWith("mcp__") || CLAUDE_EXTERNAL.has(t)) return { kind: "external", tool: t };
   return { kind: "unknown", tool: t };
 }
@@ -127,9 +135,13 @@ function classifyCodex(input: HookInput): ToolCall {
     return i.command.length === 2 && typeof i.command[1] === "string"
       ? patchCall(t, i.command[1], workdir)
       : { kind: "unreadable", tool: t, reason: "apply_patch is run with other than one patch argument" };
-  if (t === "Bash" || t === "shell" || t === "exec_command") return { kind: "shell", tool: t, cwd: workdir };
+  if (t === "Bash") return { kind: "shell", tool: t, cwd: workdir, command: commandText(i.command) };
+  if (t === "shell") return { kind: "shell", tool: t, cwd: workdir, command: commandArgv(i.command) };
+  // exec_command runs `cmd` through a shell (`shell`, the user's by default): read as a command line only with none named.
+  if (t === "exec_command")
+    return { kind: "shell", tool: t, cwd: workdir, command: i.shell === undefined ? oneCommandText(i.cmd, i.command) : null };
   // Typing into a command already running is running a command: a bound session, as the command needed.
-  if (t === "write_stdin") return { kind: "shell", tool: t, cwd };
+  if (t === "write_stdin") return { kind: "shell", tool: t, cwd, command: null };
   if (CODEX_READ.has(t)) return { kind: "read", tool: t };
   if (t === "web_search") return { kind: "external", tool: t };
   return classifyClaude(input);
@@ -157,7 +169,8 @@ function classifyGemini({ toolName: t, toolInput: i, cwd }: HookInput): ToolCall
   if (GEMINI_READ.has(t)) return { kind: "read", tool: t };
   if (t === "write_file" || t === "replace") return { kind: "write", tool: t, paths: paths(i.file_path), cwd };
   // `dir_path` (`directory` in older versions), relative to the session's folder.
-  if (t === "run_shell_command") return { kind: "shell", tool: t, cwd: withWorkdir(cwd, str(i.dir_path) ?? str(i.directory)) };
+  if (t === "run_shell_command")
+    return { kind: "shell", tool: t, cwd: withWorkdir(cwd, str(i.dir_path) ?? str(i.directory)), command: commandText(i.command) };
   // save_memory writes the user's memory file outside the project, read by every later session: a write there.
   if (t === "save_memory") return { kind: "write", tool: t, paths: ["~/.gemini/GEMINI.md"], cwd };
   if (t.startsWith("mcp_") || GEMINI_EXTERNAL.has(t)) return { kind: "external", tool: t };
@@ -168,12 +181,12 @@ const CURSOR_READ = new Set(["Read", "Grep", "Glob", "LS", "SemanticSearch", "Re
 
 function classifyCursor({ toolName: t, toolInput: i, cwd, eventName }: HookInput): ToolCall {
   // Cursor's older per-kind events carry no tool name of their own.
-  if (eventName === "beforeShellExecution") return { kind: "shell", tool: "Shell", cwd };
+  if (eventName === "beforeShellExecution") return { kind: "shell", tool: "Shell", cwd, command: commandText(i.command) };
   if (eventName === "beforeMCPExecution") return { kind: "external", tool: `MCP:${t}` };
   if (CURSOR_READ.has(t)) return { kind: "read", tool: t };
   if (t === "Write" || t === "Edit" || t === "StrReplace" || t === "Delete" || t === "MultiEdit")
     return { kind: "write", tool: t, paths: paths(i.file_path, i.path), cwd };
-  if (t === "Shell") return { kind: "shell", tool: t, cwd: withWorkdir(cwd, str(i.cwd)) };
+  if (t === "Shell") return { kind: "shell", tool: t, cwd: withWorkdir(cwd, str(i.cwd)), command: commandText(i.command) };
   if (t.startsWith("MCP:") || t.startsWith("mcp__") || t === "Task" || t === "WebFetch" || t === "WebSearch")
     return { kind: "external", tool: t };
   return { kind: "unknown", tool: t };

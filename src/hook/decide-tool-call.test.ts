@@ -19,6 +19,8 @@ mkdirSync(outside);
 
 const binding: SessionBinding = {
   format: BINDING_FORMAT,
+  kind: "executor",
+  store: "folder",
   run_id: "run_0123456789abcdef",
   run_file: path.join(project, "run.json"),
   executor: "MD-30",
@@ -32,7 +34,8 @@ const binding: SessionBinding = {
   manifest: [],
   consent_expires_at: null,
   checkpoint: { seq: 5, head: `sha256:${"cd".repeat(32)}` },
-  pid: 1,
+  handoff_dir: null,
+  process: { pid: 1, start: null, boot_id: null },
   secret_sha256: "0".repeat(64),
   created_at: new Date(0).toISOString(),
 };
@@ -47,7 +50,7 @@ describe("decideToolCall", () => {
   it("denies every write, shell and MCP call when no session is bound, naming why", () => {
     for (const call of [
       write("cart/cache.go"),
-      { kind: "shell" as const, tool: "Bash", cwd: project },
+      { kind: "shell" as const, tool: "Bash", cwd: project, command: null },
       { kind: "external" as const, tool: "mcp__x__y" },
     ]) {
       const d = decideToolCall(call, { unbound: "no twinlock session is bound" });
@@ -75,8 +78,8 @@ describe("decideToolCall", () => {
   });
 
   it("passes a bound shell call inside the project and denies one run elsewhere", () => {
-    expect(decideToolCall({ kind: "shell", tool: "Bash", cwd: project }, binding).pass).toBe(true);
-    expect(decideToolCall({ kind: "shell", tool: "Bash", cwd: outside }, binding).pass).toBe(false);
+    expect(decideToolCall({ kind: "shell", tool: "Bash", cwd: project, command: null }, binding).pass).toBe(true);
+    expect(decideToolCall({ kind: "shell", tool: "Bash", cwd: outside, command: null }, binding).pass).toBe(false);
   });
 
   it("denies any path outside the allowed roots (property)", () => {
@@ -219,7 +222,7 @@ describe("the agent contracts", () => {
       expect(d.pass ? "" : d.reason).toContain("starts with ~");
     }
     expect(decideToolCall(codexPatch("*** Begin Patch\n*** Add File: ~/.bashrc.d/zz.sh\n+x\n*** End Patch\n"), binding).pass).toBe(false);
-    expect(decideToolCall({ kind: "shell", tool: "shell", cwd: "~" }, binding).pass).toBe(false);
+    expect(decideToolCall({ kind: "shell", tool: "shell", cwd: "~", command: null }, binding).pass).toBe(false);
   });
 
   it("run a Codex shell or exec_command in its workdir: one outside the project is denied", () => {

@@ -1,34 +1,49 @@
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { hasProcFs, isSameProcess, parentOf } from "../home/process-identity.js";
 import { resolveHomeDir } from "../home/resolve-home-dir.js";
-import { bindingFile, parseSessionBinding, type SessionBinding, secretDigest } from "../home/session-binding.js";
+import {
+  type BindingProcess,
+  bindingFile,
+  LEASE_MS,
+  parseSessionBinding,
+  RUN_ID_PATTERN,
+  type SessionBinding,
+  type SessionKind,
+  secretDigest,
+} from "../home/session-binding.js";
 import { resolveRealPath } from "../input/resolve-real-path.js";
 
 /** The binding a call may act under, or why there is none it may trust. */
 export type BindingVerdict = { ok: true; binding: SessionBinding } | { ok: false; reason: string };
 
-/**
- * Find and re-check the session binding the environment names
- * (`TWINLOCK_RUN`, `TWINLOCK_EXECUTOR`, `TWINLOCK_SESSION`, set by
- * `twinlock exec`). Reads only the binding, the run's checkpoint and the
- * checkout: never the suite or the run file's events. Everything the agent
- * could have changed (the env, the checkout) is checked against what the
- * gate home recorded; the agent cannot write the home.
- */
 /** Why a call with no session variables has no binding: the one verdict verifyBinding reaches without reading a file. */
-export const NO_SESSION = "no twinlock session is bound (TWINLOCK_RUN, TWINLOCK_EXECUTOR or TWINLOCK_SESSION unset)";
+export const NO_SESSION = "no twinlock session is bound (TWINLOCK_RUN, TWINLOCK_SESSION, or TWINLOCK_EXECUTOR / TWINLOCK_PLANNER unset)";
 
-/** True when the environment names a session at all (TWINLOCK_RUN, TWINLOCK_EXECUTOR and TWINLOCK_SESSION set). */
+/** True when the environment names a session at all: TWINLOCK_RUN, TWINLOCK_SESSION and an executor or a planner. */
 export function namesSession(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.TWINLOCK_RUN && env.TWINLOCK_EXECUTOR && env.TWINLOCK_SESSION);
+  return Boolean(env.TWINLOCK_RUN && env.TWINLOCK_SESSION && (env.TWINLOCK_EXECUTOR || env.TWINLOCK_PLANNER));
 }
 
+/**
+ * Find and re-check the session binding the environment names
+ * (`TWINLOCK_RUN`, `TWINLOCK_SESSION` and `TWINLOCK_EXECUTOR`, set by
+ * `twinlock exec`, or `TWINLOCK_PLANNER`, set by `twinlock plan`). Reads only
+ * the binding, the run's checkpoint and the checkout: never the suite, the
+ * run file's events or the database. Everything the agent could have
+ * changed (the env, the checkout) is checked against what the gate home
+ * recorded; the agent cannot write the home.
+ */
 export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefined, now: Date): BindingVerdict {
   const runEnv = env.TWINLOCK_RUN;
-  const executor = env.TWINLOCK_EXECUTOR;
   const secret = env.TWINLOCK_SESSION;
-  if (!runEnv || !executor || !secret) return { ok: false, reason: NO_SESSION };
+  if (!runEnv || !secret || !(env.TWINLOCK_EXECUTOR || env.TWINLOCK_PLANNER)) return { ok: false, reason: NO_SESSION };
+  // One session per call: an environment naming both kinds is not one the gate made.
+  if (env.TWINLOCK_EXECUTOR && env.TWINLOCK_PLANNER)
+    return { ok: false, reason: "both TWINLOCK_EXECUTOR and TWINLOCK_PLANNER are set; a session is an executor's or a planner's" };
+  const kind: SessionKind = env.TWINLOCK_EXECUTOR ? "executor" : "planner";
+  const id = (env.TWINLOCK_EXECUTOR || env.TWINLOCK_PLANNER) as string;
   // Only the home the installed command names: TWINLOCK_HOME, XDG_STATE_HOME and HOME are the agent's to shape.
   if (homeArg === undefined)
     return {
@@ -38,27 +53,70 @@ export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefine
   const homeDir = resolveHomeDir(homeArg);
   const homeProblem = unsafeHome(homeDir);
   if (homeProblem) return { ok: false, reason: homeProblem };
-  const runFile = resolveRealPath(runEnv, process.cwd());
-  let text: string;
-  try {
-    text = readFileSync(bindingFile(homeDir, runFile, executor), "utf8");
-  } catch {
-    return { ok: false, reason: `no session of ${executor} on ${runFile} is bound in gate home ${homeDir}` };
-  }
-  const b = parseSessionBinding(text);
+  // A team store's run is named by its ID; a run file by its real path.
+  const runKey = RUN_ID_PATTERN.test(runEnv) ? runEnv : resolveRealPath(runEnv, process.cwd());
+  const read = readBinding(bindingFile(homeDir, runKey, kind, id));
+  if (read === undefined)
+    return {
+      ok: false,
+      reason: `no session of ${kind === "planner" ? "planner " : ""}${id} on ${runKey} is bound in gate home ${homeDir}`,
+    };
+  const b = parseSessionBinding(read.text);
   if ("problem" in b) return { ok: false, reason: b.problem };
-  if (b.run_file !== runFile || b.executor !== executor) return { ok: false, reason: "the binding names another run or executor" };
+  if (b.kind !== kind || b.run_file !== runKey || (kind === "executor" ? b.executor : b.planner) !== id)
+    return { ok: false, reason: "the binding names another run, kind or prompt" };
   if (secretDigest(secret) !== b.secret_sha256) return { ok: false, reason: "TWINLOCK_SESSION is not this binding's secret" };
-  if (!descendsFrom(b.pid))
-    return { ok: false, reason: `this call does not come from below the exec process ${b.pid} that bound the session` };
+  const below = belowBinder(b.process);
+  if (below) return { ok: false, reason: below };
+  const age = now.getTime() - read.mtimeMs;
+  if (!(age <= LEASE_MS) || age < -LEASE_MS)
+    return {
+      ok: false,
+      reason: `the session's lease ran out (last renewed ${Math.round(age / 1000)} s ago): the ${kind === "executor" ? "exec" : "plan"} that bound it stopped renewing it`,
+    };
+  if (b.kind === "planner") {
+    const dir = b.handoff_dir as string;
+    if (realOrUndefined(dir) !== dir) return { ok: false, reason: `the handoff folder ${dir} is gone or is now a symbolic link` };
+    return { ok: true, binding: b };
+  }
   if (b.consent_expires_at !== null && !(now.getTime() < Date.parse(b.consent_expires_at)))
     return { ok: false, reason: `the consent expired at ${b.consent_expires_at}` };
-  const head = checkpointHead(homeDir, b.run_id);
-  if (head !== `${b.checkpoint.seq}:${b.checkpoint.head}`)
-    return { ok: false, reason: `run ${b.run_id} was written since the session was bound (a stop, a close or a new revision)` };
+  // A team store's run is in the database, which the hook cannot read: exec re-checks it and ends the binding on any change.
+  if (b.store === "folder") {
+    const head = checkpointHead(homeDir, b.run_id);
+    if (b.checkpoint === null || head !== `${b.checkpoint.seq}:${b.checkpoint.head}`)
+      return { ok: false, reason: `run ${b.run_id} was written since the session was bound (a stop, a close or a new revision)` };
+  }
   const checkout = checkoutProblem(b);
   if (checkout) return { ok: false, reason: checkout };
   return { ok: true, binding: b };
+}
+
+/** The binding file's text and modification time (the lease), read through one descriptor; undefined when there is none. */
+function readBinding(file: string): { text: string; mtimeMs: number } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > 16 * 1024 * 1024) return undefined;
+    return { text: readFileSync(fd, "utf8"), mtimeMs: st.mtimeMs };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function realOrUndefined(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
 }
 
 function unsafeHome(dir: string): string | undefined {
@@ -85,36 +143,44 @@ function checkpointHead(homeDir: string, runId: string): string | undefined {
   }
 }
 
-/** Where /proc exists (Linux), the call must come from a process below the exec that bound the session. */
-function descendsFrom(pid: number): boolean {
-  if (!existsSync("/proc/self/stat")) return true;
+/**
+ * Why this call is not from below the process that bound the session, or
+ * undefined when it is. On Linux (/proc): an ancestor of the hook is that
+ * PID, started at the recorded time in the recorded boot (a PID reused
+ * after the binder died is another process). Elsewhere the process tree
+ * cannot be read without starting a program: the binder must be alive, and
+ * the lease (renewed only by a live binder) bounds the rest.
+ */
+function belowBinder(p: BindingProcess): string | undefined {
+  if (!hasProcFs()) return isSameProcess(p) ? undefined : `the process ${p.pid} that bound the session has ended`;
   let current = process.ppid;
   for (let i = 0; i < 128 && current > 1; i++) {
-    if (current === pid) return true;
-    try {
-      const stat = readFileSync(`/proc/${current}/stat`, "utf8");
-      current = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    } catch {
-      return false;
-    }
+    if (current === p.pid)
+      return isSameProcess(p)
+        ? undefined
+        : `process ${p.pid} is not the one that bound the session (it ended, and its PID was given to another process)`;
+    const parent = parentOf(current);
+    if (parent === undefined) break;
+    current = parent;
   }
-  return false;
+  return `this call does not come from below the process ${p.pid} that bound the session`;
 }
 
 /** The checkout holds exactly the approved files with their approved bytes, or what differs. */
 function checkoutProblem(b: SessionBinding): string | undefined {
+  const checkoutDir = b.checkout_dir as string;
   const expected = new Map(b.manifest.map((f) => [f.path, f]));
   const seen = new Set<string>();
   const walk = (rel: string): string | undefined => {
     let entries: string[];
     try {
-      entries = readdirSync(path.join(b.checkout_dir, rel));
+      entries = readdirSync(path.join(checkoutDir, rel));
     } catch {
-      return `the checkout ${b.checkout_dir} cannot be read`;
+      return `the checkout ${checkoutDir} cannot be read`;
     }
     for (const name of entries) {
       const r = rel === "" ? name : `${rel}/${name}`;
-      const abs = path.join(b.checkout_dir, r);
+      const abs = path.join(checkoutDir, r);
       const st = lstatSync(abs);
       if (st.isDirectory()) {
         const problem = walk(r);

@@ -3,13 +3,15 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UsageError } from "../../errors/errors.js";
-import { bindSession, unbindSession } from "../../gate/bind-session.js";
+import { bindSession } from "../../gate/bind-session.js";
 import { recordExecResult } from "../../home/exec-results.js";
 import { shellQuote } from "../../run/next-step.js";
 import { resolveRunFile } from "../../store/run-folder.js";
+import type { RunStore } from "../../store/run-store.js";
+import { agentEnvironment } from "../agent-environment.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption, usesTeamStore } from "../home-option.js";
-import { runForwardingSignals } from "../run-forwarding-signals.js";
+import { homeOption, storeOption, usesTeamStore } from "../home-option.js";
+import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
 import { writeOutput } from "../write-output.js";
 import { runAdmit } from "./admit.js";
 
@@ -20,66 +22,68 @@ type ExecOptions = CommonOptions & {
   actions?: string;
   actor?: string;
   checkout?: string;
+  passEnv?: string;
 };
 
 /**
- * `twinlock exec RUN EXECUTOR [--checkout DIR] -- CMD…` (SPEC §11): admit
- * (every check, as `admit`; a failure is admit's exit 3 and `!STOP:` line,
- * and CMD never starts), write the read-only checkout (by default a new
- * temporary folder, removed when CMD ends), bind the session in the gate
- * home, run CMD with TWINLOCK_RUN, TWINLOCK_EXECUTOR, TWINLOCK_HANDOFF and
- * TWINLOCK_SESSION set and NODE_OPTIONS removed, pass signals on, record its
- * exit status, unbind, and exit with CMD's status.
+ * `twinlock exec RUN EXECUTOR [--checkout DIR] -- CMD…` (SPEC §11, §12):
+ * admit (every check, as `admit`; a failure is admit's exit 3 and `!STOP:`
+ * line, and CMD never starts), write the read-only checkout (by default a
+ * new temporary folder, removed when CMD ends), bind the session in the gate
+ * home (on either store: the binding lives in the home the hook reads), run
+ * CMD with the allow-listed environment (AGENT_ENVIRONMENT) and the
+ * session's TWINLOCK_RUN, TWINLOCK_EXECUTOR, TWINLOCK_HANDOFF,
+ * TWINLOCK_SESSION and TWINLOCK_HOME, keep the binding live while the run
+ * is unchanged (and end it on any change), pass signals on, record its exit
+ * status, unbind, and exit with CMD's status.
  */
 export async function runExec(runFile: string, executor: string, cmd: string[], o: ExecOptions): Promise<CommandResult> {
   if (cmd.length === 0) throw new UsageError("exec needs the command to run after `--`, e.g. `twinlock exec run.json MD-30 -- claude`");
-  // The session binding and the hooks read the gate home's folder store: refused before an admission could use the consent.
-  if (usesTeamStore(o))
-    throw new UsageError(
-      "exec binds the agent's session in the gate home's folder store, and TWINLOCK_STORE names a team store: unset it for a run file, or admit from the team store with `twinlock admit RUN EXECUTOR --store URL --checkout DIR` and run the executor on that checkout",
-    );
-  const home = homeOption(o);
+  const extra = parsePassEnv(o.passEnv);
+  const home = homeOption(o, { create: usesTeamStore(o) });
   const scratch = o.checkout === undefined ? mkdtempSync(path.join(os.tmpdir(), "twinlock-exec-")) : undefined;
   const checkout = o.checkout ?? path.join(scratch as string, "handoff");
+  let store: RunStore | undefined;
   try {
     const admitted = await runAdmit(runFile, executor, { ...o, checkout });
     if (admitted.exitCode !== 0) return admitted;
-    if (!o.json) writeOutput(2, `${admitted.text}\n`);
+    const note = (text: string) => {
+      if (!o.json) writeOutput(2, `${text}\n`);
+    };
+    note(admitted.text);
+    store = storeOption(o);
     const secret = randomBytes(32).toString("hex");
     const binding = await bindSession({
       runFile,
       home,
+      store,
       executor,
       checkoutDir: checkout,
       projectDir: process.cwd(),
       pid: process.pid,
       secret,
-      note: (text) => {
-        if (!o.json) writeOutput(2, `${text}\n`);
-      },
+      note,
     });
     const startedAt = new Date().toISOString();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      TWINLOCK_RUN: resolveRunFile(runFile),
-      TWINLOCK_EXECUTOR: binding.executor,
-      TWINLOCK_HANDOFF: binding.checkout_dir,
-      TWINLOCK_SESSION: secret,
-      TWINLOCK_HOME: home.dir,
-    };
-    delete env.NODE_OPTIONS;
-    let run: { status: number; error?: string };
-    try {
-      run = await runForwardingSignals(cmd, env);
-    } finally {
-      await unbindSession(home, binding);
-    }
+    // What the command runs with: the allow-listed environment and the session's own variables, nothing else.
+    const env = agentEnvironment(
+      process.env,
+      {
+        TWINLOCK_RUN: binding.store === "folder" ? resolveRunFile(runFile) : binding.run_file,
+        TWINLOCK_EXECUTOR: binding.executor,
+        TWINLOCK_HANDOFF: binding.checkout_dir as string,
+        TWINLOCK_SESSION: secret,
+        TWINLOCK_HOME: home.dir,
+      },
+      { extra, writable: binding.targets },
+    );
+    const run = await runBoundSession({ cmd, env, store, ref: runFile, home, binding, note });
     const record = recordExecResult(home, {
       format: "twinlock-exec-result/1",
       run_id: binding.run_id,
       planner: binding.planner,
       executor: binding.executor,
-      handoff_hash: binding.handoff_hash,
+      handoff_hash: binding.handoff_hash as string,
       command: cmd,
       status: run.status,
       started_at: startedAt,
@@ -91,7 +95,7 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
       `${cmd[0]} exited with status ${run.status}; recorded in ${record}; the session is unbound`,
       `next: check the work against the plan's criteria, then ${close}  (or --result rolled_back)`,
     ].join("\n");
-    if (!o.json) writeOutput(2, `${text}\n`);
+    note(text);
     return {
       exitCode: run.status,
       text: "",
@@ -105,6 +109,7 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
       },
     };
   } finally {
+    await store?.close();
     if (scratch) removeReadOnlyTree(scratch);
   }
 }
