@@ -108,13 +108,17 @@ export async function bindPlannerSession(input: BindCommon & { planner: string; 
   const project = resolveRealPath(input.projectDir, "/");
   const handoff = plannerHandoffDir(store, input.runFile, wf, input.handoffDir, project);
   const pinned = loadRunSuite(store.home, run.state, wf);
-  const overlaps: Array<[string, string]> = [
-    [project, "the folder the session is started in (the project)"],
+  // The project may hold the handoff folder (agent-work/handoff), never the other way round; the gate's folders neither.
+  if (isWithin(project, handoff))
+    throw new RefusalError(
+      `the handoff folder ${handoff} holds the folder the session is started in (the project, ${project}): a planner may write only its handoff folder; give one of its own (--handoff DIR)`,
+    );
+  const gateFolders: Array<[string, string]> = [
     [input.home.dir, "the gate home"],
     [store.home.dir, "the gate home's copy of the store"],
     [pinned.pin.root, "the pinned suite"],
   ];
-  for (const [other, what] of overlaps) {
+  for (const [other, what] of gateFolders) {
     const real = resolveRealPath(other, "/");
     if (isWithin(real, handoff) || isWithin(handoff, real))
       throw new RefusalError(
