@@ -42,10 +42,11 @@ async function bindPlanner(g: GateRun, o: { handoff?: string | null; project?: s
   return { binding, env, file: bindingFile(homeOf(g).dir, binding.run_file, "planner", PLANNER) };
 }
 
-const refusal = (p: Promise<unknown>) => p.then(
-  () => "bound",
-  (e: Error) => e.message,
-);
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => "bound",
+    (e: Error) => e.message,
+  );
 
 describe("binding a planner's session", () => {
   it("binds before the first freeze in the handoff folder given, and the hook then knows it as the planner's", async () => {
@@ -81,7 +82,9 @@ describe("binding a planner's session", () => {
     (records.actions.actions[0] as { target: string }).target = "handoff/cache_race_test.go";
     const g = makeGateRun({ records });
     await driveTo(g, "plan_review_pending");
-    expect(await refusal(bindPlanner(g, { handoff: null }))).toMatch(/action A1's target handoff\/cache_race_test\.go is inside the handoff folder/);
+    expect(await refusal(bindPlanner(g, { handoff: null }))).toMatch(
+      /action A1's target handoff\/cache_race_test\.go is inside the handoff folder/,
+    );
   });
 
   it("refuses a closed pair and a pair with an open stop", async () => {

@@ -20,7 +20,13 @@ describe("the planner's shell tokenizer", () => {
   });
 
   it("drops comments and joins a line continued with a backslash", () => {
-    expect(tokenizeShell("ls \\\n-la # rm -rf /\ncat x")).toMatchObject({ ok: true, commands: [["ls", "-la"], ["cat", "x"]] });
+    expect(tokenizeShell("ls \\\n-la # rm -rf /\ncat x")).toMatchObject({
+      ok: true,
+      commands: [
+        ["ls", "-la"],
+        ["cat", "x"],
+      ],
+    });
   });
 
   it("reads 2>/dev/null and 2>&1 as redirections, not words, and a quoted 2 before > as a word", () => {
@@ -70,7 +76,7 @@ describe("a planner's shell call", () => {
     denied("rm -rf handoff", /rm is not one of the read-only programs/);
     denied("ls && rm x", /rm is not/);
     denied("cat x | sh", /sh is not/);
-    denied("ls; node -e 'require(\"fs\").writeFileSync(\"x\",\"y\")'", /node is not/);
+    denied('ls; node -e \'require("fs").writeFileSync("x","y")\'', /node is not/);
     denied("xargs rm < list", /xargs is not/);
     denied("awk '{print > \"x\"}' f", /awk is not/);
     denied("tee out < in", /tee is not/);
