@@ -141,7 +141,7 @@ describe("a planner's session, as the hook checks it", () => {
     writeFileSync(file, JSON.stringify({ ...b, process: { ...b.process, boot_id: "another-boot" } }));
     expect(verifyBinding(env, g.home, new Date())).toMatchObject({ ok: false, reason: /its PID was given to another process/ });
     writeFileSync(file, JSON.stringify({ ...b, process: processIdentity(process.pid) }));
-    expect(verifyBinding(env, g.home, new Date())).toMatchObject({ ok: false, reason: /does not come from below the process/ });
+    expect(verifyBinding(env, g.home, new Date())).toMatchObject({ ok: false, reason: /does not come from below the plan process/ });
   });
 
   it("ends when a stop is raised (the stop removes it, and the keeper's re-check says why), but not on a freeze", async () => {

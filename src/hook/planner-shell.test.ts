@@ -165,6 +165,7 @@ describe("a planner's shell call", () => {
     denied("tree -o out", /writes a file/);
     denied("uniq in out", /more than 1 operand/);
     denied("date -s 2020-01-01", /writes a file or starts a program/);
+    denied("printf -v PATH '/tmp/evil'", /writes a file or starts a program/);
     allowed("sort -k2 -t, in");
   });
 

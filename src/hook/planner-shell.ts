@@ -34,7 +34,8 @@ export const PLANNER_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   ls: READ_ONLY,
   pwd: READ_ONLY,
   echo: READ_ONLY,
-  printf: READ_ONLY,
+  // printf -v sets a shell variable (PATH, say) in a shell the tool keeps between calls.
+  printf: { short: "v" },
   true: READ_ONLY,
   false: READ_ONLY,
   which: READ_ONLY,

@@ -66,7 +66,7 @@ export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefine
   if (b.kind !== kind || b.run_file !== runKey || (kind === "executor" ? b.executor : b.planner) !== id)
     return { ok: false, reason: "the binding names another run, kind or prompt" };
   if (secretDigest(secret) !== b.secret_sha256) return { ok: false, reason: "TWINLOCK_SESSION is not this binding's secret" };
-  const below = belowBinder(b.process);
+  const below = belowBinder(b.process, b.kind === "executor" ? "exec" : "plan");
   if (below) return { ok: false, reason: below };
   const age = now.getTime() - read.mtimeMs;
   if (!(age <= LEASE_MS) || age < -LEASE_MS)
@@ -151,19 +151,19 @@ function checkpointHead(homeDir: string, runId: string): string | undefined {
  * cannot be read without starting a program: the binder must be alive, and
  * the lease (renewed only by a live binder) bounds the rest.
  */
-function belowBinder(p: BindingProcess): string | undefined {
-  if (!hasProcFs()) return isSameProcess(p) ? undefined : `the process ${p.pid} that bound the session has ended`;
+function belowBinder(p: BindingProcess, binder: "exec" | "plan"): string | undefined {
+  if (!hasProcFs()) return isSameProcess(p) ? undefined : `the ${binder} process ${p.pid} that bound the session has ended`;
   let current = process.ppid;
   for (let i = 0; i < 128 && current > 1; i++) {
     if (current === p.pid)
       return isSameProcess(p)
         ? undefined
-        : `process ${p.pid} is not the one that bound the session (it ended, and its PID was given to another process)`;
+        : `process ${p.pid} is not the ${binder} that bound the session (it ended, and its PID was given to another process)`;
     const parent = parentOf(current);
     if (parent === undefined) break;
     current = parent;
   }
-  return `this call does not come from below the process ${p.pid} that bound the session`;
+  return `this call does not come from below the ${binder} process ${p.pid} that bound the session`;
 }
 
 /** The checkout holds exactly the approved files with their approved bytes, or what differs. */

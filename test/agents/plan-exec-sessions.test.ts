@@ -227,7 +227,7 @@ describe("a binding left behind by a killed exec", () => {
     await waitFor(() => existsSync(out) && (JSON.parse(readFileSync(out, "utf8")) as Answer[]).length === 2);
     const results = JSON.parse(readFileSync(out, "utf8")) as Answer[];
     expect(denied(results[0])).toBeUndefined();
-    expect(denied(results[1])).toMatch(/does not come from below the process|has ended|not the one that bound/);
+    expect(denied(results[1])).toMatch(/does not come from below the exec process|has ended|not the exec that bound/);
   }, 120_000);
 });
 
