@@ -5,7 +5,7 @@
  * exec on a team (PostgreSQL) store held like one on the folder store.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { demoHandoffRecords, writeDemoHandoff } from "../../src/demo/demo-handoff.js";
@@ -231,84 +231,117 @@ describe("a binding left behind by a killed exec", () => {
   }, 120_000);
 });
 
-describe.skipIf(!TEST_POSTGRES)("twinlock exec on a team (PostgreSQL) store", () => {
-  it("binds the session in the gate home the hook reads, holds the executor to its plan, and ends the session when a stop is raised", async () => {
-    const db = await freshPostgresDatabase("twinlock_exec");
-    cleanups.push(db.drop);
-    await migratePostgres(db.url);
-    const root = makeRunTempDir("twinlock-team-exec-");
-    const home = path.join(root, "home");
-    const store: PostgresRunStore = postgresRunStore(db.url, openGateHome(home, { create: true }));
-    cleanups.push(() => store.close());
-    await pinSuite(store.home, { suiteDir: RUN_EXAMPLE_SUITE, allowUnsigned: true, key: TEST_PINNER });
-    const project = path.join(root, "project");
-    const handoff = path.join(project, "agent-work", "handoff");
-    mkdirSync(path.join(project, "cart"), { recursive: true });
-    writeDemoHandoff(handoff, demoHandoffRecords());
-    const ref = "team/exec";
-    await initRun({
-      run: ref,
-      store,
-      suiteRoot: RUN_EXAMPLE_SUITE,
-      planners: [PLANNER],
-      mode: "APPLY_SAFE",
-      environment: "staging",
-      actions: "all",
-      budget: null,
-      actor: "alice",
-    });
-    const frozen = await freezePairHandoff({ store, run: ref, planner: PLANNER, handoffDir: handoff, actor: "planner-agent" });
-    await reviewPairPlan({ store, run: ref, planner: PLANNER, decision: "approved", handoffHash: frozen.hash, reviewer: "alice" });
-    await consentPairExecution({ store, run: ref, planner: PLANNER, approve: true, handoffHash: frozen.hash, user: "alice" });
+/** A migrated team database with the example suite pinned, a gate home folder for this machine, and a run `ref` in it. */
+async function teamRun(ref: string) {
+  const db = await freshPostgresDatabase("twinlock_exec");
+  cleanups.push(db.drop);
+  await migratePostgres(db.url);
+  const root = makeRunTempDir("twinlock-team-exec-");
+  const home = path.join(root, "home");
+  const store: PostgresRunStore = postgresRunStore(db.url, openGateHome(home, { create: true }));
+  cleanups.push(() => store.close());
+  await pinSuite(store.home, { suiteDir: RUN_EXAMPLE_SUITE, allowUnsigned: true, key: TEST_PINNER });
+  const project = path.join(root, "project");
+  const handoff = path.join(project, "agent-work", "handoff");
+  mkdirSync(path.join(project, "cart"), { recursive: true });
+  writeDemoHandoff(handoff, demoHandoffRecords());
+  await initRun({
+    run: ref,
+    store,
+    suiteRoot: RUN_EXAMPLE_SUITE,
+    planners: [PLANNER],
+    mode: "APPLY_SAFE",
+    environment: "staging",
+    actions: "all",
+    budget: null,
+    actor: "alice",
+  });
+  return { url: db.url, home, store, project, handoff };
+}
 
-    const dir = makeRunTempDir("twinlock-team-exec-child-");
-    const ready = path.join(dir, "ready");
-    const go = path.join(dir, "go");
-    const target = path.join(project, "cart", "cache.go");
-    const plan = [
-      claude("target", "Write", { file_path: target, content: "x" }, project),
-      claude("outside", "Write", { file_path: path.join(project, "cart", "other.go"), content: "x" }, project),
-      claude("mcp", "mcp__github__create_issue", { title: "t" }, project),
-      { touch: ready },
-      { waitFor: go },
-      claude("after the stop", "Write", { file_path: target, content: "x" }, project),
-    ];
-    const planFile = path.join(dir, "plan.json");
-    const out = path.join(dir, "seen.json");
-    writeFileSync(planFile, JSON.stringify(plan));
-    const stderr: Buffer[] = [];
-    const exec = spawn(
-      process.execPath,
-      [DIST_BIN, "exec", ref, EXECUTOR, "--home", home, "--", process.execPath, CHILD, DIST_BIN, planFile, out],
-      {
-        cwd: project,
-        env: baseEnv(home, { TWINLOCK_STORE: db.url }),
-        stdio: ["ignore", "ignore", "pipe"],
-      },
+/**
+ * Start twinlock (`args`) on a team store with the stand-in agent: it runs
+ * `before`, waits while a person raises a stop through the database and the
+ * session's binding leaves the gate home, then runs `after`. What it saw.
+ */
+async function aroundAStop(t: Awaited<ReturnType<typeof teamRun>>, ref: string, args: string[], before: unknown[], after: unknown[]) {
+  const dir = makeRunTempDir("twinlock-team-exec-child-");
+  const ready = path.join(dir, "ready");
+  const go = path.join(dir, "go");
+  const planFile = path.join(dir, "plan.json");
+  const out = path.join(dir, "seen.json");
+  writeFileSync(planFile, JSON.stringify([...before, { touch: ready }, { waitFor: go }, ...after]));
+  const stderr: Buffer[] = [];
+  const child = spawn(process.execPath, [DIST_BIN, ...args, "--home", t.home, "--", process.execPath, CHILD, DIST_BIN, planFile, out], {
+    cwd: t.project,
+    env: baseEnv(t.home, { TWINLOCK_STORE: t.url }),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  children.push(child);
+  child.stderr?.on("data", (b: Buffer) => stderr.push(b));
+  const status = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  await waitFor(() => existsSync(ready) || child.exitCode !== null);
+  expect(existsSync(ready), Buffer.concat(stderr).toString()).toBe(true);
+  const bindings = path.join(t.home, "bindings");
+  expect(readdirSync(bindings).length).toBe(1);
+  // A person stops the run through the database (another server, say): the binder's re-check ends the session.
+  await raiseStop({ store: t.store, run: ref, reason: "halt", actor: "bob" });
+  await waitFor(() => readdirSync(bindings).length === 0);
+  writeFileSync(go, "");
+  const code = await status;
+  const results = JSON.parse(readFileSync(out, "utf8")) as Answer[];
+  const env = JSON.parse(readFileSync(`${out}.env.json`, "utf8")) as Record<string, string>;
+  return { code, by: (name: string) => results.find((x) => x.name === name), env, stderr: Buffer.concat(stderr).toString() };
+}
+
+describe.skipIf(!TEST_POSTGRES)("sessions on a team (PostgreSQL) store", () => {
+  it("exec binds the session in the gate home the hook reads, holds the executor to its plan, and ends it when a stop is raised", async () => {
+    const ref = "team/exec";
+    const t = await teamRun(ref);
+    const frozen = await freezePairHandoff({ store: t.store, run: ref, planner: PLANNER, handoffDir: t.handoff, actor: "planner-agent" });
+    await reviewPairPlan({ store: t.store, run: ref, planner: PLANNER, decision: "approved", handoffHash: frozen.hash, reviewer: "alice" });
+    await consentPairExecution({ store: t.store, run: ref, planner: PLANNER, approve: true, handoffHash: frozen.hash, user: "alice" });
+    const target = path.join(t.project, "cart", "cache.go");
+    const { code, by, env, stderr } = await aroundAStop(
+      t,
+      ref,
+      ["exec", ref, EXECUTOR],
+      [
+        claude("target", "Write", { file_path: target, content: "x" }, t.project),
+        claude("outside", "Write", { file_path: path.join(t.project, "cart", "other.go"), content: "x" }, t.project),
+        claude("mcp", "mcp__github__create_issue", { title: "t" }, t.project),
+      ],
+      [claude("after the stop", "Write", { file_path: target, content: "x" }, t.project)],
     );
-    children.push(exec);
-    exec.stderr?.on("data", (b: Buffer) => stderr.push(b));
-    const status = new Promise<number | null>((resolve) => exec.on("exit", resolve));
-    await waitFor(() => existsSync(ready) || exec.exitCode !== null);
-    expect(existsSync(ready), Buffer.concat(stderr).toString()).toBe(true);
-    const bindings = path.join(home, "bindings");
-    expect(readdirSync(bindings).length).toBe(1);
-    // A person stops the run through the database (another server, say): exec's re-check ends the session.
-    await raiseStop({ store, run: ref, reason: "halt", actor: "bob" });
-    await waitFor(() => readdirSync(bindings).length === 0);
-    writeFileSync(go, "");
-    expect(await status).toBe(0);
-    const results = JSON.parse(readFileSync(out, "utf8")) as Answer[];
-    const by = (name: string) => results.find((x) => x.name === name);
+    expect(code, stderr).toBe(0);
     expect(denied(by("target"))).toBeUndefined();
     expect(denied(by("outside"))).toMatch(/outside the admitted plan's targets/);
     expect(denied(by("mcp"))).toBeUndefined();
     expect(denied(by("after the stop"))).toMatch(/no session of MD-30/);
-    expect(Buffer.concat(stderr).toString()).toMatch(/the session of MD-30 ended: run run_[0-9a-f]{16} was written since/);
-    const env = JSON.parse(readFileSync(`${out}.env.json`, "utf8")) as Record<string, string>;
+    expect(stderr).toMatch(/the session of MD-30 ended: run run_[0-9a-f]{16} was written since/);
     expect(env.TWINLOCK_RUN).toMatch(/^run_[0-9a-f]{16}$/);
     expect(env.TWINLOCK_STORE).toBeUndefined();
-    expect(JSON.stringify(env)).not.toContain(db.url);
-    rmSync(dir, { recursive: true, force: true });
+    expect(JSON.stringify(env)).not.toContain(t.url);
+  }, 180_000);
+
+  it("plan binds the planner's session there too: its handoff folder only, until a stop is raised", async () => {
+    const ref = "team/plan";
+    const t = await teamRun(ref);
+    const { code, by, env, stderr } = await aroundAStop(
+      t,
+      ref,
+      ["plan", ref, PLANNER, "--handoff", t.handoff],
+      [
+        claude("handoff", "Write", { file_path: path.join(t.handoff, "report.md"), content: "x" }, t.project),
+        claude("target", "Write", { file_path: path.join(t.project, "cart", "cache.go"), content: "x" }, t.project),
+      ],
+      [claude("after the stop", "Write", { file_path: path.join(t.handoff, "report.md"), content: "x" }, t.project)],
+    );
+    expect(code, stderr).toBe(0);
+    expect(denied(by("handoff"))).toBeUndefined();
+    expect(denied(by("target"))).toMatch(/outside the planner's handoff folder/);
+    expect(denied(by("after the stop"))).toMatch(/no session of planner MD-29/);
+    expect(stderr).toMatch(/the session of planner MD-29 ended: !STOP:halt was raised on the run/);
+    expect(env.TWINLOCK_PLANNER).toBe(PLANNER);
   }, 180_000);
 });
