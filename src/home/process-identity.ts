@@ -53,7 +53,9 @@ export function processIdentity(pid: number = process.pid): BindingProcess {
  */
 export function isSameProcess(recorded: BindingProcess): boolean {
   if (!hasProcFs()) return isProcessAlive(recorded.pid);
-  if (recorded.start === null || recorded.boot_id === null) return false;
+  if (recorded.start === null) return false;
+  // A system without a readable boot ID (some containers) records none, and reads none now: the start time is then
+  // compared alone, which a reboot (longer than the lease, which only a live binder renews) cannot make match.
   const now = processIdentity(recorded.pid);
   return now.start === recorded.start && now.boot_id === recorded.boot_id;
 }
