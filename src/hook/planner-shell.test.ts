@@ -163,6 +163,7 @@ describe("a planner's shell call", () => {
     denied("rg --pre ./x pattern", /starts a program/);
     denied("rg -z pattern", /starts a program/);
     denied("tree -o out", /writes a file/);
+    denied("tree -R -H . -L 1", /writes a file/);
     denied("uniq in out", /more than 1 operand/);
     denied("date -s 2020-01-01", /writes a file or starts a program/);
     denied("printf -v PATH '/tmp/evil'", /writes a file or starts a program/);

@@ -81,7 +81,8 @@ export const PLANNER_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   uniq: { maxOperands: 1 },
   // -o / --output write a file; --compress-program starts one; -T names where temporary files are written.
   sort: { short: "oT", long: ["output", "compress-program", "temporary-directory"] },
-  tree: { short: "o", long: ["output"] },
+  // -o writes a file; -R runs tree again in every folder with -o 00Tree.html.
+  tree: { short: "oR", long: ["output"] },
   // -s / --set set the clock.
   date: { short: "s", long: ["set"] },
   // -C / --compile writes a compiled magic file.
