@@ -68,3 +68,12 @@ describe("the targets a bound session may write", () => {
     expect(notes[0]).toMatch(/^twinlock: action A1's target lib\/cache\.go goes through a symbolic link to .*; it scopes no file/);
   });
 });
+
+describe("a target inside the planner's handoff folder", () => {
+  it("scopes no file for the executor (the planner's session may write there), and exec says so", async () => {
+    const { targets, notes } = await bindWithTargets(["handoff/cache_race_test.go", "cart/cache.go"]);
+    expect(targets).toEqual(["cart/cache.go"]);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^twinlock: action A1's target handoff\/cache_race_test\.go is inside the planner's handoff folder/);
+  });
+});

@@ -71,7 +71,15 @@ export async function bindSession(
     handoff_hash: wf.handoff.hash,
     revision: wf.handoff.revision,
     actions: admission.requested.actions,
-    targets: admittedTargets(store.home, run.state, wf, admission.requested.actions, input.projectDir, input.note),
+    targets: admittedTargets(
+      store.home,
+      run.state,
+      wf,
+      admission.requested.actions,
+      input.projectDir,
+      realOr(handoffPathOf(store, input.runFile, wf.handoff.dir)),
+      input.note,
+    ),
     checkout_dir: resolveRealPath(input.checkoutDir, "/"),
     handoff_dir: null,
     manifest: wf.handoff.files.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size })),
@@ -258,7 +266,9 @@ function realOr(p: string): string {
  * part (`cart/x.go/..` reads as a file and names the folder), or one whose
  * path passes through a symbolic link: the reviewer approved the path as written,
  * and a link (`cart/cache.go -> ..`, planted by the agent in its own tree)
- * would make it cover another place, the whole project even. `note` is told.
+ * would make it cover another place, the whole project even. Nor does a
+ * target inside the pair's handoff folder, which the planner's session may
+ * write. `note` is told.
  */
 function admittedTargets(
   home: GateHome,
@@ -266,6 +276,7 @@ function admittedTargets(
   wf: Workflow,
   actions: readonly string[],
   projectDir: string,
+  handoffDir: string,
   note: (text: string) => void = () => {},
 ): string[] {
   const pinned = loadRunSuite(home, state, wf);
@@ -289,6 +300,13 @@ function admittedTargets(
     if (real !== written) {
       note(
         `twinlock: action ${a.id}'s target ${target} goes through a symbolic link to ${real}; it scopes no file, so the hook denies writes to it (remove the link and run the executor again)`,
+      );
+      continue;
+    }
+    // The planner's session may write its handoff folder: a target there would be the planner's to change under the executor.
+    if (isWithin(real, handoffDir)) {
+      note(
+        `twinlock: action ${a.id}'s target ${target} is inside the planner's handoff folder ${handoffDir}; it scopes no file, so the hook denies writes to it`,
       );
       continue;
     }
