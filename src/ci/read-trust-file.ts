@@ -15,7 +15,7 @@ export interface TrustFile {
 
 /**
  * Read the trusted reviewers (a twinlock.yaml-shaped file with a `reviewers:`
- * list). With a git range `A..B` the bytes are those of the base commit A
+ * list). With a git range `A...B` (or `A..B`) the bytes are those of the base commit A
  * (`git show A:PATH`), never the change under test's, and a working-tree copy
  * that differs from A's is refused: a change must not choose who may approve it.
  */

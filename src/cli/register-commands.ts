@@ -210,7 +210,10 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
       "--changed-files <file>",
       "after execution: the changed files, one path per line relative to the git checkout's top folder (else the current folder)",
     )
-    .option("--git-range <A..B>", "after execution: the changed files are git diff --name-only A..B (digests at B)")
+    .option(
+      "--git-range <A...B>",
+      "after execution: the changed files are git diff --name-only A...B (since the merge base; A..B: between the two) (digests at B)",
+    )
     .option("--criterion <id=result:cmd>", "a verification result, e.g. C1=passed:'npm test' (repeat per criterion)", collect, [])
     .option("--actor <name>", "who closes")
     .action(async (run, id, opts) => sink(await (await import("./commands/run-admin.js")).runClose(run, id, opts)));
@@ -261,7 +264,10 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
       "--changed-files <file>",
       "the changed files, one path per line relative to the git checkout's top folder (else the current folder)",
     )
-    .option("--git-range <A..B>", "the changed files are git diff --name-only A..B; the trust file is read from commit A")
+    .option(
+      "--git-range <A...B>",
+      "the changed files are git diff --name-only A...B (since the merge base; A..B: between the two); the trust file is read from commit A",
+    )
     .option("--summary <file>", "also write the report as Markdown (e.g. $GITHUB_STEP_SUMMARY)")
     .action(async (run, opts) => sink(await (await import("./commands/verify.js")).runVerify(run, opts)));
 

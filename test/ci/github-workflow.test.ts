@@ -21,6 +21,8 @@ afterAll(removeGateRuns);
 interface Step {
   name?: string;
   run?: string;
+  uses?: string;
+  if?: string;
   env?: Record<string, string>;
 }
 
@@ -30,6 +32,8 @@ const workflow = parse(readFileSync(path.join(REPO_ROOT, "docs/github-workflow.y
 };
 const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
 const verifyStep = steps.find((s) => s.name === "twinlock verify") as Step;
+const whoStep = steps.find((s) => s.name === "whose change") as Step & { id?: string };
+const jobEnv = (Object.values(workflow.jobs)[0] as { env?: Record<string, string> }).env ?? {};
 
 const gitIn = (dir: string, ...args: string[]) =>
   execFileSync("git", ["-c", "user.name=ci", "-c", "user.email=ci@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: dir })
@@ -62,7 +66,19 @@ describe("docs/github-workflow.yml", () => {
     expect(names).toEqual(
       expect.arrayContaining(["twinlock validate", "twinlock audit-bodies --check", "twinlock graph --check", "twinlock verify"]),
     );
-    expect(verifyStep.run).toContain('--git-range "$BASE_SHA..$HEAD_SHA"');
+    expect(verifyStep.run).toContain('--git-range "$BASE_SHA...$HEAD_SHA"');
+  });
+
+  it("pins every action it uses by a full commit SHA, not a tag anyone could move", () => {
+    const uses = steps.flatMap((s) => (s.uses ? [s.uses] : []));
+    expect(uses.length).toBeGreaterThan(0);
+    for (const u of uses) expect(u, u).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+  });
+
+  it("runs every step after `whose change` only for the agent's change, so a person's pull request passes without a run", () => {
+    const after = steps.slice(steps.indexOf(whoStep) + 1);
+    expect(after.length).toBeGreaterThan(4);
+    for (const s of after) expect(s.if, s.name ?? s.uses).toBe("steps.who.outputs.agent == 'true'");
   });
 
   it("verifies a change inside the plan, and fails one that also edits a file outside it, in a temporary git repository", async () => {
@@ -94,5 +110,84 @@ describe("docs/github-workflow.yml", () => {
     expect(bad.status).toBe(1);
     expect(bad.stdout).toMatch(/^FAIL {2}changed-file {2}Makefile: deviation/m);
     expect(bad.summary).toContain("| ❌ | changed-file | Makefile |");
+  });
+
+  it("counts only the agent's own change when main moved ahead of its branch (the range is from the merge base)", async () => {
+    const g = makeGateRun();
+    await driveSignedToExecuting(g);
+    const repo = makeRunTempDir("twinlock-ci-repo-");
+    const runDir = path.dirname(verifyStep.env?.RUN_FILE ?? "twinlock/run.json");
+    mkdirSync(path.join(repo, runDir), { recursive: true });
+    cpSync(g.runFile, path.join(repo, verifyStep.env?.RUN_FILE ?? "twinlock/run.json"));
+    cpSync(g.handoff, path.join(repo, runDir, "handoff"), { recursive: true });
+    writeFileSync(path.join(repo, "twinlock.yaml"), aliceTrustFile(ALICE_KEY, [(await ensureGateKey(homeOf(g))).publicKey]));
+    writeFileSync(path.join(repo, "README.md"), "the project\n");
+    gitIn(repo, "init", "-q", "-b", "main");
+    gitIn(repo, "add", "-A");
+    gitIn(repo, "commit", "-q", "-m", "base");
+    gitIn(repo, "checkout", "-q", "-b", "agent");
+    mkdirSync(path.join(repo, "cart"));
+    writeFileSync(path.join(repo, "cart/cache.go"), "package cart\n");
+    gitIn(repo, "add", "-A");
+    gitIn(repo, "commit", "-q", "-m", "the planned change");
+    const head = gitIn(repo, "rev-parse", "HEAD");
+    // main moves on: a person edits the README after the agent branched.
+    gitIn(repo, "checkout", "-q", "main");
+    writeFileSync(path.join(repo, "README.md"), "the project, edited on main\n");
+    gitIn(repo, "commit", "-q", "-am", "a person's change on main");
+    const base = gitIn(repo, "rev-parse", "HEAD");
+    gitIn(repo, "checkout", "-q", head);
+    const r = runStep(repo, { base, head });
+    expect(r.status, r.stdout).toBe(0);
+    expect(r.stdout).not.toContain("README.md");
+    expect(r.summary).toContain("## twinlock verify: verified");
+  });
+});
+
+/** Run the `whose change` step as GitHub would, with a stand-in `gh` that answers the pulls API from `authors` and logs its calls. */
+function runWho(
+  event: Record<string, string>,
+  authors: Record<string, string>,
+): { status: number | null; output: string; ghCalls: string } {
+  const bin = makeRunTempDir("twinlock-who-");
+  const log = path.join(bin, "gh-calls.log");
+  const table = Object.entries(authors)
+    .map(([n, login]) => `  repos/acme/shop/pulls/${n}) echo '${login}';;`)
+    .join("\n");
+  writeFileSync(
+    path.join(bin, "gh"),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\ncase "$2" in\n${table}\n  *) echo "gh: Not Found (HTTP 404)" >&2; exit 1;;\nesac\n`,
+    { mode: 0o755 },
+  );
+  writeFileSync(log, "");
+  const output = path.join(bin, "github-output");
+  writeFileSync(output, "");
+  const r = spawnSync("bash", ["-e", "-c", whoStep.run as string], {
+    env: { PATH: `${bin}:${process.env.PATH}`, GITHUB_OUTPUT: output, GITHUB_REPOSITORY: "acme/shop", ...jobEnv, ...event },
+    encoding: "utf8",
+  });
+  return { status: r.status, output: readFileSync(output, "utf8"), ghCalls: readFileSync(log, "utf8") };
+}
+
+describe("the workflow's `whose change` step", () => {
+  const agent = jobEnv.AGENT_LOGIN as string;
+  const queueRef = (n: string) => `refs/heads/gh-readonly-queue/main/pr-${n}-0123456789abcdef0123456789abcdef01234567`;
+
+  it("marks the agent's pull request as the agent's, and a person's as not, without asking the API", () => {
+    expect(runWho({ EVENT: "pull_request", PR_AUTHOR: agent }, {})).toMatchObject({ status: 0, output: "agent=true\n", ghCalls: "" });
+    expect(runWho({ EVENT: "pull_request", PR_AUTHOR: "alice" }, {})).toMatchObject({ status: 0, output: "agent=false\n", ghCalls: "" });
+  });
+
+  it("in the merge queue reads the queued pull request's author from the API by the number in the queue's branch", () => {
+    const mine = runWho({ EVENT: "merge_group", QUEUE_REF: queueRef("42") }, { "42": agent, "7": "alice" });
+    expect(mine).toMatchObject({ status: 0, output: "agent=true\n" });
+    expect(mine.ghCalls).toBe("api repos/acme/shop/pulls/42 --jq .user.login\n");
+    const persons = runWho({ EVENT: "merge_group", QUEUE_REF: queueRef("7") }, { "42": agent, "7": "alice" });
+    expect(persons).toMatchObject({ status: 0, output: "agent=false\n" });
+  });
+
+  it("fails the check when the queue's branch names no pull request, or the API cannot say who wrote it", () => {
+    expect(runWho({ EVENT: "merge_group", QUEUE_REF: "refs/heads/gh-readonly-queue/main/pr-x-abc" }, {}).status).not.toBe(0);
+    expect(runWho({ EVENT: "merge_group", QUEUE_REF: queueRef("99") }, {}).status).not.toBe(0);
   });
 });

@@ -7,13 +7,13 @@ import { UsageError } from "../../errors/errors.js";
 import { cleanText } from "../../input/clean-text.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
-/** `twinlock verify RUN [--trust FILE] [--changed-files FILE | --git-range A..B] [--summary FILE]`: the CI check. */
+/** `twinlock verify RUN [--trust FILE] [--changed-files FILE | --git-range A...B] [--summary FILE]`: the CI check. */
 export async function runVerify(
   runFile: string,
   o: CommonOptions & { trust?: string; changedFiles?: string; gitRange?: string; summary?: string },
 ): Promise<CommandResult> {
   if (o.changedFiles !== undefined && o.gitRange !== undefined)
-    throw new UsageError("give the changed files once: --changed-files FILE or --git-range A..B, not both");
+    throw new UsageError("give the changed files once: --changed-files FILE or --git-range A...B, not both");
   const cwd = process.cwd();
   // Listed or from git, changed paths are the checkout's (relative to its top folder), as a plan's targets are.
   const root = changedPathsRoot(cwd, o);
