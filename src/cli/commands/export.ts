@@ -64,7 +64,7 @@ export async function runExport(ref: string, o: CommonOptions & { out?: string; 
   }
   return {
     exitCode: 0,
-    text: `exported run ${run.state.run_id} (${run.file.revision} events, head ${run.file.head}, signed by gate key ${gate.publicKey}) to ${path.join(out, "run.json")}, with ${written.size} frozen files in ${path.join(out, "frozen")}; check it offline with \`twinlock verify-log ${path.join(o.out, "run.json")}\` and \`twinlock verify-receipts --exported ${path.join(o.out, "run.json")} --trust ${path.join(o.out, EXPORTED_TRUST_FILE)}\``,
+    text: `exported run ${run.state.run_id} (${run.file.revision} events, head ${run.file.head}, signed by gate key ${gate.publicKey}) to ${path.join(out, "run.json")}, with ${written.size} frozen files in ${path.join(out, "frozen")}; check it offline with \`twinlock verify-log --exported ${path.join(o.out, "run.json")}\` and \`twinlock verify-receipts --exported ${path.join(o.out, "run.json")} --trust ${path.join(o.out, EXPORTED_TRUST_FILE)}\``,
     json: {
       ok: true,
       run_id: run.state.run_id,
