@@ -10,7 +10,7 @@ import { PoliciesSchema, RIGHTS, type SuiteConfig } from "../suite/suite-config.
 /** The file `export --out DIR` writes beside run.json: who the store trusted to sign the run's receipts, when it was exported. */
 export const EXPORTED_TRUST_FILE = "trust.json";
 
-const ExportedTrustSchema = z.strictObject({
+export const ExportedTrustSchema = z.strictObject({
   format: z.literal("twinlock-export-trust/1"),
   suite_id: z.string().check(z.minLength(1), z.maxLength(200)),
   /** The sha256 of the pinned twinlock.yaml the reviewers come from. */
@@ -102,11 +102,15 @@ export function readExportedTrust(given: string): { trust: ExportedTrust; config
       `--trust ${given} is not a twinlock export's trust file; give the trust.json \`twinlock export --out DIR\` writes`,
     );
   const trust = parsed.data;
-  const config = {
+  return { trust, config: trustConfigOf(trust), file };
+}
+
+/** What the trust checks take from a trust file in the export format: its policies, reviewers (passkeys included), revocations and gates. */
+export function trustConfigOf(trust: ExportedTrust): SuiteConfig {
+  return {
     policies: trust.policies,
     reviewers: trust.reviewers,
     revoked: trust.revoked,
     gate_keys: trust.gate_keys ?? [],
   } as unknown as SuiteConfig;
-  return { trust, config, file };
 }

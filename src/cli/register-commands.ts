@@ -258,8 +258,9 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .argument("<run>", "run file")
     .option(
       "--trust <file>",
-      "reviewers file (twinlock.yaml-shaped) from the protected base branch (default: twinlock.yaml at the checkout root)",
+      "reviewers file (twinlock.yaml-shaped), or a signed trust file from `trust export`, from the protected base branch (default: twinlock.yaml at the checkout root)",
     )
+    .option("--pinner-key <file>", "with a signed trust file: the pinner's public key (NAME.pub), from the protected base branch")
     .option(
       "--changed-files <file>",
       "the changed files, one path per line relative to the git checkout's top folder (else the current folder)",
@@ -372,6 +373,15 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .command("gate-key")
     .description("print this gate's public signing key (made once), to pin in twinlock.yaml's gate_keys: where its evidence is checked")
     .action(async (opts) => sink(await (await import("./commands/trust.js")).runTrustGateKey(opts)));
+  trust
+    .command("export")
+    .description(
+      "write what CI trusts (reviewer keys, enrolled passkeys with their rights, revocations, gate keys) to one file signed by a pinner",
+    )
+    .option("--out <file>", "the file to write, e.g. twinlock-trust.json (commit it on the protected branch)")
+    .option("--key <file>", "a pinner's private key (default: TWINLOCK_KEY)")
+    .option("--suite-id <id>", "the pinned suite to export (needed when the gate pins more than one)")
+    .action(async (opts) => sink(await (await import("./commands/trust.js")).runTrustExport(opts)));
   trust
     .command("add-gate-key")
     .description(

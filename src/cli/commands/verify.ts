@@ -10,14 +10,14 @@ import type { CommandResult, CommonOptions } from "../command-result.js";
 /** `twinlock verify RUN [--trust FILE] [--changed-files FILE | --git-range A...B] [--summary FILE]`: the CI check. */
 export async function runVerify(
   runFile: string,
-  o: CommonOptions & { trust?: string; changedFiles?: string; gitRange?: string; summary?: string },
+  o: CommonOptions & { trust?: string; pinnerKey?: string; changedFiles?: string; gitRange?: string; summary?: string },
 ): Promise<CommandResult> {
   if (o.changedFiles !== undefined && o.gitRange !== undefined)
     throw new UsageError("give the changed files once: --changed-files FILE or --git-range A...B, not both");
   const cwd = process.cwd();
   // Listed or from git, changed paths are the checkout's (relative to its top folder), as a plan's targets are.
   const root = changedPathsRoot(cwd, o);
-  const trust = readTrustFile({ file: o.trust ?? path.join(root, "twinlock.yaml"), gitRange: o.gitRange, cwd });
+  const trust = readTrustFile({ file: o.trust ?? path.join(root, "twinlock.yaml"), gitRange: o.gitRange, cwd, pinnerKey: o.pinnerKey });
   const changed =
     o.gitRange !== undefined
       ? changedFilesInRange(root, o.gitRange)
