@@ -247,7 +247,11 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .description("check every receipt's signature, key, rights and revocation against the suite's reviewers")
     .argument("<run>", "run file, a run's ID or name in a PostgreSQL store, or with --exported an export's run.json")
     .option("--exported", "RUN is run.json of `export --out DIR`: judge it offline by --trust FILE")
-    .option("--trust <file>", "with --exported: a trust.json you trust (from an export you made, or kept where the agent cannot write)")
+    .option(
+      "--trust <file>",
+      "with --exported: a trust.json you trust (from an export you made, or kept where the agent cannot write), or a signed trust file from `trust export`",
+    )
+    .option("--pinner-key <file>", "with a signed trust file: the pinner's public key (NAME.pub)")
     .action(async (run, opts) => sink(await (await import("./commands/verify-receipts.js")).runVerifyReceipts(run, opts)));
 
   program
@@ -430,7 +434,11 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .argument("<files...>", ".intoto.json or .sigstore.json files from twinlock attest")
     .requiredOption("--run <run>", "the run file the receipts belong to")
     .option("--attester <pub>", "a trusted attester's NAME.pub (repeatable)", collect, [])
-    .option("--trust <file>", "the reviewers file (twinlock.yaml) whose keys the receipts must be signed by")
+    .option(
+      "--trust <file>",
+      "the reviewers file (twinlock.yaml), or a signed trust file from `trust export`, whose keys the receipts must be signed by",
+    )
+    .option("--pinner-key <file>", "with a signed trust file: the pinner's public key (NAME.pub)")
     .action(async (files, opts) => sink((await import("./commands/verify-attestation.js")).runVerifyAttestation(files, opts)));
 
   program

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createPrivateKey } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTrustFile } from "../../ci/read-trust-file.js";
@@ -137,5 +137,46 @@ describe("trust export and verify: a browser approval passes CI", () => {
     writeFileSync(path.join(repo, "twinlock-pinner.pub"), `${own.publicKey}\n`);
     gitIn("commit", "-q", "-am", "the agent's change");
     expect(read).toThrow(/in the working tree differs from the base commit's/);
+  });
+
+  it("is taken by verify-receipts --exported and verify-attestation too, judging the passkey receipts offline", async () => {
+    const out = path.join(keys, "for-audit.json");
+    expect((await exportTrust(out)).code).toBe(0);
+    const bundle = path.join(serverTempDir("twinlock-trust-audit-"), "export");
+    expect((await runCli(["export", w.runFile, "--out", bundle, "--home", w.home.dir])).code).toBe(0);
+    const receipts = await runCli([
+      "verify-receipts",
+      "--exported",
+      path.join(bundle, "run.json"),
+      "--trust",
+      out,
+      "--pinner-key",
+      pinnerPub(),
+    ]);
+    expect(receipts.code, receipts.output).toBe(0);
+    expect(receipts.stdout).toMatch(/alice/);
+    const attester = generateReviewerKey();
+    const attesterKey = path.join(keys, "attester.key");
+    const attesterPub = path.join(keys, "attester.pub");
+    writeFileSync(attesterKey, attester.privatePem, { mode: 0o600 });
+    writeFileSync(attesterPub, `${attester.publicKey}\n`);
+    const made = path.join(serverTempDir("twinlock-trust-attest-"), "out");
+    const a = await runCli(["attest", w.runFile, "--out", made, "--key", attesterKey, "--home", w.home.dir]);
+    expect(a.code, a.output).toBe(0);
+    const files = readdirSync(made).map((f) => path.join(made, f));
+    const checked = await runCli([
+      "verify-attestation",
+      ...files,
+      "--run",
+      w.runFile,
+      "--attester",
+      attesterPub,
+      "--trust",
+      out,
+      "--pinner-key",
+      pinnerPub(),
+    ]);
+    expect(checked.code, checked.output).toBe(0);
+    expect(checked.stdout).toContain("receipts signed by trusted reviewers");
   });
 });
