@@ -466,9 +466,13 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .description("agents' bearer tokens for the gate server: status, freeze, present, admission check, result");
   token
     .command("create")
-    .description("make a token for one agent on one run (printed once, stored hashed)")
-    .requiredOption("--agent <name>", "the agent's name, for the log")
-    .requiredOption("--run <run>", "run file")
+    .description("make a token for one agent on one run, or with --ci a read-only one for CI's exports (printed once, stored hashed)")
+    .option("--agent <name>", "the agent's name, for the log (with --ci: default ci)")
+    .option("--run <run>", "run file (with --ci: omit it for every run)")
+    .option(
+      "--ci",
+      "a token for CI: the export scope alone (GET /api/runs/ID/export), for every run unless --run, up to 366 days (default 90)",
+    )
     .option("--planner <id>", "only this pair")
     .option("--expires-in <days>", "lifetime in days (default 1, at most 30)")
     .option("--scopes <list>", "a subset of status,freeze,present,admission_check,result (default all five)")
