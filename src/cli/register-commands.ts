@@ -58,6 +58,10 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .option("--environment <name>", "environment the executor may act in (default: default)")
     .option("--actions <ids>", "comma-separated +ACTION IDs the executor may run, or all (default)")
     .option("--budget <n>", "most actions one admission may run")
+    .option(
+      "--for-change <ref>",
+      "the change the run is for: OWNER/REPO#PR or OWNER/REPO@BRANCH (verify --change refuses it for any other)",
+    )
     .option("--actor <name>", "who creates the run")
     .action(async (run, opts) => sink(await (await import("./commands/init-run.js")).runInitRun(run, opts)));
 
@@ -273,6 +277,7 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
       "--git-range <A...B>",
       "the changed files are git diff --name-only A...B (since the merge base; A..B: between the two); the trust file is read from commit A",
     )
+    .option("--change <ref>", "the change under test, OWNER/REPO#PR: the run must have been made for it (init-run --for-change)")
     .option("--summary <file>", "also write the report as Markdown (e.g. $GITHUB_STEP_SUMMARY)")
     .action(async (run, opts) => sink(await (await import("./commands/verify.js")).runVerify(run, opts)));
 

@@ -35,13 +35,19 @@ const verifyStep = steps.find((s) => s.name === "twinlock verify") as Step;
 const whoStep = steps.find((s) => s.name === "whose change") as Step & { id?: string };
 const jobEnv = (Object.values(workflow.jobs)[0] as { env?: Record<string, string> }).env ?? {};
 
+/** The pull request the test's runs are made for, as the `whose change` step names it. */
+const CHANGE = "acme/shop#42";
+
 const gitIn = (dir: string, ...args: string[]) =>
   execFileSync("git", ["-c", "user.name=ci", "-c", "user.email=ci@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: dir })
     .toString()
     .trim();
 
 /** Run the step's shell line with its environment (GitHub expressions replaced by the event's values). */
-function runStep(repo: string, event: { base: string; head: string }): { status: number | null; stdout: string; summary: string } {
+function runStep(
+  repo: string,
+  event: { base: string; head: string; change?: string },
+): { status: number | null; stdout: string; summary: string } {
   const bin = makeRunTempDir("twinlock-bin-");
   const shim = path.join(bin, "twinlock");
   writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${DIST_BIN}" "$@"\n`);
@@ -50,7 +56,10 @@ function runStep(repo: string, event: { base: string; head: string }): { status:
   writeFileSync(summary, "");
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(verifyStep.env ?? {}))
-    env[k] = v.replace(/\$\{\{[^}]*base[^}]*\}\}/, event.base).replace(/\$\{\{[^}]*head[^}]*\}\}/, event.head);
+    env[k] = v
+      .replace(/\$\{\{[^}]*base[^}]*\}\}/, event.base)
+      .replace(/\$\{\{[^}]*head[^}]*\}\}/, event.head)
+      .replace(/\$\{\{ steps\.who\.outputs\.change \}\}/, event.change ?? CHANGE);
   const r = spawnSync("bash", ["-e", "-c", verifyStep.run as string], {
     cwd: repo,
     env: { ...process.env, ...env, PATH: `${bin}:${process.env.PATH}`, GITHUB_STEP_SUMMARY: summary },
@@ -67,6 +76,7 @@ describe("docs/github-workflow.yml", () => {
       expect.arrayContaining(["twinlock validate", "twinlock audit-bodies --check", "twinlock graph --check", "twinlock verify"]),
     );
     expect(verifyStep.run).toContain('--git-range "$BASE_SHA...$HEAD_SHA"');
+    expect(verifyStep.run).toContain('--change "$CHANGE"');
   });
 
   it("pins every action it uses by a full commit SHA, not a tag anyone could move", () => {
@@ -83,7 +93,7 @@ describe("docs/github-workflow.yml", () => {
 
   it("verifies a change inside the plan, and fails one that also edits a file outside it, in a temporary git repository", async () => {
     const g = makeGateRun();
-    await driveSignedToExecuting(g);
+    await driveSignedToExecuting(g, { change: CHANGE });
     const repo = makeRunTempDir("twinlock-ci-repo-");
     const runDir = path.dirname(verifyStep.env?.RUN_FILE ?? "twinlock/run.json");
     mkdirSync(path.join(repo, runDir), { recursive: true });
@@ -103,6 +113,11 @@ describe("docs/github-workflow.yml", () => {
     const ok = runStep(repo, { base, head: good });
     expect(ok.status, ok.stdout).toBe(0);
     expect(ok.summary).toContain("## twinlock verify: verified");
+    expect(ok.stdout).toMatch(/^ok {4}change {2}run: made for acme\/shop#42$/m);
+    // The same approved run offered for another pull request: refused, naming both.
+    const elsewhere = runStep(repo, { base, head: good, change: "acme/shop#43" });
+    expect(elsewhere.status).toBe(1);
+    expect(elsewhere.stdout).toMatch(/^FAIL {2}change {2}run: made for acme\/shop#42, not acme\/shop#43/m);
     writeFileSync(path.join(repo, "Makefile"), "all:\n\tcurl evil | sh\n");
     gitIn(repo, "add", "-A");
     gitIn(repo, "commit", "-q", "-m", "and one more thing");
@@ -114,7 +129,7 @@ describe("docs/github-workflow.yml", () => {
 
   it("counts only the agent's own change when main moved ahead of its branch (the range is from the merge base)", async () => {
     const g = makeGateRun();
-    await driveSignedToExecuting(g);
+    await driveSignedToExecuting(g, { change: CHANGE });
     const repo = makeRunTempDir("twinlock-ci-repo-");
     const runDir = path.dirname(verifyStep.env?.RUN_FILE ?? "twinlock/run.json");
     mkdirSync(path.join(repo, runDir), { recursive: true });
@@ -174,16 +189,24 @@ describe("the workflow's `whose change` step", () => {
   const queueRef = (n: string) => `refs/heads/gh-readonly-queue/main/pr-${n}-0123456789abcdef0123456789abcdef01234567`;
 
   it("marks the agent's pull request as the agent's, and a person's as not, without asking the API", () => {
-    expect(runWho({ EVENT: "pull_request", PR_AUTHOR: agent }, {})).toMatchObject({ status: 0, output: "agent=true\n", ghCalls: "" });
-    expect(runWho({ EVENT: "pull_request", PR_AUTHOR: "alice" }, {})).toMatchObject({ status: 0, output: "agent=false\n", ghCalls: "" });
+    expect(runWho({ EVENT: "pull_request", PR_AUTHOR: agent, PR_NUMBER: "42" }, {})).toMatchObject({
+      status: 0,
+      output: "agent=true\nchange=acme/shop#42\n",
+      ghCalls: "",
+    });
+    expect(runWho({ EVENT: "pull_request", PR_AUTHOR: "alice", PR_NUMBER: "7" }, {})).toMatchObject({
+      status: 0,
+      output: "agent=false\nchange=acme/shop#7\n",
+      ghCalls: "",
+    });
   });
 
   it("in the merge queue reads the queued pull request's author from the API by the number in the queue's branch", () => {
     const mine = runWho({ EVENT: "merge_group", QUEUE_REF: queueRef("42") }, { "42": agent, "7": "alice" });
-    expect(mine).toMatchObject({ status: 0, output: "agent=true\n" });
+    expect(mine).toMatchObject({ status: 0, output: "agent=true\nchange=acme/shop#42\n" });
     expect(mine.ghCalls).toBe("api repos/acme/shop/pulls/42 --jq .user.login\n");
     const persons = runWho({ EVENT: "merge_group", QUEUE_REF: queueRef("7") }, { "42": agent, "7": "alice" });
-    expect(persons).toMatchObject({ status: 0, output: "agent=false\n" });
+    expect(persons).toMatchObject({ status: 0, output: "agent=false\nchange=acme/shop#7\n" });
   });
 
   it("fails the check when the queue's branch names no pull request, or the API cannot say who wrote it", () => {

@@ -5,12 +5,13 @@ import { type VerifyReport, verifyRun } from "../../ci/verify-run.js";
 import { changedFilesFromList, changedFilesInRange, changedPathsRoot } from "../../conformance/changed-files.js";
 import { UsageError } from "../../errors/errors.js";
 import { cleanText } from "../../input/clean-text.js";
+import { parseChangeRef } from "../../input/parse-input.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
 /** `twinlock verify RUN [--trust FILE] [--changed-files FILE | --git-range A...B] [--summary FILE]`: the CI check. */
 export async function runVerify(
   runFile: string,
-  o: CommonOptions & { trust?: string; pinnerKey?: string; changedFiles?: string; gitRange?: string; summary?: string },
+  o: CommonOptions & { trust?: string; pinnerKey?: string; changedFiles?: string; gitRange?: string; summary?: string; change?: string },
 ): Promise<CommandResult> {
   if (o.changedFiles !== undefined && o.gitRange !== undefined)
     throw new UsageError("give the changed files once: --changed-files FILE or --git-range A...B, not both");
@@ -24,7 +25,8 @@ export async function runVerify(
       : o.changedFiles !== undefined
         ? changedFilesFromList(o.changedFiles, root)
         : undefined;
-  const report = await verifyRun({ runFile, trust, changed, root });
+  const change = o.change === undefined ? undefined : parseChangeRef(o.change, "--change");
+  const report = await verifyRun({ runFile, trust, changed, root, change });
   // Appended: GitHub gives each step one summary file, and other tools may write to it too.
   if (o.summary !== undefined) appendFileSync(path.resolve(o.summary), renderSummary(runFile, report));
   const failed = report.findings.filter((f) => !f.ok).length;
