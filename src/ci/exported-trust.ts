@@ -1,8 +1,5 @@
 import "../schemas/zod-setup.js";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { z } from "zod/mini";
-import { UsageError } from "../errors/errors.js";
 import type { PinnedPolicy } from "../home/suite-pins.js";
 import type { TrustedReviewer } from "../passkey/enrolled-reviewers.js";
 import { PoliciesSchema, RIGHTS, type SuiteConfig } from "../suite/suite-config.js";
@@ -10,7 +7,7 @@ import { PoliciesSchema, RIGHTS, type SuiteConfig } from "../suite/suite-config.
 /** The file `export --out DIR` writes beside run.json: who the store trusted to sign the run's receipts, when it was exported. */
 export const EXPORTED_TRUST_FILE = "trust.json";
 
-const ExportedTrustSchema = z.strictObject({
+export const ExportedTrustSchema = z.strictObject({
   format: z.literal("twinlock-export-trust/1"),
   suite_id: z.string().check(z.minLength(1), z.maxLength(200)),
   /** The sha256 of the pinned twinlock.yaml the reviewers come from. */
@@ -78,35 +75,12 @@ export function exportedTrustOf(
   });
 }
 
-/**
- * A trust file in the export format (`export --out` writes one as trust.json),
- * as the config judgeReceiptTrust takes. The caller names it: the one beside
- * an export came with it, and whoever could write the export could write it.
- */
-export function readExportedTrust(given: string): { trust: ExportedTrust; config: SuiteConfig; file: string } {
-  const file = path.resolve(given);
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === "ENOENT"
-        ? `--trust ${given} does not exist; give a trust.json that \`twinlock export --out DIR\` wrote for you (or your team keeps where the agent cannot write)`
-        : `cannot read --trust ${given} (${code ?? "not JSON"}); give a trust.json written by \`twinlock export --out DIR\``,
-    );
-  }
-  const parsed = ExportedTrustSchema.safeParse(json);
-  if (!parsed.success)
-    throw new UsageError(
-      `--trust ${given} is not a twinlock export's trust file; give the trust.json \`twinlock export --out DIR\` writes`,
-    );
-  const trust = parsed.data;
-  const config = {
+/** What the trust checks take from a trust file in the export format: its policies, reviewers (passkeys included), revocations and gates. */
+export function trustConfigOf(trust: ExportedTrust): SuiteConfig {
+  return {
     policies: trust.policies,
     reviewers: trust.reviewers,
     revoked: trust.revoked,
     gate_keys: trust.gate_keys ?? [],
   } as unknown as SuiteConfig;
-  return { trust, config, file };
 }

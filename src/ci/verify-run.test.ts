@@ -131,7 +131,55 @@ describe("twinlock verify (CI)", () => {
     expect(r.stdout).toMatch(/^FAIL {2}chain {2}run: first bad event/m);
     const bad = await cliIn(g.dir, ["verify", "run.json", "--git-range", `--output=x..${head}`]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^twinlock: --git-range "--output=x\.\.[0-9a-f]+" is not a range A\.\.B/);
+    expect(bad.stderr).toMatch(/^twinlock: --git-range "--output=x\.\.[0-9a-f]+" is not a range A\.\.\.B \(or A\.\.B\)/);
     expect(base).not.toBe(head);
+  });
+});
+
+describe("verify --change: a run passes only the change it was made for", () => {
+  it("refuses a run made for no change, saying how to bind one, and refuses a malformed change without reading the run", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    const r = await cliIn(g.dir, ["verify", g.runFile, "--git-range", `${base}...${head}`, "--change", "acme/shop#42"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}change {2}run: made for no change, and this is acme\/shop#42: start the run with `init-run --for-change acme\/shop#42`$/m,
+    );
+    for (const bad of ["acme/shop", "acme/shop#0", "acme#42", "../x#1", "a/b#1; rm -rf /", `a/b@${"x".repeat(300)}`]) {
+      const refused = await cliIn(g.dir, ["verify", g.runFile, "--change", bad]);
+      expect(refused.code, bad).toBe(2);
+      expect(refused.stderr, bad).toMatch(/is not a change; give OWNER\/REPO#NUMBER for a pull request or OWNER\/REPO@BRANCH/);
+    }
+  });
+
+  it("records the change init-run was given, and init-run refuses one that is not a change", async () => {
+    const g = makeGateRun();
+    const made = await runCli([
+      "init-run",
+      g.runFile,
+      "--suite",
+      g.suite,
+      "--planner",
+      "MD-29",
+      "--for-change",
+      "acme/shop@agent/fix-cache",
+      "--home",
+      g.home,
+    ]);
+    expect(made.code, made.output).toBe(0);
+    expect(made.stdout).toContain("for the change acme/shop@agent/fix-cache: CI refuses this run for any other");
+    expect(JSON.parse(readFileSync(g.runFile, "utf8")).state.change).toBe("acme/shop@agent/fix-cache");
+    const bad = await runCli([
+      "init-run",
+      path.join(g.dir, "other.json"),
+      "--suite",
+      g.suite,
+      "--planner",
+      "MD-29",
+      "--for-change",
+      "#42",
+      "--home",
+      g.home,
+    ]);
+    expect(bad.code).toBe(2);
   });
 });

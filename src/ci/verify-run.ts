@@ -13,7 +13,7 @@ import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
 import { rejudgeAdmissions } from "./rejudge-admissions.js";
 
 /** What a CI verification checks, one kind per line of its report. */
-export type VerifyCheck = "chain" | "gate" | "receipt" | "admission" | "handoff" | "changed-file";
+export type VerifyCheck = "chain" | "gate" | "change" | "receipt" | "admission" | "handoff" | "changed-file";
 
 /** One finding: what was checked, of what, whether it holds, and why. */
 export interface VerifyFinding {
@@ -52,6 +52,8 @@ export async function verifyRun(input: {
   /** Changed files relative to `root`; none given: the change is not checked. */
   changed?: readonly ChangedFile[];
   root: string;
+  /** The change under test (`OWNER/REPO#NUMBER`): the run must have been made for exactly it. */
+  change?: string;
 }): Promise<VerifyReport> {
   const findings: VerifyFinding[] = [];
   const add = (check: VerifyCheck, ok: boolean, subject: string, message: string) => findings.push({ check, ok, subject, message });
@@ -72,6 +74,20 @@ export async function verifyRun(input: {
       ? `head signed by trusted gate ${gate.headKey?.slice(0, 28)}…, and its ${gate.records} gate record${gate.records === 1 ? "" : "s"} by trusted gates`
       : `${gate.code}: ${gate.reason}`,
   );
+  if (input.change !== undefined) {
+    // The run says which change it is for, under the gate's signature checked above: one approved run cannot pass another change.
+    const bound = file.state.change;
+    add(
+      "change",
+      bound === input.change,
+      "run",
+      bound === input.change
+        ? `made for ${bound}`
+        : bound === undefined
+          ? `made for no change, and this is ${input.change}: start the run with \`init-run --for-change ${input.change}\``
+          : `made for ${bound}, not ${input.change}: an approved run passes only the change it was made for`,
+    );
+  }
   const config: SuiteConfig = { ...input.trust.config, policies: { ...input.trust.config.policies, require_signed_receipts: true } };
   const runAbs = path.resolve(input.runFile);
   // The admitted event is the run's claim that the gate admitted; CI re-judges it from the facts recorded before it.

@@ -58,6 +58,10 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .option("--environment <name>", "environment the executor may act in (default: default)")
     .option("--actions <ids>", "comma-separated +ACTION IDs the executor may run, or all (default)")
     .option("--budget <n>", "most actions one admission may run")
+    .option(
+      "--for-change <ref>",
+      "the change the run is for: OWNER/REPO#PR or OWNER/REPO@BRANCH (verify --change refuses it for any other)",
+    )
     .option("--actor <name>", "who creates the run")
     .action(async (run, opts) => sink(await (await import("./commands/init-run.js")).runInitRun(run, opts)));
 
@@ -210,7 +214,10 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
       "--changed-files <file>",
       "after execution: the changed files, one path per line relative to the git checkout's top folder (else the current folder)",
     )
-    .option("--git-range <A..B>", "after execution: the changed files are git diff --name-only A..B (digests at B)")
+    .option(
+      "--git-range <A...B>",
+      "after execution: the changed files are git diff --name-only A...B (since the merge base; A..B: between the two) (digests at B)",
+    )
     .option("--criterion <id=result:cmd>", "a verification result, e.g. C1=passed:'npm test' (repeat per criterion)", collect, [])
     .option("--actor <name>", "who closes")
     .action(async (run, id, opts) => sink(await (await import("./commands/run-admin.js")).runClose(run, id, opts)));
@@ -244,7 +251,11 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .description("check every receipt's signature, key, rights and revocation against the suite's reviewers")
     .argument("<run>", "run file, a run's ID or name in a PostgreSQL store, or with --exported an export's run.json")
     .option("--exported", "RUN is run.json of `export --out DIR`: judge it offline by --trust FILE")
-    .option("--trust <file>", "with --exported: a trust.json you trust (from an export you made, or kept where the agent cannot write)")
+    .option(
+      "--trust <file>",
+      "with --exported: a trust.json you trust (from an export you made, or kept where the agent cannot write), or a signed trust file from `trust export`",
+    )
+    .option("--pinner-key <file>", "with a signed trust file: the pinner's public key (NAME.pub)")
     .action(async (run, opts) => sink(await (await import("./commands/verify-receipts.js")).runVerifyReceipts(run, opts)));
 
   program
@@ -255,13 +266,18 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .argument("<run>", "run file")
     .option(
       "--trust <file>",
-      "reviewers file (twinlock.yaml-shaped) from the protected base branch (default: twinlock.yaml at the checkout root)",
+      "reviewers file (twinlock.yaml-shaped), or a signed trust file from `trust export`, from the protected base branch (default: twinlock.yaml at the checkout root)",
     )
+    .option("--pinner-key <file>", "with a signed trust file: the pinner's public key (NAME.pub), from the protected base branch")
     .option(
       "--changed-files <file>",
       "the changed files, one path per line relative to the git checkout's top folder (else the current folder)",
     )
-    .option("--git-range <A..B>", "the changed files are git diff --name-only A..B; the trust file is read from commit A")
+    .option(
+      "--git-range <A...B>",
+      "the changed files are git diff --name-only A...B (since the merge base; A..B: between the two); the trust file is read from commit A",
+    )
+    .option("--change <ref>", "the change under test, OWNER/REPO#PR: the run must have been made for it (init-run --for-change)")
     .option("--summary <file>", "also write the report as Markdown (e.g. $GITHUB_STEP_SUMMARY)")
     .action(async (run, opts) => sink(await (await import("./commands/verify.js")).runVerify(run, opts)));
 
@@ -380,6 +396,15 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .description("print this gate's public signing key (made once), to pin in twinlock.yaml's gate_keys: where its evidence is checked")
     .action(async (opts) => sink(await (await import("./commands/trust.js")).runTrustGateKey(opts)));
   trust
+    .command("export")
+    .description(
+      "write what CI trusts (reviewer keys, enrolled passkeys with their rights, revocations, gate keys) to one file signed by a pinner",
+    )
+    .option("--out <file>", "the file to write, e.g. twinlock-trust.json (commit it on the protected branch)")
+    .option("--key <file>", "a pinner's private key (default: TWINLOCK_KEY)")
+    .option("--suite-id <id>", "the pinned suite to export (needed when the gate pins more than one)")
+    .action(async (opts) => sink(await (await import("./commands/trust.js")).runTrustExport(opts)));
+  trust
     .command("add-gate-key")
     .description(
       "trust another gate's signatures here: import and attest take runs it signed (the ed25519:… line its trust gate-key printed)",
@@ -427,7 +452,11 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .argument("<files...>", ".intoto.json or .sigstore.json files from twinlock attest")
     .requiredOption("--run <run>", "the run file the receipts belong to")
     .option("--attester <pub>", "a trusted attester's NAME.pub (repeatable)", collect, [])
-    .option("--trust <file>", "the reviewers file (twinlock.yaml) whose keys the receipts must be signed by")
+    .option(
+      "--trust <file>",
+      "the reviewers file (twinlock.yaml), or a signed trust file from `trust export`, whose keys the receipts must be signed by",
+    )
+    .option("--pinner-key <file>", "with a signed trust file: the pinner's public key (NAME.pub)")
     .action(async (files, opts) => sink((await import("./commands/verify-attestation.js")).runVerifyAttestation(files, opts)));
 
   program
@@ -455,9 +484,13 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .description("agents' bearer tokens for the gate server: status, freeze, present, admission check, result");
   token
     .command("create")
-    .description("make a token for one agent on one run (printed once, stored hashed)")
-    .requiredOption("--agent <name>", "the agent's name, for the log")
-    .requiredOption("--run <run>", "run file")
+    .description("make a token for one agent on one run, or with --ci a read-only one for CI's exports (printed once, stored hashed)")
+    .option("--agent <name>", "the agent's name, for the log (with --ci: default ci)")
+    .option("--run <run>", "run file (with --ci: omit it for every run)")
+    .option(
+      "--ci",
+      "a token for CI: the export scope alone (GET /api/runs/ID/export), for every run unless --run, up to 366 days (default 90)",
+    )
     .option("--planner <id>", "only this pair")
     .option("--expires-in <days>", "lifetime in days (default 1, at most 30)")
     .option("--scopes <list>", "a subset of status,freeze,present,admission_check,result (default all five)")

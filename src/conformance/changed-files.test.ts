@@ -3,8 +3,10 @@ import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { changedFilesFromList, checkoutRoot } from "./changed-files.js";
+import { UsageError } from "../errors/errors.js";
+import { changedFilesFromList, changedFilesInRange, checkoutRoot, parseGitRange } from "./changed-files.js";
 
 const made: string[] = [];
 afterAll(() => {
@@ -50,5 +52,56 @@ describe("changed files from a list", () => {
       writeFileSync(list, `${bad}\n`);
       expect(() => changedFilesFromList(list, plain)).toThrow(`give paths relative to ${plain}, without ..`);
     }
+  });
+});
+
+describe("a git range", () => {
+  it("is A...B (since the merge base) or A..B (between the two commits)", () => {
+    expect(parseGitRange("origin/main...HEAD")).toEqual({ from: "origin/main", to: "HEAD", sinceMergeBase: true });
+    expect(parseGitRange("abc123..HEAD~2")).toEqual({ from: "abc123", to: "HEAD~2", sinceMergeBase: false });
+  });
+
+  it("refuses what git could read as an option, a second range or a path, naming the form it wants", () => {
+    for (const bad of ["-x..HEAD", "a..-p", "a....b", "a..b..c", "..b", "a..", "a.b. ..c", "a b..c", "HEAD", "a.../b", "a...-b"])
+      expect(() => parseGitRange(bad), bad).toThrow("is not a range A...B (or A..B) of two commits");
+  });
+
+  it("parses or refuses any text with a UsageError, never anything else", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(".", "a", "-", "/", "~", " ", "^") }), (text) => {
+        try {
+          const r = parseGitRange(text);
+          expect(`${r.from}${r.sinceMergeBase ? "..." : ".."}${r.to}`).toBe(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(UsageError);
+        }
+      }),
+    );
+  });
+
+  it("refuses a hundred thousand dots with the same one line (the split is one indexOf, not a backtracking pattern)", () => {
+    expect(() => parseGitRange(".".repeat(100_000))).toThrow("is not a range");
+    expect(() => parseGitRange(`${"a".repeat(100_000)}..${".".repeat(100_000)}!`)).toThrow("is not a range");
+  });
+
+  it("with three dots counts only the files the head changed since it left the base, not the base's later commits", () => {
+    const repo = folder();
+    const gitIn = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: repo })
+        .toString()
+        .trim();
+    gitIn("init", "-q", "-b", "main");
+    writeFileSync(path.join(repo, "README.md"), "readme\n");
+    gitIn("add", "-A");
+    gitIn("commit", "-q", "-m", "base");
+    gitIn("checkout", "-q", "-b", "agent");
+    writeFileSync(path.join(repo, "agent.txt"), "the agent's\n");
+    gitIn("add", "-A");
+    gitIn("commit", "-q", "-m", "agent");
+    gitIn("checkout", "-q", "main");
+    writeFileSync(path.join(repo, "README.md"), "readme, later\n");
+    gitIn("commit", "-q", "-am", "main moves on");
+    expect(changedFilesInRange(repo, "main...agent")).toEqual([{ path: "agent.txt", sha256: sha("the agent's\n") }]);
+    expect(changedFilesInRange(repo, "main..agent").map((f) => f.path)).toEqual(["README.md", "agent.txt"]);
   });
 });

@@ -22,11 +22,27 @@ describe("close records the executed change against the plan", () => {
     mkdirSync(path.join(root, ".github"), { recursive: true });
     writeFileSync(path.join(root, "cart/cache_race_test.go"), "package cart\n");
     writeFileSync(path.join(root, ".github/ci.yml"), "on: push\n");
+    const executed = {
+      changed: [
+        { path: "cart/cache_race_test.go", sha256: `sha256:${"a".repeat(64)}` },
+        { path: ".github/ci.yml", sha256: `sha256:${"b".repeat(64)}` },
+      ],
+      criteria: [{ id: "V1", result: "passed" as const, command: "go test -run TestCartCacheRace -count=50 ./cart/" }],
+      root,
+    };
+    // "verified" and a change that departs from the plan contradict each other: refused, naming each deviation, nothing recorded.
+    await expect(
+      closeWorkflow({ run: g.runFile, store: storeOf(g), planner: PLANNER, result: "verified", actor: "a-person", executed }),
+    ).rejects.toThrow(
+      "MD-29's change does not conform to the approved plan (criterion V2 has no evidence; action A2 not done; .github/ci.yml is outside the plan), so the work is not verified",
+    );
+    expect(workflowOf(g).state).toBe("executing");
     await closeWorkflow({
       run: g.runFile,
       store: storeOf(g),
       planner: PLANNER,
-      result: "verified",
+      result: "failed",
+      residual: "A2 not done; a CI file edited outside the plan",
       actor: "executor-agent",
       executed: {
         changed: [
@@ -89,8 +105,8 @@ describe("close records the executed change against the plan", () => {
       "--home",
       g.home,
     ]);
-    expect(contradicts.code).toBe(2);
-    expect(contradicts.stderr).toMatch(/criteria V2 failed, so the work is not verified; close with --result failed/);
+    expect(contradicts.code).toBe(1);
+    expect(contradicts.stderr).toMatch(/acceptance criterion V2 failed\), so the work is not verified; close with --result failed/);
     expect(workflowOf(g).state).toBe("executing");
     const ok = await runCli([
       "close",
@@ -123,7 +139,8 @@ describe("close records the executed change against the plan", () => {
         run: g.runFile,
         store: storeOf(g),
         planner: PLANNER,
-        result: "verified",
+        result: "failed",
+        residual: "a CI file edited outside the plan",
         actor: "executor-agent",
         executed: {
           changed: [{ path: ".github/workflows/ci.yml", sha256: `sha256:${"b".repeat(64)}` }],

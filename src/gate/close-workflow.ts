@@ -1,6 +1,6 @@
 import path from "node:path";
 import { type ChangedFile, type CriterionEvidence, checkConformance } from "../conformance/check-conformance.js";
-import { ConflictError, UsageError } from "../errors/errors.js";
+import { ConflictError, RefusalError, UsageError } from "../errors/errors.js";
 import { readFrozenModel } from "../home/frozen-records.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
@@ -63,11 +63,14 @@ export async function closeWorkflow(input: {
         throw new UsageError(
           `${wf.planner} is ${wf.state}: only an executing workflow records an executed change (--changed-files, --criterion)`,
         );
-      const failedCriteria = execution?.record.conformance.criteria_failed ?? [];
-      if (input.result === "verified" && failedCriteria.length > 0)
-        throw new UsageError(
-          `acceptance criteria ${failedCriteria.join(", ")} failed, so the work is not verified; close with --result failed (or rolled_back) and a --residual record`,
-        );
+      if (input.result === "verified" && execution) {
+        const deviations = deviationsOf(execution.record.conformance);
+        if (deviations.length > 0)
+          throw new RefusalError(
+            `${wf.planner}'s change does not conform to the approved plan (${deviations.join("; ")}), so the work is not verified; close with --result failed (or rolled_back) and a --residual record`,
+            { deviations },
+          );
+      }
       if (execution && wf.handoff?.hash !== execution.hash)
         throw new ConflictError(
           `${wf.planner}'s frozen handoff changed while closing (${execution.hash}, now ${wf.handoff?.hash}); close again`,
@@ -128,4 +131,16 @@ async function gatherExecution(
     ownRecords: own,
   });
   return { hash: wf.handoff.hash, record: { changed_files: executed.changed, criteria: executed.criteria, conformance } };
+}
+
+/** Each way a recorded change departs from its plan, as one phrase (the first few, then how many more): none when it conforms. */
+function deviationsOf(c: Execution["conformance"]): string[] {
+  const all = [
+    ...c.criteria_failed.map((x) => `acceptance criterion ${x} failed`),
+    ...c.criteria_without_evidence.map((x) => `criterion ${x} has no evidence`),
+    ...c.actions_not_done.map((a) => `action ${a} not done`),
+    ...c.files_outside_plan.map((f) => `${f} is outside the plan`),
+  ];
+  const shown = 5;
+  return all.length > shown ? [...all.slice(0, shown), `${all.length - shown} more`] : all;
 }

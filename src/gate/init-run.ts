@@ -25,6 +25,8 @@ export interface InitRunInput {
   environment?: string;
   actions?: "all" | string[];
   budget?: number | null;
+  /** The change the run is for (`OWNER/REPO#NUMBER` or `OWNER/REPO@BRANCH`): CI refuses the run for any other. */
+  change?: string;
   actor: string;
   now?: Date;
 }
@@ -90,7 +92,14 @@ export async function initRun(input: InitRunInput): Promise<LoadedRun> {
       {
         type: "run_created",
         actor: input.actor,
-        data: { run_id: runId, home_id: input.store.home.id, suite: { root: pin.root, suite_id: pin.suite_id }, settings, workflows },
+        data: {
+          run_id: runId,
+          home_id: input.store.home.id,
+          suite: { root: pin.root, suite_id: pin.suite_id },
+          settings,
+          ...(input.change === undefined ? {} : { change: input.change }),
+          workflows,
+        },
       },
     ],
     input.now ?? new Date(),

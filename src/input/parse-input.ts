@@ -1,4 +1,5 @@
 import { UsageError } from "../errors/errors.js";
+import { CHANGE_REF_PATTERN } from "../run/change-ref.js";
 import { MODES, type Mode, PROMPT_ID_PATTERN } from "../suite/prompt.js";
 import { closestChoice } from "./closest-choice.js";
 
@@ -70,6 +71,15 @@ export function parseName(value: string, option: string): string {
   if (/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text))
     throw new UsageError(`${option} contains a control or bidi character; give a plain name`);
   return text;
+}
+
+/** A change reference (`OWNER/REPO#NUMBER` or `OWNER/REPO@BRANCH`), or one line saying what form it needs. */
+export function parseChangeRef(value: string, option: string): string {
+  if (value.length > 420 || !CHANGE_REF_PATTERN.test(value))
+    throw new UsageError(
+      `${option} ${JSON.stringify(clip(value))} is not a change; give OWNER/REPO#NUMBER for a pull request or OWNER/REPO@BRANCH, e.g. acme/shop#42`,
+    );
+  return value;
 }
 
 /** Shorten a quoted input for an error line. */

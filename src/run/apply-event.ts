@@ -9,6 +9,7 @@ import {
   AdmissionReceiptSchema,
   ApplyApprovalSchema,
   ConsentReceiptSchema,
+  changeRef,
   DryRunResultSchema,
   ExecutionSchema,
   FreezeReceiptSchema,
@@ -39,6 +40,7 @@ const eventDataOf = lazySchemasOf("apply-event", () => {
       home_id: homeId,
       suite: z.strictObject({ root: filePath, suite_id: name }),
       settings: SettingsSchema,
+      change: z.optional(changeRef),
       workflows: z
         .array(z.strictObject({ planner: promptId, executor: promptId, executor_title: name, pair_digest: handoffHash }))
         .check(z.minLength(1)),
@@ -175,6 +177,7 @@ function applyTo(state: RunState | undefined, event: RunEvent, copy: boolean): R
       created_at: event.at,
       suite: d.suite,
       settings: d.settings,
+      ...(d.change === undefined ? {} : { change: d.change }),
       workflows,
       authorized_execution_prompt_ids: [],
       stops: [],

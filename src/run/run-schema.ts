@@ -5,6 +5,7 @@ import { ManifestEntrySchema } from "../handoff/manifest-schema.js";
 import { WebAuthnSignatureSchema } from "../passkey/webauthn-signature.js";
 import { lazySchemasOf } from "../schemas/lazy-schema.js";
 import { MODES, PROMPT_ID_PATTERN } from "../suite/prompt.js";
+import { CHANGE_REF_PATTERN } from "./change-ref.js";
 import { STATES, TRANSITION_EVENTS } from "./transition-table.js";
 
 const MAX_TEXT = 64 * 1024;
@@ -26,6 +27,7 @@ const schemasOf = lazySchemasOf("run-schema", () => {
   const homeId = z.string().check(z.regex(/^home_[0-9a-f]{16}$/, "home_ followed by 16 hex digits"));
   const text = z.string().check(z.maxLength(MAX_TEXT));
   const stopReason = z.string().check(z.regex(/^[a-z0-9][a-z0-9-]{0,119}$/));
+  const changeRef = z.string().check(z.regex(CHANGE_REF_PATTERN, "OWNER/REPO#NUMBER or OWNER/REPO@BRANCH"));
   /** An integer from 1: revisions and event numbers. */
   const ordinal = z.number().check(z.int(), z.gte(1));
   const count = z.number().check(z.int(), z.gte(0));
@@ -282,6 +284,8 @@ const schemasOf = lazySchemasOf("run-schema", () => {
     created_at: isoTime,
     suite: z.strictObject({ root: filePath, suite_id: name }),
     settings: SettingsSchema,
+    /** The change the run is for; absent from runs made without `--for-change`. */
+    change: z.optional(changeRef),
     workflows: z.record(promptId, WorkflowSchema),
     authorized_execution_prompt_ids: z.array(promptId),
     stops: z.array(StopSchema),
@@ -328,6 +332,7 @@ const schemasOf = lazySchemasOf("run-schema", () => {
     runId,
     homeId,
     stopReason,
+    changeRef,
     SignatureSchema,
     SettingsSchema,
     ReviewReceiptSchema,
@@ -356,6 +361,7 @@ export const handoffHash = schemasOf("handoffHash");
 export const runId = schemasOf("runId");
 export const homeId = schemasOf("homeId");
 export const stopReason = schemasOf("stopReason");
+export const changeRef = schemasOf("changeRef");
 export const SignatureSchema = schemasOf("SignatureSchema");
 export const SettingsSchema = schemasOf("SettingsSchema");
 export const ReviewReceiptSchema = schemasOf("ReviewReceiptSchema");

@@ -1118,7 +1118,19 @@ function v72(v: In): Out {
   return out;
 }
 
+const P8 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\/[A-Za-z0-9_.-]{1,100}(#[1-9][0-9]{0,9}|@[A-Za-z0-9._/-]{1,200})$/;
 function v73(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P8.test(v)) return NO;
+  return v;
+}
+
+function v74(v: In): Out {
+  if (v === undefined) return undefined;
+  return v73(v);
+}
+
+function v75(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1142,11 +1154,11 @@ function v73(v: In): Out {
   return out;
 }
 
-function v74(v: In): Out {
+function v76(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v73(v[i]);
+    const r = v75(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1154,7 +1166,7 @@ function v74(v: In): Out {
   return out;
 }
 
-function v75(v: In): Out {
+function v77(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1174,36 +1186,41 @@ function v75(v: In): Out {
   r = v72(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
+  if ("change" in v) {
+    r = v74(v["change"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["change"] = r;
+  }
   if (!("workflows" in v)) return NO;
-  r = v74(v["workflows"]);
+  r = v76(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
-  for (const k in v) if (k !== "run_id" && k !== "home_id" && k !== "suite" && k !== "settings" && k !== "workflows") return NO;
+  for (const k in v) if (k !== "run_id" && k !== "home_id" && k !== "suite" && k !== "settings" && k !== "change" && k !== "workflows") return NO;
   return out;
 }
 
-const P8 = /^[a-z0-9][a-z0-9-]{0,119}$/;
-function v76(v: In): Out {
+const P9 = /^[a-z0-9][a-z0-9-]{0,119}$/;
+function v78(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P8.test(v)) return NO;
+  if (!P9.test(v)) return NO;
   return v;
 }
 
-function v77(v: In): Out {
+function v79(v: In): Out {
   if (v === null) return null;
   return v0(v);
 }
 
-function v78(v: In): Out {
+function v80(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("reason" in v)) return NO;
-  r = v76(v["reason"]);
+  r = v78(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v77(v["workflow"]);
+  r = v79(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("note" in v)) return NO;
@@ -1214,12 +1231,12 @@ function v78(v: In): Out {
   return out;
 }
 
-function v79(v: In): Out {
+function v81(v: In): Out {
   if (!(v === "stop_resolution")) return NO;
   return v;
 }
 
-function v80(v: In): Out {
+function v82(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1233,12 +1250,12 @@ function v80(v: In): Out {
 }
 
 const K6 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v81(v: In): Out {
+function v83(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v79(v["kind"]);
+  r = v81(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1246,15 +1263,15 @@ function v81(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("reason" in v)) return NO;
-  r = v76(v["reason"]);
+  r = v78(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v77(v["workflow"]);
+  r = v79(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v80(v["stops"]);
+  r = v82(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -1278,34 +1295,34 @@ function v81(v: In): Out {
   return out;
 }
 
-function v82(v: In): Out {
+function v84(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("receipt" in v)) return NO;
-  r = v81(v["receipt"]);
+  r = v83(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "receipt") return NO;
   return out;
 }
 
-function v83(v: In): Out {
+function v85(v: In): Out {
   if (!(v === "twinlock-home/1")) return NO;
   return v;
 }
 
-function v84(v: In): Out {
+function v86(v: In): Out {
   if (typeof v !== "string") return NO;
   return v;
 }
 
-function v85(v: In): Out {
+function v87(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v83(v["format"]);
+  r = v85(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("home_id" in v)) return NO;
@@ -1313,51 +1330,51 @@ function v85(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
-  r = v84(v["created_at"]);
+  r = v86(v["created_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   for (const k in v) if (k !== "format" && k !== "home_id" && k !== "created_at") return NO;
   return out;
 }
 
-const P9 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-function v86(v: In): Out {
+const P10 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+function v88(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 200) return NOT_SURE;
-  if (!P9.test(v)) return NO;
+  if (!P10.test(v)) return NO;
   return v;
 }
 
-function v87(v: In): Out {
+function v89(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 65536) return NOT_SURE;
   return v;
 }
 
-function v88(v: In): Out {
+function v90(v: In): Out {
   if (v === undefined) return undefined;
   return v14(v);
 }
 
-function v89(v: In): Out {
+function v91(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v86(v["id"]);
+  r = v88(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("criterion" in v)) return NO;
-  r = v87(v["criterion"]);
+  r = v89(v["criterion"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criterion"] = r;
   if (!("method" in v)) return NO;
-  r = v87(v["method"]);
+  r = v89(v["method"]);
   if (r === NO || r === NOT_SURE) return r;
   out["method"] = r;
   if ("notes" in v) {
-    r = v88(v["notes"]);
+    r = v90(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1365,11 +1382,11 @@ function v89(v: In): Out {
   return out;
 }
 
-function v90(v: In): Out {
+function v92(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v89(v[i]);
+    const r = v91(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1377,30 +1394,30 @@ function v90(v: In): Out {
   return out;
 }
 
-function v91(v: In): Out {
+function v93(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("criteria" in v)) return NO;
-  r = v90(v["criteria"]);
+  r = v92(v["criteria"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criteria"] = r;
   for (const k in v) if (k !== "criteria") return NO;
   return out;
 }
 
-function v92(v: In): Out {
+function v94(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 220) return NOT_SURE;
   return v;
 }
 
-function v93(v: In): Out {
+function v95(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v92(v[i]);
+    const r = v94(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1409,16 +1426,16 @@ function v93(v: In): Out {
   return out;
 }
 
-function v94(v: In): Out {
+function v96(v: In): Out {
   if (!(v === "low" || v === "medium" || v === "high")) return NO;
   return v;
 }
 
-function v95(v: In): Out {
+function v97(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v92(v[i]);
+    const r = v94(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1427,81 +1444,48 @@ function v95(v: In): Out {
 }
 
 const K7 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v96(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("id" in v)) return NO;
-  r = v86(v["id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["id"] = r;
-  if (!("summary" in v)) return NO;
-  r = v87(v["summary"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["summary"] = r;
-  if (!("target" in v)) return NO;
-  r = v87(v["target"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["target"] = r;
-  if (!("findings" in v)) return NO;
-  r = v93(v["findings"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["findings"] = r;
-  if (!("risk" in v)) return NO;
-  r = v94(v["risk"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["risk"] = r;
-  if (!("rollback" in v)) return NO;
-  r = v87(v["rollback"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["rollback"] = r;
-  if (!("depends_on" in v)) return NO;
-  r = v95(v["depends_on"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["depends_on"] = r;
-  if (!("verifies" in v)) return NO;
-  r = v93(v["verifies"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["verifies"] = r;
-  if ("notes" in v) {
-    r = v88(v["notes"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["notes"] = r;
-  }
-  for (const k in v) if (!K7.has(k)) return NO;
-  return out;
-}
-
-function v97(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v96(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  if (v.length > 100000) return NO;
-  return out;
-}
-
 function v98(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
-  if (!("reason" in v)) return NO;
-  r = v76(v["reason"]);
+  if (!("id" in v)) return NO;
+  r = v88(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
-  out["reason"] = r;
-  if (!("resolved" in v)) return NO;
-  r = v13(v["resolved"]);
+  out["id"] = r;
+  if (!("summary" in v)) return NO;
+  r = v89(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
-  out["resolved"] = r;
+  out["summary"] = r;
+  if (!("target" in v)) return NO;
+  r = v89(v["target"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["target"] = r;
+  if (!("findings" in v)) return NO;
+  r = v95(v["findings"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["findings"] = r;
+  if (!("risk" in v)) return NO;
+  r = v96(v["risk"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["risk"] = r;
+  if (!("rollback" in v)) return NO;
+  r = v89(v["rollback"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["rollback"] = r;
+  if (!("depends_on" in v)) return NO;
+  r = v97(v["depends_on"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["depends_on"] = r;
+  if (!("verifies" in v)) return NO;
+  r = v95(v["verifies"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["verifies"] = r;
   if ("notes" in v) {
-    r = v88(v["notes"]);
+    r = v90(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
-  for (const k in v) if (k !== "reason" && k !== "resolved" && k !== "notes") return NO;
+  for (const k in v) if (!K7.has(k)) return NO;
   return out;
 }
 
@@ -1513,7 +1497,7 @@ function v99(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
-  if (v.length > 10000) return NO;
+  if (v.length > 100000) return NO;
   return out;
 }
 
@@ -1521,12 +1505,45 @@ function v100(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
+  if (!("reason" in v)) return NO;
+  r = v78(v["reason"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["reason"] = r;
+  if (!("resolved" in v)) return NO;
+  r = v13(v["resolved"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["resolved"] = r;
+  if ("notes" in v) {
+    r = v90(v["notes"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["notes"] = r;
+  }
+  for (const k in v) if (k !== "reason" && k !== "resolved" && k !== "notes") return NO;
+  return out;
+}
+
+function v101(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v100(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  if (v.length > 10000) return NO;
+  return out;
+}
+
+function v102(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
   if (!("actions" in v)) return NO;
-  r = v97(v["actions"]);
+  r = v99(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("stops" in v)) return NO;
-  r = v99(v["stops"]);
+  r = v101(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (k !== "actions" && k !== "stops") return NO;
@@ -1534,44 +1551,44 @@ function v100(v: In): Out {
 }
 
 const K8 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v101(v: In): Out {
+function v103(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v86(v["id"]);
+  r = v88(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v87(v["summary"]);
+  r = v89(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v87(v["target"]);
+  r = v89(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v93(v["findings"]);
+  r = v95(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v94(v["risk"]);
+  r = v96(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v87(v["rollback"]);
+  r = v89(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v95(v["depends_on"]);
+  r = v97(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v93(v["verifies"]);
+  r = v95(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v88(v["notes"]);
+    r = v90(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1579,50 +1596,50 @@ function v101(v: In): Out {
   return out;
 }
 
-function v102(v: In): Out {
+function v104(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 100) return NOT_SURE;
   return v;
 }
 
-function v103(v: In): Out {
+function v105(v: In): Out {
   if (v === undefined) return undefined;
-  return v102(v);
+  return v104(v);
 }
 
-function v104(v: In): Out {
+function v106(v: In): Out {
   if (v === undefined) return undefined;
   return v7(v);
 }
 
-function v105(v: In): Out {
+function v107(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v86(v["id"]);
+  r = v88(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("source" in v)) return NO;
-  r = v87(v["source"]);
+  r = v89(v["source"]);
   if (r === NO || r === NOT_SURE) return r;
   out["source"] = r;
   if (!("observed" in v)) return NO;
-  r = v87(v["observed"]);
+  r = v89(v["observed"]);
   if (r === NO || r === NOT_SURE) return r;
   out["observed"] = r;
   if ("collected_at" in v) {
-    r = v103(v["collected_at"]);
+    r = v105(v["collected_at"]);
     if (r === NO || r === NOT_SURE) return r;
     out["collected_at"] = r;
   }
   if ("digest" in v) {
-    r = v104(v["digest"]);
+    r = v106(v["digest"]);
     if (r === NO || r === NOT_SURE) return r;
     out["digest"] = r;
   }
   if ("notes" in v) {
-    r = v88(v["notes"]);
+    r = v90(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1630,11 +1647,11 @@ function v105(v: In): Out {
   return out;
 }
 
-function v106(v: In): Out {
+function v108(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v105(v[i]);
+    const r = v107(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1642,46 +1659,46 @@ function v106(v: In): Out {
   return out;
 }
 
-function v107(v: In): Out {
+function v109(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("evidence" in v)) return NO;
-  r = v106(v["evidence"]);
+  r = v108(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   for (const k in v) if (k !== "evidence") return NO;
   return out;
 }
 
-function v108(v: In): Out {
+function v110(v: In): Out {
   if (v === undefined) return undefined;
-  return v94(v);
+  return v96(v);
 }
 
-function v109(v: In): Out {
+function v111(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v86(v["id"]);
+  r = v88(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v87(v["summary"]);
+  r = v89(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("evidence" in v)) return NO;
-  r = v93(v["evidence"]);
+  r = v95(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   if ("confidence" in v) {
-    r = v108(v["confidence"]);
+    r = v110(v["confidence"]);
     if (r === NO || r === NOT_SURE) return r;
     out["confidence"] = r;
   }
   if ("notes" in v) {
-    r = v88(v["notes"]);
+    r = v90(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1689,11 +1706,11 @@ function v109(v: In): Out {
   return out;
 }
 
-function v110(v: In): Out {
+function v112(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v109(v[i]);
+    const r = v111(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1701,34 +1718,34 @@ function v110(v: In): Out {
   return out;
 }
 
-function v111(v: In): Out {
+function v113(v: In): Out {
   if (!(v === "open" || v === "resolved" || v === "deferred")) return NO;
   return v;
 }
 
-function v112(v: In): Out {
+function v114(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v86(v["id"]);
+  r = v88(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("question" in v)) return NO;
-  r = v87(v["question"]);
+  r = v89(v["question"]);
   if (r === NO || r === NOT_SURE) return r;
   out["question"] = r;
   if (!("status" in v)) return NO;
-  r = v111(v["status"]);
+  r = v113(v["status"]);
   if (r === NO || r === NOT_SURE) return r;
   out["status"] = r;
   if ("owner" in v) {
-    r = v104(v["owner"]);
+    r = v106(v["owner"]);
     if (r === NO || r === NOT_SURE) return r;
     out["owner"] = r;
   }
   if ("notes" in v) {
-    r = v88(v["notes"]);
+    r = v90(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1736,11 +1753,11 @@ function v112(v: In): Out {
   return out;
 }
 
-function v113(v: In): Out {
+function v115(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v112(v[i]);
+    const r = v114(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1748,37 +1765,37 @@ function v113(v: In): Out {
   return out;
 }
 
-function v114(v: In): Out {
+function v116(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("findings" in v)) return NO;
-  r = v110(v["findings"]);
+  r = v112(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("unknowns" in v)) return NO;
-  r = v113(v["unknowns"]);
+  r = v115(v["unknowns"]);
   if (r === NO || r === NOT_SURE) return r;
   out["unknowns"] = r;
   for (const k in v) if (k !== "findings" && k !== "unknowns") return NO;
   return out;
 }
 
-function v115(v: In): Out {
+function v117(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 1400) return NOT_SURE;
   return v;
 }
 
-function v116(v: In): Out {
+function v118(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!v.startsWith("webauthn:")) return NO;
   if (v.length > 1600) return NOT_SURE;
   return v;
 }
 
-function v117(v: In): Out {
+function v119(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1790,25 +1807,25 @@ function v117(v: In): Out {
   return out;
 }
 
-function v118(v: In): Out {
+function v120(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 253) return NOT_SURE;
   return v;
 }
 
-function v119(v: In): Out {
+function v121(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 300) return NOT_SURE;
   return v;
 }
 
-function v120(v: In): Out {
+function v122(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v119(v[i]);
+    const r = v121(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1817,16 +1834,16 @@ function v120(v: In): Out {
   return out;
 }
 
-function v121(v: In): Out {
+function v123(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("credential_id" in v)) return NO;
-  r = v115(v["credential_id"]);
+  r = v117(v["credential_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credential_id"] = r;
   if (!("public_key" in v)) return NO;
-  r = v116(v["public_key"]);
+  r = v118(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("sign_count" in v)) return NO;
@@ -1834,7 +1851,7 @@ function v121(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["sign_count"] = r;
   if (!("transports" in v)) return NO;
-  r = v117(v["transports"]);
+  r = v119(v["transports"]);
   if (r === NO || r === NOT_SURE) return r;
   out["transports"] = r;
   if (!("created_at" in v)) return NO;
@@ -1842,34 +1859,34 @@ function v121(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("rp_id" in v)) return NO;
-  r = v118(v["rp_id"]);
+  r = v120(v["rp_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rp_id"] = r;
   if (!("origins" in v)) return NO;
-  r = v120(v["origins"]);
+  r = v122(v["origins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["origins"] = r;
   for (const k in v) if (k !== "credential_id" && k !== "public_key" && k !== "sign_count" && k !== "transports" && k !== "created_at" && k !== "rp_id" && k !== "origins") return NO;
   return out;
 }
 
-const P10 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-function v122(v: In): Out {
+const P11 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+function v124(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P10.test(v)) return NO;
+  if (!P11.test(v)) return NO;
   return v;
 }
 
-function v123(v: In): Out {
+function v125(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "stop")) return NO;
   return v;
 }
 
-function v124(v: In): Out {
+function v126(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v123(v[i]);
+    const r = v125(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1877,27 +1894,15 @@ function v124(v: In): Out {
   return out;
 }
 
-function v125(v: In): Out {
-  if (v === null) return null;
-  return v12(v);
-}
-
-function v126(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P5.test(v)) return NO;
-  if (v.length > 200) return NOT_SURE;
-  return v;
-}
-
 function v127(v: In): Out {
   if (v === null) return null;
-  return v126(v);
+  return v12(v);
 }
 
 function v128(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
-  if (v.length > 100) return NOT_SURE;
+  if (v.length > 200) return NOT_SURE;
   return v;
 }
 
@@ -1907,6 +1912,18 @@ function v129(v: In): Out {
 }
 
 function v130(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P5.test(v)) return NO;
+  if (v.length > 100) return NOT_SURE;
+  return v;
+}
+
+function v131(v: In): Out {
+  if (v === null) return null;
+  return v130(v);
+}
+
+function v132(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1915,11 +1932,11 @@ function v130(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["token_sha256"] = r;
   if (!("name" in v)) return NO;
-  r = v122(v["name"]);
+  r = v124(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v124(v["rights"]);
+  r = v126(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("created_at" in v)) return NO;
@@ -1931,31 +1948,31 @@ function v130(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("used_at" in v)) return NO;
-  r = v125(v["used_at"]);
+  r = v127(v["used_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["used_at"] = r;
   if (!("challenge" in v)) return NO;
-  r = v127(v["challenge"]);
+  r = v129(v["challenge"]);
   if (r === NO || r === NOT_SURE) return r;
   out["challenge"] = r;
   if (!("user_id" in v)) return NO;
-  r = v129(v["user_id"]);
+  r = v131(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   for (const k in v) if (k !== "token_sha256" && k !== "name" && k !== "rights" && k !== "created_at" && k !== "expires_at" && k !== "used_at" && k !== "challenge" && k !== "user_id") return NO;
   return out;
 }
 
-function v131(v: In): Out {
+function v133(v: In): Out {
   if (!(v === "twinlock-reviewers/1")) return NO;
   return v;
 }
 
-function v132(v: In): Out {
+function v134(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v121(v[i]);
+    const r = v123(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1963,20 +1980,20 @@ function v132(v: In): Out {
   return out;
 }
 
-function v133(v: In): Out {
+function v135(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("name" in v)) return NO;
-  r = v122(v["name"]);
+  r = v124(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v124(v["rights"]);
+  r = v126(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("user_id" in v)) return NO;
-  r = v128(v["user_id"]);
+  r = v130(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   if (!("enrolled_at" in v)) return NO;
@@ -1988,89 +2005,89 @@ function v133(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revoked"] = r;
   if (!("revoked_at" in v)) return NO;
-  r = v125(v["revoked_at"]);
+  r = v127(v["revoked_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revoked_at"] = r;
   if (!("credentials" in v)) return NO;
-  r = v132(v["credentials"]);
+  r = v134(v["credentials"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credentials"] = r;
   for (const k in v) if (k !== "name" && k !== "rights" && k !== "user_id" && k !== "enrolled_at" && k !== "revoked" && k !== "revoked_at" && k !== "credentials") return NO;
   return out;
 }
 
-function v134(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v133(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v135(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v130(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
 function v136(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v135(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v137(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v132(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v138(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v131(v["format"]);
+  r = v133(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("reviewers" in v)) return NO;
-  r = v134(v["reviewers"]);
+  r = v136(v["reviewers"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviewers"] = r;
   if (!("invitations" in v)) return NO;
-  r = v135(v["invitations"]);
+  r = v137(v["invitations"]);
   if (r === NO || r === NOT_SURE) return r;
   out["invitations"] = r;
   for (const k in v) if (k !== "format" && k !== "reviewers" && k !== "invitations") return NO;
   return out;
 }
 
-function v137(v: In): Out {
+function v139(v: In): Out {
   if (!(v === "twinlock-checkpoint/1")) return NO;
   return v;
 }
 
-function v138(v: In): Out {
+function v140(v: In): Out {
   if (!(v === "run_created" || v === "handoff_frozen" || v === "review_requested" || v === "changes_requested" || v === "approval_recorded" || v === "plan_approved" || v === "plan_declined" || v === "consent_granted" || v === "consent_declined" || v === "apply_approved" || v === "dry_run_admitted" || v === "dry_run_result" || v === "admitted" || v === "closed" || v === "failed" || v === "stop_raised" || v === "stop_resolved")) return NO;
   return v;
 }
 
-function v139(v: In): Out {
+function v141(v: In): Out {
   return v;
 }
 
-function v140(v: In): Out {
+function v142(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v84(k) : NO;
+    const kr = typeof k === "string" ? v86(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v139(v[k]);
+    const r = v141(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v141(v: In): Out {
+function v143(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2086,12 +2103,12 @@ function v141(v: In): Out {
   return out;
 }
 
-function v142(v: In): Out {
+function v144(v: In): Out {
   if (v === undefined) return undefined;
-  return v141(v);
+  return v143(v);
 }
 
-function v143(v: In): Out {
+function v145(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2108,11 +2125,11 @@ function v143(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["actor"] = r;
   if (!("type" in v)) return NO;
-  r = v138(v["type"]);
+  r = v140(v["type"]);
   if (r === NO || r === NOT_SURE) return r;
   out["type"] = r;
   if (!("data" in v)) return NO;
-  r = v140(v["data"]);
+  r = v142(v["data"]);
   if (r === NO || r === NOT_SURE) return r;
   out["data"] = r;
   if (!("prev" in v)) return NO;
@@ -2120,7 +2137,7 @@ function v143(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["prev"] = r;
   if ("gate" in v) {
-    r = v142(v["gate"]);
+    r = v144(v["gate"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate"] = r;
   }
@@ -2128,11 +2145,11 @@ function v143(v: In): Out {
   return out;
 }
 
-function v144(v: In): Out {
+function v146(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v143(v[i]);
+    const r = v145(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2140,7 +2157,7 @@ function v144(v: In): Out {
   return out;
 }
 
-function v145(v: In): Out {
+function v147(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2153,29 +2170,29 @@ function v145(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["from_head"] = r;
   if (!("events" in v)) return NO;
-  r = v144(v["events"]);
+  r = v146(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   for (const k in v) if (k !== "from_seq" && k !== "from_head" && k !== "events") return NO;
   return out;
 }
 
-function v146(v: In): Out {
+function v148(v: In): Out {
   if (v === undefined) return undefined;
   return v45(v);
 }
 
-function v147(v: In): Out {
+function v149(v: In): Out {
   if (!(v === "checkpoint" || v === "export")) return NO;
   return v;
 }
 
-function v148(v: In): Out {
+function v150(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v147(v["kind"]);
+  r = v149(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("gate_key" in v)) return NO;
@@ -2190,18 +2207,18 @@ function v148(v: In): Out {
   return out;
 }
 
-function v149(v: In): Out {
+function v151(v: In): Out {
   if (v === undefined) return undefined;
-  return v148(v);
+  return v150(v);
 }
 
 const K9 = new Set(["format","run_id","home_id","seq","head","last_write","updated_at","run_file","gate_signature"]);
-function v150(v: In): Out {
+function v152(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v137(v["format"]);
+  r = v139(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("run_id" in v)) return NO;
@@ -2221,20 +2238,20 @@ function v150(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("last_write" in v)) return NO;
-  r = v145(v["last_write"]);
+  r = v147(v["last_write"]);
   if (r === NO || r === NOT_SURE) return r;
   out["last_write"] = r;
   if (!("updated_at" in v)) return NO;
-  r = v84(v["updated_at"]);
+  r = v86(v["updated_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["updated_at"] = r;
   if ("run_file" in v) {
-    r = v146(v["run_file"]);
+    r = v148(v["run_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["run_file"] = r;
   }
   if ("gate_signature" in v) {
-    r = v149(v["gate_signature"]);
+    r = v151(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
@@ -2242,13 +2259,13 @@ function v150(v: In): Out {
   return out;
 }
 
-function v151(v: In): Out {
+function v153(v: In): Out {
   if (v === null) return null;
   return v42(v);
 }
 
 const K10 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v152(v: In): Out {
+function v154(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2301,12 +2318,12 @@ function v152(v: In): Out {
   return out;
 }
 
-function v153(v: In): Out {
+function v155(v: In): Out {
   if (v === null) return null;
-  return v152(v);
+  return v154(v);
 }
 
-function v154(v: In): Out {
+function v156(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2327,7 +2344,7 @@ function v154(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["admitted_by"] = r;
   if (!("result" in v)) return NO;
-  r = v151(v["result"]);
+  r = v153(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2339,7 +2356,7 @@ function v154(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["result_at"] = r;
   if (!("result_receipt" in v)) return NO;
-  r = v153(v["result_receipt"]);
+  r = v155(v["result_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_receipt"] = r;
   for (const k in v) if (k !== "handoff_hash" && k !== "revision" && k !== "admitted_at" && k !== "admitted_by" && k !== "result" && k !== "note" && k !== "result_at" && k !== "result_receipt") return NO;
@@ -2347,7 +2364,7 @@ function v154(v: In): Out {
 }
 
 const K11 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v155(v: In): Out {
+function v157(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2392,7 +2409,7 @@ function v155(v: In): Out {
   return out;
 }
 
-function v156(v: In): Out {
+function v158(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2421,7 +2438,7 @@ function v156(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_by"] = r;
   if (!("receipt" in v)) return NO;
-  r = v155(v["receipt"]);
+  r = v157(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -2432,33 +2449,33 @@ function v156(v: In): Out {
   return out;
 }
 
-function v157(v: In): Out {
+function v159(v: In): Out {
   if (!(v === "twinlock-run/2")) return NO;
   return v;
 }
 
-function v158(v: In): Out {
+function v160(v: In): Out {
   if (!(v === "investigating" || v === "handoff_frozen" || v === "plan_review_pending" || v === "plan_revision_pending" || v === "execution_consent_pending" || v === "approval_pending" || v === "dry_run_ready" || v === "executing" || v === "closed" || v === "failed")) return NO;
   return v;
 }
 
-function v159(v: In): Out {
+function v161(v: In): Out {
   if (v === null) return null;
-  return v156(v);
+  return v158(v);
 }
 
-function v160(v: In): Out {
+function v162(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   return v;
 }
 
-function v161(v: In): Out {
+function v163(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("revision" in v)) return NO;
-  r = v160(v["revision"]);
+  r = v162(v["revision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("hash" in v)) return NO;
@@ -2470,18 +2487,18 @@ function v161(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_at"] = r;
   if (!("seq" in v)) return NO;
-  r = v160(v["seq"]);
+  r = v162(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   for (const k in v) if (k !== "revision" && k !== "hash" && k !== "frozen_at" && k !== "seq") return NO;
   return out;
 }
 
-function v162(v: In): Out {
+function v164(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v161(v[i]);
+    const r = v163(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2489,7 +2506,7 @@ function v162(v: In): Out {
 }
 
 const K12 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
-function v163(v: In): Out {
+function v165(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2550,11 +2567,11 @@ function v163(v: In): Out {
   return out;
 }
 
-function v164(v: In): Out {
+function v166(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v163(v[i]);
+    const r = v165(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2562,7 +2579,7 @@ function v164(v: In): Out {
 }
 
 const K13 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
-function v165(v: In): Out {
+function v167(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2647,11 +2664,11 @@ function v165(v: In): Out {
   return out;
 }
 
-function v166(v: In): Out {
+function v168(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v165(v[i]);
+    const r = v167(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2659,7 +2676,7 @@ function v166(v: In): Out {
 }
 
 const K14 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
-function v167(v: In): Out {
+function v169(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2708,11 +2725,11 @@ function v167(v: In): Out {
   return out;
 }
 
-function v168(v: In): Out {
+function v170(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v167(v[i]);
+    const r = v169(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2720,7 +2737,7 @@ function v168(v: In): Out {
 }
 
 const K15 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
-function v169(v: In): Out {
+function v171(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2772,39 +2789,39 @@ function v169(v: In): Out {
   return out;
 }
 
-function v170(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v169(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v171(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v154(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
 function v172(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v171(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v173(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v156(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v174(v: In): Out {
   if (!(v === "verified" || v === "failed" || v === "rolled_back" || v === "declined" || v === "abandoned")) return NO;
   return v;
 }
 
-function v173(v: In): Out {
+function v175(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("outcome" in v)) return NO;
-  r = v172(v["outcome"]);
+  r = v174(v["outcome"]);
   if (r === NO || r === NOT_SURE) return r;
   out["outcome"] = r;
   if (!("residual" in v)) return NO;
@@ -2828,13 +2845,13 @@ function v173(v: In): Out {
   return out;
 }
 
-function v174(v: In): Out {
+function v176(v: In): Out {
   if (v === null) return null;
-  return v173(v);
+  return v175(v);
 }
 
 const K16 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v175(v: In): Out {
+function v177(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2855,7 +2872,7 @@ function v175(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v158(v["state"]);
+  r = v160(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -2863,42 +2880,42 @@ function v175(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v159(v["handoff"]);
+  r = v161(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v162(v["history"]);
+  r = v164(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v164(v["reviews"]);
+  r = v166(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v166(v["consents"]);
+  r = v168(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v168(v["apply_approvals"]);
+  r = v170(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v170(v["admissions"]);
+  r = v172(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v171(v["dry_runs"]);
+  r = v173(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v174(v["result"]);
+  r = v176(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   for (const k in v) if (!K16.has(k)) return NO;
   return out;
 }
 
-function v176(v: In): Out {
+function v178(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -2906,14 +2923,14 @@ function v176(v: In): Out {
     const kr = typeof k === "string" ? v0(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v175(v[k]);
+    const r = v177(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v177(v: In): Out {
+function v179(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -2924,18 +2941,18 @@ function v177(v: In): Out {
   return out;
 }
 
-function v178(v: In): Out {
+function v180(v: In): Out {
   if (v === null) return null;
   return v6(v);
 }
 
 const K17 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v179(v: In): Out {
+function v181(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v79(v["kind"]);
+  r = v81(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2943,15 +2960,15 @@ function v179(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("reason" in v)) return NO;
-  r = v76(v["reason"]);
+  r = v78(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v77(v["workflow"]);
+  r = v79(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v80(v["stops"]);
+  r = v82(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -2975,13 +2992,13 @@ function v179(v: In): Out {
   return out;
 }
 
-function v180(v: In): Out {
+function v182(v: In): Out {
   if (v === null) return null;
-  return v179(v);
+  return v181(v);
 }
 
 const K18 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v181(v: In): Out {
+function v183(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2990,11 +3007,11 @@ function v181(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   if (!("reason" in v)) return NO;
-  r = v76(v["reason"]);
+  r = v78(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v77(v["workflow"]);
+  r = v79(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("raised_at" in v)) return NO;
@@ -3014,7 +3031,7 @@ function v181(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v178(v["resolved_by"]);
+  r = v180(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3022,25 +3039,26 @@ function v181(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v180(v["resolution_receipt"]);
+  r = v182(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
   for (const k in v) if (!K18.has(k)) return NO;
   return out;
 }
 
-function v182(v: In): Out {
+function v184(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v181(v[i]);
+    const r = v183(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v183(v: In): Out {
+const K19 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
+function v185(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3064,28 +3082,33 @@ function v183(v: In): Out {
   r = v72(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
+  if ("change" in v) {
+    r = v74(v["change"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["change"] = r;
+  }
   if (!("workflows" in v)) return NO;
-  r = v176(v["workflows"]);
+  r = v178(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v177(v["authorized_execution_prompt_ids"]);
+  r = v179(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v182(v["stops"]);
+  r = v184(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
-  for (const k in v) if (k !== "run_id" && k !== "home_id" && k !== "created_at" && k !== "suite" && k !== "settings" && k !== "workflows" && k !== "authorized_execution_prompt_ids" && k !== "stops") return NO;
+  for (const k in v) if (!K19.has(k)) return NO;
   return out;
 }
 
-function v184(v: In): Out {
+function v186(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v157(v["format"]);
+  r = v159(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("revision" in v)) return NO;
@@ -3097,15 +3120,15 @@ function v184(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("state" in v)) return NO;
-  r = v183(v["state"]);
+  r = v185(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("events" in v)) return NO;
-  r = v144(v["events"]);
+  r = v146(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   if ("gate_signature" in v) {
-    r = v149(v["gate_signature"]);
+    r = v151(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
@@ -3113,8 +3136,54 @@ function v184(v: In): Out {
   return out;
 }
 
-const K19 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v185(v: In): Out {
+const K20 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
+function v187(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("run_id" in v)) return NO;
+  r = v2(v["run_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["run_id"] = r;
+  if (!("home_id" in v)) return NO;
+  r = v70(v["home_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["home_id"] = r;
+  if (!("created_at" in v)) return NO;
+  r = v17(v["created_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["created_at"] = r;
+  if (!("suite" in v)) return NO;
+  r = v71(v["suite"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite"] = r;
+  if (!("settings" in v)) return NO;
+  r = v72(v["settings"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["settings"] = r;
+  if ("change" in v) {
+    r = v74(v["change"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["change"] = r;
+  }
+  if (!("workflows" in v)) return NO;
+  r = v178(v["workflows"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["workflows"] = r;
+  if (!("authorized_execution_prompt_ids" in v)) return NO;
+  r = v179(v["authorized_execution_prompt_ids"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["authorized_execution_prompt_ids"] = r;
+  if (!("stops" in v)) return NO;
+  r = v184(v["stops"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["stops"] = r;
+  for (const k in v) if (!K20.has(k)) return NO;
+  return out;
+}
+
+const K21 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
+function v188(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3123,11 +3192,11 @@ function v185(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   if (!("reason" in v)) return NO;
-  r = v76(v["reason"]);
+  r = v78(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v77(v["workflow"]);
+  r = v79(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("raised_at" in v)) return NO;
@@ -3147,7 +3216,7 @@ function v185(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v178(v["resolved_by"]);
+  r = v180(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3155,15 +3224,15 @@ function v185(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v180(v["resolution_receipt"]);
+  r = v182(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
-  for (const k in v) if (!K19.has(k)) return NO;
+  for (const k in v) if (!K21.has(k)) return NO;
   return out;
 }
 
-const K20 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v186(v: In): Out {
+const K22 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
+function v189(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3184,7 +3253,7 @@ function v186(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v158(v["state"]);
+  r = v160(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3192,67 +3261,44 @@ function v186(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v159(v["handoff"]);
+  r = v161(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v162(v["history"]);
+  r = v164(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v164(v["reviews"]);
+  r = v166(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v166(v["consents"]);
+  r = v168(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v168(v["apply_approvals"]);
+  r = v170(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v170(v["admissions"]);
+  r = v172(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v171(v["dry_runs"]);
+  r = v173(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v174(v["result"]);
+  r = v176(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
-  for (const k in v) if (!K20.has(k)) return NO;
+  for (const k in v) if (!K22.has(k)) return NO;
   return out;
 }
 
-function v187(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length < 1) return NO;
-  return v;
-}
-
-function v188(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v187(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v189(v: In): Out {
-  if (v === undefined) return undefined;
-  return v188(v);
-}
-
-const P11 = /^[a-z][a-z0-9_]*$/;
 function v190(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P11.test(v)) return NO;
+  if (v.length < 1) return NO;
   return v;
 }
 
@@ -3272,17 +3318,22 @@ function v192(v: In): Out {
   return v191(v);
 }
 
+const P12 = /^[a-z][a-z0-9_]*$/;
 function v193(v: In): Out {
-  if (v === undefined) return undefined;
-  return v190(v);
+  if (typeof v !== "string") return NO;
+  if (!P12.test(v)) return NO;
+  return v;
 }
 
 function v194(v: In): Out {
-  if (typeof v !== "number" || !Number.isFinite(v)) return NO;
-  if (!Number.isSafeInteger(v)) return NO;
-  if (!(v >= 1)) return NO;
-  if (!(v <= 1000)) return NO;
-  return v;
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v193(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
 }
 
 function v195(v: In): Out {
@@ -3290,109 +3341,127 @@ function v195(v: In): Out {
   return v194(v);
 }
 
-const K21 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
 function v196(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if ("markers" in v) {
-    r = v189(v["markers"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["markers"] = r;
-  }
-  if ("all_blocks" in v) {
-    r = v192(v["all_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["all_blocks"] = r;
-  }
-  if ("planner_blocks" in v) {
-    r = v192(v["planner_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["planner_blocks"] = r;
-  }
-  if ("executor_blocks" in v) {
-    r = v192(v["executor_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["executor_blocks"] = r;
-  }
-  if ("gate_block" in v) {
-    r = v193(v["gate_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_block"] = r;
-  }
-  if ("gate_phrases" in v) {
-    r = v189(v["gate_phrases"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_phrases"] = r;
-  }
-  if ("authority_block" in v) {
-    r = v193(v["authority_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["authority_block"] = r;
-  }
-  if ("verification_design_block" in v) {
-    r = v193(v["verification_design_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["verification_design_block"] = r;
-  }
-  if ("copied_item_min_length" in v) {
-    r = v195(v["copied_item_min_length"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["copied_item_min_length"] = r;
-  }
-  for (const k in v) if (!K21.has(k)) return NO;
-  return out;
+  if (v === undefined) return undefined;
+  return v193(v);
 }
 
 function v197(v: In): Out {
-  if (!(v === "twinlock")) return NO;
+  if (typeof v !== "number" || !Number.isFinite(v)) return NO;
+  if (!Number.isSafeInteger(v)) return NO;
+  if (!(v >= 1)) return NO;
+  if (!(v <= 1000)) return NO;
   return v;
 }
 
 function v198(v: In): Out {
+  if (v === undefined) return undefined;
+  return v197(v);
+}
+
+const K23 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
+function v199(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
-  if (!("format" in v)) return NO;
-  r = v197(v["format"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["format"] = r;
-  for (const k in v) if (k !== "format") return NO;
+  if ("markers" in v) {
+    r = v192(v["markers"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["markers"] = r;
+  }
+  if ("all_blocks" in v) {
+    r = v195(v["all_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["all_blocks"] = r;
+  }
+  if ("planner_blocks" in v) {
+    r = v195(v["planner_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["planner_blocks"] = r;
+  }
+  if ("executor_blocks" in v) {
+    r = v195(v["executor_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["executor_blocks"] = r;
+  }
+  if ("gate_block" in v) {
+    r = v196(v["gate_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_block"] = r;
+  }
+  if ("gate_phrases" in v) {
+    r = v192(v["gate_phrases"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_phrases"] = r;
+  }
+  if ("authority_block" in v) {
+    r = v196(v["authority_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["authority_block"] = r;
+  }
+  if ("verification_design_block" in v) {
+    r = v196(v["verification_design_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["verification_design_block"] = r;
+  }
+  if ("copied_item_min_length" in v) {
+    r = v198(v["copied_item_min_length"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["copied_item_min_length"] = r;
+  }
+  for (const k in v) if (!K23.has(k)) return NO;
   return out;
-}
-
-function v199(v: In): Out {
-  if (!(v === "mission-directives")) return NO;
-  return v;
 }
 
 function v200(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("format" in v)) return NO;
-  r = v199(v["format"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["format"] = r;
-  for (const k in v) if (k !== "format") return NO;
-  return out;
+  if (!(v === "twinlock")) return NO;
+  return v;
 }
 
 function v201(v: In): Out {
   if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("format" in v)) return NO;
+  r = v200(v["format"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["format"] = r;
+  for (const k in v) if (k !== "format") return NO;
+  return out;
+}
+
+function v202(v: In): Out {
+  if (!(v === "mission-directives")) return NO;
+  return v;
+}
+
+function v203(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("format" in v)) return NO;
+  r = v202(v["format"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["format"] = r;
+  for (const k in v) if (k !== "format") return NO;
+  return out;
+}
+
+function v204(v: In): Out {
+  if (!isObject(v)) return NO;
   const tag = v["format"];
-  if (tag === "twinlock") return v198(v);
-  if (tag === "mission-directives") return v200(v);
+  if (tag === "twinlock") return v201(v);
+  if (tag === "mission-directives") return v203(v);
   if (tag === "custom") return v23(v);
   return NO;
 }
 
-function v202(v: In): Out {
+function v205(v: In): Out {
   if (v === undefined) return undefined;
   return v13(v);
 }
 
-function v203(v: In): Out {
+function v206(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3400,52 +3469,12 @@ function v203(v: In): Out {
   return v;
 }
 
-function v204(v: In): Out {
-  if (v === undefined) return undefined;
-  return v203(v);
-}
-
-const P12 = /^[1-9][0-9]*(m|h|d)$/;
-function v205(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P12.test(v)) return NO;
-  return v;
-}
-
-function v206(v: In): Out {
-  if (v === undefined) return undefined;
-  return v205(v);
-}
-
 function v207(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if ("require_signed_receipts" in v) {
-    r = v202(v["require_signed_receipts"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["require_signed_receipts"] = r;
-  }
-  if ("required_approvals" in v) {
-    r = v204(v["required_approvals"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["required_approvals"] = r;
-  }
-  if ("separate_duties" in v) {
-    r = v202(v["separate_duties"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["separate_duties"] = r;
-  }
-  if ("consent_expiry" in v) {
-    r = v206(v["consent_expiry"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["consent_expiry"] = r;
-  }
-  for (const k in v) if (k !== "require_signed_receipts" && k !== "required_approvals" && k !== "separate_duties" && k !== "consent_expiry") return NO;
-  return out;
+  if (v === undefined) return undefined;
+  return v206(v);
 }
 
-const P13 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
+const P13 = /^[1-9][0-9]*(m|h|d)$/;
 function v208(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P13.test(v)) return NO;
@@ -3453,15 +3482,55 @@ function v208(v: In): Out {
 }
 
 function v209(v: In): Out {
+  if (v === undefined) return undefined;
+  return v208(v);
+}
+
+function v210(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if ("require_signed_receipts" in v) {
+    r = v205(v["require_signed_receipts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["require_signed_receipts"] = r;
+  }
+  if ("required_approvals" in v) {
+    r = v207(v["required_approvals"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["required_approvals"] = r;
+  }
+  if ("separate_duties" in v) {
+    r = v205(v["separate_duties"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["separate_duties"] = r;
+  }
+  if ("consent_expiry" in v) {
+    r = v209(v["consent_expiry"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["consent_expiry"] = r;
+  }
+  for (const k in v) if (k !== "require_signed_receipts" && k !== "required_approvals" && k !== "separate_duties" && k !== "consent_expiry") return NO;
+  return out;
+}
+
+const P14 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
+function v211(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P14.test(v)) return NO;
+  return v;
+}
+
+function v212(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "freeze" || v === "stop")) return NO;
   return v;
 }
 
-function v210(v: In): Out {
+function v213(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v209(v[i]);
+    const r = v212(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3469,7 +3538,7 @@ function v210(v: In): Out {
   return out;
 }
 
-function v211(v: In): Out {
+function v214(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3478,86 +3547,22 @@ function v211(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v208(v["public_key"]);
+  r = v211(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("rights" in v)) return NO;
-  r = v210(v["rights"]);
+  r = v213(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key" && k !== "rights") return NO;
   return out;
 }
 
-function v212(v: In): Out {
+function v215(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P9.test(v)) return NO;
+  if (!P10.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
-}
-
-function v213(v: In): Out {
-  if (v === undefined) return undefined;
-  return v212(v);
-}
-
-function v214(v: In): Out {
-  if (v === undefined) return undefined;
-  return v9(v);
-}
-
-const K22 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v215(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if ("markers" in v) {
-    r = v189(v["markers"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["markers"] = r;
-  }
-  if ("all_blocks" in v) {
-    r = v192(v["all_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["all_blocks"] = r;
-  }
-  if ("planner_blocks" in v) {
-    r = v192(v["planner_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["planner_blocks"] = r;
-  }
-  if ("executor_blocks" in v) {
-    r = v192(v["executor_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["executor_blocks"] = r;
-  }
-  if ("gate_block" in v) {
-    r = v193(v["gate_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_block"] = r;
-  }
-  if ("gate_phrases" in v) {
-    r = v189(v["gate_phrases"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_phrases"] = r;
-  }
-  if ("authority_block" in v) {
-    r = v193(v["authority_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["authority_block"] = r;
-  }
-  if ("verification_design_block" in v) {
-    r = v193(v["verification_design_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["verification_design_block"] = r;
-  }
-  if ("copied_item_min_length" in v) {
-    r = v195(v["copied_item_min_length"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["copied_item_min_length"] = r;
-  }
-  for (const k in v) if (!K22.has(k)) return NO;
-  return out;
 }
 
 function v216(v: In): Out {
@@ -3566,6 +3571,86 @@ function v216(v: In): Out {
 }
 
 function v217(v: In): Out {
+  if (v === undefined) return undefined;
+  return v9(v);
+}
+
+const K24 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
+function v218(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if ("markers" in v) {
+    r = v192(v["markers"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["markers"] = r;
+  }
+  if ("all_blocks" in v) {
+    r = v195(v["all_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["all_blocks"] = r;
+  }
+  if ("planner_blocks" in v) {
+    r = v195(v["planner_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["planner_blocks"] = r;
+  }
+  if ("executor_blocks" in v) {
+    r = v195(v["executor_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["executor_blocks"] = r;
+  }
+  if ("gate_block" in v) {
+    r = v196(v["gate_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_block"] = r;
+  }
+  if ("gate_phrases" in v) {
+    r = v192(v["gate_phrases"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_phrases"] = r;
+  }
+  if ("authority_block" in v) {
+    r = v196(v["authority_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["authority_block"] = r;
+  }
+  if ("verification_design_block" in v) {
+    r = v196(v["verification_design_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["verification_design_block"] = r;
+  }
+  if ("copied_item_min_length" in v) {
+    r = v198(v["copied_item_min_length"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["copied_item_min_length"] = r;
+  }
+  for (const k in v) if (!K24.has(k)) return NO;
+  return out;
+}
+
+function v219(v: In): Out {
+  if (v === undefined) return undefined;
+  return v218(v);
+}
+
+function v220(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v214(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v221(v: In): Out {
+  if (v === undefined) return undefined;
+  return v220(v);
+}
+
+function v222(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -3576,28 +3661,12 @@ function v217(v: In): Out {
   return out;
 }
 
-function v218(v: In): Out {
+function v223(v: In): Out {
   if (v === undefined) return undefined;
-  return v217(v);
+  return v222(v);
 }
 
-function v219(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v208(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v220(v: In): Out {
-  if (v === undefined) return undefined;
-  return v219(v);
-}
-
-function v221(v: In): Out {
+function v224(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3606,18 +3675,18 @@ function v221(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v208(v["public_key"]);
+  r = v211(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key") return NO;
   return out;
 }
 
-function v222(v: In): Out {
+function v225(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v221(v[i]);
+    const r = v224(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3625,33 +3694,33 @@ function v222(v: In): Out {
   return out;
 }
 
-function v223(v: In): Out {
-  if (v === undefined) return undefined;
-  return v222(v);
-}
-
-function v224(v: In): Out {
-  if (v === undefined) return undefined;
-  return v207(v);
-}
-
-function v225(v: In): Out {
-  if (v === undefined) return undefined;
-  return v187(v);
-}
-
 function v226(v: In): Out {
+  if (v === undefined) return undefined;
+  return v225(v);
+}
+
+function v227(v: In): Out {
+  if (v === undefined) return undefined;
+  return v210(v);
+}
+
+function v228(v: In): Out {
+  if (v === undefined) return undefined;
+  return v190(v);
+}
+
+function v229(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
 }
 
-function v227(v: In): Out {
+function v230(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v226(v[i]);
+    const r = v229(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3659,119 +3728,84 @@ function v227(v: In): Out {
   return out;
 }
 
-function v228(v: In): Out {
+function v231(v: In): Out {
   if (v === undefined) return undefined;
-  return v227(v);
+  return v230(v);
 }
 
-function v229(v: In): Out {
+function v232(v: In): Out {
   if (v === undefined) return undefined;
-  return v201(v);
+  return v204(v);
 }
 
-const K23 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
-function v230(v: In): Out {
+const K25 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
+function v233(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("suite_id" in v) {
-    r = v213(v["suite_id"]);
+    r = v216(v["suite_id"]);
     if (r === NO || r === NOT_SURE) return r;
     out["suite_id"] = r;
   }
   if ("declared_pairs" in v) {
-    r = v214(v["declared_pairs"]);
+    r = v217(v["declared_pairs"]);
     if (r === NO || r === NOT_SURE) return r;
     out["declared_pairs"] = r;
   }
   if ("body_rules" in v) {
-    r = v216(v["body_rules"]);
+    r = v219(v["body_rules"]);
     if (r === NO || r === NOT_SURE) return r;
     out["body_rules"] = r;
   }
   if ("reviewers" in v) {
-    r = v218(v["reviewers"]);
+    r = v221(v["reviewers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["reviewers"] = r;
   }
   if ("revoked" in v) {
-    r = v220(v["revoked"]);
+    r = v223(v["revoked"]);
     if (r === NO || r === NOT_SURE) return r;
     out["revoked"] = r;
   }
   if ("gate_keys" in v) {
-    r = v223(v["gate_keys"]);
+    r = v226(v["gate_keys"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_keys"] = r;
   }
   if ("policies" in v) {
-    r = v224(v["policies"]);
+    r = v227(v["policies"]);
     if (r === NO || r === NOT_SURE) return r;
     out["policies"] = r;
   }
   if ("graph_file" in v) {
-    r = v225(v["graph_file"]);
+    r = v228(v["graph_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["graph_file"] = r;
   }
   if ("prompts" in v) {
-    r = v228(v["prompts"]);
+    r = v231(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
   if ("exclude" in v) {
-    r = v228(v["exclude"]);
+    r = v231(v["exclude"]);
     if (r === NO || r === NOT_SURE) return r;
     out["exclude"] = r;
   }
   if ("handoff" in v) {
-    r = v229(v["handoff"]);
+    r = v232(v["handoff"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff"] = r;
   }
-  for (const k in v) if (!K23.has(k)) return NO;
+  for (const k in v) if (!K25.has(k)) return NO;
   return out;
-}
-
-function v231(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length > 500) return NOT_SURE;
-  return v;
-}
-
-function v232(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v231(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v3(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
-}
-
-function v233(v: In): Out {
-  if (v === undefined) return undefined;
-  return v232(v);
 }
 
 function v234(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v84(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v84(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
+  if (typeof v !== "string") return NO;
+  if (v.length > 500) return NOT_SURE;
+  return v;
 }
 
 function v235(v: In): Out {
@@ -3779,7 +3813,7 @@ function v235(v: In): Out {
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v84(k) : NO;
+    const kr = typeof k === "string" ? v234(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
     const r = v3(v[k]);
@@ -3794,60 +3828,43 @@ function v236(v: In): Out {
   return v235(v);
 }
 
-const K24 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
 function v237(v: In): Out {
-  if (!isObject(v)) return NO;
+  if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("suite_id" in v)) return NO;
-  r = v6(v["suite_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite_id"] = r;
-  if (!("root" in v)) return NO;
-  r = v38(v["root"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["root"] = r;
-  if (!("config_sha256" in v)) return NO;
-  r = v3(v["config_sha256"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["config_sha256"] = r;
-  if ("handoff_schemas" in v) {
-    r = v233(v["handoff_schemas"]);
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v86(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v86(v[k]);
     if (r === NO || r === NOT_SURE) return r;
-    out["handoff_schemas"] = r;
+    out[k as string] = r;
   }
-  if (!("pairs" in v)) return NO;
-  r = v234(v["pairs"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pairs"] = r;
-  if ("prompts" in v) {
-    r = v236(v["prompts"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
-  }
-  if (!("allow_unsigned" in v)) return NO;
-  r = v13(v["allow_unsigned"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["allow_unsigned"] = r;
-  if (!("pinned_at" in v)) return NO;
-  r = v84(v["pinned_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_at"] = r;
-  if (!("pinned_by" in v)) return NO;
-  r = v7(v["pinned_by"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_by"] = r;
-  for (const k in v) if (!K24.has(k)) return NO;
   return out;
 }
 
 function v238(v: In): Out {
-  if (!(v === "twinlock-pins/1")) return NO;
-  return v;
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v86(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v3(v[k]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[k as string] = r;
+  }
+  return out;
 }
 
-const K25 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
 function v239(v: In): Out {
+  if (v === undefined) return undefined;
+  return v238(v);
+}
+
+const K26 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v240(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3864,16 +3881,16 @@ function v239(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v233(v["handoff_schemas"]);
+    r = v236(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v234(v["pairs"]);
+  r = v237(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v236(v["prompts"]);
+    r = v239(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -3882,34 +3899,86 @@ function v239(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["allow_unsigned"] = r;
   if (!("pinned_at" in v)) return NO;
-  r = v84(v["pinned_at"]);
+  r = v86(v["pinned_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pinned_at"] = r;
   if (!("pinned_by" in v)) return NO;
   r = v7(v["pinned_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pinned_by"] = r;
-  for (const k in v) if (!K25.has(k)) return NO;
+  for (const k in v) if (!K26.has(k)) return NO;
   return out;
 }
 
-function v240(v: In): Out {
+function v241(v: In): Out {
+  if (!(v === "twinlock-pins/1")) return NO;
+  return v;
+}
+
+const K27 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v242(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("suite_id" in v)) return NO;
+  r = v6(v["suite_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite_id"] = r;
+  if (!("root" in v)) return NO;
+  r = v38(v["root"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["root"] = r;
+  if (!("config_sha256" in v)) return NO;
+  r = v3(v["config_sha256"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["config_sha256"] = r;
+  if ("handoff_schemas" in v) {
+    r = v236(v["handoff_schemas"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff_schemas"] = r;
+  }
+  if (!("pairs" in v)) return NO;
+  r = v237(v["pairs"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pairs"] = r;
+  if ("prompts" in v) {
+    r = v239(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if (!("allow_unsigned" in v)) return NO;
+  r = v13(v["allow_unsigned"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["allow_unsigned"] = r;
+  if (!("pinned_at" in v)) return NO;
+  r = v86(v["pinned_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_at"] = r;
+  if (!("pinned_by" in v)) return NO;
+  r = v7(v["pinned_by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_by"] = r;
+  for (const k in v) if (!K27.has(k)) return NO;
+  return out;
+}
+
+function v243(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v239(v[i]);
+    const r = v242(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v241(v: In): Out {
+function v244(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v238(v["format"]);
+  r = v241(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("pinners" in v)) return NO;
@@ -3917,7 +3986,7 @@ function v241(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pinners"] = r;
   if (!("pins" in v)) return NO;
-  r = v240(v["pins"]);
+  r = v243(v["pins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pins"] = r;
   for (const k in v) if (k !== "format" && k !== "pinners" && k !== "pins") return NO;
@@ -3939,57 +4008,58 @@ export const FAST_VALIDATORS: Record<string, (input: unknown) => Out> = {
   "apply-event.plan_approved": v36,
   "apply-event.plan_declined": v36,
   "apply-event.review_requested": v69,
-  "apply-event.run_created": v75,
-  "apply-event.stop_raised": v78,
-  "apply-event.stop_resolved": v82,
-  "gate-home.HomeFileSchema": v85,
-  "handoff-records.AcceptanceCriteriaSchema": v91,
-  "handoff-records.ActionPlanSchema": v100,
-  "handoff-records.ActionSchema": v101,
-  "handoff-records.CriterionSchema": v89,
-  "handoff-records.EvidenceIndexSchema": v107,
-  "handoff-records.EvidenceSchema": v105,
-  "handoff-records.FindingRegisterSchema": v114,
-  "handoff-records.FindingSchema": v109,
-  "handoff-records.PlanStopSchema": v98,
-  "handoff-records.UnknownSchema": v112,
+  "apply-event.run_created": v77,
+  "apply-event.stop_raised": v80,
+  "apply-event.stop_resolved": v84,
+  "gate-home.HomeFileSchema": v87,
+  "handoff-records.AcceptanceCriteriaSchema": v93,
+  "handoff-records.ActionPlanSchema": v102,
+  "handoff-records.ActionSchema": v103,
+  "handoff-records.CriterionSchema": v91,
+  "handoff-records.EvidenceIndexSchema": v109,
+  "handoff-records.EvidenceSchema": v107,
+  "handoff-records.FindingRegisterSchema": v116,
+  "handoff-records.FindingSchema": v111,
+  "handoff-records.PlanStopSchema": v100,
+  "handoff-records.UnknownSchema": v114,
   "manifest-schema.ManifestEntrySchema": v64,
-  "reviewer-registry.EnrolledCredentialSchema": v121,
-  "reviewer-registry.InvitationSchema": v130,
-  "reviewer-registry.RegistryFileSchema": v136,
-  "reviewer-registry.ReviewerSchema": v133,
-  "run-checkpoints.CheckpointSchema": v150,
+  "reviewer-registry.EnrolledCredentialSchema": v123,
+  "reviewer-registry.InvitationSchema": v132,
+  "reviewer-registry.RegistryFileSchema": v138,
+  "reviewer-registry.ReviewerSchema": v135,
+  "run-checkpoints.CheckpointSchema": v152,
   "run-schema.AdmissionCheckSchema": v15,
   "run-schema.AdmissionReceiptSchema": v18,
   "run-schema.ApplyApprovalSchema": v30,
   "run-schema.ConsentReceiptSchema": v57,
   "run-schema.DryRunResultSchema": v60,
-  "run-schema.DryRunSchema": v154,
-  "run-schema.EventSchema": v143,
+  "run-schema.DryRunSchema": v156,
+  "run-schema.EventSchema": v145,
   "run-schema.ExecutionSchema": v48,
   "run-schema.FreezeReceiptSchema": v67,
-  "run-schema.FrozenHandoffSchema": v156,
-  "run-schema.GateSignatureSchema": v141,
-  "run-schema.HeadSignatureSchema": v148,
+  "run-schema.FrozenHandoffSchema": v158,
+  "run-schema.GateSignatureSchema": v143,
+  "run-schema.HeadSignatureSchema": v150,
   "run-schema.ReviewReceiptSchema": v35,
-  "run-schema.RunFileSchema": v184,
-  "run-schema.RunStateSchema": v183,
+  "run-schema.RunFileSchema": v186,
+  "run-schema.RunStateSchema": v187,
   "run-schema.SettingsSchema": v72,
   "run-schema.SignatureSchema": v28,
-  "run-schema.StopResolutionSchema": v81,
-  "run-schema.StopSchema": v185,
-  "run-schema.WorkflowSchema": v186,
+  "run-schema.StopResolutionSchema": v83,
+  "run-schema.StopSchema": v188,
+  "run-schema.WorkflowSchema": v189,
+  "run-schema.changeRef": v73,
   "run-schema.handoffHash": v3,
   "run-schema.homeId": v70,
   "run-schema.promptId": v0,
   "run-schema.runId": v2,
-  "run-schema.stopReason": v76,
-  "suite-config.BodyRulesSchema": v196,
-  "suite-config.HandoffConfigSchema": v201,
-  "suite-config.PoliciesSchema": v207,
-  "suite-config.ReviewerSchema": v211,
-  "suite-config.SuiteConfigSchema": v230,
-  "suite-pins.PinSchema": v237,
-  "suite-pins.PinsFileSchema": v241,
+  "run-schema.stopReason": v78,
+  "suite-config.BodyRulesSchema": v199,
+  "suite-config.HandoffConfigSchema": v204,
+  "suite-config.PoliciesSchema": v210,
+  "suite-config.ReviewerSchema": v214,
+  "suite-config.SuiteConfigSchema": v233,
+  "suite-pins.PinSchema": v240,
+  "suite-pins.PinsFileSchema": v244,
   "webauthn-signature.WebAuthnSignatureSchema": v27,
 };

@@ -15,8 +15,18 @@ import { publicKeyLine } from "../trust/keys.js";
  * a result. Nothing else exists to grant: no scope reviews, consents,
  * approves an apply, lifts a stop, pins, enrols or makes tokens.
  */
-export const TOKEN_SCOPES = ["status", "freeze", "present", "admission_check", "result"] as const;
+export const AGENT_SCOPES = ["status", "freeze", "present", "admission_check", "result"] as const;
+/** Every scope a token can hold: an agent's, and CI's one (`export`: read a run's gate-signed export, nothing else). */
+export const TOKEN_SCOPES = [...AGENT_SCOPES, "export"] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+/** The run of a CI token made for every run: it may only read exports. */
+export const ANY_RUN = "*";
+
+/** Whether a token is CI's: the export scope alone. */
+export function isCiToken(t: { scopes: readonly TokenScope[] }): boolean {
+  return t.scopes.length === 1 && t.scopes[0] === "export";
+}
 
 const tokenId = z.string().regex(/^tok_[0-9a-f]{16}$/);
 
@@ -26,7 +36,7 @@ export const AgentTokenSchema = z
     format: z.literal("twinlock-token/1"),
     id: tokenId,
     agent: z.string().min(1).max(120),
-    run_id: runId,
+    run_id: z.union([runId, z.literal(ANY_RUN)]),
     planner: z.nullable(promptId),
     scopes: z.array(z.enum(TOKEN_SCOPES)).min(1),
     secret_sha256: z.string().regex(/^[0-9a-f]{64}$/),
@@ -39,8 +49,10 @@ export const AgentTokenSchema = z
   .strict();
 export type AgentToken = z.infer<typeof AgentTokenSchema>;
 
-/** Longest a token may live: an agent session, not a standing credential. */
+/** Longest an agent's token may live: an agent session, not a standing credential. */
 export const MAX_TOKEN_DAYS = 30;
+/** Longest a CI token (export only, read-only) may live: a repository secret, renewed yearly. */
+export const MAX_CI_TOKEN_DAYS = 366;
 
 function tokenFile(home: GateHome, id: string): string {
   if (!tokenId.safeParse(id).success) throw new UsageError(`${JSON.stringify(id.slice(0, 40))} is not a token ID (tok_ and 16 hex digits)`);
@@ -72,9 +84,17 @@ export async function createAgentToken(
   },
   now: Date = new Date(),
 ): Promise<{ token: string; record: AgentToken }> {
-  const days = request.expiresInDays ?? 1;
-  if (!Number.isFinite(days) || days <= 0 || days > MAX_TOKEN_DAYS)
-    throw new UsageError(`--expires-in ${days} is out of range; give a number of days between 0 and ${MAX_TOKEN_DAYS}`);
+  const scopes = [...new Set(request.scopes ?? AGENT_SCOPES)];
+  const ci = isCiToken({ scopes });
+  if (scopes.includes("export") && !ci)
+    throw new UsageError(
+      "the export scope is CI's and goes alone (`token create --ci`); an agent's token reads its run with status and present",
+    );
+  if (request.runId === ANY_RUN && !ci) throw new UsageError("only a CI token (`token create --ci`) may be made for every run");
+  const most = ci ? MAX_CI_TOKEN_DAYS : MAX_TOKEN_DAYS;
+  const days = request.expiresInDays ?? (ci ? 90 : 1);
+  if (!Number.isFinite(days) || days <= 0 || days > most)
+    throw new UsageError(`--expires-in ${days} is out of range; give a number of days between 0 and ${most}`);
   const id = `tok_${randomBytes(8).toString("hex")}`;
   const secret = `tl_${id.slice(4)}_${randomBytes(32).toString("base64url")}`;
   const record = AgentTokenSchema.parse({
@@ -83,7 +103,7 @@ export async function createAgentToken(
     agent: request.agent,
     run_id: request.runId,
     planner: request.planner ?? null,
-    scopes: [...new Set(request.scopes ?? TOKEN_SCOPES)],
+    scopes,
     secret_sha256: sha256Hex(secret),
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + days * 86_400_000).toISOString(),

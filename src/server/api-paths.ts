@@ -13,6 +13,7 @@ export const apiPaths = {
   applyApproval: (runId: string, planner: string) => `${pair(runId, planner)}/apply-approval`,
   result: (runId: string, planner: string) => `${pair(runId, planner)}/result`,
   admissionCheck: (runId: string, executor: string) => `${run(runId)}/executors/${encodeURIComponent(executor)}/admission-check`,
+  export: (runId: string) => `${run(runId)}/export`,
   stops: (runId: string) => `${run(runId)}/stops`,
   liftStop: (runId: string) => `${run(runId)}/stops/lift`,
 };

@@ -13,6 +13,7 @@ import { admit } from "../gate/admit.js";
 import { approveApply } from "../gate/approve-apply.js";
 import { closeWorkflow } from "../gate/close-workflow.js";
 import { consentPairExecution } from "../gate/consent-pair-execution.js";
+import { exportRun } from "../gate/export-run.js";
 import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
 import { raiseStop, resolveStop } from "../gate/hard-stops.js";
 import { pairStatusFromRun } from "../gate/pair-status.js";
@@ -24,7 +25,7 @@ import { findUsableInvitation, finishEnrolment, startEnrolment } from "../passke
 import { findCredential, readReviewerRegistry } from "../passkey/reviewer-registry.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import { MAX_STOPS_PER_LIFT, RUN_ID_PATTERN, type Workflow } from "../run/run-schema.js";
-import type { LoadedRun } from "../store/run-file.js";
+import { type LoadedRun, serializeRunFile } from "../store/run-file.js";
 import { agentHandoffPath, type RunStore } from "../store/run-store.js";
 import { PROMPT_ID_PATTERN } from "../suite/prompt.js";
 import { renderEnrolPage } from "../web/render-enrol-page.js";
@@ -34,7 +35,7 @@ import { renderRunListPage } from "../web/render-run-list-page.js";
 import { renderRunPage } from "../web/render-run-page.js";
 import { renderSignInPage } from "../web/render-signin-page.js";
 import type { LayoutView } from "../web/view-model.js";
-import { type AgentToken, readTokenFreezeKey, type TokenScope, verifyAgentToken } from "./agent-tokens.js";
+import { type AgentToken, ANY_RUN, readTokenFreezeKey, type TokenScope, verifyAgentToken } from "./agent-tokens.js";
 import {
   AdmissionCheckRequest,
   ApplyApprovalRequest,
@@ -289,7 +290,9 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     if (p.kind === "anonymous") throw new HttpProblem(401, "SIGN_IN", "sign in with your passkey, or send an agent token");
     const t = p.token;
     if (!t.scopes.includes(scope)) throw new HttpProblem(403, "TOKEN_SCOPE", `this agent token does not have the ${scope} scope`);
-    if (t.run_id !== runId) throw new HttpProblem(403, "TOKEN_RUN", `this agent token is for run ${t.run_id}, not ${runId}`);
+    // A CI token made for every run reads exports and nothing else (its scope was checked above).
+    const anyRun = t.run_id === ANY_RUN && scope === "export";
+    if (t.run_id !== runId && !anyRun) throw new HttpProblem(403, "TOKEN_RUN", `this agent token is for run ${t.run_id}, not ${runId}`);
     if (planner !== undefined && t.planner !== null && t.planner !== planner)
       throw new HttpProblem(403, "TOKEN_PAIR", `this agent token is for ${t.planner}, not ${planner}`);
     return p;
@@ -636,6 +639,13 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const revision = c.req.query("revision");
     const p = await presentPlan(store, ref, promptParam(c, "planner"), revision ? { revision: Number(revision) } : {});
     return c.json({ ok: true, plan: p });
+  });
+  // The gate's own word for a run, for CI: its head signed as an export, with a CI token (`token create --ci`) or a session.
+  app.get("/api/runs/:runId/export", async (c) => {
+    requireReader(c, "export", param(c, "runId"));
+    const { ref } = await findRun(param(c, "runId"));
+    const { exported } = await exportRun(store, ref);
+    return c.body(serializeRunFile(exported), 200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
   });
   app.post("/api/runs/:runId/pairs/:planner/freeze", async (c) => {
     requireReader(c, "freeze", param(c, "runId"), promptParam(c, "planner"));

@@ -31,7 +31,8 @@ beforeAll(async () => {
     run: w.runFile,
     store: w.store,
     planner: PLANNER,
-    result: "verified",
+    result: "failed",
+    residual: "A2 not done, V2 not run, a CI file edited",
     actor: "executor-agent",
     executed: {
       changed: [

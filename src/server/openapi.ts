@@ -92,6 +92,16 @@ export function buildOpenApi(origin: string): Record<string, unknown> {
     parameters: [runId, planner],
     get: op("The frozen plan of a revision, from the frozen bytes", "either", undefined, undefined, "present"),
   });
+  add("/api/runs/{runId}/export", {
+    parameters: [runId],
+    get: op(
+      "The run file with its head signed by the gate as an export: CI's evidence (a CI token, `token create --ci`)",
+      "either",
+      undefined,
+      undefined,
+      "export",
+    ),
+  });
   add("/api/runs/{runId}/pairs/{planner}/freeze", {
     parameters: [runId, planner],
     post: op("Freeze the planner's handoff", "agent", FreezeRequest, undefined, "freeze"),
@@ -137,7 +147,8 @@ export function buildOpenApi(origin: string): Record<string, unknown> {
         agentToken: {
           type: "http",
           scheme: "bearer",
-          description: "an agent token (`twinlock token create`): status, freeze, present, admission check, result only",
+          description:
+            "an agent token (`twinlock token create`): status, freeze, present, admission check, result only; a CI token (`--ci`): export only",
         },
         reviewerSession: {
           type: "apiKey",

@@ -312,10 +312,11 @@ export function apiOf(w: ServerWorld) {
 /**
  * The common road to an admissible pair: the agent freezes the handoff with
  * its token, then the reviewer approves that revision and consents with
- * their passkey. Throws with the server's answer if any step is refused.
+ * their passkey (on a signing suite the token signs the freeze with the
+ * planner's key). Throws with the server's answer if any step is refused.
  */
 export async function freezeApproveConsent(w: ServerWorld, r: Reviewer): Promise<void> {
-  const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+  const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId, freezeKey: w.plannerKey });
   const frozen = await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } });
   if (frozen.status !== 200) throw new Error(`freeze: ${frozen.status} ${await frozen.text()}`);
   const steps: Array<[string, Record<string, unknown>]> = [

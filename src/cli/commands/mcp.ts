@@ -4,7 +4,7 @@ import { UsageError } from "../../errors/errors.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { createTwinlockMcpServer } from "../../mcp/create-twinlock-mcp-server.js";
 import { wholeLines } from "../../mcp/whole-lines.js";
-import { TOKEN_SCOPES } from "../../server/agent-tokens.js";
+import { AGENT_SCOPES } from "../../server/agent-tokens.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
@@ -27,7 +27,7 @@ export async function runMcp(
     ref: o.run,
     runId: run.state.run_id,
     planner,
-    scopes: TOKEN_SCOPES,
+    scopes: AGENT_SCOPES,
     actor: o.actor ?? "mcp-agent",
     // The planner's key signs freezes on suites that require signed receipts (--key, else TWINLOCK_KEY).
     freezeKey: keyOption(o.key),

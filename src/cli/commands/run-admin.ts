@@ -134,7 +134,7 @@ export async function runClose(
 ): Promise<CommandResult> {
   const result = parseChoice(o.result, CLOSE_RESULTS, "--result");
   if (o.changedFiles !== undefined && o.gitRange !== undefined)
-    throw new UsageError("give the changed files once: --changed-files FILE or --git-range A..B, not both");
+    throw new UsageError("give the changed files once: --changed-files FILE or --git-range A...B, not both");
   const criteria = (o.criterion ?? []).map(parseCriterionEvidence);
   const recorded = o.changedFiles !== undefined || o.gitRange !== undefined || criteria.length > 0;
   // Listed or from git, changed paths are the checkout's (relative to its top folder), as a plan's targets are.

@@ -1,16 +1,28 @@
 import { UsageError } from "../../errors/errors.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { parsePromptId } from "../../input/parse-input.js";
-import { createAgentToken, listAgentTokens, revokeAgentToken, TOKEN_SCOPES, type TokenScope } from "../../server/agent-tokens.js";
+import { ANY_RUN, createAgentToken, listAgentTokens, revokeAgentToken, TOKEN_SCOPES, type TokenScope } from "../../server/agent-tokens.js";
 import type { RunStore } from "../../store/run-store.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption, trustHomeOption } from "../home-option.js";
 
-/** `twinlock token create`: a bearer token for one agent on one run, printed once and stored hashed. */
+/** `twinlock token create`: a bearer token for one agent on one run (or, with `--ci`, CI's read-only one), printed once and stored hashed. */
 export async function runTokenCreate(
-  o: CommonOptions & { agent: string; run: string; planner?: string; expiresIn?: string; scopes?: string; freezeKey?: string },
+  o: CommonOptions & {
+    agent?: string;
+    run?: string;
+    planner?: string;
+    expiresIn?: string;
+    scopes?: string;
+    freezeKey?: string;
+    ci?: boolean;
+  },
 ): Promise<CommandResult> {
+  if (o.ci) return createCiToken(o);
+  if (o.agent === undefined || o.run === undefined)
+    throw new UsageError("token create needs --agent NAME and --run RUN (or --ci for CI's read-only export token)");
+  const agent = o.agent;
   const store = storeOption(o);
   const run = await store.read(o.run);
   const planner = o.planner === undefined ? undefined : parsePromptId(o.planner, "--planner");
@@ -18,13 +30,12 @@ export async function runTokenCreate(
     throw new UsageError(
       `--planner ${planner} is not a pair of run ${run.state.run_id} (pairs: ${Object.keys(run.state.workflows).join(", ")})`,
     );
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$/.test(o.agent))
-    throw new UsageError(`--agent ${JSON.stringify(o.agent.slice(0, 40))} must be letters, digits, '.', '_' or '-'`);
+  requireAgentName(agent);
   const days = o.expiresIn === undefined ? undefined : Number(o.expiresIn.replace(/d$/, ""));
   const scopes = o.scopes === undefined ? undefined : parseScopes(o.scopes);
   const freezeKey = o.freezeKey === undefined ? undefined : keyOption(o.freezeKey);
   const { token, record } = await createAgentToken(store.home, {
-    agent: o.agent,
+    agent,
     runId: run.state.run_id,
     planner,
     scopes,
@@ -55,6 +66,44 @@ export async function runTokenCreate(
       agent: record.agent,
       run_id: record.run_id,
       planner: record.planner,
+      scopes: record.scopes,
+      expires_at: record.expires_at,
+    },
+  };
+}
+
+function requireAgentName(agent: string): void {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$/.test(agent))
+    throw new UsageError(`--agent ${JSON.stringify(agent.slice(0, 40))} must be letters, digits, '.', '_' or '-'`);
+}
+
+/** `token create --ci [--run RUN]`: the export scope alone, for one run or every run, for CI to fetch the gate's signed export. */
+async function createCiToken(
+  o: CommonOptions & { agent?: string; run?: string; planner?: string; expiresIn?: string; scopes?: string; freezeKey?: string },
+): Promise<CommandResult> {
+  if (o.scopes !== undefined || o.freezeKey !== undefined || o.planner !== undefined)
+    throw new UsageError("a CI token has the export scope alone: drop --scopes, --freeze-key and --planner with --ci");
+  const agent = o.agent ?? "ci";
+  requireAgentName(agent);
+  const store = storeOption(o);
+  const runId = o.run === undefined ? ANY_RUN : (await store.read(o.run)).state.run_id;
+  const days = o.expiresIn === undefined ? undefined : Number(o.expiresIn.replace(/d$/, ""));
+  const { token, record } = await createAgentToken(store.home, { agent, runId, scopes: ["export"], expiresInDays: days });
+  const text = [
+    `CI token ${record.id} (${record.agent}) for ${record.run_id === ANY_RUN ? "every run" : `run ${record.run_id}`}, until ${record.expires_at}`,
+    "scope: export (GET /api/runs/RUN_ID/export: the run's gate-signed export; it reads nothing else and changes nothing)",
+    "store it as the CI secret TWINLOCK_CI_TOKEN; it is shown once and stored only as its hash:",
+    token,
+  ].join("\n");
+  return {
+    exitCode: 0,
+    text,
+    json: {
+      ok: true,
+      token,
+      id: record.id,
+      agent: record.agent,
+      run_id: record.run_id,
       scopes: record.scopes,
       expires_at: record.expires_at,
     },

@@ -1,16 +1,22 @@
 import { existsSync } from "node:fs";
+import path from "node:path";
+import { exportedTrustOf } from "../../ci/exported-trust.js";
+import { signTrust } from "../../ci/signed-trust.js";
 import { canonicalJson } from "../../crypto/canonical-hash.js";
+import { RefusalError, UsageError } from "../../errors/errors.js";
 import { declaresDryRun } from "../../gate/dry-run-needed.js";
 import { type GateHome, homeLabel, resolveHomeDir } from "../../home/gate-home.js";
-import { addPinner, listPinners, listPins, type Pin, pinSuite, unpinSuite } from "../../home/suite-pins.js";
-import { addTrustedGateKey } from "../../home/trusted-gate-keys.js";
+import { addPinner, listPinners, listPins, loadPinnedPolicy, type Pin, pinSuite, unpinSuite } from "../../home/suite-pins.js";
+import { addTrustedGateKey, listTrustedGateKeys } from "../../home/trusted-gate-keys.js";
 import { naturalCompare } from "../../input/natural-order.js";
 import { parseText } from "../../input/parse-input.js";
+import { atomicWriteFile } from "../../store/atomic-write.js";
 import { findSuiteRoot } from "../../suite/find-suite-root.js";
 import type { Prompt } from "../../suite/prompt.js";
 import type { SuiteConfig } from "../../suite/suite-config.js";
 import { ensureGateKey } from "../../trust/gate-key.js";
 import { keyOption } from "../../trust/key-option.js";
+import { publicKeyLine } from "../../trust/keys.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, trustHomeOption, usesTeamStore } from "../home-option.js";
 
@@ -170,5 +176,53 @@ export async function runTrustAddGateKey(publicKey: string, o: CommonOptions & {
     exitCode: 0,
     text: `${homeLabel(home)} now takes runs signed by gate ${name} (${publicKey.trim()}); ${list.length} gate key${list.length === 1 ? "" : "s"} trusted besides its own`,
     json: { ok: true, gate_keys: list },
+  };
+}
+
+/**
+ * `twinlock trust export --out FILE --key PINNER.key [--suite-id ID]`: what
+ * CI needs to judge a run offline, in one file signed by a pinner: the pinned
+ * suite's policies and reviewer keys, every enrolled passkey with its rights,
+ * the revocations, and the gate keys (this gate's own and those it trusts).
+ * Commit it where the agent cannot write; re-export after an enrolment or a
+ * revocation, and the diff shows who changed.
+ */
+export async function runTrustExport(o: CommonOptions & { out?: string; key?: string; suiteId?: string }): Promise<CommandResult> {
+  if (o.out === undefined) throw new UsageError("trust export needs --out FILE, e.g. --out twinlock-trust.json");
+  const key = keyOption(o.key);
+  if (!key) throw new UsageError("trust export signs with a pinner's key: pass --key FILE (or set TWINLOCK_KEY)");
+  const home = await trustHomeOption(o);
+  const signer = publicKeyLine(key);
+  if (!listPinners(home).includes(signer))
+    throw new RefusalError(
+      `the key ${signer.slice(0, 28)}… is not a pinner of ${homeLabel(home)}; only a pinner's key signs what CI trusts (a pinner adds one with \`twinlock trust add-pinner\`)`,
+      { attack: "trust-export-by-non-pinner" },
+    );
+  const pins = listPins(home);
+  const pin = o.suiteId === undefined ? (pins.length === 1 ? pins[0] : undefined) : pins.find((p) => p.suite_id === o.suiteId);
+  if (!pin)
+    throw new UsageError(
+      `${o.suiteId === undefined ? `${homeLabel(home)} pins ${pins.length} suites` : `no suite ${o.suiteId} is pinned in ${homeLabel(home)}`}; pass --suite-id ID (pinned: ${pins.map((p) => p.suite_id).join(", ") || "none"})`,
+    );
+  const gate = await ensureGateKey(home);
+  const trust = exportedTrustOf(
+    loadPinnedPolicy(home, { root: pin.root, suite_id: pin.suite_id }),
+    homeLabel(home),
+    new Date(),
+    gate.publicKey,
+    listTrustedGateKeys(home),
+  );
+  const out = path.resolve(o.out);
+  atomicWriteFile(out, `${JSON.stringify(signTrust(trust, key), null, 1)}\n`);
+  const passkeys = trust.reviewers.filter((r) => r.webauthn).length;
+  const text = [
+    `wrote ${out}: suite ${trust.suite_id}, ${trust.reviewers.length - passkeys} reviewer key${trust.reviewers.length - passkeys === 1 ? "" : "s"}, ${passkeys} passkey${passkeys === 1 ? "" : "s"}, ${trust.revoked.length} revoked, ${trust.gate_keys?.length ?? 0} gate key${trust.gate_keys?.length === 1 ? "" : "s"}; signed by pinner ${signer}`,
+    ...trust.reviewers.map((r) => `  ${r.name}: ${r.webauthn ? "passkey" : "key"} ${r.public_key.slice(0, 28)}… (${r.rights.join(", ")})`),
+    `commit it on the protected branch with the pinner's public key, and check runs with \`twinlock verify RUN --trust ${path.basename(out)} --pinner-key PINNER.pub --git-range BASE...HEAD\``,
+  ].join("\n");
+  return {
+    exitCode: 0,
+    text,
+    json: { ok: true, out, signed_by: signer, suite_id: trust.suite_id, reviewers: trust.reviewers.length, passkeys },
   };
 }

@@ -18,7 +18,7 @@ import type { CommandResult, CommonOptions } from "../command-result.js";
  */
 export function runVerifyAttestation(
   files: string[],
-  o: CommonOptions & { run: string; attester: string[]; trust?: string },
+  o: CommonOptions & { run: string; attester: string[]; trust?: string; pinnerKey?: string },
 ): CommandResult {
   if (o.attester.length === 0) throw new UsageError("give --attester FILE: the .pub of each key you trust to sign attestations");
   const attesters = new Map<string, KeyObject>();
@@ -33,7 +33,7 @@ export function runVerifyAttestation(
       "give --trust FILE: the twinlock.yaml (from a branch the agent cannot write) whose gate_keys: pin the gate that recorded the run, and whose reviewers: signed its receipts",
     );
   const run = readRunFile(o.run).file;
-  const reviewers = readTrustFile({ file: o.trust, cwd: process.cwd() }).config;
+  const reviewers = readTrustFile({ file: o.trust, cwd: process.cwd(), pinnerKey: o.pinnerKey }).config;
   // The run the receipts are held against is evidence only under a trusted gate's signatures (head and own records).
   requireGateSigned(
     run,

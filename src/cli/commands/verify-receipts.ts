@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { readExportedTrust } from "../../ci/exported-trust.js";
+import { readExportedTrust } from "../../ci/read-exported-trust.js";
 import { UsageError } from "../../errors/errors.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { type LoadedRun, readRunFile } from "../../store/run-file.js";
@@ -17,7 +17,10 @@ import { storeOption } from "../home-option.js";
  * or, with `--exported`, an export's run.json judged by `--trust FILE`, a
  * trust.json the person trusts (no home, no database).
  */
-export async function runVerifyReceipts(runRef: string, o: CommonOptions & { exported?: boolean; trust?: string }): Promise<CommandResult> {
+export async function runVerifyReceipts(
+  runRef: string,
+  o: CommonOptions & { exported?: boolean; trust?: string; pinnerKey?: string },
+): Promise<CommandResult> {
   const { run, config, source, unsigned } = await receiptsAndTrust(runRef, o);
   const rows = judgeRunReceipts(run, config);
   const bad = rows.filter((r) => !r.ok).length;
@@ -35,7 +38,7 @@ export async function runVerifyReceipts(runRef: string, o: CommonOptions & { exp
 /** The run (verified) and the trust its receipts are judged by, wherever the run is. */
 async function receiptsAndTrust(
   runRef: string,
-  o: CommonOptions & { exported?: boolean; trust?: string },
+  o: CommonOptions & { exported?: boolean; trust?: string; pinnerKey?: string },
 ): Promise<{ run: LoadedRun; config: SuiteConfig; source: string; unsigned: boolean }> {
   if (o.exported) {
     if (o.trust === undefined)
@@ -46,7 +49,7 @@ async function receiptsAndTrust(
     if (!existsSync(path.resolve(runRef)))
       throw new UsageError(`${runRef} does not exist; give the run.json of an export (twinlock export RUN --out DIR)`);
     const run = readRunFile(path.resolve(runRef));
-    const { trust, config, file } = readExportedTrust(o.trust);
+    const { trust, config, file } = readExportedTrust(o.trust, o.pinnerKey);
     if (trust.suite_id !== run.state.suite.suite_id)
       throw new UsageError(
         `${file} is the trust of suite ${trust.suite_id}, but the run is of ${run.state.suite.suite_id}; give that suite's trust file`,

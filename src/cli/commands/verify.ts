@@ -5,26 +5,28 @@ import { type VerifyReport, verifyRun } from "../../ci/verify-run.js";
 import { changedFilesFromList, changedFilesInRange, changedPathsRoot } from "../../conformance/changed-files.js";
 import { UsageError } from "../../errors/errors.js";
 import { cleanText } from "../../input/clean-text.js";
+import { parseChangeRef } from "../../input/parse-input.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
-/** `twinlock verify RUN [--trust FILE] [--changed-files FILE | --git-range A..B] [--summary FILE]`: the CI check. */
+/** `twinlock verify RUN [--trust FILE] [--changed-files FILE | --git-range A...B] [--summary FILE]`: the CI check. */
 export async function runVerify(
   runFile: string,
-  o: CommonOptions & { trust?: string; changedFiles?: string; gitRange?: string; summary?: string },
+  o: CommonOptions & { trust?: string; pinnerKey?: string; changedFiles?: string; gitRange?: string; summary?: string; change?: string },
 ): Promise<CommandResult> {
   if (o.changedFiles !== undefined && o.gitRange !== undefined)
-    throw new UsageError("give the changed files once: --changed-files FILE or --git-range A..B, not both");
+    throw new UsageError("give the changed files once: --changed-files FILE or --git-range A...B, not both");
   const cwd = process.cwd();
   // Listed or from git, changed paths are the checkout's (relative to its top folder), as a plan's targets are.
   const root = changedPathsRoot(cwd, o);
-  const trust = readTrustFile({ file: o.trust ?? path.join(root, "twinlock.yaml"), gitRange: o.gitRange, cwd });
+  const trust = readTrustFile({ file: o.trust ?? path.join(root, "twinlock.yaml"), gitRange: o.gitRange, cwd, pinnerKey: o.pinnerKey });
   const changed =
     o.gitRange !== undefined
       ? changedFilesInRange(root, o.gitRange)
       : o.changedFiles !== undefined
         ? changedFilesFromList(o.changedFiles, root)
         : undefined;
-  const report = await verifyRun({ runFile, trust, changed, root });
+  const change = o.change === undefined ? undefined : parseChangeRef(o.change, "--change");
+  const report = await verifyRun({ runFile, trust, changed, root, change });
   // Appended: GitHub gives each step one summary file, and other tools may write to it too.
   if (o.summary !== undefined) appendFileSync(path.resolve(o.summary), renderSummary(runFile, report));
   const failed = report.findings.filter((f) => !f.ok).length;
