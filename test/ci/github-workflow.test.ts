@@ -4,12 +4,14 @@
  * commit (the approved run, its handoff and the trust file) and a head commit
  * (the executor's change), with `twinlock` on PATH.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { homeOf, makeGateRun, makeRunTempDir, removeGateRuns } from "../../src/test-support/run-fixture.js";
+import { createAgentToken } from "../../src/server/agent-tokens.js";
+import { startGateServer } from "../../src/server/start-gate-server.js";
+import { homeOf, makeGateRun, makeRunTempDir, removeGateRuns, storeOf } from "../../src/test-support/run-fixture.js";
 import { ALICE_KEY, aliceTrustFile, driveSignedToExecuting } from "../../src/test-support/signed-run.js";
 import { ensureGateKey } from "../../src/trust/gate-key.js";
 import { DIST_BIN, ensureBuilt, REPO_ROOT } from "../support/ensure-built.js";
@@ -32,6 +34,7 @@ const workflow = parse(readFileSync(path.join(REPO_ROOT, "docs/github-workflow.y
 };
 const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
 const verifyStep = steps.find((s) => s.name === "twinlock verify") as Step;
+const exportStep = steps.find((s) => s.name === "the gate's export of the run") as Step;
 const whoStep = steps.find((s) => s.name === "whose change") as Step & { id?: string };
 const jobEnv = (Object.values(workflow.jobs)[0] as { env?: Record<string, string> }).env ?? {};
 
@@ -212,5 +215,66 @@ describe("the workflow's `whose change` step", () => {
   it("fails the check when the queue's branch names no pull request, or the API cannot say who wrote it", () => {
     expect(runWho({ EVENT: "merge_group", QUEUE_REF: "refs/heads/gh-readonly-queue/main/pr-x-abc" }, {}).status).not.toBe(0);
     expect(runWho({ EVENT: "merge_group", QUEUE_REF: queueRef("99") }, {}).status).not.toBe(0);
+  });
+});
+
+describe("the workflow's `the gate's export of the run` step", () => {
+  it("replaces the agent's copy of the run file with the gate's export, fetched by its run ID with a CI token", async () => {
+    const g = makeGateRun();
+    await driveSignedToExecuting(g, { change: CHANGE });
+    const { token } = await createAgentToken(homeOf(g), { agent: "ci", runId: "*", scopes: ["export"] });
+    const server = await startGateServer({ store: storeOf(g), listen: "127.0.0.1:0" });
+    try {
+      const repo = makeRunTempDir("twinlock-ci-fetch-");
+      const runFile = path.join(repo, exportStep.env?.RUN_FILE ?? "twinlock/run.json");
+      mkdirSync(path.dirname(runFile), { recursive: true });
+      // The agent's copy: the run's ID kept, everything else rewritten (a stop dropped, an admission added…).
+      const real = JSON.parse(readFileSync(g.runFile, "utf8"));
+      writeFileSync(runFile, JSON.stringify({ state: { run_id: real.state.run_id }, events: ["rewritten by the agent"] }));
+      // Not spawnSync: the server answers from this process's event loop.
+      const run = (ciToken: string) =>
+        new Promise<{ status: number | null; stderr: string }>((resolve, reject) => {
+          const child = spawn("bash", ["-e", "-c", exportStep.run as string], {
+            cwd: repo,
+            stdio: ["ignore", "ignore", "pipe"],
+            env: {
+              PATH: process.env.PATH,
+              RUN_FILE: exportStep.env?.RUN_FILE,
+              TWINLOCK_SERVER: `http://127.0.0.1:${server.port}`,
+              TWINLOCK_CI_TOKEN: ciToken,
+            },
+          });
+          let stderr = "";
+          child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+          child.once("error", reject);
+          child.once("close", (status) => resolve({ status, stderr }));
+        });
+      const refused = await run(token.replace(/.$/, (c) => (c === "A" ? "B" : "A")));
+      expect(refused.status).not.toBe(0);
+      expect(JSON.parse(readFileSync(runFile, "utf8")).events).toEqual(["rewritten by the agent"]);
+      const fetched = await run(token);
+      expect(fetched.status, fetched.stderr).toBe(0);
+      const exported = JSON.parse(readFileSync(runFile, "utf8"));
+      expect(exported.head).toBe(real.head);
+      expect(exported.gate_signature.kind).toBe("export");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses a run file that names no run ID before asking the server anything", () => {
+    const repo = makeRunTempDir("twinlock-ci-fetch-");
+    const runFile = path.join(repo, "twinlock/run.json");
+    mkdirSync(path.dirname(runFile), { recursive: true });
+    for (const id of ["../../api/tokens", "run_0123456789abcdef0", "run_ZZZZ456789abcdef", "run_0123456789abcde?x=1"]) {
+      writeFileSync(runFile, JSON.stringify({ state: { run_id: id } }));
+      const r = spawnSync("bash", ["-e", "-c", exportStep.run as string], {
+        cwd: repo,
+        env: { PATH: process.env.PATH, RUN_FILE: "twinlock/run.json", TWINLOCK_SERVER: "http://127.0.0.1:9", TWINLOCK_CI_TOKEN: "x" },
+        encoding: "utf8",
+      });
+      expect(r.status, id).not.toBe(0);
+      expect(r.stdout, id).toContain("names no run ID");
+    }
   });
 });
