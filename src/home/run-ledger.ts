@@ -6,7 +6,7 @@ import { requirePlainPath } from "../input/parse-input.js";
 import { carry } from "../offload/run-off-thread.js";
 import { GENESIS } from "../run/event-chain.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
-import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
+import { atomicWriteChunks, atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
 import {
   appendTo,
   type EventDraft,
@@ -15,6 +15,8 @@ import {
   type LoadedRun,
   readRunFile,
   readRunFileAsync,
+  rememberWrittenRun,
+  runFileChunks,
   serializeRunFile,
   verifyRunFile,
 } from "../store/run-file.js";
@@ -182,16 +184,19 @@ export async function updateRun<T>(
   // peeked from the file's first bytes (unverified: verifying there, outside the lock, would have every waiting writer
   // verify the run at once), then the file is read and verified under the lock, and a file that names another run
   // (swapped meanwhile, or a peeked ID that lied) is followed to that run's lock (a few times at most).
-  let runId = peekRunId(abs) ?? readRunFile(abs).state.run_id;
+  // New large bytes that verify but that the home would refuse are refused on the worker, never carried back whole.
+  const placement = { home, recordOf: (id: string) => checkpointRecord(home, id) };
+  let runId = peekRunId(abs) ?? (await readRunFileAsync(abs, placement)).state.run_id;
   for (let attempt = 0; ; attempt++) {
     const landed = await withCheckpointLock(home, runId, async (): Promise<{ done: { run: LoadedRun; result: T } } | { moved: string }> => {
-      const verified = readRunFile(abs);
+      // Read in slices and, when the bytes are new and large (the agent's), judged on a worker thread; the bytes this
+      // process wrote last are known by their sha256 and not parsed again (`rememberWrittenRun`).
+      const verified = await readRunFileAsync(abs, placement);
       if (verified.state.run_id !== runId) return { moved: verified.state.run_id };
       const reconciled = reconcileWithCheckpoint(home, verified.file, runFile);
       if (reconciled.rolledForward.length > 0) {
         applyHomeEffects(home, reconciled.rolledForward, reconciled.file.state.run_id);
-        removeDeadTempFiles(abs);
-        atomicWriteFile(abs, serializeRunFile(reconciled.file));
+        await writeRunFile(abs, reconciled.file);
       }
       const current: LoadedRun = { path: abs, file: reconciled.file, state: reconciled.file.state };
       if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision) {
@@ -216,8 +221,7 @@ export async function updateRun<T>(
         ...(next.gate_signature ? { gate_signature: next.gate_signature } : {}),
       });
       applyHomeEffects(home, added, next.state.run_id);
-      removeDeadTempFiles(abs);
-      atomicWriteFile(abs, serializeRunFile(next));
+      await writeRunFile(abs, next);
       return { done: { run: { path: abs, file: next, state: next.state }, result } };
     });
     if ("done" in landed) return landed.done;
@@ -227,6 +231,15 @@ export async function updateRun<T>(
       );
     runId = landed.moved;
   }
+}
+
+/**
+ * Replace the run file (holding its run's lock) with `run`, a run this process verified or made: atomically and
+ * durably, written in slices off the event loop, and remembered by the sha256 of the bytes written.
+ */
+async function writeRunFile(abs: string, run: RunFile): Promise<void> {
+  removeDeadTempFiles(abs);
+  rememberWrittenRun(abs, await atomicWriteChunks(abs, runFileChunks(run)), run);
 }
 
 /**
