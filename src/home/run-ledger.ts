@@ -6,9 +6,10 @@ import { requirePlainPath } from "../input/parse-input.js";
 import { carry } from "../offload/run-off-thread.js";
 import { GENESIS } from "../run/event-chain.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
-import { atomicWriteChunks, atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
+import { atomicWriteChunks, atomicWriteFile, prepareAtomicWrite, removeDeadTempFiles } from "../store/atomic-write.js";
 import {
   appendTo,
+  appendToAsync,
   type EventDraft,
   type JudgedRunBytes,
   judgeRunFileBytes,
@@ -28,7 +29,14 @@ import { markConsentConsumed } from "./consumed-consents.js";
 import { storeFetchedBlob } from "./frozen-bytes.js";
 import { recordRunBlobs, withBlobsLock } from "./frozen-quota.js";
 import type { GateHome } from "./gate-home.js";
-import { readCheckpoint, reconcileWithCheckpoint, withCheckpointLock, withRunPathLock, writeCheckpoint } from "./run-checkpoints.js";
+import {
+  prepareCheckpointWrite,
+  readCheckpoint,
+  reconcileWithCheckpoint,
+  withCheckpointLock,
+  withRunPathLock,
+  writeCheckpoint,
+} from "./run-checkpoints.js";
 import { requireTrustedGateSignatures } from "./trusted-gate-keys.js";
 
 /**
@@ -179,7 +187,6 @@ export async function updateRun<T>(
   const abs = resolveRunFile(runFile);
   if (!exists(abs))
     throw new UsageError(`run file ${runFile} does not exist; create it with \`twinlock init-run ${runFile} --suite DIR --planner ID\``);
-  const gate = await ensureGateKey(home);
   // The run's lock is the home's, by run ID (never a lock beside the run file, which the agent could hold): the ID is
   // peeked from the file's first bytes (unverified: verifying there, outside the lock, would have every waiting writer
   // verify the run at once), then the file is read and verified under the lock, and a file that names another run
@@ -188,7 +195,10 @@ export async function updateRun<T>(
   const placement = { home, recordOf: (id: string) => checkpointRecord(home, id) };
   let runId = peekRunId(abs) ?? (await readRunFileAsync(abs, placement)).state.run_id;
   for (let attempt = 0; ; attempt++) {
+    // The ticket is taken as this call is made (before anything here waits), so decisions are served in the order they
+    // were asked for; the gate's key is read once this one's turn has come.
     const landed = await withCheckpointLock(home, runId, async (): Promise<{ done: { run: LoadedRun; result: T } } | { moved: string }> => {
+      const gate = await ensureGateKey(home);
       // Read in slices and, when the bytes are new and large (the agent's), judged on a worker thread; the bytes this
       // process wrote last are known by their sha256 and not parsed again (`rememberWrittenRun`).
       const verified = await readRunFileAsync(abs, placement);
@@ -207,21 +217,37 @@ export async function updateRun<T>(
       const { events, result } = await decide(current);
       if (events.length === 0) return { done: { run: current, result } };
       const now = (options.now ?? (() => new Date()))();
-      const next = appendTo(current.file, events, now, gate);
+      const next = await appendToAsync(current.file, events, now, gate);
       const added = next.events.slice(current.file.events.length);
-      writeCheckpoint(home, {
-        format: "twinlock-checkpoint/1",
-        run_id: next.state.run_id,
-        home_id: home.id,
-        seq: next.revision,
-        head: next.head,
-        last_write: { from_seq: current.file.revision, from_head: current.file.head, events: added },
-        updated_at: now.toISOString(),
-        run_file: abs,
-        ...(next.gate_signature ? { gate_signature: next.gate_signature } : {}),
-      });
-      applyHomeEffects(home, added, next.state.run_id);
-      await writeRunFile(abs, next);
+      removeDeadTempFiles(abs);
+      // Both files' new bytes written and fsynced at once; then the checkpoint lands, the home's effects, the run file.
+      const [checkpoint, runBytes] = await Promise.allSettled([
+        prepareCheckpointWrite(home, {
+          format: "twinlock-checkpoint/1",
+          run_id: next.state.run_id,
+          home_id: home.id,
+          seq: next.revision,
+          head: next.head,
+          last_write: { from_seq: current.file.revision, from_head: current.file.head, events: added },
+          updated_at: now.toISOString(),
+          run_file: abs,
+          ...(next.gate_signature ? { gate_signature: next.gate_signature } : {}),
+        }),
+        prepareAtomicWrite(abs, runFileChunks(next)),
+      ]);
+      if (checkpoint.status === "rejected" || runBytes.status === "rejected") {
+        for (const p of [checkpoint, runBytes]) if (p.status === "fulfilled") await p.value.abort();
+        throw checkpoint.status === "rejected" ? checkpoint.reason : (runBytes as PromiseRejectedResult).reason;
+      }
+      try {
+        await checkpoint.value.commit();
+        applyHomeEffects(home, added, next.state.run_id);
+      } catch (error) {
+        await runBytes.value.abort();
+        throw error;
+      }
+      await runBytes.value.commit();
+      rememberWrittenRun(abs, runBytes.value.digest, next);
       return { done: { run: { path: abs, file: next, state: next.state }, result } };
     });
     if ("done" in landed) return landed.done;

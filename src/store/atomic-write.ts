@@ -57,6 +57,28 @@ const WRITE_SLICE_BYTES = 256 * 1024;
  * the sha256 of the bytes written (what a reader of the file will hash).
  */
 export async function atomicWriteChunks(file: string, chunks: Iterable<string>, mode = 0o644): Promise<string> {
+  const prepared = await prepareAtomicWrite(file, chunks, mode);
+  await prepared.commit();
+  return prepared.digest;
+}
+
+/** A file's new bytes written and fsynced beside it, not yet in its place: `commit` puts them there, `abort` drops them. */
+export interface PreparedWrite {
+  /** The sha256 of the bytes written. */
+  digest: string;
+  /** Rename the new bytes over the file and fsync its folder (durable when it resolves). */
+  commit(): Promise<void>;
+  /** Remove the new bytes (the file stays as it was). */
+  abort(): Promise<void>;
+}
+
+/**
+ * The first half of `atomicWriteChunks`: the temporary file written and
+ * fsynced, off the event loop. Two files that must land in order (a run's
+ * checkpoint, then its run file) are prepared at once, so their data's
+ * fsyncs overlap, and committed one after the other.
+ */
+export async function prepareAtomicWrite(file: string, chunks: Iterable<string>, mode = 0o644): Promise<PreparedWrite> {
   const dir = path.dirname(file);
   const tmp = tempFileOf(file);
   const hash = createHash("sha256");
@@ -90,19 +112,31 @@ export async function atomicWriteChunks(file: string, chunks: Iterable<string>, 
     throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
   }
   await handle.close();
-  try {
-    await rename(tmp, file);
-  } catch (error) {
-    await unlink(tmp);
-    throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
-  }
-  const folder = await open(dir, "r");
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
-  return hash.digest("hex");
+  let settled = false;
+  return {
+    digest: hash.digest("hex"),
+    async commit() {
+      if (settled) throw new Error(`the write of ${file} was already committed or dropped`);
+      settled = true;
+      try {
+        await rename(tmp, file);
+      } catch (error) {
+        await unlink(tmp).catch(() => {});
+        throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
+      }
+      const folder = await open(dir, "r");
+      try {
+        await folder.sync();
+      } finally {
+        await folder.close();
+      }
+    },
+    async abort() {
+      if (settled) return;
+      settled = true;
+      await unlink(tmp).catch(() => {});
+    },
+  };
 }
 
 /** Whether an error is the disk (or the user's disk quota) being full. */

@@ -491,21 +491,76 @@ export function verifyRunFile(run: RunFile, before?: VerifiedRun): RunFileVerdic
  * it is chained, and the new head is signed as the gate's checkpoint.
  */
 export function appendTo(run: RunFile | undefined, drafts: EventDraft[], now: Date, gate?: GateKey): RunFile {
-  const events = run ? [...run.events] : [];
+  return withAppended(run, appendEvents({ state: run?.state, head: run?.head, revision: run?.revision ?? 0, drafts, now, gate }), gate);
+}
+
+/** The run `appendEvents` carried on: its events and the new ones, the state and head they lead to, the head signed. */
+function withAppended(run: RunFile | undefined, appended: AppendedEvents, gate: GateKey | undefined): RunFile {
+  const events = run ? [...run.events, ...appended.events] : appended.events;
+  const file: RunFile = { format: RUN_FORMAT, revision: events.length, head: appended.head, state: appended.state, events };
+  return gate ? { ...file, gate_signature: signHead(file, gate, "checkpoint") } : file;
+}
+
+/** New events numbered, timed, chained and applied: the events, and the state and head they lead to. */
+export interface AppendedEvents {
+  events: RunEvent[];
+  state: RunState;
+  head: string;
+}
+
+/**
+ * What `appendTo` adds to a run, from the run's state, head and revision alone (not its events): so it can run on
+ * a worker thread, given those and the drafts (`appendToAsync`). The caller's state is copied, never changed.
+ */
+export function appendEvents(input: {
+  state: RunState | undefined;
+  head: string | undefined;
+  revision: number;
+  drafts: EventDraft[];
+  now: Date;
+  gate?: GateKey;
+}): AppendedEvents {
+  const { drafts, gate } = input;
+  const events: RunEvent[] = [];
   // One copy of the caller's state, then each event changes it in place: the caller keeps its run as it was.
-  let state: RunState | undefined = run ? structuredClone(run.state) : undefined;
-  let prev = run ? run.head : GENESIS;
-  const at = now.toISOString();
+  let state: RunState | undefined = input.state ? structuredClone(input.state) : undefined;
+  let prev = input.head ?? GENESIS;
+  const at = input.now.toISOString();
   for (const d of drafts) {
-    let event: RunEvent = { seq: events.length + 1, at, actor: d.actor, type: d.type, data: d.data, prev };
+    let event: RunEvent = { seq: input.revision + events.length + 1, at, actor: d.actor, type: d.type, data: d.data, prev };
     state = applyEventOwned(state, event);
     if (gate) event = signGateRecord(event, state.run_id, gate);
     events.push(event);
     prev = hashEvent(event);
   }
   if (!state) throw new Error("appendTo needs at least one event");
-  const file: RunFile = { format: RUN_FORMAT, revision: events.length, head: prev, state, events };
-  return gate ? { ...file, gate_signature: signHead(file, gate, "checkpoint") } : file;
+  return { events, state, head: prev };
+}
+
+/** Drafts with more values than this (a freeze's manifest of thousands of files) are applied on a worker thread. */
+const OFF_THREAD_DRAFT_VALUES = 2_000;
+
+/**
+ * `appendTo` for a server: drafts of agent-sized data (a manifest of thousands of files, each checked against its
+ * schema, applied and hashed into the chain) are applied on a worker thread, so the event loop pays only for the
+ * messages; small drafts on the calling thread. The same run either way.
+ */
+export async function appendToAsync(run: RunFile, drafts: EventDraft[], now: Date, gate?: GateKey): Promise<RunFile> {
+  if (!valuesOver(drafts, OFF_THREAD_DRAFT_VALUES)) return appendTo(run, drafts, now, gate);
+  const appended = await runOffThread("appendRunEvents", { state: run.state, head: run.head, revision: run.revision, drafts, now, gate });
+  return withAppended(run, appended, gate);
+}
+
+/** Whether a JSON value holds more than `limit` values (counted without recursion, and only up to the limit). */
+function valuesOver(value: unknown, limit: number): boolean {
+  const stack: unknown[] = [value];
+  let seen = 0;
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (++seen > limit) return true;
+    if (v !== null && typeof v === "object") for (const child of Object.values(v as object)) stack.push(child);
+  }
+  return false;
 }
 
 /** The run file's bytes on disk. */
