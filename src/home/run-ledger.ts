@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
@@ -30,6 +31,7 @@ import { storeFetchedBlob } from "./frozen-bytes.js";
 import { recordRunBlobs, withBlobsLock } from "./frozen-quota.js";
 import type { GateHome } from "./gate-home.js";
 import {
+  type Checkpoint,
   prepareCheckpointWrite,
   readCheckpoint,
   reconcileWithCheckpoint,
@@ -219,35 +221,18 @@ export async function updateRun<T>(
       const now = (options.now ?? (() => new Date()))();
       const next = await appendToAsync(current.file, events, now, gate);
       const added = next.events.slice(current.file.events.length);
-      removeDeadTempFiles(abs);
-      // Both files' new bytes written and fsynced at once; then the checkpoint lands, the home's effects, the run file.
-      const [checkpoint, runBytes] = await Promise.allSettled([
-        prepareCheckpointWrite(home, {
-          format: "twinlock-checkpoint/1",
-          run_id: next.state.run_id,
-          home_id: home.id,
-          seq: next.revision,
-          head: next.head,
-          last_write: { from_seq: current.file.revision, from_head: current.file.head, events: added },
-          updated_at: now.toISOString(),
-          run_file: abs,
-          ...(next.gate_signature ? { gate_signature: next.gate_signature } : {}),
-        }),
-        prepareAtomicWrite(abs, runFileChunks(next)),
-      ]);
-      if (checkpoint.status === "rejected" || runBytes.status === "rejected") {
-        for (const p of [checkpoint, runBytes]) if (p.status === "fulfilled") await p.value.abort();
-        throw checkpoint.status === "rejected" ? checkpoint.reason : (runBytes as PromiseRejectedResult).reason;
-      }
-      try {
-        await checkpoint.value.commit();
-        applyHomeEffects(home, added, next.state.run_id);
-      } catch (error) {
-        await runBytes.value.abort();
-        throw error;
-      }
-      await runBytes.value.commit();
-      rememberWrittenRun(abs, runBytes.value.digest, next);
+      const checkpoint: Checkpoint = {
+        format: "twinlock-checkpoint/1",
+        run_id: next.state.run_id,
+        home_id: home.id,
+        seq: next.revision,
+        head: next.head,
+        last_write: { from_seq: current.file.revision, from_head: current.file.head, events: added },
+        updated_at: now.toISOString(),
+        run_file: abs,
+        ...(next.gate_signature ? { gate_signature: next.gate_signature } : {}),
+      };
+      await writeDecision(home, abs, checkpoint, next);
       return { done: { run: { path: abs, file: next, state: next.state }, result } };
     });
     if ("done" in landed) return landed.done;
@@ -257,6 +242,58 @@ export async function updateRun<T>(
       );
     runId = landed.moved;
   }
+}
+
+/** A run file and checkpoint smaller than this are written as they always were, on the thread (a few ms, most of it fsync). */
+const SMALL_WRITE_CHARS = 256 * 1024;
+
+/**
+ * A decision's writes, holding the run's lock: the checkpoint, the home's effects of the new events, then the run
+ * file, each atomic and durable, and the run remembered by the sha256 of the bytes written. Small files are written
+ * on the thread, in the fewest steps (each step off it waits for a turn of the event loop, and the run's queue waits
+ * behind the holder). Large ones (a freeze's manifest, a run of many events) are written in slices off the event
+ * loop, both files' new bytes and fsyncs at once, then the checkpoint put in place before the run file.
+ */
+async function writeDecision(home: GateHome, abs: string, checkpoint: Checkpoint, next: RunFile): Promise<void> {
+  removeDeadTempFiles(abs);
+  const checkpointText = `${JSON.stringify(checkpoint)}\n`;
+  const runText = checkpointText.length < SMALL_WRITE_CHARS ? textWithin(runFileChunks(next), SMALL_WRITE_CHARS) : undefined;
+  if (runText !== undefined) {
+    writeCheckpoint(home, checkpoint);
+    applyHomeEffects(home, checkpoint.last_write.events, checkpoint.run_id);
+    atomicWriteFile(abs, runText);
+    rememberWrittenRun(abs, createHash("sha256").update(runText).digest("hex"), next);
+    return;
+  }
+  const [checkpointBytes, runBytes] = await Promise.allSettled([
+    prepareCheckpointWrite(home, checkpoint),
+    prepareAtomicWrite(abs, runFileChunks(next)),
+  ]);
+  if (checkpointBytes.status === "rejected" || runBytes.status === "rejected") {
+    for (const p of [checkpointBytes, runBytes]) if (p.status === "fulfilled") await p.value.abort();
+    throw checkpointBytes.status === "rejected" ? checkpointBytes.reason : (runBytes as PromiseRejectedResult).reason;
+  }
+  try {
+    await checkpointBytes.value.commit();
+    applyHomeEffects(home, checkpoint.last_write.events, checkpoint.run_id);
+  } catch (error) {
+    await runBytes.value.abort();
+    throw error;
+  }
+  await runBytes.value.commit();
+  rememberWrittenRun(abs, runBytes.value.digest, next);
+}
+
+/** The chunks' text when it is shorter than `limit` characters; undefined (having made only about `limit` of it) when not. */
+function textWithin(chunks: Iterable<string>, limit: number): string | undefined {
+  const parts: string[] = [];
+  let length = 0;
+  for (const chunk of chunks) {
+    length += chunk.length;
+    if (length >= limit) return undefined;
+    parts.push(chunk);
+  }
+  return parts.join("");
 }
 
 /**
