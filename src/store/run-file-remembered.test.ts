@@ -231,6 +231,27 @@ describe("an unchanged run file is known by its identity, never by its size and 
     expect(runFileIdentityReuses()).toBe(reuses);
   });
 
+  it("refuses a settled run file of 200,000 empty events again from its identity, and reads it afresh once rewritten with the same size and time", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    const good = readFileSync(g.runFile);
+    const text = `{"events":[{}${",{}".repeat(199_999)}]}`;
+    writeFileSync(g.runFile, text.padEnd(Math.max(text.length, good.length), " "));
+    pinTime(g.runFile);
+    await settle();
+    const first = thrown(() => readRunFile(g.runFile));
+    expect(first).toBeInstanceOf(BudgetError);
+    const reuses = runFileIdentityReuses();
+    const again = thrown(() => readRunFile(g.runFile));
+    expect(again).toBeInstanceOf(BudgetError);
+    expect(again.message).toBe(first.message);
+    await expect(readRunFileAsync(g.runFile)).rejects.toThrow(first.message);
+    expect(runFileIdentityReuses()).toBe(reuses + 2);
+    // The verified run's bytes, padded to the same size, with the same modification time: read and verified again.
+    rewriteKeepingTime(g.runFile, Buffer.concat([good, Buffer.alloc(statSync(g.runFile).size - good.length, 0x20)]));
+    expect(readRunFile(g.runFile).file.revision).toBeGreaterThan(0);
+  });
+
   it("never answers from the identity of a file changed just before its read (a change in the same clock tick would keep it)", async () => {
     const g = makeGateRun();
     await driveTo(g, "plan_review_pending");

@@ -655,6 +655,13 @@ interface HashedRead {
  */
 const fileIdentities = new Map<string, { identity: string; digest: string }>();
 
+/**
+ * The budget refusal each run file got part way through its bytes (millions of empty events: refused once the first
+ * slices are over the budget, before any sha256 of the whole), under the file's identity then, kept by the rule
+ * `fileIdentities` keeps by: the same settled, unchanged identity is the same bytes, and the same refusal.
+ */
+const budgetRefusals = new Map<string, { identity: string; where: string; error: unknown }>();
+
 /** How settled a run file's last change must be before its identity stands in for reading it (far past any clock tick). */
 const IDENTITY_SETTLED_NS = 2_000_000_000n;
 
@@ -712,6 +719,11 @@ function* readHashedWithinBudget(
       identityReuses++;
       return { bytes: Buffer.alloc(0), digest: known.digest, shape: { depth: 0, elements: 0 } };
     }
+    const overBefore = budgetRefusals.get(abs);
+    if (overBefore?.identity === identity && overBefore.where === where) {
+      identityReuses++;
+      throw copyOfRefusal(overBefore.error);
+    }
     const size = Number(stat.size);
     const buffer = shared ? Buffer.from(new SharedArrayBuffer(size)) : Buffer.allocUnsafe(size);
     const hash = createHash("sha256");
@@ -723,7 +735,16 @@ function* readHashedWithinBudget(
       const slice = buffer.subarray(read, read + n);
       hash.update(slice);
       const over = scanner.feed(slice);
-      if (over) requireShapeWithin(BUDGETS.runFile, over, where);
+      if (over) {
+        try {
+          requireShapeWithin(BUDGETS.runFile, over, where);
+        } catch (error) {
+          // The refusal of the bytes read so far: kept under the file's identity as a whole read's sha256 is (below).
+          if (stat.ctimeNs < began - IDENTITY_SETTLED_NS && identityOf(fstatSync(fd, { bigint: true })) === identity)
+            keep(budgetRefusals, abs, { identity, where, error });
+          throw error;
+        }
+      }
       read += n;
       if (read < size) yield;
     }
