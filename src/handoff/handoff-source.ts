@@ -12,8 +12,9 @@ export type SourceText = { text: string; problem?: undefined } | { problem: stri
 
 /**
  * The files of a handoff, wherever they are (the live folder, or the frozen
- * bytes in the gate home): what a format adapter reads. `read` is called at
- * most once per file by whoever needs it, and caches.
+ * bytes in the gate home): what a format adapter reads. `read` is called by
+ * whoever needs a file; a folder's source keeps what it read within a bound
+ * (`SOURCE_CACHE`).
  */
 export interface HandoffSource {
   /** Every file, as POSIX paths relative to the handoff, sorted. */
@@ -21,6 +22,8 @@ export interface HandoffSource {
   read(file: string): SourceText;
   /** How many names each file has on its disk, when a folder is read: a freeze refuses a file with a second hard link. */
   linkCount?(file: string): number;
+  /** What a folder's source keeps of the files it read now (within `SOURCE_CACHE`). */
+  cached?(): { files: number; chars: number };
 }
 
 /** A source over texts already read (the frozen bytes, or a test). */
@@ -39,8 +42,16 @@ export function sourceOfTexts(texts: ReadonlyMap<string, string | Buffer>): Hand
 }
 
 /**
+ * What a folder's source keeps of the files it read: at most this many files and this many characters of their
+ * text, the least recently read let go first (read again if asked for again); a file larger than the characters
+ * is never kept. A handoff of 20,000 Markdown files of up to 16 MiB each is read one file at a time, not held whole.
+ */
+export const SOURCE_CACHE = { files: 256, chars: 64 * 1024 * 1024 };
+
+/**
  * The live handoff folder as a source. Listing refuses links and special
- * files (a UsageError at once); each listed file is read once, by `readOne`
+ * files (a UsageError at once); each listed file is read by `readOne` (once while the source keeps it, see
+ * `SOURCE_CACHE`)
  * (by default opened again without following a link and without blocking,
  * so one swapped in since is refused instead of waited on); a file the
  * listing did not find is missing.
@@ -53,16 +64,33 @@ export function folderSource(
   const files = listHandoffFiles(root);
   const listed = new Set(files);
   const cache = new Map<string, SourceText>();
+  let cachedChars = 0;
+  const charsOf = (t: SourceText) => ("text" in t && t.text !== undefined ? t.text.length : (t.problem?.length ?? 0));
   return {
     files,
     read(file) {
       if (!listed.has(file)) return { problem: "missing" };
-      let got = cache.get(file);
-      if (!got) {
-        got = readOne(root, file);
-        cache.set(file, got);
+      const kept = cache.get(file);
+      if (kept) {
+        // The most recently read last: the first in the map is the one let go next.
+        cache.delete(file);
+        cache.set(file, kept);
+        return kept;
+      }
+      const got = readOne(root, file);
+      const chars = charsOf(got);
+      if (chars > SOURCE_CACHE.chars) return got;
+      cache.set(file, got);
+      cachedChars += chars;
+      while (cache.size > SOURCE_CACHE.files || cachedChars > SOURCE_CACHE.chars) {
+        const [oldest, text] = cache.entries().next().value as [string, SourceText];
+        cache.delete(oldest);
+        cachedChars -= charsOf(text);
       }
       return got;
+    },
+    cached() {
+      return { files: cache.size, chars: cachedChars };
     },
     linkCount(file) {
       try {

@@ -22,8 +22,15 @@ import {
 import { open } from "node:fs/promises";
 import path from "node:path";
 import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
-import { checkReadiness, type ReadinessSummary, summarizeReadiness } from "../handoff/check-readiness.js";
+import {
+  checkReadiness,
+  judgeHandoff,
+  type ReadinessReport,
+  type ReadinessSummary,
+  summarizeReadiness,
+} from "../handoff/check-readiness.js";
 import type { HandoffFormat } from "../handoff/handoff-format.js";
+import { folderSource, type HandoffSource } from "../handoff/handoff-source.js";
 import {
   hardLinksProblem,
   listHandoffFiles,
@@ -208,25 +215,40 @@ export async function copyHandoff(input: {
     let total = 0;
     const stored: number[] = [];
     const targets: string[] = [];
+    const linkedFiles = new Set<string>();
     const files: ManifestEntry[] = rel.map((p) => {
       const target = path.join(dir, ...p.split("/"));
       mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-      const { stored: bytes, ...digest } = copyHashing(root, p, target, MAX_HANDOFF_BYTES - total);
+      const { stored: bytes, linked, ...digest } = copyHashing(root, p, target, MAX_HANDOFF_BYTES - total, home);
       total += digest.size;
       budget.add(digest.sha256, bytes);
       stored.push(bytes);
-      targets.push(target);
+      // A file linked from the home's store is durable already.
+      if (linked) linkedFiles.add(p);
+      else targets.push(target);
       return { path: p, ...digest };
     });
     // Durable before anything names these bytes: the blobs `keep` links are these very files.
     await fsyncAll(targets);
-    const readiness = input.format ? summarizeReadiness(checkReadiness(dir, handoffFormatOf(input.format))) : undefined;
+    const readiness = input.format ? summarizeReadiness(readinessOfCopy(dir, handoffFormatOf(input.format), linkedFiles)) : undefined;
     return { hash: manifestHash(files), files, stored, dir, ...(readiness ? { readiness } : {}) };
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     if (isDiskFull(error)) throw diskFullRefusal(error, tmp);
     throw error;
   }
+}
+
+/**
+ * Readiness of a freeze's private copy, as `checkReadiness` judges a folder, but for the files linked from the home's
+ * store: their second name is the store's own, so each counts as the one name the agent's file had when it was
+ * opened (a file with a second name there was refused before it was hashed, see `copyHashing`).
+ */
+function readinessOfCopy(dir: string, format: HandoffFormat, linked: ReadonlySet<string>): ReadinessReport {
+  const root = path.resolve(dir);
+  const source = folderSource(root);
+  const copy: HandoffSource = { ...source, linkCount: (file) => (linked.has(file) ? 1 : (source.linkCount?.(file) ?? 1)) };
+  return { ...judgeHandoff(copy, format), dir: root };
 }
 
 /**
@@ -437,12 +459,46 @@ export function checkoutFrozenBytes(home: GateHome, files: readonly ManifestEntr
 }
 
 /**
+ * Read `size` bytes of a file from its start, hashing them and counting the blocks that hold any byte but zero (what
+ * the file system stores), and, given `outFd`, writing those blocks at the same offsets (a sparse copy).
+ */
+function readHashing(inFd: number, fileSize: number, outFd: number | undefined): { size: number; sha256: string; stored: number } {
+  const hash = createHash("sha256");
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  let size = 0;
+  let stored = 0;
+  while (size < fileSize) {
+    const n = readSync(inFd, buffer, 0, Math.min(CHUNK, fileSize - size), size);
+    if (n === 0) break;
+    const chunk = buffer.subarray(0, n);
+    hash.update(chunk);
+    for (let at = 0; at < n; at += BLOCK) {
+      const block = chunk.subarray(at, Math.min(at + BLOCK, n));
+      if (block.equals(ZEROS.subarray(0, block.length))) continue;
+      // Counted as the file system stores it (whole blocks); the quota judges the file once its sha256 is known.
+      stored += BLOCK;
+      if (outFd === undefined) continue;
+      let written = 0;
+      while (written < block.length) written += writeSync(outFd, block, written, block.length - written, size + at + written);
+    }
+    size += n;
+  }
+  return { size, sha256: hash.digest("hex"), stored };
+}
+
+/**
  * Copy one file, refusing anything but a regular file of its own, and return
  * the size and sha256 of the bytes copied. Exactly the size seen at opening
  * is copied: a file that grows or shrinks meanwhile is refused, so an agent
  * appending to it can neither slip bytes in nor make the copy endless.
  */
-function copyHashing(root: string, rel: string, target: string, budget: number): { size: number; sha256: string; stored: number } {
+function copyHashing(
+  root: string,
+  rel: string,
+  target: string,
+  budget: number,
+  home?: GateHome,
+): { size: number; sha256: string; stored: number; linked: boolean } {
   const what = `handoff file ${rel}`;
   let inFd: number;
   try {
@@ -467,31 +523,26 @@ function copyHashing(root: string, rel: string, target: string, budget: number):
       throw new RefusalError(
         `the handoff is over ${MAX_HANDOFF_BYTES} bytes at ${what}; keep bulky evidence out of the handoff and cite it by digest`,
       );
-    outFd = openSync(target, "wx", 0o600);
-    const hash = createHash("sha256");
-    const buffer = Buffer.allocUnsafe(CHUNK);
-    let size = 0;
-    let stored = 0;
-    while (size < stat.size) {
-      const n = readSync(inFd, buffer, 0, Math.min(CHUNK, stat.size - size), size);
-      if (n === 0) break;
-      const chunk = buffer.subarray(0, n);
-      hash.update(chunk);
-      for (let at = 0; at < n; at += BLOCK) {
-        const block = chunk.subarray(at, Math.min(at + BLOCK, n));
-        if (block.equals(ZEROS.subarray(0, block.length))) continue;
-        // Counted as the file system stores it (whole blocks); the quota judges the file once its sha256 is known.
-        stored += BLOCK;
-        let written = 0;
-        while (written < block.length) written += writeSync(outFd, block, written, block.length - written, size + at + written);
+    // Hashed first: bytes the home already holds (content-addressed, so the very bytes hashed) are linked from its
+    // store, with no copy and no fsync; only new bytes are copied, hashing them again as they are written.
+    const seen = readHashing(inFd, stat.size, undefined);
+    if (seen.size !== stat.size || fstatSync(inFd).size !== stat.size)
+      throw new RefusalError(`${what} changed size while it was frozen (${stat.size} bytes at opening); freeze again once it is written`);
+    if (home !== undefined && hasBlob(home, seen.sha256)) {
+      try {
+        linkSync(blobPath(home, seen.sha256), target);
+        return { ...seen, linked: true };
+      } catch {
+        // Collected meanwhile, or a file system without links here: copied instead.
       }
-      size += n;
     }
+    outFd = openSync(target, "wx", 0o600);
+    const { size, sha256, stored } = readHashing(inFd, stat.size, outFd);
     if (size !== stat.size || fstatSync(inFd).size !== stat.size)
       throw new RefusalError(`${what} changed size while it was frozen (${stat.size} bytes at opening); freeze again once it is written`);
     ftruncateSync(outFd, size);
     // fsynced with the others once all are copied (copyHandoff).
-    return { size, sha256: hash.digest("hex"), stored };
+    return { size, sha256, stored, linked: false };
   } finally {
     closeSync(inFd);
     if (outFd !== undefined) closeSync(outFd);

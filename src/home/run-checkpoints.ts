@@ -8,7 +8,7 @@ import { applyEventOwned } from "../run/apply-event.js";
 import { hashEvent } from "../run/event-chain.js";
 import { EventSchema, HeadSignatureSchema, handoffHash, homeId, type RunEvent, type RunFile, runId } from "../run/run-schema.js";
 import { lazySchema } from "../schemas/lazy-schema.js";
-import { atomicWriteFile } from "../store/atomic-write.js";
+import { atomicWriteFile, type PreparedWrite, prepareAtomicWrite } from "../store/atomic-write.js";
 import { withQueueLock } from "../store/queue-lock.js";
 import { type GateHome, homeSubdir, listHomeSubdir } from "./gate-home.js";
 
@@ -70,6 +70,16 @@ export function readCheckpoint(home: GateHome, id: string): Checkpoint | undefin
 export function writeCheckpoint(home: GateHome, checkpoint: Checkpoint): void {
   homeSubdir(home, "runs");
   atomicWriteFile(checkpointFile(home, checkpoint.run_id), `${JSON.stringify(checkpoint)}\n`, 0o600);
+}
+
+/**
+ * `writeCheckpoint` for a server, in two halves: the new checkpoint written and fsynced beside the old one (off the
+ * event loop), then put in its place by `commit` (rename, fsync of the folder), so a writer can fsync the run file's
+ * new bytes at the same time and still land the checkpoint first.
+ */
+export async function prepareCheckpointWrite(home: GateHome, checkpoint: Checkpoint): Promise<PreparedWrite> {
+  homeSubdir(home, "runs");
+  return prepareAtomicWrite(checkpointFile(home, checkpoint.run_id), [`${JSON.stringify(checkpoint)}\n`], 0o600);
 }
 
 /** Every checkpoint in the home (a damaged one is skipped: reading that run refuses it by name). */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
@@ -6,15 +7,18 @@ import { requirePlainPath } from "../input/parse-input.js";
 import { carry } from "../offload/run-off-thread.js";
 import { GENESIS } from "../run/event-chain.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
-import { atomicWriteFile, removeDeadTempFiles } from "../store/atomic-write.js";
+import { atomicWriteChunks, atomicWriteFile, prepareAtomicWrite, removeDeadTempFiles } from "../store/atomic-write.js";
 import {
   appendTo,
+  appendToAsync,
   type EventDraft,
   type JudgedRunBytes,
   judgeRunFileBytes,
   type LoadedRun,
   readRunFile,
   readRunFileAsync,
+  rememberWrittenRun,
+  runFileChunks,
   serializeRunFile,
   verifyRunFile,
 } from "../store/run-file.js";
@@ -26,7 +30,15 @@ import { markConsentConsumed } from "./consumed-consents.js";
 import { storeFetchedBlob } from "./frozen-bytes.js";
 import { recordRunBlobs, withBlobsLock } from "./frozen-quota.js";
 import type { GateHome } from "./gate-home.js";
-import { readCheckpoint, reconcileWithCheckpoint, withCheckpointLock, withRunPathLock, writeCheckpoint } from "./run-checkpoints.js";
+import {
+  type Checkpoint,
+  prepareCheckpointWrite,
+  readCheckpoint,
+  reconcileWithCheckpoint,
+  withCheckpointLock,
+  withRunPathLock,
+  writeCheckpoint,
+} from "./run-checkpoints.js";
 import { requireTrustedGateSignatures } from "./trusted-gate-keys.js";
 
 /**
@@ -177,21 +189,26 @@ export async function updateRun<T>(
   const abs = resolveRunFile(runFile);
   if (!exists(abs))
     throw new UsageError(`run file ${runFile} does not exist; create it with \`twinlock init-run ${runFile} --suite DIR --planner ID\``);
-  const gate = await ensureGateKey(home);
   // The run's lock is the home's, by run ID (never a lock beside the run file, which the agent could hold): the ID is
   // peeked from the file's first bytes (unverified: verifying there, outside the lock, would have every waiting writer
   // verify the run at once), then the file is read and verified under the lock, and a file that names another run
   // (swapped meanwhile, or a peeked ID that lied) is followed to that run's lock (a few times at most).
-  let runId = peekRunId(abs) ?? readRunFile(abs).state.run_id;
+  // New large bytes that verify but that the home would refuse are refused on the worker, never carried back whole.
+  const placement = { home, recordOf: (id: string) => checkpointRecord(home, id) };
+  let runId = peekRunId(abs) ?? (await readRunFileAsync(abs, placement)).state.run_id;
   for (let attempt = 0; ; attempt++) {
+    // The ticket is taken as this call is made (before anything here waits), so decisions are served in the order they
+    // were asked for; the gate's key is read once this one's turn has come.
     const landed = await withCheckpointLock(home, runId, async (): Promise<{ done: { run: LoadedRun; result: T } } | { moved: string }> => {
-      const verified = readRunFile(abs);
+      const gate = await ensureGateKey(home);
+      // Read in slices and, when the bytes are new and large (the agent's), judged on a worker thread; the bytes this
+      // process wrote last are known by their sha256 and not parsed again (`rememberWrittenRun`).
+      const verified = await readRunFileAsync(abs, placement);
       if (verified.state.run_id !== runId) return { moved: verified.state.run_id };
       const reconciled = reconcileWithCheckpoint(home, verified.file, runFile);
       if (reconciled.rolledForward.length > 0) {
         applyHomeEffects(home, reconciled.rolledForward, reconciled.file.state.run_id);
-        removeDeadTempFiles(abs);
-        atomicWriteFile(abs, serializeRunFile(reconciled.file));
+        await writeRunFile(abs, reconciled.file);
       }
       const current: LoadedRun = { path: abs, file: reconciled.file, state: reconciled.file.state };
       if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision) {
@@ -202,9 +219,9 @@ export async function updateRun<T>(
       const { events, result } = await decide(current);
       if (events.length === 0) return { done: { run: current, result } };
       const now = (options.now ?? (() => new Date()))();
-      const next = appendTo(current.file, events, now, gate);
+      const next = await appendToAsync(current.file, events, now, gate);
       const added = next.events.slice(current.file.events.length);
-      writeCheckpoint(home, {
+      const checkpoint: Checkpoint = {
         format: "twinlock-checkpoint/1",
         run_id: next.state.run_id,
         home_id: home.id,
@@ -214,10 +231,8 @@ export async function updateRun<T>(
         updated_at: now.toISOString(),
         run_file: abs,
         ...(next.gate_signature ? { gate_signature: next.gate_signature } : {}),
-      });
-      applyHomeEffects(home, added, next.state.run_id);
-      removeDeadTempFiles(abs);
-      atomicWriteFile(abs, serializeRunFile(next));
+      };
+      await writeDecision(home, abs, checkpoint, next);
       return { done: { run: { path: abs, file: next, state: next.state }, result } };
     });
     if ("done" in landed) return landed.done;
@@ -227,6 +242,67 @@ export async function updateRun<T>(
       );
     runId = landed.moved;
   }
+}
+
+/** A run file and checkpoint smaller than this are written as they always were, on the thread (a few ms, most of it fsync). */
+const SMALL_WRITE_CHARS = 256 * 1024;
+
+/**
+ * A decision's writes, holding the run's lock: the checkpoint, the home's effects of the new events, then the run
+ * file, each atomic and durable, and the run remembered by the sha256 of the bytes written. Small files are written
+ * on the thread, in the fewest steps (each step off it waits for a turn of the event loop, and the run's queue waits
+ * behind the holder). Large ones (a freeze's manifest, a run of many events) are written in slices off the event
+ * loop, both files' new bytes and fsyncs at once, then the checkpoint put in place before the run file.
+ */
+async function writeDecision(home: GateHome, abs: string, checkpoint: Checkpoint, next: RunFile): Promise<void> {
+  removeDeadTempFiles(abs);
+  const checkpointText = `${JSON.stringify(checkpoint)}\n`;
+  const runText = checkpointText.length < SMALL_WRITE_CHARS ? textWithin(runFileChunks(next), SMALL_WRITE_CHARS) : undefined;
+  if (runText !== undefined) {
+    writeCheckpoint(home, checkpoint);
+    applyHomeEffects(home, checkpoint.last_write.events, checkpoint.run_id);
+    atomicWriteFile(abs, runText);
+    rememberWrittenRun(abs, createHash("sha256").update(runText).digest("hex"), next);
+    return;
+  }
+  const [checkpointBytes, runBytes] = await Promise.allSettled([
+    prepareCheckpointWrite(home, checkpoint),
+    prepareAtomicWrite(abs, runFileChunks(next)),
+  ]);
+  if (checkpointBytes.status === "rejected" || runBytes.status === "rejected") {
+    for (const p of [checkpointBytes, runBytes]) if (p.status === "fulfilled") await p.value.abort();
+    throw checkpointBytes.status === "rejected" ? checkpointBytes.reason : (runBytes as PromiseRejectedResult).reason;
+  }
+  try {
+    await checkpointBytes.value.commit();
+    applyHomeEffects(home, checkpoint.last_write.events, checkpoint.run_id);
+  } catch (error) {
+    await runBytes.value.abort();
+    throw error;
+  }
+  await runBytes.value.commit();
+  rememberWrittenRun(abs, runBytes.value.digest, next);
+}
+
+/** The chunks' text when it is shorter than `limit` characters; undefined (having made only about `limit` of it) when not. */
+function textWithin(chunks: Iterable<string>, limit: number): string | undefined {
+  const parts: string[] = [];
+  let length = 0;
+  for (const chunk of chunks) {
+    length += chunk.length;
+    if (length >= limit) return undefined;
+    parts.push(chunk);
+  }
+  return parts.join("");
+}
+
+/**
+ * Replace the run file (holding its run's lock) with `run`, a run this process verified or made: atomically and
+ * durably, written in slices off the event loop, and remembered by the sha256 of the bytes written.
+ */
+async function writeRunFile(abs: string, run: RunFile): Promise<void> {
+  removeDeadTempFiles(abs);
+  rememberWrittenRun(abs, await atomicWriteChunks(abs, runFileChunks(run)), run);
 }
 
 /**

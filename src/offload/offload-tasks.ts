@@ -4,6 +4,7 @@ import { frozenStanding } from "../home/frozen-quota.js";
 import type { GateHome } from "../home/gate-home.js";
 import { judgeAndPlaceRunBytes } from "../home/run-ledger.js";
 import { judgeLiveHandoff } from "../mcp/live-handoff-source.js";
+import { appendEvents } from "../store/run-file.js";
 
 /**
  * The work twinlock never does on a server's thread (see `runOffThread`):
@@ -27,6 +28,8 @@ export const OFFLOAD_TASKS = {
   presentFrozenRecords,
   /** New run-file bytes a server read, parsed, checked, replayed and set against the home's checkpoint (run-ledger.ts). */
   judgeRunFileBytes: judgeAndPlaceRunBytes,
+  /** A decision's large drafts (a freeze's manifest) numbered, chained, applied and signed onto a run's state (run-file.ts). */
+  appendRunEvents: appendEvents,
 };
 
 export type OffloadTasks = typeof OFFLOAD_TASKS;

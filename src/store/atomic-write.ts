@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { RefusalError } from "../errors/errors.js";
@@ -12,7 +14,7 @@ import { removeLeftoversOfDeadWriters } from "./is-process-alive.js";
  */
 export function atomicWriteFile(file: string, data: string | Uint8Array, mode = 0o644): void {
   const dir = path.dirname(file);
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${loadNodeCrypto().randomBytes(6).toString("hex")}.tmp`);
+  const tmp = tempFileOf(file);
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let fd: number;
   try {
@@ -37,6 +39,104 @@ export function atomicWriteFile(file: string, data: string | Uint8Array, mode = 
     throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
   }
   fsyncDir(dir);
+}
+
+/** The temporary file a writer of `file` writes first: in its folder, named so `removeDeadTempFiles` knows whose it is. */
+function tempFileOf(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${loadNodeCrypto().randomBytes(6).toString("hex")}.tmp`);
+}
+
+/** Bytes gathered before `atomicWriteChunks` writes them (and lets the event loop run). */
+const WRITE_SLICE_BYTES = 256 * 1024;
+
+/**
+ * `atomicWriteFile` for a server: the same temporary file, fsync, rename and
+ * fsync of the folder, but the text comes as chunks (made one at a time, as
+ * the write gets to them) and every write, fsync and rename runs off the
+ * event loop, which turns between slices however large the file. Resolves to
+ * the sha256 of the bytes written (what a reader of the file will hash).
+ */
+export async function atomicWriteChunks(file: string, chunks: Iterable<string>, mode = 0o644): Promise<string> {
+  const prepared = await prepareAtomicWrite(file, chunks, mode);
+  await prepared.commit();
+  return prepared.digest;
+}
+
+/** A file's new bytes written and fsynced beside it, not yet in its place: `commit` puts them there, `abort` drops them. */
+export interface PreparedWrite {
+  /** The sha256 of the bytes written. */
+  digest: string;
+  /** Rename the new bytes over the file and fsync its folder (durable when it resolves). */
+  commit(): Promise<void>;
+  /** Remove the new bytes (the file stays as it was). */
+  abort(): Promise<void>;
+}
+
+/**
+ * The first half of `atomicWriteChunks`: the temporary file written and
+ * fsynced, off the event loop. Two files that must land in order (a run's
+ * checkpoint, then its run file) are prepared at once, so their data's
+ * fsyncs overlap, and committed one after the other.
+ */
+export async function prepareAtomicWrite(file: string, chunks: Iterable<string>, mode = 0o644): Promise<PreparedWrite> {
+  const dir = path.dirname(file);
+  const tmp = tempFileOf(file);
+  const hash = createHash("sha256");
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(tmp, "wx", mode);
+  } catch (error) {
+    throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
+  }
+  try {
+    let pending: string[] = [];
+    let pendingLength = 0;
+    const flush = async () => {
+      const bytes = Buffer.from(pending.join(""), "utf8");
+      pending = [];
+      pendingLength = 0;
+      hash.update(bytes);
+      let written = 0;
+      while (written < bytes.length) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
+    };
+    for (const chunk of chunks) {
+      pending.push(chunk);
+      pendingLength += chunk.length;
+      if (pendingLength >= WRITE_SLICE_BYTES) await flush();
+    }
+    await flush();
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(tmp);
+    throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
+  }
+  await handle.close();
+  let settled = false;
+  return {
+    digest: hash.digest("hex"),
+    async commit() {
+      if (settled) throw new Error(`the write of ${file} was already committed or dropped`);
+      settled = true;
+      try {
+        await rename(tmp, file);
+      } catch (error) {
+        await unlink(tmp).catch(() => {});
+        throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
+      }
+      const folder = await open(dir, "r");
+      try {
+        await folder.sync();
+      } finally {
+        await folder.close();
+      }
+    },
+    async abort() {
+      if (settled) return;
+      settled = true;
+      await unlink(tmp).catch(() => {});
+    },
+  };
 }
 
 /** Whether an error is the disk (or the user's disk quota) being full. */

@@ -6,7 +6,17 @@ import { BudgetError } from "../input/budgets.js";
 import { replayEvents } from "../run/apply-event.js";
 import type { RunFile } from "../run/run-schema.js";
 import { driveTo, freeze, makeGateRun, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
-import { MAX_READS_IN_FLIGHT, readRunFile, readRunFileAsync, runFileReadsInFlight, type VerifiedRun, verifyRunFile } from "./run-file.js";
+import {
+  MAX_READS_IN_FLIGHT,
+  readRunFile,
+  readRunFileAsync,
+  runFileChunks,
+  runFileIdentityReuses,
+  runFileReadsInFlight,
+  serializeRunFile,
+  type VerifiedRun,
+  verifyRunFile,
+} from "./run-file.js";
 
 afterAll(removeGateRuns);
 afterEach(() => vi.restoreAllMocks());
@@ -187,5 +197,87 @@ describe("a run that grew from one this process verified", () => {
     );
     expect(verifyRunFile(grown, verified)).toEqual(verifyRunFile(grown));
     expect(verifyRunFile(grown, verified).ok).toBe(true);
+  });
+});
+
+/** Wait until a file's last change is past the time a read trusts its identity after (two seconds). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 2_100));
+
+describe("an unchanged run file is known by its identity, never by its size and time alone", () => {
+  it("reads a run file whose last change is settled once, and answers the next reads from its inode, size and times", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    await settle();
+    const first = readRunFile(g.runFile).file;
+    const reuses = runFileIdentityReuses();
+    expect(readRunFile(g.runFile).file).toBe(first);
+    expect((await readRunFileAsync(g.runFile)).file).toBe(first);
+    expect(runFileIdentityReuses()).toBe(reuses + 2);
+  });
+
+  it("reads again, and refuses, a settled run file rewritten with other bytes of the same size and time", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    const good = readFileSync(g.runFile);
+    pinTime(g.runFile);
+    await settle();
+    expect(readRunFile(g.runFile).file.revision).toBeGreaterThan(0);
+    expect(readRunFile(g.runFile).file.revision).toBeGreaterThan(0);
+    const reuses = runFileIdentityReuses();
+    // The same inode, size and modification time: only the change time, which no call sets back, tells.
+    rewriteKeepingTime(g.runFile, tooDeep(good.length));
+    expect(thrown(() => readRunFile(g.runFile))).toBeInstanceOf(BudgetError);
+    await expect(readRunFileAsync(g.runFile)).rejects.toBeInstanceOf(BudgetError);
+    expect(runFileIdentityReuses()).toBe(reuses);
+  });
+
+  it("refuses a settled run file of 200,000 empty events again from its identity, and reads it afresh once rewritten with the same size and time", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    const good = readFileSync(g.runFile);
+    const text = `{"events":[{}${",{}".repeat(199_999)}]}`;
+    writeFileSync(g.runFile, text.padEnd(Math.max(text.length, good.length), " "));
+    pinTime(g.runFile);
+    await settle();
+    const first = thrown(() => readRunFile(g.runFile));
+    expect(first).toBeInstanceOf(BudgetError);
+    const reuses = runFileIdentityReuses();
+    const again = thrown(() => readRunFile(g.runFile));
+    expect(again).toBeInstanceOf(BudgetError);
+    expect(again.message).toBe(first.message);
+    await expect(readRunFileAsync(g.runFile)).rejects.toThrow(first.message);
+    expect(runFileIdentityReuses()).toBe(reuses + 2);
+    // The verified run's bytes, padded to the same size, with the same modification time: read and verified again.
+    rewriteKeepingTime(g.runFile, Buffer.concat([good, Buffer.alloc(statSync(g.runFile).size - good.length, 0x20)]));
+    expect(readRunFile(g.runFile).file.revision).toBeGreaterThan(0);
+  });
+
+  it("never answers from the identity of a file changed just before its read (a change in the same clock tick would keep it)", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    const reuses = runFileIdentityReuses();
+    for (let i = 0; i < 3; i++) readRunFile(g.runFile);
+    await readRunFileAsync(g.runFile);
+    expect(runFileIdentityReuses()).toBe(reuses);
+  });
+});
+
+describe("a run file written in chunks", () => {
+  it("is, character for character, the text the run file's serializer gives, for any JSON object and for a real run", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    const run = readRunFile(g.runFile).file;
+    expect([...runFileChunks(run)].join("")).toBe(serializeRunFile(run));
+    const member = fc.oneof(fc.jsonValue({ maxDepth: 5 }), fc.constant(undefined));
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(member, fc.array(member), fc.dictionary(fc.string(), member))),
+        (value) => {
+          const asRun = value as unknown as RunFile;
+          expect([...runFileChunks(asRun)].join("")).toBe(serializeRunFile(asRun));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { type BigIntStats, closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import type { ZodMiniType } from "zod/mini";
 import { canonicalJson } from "../crypto/canonical-hash.js";
@@ -136,7 +136,7 @@ async function readOnceAsync(file: string, placement: RunPlacement | undefined):
     runFileReads++;
     const abs = path.resolve(file);
     // Bytes in memory the worker thread shares: handing them over copies nothing (a copy of 16 MiB held the thread).
-    const steps = readHashedWithinBudget(abs, `run file ${file}`, true);
+    const steps = readHashedWithinBudget(abs, `run file ${file}`, true, (digest) => answerable(abs, file, digest, true));
     let step = steps.next();
     while (!step.done) {
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -291,8 +291,15 @@ function runToEnd<T>(steps: Generator<undefined, T>): T {
  */
 function* loadRunFile(file: string, verify: boolean): Generator<undefined, LoadedRun | RunFile> {
   const abs = path.resolve(file);
-  const read = yield* readHashedWithinBudget(abs, `run file ${file}`);
+  const read = yield* readHashedWithinBudget(abs, `run file ${file}`, false, (digest) => answerable(abs, file, digest, verify));
   return judgeRead(abs, file, read, verify);
+}
+
+/** Whether `judgeRead` answers bytes of this sha256 from what it remembers, without the bytes themselves. */
+function answerable(abs: string, file: string, digest: string, verify: boolean): boolean {
+  if (verifiedRuns.get(abs)?.digest === digest) return true;
+  const refused = refusedRuns.get(abs);
+  return refused?.digest === digest && refused.file === file && (verify || refused.stage === "parse");
 }
 
 /** Bytes read within their budget judged: the verdict remembered for them, or parsed (and verified) and remembered. */
@@ -484,21 +491,76 @@ export function verifyRunFile(run: RunFile, before?: VerifiedRun): RunFileVerdic
  * it is chained, and the new head is signed as the gate's checkpoint.
  */
 export function appendTo(run: RunFile | undefined, drafts: EventDraft[], now: Date, gate?: GateKey): RunFile {
-  const events = run ? [...run.events] : [];
+  return withAppended(run, appendEvents({ state: run?.state, head: run?.head, revision: run?.revision ?? 0, drafts, now, gate }), gate);
+}
+
+/** The run `appendEvents` carried on: its events and the new ones, the state and head they lead to, the head signed. */
+function withAppended(run: RunFile | undefined, appended: AppendedEvents, gate: GateKey | undefined): RunFile {
+  const events = run ? [...run.events, ...appended.events] : appended.events;
+  const file: RunFile = { format: RUN_FORMAT, revision: events.length, head: appended.head, state: appended.state, events };
+  return gate ? { ...file, gate_signature: signHead(file, gate, "checkpoint") } : file;
+}
+
+/** New events numbered, timed, chained and applied: the events, and the state and head they lead to. */
+export interface AppendedEvents {
+  events: RunEvent[];
+  state: RunState;
+  head: string;
+}
+
+/**
+ * What `appendTo` adds to a run, from the run's state, head and revision alone (not its events): so it can run on
+ * a worker thread, given those and the drafts (`appendToAsync`). The caller's state is copied, never changed.
+ */
+export function appendEvents(input: {
+  state: RunState | undefined;
+  head: string | undefined;
+  revision: number;
+  drafts: EventDraft[];
+  now: Date;
+  gate?: GateKey;
+}): AppendedEvents {
+  const { drafts, gate } = input;
+  const events: RunEvent[] = [];
   // One copy of the caller's state, then each event changes it in place: the caller keeps its run as it was.
-  let state: RunState | undefined = run ? structuredClone(run.state) : undefined;
-  let prev = run ? run.head : GENESIS;
-  const at = now.toISOString();
+  let state: RunState | undefined = input.state ? structuredClone(input.state) : undefined;
+  let prev = input.head ?? GENESIS;
+  const at = input.now.toISOString();
   for (const d of drafts) {
-    let event: RunEvent = { seq: events.length + 1, at, actor: d.actor, type: d.type, data: d.data, prev };
+    let event: RunEvent = { seq: input.revision + events.length + 1, at, actor: d.actor, type: d.type, data: d.data, prev };
     state = applyEventOwned(state, event);
     if (gate) event = signGateRecord(event, state.run_id, gate);
     events.push(event);
     prev = hashEvent(event);
   }
   if (!state) throw new Error("appendTo needs at least one event");
-  const file: RunFile = { format: RUN_FORMAT, revision: events.length, head: prev, state, events };
-  return gate ? { ...file, gate_signature: signHead(file, gate, "checkpoint") } : file;
+  return { events, state, head: prev };
+}
+
+/** Drafts with more values than this (a freeze's manifest of thousands of files) are applied on a worker thread. */
+const OFF_THREAD_DRAFT_VALUES = 2_000;
+
+/**
+ * `appendTo` for a server: drafts of agent-sized data (a manifest of thousands of files, each checked against its
+ * schema, applied and hashed into the chain) are applied on a worker thread, so the event loop pays only for the
+ * messages; small drafts on the calling thread. The same run either way.
+ */
+export async function appendToAsync(run: RunFile, drafts: EventDraft[], now: Date, gate?: GateKey): Promise<RunFile> {
+  if (!valuesOver(drafts, OFF_THREAD_DRAFT_VALUES)) return appendTo(run, drafts, now, gate);
+  const appended = await runOffThread("appendRunEvents", { state: run.state, head: run.head, revision: run.revision, drafts, now, gate });
+  return withAppended(run, appended, gate);
+}
+
+/** Whether a JSON value holds more than `limit` values (counted without recursion, and only up to the limit). */
+function valuesOver(value: unknown, limit: number): boolean {
+  const stack: unknown[] = [value];
+  let seen = 0;
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (++seen > limit) return true;
+    if (v !== null && typeof v === "object") for (const child of Object.values(v as object)) stack.push(child);
+  }
+  return false;
 }
 
 /** The run file's bytes on disk. */
@@ -506,11 +568,112 @@ export function serializeRunFile(run: RunFile): string {
   return `${JSON.stringify(run, null, 1)}\n`;
 }
 
-/** A run file's bytes as read, their sha256 and their JSON shape. */
+/**
+ * `serializeRunFile`'s text, character for character, as chunks made one at a
+ * time as they are asked for: the file's top level, its state's and events'
+ * members and theirs are each a chunk, so a writer (`atomicWriteChunks`) lets
+ * the event loop run between them however many events the run holds.
+ */
+export function* runFileChunks(run: RunFile): Generator<string> {
+  yield* jsonChunks(run, 0, 3);
+  yield "\n";
+}
+
+/**
+ * `JSON.stringify(value, null, 1)` of a value nested `level` deep in the text, as chunks: objects and arrays down
+ * to `split` levels are taken member by member, deeper values (and anything with a toJSON) as one chunk each.
+ * Iterative in the members, recursive only `split` levels deep.
+ */
+function* jsonChunks(value: unknown, level: number, split: number): Generator<string> {
+  if (split <= 0 || value === null || typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    const text = JSON.stringify(value, null, 1);
+    // JSON text holds no raw line break but between its members: each is indented by the level it is nested at.
+    yield level === 0 ? text : text.replaceAll("\n", `\n${" ".repeat(level)}`);
+    return;
+  }
+  const inner = " ".repeat(level + 1);
+  const omitted = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";
+  if (Array.isArray(value)) {
+    if (value.length === 0) {
+      yield "[]";
+      return;
+    }
+    yield "[\n";
+    for (let i = 0; i < value.length; i++) {
+      yield i === 0 ? inner : `,\n${inner}`;
+      const element = value[i];
+      if (omitted(element)) yield "null";
+      else yield* jsonChunks(element, level + 1, split - 1);
+    }
+    yield `\n${" ".repeat(level)}]`;
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).filter((k) => !omitted(record[k]));
+  if (keys.length === 0) {
+    yield "{}";
+    return;
+  }
+  yield "{\n";
+  for (const [i, key] of keys.entries()) {
+    yield `${i === 0 ? "" : ",\n"}${inner}${JSON.stringify(key)}: `;
+    yield* jsonChunks(record[key], level + 1, split - 1);
+  }
+  yield `\n${" ".repeat(level)}}`;
+}
+
+/**
+ * A run this process made and wrote to `file` itself (`updateRun`), remembered under the sha256 of the bytes it
+ * wrote, as a run read and verified is: the next read of those very bytes (the next decision's, under the run's
+ * lock) is not parsed, checked and replayed again. Other bytes in the file (the agent's) are read as ever. The run
+ * is frozen; its state is the replay of its events (the writer applied each one).
+ */
+export function rememberWrittenRun(file: string, digest: string, run: RunFile): void {
+  remember(path.resolve(file), digest, run, run.state);
+}
+
+/** A run file's bytes as read, their sha256 and their JSON shape (no bytes: a file known unchanged, see `fileIdentities`). */
 interface HashedRead {
   bytes: Buffer;
   digest: string;
   shape: JsonShape;
+}
+
+/**
+ * The sha256 of each run file's bytes as last read whole, under the file's identity then: device, inode, size,
+ * and modification and change times to the nanosecond. A read that finds the same identity takes that sha256
+ * without reading the bytes again, and only then. The change time (ctime) is the one the agent cannot choose:
+ * every write, truncate, rename or link onto the file, and every utimes that sets its mtime back, sets it to the
+ * kernel's clock now, and no call sets it to anything else. So an identity is kept only when the file's ctime
+ * was already IDENTITY_SETTLED_NS older than the read when the read began, and the file's identity was the same
+ * after its last byte was read as before its first: any change after that read gives a later ctime than the one
+ * kept, even on a file system whose clock ticks coarsely, and a file rewritten with the same size and mtime does
+ * not match. (Size and mtime alone, or a sample of the bytes, would match such a rewrite.) The one write no
+ * timestamp shows at once, through a shared memory map onto a page already dirty, cannot make a read accept bytes
+ * this process did not verify: the answer kept is the verdict on bytes that were read, hashed and verified, and
+ * every reader still sets the run against the home's checkpoint.
+ */
+const fileIdentities = new Map<string, { identity: string; digest: string }>();
+
+/**
+ * The budget refusal each run file got part way through its bytes (millions of empty events: refused once the first
+ * slices are over the budget, before any sha256 of the whole), under the file's identity then, kept by the rule
+ * `fileIdentities` keeps by: the same settled, unchanged identity is the same bytes, and the same refusal.
+ */
+const budgetRefusals = new Map<string, { identity: string; where: string; error: unknown }>();
+
+/** How settled a run file's last change must be before its identity stands in for reading it (far past any clock tick). */
+const IDENTITY_SETTLED_NS = 2_000_000_000n;
+
+/** A file's identity as `fileIdentities` keeps it. */
+function identityOf(stat: BigIntStats): string {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}
+
+/** How many run-file reads took a remembered sha256 for an unchanged file instead of reading it (for tests). */
+let identityReuses = 0;
+export function runFileIdentityReuses(): number {
+  return identityReuses;
 }
 
 /**
@@ -519,8 +682,15 @@ interface HashedRead {
  * refusal as soon as the bytes read so far are over the run file's budget.
  * `shared`: in memory a worker thread can be handed without a copy.
  */
-function* readHashedWithinBudget(abs: string, where: string, shared = false): Generator<undefined, HashedRead> {
+function* readHashedWithinBudget(
+  abs: string,
+  where: string,
+  shared: boolean,
+  answerable: (digest: string) => boolean,
+): Generator<undefined, HashedRead> {
   requirePlainPath(abs, "run file");
+  // Taken before the file is opened: a ctime settled before this is one no change made during this read can give.
+  const began = BigInt(Date.now()) * 1_000_000n;
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO put in the run file's place must not hang the process.
@@ -537,27 +707,53 @@ function* readHashedWithinBudget(abs: string, where: string, shared = false): Ge
     );
   }
   try {
-    const stat = fstatSync(fd);
+    const stat = fstatSync(fd, { bigint: true });
     if (!stat.isFile())
       throw new UsageError(
         `run file ${abs} is not a regular file (${stat.isFIFO() ? "a FIFO" : stat.isSocket() ? "a socket" : stat.isDirectory() ? "a folder" : "a device"}); give a twinlock run file`,
       );
-    requireBytesWithin(BUDGETS.runFile, stat.size, `run file ${abs}`);
-    const buffer = shared ? Buffer.from(new SharedArrayBuffer(stat.size)) : Buffer.allocUnsafe(stat.size);
+    requireBytesWithin(BUDGETS.runFile, Number(stat.size), `run file ${abs}`);
+    const identity = identityOf(stat);
+    const known = fileIdentities.get(abs);
+    if (known?.identity === identity && answerable(known.digest)) {
+      identityReuses++;
+      return { bytes: Buffer.alloc(0), digest: known.digest, shape: { depth: 0, elements: 0 } };
+    }
+    const overBefore = budgetRefusals.get(abs);
+    if (overBefore?.identity === identity && overBefore.where === where) {
+      identityReuses++;
+      throw copyOfRefusal(overBefore.error);
+    }
+    const size = Number(stat.size);
+    const buffer = shared ? Buffer.from(new SharedArrayBuffer(size)) : Buffer.allocUnsafe(size);
     const hash = createHash("sha256");
     const scanner = new JsonShapeScanner(BUDGETS.runFile);
     let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, buffer, read, Math.min(SLICE_BYTES, stat.size - read), read);
+    while (read < size) {
+      const n = readSync(fd, buffer, read, Math.min(SLICE_BYTES, size - read), read);
       if (n === 0) break;
       const slice = buffer.subarray(read, read + n);
       hash.update(slice);
       const over = scanner.feed(slice);
-      if (over) requireShapeWithin(BUDGETS.runFile, over, where);
+      if (over) {
+        try {
+          requireShapeWithin(BUDGETS.runFile, over, where);
+        } catch (error) {
+          // The refusal of the bytes read so far: kept under the file's identity as a whole read's sha256 is (below).
+          if (stat.ctimeNs < began - IDENTITY_SETTLED_NS && identityOf(fstatSync(fd, { bigint: true })) === identity)
+            keep(budgetRefusals, abs, { identity, where, error });
+          throw error;
+        }
+      }
       read += n;
-      if (read < stat.size) yield;
+      if (read < size) yield;
     }
-    return { bytes: buffer.subarray(0, read), digest: hash.digest("hex"), shape: scanner.finish() };
+    const digest = hash.digest("hex");
+    // Kept only for a whole read of a file that did not change while it was read and whose last change was settled.
+    if (read === size && stat.ctimeNs < began - IDENTITY_SETTLED_NS && identityOf(fstatSync(fd, { bigint: true })) === identity)
+      keep(fileIdentities, abs, { identity, digest });
+    else fileIdentities.delete(abs);
+    return { bytes: buffer.subarray(0, read), digest, shape: scanner.finish() };
   } finally {
     closeSync(fd);
   }
