@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { bundleForChild } from "../test-support/child-module.js";
 import { killChildren } from "../test-support/kill-children.js";
 import { makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
 import { withQueueLock } from "./queue-lock.js";
@@ -13,6 +14,21 @@ afterEach(async () => {
   await killChildren(children);
 });
 afterAll(removeTempDirs);
+
+/** queue-lock.ts as one plain module the child processes import (bundled once for the file). */
+let lockModule = "";
+beforeAll(async () => {
+  lockModule = await bundleForChild(fileURLToPath(new URL("./queue-lock.ts", import.meta.url)), makeTempDir());
+});
+
+/** A Node process running `script` (an ES module whose `withQueueLock` is this source's), tracked for the cleanup. */
+function lockProcess(script: string[], stdin: "pipe" | "ignore"): { child: ChildProcess; exited: Promise<number | null> } {
+  const lines = [`const { withQueueLock } = await import(${JSON.stringify(lockModule)});`, ...script];
+  const child = spawn(process.execPath, ["--input-type=module", "-e", lines.join("\n")], { stdio: [stdin, "pipe", "pipe"] });
+  children.push(child);
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return { child, exited };
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -34,8 +50,7 @@ async function untilQueued(dir: string, child: ChildProcess): Promise<void> {
 
 /**
  * A separate Node process that asks for the lock of `dir` through
- * `withQueueLock` (this source, loaded with tsx) once its stdin says "go",
- * and, holding it, appends `name` to `log`.
+ * `withQueueLock` once its stdin says "go", and, holding it, appends `name` to `log`.
  */
 function waiterProcess(
   dir: string,
@@ -43,24 +58,17 @@ function waiterProcess(
   name: string,
   options: { lookMs?: number } = {},
 ): { child: ChildProcess; exited: Promise<number | null> } {
-  const source = fileURLToPath(new URL("./queue-lock.ts", import.meta.url));
-  const script = [
-    `import { appendFileSync } from "node:fs";`,
-    `const { withQueueLock } = await import(${JSON.stringify(source)});`,
-    `process.stdin.once("data", async () => {`,
-    `  await withQueueLock(${JSON.stringify(dir)}, () => appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(`${name}\n`)}), undefined, ${JSON.stringify(options)});`,
-    `  process.exit(0);`,
-    `});`,
-    `process.stdout.write("ready\\n");`,
-  ].join("\n");
-  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-    cwd: fileURLToPath(new URL("../..", import.meta.url)),
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, TSX_DISABLE_CACHE: "1" },
-  });
-  children.push(child);
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  return { child, exited };
+  return lockProcess(
+    [
+      `import { appendFileSync } from "node:fs";`,
+      `process.stdin.once("data", async () => {`,
+      `  await withQueueLock(${JSON.stringify(dir)}, () => appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(`${name}\n`)}), undefined, ${JSON.stringify(options)});`,
+      `  process.exit(0);`,
+      `});`,
+      `process.stdout.write("ready\\n");`,
+    ],
+    "pipe",
+  );
 }
 
 async function ready(child: ChildProcess): Promise<void> {
@@ -160,18 +168,10 @@ describe("withQueueLock", () => {
     const log = path.join(root, "log");
     writeFileSync(log, "");
     // A holder that never leaves: it is killed inside.
-    const source = fileURLToPath(new URL("./queue-lock.ts", import.meta.url));
-    const script = [
-      `const { withQueueLock } = await import(${JSON.stringify(source)});`,
-      `await withQueueLock(${JSON.stringify(dir)}, () => new Promise(() => { process.stdout.write("held\\n"); }));`,
-    ].join("\n");
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      cwd: fileURLToPath(new URL("../..", import.meta.url)),
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, TSX_DISABLE_CACHE: "1" },
-    });
-    children.push(child);
-    const exited = new Promise((r) => child.once("exit", r));
+    const { child, exited } = lockProcess(
+      [`await withQueueLock(${JSON.stringify(dir)}, () => new Promise(() => { process.stdout.write("held\\n"); }));`],
+      "ignore",
+    );
     await new Promise<void>((resolve) => child.stdout?.on("data", (d: Buffer) => d.toString().includes("held") && resolve()));
     child.kill("SIGKILL");
     await exited;
