@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { closeSync, ftruncateSync, openSync, readdirSync, statSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DIST_BIN, ensureBuilt, REPO_ROOT } from "../../test/support/ensure-built.js";
 import { RefusalError } from "../errors/errors.js";
 import { raiseStop } from "../gate/hard-stops.js";
+import { DIST_BIN, ensureBuilt, REPO_ROOT } from "../test-support/ensure-built.js";
 import { runCli } from "../test-support/run-cli.js";
 import {
   driveTo,
