@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { ActionPlanSchema } from "../handoff/handoff-records.js";
 import { RunFileSchema } from "../run/run-schema.js";
+import { valuesNear, withChanges } from "../test-support/near-values.js";
 import { removeGateRuns } from "../test-support/run-fixture.js";
 import { safeParseFewIssues, safeParseFirstIssue } from "./first-issue.js";
 import { LAZY_SCHEMAS } from "./lazy-schema.js";
@@ -12,50 +13,8 @@ interface ZodLike {
   safeParse(input: unknown): { success: boolean; data?: unknown; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } };
 }
 
-/** One change near a sample: the value at the path `at` replaced, dropped or set to undefined, or a key added to it. */
-interface Change {
-  at: Array<string | number>;
-  how: "replace" | "drop" | "add" | "undefined";
-  value: unknown;
-}
-
-/**
- * A copy of `sample` with `changes` made in turn. Every value put in is a copy of its own, as JSON.parse, where the
- * parsed inputs come from, makes them: no two places share an object, so no change reaches another place, and no
- * value is ever cyclic. (Putting fast-check's one `{}` in as it was let a later change add it to itself, a cyclic
- * value no JSON text can give, and left it changed for the runs after: fast-check seed 356685377.)
- */
-function withChanges(sample: unknown, changes: readonly Change[]): unknown {
-  const copy = structuredClone(sample);
-  for (const c of changes) {
-    let parent: Record<string | number, unknown> | undefined;
-    let key: string | number | undefined;
-    let node: unknown = copy;
-    for (const step of c.at) {
-      if (node === null || typeof node !== "object") break;
-      parent = node as Record<string | number, unknown>;
-      key = step;
-      node = parent[step];
-    }
-    if (c.how === "add" && node !== null && typeof node === "object" && !Array.isArray(node))
-      (node as Record<string, unknown>).extra = structuredClone(c.value);
-    else if (parent && key !== undefined) {
-      if (c.how === "drop") delete parent[key];
-      else parent[key] = c.how === "undefined" ? undefined : structuredClone(c.value);
-    }
-  }
-  return copy;
-}
-
 /** Random values near `sample`: a few leaves replaced, dropped or set to undefined, keys added. */
 function near(sample: unknown): fc.Arbitrary<unknown> {
-  const paths: Array<Array<string | number>> = [];
-  const walk = (v: unknown, at: Array<string | number>) => {
-    paths.push(at);
-    if (Array.isArray(v)) for (const [i, x] of v.entries()) walk(x, [...at, i]);
-    else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, [...at, k]);
-  };
-  walk(sample, []);
   const leaf = fc.oneof(
     fc.constant(null),
     fc.boolean(),
@@ -64,8 +23,7 @@ function near(sample: unknown): fc.Arbitrary<unknown> {
     fc.constant({}),
     fc.constant([{}]),
   );
-  const change = fc.record({ at: fc.constantFrom(...paths), how: fc.constantFrom("replace", "drop", "add", "undefined"), value: leaf });
-  return fc.array(change, { minLength: 1, maxLength: 3 }).map((changes) => withChanges(sample, changes as Change[]));
+  return valuesNear(sample, leaf);
 }
 
 const startsWith = (path: PropertyKey[], prefix: PropertyKey[]) => prefix.every((k, i) => path[i] === k);
