@@ -98,46 +98,36 @@ async function holdHere(dir: string): Promise<{ release: () => void; done: Promi
 }
 
 describe("withQueueLock", () => {
-  it("serves 5 processes in the order they asked for the lock, as each records in a shared sequence", async () => {
+  /**
+   * Waiter processes `names` queue behind a holder here, each asking only once the one before it is queued (so the
+   * order they asked in is the order of `names`); the holder leaves, and each records its name holding the lock.
+   */
+  async function queueInOrder(names: string[], options: { lookMs?: number } = {}): Promise<void> {
     const root = makeTempDir();
     const dir = path.join(root, "run.queue");
     const log = path.join(root, "log");
     writeFileSync(log, "");
-    const names = ["p0", "p1", "p2", "p3", "p4"];
-    const waiters = names.map((n) => waiterProcess(dir, log, n));
+    const waiters = names.map((n) => waiterProcess(dir, log, n, options));
     await Promise.all(waiters.map((w) => ready(w.child)));
     const holder = await holdHere(dir);
-    // Each asks only once the one before it is queued: the order they asked in is p0…p4.
     for (const w of waiters) {
       w.child.stdin?.write("go\n");
       await untilQueued(dir, w.child);
     }
     holder.release();
     await holder.done;
-    expect(await Promise.all(waiters.map((w) => w.exited))).toEqual([0, 0, 0, 0, 0]);
+    expect(await Promise.all(waiters.map((w) => w.exited))).toEqual(names.map(() => 0));
     expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(names);
     expect(tickets(dir)).toEqual([]);
+  }
+
+  it("serves 5 processes in the order they asked for the lock, as each records in a shared sequence", async () => {
+    await queueInOrder(["p0", "p1", "p2", "p3", "p4"]);
   });
 
   it("wakes each waiting process as the one before it leaves, in the order they asked, though none of them looks again for an hour", async () => {
-    const root = makeTempDir();
-    const dir = path.join(root, "run.queue");
-    const log = path.join(root, "log");
-    writeFileSync(log, "");
-    const names = ["w0", "w1", "w2"];
     // Their looks an hour apart: only the watch of the queue folder can let them in before the test's time is up.
-    const waiters = names.map((n) => waiterProcess(dir, log, n, { lookMs: 3_600_000 }));
-    await Promise.all(waiters.map((w) => ready(w.child)));
-    const holder = await holdHere(dir);
-    for (const w of waiters) {
-      w.child.stdin?.write("go\n");
-      await untilQueued(dir, w.child);
-    }
-    holder.release();
-    await holder.done;
-    expect(await Promise.all(waiters.map((w) => w.exited))).toEqual([0, 0, 0]);
-    expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(names);
-    expect(tickets(dir)).toEqual([]);
+    await queueInOrder(["w0", "w1", "w2"], { lookMs: 3_600_000 });
   });
 
   it("does not let a waiter killed in the queue block the ones behind it", async () => {
