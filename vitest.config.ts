@@ -1,4 +1,28 @@
+import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * The longest file first, whichever project it is in. Vitest's own order runs one project's files after the other's
+ * (by name: every own-worker file before any shared-worker one), so the longest shared-worker files, started
+ * last, were the run's tail while the own-worker files left cores idle between their fresh workers. Files this
+ * machine has not run yet go first (their length unknown), then the larger file first, then the longer one by the
+ * last run's time (node_modules/.vite/vitest), a file that failed last time before all of them.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const cache = this.ctx.cache;
+    const key = (f: TestSpecification) => `${f.project.name}:${path.relative(this.ctx.config.root, f.moduleId)}`;
+    const last = new Map(files.map((f) => [f, cache.getFileTestResults(key(f))]));
+    const size = (f: TestSpecification) => cache.getFileStats(key(f))?.size ?? 0;
+    return [...files].sort((a, b) => {
+      const [ra, rb] = [last.get(a), last.get(b)];
+      if (!ra || !rb) return !ra && rb ? -1 : ra && !rb ? 1 : size(b) - size(a);
+      if (ra.failed !== rb.failed) return ra.failed ? -1 : 1;
+      return rb.duration - ra.duration;
+    });
+  }
+}
 
 /**
  * Test files that need a worker of their own: they mock modules (`vi.mock`, `vi.spyOn`, fake timers) or change the
@@ -38,6 +62,7 @@ export default defineConfig({
     // Transformed modules are kept on disk between runs (node_modules/.experimental-vitest-cache, keyed by each file's
     // content; `npx vitest --clearCache` empties it): a run after the first transforms only what changed.
     experimental: { fsModuleCache: true },
+    sequence: { sequencer: LongestFirst },
     globalSetup: ["test/support/global-setup.ts"],
     setupFiles: ["test/support/gate-home-setup.ts"],
     projects: [

@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { demoHandoffRecords } from "../demo/demo-handoff.js";
 import type { HandoffModel, RecordKind } from "../handoff/handoff-model.js";
-import { twinlockModelOf } from "../test-support/model-of.js";
+import { demoModel, manyEvidence } from "../test-support/model-of.js";
 import { describeRecordsNotShown, presentRecords, RECORD_KINDS, RECORD_SHOW_BUDGET, type RecordShowBudget } from "./present-records.js";
 
 const HASH = `sha256:${"a".repeat(64)}`;
@@ -133,7 +132,7 @@ describe("presentRecords", () => {
   });
 
   it("shows the demo's records whole, with nothing said to be left out", () => {
-    const m = twinlockModelOf(demoHandoffRecords());
+    const m = demoModel();
     const p = presentRecords(m, FILES);
     expect(p.model).toEqual(m);
     expect(p.notShown).toBeNull();
@@ -141,13 +140,8 @@ describe("presentRecords", () => {
   });
 
   it("shows 100,000 evidence records by their first, saying how many of all, the decision's hash and the record file's sha256", () => {
-    const m = twinlockModelOf(demoHandoffRecords());
-    const many = Array.from({ length: 100_000 }, (_, i) => ({
-      id: `X${i}`,
-      file: "evidence_index.json",
-      summary: `seen ${i}`,
-      source: { id: `X${i}` },
-    }));
+    const m = demoModel();
+    const many = manyEvidence(100_000);
     const p = presentRecords({ ...m, evidence: many }, FILES);
     const kinds = p.notShown?.kinds as Array<{ kind: RecordKind; shown: number; total: number }>;
     expect(kinds).toEqual([{ kind: "evidence", shown: RECORD_SHOW_BUDGET.records, total: 100_000 }]);
@@ -158,7 +152,7 @@ describe("presentRecords", () => {
   });
 
   it("cuts a record's one 5 MB string to its head and names the record as cut", () => {
-    const m = twinlockModelOf(demoHandoffRecords());
+    const m = demoModel();
     const long = "y".repeat(5_000_000);
     const a1 = { ...(m.actions[0] as HandoffModel["actions"][number]), rollback: long, source: { rollback: long } };
     const p = presentRecords({ ...m, actions: [a1, ...m.actions.slice(1)] }, FILES);

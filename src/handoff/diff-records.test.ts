@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { demoHandoffRecords, reviseDemoHandoff } from "../demo/demo-handoff.js";
-import { twinlockModelOf } from "../test-support/model-of.js";
+import { demoModel, manyEvidence, twinlockModelOf } from "../test-support/model-of.js";
 import { boundRecordChanges, diffRecords, RECORD_DIFF_BUDGET } from "./diff-records.js";
 
 describe("diffRecords", () => {
@@ -54,13 +54,8 @@ describe("diffRecords", () => {
 
 describe("boundRecordChanges", () => {
   it("shows the first 200 of 100,000 added records and counts them all, in a bounded size", () => {
-    const m = twinlockModelOf(demoHandoffRecords());
-    const many = Array.from({ length: 100_000 }, (_, i) => ({
-      id: `X${i}`,
-      file: "evidence_index.json",
-      summary: `seen ${i}`,
-      source: { id: `X${i}` },
-    }));
+    const m = demoModel();
+    const many = manyEvidence(100_000);
     const bounded = boundRecordChanges(diffRecords(m, { ...m, evidence: [...m.evidence, ...many] }));
     expect(bounded.total).toBe(100_000);
     expect(bounded.changes).toHaveLength(RECORD_DIFF_BUDGET.changes);

@@ -87,6 +87,21 @@ describe("diffWithinBudget", () => {
     });
   });
 
+  // The `diff` package's applyPatch guesses line endings by default: a patch whose every line ends in \r (here its one
+  // added line, "a\r" at the end of the file) is taken for a Windows patch and its \r dropped when the text it applies
+  // to has only \n endings. The patch is byte-exact, and is applied as written (fast-check seed 1956427048).
+  const applyExactly = (text: string, patch: string) => applyPatch(text, patch, { autoConvertLineEndings: false });
+
+  it("keeps a \r that ends the new text's last line, and the patch turns the old text into the new byte for byte", async () => {
+    const d = await diffWithinBudget(
+      { name: "a/x", text: "a\n" },
+      { name: "b/x", text: "a\na\r" },
+      { maxBytes: 4, maxLines: 2, maxEdits: 1, timeoutMs: 60_000, context: 0 },
+    );
+    expect(d).toEqual({ kind: "diff", patch: "--- a/x\n+++ b/x\n@@ -1,0 +2,1 @@\n+a\r\n\\ No newline at end of file\n" });
+    expect(applyExactly("a\n", (d as { patch: string }).patch)).toBe("a\na\r");
+  });
+
   const line = fc.oneof(fc.constantFrom("a", "b", "c", "", " a", "a\r"), fc.string({ maxLength: 6, unit: "grapheme" }));
   const text = fc
     .tuple(fc.array(line, { maxLength: 40 }), fc.boolean())
@@ -105,7 +120,7 @@ describe("diffWithinBudget", () => {
         const d = await diffWithinBudget(old === null ? null : { name: "a/x", text: old }, { name: "b/x", text: now }, b);
         if (d.kind === "diff") {
           expect(d.patch.startsWith(`--- ${old === null ? "/dev/null" : "a/x"}\n+++ b/x\n`)).toBe(true);
-          expect(applyPatch(old ?? "", d.patch)).toBe(now);
+          expect(applyExactly(old ?? "", d.patch)).toBe(now);
         } else {
           expect(d.kind).toBe("too_large");
           expect(b).toBeDefined();

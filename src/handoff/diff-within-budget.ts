@@ -56,7 +56,10 @@ export type BoundedDiff =
  * new file, shown as /dev/null) into `after`, or "too large to diff" naming
  * the limit and each revision's size and sha256 — never a partial diff.
  * Cost: linear in the texts, plus a Myers search bounded by `maxEdits`,
- * run a step per event-loop turn.
+ * run a step per event-loop turn. Lines split at `\n` only: a `\r` is part of
+ * its line and stays in the patch, so the patch is byte-exact; a tool that
+ * guesses line endings (the `diff` package's applyPatch unless given
+ * `autoConvertLineEndings: false`) may drop a `\r` that ends every line shown.
  */
 export async function diffWithinBudget(before: DiffSide | null, after: DiffSide, budget: DiffBudget = DIFF_BUDGET): Promise<BoundedDiff> {
   const tooLarge = (reason: TooLargeReason, limit: number, found: number | null): BoundedDiff => ({

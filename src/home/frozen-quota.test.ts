@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { closeSync, ftruncateSync, openSync, readdirSync, statSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RefusalError } from "../errors/errors.js";
 import { raiseStop } from "../gate/hard-stops.js";
+import { DIST_BIN, ensureBuilt, REPO_ROOT } from "../test-support/ensure-built.js";
 import { runCli } from "../test-support/run-cli.js";
 import {
   driveTo,
@@ -22,6 +22,9 @@ import { storeFetchedBlob } from "./frozen-bytes.js";
 import { homeFrozenUsage, runBlobRefs } from "./frozen-quota.js";
 import { readRun } from "./run-ledger.js";
 
+// The racing freezes and the collector are processes of the built library (dist/), as installed: starting one from the
+// sources through tsx took seconds of transforming each time.
+beforeAll(ensureBuilt, 300_000);
 afterAll(removeGateRuns);
 
 /** A run of the demo pair in a gate home of its own, frozen once and sent back for changes (so it may be frozen again). */
@@ -150,14 +153,13 @@ describe("the gate home's quota on frozen bytes", () => {
       JSON.stringify({ format: "twinlock-home-settings/1", frozen_bytes_per_home: limit }),
     );
     for (const [i, g] of runs.entries()) writeFileSync(path.join(g.handoff, "evidence.bin"), Buffer.alloc(600 * 1024, 7 + i));
-    const bin = fileURLToPath(new URL("../cli/bin.ts", import.meta.url));
     const results = await Promise.all(
       runs.map(
         (g) =>
           new Promise<{ code: number | null; stderr: string }>((resolve) => {
             const child = spawn(
               process.execPath,
-              ["--import", "tsx", bin, "freeze-pair-handoff", g.runFile, "MD-29", "--home", g.home, "--handoff", g.handoff],
+              [DIST_BIN, "freeze-pair-handoff", g.runFile, "MD-29", "--home", g.home, "--handoff", g.handoff],
               { stdio: ["ignore", "ignore", "pipe"] },
             );
             let stderr = "";
@@ -208,8 +210,8 @@ describe("twinlock home gc", () => {
   it("never collects the bytes of a freeze running at the same moment, with a collector running over and over in another process", async () => {
     const g = await runInOwnHome();
     const home = homeOf(g);
-    const source = fileURLToPath(new URL("./frozen-quota.ts", import.meta.url));
-    const gates = fileURLToPath(new URL("./gate-home.ts", import.meta.url));
+    const source = path.join(REPO_ROOT, "dist", "home", "frozen-quota.js");
+    const gates = path.join(REPO_ROOT, "dist", "home", "gate-home.js");
     const script = [
       `const { collectFrozenGarbage } = await import(${JSON.stringify(source)});`,
       `const { openGateHome } = await import(${JSON.stringify(gates)});`,
@@ -218,10 +220,9 @@ describe("twinlock home gc", () => {
       `process.stdin.on("data", () => {}).on("end", () => { process.stdout.write(String(passes)); process.exit(0); });`,
       `for (;;) { await collectFrozenGarbage(home, () => []); passes++; await new Promise((r) => setImmediate(r)); if (passes === 1) process.stderr.write("running\\n"); }`,
     ].join("\n");
-    const collector = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    const collector = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: REPO_ROOT,
       stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, TSX_DISABLE_CACHE: "1" },
     });
     const exited = new Promise((r) => collector.once("exit", r));
     try {

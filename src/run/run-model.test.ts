@@ -33,7 +33,7 @@ import type { RunEvent, RunFile } from "./run-schema.js";
 const PLANNER = "MD-29";
 const EXECUTOR = "MD-30";
 const EXECUTOR_FILE = "debugging/md-30-debugging-executor.md";
-const NUM_RUNS = Number(process.env.MODEL_RUNS ?? 25);
+const NUM_RUNS = Number(process.env.MODEL_RUNS ?? 10);
 
 type Mode = "APPLY_SAFE" | "APPLY_APPROVED";
 type ModelState =

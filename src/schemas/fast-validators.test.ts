@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { valuesNear } from "../test-support/near-values.js";
 import { removeGateRuns } from "../test-support/run-fixture.js";
 import { FAST_VALIDATORS, NO, NOT_SURE } from "./fast-validators.generated.js";
 import { FAST_VALIDATORS_FILE, renderFastValidators } from "./fast-validators-file.js";
@@ -49,40 +50,7 @@ function mutationsOf(sample: unknown): fc.Arbitrary<unknown> {
       "__proto__",
     ),
   );
-  const paths: Array<Array<string | number>> = [];
-  const collect = (v: unknown, at: Array<string | number>) => {
-    paths.push(at);
-    if (Array.isArray(v)) for (const [i, x] of v.entries()) collect(x, [...at, i]);
-    else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) collect(x, [...at, k]);
-  };
-  collect(sample, []);
-  const change = fc.record({
-    at: fc.constantFrom(...paths),
-    how: fc.constantFrom("replace", "drop", "add", "undefined"),
-    value: leaf,
-    key: fc.constantFrom("extra", "kind", "__proto__", "constructor"),
-  });
-  return fc.array(change, { minLength: 1, maxLength: 3 }).map((changes) => {
-    const copy = structuredClone(sample) as Record<string | number, unknown>;
-    for (const c of changes) {
-      let parent: Record<string | number, unknown> | undefined;
-      let key: string | number | undefined;
-      let node: unknown = copy;
-      for (const step of c.at) {
-        if (node === null || typeof node !== "object") break;
-        parent = node as Record<string | number, unknown>;
-        key = step;
-        node = parent[step];
-      }
-      if (c.how === "add" && node !== null && typeof node === "object" && !Array.isArray(node)) {
-        Object.defineProperty(node, c.key, { value: c.value, enumerable: true, configurable: true, writable: true });
-      } else if (parent && key !== undefined) {
-        if (c.how === "drop") delete parent[key];
-        else parent[key] = c.how === "undefined" ? undefined : c.value;
-      }
-    }
-    return copy;
-  });
+  return valuesNear(sample, leaf, ["extra", "kind", "__proto__", "constructor"]);
 }
 
 describe("the generated fast validators", () => {

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { ActionPlanSchema } from "../handoff/handoff-records.js";
 import { RunFileSchema } from "../run/run-schema.js";
+import { valuesNear, withChanges } from "../test-support/near-values.js";
 import { removeGateRuns } from "../test-support/run-fixture.js";
 import { safeParseFewIssues, safeParseFirstIssue } from "./first-issue.js";
 import { LAZY_SCHEMAS } from "./lazy-schema.js";
@@ -14,13 +15,6 @@ interface ZodLike {
 
 /** Random values near `sample`: a few leaves replaced, dropped or set to undefined, keys added. */
 function near(sample: unknown): fc.Arbitrary<unknown> {
-  const paths: Array<Array<string | number>> = [];
-  const walk = (v: unknown, at: Array<string | number>) => {
-    paths.push(at);
-    if (Array.isArray(v)) for (const [i, x] of v.entries()) walk(x, [...at, i]);
-    else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, [...at, k]);
-  };
-  walk(sample, []);
   const leaf = fc.oneof(
     fc.constant(null),
     fc.boolean(),
@@ -29,31 +23,24 @@ function near(sample: unknown): fc.Arbitrary<unknown> {
     fc.constant({}),
     fc.constant([{}]),
   );
-  const change = fc.record({ at: fc.constantFrom(...paths), how: fc.constantFrom("replace", "drop", "add", "undefined"), value: leaf });
-  return fc.array(change, { minLength: 1, maxLength: 3 }).map((changes) => {
-    const copy = structuredClone(sample);
-    for (const c of changes) {
-      let parent: Record<string | number, unknown> | undefined;
-      let key: string | number | undefined;
-      let node: unknown = copy;
-      for (const step of c.at) {
-        if (node === null || typeof node !== "object") break;
-        parent = node as Record<string | number, unknown>;
-        key = step;
-        node = parent[step];
-      }
-      if (c.how === "add" && node !== null && typeof node === "object" && !Array.isArray(node))
-        (node as Record<string, unknown>).extra = c.value;
-      else if (parent && key !== undefined) {
-        if (c.how === "drop") delete parent[key];
-        else parent[key] = c.how === "undefined" ? undefined : c.value;
-      }
-    }
-    return copy;
-  });
+  return valuesNear(sample, leaf);
 }
 
 const startsWith = (path: PropertyKey[], prefix: PropertyKey[]) => prefix.every((k, i) => path[i] === k);
+
+describe("the values near a record the property below compares on", () => {
+  it("are never cyclic: a key added to an object put in at the same place gets a copy, and fast-check's own value is left as it was", () => {
+    // The changes of fast-check seed 356685377, where `{}` was one object in both changes and became its own `extra`.
+    const leaf = {};
+    const changed = withChanges({ path: "report.md", size: 1 }, [
+      { at: ["size"], how: "replace", value: leaf },
+      { at: ["path"], how: "replace", value: "" },
+      { at: ["size"], how: "add", value: leaf },
+    ]);
+    expect(JSON.parse(JSON.stringify(changed))).toEqual({ path: "", size: { extra: {} } });
+    expect(leaf).toEqual({});
+  });
+});
 
 describe("a parse that stops at the first issues", () => {
   it("accepts exactly what zod accepts, and its issue is where one of zod's issues is (or deeper, inside a union), on inputs near real records", async () => {

@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { bundleForChild } from "../test-support/child-module.js";
 import { killChildren } from "../test-support/kill-children.js";
 import { makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
 import { withQueueLock } from "./queue-lock.js";
@@ -13,6 +14,21 @@ afterEach(async () => {
   await killChildren(children);
 });
 afterAll(removeTempDirs);
+
+/** queue-lock.ts as one plain module the child processes import (bundled once for the file). */
+let lockModule = "";
+beforeAll(async () => {
+  lockModule = await bundleForChild(fileURLToPath(new URL("./queue-lock.ts", import.meta.url)), makeTempDir());
+});
+
+/** A Node process running `script` (an ES module whose `withQueueLock` is this source's), tracked for the cleanup. */
+function lockProcess(script: string[], stdin: "pipe" | "ignore"): { child: ChildProcess; exited: Promise<number | null> } {
+  const lines = [`const { withQueueLock } = await import(${JSON.stringify(lockModule)});`, ...script];
+  const child = spawn(process.execPath, ["--input-type=module", "-e", lines.join("\n")], { stdio: [stdin, "pipe", "pipe"] });
+  children.push(child);
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return { child, exited };
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -34,8 +50,7 @@ async function untilQueued(dir: string, child: ChildProcess): Promise<void> {
 
 /**
  * A separate Node process that asks for the lock of `dir` through
- * `withQueueLock` (this source, loaded with tsx) once its stdin says "go",
- * and, holding it, appends `name` to `log`.
+ * `withQueueLock` once its stdin says "go", and, holding it, appends `name` to `log`.
  */
 function waiterProcess(
   dir: string,
@@ -43,24 +58,17 @@ function waiterProcess(
   name: string,
   options: { lookMs?: number } = {},
 ): { child: ChildProcess; exited: Promise<number | null> } {
-  const source = fileURLToPath(new URL("./queue-lock.ts", import.meta.url));
-  const script = [
-    `import { appendFileSync } from "node:fs";`,
-    `const { withQueueLock } = await import(${JSON.stringify(source)});`,
-    `process.stdin.once("data", async () => {`,
-    `  await withQueueLock(${JSON.stringify(dir)}, () => appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(`${name}\n`)}), undefined, ${JSON.stringify(options)});`,
-    `  process.exit(0);`,
-    `});`,
-    `process.stdout.write("ready\\n");`,
-  ].join("\n");
-  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-    cwd: fileURLToPath(new URL("../..", import.meta.url)),
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, TSX_DISABLE_CACHE: "1" },
-  });
-  children.push(child);
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  return { child, exited };
+  return lockProcess(
+    [
+      `import { appendFileSync } from "node:fs";`,
+      `process.stdin.once("data", async () => {`,
+      `  await withQueueLock(${JSON.stringify(dir)}, () => appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(`${name}\n`)}), undefined, ${JSON.stringify(options)});`,
+      `  process.exit(0);`,
+      `});`,
+      `process.stdout.write("ready\\n");`,
+    ],
+    "pipe",
+  );
 }
 
 async function ready(child: ChildProcess): Promise<void> {
@@ -90,46 +98,36 @@ async function holdHere(dir: string): Promise<{ release: () => void; done: Promi
 }
 
 describe("withQueueLock", () => {
-  it("serves 5 processes in the order they asked for the lock, as each records in a shared sequence", async () => {
+  /**
+   * Waiter processes `names` queue behind a holder here, each asking only once the one before it is queued (so the
+   * order they asked in is the order of `names`); the holder leaves, and each records its name holding the lock.
+   */
+  async function queueInOrder(names: string[], options: { lookMs?: number } = {}): Promise<void> {
     const root = makeTempDir();
     const dir = path.join(root, "run.queue");
     const log = path.join(root, "log");
     writeFileSync(log, "");
-    const names = ["p0", "p1", "p2", "p3", "p4"];
-    const waiters = names.map((n) => waiterProcess(dir, log, n));
+    const waiters = names.map((n) => waiterProcess(dir, log, n, options));
     await Promise.all(waiters.map((w) => ready(w.child)));
     const holder = await holdHere(dir);
-    // Each asks only once the one before it is queued: the order they asked in is p0…p4.
     for (const w of waiters) {
       w.child.stdin?.write("go\n");
       await untilQueued(dir, w.child);
     }
     holder.release();
     await holder.done;
-    expect(await Promise.all(waiters.map((w) => w.exited))).toEqual([0, 0, 0, 0, 0]);
+    expect(await Promise.all(waiters.map((w) => w.exited))).toEqual(names.map(() => 0));
     expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(names);
     expect(tickets(dir)).toEqual([]);
+  }
+
+  it("serves 5 processes in the order they asked for the lock, as each records in a shared sequence", async () => {
+    await queueInOrder(["p0", "p1", "p2", "p3", "p4"]);
   });
 
   it("wakes each waiting process as the one before it leaves, in the order they asked, though none of them looks again for an hour", async () => {
-    const root = makeTempDir();
-    const dir = path.join(root, "run.queue");
-    const log = path.join(root, "log");
-    writeFileSync(log, "");
-    const names = ["w0", "w1", "w2"];
     // Their looks an hour apart: only the watch of the queue folder can let them in before the test's time is up.
-    const waiters = names.map((n) => waiterProcess(dir, log, n, { lookMs: 3_600_000 }));
-    await Promise.all(waiters.map((w) => ready(w.child)));
-    const holder = await holdHere(dir);
-    for (const w of waiters) {
-      w.child.stdin?.write("go\n");
-      await untilQueued(dir, w.child);
-    }
-    holder.release();
-    await holder.done;
-    expect(await Promise.all(waiters.map((w) => w.exited))).toEqual([0, 0, 0]);
-    expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(names);
-    expect(tickets(dir)).toEqual([]);
+    await queueInOrder(["w0", "w1", "w2"], { lookMs: 3_600_000 });
   });
 
   it("does not let a waiter killed in the queue block the ones behind it", async () => {
@@ -160,18 +158,10 @@ describe("withQueueLock", () => {
     const log = path.join(root, "log");
     writeFileSync(log, "");
     // A holder that never leaves: it is killed inside.
-    const source = fileURLToPath(new URL("./queue-lock.ts", import.meta.url));
-    const script = [
-      `const { withQueueLock } = await import(${JSON.stringify(source)});`,
-      `await withQueueLock(${JSON.stringify(dir)}, () => new Promise(() => { process.stdout.write("held\\n"); }));`,
-    ].join("\n");
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      cwd: fileURLToPath(new URL("../..", import.meta.url)),
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, TSX_DISABLE_CACHE: "1" },
-    });
-    children.push(child);
-    const exited = new Promise((r) => child.once("exit", r));
+    const { child, exited } = lockProcess(
+      [`await withQueueLock(${JSON.stringify(dir)}, () => new Promise(() => { process.stdout.write("held\\n"); }));`],
+      "ignore",
+    );
     await new Promise<void>((resolve) => child.stdout?.on("data", (d: Buffer) => d.toString().includes("held") && resolve()));
     child.kill("SIGKILL");
     await exited;

@@ -8,37 +8,16 @@ import { readRun } from "../home/run-ledger.js";
 import { BudgetError } from "../input/budgets.js";
 import { hashEvent } from "../run/event-chain.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
+import { runWithEmptyEvents, thrown } from "../test-support/run-file-writers.js";
 import { driveTo, freeze, makeGateRun, makeRunTempDir, removeGateRuns, review, storeOf } from "../test-support/run-fixture.js";
 import { readRunFile, serializeRunFile } from "./run-file.js";
 
 afterAll(removeGateRuns);
 afterEach(() => vi.restoreAllMocks());
 
-/** What `fn` throws (failing the test when it returns). */
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected a throw");
-}
-
-/** A real run's file with its events replaced by `count` empty objects (written compactly, as an agent would). */
-async function runWithEmptyEvents(count: number): Promise<string> {
-  const g = makeGateRun();
-  await driveTo(g, "plan_review_pending");
-  const run = JSON.parse(readFileSync(g.runFile, "utf8")) as RunFile;
-  // The events last (a signed run keeps its gate signature after them), so the empty list is the text's end.
-  const { events: _events, ...rest } = run;
-  const head = JSON.stringify({ ...rest, events: [] }).slice(0, -3);
-  writeFileSync(g.runFile, `${head}[${"{},".repeat(count - 1)}{}]}`);
-  return g.runFile;
-}
-
 describe("the run file's budget", () => {
   it("refuses a run file of 3 million empty events (9 MB) before parsing it, naming the 100,000-element limit and what it found", async () => {
-    const file = await runWithEmptyEvents(3_000_000);
+    const file = (await runWithEmptyEvents(3_000_000)).runFile;
     const parse = vi.spyOn(JSON, "parse");
     const error = thrown(() => readRunFile(file));
     expect(error).toBeInstanceOf(BudgetError);
@@ -62,7 +41,7 @@ describe("the run file's budget", () => {
   });
 
   it("refuses a run file nested 100 levels deep before parsing it, naming the 64-level limit", async () => {
-    const file = await runWithEmptyEvents(1);
+    const file = (await runWithEmptyEvents(1)).runFile;
     writeFileSync(file, `{"format":"twinlock-run/2","events":${"[".repeat(100)}${"]".repeat(100)}}`);
     const error = thrown(() => readRunFile(file));
     expect(error).toBeInstanceOf(BudgetError);
@@ -72,7 +51,7 @@ describe("the run file's budget", () => {
 
 describe("a run file whose every element is bad", () => {
   it("refuses 40,000 empty events (120 KB) with the first issue, where zod's merge of every issue overflowed the stack", async () => {
-    const file = await runWithEmptyEvents(40_000);
+    const file = (await runWithEmptyEvents(40_000)).runFile;
     const error = thrown(() => readRunFile(file));
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(/does not match the run-file schema at events\.0\.seq: /);

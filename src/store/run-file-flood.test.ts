@@ -5,6 +5,7 @@ import { readRunWaiting } from "../home/run-ledger.js";
 import { stopOffThreadWorkers } from "../offload/run-off-thread.js";
 import type { RunFile } from "../run/run-schema.js";
 import { countTurns } from "../test-support/count-turns.js";
+import { runWithEmptyEvents } from "../test-support/run-file-writers.js";
 import { driveTo, homeOf, makeGateRun, removeGateRuns } from "../test-support/run-fixture.js";
 import {
   appendTo,
@@ -115,12 +116,8 @@ describe("a flood of reads of one run file", () => {
   it("still holds at most 4 run files' bytes at once when each ask is for another run file", async () => {
     const runs = await Promise.all(
       Array.from({ length: 8 }, async () => {
-        const g = makeGateRun();
-        await driveTo(g, "plan_review_pending");
         // 3 million empty events: over the budget after its first slices (each read yields between them).
-        const { events: _events, ...rest } = JSON.parse(readFileSync(g.runFile, "utf8")) as RunFile;
-        writeFileSync(g.runFile, `${JSON.stringify(rest).slice(0, -1)},"events":[{}${",{}".repeat(2_999_999)}]}`);
-        return g;
+        return runWithEmptyEvents(3_000_000);
       }),
     );
     let most = 0;

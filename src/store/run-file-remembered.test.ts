@@ -5,6 +5,7 @@ import { IntegrityError, UsageError } from "../errors/errors.js";
 import { BudgetError } from "../input/budgets.js";
 import { replayEvents } from "../run/apply-event.js";
 import type { RunFile } from "../run/run-schema.js";
+import { runWithEmptyEvents, thrown } from "../test-support/run-file-writers.js";
 import { driveTo, freeze, makeGateRun, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
 import {
   MAX_READS_IN_FLIGHT,
@@ -20,16 +21,6 @@ import {
 
 afterAll(removeGateRuns);
 afterEach(() => vi.restoreAllMocks());
-
-/** What `fn` throws (failing the test when it returns). */
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected a throw");
-}
 
 /** One modification (and access) time for every version of a file: a whole second, which utimes keeps exactly. */
 const PINNED_SECONDS = 1_700_000_000;
@@ -123,12 +114,8 @@ describe("a run file's refusal is remembered by its bytes, never by its size or 
 
 describe("a server reads a run file in slices", () => {
   it("lets other work run while it reads a run file larger than one slice, before it answers", async () => {
-    const g = makeGateRun();
-    await driveTo(g, "plan_review_pending");
-    const run = JSON.parse(readFileSync(g.runFile, "utf8")) as RunFile;
-    const { events: _events, ...rest } = run;
     // 3 million empty events (9 MB): over the budget after its first 300 KB, more than one slice.
-    writeFileSync(g.runFile, `${JSON.stringify(rest).slice(0, -1)},"events":[{}${",{}".repeat(2_999_999)}]}`);
+    const g = await runWithEmptyEvents(3_000_000);
     const order: string[] = [];
     setImmediate(() => order.push("other work"));
     await expect(storeOf(g).read(g.runFile)).rejects.toBeInstanceOf(BudgetError);
@@ -137,11 +124,7 @@ describe("a server reads a run file in slices", () => {
   });
 
   it("holds at most 4 run files' bytes at once however many reads are asked for together, and answers every one", async () => {
-    const g = makeGateRun();
-    await driveTo(g, "plan_review_pending");
-    const run = JSON.parse(readFileSync(g.runFile, "utf8")) as RunFile;
-    const { events: _events, ...rest } = run;
-    writeFileSync(g.runFile, `${JSON.stringify(rest).slice(0, -1)},"events":[{}${",{}".repeat(2_999_999)}]}`);
+    const g = await runWithEmptyEvents(3_000_000);
     // Sampled between every two slices the reads take (each read yields to the event loop after its first slice).
     let most = 0;
     let sampling = true;

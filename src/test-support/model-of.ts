@@ -1,3 +1,4 @@
+import { demoHandoffRecords } from "../demo/demo-handoff.js";
 import { TWINLOCK_FORMAT } from "../handoff/formats/twinlock-format.js";
 import type { HandoffModel } from "../handoff/handoff-model.js";
 import type { HandoffRecords } from "../handoff/handoff-records.js";
@@ -14,4 +15,19 @@ export function twinlockModelOf(records: HandoffRecords): HandoffModel {
   const { model, problems } = TWINLOCK_FORMAT.read(sourceOfTexts(texts));
   if (problems.length > 0) throw new Error(`records do not read: ${JSON.stringify(problems)}`);
   return model;
+}
+
+/** The demo handoff's records read as one model (twinlockModelOf). */
+export function demoModel(): HandoffModel {
+  return twinlockModelOf(demoHandoffRecords());
+}
+
+/** `count` evidence records X0, X1, … of evidence_index.json, each with a summary of its own: more than any page shows. */
+export function manyEvidence(count: number): HandoffModel["evidence"] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: `X${i}`,
+    file: "evidence_index.json",
+    summary: `seen ${i}`,
+    source: { id: `X${i}` },
+  }));
 }

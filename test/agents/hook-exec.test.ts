@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENTS, type Agent } from "../../src/hook/agent-contracts.js";
+import { AGENT_CONTRACTS, AGENTS, type Agent } from "../../src/hook/agent-contracts.js";
+import { answerCall } from "../../src/hook/run-hook.js";
 import { admitStep, driveTo, type GateRun, makeGateRun, removeGateRuns } from "../../src/test-support/run-fixture.js";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
@@ -104,6 +105,53 @@ function hook(agent: Agent, input: unknown, env: NodeJS.ProcessEnv = cleanEnv())
   });
 }
 
+/** `hook` without waiting: independent calls run side by side. */
+function hookAsync(agent: Agent, input: unknown, env: NodeJS.ProcessEnv = cleanEnv()): Promise<Answer> {
+  const args = [DIST_BIN, "hook", agent, "--home", String(process.env.TWINLOCK_HOME)];
+  return spawnAnswer(process.execPath, args, typeof input === "string" ? input : JSON.stringify(input), env);
+}
+
+/** The status and output of `command` given `input` on stdin. */
+function spawnAnswer(command: string, args: string[], input: string, env: NodeJS.ProcessEnv): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.stdin.on("error", () => {});
+    child.stdin.end(input);
+    child.on("error", reject);
+    child.on("close", (status) =>
+      resolve({ status, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }),
+    );
+  });
+}
+
+/**
+ * The answer the hook's process gives `input` (answerCall, as dist/twinlock-hook.cjs runs it), judged in this
+ * process with its environment, as the answer a process would show.
+ */
+function judged(agent: Agent, input: unknown, home = String(process.env.TWINLOCK_HOME)): Answer {
+  const text = typeof input === "string" ? input : JSON.stringify(input);
+  const a = answerCall(AGENT_CONTRACTS[agent], text, home);
+  return { status: a.exitCode, stdout: a.stdout ?? "", stderr: a.stderr };
+}
+
+/** Runs `body` with `vars` set in this process's environment, then puts the environment back as it was. */
+function withEnv(vars: Record<string, string>, body: () => void): void {
+  const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  try {
+    body();
+  } finally {
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
 interface Seen {
   env: Record<string, string | null>;
   checkout: string[];
@@ -124,47 +172,77 @@ function execWithPlan(g: GateRun, plan: unknown[], env: NodeJS.ProcessEnv = {}):
 }
 
 describe("twinlock hook without an admitted session", () => {
+  // As processes: each tool's deny and pass forms, one call of each per tool, all at once. The matrix of every kind
+  // of call for every tool is judged in-process below by the same function the hook's process runs (answerCall).
+  it("denies a write with no run bound and lets a read through, as a process, in each tool's own form", async () => {
+    const answers = await Promise.all(
+      AGENTS.flatMap((agent) => [
+        hookAsync(agent, fixture(agent, "write", "/tmp/x.go", "/tmp")),
+        hookAsync(agent, fixture(agent, "read", "/tmp/x.go", "/tmp")),
+      ]),
+    );
+    AGENTS.forEach((agent, i) => {
+      expectDeny(agent, answers[2 * i] as Answer, /no twinlock session is bound/);
+      expectPass(agent, answers[2 * i + 1] as Answer);
+    });
+  });
+
   it("denies every write, edit, shell and MCP call with no run bound, and lets reads through, for each tool", () => {
     for (const agent of AGENTS) {
       for (const kind of ["write", "edit", "shell", "mcp"] as const)
-        expectDeny(agent, hook(agent, fixture(agent, kind, "/tmp/x.go", "/tmp")), /no twinlock session is bound/);
-      expectPass(agent, hook(agent, fixture(agent, "read", "/tmp/x.go", "/tmp")));
+        expectDeny(agent, judged(agent, fixture(agent, kind, "/tmp/x.go", "/tmp")), /no twinlock session is bound/);
+      expectPass(agent, judged(agent, fixture(agent, "read", "/tmp/x.go", "/tmp")));
     }
   });
 
   it("denies a run not yet admitted even when the env names it", async () => {
     const g = makeGateRun();
     await driveTo(g, "plan_review_pending");
-    const env = cleanEnv({ TWINLOCK_RUN: g.runFile, TWINLOCK_EXECUTOR: "MD-30", TWINLOCK_SESSION: "guess" });
-    for (const agent of AGENTS)
-      expectDeny(agent, hook(agent, fixture(agent, "write", path.join(g.dir, "cart/cache.go"), g.dir), env), /no session of MD-30/);
+    const session = { TWINLOCK_RUN: g.runFile, TWINLOCK_EXECUTOR: "MD-30", TWINLOCK_SESSION: "guess" };
+    const write = (agent: Agent) => fixture(agent, "write", path.join(g.dir, "cart/cache.go"), g.dir);
+    expectDeny("claude", hook("claude", write("claude"), cleanEnv(session)), /no session of MD-30/);
+    withEnv(session, () => {
+      for (const agent of AGENTS) expectDeny(agent, judged(agent, write(agent)), /no session of MD-30/);
+    });
   });
 
   it("denies malformed, oversized and duplicate-key stdin, and a missing gate home", () => {
-    for (const agent of AGENTS) {
-      expectDeny(agent, hook(agent, "{not json"), /not JSON/);
-      expectDeny(agent, hook(agent, '{"tool_name":"Read","tool_name":"Write","tool_input":{}}'), /twice/);
-      expectDeny(agent, hook(agent, "[]"), /not a JSON object/);
-      const env = cleanEnv({ TWINLOCK_RUN: "/x/run.json", TWINLOCK_EXECUTOR: "MD-30", TWINLOCK_SESSION: "s" });
-      const missingHome = spawnSync(process.execPath, [DIST_BIN, "hook", agent, "--home", path.join(scratch, "no-home")], {
-        input: JSON.stringify(fixture(agent, "write", "/tmp/x", "/tmp")),
+    const session = { TWINLOCK_RUN: "/x/run.json", TWINLOCK_EXECUTOR: "MD-30", TWINLOCK_SESSION: "s" };
+    const noHome = path.join(scratch, "no-home");
+    expectDeny(
+      "claude",
+      spawnSync(process.execPath, [DIST_BIN, "hook", "claude", "--home", noHome], {
+        input: JSON.stringify(fixture("claude", "write", "/tmp/x", "/tmp")),
         encoding: "utf8",
-        env,
-      });
-      expectDeny(agent, missingHome, /cannot be read/);
+        env: cleanEnv(session),
+      }),
+      /cannot be read/,
+    );
+    for (const agent of AGENTS) {
+      expectDeny(agent, judged(agent, "{not json"), /not JSON/);
+      expectDeny(agent, judged(agent, '{"tool_name":"Read","tool_name":"Write","tool_input":{}}'), /twice/);
+      expectDeny(agent, judged(agent, "[]"), /not a JSON object/);
+      withEnv(session, () => expectDeny(agent, judged(agent, fixture(agent, "write", "/tmp/x", "/tmp"), noHome), /cannot be read/));
     }
-    expectDeny("claude", hook("claude", `{"tool_name":"Write","tool_input":{"content":"${"a".repeat(17 * 1024 * 1024)}"}}`), /larger than/);
+    // Stdin past the budget: the bound session's test sends it through a process, whose stdin read stops at the limit.
+    expectDeny(
+      "claude",
+      judged("claude", `{"tool_name":"Write","tool_input":{"content":"${"a".repeat(17 * 1024 * 1024)}"}}`),
+      /over the 16,777,216-byte limit for a hook input/,
+    );
   });
 
-  it("takes the gate home only from its own --home, never from TWINLOCK_HOME, XDG_STATE_HOME or HOME the agent can shape", () => {
+  it("takes the gate home only from its own --home, never from TWINLOCK_HOME, XDG_STATE_HOME or HOME the agent can shape", async () => {
     const fake = path.join(scratch, "agent-made-home");
     mkdirSync(path.join(fake, "bindings"), { recursive: true });
     const input = fixture("claude", "write", "/etc/passwd", "/tmp");
     const session = { TWINLOCK_RUN: path.join(scratch, "run.json"), TWINLOCK_EXECUTOR: "MD-30", TWINLOCK_SESSION: "s".repeat(64) };
     const forged = cleanEnv({ ...session, TWINLOCK_HOME: fake, XDG_STATE_HOME: fake, HOME: fake });
-    const bare = spawnSync(process.execPath, [DIST_BIN, "hook", "claude"], { input: JSON.stringify(input), encoding: "utf8", env: forged });
+    const [bare, named] = await Promise.all([
+      spawnAnswer(process.execPath, [DIST_BIN, "hook", "claude"], JSON.stringify(input), forged),
+      hookAsync("claude", input, forged),
+    ]);
     expectDeny("claude", bare, /names no gate home/);
-    const named = hook("claude", input, forged);
     expectDeny(
       "claude",
       named,
@@ -172,19 +250,10 @@ describe("twinlock hook without an admitted session", () => {
     );
   });
 
-  it("denies when it hits its own deadline", () => {
-    for (const agent of AGENTS) {
-      const started = Date.now();
-      expectDeny(
-        agent,
-        hook(agent, fixture(agent, "read", "/tmp/x", "/tmp"), cleanEnv({ TWINLOCK_HOOK_TEST_STALL: "1", TWINLOCK_HOOK_TIMEOUT_MS: "300" })),
-        /did not decide within 300 ms/,
-      );
-      expect(Date.now() - started).toBeLessThan(4000);
-    }
-  });
+  // The hook's own deadline, for each tool, is test/hook/run-hook-deadline.test.ts; the bound session's test below
+  // holds it inside an exec too.
 
-  it("ignores a NODE_OPTIONS preload when run as installed (env -u NODE_OPTIONS), and denies when NODE_OPTIONS reaches it", () => {
+  it("ignores a NODE_OPTIONS preload when run as installed (env -u NODE_OPTIONS), and denies when NODE_OPTIONS reaches it", async () => {
     const evil = path.join(scratch, "evil.cjs");
     writeFileSync(
       evil,
@@ -192,19 +261,20 @@ describe("twinlock hook without an admitted session", () => {
     );
     const env = cleanEnv({ NODE_OPTIONS: `--require=${evil}` });
     const input = JSON.stringify(fixture("claude", "write", "/tmp/x", "/tmp"));
-    // What the preload would do to a bare `node` start: the reason the installed command clears NODE_OPTIONS.
-    expect(spawnSync(process.execPath, [DIST_BIN, "hook", "claude"], { input, encoding: "utf8", env }).stdout).toContain('"allow"');
-    const installed = spawnSync(
-      "env",
-      ["-u", "NODE_OPTIONS", process.execPath, DIST_BIN, "hook", "claude", "--home", String(process.env.TWINLOCK_HOME)],
-      {
+    const [preloaded, installed, reached] = await Promise.all([
+      // What the preload would do to a bare `node` start: the reason the installed command clears NODE_OPTIONS.
+      spawnAnswer(process.execPath, [DIST_BIN, "hook", "claude"], input, env),
+      spawnAnswer(
+        "env",
+        ["-u", "NODE_OPTIONS", process.execPath, DIST_BIN, "hook", "claude", "--home", String(process.env.TWINLOCK_HOME)],
         input,
-        encoding: "utf8",
         env,
-      },
-    );
+      ),
+      hookAsync("claude", input, cleanEnv({ NODE_OPTIONS: "--max-old-space-size=256" })),
+    ]);
+    expect(preloaded.stdout).toContain('"allow"');
     expectDeny("claude", installed, /no twinlock session/);
-    expectDeny("claude", hook("claude", input, cleanEnv({ NODE_OPTIONS: "--max-old-space-size=256" })), /NODE_OPTIONS is set/);
+    expectDeny("claude", reached, /NODE_OPTIONS is set/);
   });
 });
 
@@ -292,7 +362,9 @@ describe("twinlock exec", () => {
 });
 
 describe("twinlock hook in a session bound by exec", () => {
-  // About 60 hook processes, one after another, each as an agent tool starts it: minutes on a loaded 2-core machine.
+  // Each tool's pass and deny forms through a bound session, as processes (about 30, a few at a time); the kinds of
+  // call each tool names (edit, shell, MCP) and the paths out of the plan are judged in-process, with a binding, in
+  // src/hook/decide-tool-call.test.ts and src/hook/agent-contracts.test.ts, so each is sent once here, by Claude's form.
   it("lets the admitted executor write its targets, run commands and call MCP, and denies what the plan does not cover", async () => {
     const g = makeGateRun();
     await driveTo(g, "dry_run_ready");
@@ -302,23 +374,30 @@ describe("twinlock hook in a session bound by exec", () => {
     const target = path.join(g.dir, "cart", "cache.go");
     const plan: unknown[] = [];
     for (const agent of AGENTS) {
-      for (const kind of ["write", "edit", "shell", "mcp", "read"] as const)
+      for (const kind of ["write", "read"] as const)
         plan.push({ name: `${kind} in scope`, agent, input: fixture(agent, kind, target, g.dir) });
       plan.push({ name: "outside the plan", agent, input: fixture(agent, "write", path.join(g.dir, "cart", "other.go"), g.dir) });
-      plan.push({
-        name: "dot-dot escape",
-        agent,
-        input: fixture(agent, "write", path.join(g.dir, "cart", "..", "..", "etc-passwd"), g.dir),
-      });
-      plan.push({ name: "forged run", agent, input: fixture(agent, "write", target, g.dir), env: { TWINLOCK_RUN: other.runFile } });
-      plan.push({
-        name: "timeout",
-        agent,
-        input: fixture(agent, "write", target, g.dir),
-        env: { TWINLOCK_HOOK_TEST_STALL: "1", TWINLOCK_HOOK_TIMEOUT_MS: "300" },
-      });
-      plan.push({ name: "malformed", agent, stdin: "{" });
     }
+    for (const kind of ["edit", "shell", "mcp"] as const)
+      plan.push({ name: `${kind} in scope`, agent: "claude", input: fixture("claude", kind, target, g.dir) });
+    plan.push({
+      name: "dot-dot escape",
+      agent: "claude",
+      input: fixture("claude", "write", path.join(g.dir, "cart", "..", "..", "etc-passwd"), g.dir),
+    });
+    plan.push({
+      name: "forged run",
+      agent: "claude",
+      input: fixture("claude", "write", target, g.dir),
+      env: { TWINLOCK_RUN: other.runFile },
+    });
+    plan.push({
+      name: "timeout",
+      agent: "claude",
+      input: fixture("claude", "write", target, g.dir),
+      env: { TWINLOCK_HOOK_TEST_STALL: "1", TWINLOCK_HOOK_TIMEOUT_MS: "300" },
+    });
+    plan.push({ name: "malformed", agent: "claude", stdin: "{" });
     plan.push({ name: "casing", agent: "claude", input: { tool_name: "write", tool_input: { file_path: target } } });
     plan.push({ name: "trailing space", agent: "claude", input: { tool_name: "Write ", tool_input: { file_path: target } } });
     plan.push({ name: "unknown tool", agent: "claude", input: { tool_name: "DeleteEverything", tool_input: {} } });
@@ -336,14 +415,15 @@ describe("twinlock hook in a session bound by exec", () => {
     expect(exec.status, exec.stderr).toBe(0);
     const by = (name: string, agent: Agent) => seen.results.find((r) => r.name === name && r.agent === agent) as Answer;
     for (const agent of AGENTS) {
-      for (const kind of ["write", "edit", "shell", "mcp", "read"]) expectPass(agent, by(`${kind} in scope`, agent));
+      for (const kind of ["write", "read"]) expectPass(agent, by(`${kind} in scope`, agent));
       expectDeny(agent, by("outside the plan", agent), /outside the admitted plan's targets/);
-      expectDeny(agent, by("dot-dot escape", agent), /outside the admitted plan's targets/);
-      expectDeny(agent, by("forged run", agent), /no session of MD-30/);
-      expectDeny(agent, by("timeout", agent), /did not decide/);
-      expectDeny(agent, by("malformed", agent), /not JSON/);
       expectDeny(agent, by("checkout edited", agent), /was edited since it was approved/);
     }
+    for (const kind of ["edit", "shell", "mcp"]) expectPass("claude", by(`${kind} in scope`, "claude"));
+    expectDeny("claude", by("dot-dot escape", "claude"), /outside the admitted plan's targets/);
+    expectDeny("claude", by("forged run", "claude"), /no session of MD-30/);
+    expectDeny("claude", by("timeout", "claude"), /did not decide/);
+    expectDeny("claude", by("malformed", "claude"), /not JSON/);
     expectDeny("claude", by("casing", "claude"), /not a tool the twinlock hook knows/);
     expectDeny("claude", by("trailing space", "claude"), /not a tool the twinlock hook knows/);
     expectDeny("claude", by("unknown tool", "claude"), /not a tool the twinlock hook knows/);
