@@ -293,6 +293,8 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .option("--environment <name>", "requested environment (default: the consented one)")
     .option("--actions <ids>", "requested +ACTION IDs (default: all consented)")
     .option("--actor <name>", "who asks")
+    .option("--hook-only", "run Codex or Gemini without exec's sandbox, held by the hook alone (which they pass when it fails)")
+    .option("--sandbox", "run any command in exec's sandbox (Codex and Gemini always are): it may write only the admitted targets")
     .action(async (run, id, cmd, opts) => sink(await (await import("./commands/exec.js")).runExec(run, id, cmd, opts)));
 
   program

@@ -6,6 +6,7 @@ import { UsageError } from "../../errors/errors.js";
 import { bindSession, unbindSession } from "../../gate/bind-session.js";
 import { recordExecResult } from "../../home/exec-results.js";
 import { shellQuote } from "../../run/next-step.js";
+import { chooseSandbox, confineCommand, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, usesTeamStore } from "../home-option.js";
@@ -20,7 +21,7 @@ type ExecOptions = CommonOptions & {
   actions?: string;
   actor?: string;
   checkout?: string;
-};
+} & SandboxFlags;
 
 /**
  * `twinlock exec RUN EXECUTOR [--checkout DIR] -- CMD…` (SPEC §11): admit
@@ -38,6 +39,8 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
     throw new UsageError(
       "exec binds the agent's session in the gate home's folder store, and TWINLOCK_STORE names a team store: unset it for a run file, or admit from the team store with `twinlock admit RUN EXECUTOR --store URL --checkout DIR` and run the executor on that checkout",
     );
+  // The sandbox is chosen (or exec refused) before the admission could use the consent.
+  const sandbox = chooseSandbox(cmd, o);
   const home = homeOption(o);
   const scratch = o.checkout === undefined ? mkdtempSync(path.join(os.tmpdir(), "twinlock-exec-")) : undefined;
   const checkout = o.checkout ?? path.join(scratch as string, "handoff");
@@ -70,7 +73,14 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
     delete env.NODE_OPTIONS;
     let run: { status: number; error?: string };
     try {
-      run = await runForwardingSignals(cmd, env);
+      // Codex and Gemini run confined to the targets (src/sandbox): their writes elsewhere fail even when the hook fails.
+      const launch = confineCommand(sandbox, { cmd, env, cwd: process.cwd(), writable: binding.targets });
+      if (!o.json) for (const note of launch.notes) writeOutput(2, `${note}\n`);
+      try {
+        run = await runForwardingSignals(launch.cmd, launch.env);
+      } finally {
+        launch.release();
+      }
     } finally {
       await unbindSession(home, binding);
     }
