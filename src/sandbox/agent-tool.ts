@@ -23,7 +23,7 @@ const NAMES: Record<string, FailOpenTool> = {
 export function failOpenToolOf(cmd: readonly string[]): FailOpenTool | undefined {
   const name = (arg: string | undefined) => {
     if (arg === undefined) return undefined;
-    if (arg in NAMES) return NAMES[arg];
+    if (Object.hasOwn(NAMES, arg)) return NAMES[arg];
     const base = path.basename(arg).replace(/\.(c|m)?js$/, "");
     return Object.hasOwn(NAMES, base) ? NAMES[base] : undefined;
   };
