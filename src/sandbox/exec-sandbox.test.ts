@@ -14,7 +14,10 @@ const present = () => ({ ok: true as const, path: "/usr/bin/bwrap" });
 
 describe("chooseSandbox", () => {
   it("refuses Codex and Gemini in one line when bubblewrap is missing, saying why and what to do", () => {
-    for (const cmd of [["codex", "exec", "x"], ["gemini", "-p", "x"]]) {
+    for (const cmd of [
+      ["codex", "exec", "x"],
+      ["gemini", "-p", "x"],
+    ]) {
       let error: unknown;
       try {
         chooseSandbox(cmd, {}, missing);
@@ -30,13 +33,18 @@ describe("chooseSandbox", () => {
 
   it("runs Codex without the sandbox under --hook-only, and says what that gives up", () => {
     const choice = chooseSandbox(["codex"], { hookOnly: true }, missing);
-    expect(choice).toEqual({ kind: "none", notes: [expect.stringMatching(/--hook-only: codex runs without exec's sandbox.*runs the call anyway/)] });
+    expect(choice).toEqual({
+      kind: "none",
+      notes: [expect.stringMatching(/--hook-only: codex runs without exec's sandbox.*runs the call anyway/)],
+    });
   });
 
   it("runs Claude Code and other commands as they are, and in the sandbox when --sandbox asks", () => {
     expect(chooseSandbox(["claude", "-p", "x"], {}, missing)).toEqual({ kind: "none", notes: [] });
     expect(chooseSandbox(["make"], { sandbox: true }, present)).toMatchObject({ kind: "bubblewrap", tool: undefined });
-    expect(() => chooseSandbox(["make"], { sandbox: true }, missing)).toThrow(/--sandbox asks exec to run make in a bubblewrap sandbox, and bwrap/);
+    expect(() => chooseSandbox(["make"], { sandbox: true }, missing)).toThrow(
+      /--sandbox asks exec to run make in a bubblewrap sandbox, and bwrap/,
+    );
   });
 
   it("refuses --hook-only with --sandbox", () => {
@@ -53,9 +61,17 @@ describe("confineCommand", () => {
     const target = path.join(scratch, "argv-target.go");
     writeFileSync(target, "x");
     const choice = chooseSandbox(["codex", "exec", "x"], {}, present);
-    const c = confineCommand(choice, { cmd: ["codex", "exec", "x"], env: { HOME: home }, cwd: scratch, writable: [target] });
+    const project = path.join(scratch, "argv-project");
+    mkdirSync(project);
+    const c = confineCommand(choice, { cmd: ["codex", "exec", "x"], env: { HOME: home }, cwd: project, writable: [target] });
     try {
-      expect(c.cmd.slice(0, 5)).toEqual(["/bin/sh", "-c", 'f=$1; shift; exec "$@" 3<"$f"', "twinlock-sandbox", expect.stringMatching(/seccomp\.bpf$/)]);
+      expect(c.cmd.slice(0, 5)).toEqual([
+        "/bin/sh",
+        "-c",
+        'f=$1; shift; exec "$@" 3<"$f"',
+        "twinlock-sandbox",
+        expect.stringMatching(/seccomp\.bpf$/),
+      ]);
       expect(readFileSync(c.cmd[4] as string)).toEqual(choice.kind === "bubblewrap" ? choice.seccomp : undefined);
       const argv = c.cmd.slice(5);
       expect(argv.slice(argv.indexOf("--") + 1)).toEqual(["codex", "-c", 'sandbox_mode="danger-full-access"', "exec", "x"]);
@@ -70,6 +86,16 @@ describe("confineCommand", () => {
       c.release();
     }
     expect(existsSync(path.dirname(c.env.TMPDIR as string))).toBe(false);
+  });
+
+  it("refuses a state folder that is the project or holds it, which would make the project writable", () => {
+    const p = path.join(scratch, "state-is-project");
+    mkdirSync(p);
+    const choice = chooseSandbox(["codex"], {}, present);
+    expect(() => confineCommand(choice, { cmd: ["codex"], env: { CODEX_HOME: p }, cwd: p, writable: [] })).toThrow(
+      /is or holds the project folder/,
+    );
+    expect(() => confineCommand(choice, { cmd: ["codex"], env: { CODEX_HOME: scratch }, cwd: p, writable: [] })).toThrow(/CODEX_HOME/);
   });
 
   it("runs the command as it is when no sandbox was chosen", () => {

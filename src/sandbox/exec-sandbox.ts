@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { UsageError } from "../errors/errors.js";
+import { RefusalError, UsageError } from "../errors/errors.js";
+import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
 import { type FailOpenTool, failOpenToolOf, toolArgumentsAt } from "./agent-tool.js";
 import { bubblewrapArgv } from "./bubblewrap-argv.js";
 import { type Bubblewrap, findBubblewrap } from "./find-bubblewrap.js";
@@ -49,7 +50,7 @@ export function chooseSandbox(cmd: readonly string[], flags: SandboxFlags, find:
     : `--sandbox asks exec to run ${who} in a bubblewrap sandbox`;
   const bwrap = find();
   const todo =
-    "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), run the executor under its own OS user (SECURITY.md, deployment 2), or pass --hook-only to rely on the hook alone";
+    "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), run the executor under an OS user of its own (SECURITY.md, Another OS user), or pass --hook-only to rely on the hook alone";
   if (!bwrap.ok) throw new UsageError(`${why}, and ${bwrap.reason}: ${todo}`);
   const seccomp = seccompFilter();
   if (!seccomp) throw new UsageError(`${why}, and its seccomp filter knows no system calls of ${process.arch}: ${todo}`);
@@ -95,14 +96,27 @@ export function confineCommand(
     try {
       prepared = prepareTargets(input.writable);
     } catch (error) {
-      throw new UsageError(`the sandbox could not make a placeholder for a target that does not exist yet (${(error as Error).message}); check the targets`, {
-        cause: error,
-      });
+      throw new RefusalError(
+        `the sandbox cannot mount a target writable (${(error as Error).message}); the session is ended: remove what is in the target's way and run exec again`,
+        { attack: "target-moved-before-sandbox" },
+        { cause: error },
+      );
     }
     const state = choice.tool ? [toolStateOf(choice.tool, input.env)] : [];
     const mounts = state.map((s) => {
       mkdirSync(s.dir, { recursive: true });
-      return { dir: s.dir, readOnly: readdirSync(s.dir).filter((n) => s.isConfig(n)).map((n) => path.join(s.dir, n)) };
+      // A state folder that is (or links to) the project, or holds it, would make the project writable.
+      const real = resolveRealPath(s.dir, "/");
+      if (isWithin(real, input.cwd) || isWithin(input.cwd, real))
+        throw new UsageError(
+          `${choice.tool}'s state folder ${s.dir} is or holds the project folder ${input.cwd}, so the sandbox cannot keep the project read-only: point ${choice.tool === "codex" ? "CODEX_HOME" : "GEMINI_CLI_HOME"} elsewhere`,
+        );
+      return {
+        dir: s.dir,
+        readOnly: readdirSync(s.dir)
+          .filter((n) => s.isConfig(n))
+          .map((n) => path.join(s.dir, n)),
+      };
     });
     const at = toolArgumentsAt(input.cmd);
     const inner =

@@ -49,7 +49,14 @@ describe("prepareTargets", () => {
     const outside = path.join(scratch, `outside-${n}`);
     mkdirSync(path.join(p, "cart"));
     symlinkSync(outside, path.join(p, "cart", "new_test.go"));
-    expect(() => prepareTargets([path.join(p, "cart", "new_test.go")])).toThrow(/EEXIST/);
+    expect(() => prepareTargets([path.join(p, "cart", "new_test.go")])).toThrow(/goes through a symbolic link now/);
     expect(existsSync(outside)).toBe(false);
+  });
+
+  it("refuses a target that became a symbolic link since the session was bound", () => {
+    const p = project();
+    mkdirSync(path.join(scratch, `elsewhere-${n}`));
+    symlinkSync(path.join(scratch, `elsewhere-${n}`), path.join(p, "cart"));
+    expect(() => prepareTargets([path.join(p, "cart")])).toThrow(/goes through a symbolic link now/);
   });
 });

@@ -45,6 +45,8 @@ export function prepareTargets(targets: readonly string[]): PreparedTargets {
   };
   try {
     for (const target of targets) {
+      // The binding holds real paths: one that became a link since would mount what it points to writable.
+      if (resolveRealPath(target, "/") !== target) throw new Error(`${target} goes through a symbolic link now`);
       if (exists(target)) continue;
       const missing: string[] = [];
       for (let p = path.dirname(target); !exists(p); p = path.dirname(p)) missing.unshift(p);
@@ -61,7 +63,9 @@ export function prepareTargets(targets: readonly string[]): PreparedTargets {
         closeSync(fd);
       }
       if (resolveRealPath(target, "/") !== target) throw new Error(`${target} moved while it was made`);
-      notes.push(`twinlock: ${target} does not exist yet: an empty placeholder is there for the sandbox to mount writable (removed after, if left empty)`);
+      notes.push(
+        `twinlock: ${target} does not exist yet: an empty placeholder is there for the sandbox to mount writable (removed after, if left empty)`,
+      );
     }
   } catch (error) {
     undo();

@@ -56,7 +56,9 @@ describe("twinlock exec running Codex", () => {
     const r = exec(g, codex, [], path.join(g.dir, "no-such-folder"));
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toMatch(/codex runs a call when the hook fails .*bwrap \(bubblewrap\) is not on PATH: install bubblewrap .*--hook-only/);
+    expect(r.stderr).toMatch(
+      /codex runs a call when the hook fails .*bwrap \(bubblewrap\) is not on PATH: install bubblewrap .*--hook-only/,
+    );
     expect(workflowOf(g).state).toBe("dry_run_ready");
     expect(readFileSync(path.join(g.dir, "cart", "cache.go"), "utf8")).toBe("before\n");
   });
@@ -79,7 +81,9 @@ describe("twinlock exec running Codex", () => {
       expect(r.stderr).toMatch(/codex runs in a bubblewrap sandbox: it may write only the admitted targets \(.*cart\/cache\.go.*\)/);
       expect(readFileSync(path.join(g.dir, "cart", "cache.go"), "utf8")).toBe("fixed\n");
       // Codex's own sandbox is off inside this one (it cannot nest): the stand-in saw the override first.
-      expect(readFileSync(path.join(g.dir, "cart", "cache_race_test.go"), "utf8")).toBe('-c sandbox_mode="danger-full-access" exec fix it\n');
+      expect(readFileSync(path.join(g.dir, "cart", "cache_race_test.go"), "utf8")).toBe(
+        '-c sandbox_mode="danger-full-access" exec fix it\n',
+      );
       expect(existsSync(path.join(g.dir, "cart", "stray.go"))).toBe(false);
       expect(r.stderr).toMatch(/cart\/stray\.go: Read-only file system/);
     },

@@ -254,6 +254,18 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             },
             RUN_TIMEOUT,
           );
+        if (agent === "claude")
+          it(
+            `${tool} under \`exec --sandbox\` does the shell on an admitted target and not on a file outside the targets`,
+            async () => {
+              const inside = await runAgent(agent, "shell", "installed", { exec: { on: "target", flags: ["--sandbox"] } });
+              expect(inside.fileAfter, describeRun(inside)).toBe(doneContent(inside.action));
+              const outside = await runAgent(agent, "shell", "installed", { exec: { on: "outside", flags: ["--sandbox"] } });
+              expect(outside.stderr).toContain("runs in a bubblewrap sandbox");
+              expectNotDone(outside, "shell");
+            },
+            RUN_TIMEOUT * 2,
+          );
         if (SANDBOXED.has(agent))
           it(
             `${tool} under \`exec --hook-only\` runs without the sandbox and says what that gives up`,

@@ -137,7 +137,18 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     const [program, argv] = admitted
       ? [
           process.execPath,
-          [DIST_BIN, "exec", admitted.runFile, admitted.executor, "--home", admitted.home, ...(options.exec?.flags ?? []), "--", cli.bin, ...args],
+          [
+            DIST_BIN,
+            "exec",
+            admitted.runFile,
+            admitted.executor,
+            "--home",
+            admitted.home,
+            ...(options.exec?.flags ?? []),
+            "--",
+            cli.bin,
+            ...args,
+          ],
         ]
       : [cli.bin, args];
     const child = spawn(program, argv, {
