@@ -31,7 +31,12 @@ export interface SandboxFlags {
  * when the sandbox is needed and cannot be made here; `--hook-only` runs
  * without it, and says what that gives up.
  */
-export function chooseSandbox(cmd: readonly string[], flags: SandboxFlags, find: () => Bubblewrap = findBubblewrap): SandboxChoice {
+export function chooseSandbox(
+  cmd: readonly string[],
+  flags: SandboxFlags,
+  find: () => Bubblewrap = findBubblewrap,
+  where: { env: NodeJS.ProcessEnv; cwd: string } = { env: process.env, cwd: process.cwd() },
+): SandboxChoice {
   if (flags.hookOnly && flags.sandbox) throw new UsageError("--hook-only and --sandbox contradict each other: pass one of them");
   const tool = failOpenToolOf(cmd);
   if (flags.hookOnly)
@@ -54,7 +59,18 @@ export function chooseSandbox(cmd: readonly string[], flags: SandboxFlags, find:
   if (!bwrap.ok) throw new UsageError(`${why}, and ${bwrap.reason}: ${todo}`);
   const seccomp = seccompFilter();
   if (!seccomp) throw new UsageError(`${why}, and its seccomp filter knows no system calls of ${process.arch}: ${todo}`);
+  if (tool) checkStateFolder(tool, toolStateOf(tool, where.env).dir, where.cwd);
   return { kind: "bubblewrap", bwrap: bwrap.path, seccomp, tool };
+}
+
+/** Refuse a state folder that is (or links to) the project, or holds it: mounted writable, it would make the project writable. */
+function checkStateFolder(tool: FailOpenTool, dir: string, cwd: string): void {
+  const real = resolveRealPath(dir, "/");
+  const project = resolveRealPath(cwd, "/");
+  if (isWithin(real, project) || isWithin(project, real))
+    throw new UsageError(
+      `${tool}'s state folder ${dir} is or holds the project folder ${cwd}, so the sandbox cannot keep the project read-only: point ${tool === "codex" ? "CODEX_HOME" : "GEMINI_CLI_HOME"} (or HOME) elsewhere`,
+    );
 }
 
 /** The command to start in place of the session's own, with its environment, and what to undo once it ended. */
@@ -105,12 +121,7 @@ export function confineCommand(
     const state = choice.tool ? [toolStateOf(choice.tool, input.env)] : [];
     const mounts = state.map((s) => {
       mkdirSync(s.dir, { recursive: true });
-      // A state folder that is (or links to) the project, or holds it, would make the project writable.
-      const real = resolveRealPath(s.dir, "/");
-      if (isWithin(real, input.cwd) || isWithin(input.cwd, real))
-        throw new UsageError(
-          `${choice.tool}'s state folder ${s.dir} is or holds the project folder ${input.cwd}, so the sandbox cannot keep the project read-only: point ${choice.tool === "codex" ? "CODEX_HOME" : "GEMINI_CLI_HOME"} elsewhere`,
-        );
+      checkStateFolder(choice.tool as FailOpenTool, s.dir, input.cwd);
       return {
         dir: s.dir,
         readOnly: readdirSync(s.dir)

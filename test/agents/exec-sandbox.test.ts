@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBubblewrap } from "../../src/sandbox/find-bubblewrap.js";
-import { driveTo, type GateRun, makeGateRun, removeGateRuns, workflowOf } from "../../src/test-support/run-fixture.js";
+import { driveTo, type GateRun, makeGateRun, makeRunTempDir, removeGateRuns, workflowOf } from "../../src/test-support/run-fixture.js";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
 beforeAll(ensureBuilt, 180_000);
@@ -46,7 +46,8 @@ function exec(g: GateRun, codex: string, flags: string[], PATH: string) {
   return spawnSync(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", ...flags, "--", codex, "exec", "fix it"], {
     cwd: g.dir,
     encoding: "utf8",
-    env: { PATH, HOME: path.join(g.dir, "home"), TWINLOCK_HOME: process.env.TWINLOCK_HOME },
+    // HOME outside the project: a state folder (~/.codex) inside it is refused, since it would be writable.
+    env: { PATH, HOME: makeRunTempDir("twinlock-exec-user-"), TWINLOCK_HOME: process.env.TWINLOCK_HOME },
   });
 }
 
@@ -61,6 +62,18 @@ describe("twinlock exec running Codex", () => {
     );
     expect(workflowOf(g).state).toBe("dry_run_ready");
     expect(readFileSync(path.join(g.dir, "cart", "cache.go"), "utf8")).toBe("before\n");
+  });
+
+  it("refuses, before the admission, a HOME inside the project: Codex's state folder there would make the project writable", async () => {
+    const { g, codex } = await runWithStandIn();
+    const r = spawnSync(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--", codex, "exec", "x"], {
+      cwd: g.dir,
+      encoding: "utf8",
+      env: { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: g.dir, TWINLOCK_HOME: process.env.TWINLOCK_HOME },
+    });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/codex's state folder .* is or holds the project folder/);
+    expect(workflowOf(g).state).toBe("dry_run_ready");
   });
 
   it("with --hook-only runs it without the sandbox, says so, and then nothing stops what a shell writes", async () => {

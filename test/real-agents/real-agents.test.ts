@@ -14,6 +14,12 @@ import { ACTION_KINDS, type ActionKind, CRAFTED_SPACES, doneContent, EDIT_BEFORE
  * Each run takes seconds (a timed-out hook: the installed 10 s more), one
  * CLI at a time.
  *
+ * Under `twinlock exec` (an admitted run of the demo pair is the project:
+ * admitted-run.ts), a write, an edit and a shell call on an admitted target
+ * are done and outside the targets are not, also with the hook failing:
+ * Codex and Gemini run in exec's bubblewrap sandbox, which holds where their
+ * failing hook lets the call through.
+ *
  * Where a tool is known to let the call through today (issue 24), the test
  * is written as the behaviour wanted and marked `it.fails`, its name saying
  * so and why: it goes red the day the tool holds, to be made a plain `it`.
@@ -41,7 +47,7 @@ const FAILURES: { hook: HookState; how: string }[] = [
  * the tool's sandbox, or the OS-user deployment) must hold.
  */
 type Scenario = HookState | "untrusted" | "crafted-patch" | "outward" | "ci-env" | `exec-outside-${ActionKind}`;
-const SECOND_LAYER = "no hook can answer then; under `twinlock exec` its sandbox holds (below)";
+const SECOND_LAYER = "no hook can answer then, so the hook alone cannot hold: exec's sandbox is the answer, and holds under exec (below)";
 const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
   claude: {
     "exec-outside-shell":
