@@ -310,6 +310,8 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .option("--actions <ids>", "requested +ACTION IDs (default: all consented)")
     .option("--actor <name>", "who asks")
     .option("--pass-env <names>", "more variables to hand the command, comma-separated (never TWINLOCK_KEY, TWINLOCK_STORE, NODE_OPTIONS)")
+    .option("--hook-only", "run Codex or Gemini without exec's sandbox, held by the hook alone (which they pass when it fails)")
+    .option("--sandbox", "run any command in exec's sandbox (Codex and Gemini always are): it may write only the admitted targets")
     .action(async (run, id, cmd, opts) => sink(await (await import("./commands/exec.js")).runExec(run, id, cmd, opts)));
 
   program

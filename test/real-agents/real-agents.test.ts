@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { removeGateRuns } from "../../src/test-support/run-fixture.js";
 import { ensureBuilt } from "../support/ensure-built.js";
 import { AGENT_CLIS_DIR, missingCli, PINNED, REAL_AGENTS, type RealAgent } from "./agent-clis.js";
 import { type AgentRun, describeRun, type HookState, runAgent } from "./run-agent.js";
@@ -12,6 +13,12 @@ import { ACTION_KINDS, type ActionKind, CRAFTED_SPACES, doneContent, EDIT_BEFORE
  * Opt-in: TWINLOCK_REAL_AGENTS=1, after scripts/install-agent-clis.sh.
  * Each run takes seconds (a timed-out hook: the installed 10 s more), one
  * CLI at a time.
+ *
+ * Under `twinlock exec` (an admitted run of the demo pair is the project:
+ * admitted-run.ts), a write, an edit and a shell call on an admitted target
+ * are done and outside the targets are not, also with the hook failing:
+ * Codex and Gemini run in exec's bubblewrap sandbox, which holds where their
+ * failing hook lets the call through.
  *
  * Where a tool is known to let the call through today (issue 24), the test
  * is written as the behaviour wanted and marked `it.fails`, its name saying
@@ -39,9 +46,13 @@ const FAILURES: { hook: HookState; how: string }[] = [
  * behaviour, which no hook can change: there the second layer (`exec` with
  * the tool's sandbox, or the OS-user deployment) must hold.
  */
-type Scenario = HookState | "untrusted" | "crafted-patch" | "outward" | "ci-env";
-const SECOND_LAYER = "no hook can answer then: the second layer must hold";
+type Scenario = HookState | "untrusted" | "crafted-patch" | "outward" | "ci-env" | `exec-outside-${ActionKind}`;
+const SECOND_LAYER = "no hook can answer then, so the hook alone cannot hold: exec's sandbox is the answer, and holds under exec (below)";
 const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
+  claude: {
+    "exec-outside-shell":
+      "the hook lets a bound shell command in the project through and cannot see what it writes; Claude Code is not in exec's sandbox unless `exec --sandbox` asks (or the OS-user deployment holds it)",
+  },
   codex: {
     untrusted: "Codex skips a hook the user has not trusted in /hooks or with `hooks install --trust`, silently (finding 1)",
     "not-found": `Codex runs the call when the hook exits 127 (finding 2; ${SECOND_LAYER})`,
@@ -54,6 +65,14 @@ const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> 
   },
 };
 
+/** The tools exec runs in its sandbox without being asked: the ones that let a call through when the hook fails. */
+const SANDBOXED = new Set<RealAgent>(["codex", "gemini"]);
+
+/** How a run trusts Codex's hook when what is measured is not finding 1: as `hooks install --trust` writes it. */
+function codexTrust(agent: RealAgent) {
+  return agent === "codex" ? ("twinlock" as const) : ("none" as const);
+}
+
 /** `it`, or `it.fails` with the reason in the name when the tool lets this through today. */
 function held(agent: RealAgent, scenario: Scenario, name: string, body: () => Promise<void>, timeout: number) {
   const open = OPEN_TODAY[agent]?.[scenario];
@@ -61,15 +80,16 @@ function held(agent: RealAgent, scenario: Scenario, name: string, body: () => Pr
   else it(name, body, timeout);
 }
 
-/** The call was not done: the target is as it was before the run. */
+/** The call was not done: the file is as it was before the run. */
 function expectNotDone(run: AgentRun, kind: ActionKind) {
-  expect(run.fileAfter, describeRun(run)).toBe(kind === "edit" ? EDIT_BEFORE : null);
+  expect(run.fileAfter, describeRun(run)).toBe(run.exec ? run.before : kind === "edit" ? EDIT_BEFORE : null);
 }
 
 const RUN_TIMEOUT = 150_000;
 
 describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK_REAL_AGENTS=1)", () => {
   beforeAll(() => ensureBuilt(), 300_000);
+  afterAll(() => removeGateRuns());
 
   for (const agent of REAL_AGENTS) {
     const missing = missingCli(agent);
@@ -205,6 +225,67 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
           },
           RUN_TIMEOUT,
         );
+      });
+
+      describe("under `twinlock exec`, an admitted executor (Codex and Gemini in exec's sandbox)", () => {
+        for (const kind of ACTION_KINDS) {
+          it(
+            `${tool} does the ${kind} on an admitted target`,
+            async () => {
+              const run = await runAgent(agent, kind, "installed", { trust: codexTrust(agent), exec: { on: "target" } });
+              expect(run.fileAfter, describeRun(run)).toBe(doneContent(run.action));
+              if (SANDBOXED.has(agent)) expect(run.stderr).toContain("runs in a bubblewrap sandbox");
+            },
+            RUN_TIMEOUT,
+          );
+          held(
+            agent,
+            `exec-outside-${kind}`,
+            `${tool} does not do the ${kind} on a file of the project outside the targets`,
+            async () => {
+              const run = await runAgent(agent, kind, "installed", { trust: codexTrust(agent), exec: { on: "outside" } });
+              expectNotDone(run, kind);
+            },
+            RUN_TIMEOUT,
+          );
+        }
+        for (const { hook, how } of FAILURES)
+          it(
+            `${tool} does not do the write outside the targets when ${how}${SANDBOXED.has(agent) ? " (the sandbox holds)" : ""}`,
+            async () => {
+              const run = await runAgent(agent, "write", hook, { trust: agent === "codex" ? "bypass" : "none", exec: { on: "outside" } });
+              expectNotDone(run, "write");
+              // The hook was asked and failed: what held is not its answer.
+              if (hook !== "not-found") expect(run.hookCalls.length, describeRun(run)).toBeGreaterThan(0);
+            },
+            RUN_TIMEOUT,
+          );
+        if (agent === "claude")
+          it(
+            `${tool} under \`exec --sandbox\` does the shell on an admitted target and not on a file outside the targets`,
+            async () => {
+              const inside = await runAgent(agent, "shell", "installed", { exec: { on: "target", flags: ["--sandbox"] } });
+              expect(inside.fileAfter, describeRun(inside)).toBe(doneContent(inside.action));
+              const outside = await runAgent(agent, "shell", "installed", { exec: { on: "outside", flags: ["--sandbox"] } });
+              expect(outside.stderr).toContain("runs in a bubblewrap sandbox");
+              expectNotDone(outside, "shell");
+            },
+            RUN_TIMEOUT * 2,
+          );
+        if (SANDBOXED.has(agent))
+          it(
+            `${tool} under \`exec --hook-only\` runs without the sandbox and says what that gives up`,
+            async () => {
+              const run = await runAgent(agent, "shell", "installed", {
+                trust: codexTrust(agent),
+                exec: { on: "outside", flags: ["--hook-only"] },
+              });
+              expect(run.stderr).toContain(`--hook-only: ${agent} runs without exec's sandbox`);
+              // The hook lets a shell command in the project through and cannot see what it writes: only the sandbox stopped it.
+              expect(run.fileAfter, describeRun(run)).toBe(doneContent(run.action));
+            },
+            RUN_TIMEOUT,
+          );
       });
 
       describe("with the hook failing", () => {

@@ -3,6 +3,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import os from "node:os";
 import path from "node:path";
 import { DIST_BIN } from "../support/ensure-built.js";
+import { type AdmittedProject, admittedProject } from "./admitted-run.js";
 import { AGENT_CLIS, type RealAgent, type RunDirs } from "./agent-clis.js";
 import { type RecordedRequest, startModelServer } from "./model-server.js";
 import { type AnyActionKind, actionOf, EDIT_BEFORE, type ScriptedAction } from "./scripted-action.js";
@@ -26,6 +27,10 @@ export interface AgentRun {
   agent: RealAgent;
   hook: HookState;
   trust: CodexTrust;
+  /** Under exec: whether the file is an admitted target or outside them; undefined when the CLI ran on its own. */
+  exec: "target" | "outside" | undefined;
+  /** The file's content before the run (null: it did not exist). */
+  before: string | null;
   action: ScriptedAction;
   exitCode: number | null;
   signal: string | null;
@@ -54,10 +59,25 @@ function failingNode(hook: HookState, log: string): string | undefined {
   return undefined;
 }
 
-/** How a run differs from the plain one: how Codex trusts the hook, or more environment for the CLI (e.g. CI's). */
+/**
+ * How a run differs from the plain one: how Codex trusts the hook, more
+ * environment for the CLI (e.g. CI's), or started by `twinlock exec` as an
+ * admitted executor on a file inside the admitted targets or outside them
+ * (see admitted-run.ts), with `--hook-only` or `--sandbox` passed to exec.
+ */
 export interface RunOptions {
   trust?: CodexTrust;
   env?: Record<string, string>;
+  exec?: { on: "target" | "outside"; flags?: ("--hook-only" | "--sandbox")[] };
+}
+
+/**
+ * The file a run under exec acts on: a new file for a write or a shell, an existing one for an edit (a write on an
+ * existing file would be refused by Claude Code before any hook: it was not read first), a target or not.
+ */
+function execFile(admitted: AdmittedProject, kind: AnyActionKind, on: "target" | "outside"): string {
+  if (on === "outside") return kind === "edit" ? admitted.files.outside : admitted.files.outsideNew;
+  return kind === "edit" ? admitted.files.editTarget : admitted.files.newTarget;
 }
 
 /**
@@ -73,15 +93,21 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
   const root = mkdtempSync(path.join(os.tmpdir(), `twinlock-real-${agent}-`));
   let server: Awaited<ReturnType<typeof startModelServer>> | undefined;
   try {
-    const project = path.join(root, "project");
+    const admitted = options.exec ? await admittedProject() : undefined;
+    const project = admitted?.project ?? path.join(root, "project");
     const home = path.join(root, "home");
-    const gateHome = path.join(root, "gate-home");
+    const gateHome = admitted?.home ?? path.join(root, "gate-home");
     const shimDir = path.join(root, "bin");
-    const hookLog = path.join(root, "hook-calls.log");
+    // In the tool's state folder, which exec's sandbox leaves writable, so that the stand-in can log there too.
+    const hookLog = path.join(home, agent === "claude" ? "" : `.${agent}`, "hook-calls.log");
     for (const d of [project, home, gateHome, shimDir, path.join(home, ".codex"), path.join(home, ".gemini")])
       mkdirSync(d, { recursive: true });
-    const file = path.join(kind === "crafted-patch" ? root : project, `${kind}-target.txt`);
-    if (kind === "edit" || kind === "reads") writeFileSync(file, EDIT_BEFORE);
+    const file =
+      admitted && options.exec
+        ? execFile(admitted, kind, options.exec.on)
+        : path.join(kind === "crafted-patch" ? root : project, `${kind}-target.txt`);
+    if (!admitted && (kind === "edit" || kind === "reads")) writeFileSync(file, EDIT_BEFORE);
+    const before = existsSync(file) ? readFileSync(file, "utf8") : null;
     const action = actionOf(kind, file);
     server = await startModelServer(cli.responder(action));
     const dirs: RunDirs = { project, home, modelUrl: server.url };
@@ -107,7 +133,25 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     // No twinlock anywhere on PATH: node's folder for the CLIs that are node scripts, and the system's.
     const PATH = [path.dirname(process.execPath), "/usr/bin", "/bin"].join(":");
     const started = Date.now();
-    const child = spawn(cli.bin, args, {
+    // Under exec: `twinlock exec RUN MD-30 [flags] -- CLI ARGS…`, as a person starts an admitted executor.
+    const [program, argv] = admitted
+      ? [
+          process.execPath,
+          [
+            DIST_BIN,
+            "exec",
+            admitted.runFile,
+            admitted.executor,
+            "--home",
+            admitted.home,
+            ...(options.exec?.flags ?? []),
+            "--",
+            cli.bin,
+            ...args,
+          ],
+        ]
+      : [cli.bin, args];
+    const child = spawn(program, argv, {
       cwd: project,
       env: { PATH, HOME: home, TMPDIR: os.tmpdir(), LANG: "C.UTF-8", TERM: "dumb", ...env, ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -131,6 +175,8 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
       agent,
       hook,
       trust,
+      exec: options.exec?.on,
+      before,
       action,
       exitCode,
       signal,
@@ -161,7 +207,7 @@ function killGroup(pid: number | undefined): void {
 export function describeRun(run: AgentRun): string {
   const file = run.fileAfter === null ? "no file" : `file ${JSON.stringify(run.fileAfter.slice(0, 60))}`;
   return [
-    `${run.agent} ${run.action.kind} hook=${run.hook}${run.trust === "none" ? "" : ` (trust: ${run.trust})`}: exit ${run.exitCode ?? run.signal}, ${run.durationMs} ms, ${file}`,
+    `${run.agent} ${run.action.kind} hook=${run.hook}${run.trust === "none" ? "" : ` (trust: ${run.trust})`}${run.exec ? ` under exec on ${run.exec === "target" ? "a target" : "a file outside the targets"}` : ""}: exit ${run.exitCode ?? run.signal}, ${run.durationMs} ms, ${file}`,
     `hook started ${run.hookCalls.length}x; ${run.requests.length} model requests`,
     `tool results: ${JSON.stringify(run.toolResults.map((t) => t.slice(0, 300)))}`,
     `stderr: ${run.stderr.slice(-600)}`,

@@ -6,6 +6,7 @@ import { UsageError } from "../../errors/errors.js";
 import { bindSession } from "../../gate/bind-session.js";
 import { recordExecResult } from "../../home/exec-results.js";
 import { shellQuote } from "../../run/next-step.js";
+import { chooseSandbox, confineCommand, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { RunStore } from "../../store/run-store.js";
 import { agentEnvironment } from "../agent-environment.js";
@@ -23,7 +24,7 @@ type ExecOptions = CommonOptions & {
   actor?: string;
   checkout?: string;
   passEnv?: string;
-};
+} & SandboxFlags;
 
 /**
  * `twinlock exec RUN EXECUTOR [--checkout DIR] -- CMD…` (SPEC §11, §12):
@@ -40,6 +41,8 @@ type ExecOptions = CommonOptions & {
 export async function runExec(runFile: string, executor: string, cmd: string[], o: ExecOptions): Promise<CommandResult> {
   if (cmd.length === 0) throw new UsageError("exec needs the command to run after `--`, e.g. `twinlock exec run.json MD-30 -- claude`");
   const extra = parsePassEnv(o.passEnv);
+  // The sandbox is chosen (or exec refused) before the admission could use the consent.
+  const sandbox = chooseSandbox(cmd, o);
   const home = homeOption(o, { create: usesTeamStore(o) });
   const scratch = o.checkout === undefined ? mkdtempSync(path.join(os.tmpdir(), "twinlock-exec-")) : undefined;
   const checkout = o.checkout ?? path.join(scratch as string, "handoff");
@@ -77,7 +80,15 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
       },
       { extra, writable: binding.targets },
     );
-    const run = await runBoundSession({ cmd, env, store, ref: runFile, home, binding, note });
+    // Codex and Gemini run confined to the targets (src/sandbox): their writes elsewhere fail even when the hook fails.
+    const launch = confineCommand(sandbox, { cmd, env, cwd: process.cwd(), writable: binding.targets });
+    for (const line of launch.notes) note(line);
+    let run: { status: number; error?: string };
+    try {
+      run = await runBoundSession({ cmd: launch.cmd, env: launch.env, store, ref: runFile, home, binding, note });
+    } finally {
+      launch.release();
+    }
     const record = recordExecResult(home, {
       format: "twinlock-exec-result/1",
       run_id: binding.run_id,

@@ -23,13 +23,13 @@ export const KNOWN_VERSIONS: Record<Agent, Record<string, { failsClosed: boolean
   codex: {
     "0.169.0": {
       failsClosed: false,
-      note: "a hook that exits 127, dies by a signal or times out lets the call run: only the sandbox or the OS-user deployment holds then",
+      note: "a hook that exits 127, dies by a signal or times out lets the call run: run it under `twinlock exec`, whose sandbox holds then",
     },
   },
   gemini: {
     "0.61.0": {
       failsClosed: false,
-      note: "a hook that dies by a signal or times out lets the call run: only the sandbox or the OS-user deployment holds then",
+      note: "a hook that dies by a signal or times out lets the call run: run it under `twinlock exec`, whose sandbox holds then",
     },
   },
   cursor: {},

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { bubblewrapArgv } from "./bubblewrap-argv.js";
+
+describe("bubblewrapArgv", () => {
+  it("mounts the root read-only, then the state folder writable with its configuration read-only again, then the targets, and runs the command in its folder", () => {
+    const argv = bubblewrapArgv({
+      bwrap: "/usr/bin/bwrap",
+      cmd: ["codex", "exec", "x"],
+      cwd: "/p",
+      writable: ["/p/cart/cache.go", "/s/tmp"],
+      state: [{ dir: "/h/.codex", readOnly: ["/h/.codex/config.toml"] }],
+      seccompFd: 3,
+    });
+    expect(argv).toEqual([
+      "/usr/bin/bwrap",
+      "--die-with-parent",
+      "--new-session",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--bind",
+      "/h/.codex",
+      "/h/.codex",
+      "--ro-bind",
+      "/h/.codex/config.toml",
+      "/h/.codex/config.toml",
+      "--bind",
+      "/p/cart/cache.go",
+      "/p/cart/cache.go",
+      "--bind",
+      "/s/tmp",
+      "/s/tmp",
+      "--seccomp",
+      "3",
+      "--chdir",
+      "/p",
+      "--",
+      "codex",
+      "exec",
+      "x",
+    ]);
+  });
+
+  it("passes a command whose arguments look like bwrap options after `--`, untouched", () => {
+    const argv = bubblewrapArgv({ bwrap: "/b", cmd: ["gemini", "--bind", "/", "/"], cwd: "/", writable: [], state: [], seccompFd: 3 });
+    expect(argv.slice(argv.indexOf("--") + 1)).toEqual(["gemini", "--bind", "/", "/"]);
+    expect(argv.filter((a) => a === "--bind")).toHaveLength(1);
+  });
+});

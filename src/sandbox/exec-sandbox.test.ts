@@ -1,0 +1,173 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { UsageError } from "../errors/errors.js";
+import { chooseSandbox, confineCommand } from "./exec-sandbox.js";
+import { findBubblewrap } from "./find-bubblewrap.js";
+
+const scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), "twinlock-exec-sandbox-")));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const missing = () => ({ ok: false as const, reason: "bwrap (bubblewrap) is not on PATH" });
+const present = () => ({ ok: true as const, path: "/usr/bin/bwrap" });
+
+describe("chooseSandbox", () => {
+  it("refuses Codex and Gemini in one line when bubblewrap is missing, saying why and what to do", () => {
+    for (const cmd of [
+      ["codex", "exec", "x"],
+      ["gemini", "-p", "x"],
+    ]) {
+      let error: unknown;
+      try {
+        chooseSandbox(cmd, {}, missing);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(UsageError);
+      const message = (error as Error).message;
+      expect(message).not.toContain("\n");
+      expect(message).toMatch(/runs a call when the hook fails .* bwrap \(bubblewrap\) is not on PATH: install bubblewrap .*--hook-only/);
+    }
+  });
+
+  it("runs Codex without the sandbox under --hook-only, and says what that gives up", () => {
+    const choice = chooseSandbox(["codex"], { hookOnly: true }, missing);
+    expect(choice).toEqual({
+      kind: "none",
+      notes: [expect.stringMatching(/--hook-only: codex runs without exec's sandbox.*runs the call anyway/)],
+    });
+  });
+
+  it("runs Claude Code and other commands as they are, and in the sandbox when --sandbox asks", () => {
+    expect(chooseSandbox(["claude", "-p", "x"], {}, missing)).toEqual({ kind: "none", notes: [] });
+    expect(chooseSandbox(["make"], { sandbox: true }, present)).toMatchObject({ kind: "bubblewrap", tool: undefined });
+    expect(() => chooseSandbox(["make"], { sandbox: true }, missing)).toThrow(
+      /--sandbox asks exec to run make in a bubblewrap sandbox, and bwrap/,
+    );
+  });
+
+  it("refuses --hook-only with --sandbox", () => {
+    expect(() => chooseSandbox(["codex"], { hookOnly: true, sandbox: true }, present)).toThrow(/contradict/);
+  });
+});
+
+describe("confineCommand", () => {
+  it("starts bwrap through /bin/sh with the seccomp filter on descriptor 3, Codex's own sandbox off, a private TMPDIR, and its configuration read-only", () => {
+    const home = path.join(scratch, "home-argv");
+    mkdirSync(path.join(home, ".codex"), { recursive: true });
+    writeFileSync(path.join(home, ".codex", "config.toml"), "");
+    writeFileSync(path.join(home, ".codex", "auth.json"), "{}");
+    const target = path.join(scratch, "argv-target.go");
+    writeFileSync(target, "x");
+    const choice = chooseSandbox(["codex", "exec", "x"], {}, present);
+    const project = path.join(scratch, "argv-project");
+    mkdirSync(project);
+    const c = confineCommand(choice, { cmd: ["codex", "exec", "x"], env: { HOME: home }, cwd: project, writable: [target] });
+    try {
+      expect(c.cmd.slice(0, 5)).toEqual([
+        "/bin/sh",
+        "-c",
+        'f=$1; shift; exec "$@" 3<"$f"',
+        "twinlock-sandbox",
+        expect.stringMatching(/seccomp\.bpf$/),
+      ]);
+      expect(readFileSync(c.cmd[4] as string)).toEqual(choice.kind === "bubblewrap" ? choice.seccomp : undefined);
+      const argv = c.cmd.slice(5);
+      expect(argv.slice(argv.indexOf("--") + 1)).toEqual(["codex", "-c", 'sandbox_mode="danger-full-access"', "exec", "x"]);
+      const pair = (flag: string, p: string) => argv.some((a, i) => a === flag && argv[i + 1] === p && argv[i + 2] === p);
+      expect(pair("--bind", target)).toBe(true);
+      expect(pair("--bind", path.join(home, ".codex"))).toBe(true);
+      expect(pair("--ro-bind", path.join(home, ".codex", "config.toml"))).toBe(true);
+      expect(pair("--ro-bind", path.join(home, ".codex", "auth.json"))).toBe(false);
+      expect(c.env.TMPDIR).toMatch(/twinlock-sandbox-.*\/tmp$/);
+      expect(pair("--bind", c.env.TMPDIR as string)).toBe(true);
+    } finally {
+      c.release();
+    }
+    expect(existsSync(path.dirname(c.env.TMPDIR as string))).toBe(false);
+  });
+
+  it("refuses a state folder that is the project or holds it, which would make the project writable", () => {
+    const p = path.join(scratch, "state-is-project");
+    mkdirSync(p);
+    const choice = chooseSandbox(["codex"], {}, present);
+    expect(() => confineCommand(choice, { cmd: ["codex"], env: { CODEX_HOME: p }, cwd: p, writable: [] })).toThrow(
+      /is or holds the project folder/,
+    );
+    expect(() => confineCommand(choice, { cmd: ["codex"], env: { CODEX_HOME: scratch }, cwd: p, writable: [] })).toThrow(/CODEX_HOME/);
+  });
+
+  it("runs the command as it is when no sandbox was chosen", () => {
+    const c = confineCommand({ kind: "none", notes: [] }, { cmd: ["claude"], env: { A: "1" }, cwd: "/", writable: [] });
+    expect(c.cmd).toEqual(["claude"]);
+    expect(c.env).toEqual({ A: "1" });
+  });
+});
+
+const bwrap = findBubblewrap();
+describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`, () => {
+  it("lets a command write its targets, a new target included, and nothing else: not the project, not the state folder's configuration", () => {
+    const p = path.join(scratch, "run");
+    const home = path.join(scratch, "home-run");
+    mkdirSync(path.join(p, "cart"), { recursive: true });
+    mkdirSync(path.join(home, ".gemini"), { recursive: true });
+    writeFileSync(path.join(home, ".gemini", "settings.json"), "{}");
+    writeFileSync(path.join(p, "cart", "cache.go"), "before");
+    const tool = path.join(scratch, "bin", "gemini");
+    mkdirSync(path.dirname(tool));
+    const script = [
+      "#!/bin/sh",
+      "echo in > cart/cache.go",
+      "echo new > cart/new_test.go",
+      "echo no > cart/other.go",
+      "echo no > cart/cache.go.tmp",
+      'echo no >> "$HOME/.gemini/settings.json"',
+      'echo yes > "$HOME/.gemini/history"',
+      'echo yes > "$TMPDIR/t"',
+      "exit 0",
+    ].join("\n");
+    writeFileSync(tool, `${script}\n`);
+    chmodSync(tool, 0o755);
+    const c = confineCommand(chooseSandbox([tool], {}), {
+      cmd: [tool],
+      env: { PATH: process.env.PATH, HOME: home },
+      cwd: p,
+      writable: [path.join(p, "cart", "cache.go"), path.join(p, "cart", "new_test.go")],
+    });
+    try {
+      const r = spawnSync(c.cmd[0] as string, c.cmd.slice(1), { env: c.env, cwd: p, encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/cart\/other\.go: Read-only file system/);
+      expect(readFileSync(path.join(p, "cart", "cache.go"), "utf8")).toBe("in\n");
+      expect(readFileSync(path.join(p, "cart", "new_test.go"), "utf8")).toBe("new\n");
+      expect(existsSync(path.join(p, "cart", "other.go"))).toBe(false);
+      expect(existsSync(path.join(p, "cart", "cache.go.tmp"))).toBe(false);
+      expect(readFileSync(path.join(home, ".gemini", "settings.json"), "utf8")).toBe("{}");
+      expect(readFileSync(path.join(home, ".gemini", "history"), "utf8")).toBe("yes\n");
+    } finally {
+      c.release();
+    }
+  });
+
+  it("keeps /proc read-only, so a confined process cannot write the memory of one of the same user outside", () => {
+    const outside = spawnSync("/bin/sh", ["-c", "sleep 30 >/dev/null 2>&1 & echo $!"], { encoding: "utf8" });
+    const pid = outside.stdout.trim();
+    try {
+      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+        cmd: ["/bin/sh", "-c", `(exec 3>/proc/${pid}/mem) 2>/dev/null && echo opened || echo refused`],
+        env: { PATH: process.env.PATH },
+        cwd: scratch,
+        writable: [],
+      });
+      try {
+        const r = spawnSync(c.cmd[0] as string, c.cmd.slice(1), { env: c.env, encoding: "utf8" });
+        expect(r.stdout.trim(), r.stderr).toBe("refused");
+      } finally {
+        c.release();
+      }
+    } finally {
+      process.kill(Number(pid), "SIGKILL");
+    }
+  });
+});

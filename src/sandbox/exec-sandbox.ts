@@ -1,0 +1,160 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { RefusalError, UsageError } from "../errors/errors.js";
+import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
+import { type FailOpenTool, failOpenToolOf, toolArgumentsAt } from "./agent-tool.js";
+import { bubblewrapArgv } from "./bubblewrap-argv.js";
+import { type Bubblewrap, findBubblewrap } from "./find-bubblewrap.js";
+import { seccompFilter } from "./seccomp-filter.js";
+import { prepareTargets } from "./target-placeholders.js";
+import { toolStateOf } from "./tool-state.js";
+
+/** How a session's command is to be run: as it is, or in bubblewrap. */
+export type SandboxChoice =
+  | { kind: "none"; notes: string[] }
+  | { kind: "bubblewrap"; bwrap: string; seccomp: Buffer; tool: FailOpenTool | undefined };
+
+/** The two flags of `exec` (and `plan`) that choose: `--hook-only` (no sandbox) and `--sandbox` (a sandbox for any command). */
+export interface SandboxFlags {
+  hookOnly?: boolean;
+  sandbox?: boolean;
+}
+
+/**
+ * Decide, before anything is admitted, how `cmd` will run. Codex CLI and
+ * Gemini CLI let a call through when the hook fails (exit 127, a signal, a
+ * timeout): they run in the sandbox, which keeps their writes to the
+ * admitted targets whatever the hook does. Other commands (Claude Code,
+ * which blocks on every failure with `onFailure: "block"`; anything else)
+ * run as they are unless `--sandbox` asks for it. Refused, with what to do,
+ * when the sandbox is needed and cannot be made here; `--hook-only` runs
+ * without it, and says what that gives up.
+ */
+export function chooseSandbox(
+  cmd: readonly string[],
+  flags: SandboxFlags,
+  find: () => Bubblewrap = findBubblewrap,
+  where: { env: NodeJS.ProcessEnv; cwd: string } = { env: process.env, cwd: process.cwd() },
+): SandboxChoice {
+  if (flags.hookOnly && flags.sandbox) throw new UsageError("--hook-only and --sandbox contradict each other: pass one of them");
+  const tool = failOpenToolOf(cmd);
+  if (flags.hookOnly)
+    return {
+      kind: "none",
+      notes: [
+        tool
+          ? `twinlock: --hook-only: ${tool} runs without exec's sandbox, held by the hook alone; when the hook fails (not found, killed, timed out) ${tool} runs the call anyway`
+          : `twinlock: --hook-only: ${cmd[0]} runs without exec's sandbox, held by the hook alone`,
+      ],
+    };
+  if (!tool && !flags.sandbox) return { kind: "none", notes: [] };
+  const who = tool ?? cmd[0];
+  const why = tool
+    ? `${tool} runs a call when the hook fails (not found, killed, timed out), so exec runs it in a bubblewrap sandbox that keeps its writes to the admitted targets`
+    : `--sandbox asks exec to run ${who} in a bubblewrap sandbox`;
+  const bwrap = find();
+  const todo =
+    "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), run the executor under an OS user of its own (SECURITY.md, Another OS user), or pass --hook-only to rely on the hook alone";
+  if (!bwrap.ok) throw new UsageError(`${why}, and ${bwrap.reason}: ${todo}`);
+  const seccomp = seccompFilter();
+  if (!seccomp) throw new UsageError(`${why}, and its seccomp filter knows no system calls of ${process.arch}: ${todo}`);
+  if (tool) checkStateFolder(tool, toolStateOf(tool, where.env).dir, where.cwd);
+  return { kind: "bubblewrap", bwrap: bwrap.path, seccomp, tool };
+}
+
+/** Refuse a state folder that is (or links to) the project, or holds it: mounted writable, it would make the project writable. */
+function checkStateFolder(tool: FailOpenTool, dir: string, cwd: string): void {
+  const real = resolveRealPath(dir, "/");
+  const project = resolveRealPath(cwd, "/");
+  if (isWithin(real, project) || isWithin(project, real))
+    throw new UsageError(
+      `${tool}'s state folder ${dir} is or holds the project folder ${cwd}, so the sandbox cannot keep the project read-only: point ${tool === "codex" ? "CODEX_HOME" : "GEMINI_CLI_HOME"} (or HOME) elsewhere`,
+    );
+}
+
+/** The command to start in place of the session's own, with its environment, and what to undo once it ended. */
+export interface ConfinedCommand {
+  cmd: string[];
+  env: NodeJS.ProcessEnv;
+  notes: string[];
+  /** Remove what was made for the sandbox: empty placeholders, the private scratch folder. */
+  release(): void;
+}
+
+/**
+ * The argv and environment that run `cmd` as `choice` says. In bubblewrap
+ * the whole file system is read-only but for `writable` (the admitted
+ * targets' real paths; a target not there yet gets a placeholder), the
+ * tool's state folder (its configuration read-only), and a private TMPDIR
+ * and XDG_CACHE_HOME. Codex is started with its own sandbox off
+ * (`-c sandbox_mode="danger-full-access"`): its bubblewrap cannot nest in
+ * this one (it writes /proc, read-only here), and this one confines what it
+ * would have.
+ */
+export function confineCommand(
+  choice: SandboxChoice,
+  input: { cmd: readonly string[]; env: NodeJS.ProcessEnv; cwd: string; writable: readonly string[] },
+): ConfinedCommand {
+  if (choice.kind === "none") return { cmd: [...input.cmd], env: input.env, notes: choice.notes, release: () => {} };
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "twinlock-sandbox-"));
+  let prepared: ReturnType<typeof prepareTargets> | undefined;
+  const release = () => {
+    prepared?.undo();
+    rmSync(scratch, { recursive: true, force: true });
+  };
+  try {
+    const tmp = path.join(scratch, "tmp");
+    const cache = path.join(scratch, "cache");
+    for (const d of [tmp, cache]) mkdirSync(d);
+    const filter = path.join(scratch, "seccomp.bpf");
+    writeFileSync(filter, choice.seccomp, { mode: 0o600 });
+    try {
+      prepared = prepareTargets(input.writable);
+    } catch (error) {
+      throw new RefusalError(
+        `the sandbox cannot mount a target writable (${(error as Error).message}); the session is ended: remove what is in the target's way and run exec again`,
+        { attack: "target-moved-before-sandbox" },
+        { cause: error },
+      );
+    }
+    const state = choice.tool ? [toolStateOf(choice.tool, input.env)] : [];
+    const mounts = state.map((s) => {
+      mkdirSync(s.dir, { recursive: true });
+      checkStateFolder(choice.tool as FailOpenTool, s.dir, input.cwd);
+      return {
+        dir: s.dir,
+        readOnly: readdirSync(s.dir)
+          .filter((n) => s.isConfig(n))
+          .map((n) => path.join(s.dir, n)),
+      };
+    });
+    const at = toolArgumentsAt(input.cmd);
+    const inner =
+      choice.tool === "codex"
+        ? [...input.cmd.slice(0, at), "-c", 'sandbox_mode="danger-full-access"', ...input.cmd.slice(at)]
+        : [...input.cmd];
+    const argv = bubblewrapArgv({
+      bwrap: choice.bwrap,
+      cmd: inner,
+      cwd: input.cwd,
+      writable: [...prepared.paths, tmp, cache],
+      state: mounts,
+      seccompFd: 3,
+    });
+    const where = prepared.paths.length ? prepared.paths.join(", ") : "none";
+    return {
+      // /bin/sh opens the filter as file descriptor 3 and becomes bwrap (the same process: signals reach it as they would).
+      cmd: ["/bin/sh", "-c", 'f=$1; shift; exec "$@" 3<"$f"', "twinlock-sandbox", filter, ...argv],
+      env: { ...input.env, TMPDIR: tmp, XDG_CACHE_HOME: cache },
+      notes: [
+        ...prepared.notes,
+        `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only the admitted targets (${where})${mounts.length ? `, its state folder ${mounts.map((m) => m.dir).join(", ")} (its configuration read-only)` : ""} and a private TMPDIR`,
+      ],
+      release,
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}

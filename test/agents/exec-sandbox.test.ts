@@ -1,0 +1,105 @@
+/*
+ * `twinlock exec` running Codex or Gemini: in bubblewrap, where only the
+ * admitted targets can be written, or refused when bubblewrap is missing,
+ * or (--hook-only) without it. The tool here is a stand-in script named
+ * `codex` that writes what the hook would never see: a shell's writes.
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findBubblewrap } from "../../src/sandbox/find-bubblewrap.js";
+import { driveTo, type GateRun, makeGateRun, makeRunTempDir, removeGateRuns, workflowOf } from "../../src/test-support/run-fixture.js";
+import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
+
+beforeAll(ensureBuilt, 180_000);
+afterAll(() => removeGateRuns());
+
+/**
+ * A run not admitted yet, with `cart/cache.go` (a target) and a stand-in `codex` that writes it, writes its own
+ * arguments into the new target `cart/cache_race_test.go`, and writes `cart/stray.go`, which is no target.
+ */
+async function runWithStandIn(): Promise<{ g: GateRun; codex: string }> {
+  const g = makeGateRun();
+  await driveTo(g, "dry_run_ready");
+  mkdirSync(path.join(g.dir, "cart"));
+  writeFileSync(path.join(g.dir, "cart", "cache.go"), "before\n");
+  const codex = path.join(g.dir, "bin", "codex");
+  mkdirSync(path.dirname(codex));
+  writeFileSync(
+    codex,
+    [
+      "#!/bin/sh",
+      'echo "$@" > "$TMPDIR/args"',
+      "echo fixed > cart/cache.go",
+      'cat "$TMPDIR/args" > cart/cache_race_test.go',
+      "echo stray > cart/stray.go",
+      "exit 0",
+      "",
+    ].join("\n"),
+  );
+  chmodSync(codex, 0o755);
+  return { g, codex };
+}
+
+function exec(g: GateRun, codex: string, flags: string[], PATH: string) {
+  return spawnSync(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", ...flags, "--", codex, "exec", "fix it"], {
+    cwd: g.dir,
+    encoding: "utf8",
+    // HOME outside the project: a state folder (~/.codex) inside it is refused, since it would be writable.
+    env: { PATH, HOME: makeRunTempDir("twinlock-exec-user-"), TWINLOCK_HOME: process.env.TWINLOCK_HOME },
+  });
+}
+
+describe("twinlock exec running Codex", () => {
+  it("refuses in one line when bubblewrap is not on PATH, before the admission uses the consent, and says what to do", async () => {
+    const { g, codex } = await runWithStandIn();
+    const r = exec(g, codex, [], path.join(g.dir, "no-such-folder"));
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /codex runs a call when the hook fails .*bwrap \(bubblewrap\) is not on PATH: install bubblewrap .*--hook-only/,
+    );
+    expect(workflowOf(g).state).toBe("dry_run_ready");
+    expect(readFileSync(path.join(g.dir, "cart", "cache.go"), "utf8")).toBe("before\n");
+  });
+
+  it("refuses, before the admission, a HOME inside the project: Codex's state folder there would make the project writable", async () => {
+    const { g, codex } = await runWithStandIn();
+    const r = spawnSync(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--", codex, "exec", "x"], {
+      cwd: g.dir,
+      encoding: "utf8",
+      env: { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: g.dir, TWINLOCK_HOME: process.env.TWINLOCK_HOME },
+    });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/codex's state folder .* is or holds the project folder/);
+    expect(workflowOf(g).state).toBe("dry_run_ready");
+  });
+
+  it("with --hook-only runs it without the sandbox, says so, and then nothing stops what a shell writes", async () => {
+    const { g, codex } = await runWithStandIn();
+    const r = exec(g, codex, ["--hook-only"], `${path.dirname(process.execPath)}:/usr/bin:/bin`);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain("--hook-only: codex runs without exec's sandbox, held by the hook alone");
+    expect(readFileSync(path.join(g.dir, "cart", "stray.go"), "utf8")).toBe("stray\n");
+  });
+
+  const bwrap = findBubblewrap();
+  it.skipIf(!bwrap.ok)(
+    `lets it write the admitted targets, a new one included, and no other file of the project${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
+    async () => {
+      const { g, codex } = await runWithStandIn();
+      const r = exec(g, codex, [], `${path.dirname(process.execPath)}:/usr/bin:/bin`);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/codex runs in a bubblewrap sandbox: it may write only the admitted targets \(.*cart\/cache\.go.*\)/);
+      expect(readFileSync(path.join(g.dir, "cart", "cache.go"), "utf8")).toBe("fixed\n");
+      // Codex's own sandbox is off inside this one (it cannot nest): the stand-in saw the override first.
+      expect(readFileSync(path.join(g.dir, "cart", "cache_race_test.go"), "utf8")).toBe(
+        '-c sandbox_mode="danger-full-access" exec fix it\n',
+      );
+      expect(existsSync(path.join(g.dir, "cart", "stray.go"))).toBe(false);
+      expect(r.stderr).toMatch(/cart\/stray\.go: Read-only file system/);
+    },
+    60_000,
+  );
+});
