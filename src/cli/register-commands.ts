@@ -324,6 +324,8 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .argument("<cmd...>", "the command to run, after --")
     .option("--handoff <dir>", "the planner's handoff folder (required until its first freeze; then the frozen one)")
     .option("--pass-env <names>", "more variables to hand the command, comma-separated (never TWINLOCK_KEY, TWINLOCK_STORE, NODE_OPTIONS)")
+    .option("--hook-only", "run Codex or Gemini without the sandbox, held by the hook alone (which they pass when it fails)")
+    .option("--sandbox", "run any command in the sandbox (Codex and Gemini always are): it may write only the handoff folder")
     .action(async (run, id, cmd, opts) => sink(await (await import("./commands/plan.js")).runPlan(run, id, cmd, opts)));
 
   program

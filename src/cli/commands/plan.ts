@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { UsageError } from "../../errors/errors.js";
 import { bindPlannerSession } from "../../gate/bind-session.js";
 import { parsePromptId } from "../../input/parse-input.js";
+import { chooseSandbox, confineCommand, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { RunStore } from "../../store/run-store.js";
 import { agentEnvironment } from "../agent-environment.js";
@@ -10,7 +11,7 @@ import { homeOption, storeOption, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
 import { writeOutput } from "../write-output.js";
 
-type PlanOptions = CommonOptions & { handoff?: string; passEnv?: string };
+type PlanOptions = CommonOptions & { handoff?: string; passEnv?: string } & SandboxFlags;
 
 /**
  * `twinlock plan RUN PLANNER [--handoff DIR] -- CMD…` (SPEC §12): bind a
@@ -28,6 +29,8 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
     throw new UsageError("plan needs the command to run after `--`, e.g. `twinlock plan run.json MD-29 --handoff handoff -- claude`");
   const id = parsePromptId(planner, "planner");
   const extra = parsePassEnv(o.passEnv);
+  // As for exec: Codex and Gemini run in the sandbox (here writable only in the handoff folder), chosen before anything is bound.
+  const sandbox = chooseSandbox(cmd, o);
   const home = homeOption(o, { create: usesTeamStore(o) });
   const note = (text: string) => {
     if (!o.json) writeOutput(2, `${text}\n`);
@@ -62,7 +65,14 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
       },
       { extra, writable: [handoff] },
     );
-    const run = await runBoundSession({ cmd, env, store, ref: runRef, home, binding, note });
+    const launch = confineCommand(sandbox, { cmd, env, cwd: process.cwd(), writable: [handoff] });
+    for (const line of launch.notes) note(line);
+    let run: { status: number; error?: string };
+    try {
+      run = await runBoundSession({ cmd: launch.cmd, env: launch.env, store, ref: runRef, home, binding, note });
+    } finally {
+      launch.release();
+    }
     note(
       [
         ...(run.error ? [`twinlock: ${run.error}; check the command and its PATH`] : []),
