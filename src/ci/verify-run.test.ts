@@ -183,3 +183,38 @@ describe("verify --change: a run passes only the change it was made for", () => 
     expect(bad.code).toBe(2);
   });
 });
+
+describe("only the admitted actions scope the change", () => {
+  it("fails a change to the target of a planned action the person left out of the consent, in verify and in close", async () => {
+    const g = makeGateRun();
+    // The person consents to A1 (the race test) only; A2 (cart/cache.go) is planned but not consented to.
+    await driveSignedToExecuting(g, { actions: ["A1"] });
+    const gateKey = (await ensureGateKey(homeOf(g))).publicKey;
+    const trust = path.join(g.dir, "trust.yaml");
+    writeFileSync(trust, `${aliceTrustFile()}gate_keys:\n  - name: the-gate\n    public_key: "${gateKey}"\n`);
+    const list = path.join(g.dir, "changed.txt");
+    writeFileSync(list, "cart/cache.go\ncart/cache_race_test.go\n");
+    const r = await cliIn(g.dir, ["verify", g.runFile, "--trust", trust, "--changed-files", list]);
+    expect(r.code, r.output).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL {2}changed-file {2}cart\/cache\.go: deviation/m);
+    expect(r.stdout).toMatch(/^ok {4}changed-file {2}cart\/cache_race_test\.go: inside the plan/m);
+    expect(r.stdout).toMatch(/1 of the plan's 2 actions admitted \(A1\)/);
+    const close = await cliIn(g.dir, [
+      "close",
+      g.runFile,
+      "MD-29",
+      "--result",
+      "verified",
+      "--changed-files",
+      list,
+      "--criterion",
+      "V1=passed:go test",
+      "--criterion",
+      "V2=passed:go test",
+      "--home",
+      g.home,
+    ]);
+    expect(close.code, close.output).toBe(1);
+    expect(close.stderr).toMatch(/cart\/cache\.go is outside the plan/);
+  });
+});

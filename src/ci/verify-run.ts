@@ -220,13 +220,16 @@ async function checkAdmission(
     return undefined;
   }
   const { model, problems: unread } = selectHandoffFormat(config.handoff).read(folderSource(dir));
-  const targets = model.actions.flatMap((a) => actionTargetGlobs(a.target));
+  // Only the actions the person consented to and the gate admitted scope a change: a planned action left out is not approved work.
+  const admitted = new Set(admission.requested.actions);
+  const actions = model.actions.filter((a) => admitted.has(a.id));
+  const targets = actions.flatMap((a) => actionTargetGlobs(a.target));
   add(
     "handoff",
     unread.length === 0,
     subject,
     unread.length === 0
-      ? `the approved bytes are in the checkout; ${model.actions.length} actions, targets ${targets.join(", ") || "(none)"}`
+      ? `the approved bytes are in the checkout; ${actions.length} of the plan's ${model.actions.length} actions admitted (${actions.map((a) => a.id).join(", ") || "none"}), targets ${targets.join(", ") || "(none)"}`
       : `the approved plan does not read: ${unread[0]?.message}`,
   );
   return targets;

@@ -123,8 +123,11 @@ async function gatherExecution(
   const own = [path.relative(root, runFile), `${path.relative(root, path.resolve(path.dirname(runFile), wf.handoff.dir))}/`]
     .filter((p) => p !== "" && !p.startsWith("..") && !path.isAbsolute(p))
     .map((p) => p.split(path.sep).join("/"));
+  // The plan held against the change is the part the gate admitted: an action nobody consented to is not approved work.
+  const admission = wf.admissions[wf.admissions.length - 1];
+  const admitted = new Set(admission?.requested.actions ?? []);
   const conformance = checkConformance({
-    actions: model.actions,
+    actions: model.actions.filter((a) => admitted.has(a.id)),
     criteria: model.criteria,
     changed: executed.changed,
     evidence: executed.criteria,
