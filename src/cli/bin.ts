@@ -2,6 +2,9 @@
 import { isMainThread, workerData } from "node:worker_threads";
 import { writeOutput } from "./write-output.js";
 
+/** The commands that run while an agent does, or serve: their arguments are hidden from other processes once read. */
+const LONG_LIVED = new Set(["exec", "plan", "serve", "mcp", "create"]);
+
 // The one-file build started again as a worker thread (src/offload/run-off-thread.ts): it serves offloaded tasks, no command.
 if (!isMainThread && (workerData as { twinlockOffload?: boolean } | undefined)?.twinlockOffload) {
   import("../offload/offload-worker.js");
@@ -15,6 +18,9 @@ if (!isMainThread && (workerData as { twinlockOffload?: boolean } | undefined)?.
     },
   );
 } else {
+  // A long-lived command's arguments may carry a store URL with its password: /proc/PID/cmdline is readable by every
+  // user, and an agent below exec or plan could read its parent's. The title overwrites the argument area in place.
+  if (LONG_LIVED.has(process.argv[2] ?? "")) process.title = `twinlock ${process.argv[2]}`;
   import("./main.js").then(
     (m) =>
       m.main(process.argv.slice(2)).then(

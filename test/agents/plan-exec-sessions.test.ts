@@ -145,6 +145,38 @@ describe("twinlock plan", () => {
     );
   }, 120_000);
 
+  it.skipIf(process.platform !== "linux")(
+    "hides its own arguments (a store URL's password, say) from the agent, which could read its parent's /proc/PID/cmdline",
+    async () => {
+      const g = makeGateRun();
+      await driveTo(g, "investigating");
+      const seen = path.join(g.dir, "parent-cmdline");
+      const r = spawnSync(
+        process.execPath,
+        [
+          DIST_BIN,
+          "plan",
+          g.runFile,
+          PLANNER,
+          "--handoff",
+          "handoff",
+          "--home",
+          g.home,
+          "--",
+          process.execPath,
+          "-e",
+          `require("fs").writeFileSync(${JSON.stringify(seen)}, require("fs").readFileSync("/proc/" + process.ppid + "/cmdline"))`,
+        ],
+        { cwd: g.dir, encoding: "utf8", env: baseEnv(g.home) },
+      );
+      expect(r.status, r.stderr).toBe(0);
+      const cmdline = readFileSync(seen, "utf8").replaceAll("\0", " ").trim();
+      expect(cmdline).toBe("twinlock plan");
+      expect(cmdline).not.toContain(g.home);
+    },
+    60_000,
+  );
+
   it("refuses a command line with nothing after --, and a handoff folder holding the project, before anything runs", async () => {
     const g = makeGateRun();
     await driveTo(g, "investigating");
