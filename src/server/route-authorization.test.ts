@@ -23,14 +23,14 @@ import {
   TEST_HOST,
 } from "../test-support/gate-server-fixture.js";
 import { generateReviewerKey } from "../trust/keys.js";
-import { createAgentToken, revokeAgentToken, TOKEN_SCOPES } from "./agent-tokens.js";
+import { AGENT_SCOPES, createAgentToken, revokeAgentToken } from "./agent-tokens.js";
 
 let w: ServerWorld;
 let token: string;
 
 beforeAll(async () => {
   w = await serverWorld();
-  token = (await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId, scopes: TOKEN_SCOPES })).token;
+  token = (await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId, scopes: AGENT_SCOPES })).token;
   // The pair is frozen, so the revision page and plan exist for every route to reach its check.
   const frozen = await call(w, apiOf(w).freeze, { json: { handoff_dir: w.handoff }, token });
   expect(frozen.status).toBe(200);
@@ -66,6 +66,9 @@ const AGENT_ROUTES = new Set([
   "POST /api/runs/:runId/pairs/:planner/result",
 ]);
 
+/** What CI's token reaches (`token create --ci`, the export scope alone); an agent's token is refused there by its scope. */
+const CI_ROUTES = new Set(["GET /api/runs/:runId/export"]);
+
 /** What anyone may reach without signing in: sign-in, enrolment (an invitation is the credential), assets, discovery. */
 const PUBLIC_ROUTES = new Set([
   "GET /signin",
@@ -82,7 +85,7 @@ const PUBLIC_ROUTES = new Set([
 ]);
 
 const humanRoutes = () =>
-  registeredRoutes().filter((r) => !AGENT_ROUTES.has(`${r.method} ${r.path}`) && !PUBLIC_ROUTES.has(`${r.method} ${r.path}`));
+  registeredRoutes().filter((r) => ![AGENT_ROUTES, CI_ROUTES, PUBLIC_ROUTES].some((set) => set.has(`${r.method} ${r.path}`)));
 
 describe("the route table", () => {
   it("has every human decision, its challenge, sign-out and every page among the routes agents may not call", () => {
@@ -104,7 +107,7 @@ describe("the route table", () => {
 
   it("lists in the allowed sets only routes that exist (a renamed route cannot stay allowed by a stale entry)", () => {
     const all = new Set(registeredRoutes().map((r) => `${r.method} ${r.path}`));
-    for (const r of [...AGENT_ROUTES, ...PUBLIC_ROUTES]) expect(all, r).toContain(r);
+    for (const r of [...AGENT_ROUTES, ...CI_ROUTES, ...PUBLIC_ROUTES]) expect(all, r).toContain(r);
   });
 });
 
@@ -134,6 +137,14 @@ describe("an agent token holding all five scopes", () => {
         }),
       );
       expect([res.status, res.body.code]).toEqual([403, "AGENT_FORBIDDEN"]);
+    }
+  });
+
+  it("is refused the CI routes by its scope (the export scope is CI's alone)", async () => {
+    for (const r of CI_ROUTES) {
+      const [method, p] = r.split(" ") as [string, string];
+      const res = await jsonOf(await call(w, concrete(p), { method, token }));
+      expect([r, res.status, res.body.code]).toEqual([r, 403, "TOKEN_SCOPE"]);
     }
   });
 

@@ -25,7 +25,7 @@ import {
   TEST_HOST,
   TEST_ORIGIN,
 } from "../test-support/gate-server-fixture.js";
-import { createAgentToken, TOKEN_SCOPES } from "./agent-tokens.js";
+import { AGENT_SCOPES, createAgentToken } from "./agent-tokens.js";
 import { createGateApp } from "./create-gate-app.js";
 
 let w: ServerWorld;
@@ -59,7 +59,7 @@ beforeAll(async () => {
     insecureHttp: false,
   });
   counted = { ...w, app };
-  token = (await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId, scopes: TOKEN_SCOPES })).token;
+  token = (await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId, scopes: AGENT_SCOPES })).token;
   const frozen = await call(w, apiOf(w).freeze, { json: { handoff_dir: w.handoff }, token });
   expect(frozen.status).toBe(200);
   reviewer = await reviewerFor(counted, "alice");
@@ -208,7 +208,7 @@ describe("a run nested in another run's folder", () => {
 describe("a run file swapped under the token's run", () => {
   it("is refused by the MCP tools as not this run, as the API refuses it", async () => {
     const a = await serverWorld();
-    const t = (await createAgentToken(a.home, { agent: "claude", runId: a.runId, scopes: TOKEN_SCOPES })).token;
+    const t = (await createAgentToken(a.home, { agent: "claude", runId: a.runId, scopes: AGENT_SCOPES })).token;
     // The agent can write its run file: it copies another run's file (valid under that run's own checkpoint) over it.
     const other = path.join(a.dir, "other");
     mkdirSync(other);
