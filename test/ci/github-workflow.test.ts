@@ -46,6 +46,23 @@ const gitIn = (dir: string, ...args: string[]) =>
     .toString()
     .trim();
 
+/**
+ * A folder to be the repository: an executing run made for CHANGE (alice's signed review and consent) where the
+ * workflow's RUN_FILE says, its handoff beside it, and the trust file pinning alice and the gate's key (as
+ * `twinlock trust gate-key` prints it).
+ */
+async function repoWithApprovedRun(): Promise<string> {
+  const g = makeGateRun();
+  await driveSignedToExecuting(g, { change: CHANGE });
+  const repo = makeRunTempDir("twinlock-ci-repo-");
+  const runFile = verifyStep.env?.RUN_FILE ?? "twinlock/run.json";
+  mkdirSync(path.join(repo, path.dirname(runFile)), { recursive: true });
+  cpSync(g.runFile, path.join(repo, runFile));
+  cpSync(g.handoff, path.join(repo, path.dirname(runFile), "handoff"), { recursive: true });
+  writeFileSync(path.join(repo, "twinlock.yaml"), aliceTrustFile(ALICE_KEY, [(await ensureGateKey(homeOf(g))).publicKey]));
+  return repo;
+}
+
 /** Run the step's shell line with its environment (GitHub expressions replaced by the event's values). */
 function runStep(
   repo: string,
@@ -95,15 +112,7 @@ describe("docs/github-workflow.yml", () => {
   });
 
   it("verifies a change inside the plan, and fails one that also edits a file outside it, in a temporary git repository", async () => {
-    const g = makeGateRun();
-    await driveSignedToExecuting(g, { change: CHANGE });
-    const repo = makeRunTempDir("twinlock-ci-repo-");
-    const runDir = path.dirname(verifyStep.env?.RUN_FILE ?? "twinlock/run.json");
-    mkdirSync(path.join(repo, runDir), { recursive: true });
-    cpSync(g.runFile, path.join(repo, verifyStep.env?.RUN_FILE ?? "twinlock/run.json"));
-    cpSync(g.handoff, path.join(repo, runDir, "handoff"), { recursive: true });
-    // The base branch pins alice and the gate's key (as `twinlock trust gate-key` prints it).
-    writeFileSync(path.join(repo, "twinlock.yaml"), aliceTrustFile(ALICE_KEY, [(await ensureGateKey(homeOf(g))).publicKey]));
+    const repo = await repoWithApprovedRun();
     gitIn(repo, "init", "-q", "-b", "main");
     gitIn(repo, "add", "-A");
     gitIn(repo, "commit", "-q", "-m", "base");
@@ -131,14 +140,7 @@ describe("docs/github-workflow.yml", () => {
   });
 
   it("counts only the agent's own change when main moved ahead of its branch (the range is from the merge base)", async () => {
-    const g = makeGateRun();
-    await driveSignedToExecuting(g, { change: CHANGE });
-    const repo = makeRunTempDir("twinlock-ci-repo-");
-    const runDir = path.dirname(verifyStep.env?.RUN_FILE ?? "twinlock/run.json");
-    mkdirSync(path.join(repo, runDir), { recursive: true });
-    cpSync(g.runFile, path.join(repo, verifyStep.env?.RUN_FILE ?? "twinlock/run.json"));
-    cpSync(g.handoff, path.join(repo, runDir, "handoff"), { recursive: true });
-    writeFileSync(path.join(repo, "twinlock.yaml"), aliceTrustFile(ALICE_KEY, [(await ensureGateKey(homeOf(g))).publicKey]));
+    const repo = await repoWithApprovedRun();
     writeFileSync(path.join(repo, "README.md"), "the project\n");
     gitIn(repo, "init", "-q", "-b", "main");
     gitIn(repo, "add", "-A");

@@ -1,7 +1,15 @@
 import { UsageError } from "../../errors/errors.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { parsePromptId } from "../../input/parse-input.js";
-import { ANY_RUN, createAgentToken, listAgentTokens, revokeAgentToken, TOKEN_SCOPES, type TokenScope } from "../../server/agent-tokens.js";
+import {
+  type AgentToken,
+  ANY_RUN,
+  createAgentToken,
+  listAgentTokens,
+  revokeAgentToken,
+  TOKEN_SCOPES,
+  type TokenScope,
+} from "../../server/agent-tokens.js";
 import type { RunStore } from "../../store/run-store.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -56,20 +64,13 @@ export async function runTokenCreate(
     "give it to the agent as `Authorization: Bearer <token>`; it is shown once and stored only as its hash:",
     token,
   ].join("\n");
-  return {
-    exitCode: 0,
-    text,
-    json: {
-      ok: true,
-      token,
-      id: record.id,
-      agent: record.agent,
-      run_id: record.run_id,
-      planner: record.planner,
-      scopes: record.scopes,
-      expires_at: record.expires_at,
-    },
-  };
+  return tokenMade(token, record, text);
+}
+
+/** The answer of `token create`: the text, and the token with what it may do as JSON (never the stored hash). */
+function tokenMade(token: string, record: AgentToken, text: string): CommandResult {
+  const { id, agent, run_id, planner, scopes, expires_at } = record;
+  return { exitCode: 0, text, json: { ok: true, token, id, agent, run_id, planner, scopes, expires_at } };
 }
 
 function requireAgentName(agent: string): void {
@@ -95,19 +96,7 @@ async function createCiToken(
     "store it as the CI secret TWINLOCK_CI_TOKEN; it is shown once and stored only as its hash:",
     token,
   ].join("\n");
-  return {
-    exitCode: 0,
-    text,
-    json: {
-      ok: true,
-      token,
-      id: record.id,
-      agent: record.agent,
-      run_id: record.run_id,
-      scopes: record.scopes,
-      expires_at: record.expires_at,
-    },
-  };
+  return tokenMade(token, record, text);
 }
 
 function signingSuite(store: RunStore, suite: { root: string; suite_id: string | null }): boolean {
