@@ -2,8 +2,10 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { closeWorkflow } from "../gate/close-workflow.js";
+import { raiseStop } from "../gate/hard-stops.js";
 import { type CliRun, runCli } from "../test-support/run-cli.js";
-import { type GateRun, homeOf, makeGateRun, removeGateRuns } from "../test-support/run-fixture.js";
+import { type GateRun, homeOf, makeGateRun, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
 import { aliceTrustFile, driveSignedToExecuting, MALLORY_KEY } from "../test-support/signed-run.js";
 import { ensureGateKey } from "../trust/gate-key.js";
 
@@ -216,5 +218,33 @@ describe("only the admitted actions scope the change", () => {
     ]);
     expect(close.code, close.output).toBe(1);
     expect(close.stderr).toMatch(/cart\/cache\.go is outside the plan/);
+  });
+});
+
+describe("what happened after the admission", () => {
+  it("fails a run a person stopped after admitting it, and one closed failed, naming each", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    const ok = await cliIn(g.dir, ["verify", g.runFile, "--git-range", `${base}...${head}`]);
+    expect(ok.code, ok.output).toBe(0);
+    expect(ok.stdout).toMatch(/^ok {4}outcome {2}MD-29→MD-30: executing, no stop open$/m);
+    await raiseStop({ store: storeOf(g), run: g.runFile, reason: "bad-change", actor: "alice" });
+    const stopped = await cliIn(g.dir, ["verify", g.runFile, "--git-range", `${base}...${head}`]);
+    expect(stopped.code).toBe(1);
+    expect(stopped.stdout).toMatch(/^FAIL {2}outcome {2}MD-29→MD-30: stopped: bad-change on the whole run$/m);
+  });
+
+  it("fails a run closed failed after execution", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    await closeWorkflow({
+      store: storeOf(g),
+      run: g.runFile,
+      planner: "MD-29",
+      result: "failed",
+      residual: "tests failed",
+      actor: "alice",
+    });
+    const r = await cliIn(g.dir, ["verify", g.runFile, "--git-range", `${base}...${head}`]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL {2}outcome {2}MD-29→MD-30: closed failed/m);
   });
 });

@@ -5,7 +5,7 @@ import { folderSource } from "../handoff/handoff-source.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
 import { receiptHash } from "../run/receipt-hash.js";
-import type { Workflow } from "../run/run-schema.js";
+import type { RunState, Workflow } from "../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../store/run-file.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeGateSignatures, trustedGateKeys } from "../trust/gate-statement.js";
@@ -13,7 +13,7 @@ import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
 import { rejudgeAdmissions } from "./rejudge-admissions.js";
 
 /** What a CI verification checks, one kind per line of its report. */
-export type VerifyCheck = "chain" | "gate" | "change" | "receipt" | "admission" | "handoff" | "changed-file";
+export type VerifyCheck = "chain" | "gate" | "change" | "receipt" | "admission" | "outcome" | "handoff" | "changed-file";
 
 /** One finding: what was checked, of what, whether it holds, and why. */
 export interface VerifyFinding {
@@ -105,6 +105,7 @@ export async function verifyRun(input: {
       .filter((r) => r.planner === wf.planner)
       .flatMap((r) => r.problems.map((p) => `admission at event ${r.seq}: ${p}`));
     const targets = await checkAdmission(wf, runAbs, config, rejudgedProblems, add);
+    if (wf.admissions.length > 0) checkOutcome(file.state, wf, config, add);
     allowed.push(...(targets ?? []));
     // Only an admitted workflow's handoff folder (its hash checked against the admission) is the run's own record.
     const handoffDir = targets && wf.handoff ? ownPath(input.root, path.resolve(path.dirname(runAbs), wf.handoff.dir)) : undefined;
@@ -124,6 +125,42 @@ export async function verifyRun(input: {
     }
   }
   return { ok: findings.every((f) => f.ok), run_id: file.state.run_id, trust_source: input.trust.source, findings };
+}
+
+/**
+ * What happened after the admission: an admitted pair passes only while it
+ * executes with no stop open on it or the run (a stop counts as lifted only by
+ * a resolution a trusted reviewer signed with the stop right), or once closed
+ * verified. A failed, rolled back or abandoned close, or a stop, fails it.
+ */
+function checkOutcome(
+  state: RunState,
+  wf: Workflow,
+  config: SuiteConfig,
+  add: (check: VerifyCheck, ok: boolean, subject: string, message: string) => void,
+): void {
+  const subject = `${wf.planner}→${wf.executor}`;
+  const held = state.stops.filter(
+    (s) =>
+      (s.workflow === null || s.workflow === wf.planner) &&
+      (s.resolved_at === null || s.resolution_receipt === null || !judgeReceiptTrust(s.resolution_receipt, "stop", config).ok),
+  );
+  const outcome = wf.result?.outcome;
+  const problems = [
+    ...held.map(
+      (s) =>
+        `stopped: ${s.reason}${s.workflow === null ? " on the whole run" : ""}${s.resolved_at === null ? "" : " (lifted without a trusted stop signature)"}`,
+    ),
+    ...(wf.state === "failed" || (outcome !== undefined && outcome !== "verified")
+      ? [`closed ${outcome ?? wf.state}: not approved work that was verified`]
+      : []),
+  ];
+  add(
+    "outcome",
+    problems.length === 0,
+    subject,
+    problems.length === 0 ? (outcome === "verified" ? "closed verified" : "executing, no stop open") : problems.join("; "),
+  );
 }
 
 /** A workflow's decisions that a person signs, each with the right it needs. */

@@ -8,6 +8,7 @@ import { readRunFile } from "../store/run-file.js";
 import { runCli } from "../test-support/run-cli.js";
 import { driveTo, makeGateRun, PLANNER, removeGateRuns, storeOf, workflowOf } from "../test-support/run-fixture.js";
 import { closeWorkflow } from "./close-workflow.js";
+import { raiseStop } from "./hard-stops.js";
 import { presentPlan } from "./present-plan.js";
 
 afterAll(removeGateRuns);
@@ -181,5 +182,15 @@ describe("close records the executed change against the plan", () => {
           expect(c.files_outside_plan.includes(p)).toBe(!(p === "a" || p.startsWith("a/") || p === "b/c" || p.startsWith("b/c/")));
       }),
     );
+  });
+
+  it("refuses verified while a person's stop holds the run, and records nothing", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "executing");
+    await raiseStop({ store: storeOf(g), run: g.runFile, reason: "bad-change", actor: "alice" });
+    await expect(
+      closeWorkflow({ run: g.runFile, store: storeOf(g), planner: PLANNER, result: "verified", actor: "a-person" }),
+    ).rejects.toThrow("MD-29 is held by the stop bad-change on the whole run, so the work is not verified");
+    expect(workflowOf(g).state).toBe("executing");
   });
 });

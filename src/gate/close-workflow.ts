@@ -3,6 +3,7 @@ import { type ChangedFile, type CriterionEvidence, checkConformance } from "../c
 import { ConflictError, RefusalError, UsageError } from "../errors/errors.js";
 import { readFrozenModel } from "../home/frozen-records.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
+import { openStops } from "../run/admission-checks.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { Execution, Workflow } from "../run/run-schema.js";
 import { isFinal } from "../run/transition-table.js";
@@ -62,6 +63,13 @@ export async function closeWorkflow(input: {
       if (execution && !executing)
         throw new UsageError(
           `${wf.planner} is ${wf.state}: only an executing workflow records an executed change (--changed-files, --criterion)`,
+        );
+      // "verified" is the word CI takes for approved work: not while a person's stop holds the pair or the run.
+      const stop = input.result === "verified" ? openStops(current.state, wf.planner)[0] : undefined;
+      if (stop)
+        throw new RefusalError(
+          `${wf.planner} is held by the stop ${stop.reason}${stop.workflow === null ? " on the whole run" : ""}, so the work is not verified; a person lifts the stop first, or close with --result failed or rolled_back`,
+          { attack: "verified-under-stop" },
         );
       if (input.result === "verified" && execution) {
         const deviations = deviationsOf(execution.record.conformance);

@@ -99,7 +99,14 @@ export const HOOK_MATCHERS: Record<Agent, string | undefined> = {
  * passes hooks only the ones `security.environmentVariableRedaction.allowed`
  * lists, and without them an admitted executor would be denied.
  */
-export const GEMINI_ALLOWED_ENV = ["TWINLOCK_RUN", "TWINLOCK_EXECUTOR", "TWINLOCK_PLANNER", "TWINLOCK_HANDOFF", "TWINLOCK_SESSION", "TWINLOCK_HOME"];
+export const GEMINI_ALLOWED_ENV = [
+  "TWINLOCK_RUN",
+  "TWINLOCK_EXECUTOR",
+  "TWINLOCK_PLANNER",
+  "TWINLOCK_HANDOFF",
+  "TWINLOCK_SESSION",
+  "TWINLOCK_HOME",
+];
 
 /** Seconds (Claude Code, Codex, Cursor) or milliseconds (Gemini CLI) a tool waits: above the hook's own 5 s deadline. */
 export const TIMEOUT = { seconds: 10, ms: 10_000 };

@@ -99,8 +99,10 @@ describe("docs/github-workflow.yml", () => {
     expect(verifyStep.run).toContain('--change "$CHANGE"');
   });
 
-  it("pins every action it uses by a full commit SHA, not a tag anyone could move", () => {
-    const uses = steps.flatMap((s) => (s.uses ? [s.uses] : []));
+  it("pins every action it and action.yml use by a full commit SHA, not a tag anyone could move, and action.yml diffs from the merge base", () => {
+    const action = parse(readFileSync(path.join(REPO_ROOT, "action.yml"), "utf8")) as { runs: { steps: Step[] } };
+    expect(action.runs.steps.find((s) => s.run?.includes("twinlock verify"))?.run).toContain('--git-range "$BASE_SHA...$HEAD_SHA"');
+    const uses = [...steps, ...action.runs.steps].flatMap((s) => (s.uses ? [s.uses] : []));
     expect(uses.length).toBeGreaterThan(0);
     for (const u of uses) expect(u, u).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
   });
