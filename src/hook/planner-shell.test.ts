@@ -1,4 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isBareName, judgePlannerCommand, tokenizeShell } from "./planner-shell.js";
@@ -71,7 +74,7 @@ function bashWords(text: string): string[][] | null {
   const handler = `command_not_found_handle() { printf '%s\\0' "$@" >&3; printf '\\1' >&3; }\nPATH=/nonexistent-twinlock-test\n`;
   const r = spawnSync("bash", ["--norc", "--noprofile", "-c", handler + text], {
     stdio: ["ignore", "ignore", "ignore", "pipe"],
-    env: { LC_ALL: "C" },
+    env: { LC_ALL: "C", PATH: process.env.PATH },
     timeout: 10_000,
   });
   if (r.status === 2) return null;
@@ -102,7 +105,7 @@ describe("the planner's shell tokenizer against bash", () => {
     .tuple(
       program,
       fc.array(fc.tuple(fc.constantFrom(" ", "\t", "  "), word), { maxLength: 4 }),
-      fc.constantFrom("", " 2>/dev/null", " </dev/null"),
+      fc.constantFrom("", " 2>/dev/null", " </dev/null", " >/dev/null", " 2>&1", "2>/dev/null", " >/dev/null 2>&1"),
     )
     .map(([p, ws, r]) => p + ws.map(([b, w]) => b + w).join("") + r);
   const commandLine = fc
@@ -257,6 +260,51 @@ describe("a planner's shell call", () => {
     allowed("sort x | uniq -c --");
   });
 
+  it("lets through no uniq that writes a file, run as GNU uniq runs it with POSIXLY_CORRECT unset or set (property)", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-uniq-"));
+    try {
+      const words = fc.constantFrom(
+        "in",
+        "-",
+        "--",
+        "-out",
+        "o2",
+        "-c",
+        "-d",
+        "-f",
+        "1",
+        "-w",
+        "-s2",
+        "-cf",
+        "--skip-fields",
+        "--group",
+        "--check-chars=2",
+        "-u",
+      );
+      fc.assert(
+        fc.property(fc.array(words, { maxLength: 4 }), (args) => {
+          if (!judgePlannerCommand({ argv: ["uniq", ...args] }).ok) return;
+          for (const env of [{}, { POSIXLY_CORRECT: "1" }]) {
+            writeFileSync(path.join(dir, "in"), "a\na\n");
+            spawnSync("uniq", args, {
+              cwd: dir,
+              stdio: ["ignore", "ignore", "ignore"],
+              env: { PATH: process.env.PATH, LC_ALL: "C", ...env },
+            });
+            const files = readdirSync(dir);
+            // Each run starts from the one input file, whatever an earlier run wrote.
+            for (const f of files) if (f !== "in") rmSync(path.join(dir, f), { force: true });
+            expect(files, JSON.stringify({ args, env })).toEqual(["in"]);
+            expect(readFileSync(path.join(dir, "in"), "utf8"), JSON.stringify({ args, env })).toBe("a\na\n");
+          }
+        }),
+        { numRuns: Number(process.env.FUZZ_RUNS ?? 60) },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("counts every word after an operand as one (with POSIXLY_CORRECT getopt stops at the first), and knows which options take the next word", () => {
     denied("uniq in -out", /more than 1 operand/);
     denied("uniq -w -- in out", /more than 1 operand/);
@@ -271,6 +319,9 @@ describe("a planner's shell call", () => {
     denied("date 010100002030", /sets the clock/);
     denied("date -u -- 0101", /sets the clock/);
     denied("date +%s 0101", /sets the clock/);
+    // -I takes the rest of its cluster (d, for date): the d is no -d, and 0101 is an operand.
+    denied("date -Id 0101", /sets the clock/);
+    allowed("date -Id");
     allowed("date -u +%Y-%m-%d");
     allowed("date -d 'last monday' +%F");
     allowed("date --date tomorrow");

@@ -33,8 +33,14 @@ interface ProgramRule {
   short?: string;
   long?: readonly string[];
   words?: readonly string[];
-  /** Short options that take the rest of their cluster, or the next word, as their argument. */
+  /**
+   * Short options that take the rest of their cluster, or the next word, as
+   * their argument. With `optShort` it must hold every option letter that
+   * takes an argument, or a letter inside an argument is read as one.
+   */
   argShort?: string;
+  /** Short options whose optional argument is the rest of their cluster (`date -Id`). */
+  optShort?: string;
   /** Long options that, written in full and without `=`, take the next word as their argument. */
   argLong?: readonly string[];
   maxOperands?: number;
@@ -107,8 +113,9 @@ export const PLANNER_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   date: {
     short: "s",
     long: ["set"],
-    argShort: "dfr",
-    argLong: ["date", "file", "reference"],
+    argShort: "dfrs",
+    optShort: "I",
+    argLong: ["date", "file", "reference", "set"],
     operand: (w) => (w.startsWith("+") ? undefined : `date ${clip(w)}: an operand other than +FORMAT sets the clock`),
   },
   // -C / --compile writes a compiled magic file; -z / -Z start decompressors.
@@ -245,7 +252,7 @@ function refusedArgument(program: string, rule: ProgramRule, args: readonly stri
  * `--` or after the first operand (POSIXLY_CORRECT), `-`, and each word not
  * starting with `-` that is not an argument of an `argShort` / `argLong` option.
  */
-function operandsOf(rule: Pick<ProgramRule, "argShort" | "argLong">, args: readonly string[]): string[] {
+function operandsOf(rule: Pick<ProgramRule, "argShort" | "optShort" | "argLong">, args: readonly string[]): string[] {
   const operands: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
@@ -265,11 +272,13 @@ function operandsOf(rule: Pick<ProgramRule, "argShort" | "argLong">, args: reado
       if (!a.includes("=") && rule.argLong?.includes(a.slice(2))) i++;
       continue;
     }
-    for (let k = 1; k < a.length; k++)
+    for (let k = 1; k < a.length; k++) {
+      if (rule.optShort?.includes(a[k] as string)) break;
       if (rule.argShort?.includes(a[k] as string)) {
         if (k === a.length - 1) i++;
         break;
       }
+    }
   }
   return operands;
 }
