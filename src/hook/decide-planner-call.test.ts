@@ -104,6 +104,24 @@ describe("a planner's session", () => {
     expect(reason(bash("git status", handoff))).toMatch(/git runs outside the handoff folder only/);
   });
 
+  it("judges git in the handoff folder by the words the shell gives the program: g\\it, g'i't and \"git\" are git", () => {
+    for (const command of ["g\\it rev-parse --show-toplevel", "g'i't status", '"git" log', "ls && g\\it status"])
+      expect(reason(bash(command, handoff)), command).toMatch(/git runs outside the handoff folder only/);
+    expect(passes(classify("codex", { tool_name: "shell", tool_input: { command: ["bash", "-lc", "g\\it status"] }, cwd: handoff }))).toBe(
+      false,
+    );
+    // A path naming .git, backslashed or not, is judged unquoted too.
+    expect(reason(bash("cat .G\\it/config", handoff))).toMatch(/no command there may name git/);
+    expect(passes(bash("g\\it status"))).toBe(true);
+  });
+
+  it("never lets uniq write its second operand, given after -- or starting with -, in the project or the handoff folder", () => {
+    expect(reason(bash("uniq -- agent-work/handoff/report.md -pwned"))).toMatch(/more than 1 operand/);
+    expect(reason(bash("uniq -- payload.md -d/../../../README.victim", handoff))).toMatch(/more than 1 operand/);
+    expect(passes(bash("uniq -- cfg -d/../../../.g\\it/config", handoff))).toBe(false);
+    expect(passes(bash("sort report.md | uniq -c", handoff))).toBe(true);
+  });
+
   it("denies a shell call it cannot read as a command line: PowerShell, Codex write_stdin, exec_command with its own shell", () => {
     expect(passes(classify("claude", { tool_name: "PowerShell", tool_input: { command: "ls" } }))).toBe(false);
     expect(passes(classify("codex", { tool_name: "write_stdin", tool_input: { session_id: 1, chars: "rm -rf x\n" } }))).toBe(false);

@@ -75,8 +75,9 @@ export function decideToolCall(call: ToolCall, binding: SessionBinding | { unbou
  * by a path whose real path is the path as written (no symbolic link on the
  * way, as for an admitted target) and with no `.git` part (a repository
  * planted there would choose what git runs); a shell call only as
- * `judgePlannerCommand` allows, inside the project or the handoff folder (git
- * not inside the handoff folder); MCP only twinlock's own PLANNER_MCP_TOOLS;
+ * `judgePlannerCommand` allows, inside the project or the handoff folder (in
+ * the handoff folder no word of it, unquoted, may name git); MCP only
+ * twinlock's own PLANNER_MCP_TOOLS;
  * nothing else outward (the web, subagents, skills).
  */
 function decidePlannerCall(call: Exclude<ToolCall, { kind: "read" | "unknown" | "unreadable" }>, b: SessionBinding): HookDecision {
@@ -112,8 +113,11 @@ function decidePlannerCall(call: Exclude<ToolCall, { kind: "read" | "unknown" | 
       return deny("a planner's shell call must be a command line the hook can read (no PowerShell, no typing into a running command)");
     const verdict = judgePlannerCommand(call.command);
     if (!verdict.ok) return deny(`${verdict.reason}; a planner runs only read-only commands`);
-    if (inHandoff && mentionsGit(call.command))
-      return deny("git runs outside the handoff folder only (a repository planted there would choose what git runs)");
+    // Judged on the words the programs are given (quotes and backslashes removed: `g\it` is git), any case.
+    if (inHandoff && verdict.commands.some((words) => words.some((w) => w.toLowerCase().includes("git"))))
+      return deny(
+        "git runs outside the handoff folder only, and no command there may name git (a repository planted there would choose what git runs)",
+      );
     return { pass: true };
   }
   if (isPlannerMcpTool(call.tool)) return { pass: true };
@@ -125,10 +129,6 @@ export function isPlannerMcpTool(name: string): boolean {
   for (const prefix of [`mcp__${TWINLOCK_MCP_SERVER}__`, `mcp_${TWINLOCK_MCP_SERVER}_`, "MCP:"])
     if (name.startsWith(prefix) && (PLANNER_MCP_TOOLS as readonly string[]).includes(name.slice(prefix.length))) return true;
   return false;
-}
-
-function mentionsGit(command: NonNullable<Extract<ToolCall, { kind: "shell" }>["command"]>): boolean {
-  return "argv" in command ? command.argv.some((a) => a.includes("git")) : command.text.includes("git");
 }
 
 /**

@@ -1,7 +1,11 @@
 import type { ShellCommand } from "./tool-call.js";
 
-/** A planner's shell call judged: it may run, or why not. */
-export type ShellVerdict = { ok: true } | { ok: false; reason: string };
+/**
+ * A planner's shell call judged: it may run (and `commands` are the simple
+ * commands it runs, each as the words the program is started with, after
+ * quote and backslash removal), or why not.
+ */
+export type ShellVerdict = { ok: true; commands: string[][] } | { ok: false; reason: string };
 
 /** A command line read as a POSIX shell would split it: its simple commands (each a list of words), or why it cannot be judged. */
 export type Tokenized = { ok: true; commands: string[][]; steps: number } | { ok: false; reason: string; steps: number };
@@ -11,15 +15,37 @@ export type Tokenized = { ok: true; commands: string[][]; steps: number } | { ok
  * option letters (in any cluster, `-uo` holds `o`), long options (refused
  * when written in full, abbreviated or extended: GNU tools and git accept
  * `--out` for `--output`), exact words (find's actions), the most operands,
- * or a check of its own. A program in no row is denied. Each row is there
- * because the program only reads, once the options that write a file or
- * start another program are refused.
+ * an operand of the wrong form, or a check of its own. A program in no row
+ * is denied. Each row is there because the program only reads, once the
+ * options that write a file or start another program are refused.
+ *
+ * The refused options are looked for in every word, after `--` too (a file
+ * named `-o` is refused with them). Operands are counted as GNU getopt could
+ * read them, erring towards more: every word after `--`, every word after
+ * the first operand (with POSIXLY_CORRECT set getopt stops there, so `uniq
+ * in -out` writes `-out`), `-` alone, and every word not starting with `-`
+ * that is not the argument of an option in `argShort` / `argLong`. Of the
+ * programs in the table only uniq writes through an operand (its second) and
+ * only date changes the system through one (an operand not `+FORMAT` sets
+ * the clock); the others' operands are files they read, patterns or numbers.
  */
 interface ProgramRule {
   short?: string;
   long?: readonly string[];
   words?: readonly string[];
+  /**
+   * Short options that take the rest of their cluster, or the next word, as
+   * their argument. With `optShort` it must hold every option letter that
+   * takes an argument, or a letter inside an argument is read as one.
+   */
+  argShort?: string;
+  /** Short options whose optional argument is the rest of their cluster (`date -Id`). */
+  optShort?: string;
+  /** Long options that, written in full and without `=`, take the next word as their argument. */
+  argLong?: readonly string[];
   maxOperands?: number;
+  /** Why an operand may not be given, if it may not. */
+  operand?: (word: string) => string | undefined;
   check?: (args: readonly string[]) => string | undefined;
 }
 
@@ -77,16 +103,23 @@ export const PLANNER_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   uname: READ_ONLY,
   whoami: READ_ONLY,
   id: READ_ONLY,
-  // The second operand of uniq is a file it writes.
-  uniq: { maxOperands: 1 },
+  // The second operand of uniq is a file it writes (also when it starts with -, after -- or an operand).
+  uniq: { maxOperands: 1, argShort: "fsw", argLong: ["skip-fields", "skip-chars", "check-chars"] },
   // -o / --output write a file; --compress-program starts one; -T names where temporary files are written.
   sort: { short: "oT", long: ["output", "compress-program", "temporary-directory"] },
   // -o writes a file; -R runs tree again in every folder with -o 00Tree.html.
   tree: { short: "oR", long: ["output"] },
-  // -s / --set set the clock.
-  date: { short: "s", long: ["set"] },
-  // -C / --compile writes a compiled magic file.
-  file: { short: "C", long: ["compile"] },
+  // -s / --set set the clock, and so does an operand other than +FORMAT (`date 010100002030`).
+  date: {
+    short: "s",
+    long: ["set"],
+    argShort: "dfrs",
+    optShort: "I",
+    argLong: ["date", "file", "reference", "set"],
+    operand: (w) => (w.startsWith("+") ? undefined : `date ${clip(w)}: an operand other than +FORMAT sets the clock`),
+  },
+  // -C / --compile writes a compiled magic file; -z / -Z start decompressors.
+  file: { short: "CzZ", long: ["compile", "uncompress"] },
   // --pre and --hostname-bin start a program; -z / --search-zip start decompressors.
   rg: { short: "z", long: ["pre", "pre-glob", "search-zip", "hostname-bin"] },
   // find's actions that run a program, delete, or write a file.
@@ -134,8 +167,10 @@ const GIT_READ: Readonly<Record<string, ((args: readonly string[]) => string | u
       ? undefined
       : "git config other than --get, --get-all, --get-regexp or --list changes the configuration",
 };
-/** Long options any git subcommand is refused: they write a file or start a program. */
-const GIT_LONG = ["output", "ext-diff", "open-files-in-pager", "exec", "upload-pack", "receive-pack"];
+/** Long options any git subcommand is refused: they write a file or start a program (--show-signature starts gpg). */
+const GIT_LONG = ["output", "ext-diff", "open-files-in-pager", "exec", "upload-pack", "receive-pack", "show-signature"];
+/** Format placeholders that make git check a signature, which starts gpg (`%G?`, `%GS`…, `%(signature)`). */
+const GIT_SIGNATURE_FORMATS = ["%G", "%(signature"];
 
 /** The most bytes of a command line judged; longer is denied (the hook input budget bounds it anyway). */
 const MAX_COMMAND = 64 * 1024;
@@ -157,7 +192,8 @@ export function judgePlannerCommand(command: ShellCommand): ShellVerdict {
       return { ok: false, reason: `${program} is run with other than -c LINE` };
     }
     if (command.argv.some((a) => a.includes("\u0000"))) return { ok: false, reason: "an argument holds a NUL byte" };
-    return judgeSimple(command.argv);
+    const verdict = judgeSimple(command.argv);
+    return verdict.ok ? { ok: true, commands: [[...command.argv]] } : verdict;
   }
   return judgeLine(command.text);
 }
@@ -173,11 +209,11 @@ function judgeLine(text: string): ShellVerdict {
     const verdict = judgeSimple(words);
     if (!verdict.ok) return verdict;
   }
-  return { ok: true };
+  return { ok: true, commands: t.commands };
 }
 
 /** One simple command (program and arguments, after quote removal) against its row. */
-function judgeSimple(words: readonly string[]): ShellVerdict {
+function judgeSimple(words: readonly string[]): { ok: true } | { ok: false; reason: string } {
   const [program, ...args] = words;
   if (program === undefined) return { ok: false, reason: "an empty command" };
   if (!isBareName(program))
@@ -194,16 +230,57 @@ function judgeSimple(words: readonly string[]): ShellVerdict {
 }
 
 function refusedArgument(program: string, rule: ProgramRule, args: readonly string[]): string | undefined {
-  let operands = 0;
   for (const a of args) {
     if (rule.words?.includes(a)) return `${program} ${a} runs a program, deletes or writes a file`;
     if (rule.short && isShortWith(a, rule.short)) return `${program} ${clip(a)}: that option writes a file or starts a program`;
     if (rule.long && isLongOf(a, rule.long)) return `${program} ${clip(a)}: that option writes a file or starts a program`;
-    if (!a.startsWith("-") || a === "-") operands++;
   }
-  if (rule.maxOperands !== undefined && operands > rule.maxOperands)
-    return `${program} with more than ${rule.maxOperands} operand${rule.maxOperands === 1 ? "" : "s"} writes a file`;
+  if (rule.maxOperands !== undefined || rule.operand !== undefined) {
+    const operands = operandsOf(rule, args);
+    if (rule.maxOperands !== undefined && operands.length > rule.maxOperands)
+      return `${program} with more than ${rule.maxOperands} operand${rule.maxOperands === 1 ? "" : "s"} writes a file (every word after --, after an operand or not starting with - counts: give the options first)`;
+    for (const w of operands) {
+      const why = rule.operand?.(w);
+      if (why !== undefined) return why;
+    }
+  }
   return rule.check?.(args);
+}
+
+/**
+ * The words GNU getopt could read as operands, erring towards more: all after
+ * `--` or after the first operand (POSIXLY_CORRECT), `-`, and each word not
+ * starting with `-` that is not an argument of an `argShort` / `argLong` option.
+ */
+function operandsOf(rule: Pick<ProgramRule, "argShort" | "optShort" | "argLong">, args: readonly string[]): string[] {
+  const operands: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (operands.length > 0) {
+      operands.push(a);
+      continue;
+    }
+    if (a === "--") {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (a === "-" || !a.startsWith("-")) {
+      operands.push(a);
+      continue;
+    }
+    if (a.startsWith("--")) {
+      if (!a.includes("=") && rule.argLong?.includes(a.slice(2))) i++;
+      continue;
+    }
+    for (let k = 1; k < a.length; k++) {
+      if (rule.optShort?.includes(a[k] as string)) break;
+      if (rule.argShort?.includes(a[k] as string)) {
+        if (k === a.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return operands;
 }
 
 /** A short-option cluster (`-abc`, not `--x`) holding any of `letters`. */
@@ -228,7 +305,7 @@ function onlyOptions(args: readonly string[], allowed: readonly string[], what: 
 }
 
 /** A program named bare: letters, digits, `.`, `_`, `+`, `-` (no path, no assignment). */
-function isBareName(w: string): boolean {
+export function isBareName(w: string): boolean {
   if (w.length === 0 || w.length > 64 || w.startsWith("-")) return false;
   for (let i = 0; i < w.length; i++) {
     const c = w.charCodeAt(i);
@@ -253,6 +330,8 @@ function checkGit(args: readonly string[]): string | undefined {
   const rest = args.slice(i + 1);
   const long = rest.find((a) => isLongOf(a, GIT_LONG));
   if (long !== undefined) return `git ${sub} ${clip(long)}: that option writes a file or starts a program`;
+  const signature = rest.find((a) => GIT_SIGNATURE_FORMATS.some((f) => a.includes(f)));
+  if (signature !== undefined) return `git ${sub} ${clip(signature)}: a signature placeholder starts gpg to check the signature`;
   return GIT_READ[sub]?.(rest);
 }
 
@@ -307,12 +386,17 @@ const DEV_NULL = "/dev/null";
 /**
  * Split a command line into simple commands as a POSIX shell reads it, in
  * one pass (each character is looked at once: `steps` counts them, and a
- * test holds it to the input's length). Quotes are removed; the separators
- * `|` `||` `&&` `;` and new lines end a command; comments are dropped. Any
- * construct that would make the words other than they read is refused with
- * why: `$` and backquotes (expansion and substitution), unquoted glob and
- * brace characters, `(` `)`, `&` on its own, `!`, here-documents, and a
- * redirection other than `N>/dev/null`, `N>&M` or `<FILE`.
+ * test holds it to the input's length). Quotes and backslashes are removed,
+ * so each word is what the program is given (a test holds the words to
+ * bash's); the separators `|` `||` `&&` `;` and new lines end a command. Any
+ * construct that would make the words other than they read, or that shells
+ * read differently, is refused with why: `$` and backquotes (expansion and
+ * substitution), unquoted glob and brace characters, `(` `)`, `&` on its
+ * own, `!`, a `~` that could expand to a home folder (at a word's start or
+ * after `=` or `:`), `=` at a word's start (zsh's `=cmd`), comments (read
+ * as words where interactive comments are off), here-documents, a missing
+ * command before a separator or after `|` `&&` `||`, and a redirection other
+ * than `N>/dev/null`, `N>&M` or `<FILE`.
  */
 export function tokenizeShell(text: string): Tokenized {
   const commands: string[][] = [];
@@ -323,6 +407,12 @@ export function tokenizeShell(text: string): Tokenized {
   let quoted = false;
   /** The redirection waiting for its target word, and whether it writes (then only /dev/null). */
   let redirect: { op: string; dup: boolean } | null = null;
+  /** The last character of the word if it was unquoted (a `~` after `=` or `:` expands), else "". */
+  let lastBare = "";
+  /** Whether the command so far has a redirection (then it is not empty: `>/dev/null;` is a command). */
+  let redirected = false;
+  /** The operator (`|`, `&&`, `||`) still waiting for the command after it: a new line continues the line then. */
+  let pending: string | null = null;
   let steps = 0;
   const fail = (reason: string): Tokenized => ({ ok: false, reason, steps });
   const endWord = (): string | undefined => {
@@ -331,6 +421,7 @@ export function tokenizeShell(text: string): Tokenized {
     word = [];
     inWord = false;
     quoted = false;
+    lastBare = "";
     if (redirect !== null) {
       const r = redirect;
       redirect = null;
@@ -342,12 +433,20 @@ export function tokenizeShell(text: string): Tokenized {
     words.push(w);
     return undefined;
   };
-  const endCommand = (): string | undefined => {
+  /** End the command at `sep` (a separator, a new line, or "" for the end of the line). */
+  const endCommand = (sep: string): string | undefined => {
     const problem = endWord();
     if (problem) return problem;
     if (redirect !== null) return `redirection ${(redirect as { op: string }).op} has no target`;
+    if (words.length === 0 && !redirected) {
+      if (sep === "\n") return undefined;
+      if (sep === "") return pending === null ? undefined : `the line ends in ${pending}, with no command after it`;
+      return `${sep} has no command before it`;
+    }
     if (words.length > 0) commands.push(words);
     words = [];
+    redirected = false;
+    pending = sep === "|" || sep === "||" || sep === "&&" ? sep : null;
     return undefined;
   };
   let i = 0;
@@ -365,12 +464,14 @@ export function tokenizeShell(text: string): Tokenized {
       word.push(text.slice(i + 1, close));
       inWord = true;
       quoted = true;
+      lastBare = "";
       i = close + 1;
       continue;
     }
     if (c === '"') {
       inWord = true;
       quoted = true;
+      lastBare = "";
       i++;
       for (;;) {
         if (i >= n) return fail("a double quote is not closed");
@@ -403,6 +504,7 @@ export function tokenizeShell(text: string): Tokenized {
         word.push(e);
         inWord = true;
         quoted = true;
+        lastBare = "";
       }
       i += 2;
       continue;
@@ -413,29 +515,25 @@ export function tokenizeShell(text: string): Tokenized {
       i++;
       continue;
     }
-    if (c === "#" && !inWord) {
-      const nl = text.indexOf("\n", i);
-      steps += (nl < 0 ? n : nl) - i;
-      i = nl < 0 ? n : nl;
-      continue;
-    }
+    if (c === "#" && !inWord) return fail("# starts a comment, which some shells read as words: leave comments out");
     if (c === "\n" || c === ";") {
       if (text[i + 1] === ";" && c === ";") return fail(";; is case syntax");
-      const p = endCommand();
+      const p = endCommand(c);
       if (p) return fail(p);
       i++;
       continue;
     }
     if (c === "|") {
       if (text[i + 1] === "&") return fail("|& pipes standard error: write 2>&1 |");
-      const p = endCommand();
+      const op = text[i + 1] === "|" ? "||" : "|";
+      const p = endCommand(op);
       if (p) return fail(p);
-      i += text[i + 1] === "|" ? 2 : 1;
+      i += op.length;
       continue;
     }
     if (c === "&") {
       if (text[i + 1] === "&") {
-        const p = endCommand();
+        const p = endCommand("&&");
         if (p) return fail(p);
         i += 2;
         continue;
@@ -445,6 +543,7 @@ export function tokenizeShell(text: string): Tokenized {
         if (p) return fail(p);
         const append = text[i + 2] === ">";
         redirect = { op: append ? "&>>" : "&>", dup: false };
+        redirected = true;
         i += append ? 3 : 2;
         continue;
       }
@@ -461,6 +560,7 @@ export function tokenizeShell(text: string): Tokenized {
         if (p) return fail(p);
       }
       if (redirect !== null) return fail(`redirection ${(redirect as { op: string }).op} has no target`);
+      redirected = true;
       const next = text[i + 1];
       if (c === "<") {
         if (next === "<") return fail("a here-document or here-string (<<) is not read");
@@ -486,11 +586,15 @@ export function tokenizeShell(text: string): Tokenized {
     if (c === "{" || c === "}") return fail(`${c} groups commands or expands braces: quote it`);
     if (c === "(" || c === ")") return fail(`${c} starts a subshell or a function`);
     if (c === "!") return fail("! negates or recalls history: quote it");
+    if (c === "~" && (!inWord || lastBare === "=" || lastBare === ":"))
+      return fail("~ here expands to a home folder: write the path itself, or quote the ~");
+    if (c === "=" && !inWord) return fail("= at the start of a word names a program's path in zsh: quote it");
     word.push(c);
     inWord = true;
+    lastBare = c;
     i++;
   }
-  const p = endCommand();
+  const p = endCommand("");
   if (p) return fail(p);
   return { ok: true, commands, steps };
 }
