@@ -125,7 +125,15 @@ describe("twinlock hooks install / uninstall", () => {
     const s = JSON.parse(readFileSync(".gemini/settings.json", "utf8"));
     expect(s.security.auth).toEqual({ selectedType: "gemini-api-key" });
     expect(s.security.environmentVariableRedaction).toEqual({
-      allowed: ["MY_TOKEN_NAME", "TWINLOCK_RUN", "TWINLOCK_EXECUTOR", "TWINLOCK_PLANNER", "TWINLOCK_HANDOFF", "TWINLOCK_SESSION", "TWINLOCK_HOME"],
+      allowed: [
+        "MY_TOKEN_NAME",
+        "TWINLOCK_RUN",
+        "TWINLOCK_EXECUTOR",
+        "TWINLOCK_PLANNER",
+        "TWINLOCK_HANDOFF",
+        "TWINLOCK_SESSION",
+        "TWINLOCK_HOME",
+      ],
       enabled: true,
     });
     await runCli(["hooks", "uninstall", "--agent", "gemini"]);
