@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_CONTRACTS, AGENTS, type Agent } from "../../src/hook/agent-contracts.js";
 import { answerCall } from "../../src/hook/run-hook.js";
-import { admitStep, driveTo, type GateRun, makeGateRun, removeGateRuns } from "../../src/test-support/run-fixture.js";
+import { admitStep, driveTo, type GateRun, makeGateRun, makeRunTempDir, removeGateRuns } from "../../src/test-support/run-fixture.js";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
 const CHILD = path.join(path.dirname(new URL(import.meta.url).pathname), "agent-child.cjs");
@@ -287,8 +287,11 @@ describe("twinlock exec", () => {
   it("runs the command with the session's variables, the checkout and no NODE_OPTIONS, and passes on its status", async () => {
     const g = makeGateRun();
     await driveTo(g, "dry_run_ready");
-    const { exec, seen } = execWithPlan(g, [], { NODE_OPTIONS: "--max-old-space-size=256", AGENT_CHILD_EXIT: "7" });
+    // A home of its own: no agent tool's user settings, so no hook anywhere, and exec says so.
+    const home = makeRunTempDir("twinlock-exec-user-");
+    const { exec, seen } = execWithPlan(g, [], { NODE_OPTIONS: "--max-old-space-size=256", AGENT_CHILD_EXIT: "7", HOME: home });
     expect(exec.status, exec.stderr).toBe(7);
+    expect(exec.stderr).toMatch(/no twinlock hook is installed here for any agent tool \(`twinlock hooks status`\)/);
     expect(seen.env.TWINLOCK_RUN).toBe(g.runFile);
     expect(seen.env.TWINLOCK_EXECUTOR).toBe("MD-30");
     expect(seen.env.NODE_OPTIONS).toBeNull();

@@ -15,6 +15,7 @@ import { homeOption, storeOption, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
 import { writeOutput } from "../write-output.js";
 import { runAdmit } from "./admit.js";
+import { hookInstalledAnywhere } from "./hooks-status.js";
 
 type ExecOptions = CommonOptions & {
   planner?: string;
@@ -81,6 +82,10 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
       { extra, writable: binding.targets },
     );
     // Codex and Gemini run confined to the targets (src/sandbox): their writes elsewhere fail even when the hook fails.
+    if (!hookInstalledAnywhere())
+      note(
+        "twinlock: no twinlock hook is installed here for any agent tool (`twinlock hooks status`): nothing asks the gate before the agent's calls; install one with `twinlock hooks install --agent NAME`",
+      );
     const launch = confineCommand(sandbox, { cmd, env, cwd: process.cwd(), writable: binding.targets });
     for (const line of launch.notes) note(line);
     let run: { status: number; error?: string };

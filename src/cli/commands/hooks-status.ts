@@ -99,11 +99,21 @@ export async function runHooksStatus(o: StatusOptions): Promise<CommandResult> {
       for (const n of s.notes) lines.push(`    note: ${n}`);
     }
   }
+  // No hook anywhere: every agent tool runs every call unasked, and exec or plan would bind a session nobody checks.
+  if (!only && !rows.some((r) => r.installed))
+    rows[0]?.problems.push("no twinlock hook is installed for any agent tool here: run `twinlock hooks install --agent NAME`");
+  if (!only && !rows.some((r) => r.installed))
+    lines.push("  problem: no twinlock hook is installed for any agent tool here: run `twinlock hooks install --agent NAME`");
   const problems = rows.reduce((n, r) => n + r.problems.length, 0);
   lines.push(
     problems === 0 ? "no setting found that lets a call through unasked" : `${problems} problem(s) would let a call through unasked`,
   );
   return { exitCode: problems === 0 ? 0 : 1, text: lines.join("\n"), json: { ok: problems === 0, tools: rows, versions } };
+}
+
+/** Whether any agent tool has a twinlock hook here (project or user scope): without one, exec's and plan's sessions are asked by nobody. */
+export function hookInstalledAnywhere(): boolean {
+  return AGENTS.some((agent) => (["project", "user"] as const).some((scope) => scopeStatus(agent, scope).installed));
 }
 
 function scopeStatus(agent: Agent, scope: HookScope): ScopeStatus {
@@ -119,12 +129,32 @@ function scopeStatus(agent: Agent, scope: HookScope): ScopeStatus {
   const hooks = installedHooks(config, agent);
   status.installed = hooks.length > 0;
   for (const hook of hooks) {
-    status.problems.push(...entryProblems(agent, hook), ...programProblems(agent, hook.command));
+    status.problems.push(
+      ...entryProblems(agent, hook),
+      ...programProblems(agent, hook.command),
+      ...homeProblems(agent, hook.command, status),
+    );
     if (agent === "codex") trustOf(status, file, hook.command, hook.matcher, hook.group, hook.handler);
   }
   if (hooks.length > 1) status.notes.push(`${hooks.length} twinlock entries: \`twinlock hooks install --agent ${agent}\` leaves one`);
   defeats(status, agent, scope, config);
   return status;
+}
+
+/**
+ * The gate home a hook command names: shown, and a problem when it is not a
+ * folder, since the hook would look for sessions where exec and plan never
+ * bind them and deny every call of a real session.
+ */
+function homeProblems(agent: Agent, command: string, status: ScopeStatus): string[] {
+  const home = readHookCommand(command)?.home;
+  if (home === undefined) return [];
+  status.notes.push(`the hook reads sessions in the gate home ${home}: run exec and plan with that home (TWINLOCK_HOME or --home)`);
+  return existsSync(home)
+    ? []
+    : [
+        `the gate home ${home} the hook names does not exist; make it (\`twinlock trust pin\`) or run \`twinlock hooks install --agent ${agent} --home DIR\` with the home you use`,
+      ];
 }
 
 /** A command whose programs are missing (the tool's shell exits 127) or found on PATH. */

@@ -239,4 +239,18 @@ describe("twinlock hooks install / uninstall", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/one of claude, codex, gemini, cursor/);
   });
+
+  it("status names the gate home each hook reads sessions in, exits 1 when that home does not exist, and exits 1 when no tool has a hook", async () => {
+    const none = await runCli(["hooks", "status"]);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toContain("no twinlock hook is installed for any agent tool here");
+    const missing = path.join(dir, "no-such-home");
+    await runCli(["hooks", "install", "--agent", "claude", "--home", missing]);
+    const r = await runCli(["hooks", "status", "--agent", "claude"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`the hook reads sessions in the gate home ${missing}`);
+    expect(r.stdout).toContain(`the gate home ${missing} the hook names does not exist`);
+    mkdirSync(missing);
+    expect((await runCli(["hooks", "status", "--agent", "claude"])).code).toBe(0);
+  });
 });

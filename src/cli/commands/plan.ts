@@ -10,6 +10,7 @@ import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, storeOption, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
 import { writeOutput } from "../write-output.js";
+import { hookInstalledAnywhere } from "./hooks-status.js";
 
 type PlanOptions = CommonOptions & { handoff?: string; passEnv?: string } & SandboxFlags;
 
@@ -65,6 +66,10 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
       },
       { extra, writable: [handoff] },
     );
+    if (!hookInstalledAnywhere())
+      note(
+        "twinlock: no twinlock hook is installed here for any agent tool (`twinlock hooks status`): nothing asks the gate before the agent's calls; install one with `twinlock hooks install --agent NAME`",
+      );
     const launch = confineCommand(sandbox, { cmd, env, cwd: process.cwd(), writable: [handoff] });
     for (const line of launch.notes) note(line);
     let run: { status: number; error?: string };
