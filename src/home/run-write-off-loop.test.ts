@@ -28,6 +28,11 @@ async function turnsDuring<T>(work: () => Promise<T>): Promise<{ turns: number; 
   }
 }
 
+/*
+ * The bar is 100 loop turns: work held on the thread lets through none (0 measured, old code), work off it lets
+ * thousands through on an idle machine and hundreds on a machine loaded four times over; the count says where the
+ * work ran, not how fast the machine is.
+ */
 describe("a decision's write never holds the event loop for agent-sized work", () => {
   it("keeps the loop turning while a decision reads a 15 MiB run file the agent rewrote, and refuses it naming the broken chain", async () => {
     const g = makeGateRun();
@@ -46,7 +51,7 @@ describe("a decision's write never holds the event loop for agent-sized work", (
     expect("error" in outcome && outcome.error).toBeInstanceOf(IntegrityError);
     expect(String("error" in outcome && (outcome.error as Error).message)).toMatch(/hash chain broken at event/);
     // Read and judged on the thread, the loop turned between the read's slices only (about 60, measured); off it, on all along.
-    expect(turns).toBeGreaterThan(500);
+    expect(turns).toBeGreaterThan(100);
   }, 120_000);
 
   it(`keeps the loop turning while decisions land on a run holding a manifest of ${MANIFEST_FILES.toLocaleString("en-US")} files, the agent's reformatted copy of it included`, async () => {
@@ -65,7 +70,7 @@ describe("a decision's write never holds the event loop for agent-sized work", (
     const second = await turnsDuring(() => store.update(g.runFile, () => ({ events: stop("two"), result: undefined })));
     expect("value" in second.outcome && second.outcome.value.run.state.stops.map((s) => s.reason)).toEqual(["one", "two"]);
     // Read, serialized and written on the thread, the loop did not turn in either decision (0 turns, measured).
-    expect(first.turns).toBeGreaterThan(1_000);
-    expect(second.turns).toBeGreaterThan(1_000);
+    expect(first.turns).toBeGreaterThan(100);
+    expect(second.turns).toBeGreaterThan(100);
   }, 300_000);
 });
