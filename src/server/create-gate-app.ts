@@ -257,7 +257,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
         throw new HttpProblem(
           401,
           "BAD_TOKEN",
-          `the agent token is ${verdict.reason}; ask a person for a new one (\`twinlock token create\`)`,
+          `the token is ${verdict.reason}; ask a person for a new one (\`twinlock token create\`, or \`--ci\` for CI)`,
         );
       return { kind: "agent", token: verdict.token };
     }
