@@ -20,6 +20,12 @@ import { ACTION_KINDS, type ActionKind, CRAFTED_SPACES, doneContent, EDIT_BEFORE
  * Codex and Gemini run in exec's bubblewrap sandbox, which holds where their
  * failing hook lets the call through.
  *
+ * Under `twinlock plan` (the demo pair investigating is the project:
+ * admitted-run.ts), the planner's write and edit inside its handoff folder
+ * are done, and a write, an edit or a writing shell call on an action
+ * target are not: Codex and Gemini run in plan's sandbox, where only the
+ * handoff folder is writable.
+ *
  * Where a tool is known to let the call through today (issue 24), the test
  * is written as the behaviour wanted and marked `it.fails`, its name saying
  * so and why: it goes red the day the tool holds, to be made a plain `it`.
@@ -46,7 +52,14 @@ const FAILURES: { hook: HookState; how: string }[] = [
  * behaviour, which no hook can change: there the second layer (`exec` with
  * the tool's sandbox, or the OS-user deployment) must hold.
  */
-type Scenario = HookState | "untrusted" | "crafted-patch" | "outward" | "ci-env" | `exec-outside-${ActionKind}`;
+type Scenario =
+  | HookState
+  | "untrusted"
+  | "crafted-patch"
+  | "outward"
+  | "ci-env"
+  | `exec-outside-${ActionKind}`
+  | `plan-target-${ActionKind}`;
 const SECOND_LAYER = "no hook can answer then, so the hook alone cannot hold: exec's sandbox is the answer, and holds under exec (below)";
 const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
   claude: {
@@ -82,8 +95,15 @@ function held(agent: RealAgent, scenario: Scenario, name: string, body: () => Pr
 
 /** The call was not done: the file is as it was before the run. */
 function expectNotDone(run: AgentRun, kind: ActionKind) {
-  expect(run.fileAfter, describeRun(run)).toBe(run.exec ? run.before : kind === "edit" ? EDIT_BEFORE : null);
+  expect(run.fileAfter, describeRun(run)).toBe(run.exec || run.plan ? run.before : kind === "edit" ? EDIT_BEFORE : null);
 }
+
+/** What the hook answers a planner's call of `kind` on a file outside its handoff folder. */
+const PLANNER_DENY: Record<ActionKind, string> = {
+  write: "outside the planner's handoff folder",
+  edit: "outside the planner's handoff folder",
+  shell: "a planner's commands write nowhere",
+};
 
 const RUN_TIMEOUT = 150_000;
 
@@ -283,6 +303,33 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
               expect(run.stderr).toContain(`--hook-only: ${agent} runs without exec's sandbox`);
               // The hook lets a shell command in the project through and cannot see what it writes: only the sandbox stopped it.
               expect(run.fileAfter, describeRun(run)).toBe(doneContent(run.action));
+            },
+            RUN_TIMEOUT,
+          );
+      });
+
+      describe("under `twinlock plan`, the pair's planner (Codex and Gemini in plan's sandbox, only the handoff folder writable)", () => {
+        for (const kind of ["write", "edit"] as const)
+          it(
+            `${tool} does the ${kind} on a file in its handoff folder`,
+            async () => {
+              const run = await runAgent(agent, kind, "installed", { trust: codexTrust(agent), plan: { on: "handoff" } });
+              expect(run.fileAfter, describeRun(run)).toBe(doneContent(run.action));
+              expect(run.stderr).toContain("MD-29's planner session is bound");
+              if (SANDBOXED.has(agent)) expect(run.stderr).toContain("runs in a bubblewrap sandbox");
+            },
+            RUN_TIMEOUT,
+          );
+        for (const kind of ACTION_KINDS)
+          held(
+            agent,
+            `plan-target-${kind}`,
+            `${tool} asks the hook and does not do the ${kind} on an action target outside its handoff folder`,
+            async () => {
+              const run = await runAgent(agent, kind, "installed", { trust: codexTrust(agent), plan: { on: "target" } });
+              expectNotDone(run, kind);
+              // The hook's own reason reached the model: the hook held it, not only the sandbox.
+              expect(run.toolResults.join("\n"), describeRun(run)).toContain(PLANNER_DENY[kind]);
             },
             RUN_TIMEOUT,
           );
