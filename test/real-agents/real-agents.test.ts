@@ -333,6 +333,36 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             },
             RUN_TIMEOUT,
           );
+        /** The pair's handoff hash the run file records after a freeze run (the action's file is the run file), or "none". */
+        const frozenHash = (run: AgentRun) =>
+          String(JSON.parse(run.fileAfter ?? "{}").state?.workflows?.["MD-29"]?.handoff?.hash ?? "none");
+        const freezing = `through twinlock's stdio MCP server registered as \`twinlock\` (twinlock_submit_handoff)`;
+        if (agent === "claude")
+          it(
+            `${tool} freezes the handoff ${freezing}`,
+            async () => {
+              const run = await runAgent(agent, "freeze", "installed", { plan: { on: "handoff" } });
+              expect(frozenHash(run), describeRun(run)).toMatch(/^sha256:[0-9a-f]{64}$/);
+              expect(run.toolResults.join("\n"), describeRun(run)).toContain('"ok":true');
+            },
+            RUN_TIMEOUT,
+          );
+        if (agent === "gemini")
+          it(
+            `${tool}'s freeze ${freezing} passes the hook, and the server, started inside plan's sandbox, cannot write the gate home: nothing is frozen (the gate server's /mcp endpoint is the way)`,
+            async () => {
+              const run = await runAgent(agent, "freeze", "installed", { plan: { on: "handoff" } });
+              const results = run.toolResults.join("\n");
+              // The hook let the call through: the answer is the server's own refusal, not a deny.
+              expect(results, describeRun(run)).toContain("twinlock_submit_handoff");
+              // The refusal names the gate home (which lock or file it could not make varies with where the freeze got to).
+              expect(results, describeRun(run)).toMatch(/BAD_INPUT: cannot [^"]*gate home/);
+              expect(frozenHash(run), describeRun(run)).toBe("none");
+            },
+            RUN_TIMEOUT,
+          );
+        if (agent === "codex")
+          it.skip(`${tool}'s freeze ${freezing}: not driven here. Codex 0.169.0 offers MCP tools to the model only through its client-side tool_search (a call by the qualified name is "unsupported call"), which the scripted model does not speak; and started inside plan's sandbox the stdio server could not write the gate home (as with Gemini CLI)`, () => {});
       });
 
       describe("with the hook failing", () => {

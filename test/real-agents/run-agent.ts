@@ -87,6 +87,7 @@ function execFile(admitted: AdmittedProject, kind: AnyActionKind, on: "target" |
 
 /** The file a run under plan acts on: a new one for a write or a shell, one holding EDIT_BEFORE for an edit. */
 function planFile(planner: PlannerProject, kind: AnyActionKind, on: "handoff" | "target"): string {
+  if (kind === "freeze") return planner.runFile;
   if (on === "handoff") return kind === "edit" ? planner.files.handoffEdit : planner.files.handoffNew;
   return kind === "edit" ? planner.files.editTarget : planner.files.newTarget;
 }
@@ -133,7 +134,9 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     const before = existsSync(file) ? readFileSync(file, "utf8") : null;
     const action = actionOf(kind, file);
     server = await startModelServer(cli.responder(action));
-    const dirs: RunDirs = { project, home, modelUrl: server.url };
+    // A freeze: twinlock's stdio MCP server for the run, registered in the CLI's own settings as `twinlock`.
+    const mcp = kind === "freeze" ? { command: process.execPath, args: [DIST_BIN, "mcp", "--run", file, "--home", gateHome] } : undefined;
+    const dirs: RunDirs = { project, home, modelUrl: server.url, ...(mcp ? { mcp } : {}) };
     cli.configure(dirs);
     if (hook !== "uninstalled") {
       const install = [DIST_BIN, "hooks", "install", "--agent", agent, "--project", "--home", gateHome];
