@@ -24,7 +24,10 @@ import { ACTION_KINDS, type ActionKind, CRAFTED_SPACES, doneContent, EDIT_BEFORE
  * admitted-run.ts), the planner's write and edit inside its handoff folder
  * are done, and a write, an edit or a writing shell call on an action
  * target are not: Codex and Gemini run in plan's sandbox, where only the
- * handoff folder is writable.
+ * handoff folder is writable. Claude Code freezes the handoff through
+ * twinlock's stdio MCP server; Gemini CLI's stdio server, started inside
+ * the sandbox, cannot write the gate home, so nothing is frozen; Codex's
+ * freeze is not driven (it offers MCP tools only through its tool_search).
  *
  * Where a tool is known to let the call through today (issue 24), the test
  * is written as the behaviour wanted and marked `it.fails`, its name saying
