@@ -22,6 +22,14 @@ export interface RunDirs {
   project: string;
   home: string;
   modelUrl: string;
+  /** twinlock's stdio MCP server, to register under the name `twinlock` (the planner's freeze), or none. */
+  mcp?: { command: string; args: string[] };
+}
+
+/** Claude Code's `--mcp-config` for twinlock's server, and the one MCP tool its `--allowedTools` lets run unasked. */
+function claudeMcp(dirs: RunDirs): string[] {
+  if (!dirs.mcp) return [];
+  return ["--mcp-config", JSON.stringify({ mcpServers: { twinlock: { type: "stdio", ...dirs.mcp } } }), "--strict-mcp-config"];
 }
 
 /** One agent CLI as this suite drives it: its binary, its scripted protocol, and how it is set up and started headless. */
@@ -66,9 +74,10 @@ export const AGENT_CLIS: Record<RealAgent, AgentCli> = {
         "--permission-mode",
         "acceptEdits",
         "--allowedTools",
-        "Write,Edit,Bash",
+        dirs.mcp ? "Write,Edit,Bash,mcp__twinlock__twinlock_submit_handoff" : "Write,Edit,Bash",
         "--model",
         "claude-sonnet-4-5",
+        ...claudeMcp(dirs),
       ],
       env: {
         ...QUIET,
@@ -78,6 +87,8 @@ export const AGENT_CLIS: Record<RealAgent, AgentCli> = {
         DISABLE_AUTOUPDATER: "1",
         DISABLE_ERROR_REPORTING: "1",
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        // MCP tools offered to the model by name, not deferred behind ToolSearch: the scripted model calls twinlock's directly.
+        ...(dirs.mcp ? { ENABLE_TOOL_SEARCH: "false" } : {}),
       },
     }),
   },
@@ -116,6 +127,9 @@ export const AGENT_CLIS: Record<RealAgent, AgentCli> = {
           `[projects."${dirs.project}"]`,
           'trust_level = "trusted"',
           "",
+          ...(dirs.mcp
+            ? ["[mcp_servers.twinlock]", `command = ${JSON.stringify(dirs.mcp.command)}`, `args = ${JSON.stringify(dirs.mcp.args)}`, ""]
+            : []),
         ].join("\n"),
       );
     },
@@ -147,6 +161,7 @@ export const AGENT_CLIS: Record<RealAgent, AgentCli> = {
             privacy: { usageStatisticsEnabled: false },
             telemetry: { enabled: false },
             security: { auth: { selectedType: "gemini-api-key" } },
+            ...(dirs.mcp ? { mcpServers: { twinlock: { ...dirs.mcp, trust: true } } } : {}),
           },
           null,
           2,

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { type ModelTurn, type Responder, writeJson, writeSse } from "./model-server.js";
-import { FINAL_TEXT, type ScriptedAction, shellLine } from "./scripted-action.js";
+import { FINAL_TEXT, FREEZE_TOOL, freezeArgs, type ScriptedAction, shellLine } from "./scripted-action.js";
 
 type Block = { type: string; [key: string]: unknown };
 type Message = { role: string; content: string | Block[] };
@@ -17,6 +17,7 @@ function claudeToolUses(action: ScriptedAction): ToolUse[] {
         input: { description: "fetch a page", prompt: `Fetch ${action.url} and say what it holds`, subagent_type: "general-purpose" },
       },
     ];
+  if (action.kind === "freeze") return [{ name: `mcp__twinlock__${FREEZE_TOOL}`, input: freezeArgs(action) }];
   if (action.kind === "reads") return Array.from({ length: action.count }, () => ({ name: "Read", input: { file_path: action.file } }));
   if (action.kind === "write") return [{ name: "Write", input: { file_path: action.file, content: action.content } }];
   if (action.kind === "edit")

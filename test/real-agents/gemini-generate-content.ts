@@ -1,13 +1,18 @@
 import type { ServerResponse } from "node:http";
 import { type ModelTurn, type Responder, writeJson, writeSse } from "./model-server.js";
-import { FINAL_TEXT, type ScriptedAction, shellLine } from "./scripted-action.js";
+import { FINAL_TEXT, FREEZE_TOOL, freezeArgs, type ScriptedAction, shellLine } from "./scripted-action.js";
 
 type Part = { text?: string; functionCall?: unknown; functionResponse?: { name?: string; response?: unknown } };
 type Content = { role?: string; parts?: Part[] };
 type Tools = { functionDeclarations?: { name?: string }[] }[];
 
 /** Gemini CLI's tool and arguments for a scripted action. */
-function geminiCall(action: ScriptedAction): { name: string; args: Record<string, unknown> } {
+function geminiCall(action: ScriptedAction, tools: Tools): { name: string; args: Record<string, unknown> } {
+  if (action.kind === "freeze") {
+    // The MCP tool under the name Gemini CLI offered it (bare, or `mcp_twinlock_` before it).
+    const names = tools.flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name ?? ""));
+    return { name: names.find((n) => n.endsWith(FREEZE_TOOL)) ?? FREEZE_TOOL, args: freezeArgs(action) };
+  }
   if (action.kind === "crafted-patch") throw new Error("the crafted patch is Codex's: Gemini CLI has no apply_patch");
   if (action.kind === "outward") return { name: "web_fetch", args: { prompt: `Summarize ${action.url}` } };
   if (action.kind === "write") return { name: "write_file", args: { file_path: action.file, content: action.content } };
@@ -28,7 +33,6 @@ function geminiCall(action: ScriptedAction): { name: string; args: Record<string
  * `countTokens` answers a small count.
  */
 export function geminiGenerateContent(action: ScriptedAction): Responder {
-  const call = geminiCall(action);
   return ({ request }: ModelTurn, res: ServerResponse) => {
     const url = request.path;
     if (request.method !== "POST") return writeJson(res, 404, { error: { code: 404, message: `no ${url} here`, status: "NOT_FOUND" } });
@@ -37,6 +41,7 @@ export function geminiGenerateContent(action: ScriptedAction): Responder {
     if (!streamed && !url.endsWith(":generateContent"))
       return writeJson(res, 404, { error: { code: 404, message: `no ${url} here`, status: "NOT_FOUND" } });
     const body = (request.body ?? {}) as { contents?: Content[]; tools?: Tools };
+    const call = geminiCall(action, body.tools ?? []);
     const offered = (body.tools ?? []).some((t) => (t.functionDeclarations ?? []).some((f) => f.name === call.name));
     const last = body.contents?.at(-1);
     const answered = (last?.parts ?? []).some((p) => p.functionResponse !== undefined);

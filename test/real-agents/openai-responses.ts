@@ -1,12 +1,12 @@
 import type { ServerResponse } from "node:http";
 import { type ModelTurn, type Responder, writeJson, writeSse } from "./model-server.js";
-import { FINAL_TEXT, type ScriptedAction, shellLine } from "./scripted-action.js";
+import { FINAL_TEXT, FREEZE_TOOL, freezeArgs, type ScriptedAction, shellLine } from "./scripted-action.js";
 
 type Item = { type?: string; [key: string]: unknown };
 type Tool = { type?: string; name?: string };
 
 /** The patch Codex's `apply_patch` applies for a write or an edit (paths relative to the session's folder work too; absolute is plainer). */
-export function codexPatch(action: Exclude<ScriptedAction, { kind: "shell" | "outward" }>): string {
+export function codexPatch(action: Exclude<ScriptedAction, { kind: "shell" | "outward" | "freeze" | "reads" }>): string {
   if (action.kind === "crafted-patch")
     return `*** Begin Patch\n*** Add File: ${action.file}\n+${" ".repeat(action.spaces)}x\n*** End Patch\n`;
   if (action.kind === "write")
@@ -26,6 +26,13 @@ export function codexPatch(action: Exclude<ScriptedAction, { kind: "shell" | "ou
 function codexCall(action: ScriptedAction, tools: Tool[], callId: string): Item | undefined {
   if (action.kind === "outward") throw new Error("Codex's outward tool (web_search) runs on the model's side, not through a hook");
   const offered = (name: string) => tools.find((t) => t.name === name);
+  if (action.kind === "freeze") {
+    // The MCP tool under the name Codex offered it. Codex 0.169.0 offers none by name: it defers MCP tools behind its
+    // client-side tool_search, which this scripted model does not drive (see the test), so nothing is asked for then.
+    const tool = tools.find((t) => t.name?.endsWith(FREEZE_TOOL));
+    if (!tool?.name) return undefined;
+    return { type: "function_call", name: tool.name, call_id: callId, arguments: JSON.stringify(freezeArgs(action)) };
+  }
   if (action.kind === "shell") {
     if (offered("exec_command"))
       return { type: "function_call", name: "exec_command", call_id: callId, arguments: JSON.stringify({ cmd: shellLine(action) }) };

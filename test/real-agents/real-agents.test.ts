@@ -20,6 +20,15 @@ import { ACTION_KINDS, type ActionKind, CRAFTED_SPACES, doneContent, EDIT_BEFORE
  * Codex and Gemini run in exec's bubblewrap sandbox, which holds where their
  * failing hook lets the call through.
  *
+ * Under `twinlock plan` (the demo pair investigating is the project:
+ * admitted-run.ts), the planner's write and edit inside its handoff folder
+ * are done, and a write, an edit or a writing shell call on an action
+ * target are not: Codex and Gemini run in plan's sandbox, where only the
+ * handoff folder is writable. Claude Code freezes the handoff through
+ * twinlock's stdio MCP server; Gemini CLI's stdio server, started inside
+ * the sandbox, cannot write the gate home, so nothing is frozen; Codex's
+ * freeze is not driven (it offers MCP tools only through its tool_search).
+ *
  * Where a tool is known to let the call through today (issue 24), the test
  * is written as the behaviour wanted and marked `it.fails`, its name saying
  * so and why: it goes red the day the tool holds, to be made a plain `it`.
@@ -46,7 +55,14 @@ const FAILURES: { hook: HookState; how: string }[] = [
  * behaviour, which no hook can change: there the second layer (`exec` with
  * the tool's sandbox, or the OS-user deployment) must hold.
  */
-type Scenario = HookState | "untrusted" | "crafted-patch" | "outward" | "ci-env" | `exec-outside-${ActionKind}`;
+type Scenario =
+  | HookState
+  | "untrusted"
+  | "crafted-patch"
+  | "outward"
+  | "ci-env"
+  | `exec-outside-${ActionKind}`
+  | `plan-target-${ActionKind}`;
 const SECOND_LAYER = "no hook can answer then, so the hook alone cannot hold: exec's sandbox is the answer, and holds under exec (below)";
 const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
   claude: {
@@ -82,8 +98,15 @@ function held(agent: RealAgent, scenario: Scenario, name: string, body: () => Pr
 
 /** The call was not done: the file is as it was before the run. */
 function expectNotDone(run: AgentRun, kind: ActionKind) {
-  expect(run.fileAfter, describeRun(run)).toBe(run.exec ? run.before : kind === "edit" ? EDIT_BEFORE : null);
+  expect(run.fileAfter, describeRun(run)).toBe(run.exec || run.plan ? run.before : kind === "edit" ? EDIT_BEFORE : null);
 }
+
+/** What the hook answers a planner's call of `kind` on a file outside its handoff folder. */
+const PLANNER_DENY: Record<ActionKind, string> = {
+  write: "outside the planner's handoff folder",
+  edit: "outside the planner's handoff folder",
+  shell: "a planner's commands write nowhere",
+};
 
 const RUN_TIMEOUT = 150_000;
 
@@ -286,6 +309,63 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             },
             RUN_TIMEOUT,
           );
+      });
+
+      describe("under `twinlock plan`, the pair's planner (Codex and Gemini in plan's sandbox, only the handoff folder writable)", () => {
+        for (const kind of ["write", "edit"] as const)
+          it(
+            `${tool} does the ${kind} on a file in its handoff folder`,
+            async () => {
+              const run = await runAgent(agent, kind, "installed", { trust: codexTrust(agent), plan: { on: "handoff" } });
+              expect(run.fileAfter, describeRun(run)).toBe(doneContent(run.action));
+              expect(run.stderr).toContain("MD-29's planner session is bound");
+              if (SANDBOXED.has(agent)) expect(run.stderr).toContain("runs in a bubblewrap sandbox");
+            },
+            RUN_TIMEOUT,
+          );
+        for (const kind of ACTION_KINDS)
+          held(
+            agent,
+            `plan-target-${kind}`,
+            `${tool} asks the hook and does not do the ${kind} on an action target outside its handoff folder`,
+            async () => {
+              const run = await runAgent(agent, kind, "installed", { trust: codexTrust(agent), plan: { on: "target" } });
+              expectNotDone(run, kind);
+              // The hook's own reason reached the model: the hook held it, not only the sandbox.
+              expect(run.toolResults.join("\n"), describeRun(run)).toContain(PLANNER_DENY[kind]);
+            },
+            RUN_TIMEOUT,
+          );
+        /** The pair's handoff hash the run file records after a freeze run (the action's file is the run file), or "none". */
+        const frozenHash = (run: AgentRun) =>
+          String(JSON.parse(run.fileAfter ?? "{}").state?.workflows?.["MD-29"]?.handoff?.hash ?? "none");
+        const freezing = `through twinlock's stdio MCP server registered as \`twinlock\` (twinlock_submit_handoff)`;
+        if (agent === "claude")
+          it(
+            `${tool} freezes the handoff ${freezing}`,
+            async () => {
+              const run = await runAgent(agent, "freeze", "installed", { plan: { on: "handoff" } });
+              expect(frozenHash(run), describeRun(run)).toMatch(/^sha256:[0-9a-f]{64}$/);
+              expect(run.toolResults.join("\n"), describeRun(run)).toContain('"ok":true');
+            },
+            RUN_TIMEOUT,
+          );
+        if (agent === "gemini")
+          it(
+            `${tool}'s freeze ${freezing} passes the hook, and the server, started inside plan's sandbox, cannot write the gate home: nothing is frozen (the gate server's /mcp endpoint is the way)`,
+            async () => {
+              const run = await runAgent(agent, "freeze", "installed", { plan: { on: "handoff" } });
+              const results = run.toolResults.join("\n");
+              // The hook let the call through: the answer is the server's own refusal, not a deny.
+              expect(results, describeRun(run)).toContain("twinlock_submit_handoff");
+              // The refusal names the gate home (which lock or file it could not make varies with where the freeze got to).
+              expect(results, describeRun(run)).toMatch(/BAD_INPUT: cannot [^"]*gate home/);
+              expect(frozenHash(run), describeRun(run)).toBe("none");
+            },
+            RUN_TIMEOUT,
+          );
+        if (agent === "codex")
+          it.skip(`${tool}'s freeze ${freezing}: not driven here. Codex 0.169.0 offers MCP tools to the model only through its client-side tool_search (a call by the qualified name is "unsupported call"), which the scripted model does not speak; and started inside plan's sandbox the stdio server could not write the gate home (as with Gemini CLI)`, () => {});
       });
 
       describe("with the hook failing", () => {

@@ -2,8 +2,9 @@ import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isAgentVariable } from "../../src/cli/agent-environment.js";
 import { DIST_BIN } from "../support/ensure-built.js";
-import { type AdmittedProject, admittedProject } from "./admitted-run.js";
+import { type AdmittedProject, admittedProject, type PlannerProject, plannerProject } from "./admitted-run.js";
 import { AGENT_CLIS, type RealAgent, type RunDirs } from "./agent-clis.js";
 import { type RecordedRequest, startModelServer } from "./model-server.js";
 import { type AnyActionKind, actionOf, EDIT_BEFORE, type ScriptedAction } from "./scripted-action.js";
@@ -29,6 +30,8 @@ export interface AgentRun {
   trust: CodexTrust;
   /** Under exec: whether the file is an admitted target or outside them; undefined when the CLI ran on its own. */
   exec: "target" | "outside" | undefined;
+  /** Under plan: whether the file is in the planner's handoff folder or an action target outside it; undefined otherwise. */
+  plan: "handoff" | "target" | undefined;
   /** The file's content before the run (null: it did not exist). */
   before: string | null;
   action: ScriptedAction;
@@ -69,6 +72,8 @@ export interface RunOptions {
   trust?: CodexTrust;
   env?: Record<string, string>;
   exec?: { on: "target" | "outside"; flags?: ("--hook-only" | "--sandbox")[] };
+  /** Started by `twinlock plan RUN MD-29 --handoff handoff` as the pair's planner, on a file in its handoff folder or a target (see admitted-run.ts). */
+  plan?: { on: "handoff" | "target" };
 }
 
 /**
@@ -78,6 +83,21 @@ export interface RunOptions {
 function execFile(admitted: AdmittedProject, kind: AnyActionKind, on: "target" | "outside"): string {
   if (on === "outside") return kind === "edit" ? admitted.files.outside : admitted.files.outsideNew;
   return kind === "edit" ? admitted.files.editTarget : admitted.files.newTarget;
+}
+
+/** The file a run under plan acts on: a new one for a write or a shell, one holding EDIT_BEFORE for an edit. */
+function planFile(planner: PlannerProject, kind: AnyActionKind, on: "handoff" | "target"): string {
+  if (kind === "freeze") return planner.runFile;
+  if (on === "handoff") return kind === "edit" ? planner.files.handoffEdit : planner.files.handoffNew;
+  return kind === "edit" ? planner.files.editTarget : planner.files.newTarget;
+}
+
+/**
+ * The names of `env` that exec's and plan's allow-list would not hand the CLI, for their `--pass-env`: what the
+ * CLI needs to reach the scripted model and stay quiet, passed as a person starting it would pass it.
+ */
+function passEnvOf(env: Record<string, string | undefined>): string[] {
+  return Object.keys(env).filter((name) => !isAgentVariable(name));
 }
 
 /**
@@ -93,10 +113,12 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
   const root = mkdtempSync(path.join(os.tmpdir(), `twinlock-real-${agent}-`));
   let server: Awaited<ReturnType<typeof startModelServer>> | undefined;
   try {
+    if (options.exec && options.plan) throw new Error("a run is under exec or under plan, not both");
     const admitted = options.exec ? await admittedProject() : undefined;
-    const project = admitted?.project ?? path.join(root, "project");
+    const planner = options.plan ? await plannerProject() : undefined;
+    const project = admitted?.project ?? planner?.project ?? path.join(root, "project");
     const home = path.join(root, "home");
-    const gateHome = admitted?.home ?? path.join(root, "gate-home");
+    const gateHome = admitted?.home ?? planner?.home ?? path.join(root, "gate-home");
     const shimDir = path.join(root, "bin");
     // In the tool's state folder, which exec's sandbox leaves writable, so that the stand-in can log there too.
     const hookLog = path.join(home, agent === "claude" ? "" : `.${agent}`, "hook-calls.log");
@@ -105,12 +127,16 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     const file =
       admitted && options.exec
         ? execFile(admitted, kind, options.exec.on)
-        : path.join(kind === "crafted-patch" ? root : project, `${kind}-target.txt`);
-    if (!admitted && (kind === "edit" || kind === "reads")) writeFileSync(file, EDIT_BEFORE);
+        : planner && options.plan
+          ? planFile(planner, kind, options.plan.on)
+          : path.join(kind === "crafted-patch" ? root : project, `${kind}-target.txt`);
+    if (!admitted && !planner && (kind === "edit" || kind === "reads")) writeFileSync(file, EDIT_BEFORE);
     const before = existsSync(file) ? readFileSync(file, "utf8") : null;
     const action = actionOf(kind, file);
     server = await startModelServer(cli.responder(action));
-    const dirs: RunDirs = { project, home, modelUrl: server.url };
+    // A freeze: twinlock's stdio MCP server for the run, registered in the CLI's own settings as `twinlock`.
+    const mcp = kind === "freeze" ? { command: process.execPath, args: [DIST_BIN, "mcp", "--run", file, "--home", gateHome] } : undefined;
+    const dirs: RunDirs = { project, home, modelUrl: server.url, ...(mcp ? { mcp } : {}) };
     cli.configure(dirs);
     if (hook !== "uninstalled") {
       const install = [DIST_BIN, "hooks", "install", "--agent", agent, "--project", "--home", gateHome];
@@ -133,7 +159,12 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     // No twinlock anywhere on PATH: node's folder for the CLIs that are node scripts, and the system's.
     const PATH = [path.dirname(process.execPath), "/usr/bin", "/bin"].join(":");
     const started = Date.now();
+    const runEnv = { PATH, HOME: home, TMPDIR: os.tmpdir(), LANG: "C.UTF-8", TERM: "dumb", ...env, ...options.env };
+    // What exec's and plan's allow-list leaves out, passed on as a person would with --pass-env.
+    const passEnv = passEnvOf(runEnv);
+    const passing = passEnv.length > 0 ? ["--pass-env", passEnv.join(",")] : [];
     // Under exec: `twinlock exec RUN MD-30 [flags] -- CLI ARGS…`, as a person starts an admitted executor.
+    // Under plan: `twinlock plan RUN MD-29 --handoff handoff -- CLI ARGS…`, as a person starts the pair's planner.
     const [program, argv] = admitted
       ? [
           process.execPath,
@@ -144,16 +175,35 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
             admitted.executor,
             "--home",
             admitted.home,
+            ...passing,
             ...(options.exec?.flags ?? []),
             "--",
             cli.bin,
             ...args,
           ],
         ]
-      : [cli.bin, args];
+      : planner
+        ? [
+            process.execPath,
+            [
+              DIST_BIN,
+              "plan",
+              planner.runFile,
+              planner.planner,
+              "--handoff",
+              "handoff",
+              "--home",
+              planner.home,
+              ...passing,
+              "--",
+              cli.bin,
+              ...args,
+            ],
+          ]
+        : [cli.bin, args];
     const child = spawn(program, argv, {
       cwd: project,
-      env: { PATH, HOME: home, TMPDIR: os.tmpdir(), LANG: "C.UTF-8", TERM: "dumb", ...env, ...options.env },
+      env: runEnv,
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -176,6 +226,7 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
       hook,
       trust,
       exec: options.exec?.on,
+      plan: options.plan?.on,
       before,
       action,
       exitCode,
@@ -207,7 +258,7 @@ function killGroup(pid: number | undefined): void {
 export function describeRun(run: AgentRun): string {
   const file = run.fileAfter === null ? "no file" : `file ${JSON.stringify(run.fileAfter.slice(0, 60))}`;
   return [
-    `${run.agent} ${run.action.kind} hook=${run.hook}${run.trust === "none" ? "" : ` (trust: ${run.trust})`}${run.exec ? ` under exec on ${run.exec === "target" ? "a target" : "a file outside the targets"}` : ""}: exit ${run.exitCode ?? run.signal}, ${run.durationMs} ms, ${file}`,
+    `${run.agent} ${run.action.kind} hook=${run.hook}${run.trust === "none" ? "" : ` (trust: ${run.trust})`}${run.exec ? ` under exec on ${run.exec === "target" ? "a target" : "a file outside the targets"}` : ""}${run.plan ? ` under plan on ${run.plan === "handoff" ? "a file in the handoff folder" : "an action target"}` : ""}: exit ${run.exitCode ?? run.signal}, ${run.durationMs} ms, ${file}`,
     `hook started ${run.hookCalls.length}x; ${run.requests.length} model requests`,
     `tool results: ${JSON.stringify(run.toolResults.map((t) => t.slice(0, 300)))}`,
     `stderr: ${run.stderr.slice(-600)}`,

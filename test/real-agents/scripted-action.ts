@@ -13,7 +13,12 @@ export type ScriptedAction =
   /** Claude Code and Gemini CLI: a call outward (a subagent, a web fetch), which needs a bound session (issue 24 finding 4); `file` is never made. */
   | { kind: "outward"; file: string; url: string }
   /** Claude Code only: `count` Reads of `file` (which holds EDIT_BEFORE), each asked of the hook: what a read costs. */
-  | { kind: "reads"; file: string; count: number };
+  | { kind: "reads"; file: string; count: number }
+  /**
+   * The planner's freeze through twinlock's stdio MCP server, registered as `twinlock`: `twinlock_submit_handoff`
+   * for `planner`'s handoff folder `handoffDir` (relative to the run file's folder); `file` is the run file.
+   */
+  | { kind: "freeze"; file: string; planner: string; handoffDir: string };
 
 /** The three kinds of call every tool is driven through. */
 export const ACTION_KINDS = ["write", "edit", "shell"] as const;
@@ -26,7 +31,7 @@ export const FINAL_TEXT = "scripted model: done";
 export const EDIT_BEFORE = "before the edit\n";
 
 /** Every kind of scripted call: the three every tool makes, and Codex's crafted patch. */
-export type AnyActionKind = ActionKind | "crafted-patch" | "outward" | "reads";
+export type AnyActionKind = ActionKind | "crafted-patch" | "outward" | "reads" | "freeze";
 
 /** How many Reads the `reads` action makes. */
 export const READS = 10;
@@ -46,9 +51,18 @@ export function actionOf(kind: AnyActionKind, file: string): ScriptedAction {
   if (kind === "crafted-patch") return { kind, file, spaces: CRAFTED_SPACES };
   if (kind === "outward") return { kind, file, url: OUTWARD_URL };
   if (kind === "reads") return { kind, file, count: READS };
+  if (kind === "freeze") return { kind, file, planner: "MD-29", handoffDir: "handoff" };
   if (kind === "write") return { kind, file, content: "written by the scripted model\n" };
   if (kind === "edit") return { kind, file, oldText: "before the edit", newText: "after the edit" };
   return { kind, file, content: "written by a shell command" };
+}
+
+/** The MCP tool a freeze calls, as each tool names it to the model it ends with (`mcp__twinlock__…`, `mcp_twinlock_…`). */
+export const FREEZE_TOOL = "twinlock_submit_handoff";
+
+/** The freeze's arguments, as the MCP tool takes them. */
+export function freezeArgs(action: Extract<ScriptedAction, { kind: "freeze" }>): Record<string, unknown> {
+  return { planner: action.planner, handoff_dir: action.handoffDir };
 }
 
 /** The shell command line of a shell action. */
@@ -63,5 +77,6 @@ export function doneContent(action: ScriptedAction): string {
   if (action.kind === "crafted-patch") return `${" ".repeat(action.spaces)}x\n`;
   if (action.kind === "outward") return "";
   if (action.kind === "reads") return EDIT_BEFORE;
+  if (action.kind === "freeze") throw new Error("a freeze is done when the run records it, not by a file's content");
   return `${action.content}\n`;
 }
