@@ -6,6 +6,7 @@ import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
 import { type FailOpenTool, failOpenToolOf, toolArgumentsAt } from "./agent-tool.js";
 import { bubblewrapArgv } from "./bubblewrap-argv.js";
 import { type Bubblewrap, findBubblewrap } from "./find-bubblewrap.js";
+import { readSandboxInfo, reapSandbox } from "./reap-sandbox.js";
 import { seccompFilter } from "./seccomp-filter.js";
 import { prepareTargets } from "./target-placeholders.js";
 import { toolStateOf } from "./tool-state.js";
@@ -78,7 +79,14 @@ export interface ConfinedCommand {
   cmd: string[];
   env: NodeJS.ProcessEnv;
   notes: string[];
-  /** Remove what was made for the sandbox: empty placeholders, the private scratch folder. */
+  /**
+   * Once the command ended (however it ended): kill every process still in
+   * the sandbox and wait until none is left, so none writes a target or the
+   * state folder, or reads the terminal, after exec reports the end. Returns
+   * a note for the person when it killed any (undefined otherwise).
+   */
+  reap(): string | undefined;
+  /** Reap, then remove what was made for the sandbox: empty placeholders, the private scratch folder. */
   release(): void;
 }
 
@@ -96,12 +104,26 @@ export function confineCommand(
   choice: SandboxChoice,
   input: { cmd: readonly string[]; env: NodeJS.ProcessEnv; cwd: string; writable: readonly string[] },
 ): ConfinedCommand {
-  if (choice.kind === "none") return { cmd: [...input.cmd], env: input.env, notes: choice.notes, release: () => {} };
+  if (choice.kind === "none") return { cmd: [...input.cmd], env: input.env, notes: choice.notes, reap: () => undefined, release: () => {} };
   const scratch = mkdtempSync(path.join(os.tmpdir(), "twinlock-sandbox-"));
+  // bwrap writes its child's PID and mount namespace here (outside every writable path; its descriptor is closed inside).
+  const infoFile = path.join(scratch, "bwrap-info.json");
   let prepared: ReturnType<typeof prepareTargets> | undefined;
+  const reap = () => {
+    const info = readSandboxInfo(infoFile);
+    if (!info) return undefined;
+    const killed = reapSandbox(info);
+    return killed
+      ? `twinlock: ${input.cmd[0]} ended and left ${killed} process${killed === 1 ? "" : "es"} in the sandbox: killed before the session was unbound`
+      : undefined;
+  };
   const release = () => {
-    prepared?.undo();
-    rmSync(scratch, { recursive: true, force: true });
+    try {
+      reap();
+    } finally {
+      prepared?.undo();
+      rmSync(scratch, { recursive: true, force: true });
+    }
   };
   try {
     const tmp = path.join(scratch, "tmp");
@@ -141,16 +163,18 @@ export function confineCommand(
       writable: [...prepared.paths, tmp, cache],
       state: mounts,
       seccompFd: 3,
+      infoFd: 4,
     });
     const where = prepared.paths.length ? prepared.paths.join(", ") : "none";
     return {
-      // /bin/sh opens the filter as file descriptor 3 and becomes bwrap (the same process: signals reach it as they would).
-      cmd: ["/bin/sh", "-c", 'f=$1; shift; exec "$@" 3<"$f"', "twinlock-sandbox", filter, ...argv],
+      // /bin/sh opens the filter as descriptor 3, the info file as 4, and becomes bwrap (the same process: signals reach it as they would).
+      cmd: ["/bin/sh", "-c", 'f=$1; i=$2; shift 2; exec "$@" 3<"$f" 4>"$i"', "twinlock-sandbox", filter, infoFile, ...argv],
       env: { ...input.env, TMPDIR: tmp, XDG_CACHE_HOME: cache },
       notes: [
         ...prepared.notes,
         `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only the admitted targets (${where})${mounts.length ? `, its state folder ${mounts.map((m) => m.dir).join(", ")} (its configuration read-only)` : ""} and a private TMPDIR`,
       ],
+      reap,
       release,
     };
   } catch (error) {
