@@ -83,12 +83,22 @@ describe("confineCommand", () => {
       expect(pair("--bind", path.join(home, ".codex"))).toBe(true);
       expect(pair("--ro-bind", path.join(home, ".codex", "config.toml"))).toBe(true);
       expect(pair("--ro-bind", path.join(home, ".codex", "auth.json"))).toBe(false);
+      // Configuration Codex reads when it is there, not there yet: an empty stand-in, read-only for the session.
+      for (const name of [".env", "hooks.json", "requirements.toml", "AGENTS.md"])
+        expect(pair("--ro-bind", path.join(home, ".codex", name))).toBe(true);
+      expect(readFileSync(path.join(home, ".codex", ".env"), "utf8")).toBe("");
+      expect(readFileSync(path.join(home, ".codex", "hooks.json"), "utf8")).toBe("{}\n");
+      expect(c.notes.join("\n")).toMatch(/\.codex\/\.env, .* not there yet: an empty one is in place, read-only, for the session/);
       expect(c.env.TMPDIR).toMatch(/twinlock-sandbox-.*\/tmp$/);
       expect(pair("--bind", c.env.TMPDIR as string)).toBe(true);
     } finally {
       c.release();
     }
     expect(existsSync(path.dirname(c.env.TMPDIR as string))).toBe(false);
+    // The stand-ins are gone again; the configuration that was there is kept.
+    expect(existsSync(path.join(home, ".codex", ".env"))).toBe(false);
+    expect(existsSync(path.join(home, ".codex", "hooks.json"))).toBe(false);
+    expect(existsSync(path.join(home, ".codex", "config.toml"))).toBe(true);
   });
 
   it("refuses a state folder that is the project or holds it, which would make the project writable", () => {
@@ -126,6 +136,8 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       "echo no > cart/other.go",
       "echo no > cart/cache.go.tmp",
       'echo no >> "$HOME/.gemini/settings.json"',
+      'echo LD_PRELOAD=/x.so > "$HOME/.gemini/.env"',
+      'echo no > "$HOME/.gemini/trustedFolders.json"',
       'echo yes > "$HOME/.gemini/history"',
       'echo yes > "$TMPDIR/t"',
       "exit 0",
@@ -147,10 +159,14 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       expect(existsSync(path.join(p, "cart", "other.go"))).toBe(false);
       expect(existsSync(path.join(p, "cart", "cache.go.tmp"))).toBe(false);
       expect(readFileSync(path.join(home, ".gemini", "settings.json"), "utf8")).toBe("{}");
+      expect(r.stderr).toMatch(/\.gemini\/\.env: Read-only file system/);
       expect(readFileSync(path.join(home, ".gemini", "history"), "utf8")).toBe("yes\n");
     } finally {
       c.release();
     }
+    // .env and trustedFolders.json were not there: read-only stand-ins for the session, removed after.
+    expect(existsSync(path.join(home, ".gemini", ".env"))).toBe(false);
+    expect(existsSync(path.join(home, ".gemini", "trustedFolders.json"))).toBe(false);
   });
 
   it("keeps /proc read-only, so a confined process cannot write the memory of one of the same user outside", () => {

@@ -1,4 +1,16 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
@@ -109,6 +121,7 @@ export function confineCommand(
   // bwrap writes its child's PID and mount namespace here (outside every writable path; its descriptor is closed inside).
   const infoFile = path.join(scratch, "bwrap-info.json");
   let prepared: ReturnType<typeof prepareTargets> | undefined;
+  const configStandIns: StandIn[] = [];
   const reap = () => {
     const info = readSandboxInfo(infoFile);
     if (!info) return undefined;
@@ -122,6 +135,7 @@ export function confineCommand(
       reap();
     } finally {
       prepared?.undo();
+      removeStandIns(configStandIns);
       rmSync(scratch, { recursive: true, force: true });
     }
   };
@@ -144,6 +158,10 @@ export function confineCommand(
     const mounts = state.map((s) => {
       mkdirSync(s.dir, { recursive: true });
       checkStateFolder(choice.tool as FailOpenTool, s.dir, input.cwd);
+      for (const f of s.configFiles) {
+        const stand = makeStandIn(path.join(s.dir, f.name), f.content);
+        if (stand) configStandIns.push(stand);
+      }
       return {
         dir: s.dir,
         readOnly: readdirSync(s.dir)
@@ -172,6 +190,11 @@ export function confineCommand(
       env: { ...input.env, TMPDIR: tmp, XDG_CACHE_HOME: cache },
       notes: [
         ...prepared.notes,
+        ...(configStandIns.length
+          ? [
+              `twinlock: ${configStandIns.map((f) => f.path).join(", ")} ${configStandIns.length === 1 ? "is" : "are"} not there yet: an empty one is in place, read-only, for the session (removed after, if left as it is)`,
+            ]
+          : []),
         `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only the admitted targets (${where})${mounts.length ? `, its state folder ${mounts.map((m) => m.dir).join(", ")} (its configuration read-only)` : ""} and a private TMPDIR`,
       ],
       reap,
@@ -180,5 +203,43 @@ export function confineCommand(
   } catch (error) {
     release();
     throw error;
+  }
+}
+
+/** A configuration file exec put in place for the session, so that the sandbox mounts it read-only. */
+interface StandIn {
+  path: string;
+  content: string;
+  dev: number;
+  ino: number;
+}
+
+/** Make `file` with `content` when nothing is there (not even a link), or undefined when something is. */
+function makeStandIn(file: string, content: string): StandIn | undefined {
+  try {
+    lstatSync(file);
+    return undefined;
+  } catch {
+    // not there: made below
+  }
+  const fd = openSync(file, "wx", 0o644);
+  try {
+    writeFileSync(fd, content);
+    const st = fstatSync(fd);
+    return { path: file, content, dev: st.dev, ino: st.ino };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Remove each stand-in that is still the one exec made, as exec made it (one replaced since is the person's: kept). */
+function removeStandIns(standIns: readonly StandIn[]): void {
+  for (const s of standIns) {
+    try {
+      const st = lstatSync(s.path);
+      if (st.isFile() && st.dev === s.dev && st.ino === s.ino && readFileSync(s.path, "utf8") === s.content) unlinkSync(s.path);
+    } catch {
+      // gone already
+    }
   }
 }
