@@ -11,7 +11,8 @@ import { runForwardingSignals } from "./run-forwarding-signals.js";
  * Run the agent's command in a bound session: the keeper renews the
  * binding's lease and ends it on any change of the run that ends the
  * session (told on stderr through `note`); when the command ends, however
- * it ends, the keeper stops and the binding is removed. Resolves to the
+ * it ends, what it left in the sandbox is killed (`reap`), then the keeper
+ * stops and the binding is removed. Resolves to the
  * command's status (127 when it could not start, with why).
  */
 export async function runBoundSession(input: {
@@ -22,6 +23,8 @@ export async function runBoundSession(input: {
   home: GateHome;
   binding: SessionBinding;
   note: (text: string) => void;
+  /** Run once the command ended, before the keeper stops and the binding is removed: exec's sandbox kills what is left in it. */
+  reap?: () => string | undefined;
 }): Promise<{ status: number; error?: string }> {
   const who = input.binding.kind === "planner" ? `planner ${input.binding.planner}` : input.binding.executor;
   const keeper = keepSessionLive({
@@ -35,8 +38,13 @@ export async function runBoundSession(input: {
   try {
     return await runForwardingSignals(input.cmd, input.env);
   } finally {
-    await keeper.stop();
-    await unbindSession(input.home, input.binding);
+    try {
+      const left = input.reap?.();
+      if (left) input.note(left);
+    } finally {
+      await keeper.stop();
+      await unbindSession(input.home, input.binding);
+    }
   }
 }
 

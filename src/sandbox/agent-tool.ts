@@ -3,8 +3,27 @@ import path from "node:path";
 /** The agent tools whose failing hook lets a call through (issue 24), so that `exec` runs them in its sandbox. */
 export type FailOpenTool = "codex" | "gemini";
 
-/** Launchers that run a package's program named by their next argument (`node codex.js`, `npx @openai/codex`). */
-const LAUNCHERS = new Set(["node", "nodejs", "npx", "bunx", "pnpx", "bun"]);
+/**
+ * Launchers that run a package's program or a script named by a later
+ * argument: the subcommand they need first (`bun x`, `pnpm dlx`), if any,
+ * and their options that take a value as the next argument (`node -r
+ * x.cjs codex.js`). `bun` without `x` runs a script as `node` does.
+ */
+const LAUNCHERS: Record<string, { sub?: ReadonlySet<string>; valued: ReadonlySet<string>; packages?: ReadonlySet<string> }> = {
+  node: { valued: new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--title"]) },
+  nodejs: { valued: new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--title"]) },
+  bun: { valued: new Set(["-r", "--preload", "--cwd", "-c", "--config", "-p", "--package"]), packages: new Set(["-p", "--package"]) },
+  npx: { valued: new Set(["-p", "--package", "-c", "--call", "--registry", "--cache"]), packages: new Set(["-p", "--package"]) },
+  pnpx: { valued: new Set(["-p", "--package", "-c", "--call", "--registry", "--cache"]), packages: new Set(["-p", "--package"]) },
+  bunx: { valued: new Set(["-p", "--package", "--cwd"]), packages: new Set(["-p", "--package"]) },
+  npm: {
+    sub: new Set(["exec", "x"]),
+    valued: new Set(["-p", "--package", "-c", "--call", "--registry", "--cache", "-w", "--workspace"]),
+    packages: new Set(["-p", "--package"]),
+  },
+  pnpm: { sub: new Set(["dlx", "exec"]), valued: new Set(["--package", "-C", "--dir"]), packages: new Set(["--package"]) },
+  yarn: { sub: new Set(["dlx", "exec"]), valued: new Set(["-p", "--package"]), packages: new Set(["-p", "--package"]) },
+};
 
 /** The package names and program names each tool is started by. */
 const NAMES: Record<string, FailOpenTool> = {
@@ -14,30 +33,76 @@ const NAMES: Record<string, FailOpenTool> = {
   "@google/gemini-cli": "gemini",
 };
 
+/** A package spec without its version or tag: `@openai/codex@0.169.0` is `@openai/codex`, `gemini@latest` is `gemini`. */
+function withoutVersion(arg: string): string {
+  const at = arg.lastIndexOf("@");
+  return at > 0 && !arg.slice(at).includes("/") ? arg.slice(0, at) : arg;
+}
+
+/** The tool `arg` names as a program, package or script, or undefined. */
+function toolNamed(arg: string | undefined): FailOpenTool | undefined {
+  if (arg === undefined) return undefined;
+  const spec = withoutVersion(arg.startsWith("npm:") ? arg.slice(4) : arg);
+  if (Object.hasOwn(NAMES, spec)) return NAMES[spec];
+  const base = path.basename(spec).replace(/\.(c|m)?js$/, "");
+  if (Object.hasOwn(NAMES, base)) return NAMES[base];
+  // A script inside the package: …/node_modules/@google/gemini-cli/dist/index.js.
+  const parts = spec.split("/");
+  for (let j = 0; j + 2 < parts.length; j++) {
+    const scoped = `${parts[j]}/${parts[j + 1]}`;
+    if (parts[j]?.startsWith("@") && Object.hasOwn(NAMES, scoped)) return NAMES[scoped];
+  }
+  // Codex's release binaries: codex-x86_64-unknown-linux-musl, codex-aarch64-unknown-linux-gnu, …
+  if (/^codex-(x86_64|aarch64|arm64|amd64)-[a-z0-9_-]+$/.test(base)) return "codex";
+  return undefined;
+}
+
 /**
- * Which fail-open tool `cmd` starts, read from its program's name
- * (`/usr/local/bin/codex`, `gemini`, `node …/bin/codex.js`, `npx
- * @openai/codex`), or undefined for any other command. A wrapper (a script,
- * `env codex`) is not seen through: pass `twinlock exec --sandbox` for it.
+ * Where in `cmd` the program is that a launcher starts (`node … codex.js`,
+ * `npx -y @openai/codex@0.169.0`, `bun x …`, `pnpm dlx …`), with the tool
+ * any `--package` option names; undefined when `cmd` starts no launcher.
  */
-export function failOpenToolOf(cmd: readonly string[]): FailOpenTool | undefined {
-  const name = (arg: string | undefined) => {
-    if (arg === undefined) return undefined;
-    if (Object.hasOwn(NAMES, arg)) return NAMES[arg];
-    const base = path.basename(arg).replace(/\.(c|m)?js$/, "");
-    return Object.hasOwn(NAMES, base) ? NAMES[base] : undefined;
-  };
+function launched(cmd: readonly string[]): { at: number; packageTool?: FailOpenTool } | undefined {
   const first = cmd[0];
   if (first === undefined) return undefined;
-  if (!LAUNCHERS.has(path.basename(first))) return name(first);
-  // The launcher's first argument that is not an option is the program it starts.
-  return name(cmd.slice(1).find((a) => !a.startsWith("-")));
+  const launcher = LAUNCHERS[path.basename(first)];
+  if (!Object.hasOwn(LAUNCHERS, path.basename(first)) || !launcher) return undefined;
+  let i = 1;
+  if (path.basename(first) === "bun" && (cmd[1] === "x" || cmd[1] === "run")) i = 2;
+  else if (launcher.sub) {
+    if (!launcher.sub.has(cmd[1] ?? "")) return undefined;
+    i = 2;
+  }
+  let packageTool: FailOpenTool | undefined;
+  for (; i < cmd.length; i++) {
+    const a = cmd[i] as string;
+    if (a === "--") return { at: i + 1, packageTool };
+    if (!a.startsWith("-")) return { at: i, packageTool };
+    const eq = a.indexOf("=");
+    const flag = eq === -1 ? a : a.slice(0, eq);
+    const value = eq === -1 ? (launcher.valued.has(flag) ? cmd[i + 1] : undefined) : a.slice(eq + 1);
+    if (launcher.packages?.has(flag)) packageTool ??= toolNamed(value);
+    if (eq === -1 && launcher.valued.has(flag)) i++;
+  }
+  return { at: cmd.length, packageTool };
+}
+
+/**
+ * Which fail-open tool `cmd` starts, read from its program's name
+ * (`/usr/local/bin/codex`, `gemini`, `codex-x86_64-unknown-linux-musl`,
+ * `node …/bin/codex.js`, `npx -y @openai/codex@0.169.0`, `bun x`, `pnpm
+ * dlx`, `yarn dlx`, `npm exec`), or undefined for any other command. A
+ * wrapper (a script, `env codex`) is not seen through: pass
+ * `twinlock exec --sandbox` for it.
+ */
+export function failOpenToolOf(cmd: readonly string[]): FailOpenTool | undefined {
+  const l = launched(cmd);
+  if (!l) return toolNamed(cmd[0]);
+  return toolNamed(cmd[l.at]) ?? l.packageTool;
 }
 
 /** Where in `cmd` the tool's own arguments begin: after the program, or after the launcher's program argument. */
 export function toolArgumentsAt(cmd: readonly string[]): number {
-  const first = cmd[0];
-  if (first === undefined || !LAUNCHERS.has(path.basename(first))) return 1;
-  const program = cmd.findIndex((a, i) => i > 0 && !a.startsWith("-"));
-  return program === -1 ? cmd.length : program + 1;
+  const l = launched(cmd);
+  return l ? Math.min(l.at + 1, cmd.length) : 1;
 }

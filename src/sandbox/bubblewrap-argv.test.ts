@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { bubblewrapArgv } from "./bubblewrap-argv.js";
 
 describe("bubblewrapArgv", () => {
-  it("mounts the root read-only, then the state folder writable with its configuration read-only again, then the targets, and runs the command in its folder", () => {
+  it("makes a user namespace with no capabilities and no further user namespaces (root included), mounts the root read-only, then the state folder writable with its configuration read-only again, then the targets, and runs the command in its folder", () => {
     const argv = bubblewrapArgv({
       bwrap: "/usr/bin/bwrap",
       cmd: ["codex", "exec", "x"],
@@ -10,9 +10,14 @@ describe("bubblewrapArgv", () => {
       writable: ["/p/cart/cache.go", "/s/tmp"],
       state: [{ dir: "/h/.codex", readOnly: ["/h/.codex/config.toml"] }],
       seccompFd: 3,
+      infoFd: 4,
     });
     expect(argv).toEqual([
       "/usr/bin/bwrap",
+      "--unshare-user",
+      "--disable-userns",
+      "--cap-drop",
+      "ALL",
       "--die-with-parent",
       "--new-session",
       "--ro-bind",
@@ -34,6 +39,8 @@ describe("bubblewrapArgv", () => {
       "/s/tmp",
       "--seccomp",
       "3",
+      "--info-fd",
+      "4",
       "--chdir",
       "/p",
       "--",
@@ -44,7 +51,15 @@ describe("bubblewrapArgv", () => {
   });
 
   it("passes a command whose arguments look like bwrap options after `--`, untouched", () => {
-    const argv = bubblewrapArgv({ bwrap: "/b", cmd: ["gemini", "--bind", "/", "/"], cwd: "/", writable: [], state: [], seccompFd: 3 });
+    const argv = bubblewrapArgv({
+      bwrap: "/b",
+      cmd: ["gemini", "--bind", "/", "/"],
+      cwd: "/",
+      writable: [],
+      state: [],
+      seccompFd: 3,
+      infoFd: 4,
+    });
     expect(argv.slice(argv.indexOf("--") + 1)).toEqual(["gemini", "--bind", "/", "/"]);
     expect(argv.filter((a) => a === "--bind")).toHaveLength(1);
   });

@@ -12,6 +12,8 @@ export interface SandboxLayout {
   state: readonly { dir: string; readOnly: readonly string[] }[];
   /** The file descriptor bwrap reads the seccomp filter from. */
   seccompFd: number;
+  /** The file descriptor bwrap writes its child's PID and mount namespace to (`--info-fd`), closed in the sandbox. */
+  infoFd: number;
 }
 
 /**
@@ -20,17 +22,39 @@ export interface SandboxLayout {
  * order, so a state folder's configuration is mounted read-only after it.
  * `/dev` is a new minimal one (no disks); `/proc` stays the host's, read-only
  * (a write to another process's memory fails), so the hook still sees its
- * ancestry up to `exec`. `--new-session` stops a confined process from
- * pushing keystrokes into the terminal (TIOCSTI); `--die-with-parent` ends it
- * with exec. The network is shared: the tool must reach its model.
+ * ancestry up to `exec`. It always has a user namespace of its own with
+ * every capability dropped (`--unshare-user --cap-drop ALL`), also when exec
+ * runs as root: without one, root keeps its capabilities inside and reaches
+ * the host's file system through `/proc/PID/root` of a process outside.
+ * `--disable-userns` keeps it from making another user namespace (and with
+ * it a mount namespace of its own), so every confined process stays in the
+ * sandbox's mount namespace, which `--info-fd` reports and exec's reaper
+ * looks for. `--new-session` stops a confined process from pushing
+ * keystrokes into the terminal (TIOCSTI); `--die-with-parent` ends the
+ * sandbox's first process with exec (what it started in a session of its
+ * own, exec's reaper kills). The network is shared: the tool must reach its
+ * model.
  */
 export function bubblewrapArgv(layout: SandboxLayout): string[] {
-  const args = [layout.bwrap, "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev"];
+  const args = [
+    layout.bwrap,
+    "--unshare-user",
+    "--disable-userns",
+    "--cap-drop",
+    "ALL",
+    "--die-with-parent",
+    "--new-session",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+  ];
   for (const s of layout.state) {
     args.push("--bind", s.dir, s.dir);
     for (const p of s.readOnly) args.push("--ro-bind", p, p);
   }
   for (const p of layout.writable) args.push("--bind", p, p);
-  args.push("--seccomp", String(layout.seccompFd), "--chdir", layout.cwd, "--", ...layout.cmd);
+  args.push("--seccomp", String(layout.seccompFd), "--info-fd", String(layout.infoFd), "--chdir", layout.cwd, "--", ...layout.cmd);
   return args;
 }

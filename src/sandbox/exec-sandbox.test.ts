@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { UsageError } from "../errors/errors.js";
 import { chooseSandbox, confineCommand } from "./exec-sandbox.js";
 import { findBubblewrap } from "./find-bubblewrap.js";
+import { processesIn, readSandboxInfo } from "./reap-sandbox.js";
 
 const scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), "twinlock-exec-sandbox-")));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -65,27 +66,39 @@ describe("confineCommand", () => {
     mkdirSync(project);
     const c = confineCommand(choice, { cmd: ["codex", "exec", "x"], env: { HOME: home }, cwd: project, writable: [target] });
     try {
-      expect(c.cmd.slice(0, 5)).toEqual([
+      expect(c.cmd.slice(0, 6)).toEqual([
         "/bin/sh",
         "-c",
-        'f=$1; shift; exec "$@" 3<"$f"',
+        'f=$1; i=$2; shift 2; exec "$@" 3<"$f" 4>"$i"',
         "twinlock-sandbox",
         expect.stringMatching(/seccomp\.bpf$/),
+        expect.stringMatching(/bwrap-info\.json$/),
       ]);
       expect(readFileSync(c.cmd[4] as string)).toEqual(choice.kind === "bubblewrap" ? choice.seccomp : undefined);
-      const argv = c.cmd.slice(5);
+      const argv = c.cmd.slice(6);
+      expect(argv.slice(1, 5)).toEqual(["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]);
       expect(argv.slice(argv.indexOf("--") + 1)).toEqual(["codex", "-c", 'sandbox_mode="danger-full-access"', "exec", "x"]);
       const pair = (flag: string, p: string) => argv.some((a, i) => a === flag && argv[i + 1] === p && argv[i + 2] === p);
       expect(pair("--bind", target)).toBe(true);
       expect(pair("--bind", path.join(home, ".codex"))).toBe(true);
       expect(pair("--ro-bind", path.join(home, ".codex", "config.toml"))).toBe(true);
       expect(pair("--ro-bind", path.join(home, ".codex", "auth.json"))).toBe(false);
+      // Configuration Codex reads when it is there, not there yet: an empty stand-in, read-only for the session.
+      for (const name of [".env", "hooks.json", "requirements.toml", "AGENTS.md"])
+        expect(pair("--ro-bind", path.join(home, ".codex", name))).toBe(true);
+      expect(readFileSync(path.join(home, ".codex", ".env"), "utf8")).toBe("");
+      expect(readFileSync(path.join(home, ".codex", "hooks.json"), "utf8")).toBe("{}\n");
+      expect(c.notes.join("\n")).toMatch(/\.codex\/\.env, .* not there yet: an empty one is in place, read-only, for the session/);
       expect(c.env.TMPDIR).toMatch(/twinlock-sandbox-.*\/tmp$/);
       expect(pair("--bind", c.env.TMPDIR as string)).toBe(true);
     } finally {
       c.release();
     }
     expect(existsSync(path.dirname(c.env.TMPDIR as string))).toBe(false);
+    // The stand-ins are gone again; the configuration that was there is kept.
+    expect(existsSync(path.join(home, ".codex", ".env"))).toBe(false);
+    expect(existsSync(path.join(home, ".codex", "hooks.json"))).toBe(false);
+    expect(existsSync(path.join(home, ".codex", "config.toml"))).toBe(true);
   });
 
   it("refuses a state folder that is the project or holds it, which would make the project writable", () => {
@@ -123,6 +136,8 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       "echo no > cart/other.go",
       "echo no > cart/cache.go.tmp",
       'echo no >> "$HOME/.gemini/settings.json"',
+      'echo LD_PRELOAD=/x.so > "$HOME/.gemini/.env"',
+      'echo no > "$HOME/.gemini/trustedFolders.json"',
       'echo yes > "$HOME/.gemini/history"',
       'echo yes > "$TMPDIR/t"',
       "exit 0",
@@ -144,10 +159,14 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       expect(existsSync(path.join(p, "cart", "other.go"))).toBe(false);
       expect(existsSync(path.join(p, "cart", "cache.go.tmp"))).toBe(false);
       expect(readFileSync(path.join(home, ".gemini", "settings.json"), "utf8")).toBe("{}");
+      expect(r.stderr).toMatch(/\.gemini\/\.env: Read-only file system/);
       expect(readFileSync(path.join(home, ".gemini", "history"), "utf8")).toBe("yes\n");
     } finally {
       c.release();
     }
+    // .env and trustedFolders.json were not there: read-only stand-ins for the session, removed after.
+    expect(existsSync(path.join(home, ".gemini", ".env"))).toBe(false);
+    expect(existsSync(path.join(home, ".gemini", "trustedFolders.json"))).toBe(false);
   });
 
   it("keeps /proc read-only, so a confined process cannot write the memory of one of the same user outside", () => {
@@ -168,6 +187,74 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       }
     } finally {
       process.kill(Number(pid), "SIGKILL");
+    }
+  });
+
+  it("refuses a confined process the host's file system through /proc/PID/root of a process outside, also when exec runs as root", () => {
+    const outside = spawnSync("/bin/sh", ["-c", "sleep 30 >/dev/null 2>&1 & echo $!"], { encoding: "utf8" });
+    const pid = outside.stdout.trim();
+    const escaped = path.join(scratch, "escaped-proc-root.txt");
+    try {
+      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+        cmd: [
+          "/bin/sh",
+          "-c",
+          `grep CapEff /proc/self/status; for p in ${pid} $PPID; do (echo x > /proc/$p/root${escaped}) 2>/dev/null && echo "opened $p" || echo refused; done`,
+        ],
+        env: { PATH: process.env.PATH },
+        cwd: scratch,
+        writable: [],
+      });
+      try {
+        const r = spawnSync(c.cmd[0] as string, c.cmd.slice(1), { env: c.env, encoding: "utf8" });
+        expect(r.stdout, r.stderr).toBe("CapEff:\t0000000000000000\nrefused\nrefused\n");
+        expect(existsSync(escaped)).toBe(false);
+      } finally {
+        c.release();
+      }
+    } finally {
+      process.kill(Number(pid), "SIGKILL");
+    }
+  });
+
+  it("kills what the command left running in the sandbox (in a session of its own, in the background) before reap returns", () => {
+    const target = path.join(scratch, "survivor-target.txt");
+    writeFileSync(target, "");
+    const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+      cmd: [
+        "/bin/sh",
+        "-c",
+        `setsid sh -c 'echo $$ > "$TMPDIR/pid"; while :; do echo late >> ${target}; sleep 0.05; done' </dev/null >/dev/null 2>&1 & ` +
+          `until [ -s "$TMPDIR/pid" ]; do sleep 0.01; done; cp "$TMPDIR/pid" ${target}.pid; exit 0`,
+      ],
+      env: { PATH: process.env.PATH },
+      cwd: scratch,
+      writable: [target, `${target}.pid`],
+    });
+    writeFileSync(`${target}.pid`, "");
+    try {
+      const r = spawnSync(c.cmd[0] as string, c.cmd.slice(1), { env: c.env, encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(0);
+      const survivor = Number(readFileSync(`${target}.pid`, "utf8"));
+      const info = readSandboxInfo(path.join(path.dirname(c.env.TMPDIR as string), "bwrap-info.json"));
+      expect(info).toBeDefined();
+      // Before the reap, the survivor is still there, in the sandbox's mount namespace.
+      expect(processesIn(info?.mountNamespace as number)).toContain(survivor);
+      expect(c.reap()).toMatch(/left [0-9]+ process(es)? in the sandbox: killed before the session was unbound/);
+      expect(processesIn(info?.mountNamespace as number)).toEqual([]);
+      const state = (() => {
+        try {
+          return readFileSync(`/proc/${survivor}/stat`, "utf8").split(") ")[1]?.[0];
+        } catch {
+          return "gone";
+        }
+      })();
+      expect(["gone", "Z"]).toContain(state);
+      const after = readFileSync(target, "utf8");
+      expect(c.reap()).toBeUndefined();
+      expect(readFileSync(target, "utf8")).toBe(after);
+    } finally {
+      c.release();
     }
   });
 });

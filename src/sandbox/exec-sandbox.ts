@@ -1,4 +1,16 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
@@ -6,6 +18,7 @@ import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
 import { type FailOpenTool, failOpenToolOf, toolArgumentsAt } from "./agent-tool.js";
 import { bubblewrapArgv } from "./bubblewrap-argv.js";
 import { type Bubblewrap, findBubblewrap } from "./find-bubblewrap.js";
+import { readSandboxInfo, reapSandbox } from "./reap-sandbox.js";
 import { seccompFilter } from "./seccomp-filter.js";
 import { prepareTargets } from "./target-placeholders.js";
 import { toolStateOf } from "./tool-state.js";
@@ -78,7 +91,14 @@ export interface ConfinedCommand {
   cmd: string[];
   env: NodeJS.ProcessEnv;
   notes: string[];
-  /** Remove what was made for the sandbox: empty placeholders, the private scratch folder. */
+  /**
+   * Once the command ended (however it ended): kill every process still in
+   * the sandbox and wait until none is left, so none writes a target or the
+   * state folder, or reads the terminal, after exec reports the end. Returns
+   * a note for the person when it killed any (undefined otherwise).
+   */
+  reap(): string | undefined;
+  /** Reap, then remove what was made for the sandbox: empty placeholders, the private scratch folder. */
   release(): void;
 }
 
@@ -96,12 +116,28 @@ export function confineCommand(
   choice: SandboxChoice,
   input: { cmd: readonly string[]; env: NodeJS.ProcessEnv; cwd: string; writable: readonly string[] },
 ): ConfinedCommand {
-  if (choice.kind === "none") return { cmd: [...input.cmd], env: input.env, notes: choice.notes, release: () => {} };
+  if (choice.kind === "none") return { cmd: [...input.cmd], env: input.env, notes: choice.notes, reap: () => undefined, release: () => {} };
   const scratch = mkdtempSync(path.join(os.tmpdir(), "twinlock-sandbox-"));
+  // bwrap writes its child's PID and mount namespace here (outside every writable path; its descriptor is closed inside).
+  const infoFile = path.join(scratch, "bwrap-info.json");
   let prepared: ReturnType<typeof prepareTargets> | undefined;
+  const configStandIns: StandIn[] = [];
+  const reap = () => {
+    const info = readSandboxInfo(infoFile);
+    if (!info) return undefined;
+    const killed = reapSandbox(info);
+    return killed
+      ? `twinlock: ${input.cmd[0]} ended and left ${killed} process${killed === 1 ? "" : "es"} in the sandbox: killed before the session was unbound`
+      : undefined;
+  };
   const release = () => {
-    prepared?.undo();
-    rmSync(scratch, { recursive: true, force: true });
+    try {
+      reap();
+    } finally {
+      prepared?.undo();
+      removeStandIns(configStandIns);
+      rmSync(scratch, { recursive: true, force: true });
+    }
   };
   try {
     const tmp = path.join(scratch, "tmp");
@@ -122,6 +158,10 @@ export function confineCommand(
     const mounts = state.map((s) => {
       mkdirSync(s.dir, { recursive: true });
       checkStateFolder(choice.tool as FailOpenTool, s.dir, input.cwd);
+      for (const f of s.configFiles) {
+        const stand = makeStandIn(path.join(s.dir, f.name), f.content);
+        if (stand) configStandIns.push(stand);
+      }
       return {
         dir: s.dir,
         readOnly: readdirSync(s.dir)
@@ -141,20 +181,65 @@ export function confineCommand(
       writable: [...prepared.paths, tmp, cache],
       state: mounts,
       seccompFd: 3,
+      infoFd: 4,
     });
     const where = prepared.paths.length ? prepared.paths.join(", ") : "none";
     return {
-      // /bin/sh opens the filter as file descriptor 3 and becomes bwrap (the same process: signals reach it as they would).
-      cmd: ["/bin/sh", "-c", 'f=$1; shift; exec "$@" 3<"$f"', "twinlock-sandbox", filter, ...argv],
+      // /bin/sh opens the filter as descriptor 3, the info file as 4, and becomes bwrap (the same process: signals reach it as they would).
+      cmd: ["/bin/sh", "-c", 'f=$1; i=$2; shift 2; exec "$@" 3<"$f" 4>"$i"', "twinlock-sandbox", filter, infoFile, ...argv],
       env: { ...input.env, TMPDIR: tmp, XDG_CACHE_HOME: cache },
       notes: [
         ...prepared.notes,
+        ...(configStandIns.length
+          ? [
+              `twinlock: ${configStandIns.map((f) => f.path).join(", ")} ${configStandIns.length === 1 ? "is" : "are"} not there yet: an empty one is in place, read-only, for the session (removed after, if left as it is)`,
+            ]
+          : []),
         `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only the admitted targets (${where})${mounts.length ? `, its state folder ${mounts.map((m) => m.dir).join(", ")} (its configuration read-only)` : ""} and a private TMPDIR`,
       ],
+      reap,
       release,
     };
   } catch (error) {
     release();
     throw error;
+  }
+}
+
+/** A configuration file exec put in place for the session, so that the sandbox mounts it read-only. */
+interface StandIn {
+  path: string;
+  content: string;
+  dev: number;
+  ino: number;
+}
+
+/** Make `file` with `content` when nothing is there (not even a link), or undefined when something is. */
+function makeStandIn(file: string, content: string): StandIn | undefined {
+  try {
+    lstatSync(file);
+    return undefined;
+  } catch {
+    // not there: made below
+  }
+  const fd = openSync(file, "wx", 0o644);
+  try {
+    writeFileSync(fd, content);
+    const st = fstatSync(fd);
+    return { path: file, content, dev: st.dev, ino: st.ino };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Remove each stand-in that is still the one exec made, as exec made it (one replaced since is the person's: kept). */
+function removeStandIns(standIns: readonly StandIn[]): void {
+  for (const s of standIns) {
+    try {
+      const st = lstatSync(s.path);
+      if (st.isFile() && st.dev === s.dev && st.ino === s.ino && readFileSync(s.path, "utf8") === s.content) unlinkSync(s.path);
+    } catch {
+      // gone already
+    }
   }
 }

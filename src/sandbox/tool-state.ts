@@ -15,9 +15,17 @@ export interface ToolState {
   dir: string;
   /** Whether an entry (a name directly in `dir`) is configuration, kept read-only. */
   isConfig(name: string): boolean;
+  /**
+   * The configuration files the tool reads when they are there, kept
+   * read-only also when they are not there yet: exec puts an empty one (with
+   * `content`) in their place for the session, so the sandbox can mount it
+   * read-only, and removes it after. Else the agent could make one (a
+   * `.env` with LD_PRELOAD that stops the hook in a later run).
+   */
+  configFiles: readonly { name: string; content: string }[];
 }
 
-const CODEX_CONFIG = new Set(["config.toml", "hooks.json", "rules", "prompts", "skills", "hooks", "plugins", "agents", ".agents"]);
+const CODEX_CONFIG = new Set([".env", "config.toml", "hooks.json", "rules", "prompts", "skills", "hooks", "plugins", "agents", ".agents"]);
 const GEMINI_CONFIG = new Set([
   "settings.json",
   "trustedFolders.json",
@@ -30,6 +38,20 @@ const GEMINI_CONFIG = new Set([
   "hooks",
 ]);
 
+/** An empty file of each name, as the tool reads it: `{}` for JSON. */
+const empty = (names: readonly string[]) => names.map((name) => ({ name, content: name.endsWith(".json") ? "{}\n" : "" }));
+// Codex loads $CODEX_HOME/.env into its environment and every process it starts (the hook's too).
+const CODEX_FILES = empty([
+  ".env",
+  "config.toml",
+  "hooks.json",
+  "requirements.toml",
+  "managed_config.toml",
+  "AGENTS.md",
+  "AGENTS.override.md",
+]);
+const GEMINI_FILES = empty([".env", "settings.json", "trustedFolders.json", "GEMINI.md"]);
+
 /** The state folder of `tool` for a process started with `env`. */
 export function toolStateOf(tool: FailOpenTool, env: NodeJS.ProcessEnv): ToolState {
   const home = env.HOME || os.homedir();
@@ -38,9 +60,11 @@ export function toolStateOf(tool: FailOpenTool, env: NodeJS.ProcessEnv): ToolSta
       dir: path.resolve(env.CODEX_HOME || path.join(home, ".codex")),
       // Every TOML file (config.toml, requirements.toml, managed_config.toml, the `-p NAME` profiles NAME.config.toml) and the instructions.
       isConfig: (name) => CODEX_CONFIG.has(name) || name.endsWith(".toml") || /^AGENTS(\.override)?\.md$/.test(name),
+      configFiles: CODEX_FILES,
     };
   return {
     dir: path.resolve(env.GEMINI_CLI_HOME || home, ".gemini"),
     isConfig: (name) => GEMINI_CONFIG.has(name) || name.endsWith(".md") || name.endsWith(".toml"),
+    configFiles: GEMINI_FILES,
   };
 }

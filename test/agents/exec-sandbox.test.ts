@@ -102,4 +102,36 @@ describe("twinlock exec running Codex", () => {
     },
     60_000,
   );
+
+  it.skipIf(!bwrap.ok)(
+    `kills what it left running in the sandbox (a loop in a session of its own) before it reports the session unbound${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
+    async () => {
+      const { g, codex } = await runWithStandIn();
+      writeFileSync(
+        codex,
+        [
+          "#!/bin/sh",
+          `setsid sh -c 'echo $$ > cart/cache_race_test.go; while :; do echo late >> cart/cache.go; echo late >> "$HOME/.codex/late"; sleep 0.05; done' </dev/null >/dev/null 2>&1 &`,
+          "until [ -s cart/cache_race_test.go ]; do sleep 0.01; done",
+          "exit 0",
+          "",
+        ].join("\n"),
+      );
+      const r = exec(g, codex, [], `${path.dirname(process.execPath)}:/usr/bin:/bin`);
+      expect(r.status, r.stderr).toBe(0);
+      const killed = r.stderr.search(/left [0-9]+ process(es)? in the sandbox: killed before the session was unbound/);
+      expect(killed, r.stderr).toBeGreaterThan(-1);
+      expect(killed).toBeLessThan(r.stderr.indexOf("the session is unbound\n"));
+      const survivor = Number(readFileSync(path.join(g.dir, "cart", "cache_race_test.go"), "utf8"));
+      expect(survivor).toBeGreaterThan(1);
+      let state = "gone";
+      try {
+        state = readFileSync(`/proc/${survivor}/stat`, "utf8").split(") ")[1]?.[0] ?? "gone";
+      } catch {
+        // gone
+      }
+      expect(["gone", "Z"]).toContain(state);
+    },
+    60_000,
+  );
 });

@@ -90,7 +90,7 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
     for (const line of launch.notes) note(line);
     let run: { status: number; error?: string };
     try {
-      run = await runBoundSession({ cmd: launch.cmd, env: launch.env, store, ref: runFile, home, binding, note });
+      run = await runBoundSession({ cmd: launch.cmd, env: launch.env, store, ref: runFile, home, binding, note, reap: launch.reap });
     } finally {
       launch.release();
     }

@@ -74,7 +74,7 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
     for (const line of launch.notes) note(line);
     let run: { status: number; error?: string };
     try {
-      run = await runBoundSession({ cmd: launch.cmd, env: launch.env, store, ref: runRef, home, binding, note });
+      run = await runBoundSession({ cmd: launch.cmd, env: launch.env, store, ref: runRef, home, binding, note, reap: launch.reap });
     } finally {
       launch.release();
     }

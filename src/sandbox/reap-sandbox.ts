@@ -1,0 +1,65 @@
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+
+/** What bwrap's `--info-fd` wrote: its child's PID and the sandbox's mount namespace. */
+export interface SandboxInfo {
+  childPid: number;
+  mountNamespace: number;
+}
+
+/** Read bwrap's `--info-fd` output, or undefined when bwrap never made the sandbox (it failed before, or wrote nothing). */
+export function readSandboxInfo(file: string): SandboxInfo | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  if (text.trim() === "") return undefined;
+  const info = JSON.parse(text) as Record<string, unknown>;
+  const childPid = info["child-pid"];
+  const mountNamespace = info["mnt-namespace"];
+  if (!Number.isSafeInteger(childPid) || !Number.isSafeInteger(mountNamespace))
+    throw new Error(`bwrap's sandbox information in ${file} names no child PID and mount namespace`);
+  return { childPid: childPid as number, mountNamespace: mountNamespace as number };
+}
+
+/** The PIDs of the processes in mount namespace `ns` now (a process that is gone, or a zombie, has none). */
+export function processesIn(ns: number): number[] {
+  const want = `mnt:[${ns}]`;
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/ns/mnt`) === want) pids.push(Number(name));
+    } catch {
+      // gone, or a zombie: nothing left to stop
+    }
+  }
+  return pids;
+}
+
+/**
+ * Kill every process still in the sandbox (its mount namespace) and wait
+ * until none is left: SIGKILL each one seen, sweep again, until a sweep
+ * finds none. A confined process cannot leave that namespace (no
+ * capability, no new user namespace), so a process it started in a session
+ * of its own, in the background, is found too. Returns how many were killed.
+ */
+export function reapSandbox(info: SandboxInfo): number {
+  const killed = new Set<number>();
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    const left = processesIn(info.mountNamespace);
+    if (left.length === 0) return killed.size;
+    for (const pid of left) {
+      try {
+        process.kill(pid, "SIGKILL");
+        killed.add(pid);
+      } catch {
+        // gone between the sweep and the kill
+      }
+    }
+    // A killed process takes a moment to leave its namespaces; the next sweep waits for it.
+    Atomics.wait(pause, 0, 0, 5);
+  }
+}
