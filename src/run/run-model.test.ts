@@ -410,9 +410,12 @@ class Close extends Step {
   }
   async act(m: Model, r: Real) {
     const executing = m.state === "executing";
+    // "verified" is refused while any stop holds the pair (its own, or one on the whole run).
     const legal =
       !isFinal(m.state) &&
-      (executing ? this.result !== "abandoned" : (this.result === "failed" || this.result === "abandoned") && this.residual);
+      (executing
+        ? this.result !== "abandoned" && !(this.result === "verified" && m.stops.length > 0)
+        : (this.result === "failed" || this.result === "abandoned") && this.residual);
     const ok = await expectOutcome(m, r, legal, () =>
       closeWorkflow({
         store: folderRunStore(testHome()),
