@@ -100,10 +100,11 @@ export async function runHooksStatus(o: StatusOptions): Promise<CommandResult> {
     }
   }
   // No hook anywhere: every agent tool runs every call unasked, and exec or plan would bind a session nobody checks.
-  if (!only && !rows.some((r) => r.installed))
-    rows[0]?.problems.push("no twinlock hook is installed for any agent tool here: run `twinlock hooks install --agent NAME`");
-  if (!only && !rows.some((r) => r.installed))
-    lines.push("  problem: no twinlock hook is installed for any agent tool here: run `twinlock hooks install --agent NAME`");
+  if (!only && !rows.some((r) => r.installed)) {
+    const none = "no twinlock hook is installed for any agent tool here: run `twinlock hooks install --agent NAME`";
+    rows[0]?.problems.push(none);
+    lines.push(`  problem: ${none}`);
+  }
   const problems = rows.reduce((n, r) => n + r.problems.length, 0);
   lines.push(
     problems === 0 ? "no setting found that lets a call through unasked" : `${problems} problem(s) would let a call through unasked`,
@@ -113,7 +114,16 @@ export async function runHooksStatus(o: StatusOptions): Promise<CommandResult> {
 
 /** Whether any agent tool has a twinlock hook here (project or user scope): without one, exec's and plan's sessions are asked by nobody. */
 export function hookInstalledAnywhere(): boolean {
-  return AGENTS.some((agent) => (["project", "user"] as const).some((scope) => scopeStatus(agent, scope).installed));
+  return AGENTS.some((agent) =>
+    (["project", "user"] as const).some((scope) => {
+      try {
+        const file = hookConfigFile(agent, scope);
+        return installedHooks(parseConfig(file, readConfigText(file)), agent).length > 0;
+      } catch {
+        return false;
+      }
+    }),
+  );
 }
 
 function scopeStatus(agent: Agent, scope: HookScope): ScopeStatus {
