@@ -25,8 +25,9 @@ class LongestFirst extends BaseSequencer {
 }
 
 /**
- * Test files that need a worker of their own: they mock modules (`vi.mock`, `vi.spyOn`, fake timers) or change the
- * process's working folder, or drive a browser. Every other file shares its worker's loaded modules with the files
+ * Test files that need a worker of their own: they mock modules (`vi.mock`), change the process's working folder, or
+ * drive a browser. A file that only spies on a global (`Date.now`, `JSON.parse`, `fetch`, `structuredClone`) and
+ * restores it after each test shares a worker: a worker runs one file at a time, and the next finds the global back. Every other file shares its worker's loaded modules with the files
  * that ran in it before (`isolate: false`): loading the library again for each of some 170 files was much of the
  * default run's time. Each file still gets its own gate home and scratch root (test/support/gate-home-setup.ts runs
  * before every file), restores any environment variable it sets, and stops every process and server it starts.
@@ -39,14 +40,9 @@ const OWN_WORKER = [
   "src/cli/main.test.ts",
   "src/diagnostics/diagnostic-codes.test.ts",
   "src/gate/bind-session.test.ts",
-  "src/gate/stop-ends-sessions.test.ts",
-  "src/handoff/formats/custom-format.test.ts",
   // Asserts Ajv is not yet loaded in its process: another file in a shared worker may have loaded it.
   "src/handoff/json-schema-validator.test.ts",
-  "src/run/replay-linear.test.ts",
   "src/store/atomic-write.test.ts",
-  "src/store/run-file-budget.test.ts",
-  "src/store/run-file-lock.test.ts",
   "src/store/run-file-remembered.test.ts",
   "test/fuzz/fuzz-parsers.test.ts",
 ];

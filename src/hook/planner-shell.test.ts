@@ -6,6 +6,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isBareName, judgePlannerCommand, tokenizeShell } from "./planner-shell.js";
 
+/** Runs of the properties that start a process per case: FUZZ_RUNS when set, the full count with TWINLOCK_SOAK=1, a quarter by default. */
+function processRuns(whole: number): number {
+  if (process.env.FUZZ_RUNS) return Number(process.env.FUZZ_RUNS);
+  return process.env.TWINLOCK_SOAK === "1" ? whole : whole / 4;
+}
+
 const line = (text: string) => judgePlannerCommand({ text });
 const allowed = (text: string) => expect(line(text), text).toMatchObject({ ok: true });
 const denied = (text: string, why?: RegExp) => {
@@ -120,7 +126,7 @@ describe("the planner's shell tokenizer against bash", () => {
         if (!t.ok || !t.commands.every((c) => isBareName(c[0] as string) && c[0] !== ".")) return;
         expect(bashWords(text), JSON.stringify(text)).toEqual(t.commands);
       }),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 200) },
+      { numRuns: processRuns(200) },
     );
   });
 
@@ -298,7 +304,7 @@ describe("a planner's shell call", () => {
             expect(readFileSync(path.join(dir, "in"), "utf8"), JSON.stringify({ args, env })).toBe("a\na\n");
           }
         }),
-        { numRuns: Number(process.env.FUZZ_RUNS ?? 60) },
+        { numRuns: processRuns(60) },
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
