@@ -184,7 +184,10 @@ function runWho(
   writeFileSync(log, "");
   const output = path.join(bin, "github-output");
   writeFileSync(output, "");
+  // Stdin as a runner's step has it, not a socket: bash started on a socket with no SHLVL takes itself for an rsh
+  // login and sources ~/.bashrc (this machine's took seconds).
   const r = spawnSync("bash", ["-e", "-c", whoStep.run as string], {
+    stdio: ["ignore", "pipe", "pipe"],
     env: { PATH: `${bin}:${process.env.PATH}`, GITHUB_OUTPUT: output, GITHUB_REPOSITORY: "acme/shop", ...jobEnv, ...event },
     encoding: "utf8",
   });
@@ -274,6 +277,7 @@ describe("the workflow's `the gate's export of the run` step", () => {
       writeFileSync(runFile, JSON.stringify({ state: { run_id: id } }));
       const r = spawnSync("bash", ["-e", "-c", exportStep.run as string], {
         cwd: repo,
+        stdio: ["ignore", "pipe", "pipe"],
         env: { PATH: process.env.PATH, RUN_FILE: "twinlock/run.json", TWINLOCK_SERVER: "http://127.0.0.1:9", TWINLOCK_CI_TOKEN: "x" },
         encoding: "utf8",
       });
