@@ -84,8 +84,7 @@ function ringAll(bell: Doorbell | undefined): void {
 
 /** An entry of the folder made or removed (`name`; undefined when the watch does not say which): wake who waits for it. */
 function ring(bell: Doorbell, name: string | null | undefined): void {
-  if (!name) return ringAll(bell);
-  for (const [wake, awaited] of [...bell.waiters]) if (awaited.has(name)) wake();
+  for (const [wake, awaited] of [...bell.waiters]) if (!name || awaited.has(name)) wake();
 }
 
 /** Join the waiters of `dir`'s queue (the first of them watches its folder); returns the doorbell and how to leave. */
