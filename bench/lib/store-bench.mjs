@@ -20,7 +20,7 @@
  */
 import { fork, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { realisticPairs } from "./gate-runs.mjs";
 import { fmtMs, fmtRatio, printTable } from "./print-table.mjs";
@@ -157,7 +157,9 @@ export async function benchFolderFairness({ root, cli, suiteDir, workDir, quick 
   const ref = join(workDir, "fair", "run.json");
   mkdirSync(join(workDir, "fair"), { recursive: true });
   await lib.initRun({ store, run: ref, suiteRoot: signed.suite, planners: [realisticPairs()[0].planner], actor: "bench" });
+  const loadBefore = loadavg()[0];
   const r = await runDeciders(root, signed.home, "folder", FAIR_CLIENTS, [ref], load, 1);
+  const loadAfter = loadavg()[0];
   const landed = (await store.read(ref)).state.stops.length;
   const expected = r.count + FAIR_CLIENTS * WARMUP_PER_CLIENT;
   if (landed !== expected)
@@ -185,6 +187,8 @@ export async function benchFolderFairness({ root, cli, suiteDir, workDir, quick 
       `each client its own process (bench/lib/store-decider.mjs), one decision (raiseStop) at a time on the same run, ${load.seconds} s after ${WARMUP_PER_CLIENT} warm-up decisions a client;`,
       `inversion: a pair of decisions where the one asked more than ${FAIR_MARGIN_MS} ms later got the lock first (its event came earlier in the run); ${rawOrder.inversions.toLocaleString("en-US")} with no margin.`,
       "decisions overtaken: those that some decision asked later was served before; their longest wait is the last column.",
+      // Every figure here is the fsync latency and CPU share of a shared machine: the load beside it says which.
+      `machine load (1-minute average) ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after, on ${cpus().length} CPU(s).`,
     ],
   );
   return result;

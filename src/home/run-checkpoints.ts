@@ -104,8 +104,8 @@ export function listCheckpoints(home: GateHome): Checkpoint[] {
  * agent cannot write, so it can neither hold it nor jump its queue.
  */
 export async function withCheckpointLock<T>(home: GateHome, id: string, fn: () => T | Promise<T>): Promise<T> {
+  // The queue folder is made (with the runs folder) by withQueueLock when it is not there.
   const file = checkpointFile(home, id);
-  homeSubdir(home, "runs");
   return withQueueLock(file.replace(/\.json$/, ".queue"), fn, `run ${id}`);
 }
 

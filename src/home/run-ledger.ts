@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
@@ -7,7 +6,7 @@ import { requirePlainPath } from "../input/parse-input.js";
 import { carry } from "../offload/run-off-thread.js";
 import { GENESIS } from "../run/event-chain.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
-import { atomicWriteChunks, atomicWriteFile, prepareAtomicWrite, removeDeadTempFiles } from "../store/atomic-write.js";
+import { atomicWriteChunks, atomicWriteFile, fsyncDirAsync, prepareAtomicWrite, removeDeadTempFiles } from "../store/atomic-write.js";
 import {
   appendTo,
   appendToAsync,
@@ -196,6 +195,8 @@ export async function updateRun<T>(
   // New large bytes that verify but that the home would refuse are refused on the worker, never carried back whole.
   const placement = { home, recordOf: (id: string) => checkpointRecord(home, id) };
   let runId = peekRunId(abs) ?? (await readRunFileAsync(abs, placement)).state.run_id;
+  // Whether this call wrote the run file (its folder is fsynced once the lock is let go: see writeDecision).
+  let wrote = false;
   for (let attempt = 0; ; attempt++) {
     // The ticket is taken as this call is made (before anything here waits), so decisions are served in the order they
     // were asked for; the gate's key is read once this one's turn has come.
@@ -233,9 +234,14 @@ export async function updateRun<T>(
         ...(next.gate_signature ? { gate_signature: next.gate_signature } : {}),
       };
       await writeDecision(home, abs, checkpoint, next);
+      wrote = true;
       return { done: { run: { path: abs, file: next, state: next.state }, result } };
     });
-    if ("done" in landed) return landed.done;
+    if ("done" in landed) {
+      // The run file's rename made durable before the caller hears of it, once the next writer may go.
+      if (wrote) await fsyncDirAsync(path.dirname(abs));
+      return landed.done;
+    }
     if (attempt >= 3)
       throw new ConflictError(
         `run file ${runFile} keeps changing to another run (now ${landed.moved}) while it is being written; stop whatever replaces it and run the command again`,
@@ -244,34 +250,28 @@ export async function updateRun<T>(
   }
 }
 
-/** A run file and checkpoint smaller than this are written as they always were, on the thread (a few ms, most of it fsync). */
-const SMALL_WRITE_CHARS = 256 * 1024;
-
 /**
  * A decision's writes, holding the run's lock: the checkpoint, the home's effects of the new events, then the run
- * file, each atomic and durable, and the run remembered by the sha256 of the bytes written. Small files are written
- * on the thread, in the fewest steps (each step off it waits for a turn of the event loop, and the run's queue waits
- * behind the holder). Large ones (a freeze's manifest, a run of many events) are written in slices off the event
- * loop, both files' new bytes and fsyncs at once, then the checkpoint put in place before the run file.
+ * file, each atomic, and the run remembered by the sha256 of the bytes written. Everything runs off the event loop and
+ * in two rounds of fsyncs, since the run's queue waits behind the holder: first, at once, the checkpoint's new bytes,
+ * the run file's new bytes, and the run file's folder (which makes the rename of the decision before this one durable,
+ * whichever process made it); then, the checkpoint renamed into place, its folder, before the run file is renamed.
+ * The run file's folder is fsynced for this rename after the lock is let go (`updateRun`), so the queue does not wait
+ * for it. Whatever a crash leaves is a state the home reads: both files old, the checkpoint new and the run file one
+ * write behind it (rolled forward by the checkpoint's events), or both new — never a checkpoint two writes ahead,
+ * since the next decision makes this rename durable before its own checkpoint is renamed, nor a run file ahead.
  */
 async function writeDecision(home: GateHome, abs: string, checkpoint: Checkpoint, next: RunFile): Promise<void> {
   removeDeadTempFiles(abs);
-  const checkpointText = `${JSON.stringify(checkpoint)}\n`;
-  const runText = checkpointText.length < SMALL_WRITE_CHARS ? textWithin(runFileChunks(next), SMALL_WRITE_CHARS) : undefined;
-  if (runText !== undefined) {
-    writeCheckpoint(home, checkpoint);
-    applyHomeEffects(home, checkpoint.last_write.events, checkpoint.run_id);
-    atomicWriteFile(abs, runText);
-    rememberWrittenRun(abs, createHash("sha256").update(runText).digest("hex"), next);
-    return;
-  }
-  const [checkpointBytes, runBytes] = await Promise.allSettled([
+  const [checkpointBytes, runBytes, lastRename] = await Promise.allSettled([
     prepareCheckpointWrite(home, checkpoint),
     prepareAtomicWrite(abs, runFileChunks(next)),
+    fsyncDirAsync(path.dirname(abs)),
   ]);
-  if (checkpointBytes.status === "rejected" || runBytes.status === "rejected") {
+  const failed = [checkpointBytes, runBytes, lastRename].find((p): p is PromiseRejectedResult => p.status === "rejected");
+  if (failed || checkpointBytes.status === "rejected" || runBytes.status === "rejected") {
     for (const p of [checkpointBytes, runBytes]) if (p.status === "fulfilled") await p.value.abort();
-    throw checkpointBytes.status === "rejected" ? checkpointBytes.reason : (runBytes as PromiseRejectedResult).reason;
+    throw failed?.reason;
   }
   try {
     await checkpointBytes.value.commit();
@@ -280,20 +280,8 @@ async function writeDecision(home: GateHome, abs: string, checkpoint: Checkpoint
     await runBytes.value.abort();
     throw error;
   }
-  await runBytes.value.commit();
+  await runBytes.value.commit({ syncFolder: false });
   rememberWrittenRun(abs, runBytes.value.digest, next);
-}
-
-/** The chunks' text when it is shorter than `limit` characters; undefined (having made only about `limit` of it) when not. */
-function textWithin(chunks: Iterable<string>, limit: number): string | undefined {
-  const parts: string[] = [];
-  let length = 0;
-  for (const chunk of chunks) {
-    length += chunk.length;
-    if (length >= limit) return undefined;
-    parts.push(chunk);
-  }
-  return parts.join("");
 }
 
 /**

@@ -66,8 +66,11 @@ export async function atomicWriteChunks(file: string, chunks: Iterable<string>, 
 export interface PreparedWrite {
   /** The sha256 of the bytes written. */
   digest: string;
-  /** Rename the new bytes over the file and fsync its folder (durable when it resolves). */
-  commit(): Promise<void>;
+  /**
+   * Rename the new bytes over the file and fsync its folder (durable when it resolves). With `syncFolder: false` the
+   * folder is not fsynced: the caller makes the rename durable itself (`fsyncDirAsync`), later or at once with other work.
+   */
+  commit(options?: { syncFolder?: boolean }): Promise<void>;
   /** Remove the new bytes (the file stays as it was). */
   abort(): Promise<void>;
 }
@@ -115,7 +118,7 @@ export async function prepareAtomicWrite(file: string, chunks: Iterable<string>,
   let settled = false;
   return {
     digest: hash.digest("hex"),
-    async commit() {
+    async commit(options = {}) {
       if (settled) throw new Error(`the write of ${file} was already committed or dropped`);
       settled = true;
       try {
@@ -124,12 +127,7 @@ export async function prepareAtomicWrite(file: string, chunks: Iterable<string>,
         await unlink(tmp).catch(() => {});
         throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
       }
-      const folder = await open(dir, "r");
-      try {
-        await folder.sync();
-      } finally {
-        await folder.close();
-      }
+      if (options.syncFolder !== false) await fsyncDirAsync(dir);
     },
     async abort() {
       if (settled) return;
@@ -152,6 +150,16 @@ export function diskFullRefusal(error: NodeJS.ErrnoException, where: string): Re
     { disk_full: error.code, path: where },
     { cause: error },
   );
+}
+
+/** `fsyncDir` off the event loop. */
+export async function fsyncDirAsync(dir: string): Promise<void> {
+  const folder = await open(dir, "r");
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
 }
 
 /** fsync a folder so a rename or create inside it is durable. */

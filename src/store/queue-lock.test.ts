@@ -152,6 +152,55 @@ describe("withQueueLock", () => {
     expect(tickets(dir)).toEqual([]);
   });
 
+  it("wakes the waiter behind a waiter killed in the queue as the holder leaves, though it never looks again for an hour", async () => {
+    // Its predecessor's ticket stays when it is killed: only the holder's hand-over (removing it) can let the next in.
+    const root = makeTempDir();
+    const dir = path.join(root, "run.queue");
+    const log = path.join(root, "log");
+    writeFileSync(log, "");
+    const doomed = waiterProcess(dir, log, "doomed", { lookMs: 3_600_000 });
+    const next = waiterProcess(dir, log, "next", { lookMs: 3_600_000 });
+    await Promise.all([ready(doomed.child), ready(next.child)]);
+    const holder = await holdHere(dir);
+    doomed.child.stdin?.write("go\n");
+    await untilQueued(dir, doomed.child);
+    next.child.stdin?.write("go\n");
+    await untilQueued(dir, next.child);
+    doomed.child.kill("SIGKILL");
+    await doomed.exited;
+    expect(tickets(dir, doomed.child.pid)).toHaveLength(1);
+    holder.release();
+    await holder.done;
+    expect(await next.exited).toBe(0);
+    expect(readFileSync(log, "utf8")).toBe("next\n");
+    expect(tickets(dir)).toEqual([]);
+  });
+
+  it("lets one process at a time hold the lock when processes race for it, each adding to a count it reads and writes back", async () => {
+    // Each turn reads the count, waits a little, and writes it plus one: two holders at once would lose an addition.
+    const root = makeTempDir();
+    const dir = path.join(root, "run.queue");
+    const count = path.join(root, "count");
+    writeFileSync(count, "0");
+    const racers = Array.from({ length: 5 }, () =>
+      lockProcess(
+        [
+          `import { readFileSync, writeFileSync } from "node:fs";`,
+          `for (let i = 0; i < 8; i++)`,
+          `  await withQueueLock(${JSON.stringify(dir)}, async () => {`,
+          `    const n = Number(readFileSync(${JSON.stringify(count)}, "utf8"));`,
+          `    await new Promise((r) => setTimeout(r, Math.random() * 3));`,
+          `    writeFileSync(${JSON.stringify(count)}, String(n + 1));`,
+          `  });`,
+        ],
+        "ignore",
+      ),
+    );
+    expect(await Promise.all(racers.map((r) => r.exited))).toEqual([0, 0, 0, 0, 0]);
+    expect(readFileSync(count, "utf8")).toBe("40");
+    expect(tickets(dir)).toEqual([]);
+  });
+
   it("takes over at once from a holder killed while holding the lock", async () => {
     const root = makeTempDir();
     const dir = path.join(root, "run.queue");

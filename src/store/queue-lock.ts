@@ -42,9 +42,9 @@ function before(a: Entry, b: Entry): boolean {
 
 /**
  * How long a waiter sleeps at most between looks at the queue while it watches the folder: a holder that leaves removes
- * its ticket, which wakes every watcher at once; the look is for what makes no such change (a holder killed on this
- * host, whose ticket stays until a waiter finds its process gone, or an entry of another host, unseen by this host's
- * watch).
+ * its ticket (and those of its successors killed while they waited), which wakes its first live successor at once; the
+ * look is for what makes no such change (a holder killed on this host, whose ticket stays until a waiter finds its
+ * process gone, or an entry of another host, unseen by this host's watch).
  */
 const WATCHED_LOOK_MS = 100;
 /** The same, where the folder cannot be watched (no inotify, too many watches): the look is the only way to know. */
@@ -61,13 +61,17 @@ export interface QueueLockOptions {
 
 /**
  * The waiters of each queue in this process, and the one watch of its folder they share: each is woken at once when
- * the folder changes (a ticket removed or taken, by any process on this host) or a holder of this process leaves.
+ * an entry it waits for is removed (by any process on this host) or a holder of this process leaves.
  */
 const doorbells = new Map<string, Doorbell>();
 
 interface Doorbell {
-  /** The waiters asleep now, each woken by calling it. */
-  waiters: Set<() => void>;
+  /**
+   * The waiters asleep now, each woken by calling it, with the entries whose leaving it waits for: only the nearest
+   * writer ahead of it in the queue (its predecessor) and the writers that were taking a ticket as it took its own. The
+   * holder's leaving so wakes its successor alone, not every waiter of every process on this host.
+   */
+  waiters: Map<() => void, ReadonlySet<string>>;
   /** The writers of this process waiting in the queue (asleep or looking): the watch ends with the last. */
   members: number;
   /** Undefined when the folder could not be watched: the waiters look every UNWATCHED_LOOK_MS. */
@@ -75,16 +79,24 @@ interface Doorbell {
 }
 
 function ringAll(bell: Doorbell | undefined): void {
-  for (const wake of [...(bell?.waiters ?? [])]) wake();
+  for (const wake of [...(bell?.waiters.keys() ?? [])]) wake();
+}
+
+/** An entry of the folder made or removed (`name`; undefined when the watch does not say which): wake who waits for it. */
+function ring(bell: Doorbell, name: string | null | undefined): void {
+  for (const [wake, awaited] of [...bell.waiters]) if (!name || awaited.has(name)) wake();
 }
 
 /** Join the waiters of `dir`'s queue (the first of them watches its folder); returns the doorbell and how to leave. */
 function joinDoorbell(dir: string): { bell: Doorbell; leave: () => void } {
   let bell = doorbells.get(dir);
   if (!bell) {
-    const made: Doorbell = { waiters: new Set(), members: 0, watcher: undefined };
+    const made: Doorbell = { waiters: new Map(), members: 0, watcher: undefined };
     try {
-      made.watcher = watch(dir, { persistent: false }, () => ringAll(made));
+      // "rename": an entry made or removed; "change" (a ticket's refresh) wakes nobody.
+      made.watcher = watch(dir, { persistent: false }, (event, name) => {
+        if (event === "rename") ring(made, typeof name === "string" ? name : undefined);
+      });
       // A watch that fails later (the folder removed, the watch revoked): back to looking often.
       made.watcher.on("error", () => {
         made.watcher?.close();
@@ -116,9 +128,11 @@ function joinDoorbell(dir: string): { bell: Doorbell; leave: () => void } {
  * the order they asked, across processes and within one (Lamport's bakery
  * algorithm on files): each takes a ticket one above every ticket it sees,
  * waits for every writer that was taking a ticket at that moment, and enters
- * when no live ticket is ahead of its own. A waiter watches the queue folder,
- * so the holder's leaving (its ticket removed) wakes the next at once, in any
- * process of this host, instead of at its next look. A ticket or a half-taken one of a
+ * when no live ticket is ahead of its own. A waiter watches the queue folder
+ * for its predecessor's ticket, so the holder's leaving (its ticket removed)
+ * wakes the next alone and at once, in any process of this host, instead of
+ * every waiter or the next at its next look; the holder also removes the
+ * tickets of successors killed while they waited. A ticket or a half-taken one of a
  * process that no longer exists on this host (a writer killed while waiting
  * or while holding) is removed by the next writer that finds it (a waiter
  * looks at least every 100 ms, see QueueLockOptions), at once; an
@@ -127,7 +141,8 @@ function joinDoorbell(dir: string): { bell: Doorbell; leave: () => void } {
  */
 export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, label = dir, options: QueueLockOptions = {}): Promise<T> {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Looked at first: a mkdir of a folder that exists still takes its parent's lock, which a rename there may hold.
+    if (!isFolder(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new UsageError(`cannot make the lock folder ${dir} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
       cause: error,
@@ -146,6 +161,7 @@ export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, la
   } finally {
     clearInterval(refresh);
     remove(path.join(dir, mine.name));
+    handOver(dir, mine);
     // The folder's watch wakes the waiters too, but a tick later; this process's own are woken now.
     ringAll(doorbells.get(dir));
   }
@@ -197,6 +213,10 @@ async function waitForTurn(dir: string, mine: Entry, label: string, watchedLookM
         .map(parseEntry)
         .filter((e): e is Entry => e !== undefined);
       let ahead: Entry | undefined;
+      // What this waiter is woken by: the nearest live ticket before its own (its predecessor) and the writers it
+      // waits for to take their tickets. Each writer further ahead leaves before its predecessor can.
+      let predecessor: Entry | undefined;
+      const awaited = new Set<string>();
       for (const e of entries) {
         const waitFor = e.kind === "c" ? choosing.has(e.name) : before(e, mine);
         if (!waitFor) continue;
@@ -205,7 +225,10 @@ async function waitForTurn(dir: string, mine: Entry, label: string, watchedLookM
           continue;
         }
         ahead ??= e;
+        if (e.kind === "c") awaited.add(e.name);
+        else if (!predecessor || before(predecessor, e)) predecessor = e;
       }
+      if (predecessor) awaited.add(predecessor.name);
       for (const name of choosing) if (!entries.some((e) => e.name === name)) choosing.delete(name);
       if (!ahead) return;
       if (Date.now() - started > QUEUE_WAIT_MS)
@@ -219,14 +242,37 @@ async function waitForTurn(dir: string, mine: Entry, label: string, watchedLookM
           bell.waiters.delete(wake);
           resolve();
         };
-        // Watched, the change wakes it: the look is only for what makes none. Unwatched, looks come soon, then every 8 ms.
+        // Watched, its predecessor's leaving wakes it: the look is for what makes no such change (a writer ahead killed,
+        // whose entry stays). Unwatched, looks come soon, then every 8 ms.
         const timer = setTimeout(wake, bell.watcher ? watchedLookMs : delay);
-        bell.waiters.add(wake);
+        bell.waiters.set(wake, awaited);
       });
       delay = Math.min(delay * 2, UNWATCHED_LOOK_MS);
     }
   } finally {
     leave();
+  }
+}
+
+/**
+ * After the holder `mine` left: remove the tickets of its successors that were killed while they waited (in queue
+ * order, up to the first one alive), so the first live waiter is woken by the removal of its predecessor's ticket now,
+ * not at its next look. Only this host's tickets: another host's dead entry is known by its age alone.
+ */
+function handOver(dir: string, mine: Entry): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const after = names
+    .map(parseEntry)
+    .filter((e): e is Entry => e?.kind === "t" && before(mine, e))
+    .sort((a, b) => (before(a, b) ? -1 : 1));
+  for (const e of after) {
+    if (e.host !== HOST || isProcessAlive(e.pid)) return;
+    remove(path.join(dir, e.name));
   }
 }
 
@@ -269,6 +315,14 @@ function remove(file: string): void {
     unlinkSync(file);
   } catch {
     // Already gone: another writer removed it as dead, or it was never made.
+  }
+}
+
+function isFolder(dir: string): boolean {
+  try {
+    return lstatSync(dir).isDirectory();
+  } catch {
+    return false;
   }
 }
 
