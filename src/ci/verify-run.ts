@@ -7,6 +7,7 @@ import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../store/run-file.js";
+import { resolveHandoffDir } from "../store/run-store.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeGateSignatures, trustedGateKeys } from "../trust/gate-statement.js";
 import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
@@ -54,6 +55,8 @@ export async function verifyRun(input: {
   root: string;
   /** The change under test (`OWNER/REPO#NUMBER`): the run must have been made for exactly it. */
   change?: string;
+  /** Where the suite lies in the checkout, which a team-store run's `suite:` handoff folder is read from (default `root`). */
+  suiteRoot?: string;
 }): Promise<VerifyReport> {
   const findings: VerifyFinding[] = [];
   const add = (check: VerifyCheck, ok: boolean, subject: string, message: string) => findings.push({ check, ok, subject, message });
@@ -90,6 +93,8 @@ export async function verifyRun(input: {
   }
   const config: SuiteConfig = { ...input.trust.config, policies: { ...input.trust.config.policies, require_signed_receipts: true } };
   const runAbs = path.resolve(input.runFile);
+  // A team-store run names its handoff folder from the suite's root; any other relative one lies beside the run file.
+  const handoffBase = { runFolder: path.dirname(runAbs), suiteRoot: path.resolve(input.suiteRoot ?? input.root) };
   // The admitted event is the run's claim that the gate admitted; CI re-judges it from the facts recorded before it.
   const rejudged = rejudgeAdmissions(file.events, config);
   // Globs come only from admitted actions' targets; the run file and handoff folders are paths, compared literally
@@ -104,11 +109,11 @@ export async function verifyRun(input: {
     const rejudgedProblems = rejudged
       .filter((r) => r.planner === wf.planner)
       .flatMap((r) => r.problems.map((p) => `admission at event ${r.seq}: ${p}`));
-    const targets = await checkAdmission(wf, runAbs, config, rejudgedProblems, add);
+    const targets = await checkAdmission(wf, handoffBase, config, rejudgedProblems, add);
     if (wf.admissions.length > 0) checkOutcome(file.state, wf, config, add);
     allowed.push(...(targets ?? []));
     // Only an admitted workflow's handoff folder (its hash checked against the admission) is the run's own record.
-    const handoffDir = targets && wf.handoff ? ownPath(input.root, path.resolve(path.dirname(runAbs), wf.handoff.dir)) : undefined;
+    const handoffDir = targets && wf.handoff ? ownPath(input.root, resolveHandoffDir(wf.handoff.dir, handoffBase)) : undefined;
     if (handoffDir) literal.push(`${handoffDir}/`);
   }
   if (input.changed) {
@@ -182,7 +187,7 @@ function decisions(wf: Workflow): Array<[{ kind: string; revision?: number } & R
  */
 async function checkAdmission(
   wf: Workflow,
-  runAbs: string,
+  handoffBase: { runFolder: string; suiteRoot: string },
   config: SuiteConfig,
   rejudged: readonly string[],
   add: (check: VerifyCheck, ok: boolean, subject: string, message: string) => void,
@@ -225,7 +230,7 @@ async function checkAdmission(
     problems.length === 0 ? `admitted on the approved and consented hash ${admission.handoff_hash}` : problems.join("; "),
   );
   if (!wf.handoff) return undefined;
-  const dir = path.resolve(path.dirname(runAbs), wf.handoff.dir);
+  const dir = resolveHandoffDir(wf.handoff.dir, handoffBase);
   let hash: string;
   try {
     hash = (await hashHandoff(dir)).hash;

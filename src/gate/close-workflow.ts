@@ -8,7 +8,7 @@ import { requireTransition, requireWorkflow } from "../run/refuse-transition.js"
 import type { Execution, Workflow } from "../run/run-schema.js";
 import { isFinal } from "../run/transition-table.js";
 import type { LoadedRun } from "../store/run-file.js";
-import type { RunStore } from "../store/run-store.js";
+import { type RunStore, resolveHandoffDir } from "../store/run-store.js";
 
 export const CLOSE_RESULTS = ["verified", "failed", "rolled_back", "abandoned"] as const;
 export type CloseResult = (typeof CLOSE_RESULTS)[number];
@@ -143,7 +143,8 @@ async function gatherExecution(
     );
   const root = path.resolve(executed.root ?? ".");
   const runFile = path.resolve(run.path);
-  const own = [path.relative(root, runFile), `${path.relative(root, path.resolve(path.dirname(runFile), wf.handoff.dir))}/`]
+  const handoffDir = resolveHandoffDir(wf.handoff.dir, { runFolder: store.runFolder(runRef), suiteRoot: run.state.suite.root });
+  const own = [path.relative(root, runFile), `${path.relative(root, handoffDir)}/`]
     .filter((p) => p !== "" && !p.startsWith("..") && !path.isAbsolute(p))
     .map((p) => p.split(path.sep).join("/"));
   // The plan held against the change is the part the gate admitted: an action nobody consented to is not approved work.

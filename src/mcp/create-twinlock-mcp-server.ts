@@ -130,6 +130,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         const handoff = agentHandoffPath(ctx.store, ctx.ref, handoff_dir, {
           runId: run.state.run_id,
           frozenBefore: wf?.handoff?.dir,
+          suiteRoot: run.state.suite.root,
           handoffRoot: ctx.handoffRoot,
           otherRunFolders: await otherRunFolders(ctx.store, ctx.ref),
         });
@@ -164,6 +165,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         const handoff = agentHandoffPath(ctx.store, ctx.ref, handoff_dir, {
           runId: current.state.run_id,
           frozenBefore: Object.hasOwn(current.state.workflows, planner) ? current.state.workflows[planner]?.handoff?.dir : undefined,
+          suiteRoot: current.state.suite.root,
           handoffRoot: ctx.handoffRoot,
           otherRunFolders: await otherRunFolders(ctx.store, ctx.ref),
         });
