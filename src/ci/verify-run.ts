@@ -14,7 +14,16 @@ import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
 import { rejudgeAdmissions } from "./rejudge-admissions.js";
 
 /** What a CI verification checks, one kind per line of its report. */
-export type VerifyCheck = "chain" | "gate" | "change" | "receipt" | "admission" | "outcome" | "handoff" | "changed-file";
+export type VerifyCheck =
+  | "chain"
+  | "gate"
+  | "change"
+  | "receipt"
+  | "admission"
+  | "outcome"
+  | "handoff"
+  | "verified-change"
+  | "changed-file";
 
 /** One finding: what was checked, of what, whether it holds, and why. */
 export interface VerifyFinding {
@@ -119,6 +128,7 @@ export async function verifyRun(input: {
   if (input.changed) {
     const scope = pathScope(allowed);
     const ownRecords = literalPathScope(literal);
+    for (const wf of Object.values(file.state.workflows)) checkVerifiedChange(wf, input.changed, ownRecords, add);
     for (const f of input.changed) {
       const inside = scope.includes(f.path) || ownRecords.includes(f.path);
       add(
@@ -165,6 +175,45 @@ function checkOutcome(
     problems.length === 0,
     subject,
     problems.length === 0 ? (outcome === "verified" ? "closed verified" : "executing, no stop open") : problems.join("; "),
+  );
+}
+
+/**
+ * A pair closed verified with its change recorded: the change under test must
+ * be that change, each file with the digest the person's close judged. A file
+ * changed again after the close (another commit pushed on the head), or one
+ * the close never saw, is work nobody verified. The run's own records are
+ * left out: the run file and handoff folder move after the close.
+ */
+function checkVerifiedChange(
+  wf: Workflow,
+  changed: readonly ChangedFile[],
+  ownRecords: { includes: (p: string) => boolean },
+  add: (check: VerifyCheck, ok: boolean, subject: string, message: string) => void,
+): void {
+  const recorded = wf.result?.outcome === "verified" ? wf.result.execution?.changed_files : undefined;
+  if (recorded === undefined) return;
+  const closed = new Map(recorded.filter((f) => !ownRecords.includes(f.path)).map((f) => [f.path, f.sha256]));
+  const now = new Map(changed.filter((f) => !ownRecords.includes(f.path)).map((f) => [f.path, f.sha256]));
+  const short = (d: string | null) => (d === null ? "deleted" : `${d.slice(0, 19)}…`);
+  const differ = [
+    ...[...now].flatMap(([p, d]) =>
+      !closed.has(p)
+        ? [`${p} (not in the verified change)`]
+        : closed.get(p) !== d
+          ? [`${p} (${short(closed.get(p) ?? null)} when verified, now ${short(d)})`]
+          : [],
+    ),
+    ...[...closed.keys()].filter((p) => !now.has(p)).map((p) => `${p} (in the verified change, not in this one)`),
+  ];
+  const shown = differ.length > 5 ? [...differ.slice(0, 5), `${differ.length - 5} more`] : differ;
+  add(
+    "verified-change",
+    differ.length === 0,
+    `${wf.planner}→${wf.executor}`,
+    differ.length === 0
+      ? `the change under test is the one closed verified (${closed.size} file${closed.size === 1 ? "" : "s"}, the same digests)`
+      : `the change under test is not the one closed verified: ${shown.join("; ")}; close it again on this head, or push only what was verified`,
   );
 }
 
