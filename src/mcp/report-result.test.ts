@@ -2,7 +2,18 @@ import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { TOKEN_SCOPES } from "../server/agent-tokens.js";
+import { admit } from "../gate/admit.js";
+import { createAgentToken, TOKEN_SCOPES } from "../server/agent-tokens.js";
+import {
+  apiOf,
+  call,
+  EXECUTOR,
+  freezeApproveConsent,
+  jsonOf,
+  removeServerWorlds,
+  reviewerFor,
+  serverWorld,
+} from "../test-support/gate-server-fixture.js";
 import { driveTo, type GateRun, makeGateRun, PLANNER, removeGateRuns, storeOf, workflowOf } from "../test-support/run-fixture.js";
 import { createTwinlockMcpServer } from "./create-twinlock-mcp-server.js";
 
@@ -78,5 +89,28 @@ describe("twinlock_report_result is the agent's report, never a verified close",
       "recorded your report: MD-29 closed failed by agent:executor-agent; state closed",
     );
     expect(workflowOf(g).result).toMatchObject({ outcome: "failed", residual: "V2 still races", by: "agent:executor-agent" });
+  });
+});
+
+describe("the gate server's result route", () => {
+  afterAll(removeServerWorlds);
+
+  it("refuses an agent token's verified (attack: the agent closes its own work over the API), records nothing, and takes its failed", async () => {
+    const w = await serverWorld();
+    await freezeApproveConsent(w, await reviewerFor(w, "alice"));
+    const admitted = await admit({ store: w.store, run: w.runFile, executor: EXECUTOR, actor: "executor-agent" });
+    expect(admitted.admitted).toBe(true);
+    const { token } = await createAgentToken(w.home, { agent: "executor-agent", runId: w.runId });
+    const before = readFileSync(w.runFile);
+    const refused = await jsonOf(await call(w, apiOf(w).result, { token, json: { result: "verified", residual: "none" } }));
+    expect(refused.status).toBe(400);
+    expect(String(refused.body.message)).toContain("closing as verified needs the executed change");
+    expect(readFileSync(w.runFile).equals(before)).toBe(true);
+    const failed = await jsonOf(await call(w, apiOf(w).result, { token, json: { result: "failed", residual: "V2 races" } }));
+    expect(failed.status, JSON.stringify(failed.body)).toBe(200);
+    expect((await w.store.read(w.runFile)).state.workflows[PLANNER]?.result).toMatchObject({
+      outcome: "failed",
+      by: "agent:executor-agent",
+    });
   });
 });
