@@ -248,3 +248,51 @@ describe("what happened after the admission", () => {
     expect(r.stdout).toMatch(/^FAIL {2}outcome {2}MD-29→MD-30: closed failed/m);
   });
 });
+
+describe("the head a verified close did not cover", () => {
+  it("passes the head a person closed verified, and fails a head the agent pushed after the close, naming each file that changed since", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    const close = await cliIn(g.dir, [
+      "close",
+      "run.json",
+      "MD-29",
+      "--result",
+      "verified",
+      "--git-range",
+      `${base}...${head}`,
+      "--criterion",
+      "V1=passed:go test",
+      "--criterion",
+      "V2=passed:go test -race",
+      "--home",
+      g.home,
+    ]);
+    expect(close.code, close.output).toBe(0);
+    const same = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${head}`]);
+    expect(same.code, same.output).toBe(0);
+    expect(same.stdout).toMatch(
+      /^ok {4}verified-change {2}MD-29→MD-30: the change under test is the one closed verified \(2 files, the same digests\)$/m,
+    );
+    // After the verified close the agent pushes one more commit, still inside the plan's targets (attack: verified work swapped).
+    writeFileSync(path.join(g.dir, "cart/cache.go"), "package cart // unlocked again\n");
+    writeFileSync(path.join(g.dir, "cart/cache_extra_test.go"), "package cart\n");
+    gitIn(g.dir, "add", "cart");
+    gitIn(g.dir, "commit", "-q", "-m", "after the close");
+    const later = gitIn(g.dir, "rev-parse", "HEAD");
+    const moved = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${later}`]);
+    expect(moved.code, moved.output).toBe(1);
+    expect(moved.stdout).toMatch(
+      /^FAIL {2}verified-change {2}MD-29→MD-30: the change under test is not the one closed verified: cart\/cache\.go \(sha256:[0-9a-f]{12}… when verified, now sha256:[0-9a-f]{12}…\); cart\/cache_extra_test\.go \(not in the verified change\); close it again on this head/m,
+    );
+    // A change that drops a verified file is not the verified change either.
+    const fewer = await cliIn(g.dir, ["verify", "run.json", "--changed-files", "/dev/null"]);
+    expect(fewer.stdout).toMatch(/cart\/cache\.go \(in the verified change, not in this one\)/);
+  });
+
+  it("adds no such finding for a pair still executing or closed without a recorded change", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${head}`]);
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout).not.toContain("verified-change");
+  });
+});

@@ -7,13 +7,23 @@ import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../store/run-file.js";
+import { resolveHandoffDir } from "../store/run-store.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeGateSignatures, trustedGateKeys } from "../trust/gate-statement.js";
 import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
 import { rejudgeAdmissions } from "./rejudge-admissions.js";
 
 /** What a CI verification checks, one kind per line of its report. */
-export type VerifyCheck = "chain" | "gate" | "change" | "receipt" | "admission" | "outcome" | "handoff" | "changed-file";
+export type VerifyCheck =
+  | "chain"
+  | "gate"
+  | "change"
+  | "receipt"
+  | "admission"
+  | "outcome"
+  | "handoff"
+  | "verified-change"
+  | "changed-file";
 
 /** One finding: what was checked, of what, whether it holds, and why. */
 export interface VerifyFinding {
@@ -54,6 +64,8 @@ export async function verifyRun(input: {
   root: string;
   /** The change under test (`OWNER/REPO#NUMBER`): the run must have been made for exactly it. */
   change?: string;
+  /** Where the suite lies in the checkout, which a team-store run's `suite:` handoff folder is read from (default `root`). */
+  suiteRoot?: string;
 }): Promise<VerifyReport> {
   const findings: VerifyFinding[] = [];
   const add = (check: VerifyCheck, ok: boolean, subject: string, message: string) => findings.push({ check, ok, subject, message });
@@ -90,6 +102,8 @@ export async function verifyRun(input: {
   }
   const config: SuiteConfig = { ...input.trust.config, policies: { ...input.trust.config.policies, require_signed_receipts: true } };
   const runAbs = path.resolve(input.runFile);
+  // A team-store run names its handoff folder from the suite's root; any other relative one lies beside the run file.
+  const handoffBase = { runFolder: path.dirname(runAbs), suiteRoot: path.resolve(input.suiteRoot ?? input.root) };
   // The admitted event is the run's claim that the gate admitted; CI re-judges it from the facts recorded before it.
   const rejudged = rejudgeAdmissions(file.events, config);
   // Globs come only from admitted actions' targets; the run file and handoff folders are paths, compared literally
@@ -104,16 +118,17 @@ export async function verifyRun(input: {
     const rejudgedProblems = rejudged
       .filter((r) => r.planner === wf.planner)
       .flatMap((r) => r.problems.map((p) => `admission at event ${r.seq}: ${p}`));
-    const targets = await checkAdmission(wf, runAbs, config, rejudgedProblems, add);
+    const targets = await checkAdmission(wf, handoffBase, config, rejudgedProblems, add);
     if (wf.admissions.length > 0) checkOutcome(file.state, wf, config, add);
     allowed.push(...(targets ?? []));
     // Only an admitted workflow's handoff folder (its hash checked against the admission) is the run's own record.
-    const handoffDir = targets && wf.handoff ? ownPath(input.root, path.resolve(path.dirname(runAbs), wf.handoff.dir)) : undefined;
+    const handoffDir = targets && wf.handoff ? ownPath(input.root, resolveHandoffDir(wf.handoff.dir, handoffBase)) : undefined;
     if (handoffDir) literal.push(`${handoffDir}/`);
   }
   if (input.changed) {
     const scope = pathScope(allowed);
     const ownRecords = literalPathScope(literal);
+    for (const wf of Object.values(file.state.workflows)) checkVerifiedChange(wf, input.changed, ownRecords, add);
     for (const f of input.changed) {
       const inside = scope.includes(f.path) || ownRecords.includes(f.path);
       add(
@@ -163,6 +178,45 @@ function checkOutcome(
   );
 }
 
+/**
+ * A pair closed verified with its change recorded: the change under test must
+ * be that change, each file with the digest the person's close judged. A file
+ * changed again after the close (another commit pushed on the head), or one
+ * the close never saw, is work nobody verified. The run's own records are
+ * left out: the run file and handoff folder move after the close.
+ */
+function checkVerifiedChange(
+  wf: Workflow,
+  changed: readonly ChangedFile[],
+  ownRecords: { includes: (p: string) => boolean },
+  add: (check: VerifyCheck, ok: boolean, subject: string, message: string) => void,
+): void {
+  const recorded = wf.result?.outcome === "verified" ? wf.result.execution?.changed_files : undefined;
+  if (recorded === undefined) return;
+  const closed = new Map(recorded.filter((f) => !ownRecords.includes(f.path)).map((f) => [f.path, f.sha256]));
+  const now = new Map(changed.filter((f) => !ownRecords.includes(f.path)).map((f) => [f.path, f.sha256]));
+  const short = (d: string | null) => (d === null ? "deleted" : `${d.slice(0, 19)}…`);
+  const differ = [
+    ...[...now].flatMap(([p, d]) =>
+      !closed.has(p)
+        ? [`${p} (not in the verified change)`]
+        : closed.get(p) !== d
+          ? [`${p} (${short(closed.get(p) ?? null)} when verified, now ${short(d)})`]
+          : [],
+    ),
+    ...[...closed.keys()].filter((p) => !now.has(p)).map((p) => `${p} (in the verified change, not in this one)`),
+  ];
+  const shown = differ.length > 5 ? [...differ.slice(0, 5), `${differ.length - 5} more`] : differ;
+  add(
+    "verified-change",
+    differ.length === 0,
+    `${wf.planner}→${wf.executor}`,
+    differ.length === 0
+      ? `the change under test is the one closed verified (${closed.size} file${closed.size === 1 ? "" : "s"}, the same digests)`
+      : `the change under test is not the one closed verified: ${shown.join("; ")}; close it again on this head, or push only what was verified`,
+  );
+}
+
 /** A workflow's decisions that a person signs, each with the right it needs. */
 function decisions(wf: Workflow): Array<[{ kind: string; revision?: number } & Record<string, unknown>, Right]> {
   return [
@@ -182,7 +236,7 @@ function decisions(wf: Workflow): Array<[{ kind: string; revision?: number } & R
  */
 async function checkAdmission(
   wf: Workflow,
-  runAbs: string,
+  handoffBase: { runFolder: string; suiteRoot: string },
   config: SuiteConfig,
   rejudged: readonly string[],
   add: (check: VerifyCheck, ok: boolean, subject: string, message: string) => void,
@@ -225,7 +279,7 @@ async function checkAdmission(
     problems.length === 0 ? `admitted on the approved and consented hash ${admission.handoff_hash}` : problems.join("; "),
   );
   if (!wf.handoff) return undefined;
-  const dir = path.resolve(path.dirname(runAbs), wf.handoff.dir);
+  const dir = resolveHandoffDir(wf.handoff.dir, handoffBase);
   let hash: string;
   try {
     hash = (await hashHandoff(dir)).hash;

@@ -205,7 +205,9 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
 
   program
     .command("close")
-    .description("close a workflow: verified, failed or rolled_back after execution; abandoned or failed before")
+    .description(
+      "close a workflow: verified (with the executed change: --git-range or --changed-files), failed or rolled_back after execution; abandoned or failed before",
+    )
     .argument("<run>", "run file")
     .argument("<planner>", "planner ID")
     .requiredOption("--result <result>", "verified, failed, rolled_back or abandoned")

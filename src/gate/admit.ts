@@ -190,7 +190,7 @@ async function gather(input: AdmitInput, state: RunState, wf: Workflow | undefin
     // A finished pair admits nothing: its recorded folder is not read (an imported run's folder may name anything).
     rehash:
       wf?.handoff && wf.state !== "closed" && wf.state !== "failed"
-        ? await rehash(handoffPathOf(input.store, input.run, wf.handoff.dir), gateFolders(input.store.home))
+        ? await rehash(handoffPathOf(input.store, input.run, wf.handoff.dir, state.suite.root), gateFolders(input.store.home))
         : { error: wf?.handoff ? `${wf.planner} is ${wf.state}` : "nothing is frozen" },
     frozenBytes: wf?.handoff ? verifyFrozenBytes(input.store.home, wf.handoff.files) : [],
     actionIds: wf?.handoff && pinned ? frozenActionIds(input.store.home, wf.handoff.files, pinned.handoffFormat) : [],

@@ -77,7 +77,7 @@ export async function bindSession(
       wf,
       admission.requested.actions,
       input.projectDir,
-      realOr(handoffPathOf(store, input.runFile, wf.handoff.dir)),
+      realOr(handoffPathOf(store, input.runFile, wf.handoff.dir, run.state.suite.root)),
       input.note,
     ),
     checkout_dir: resolveRealPath(input.checkoutDir, "/"),
@@ -114,7 +114,7 @@ export async function bindPlannerSession(input: BindCommon & { planner: string; 
       `!STOP:${stop.reason} is open on ${stop.workflow ?? "the run"}: ${wf.planner}'s session is not bound; resolve the stop (twinlock resolve-stop) first`,
     );
   const project = resolveRealPath(input.projectDir, "/");
-  const handoff = plannerHandoffDir(store, input.runFile, wf, input.handoffDir, project);
+  const handoff = plannerHandoffDir(store, input.runFile, run.state.suite.root, wf, input.handoffDir, project);
   const pinned = loadRunSuite(store.home, run.state, wf);
   // The project may hold the handoff folder (agent-work/handoff), never the other way round; the gate's folders neither.
   if (isWithin(project, handoff))
@@ -228,8 +228,15 @@ export async function unbindSession(home: GateHome, binding: SessionBinding): Pr
  * folder, or when its path goes through a symbolic link (as an admitted
  * target is): the folder a person named is the folder the planner writes.
  */
-function plannerHandoffDir(store: RunStore, ref: string, wf: Workflow, given: string | undefined, project: string): string {
-  const frozen = wf.handoff ? handoffPathOf(store, ref, wf.handoff.dir) : undefined;
+function plannerHandoffDir(
+  store: RunStore,
+  ref: string,
+  suiteRoot: string,
+  wf: Workflow,
+  given: string | undefined,
+  project: string,
+): string {
+  const frozen = wf.handoff ? handoffPathOf(store, ref, wf.handoff.dir, suiteRoot) : undefined;
   const named = given ?? frozen;
   if (named === undefined)
     throw new UsageError(`${wf.planner} has frozen nothing yet, so the run names no handoff folder: give it with --handoff DIR`);

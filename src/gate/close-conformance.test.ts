@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -6,8 +6,17 @@ import { actionTargetGlobs } from "../conformance/action-targets.js";
 import { checkConformance } from "../conformance/check-conformance.js";
 import { readRunFile } from "../store/run-file.js";
 import { runCli } from "../test-support/run-cli.js";
-import { driveTo, makeGateRun, PLANNER, removeGateRuns, storeOf, workflowOf } from "../test-support/run-fixture.js";
-import { closeWorkflow } from "./close-workflow.js";
+import {
+  closeVerifiedAsOlderRuns,
+  conformingChange,
+  driveTo,
+  makeGateRun,
+  PLANNER,
+  removeGateRuns,
+  storeOf,
+  workflowOf,
+} from "../test-support/run-fixture.js";
+import { closeWorkflow, VERIFIED_NEEDS_CHANGE } from "./close-workflow.js";
 import { raiseStop } from "./hard-stops.js";
 import { presentPlan } from "./present-plan.js";
 
@@ -158,7 +167,8 @@ describe("close records the executed change against the plan", () => {
 
   it("still replays a run closed without an execution record, as runs closed before issue 13 were", async () => {
     const g = makeGateRun();
-    await driveTo(g, "closed", { closedVia: "verified" });
+    await driveTo(g, "executing");
+    await closeVerifiedAsOlderRuns(g);
     expect(workflowOf(g).result).not.toHaveProperty("execution");
     expect(readRunFile(g.runFile).state.workflows[PLANNER]?.state).toBe("closed");
   });
@@ -189,8 +199,105 @@ describe("close records the executed change against the plan", () => {
     await driveTo(g, "executing");
     await raiseStop({ store: storeOf(g), run: g.runFile, reason: "bad-change", actor: "alice" });
     await expect(
-      closeWorkflow({ run: g.runFile, store: storeOf(g), planner: PLANNER, result: "verified", actor: "a-person" }),
+      closeWorkflow({
+        run: g.runFile,
+        store: storeOf(g),
+        planner: PLANNER,
+        result: "verified",
+        actor: "a-person",
+        executed: conformingChange(g),
+      }),
     ).rejects.toThrow("MD-29 is held by the stop bad-change on the whole run, so the work is not verified");
     expect(workflowOf(g).state).toBe("executing");
+  });
+});
+
+describe("a verified close holds evidence of the change", () => {
+  it("refuses verified with no recorded change, from the library and from the CLI (exit 2, one line naming what to pass), and records nothing", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "executing");
+    const before = readFileSync(g.runFile);
+    await expect(
+      closeWorkflow({ run: g.runFile, store: storeOf(g), planner: PLANNER, result: "verified", residual: "none", actor: "a-person" }),
+    ).rejects.toThrow(VERIFIED_NEEDS_CHANGE);
+    // Criteria alone name no changed file: the same refusal (attack: a verified close with `--criterion V1=passed:true` and nothing else).
+    for (const extra of [[], ["--criterion", "V1=passed:true", "--criterion", "V2=passed:true"]]) {
+      const r = await runCli(["close", g.runFile, PLANNER, "--result", "verified", ...extra, "--home", g.home]);
+      expect(r.code, r.output).toBe(2);
+      expect(r.stderr.trimEnd().split("\n")).toEqual([`twinlock: ${VERIFIED_NEEDS_CHANGE}`]);
+    }
+    expect(readFileSync(g.runFile).equals(before)).toBe(true);
+    expect(workflowOf(g).state).toBe("executing");
+  });
+
+  it("records the verified close with the change it was judged by", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "closed", { closedVia: "verified" });
+    const result = workflowOf(g).result;
+    expect(result?.outcome).toBe("verified");
+    expect(result?.execution?.changed_files.map((f) => f.path)).toEqual(["cart/cache_race_test.go", "cart/cache.go"]);
+    expect(result?.execution?.conformance).toEqual({
+      actions_not_done: [],
+      files_outside_plan: [],
+      criteria_without_evidence: [],
+      criteria_failed: [],
+    });
+  });
+
+  it("still takes failed and rolled_back after execution without a change or a --residual", async () => {
+    for (const result of ["failed", "rolled_back"] as const) {
+      const g = makeGateRun();
+      await driveTo(g, "executing");
+      const r = await runCli(["close", g.runFile, PLANNER, "--result", result, "--home", g.home]);
+      expect(r.code, r.output).toBe(0);
+      expect(workflowOf(g).result?.outcome).toBe(result);
+    }
+  });
+
+  it("does not tell a refused verified close that a --residual is needed after execution", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "executing");
+    const list = path.join(g.dir, "changed.txt");
+    writeFileSync(list, "cart/cache_race_test.go\n");
+    const r = await runCli(["close", g.runFile, PLANNER, "--result", "verified", "--changed-files", list, "--home", g.home]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/close with --result failed or rolled_back \(the deviations are kept with the close\)$/m);
+    expect(r.stderr).not.toContain("--residual");
+  });
+});
+
+describe("close's exit codes follow the README's table", () => {
+  it("refuses a result the state does not allow as an illegal transition (exit 1), and a missing --residual before execution as bad usage (exit 2)", async () => {
+    const before = makeGateRun();
+    await driveTo(before, "plan_review_pending");
+    const verified = await runCli(["close", before.runFile, PLANNER, "--result", "verified", "--home", before.home]);
+    expect(verified.code, verified.output).toBe(1);
+    expect(verified.stderr).toMatch(
+      /MD-29 is plan_review_pending, not executing, so it cannot close verified: close it with --result abandoned or failed/,
+    );
+    const listed = await runCli([
+      "close",
+      before.runFile,
+      PLANNER,
+      "--result",
+      "failed",
+      "--residual",
+      "x",
+      "--changed-files",
+      "/dev/null",
+      "--home",
+      before.home,
+    ]);
+    expect(listed.code, listed.output).toBe(1);
+    expect(listed.stderr).toMatch(/only an executing workflow records an executed change/);
+    const noResidual = await runCli(["close", before.runFile, PLANNER, "--result", "abandoned", "--home", before.home]);
+    expect(noResidual.code).toBe(2);
+    expect(noResidual.stderr).toMatch(/closing before execution needs --residual TEXT/);
+    const running = makeGateRun();
+    await driveTo(running, "executing");
+    const abandoned = await runCli(["close", running.runFile, PLANNER, "--result", "abandoned", "--residual", "x", "--home", running.home]);
+    expect(abandoned.code, abandoned.output).toBe(1);
+    expect(abandoned.stderr).toMatch(/MD-29 is executing, so it cannot close abandoned/);
+    expect(workflowOf(running).state).toBe("executing");
   });
 });

@@ -8,10 +8,14 @@ import { requireTransition, requireWorkflow } from "../run/refuse-transition.js"
 import type { Execution, Workflow } from "../run/run-schema.js";
 import { isFinal } from "../run/transition-table.js";
 import type { LoadedRun } from "../store/run-file.js";
-import type { RunStore } from "../store/run-store.js";
+import { type RunStore, resolveHandoffDir } from "../store/run-store.js";
 
 export const CLOSE_RESULTS = ["verified", "failed", "rolled_back", "abandoned"] as const;
 export type CloseResult = (typeof CLOSE_RESULTS)[number];
+
+/** Why a verified close without the executed change is refused, and what to pass. */
+export const VERIFIED_NEEDS_CHANGE =
+  "closing as verified needs the executed change to judge against the admitted actions: pass --git-range BASE...HEAD or --changed-files FILE (with --criterion ID=passed:COMMAND for each acceptance criterion)";
 
 /**
  * Close a workflow. After execution: `verified`, `failed` or `rolled_back`,
@@ -43,13 +47,18 @@ export async function closeWorkflow(input: {
       // A closed or failed workflow: the standard refusal, naming the state and that nothing follows.
       if (isFinal(wf.state)) requireTransition(input.run, wf, "closed", "close the workflow");
       const executing = wf.state === "executing";
+      // Which results a state allows is the transition table's rule, so a wrong one is refused (exit 1), as an illegal transition is.
       if (!executing && input.result !== "failed" && input.result !== "abandoned") {
-        throw new UsageError(
-          `${wf.planner} is ${wf.state}, not executing: close it with --result abandoned or failed and a --residual record`,
+        throw new RefusalError(
+          `${wf.planner} is ${wf.state}, not executing, so it cannot close ${input.result}: close it with --result abandoned or failed and a --residual record`,
+          { code: "TRANSITION_REFUSED", state: wf.state },
         );
       }
       if (executing && input.result === "abandoned")
-        throw new UsageError("an executing workflow closes as verified, failed or rolled_back");
+        throw new RefusalError(
+          `${wf.planner} is executing, so it cannot close abandoned: an executing workflow closes as verified, failed or rolled_back`,
+          { code: "TRANSITION_REFUSED", state: wf.state },
+        );
       if (!executing && !input.residual?.trim())
         throw new UsageError("closing before execution needs --residual TEXT recording what was left undone");
       if (!executing && input.result === "failed") {
@@ -61,8 +70,9 @@ export async function closeWorkflow(input: {
       }
       requireTransition(input.run, wf, "closed", "close the workflow");
       if (execution && !executing)
-        throw new UsageError(
+        throw new RefusalError(
           `${wf.planner} is ${wf.state}: only an executing workflow records an executed change (--changed-files, --criterion)`,
+          { code: "TRANSITION_REFUSED", state: wf.state },
         );
       // "verified" is the word CI takes for approved work: not while a person's stop holds the pair or the run.
       const stop = input.result === "verified" ? openStops(current.state, wf.planner)[0] : undefined;
@@ -71,11 +81,13 @@ export async function closeWorkflow(input: {
           `${wf.planner} is held by the stop ${stop.reason}${stop.workflow === null ? " on the whole run" : ""}, so the work is not verified; a person lifts the stop first, or close with --result failed or rolled_back`,
           { attack: "verified-under-stop" },
         );
+      // "verified" is a judgement of the change itself: without the change recorded there is nothing to judge it by.
+      if (input.result === "verified" && !execution) throw new UsageError(VERIFIED_NEEDS_CHANGE);
       if (input.result === "verified" && execution) {
         const deviations = deviationsOf(execution.record.conformance);
         if (deviations.length > 0)
           throw new RefusalError(
-            `${wf.planner}'s change does not conform to the approved plan (${deviations.join("; ")}), so the work is not verified; close with --result failed (or rolled_back) and a --residual record`,
+            `${wf.planner}'s change does not conform to the approved plan (${deviations.join("; ")}), so the work is not verified; close with --result failed or rolled_back (the deviations are kept with the close)`,
             { deviations },
           );
       }
@@ -118,7 +130,10 @@ async function gatherExecution(
   const run = await store.read(runRef);
   const wf = requireWorkflow(run.state.workflows, planner);
   if (wf.state !== "executing" || !wf.handoff)
-    throw new UsageError(`${planner} is ${wf.state}: only an executing workflow records an executed change (--changed-files, --criterion)`);
+    throw new RefusalError(
+      `${planner} is ${wf.state}: only an executing workflow records an executed change (--changed-files, --criterion)`,
+      { code: "TRANSITION_REFUSED", state: wf.state },
+    );
   const model = readFrozenModel(store.home, wf.handoff.files, loadPinnedPolicy(store.home, run.state.suite).handoffFormat);
   const known = new Set(model.criteria.map((c) => c.id));
   const unknown = executed.criteria.find((c) => !known.has(c.id));
@@ -128,7 +143,8 @@ async function gatherExecution(
     );
   const root = path.resolve(executed.root ?? ".");
   const runFile = path.resolve(run.path);
-  const own = [path.relative(root, runFile), `${path.relative(root, path.resolve(path.dirname(runFile), wf.handoff.dir))}/`]
+  const handoffDir = resolveHandoffDir(wf.handoff.dir, { runFolder: store.runFolder(runRef), suiteRoot: run.state.suite.root });
+  const own = [path.relative(root, runFile), `${path.relative(root, handoffDir)}/`]
     .filter((p) => p !== "" && !p.startsWith("..") && !path.isAbsolute(p))
     .map((p) => p.split(path.sep).join("/"));
   // The plan held against the change is the part the gate admitted: an action nobody consented to is not approved work.

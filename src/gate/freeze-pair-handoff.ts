@@ -7,7 +7,7 @@ import { withBlobsLock } from "../home/frozen-quota.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { FreezeReceipt, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
-import { handoffPathOf, type RunStore } from "../store/run-store.js";
+import { handoffPathOf, type RunStore, recordedHandoffDir } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import { requireScopeInPlan } from "./action-scope.js";
@@ -59,7 +59,8 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
   // Gather first: the run, its pinned suite and the frozen copy; then decide under the locks.
   const { run: run0, workflow: wf0, pinned } = await gatherPinned(input.store, input.run, input.planner);
   requireTransition(input.run, wf0, "handoff_frozen", "freeze the handoff");
-  const dirGiven = input.handoffDir ?? (wf0.handoff ? handoffPathOf(input.store, input.run, wf0.handoff.dir) : undefined);
+  const dirGiven =
+    input.handoffDir ?? (wf0.handoff ? handoffPathOf(input.store, input.run, wf0.handoff.dir, run0.state.suite.root) : undefined);
   if (!dirGiven) throw new UsageError(`no handoff folder: pass --handoff DIR the first time you freeze ${wf0.planner}`);
   const dir = path.resolve(dirGiven);
   // The snapshot refuses a folder overlapping the gate home, by name and by real path.
@@ -105,9 +106,9 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
               `the handoff has not changed since revision ${wf.revision} (${snapshot.hash}); there is nothing to re-freeze`,
             );
           }
-          // Beside a run file the folder is recorded relative to it (the pair moves together); otherwise absolute.
-          const rel = runDir === undefined ? dir : path.relative(runDir, dir);
-          const storedDir = rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? dir : rel.split(path.sep).join("/");
+          // Beside a run file the folder is recorded relative to it (the pair moves together); in a team store relative to
+          // the suite when it lies inside it (so CI finds it in its checkout); otherwise absolute.
+          const storedDir = recordedHandoffDir(dir, { runFolder: runDir, suiteRoot: current.state.suite.root });
           const revision = wf.revision + 1;
           const voided = wf.reviews.length > 0 || wf.consents.length > 0;
           const unsigned: FreezeReceipt = {

@@ -48,7 +48,7 @@ export async function pairStatusFromRun(
   let handoffChanged: string[] | null = null;
   if (wf.handoff && REHASHED_STATES.has(wf.state)) {
     try {
-      const current = await hashHandoff(handoffPathOf(store, runFile, wf.handoff.dir), gateFolders(store.home));
+      const current = await hashHandoff(handoffPathOf(store, runFile, wf.handoff.dir, run.state.suite.root), gateFolders(store.home));
       if (current.hash !== wf.handoff.hash) handoffChanged = describeChanges(wf.handoff.files, current.files);
     } catch (error) {
       handoffChanged = [(error as Error).message];

@@ -21,6 +21,9 @@ import { agentHandoffPath, type RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
 import { liveHandoffReadiness } from "./live-handoff-source.js";
 
+/** What the agent may report of its work: any ending but verified, which is a person's call on the executed change. */
+const AgentResultReport = ResultRequest.extend({ result: z.enum(["failed", "rolled_back", "abandoned"]) });
+
 /** What one MCP session may reach: one run (and perhaps one pair), some scopes, an actor name for the log. */
 export interface McpGateContext {
   store: RunStore;
@@ -127,6 +130,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         const handoff = agentHandoffPath(ctx.store, ctx.ref, handoff_dir, {
           runId: run.state.run_id,
           frozenBefore: wf?.handoff?.dir,
+          suiteRoot: run.state.suite.root,
           handoffRoot: ctx.handoffRoot,
           otherRunFolders: await otherRunFolders(ctx.store, ctx.ref),
         });
@@ -161,6 +165,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         const handoff = agentHandoffPath(ctx.store, ctx.ref, handoff_dir, {
           runId: current.state.run_id,
           frozenBefore: Object.hasOwn(current.state.workflows, planner) ? current.state.workflows[planner]?.handoff?.dir : undefined,
+          suiteRoot: current.state.suite.root,
           handoffRoot: ctx.handoffRoot,
           otherRunFolders: await otherRunFolders(ctx.store, ctx.ref),
         });
@@ -250,14 +255,18 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     "twinlock_report_result",
     {
       title: "Report the result",
-      description: "Close the pair's workflow with how the work ended (verified, failed, rolled_back, abandoned) and what was left undone.",
-      inputSchema: { planner: plannerArg, ...ResultRequest.shape },
+      description:
+        "Report that the work did not end as planned: failed or rolled_back after execution, abandoned or failed before it, with what was left undone. This is your report, recorded as a close made by you (the log names you), never as verified: verifying the work is a person's call on the executed change (`twinlock close RUN ID --result verified --git-range BASE...HEAD`). When the work is done, say so to the person and give them that command.",
+      inputSchema: { planner: plannerArg, ...AgentResultReport.shape },
     },
     async ({ planner, result, residual }) =>
       answer(ctx, async () => {
         need("result", planner);
         const r = await closeWorkflow({ store: ctx.store, run: ctx.ref, planner, result, residual, actor: ctx.actor });
-        return { text: `recorded ${result} for ${planner}; state ${r.workflow.state}`, data: { state: r.workflow.state } };
+        return {
+          text: `recorded your report: ${planner} closed ${result} by ${ctx.actor}; state ${r.workflow.state}`,
+          data: { state: r.workflow.state, outcome: result, reported_by: ctx.actor },
+        };
       }),
   );
 

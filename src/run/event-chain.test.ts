@@ -16,7 +16,7 @@ import { reviewPairPlan } from "../gate/review-pair-plan.js";
 import { folderRunStore } from "../home/folder-run-store.js";
 import { readRunFile } from "../store/run-file.js";
 import { runCli } from "../test-support/run-cli.js";
-import { testHome } from "../test-support/run-fixture.js";
+import { conformingChange, testHome } from "../test-support/run-fixture.js";
 import { makeTempDir, removeTempDirs, unsignedExampleSuite } from "../test-support/temp-suite.js";
 import { applyEvent, replayEvents } from "./apply-event.js";
 import { GENESIS, hashEvent, verifyChain } from "./event-chain.js";
@@ -86,7 +86,8 @@ async function buildRun(mode: "APPLY_SAFE" | "APPLY_APPROVED"): Promise<RunFile>
     planner: PLANNER,
     result: "verified",
     residual: "none",
-    actor: "executor-agent",
+    actor: "alice",
+    executed: conformingChange({ dir: path.dirname(runFile) }, ["V1", "V2", "V3"]),
   });
   return JSON.parse(readFileSync(runFile, "utf8")) as RunFile;
 }

@@ -25,7 +25,7 @@ import { type ReviewDecision, reviewPairPlan } from "../gate/review-pair-plan.js
 import { checkReadiness } from "../handoff/check-readiness.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import { readRunFile } from "../store/run-file.js";
-import { pinForTest, testHome } from "../test-support/run-fixture.js";
+import { conformingChange, pinForTest, testHome } from "../test-support/run-fixture.js";
 import { makeTempDir, removeTempDirs, renameSuiteId, unsignedExampleSuite } from "../test-support/temp-suite.js";
 import { GENESIS, hashEvent } from "./event-chain.js";
 import type { RunEvent, RunFile } from "./run-schema.js";
@@ -424,6 +424,11 @@ class Close extends Step {
         result: this.result,
         residual: this.residual ? "left for the next run" : undefined,
         actor: "executor-agent",
+        // A verified close is judged by the change: the one that conforms to the frozen plan (the revision adds V3).
+        executed:
+          this.result === "verified" && executing
+            ? conformingChange(r, m.frozenVariant === 1 ? ["V1", "V2", "V3"] : ["V1", "V2"])
+            : undefined,
       }),
     );
     if (ok && !m.corrupted) m.state = !executing && this.result === "failed" ? "failed" : "closed";

@@ -162,7 +162,7 @@ function argvFor(command: CommandName, g: GateRun, scenario: Scenario, hash: str
       return ["admit", run, EXECUTOR, "--actor", "executor-agent"];
     case "close":
       return scenario.state === "executing"
-        ? ["close", run, PLANNER, "--result", "verified", "--actor", "executor-agent"]
+        ? ["close", run, PLANNER, "--result", "rolled_back", "--actor", "executor-agent"]
         : ["close", run, PLANNER, "--result", "abandoned", "--residual", "left undone on purpose", "--actor", "alice"];
     case "stop":
       return ["stop", run, "--reason", "table-check", "--workflow", PLANNER, "--actor", "alice"];

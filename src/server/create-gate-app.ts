@@ -660,6 +660,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const handoff = agentHandoffPath(store, ref, body.handoff_dir, {
       runId: run.state.run_id,
       frozenBefore,
+      suiteRoot: run.state.suite.root,
       handoffRoot: config.handoffRoot,
       otherRunFolders: await otherRunFolders(store, ref),
     });

@@ -20,9 +20,51 @@ export interface RunListing {
   updated_at: string;
 }
 
-/** A handoff folder a run names (or a caller gives), as an absolute path: relative ones are beside the run file, else from the working folder. */
-export function handoffPathOf(store: RunStore, ref: string, dir: string): string {
-  return path.resolve(store.runFolder(ref) ?? process.cwd(), dir);
+/**
+ * How a freeze records a folder that lies inside the run's suite, on a store
+ * whose runs are not files (a team store): `suite:` and the POSIX path from
+ * the suite's root. Every reader resolves it from the suite's root where it
+ * reads (the pinned suite on the gate's machine, the suite in the checkout in
+ * CI), so the record names the same folder on every machine.
+ */
+export const SUITE_RELATIVE = "suite:";
+
+/**
+ * The handoff folder a run names, as an absolute path: `suite:REL` from
+ * `suiteRoot`; another relative one beside the run file (folder store), else
+ * from the working folder; an absolute one (older team-store runs) as it is.
+ */
+export function resolveHandoffDir(dir: string, base: { runFolder: string | undefined; suiteRoot: string }): string {
+  if (dir.startsWith(SUITE_RELATIVE)) return path.resolve(base.suiteRoot, dir.slice(SUITE_RELATIVE.length) || ".");
+  return path.resolve(base.runFolder ?? process.cwd(), dir);
+}
+
+/**
+ * The form a freeze records `abs` in (see resolveHandoffDir): beside a run
+ * file, relative to it (the pair moves together); on a store without run
+ * files, `suite:REL` when it lies inside the suite; otherwise absolute.
+ */
+export function recordedHandoffDir(abs: string, base: { runFolder: string | undefined; suiteRoot: string }): string {
+  if (base.runFolder !== undefined) {
+    const r = path.relative(base.runFolder, abs);
+    const rel = r === "" ? "." : r.startsWith("..") || path.isAbsolute(r) ? undefined : r.split(path.sep).join("/");
+    // A folder beside the run literally named `suite:…` is written `./suite:…`, never read as suite-relative.
+    return rel === undefined ? abs : rel.startsWith(SUITE_RELATIVE) ? `./${rel}` : rel;
+  }
+  // The pinned suite root is a real path: compare the folder's real path with it.
+  let real = abs;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    // Not there (a caller's test double): compared as given.
+  }
+  const rel = path.relative(base.suiteRoot, real);
+  return rel.startsWith("..") || path.isAbsolute(rel) ? abs : `${SUITE_RELATIVE}${rel === "" ? "." : rel.split(path.sep).join("/")}`;
+}
+
+/** A handoff folder a run names (or a caller gives), as an absolute path (resolveHandoffDir with the store's run folder). */
+export function handoffPathOf(store: RunStore, ref: string, dir: string, suiteRoot: string): string {
+  return resolveHandoffDir(dir, { runFolder: store.runFolder(ref), suiteRoot });
 }
 
 /** Where an agent's freeze may read from: the folder's real path, and a check the freeze makes on the real path it copies from. */
@@ -54,15 +96,20 @@ export function agentHandoffPath(
   given: string | undefined,
   run: {
     runId: string;
+    /** The folder the run froze before, as recorded (resolved here from `suiteRoot` when suite-relative). */
     frozenBefore: string | undefined;
+    /** The run's pinned suite root, which a suite-relative record is read from. */
+    suiteRoot: string;
     handoffRoot: string | undefined;
     /** The folders of the store's other runs (folder store): a run nested in this run's folder is not this run's to freeze. */
     otherRunFolders?: readonly string[];
   },
 ): AgentHandoff {
-  const named = given ?? run.frozenBefore;
-  if (named === undefined) throw new UsageError("give handoff_dir: the folder holding the handoff records (nothing was frozen before)");
   const folder = store.runFolder(ref);
+  const frozenBefore =
+    run.frozenBefore === undefined ? undefined : resolveHandoffDir(run.frozenBefore, { runFolder: folder, suiteRoot: run.suiteRoot });
+  const named = given ?? frozenBefore;
+  if (named === undefined) throw new UsageError("give handoff_dir: the folder holding the handoff records (nothing was frozen before)");
   // A relative folder is taken from the run's folder: beside the run file, or the run's own folder under the handoff root.
   const base = folder ?? (run.handoffRoot !== undefined ? path.join(run.handoffRoot, run.runId) : process.cwd());
   const real = realFolder(path.resolve(base, named), named, base);
@@ -93,9 +140,9 @@ export function agentHandoffPath(
     );
   const limit = path.join(realpathSync(run.handoffRoot), run.runId);
   const confine = (r: string) => {
-    if (run.frozenBefore !== undefined && r !== run.frozenBefore)
+    if (frozenBefore !== undefined && r !== frozenBefore)
       throw new UsageError(
-        `handoff folder ${named} is not the folder this run froze before (${run.frozenBefore}); keep one handoff folder per run`,
+        `handoff folder ${named} is not the folder this run froze before (${frozenBefore}); keep one handoff folder per run`,
       );
     if (!isWithin(r, limit))
       throw new UsageError(`handoff folder ${named} is not inside ${limit}, this run's folder under the server's handoff root`);

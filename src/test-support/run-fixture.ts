@@ -1,5 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import { createPrivateKey } from "node:crypto";
+import { createHash, createPrivateKey } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -341,17 +341,64 @@ export async function driveTo(g: GateRun, state: State, o: RunSettings & { close
   if (!r.admitted) throw new Error(`fixture admission failed: ${JSON.stringify(r.checks.filter((c) => !c.ok))}`);
   if (state === "executing") return;
   if (state === "closed") {
+    // Verified is a person's call on the executed change: the demo plan's change, every action done and criterion passed.
     await closeWorkflow({
       run: g.runFile,
       store: storeOf(g),
       planner: PLANNER,
       result: "verified",
       residual: "none",
-      actor: "executor-agent",
+      actor: "alice",
+      executed: conformingChange(g),
     });
     return;
   }
   throw new Error(`driveTo cannot reach ${state}`);
+}
+
+/**
+ * The executor's change that conforms to the demo plan (A1's test and A2's
+ * cart/cache.go written under `g.dir/checkout`, each criterion passed), as
+ * `closeWorkflow` records it: what a verified close is judged by. The
+ * revised demo plan (reviseDemoHandoff) has V3 too: pass its criteria.
+ */
+export function conformingChange(
+  g: Pick<GateRun, "dir">,
+  criteria: readonly string[] = ["V1", "V2"],
+): {
+  changed: Array<{ path: string; sha256: string | null }>;
+  criteria: Array<{ id: string; result: "passed"; command: string }>;
+  root: string;
+} {
+  const root = path.join(g.dir, "checkout");
+  const files: Record<string, string> = {
+    "cart/cache_race_test.go": "package cart\n\n// TestCartCacheRace\n",
+    "cart/cache.go": "package cart\n\n// UpdatePrice holds cartCache.mu\n",
+  };
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), text);
+  }
+  return {
+    changed: Object.entries(files).map(([rel, text]) => ({
+      path: rel,
+      sha256: `sha256:${createHash("sha256").update(text).digest("hex")}`,
+    })),
+    criteria: criteria.map((id) => ({ id, result: "passed", command: `go test ./cart/... # ${id}` })),
+    root,
+  };
+}
+
+/**
+ * Close an executing workflow verified with no execution record, the way
+ * runs were closed before a verified close needed the change: the event
+ * written as it was then, for the tests that older runs still replay.
+ */
+export async function closeVerifiedAsOlderRuns(g: GateRun): Promise<void> {
+  await storeOf(g).update(g.runFile, () => ({
+    events: [{ type: "closed", actor: "executor-agent", data: { planner: PLANNER, outcome: "verified", residual: "none" } }],
+    result: undefined,
+  }));
 }
 
 /** Every file under `dir` with its bytes, keyed by POSIX relative path: compare two to prove nothing changed. */

@@ -22,7 +22,15 @@ import {
 } from "../../src/test-support/gate-signed-run.js";
 import { freshPostgresDatabase, TEST_POSTGRES } from "../../src/test-support/postgres-database.js";
 import { runCli } from "../../src/test-support/run-cli.js";
-import { admitStep, makeRunTempDir, PLANNER, removeGateRuns, storeOf, TEST_PINNER } from "../../src/test-support/run-fixture.js";
+import {
+  admitStep,
+  conformingChange,
+  makeRunTempDir,
+  PLANNER,
+  removeGateRuns,
+  storeOf,
+  TEST_PINNER,
+} from "../../src/test-support/run-fixture.js";
 import { ensureGateKey } from "../../src/trust/gate-key.js";
 import { verifyGateStatement } from "../../src/trust/gate-statement.js";
 import { generateReviewerKey, publicKeyLine } from "../../src/trust/keys.js";
@@ -126,7 +134,8 @@ describe.skipIf(!TEST_POSTGRES)("gate signatures with a team store", () => {
       planner: PLANNER,
       result: "verified",
       residual: "none",
-      actor: "executor-agent",
+      actor: "alice",
+      executed: conformingChange(g),
     });
 
     const first = path.join(makeRunTempDir("gate-e2e-"), "first");

@@ -77,6 +77,16 @@ describe("twinlock demo", () => {
     expect(demo.stdout).toMatch(/the consent was already used by an admission at /);
   });
 
+  it("refuses verified without the change (exit 2), then closes verified on the change that conforms to the plan", () => {
+    const refused = step("close run.json MD-29 --result verified --actor alice");
+    expect(refused).toContain("closing as verified needs the executed change");
+    expect(refused).toContain("(exit 2)");
+    const closed = step("close run.json MD-29 --result verified --changed-files changed.txt");
+    expect(closed).toContain("MD-29: closed (verified)");
+    expect(closed).toContain("executed: 2 files changed, 3 criterion results recorded");
+    expect(closed).toContain("conforms: every action done, every file inside the plan, every criterion passed with evidence");
+  });
+
   it("ends with the event log and a verified chain", () => {
     expect(step("log run.json")).toMatch(/chain ok: \d+ events, head sha256:[0-9a-f]{64}/);
     expect(step("verify-log run.json")).toMatch(/ok: \d+ events, chain intact, state equals the replay/);

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseDocument } from "yaml";
@@ -228,7 +228,29 @@ export async function runDemo(options: CommonOptions & { keep?: boolean; process
     cpSync("run-before-admission.json", "run.json");
     await run(["admit", "run.json", "MD-30"], 3);
 
-    section("13. Close and audit", "The executor reports its result; the log shows every decision, bound to its hash and signed.");
+    section(
+      "13. The executor's change",
+      "MD-30 writes the regression test (A1) and the lock in cart/cache.go (A2), and runs each acceptance criterion's command.",
+    );
+    mkdirSync("cart", { recursive: true });
+    writeFileSync(path.join("cart", "cache_race_test.go"), "package cart\n\n// TestCartCacheRace reproduces the race with a barrier.\n");
+    writeFileSync(
+      path.join("cart", "cache.go"),
+      "package cart\n\n// UpdatePrice holds cartCache.mu for the read-modify-write of totals.\n",
+    );
+    writeFileSync("changed.txt", "cart/cache_race_test.go\ncart/cache.go\n");
+    say(s.dim("(wrote cart/cache_race_test.go and cart/cache.go; changed.txt lists them, as git diff --name-only would)"));
+
+    section(
+      "13b. Refused: verified without the change",
+      "Verifying is a person's call on the executed change itself: without the changed files there is nothing to hold against the plan.",
+    );
+    await run(["close", "run.json", "MD-29", "--result", "verified", "--actor", "alice"], 2);
+
+    section(
+      "14. Verify, close and audit",
+      "A person holds the recorded change against the admitted actions and criteria and closes verified; the log shows every decision, bound to its hash and signed.",
+    );
     await run(
       [
         "close",
@@ -236,10 +258,13 @@ export async function runDemo(options: CommonOptions & { keep?: boolean; process
         "MD-29",
         "--result",
         "verified",
+        "--changed-files",
+        "changed.txt",
+        ...DEMO_CRITERIA.flatMap((c) => ["--criterion", c]),
         "--residual",
         "?UNKNOWN:U1 (nightly repricer) handed to the payments team",
         "--actor",
-        "executor-agent",
+        "alice",
       ],
       0,
     );
@@ -257,6 +282,13 @@ export async function runDemo(options: CommonOptions & { keep?: boolean; process
   }
   return { exitCode: 0, text: out.join("\n"), json: { ok: true, steps } };
 }
+
+/** Each acceptance criterion of the demo's revision 2 with the command that passed it, as `close --criterion` takes it. */
+const DEMO_CRITERIA = [
+  "V1=passed:go test -run TestCartCacheRace -count=50 ./cart/",
+  "V2=passed:go test -race -count=500 ./cart/...",
+  "V3=passed:GOOS=windows go test ./cart/...",
+];
 
 /** The demo's run: MD-29 → MD-30 in APPLY_SAFE on staging, started by the planner agent. */
 export function demoInitRunArgs(suite: string): string[] {

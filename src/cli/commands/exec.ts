@@ -105,7 +105,7 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
       started_at: startedAt,
       ended_at: new Date().toISOString(),
     });
-    const close = `twinlock close ${shellQuote(runFile)} ${binding.planner} --result ${run.status === 0 ? "verified" : "failed"}`;
+    const close = `twinlock close ${shellQuote(runFile)} ${binding.planner} --result ${run.status === 0 ? "verified --git-range BASE...HEAD" : "failed"}`;
     const text = [
       ...(run.error ? [`twinlock: ${run.error}; check the command and its PATH`] : []),
       `${cmd[0]} exited with status ${run.status}; recorded in ${record}; the session is unbound`,

@@ -50,6 +50,22 @@ const EXISTING = {
 } as const;
 
 describe("twinlock hooks install / uninstall", () => {
+  it("warns in one line when the hook would name a gate home that does not exist, and not when it does", async () => {
+    const missing = path.join(dir, "no-such-home");
+    const r = await runCli(["hooks", "install", "--agent", "claude", "--home", missing]);
+    expect(r.code, r.output).toBe(0);
+    const warnings = r.stdout.split("\n").filter((l) => l.startsWith("warning: "));
+    expect(warnings).toEqual([
+      `warning: the gate home ${missing} the hook names does not exist, so no exec or plan session can be bound there and the hook denies every write, shell and outward call; make it (\`twinlock trust pin\`) or install with --home DIR, the home you use`,
+    ]);
+    const json = await runCli(["hooks", "install", "--agent", "claude", "--home", missing, "--json"]);
+    expect(JSON.parse(json.stdout).warnings).toHaveLength(1);
+    mkdirSync(missing);
+    const quiet = await runCli(["hooks", "install", "--agent", "claude", "--home", missing]);
+    expect(quiet.stdout).not.toContain("warning:");
+    expect((await runCli(["hooks", "uninstall", "--agent", "claude", "--home", path.join(dir, "gone")])).stdout).not.toContain("warning:");
+  });
+
   for (const [agent, [file, config]] of Object.entries(EXISTING)) {
     it(`adds the ${agent} hook beside unrelated entries, is idempotent, and uninstall gives back the file it found`, async () => {
       mkdirSync(path.dirname(file), { recursive: true });

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../../errors/errors.js";
 import { diffWithinBudget } from "../../handoff/diff-within-budget.js";
@@ -59,6 +59,11 @@ async function change(o: HooksOptions, what: "install" | "uninstall"): Promise<C
   const done = what === "install" ? `the twinlock hook for ${agent} is in ${file}` : `no twinlock hook for ${agent} is left in ${file}`;
   const trust = what === "install" && agent === "codex" ? codexTrust(file, next, o) : undefined;
   const holds = trust === undefined || trust.trusted;
+  // exec and plan bind sessions in the home the hook names: a home that is not there yet is one nobody binds in.
+  const homeWarning =
+    what === "install" && !existsSync(homeDir)
+      ? `warning: the gate home ${homeDir} the hook names does not exist, so no exec or plan session can be bound there and the hook denies every write, shell and outward call; make it (\`twinlock trust pin\`) or install with --home DIR, the home you use`
+      : undefined;
   const text = o.dryRun
     ? `${diff || `${file}: nothing to change`}\n(--dry-run: nothing was written)${trust ? `\n${trust.text}` : ""}`
     : `${changed ? "" : "unchanged: "}${done}${
@@ -68,8 +73,18 @@ async function change(o: HooksOptions, what: "install" | "uninstall"): Promise<C
       }${trust ? `\n${trust.text}` : ""}`;
   return {
     exitCode: 0,
-    text,
-    json: { ok: true, agent, scope, file, changed, written: changed && !o.dryRun, diff, ...(trust ? { codexTrust: trust.json } : {}) },
+    text: homeWarning ? `${text}\n${homeWarning}` : text,
+    json: {
+      ok: true,
+      agent,
+      scope,
+      file,
+      changed,
+      written: changed && !o.dryRun,
+      diff,
+      ...(trust ? { codexTrust: trust.json } : {}),
+      ...(homeWarning ? { warnings: [homeWarning] } : {}),
+    },
   };
 }
 

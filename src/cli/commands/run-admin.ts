@@ -119,7 +119,7 @@ function stopEffect(state: RunState): string {
   return `${executing.map((w) => w.executor).join(", ")} ${executing.length === 1 ? "is" : "are"} executing: ${executing.length === 1 ? "its" : "their"} agent session ends (every hooked tool call is denied) and admission is refused`;
 }
 
-/** `twinlock close RUN ID --result R [--residual TEXT]`. */
+/** `twinlock close RUN ID --result R [--residual TEXT] [--git-range A...B | --changed-files FILE] [--criterion …]` (verified needs the change). */
 export async function runClose(
   runFile: string,
   id: string,
@@ -136,7 +136,10 @@ export async function runClose(
   if (o.changedFiles !== undefined && o.gitRange !== undefined)
     throw new UsageError("give the changed files once: --changed-files FILE or --git-range A...B, not both");
   const criteria = (o.criterion ?? []).map(parseCriterionEvidence);
-  const recorded = o.changedFiles !== undefined || o.gitRange !== undefined || criteria.length > 0;
+  const listed = o.changedFiles !== undefined || o.gitRange !== undefined;
+  // A verified close judges the change itself, and criteria alone name no changed file: without a list the
+  // close records no change, and closeWorkflow refuses it (after the state's own refusals) naming what to pass.
+  const recorded = listed || (criteria.length > 0 && result !== "verified");
   // Listed or from git, changed paths are the checkout's (relative to its top folder), as a plan's targets are.
   const root = changedPathsRoot(process.cwd(), o);
   const r = await closeWorkflow({
@@ -165,7 +168,7 @@ export async function runClose(
     `${r.workflow.planner}: ${r.workflow.state} (${res?.outcome})${res?.residual ? `, residual: ${res.residual}` : ""}`,
     ...(res?.execution && c
       ? [
-          `executed: ${plural(res.execution.changed_files.length, "file")} changed, ${plural(res.execution.criteria.length, "criterion result")} recorded${o.changedFiles !== undefined || o.gitRange !== undefined ? ` (paths from ${root})` : ""}`,
+          `executed: ${plural(res.execution.changed_files.length, "file")} changed, ${plural(res.execution.criteria.length, "criterion result")} recorded${listed ? ` (paths from ${root})` : ""}`,
           ...res.execution.changed_files.filter((f) => f.sha256 === null).map((f) => `deleted: ${f.path} (not in ${root})`),
           ...c.actions_not_done.map((a) => `not done: action ${a} (no changed file in its target)`),
           ...c.files_outside_plan.map((f) => `outside the plan: ${f} (in no action's target)`),

@@ -18,7 +18,10 @@ export async function runVerify(
   const cwd = process.cwd();
   // Listed or from git, changed paths are the checkout's (relative to its top folder), as a plan's targets are.
   const root = changedPathsRoot(cwd, o);
-  const trust = readTrustFile({ file: o.trust ?? path.join(root, "twinlock.yaml"), gitRange: o.gitRange, cwd, pinnerKey: o.pinnerKey });
+  const trustFile = o.trust ?? path.join(root, "twinlock.yaml");
+  const trust = readTrustFile({ file: trustFile, gitRange: o.gitRange, cwd, pinnerKey: o.pinnerKey });
+  // The suite in the checkout is the folder of its twinlock.yaml; a signed trust file says nothing of where, so the checkout's top.
+  const suiteRoot = /\.ya?ml$/i.test(trustFile) ? path.dirname(path.resolve(cwd, trustFile)) : root;
   const changed =
     o.gitRange !== undefined
       ? changedFilesInRange(root, o.gitRange)
@@ -26,7 +29,7 @@ export async function runVerify(
         ? changedFilesFromList(o.changedFiles, root)
         : undefined;
   const change = o.change === undefined ? undefined : parseChangeRef(o.change, "--change");
-  const report = await verifyRun({ runFile, trust, changed, root, change });
+  const report = await verifyRun({ runFile, trust, changed, root, change, suiteRoot });
   // Appended: GitHub gives each step one summary file, and other tools may write to it too.
   if (o.summary !== undefined) appendFileSync(path.resolve(o.summary), renderSummary(runFile, report));
   const failed = report.findings.filter((f) => !f.ok).length;

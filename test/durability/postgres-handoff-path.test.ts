@@ -1,0 +1,135 @@
+/**
+ * A team-store run names its handoff folder from the suite's root, so the
+ * gate re-hashes it where the suite is pinned and CI finds it in its own
+ * checkout of the same repository, at another absolute path.
+ */
+import { appendFileSync, cpSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { verifyRun } from "../../src/ci/verify-run.js";
+import { demoHandoffRecords, writeDemoHandoff } from "../../src/demo/demo-handoff.js";
+import { admit } from "../../src/gate/admit.js";
+import { consentPairExecution } from "../../src/gate/consent-pair-execution.js";
+import { freezePairHandoff } from "../../src/gate/freeze-pair-handoff.js";
+import { initRun } from "../../src/gate/init-run.js";
+import { pairStatusFromRun } from "../../src/gate/pair-status.js";
+import { reviewPairPlan } from "../../src/gate/review-pair-plan.js";
+import { openGateHome } from "../../src/home/gate-home.js";
+import { pinSuite } from "../../src/home/suite-pins.js";
+import { migratePostgres, type PostgresRunStore, postgresRunStore } from "../../src/store/postgres/postgres-run-store.js";
+import { recordedHandoffDir, resolveHandoffDir } from "../../src/store/run-store.js";
+import { parseSuiteConfig } from "../../src/suite/load-suite.js";
+import { freshPostgresDatabase, TEST_POSTGRES } from "../../src/test-support/postgres-database.js";
+import { runCli } from "../../src/test-support/run-cli.js";
+import { EXECUTOR, makeRunTempDir, PLANNER, RUN_EXAMPLE_SUITE, removeGateRuns, TEST_PINNER } from "../../src/test-support/run-fixture.js";
+
+const drops: Array<() => Promise<void>> = [];
+const stores: PostgresRunStore[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  for (const drop of drops.splice(0)) await drop();
+});
+afterAll(removeGateRuns);
+
+/** A checkout holding the suite at its top and the agent's handoff in agent-work/handoff, and a team store whose run is admitted on it. */
+async function admittedTeamRun() {
+  const db = await freshPostgresDatabase("twinlock_handoff_path");
+  drops.push(db.drop);
+  await migratePostgres(db.url);
+  const checkout = path.join(makeRunTempDir("team-checkout-"), "repo");
+  cpSync(RUN_EXAMPLE_SUITE, checkout, { recursive: true });
+  // The handoff's report.md is no prompt of the suite.
+  appendFileSync(path.join(checkout, "twinlock.yaml"), "exclude:\n  - agent-work/**\n");
+  const handoff = path.join(checkout, "agent-work", "handoff");
+  writeDemoHandoff(handoff, demoHandoffRecords());
+  const home = path.join(makeRunTempDir("team-home-"), "home");
+  const store = postgresRunStore(db.url, openGateHome(home, { create: true }));
+  stores.push(store);
+  await pinSuite(store.home, { suiteDir: checkout, allowUnsigned: true, key: TEST_PINNER });
+  const created = await initRun({
+    run: "team/handoff-path",
+    store,
+    suiteRoot: checkout,
+    planners: [PLANNER],
+    mode: "APPLY_SAFE",
+    environment: "staging",
+    actions: "all",
+    budget: null,
+    actor: "alice",
+  });
+  const ref = created.state.run_id;
+  const frozen = await freezePairHandoff({ store, run: ref, planner: PLANNER, handoffDir: handoff, actor: "planner-agent" });
+  const hash = frozen.workflow.handoff?.hash as string;
+  await reviewPairPlan({ store, run: ref, planner: PLANNER, decision: "approved", handoffHash: hash, reviewer: "alice" });
+  await consentPairExecution({ store, run: ref, planner: PLANNER, approve: true, handoffHash: hash, user: "alice" });
+  return { db, home, store, ref, checkout, handoff, hash };
+}
+
+describe.skipIf(!TEST_POSTGRES)("a team-store run's handoff folder", () => {
+  it("is recorded from the suite's root, re-hashed there by the gate, and found by verify in a checkout at another path", async () => {
+    const t = await admittedTeamRun();
+    const recorded = (await t.store.read(t.ref)).state.workflows[PLANNER]?.handoff?.dir;
+    expect(recorded).toBe("suite:agent-work/handoff");
+    // The gate reads it where the suite is pinned: pair-status and admission re-hash the same folder.
+    const status = await pairStatusFromRun(t.store, t.ref, PLANNER);
+    expect(status.state).toBe("dry_run_ready");
+    expect(status.handoff_changed).toBeNull();
+    const admitted = await admit({ store: t.store, run: t.ref, executor: EXECUTOR, actor: "executor-agent" });
+    expect(admitted.admitted, JSON.stringify(admitted.checks.filter((c) => !c.ok))).toBe(true);
+
+    const out = path.join(makeRunTempDir("team-export-"), "export");
+    const exported = await runCli(["export", t.ref, "--out", out, "--store", t.db.url, "--home", t.home]);
+    expect(exported.code, exported.output).toBe(0);
+    // CI: the same repository checked out elsewhere, the gate's export in place of the agent's copy; the gate's checkout is gone.
+    const ci = path.join(makeRunTempDir("ci-checkout-"), "repo");
+    cpSync(t.checkout, ci, { recursive: true });
+    renameSync(t.checkout, `${t.checkout}.gone`);
+    mkdirSync(path.join(ci, "twinlock"));
+    cpSync(path.join(out, "run.json"), path.join(ci, "twinlock", "run.json"));
+    const { config } = parseSuiteConfig(readFileSync(path.join(ci, "twinlock.yaml"), "utf8"));
+    const report = await verifyRun({
+      runFile: path.join(ci, "twinlock", "run.json"),
+      trust: { config, source: "twinlock.yaml" },
+      changed: [{ path: "agent-work/handoff/action_plan.json", sha256: null }],
+      root: ci,
+      suiteRoot: ci,
+    });
+    const handoffFinding = report.findings.find((f) => f.check === "handoff");
+    expect(handoffFinding, JSON.stringify(report.findings)).toMatchObject({ ok: true });
+    expect(handoffFinding?.message).toMatch(/^the approved bytes are in the checkout; 2 of the plan's 2 actions admitted/);
+    // The handoff folder is the run's own record in the checkout, so its files are no deviation.
+    expect(report.findings.find((f) => f.check === "changed-file")).toMatchObject({ ok: true, message: "inside the plan" });
+    // The CLI reads the suite's folder from the twinlock.yaml it is given.
+    const cli = await runCli(["verify", path.join(ci, "twinlock", "run.json"), "--trust", path.join(ci, "twinlock.yaml")]);
+    expect(cli.stdout).toMatch(/^ok {4}handoff {2}MD-29→MD-30: the approved bytes are in the checkout/m);
+  });
+});
+
+describe("the recorded form of a handoff folder", () => {
+  const suiteRoot = path.resolve("/srv/repo");
+  it("is relative beside a run file, suite: inside a team store's suite, and absolute elsewhere; each reads back as the same folder", () => {
+    const cases: Array<[string, string | undefined, string]> = [
+      ["/srv/repo/work/handoff", "/srv/repo/work", "handoff"],
+      ["/srv/repo/work", "/srv/repo/work", "."],
+      ["/elsewhere/handoff", "/srv/repo/work", "/elsewhere/handoff"],
+      ["/srv/repo/agent-work/handoff", undefined, "suite:agent-work/handoff"],
+      ["/srv/repo", undefined, "suite:."],
+      ["/srv/other/handoff", undefined, "/srv/other/handoff"],
+      // A folder beside the run literally named `suite:x` is never read from the suite.
+      ["/srv/repo/work/suite:x", "/srv/repo/work", "./suite:x"],
+    ];
+    for (const [abs, runFolder, form] of cases) {
+      expect(recordedHandoffDir(abs, { runFolder, suiteRoot }), abs).toBe(form);
+      expect(resolveHandoffDir(form, { runFolder, suiteRoot }), form).toBe(path.resolve(abs));
+    }
+  });
+
+  it("reads an older team-store run's absolute folder as it is, and a suite: one from wherever the suite lies now", () => {
+    expect(resolveHandoffDir("/srv/repo/agent-work/handoff", { runFolder: undefined, suiteRoot: "/ci/checkout" })).toBe(
+      "/srv/repo/agent-work/handoff",
+    );
+    expect(resolveHandoffDir("suite:agent-work/handoff", { runFolder: "/ci/checkout/twinlock", suiteRoot: "/ci/checkout" })).toBe(
+      "/ci/checkout/agent-work/handoff",
+    );
+  });
+});
