@@ -1,4 +1,5 @@
 import { RefusalError } from "../errors/errors.js";
+import { RECEIPT_KINDS } from "../run/receipt-kinds.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeReceiptTrust, type Right, receiptPerson } from "./judge-receipt-trust.js";
@@ -53,7 +54,7 @@ export function distinctApprovers(wf: Workflow, config: SuiteConfig): string[] {
   const ids = new Set<string>();
   for (const r of wf.reviews) {
     if (r.revision !== rev || r.decision !== "approved") continue;
-    if (!judgeReceiptTrust(r, "review", config).ok) continue;
+    if (!judgeReceiptTrust(r, RECEIPT_KINDS.review.right, config).ok) continue;
     ids.add(approverIdentity(r, config));
   }
   return [...ids];
