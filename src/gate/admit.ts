@@ -328,11 +328,13 @@ export async function recordDryRunResult(input: {
     input.run,
     (current) => {
       const wf = pickWorkflow(current.state, input.executor);
-      if (!wf) throw new RefusalError(`${input.executor} is the executor of no pair in this run`);
+      if (!wf) throw new RefusalError(`${input.executor} is the executor of no pair in this run`, {}, { code: "UNKNOWN_PAIR" });
       const open = wf.dry_runs[wf.dry_runs.length - 1];
       if (!wf.handoff || !open || open.result !== null || open.handoff_hash !== wf.handoff.hash)
         throw new RefusalError(
           `${input.executor} has no open dry run of revision ${wf.revision}; record one with \`twinlock dry-run\` first`,
+          {},
+          { code: "NO_OPEN_DRY_RUN" },
         );
       const unsigned: DryRunResult = {
         kind: "dry_run_result",

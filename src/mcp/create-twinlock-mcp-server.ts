@@ -2,6 +2,7 @@ import "../schemas/zod-setup.js";
 import type { KeyObject } from "node:crypto";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { ERROR_CODES, type ErrorKind, isErrorCode } from "../errors/error-codes.js";
 import { IntegrityError, RefusalError } from "../errors/errors.js";
 import { redactSecrets } from "../errors/redact-secrets.js";
 import { admit } from "../gate/admit.js";
@@ -395,6 +396,24 @@ async function redactedThrow<T>(ctx: Pick<McpGateContext, "store">, work: () => 
       process.stderr.write(
         redactSecrets(`twinlock mcp: internal error: ${(error as Error).stack}\n`, { folders: homeFolders(ctx.store.home) }),
       );
-    throw new Error(`${body.code}: ${body.message}`);
+    // The JSON-RPC error's code says the kind (MCP_ERRORS); the message keeps the twinlock code first.
+    const kind: ErrorKind = isErrorCode(body.code) ? ERROR_CODES[body.code] : "internal";
+    throw Object.assign(new Error(`${body.code}: ${body.message}`), { code: MCP_ERRORS[kind] });
   }
 }
+
+/**
+ * MCP's one mapping from an error's kind (src/errors/error-codes.ts) to the
+ * JSON-RPC error code a resource or prompt answers with (a tool answers
+ * `isError` with the twinlock code instead): bad input is invalid params,
+ * a real bug internal, and the gate's refusals codes of their own in the
+ * range JSON-RPC leaves to servers (-32000 and -32001 are the SDK's).
+ */
+export const MCP_ERRORS: Record<ErrorKind, number> = {
+  usage: -32602,
+  refused: -32010,
+  conflict: -32011,
+  unavailable: -32012,
+  integrity: -32013,
+  internal: -32603,
+};

@@ -7,7 +7,7 @@ import { judgeReceiptTrust, type Right, receiptPerson } from "./judge-receipt-tr
 /** Refuse a receipt the suite's reviewers and policy do not trust, naming why. */
 export function requireTrustedReceipt(receipt: Parameters<typeof judgeReceiptTrust>[0], right: Right, config: SuiteConfig): void {
   const verdict = judgeReceiptTrust(receipt, right, config);
-  if (!verdict.ok) throw new RefusalError(`refused: ${verdict.reason}`, { attack: "untrusted-receipt" });
+  if (!verdict.ok) throw new RefusalError(`refused: ${verdict.reason}`, { attack: "untrusted-receipt" }, { code: "UNTRUSTED_RECEIPT" });
 }
 
 /**
@@ -36,6 +36,7 @@ export function requireSeparateDuties(
     throw new RefusalError(
       `refused: separate duties — ${receiptPerson(receipt as { kind: string })} froze revision ${wf.handoff.revision} (${receipt.signature ? "the same key" : "the same name"}) and may not ${what} it; another reviewer must`,
       { attack: "separate-duties" },
+      { code: "SEPARATE_DUTIES" },
     );
   }
 }
