@@ -148,6 +148,12 @@ describe("layering", () => {
     expect(new Set(FOLDERS).size).toBe(FOLDERS.length);
   });
 
+  it("is drawn whole in docs/architecture.md: every folder of the layer list appears in its picture", () => {
+    const doc = readFileSync(path.join(SRC, "../docs/architecture.md"), "utf8");
+    const picture = doc.slice(doc.indexOf("```"), doc.indexOf("```", doc.indexOf("```") + 3));
+    expect(FOLDERS.filter((f) => !picture.includes(f.startsWith("(") ? f : `${f}/`))).toEqual([]);
+  });
+
   it("finds the imports it checks (the scan reads real import lines)", () => {
     expect(arrows.some((a) => a.file === "gate/admit.ts" && a.to === "run")).toBe(true);
     expect(
