@@ -4,13 +4,20 @@ import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { listTrustedGateKeys } from "../home/trusted-gate-keys.js";
 import { hashEvent } from "../run/event-chain.js";
 import { receiptHash } from "../run/receipt-hash.js";
+import { heldReceipts } from "../run/receipt-kinds.js";
 import type { RunFile, Workflow } from "../run/run-schema.js";
 import type { RunStore } from "../store/run-store.js";
 import { ensureGateKey } from "../trust/gate-key.js";
 import { requireGateSigned, trustedGateKeys } from "../trust/gate-statement.js";
 import { publicKeyLine } from "../trust/keys.js";
 import { type DsseEnvelope, signDsseEnvelope } from "./dsse-envelope.js";
-import { type AttestedReceipt, IN_TOTO_PAYLOAD_TYPE, type ReceiptStatement, receiptStatement } from "./receipt-statement.js";
+import {
+  type AttestedReceipt,
+  IN_TOTO_PAYLOAD_TYPE,
+  isAttestedKind,
+  type ReceiptStatement,
+  receiptStatement,
+} from "./receipt-statement.js";
 import { type SigstoreBundle, toSigstoreBundle } from "./sigstore-bundle.js";
 
 /** One receipt's attestation: the statement, its DSSE envelope and the same envelope as a Sigstore bundle. */
@@ -73,7 +80,7 @@ export function attestationsOf(file: RunFile, key: KeyObject, attester: string):
   const out: Attestation[] = [];
   for (const wf of Object.values(file.state.workflows)) {
     const counts = new Map<string, number>();
-    const placed = receiptsOf(wf)
+    const placed = receiptsOf(file, wf)
       .map((receipt) => ({ receipt, place: chainPlace(file, receipt) }))
       .sort((a, b) => a.place.event_seq - b.place.event_seq);
     for (const { receipt, place } of placed) {
@@ -94,10 +101,11 @@ export function attestationsOf(file: RunFile, key: KeyObject, attester: string):
   return out;
 }
 
-/** A workflow's attested receipts (a consent without the home's `consumed_at` bookkeeping). */
-function receiptsOf(wf: Workflow): AttestedReceipt[] {
-  const consents = wf.consents.map(({ consumed_at: _c, ...c }) => c);
-  return [...wf.reviews, ...consents, ...wf.apply_approvals, ...wf.admissions];
+/** A workflow's attested receipts, as recorded (a consent without the home's `consumed_at` bookkeeping). */
+function receiptsOf(file: RunFile, wf: Workflow): AttestedReceipt[] {
+  return heldReceipts(file.state)
+    .filter((h) => h.planner === wf.planner && isAttestedKind(h.row.kind))
+    .map((h) => h.receipt as unknown as AttestedReceipt);
 }
 
 /** The executor prompt digest a receipt binds: its own, or the consent's it names by hash. */

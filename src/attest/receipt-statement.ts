@@ -1,4 +1,5 @@
 import { receiptHash } from "../run/receipt-hash.js";
+import type { ReceiptKind } from "../run/receipt-kinds.js";
 import type { AdmissionReceipt, ApplyApproval, ConsentReceipt, ReviewReceipt } from "../run/run-schema.js";
 import { RECEIPT_SIGNING_DOMAIN, type ReceiptSignature } from "../trust/sign-receipt.js";
 
@@ -18,6 +19,27 @@ export const PREDICATE_TYPES = {
 
 /** A receipt kind that has an attestation. */
 export type AttestedKind = keyof typeof PREDICATE_TYPES;
+
+/**
+ * Each receipt kind's attestation predicate type, or null for a kind not
+ * attested (src/receipt-kind-consumers.test.ts holds the keys to RECEIPT_KINDS).
+ */
+export const ATTESTATION_PREDICATES: Record<ReceiptKind, (typeof PREDICATE_TYPES)[AttestedKind] | null> = {
+  // The planner agent's act, not a decision a verifier holds a change against; the chain's gate signature covers it.
+  freeze: null,
+  review: PREDICATE_TYPES.review,
+  consent: PREDICATE_TYPES.consent,
+  apply_approval: PREDICATE_TYPES.apply_approval,
+  // No predicate type is defined for these yet: verify-receipts and CI judge them.
+  dry_run_result: null,
+  admission: PREDICATE_TYPES.admission,
+  stop_resolution: null,
+};
+
+/** Whether a receipt kind has an attestation. */
+export function isAttestedKind(kind: string): kind is AttestedKind {
+  return Object.hasOwn(ATTESTATION_PREDICATES, kind) && ATTESTATION_PREDICATES[kind as ReceiptKind] !== null;
+}
 
 /** A receipt that has an attestation. */
 export type AttestedReceipt = ReviewReceipt | ConsentReceipt | ApplyApproval | AdmissionReceipt;

@@ -2,7 +2,8 @@ import type { KeyObject } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { ZodMiniType } from "zod/mini";
 import { receiptHash } from "../run/receipt-hash.js";
-import { AdmissionReceiptSchema, ApplyApprovalSchema, ConsentReceiptSchema, ReviewReceiptSchema, type RunFile } from "../run/run-schema.js";
+import { RECEIPT_KINDS } from "../run/receipt-kinds.js";
+import type { RunFile } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
 import { type ReceiptSignature, verifyReceiptSignature } from "../trust/sign-receipt.js";
@@ -13,6 +14,7 @@ import {
   evidenceOf,
   IN_TOTO_PAYLOAD_TYPE,
   IN_TOTO_STATEMENT_TYPE,
+  isAttestedKind,
   PREDICATE_TYPES,
   type ReceiptStatement,
   receiptSubjects,
@@ -43,14 +45,8 @@ export type AttestationVerdict =
   | { ok: true; statement: ReceiptStatement; attester: string }
   | { ok: false; code: AttestationProblem; reason: string };
 
-const RECEIPT_SCHEMAS: Record<AttestedKind, ZodMiniType<AttestedReceipt>> = {
-  review: ReviewReceiptSchema,
-  consent: ConsentReceiptSchema,
-  apply_approval: ApplyApprovalSchema,
-  admission: AdmissionReceiptSchema,
-};
-
-const RIGHTS: Record<AttestedKind, Right | null> = { review: "review", consent: "consent", apply_approval: "apply", admission: null };
+/** An attested kind's schema, from RECEIPT_KINDS. */
+const schemaOf = (kind: AttestedKind) => RECEIPT_KINDS[kind].schema as unknown as ZodMiniType<AttestedReceipt>;
 
 /**
  * Check one attestation envelope end to end, without trusting anything it
@@ -74,10 +70,10 @@ export function verifyAttestation(envelope: unknown, expect: AttestationExpectat
   }
   if (statement?._type !== IN_TOTO_STATEMENT_TYPE) return fail("not-in-toto", `the payload is not an in-toto Statement v1`);
   const raw = statement.predicate?.receipt as { kind?: string } | undefined;
-  const kind = raw?.kind as AttestedKind | undefined;
-  if (!kind || !(kind in RECEIPT_SCHEMAS))
+  const kind = raw?.kind;
+  if (typeof kind !== "string" || !isAttestedKind(kind))
     return fail("bad-receipt", "the predicate holds no review, consent, apply approval or admission receipt");
-  const parsed = RECEIPT_SCHEMAS[kind].safeParse(raw);
+  const parsed = schemaOf(kind).safeParse(raw);
   if (!parsed.success)
     return fail("bad-receipt", `the predicate's ${kind} receipt is malformed (${parsed.error.issues[0]?.path.join(".")})`);
   const receipt = parsed.data;
@@ -121,7 +117,8 @@ function executorDigest(run: RunFile, receipt: AttestedReceipt): string | undefi
 
 /** Why the receipt's own signature fails, or undefined when it holds (an admission has none to check). */
 function judgeEvidence(receipt: AttestedReceipt, reviewers: SuiteConfig | undefined): string | undefined {
-  const right = RIGHTS[receipt.kind];
+  // An admission's right is null: it is the gate's record, and the chain and the attester vouch for it (SPEC §12).
+  const right: Right | null = RECEIPT_KINDS[receipt.kind].right;
   if (right === null) return undefined;
   const r = receipt as AttestedReceipt & { signature?: ReceiptSignature };
   if (reviewers) {

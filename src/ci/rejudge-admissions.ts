@@ -1,6 +1,7 @@
 import { liftsNotNamingTheirStop } from "../run/admission-checks.js";
 import { applyEventOwned } from "../run/apply-event.js";
 import { receiptHash } from "../run/receipt-hash.js";
+import { RECEIPT_KINDS } from "../run/receipt-kinds.js";
 import type { AdmissionReceipt, RunEvent, RunState } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeReceiptTrust } from "../trust/judge-receipt-trust.js";
@@ -50,7 +51,7 @@ function judgeOne(state: RunState, planner: string, receipt: AdmissionReceipt, a
     .filter((s) => s.resolved_at !== null)
     .flatMap((s) => {
       if (!s.resolution_receipt) return [`!STOP:${s.reason} was lifted without a resolution receipt`];
-      const v = judgeReceiptTrust(s.resolution_receipt, "stop", config);
+      const v = judgeReceiptTrust(s.resolution_receipt, RECEIPT_KINDS.stop_resolution.right, config);
       return v.ok ? [] : [`!STOP:${s.reason} was lifted without a trusted signature (${v.reason})`];
     });
   const consent = wf.consents.find((c) => receiptHash(c) === receipt.consent_hash);

@@ -5,6 +5,7 @@ import { folderSource } from "../handoff/handoff-source.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
 import { receiptHash } from "../run/receipt-hash.js";
+import { RECEIPT_KINDS, RECEIPT_ROWS, type ReceiptKind } from "../run/receipt-kinds.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../store/run-file.js";
 import { resolveHandoffDir } from "../store/run-store.js";
@@ -111,7 +112,7 @@ export async function verifyRun(input: {
   const allowed: string[] = [];
   const literal: string[] = [ownPath(input.root, runAbs)].filter((p): p is string => p !== undefined);
   for (const wf of Object.values(file.state.workflows)) {
-    for (const [receipt, right] of decisions(wf)) {
+    for (const [receipt, right] of decisions(file.state, wf)) {
       const v = judgeReceiptTrust(receipt, right, config);
       add("receipt", v.ok, `${wf.planner} rev ${receipt.revision} ${receipt.kind}`, v.ok ? `signed by ${v.signer}` : v.reason);
     }
@@ -158,7 +159,9 @@ function checkOutcome(
   const held = state.stops.filter(
     (s) =>
       (s.workflow === null || s.workflow === wf.planner) &&
-      (s.resolved_at === null || s.resolution_receipt === null || !judgeReceiptTrust(s.resolution_receipt, "stop", config).ok),
+      (s.resolved_at === null ||
+        s.resolution_receipt === null ||
+        !judgeReceiptTrust(s.resolution_receipt, RECEIPT_KINDS.stop_resolution.right, config).ok),
   );
   const outcome = wf.result?.outcome;
   const problems = [
@@ -217,14 +220,34 @@ function checkVerifiedChange(
   );
 }
 
+/**
+ * Which receipt kinds CI judges as a workflow's signed decisions, each with
+ * the right RECEIPT_KINDS gives it (src/receipt-kind-consumers.test.ts holds
+ * the keys to the table); false where CI judges the kind another way.
+ */
+export const CI_JUDGED_DECISIONS: Record<ReceiptKind, boolean> = {
+  // The planner agent's act, not a person's decision; the chain's gate signature covers it.
+  freeze: false,
+  review: true,
+  consent: true,
+  apply_approval: true,
+  dry_run_result: true,
+  // Re-judged from the facts recorded before it (rejudgeAdmissions).
+  admission: false,
+  // Judged in checkOutcome: a stop counts as lifted only under a trusted stop signature.
+  stop_resolution: false,
+};
+
 /** A workflow's decisions that a person signs, each with the right it needs. */
-function decisions(wf: Workflow): Array<[{ kind: string; revision?: number } & Record<string, unknown>, Right]> {
-  return [
-    ...wf.reviews.map((r) => [r, "review"] as [typeof r, Right]),
-    ...wf.consents.map((r) => [r, "consent"] as [typeof r, Right]),
-    ...wf.apply_approvals.map((r) => [r, "apply"] as [typeof r, Right]),
-    ...wf.dry_runs.flatMap((d) => (d.result_receipt ? [[d.result_receipt, "apply"] as [typeof d.result_receipt, Right]] : [])),
-  ];
+function decisions(state: RunState, wf: Workflow): Array<[{ kind: string; revision?: number } & Record<string, unknown>, Right]> {
+  return RECEIPT_ROWS.flatMap((row) => {
+    const right = row.right;
+    if (!CI_JUDGED_DECISIONS[row.kind] || right === null) return [];
+    return row
+      .held(state)
+      .filter((h) => h.planner === wf.planner)
+      .map((h) => [h.receipt, right] as [typeof h.receipt, Right]);
+  });
 }
 
 /**

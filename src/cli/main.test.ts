@@ -83,7 +83,7 @@ describe("main", () => {
     const run = await runCliJson(["validate", "--suite", EXAMPLE_SUITE]);
     expect(run.json).toEqual({
       ok: false,
-      error: { kind: "refused", message: "not allowed", details: { requested: "MD-28", required: "MD-30" } },
+      error: { kind: "refused", code: "REFUSED", message: "not allowed", details: { requested: "MD-28", required: "MD-30" } },
     });
   });
 

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
-import { ConflictError, EXIT, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { type ErrorCode, type ErrorKind, EXIT, TwinlockError } from "../errors/errors.js";
 import { redactSecrets } from "../errors/redact-secrets.js";
 import { showInvisible } from "../input/clean-text.js";
 import { VERSION } from "../version.js";
@@ -60,7 +60,14 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     return EXIT.usage;
   }
   if (argv[0] === "help" && argv[1] !== undefined && !program.commands.some((c) => c.name() === argv[1])) {
-    return emit({ json, io }, EXIT.usage, "usage", `no command ${JSON.stringify(argv[1])}; run \`twinlock --help\` for the list`);
+    return emit(
+      { json, io },
+      EXIT.usage,
+      "usage",
+      `no command ${JSON.stringify(argv[1])}; run \`twinlock --help\` for the list`,
+      undefined,
+      "BAD_INPUT",
+    );
   }
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -124,21 +131,42 @@ function report(error: unknown, ctx: { json: boolean; debug: boolean; io: CliIo;
   if (error instanceof CommanderError) {
     if (error.exitCode === 0 || error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
     if (error.code === "commander.help") return EXIT.ok;
-    return emit(ctx, EXIT.usage, "usage", ctx.usage(error));
+    return emit(ctx, EXIT.usage, "usage", ctx.usage(error), undefined, "BAD_INPUT");
   }
-  if (error instanceof UsageError) return emit(ctx, EXIT.usage, "usage", error.message);
-  if (error instanceof RefusalError) return emit(ctx, EXIT.refused, "refused", error.message, error.details);
-  if (error instanceof ConflictError) return emit(ctx, EXIT.refused, "conflict", error.message);
-  if (error instanceof IntegrityError) return emit(ctx, EXIT.refused, "integrity", error.message, error.details);
+  if (error instanceof TwinlockError) {
+    const shown = CLI_ERRORS[error.kind];
+    return emit(ctx, shown.exit, shown.word, error.message, shown.details ? error.details : undefined, error.code);
+  }
   const message = `internal error: ${(error as Error)?.message ?? String(error)}${ctx.debug ? "" : " (run again with --debug for the stack trace, and report it)"}`;
   if (ctx.debug && error instanceof Error && error.stack) ctx.io.stderr(`${error.stack}\n`);
-  return emit(ctx, EXIT.refused, "internal", message);
+  return emit(ctx, EXIT.refused, "internal", message, undefined, "INTERNAL");
 }
+
+/**
+ * The CLI's one mapping from an error's kind (src/errors/error-codes.ts): the
+ * exit code of SPEC §6, the word its JSON error document names the kind by,
+ * and whether it shows the error's details.
+ */
+export const CLI_ERRORS: Record<ErrorKind, { exit: number; word: string; details: boolean }> = {
+  usage: { exit: EXIT.usage, word: "usage", details: false },
+  refused: { exit: EXIT.refused, word: "refused", details: true },
+  conflict: { exit: EXIT.refused, word: "conflict", details: false },
+  unavailable: { exit: EXIT.refused, word: "conflict", details: false },
+  integrity: { exit: EXIT.refused, word: "integrity", details: true },
+  internal: { exit: EXIT.refused, word: "internal", details: false },
+};
 
 // biome-ignore lint/complexity/useRegexLiterals: as a literal, the control characters it matches trip the regex lints
 const CONTROLS = new RegExp(String.raw`[\u0000-\u001f\u007f-\u009f]`, "g");
 
-function emit(ctx: { json: boolean; io: CliIo }, code: number, kind: string, raw: string, details?: Record<string, unknown>): number {
+function emit(
+  ctx: { json: boolean; io: CliIo },
+  code: number,
+  kind: string,
+  raw: string,
+  details?: Record<string, unknown>,
+  errorCode?: ErrorCode,
+): number {
   // An error is one line whatever it quotes: paths and inputs may hold newlines or control characters.
   // C0 and C1 controls escaped, invisible and direction characters written out (⟨U+…⟩).
   // No store password, key text or token secret is ever printed, whatever message quotes it.
@@ -152,7 +180,7 @@ function emit(ctx: { json: boolean; io: CliIo }, code: number, kind: string, raw
     details && Object.fromEntries(Object.entries(details).map(([k, v]) => [k, typeof v === "string" ? redactSecrets(v) : v]));
   if (ctx.json)
     ctx.io.stdout(
-      `${JSON.stringify({ ok: false, error: { kind, message, ...(shownDetails ? { details: shownDetails } : {}) } }, null, 2)}\n`,
+      `${JSON.stringify({ ok: false, error: { kind, ...(errorCode ? { code: errorCode } : {}), message, ...(shownDetails ? { details: shownDetails } : {}) } }, null, 2)}\n`,
     );
   else ctx.io.stderr(`twinlock: ${message}\n`);
   return code;

@@ -8,6 +8,7 @@ import { gateFolders } from "../home/gate-folders.js";
 import { loadPinnedPolicy, type PinnedSuite } from "../home/suite-pins.js";
 import { type AdmissionFacts, type AdmissionRequest, runAdmissionChecks } from "../run/admission-checks.js";
 import { receiptHash } from "../run/receipt-hash.js";
+import { RECEIPT_KINDS } from "../run/receipt-kinds.js";
 import type { AdmissionCheck, AdmissionReceipt, DryRunResult, RunFile, RunState, Workflow } from "../run/run-schema.js";
 import { verifyRunFile } from "../store/run-file.js";
 import { handoffPathOf, type RunStore } from "../store/run-store.js";
@@ -216,7 +217,7 @@ function evaluate(
     .filter((s) => s.resolved_at !== null && (s.workflow === null || s.workflow === wf?.planner))
     .flatMap((s) => {
       if (!s.resolution_receipt) return [`!STOP:${s.reason}`];
-      const verdict = judgeReceiptTrust(s.resolution_receipt, "stop", config);
+      const verdict = judgeReceiptTrust(s.resolution_receipt, RECEIPT_KINDS.stop_resolution.right, config);
       return verdict.ok ? [] : [`!STOP:${s.reason}: ${verdict.reason}`];
     });
   const facts: AdmissionFacts = {
@@ -244,7 +245,7 @@ function evaluate(
     dryRunRequired: g.dryRunRequired,
     executorModes: g.executorModes,
     distrustDryRunResult: (r) => {
-      const v = judgeReceiptTrust(r, "apply", config);
+      const v = judgeReceiptTrust(r, RECEIPT_KINDS.dry_run_result.right, config);
       return v.ok ? undefined : v.reason;
     },
     purpose: input.purpose ?? "admit",
@@ -327,11 +328,13 @@ export async function recordDryRunResult(input: {
     input.run,
     (current) => {
       const wf = pickWorkflow(current.state, input.executor);
-      if (!wf) throw new RefusalError(`${input.executor} is the executor of no pair in this run`);
+      if (!wf) throw new RefusalError(`${input.executor} is the executor of no pair in this run`, {}, { code: "UNKNOWN_PAIR" });
       const open = wf.dry_runs[wf.dry_runs.length - 1];
       if (!wf.handoff || !open || open.result !== null || open.handoff_hash !== wf.handoff.hash)
         throw new RefusalError(
           `${input.executor} has no open dry run of revision ${wf.revision}; record one with \`twinlock dry-run\` first`,
+          {},
+          { code: "NO_OPEN_DRY_RUN" },
         );
       const unsigned: DryRunResult = {
         kind: "dry_run_result",

@@ -19,6 +19,8 @@ export async function checkoutApproved(input: { store: RunStore; run: string; ex
       `${input.executor} is the executor of no pair in this run (pairs: ${Object.values(run.state.workflows)
         .map((w) => `${w.planner}→${w.executor}`)
         .join(", ")})`,
+      {},
+      { code: "UNKNOWN_PAIR" },
     );
   const admission = wf.admissions[wf.admissions.length - 1];
   if (wf.state !== "executing" || !wf.handoff || !admission || admission.handoff_hash !== wf.handoff.hash)

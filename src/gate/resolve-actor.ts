@@ -1,16 +1,2 @@
-import os from "node:os";
-import { parseName } from "../input/parse-input.js";
-
-/** Who is acting: the given name, else TWINLOCK_ACTOR, else the login name. */
-export function resolveActor(given?: string): string {
-  const name = given ?? process.env.TWINLOCK_ACTOR ?? safeUser();
-  return parseName(name.trim() || "unknown", "actor name");
-}
-
-function safeUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return "unknown";
-  }
-}
+/** Who is acting lives with the input it is parsed from (src/input/resolve-actor.ts), so trust/ can read it without gate/. */
+export { resolveActor } from "../input/resolve-actor.js";

@@ -2,6 +2,7 @@ import "../schemas/zod-setup.js";
 import type { KeyObject } from "node:crypto";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { ERROR_CODES, type ErrorKind, isErrorCode } from "../errors/error-codes.js";
 import { IntegrityError, RefusalError } from "../errors/errors.js";
 import { redactSecrets } from "../errors/redact-secrets.js";
 import { admit } from "../gate/admit.js";
@@ -12,7 +13,8 @@ import { pairStatusFromRun } from "../gate/pair-status.js";
 import { presentPlan } from "../gate/present-plan.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { shellQuote } from "../run/next-step.js";
-import { promptId } from "../run/run-schema.js";
+import { heldReceipts, RECEIPT_ROWS, type ReceiptKind } from "../run/receipt-kinds.js";
+import { promptId, type RunState } from "../run/run-schema.js";
 import type { TokenScope } from "../server/agent-tokens.js";
 import { AdmissionCheckRequest, FreezeRequest, ResultRequest } from "../server/api-schemas.js";
 import { describePublicProblem, homeFolders } from "../server/http-problem.js";
@@ -40,6 +42,41 @@ export interface McpGateContext {
   handoffRoot?: string;
   /** The review page of a revision, when a gate server serves this home; null over stdio without one. */
   reviewUrl: (planner: string, revision: number) => string | null;
+}
+
+/**
+ * The field of the receipts resource each receipt kind is listed under, and
+ * whether it is a list or the current one (src/receipt-kind-consumers.test.ts
+ * holds the keys to RECEIPT_KINDS).
+ */
+export const MCP_RECEIPT_FIELDS: Record<ReceiptKind, { field: string; many: boolean }> = {
+  freeze: { field: "freeze", many: false },
+  review: { field: "reviews", many: true },
+  consent: { field: "consents", many: true },
+  apply_approval: { field: "apply_approvals", many: true },
+  dry_run_result: { field: "dry_run_results", many: true },
+  admission: { field: "admissions", many: true },
+  stop_resolution: { field: "stop_resolutions", many: true },
+};
+
+/** The receipts resource: each pair (all, or only `planner`'s) with its receipts under MCP_RECEIPT_FIELDS, the run's stop lifts on every pair. */
+export function receiptsByPair(state: RunState, planner: string | null): Array<Record<string, unknown>> {
+  const held = heldReceipts(state);
+  return Object.values(state.workflows)
+    .filter((w) => planner === null || w.planner === planner)
+    .map((w) => {
+      const pair: Record<string, unknown> = { planner: w.planner, executor: w.executor };
+      for (const row of RECEIPT_ROWS) {
+        const { field, many } = MCP_RECEIPT_FIELDS[row.kind];
+        const mine = held.filter(
+          (h) => h.row.kind === row.kind && (h.planner === w.planner || (h.planner === null && row.kind === "stop_resolution")),
+        );
+        // The consent as replay keeps it, with the home's consumed_at (what this resource always showed).
+        const shown = row.kind === "consent" ? w.consents : mine.map((h) => h.receipt);
+        pair[field] = many ? shown : (shown[shown.length - 1] ?? null);
+      }
+      return pair;
+    });
 }
 
 /**
@@ -288,7 +325,8 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
     new ResourceTemplate("twinlock://runs/{runId}/receipts", { list: undefined }),
     {
       title: "Receipts",
-      description: "Every receipt of the run (reviews, consents, approvals, admissions), as JSON",
+      description:
+        "Every receipt of the run, pair by pair (the freeze, reviews, consents, apply approvals, dry-run results, admissions and stop lifts), as JSON",
       mimeType: "application/json",
     },
     async (uri, vars) =>
@@ -296,17 +334,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
         need("status");
         if (vars.runId !== ctx.runId) throw new RefusalError(`this session is for run ${ctx.runId}`, { code: "TOKEN_RUN" });
         const run = await readOwnRun();
-        const receipts = Object.values(run.state.workflows)
-          .filter((w) => ctx.planner === null || w.planner === ctx.planner)
-          .map((w) => ({
-            planner: w.planner,
-            executor: w.executor,
-            freeze: w.handoff?.receipt ?? null,
-            reviews: w.reviews,
-            consents: w.consents,
-            apply_approvals: w.apply_approvals,
-            admissions: w.admissions,
-          }));
+        const receipts = receiptsByPair(run.state, ctx.planner);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(receipts, null, 1) }] };
       }),
   );
@@ -377,6 +405,24 @@ async function redactedThrow<T>(ctx: Pick<McpGateContext, "store">, work: () => 
       process.stderr.write(
         redactSecrets(`twinlock mcp: internal error: ${(error as Error).stack}\n`, { folders: homeFolders(ctx.store.home) }),
       );
-    throw new Error(`${body.code}: ${body.message}`);
+    // The JSON-RPC error's code says the kind (MCP_ERRORS); the message keeps the twinlock code first.
+    const kind: ErrorKind = isErrorCode(body.code) ? ERROR_CODES[body.code] : "internal";
+    throw Object.assign(new Error(`${body.code}: ${body.message}`), { code: MCP_ERRORS[kind] });
   }
 }
+
+/**
+ * MCP's one mapping from an error's kind (src/errors/error-codes.ts) to the
+ * JSON-RPC error code a resource or prompt answers with (a tool answers
+ * `isError` with the twinlock code instead): bad input is invalid params,
+ * a real bug internal, and the gate's refusals codes of their own in the
+ * range JSON-RPC leaves to servers (-32000 and -32001 are the SDK's).
+ */
+export const MCP_ERRORS: Record<ErrorKind, number> = {
+  usage: -32602,
+  refused: -32010,
+  conflict: -32011,
+  unavailable: -32012,
+  integrity: -32013,
+  internal: -32603,
+};

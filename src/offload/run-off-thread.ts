@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { isErrorCode } from "../errors/error-codes.js";
+import { ConflictError, IntegrityError, RefusalError, TwinlockError, UsageError } from "../errors/errors.js";
 import type { OffloadTasks } from "./offload-tasks.js";
 
 /** At most this many worker threads: on a small machine two freezes (or a freeze and a readiness) run side by side. */
@@ -17,6 +18,8 @@ export interface CarriedError {
   stack?: string;
   details?: Record<string, unknown>;
   retryable?: boolean;
+  /** A TwinlockError's code (src/errors/error-codes.ts). */
+  code?: string;
 }
 
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: CarriedError };
@@ -180,10 +183,11 @@ function startWorker(): Worker {
 /** The error a worker threw, as the class it was (an unknown one becomes a plain Error: an internal error). */
 export function revive(e: CarriedError): Error {
   let error: Error;
-  if (e.name === "RefusalError") error = new RefusalError(e.message, e.details ?? {});
-  else if (e.name === "IntegrityError") error = new IntegrityError(e.message, e.details ?? {});
-  else if (e.name === "UsageError") error = new UsageError(e.message);
-  else if (e.name === "ConflictError") error = new ConflictError(e.message, { retryable: e.retryable });
+  const code = isErrorCode(e.code) ? { code: e.code } : {};
+  if (e.name === "RefusalError") error = new RefusalError(e.message, e.details ?? {}, code);
+  else if (e.name === "IntegrityError") error = new IntegrityError(e.message, e.details ?? {}, code);
+  else if (e.name === "UsageError") error = new UsageError(e.message, code);
+  else if (e.name === "ConflictError") error = new ConflictError(e.message, { retryable: e.retryable, ...code });
   else {
     error = new Error(e.message);
     error.name = e.name;
@@ -196,11 +200,13 @@ export function revive(e: CarriedError): Error {
 export function carry(error: unknown): CarriedError {
   if (!(error instanceof Error)) return { name: "Error", message: String(error) };
   const withData = error as Error & { details?: Record<string, unknown>; retryable?: boolean };
+  const code = error instanceof TwinlockError ? { code: error.code } : {};
   return {
     name: error.name,
     message: error.message,
     stack: error.stack,
     ...(withData.details ? { details: withData.details } : {}),
     ...(withData.retryable !== undefined ? { retryable: withData.retryable } : {}),
+    ...code,
   };
 }

@@ -1,7 +1,8 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
+import { WEBAUTHN_KEY_PREFIX } from "../run/webauthn-signature-schema.js";
 
 /** Passkey public keys are written `webauthn:<base64 of the SubjectPublicKeyInfo DER>` in receipts and the reviewer registry. */
-export const WEBAUTHN_KEY_PREFIX = "webauthn:";
+export { WEBAUTHN_KEY_PREFIX };
 
 /** The signature algorithm a passkey's key type implies (the only one twinlock accepts for it). */
 export type WebAuthnAlgorithm = "ES256" | "EdDSA" | "RS256";

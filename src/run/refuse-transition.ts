@@ -38,8 +38,12 @@ export function requireWorkflow<W extends { planner: string }>(workflows: Record
   if (asExecutor)
     throw new RefusalError(
       `${planner} is the executor of ${asExecutor.planner} in this run; this command takes the planner: pass ${asExecutor.planner}`,
+      { executor_of: asExecutor.planner },
+      { code: "UNKNOWN_PAIR" },
     );
   throw new RefusalError(
     `${planner} is not a planner of this run (its planners: ${Object.keys(workflows).join(", ")}); pass one of those, or create a run for ${planner}`,
+    { planners: Object.keys(workflows) },
+    { code: "UNKNOWN_PAIR" },
   );
 }

@@ -2,11 +2,11 @@ import "../schemas/zod-setup.js";
 import { z } from "zod/mini";
 import { HASH_PATTERN } from "../crypto/canonical-hash.js";
 import { ManifestEntrySchema } from "../handoff/manifest-schema.js";
-import { WebAuthnSignatureSchema } from "../passkey/webauthn-signature.js";
 import { lazySchemasOf } from "../schemas/lazy-schema.js";
 import { MODES, PROMPT_ID_PATTERN } from "../suite/prompt.js";
 import { CHANGE_REF_PATTERN } from "./change-ref.js";
 import { STATES, TRANSITION_EVENTS } from "./transition-table.js";
+import { WebAuthnSignatureSchema } from "./webauthn-signature-schema.js";
 
 const MAX_TEXT = 64 * 1024;
 /** A run's ID: random, and safe as a file name in the gate home. */

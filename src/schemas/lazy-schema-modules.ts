@@ -10,7 +10,7 @@ import "../home/gate-home.js";
 import "../home/run-checkpoints.js";
 import "../home/suite-pins.js";
 import "../passkey/reviewer-registry.js";
-import "../passkey/webauthn-signature.js";
 import "../run/apply-event.js";
 import "../run/run-schema.js";
+import "../run/webauthn-signature-schema.js";
 import "../suite/suite-config.js";

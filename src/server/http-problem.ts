@@ -1,4 +1,4 @@
-import { ConflictError, IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { type ErrorCode, type ErrorKind, TwinlockError } from "../errors/errors.js";
 import { type RedactedFolder, redactSecrets } from "../errors/redact-secrets.js";
 import type { GateHome } from "../home/gate-home.js";
 
@@ -7,7 +7,7 @@ export class HttpProblem extends Error {
   override name = "HttpProblem";
   constructor(
     readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 421 | 429 | 503,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details: Record<string, unknown> = {},
   ) {
@@ -32,22 +32,28 @@ export interface ProblemBody {
 export function describeProblem(error: unknown): { status: number; body: ProblemBody } {
   if (error instanceof HttpProblem)
     return { status: error.status, body: { ok: false, code: error.code, message: error.message, details: error.details } };
-  if (error instanceof UsageError) return { status: 400, body: { ok: false, code: "BAD_INPUT", message: error.message, details: {} } };
-  if (error instanceof RefusalError) {
-    const code = typeof error.details.code === "string" ? error.details.code : "REFUSED";
-    return { status: 409, body: { ok: false, code, message: error.message, details: publicDetails(error.details) } };
+  if (error instanceof TwinlockError) {
+    const shown = HTTP_ERRORS[error.kind];
+    return {
+      status: shown.status,
+      body: { ok: false, code: error.code, message: error.message, details: shown.details ? publicDetails(error.details) : {} },
+    };
   }
-  if (error instanceof ConflictError)
-    return error.retryable
-      ? { status: 503, body: { ok: false, code: "UNAVAILABLE", message: error.message, details: {} } }
-      : { status: 409, body: { ok: false, code: "CONFLICT", message: error.message, details: {} } };
-  if (error instanceof IntegrityError)
-    return { status: 409, body: { ok: false, code: "INTEGRITY", message: error.message, details: publicDetails(error.details) } };
   return {
     status: 500,
     body: { ok: false, code: "INTERNAL", message: "internal error; the server log has the details", details: {} },
   };
 }
+
+/** The server's one mapping from an error's kind (src/errors/error-codes.ts): its HTTP status, and whether the body shows its details. */
+export const HTTP_ERRORS: Record<ErrorKind, { status: number; details: boolean }> = {
+  usage: { status: 400, details: false },
+  refused: { status: 409, details: true },
+  conflict: { status: 409, details: false },
+  unavailable: { status: 503, details: false },
+  integrity: { status: 409, details: true },
+  internal: { status: 500, details: false },
+};
 
 function publicDetails(details: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

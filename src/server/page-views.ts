@@ -2,12 +2,12 @@ import { consentQuestion } from "../gate/consent-question.js";
 import { executorDigest, loadRunSuite } from "../gate/load-run-suite.js";
 import { presentPlan } from "../gate/present-plan.js";
 import { describeNextStep, nextStepData } from "../run/next-step.js";
-import type { Workflow } from "../run/run-schema.js";
+import { type AnyReceipt, heldReceipts, type ReceiptKind } from "../run/receipt-kinds.js";
+import type { RunState, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
 import type { RunListing, RunStore } from "../store/run-store.js";
 import { MODES, type Prompt } from "../suite/prompt.js";
-import { judgeReceiptTrust, type Right } from "../trust/judge-receipt-trust.js";
-import type { ReceiptSignature } from "../trust/sign-receipt.js";
+import { judgeReceiptTrust } from "../trust/judge-receipt-trust.js";
 import type {
   ExecutionView,
   LayoutView,
@@ -151,7 +151,7 @@ export async function revisionPageView(
     filesNotListed: p.filesNotListed,
     report,
     executor: executorShown(pinned, wf, prompt),
-    receipts: receiptViews(wf, pinned.config),
+    receipts: receiptViews(run.state, wf, pinned.config),
     hardStops: stopViews(
       run,
       run.state.stops.filter((s) => s.workflow === null || s.workflow === wf.planner),
@@ -202,40 +202,53 @@ function executorShown(pinned: ReturnType<typeof loadRunSuite>, wf: Workflow, pr
   return { id: wf.executor, title: prompt.title ?? wf.executor_title, digest: prompt.sha256, body: prompt.body, source: prompt.source };
 }
 
-/** Every receipt of a pair, oldest first, each with its signature kind and whether it verifies under the pinned policy now. */
-function receiptViews(wf: Workflow, config: Parameters<typeof judgeReceiptTrust>[2]): ReceiptView[] {
+type Shown = { who: string; decision: string | null; note: string | null };
+const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/**
+ * How the receipts timeline words each receipt kind: who, the decision and a
+ * note (src/receipt-kind-consumers.test.ts holds the keys to RECEIPT_KINDS).
+ */
+export const RECEIPT_VIEWS: Record<ReceiptKind, (receipt: AnyReceipt) => Shown> = {
+  freeze: (r) => ({ who: String(r.by), decision: "frozen", note: null }),
+  review: (r) => ({ who: String(r.reviewer), decision: text(r.decision), note: text(r.feedback) }),
+  consent: (r) => ({ who: String(r.user), decision: text(r.decision), note: null }),
+  apply_approval: (r) => ({ who: String(r.approver), decision: "apply approved", note: null }),
+  dry_run_result: (r) => ({ who: String(r.by), decision: `dry run ${String(r.result)}`, note: text(r.note) }),
+  admission: (r) => ({ who: String(r.actor), decision: "admitted", note: null }),
+  stop_resolution: (r) => ({ who: String(r.by), decision: `!STOP:${String(r.reason)} lifted`, note: text(r.resolution) }),
+};
+
+/**
+ * Every receipt of a pair (the run's stop lifts included), oldest first, each
+ * with its signature kind and whether it verifies under the pinned policy now,
+ * against the right RECEIPT_KINDS gives its kind. The gate's own records (an
+ * admission) are not judged against a person's right.
+ */
+export function receiptViews(state: RunState, wf: Workflow, config: Parameters<typeof judgeReceiptTrust>[2]): ReceiptView[] {
   const views: ReceiptView[] = [];
-  const add = (
-    receipt: { kind: string; signature?: ReceiptSignature; at: string } & Record<string, unknown>,
-    right: Right,
-    who: string,
-    decision: string | null,
-    note: string | null,
-  ) => {
-    const verdict = judgeReceiptTrust(receipt, right, config);
+  for (const { planner, receipt, row } of heldReceipts(state)) {
+    if (planner !== wf.planner && !(planner === null && row.kind === "stop_resolution")) continue;
+    const right = row.right;
+    const verdict = right === null || !receipt.signature ? null : judgeReceiptTrust(receipt, right, config);
+    const signature = receipt.signature;
     views.push({
       kind: receipt.kind,
-      who,
-      decision,
-      note,
+      ...RECEIPT_VIEWS[row.kind](receipt),
       revision: typeof receipt.revision === "number" ? receipt.revision : null,
       hash: typeof receipt.handoff_hash === "string" ? receipt.handoff_hash : null,
       at: receipt.at,
-      signature: receipt.signature ? (receipt.signature.kind === "webauthn" ? "webauthn" : "ed25519") : "unsigned",
-      verified: receipt.signature
-        ? verdict.ok
-          ? {
-              ok: true,
-              reason: `${verdict.signer ?? who}'s ${receipt.signature.kind === "webauthn" ? "enrolled passkey" : "key"}, ${right} right`,
-            }
-          : { ok: false, reason: verdict.reason }
-        : null,
+      signature: signature ? (signature.kind === "webauthn" ? "webauthn" : "ed25519") : "unsigned",
+      verified:
+        verdict === null || !signature
+          ? null
+          : verdict.ok
+            ? {
+                ok: true,
+                reason: `${verdict.signer ?? RECEIPT_VIEWS[row.kind](receipt).who}'s ${signature.kind === "webauthn" ? "enrolled passkey" : "key"}, ${right} right`,
+              }
+            : { ok: false, reason: verdict.reason },
     });
-  };
-  if (wf.handoff) add(wf.handoff.receipt as never, "freeze", wf.handoff.frozen_by, "frozen", null);
-  for (const r of wf.reviews) add(r as never, "review", r.reviewer, r.decision, r.feedback);
-  for (const r of wf.consents) add(r as never, "consent", r.user, r.decision, null);
-  for (const r of wf.apply_approvals) add(r as never, "apply", r.approver, "apply approved", null);
-  for (const r of wf.admissions) add(r as never, "review", r.actor, "admitted", null);
+  }
   return views.sort((a, b) => a.at.localeCompare(b.at));
 }

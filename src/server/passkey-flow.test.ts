@@ -122,7 +122,7 @@ describe("an agent's freeze through the API on a signing suite", () => {
     const w = await serverWorld({ signing: true });
     const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
     const r = await jsonOf(await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } }));
-    expect([r.status, r.body.code]).toEqual([409, "REFUSED"]);
+    expect([r.status, r.body.code]).toEqual([409, "UNTRUSTED_RECEIPT"]);
     expect(r.body.message).toContain("unsigned");
     expect(workflowNow(w).handoff).toBeNull();
   });

@@ -1,36 +1,11 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { PendingSignature, PendingStore } from "../store/server-state-types.js";
 
-/**
- * A decision waiting for the reviewer's passkey: the receipt the gate
- * built (its signing hash is the WebAuthn challenge), the time it was built
- * at (the decision is re-run at that time, so the same receipt comes out),
- * and what was asked, so the signed answer can only complete that decision.
- */
-export interface PendingSignature {
-  id: string;
-  reviewer: string;
-  /** The route and form fields the challenge was made for, canonical. */
-  request: string;
-  challenge: Buffer;
-  at: Date;
-  expiresAt: number;
-}
+/** The types live with the store that keeps them (src/store/server-state-types.ts): store/ imports no server code. */
+export type { PendingSignature, PendingStore };
 
 /** How long a reviewer has to touch their passkey. */
 export const PENDING_MS = 2 * 60 * 1000;
-
-/**
- * Challenges waiting for a passkey (a decision's, or a sign-in's): in the
- * server's memory for the folder store, in the database for a team store
- * (the challenge may be answered through another server). Each is taken at
- * most once.
- */
-export interface PendingStore {
-  /** Hold a challenge for its reviewer. */
-  add(entry: Omit<PendingSignature, "id" | "expiresAt">, now: number): Promise<PendingSignature>;
-  /** Take (and forget) a waiting challenge; undefined when unknown, expired or already taken. */
-  take(id: string, now: number): Promise<PendingSignature | undefined>;
-}
 
 /** A waiting challenge's ID: 128 random bits. */
 export function newPendingId(): string {

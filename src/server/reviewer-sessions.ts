@@ -1,32 +1,11 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { ReviewerSession, SessionStore } from "../store/server-state-types.js";
 
-/** A reviewer signed in with a passkey: who, with which rights, until when, and the CSRF token of the session. */
-export interface ReviewerSession {
-  id: string;
-  reviewer: string;
-  rights: readonly string[];
-  csrf: string;
-  expiresAt: number;
-}
+/** The types live with the store that keeps them (src/store/server-state-types.ts): store/ imports no server code. */
+export type { ReviewerSession, SessionStore };
 
 /** How long a sign-in lasts; each decision is signed by the passkey again anyway. */
 export const SESSION_MS = 8 * 60 * 60 * 1000;
-
-/**
- * Where signed-in reviewers are kept: in the server's memory for the gate
- * home's folder store, in the database for a team store (so every server
- * behind one URL knows every session).
- */
-export interface SessionStore {
-  /** Start a session for a reviewer whose passkey just verified. */
-  open(reviewer: string, rights: readonly string[], now: number): Promise<ReviewerSession>;
-  /** The live session a cookie names, if any. */
-  find(id: string | undefined, now: number): Promise<ReviewerSession | undefined>;
-  /** End a session (sign out). */
-  close(id: string): Promise<void>;
-  /** End every session of a reviewer (revoked). */
-  closeReviewer(reviewer: string): Promise<void>;
-}
 
 /** A new session's secrets: an ID and a CSRF token of 256 random bits each. */
 export function newSession(reviewer: string, rights: readonly string[], now: number): ReviewerSession {

@@ -1,4 +1,5 @@
 import { RefusalError } from "../errors/errors.js";
+import { RECEIPT_KINDS } from "../run/receipt-kinds.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeReceiptTrust, type Right, receiptPerson } from "./judge-receipt-trust.js";
@@ -6,7 +7,7 @@ import { judgeReceiptTrust, type Right, receiptPerson } from "./judge-receipt-tr
 /** Refuse a receipt the suite's reviewers and policy do not trust, naming why. */
 export function requireTrustedReceipt(receipt: Parameters<typeof judgeReceiptTrust>[0], right: Right, config: SuiteConfig): void {
   const verdict = judgeReceiptTrust(receipt, right, config);
-  if (!verdict.ok) throw new RefusalError(`refused: ${verdict.reason}`, { attack: "untrusted-receipt" });
+  if (!verdict.ok) throw new RefusalError(`refused: ${verdict.reason}`, { attack: "untrusted-receipt" }, { code: "UNTRUSTED_RECEIPT" });
 }
 
 /**
@@ -35,6 +36,7 @@ export function requireSeparateDuties(
     throw new RefusalError(
       `refused: separate duties — ${receiptPerson(receipt as { kind: string })} froze revision ${wf.handoff.revision} (${receipt.signature ? "the same key" : "the same name"}) and may not ${what} it; another reviewer must`,
       { attack: "separate-duties" },
+      { code: "SEPARATE_DUTIES" },
     );
   }
 }
@@ -53,7 +55,7 @@ export function distinctApprovers(wf: Workflow, config: SuiteConfig): string[] {
   const ids = new Set<string>();
   for (const r of wf.reviews) {
     if (r.revision !== rev || r.decision !== "approved") continue;
-    if (!judgeReceiptTrust(r, "review", config).ok) continue;
+    if (!judgeReceiptTrust(r, RECEIPT_KINDS.review.right, config).ok) continue;
     ids.add(approverIdentity(r, config));
   }
   return [...ids];

@@ -1,5 +1,6 @@
 import type { TrustedReviewer } from "../passkey/enrolled-reviewers.js";
 import { verifyWebAuthnReceipt } from "../passkey/verify-webauthn-assertion.js";
+import { receiptKindOf } from "../run/receipt-kinds.js";
 import type { Right, SuiteConfig } from "../suite/suite-config.js";
 import { type ReceiptSignature, verifyReceiptSignature } from "./sign-receipt.js";
 
@@ -10,8 +11,10 @@ export type TrustVerdict =
   | { ok: true; signer: string | null; key: string | null }
   | { ok: false; code: "unsigned" | "bad-signature" | "revoked" | "unknown-key" | "name-mismatch" | "no-right"; reason: string };
 
-/** The name a receipt gives its person, by kind. */
+/** The name a receipt gives its person: its kind's signer field (RECEIPT_KINDS); for a kind no row names, the first such field it has. */
 export function receiptPerson(receipt: { kind: string } & Record<string, unknown>): string {
+  const row = receiptKindOf(receipt.kind);
+  if (row) return String(receipt[row.signer] ?? "unknown");
   return String(receipt.reviewer ?? receipt.user ?? receipt.approver ?? receipt.by ?? "unknown");
 }
 

@@ -1,6 +1,7 @@
-import type { LoadedRun } from "../store/run-file.js";
+import { heldReceipts, RECEIPT_ROWS, type ReceiptKind } from "../run/receipt-kinds.js";
+import type { RunFile, RunState } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
-import { judgeReceiptTrust, type Right } from "./judge-receipt-trust.js";
+import { judgeReceiptTrust, type Right, receiptPerson } from "./judge-receipt-trust.js";
 
 /** One receipt of a run as judged against a trust config. */
 export interface JudgedReceipt {
@@ -15,58 +16,79 @@ export interface JudgedReceipt {
 }
 
 /**
+ * Where verify-receipts finds each receipt kind (src/receipt-kind-consumers.test.ts
+ * holds the keys to RECEIPT_KINDS): `chain`, every one the workflow's events
+ * recorded (a re-freeze replaces the state's freeze); `workflow`, the ones
+ * replay keeps on each workflow; `run`, the ones replay keeps on the run,
+ * judged after the workflows; null, not a person's decision (the gate's own
+ * record: its signature on the chain vouches for it, and verify-log checks that).
+ */
+export const JUDGED_RECEIPT_SOURCES: Record<ReceiptKind, "chain" | "workflow" | "run" | null> = {
+  freeze: "chain",
+  review: "workflow",
+  consent: "workflow",
+  apply_approval: "workflow",
+  dry_run_result: "workflow",
+  admission: null,
+  stop_resolution: "run",
+};
+
+type Receipt = Record<string, unknown> & { kind: string };
+
+/**
  * Every receipt a run holds — freezes, reviews, consents, apply approvals,
  * passed dry runs, lifted stops — judged offline against `config` (the
  * pinned suite's reviewers with a store's enrolled passkeys, or an export's
- * trust): signature, key, right and revocation.
+ * trust): signature, key, right and revocation, the right from RECEIPT_KINDS.
  */
-export function judgeRunReceipts(run: LoadedRun, config: SuiteConfig): JudgedReceipt[] {
+export function judgeRunReceipts(run: { file: RunFile; state: RunState }, config: SuiteConfig): JudgedReceipt[] {
   const rows: JudgedReceipt[] = [];
+  const held = heldReceipts(run.state);
+  const judged = (receipt: Receipt, right: Right) => {
+    const v = judgeReceiptTrust(receipt, right, config);
+    return {
+      signed: receipt.signature !== undefined,
+      ok: v.ok,
+      detail: v.ok ? (v.signer ? `signed by ${v.signer}` : "unsigned (allowed by policy)") : v.reason,
+    };
+  };
   for (const wf of Object.values(run.state.workflows)) {
-    const freezes = run.file.events
-      .filter((e) => e.type === "handoff_frozen" && (e.data as { planner: string }).planner === wf.planner)
-      .map(
-        (e) =>
-          [(e.data as { receipt: Record<string, unknown> & { kind: string } }).receipt, "freeze"] as [
-            Record<string, unknown> & { kind: string },
-            Right,
-          ],
-      );
-    const all: Array<[Record<string, unknown> & { kind: string }, Right]> = [
-      ...freezes,
-      ...wf.reviews.map((r) => [r, "review"] as [typeof r, Right]),
-      ...wf.consents.map((r) => [r, "consent"] as [typeof r, Right]),
-      ...wf.apply_approvals.map((r) => [r, "apply"] as [typeof r, Right]),
-      // A passed dry run is a person's decision that admission relies on, signed with the apply right.
-      ...wf.dry_runs.flatMap((d) => (d.result_receipt ? [[d.result_receipt, "apply"] as [typeof d.result_receipt, Right]] : [])),
-    ];
+    const all: Array<[Receipt, Right]> = [];
+    for (const row of RECEIPT_ROWS) {
+      const source = JUDGED_RECEIPT_SOURCES[row.kind];
+      if (row.right === null || (source !== "chain" && source !== "workflow")) continue;
+      const right = row.right;
+      const receipts =
+        source === "chain"
+          ? run.file.events
+              .filter((e) => row.events.includes(e.type) && (e.data as { planner?: string }).planner === wf.planner)
+              .map((e) => (e.data as { receipt: Receipt }).receipt)
+          : held.filter((h) => h.row.kind === row.kind && h.planner === wf.planner).map((h) => h.receipt);
+      all.push(...receipts.map((r) => [r, right] as [Receipt, Right]));
+    }
     for (const [receipt, right] of all) {
-      const v = judgeReceiptTrust(receipt, right, config);
       rows.push({
         planner: wf.planner,
         kind: receipt.kind,
         revision: receipt.revision as number,
-        person: String(receipt.reviewer ?? receipt.user ?? receipt.approver ?? receipt.by),
+        person: receiptPerson(receipt),
         decision: (receipt.decision as string | undefined) ?? (receipt.result as string | undefined) ?? null,
-        signed: receipt.signature !== undefined,
-        ok: v.ok,
-        detail: v.ok ? (v.signer ? `signed by ${v.signer}` : "unsigned (allowed by policy)") : v.reason,
+        ...judged(receipt, right),
       });
     }
   }
-  for (const stop of run.state.stops) {
-    if (!stop.resolution_receipt) continue;
-    const v = judgeReceiptTrust(stop.resolution_receipt, "stop", config);
-    rows.push({
-      planner: stop.workflow ?? "run",
-      kind: "stop_resolution",
-      revision: 0,
-      person: stop.resolution_receipt.by,
-      decision: `!STOP:${stop.reason} lifted`,
-      signed: stop.resolution_receipt.signature !== undefined,
-      ok: v.ok,
-      detail: v.ok ? (v.signer ? `signed by ${v.signer}` : "unsigned (allowed by policy)") : v.reason,
-    });
+  for (const row of RECEIPT_ROWS) {
+    if (JUDGED_RECEIPT_SOURCES[row.kind] !== "run" || row.right === null) continue;
+    for (const h of held.filter((x) => x.row.kind === row.kind)) {
+      rows.push({
+        planner: h.planner ?? "run",
+        kind: h.receipt.kind,
+        revision: 0,
+        person: receiptPerson(h.receipt),
+        decision: `!STOP:${String(h.receipt.reason)} lifted`,
+        ...judged(h.receipt, row.right),
+      });
+    }
   }
   return rows;
 }

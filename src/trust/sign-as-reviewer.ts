@@ -1,5 +1,5 @@
 import { RefusalError } from "../errors/errors.js";
-import { resolveActor } from "../gate/resolve-actor.js";
+import { resolveActor } from "../input/resolve-actor.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { publicKeyLine } from "./keys.js";
 import { isReceiptSigner, type ReceiptKey } from "./sign-receipt.js";

@@ -76,7 +76,7 @@ async function requireTrustedDecisions(store: RunStore, file: RunFile, acceptUns
       `run ${file.state.run_id} is of ${pinned.pin.suite_id}, pinned with --allow-unsigned in ${homeLabel(store.home)}: its receipts prove nothing about who decided, so nothing shows its approvals were a person's; pass --accept-unsigned to import it knowingly`,
       { attack: "unsigned-import" },
     );
-  const bad = judgeRunReceipts({ path: "import", file, state: verdict.state }, pinned.config).filter((r) => !r.ok);
+  const bad = judgeRunReceipts({ file, state: verdict.state }, pinned.config).filter((r) => !r.ok);
   if (bad.length > 0)
     throw new RefusalError(
       `run ${file.state.run_id} holds ${bad.length} decision${bad.length === 1 ? "" : "s"} that ${where} does not trust (${bad

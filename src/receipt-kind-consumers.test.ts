@@ -1,0 +1,149 @@
+/**
+ * Every consumer of receipt kinds says what it does with each row of
+ * RECEIPT_KINDS (src/run/receipt-kinds.ts): its handling is a map keyed by
+ * kind, held here to the table's keys, so a new row fails this file (and
+ * `tsc`) until each consumer covers it. Then the drift the hand-kept lists
+ * had is pinned: the pages judge each receipt against its kind's right and
+ * show dry-run results and stop lifts; MCP's receipts resource lists every kind.
+ */
+import { generateKeyPairSync } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ATTESTATION_PREDICATES } from "./attest/receipt-statement.js";
+import { CI_JUDGED_DECISIONS } from "./ci/verify-run.js";
+import { MCP_RECEIPT_FIELDS, receiptsByPair } from "./mcp/create-twinlock-mcp-server.js";
+import { RECEIPT_KIND_NAMES } from "./run/receipt-kinds.js";
+import type { RunState } from "./run/run-schema.js";
+import { PUBLISHED_RECEIPT_SCHEMAS } from "./schemas/published-schemas.js";
+import { RECEIPT_VIEWS, receiptViews } from "./server/page-views.js";
+import type { SuiteConfig } from "./suite/suite-config.js";
+import { JUDGED_RECEIPT_SOURCES } from "./trust/judge-run-receipts.js";
+import { publicKeyLine } from "./trust/keys.js";
+import { signReceipt } from "./trust/sign-receipt.js";
+import { RELIED_AT_ADMISSION } from "./trust/trust-checks.js";
+
+/** Every consumer's handling, by the file that keeps it. */
+const CONSUMERS: Record<string, Record<string, unknown>> = {
+  "trust/judge-run-receipts.ts (verify-receipts, import)": JUDGED_RECEIPT_SOURCES,
+  "trust/trust-checks.ts (admission's T1–T5)": RELIED_AT_ADMISSION,
+  "ci/verify-run.ts (verify)": CI_JUDGED_DECISIONS,
+  "attest/receipt-statement.ts (attest, verify-attestation)": ATTESTATION_PREDICATES,
+  "server/page-views.ts (the receipts timeline)": RECEIPT_VIEWS,
+  "mcp/create-twinlock-mcp-server.ts (the receipts resource)": MCP_RECEIPT_FIELDS,
+  "schemas/published-schemas.ts (schemas/*.schema.json)": PUBLISHED_RECEIPT_SCHEMAS,
+};
+
+describe("receipt-kind consumers", () => {
+  it.each(Object.entries(CONSUMERS))("%s handles exactly the kinds of RECEIPT_KINDS", (_, handling) => {
+    expect(Object.keys(handling).sort()).toEqual([...RECEIPT_KIND_NAMES].sort());
+  });
+
+  it("leaves no hand-written right in a trust judgement outside the table (the right comes from RECEIPT_KINDS)", () => {
+    const src = path.dirname(new URL(import.meta.url).pathname);
+    const files = (readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+    const literal = /(?:judgeReceiptTrust|requireTrustedReceipt)\([^;]*?,\s*"(?:review|consent|apply|freeze|stop)"/;
+    const offenders = files.filter((f) => literal.test(readFileSync(path.join(src, f), "utf8")));
+    expect(offenders).toEqual([]);
+  });
+});
+
+// A run state made by hand (only what the consumers read): MD-29's pair with a dry run judged and a stop lifted on
+// the whole run, and MD-31's pair with a stop lifted on it alone.
+const at = (n: number) => `2026-01-01T00:00:0${n}.000Z`;
+const alice = generateKeyPairSync("ed25519").privateKey;
+const bob = generateKeyPairSync("ed25519").privateKey;
+const config = {
+  policies: { require_signed_receipts: true },
+  reviewers: [
+    { name: "alice", public_key: publicKeyLine(alice), rights: ["review", "consent"] },
+    { name: "bob", public_key: publicKeyLine(bob), rights: ["apply", "stop"] },
+  ],
+} as unknown as SuiteConfig;
+const hash = `sha256:${"a".repeat(64)}`;
+const pairReceipt = { run_id: "run_0123456789abcdef", planner: "MD-29", executor: "MD-30", handoff_hash: hash, revision: 1 };
+const dryRunBy = (by: string) => ({ kind: "dry_run_result", ...pairReceipt, result: "passed", note: "looked fine", by, at: at(2) });
+const lift = (by: string, workflow: string | null, reason: string) => ({
+  kind: "stop_resolution",
+  run_id: pairReceipt.run_id,
+  reason,
+  workflow,
+  stops: [3],
+  by,
+  resolution: `lifted ${reason}`,
+  at: at(4),
+});
+const stateWith = (dryRun: object, runLift: object) =>
+  ({
+    workflows: {
+      "MD-29": {
+        planner: "MD-29",
+        executor: "MD-30",
+        handoff: null,
+        reviews: [],
+        consents: [],
+        apply_approvals: [],
+        admissions: [{ kind: "admission", ...pairReceipt, consent_hash: hash, requested: {}, checks: [], actor: "agent", at: at(3) }],
+        dry_runs: [{ result_receipt: dryRun }],
+      },
+      "MD-31": {
+        planner: "MD-31",
+        executor: "MD-32",
+        handoff: null,
+        reviews: [],
+        consents: [],
+        apply_approvals: [],
+        admissions: [],
+        dry_runs: [],
+      },
+    },
+    stops: [
+      { reason: "outage", workflow: null, resolution_receipt: runLift },
+      { reason: "other-pair", workflow: "MD-31", resolution_receipt: signReceipt(lift("bob", "MD-31", "other-pair"), bob, "bob") },
+    ],
+  }) as unknown as RunState;
+
+describe("the receipts timeline of the pages", () => {
+  const signed = stateWith(signReceipt(dryRunBy("bob"), bob, "bob"), signReceipt(lift("bob", null, "outage"), bob, "bob"));
+  const md29 = signed.workflows["MD-29"] as RunState["workflows"][string];
+
+  it("shows a pair's dry-run result and the run's stop lifts, verified against the apply and stop rights", () => {
+    const views = receiptViews(signed, md29, config);
+    expect(views.map((v) => [v.kind, v.who, v.decision, v.verified])).toEqual([
+      ["dry_run_result", "bob", "dry run passed", { ok: true, reason: "bob's key, apply right" }],
+      ["admission", "agent", "admitted", null],
+      ["stop_resolution", "bob", "!STOP:outage lifted", { ok: true, reason: "bob's key, stop right" }],
+    ]);
+  });
+
+  it("does not show another pair's stop lift on this pair", () => {
+    expect(receiptViews(signed, md29, config).some((v) => v.decision === "!STOP:other-pair lifted")).toBe(false);
+  });
+
+  it("marks a dry-run result and a stop lift signed by a reviewer without the apply or stop right as not verified", () => {
+    const byAlice = stateWith(signReceipt(dryRunBy("alice"), alice, "alice"), signReceipt(lift("alice", null, "outage"), alice, "alice"));
+    const views = receiptViews(byAlice, byAlice.workflows["MD-29"] as RunState["workflows"][string], config);
+    expect(views.filter((v) => v.kind !== "admission").map((v) => [v.kind, v.verified])).toEqual([
+      ["dry_run_result", { ok: false, reason: "alice's key has the rights review, consent, not apply" }],
+      ["stop_resolution", { ok: false, reason: "alice's key has the rights review, consent, not stop" }],
+    ]);
+  });
+});
+
+describe("MCP's receipts resource", () => {
+  const state = stateWith(dryRunBy("bob"), lift("bob", null, "outage"));
+
+  it("lists every kind under its field, the dry-run results and stop lifts included", () => {
+    const [md29] = receiptsByPair(state, "MD-29");
+    expect(Object.keys(md29 ?? {})).toEqual(["planner", "executor", ...RECEIPT_KIND_NAMES.map((k) => MCP_RECEIPT_FIELDS[k].field)]);
+    expect(md29?.dry_run_results).toEqual([dryRunBy("bob")]);
+    expect(md29?.stop_resolutions).toEqual([lift("bob", null, "outage")]);
+    expect(md29?.freeze).toBeNull();
+  });
+
+  it("gives a planner's token its own pair only, with the run's stop lifts and not another pair's", () => {
+    const pairs = receiptsByPair(state, "MD-31");
+    expect(pairs.map((p) => p.planner)).toEqual(["MD-31"]);
+    expect(((pairs[0]?.stop_resolutions ?? []) as Array<{ reason: string }>).map((s) => s.reason)).toEqual(["outage", "other-pair"]);
+  });
+});
