@@ -33,7 +33,7 @@ function scriptedModel(calls: Array<{ toolName: string; input: unknown }>) {
 }
 
 /** Every tool result or tool error the model was shown, in order. */
-function shownOf(steps: Awaited<ReturnType<typeof generateText>>["steps"]): string[] {
+function shownOf(steps: ReadonlyArray<{ content: ReadonlyArray<{ type: string; output?: unknown; error?: unknown }> }>): string[] {
   return steps.flatMap((s) =>
     s.content.flatMap((c) =>
       c.type === "tool-result"
