@@ -76,7 +76,7 @@ export function executorScenarios(runWrite: RunWrite): void {
     const { g, target } = await consentedRun();
     const env = { TWINLOCK_RUN: g.runFile, TWINLOCK_EXECUTOR: EXECUTOR, TWINLOCK_SESSION: "5".repeat(64) };
     const { shown } = await write(g, env, target);
-    expect(shown).toMatch(/twinlock: write_file denied: no session of MD-30/);
+    expect(shown).toMatch(/twinlock: (write_file|Write) denied: no session of MD-30/);
     expect(readFileSync(target, "utf8")).toBe(BEFORE);
   });
 
@@ -135,7 +135,7 @@ export function executorScenarios(runWrite: RunWrite): void {
       content: WRITTEN,
       scopes: WRITE_SCOPES,
     });
-    expect(missing.shown).toMatch(/twinlock: write_file denied: gate home .* cannot be read/);
+    expect(missing.shown).toMatch(/twinlock: (write_file|Write) denied: gate home .* cannot be read/);
     expect((await write(g, env, target, {})).shown).toMatch(/not a tool the twinlock hook knows/);
     expect(readFileSync(target, "utf8")).toBe(BEFORE);
   });
