@@ -27,7 +27,10 @@ const { removeGateRuns } = await import("../src/test-support/run-fixture.js");
 
 /** The two timed alternately, call by call, so the machine's drift (2 shared cores) falls on both alike. */
 async function timePair(bare: () => Promise<unknown>, gated: () => Promise<unknown>): Promise<[number[], number[]]> {
-  for (let i = 0; i < 50; i++) await bare(), await gated();
+  for (let i = 0; i < 50; i++) {
+    await bare();
+    await gated();
+  }
   const b: number[] = [];
   const g: number[] = [];
   const once = async (fn: () => Promise<unknown>, into: number[]) => {
@@ -35,7 +38,10 @@ async function timePair(bare: () => Promise<unknown>, gated: () => Promise<unkno
     await fn();
     into.push(Number(process.hrtime.bigint() - t) / 1e6);
   };
-  for (let i = 0; i < N; i++) await once(bare, b), await once(gated, g);
+  for (let i = 0; i < N; i++) {
+    await once(bare, b);
+    await once(gated, g);
+  }
   return [b.sort((x, y) => x - y), g.sort((x, y) => x - y)];
 }
 const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] as number;
