@@ -5,8 +5,9 @@ import { BUDGETS, BudgetError, requireJsonWithin } from "../input/budgets.js";
 import { findDuplicateJsonKey } from "../input/duplicate-json-key.js";
 import { AGENT_CONTRACTS, AGENTS, type Agent, type AgentContract, agentNamed, type HookAnswer, readHookInput } from "./agent-contracts.js";
 import { decideToolCall } from "./decide-tool-call.js";
+import { judgeToolCall } from "./judge-tool-call.js";
 import type { ToolCall } from "./tool-call.js";
-import { NO_SESSION, namesSession, verifyBinding } from "./verify-binding.js";
+import { NO_SESSION, namesSession } from "./verify-binding.js";
 
 /** The most stdin the hook reads (a Write of a large file carries its content); more is denied (the hook input budget). */
 export const MAX_HOOK_INPUT = BUDGETS.hookInput.bytes;
@@ -102,9 +103,8 @@ export function answerCall(contract: AgentContract, text: string, home: string |
   const quick = answerWithoutFiles(contract, text);
   if (quick !== undefined) return quick;
   const call = callOf(contract, text) as ToolCall;
-  const verdict = verifyBinding(process.env, home, new Date());
-  const decision = decideToolCall(call, verdict.ok ? verdict.binding : { unbound: verdict.reason });
-  return decision.pass ? contract.pass() : contract.deny(decision.reason);
+  const judgement = judgeToolCall({ call, env: process.env, home });
+  return judgement.allow ? contract.pass() : contract.deny(judgement.reason);
 }
 
 /**

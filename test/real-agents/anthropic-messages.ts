@@ -5,7 +5,7 @@ import { FINAL_TEXT, FREEZE_TOOL, freezeArgs, type ScriptedAction, shellLine } f
 type Block = { type: string; [key: string]: unknown };
 type Message = { role: string; content: string | Block[] };
 
-type ToolUse = { name: string; input: Record<string, unknown> };
+export type ToolUse = { name: string; input: Record<string, unknown> };
 
 /** Claude Code's tool calls for a scripted action, in order: its Edit refuses a file it has not Read first. */
 function claudeToolUses(action: ScriptedAction): ToolUse[] {
@@ -36,7 +36,11 @@ function claudeToolUses(action: ScriptedAction): ToolUse[] {
  * gets FINAL_TEXT and `end_turn`.
  */
 export function anthropicMessages(action: ScriptedAction): Responder {
-  const calls = claudeToolUses(action);
+  return anthropicToolCalls(claudeToolUses(action));
+}
+
+/** The same server for any list of Claude Code tool calls, each made once, in order (the in-process SDK tests' own scripts). */
+export function anthropicToolCalls(calls: ToolUse[]): Responder {
   let n = 0;
   // Each call is asked for once per run, whichever conversation asks next: a subagent's starts afresh.
   let issued = 0;

@@ -1,0 +1,44 @@
+// An AI SDK agent behind twinlock's gate. Run it as the pair's executor or planner:
+//   twinlock exec run.json MD-30 -- node examples/ai-sdk/agent.mjs
+//   twinlock plan run.json MD-29 --handoff handoff -- node examples/ai-sdk/agent.mjs
+// With no model configured it uses the AI SDK's MockLanguageModelV3, scripted to make one call, so it runs offline.
+import { writeFileSync } from "node:fs";
+import { generateText, stepCountIs, tool } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { gateTools, plannerTools } from "twinlock/ai-sdk";
+import { z } from "zod";
+
+const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
+const usage = { inputTokens: { total: 1, noCache: 1 }, outputTokens: { total: 1, text: 1 } };
+const scripted = (calls) => {
+  let step = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async () => {
+      const c = calls[step++];
+      return c
+        ? { content: [{ type: "tool-call", toolCallId: `c${step}`, toolName: c[0], input: JSON.stringify(c[1]) }], finishReason: { unified: "tool-calls" }, usage, warnings: [] }
+        : { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop" }, usage, warnings: [] };
+    },
+  });
+};
+
+let tools;
+let model;
+if (process.env.TWINLOCK_PLANNER) {
+  tools = plannerTools({ home });
+  model = scripted([["twinlock_submit_handoff", {}], ["twinlock_request_review", {}]]);
+} else {
+  const write_file = tool({
+    description: "Write a file",
+    inputSchema: z.object({ path: z.string(), content: z.string() }),
+    execute: async ({ path, content }) => (writeFileSync(path, content), "written"),
+  });
+  // What each tool does, for the gate: write_file writes the file its `path` names.
+  tools = gateTools({ write_file }, { home, scopes: { write_file: { writes: (i) => i.path } } });
+  model = scripted([["write_file", { path: process.argv[2] ?? "cart/cache.go", content: "package cart\n" }]]);
+}
+const r = await generateText({ model, prompt: "follow the plan", tools, stopWhen: stepCountIs(4) });
+for (const step of r.steps)
+  for (const c of step.content)
+    if (c.type === "tool-result") console.log(c.toolName, JSON.stringify(c.output));
+    else if (c.type === "tool-error") console.log(c.toolName, "denied:", c.error?.message ?? c.error);

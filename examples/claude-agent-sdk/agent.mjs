@@ -1,0 +1,25 @@
+// A Claude Agent SDK agent behind twinlock's gate. Run it as the pair's executor or planner:
+//   twinlock exec run.json MD-30 -- node examples/claude-agent-sdk/agent.mjs
+//   twinlock plan run.json MD-29 --handoff handoff -- node examples/claude-agent-sdk/agent.mjs
+// It drives Claude Code as the SDK does: it needs ANTHROPIC_API_KEY (pass it with --pass-env ANTHROPIC_API_KEY),
+// or ANTHROPIC_BASE_URL pointing at a model server of your own.
+import { query } from "@anthropic-ai/claude-agent-sdk";
+import { gateHooks, plannerMcpServer } from "twinlock/claude-agent-sdk";
+
+const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
+const planner = Boolean(process.env.TWINLOCK_PLANNER);
+const options = {
+  hooks: gateHooks({ home }), // every tool call of Claude Code is judged before it runs
+  permissionMode: "acceptEdits",
+  settingSources: [],
+  ...(planner
+    ? {
+        mcpServers: { twinlock: plannerMcpServer({ home }) },
+        allowedTools: ["mcp__twinlock__twinlock_submit_handoff", "mcp__twinlock__twinlock_request_review"],
+      }
+    : { allowedTools: ["Read", "Write", "Edit"] }),
+};
+const prompt = planner
+  ? "Write the plan into the handoff folder, freeze it with twinlock_submit_handoff, then wait for the review with twinlock_request_review."
+  : "Apply the approved plan in the handoff folder ($TWINLOCK_HANDOFF).";
+for await (const message of query({ prompt, options })) if (message.type === "result") console.log(message.subtype, message.result ?? "");

@@ -1,0 +1,45 @@
+// An OpenAI Agents SDK agent behind twinlock's gate. Run it as the pair's executor or planner:
+//   twinlock exec run.json MD-30 -- node examples/openai-agents/agent.mjs
+//   twinlock plan run.json MD-29 --handoff handoff -- node examples/openai-agents/agent.mjs
+// With no model configured it uses a scripted Model (the SDK's Model interface), so it runs offline.
+import { writeFileSync } from "node:fs";
+import { Agent, Runner, tool, Usage } from "@openai/agents";
+import { gateFunctionTools, plannerFunctionTools } from "twinlock/openai-agents";
+import { z } from "zod";
+
+const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
+const scripted = (calls) => {
+  let turn = 0;
+  const model = {
+    async getResponse() {
+      const c = calls[turn++];
+      const output = c
+        ? [{ type: "function_call", callId: `c${turn}`, name: c[0], arguments: JSON.stringify(c[1]), status: "completed" }]
+        : [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "done" }] }];
+      return { usage: new Usage(), output };
+    },
+    getStreamedResponse() {
+      throw new Error("not streamed");
+    },
+  };
+  return { getModel: () => model };
+};
+
+let tools;
+let provider;
+if (process.env.TWINLOCK_PLANNER) {
+  tools = plannerFunctionTools({ home });
+  provider = scripted([["twinlock_submit_handoff", { unchanged_because: null }], ["twinlock_request_review", {}]]);
+} else {
+  const writeFile = tool({
+    name: "write_file",
+    description: "Write a file",
+    parameters: z.object({ path: z.string(), content: z.string() }),
+    execute: async ({ path, content }) => (writeFileSync(path, content), "written"),
+  });
+  tools = gateFunctionTools([writeFile], { home, scopes: { write_file: { writes: (i) => i.path } } });
+  provider = scripted([["write_file", { path: process.argv[2] ?? "cart/cache.go", content: "package cart\n" }]]);
+}
+const runner = new Runner({ modelProvider: provider, tracingDisabled: true });
+const r = await runner.run(new Agent({ name: "agent", instructions: "follow the plan", tools }), "go", { maxTurns: 5 });
+for (const item of r.newItems) if (item.type === "tool_call_output_item") console.log(item.rawItem.name, item.output);

@@ -1,0 +1,111 @@
+import type { KeyObject } from "node:crypto";
+import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
+import { folderRunStore } from "../home/folder-run-store.js";
+import { openGateHome } from "../home/gate-home.js";
+import type { SessionBinding } from "../home/session-binding.js";
+import { verifyBinding } from "../hook/verify-binding.js";
+
+export interface PlannerSessionOptions {
+  /** The gate home the planner's session is bound in (`twinlock plan` sets TWINLOCK_HOME); named by the application. */
+  home: string;
+  /** The session's environment; by default a copy of process.env taken when the session is made. */
+  env?: NodeJS.ProcessEnv;
+  /** A planner key with the `freeze` right, on suites that sign freezes. */
+  freezeKey?: KeyObject;
+  /** How often waiting re-reads the run (default 1000 ms). */
+  pollMs?: number;
+}
+
+/** What `submitHandoff` froze. */
+export interface SubmittedHandoff {
+  hash: string;
+  revision: number;
+  state: string;
+}
+
+/** A person's decision on the frozen revision, as `waitForReview` returns it to the planner's agent. */
+export interface ReviewOutcome {
+  decision: "approved" | "changes_requested" | "declined";
+  revision: number;
+  hash: string;
+  /** The reviewer's comments (on changes_requested: what to change before re-freezing). */
+  comments: string | null;
+  /** The state the pair is in now. */
+  state: string;
+}
+
+/** The planner side of every adapter: freeze, and wait for a person. It offers no way to review, consent or approve. */
+export interface PlannerSession {
+  submitHandoff(o?: { unchangedBecause?: string }): Promise<SubmittedHandoff>;
+  waitForReview(o?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ReviewOutcome>;
+}
+
+/** The text a planner tool answers the model with on a refusal: one line, never a stack. */
+export function refusalText(error: unknown): string {
+  return `twinlock: ${(error as Error)?.message ?? String(error)}`;
+}
+
+/**
+ * A planner's session for an in-process agent started under `twinlock plan
+ * RUN PLANNER --handoff DIR -- CMD`: `submitHandoff` freezes the session's own
+ * handoff folder (the one the binding names: the agent cannot point it
+ * elsewhere) exactly as `twinlock freeze` does; `waitForReview` resolves when
+ * a person decides on that revision (in the browser or with
+ * `review-pair-plan`), with the comments on "changes requested". Each call
+ * re-verifies the binding first and throws (one line) when it does not hold.
+ * Folder store only: a team store's planner freezes through the gate server's MCP.
+ */
+export function plannerSession(o: PlannerSessionOptions): PlannerSession {
+  const env = { ...(o.env ?? process.env) };
+  const pollMs = o.pollMs ?? 1000;
+  const bound = (): SessionBinding => {
+    const verdict = verifyBinding(env, o.home, new Date());
+    if (!verdict.ok) throw new Error(`no planner's session holds: ${verdict.reason}`);
+    const b = verdict.binding;
+    if (b.kind !== "planner") throw new Error(`the session bound is executor ${b.executor}'s, not a planner's`);
+    if (b.store !== "folder") throw new Error("this run is on a team store: freeze through the gate server's MCP tools instead");
+    return b;
+  };
+  const storeOf = () => folderRunStore(openGateHome(o.home));
+  return {
+    async submitHandoff(s = {}) {
+      const b = bound();
+      const r = await freezePairHandoff({
+        store: storeOf(),
+        run: b.run_file,
+        planner: b.planner,
+        handoffDir: b.handoff_dir as string,
+        unchangedBecause: s.unchangedBecause,
+        actor: o.freezeKey ? undefined : "planner-agent",
+        key: o.freezeKey,
+      });
+      return { hash: r.hash, revision: r.revision, state: r.workflow.state };
+    },
+    async waitForReview(w = {}) {
+      const started = Date.now();
+      // Verified before each wait, not after: a decision that ends the session is still the planner's to hear.
+      let b = bound();
+      for (;;) {
+        const run = await storeOf().read(b.run_file);
+        const wf = Object.hasOwn(run.state.workflows, b.planner) ? run.state.workflows[b.planner] : undefined;
+        if (!wf?.handoff) throw new Error(`${b.planner} has nothing frozen to review; submit the handoff first`);
+        const review = [...wf.reviews].reverse().find((r) => r.revision === wf.revision && r.handoff_hash === wf.handoff?.hash);
+        if (review && wf.state !== "plan_review_pending")
+          return {
+            decision: review.decision,
+            revision: wf.revision,
+            hash: review.handoff_hash,
+            comments: review.feedback,
+            state: wf.state,
+          };
+        if (wf.state !== "plan_review_pending" && wf.state !== "handoff_frozen")
+          throw new Error(`${b.planner}'s revision ${wf.revision} is ${wf.state}, with no decision of a person to wait for`);
+        if (w.signal?.aborted) throw new Error("waiting for the review was cancelled");
+        if (w.timeoutMs !== undefined && Date.now() - started >= w.timeoutMs)
+          throw new Error(`no person decided on revision ${wf.revision} within ${w.timeoutMs} ms; wait again`);
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+        b = bound();
+      }
+    },
+  };
+}
