@@ -7,6 +7,7 @@ import type { GateHome } from "../home/gate-home.js";
 import { isWithin } from "../input/resolve-real-path.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
+import type { NotificationOutbox } from "./notification-outbox.js";
 import type { PendingStore } from "../server/pending-signatures.js";
 import type { SessionStore } from "../server/reviewer-sessions.js";
 import type { EventDraft, LoadedRun } from "./run-file.js";
@@ -217,4 +218,6 @@ export interface RunStore {
   close(): Promise<void>;
   /** Every run this store holds, newest first. */
   list(): Promise<RunListing[]>;
+  /** The webhooks and the durable outbox of their notifications (`twinlock notify`, delivered by `serve`). */
+  readonly notifications: NotificationOutbox;
 }

@@ -35,8 +35,8 @@ describe.skipIf(!URL_BASE)("the PostgreSQL store", () => {
   it("migrates once, idempotently, and refuses a database newer than it knows", async () => {
     const db = await freshDatabase();
     try {
-      expect(await migratePostgres(db.url)).toEqual({ from: 0, to: 4 });
-      expect(await migratePostgres(db.url)).toEqual({ from: 4, to: 4 });
+      expect(await migratePostgres(db.url)).toEqual({ from: 0, to: 5 });
+      expect(await migratePostgres(db.url)).toEqual({ from: 5, to: 5 });
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
       await c.query("INSERT INTO twinlock_schema (version, name) VALUES (99, 'from the future')");
