@@ -5,6 +5,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openGateHome } from "../../home/gate-home.js";
 import { freshPostgresDatabase, TEST_POSTGRES } from "../../test-support/postgres-database.js";
+import { outboxContract } from "../../test-support/outbox-contract.js";
 import { runStoreContract } from "../../test-support/run-store-contract.js";
 import { migratePostgres, postgresRunStore, redact, requireCurrentSchema } from "./postgres-run-store.js";
 
@@ -24,6 +25,25 @@ describe.skipIf(!URL_BASE)("the PostgreSQL store", () => {
         let n = 0;
         return () => `contract/run-${n++}`;
       })(),
+      dispose: async () => {
+        await store.close();
+        await db.drop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+
+  outboxContract("PostgreSQL 15", async () => {
+    const db = await freshDatabase();
+    await migratePostgres(db.url);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-pg-outbox-"));
+    const home = openGateHome(path.join(dir, "home"), { create: true });
+    const store = postgresRunStore(db.url, home);
+    let n = 0;
+    return {
+      store,
+      newRef: () => `contract/run-${n++}`,
+      reopen: () => postgresRunStore(db.url, home),
       dispose: async () => {
         await store.close();
         await db.drop();
