@@ -60,9 +60,18 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
 
   const readWebhooks = (): Webhook[] => readJson<WebhooksFile>(webhooksFile(), "the webhooks file")?.webhooks ?? [];
   const writeWebhooks = (webhooks: Webhook[]) =>
-    atomicWriteFile(webhooksFile(), `${JSON.stringify({ format: "twinlock-webhooks/1", webhooks } satisfies WebhooksFile, null, 1)}\n`, 0o600);
+    atomicWriteFile(
+      webhooksFile(),
+      `${JSON.stringify({ format: "twinlock-webhooks/1", webhooks } satisfies WebhooksFile, null, 1)}\n`,
+      0o600,
+    );
   const readRun = (runId: string): RunOutboxFile =>
-    readJson<RunOutboxFile>(runFile(runId), `the outbox of run ${runId}`) ?? { format: "twinlock-outbox/1", run_id: runId, through: 0, entries: [] };
+    readJson<RunOutboxFile>(runFile(runId), `the outbox of run ${runId}`) ?? {
+      format: "twinlock-outbox/1",
+      run_id: runId,
+      through: 0,
+      entries: [],
+    };
   const writeRun = (file: RunOutboxFile) => atomicWriteFile(runFile(file.run_id), `${JSON.stringify(file)}\n`, 0o600);
   const outboxRunIds = (): string[] =>
     listNames(outboxDir())

@@ -23,7 +23,14 @@ export function registerWaitForDecisionTool(
       inputSchema: {
         planner: plannerArg,
         revision: z.optional(z.number().int().min(1).describe("the revision you froze (default: the pair's current revision)")),
-        timeout_seconds: z.optional(z.number().int().min(1).max(MAX_WAIT_MS / 1000).describe("how long to wait (default 50)")),
+        timeout_seconds: z.optional(
+          z
+            .number()
+            .int()
+            .min(1)
+            .max(MAX_WAIT_MS / 1000)
+            .describe("how long to wait (default 50)"),
+        ),
       },
       annotations: { readOnlyHint: true },
     },

@@ -51,12 +51,17 @@ export async function listWebhooks(
 ): Promise<Array<ReturnType<typeof describeWebhook> & { pending: number; last_error: string | null }>> {
   const [webhooks, backlog] = await Promise.all([store.notifications.listWebhooks(), store.notifications.backlog()]);
   const by = new Map<string, OutboxBacklog>(backlog.map((b) => [b.webhook_id, b]));
-  return webhooks.map((w) => ({ ...describeWebhook(w), pending: by.get(w.id)?.pending ?? 0, last_error: by.get(w.id)?.last_error ?? null }));
+  return webhooks.map((w) => ({
+    ...describeWebhook(w),
+    pending: by.get(w.id)?.pending ?? 0,
+    last_error: by.get(w.id)?.last_error ?? null,
+  }));
 }
 
 /** Remove a webhook and what waits for it; a UsageError when there is none by that ID. */
 export async function removeWebhook(store: RunStore, id: string): Promise<void> {
-  if (!WEBHOOK_ID_PATTERN.test(id)) throw new UsageError(`${JSON.stringify(id.slice(0, 40))} is not a webhook ID (wh_ and 16 hex digits); see twinlock notify list`);
+  if (!WEBHOOK_ID_PATTERN.test(id))
+    throw new UsageError(`${JSON.stringify(id.slice(0, 40))} is not a webhook ID (wh_ and 16 hex digits); see twinlock notify list`);
   if (!(await store.notifications.removeWebhook(id))) throw new UsageError(`there is no webhook ${id}; see twinlock notify list`);
 }
 

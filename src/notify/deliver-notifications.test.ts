@@ -93,7 +93,14 @@ describe("delivering notifications from the outbox", () => {
     for (const d of [...slack.deliveries, ...teams.deliveries]) {
       expect(d.verified).toBe(true);
       const text = JSON.stringify(d.body);
-      for (const fact of [w.runId, PLANNER, "Revision", hashNow(w).slice(0, 19), "a reviewer", `/runs/${w.runId}/pairs/${PLANNER}/revisions/1`])
+      for (const fact of [
+        w.runId,
+        PLANNER,
+        "Revision",
+        hashNow(w).slice(0, 19),
+        "a reviewer",
+        `/runs/${w.runId}/pairs/${PLANNER}/revisions/1`,
+      ])
         expect(text).toContain(fact);
       expect(text).not.toMatch(/"type":"(button|actions|Action\.[A-Za-z]+)"|"actions"|"potentialAction"/);
     }
@@ -150,7 +157,10 @@ describe("delivering notifications from the outbox", () => {
     await eventually(() => good.unique().length === 4 && endless.unique().length === 4, "the good and the endless receivers told");
     // The endless answer was cut off, not read to its end; the silent receiver holds one delivery at a time, then is given up on.
     expect(endless.cutOff).toBeGreaterThanOrEqual(1);
-    await eventually(async () => (await w.store.notifications.backlog()).some((b) => /no answer within 1000 ms/.test(b.last_error ?? "")), "the silent try timed out");
+    await eventually(
+      async () => (await w.store.notifications.backlog()).some((b) => /no answer within 1000 ms/.test(b.last_error ?? "")),
+      "the silent try timed out",
+    );
     expect(silent.unique().length).toBe(1);
     const backlog = await w.store.notifications.backlog();
     expect(backlog.map((b) => b.pending)).toEqual([4]);

@@ -107,7 +107,13 @@ export function startNotifier(options: NotifierOptions): Notifier {
       } else {
         const next = Date.now() + retryDelayMs(entry.attempts, base, max, random);
         await outbox.failed(entry, next, outcome.error);
-        options.log?.({ notify: "failed", webhook: webhook.id, id: entry.id, error: outcome.error, retry_at: new Date(next).toISOString() });
+        options.log?.({
+          notify: "failed",
+          webhook: webhook.id,
+          id: entry.id,
+          error: outcome.error,
+          retry_at: new Date(next).toISOString(),
+        });
       }
     } catch (error) {
       options.log?.({ notify: "outbox unwritable", error: redactSecrets((error as Error).message) });
@@ -157,7 +163,10 @@ async function send(
     // The status decides; the answer's body is read only up to the cap (a receiver that trickles it is cut off at the timeout).
     await drain(response, o.cap).catch(() => {});
     if (ok) return { ok: true };
-    return { ok: false, error: `HTTP ${response.status}${response.status >= 300 && response.status < 400 ? " (a redirect, not followed)" : ""}` };
+    return {
+      ok: false,
+      error: `HTTP ${response.status}${response.status >= 300 && response.status < 400 ? " (a redirect, not followed)" : ""}`,
+    };
   } catch (error) {
     if (signal.aborted) return { ok: false, error: o.stop.aborted ? "stopped" : `no answer within ${o.timeoutMs} ms` };
     const cause = (error as { cause?: { code?: string } }).cause;

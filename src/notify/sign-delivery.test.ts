@@ -21,7 +21,11 @@ const VECTOR = {
 describe("signing a delivery (Standard Webhooks)", () => {
   it("gives the specification's test vector signature, and the three headers it names", () => {
     const headers = signDelivery(VECTOR.secret, VECTOR.id, new Date(VECTOR.timestamp * 1000), VECTOR.payload);
-    expect(headers).toEqual({ "webhook-id": VECTOR.id, "webhook-timestamp": String(VECTOR.timestamp), "webhook-signature": VECTOR.signature });
+    expect(headers).toEqual({
+      "webhook-id": VECTOR.id,
+      "webhook-timestamp": String(VECTOR.timestamp),
+      "webhook-signature": VECTOR.signature,
+    });
   });
 
   it("signs what the specification says: base64 HMAC-SHA256 of id.timestamp.body under the base64-decoded key", () => {

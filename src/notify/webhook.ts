@@ -87,6 +87,12 @@ export function parseWebhookFormat(text: string | undefined): WebhookFormat {
 }
 
 /** A webhook as `notify list` shows it: the URL redacted, the secret never. */
-export function describeWebhook(w: Webhook): { id: string; url: string; events: NotificationKind[]; format: WebhookFormat; created_at: string } {
+export function describeWebhook(w: Webhook): {
+  id: string;
+  url: string;
+  events: NotificationKind[];
+  format: WebhookFormat;
+  created_at: string;
+} {
   return { id: w.id, url: redactWebhookUrl(w.url), events: w.events, format: w.format, created_at: w.created_at };
 }
