@@ -18,6 +18,9 @@ import type { LoadedRun } from "../store/run-file.js";
 import type { RunListing } from "../store/run-store.js";
 import { type GateHome, homeSubdir } from "./gate-home.js";
 
+/** How long delivered entries wait to be removed together. */
+const FLUSH_MS = 50;
+
 /** Largest outbox or webhooks file read (the gate writes them; a bigger one was not written by twinlock). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -74,7 +77,8 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
     };
   const writeRun = (file: RunOutboxFile) => atomicWriteFile(runFile(file.run_id), `${JSON.stringify(file)}\n`, 0o600);
   const outboxRunIds = (): string[] =>
-    listNames(outboxDir())
+    // Listed without making the folder: a home without an outbox has nothing waiting.
+    listNames(path.join(home.dir, "notify", "outbox"))
       .filter((n) => n.endsWith(".json"))
       .map((n) => n.slice(0, -5))
       .filter((id) => RUN_ID_PATTERN.test(id));
@@ -88,6 +92,38 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
       change(file, index);
       writeRun(file);
     });
+
+  /**
+   * Delivered entries not yet removed from their files: the next of a run's
+   * entries is offered at once, and the removals are written together a
+   * moment later (one write per run, not per delivery). A crash in between
+   * sends those again, under the same IDs: at least once, as promised.
+   */
+  const done = new Set<string>();
+  let flushing = false;
+  const flushDone = async () => {
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_MS));
+    const ids = new Set(done);
+    flushing = false;
+    try {
+      for (const runId of outboxRunIds())
+        await withRun(runId, () => {
+          const file = readRun(runId);
+          const kept = file.entries.filter((e) => !ids.has(e.id));
+          if (kept.length !== file.entries.length) writeRun({ ...file, entries: kept });
+        });
+      for (const id of ids) done.delete(id);
+    } catch {
+      // Still delivered, still not offered again here; the next flush writes it (a restart first sends it again).
+      scheduleFlush();
+    }
+  };
+  const scheduleFlush = () => {
+    if (flushing) return;
+    flushing = true;
+    void flushDone();
+  };
+  const waiting = (runId: string) => readRun(runId).entries.filter((e) => !done.has(e.id));
 
   const outbox: NotificationOutbox = {
     addWebhook: (webhook) =>
@@ -152,16 +188,17 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
       const out: OutboxEntry[] = [];
       for (const runId of outboxRunIds()) {
         const heads = new Map<string, OutboxEntry>();
-        for (const e of [...readRun(runId).entries].sort(compareEntries)) if (!heads.has(e.webhook_id)) heads.set(e.webhook_id, e);
+        for (const e of waiting(runId).sort(compareEntries)) if (!heads.has(e.webhook_id)) heads.set(e.webhook_id, e);
         for (const e of heads.values()) if (e.next_attempt_ms <= nowMs) out.push(e);
         if (out.length >= limit) break;
       }
       return out.sort((a, b) => a.next_attempt_ms - b.next_attempt_ms).slice(0, limit);
     },
-    delivered: (entry) =>
-      changeEntry(entry, (file, index) => {
-        file.entries.splice(index, 1);
-      }),
+    delivered(entry) {
+      done.add(entry.id);
+      scheduleFlush();
+      return Promise.resolve();
+    },
     failed: (entry, nextAttemptMs, error) =>
       changeEntry(entry, (file, index) => {
         const e = file.entries[index] as OutboxEntry;
@@ -170,7 +207,7 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
     async backlog() {
       const by = new Map<string, OutboxBacklog>();
       for (const runId of outboxRunIds())
-        for (const e of readRun(runId).entries) {
+        for (const e of waiting(runId)) {
           const b = by.get(e.webhook_id) ?? { webhook_id: e.webhook_id, pending: 0, last_error: null };
           b.pending++;
           if (e.last_error !== null) b.last_error = e.last_error;

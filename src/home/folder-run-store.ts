@@ -1,10 +1,10 @@
 import path from "node:path";
+import { ringOutbox } from "../notify/outbox-signal.js";
 import { RUN_ID_PATTERN } from "../run/run-schema.js";
+import type { LoadedRun } from "../store/run-file.js";
 import { readRunFileUnverified } from "../store/run-file.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import type { RunListing, RunStore } from "../store/run-store.js";
-import { ringOutbox } from "../notify/outbox-signal.js";
-import type { LoadedRun } from "../store/run-file.js";
 import { findConsumedConsent } from "./consumed-consents.js";
 import { folderOutbox } from "./folder-outbox.js";
 import { type GateHome, listHomeSubdir } from "./gate-home.js";

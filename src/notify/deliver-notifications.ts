@@ -12,7 +12,11 @@ export interface NotifierOptions {
   store: RunStore;
   /** The origin people open (`serve --origin`): notifications link to its pages. */
   origin: string;
-  /** Most deliveries in flight at once (each webhook has at most one: its order, and a hostile receiver holds one slot). */
+  /**
+   * Most deliveries in flight at once. Each (run, webhook) has at most one
+   * (its order), and each webhook at most half of them (a hostile receiver
+   * never holds every slot).
+   */
   concurrency?: number;
   /** A delivery that has not finished (answer and the capped body) in this long is a failed try. */
   timeoutMs?: number;
@@ -59,7 +63,10 @@ export function startNotifier(options: NotifierOptions): Notifier {
   const random = options.random ?? Math.random;
   const stopping = new AbortController();
   const inFlight = new Map<string, Promise<void>>();
-  const busyWebhooks = new Set<string>();
+  const perWebhook = Math.max(1, Math.floor(concurrency / 2));
+  /** In flight: by (run, webhook), and how many per webhook. */
+  const busyPairs = new Set<string>();
+  const busyWebhooks = new Map<string, number>();
   let looking = false;
   let again = false;
   let closed = false;
@@ -80,11 +87,14 @@ export function startNotifier(options: NotifierOptions): Notifier {
         for (const entry of due) {
           if (closed || inFlight.size >= concurrency) break;
           const webhook = byId.get(entry.webhook_id);
-          if (!webhook || busyWebhooks.has(webhook.id) || inFlight.has(entry.id)) continue;
-          busyWebhooks.add(webhook.id);
+          const pair = `${entry.run_id}\u0000${entry.webhook_id}`;
+          if (!webhook || busyPairs.has(pair) || (busyWebhooks.get(webhook.id) ?? 0) >= perWebhook || inFlight.has(entry.id)) continue;
+          busyPairs.add(pair);
+          busyWebhooks.set(webhook.id, (busyWebhooks.get(webhook.id) ?? 0) + 1);
           const work = deliver(entry, webhook).finally(() => {
             inFlight.delete(entry.id);
-            busyWebhooks.delete(webhook.id);
+            busyPairs.delete(pair);
+            busyWebhooks.set(webhook.id, (busyWebhooks.get(webhook.id) ?? 1) - 1);
             void tick();
           });
           inFlight.set(entry.id, work);

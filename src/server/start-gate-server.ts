@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { UsageError } from "../errors/errors.js";
 import { isWithin } from "../input/resolve-real-path.js";
-import type { RunStore } from "../store/run-store.js";
 import { type NotifierOptions, startNotifier } from "../notify/deliver-notifications.js";
+import type { RunStore } from "../store/run-store.js";
 import { parseTrustedProxy } from "./client-address.js";
 import { type AccessLogEntry, createGateApp } from "./create-gate-app.js";
 
@@ -139,7 +139,12 @@ export async function startGateServer(options: ServeOptions): Promise<RunningGat
   const notifier =
     options.notify === false
       ? undefined
-      : startNotifier({ ...options.notify, store: options.store, origin, log: options.log ? (e) => options.log?.({ at: new Date().toISOString(), ...e } as never) : undefined });
+      : startNotifier({
+          ...options.notify,
+          store: options.store,
+          origin,
+          log: options.log ? (e) => options.log?.({ at: new Date().toISOString(), ...e } as never) : undefined,
+        });
   return {
     url: `${scheme}://${hostPart}:${actualPort}`,
     origin,

@@ -7,9 +7,9 @@ import type { GateHome } from "../home/gate-home.js";
 import { isWithin } from "../input/resolve-real-path.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
-import type { NotificationOutbox } from "./notification-outbox.js";
 import type { PendingStore } from "../server/pending-signatures.js";
 import type { SessionStore } from "../server/reviewer-sessions.js";
+import type { NotificationOutbox } from "./notification-outbox.js";
 import type { EventDraft, LoadedRun } from "./run-file.js";
 
 /** One run as a store lists it: enough for a run list without reading every run. */

@@ -80,6 +80,20 @@ export function outboxContract(name: string, open: () => Promise<OutboxHarness>)
         expect((await store.notifications.due(Date.now(), 100)).map((e) => e.id)).toEqual(due.map((e) => e.id));
       }));
 
+    it("puts nothing in the outbox when the decision refuses (the notifications go with the decision or not at all)", () =>
+      withStore(async ({ store, newRef }) => {
+        await store.notifications.addWebhook(webhook());
+        const ref = newRef();
+        await store.create(ref, [created(store)], AT);
+        await expect(
+          store.update(ref, () => {
+            throw new Error("refused");
+          }),
+        ).rejects.toThrow("refused");
+        await expect(store.update(ref, () => ({ events: [stop("late")], result: undefined }), { expectedRevision: 0 })).rejects.toThrow();
+        expect(await store.notifications.due(Date.now(), 10)).toEqual([]);
+      }));
+
     it("offers each run's notifications to a webhook one at a time, in the run's order, and the next only once the first is delivered", () =>
       withStore(async ({ store, newRef }) => {
         const w = webhook();

@@ -11,7 +11,7 @@ export interface Delivery {
 }
 
 /** How a test receiver answers each request: a status, or never, or a body that never ends. */
-export type ReceiverBehaviour = (n: number, req: IncomingMessage, res: ServerResponse) => "answered" | void;
+export type ReceiverBehaviour = (n: number, req: IncomingMessage, res: ServerResponse) => unknown;
 
 /** A webhook receiver on 127.0.0.1 that records every delivery and checks its signature. */
 export interface WebhookReceiver {
@@ -36,7 +36,11 @@ export async function startWebhookReceiver(secret = "", behave?: ReceiverBehavio
     cutOff: 0,
     unique: () => {
       const seen = new Set<string>();
-      return deliveries.filter((d) => (seen.has(d.id) ? false : (seen.add(d.id), true)));
+      return deliveries.filter((d) => {
+        if (seen.has(d.id)) return false;
+        seen.add(d.id);
+        return true;
+      });
     },
     close: async () => {},
   };

@@ -4,8 +4,8 @@ import path from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openGateHome } from "../../home/gate-home.js";
-import { freshPostgresDatabase, TEST_POSTGRES } from "../../test-support/postgres-database.js";
 import { outboxContract } from "../../test-support/outbox-contract.js";
+import { freshPostgresDatabase, TEST_POSTGRES } from "../../test-support/postgres-database.js";
 import { runStoreContract } from "../../test-support/run-store-contract.js";
 import { migratePostgres, postgresRunStore, redact, requireCurrentSchema } from "./postgres-run-store.js";
 
