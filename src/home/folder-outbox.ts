@@ -61,7 +61,9 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
   const withRun = <T>(runId: string, fn: () => T | Promise<T>) =>
     withQueueLock(runFile(runId).replace(/\.json$/, ".queue"), fn, `the outbox of run ${runId}`);
 
-  const readWebhooks = (): Webhook[] => readJson<WebhooksFile>(webhooksFile(), "the webhooks file")?.webhooks ?? [];
+  // Read without making the folder: a home nobody added a webhook to stays as it was.
+  const readWebhooks = (): Webhook[] =>
+    readJson<WebhooksFile>(path.join(home.dir, "notify", "webhooks.json"), "the webhooks file")?.webhooks ?? [];
   const writeWebhooks = (webhooks: Webhook[]) =>
     atomicWriteFile(
       webhooksFile(),
