@@ -26,7 +26,7 @@
  * BENCH_QUICK=1 runs a smaller version (257/2,000 prompts, 100 server runs, 2 s store rows, 6 s hostile phases, 64 MiB,
  * fewer runs). BENCH_UP_TO=3 stops after section 3 (3 to 6; default 7, every section), for quicker runs while working on
  * the CLI's own figures: the targets table then leaves out the rows of the sections that did not run.
- * BENCH_ONLY=hostile (or fair-lock, or both: hostile,fair-lock) runs only that section, on the realistic 257-prompt
+ * BENCH_ONLY=hostile (or fair-lock, or notify — notifications, bench/lib/notify-bench.mjs — or several: hostile,fair-lock) runs only that section, on the realistic 257-prompt
  * suite, and the targets table of its rows; BENCH_HOSTILE=TEXT keeps, of the hostile section, the idle row and the
  * attacks whose name contains TEXT. BENCH_SERVER_CPU_PROF=DIR has every `twinlock serve` the bench starts write a V8
  * CPU profile into DIR when it stops (open it in Chrome's DevTools to see where a server's time went).
@@ -43,6 +43,7 @@ import { generateRealSuite, realisticPrompts } from "./lib/generate-real-suite.m
 import { ensureHashFixture } from "./lib/handoff-fixture.mjs";
 import { benchHostileInputs, hostileTargets } from "./lib/hostile-bench.mjs";
 import { peakRss, rssProbe, timeCommand } from "./lib/measure.mjs";
+import { benchNotify, notifyTargets } from "./lib/notify-bench.mjs";
 import { fmtMiB, fmtMs, fmtRatio, printTable } from "./lib/print-table.mjs";
 import { runCommandTable } from "./lib/run-command-table.mjs";
 import { benchGateServer, serverTargets } from "./lib/server-bench.mjs";
@@ -75,7 +76,7 @@ function parseUpTo(value) {
 function parseOnly(value) {
   if (value === undefined || value === "") return undefined;
   const names = value.split(",").map((n) => n.trim());
-  const known = ["hostile", "fair-lock"];
+  const known = ["hostile", "fair-lock", "notify"];
   const unknown = names.filter((n) => !known.includes(n));
   if (unknown.length > 0) fail(`BENCH_ONLY takes ${known.join(", ")} (comma-separated), got ${JSON.stringify(value)}`);
   return new Set(names);
@@ -436,8 +437,9 @@ async function runOnly(only, real257, t0) {
   const hostile = only.has("hostile")
     ? await benchHostileInputs({ root, cli, suiteDir: real257.dir, workDir: join(workDir, "hostile"), quick, only: config.hostileOnly })
     : undefined;
+  const notify = only.has("notify") ? await benchNotify({ root, workDir: join(workDir, "notify"), quick }) : undefined;
   printTargets(
-    [...fairnessTargets(fairness), ...hostileTargets(hostile)],
+    [...fairnessTargets(fairness), ...hostileTargets(hostile), ...notifyTargets(notify)],
     [`BENCH_ONLY=${[...only].join(",")}: only these sections' targets; the bench reports, it does not fail on a target.`],
   );
   process.stdout.write(`\nbench finished in ${((Date.now() - t0) / 1000).toFixed(1)} s (BENCH_ONLY=${[...only].join(",")})\n`);

@@ -212,7 +212,7 @@ const RUN_COMMANDS = [
 ];
 
 /** The trust commands (`trust`, `reviewer`, `token` subcommands): the gate home's, or with `--store` the team database's. */
-const TRUST_COMMANDS = ["pin", "list", "unpin", "add-pinner", "gate-key", "add-gate-key", "revoke", "invite"];
+const TRUST_COMMANDS = ["pin", "list", "unpin", "add-pinner", "gate-key", "add-gate-key", "revoke", "invite", "add", "remove"];
 
 /** Commands that take `--store URL` (a team's PostgreSQL store). */
 const STORE_COMMANDS = new Set([...RUN_COMMANDS, ...TRUST_COMMANDS, "migrate", "import", "attest", "verify-receipts", "log", "verify-log"]);

@@ -515,6 +515,27 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .description("list the tokens (never their secrets)")
     .action(async (opts) => sink(await (await import("./commands/token.js")).runTokenList(opts)));
 
+  const notify = program
+    .command("notify")
+    .description("webhooks told of run events (signed, Standard Webhooks); notifications only, never a decision");
+  notify
+    .command("add")
+    .description("add a webhook; its signing secret is printed once and kept in the gate home or database")
+    .argument("<url>", "the receiver's http(s) URL")
+    .option("--events <list>", "comma-separated notifications, or all (default all)")
+    .option("--format <format>", "json (Standard Webhooks), slack or teams (default json)")
+    .option("--secret-file <file>", "sign with the secret in FILE (whsec_…) instead of a new one")
+    .action(async (url, opts) => sink(await (await import("./commands/notify.js")).runNotifyAdd(url, opts)));
+  notify
+    .command("list")
+    .description("list the webhooks (URLs redacted, never a secret) and what waits for each")
+    .action(async (opts) => sink(await (await import("./commands/notify.js")).runNotifyList(opts)));
+  notify
+    .command("remove")
+    .description("remove a webhook and the deliveries waiting for it")
+    .argument("<id>", "wh_… from notify add or notify list")
+    .action(async (id, opts) => sink(await (await import("./commands/notify.js")).runNotifyRemove(id, opts)));
+
   const reviewer = program.command("reviewer").description("people who decide in the browser with a passkey");
   reviewer
     .command("invite")

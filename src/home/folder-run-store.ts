@@ -1,9 +1,12 @@
 import path from "node:path";
+import { ringOutbox } from "../notify/outbox-signal.js";
 import { RUN_ID_PATTERN } from "../run/run-schema.js";
+import type { LoadedRun } from "../store/run-file.js";
 import { readRunFileUnverified } from "../store/run-file.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import type { RunListing, RunStore } from "../store/run-store.js";
 import { findConsumedConsent } from "./consumed-consents.js";
+import { folderOutbox } from "./folder-outbox.js";
 import { type GateHome, listHomeSubdir } from "./gate-home.js";
 import { listCheckpoints, readCheckpoint } from "./run-checkpoints.js";
 
@@ -15,13 +18,22 @@ import { createRun, importRunFile, readRunWaiting, updateRun } from "./run-ledge
  * gate home. The reference is the run file's path.
  */
 export function folderRunStore(home: GateHome): RunStore {
+  const read = (ref: string) => readRunWaiting(ref, home);
+  const notifications = folderOutbox(home, { list: async () => listRuns(home), read });
+  /** A decision's notifications go in after it is written; one lost to a crash here is caught up from the cursor. */
+  const told = async <R extends { run: LoadedRun }>(out: R): Promise<R> => {
+    await notifications.enqueue(out.run.state.run_id, out.run.file.events, out.run.state).catch(() => 0);
+    ringOutbox(out.run.state.run_id);
+    return out;
+  };
   return {
     home,
+    notifications,
     label: `gate home ${home.dir}`,
-    read: (ref) => readRunWaiting(ref, home),
+    read,
     readUnverified: async (ref) => readRunFileUnverified(resolveRunFile(ref)),
-    create: (ref, drafts, now) => createRun(ref, home, drafts, now),
-    update: (ref, decide, options) => updateRun(ref, home, decide, options),
+    create: async (ref, drafts, now) => (await told({ run: await createRun(ref, home, drafts, now) })).run,
+    update: async (ref, decide, options) => told(await updateRun(ref, home, decide, options)),
     importRun: (ref, file, frozen) => importRunFile(ref, home, file, frozen),
     findConsumedConsent: async (hash) => findConsumedConsent(home, hash),
     resolve: async (runId) => (RUN_ID_PATTERN.test(runId) ? readCheckpoint(home, runId)?.run_file : undefined),

@@ -10,7 +10,7 @@ export type HookDecision = { pass: true } | { pass: false; reason: string };
 /**
  * twinlock's own MCP tools a planner may call (a subset of the server's
  * MCP_TOOLS: a test holds them to it): status, readiness, freezing, asking
- * for review and the dry admission check — not reporting a result, which
+ * for review, waiting for the decision and the dry admission check — not reporting a result, which
  * closes the pair.
  */
 export const PLANNER_MCP_TOOLS = [
@@ -19,6 +19,7 @@ export const PLANNER_MCP_TOOLS = [
   "twinlock_submit_handoff",
   "twinlock_request_review",
   "twinlock_check_admission",
+  "twinlock_wait_for_decision",
 ] as const;
 
 /** The MCP server name the planner's MCP tools must come from, as each tool names them (`claude mcp add twinlock …`). */

@@ -22,6 +22,7 @@ import { otherRunFolders } from "../server/other-run-folders.js";
 import { agentHandoffPath, type RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
 import { liveHandoffReadiness } from "./live-handoff-source.js";
+import { registerWaitForDecisionTool } from "./wait-for-decision-tool.js";
 
 /** What the agent may report of its work: any ending but verified, which is a person's call on the executed change. */
 const AgentResultReport = ResultRequest.extend({ result: z.enum(["failed", "rolled_back", "abandoned"]) });
@@ -40,6 +41,8 @@ export interface McpGateContext {
   freezeKey?: KeyObject;
   /** For a store whose runs are not files: the folder first freezes must be inside (the gate server's --handoff-root). */
   handoffRoot?: string;
+  /** The store a long wait re-reads (the gate server's own, not its once-per-request copy); default `store`. */
+  waitStore?: RunStore;
   /** The review page of a revision, when a gate server serves this home; null over stdio without one. */
   reviewUrl: (planner: string, revision: number) => string | null;
 }
@@ -91,11 +94,12 @@ export const MCP_TOOLS = [
   "twinlock_request_review",
   "twinlock_check_admission",
   "twinlock_report_result",
+  "twinlock_wait_for_decision",
 ] as const;
 
 /** A prompt-ID argument with the description the agent reads (a described copy, as classic zod's `.describe` makes). */
 const promptIdArg = (description: string) => promptId.clone().register(z.globalRegistry, { description });
-const plannerArg = promptIdArg("the planner prompt's ID (e.g. MD-29)");
+export const plannerArg = promptIdArg("the planner prompt's ID (e.g. MD-29)");
 
 /**
  * An MCP server for the agent's side of the gate (SPEC §11), over whatever
@@ -307,6 +311,8 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
       }),
   );
 
+  registerWaitForDecisionTool(server, ctx, need);
+
   server.registerResource(
     "frozen-plan",
     new ResourceTemplate("twinlock://runs/{runId}/pairs/{planner}/revisions/{revision}/plan", { list: undefined }),
@@ -379,7 +385,7 @@ export function createTwinlockMcpServer(ctx: McpGateContext): McpServer {
  * content. A refusal becomes a tool error with its stable code, redacted
  * (store URLs, key text, the gate home's folders) like every server answer.
  */
-async function answer(ctx: Pick<McpGateContext, "store">, work: () => Promise<{ text: string; data: Record<string, unknown> }>) {
+export async function answer(ctx: Pick<McpGateContext, "store">, work: () => Promise<{ text: string; data: Record<string, unknown> }>) {
   try {
     const { text, data } = await work();
     return { content: [{ type: "text" as const, text }], structuredContent: { ok: true, ...data } };

@@ -11,11 +11,21 @@ import { createTwinlockMcpServer } from "./create-twinlock-mcp-server.js";
  */
 export async function serveMcpOverHttp(
   request: Request,
-  context: { store: RunStore; token: AgentToken; ref: string; origin: string; freezeKey: KeyObject | undefined; handoffRoot?: string },
+  context: {
+    store: RunStore;
+    /** The store without the once-per-request reads, for a long wait's re-reads. */
+    waitStore?: RunStore;
+    token: AgentToken;
+    ref: string;
+    origin: string;
+    freezeKey: KeyObject | undefined;
+    handoffRoot?: string;
+  },
 ): Promise<Response> {
   const { token } = context;
   const server = createTwinlockMcpServer({
     store: context.store,
+    waitStore: context.waitStore,
     ref: context.ref,
     runId: token.run_id,
     planner: token.planner,

@@ -742,6 +742,7 @@ export function createGateApp(config: GateServerConfig): { app: Hono<Env>; inFli
     const { serveMcpOverHttp } = await import("../mcp/serve-mcp-over-http.js");
     return serveMcpOverHttp(c.req.raw, {
       store,
+      waitStore: config.store,
       token: p.token,
       ref,
       origin: config.origin,

@@ -27,6 +27,9 @@ export function readOncePerRequest(store: RunStore): { store: RunStore; run: <T>
     get serverState() {
       return store.serverState;
     },
+    get notifications() {
+      return store.notifications;
+    },
     read(ref) {
       const mine = reads.getStore();
       if (!mine) return store.read(ref);

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { UsageError } from "../errors/errors.js";
 import { isWithin } from "../input/resolve-real-path.js";
+import { type NotifierOptions, startNotifier } from "../notify/deliver-notifications.js";
 import type { RunStore } from "../store/run-store.js";
 import { parseTrustedProxy } from "./client-address.js";
 import { type AccessLogEntry, createGateApp } from "./create-gate-app.js";
@@ -24,6 +25,8 @@ export interface ServeOptions {
   handoffRoot?: string;
   /** IP addresses of reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); nobody else's is read. */
   trustedProxies?: readonly string[];
+  /** How the store's notification outbox is delivered (`false`: not by this server). */
+  notify?: Omit<NotifierOptions, "store" | "origin" | "log"> | false;
 }
 
 /** A running gate server. */
@@ -132,13 +135,24 @@ export async function startGateServer(options: ServeOptions): Promise<RunningGat
     trustedProxies,
   });
   fetcher = app.fetch;
+  // The outbox is delivered beside the requests, never in their way (src/notify).
+  const notifier =
+    options.notify === false
+      ? undefined
+      : startNotifier({
+          ...options.notify,
+          store: options.store,
+          origin,
+          log: options.log ? (e) => options.log?.({ at: new Date().toISOString(), ...e } as never) : undefined,
+        });
   return {
     url: `${scheme}://${hostPart}:${actualPort}`,
     origin,
     port: actualPort,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const closed = notifier?.close() ?? Promise.resolve();
+        server.close(() => void closed.then(() => resolve()));
         // Idle keep-alive connections would hold close() open; busy ones finish their request first.
         (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         const wait = setInterval(() => {

@@ -7,6 +7,7 @@ import type { GateHome } from "../home/gate-home.js";
 import { isWithin } from "../input/resolve-real-path.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
+import type { NotificationOutbox } from "./notification-outbox.js";
 import type { EventDraft, LoadedRun } from "./run-file.js";
 import type { PendingStore, SessionStore } from "./server-state-types.js";
 
@@ -263,4 +264,6 @@ export interface RunStore {
   close(): Promise<void>;
   /** Every run this store holds, newest first. */
   list(): Promise<RunListing[]>;
+  /** The webhooks and the durable outbox of their notifications (`twinlock notify`, delivered by `serve`). */
+  readonly notifications: NotificationOutbox;
 }

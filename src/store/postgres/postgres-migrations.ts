@@ -119,4 +119,32 @@ CREATE TABLE twinlock_used_signins (
 DELETE FROM twinlock_challenges WHERE kind = 'signin';
 `,
   },
+  {
+    version: 5,
+    name: "webhooks and the durable outbox of their notifications",
+    sql: `
+-- The receivers a person configured (twinlock notify add); the secret signs every delivery and no agent reads it.
+CREATE TABLE twinlock_webhooks (
+  id          text PRIMARY KEY CHECK (id ~ '^wh_[0-9a-f]{16}$'),
+  url         text NOT NULL,
+  events      text NOT NULL,
+  format      text NOT NULL CHECK (format IN ('json', 'slack', 'teams')),
+  secret      text NOT NULL,
+  created_at  text NOT NULL
+);
+-- Each notification waiting for one webhook, put in by the decision's own transaction; deleted once delivered.
+CREATE TABLE twinlock_outbox (
+  id               text PRIMARY KEY,
+  webhook_id       text NOT NULL REFERENCES twinlock_webhooks (id) ON DELETE CASCADE,
+  run_id           text NOT NULL,
+  seq              integer NOT NULL,
+  part             integer NOT NULL,
+  notification     text NOT NULL,
+  attempts         integer NOT NULL DEFAULT 0,
+  next_attempt_ms  bigint NOT NULL,
+  last_error       text
+);
+CREATE INDEX twinlock_outbox_order ON twinlock_outbox (run_id, webhook_id, seq, part);
+`,
+  },
 ];

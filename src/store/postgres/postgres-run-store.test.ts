@@ -4,6 +4,7 @@ import path from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openGateHome } from "../../home/gate-home.js";
+import { outboxContract } from "../../test-support/outbox-contract.js";
 import { freshPostgresDatabase, TEST_POSTGRES } from "../../test-support/postgres-database.js";
 import { runStoreContract } from "../../test-support/run-store-contract.js";
 import { migratePostgres, postgresRunStore, redact, requireCurrentSchema } from "./postgres-run-store.js";
@@ -32,11 +33,30 @@ describe.skipIf(!URL_BASE)("the PostgreSQL store", () => {
     };
   });
 
+  outboxContract("PostgreSQL 15", async () => {
+    const db = await freshDatabase();
+    await migratePostgres(db.url);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-pg-outbox-"));
+    const home = openGateHome(path.join(dir, "home"), { create: true });
+    const store = postgresRunStore(db.url, home);
+    let n = 0;
+    return {
+      store,
+      newRef: () => `contract/run-${n++}`,
+      reopen: () => postgresRunStore(db.url, home),
+      dispose: async () => {
+        await store.close();
+        await db.drop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+
   it("migrates once, idempotently, and refuses a database newer than it knows", async () => {
     const db = await freshDatabase();
     try {
-      expect(await migratePostgres(db.url)).toEqual({ from: 0, to: 4 });
-      expect(await migratePostgres(db.url)).toEqual({ from: 4, to: 4 });
+      expect(await migratePostgres(db.url)).toEqual({ from: 0, to: 5 });
+      expect(await migratePostgres(db.url)).toEqual({ from: 5, to: 5 });
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
       await c.query("INSERT INTO twinlock_schema (version, name) VALUES (99, 'from the future')");

@@ -9,6 +9,7 @@ import type { ConsumedConsent } from "../../home/consumed-consents.js";
 import { storeFetchedBlob } from "../../home/frozen-bytes.js";
 import { type GateHome, openGateHome } from "../../home/gate-home.js";
 import { requireTrustedGateSignatures } from "../../home/trusted-gate-keys.js";
+import { ringOutbox } from "../../notify/outbox-signal.js";
 import { applyEventOwned } from "../../run/apply-event.js";
 import { hashEvent } from "../../run/event-chain.js";
 import { EventSchema, RUN_FORMAT, RUN_ID_PATTERN, type RunEvent, type RunFile, RunFileSchema } from "../../run/run-schema.js";
@@ -24,6 +25,7 @@ import {
   type UpdateOptions,
 } from "../run-store.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
+import { enqueueInTransaction, postgresOutbox } from "./postgres-outbox.js";
 import { postgresServerState, postgresSharedHome } from "./postgres-shared-home.js";
 
 /** The `pg` driver, loaded only when a PostgreSQL store is used (every other command starts without it). */
@@ -271,6 +273,7 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
     label,
     pool,
     serverState: postgresServerState(pool),
+    notifications: postgresOutbox(pool, (e) => describeDatabaseError(e, label)),
     ready: () => requireCurrentSchema(pool, url),
     close: () => pool.end(),
     async read(ref) {
@@ -314,6 +317,7 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
           throw new RefusalError(`a run named ${ref} already exists in ${label}; choose another name or continue that run`);
         await shared.uploadFrozen(client, frozenFilesOf(run.events));
         await insertEvents(client, id, run.events);
+        await enqueueInTransaction(client, id, run.events, run.state);
       });
       return { path: id, file: run, state: run.state };
     },
@@ -386,6 +390,8 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
         await shared.uploadFrozen(client, frozenFilesOf(added));
         await insertEvents(client, id, added);
         await consume(client, id, added);
+        // The decision's notifications commit with it, or not at all.
+        await enqueueInTransaction(client, id, added, next.state);
         await client.query(
           "UPDATE twinlock_runs SET revision = $2, head = $3, state = $4, updated_at = $5, head_signature = $6 WHERE run_id = $1",
           [id, next.revision, next.head, JSON.stringify(next.state), now, signatureText(next)],
@@ -393,7 +399,10 @@ export function postgresRunStore(url: string, localHome: GateHome, poolOptions: 
         return { run: { path: id, file: next, state: next.state }, result, committed: next };
       }).then(({ committed, ...out }) => {
         // Only what was committed is remembered as verified.
-        if (committed) verifiedRuns.set(committed.state.run_id, committed);
+        if (committed) {
+          verifiedRuns.set(committed.state.run_id, committed);
+          ringOutbox(committed.state.run_id);
+        }
         return out;
       });
     },

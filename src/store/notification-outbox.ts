@@ -1,0 +1,100 @@
+import { createHash } from "node:crypto";
+import { type Notification, notificationsOf } from "../notify/notification-kinds.js";
+import type { Webhook } from "../notify/webhook.js";
+import type { RunEvent, RunState } from "../run/run-schema.js";
+
+/** One delivery waiting in the outbox: a notification for one webhook, with its stable ID and its retry state. */
+export interface OutboxEntry {
+  /** The Standard Webhooks `webhook-id`: the same on every retry, so a receiver de-duplicates by it. */
+  id: string;
+  webhook_id: string;
+  run_id: string;
+  seq: number;
+  part: number;
+  notification: Notification;
+  attempts: number;
+  /** Milliseconds since the epoch before which it is not tried again. */
+  next_attempt_ms: number;
+  last_error: string | null;
+}
+
+/** How many of a webhook's deliveries wait, and why the last try failed. */
+export interface OutboxBacklog {
+  webhook_id: string;
+  pending: number;
+  last_error: string | null;
+}
+
+/**
+ * The durable outbox of notifications (issue 27), beside the runs in the
+ * same store. A decision's notifications are put in with it (PostgreSQL: in
+ * its transaction; the gate home: under the run's outbox lock right after,
+ * caught up from a per-run cursor on the next write or at `serve` start, so
+ * a crash between the two loses nothing). An entry leaves only when
+ * delivered (or its webhook is removed). Delivery is at least once; each
+ * entry's ID never changes.
+ */
+export interface NotificationOutbox {
+  addWebhook(webhook: Webhook): Promise<void>;
+  listWebhooks(): Promise<Webhook[]>;
+  /** False when there was no such webhook. Its waiting deliveries go with it. */
+  removeWebhook(id: string): Promise<boolean>;
+  /**
+   * Put the notifications of `events` (a run's, in order, with the state
+   * after them) in the outbox for every webhook that wants them and was added
+   * before the event; idempotent (an entry's ID is its key).
+   */
+  enqueue(runId: string, events: readonly RunEvent[], state: RunState): Promise<number>;
+  /** Bring every run's notifications up to date (after a crash between a decision and its enqueue); a no-op where they are transactional. */
+  catchUp(): Promise<number>;
+  /**
+   * What may be sent now: for each (run, webhook) only the first entry
+   * waiting (so a run's notifications reach each webhook in order), and only
+   * when its backoff has passed; at most `limit`.
+   */
+  due(nowMs: number, limit: number): Promise<OutboxEntry[]>;
+  /** The entry was delivered (a 2xx): it leaves the outbox. */
+  delivered(entry: OutboxEntry): Promise<void>;
+  /** The try failed: count it and wait until `nextAttemptMs`. */
+  failed(entry: OutboxEntry, nextAttemptMs: number, error: string): Promise<void>;
+  backlog(): Promise<OutboxBacklog[]>;
+}
+
+/** An entry's ID, from what it tells and to whom: stable across retries, restarts and a second enqueue. */
+export function outboxEntryId(webhookId: string, runId: string, seq: number, part: number): string {
+  return `msg_${createHash("sha256").update(`${webhookId}\u0000${runId}\u0000${seq}\u0000${part}`).digest("hex").slice(0, 32)}`;
+}
+
+/** The entries `events` make for `webhooks`: a webhook hears of events recorded after it was added, and of the kinds it asked for. */
+export function outboxEntriesOf(
+  runId: string,
+  events: readonly RunEvent[],
+  state: RunState,
+  webhooks: readonly Webhook[],
+  nowMs: number,
+): OutboxEntry[] {
+  if (webhooks.length === 0) return [];
+  const out: OutboxEntry[] = [];
+  for (const event of events)
+    for (const n of notificationsOf(event, state))
+      for (const w of webhooks) {
+        if (!w.events.includes(n.type) || event.at < w.created_at) continue;
+        out.push({
+          id: outboxEntryId(w.id, runId, n.seq, n.part),
+          webhook_id: w.id,
+          run_id: runId,
+          seq: n.seq,
+          part: n.part,
+          notification: n,
+          attempts: 0,
+          next_attempt_ms: nowMs,
+          last_error: null,
+        });
+      }
+  return out;
+}
+
+/** Order within a run: by event, then by the event's notifications. */
+export function compareEntries(a: Pick<OutboxEntry, "seq" | "part">, b: Pick<OutboxEntry, "seq" | "part">): number {
+  return a.seq - b.seq || a.part - b.part;
+}

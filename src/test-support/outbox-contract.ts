@@ -1,0 +1,169 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { NOTIFICATION_KIND_NAMES } from "../notify/notification-kinds.js";
+import { newWebhookId, newWebhookSecret, type Webhook } from "../notify/webhook.js";
+import type { EventDraft } from "../store/run-file.js";
+import type { RunStore } from "../store/run-store.js";
+
+/** A store under test, a fresh run reference, and a second store on the same data (as after a restart). */
+export interface OutboxHarness {
+  store: RunStore;
+  newRef(): string;
+  reopen(): RunStore;
+  dispose(): Promise<void>;
+}
+
+const AT = new Date("2030-01-01T00:00:00.000Z");
+
+function created(store: RunStore): EventDraft {
+  return {
+    type: "run_created",
+    actor: "contract",
+    data: {
+      run_id: `run_${randomBytes(8).toString("hex")}`,
+      home_id: store.home.id,
+      suite: { root: "/contract/suite", suite_id: "contract-suite" },
+      settings: { mode: "DRAFT_ONLY", environment: "default", actions: "all", budget: null },
+      workflows: [{ planner: "MD-29", executor: "MD-30", executor_title: "Contract executor", pair_digest: `sha256:${"0".repeat(64)}` }],
+    },
+  };
+}
+
+const stop = (reason: string): EventDraft => ({ type: "stop_raised", actor: "contract", data: { reason, workflow: null, note: null } });
+
+function webhook(events = [...NOTIFICATION_KIND_NAMES], createdAt = "2029-01-01T00:00:00.000Z"): Webhook {
+  return { id: newWebhookId(), url: "http://127.0.0.1:9/hook", events, format: "json", secret: newWebhookSecret(), created_at: createdAt };
+}
+
+/**
+ * The outbox contract every RunStore keeps (issue 27): run unchanged against
+ * the gate-home folder store and PostgreSQL. Stops stand for any event a
+ * person waits for: they need no suite.
+ */
+export function outboxContract(name: string, open: () => Promise<OutboxHarness>): void {
+  describe(`the notification outbox contract: ${name}`, () => {
+    const withStore = async (fn: (h: OutboxHarness) => Promise<void>) => {
+      const h = await open();
+      try {
+        await fn(h);
+      } finally {
+        await h.dispose();
+      }
+    };
+
+    it("keeps webhooks with their secrets, lists them, and removes one by ID", () =>
+      withStore(async ({ store }) => {
+        const [a, b] = [webhook(), webhook(["stop.raised"])];
+        await store.notifications.addWebhook(a as Webhook);
+        await store.notifications.addWebhook(b as Webhook);
+        expect((await store.notifications.listWebhooks()).map((w) => w.id).sort()).toEqual([a?.id, b?.id].sort());
+        expect((await store.notifications.listWebhooks()).find((w) => w.id === a?.id)?.secret).toBe(a?.secret);
+        expect(await store.notifications.removeWebhook(a?.id as string)).toBe(true);
+        expect(await store.notifications.removeWebhook(a?.id as string)).toBe(false);
+        expect((await store.notifications.listWebhooks()).map((w) => w.id)).toEqual([b?.id]);
+      }));
+
+    it("puts a decision's notifications in the outbox with the decision, once per webhook that asked, under IDs that never change", () =>
+      withStore(async ({ store, newRef }) => {
+        const all = webhook();
+        const none = webhook(["plan.approved"]);
+        await store.notifications.addWebhook(all);
+        await store.notifications.addWebhook(none);
+        const ref = newRef();
+        await store.create(ref, [created(store)], AT);
+        const { run } = await store.update(ref, () => ({ events: [stop("a")], result: undefined }), { now: () => AT });
+        const due = await store.notifications.due(Date.now(), 100);
+        expect(due.map((e) => [e.webhook_id, e.notification.type, e.seq])).toEqual([[all.id, "stop.raised", 2]]);
+        // Put in again (a catch-up, a second server): nothing new, the same ID.
+        await store.notifications.enqueue(run.state.run_id, run.file.events, run.state);
+        await store.notifications.catchUp();
+        expect((await store.notifications.due(Date.now(), 100)).map((e) => e.id)).toEqual(due.map((e) => e.id));
+      }));
+
+    it("puts nothing in the outbox when the decision refuses (the notifications go with the decision or not at all)", () =>
+      withStore(async ({ store, newRef }) => {
+        await store.notifications.addWebhook(webhook());
+        const ref = newRef();
+        await store.create(ref, [created(store)], AT);
+        await expect(
+          store.update(ref, () => {
+            throw new Error("refused");
+          }),
+        ).rejects.toThrow("refused");
+        await expect(store.update(ref, () => ({ events: [stop("late")], result: undefined }), { expectedRevision: 0 })).rejects.toThrow();
+        expect(await store.notifications.due(Date.now(), 10)).toEqual([]);
+      }));
+
+    it("offers each run's notifications to a webhook one at a time, in the run's order, and the next only once the first is delivered", () =>
+      withStore(async ({ store, newRef }) => {
+        const w = webhook();
+        await store.notifications.addWebhook(w);
+        const refs = [newRef(), newRef()];
+        for (const ref of refs) {
+          await store.create(ref, [created(store)], AT);
+          await store.update(ref, () => ({ events: [stop("a"), stop("b")], result: undefined }), { now: () => AT });
+          await store.update(ref, () => ({ events: [stop("c")], result: undefined }), { now: () => AT });
+        }
+        const seen = new Map<string, string[]>();
+        for (let round = 0; round < 3; round++) {
+          const due = await store.notifications.due(Date.now(), 100);
+          expect(due).toHaveLength(2);
+          for (const e of due) {
+            seen.set(e.run_id, [...(seen.get(e.run_id) ?? []), e.notification.detail as string]);
+            await store.notifications.delivered(e);
+          }
+        }
+        expect([...seen.values()]).toEqual([
+          ["!STOP:a", "!STOP:b", "!STOP:c"],
+          ["!STOP:a", "!STOP:b", "!STOP:c"],
+        ]);
+        expect(await store.notifications.due(Date.now(), 100)).toEqual([]);
+      }));
+
+    it("holds a failed delivery (and the run's later ones) back until its retry time, counting the attempt", () =>
+      withStore(async ({ store, newRef }) => {
+        const w = webhook();
+        await store.notifications.addWebhook(w);
+        const ref = newRef();
+        await store.create(ref, [created(store)], AT);
+        await store.update(ref, () => ({ events: [stop("a"), stop("b")], result: undefined }), { now: () => AT });
+        const [first] = await store.notifications.due(Date.now(), 10);
+        const later = Date.now() + 60_000;
+        await store.notifications.failed(first as NonNullable<typeof first>, later, "HTTP 500");
+        expect(await store.notifications.due(Date.now(), 10)).toEqual([]);
+        const retried = await store.notifications.due(later, 10);
+        expect(retried.map((e) => [e.id, e.attempts, e.last_error])).toEqual([[first?.id, 1, "HTTP 500"]]);
+        expect(await store.notifications.backlog()).toEqual([{ webhook_id: w.id, pending: 2, last_error: "HTTP 500" }]);
+      }));
+
+    it("tells a webhook only of events recorded after it was added, and forgets a removed webhook's deliveries", () =>
+      withStore(async ({ store, newRef }) => {
+        const late = webhook(undefined, "2031-01-01T00:00:00.000Z");
+        const early = webhook();
+        await store.notifications.addWebhook(late);
+        await store.notifications.addWebhook(early);
+        const ref = newRef();
+        await store.create(ref, [created(store)], AT);
+        await store.update(ref, () => ({ events: [stop("a")], result: undefined }), { now: () => AT });
+        expect((await store.notifications.due(Date.now(), 10)).map((e) => e.webhook_id)).toEqual([early.id]);
+        await store.notifications.removeWebhook(early.id);
+        expect(await store.notifications.due(Date.now(), 10)).toEqual([]);
+        expect(await store.notifications.backlog()).toEqual([]);
+      }));
+
+    it("keeps every waiting delivery across a restart (a second store on the same data sees them, with the same IDs)", () =>
+      withStore(async ({ store, newRef, reopen }) => {
+        await store.notifications.addWebhook(webhook());
+        const ref = newRef();
+        await store.create(ref, [created(store)], AT);
+        await store.update(ref, () => ({ events: [stop("a")], result: undefined }), { now: () => AT });
+        const before = await store.notifications.due(Date.now(), 10);
+        const again = reopen();
+        try {
+          expect((await again.notifications.due(Date.now(), 10)).map((e) => e.id)).toEqual(before.map((e) => e.id));
+        } finally {
+          await again.close();
+        }
+      }));
+  });
+}
