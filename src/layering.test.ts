@@ -28,6 +28,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ["handoff"],
   // The pure core: states, events, receipts (RECEIPT_KINDS), admission checks; changed files against the plan.
   ["run", "conformance"],
+  // What a notification says and how it is signed (kinds, formats, Standard Webhooks signatures); delivery is a use case in gate/.
+  ["notify"],
   // Keys, signatures and trust judgement over run records; passkey verification.
   ["passkey", "trust"],
   // The suite validator, which reads the runtime's own rules (twin resolution, transition table, key lines).
@@ -39,7 +41,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // Built on the use cases: attestations, CI verification, the sandbox, the demo, the pages (pure functions of view data).
   ["attest", "ci", "sandbox", "demo", "web"],
   // Front ends.
-  ["cli", "server", "mcp", "hook"],
+  ["cli", "server", "mcp", "hook", "adapters"],
   // The public API and the tests' helpers.
   ["(api)", "test-support"],
 ];

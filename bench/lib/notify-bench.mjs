@@ -61,8 +61,8 @@ const stop = (i) => ({ type: "stop_raised", actor: "bench", data: { reason: `hal
 export async function benchNotify({ root, workDir, quick }) {
   const lib = await import(join(root, "dist", "index.js"));
   const { folderRunStore } = await import(join(root, "dist", "home", "folder-run-store.js"));
-  const { addWebhook } = await import(join(root, "dist", "notify", "configure-webhooks.js"));
-  const { startNotifier } = await import(join(root, "dist", "notify", "deliver-notifications.js"));
+  const { addWebhook } = await import(join(root, "dist", "gate", "configure-webhooks.js"));
+  const { startNotifier } = await import(join(root, "dist", "gate", "deliver-notifications.js"));
   const samples = quick ? 50 : 200;
   const backlog = quick ? 200 : 1000;
 

@@ -1,4 +1,4 @@
-import { addWebhook, listWebhooks, removeWebhook } from "../../notify/configure-webhooks.js";
+import { addWebhook, listWebhooks, removeWebhook } from "../../gate/configure-webhooks.js";
 import { redactWebhookUrl } from "../../notify/webhook.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";

@@ -1,11 +1,11 @@
 import { redactSecrets } from "../errors/redact-secrets.js";
+import { formatNotification } from "../notify/format-notification.js";
+import { onOutboxRing } from "../notify/outbox-signal.js";
+import { signDelivery } from "../notify/sign-delivery.js";
+import type { Webhook } from "../notify/webhook.js";
 import type { OutboxEntry } from "../store/notification-outbox.js";
 import type { RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
-import { formatNotification } from "./format-notification.js";
-import { onOutboxRing } from "./outbox-signal.js";
-import { signDelivery } from "./sign-delivery.js";
-import type { Webhook } from "./webhook.js";
 
 /** How `serve` delivers the outbox. Every bound has a default; tests and the bench shorten them. */
 export interface NotifierOptions {

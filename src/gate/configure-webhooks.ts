@@ -1,7 +1,5 @@
 import { UsageError } from "../errors/errors.js";
 import { readRegularFile } from "../input/read-regular-file.js";
-import type { OutboxBacklog } from "../store/notification-outbox.js";
-import type { RunStore } from "../store/run-store.js";
 import {
   describeWebhook,
   newWebhookId,
@@ -11,7 +9,9 @@ import {
   parseWebhookUrl,
   WEBHOOK_ID_PATTERN,
   type Webhook,
-} from "./webhook.js";
+} from "../notify/webhook.js";
+import type { OutboxBacklog } from "../store/notification-outbox.js";
+import type { RunStore } from "../store/run-store.js";
 
 /** Longest secret file read. */
 const MAX_SECRET_BYTES = 1024;
