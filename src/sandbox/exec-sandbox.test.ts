@@ -7,6 +7,7 @@ import { UsageError } from "../errors/errors.js";
 import { chooseSandbox, confineCommand } from "./exec-sandbox.js";
 import { findBubblewrap } from "./find-bubblewrap.js";
 import { processesIn, readSandboxInfo } from "./reap-sandbox.js";
+import { seccompFilter } from "./seccomp-filter.js";
 
 const scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), "twinlock-exec-sandbox-")));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -40,8 +41,41 @@ describe("chooseSandbox", () => {
     });
   });
 
-  it("runs Claude Code and other commands as they are, and in the sandbox when --sandbox asks", () => {
-    expect(chooseSandbox(["claude", "-p", "x"], {}, missing)).toEqual({ kind: "none", notes: [] });
+  it("runs Claude Code in the sandbox too: refused without bubblewrap, saying its shell commands pass the hook unseen", () => {
+    expect(chooseSandbox(["claude", "-p", "x"], {}, present)).toMatchObject({ kind: "bubblewrap", tool: "claude" });
+    expect(() => chooseSandbox(["claude", "-p", "x"], {}, missing)).toThrow(
+      /^claude's shell commands pass the hook, which cannot see what they write, so exec runs it in a bubblewrap sandbox that keeps its writes to the admitted targets, and bwrap \(bubblewrap\) is not on PATH: .*--hook-only/,
+    );
+    expect(chooseSandbox(["claude"], { hookOnly: true }, missing)).toEqual({
+      kind: "none",
+      notes: [
+        "twinlock: --hook-only: claude runs without exec's sandbox, held by the hook alone; a shell command the hook lets through may write any file the user can",
+      ],
+    });
+  });
+
+  it("says a planner's sandbox keeps its writes to its handoff folder, not to admitted targets", () => {
+    const where = { env: process.env, cwd: scratch, binder: "plan" as const };
+    expect(() => chooseSandbox(["gemini"], {}, missing, where)).toThrow(/so plan runs it in a bubblewrap sandbox that keeps its writes to its handoff folder,/);
+    expect(chooseSandbox(["codex"], { hookOnly: true }, missing, where)).toMatchObject({
+      notes: [expect.stringMatching(/^twinlock: --hook-only: codex runs without plan's sandbox/)],
+    });
+    const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, present, where), {
+      cmd: ["/bin/sh"],
+      env: {},
+      cwd: scratch,
+      writable: [],
+      binder: "plan",
+    });
+    try {
+      expect(c.notes.join("\n")).toMatch(/runs in a bubblewrap sandbox: it may write only its handoff folder \(none\)/);
+      expect(c.notes.join("\n")).not.toContain("admitted targets");
+    } finally {
+      c.release();
+    }
+  });
+
+  it("runs other commands as they are, and in the sandbox when --sandbox asks", () => {
     expect(chooseSandbox(["make"], { sandbox: true }, present)).toMatchObject({ kind: "bubblewrap", tool: undefined });
     expect(() => chooseSandbox(["make"], { sandbox: true }, missing)).toThrow(
       /--sandbox asks exec to run make in a bubblewrap sandbox, and bwrap/,
@@ -74,9 +108,10 @@ describe("confineCommand", () => {
         expect.stringMatching(/seccomp\.bpf$/),
         expect.stringMatching(/bwrap-info\.json$/),
       ]);
-      expect(readFileSync(c.cmd[4] as string)).toEqual(choice.kind === "bubblewrap" ? choice.seccomp : undefined);
+      // The filter protects exec (this process) and its watchdog from a confined process's signals.
+      expect(readFileSync(c.cmd[4] as string)).toEqual(seccompFilter(process.arch, [process.pid, c.watchdog as number]));
       const argv = c.cmd.slice(6);
-      expect(argv.slice(1, 5)).toEqual(["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]);
+      expect(argv.slice(1, 6)).toEqual(["--unshare-user", "--disable-userns", "--unshare-ipc", "--cap-drop", "ALL"]);
       expect(argv.slice(argv.indexOf("--") + 1)).toEqual(["codex", "-c", 'sandbox_mode="danger-full-access"', "exec", "x"]);
       const pair = (flag: string, p: string) => argv.some((a, i) => a === flag && argv[i + 1] === p && argv[i + 2] === p);
       expect(pair("--bind", target)).toBe(true);
