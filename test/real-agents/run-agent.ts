@@ -122,10 +122,11 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     const project = admitted?.project ?? planner?.project ?? path.join(root, "project");
     const home = path.join(root, "home");
     const gateHome = admitted?.home ?? planner?.home ?? path.join(root, "gate-home");
-    const shimDir = path.join(root, "bin");
+    // In HOME: exec's sandbox hides /tmp (where root is) but mounts HOME again, read-only, so the hook's stand-in runs there too.
+    const shimDir = path.join(root, "home", ".twinlock-test-bin");
     // In the tool's state folder, which exec's sandbox leaves writable, so that the stand-in can log there too.
-    const hookLog = path.join(home, agent === "claude" ? "" : `.${agent}`, "hook-calls.log");
-    for (const d of [project, home, gateHome, shimDir, path.join(home, ".codex"), path.join(home, ".gemini")])
+    const hookLog = path.join(home, `.${agent}`, "hook-calls.log");
+    for (const d of [project, home, gateHome, shimDir, path.join(home, ".claude"), path.join(home, ".codex"), path.join(home, ".gemini")])
       mkdirSync(d, { recursive: true });
     const file =
       admitted && options.exec
