@@ -354,7 +354,8 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
               const run = await runAgent(agent, "freeze", "installed", { plan: { on: "handoff" } });
               expect(run.stderr).toContain("runs in a bubblewrap sandbox: it may write only its handoff folder");
               expect(frozenHash(run), describeRun(run)).toMatch(/^sha256:[0-9a-f]{64}$/);
-              expect(run.toolResults.join("\n"), describeRun(run)).toContain('"ok":true');
+              // The server's answer reached the model (Claude Code passes its JSON, Gemini CLI its text).
+              expect(run.toolResults.join("\n"), describeRun(run)).toMatch(/"ok":true|froze revision 1 of MD-29/);
             },
             RUN_TIMEOUT,
           );
