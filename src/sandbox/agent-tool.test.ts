@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { failOpenToolOf, toolArgumentsAt } from "./agent-tool.js";
+import { agentToolOf, toolArgumentsAt } from "./agent-tool.js";
 
-describe("failOpenToolOf", () => {
+describe("agentToolOf", () => {
   it("names Codex and Gemini by their program, however they are started", () => {
-    expect(failOpenToolOf(["codex", "exec", "fix it"])).toBe("codex");
-    expect(failOpenToolOf(["/opt/x/node_modules/.bin/codex"])).toBe("codex");
-    expect(failOpenToolOf(["gemini", "-p", "fix it"])).toBe("gemini");
-    expect(failOpenToolOf(["node", "/usr/lib/node_modules/@google/gemini-cli/bundle/gemini.js", "-p", "x"])).toBe("gemini");
-    expect(failOpenToolOf(["npx", "-y", "@openai/codex", "exec", "x"])).toBe("codex");
-    expect(failOpenToolOf(["/usr/bin/node", "--no-warnings", "/x/bin/codex.js"])).toBe("codex");
+    expect(agentToolOf(["codex", "exec", "fix it"])).toBe("codex");
+    expect(agentToolOf(["/opt/x/node_modules/.bin/codex"])).toBe("codex");
+    expect(agentToolOf(["gemini", "-p", "fix it"])).toBe("gemini");
+    expect(agentToolOf(["node", "/usr/lib/node_modules/@google/gemini-cli/bundle/gemini.js", "-p", "x"])).toBe("gemini");
+    expect(agentToolOf(["npx", "-y", "@openai/codex", "exec", "x"])).toBe("codex");
+    expect(agentToolOf(["/usr/bin/node", "--no-warnings", "/x/bin/codex.js"])).toBe("codex");
   });
 
   it("names them however a package runner or a versioned package starts them, and Codex's release binaries", () => {
@@ -31,20 +31,27 @@ describe("failOpenToolOf", () => {
       [["bun", "run", "/x/bin/codex.js"], "codex"],
       [["npx", "gemini@0.61.0"], "gemini"],
     ];
-    for (const [cmd, tool] of cases) expect(failOpenToolOf(cmd), cmd.join(" ")).toBe(tool);
+    for (const [cmd, tool] of cases) expect(agentToolOf(cmd), cmd.join(" ")).toBe(tool);
   });
 
-  it("names no tool for Claude Code, another program, or a program merely called with codex as an argument", () => {
-    expect(failOpenToolOf(["claude", "-p", "x"])).toBeUndefined();
-    expect(failOpenToolOf(["bash", "-c", "codex exec x"])).toBeUndefined();
-    expect(failOpenToolOf(["env", "codex"])).toBeUndefined();
-    expect(failOpenToolOf(["codex-wrapper"])).toBeUndefined();
-    expect(failOpenToolOf([])).toBeUndefined();
-    expect(failOpenToolOf(["constructor"])).toBeUndefined();
-    expect(failOpenToolOf(["codex-helper-x"])).toBeUndefined();
-    expect(failOpenToolOf(["npx", "prettier@3"])).toBeUndefined();
-    expect(failOpenToolOf(["pnpm", "install", "codex"])).toBeUndefined();
-    expect(failOpenToolOf(["node", "-r", "codex.js", "build.js"])).toBeUndefined();
+  it("names Claude Code by its program, its release binary and its package", () => {
+    expect(agentToolOf(["claude", "-p", "x"])).toBe("claude");
+    expect(agentToolOf(["/x/node_modules/@anthropic-ai/claude-code/bin/claude.exe", "-p", "x"])).toBe("claude");
+    expect(agentToolOf(["node", "/x/node_modules/@anthropic-ai/claude-code/cli.js"])).toBe("claude");
+    expect(agentToolOf(["npx", "-y", "@anthropic-ai/claude-code@2.1.328", "-p", "x"])).toBe("claude");
+  });
+
+  it("names no tool for another program, or a program merely called with codex as an argument", () => {
+    expect(agentToolOf(["bash", "-c", "claude -p x"])).toBeUndefined();
+    expect(agentToolOf(["bash", "-c", "codex exec x"])).toBeUndefined();
+    expect(agentToolOf(["env", "codex"])).toBeUndefined();
+    expect(agentToolOf(["codex-wrapper"])).toBeUndefined();
+    expect(agentToolOf([])).toBeUndefined();
+    expect(agentToolOf(["constructor"])).toBeUndefined();
+    expect(agentToolOf(["codex-helper-x"])).toBeUndefined();
+    expect(agentToolOf(["npx", "prettier@3"])).toBeUndefined();
+    expect(agentToolOf(["pnpm", "install", "codex"])).toBeUndefined();
+    expect(agentToolOf(["node", "-r", "codex.js", "build.js"])).toBeUndefined();
   });
 });
 

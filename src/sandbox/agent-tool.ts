@@ -1,7 +1,11 @@
 import path from "node:path";
 
-/** The agent tools whose failing hook lets a call through (issue 24), so that `exec` runs them in its sandbox. */
-export type FailOpenTool = "codex" | "gemini";
+/**
+ * The agent tools `exec` and `plan` run in their sandbox without being
+ * asked: Codex and Gemini let a call through when the hook fails (issue 24);
+ * Claude Code's hook judges a shell command but cannot see what it writes.
+ */
+export type AgentTool = "claude" | "codex" | "gemini";
 
 /**
  * Launchers that run a package's program or a script named by a later
@@ -26,7 +30,10 @@ const LAUNCHERS: Record<string, { sub?: ReadonlySet<string>; valued: ReadonlySet
 };
 
 /** The package names and program names each tool is started by. */
-const NAMES: Record<string, FailOpenTool> = {
+const NAMES: Record<string, AgentTool> = {
+  claude: "claude",
+  "claude.exe": "claude",
+  "@anthropic-ai/claude-code": "claude",
   codex: "codex",
   "@openai/codex": "codex",
   gemini: "gemini",
@@ -40,7 +47,7 @@ function withoutVersion(arg: string): string {
 }
 
 /** The tool `arg` names as a program, package or script, or undefined. */
-function toolNamed(arg: string | undefined): FailOpenTool | undefined {
+function toolNamed(arg: string | undefined): AgentTool | undefined {
   if (arg === undefined) return undefined;
   const spec = withoutVersion(arg.startsWith("npm:") ? arg.slice(4) : arg);
   if (Object.hasOwn(NAMES, spec)) return NAMES[spec];
@@ -52,6 +59,7 @@ function toolNamed(arg: string | undefined): FailOpenTool | undefined {
     const scoped = `${parts[j]}/${parts[j + 1]}`;
     if (parts[j]?.startsWith("@") && Object.hasOwn(NAMES, scoped)) return NAMES[scoped];
   }
+  // Claude Code's package script (…/@anthropic-ai/claude-code/cli.js) is caught above; its release binaries are named claude.
   // Codex's release binaries: codex-x86_64-unknown-linux-musl, codex-aarch64-unknown-linux-gnu, …
   if (/^codex-(x86_64|aarch64|arm64|amd64)-[a-z0-9_-]+$/.test(base)) return "codex";
   return undefined;
@@ -62,7 +70,7 @@ function toolNamed(arg: string | undefined): FailOpenTool | undefined {
  * `npx -y @openai/codex@0.169.0`, `bun x …`, `pnpm dlx …`), with the tool
  * any `--package` option names; undefined when `cmd` starts no launcher.
  */
-function launched(cmd: readonly string[]): { at: number; packageTool?: FailOpenTool } | undefined {
+function launched(cmd: readonly string[]): { at: number; packageTool?: AgentTool } | undefined {
   const first = cmd[0];
   if (first === undefined) return undefined;
   const launcher = LAUNCHERS[path.basename(first)];
@@ -73,7 +81,7 @@ function launched(cmd: readonly string[]): { at: number; packageTool?: FailOpenT
     if (!launcher.sub.has(cmd[1] ?? "")) return undefined;
     i = 2;
   }
-  let packageTool: FailOpenTool | undefined;
+  let packageTool: AgentTool | undefined;
   for (; i < cmd.length; i++) {
     const a = cmd[i] as string;
     if (a === "--") return { at: i + 1, packageTool };
@@ -88,14 +96,14 @@ function launched(cmd: readonly string[]): { at: number; packageTool?: FailOpenT
 }
 
 /**
- * Which fail-open tool `cmd` starts, read from its program's name
- * (`/usr/local/bin/codex`, `gemini`, `codex-x86_64-unknown-linux-musl`,
+ * Which agent tool `cmd` starts, read from its program's name
+ * (`claude`, `/usr/local/bin/codex`, `gemini`, `codex-x86_64-unknown-linux-musl`,
  * `node …/bin/codex.js`, `npx -y @openai/codex@0.169.0`, `bun x`, `pnpm
  * dlx`, `yarn dlx`, `npm exec`), or undefined for any other command. A
  * wrapper (a script, `env codex`) is not seen through: pass
  * `twinlock exec --sandbox` for it.
  */
-export function failOpenToolOf(cmd: readonly string[]): FailOpenTool | undefined {
+export function agentToolOf(cmd: readonly string[]): AgentTool | undefined {
   const l = launched(cmd);
   if (!l) return toolNamed(cmd[0]);
   return toolNamed(cmd[l.at]) ?? l.packageTool;

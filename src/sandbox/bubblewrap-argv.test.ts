@@ -16,6 +16,7 @@ describe("bubblewrapArgv", () => {
       "/usr/bin/bwrap",
       "--unshare-user",
       "--disable-userns",
+      "--unshare-ipc",
       "--cap-drop",
       "ALL",
       "--die-with-parent",

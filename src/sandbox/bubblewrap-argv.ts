@@ -10,6 +10,12 @@ export interface SandboxLayout {
   writable: readonly string[];
   /** A tool's state folder, writable, with the configuration entries in it (existing paths) read-only again. */
   state: readonly { dir: string; readOnly: readonly string[] }[];
+  /** Folders hidden behind an empty private one (`/tmp`, `/var/tmp`, `/run`, the caller's XDG_RUNTIME_DIR). */
+  hidden?: readonly string[];
+  /** Existing paths under a hidden folder the command still reads (its working folder, HOME, the gate home): read-only again. */
+  readable?: readonly string[];
+  /** Files mounted writable over others: [the private copy, where it is mounted]. */
+  over?: readonly (readonly [string, string])[];
   /** The file descriptor bwrap reads the seccomp filter from. */
   seccompFd: number;
   /** The file descriptor bwrap writes its child's PID and mount namespace to (`--info-fd`), closed in the sandbox. */
@@ -29,17 +35,21 @@ export interface SandboxLayout {
  * `--disable-userns` keeps it from making another user namespace (and with
  * it a mount namespace of its own), so every confined process stays in the
  * sandbox's mount namespace, which `--info-fd` reports and exec's reaper
- * looks for. `--new-session` stops a confined process from pushing
- * keystrokes into the terminal (TIOCSTI); `--die-with-parent` ends the
- * sandbox's first process with exec (what it started in a session of its
- * own, exec's reaper kills). The network is shared: the tool must reach its
- * model.
+ * (and its watchdog, when exec itself is killed) looks for. `--new-session`
+ * stops a confined process from pushing keystrokes into the terminal
+ * (TIOCSTI); `--die-with-parent` ends the sandbox's first process with exec
+ * (what it started in a session of its own, exec's reaper kills).
+ * `--unshare-ipc` and the private `hidden` folders keep it from System V
+ * IPC and from the sockets other programs keep there (tmux, docker, D-Bus,
+ * ssh-agent, PostgreSQL). The network is shared: the tool must reach its
+ * model (and with it go abstract unix sockets: SECURITY.md).
  */
 export function bubblewrapArgv(layout: SandboxLayout): string[] {
   const args = [
     layout.bwrap,
     "--unshare-user",
     "--disable-userns",
+    "--unshare-ipc",
     "--cap-drop",
     "ALL",
     "--die-with-parent",
@@ -50,11 +60,14 @@ export function bubblewrapArgv(layout: SandboxLayout): string[] {
     "--dev",
     "/dev",
   ];
+  for (const d of layout.hidden ?? []) args.push("--tmpfs", d);
+  for (const p of layout.readable ?? []) args.push("--ro-bind", p, p);
   for (const s of layout.state) {
     args.push("--bind", s.dir, s.dir);
     for (const p of s.readOnly) args.push("--ro-bind", p, p);
   }
   for (const p of layout.writable) args.push("--bind", p, p);
+  for (const [copy, at] of layout.over ?? []) args.push("--bind", copy, at);
   args.push("--seccomp", String(layout.seccompFd), "--info-fd", String(layout.infoFd), "--chdir", layout.cwd, "--", ...layout.cmd);
   return args;
 }

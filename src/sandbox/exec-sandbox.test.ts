@@ -1,12 +1,14 @@
-import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { UsageError } from "../errors/errors.js";
 import { chooseSandbox, confineCommand } from "./exec-sandbox.js";
 import { findBubblewrap } from "./find-bubblewrap.js";
+import { SANDBOX_MCP_SOCKET, startMcpRelay } from "./mcp-relay.js";
 import { processesIn, readSandboxInfo } from "./reap-sandbox.js";
+import { seccompFilter } from "./seccomp-filter.js";
 
 const scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), "twinlock-exec-sandbox-")));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -40,8 +42,43 @@ describe("chooseSandbox", () => {
     });
   });
 
-  it("runs Claude Code and other commands as they are, and in the sandbox when --sandbox asks", () => {
-    expect(chooseSandbox(["claude", "-p", "x"], {}, missing)).toEqual({ kind: "none", notes: [] });
+  it("runs Claude Code in the sandbox too: refused without bubblewrap, saying its shell commands pass the hook unseen", () => {
+    expect(chooseSandbox(["claude", "-p", "x"], {}, present)).toMatchObject({ kind: "bubblewrap", tool: "claude" });
+    expect(() => chooseSandbox(["claude", "-p", "x"], {}, missing)).toThrow(
+      /^claude's shell commands pass the hook, which cannot see what they write, so exec runs it in a bubblewrap sandbox that keeps its writes to the admitted targets, and bwrap \(bubblewrap\) is not on PATH: .*--hook-only/,
+    );
+    expect(chooseSandbox(["claude"], { hookOnly: true }, missing)).toEqual({
+      kind: "none",
+      notes: [
+        "twinlock: --hook-only: claude runs without exec's sandbox, held by the hook alone; a shell command the hook lets through may write any file the user can",
+      ],
+    });
+  });
+
+  it("says a planner's sandbox keeps its writes to its handoff folder, not to admitted targets", () => {
+    const where = { env: process.env, cwd: scratch, binder: "plan" as const };
+    expect(() => chooseSandbox(["gemini"], {}, missing, where)).toThrow(
+      /so plan runs it in a bubblewrap sandbox that keeps its writes to its handoff folder,/,
+    );
+    expect(chooseSandbox(["codex"], { hookOnly: true }, missing, where)).toMatchObject({
+      notes: [expect.stringMatching(/^twinlock: --hook-only: codex runs without plan's sandbox/)],
+    });
+    const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, present, where), {
+      cmd: ["/bin/sh"],
+      env: {},
+      cwd: scratch,
+      writable: [],
+      binder: "plan",
+    });
+    try {
+      expect(c.notes.join("\n")).toMatch(/runs in a bubblewrap sandbox: it may write only its handoff folder \(none\)/);
+      expect(c.notes.join("\n")).not.toContain("admitted targets");
+    } finally {
+      c.release();
+    }
+  });
+
+  it("runs other commands as they are, and in the sandbox when --sandbox asks", () => {
     expect(chooseSandbox(["make"], { sandbox: true }, present)).toMatchObject({ kind: "bubblewrap", tool: undefined });
     expect(() => chooseSandbox(["make"], { sandbox: true }, missing)).toThrow(
       /--sandbox asks exec to run make in a bubblewrap sandbox, and bwrap/,
@@ -74,9 +111,10 @@ describe("confineCommand", () => {
         expect.stringMatching(/seccomp\.bpf$/),
         expect.stringMatching(/bwrap-info\.json$/),
       ]);
-      expect(readFileSync(c.cmd[4] as string)).toEqual(choice.kind === "bubblewrap" ? choice.seccomp : undefined);
+      // The filter protects exec (this process) and its watchdog from a confined process's signals.
+      expect(readFileSync(c.cmd[4] as string)).toEqual(seccompFilter(process.arch, [process.pid, c.watchdog as number]));
       const argv = c.cmd.slice(6);
-      expect(argv.slice(1, 5)).toEqual(["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]);
+      expect(argv.slice(1, 6)).toEqual(["--unshare-user", "--disable-userns", "--unshare-ipc", "--cap-drop", "ALL"]);
       expect(argv.slice(argv.indexOf("--") + 1)).toEqual(["codex", "-c", 'sandbox_mode="danger-full-access"', "exec", "x"]);
       const pair = (flag: string, p: string) => argv.some((a, i) => a === flag && argv[i + 1] === p && argv[i + 2] === p);
       expect(pair("--bind", target)).toBe(true);
@@ -258,3 +296,240 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
     }
   });
 });
+
+describe.skipIf(!bwrap.ok)(
+  `what the sandbox hides from a confined process, run here${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
+  () => {
+    /** Run `script` with /bin/sh in the sandbox (--sandbox), with `env`; its stdout. */
+    function inSandbox(script: string, env: NodeJS.ProcessEnv = {}, extra: { mcpSocket?: string } = {}) {
+      return inSandboxSeeing(script, env, extra, () => ({}));
+    }
+    /** As inSandbox, with more variables that need the confined command (its watchdog's PID). */
+    function inSandboxSeeing(
+      script: string,
+      env: NodeJS.ProcessEnv,
+      extra: { mcpSocket?: string },
+      more: (c: ReturnType<typeof confineCommand>) => NodeJS.ProcessEnv,
+    ) {
+      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+        cmd: ["/bin/sh", "-c", script],
+        env: { PATH: process.env.PATH, ...env },
+        cwd: scratch,
+        writable: [],
+        ...extra,
+      });
+      try {
+        const r = spawnSync(c.cmd[0] as string, c.cmd.slice(1), { env: { ...c.env, ...more(c) }, encoding: "utf8" });
+        return { ...r, c };
+      } finally {
+        c.release();
+      }
+    }
+    /** A node one-liner that connects to the unix socket `p` and prints `connected` or the error's code. */
+    const connect = (p: string) =>
+      `${process.execPath} -e 'const s=require("net").connect(${JSON.stringify(p).replaceAll("'", "")});s.on("connect",()=>{console.log("connected");s.destroy()});s.on("error",e=>console.log(e.code))'`;
+
+    it("hides unix sockets under /tmp, /run and the caller's XDG_RUNTIME_DIR (a tmux's, docker's, D-Bus's), and System V IPC", async () => {
+      const net = await import("node:net");
+      const tmux = mkdtempSync("/tmp/twinlock-test-tmux-");
+      const runDir = mkdtempSync("/run/twinlock-test-");
+      const xdg = mkdtempSync(path.join(os.homedir(), ".twinlock-test-xdg-"));
+      const sockets = [path.join(tmux, "default"), path.join(runDir, "docker-like.sock"), path.join(xdg, "bus")];
+      const servers = sockets.map((p) => net.createServer((s) => s.end()).listen(p));
+      const queue = spawnSync("ipcmk", ["-Q"], { encoding: "utf8" }).stdout.match(/[0-9]+/)?.[0];
+      try {
+        await Promise.all(servers.map((s) => new Promise((resolve) => (s.listening ? resolve(null) : s.once("listening", resolve)))));
+        // Outside, each answers: the test would pass for nothing if it did not.
+        const outside = spawnSync("/bin/sh", ["-c", sockets.map(connect).join("; ")], { encoding: "utf8" });
+        expect(outside.stdout).toBe("connected\nconnected\nconnected\n");
+        expect(Number(spawnSync("/bin/sh", ["-c", "ipcs -q | grep -c '^0x'"], { encoding: "utf8" }).stdout)).toBeGreaterThan(0);
+        const r = inSandbox(`${sockets.map(connect).join("; ")}; ipcs -q | grep -c '^0x' || true; echo "$XDG_RUNTIME_DIR"`, {
+          XDG_RUNTIME_DIR: xdg,
+        });
+        const lines = r.stdout.trim().split("\n");
+        expect(lines.slice(0, 3), r.stderr).toEqual(["ENOENT", "ENOENT", "ENOENT"]);
+        expect(lines[3]).toBe("0");
+        // Its own runtime folder is a private one.
+        expect(lines[4]).toMatch(/twinlock-sandbox-.*\/run$/);
+      } finally {
+        for (const s of servers) s.close();
+        if (queue) spawnSync("ipcrm", ["-q", queue]);
+        rmSync(runDir, { recursive: true, force: true });
+        rmSync(tmux, { recursive: true, force: true });
+        rmSync(xdg, { recursive: true, force: true });
+      }
+    });
+
+    it("still reaches an abstract unix socket (it shares the network, which the model's API needs): SECURITY.md says so", async () => {
+      const net = await import("node:net");
+      const name = `\0twinlock-test-${process.pid}-${Date.now()}`;
+      const server = net.createServer((s) => s.end()).listen(name);
+      try {
+        await new Promise((resolve) => (server.listening ? resolve(null) : server.once("listening", resolve)));
+        const r = inSandbox(
+          `${process.execPath} -e 'const s=require("net").connect("\\0"+process.argv[1]);s.on("connect",()=>{console.log("connected");s.destroy()});s.on("error",e=>console.log(e.code))' ${name.slice(1)}`,
+        );
+        expect(r.stdout.trim(), r.stderr).toBe("connected");
+      } finally {
+        server.close();
+      }
+    });
+
+    it("refuses a signal to exec, to its watchdog (each as a process and a group) and to every process at once; another process of the user outside is still reachable", () => {
+      const outside = spawnSync("/bin/sh", ["-c", "sleep 30 >/dev/null 2>&1 & echo $!"], { encoding: "utf8" });
+      const other = outside.stdout.trim();
+      try {
+        // The watchdog's PID is known only once confineCommand ran: the script reads it from its environment.
+        const r = inSandboxSeeing(
+          [
+            `for p in ${process.pid} -${process.pid} "$WATCHDOG" "-$WATCHDOG" -1; do kill -0 -- "$p" 2>/dev/null && echo "reached $p" || echo refused; done`,
+            `kill -0 ${other} && echo "reached other"`,
+          ].join("; "),
+          {},
+          {},
+          (c) => ({ WATCHDOG: String(c.watchdog) }),
+        );
+        expect(r.stdout, r.stderr).toBe("refused\nrefused\nrefused\nrefused\nrefused\nreached other\n");
+        // And outside, the same shell reaches exec: what refused it is the sandbox.
+        expect(spawnSync("/bin/sh", ["-c", `kill -0 ${process.pid} && echo reached`], { encoding: "utf8" }).stdout).toBe("reached\n");
+      } finally {
+        process.kill(Number(other), "SIGKILL");
+      }
+    });
+  },
+);
+
+describe.skipIf(!bwrap.ok)(
+  `Claude Code's state, shared state folders and the MCP relay, run here${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
+  () => {
+    it("gives Claude Code its ~/.claude writable but its settings, instructions and extensions read-only, and a private ~/.claude.json thrown away after", () => {
+      const home = path.join(scratch, "home-claude");
+      mkdirSync(path.join(home, ".claude", "commands"), { recursive: true });
+      writeFileSync(path.join(home, ".claude.json"), '{"numStartups":1}\n');
+      const settings = '{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"twinlock hook claude"}]}]}}\n';
+      writeFileSync(path.join(home, ".claude", "settings.json"), settings);
+      const tool = path.join(scratch, "bin-claude", "claude");
+      mkdirSync(path.dirname(tool));
+      writeFileSync(
+        tool,
+        [
+          "#!/bin/sh",
+          'echo "{}" > "$HOME/.claude/settings.json"',
+          'echo "x" > "$HOME/.claude/commands/evil.md"',
+          'echo "x" > "$HOME/.claude/CLAUDE.md"',
+          'echo "x" > "$HOME/.claude/statusline.sh"',
+          'mkdir -p "$HOME/.claude/projects" && echo yes > "$HOME/.claude/projects/session.jsonl"',
+          'echo \'{"mcpServers":{"x":{"command":"/bin/sh"}}}\' > "$HOME/.claude.json"',
+          'cat "$HOME/.claude.json"',
+          "exit 0",
+          "",
+        ].join("\n"),
+      );
+      chmodSync(tool, 0o755);
+      const project = path.join(scratch, "project-claude");
+      mkdirSync(project);
+      const c = confineCommand(chooseSandbox([tool], {}), {
+        cmd: [tool],
+        env: { PATH: process.env.PATH, HOME: home },
+        cwd: project,
+        writable: [],
+      });
+      try {
+        expect(c.notes.join("\n")).toContain(`a private copy of ${path.join(home, ".claude.json")} (thrown away after)`);
+        const r = spawnSync(c.cmd[0] as string, c.cmd.slice(1), { env: c.env, cwd: project, encoding: "utf8" });
+        expect(r.status, r.stderr).toBe(0);
+        // Inside, it wrote its private copy.
+        expect(r.stdout).toContain("mcpServers");
+        for (const f of ["settings.json", "commands/evil.md", "CLAUDE.md"])
+          expect(r.stderr).toMatch(new RegExp(`\\.claude/${f}: Read-only file system`));
+        expect(readFileSync(path.join(home, ".claude", "projects", "session.jsonl"), "utf8")).toBe("yes\n");
+      } finally {
+        c.release();
+      }
+      expect(readFileSync(path.join(home, ".claude", "settings.json"), "utf8")).toBe(settings);
+      expect(readFileSync(path.join(home, ".claude.json"), "utf8")).toBe('{"numStartups":1}\n');
+      // CLAUDE.md was not there: a read-only stand-in for the session, removed after.
+      expect(existsSync(path.join(home, ".claude", "CLAUDE.md"))).toBe(false);
+      expect(existsSync(path.join(home, ".claude", "commands", "evil.md"))).toBe(false);
+    });
+
+    it("keeps a stand-in two sessions on one CODEX_HOME share until the last ends: the second starts and runs after the first ended", () => {
+      const codexHome = path.join(scratch, "shared-codex-home");
+      mkdirSync(codexHome);
+      const tool = path.join(scratch, "bin-codex", "codex");
+      mkdirSync(path.dirname(tool));
+      writeFileSync(tool, '#!/bin/sh\necho "[hooks]" >> "$CODEX_HOME/config.toml"; cat "$CODEX_HOME/config.toml"; echo ran\n');
+      chmodSync(tool, 0o755);
+      const project = path.join(scratch, "project-codex");
+      mkdirSync(project);
+      const start = () =>
+        confineCommand(chooseSandbox([tool], {}), {
+          cmd: [tool],
+          env: { PATH: process.env.PATH, CODEX_HOME: codexHome },
+          cwd: project,
+          writable: [],
+        });
+      const a = start();
+      let b: ReturnType<typeof confineCommand> | undefined;
+      try {
+        expect(a.notes.join("\n")).toMatch(/config\.toml.* not there yet: an empty one is in place/);
+        b = start();
+        // The second found the first's stand-in: it made none of its own.
+        expect(b.notes.join("\n")).not.toMatch(/not there yet/);
+        a.release();
+        expect(readFileSync(path.join(codexHome, "config.toml"), "utf8")).toBe("");
+        const r = spawnSync(b.cmd[0] as string, b.cmd.slice(1), { env: b.env, cwd: project, encoding: "utf8" });
+        expect(r.stdout, r.stderr).toBe("ran\n");
+        expect(r.stderr).toMatch(/config\.toml: Read-only file system/);
+      } finally {
+        a.release();
+        b?.release();
+      }
+      // The last one out removed the stand-ins, and the registry's entries.
+      expect(existsSync(path.join(codexHome, "config.toml"))).toBe(false);
+      expect(existsSync(path.join(codexHome, ".env"))).toBe(false);
+      expect(readdirSync(path.join(codexHome, ".twinlock-stand-ins"))).toEqual([]);
+    });
+
+    it("joins a confined `twinlock mcp` to the session's server outside through the relay mounted at /run/twinlock/mcp.sock", async () => {
+      // The session's server here: one that answers each line with it reversed, started outside for each connection.
+      const relay = await startMcpRelay(
+        [
+          process.execPath,
+          "-e",
+          'require("readline").createInterface({input:process.stdin}).on("line",l=>console.log([...l].reverse().join("")))',
+        ],
+        { PATH: process.env.PATH },
+      );
+      try {
+        const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+          cmd: [
+            "/bin/sh",
+            "-c",
+            `ls -l ${SANDBOX_MCP_SOCKET} | cut -c1; ${process.execPath} -e 'const s=require("net").connect(process.argv[1]);s.on("data",d=>{process.stdout.write(d);s.destroy()});s.write("olleh\\n")' ${SANDBOX_MCP_SOCKET}`,
+          ],
+          env: { PATH: process.env.PATH },
+          cwd: scratch,
+          writable: [],
+          mcpSocket: relay.socket,
+        });
+        try {
+          const r = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
+            const child = spawn(c.cmd[0] as string, c.cmd.slice(1), { env: c.env });
+            let stdout = "";
+            let stderr = "";
+            child.stdout.on("data", (d) => (stdout += d));
+            child.stderr.on("data", (d) => (stderr += d));
+            child.on("close", () => resolve({ stdout, stderr }));
+          });
+          expect(r.stdout, r.stderr).toBe("s\nhello\n");
+        } finally {
+          c.release();
+        }
+      } finally {
+        await relay.close();
+      }
+      expect(existsSync(relay.socket)).toBe(false);
+    });
+  },
+);

@@ -1,32 +1,23 @@
-import {
-  closeSync,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
-import { type FailOpenTool, failOpenToolOf, toolArgumentsAt } from "./agent-tool.js";
+import { type AgentTool, agentToolOf, toolArgumentsAt } from "./agent-tool.js";
 import { bubblewrapArgv } from "./bubblewrap-argv.js";
 import { type Bubblewrap, findBubblewrap } from "./find-bubblewrap.js";
+import { SANDBOX_MCP_SOCKET } from "./mcp-relay.js";
 import { readSandboxInfo, reapSandbox } from "./reap-sandbox.js";
+import { startWatchdog } from "./sandbox-watchdog.js";
 import { seccompFilter } from "./seccomp-filter.js";
+import { StandInRegistry } from "./stand-ins.js";
 import { prepareTargets } from "./target-placeholders.js";
 import { toolStateOf } from "./tool-state.js";
 
 /** How a session's command is to be run: as it is, or in bubblewrap. */
 export type SandboxChoice =
   | { kind: "none"; notes: string[] }
-  | { kind: "bubblewrap"; bwrap: string; seccomp: Buffer; tool: FailOpenTool | undefined };
+  | { kind: "bubblewrap"; bwrap: string; seccomp: Buffer; tool: AgentTool | undefined };
 
 /** The two flags of `exec` (and `plan`) that choose: `--hook-only` (no sandbox) and `--sandbox` (a sandbox for any command). */
 export interface SandboxFlags {
@@ -34,12 +25,35 @@ export interface SandboxFlags {
   sandbox?: boolean;
 }
 
+/** Which command binds the session: `exec` (an executor, its admitted targets writable) or `plan` (a planner, its handoff folder). */
+export type Binder = "exec" | "plan";
+
+/** What the sandbox leaves writable, in words, for each binder. */
+const WRITABLE_IN_WORDS: Record<Binder, string> = { exec: "the admitted targets", plan: "its handoff folder" };
+
+/** Why each agent tool runs in the sandbox without being asked, and what `--hook-only` gives up with it. */
+const WHY_SANDBOXED: Record<AgentTool, { why: string; lost: string }> = {
+  claude: {
+    why: "claude's shell commands pass the hook, which cannot see what they write",
+    lost: "a shell command the hook lets through may write any file the user can",
+  },
+  codex: {
+    why: "codex runs a call when the hook fails (not found, killed, timed out)",
+    lost: "when the hook fails (not found, killed, timed out) codex runs the call anyway",
+  },
+  gemini: {
+    why: "gemini runs a call when the hook fails (killed, timed out)",
+    lost: "when the hook fails (killed, timed out) gemini runs the call anyway",
+  },
+};
+
 /**
- * Decide, before anything is admitted, how `cmd` will run. Codex CLI and
- * Gemini CLI let a call through when the hook fails (exit 127, a signal, a
- * timeout): they run in the sandbox, which keeps their writes to the
- * admitted targets whatever the hook does. Other commands (Claude Code,
- * which blocks on every failure with `onFailure: "block"`; anything else)
+ * Decide, before anything is admitted, how `cmd` will run. Claude Code,
+ * Codex CLI and Gemini CLI run in the sandbox, which keeps their writes to
+ * the admitted targets (under `plan`: the handoff folder) whatever the hook
+ * says or fails to say: Codex and Gemini let a call through when the hook
+ * fails (exit 127, a signal, a timeout), and the hook lets Claude Code's
+ * shell commands through without seeing what they write. Other commands
  * run as they are unless `--sandbox` asks for it. Refused, with what to do,
  * when the sandbox is needed and cannot be made here; `--hook-only` runs
  * without it, and says what that gives up.
@@ -48,42 +62,74 @@ export function chooseSandbox(
   cmd: readonly string[],
   flags: SandboxFlags,
   find: () => Bubblewrap = findBubblewrap,
-  where: { env: NodeJS.ProcessEnv; cwd: string } = { env: process.env, cwd: process.cwd() },
+  where: { env: NodeJS.ProcessEnv; cwd: string; binder?: Binder } = { env: process.env, cwd: process.cwd() },
 ): SandboxChoice {
   if (flags.hookOnly && flags.sandbox) throw new UsageError("--hook-only and --sandbox contradict each other: pass one of them");
-  const tool = failOpenToolOf(cmd);
+  const binder = where.binder ?? "exec";
+  const tool = agentToolOf(cmd);
   if (flags.hookOnly)
     return {
       kind: "none",
       notes: [
         tool
-          ? `twinlock: --hook-only: ${tool} runs without exec's sandbox, held by the hook alone; when the hook fails (not found, killed, timed out) ${tool} runs the call anyway`
-          : `twinlock: --hook-only: ${cmd[0]} runs without exec's sandbox, held by the hook alone`,
+          ? `twinlock: --hook-only: ${tool} runs without ${binder}'s sandbox, held by the hook alone; ${WHY_SANDBOXED[tool].lost}`
+          : `twinlock: --hook-only: ${cmd[0]} runs without ${binder}'s sandbox, held by the hook alone`,
       ],
     };
   if (!tool && !flags.sandbox) return { kind: "none", notes: [] };
   const who = tool ?? cmd[0];
   const why = tool
-    ? `${tool} runs a call when the hook fails (not found, killed, timed out), so exec runs it in a bubblewrap sandbox that keeps its writes to the admitted targets`
-    : `--sandbox asks exec to run ${who} in a bubblewrap sandbox`;
+    ? `${WHY_SANDBOXED[tool].why}, so ${binder} runs it in a bubblewrap sandbox that keeps its writes to ${WRITABLE_IN_WORDS[binder]}`
+    : `--sandbox asks ${binder} to run ${who} in a bubblewrap sandbox`;
   const bwrap = find();
   const todo =
     "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), run the executor under an OS user of its own (SECURITY.md, Another OS user), or pass --hook-only to rely on the hook alone";
   if (!bwrap.ok) throw new UsageError(`${why}, and ${bwrap.reason}: ${todo}`);
   const seccomp = seccompFilter();
   if (!seccomp) throw new UsageError(`${why}, and its seccomp filter knows no system calls of ${process.arch}: ${todo}`);
-  if (tool) checkStateFolder(tool, toolStateOf(tool, where.env).dir, where.cwd);
+  if (tool) {
+    const state = toolStateOf(tool, where.env);
+    checkStateFolder(tool, state.dir, where.cwd, state.variable);
+  }
   return { kind: "bubblewrap", bwrap: bwrap.path, seccomp, tool };
 }
 
 /** Refuse a state folder that is (or links to) the project, or holds it: mounted writable, it would make the project writable. */
-function checkStateFolder(tool: FailOpenTool, dir: string, cwd: string): void {
+function checkStateFolder(tool: AgentTool, dir: string, cwd: string, variable: string): void {
   const real = resolveRealPath(dir, "/");
   const project = resolveRealPath(cwd, "/");
   if (isWithin(real, project) || isWithin(project, real))
     throw new UsageError(
-      `${tool}'s state folder ${dir} is or holds the project folder ${cwd}, so the sandbox cannot keep the project read-only: point ${tool === "codex" ? "CODEX_HOME" : "GEMINI_CLI_HOME"} (or HOME) elsewhere`,
+      `${tool}'s state folder ${dir} is or holds the project folder ${cwd}, so the sandbox cannot keep the project read-only: point ${variable} (or HOME) elsewhere`,
     );
+}
+
+/** The folders the sandbox hides behind empty private ones: where other programs keep their sockets (tmux, docker, D-Bus). */
+const HIDDEN = ["/tmp", "/var/tmp", "/run"];
+
+/** Whether `p` is `dir` or inside it. */
+const under = (p: string, dir: string) => p === dir || p.startsWith(`${dir}/`);
+
+/**
+ * Of `paths`, the existing real ones under a hidden folder, each once and
+ * none inside another: what the command still reads there (its working
+ * folder, HOME, the gate home, its own program) is mounted read-only again.
+ */
+function readableUnder(hidden: readonly string[], paths: readonly (string | undefined)[]): string[] {
+  const real = new Set<string>();
+  for (const p of paths) {
+    if (p === undefined || !path.isAbsolute(p)) continue;
+    let r: string;
+    try {
+      r = resolveRealPath(p, "/");
+      lstatSync(r);
+    } catch {
+      continue;
+    }
+    if (hidden.some((h) => under(r, h))) real.add(r);
+  }
+  const all = [...real].sort();
+  return all.filter((p) => !all.some((q) => q !== p && under(p, q)));
 }
 
 /** The command to start in place of the session's own, with its environment, and what to undo once it ended. */
@@ -100,6 +146,8 @@ export interface ConfinedCommand {
   reap(): string | undefined;
   /** Reap, then remove what was made for the sandbox: empty placeholders, the private scratch folder. */
   release(): void;
+  /** The PID of the sandbox's watchdog (undefined without a sandbox). */
+  watchdog?: number;
 }
 
 /**
@@ -114,14 +162,25 @@ export interface ConfinedCommand {
  */
 export function confineCommand(
   choice: SandboxChoice,
-  input: { cmd: readonly string[]; env: NodeJS.ProcessEnv; cwd: string; writable: readonly string[] },
+  input: {
+    cmd: readonly string[];
+    env: NodeJS.ProcessEnv;
+    cwd: string;
+    writable: readonly string[];
+    binder?: Binder;
+    /** The session's MCP relay socket (outside), mounted at SANDBOX_MCP_SOCKET inside: `twinlock mcp` there talks through it. */
+    mcpSocket?: string;
+  },
 ): ConfinedCommand {
   if (choice.kind === "none") return { cmd: [...input.cmd], env: input.env, notes: choice.notes, reap: () => undefined, release: () => {} };
+  const binder = input.binder ?? "exec";
   const scratch = mkdtempSync(path.join(os.tmpdir(), "twinlock-sandbox-"));
   // bwrap writes its child's PID and mount namespace here (outside every writable path; its descriptor is closed inside).
   const infoFile = path.join(scratch, "bwrap-info.json");
   let prepared: ReturnType<typeof prepareTargets> | undefined;
-  const configStandIns: StandIn[] = [];
+  const registries: StandInRegistry[] = [];
+  // Outlives exec: when exec is killed (SIGKILL included), it kills what is left in the sandbox.
+  let watchdog: ReturnType<typeof startWatchdog> | undefined;
   const reap = () => {
     const info = readSandboxInfo(infoFile);
     if (!info) return undefined;
@@ -134,17 +193,23 @@ export function confineCommand(
     try {
       reap();
     } finally {
+      watchdog?.dismiss();
       prepared?.undo();
-      removeStandIns(configStandIns);
+      for (const r of registries) r.release();
       rmSync(scratch, { recursive: true, force: true });
     }
   };
   try {
     const tmp = path.join(scratch, "tmp");
     const cache = path.join(scratch, "cache");
-    for (const d of [tmp, cache]) mkdirSync(d);
+    const runtime = path.join(scratch, "run");
+    const copies = path.join(scratch, "copies");
+    for (const d of [tmp, cache, runtime, copies]) mkdirSync(d, { mode: 0o700 });
+    watchdog = startWatchdog(infoFile, scratch);
     const filter = path.join(scratch, "seccomp.bpf");
-    writeFileSync(filter, choice.seccomp, { mode: 0o600 });
+    // No confined process may signal exec or its watchdog (each a process and a group), or every process at once.
+    const seccomp = seccompFilter(process.arch, [process.pid, watchdog.pid]) ?? choice.seccomp;
+    writeFileSync(filter, seccomp, { mode: 0o600 });
     try {
       prepared = prepareTargets(input.writable);
     } catch (error) {
@@ -155,13 +220,27 @@ export function confineCommand(
       );
     }
     const state = choice.tool ? [toolStateOf(choice.tool, input.env)] : [];
+    const over: [string, string][] = [];
     const mounts = state.map((s) => {
       mkdirSync(s.dir, { recursive: true });
-      checkStateFolder(choice.tool as FailOpenTool, s.dir, input.cwd);
-      for (const f of s.configFiles) {
-        const stand = makeStandIn(path.join(s.dir, f.name), f.content);
-        if (stand) configStandIns.push(stand);
-      }
+      checkStateFolder(choice.tool as AgentTool, s.dir, input.cwd, s.variable);
+      // Registered before any stand-in is made or found: another session ending meanwhile leaves them in place.
+      const registry = new StandInRegistry(s.dir);
+      registries.push(registry);
+      for (const f of s.configFiles) registry.make(path.join(s.dir, f.name), f.content);
+      s.privateCopies.forEach((file, i) => {
+        // The copy starts as the file is (`{}` when there is none), and is thrown away with the scratch folder.
+        const copy = path.join(copies, `${i}-${path.basename(file)}`);
+        let content = "{}\n";
+        try {
+          content = readFileSync(file, "utf8");
+        } catch {
+          // not there (or not readable): the stand-in below is what the sandbox mounts the copy over
+          registry.make(file, "");
+        }
+        writeFileSync(copy, content, { mode: 0o600 });
+        over.push([copy, file]);
+      });
       return {
         dir: s.dir,
         readOnly: readdirSync(s.dir)
@@ -174,72 +253,62 @@ export function confineCommand(
       choice.tool === "codex"
         ? [...input.cmd.slice(0, at), "-c", 'sandbox_mode="danger-full-access"', ...input.cmd.slice(at)]
         : [...input.cmd];
+    // The caller's runtime folder (its sockets: D-Bus, a display's, an agent's) is hidden too, wherever it is.
+    const runtimeDir = input.env.XDG_RUNTIME_DIR;
+    const hidden = [...HIDDEN];
+    if (runtimeDir && path.isAbsolute(runtimeDir) && !HIDDEN.some((h) => under(path.resolve(runtimeDir), h))) {
+      try {
+        const real = resolveRealPath(runtimeDir, "/");
+        if (lstatSync(real).isDirectory() && !isWithin(resolveRealPath(input.cwd, "/"), real)) hidden.push(real);
+      } catch {
+        // not there: nothing to hide
+      }
+    }
+    const readable = readableUnder(hidden, [
+      input.cwd,
+      input.env.HOME,
+      input.env.TWINLOCK_HOME,
+      input.env.TWINLOCK_HANDOFF,
+      input.env.TWINLOCK_RUN ? path.dirname(input.env.TWINLOCK_RUN) : undefined,
+      "/etc/resolv.conf",
+      ...input.cmd,
+      ...(input.env.PATH ?? "").split(path.delimiter),
+    ]);
+    const copied = over.map(([, at]) => at);
+    if (input.mcpSocket) over.push([input.mcpSocket, SANDBOX_MCP_SOCKET]);
     const argv = bubblewrapArgv({
       bwrap: choice.bwrap,
       cmd: inner,
       cwd: input.cwd,
-      writable: [...prepared.paths, tmp, cache],
+      writable: [...prepared.paths, tmp, cache, runtime],
       state: mounts,
+      hidden,
+      readable,
+      over,
       seccompFd: 3,
       infoFd: 4,
     });
     const where = prepared.paths.length ? prepared.paths.join(", ") : "none";
+    const made = registries.flatMap((r) => r.made);
     return {
       // /bin/sh opens the filter as descriptor 3, the info file as 4, and becomes bwrap (the same process: signals reach it as they would).
       cmd: ["/bin/sh", "-c", 'f=$1; i=$2; shift 2; exec "$@" 3<"$f" 4>"$i"', "twinlock-sandbox", filter, infoFile, ...argv],
-      env: { ...input.env, TMPDIR: tmp, XDG_CACHE_HOME: cache },
+      env: { ...input.env, TMPDIR: tmp, XDG_CACHE_HOME: cache, XDG_RUNTIME_DIR: runtime },
       notes: [
         ...prepared.notes,
-        ...(configStandIns.length
+        ...(made.length
           ? [
-              `twinlock: ${configStandIns.map((f) => f.path).join(", ")} ${configStandIns.length === 1 ? "is" : "are"} not there yet: an empty one is in place, read-only, for the session (removed after, if left as it is)`,
+              `twinlock: ${made.map((f) => f.path).join(", ")} ${made.length === 1 ? "is" : "are"} not there yet: an empty one is in place, read-only, for the session (removed after, if left as it is)`,
             ]
           : []),
-        `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only the admitted targets (${where})${mounts.length ? `, its state folder ${mounts.map((m) => m.dir).join(", ")} (its configuration read-only)` : ""} and a private TMPDIR`,
+        `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only ${WRITABLE_IN_WORDS[binder]} (${where})${mounts.length ? `, its state folder ${mounts.map((m) => m.dir).join(", ")} (its configuration read-only)` : ""}${copied.length ? `, a private copy of ${copied.join(", ")} (thrown away after)` : ""} and a private TMPDIR; ${HIDDEN.join(", ")} and XDG_RUNTIME_DIR are private to it`,
       ],
       reap,
       release,
+      watchdog: watchdog.pid,
     };
   } catch (error) {
     release();
     throw error;
-  }
-}
-
-/** A configuration file exec put in place for the session, so that the sandbox mounts it read-only. */
-interface StandIn {
-  path: string;
-  content: string;
-  dev: number;
-  ino: number;
-}
-
-/** Make `file` with `content` when nothing is there (not even a link), or undefined when something is. */
-function makeStandIn(file: string, content: string): StandIn | undefined {
-  try {
-    lstatSync(file);
-    return undefined;
-  } catch {
-    // not there: made below
-  }
-  const fd = openSync(file, "wx", 0o644);
-  try {
-    writeFileSync(fd, content);
-    const st = fstatSync(fd);
-    return { path: file, content, dev: st.dev, ino: st.ino };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Remove each stand-in that is still the one exec made, as exec made it (one replaced since is the person's: kept). */
-function removeStandIns(standIns: readonly StandIn[]): void {
-  for (const s of standIns) {
-    try {
-      const st = lstatSync(s.path);
-      if (st.isFile() && st.dev === s.dev && st.ino === s.ino && readFileSync(s.path, "utf8") === s.content) unlinkSync(s.path);
-    } catch {
-      // gone already
-    }
   }
 }

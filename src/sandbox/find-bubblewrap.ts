@@ -32,6 +32,7 @@ export function findBubblewrap(env: NodeJS.ProcessEnv = process.env): Bubblewrap
     [
       "--unshare-user",
       "--disable-userns",
+      "--unshare-ipc",
       "--cap-drop",
       "ALL",
       "--die-with-parent",

@@ -4,11 +4,12 @@
  * or (--hook-only) without it. The tool here is a stand-in script named
  * `codex` that writes what the hook would never see: a shell's writes.
  */
-import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBubblewrap } from "../../src/sandbox/find-bubblewrap.js";
+import { processesIn } from "../../src/sandbox/reap-sandbox.js";
 import { driveTo, type GateRun, makeGateRun, makeRunTempDir, removeGateRuns, workflowOf } from "../../src/test-support/run-fixture.js";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
@@ -134,4 +135,71 @@ describe("twinlock exec running Codex", () => {
     },
     60_000,
   );
+
+  it.skipIf(!bwrap.ok)(
+    `leaves no process of the sandbox running when exec itself is killed by SIGKILL: its watchdog kills them${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
+    async () => {
+      const { g, codex } = await runWithStandIn();
+      writeFileSync(
+        codex,
+        [
+          "#!/bin/sh",
+          // One loop in a session of its own (what exec's own reaper would find), one child of the tool: both write a target.
+          `setsid sh -c 'while :; do echo late >> cart/cache.go; sleep 0.05; done' </dev/null >/dev/null 2>&1 &`,
+          `(while :; do echo late >> cart/cache.go; sleep 0.05; done) &`,
+          "echo started > cart/cache_race_test.go",
+          "wait",
+          "",
+        ].join("\n"),
+      );
+      const child = spawn(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--", codex, "exec", "fix it"], {
+        cwd: g.dir,
+        env: {
+          PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+          HOME: makeRunTempDir("twinlock-exec-user-"),
+          TWINLOCK_HOME: process.env.TWINLOCK_HOME,
+        },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (d) => (stderr += d));
+      const gone = new Promise((resolve) => child.once("exit", resolve));
+      const started = path.join(g.dir, "cart", "cache_race_test.go");
+      const pause = () => new Promise((r) => setTimeout(r, 20));
+      try {
+        while (!existsSync(started) || readFileSync(started, "utf8") !== "started\n") {
+          if (child.exitCode !== null) throw new Error(`exec ended first: ${stderr}`);
+          await pause();
+        }
+        const ns = mountNamespaceOfWriters(path.join(g.dir, "cart", "cache.go"));
+        expect(ns, stderr).toBeDefined();
+        child.kill("SIGKILL");
+        await gone;
+        // Each process in the sandbox's mount namespace is gone (the test's own timeout bounds the wait).
+        while (processesIn(ns as number).length > 0) await pause();
+        const after = readFileSync(path.join(g.dir, "cart", "cache.go"), "utf8");
+        await new Promise((r) => setTimeout(r, 200));
+        expect(readFileSync(path.join(g.dir, "cart", "cache.go"), "utf8")).toBe(after);
+      } finally {
+        child.kill("SIGKILL");
+      }
+    },
+    60_000,
+  );
 });
+
+/** The mount namespace of a process whose working folder is the target's project and that is not in this one's (the sandbox's). */
+function mountNamespaceOfWriters(target: string): number | undefined {
+  const mine = readlinkSync("/proc/self/ns/mnt");
+  const project = path.dirname(path.dirname(target));
+  for (const name of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    try {
+      const ns = readlinkSync(`/proc/${name}/ns/mnt`);
+      if (ns !== mine && readlinkSync(`/proc/${name}/cwd`) === project) return Number(ns.slice(5, -1));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return undefined;
+}

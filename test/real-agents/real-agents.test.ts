@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeGateRuns } from "../../src/test-support/run-fixture.js";
 import { ensureBuilt } from "../support/ensure-built.js";
-import { AGENT_CLIS_DIR, missingCli, PINNED, REAL_AGENTS, type RealAgent } from "./agent-clis.js";
+import { AGENT_CLIS, AGENT_CLIS_DIR, missingCli, PINNED, REAL_AGENTS, type RealAgent } from "./agent-clis.js";
 import { type AgentRun, describeRun, type HookState, runAgent } from "./run-agent.js";
 import { ACTION_KINDS, type ActionKind, CRAFTED_SPACES, doneContent, EDIT_BEFORE, FINAL_TEXT, READS } from "./scripted-action.js";
 
@@ -17,17 +17,19 @@ import { ACTION_KINDS, type ActionKind, CRAFTED_SPACES, doneContent, EDIT_BEFORE
  * Under `twinlock exec` (an admitted run of the demo pair is the project:
  * admitted-run.ts), a write, an edit and a shell call on an admitted target
  * are done and outside the targets are not, also with the hook failing:
- * Codex and Gemini run in exec's bubblewrap sandbox, which holds where their
- * failing hook lets the call through.
+ * the three tools run in exec's bubblewrap sandbox, which holds where a
+ * failing hook lets the call through (Codex, Gemini) and where the hook
+ * lets a shell command through without seeing what it writes (all three).
  *
  * Under `twinlock plan` (the demo pair investigating is the project:
  * admitted-run.ts), the planner's write and edit inside its handoff folder
  * are done, and a write, an edit or a writing shell call on an action
- * target are not: Codex and Gemini run in plan's sandbox, where only the
- * handoff folder is writable. Claude Code freezes the handoff through
- * twinlock's stdio MCP server; Gemini CLI's stdio server, started inside
- * the sandbox, cannot write the gate home, so nothing is frozen; Codex's
- * freeze is not driven (it offers MCP tools only through its tool_search).
+ * target are not: the three run in plan's sandbox, where only the
+ * handoff folder is writable. Claude Code and Gemini CLI freeze the handoff
+ * through twinlock's stdio MCP server: started inside the sandbox, it finds
+ * the session's relay and talks to plan's own server outside, which writes
+ * the gate home; Codex's freeze is not driven (it offers MCP tools only
+ * through its tool_search).
  *
  * Where a tool is known to let the call through today (issue 24), the test
  * is written as the behaviour wanted and marked `it.fails`, its name saying
@@ -62,12 +64,15 @@ type Scenario =
   | "outward"
   | "ci-env"
   | `exec-outside-${ActionKind}`
+  | `exec-target-${ActionKind}`
   | `plan-target-${ActionKind}`;
 const SECOND_LAYER = "no hook can answer then, so the hook alone cannot hold: exec's sandbox is the answer, and holds under exec (below)";
 const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
   claude: {
-    "exec-outside-shell":
-      "the hook lets a bound shell command in the project through and cannot see what it writes; Claude Code is not in exec's sandbox unless `exec --sandbox` asks (or the OS-user deployment holds it)",
+    "exec-target-write":
+      "exec's sandbox puts an empty placeholder at a new file target so that it can mount it alone, and Claude Code's Write refuses a file it has not Read first (a model reads and writes again; the scripted one asks once), and then writes it as the Edit does",
+    "exec-target-edit":
+      "Claude Code's Edit writes a temporary file beside the target and renames it over it; a file target is mounted alone in exec's sandbox, so the temporary file fails (EROFS) and the edit is not done (a folder target works; its shell writes a file target in place)",
   },
   codex: {
     untrusted: "Codex skips a hook the user has not trusted in /hooks or with `hooks install --trust`, silently (finding 1)",
@@ -81,8 +86,11 @@ const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> 
   },
 };
 
-/** The tools exec runs in its sandbox without being asked: the ones that let a call through when the hook fails. */
-const SANDBOXED = new Set<RealAgent>(["codex", "gemini"]);
+/**
+ * The tools exec and plan run in their sandbox without being asked: Codex and Gemini let a call through when the
+ * hook fails; Claude Code's shell commands pass the hook, which cannot see what they write.
+ */
+const SANDBOXED = new Set<RealAgent>(["claude", "codex", "gemini"]);
 
 /** How a run trusts Codex's hook when what is measured is not finding 1: as `hooks install --trust` writes it. */
 function codexTrust(agent: RealAgent) {
@@ -250,9 +258,11 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
         );
       });
 
-      describe("under `twinlock exec`, an admitted executor (Codex and Gemini in exec's sandbox)", () => {
+      describe("under `twinlock exec`, an admitted executor (in exec's sandbox)", () => {
         for (const kind of ACTION_KINDS) {
-          it(
+          held(
+            agent,
+            `exec-target-${kind}`,
             `${tool} does the ${kind} on an admitted target`,
             async () => {
               const run = await runAgent(agent, kind, "installed", { trust: codexTrust(agent), exec: { on: "target" } });
@@ -283,18 +293,15 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             },
             RUN_TIMEOUT,
           );
-        if (agent === "claude")
-          it(
-            `${tool} under \`exec --sandbox\` does the shell on an admitted target and not on a file outside the targets`,
-            async () => {
-              const inside = await runAgent(agent, "shell", "installed", { exec: { on: "target", flags: ["--sandbox"] } });
-              expect(inside.fileAfter, describeRun(inside)).toBe(doneContent(inside.action));
-              const outside = await runAgent(agent, "shell", "installed", { exec: { on: "outside", flags: ["--sandbox"] } });
-              expect(outside.stderr).toContain("runs in a bubblewrap sandbox");
-              expectNotDone(outside, "shell");
-            },
-            RUN_TIMEOUT * 2,
-          );
+        it(
+          `${tool}'s shell does not rewrite the hook's own configuration (${AGENT_CLIS[agent].hookConfig}) in the project`,
+          async () => {
+            const run = await runAgent(agent, "shell", "installed", { trust: codexTrust(agent), exec: { on: "hook-config" } });
+            expect(run.before, describeRun(run)).toContain("twinlock");
+            expectNotDone(run, "shell");
+          },
+          RUN_TIMEOUT,
+        );
         if (SANDBOXED.has(agent))
           it(
             `${tool} under \`exec --hook-only\` runs without the sandbox and says what that gives up`,
@@ -311,7 +318,7 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
           );
       });
 
-      describe("under `twinlock plan`, the pair's planner (Codex and Gemini in plan's sandbox, only the handoff folder writable)", () => {
+      describe("under `twinlock plan`, the pair's planner (in plan's sandbox, only the handoff folder writable)", () => {
         for (const kind of ["write", "edit"] as const)
           it(
             `${tool} does the ${kind} on a file in its handoff folder`,
@@ -340,32 +347,20 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
         const frozenHash = (run: AgentRun) =>
           String(JSON.parse(run.fileAfter ?? "{}").state?.workflows?.["MD-29"]?.handoff?.hash ?? "none");
         const freezing = `through twinlock's stdio MCP server registered as \`twinlock\` (twinlock_submit_handoff)`;
-        if (agent === "claude")
+        if (agent !== "codex")
           it(
-            `${tool} freezes the handoff ${freezing}`,
+            `${tool} freezes the handoff ${freezing}, through plan's relay to its own server outside the sandbox`,
             async () => {
               const run = await runAgent(agent, "freeze", "installed", { plan: { on: "handoff" } });
+              expect(run.stderr).toContain("runs in a bubblewrap sandbox: it may write only its handoff folder");
               expect(frozenHash(run), describeRun(run)).toMatch(/^sha256:[0-9a-f]{64}$/);
-              expect(run.toolResults.join("\n"), describeRun(run)).toContain('"ok":true');
-            },
-            RUN_TIMEOUT,
-          );
-        if (agent === "gemini")
-          it(
-            `${tool}'s freeze ${freezing} passes the hook, and the server, started inside plan's sandbox, cannot write the gate home: nothing is frozen (the gate server's /mcp endpoint is the way)`,
-            async () => {
-              const run = await runAgent(agent, "freeze", "installed", { plan: { on: "handoff" } });
-              const results = run.toolResults.join("\n");
-              // The hook let the call through: the answer is the server's own refusal, not a deny.
-              expect(results, describeRun(run)).toContain("twinlock_submit_handoff");
-              // The refusal names the gate home (which lock or file it could not make varies with where the freeze got to).
-              expect(results, describeRun(run)).toMatch(/BAD_INPUT: cannot [^"]*gate home/);
-              expect(frozenHash(run), describeRun(run)).toBe("none");
+              // The server's answer reached the model (Claude Code passes its JSON, Gemini CLI its text).
+              expect(run.toolResults.join("\n"), describeRun(run)).toMatch(/"ok":true|froze revision 1 of MD-29/);
             },
             RUN_TIMEOUT,
           );
         if (agent === "codex")
-          it.skip(`${tool}'s freeze ${freezing}: not driven here. Codex 0.169.0 offers MCP tools to the model only through its client-side tool_search (a call by the qualified name is "unsupported call"), which the scripted model does not speak; and started inside plan's sandbox the stdio server could not write the gate home (as with Gemini CLI)`, () => {});
+          it.skip(`${tool}'s freeze ${freezing}: not driven here. Codex 0.169.0 offers MCP tools to the model only through its client-side tool_search (a call by the qualified name is "unsupported call"), which the scripted model does not speak`, () => {});
       });
 
       describe("with the hook failing", () => {

@@ -20,6 +20,9 @@ import { type AnyActionKind, actionOf, EDIT_BEFORE, type ScriptedAction } from "
  */
 export type HookState = "uninstalled" | "installed" | "not-found" | "killed" | "timed-out";
 
+/** Where a run under exec acts: an admitted target, a file of the project outside them, or the hook's own config in the project. */
+export type ExecOn = "target" | "outside" | "hook-config";
+
 /** How Codex comes to run the project's hook: not at all (untrusted), `--dangerously-bypass-hook-trust`, or `hooks install --trust`. */
 export type CodexTrust = "none" | "bypass" | "twinlock";
 
@@ -28,8 +31,8 @@ export interface AgentRun {
   agent: RealAgent;
   hook: HookState;
   trust: CodexTrust;
-  /** Under exec: whether the file is an admitted target or outside them; undefined when the CLI ran on its own. */
-  exec: "target" | "outside" | undefined;
+  /** Under exec: whether the file is an admitted target, outside them, or the project's hook config; undefined when the CLI ran on its own. */
+  exec: ExecOn | undefined;
   /** Under plan: whether the file is in the planner's handoff folder or an action target outside it; undefined otherwise. */
   plan: "handoff" | "target" | undefined;
   /** The file's content before the run (null: it did not exist). */
@@ -71,7 +74,7 @@ function failingNode(hook: HookState, log: string): string | undefined {
 export interface RunOptions {
   trust?: CodexTrust;
   env?: Record<string, string>;
-  exec?: { on: "target" | "outside"; flags?: ("--hook-only" | "--sandbox")[] };
+  exec?: { on: ExecOn; flags?: ("--hook-only" | "--sandbox")[] };
   /** Started by `twinlock plan RUN MD-29 --handoff handoff` as the pair's planner, on a file in its handoff folder or a target (see admitted-run.ts). */
   plan?: { on: "handoff" | "target" };
 }
@@ -119,19 +122,22 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     const project = admitted?.project ?? planner?.project ?? path.join(root, "project");
     const home = path.join(root, "home");
     const gateHome = admitted?.home ?? planner?.home ?? path.join(root, "gate-home");
-    const shimDir = path.join(root, "bin");
+    // In HOME: exec's sandbox hides /tmp (where root is) but mounts HOME again, read-only, so the hook's stand-in runs there too.
+    const shimDir = path.join(root, "home", ".twinlock-test-bin");
     // In the tool's state folder, which exec's sandbox leaves writable, so that the stand-in can log there too.
-    const hookLog = path.join(home, agent === "claude" ? "" : `.${agent}`, "hook-calls.log");
-    for (const d of [project, home, gateHome, shimDir, path.join(home, ".codex"), path.join(home, ".gemini")])
+    const hookLog = path.join(home, `.${agent}`, "hook-calls.log");
+    for (const d of [project, home, gateHome, shimDir, path.join(home, ".claude"), path.join(home, ".codex"), path.join(home, ".gemini")])
       mkdirSync(d, { recursive: true });
     const file =
       admitted && options.exec
-        ? execFile(admitted, kind, options.exec.on)
+        ? options.exec.on === "hook-config"
+          ? path.join(project, cli.hookConfig)
+          : execFile(admitted, kind, options.exec.on)
         : planner && options.plan
           ? planFile(planner, kind, options.plan.on)
           : path.join(kind === "crafted-patch" ? root : project, `${kind}-target.txt`);
     if (!admitted && !planner && (kind === "edit" || kind === "reads")) writeFileSync(file, EDIT_BEFORE);
-    const before = existsSync(file) ? readFileSync(file, "utf8") : null;
+    let before = existsSync(file) ? readFileSync(file, "utf8") : null;
     const action = actionOf(kind, file);
     server = await startModelServer(cli.responder(action));
     // A freeze: twinlock's stdio MCP server for the run, registered in the CLI's own settings as `twinlock`.
@@ -154,6 +160,8 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
       const script = failingNode(hook, hookLog);
       if (script !== undefined) writeFileSync(stand, script, { mode: 0o755 });
     }
+    // The hook's config is there once installed: what the run must leave as it is.
+    if (options.exec?.on === "hook-config") before = existsSync(file) ? readFileSync(file, "utf8") : null;
     appendFileSync(hookLog, "");
     const { args, env } = cli.command(dirs, "make the scripted change", trust === "bypass");
     // No twinlock anywhere on PATH: node's folder for the CLIs that are node scripts, and the system's.
@@ -258,7 +266,7 @@ function killGroup(pid: number | undefined): void {
 export function describeRun(run: AgentRun): string {
   const file = run.fileAfter === null ? "no file" : `file ${JSON.stringify(run.fileAfter.slice(0, 60))}`;
   return [
-    `${run.agent} ${run.action.kind} hook=${run.hook}${run.trust === "none" ? "" : ` (trust: ${run.trust})`}${run.exec ? ` under exec on ${run.exec === "target" ? "a target" : "a file outside the targets"}` : ""}${run.plan ? ` under plan on ${run.plan === "handoff" ? "a file in the handoff folder" : "an action target"}` : ""}: exit ${run.exitCode ?? run.signal}, ${run.durationMs} ms, ${file}`,
+    `${run.agent} ${run.action.kind} hook=${run.hook}${run.trust === "none" ? "" : ` (trust: ${run.trust})`}${run.exec ? ` under exec on ${run.exec === "target" ? "a target" : run.exec === "outside" ? "a file outside the targets" : "the hook's config"}` : ""}${run.plan ? ` under plan on ${run.plan === "handoff" ? "a file in the handoff folder" : "an action target"}` : ""}: exit ${run.exitCode ?? run.signal}, ${run.durationMs} ms, ${file}`,
     `hook started ${run.hookCalls.length}x; ${run.requests.length} model requests`,
     `tool results: ${JSON.stringify(run.toolResults.map((t) => t.slice(0, 300)))}`,
     `stderr: ${run.stderr.slice(-600)}`,

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UsageError } from "../../errors/errors.js";
@@ -7,6 +7,7 @@ import { bindSession } from "../../gate/bind-session.js";
 import { recordExecResult } from "../../home/exec-results.js";
 import { shellQuote } from "../../run/next-step.js";
 import { chooseSandbox, confineCommand, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
+import { startMcpRelay } from "../../sandbox/mcp-relay.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { RunStore } from "../../store/run-store.js";
 import { agentEnvironment } from "../agent-environment.js";
@@ -43,7 +44,7 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
   if (cmd.length === 0) throw new UsageError("exec needs the command to run after `--`, e.g. `twinlock exec run.json MD-30 -- claude`");
   const extra = parsePassEnv(o.passEnv);
   // The sandbox is chosen (or exec refused) before the admission could use the consent.
-  const sandbox = chooseSandbox(cmd, o);
+  const sandbox = chooseSandbox(cmd, o, undefined, { env: process.env, cwd: process.cwd(), binder: "exec" });
   const home = homeOption(o, { create: usesTeamStore(o) });
   const scratch = o.checkout === undefined ? mkdtempSync(path.join(os.tmpdir(), "twinlock-exec-")) : undefined;
   const checkout = o.checkout ?? path.join(scratch as string, "handoff");
@@ -86,13 +87,26 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
       note(
         "twinlock: no twinlock hook is installed here for any agent tool (`twinlock hooks status`): nothing asks the gate before the agent's calls; install one with `twinlock hooks install --agent NAME`",
       );
-    const launch = confineCommand(sandbox, { cmd, env, cwd: process.cwd(), writable: binding.targets });
-    for (const line of launch.notes) note(line);
+    // In the sandbox the gate home and the run file are read-only: the agent's `twinlock mcp` talks to this session's, outside.
+    const relay = sandbox.kind === "bubblewrap" ? await startMcpRelay(sessionMcpCommand(runFile, home.dir), env) : undefined;
     let run: { status: number; error?: string };
     try {
-      run = await runBoundSession({ cmd: launch.cmd, env: launch.env, store, ref: runFile, home, binding, note, reap: launch.reap });
+      const launch = confineCommand(sandbox, {
+        cmd,
+        env,
+        cwd: process.cwd(),
+        writable: binding.targets,
+        binder: "exec",
+        mcpSocket: relay?.socket,
+      });
+      for (const line of launch.notes) note(line);
+      try {
+        run = await runBoundSession({ cmd: launch.cmd, env: launch.env, store, ref: runFile, home, binding, note, reap: launch.reap });
+      } finally {
+        launch.release();
+      }
     } finally {
-      launch.release();
+      await relay?.close();
     }
     const record = recordExecResult(home, {
       format: "twinlock-exec-result/1",
@@ -128,6 +142,16 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
     await store?.close();
     if (scratch) removeReadOnlyTree(scratch);
   }
+}
+
+/**
+ * The MCP server the sandbox's relay starts for the session's agent: this
+ * twinlock's own `mcp` for the run, in the gate home, with no argument of
+ * the agent's (`planner` scopes it to a planner's pair).
+ */
+export function sessionMcpCommand(runRef: string, home: string, planner?: string): string[] {
+  const entry = process.argv[1] ? realpathSync(process.argv[1]) : "twinlock";
+  return [process.execPath, entry, "mcp", "--run", runRef, "--home", home, ...(planner ? ["--planner", planner] : [])];
 }
 
 /** Remove a checkout tree whose folders were made read-only. */

@@ -4,6 +4,7 @@ import { UsageError } from "../../errors/errors.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { createTwinlockMcpServer } from "../../mcp/create-twinlock-mcp-server.js";
 import { wholeLines } from "../../mcp/whole-lines.js";
+import { mcpRelayHere, relayStdio } from "../../sandbox/mcp-relay.js";
 import { AGENT_SCOPES } from "../../server/agent-tokens.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
@@ -18,6 +19,11 @@ import { storeOption } from "../home-option.js";
 export async function runMcp(
   o: CommonOptions & { run: string; planner?: string; server?: string; actor?: string; key?: string },
 ): Promise<CommandResult> {
+  // Inside exec's or plan's sandbox (the gate home read-only): the session's own server outside answers, through its relay.
+  if (mcpRelayHere()) {
+    await relayStdio();
+    return { exitCode: 0, text: "", json: { ok: true } };
+  }
   const store = storeOption(o);
   const run = await store.read(o.run);
   const planner = o.planner === undefined ? null : parsePromptId(o.planner, "--planner");

@@ -3,6 +3,7 @@ import { UsageError } from "../../errors/errors.js";
 import { bindPlannerSession } from "../../gate/bind-session.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { chooseSandbox, confineCommand, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
+import { startMcpRelay } from "../../sandbox/mcp-relay.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { RunStore } from "../../store/run-store.js";
 import { agentEnvironment } from "../agent-environment.js";
@@ -10,6 +11,7 @@ import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, storeOption, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
 import { writeOutput } from "../write-output.js";
+import { sessionMcpCommand } from "./exec.js";
 import { hookInstalledAnywhere } from "./hooks-status.js";
 
 type PlanOptions = CommonOptions & { handoff?: string; passEnv?: string } & SandboxFlags;
@@ -31,7 +33,7 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
   const id = parsePromptId(planner, "planner");
   const extra = parsePassEnv(o.passEnv);
   // As for exec: Codex and Gemini run in the sandbox (here writable only in the handoff folder), chosen before anything is bound.
-  const sandbox = chooseSandbox(cmd, o);
+  const sandbox = chooseSandbox(cmd, o, undefined, { env: process.env, cwd: process.cwd(), binder: "plan" });
   const home = homeOption(o, { create: usesTeamStore(o) });
   const note = (text: string) => {
     if (!o.json) writeOutput(2, `${text}\n`);
@@ -70,13 +72,26 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
       note(
         "twinlock: no twinlock hook is installed here for any agent tool (`twinlock hooks status`): nothing asks the gate before the agent's calls; install one with `twinlock hooks install --agent NAME`",
       );
-    const launch = confineCommand(sandbox, { cmd, env, cwd: process.cwd(), writable: [handoff] });
-    for (const line of launch.notes) note(line);
+    // In the sandbox the gate home and the run file are read-only: the planner's `twinlock mcp` (its freeze) talks to this session's, outside.
+    const relay = sandbox.kind === "bubblewrap" ? await startMcpRelay(sessionMcpCommand(runRef, home.dir, id), env) : undefined;
     let run: { status: number; error?: string };
     try {
-      run = await runBoundSession({ cmd: launch.cmd, env: launch.env, store, ref: runRef, home, binding, note, reap: launch.reap });
+      const launch = confineCommand(sandbox, {
+        cmd,
+        env,
+        cwd: process.cwd(),
+        writable: [handoff],
+        binder: "plan",
+        mcpSocket: relay?.socket,
+      });
+      for (const line of launch.notes) note(line);
+      try {
+        run = await runBoundSession({ cmd: launch.cmd, env: launch.env, store, ref: runRef, home, binding, note, reap: launch.reap });
+      } finally {
+        launch.release();
+      }
     } finally {
-      launch.release();
+      await relay?.close();
     }
     note(
       [

@@ -1,0 +1,92 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * Where, inside exec's and plan's sandbox, the session's MCP relay socket
+ * is mounted. `/run` is private there, so nothing else is at this path; a
+ * `twinlock mcp` started inside (by the agent tool, from its MCP settings)
+ * finds it and talks through it to the session's own server outside, which
+ * can write the gate home and the run file that the sandbox keeps
+ * read-only.
+ */
+export const SANDBOX_MCP_SOCKET = "/run/twinlock/mcp.sock";
+
+/** At most this many relayed MCP sessions at once (each is one `twinlock mcp` process outside). */
+const MAX_SESSIONS = 4;
+
+/** The relay of one session: its socket (outside), and how to close it with every server it started. */
+export interface McpRelay {
+  socket: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Listen on a new socket in a private folder (mode 0700: no other user can
+ * connect) and, for each connection, start `cmd` (twinlock's stdio MCP
+ * server for this session, with the arguments exec or plan chose: none of
+ * the agent's) with `env`, its stdin and stdout joined to the connection.
+ * The agent reaches through it what its own `twinlock mcp` would: the
+ * agent's MCP tools, scoped as the server scopes them.
+ */
+export async function startMcpRelay(cmd: readonly string[], env: NodeJS.ProcessEnv): Promise<McpRelay> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-mcp-"));
+  const socket = path.join(dir, "mcp.sock");
+  const children = new Set<ChildProcess>();
+  const server = net.createServer((conn) => {
+    if (children.size >= MAX_SESSIONS) {
+      conn.destroy();
+      return;
+    }
+    const child = spawn(cmd[0] as string, cmd.slice(1), { env, stdio: ["pipe", "pipe", "ignore"] });
+    children.add(child);
+    const end = () => {
+      conn.destroy();
+      child.kill("SIGTERM");
+    };
+    child.once("exit", () => {
+      children.delete(child);
+      conn.end();
+    });
+    child.once("error", end);
+    conn.once("error", end);
+    conn.once("close", () => child.stdin?.end());
+    child.stdin?.on("error", () => {});
+    conn.pipe(child.stdin as NodeJS.WritableStream);
+    child.stdout?.pipe(conn);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socket, () => resolve());
+  });
+  return {
+    socket,
+    close: async () => {
+      for (const c of children) c.kill("SIGTERM");
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Whether this process runs inside exec's or plan's sandbox with the session's MCP relay mounted. */
+export function mcpRelayHere(): boolean {
+  return process.platform === "linux" && existsSync(SANDBOX_MCP_SOCKET);
+}
+
+/** Join stdin and stdout to the relay socket until either side ends (`twinlock mcp` inside the sandbox). */
+export async function relayStdio(socket: string = SANDBOX_MCP_SOCKET): Promise<void> {
+  const conn = net.connect(socket);
+  await new Promise<void>((resolve, reject) => {
+    conn.once("connect", () => resolve());
+    conn.once("error", reject);
+  });
+  process.stdin.pipe(conn);
+  conn.pipe(process.stdout);
+  await new Promise<void>((resolve) => {
+    conn.once("close", () => resolve());
+    process.stdin.once("end", () => conn.end());
+  });
+}
