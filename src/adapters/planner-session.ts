@@ -1,5 +1,6 @@
 import type { KeyObject } from "node:crypto";
 import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
+import { MAX_WAIT_MS, waitForDecision } from "../gate/wait-for-decision.js";
 import { folderRunStore } from "../home/folder-run-store.js";
 import { openGateHome } from "../home/gate-home.js";
 import type { SessionBinding } from "../home/session-binding.js";
@@ -85,25 +86,30 @@ export function plannerSession(o: PlannerSessionOptions): PlannerSession {
       const started = Date.now();
       // Verified before each wait, not after: a decision that ends the session is still the planner's to hear.
       let b = bound();
+      const store = storeOf();
+      const run = await store.read(b.run_file);
+      const wf = Object.hasOwn(run.state.workflows, b.planner) ? run.state.workflows[b.planner] : undefined;
+      if (!wf?.handoff) throw new Error(`${b.planner} has nothing frozen to review; submit the handoff first`);
+      const revision = wf.revision;
       for (;;) {
-        const run = await storeOf().read(b.run_file);
-        const wf = Object.hasOwn(run.state.workflows, b.planner) ? run.state.workflows[b.planner] : undefined;
-        if (!wf?.handoff) throw new Error(`${b.planner} has nothing frozen to review; submit the handoff first`);
-        const review = [...wf.reviews].reverse().find((r) => r.revision === wf.revision && r.handoff_hash === wf.handoff?.hash);
-        if (review && wf.state !== "plan_review_pending")
+        const left = w.timeoutMs === undefined ? MAX_WAIT_MS : Math.max(w.timeoutMs - (Date.now() - started), 0);
+        const found = await waitForDecision(store, b.run_file, b.planner, revision, w.signal, {
+          timeoutMs: Math.min(left, MAX_WAIT_MS),
+          pollMs,
+        });
+        if (found.status === "decided")
           return {
-            decision: review.decision,
-            revision: wf.revision,
-            hash: review.handoff_hash,
-            comments: review.feedback,
-            state: wf.state,
+            decision: found.decision.decision,
+            revision: found.decision.revision,
+            hash: found.decision.handoff_hash,
+            comments: found.decision.feedback,
+            state: found.state,
           };
-        if (wf.state !== "plan_review_pending" && wf.state !== "handoff_frozen")
-          throw new Error(`${b.planner}'s revision ${wf.revision} is ${wf.state}, with no decision of a person to wait for`);
+        if (found.status === "finished")
+          throw new Error(`${b.planner}'s revision ${revision} is ${found.state}, with no decision of a person to wait for`);
         if (w.signal?.aborted) throw new Error("waiting for the review was cancelled");
         if (w.timeoutMs !== undefined && Date.now() - started >= w.timeoutMs)
-          throw new Error(`no person decided on revision ${wf.revision} within ${w.timeoutMs} ms; wait again`);
-        await new Promise((resolve) => setTimeout(resolve, pollMs));
+          throw new Error(`no person decided on revision ${revision} within ${w.timeoutMs} ms; wait again`);
         b = bound();
       }
     },
