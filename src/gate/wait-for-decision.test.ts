@@ -29,14 +29,14 @@ type WaitAnswer = {
   decision?: { decision: string; feedback: string | null; revision: number; reviewer: string };
 };
 
-describe("the agent's wait for a decision (MCP twinlock_wait_for_decision, waitForDecision)", () => {
+describe("the agent's wait for a decision (MCP twinlock_wait_for_review, waitForDecision)", () => {
   it("returns changes_requested with the reviewer's feedback as soon as the reviewer decides, without the agent polling", async () => {
     const w = await serverWorld();
     const token = await frozen(w);
     const client = await mcpClientFor(w, token);
     try {
       const waiting = client.callTool({
-        name: "twinlock_wait_for_decision",
+        name: "twinlock_wait_for_review",
         arguments: { planner: PLANNER, revision: 1, timeout_seconds: 60 },
       });
       const reviewer = await reviewerFor(w, "rita");
@@ -60,7 +60,7 @@ describe("the agent's wait for a decision (MCP twinlock_wait_for_decision, waitF
     const token = await frozen(w);
     const client = await mcpClientFor(w, token);
     try {
-      const r = await client.callTool({ name: "twinlock_wait_for_decision", arguments: { planner: PLANNER, timeout_seconds: 1 } });
+      const r = await client.callTool({ name: "twinlock_wait_for_review", arguments: { planner: PLANNER, timeout_seconds: 1 } });
       expect(r.structuredContent).toMatchObject({ status: "waiting", state: "plan_review_pending", revision: 1 });
       expect((await w.store.read(w.runFile)).state.workflows[PLANNER]?.reviews).toEqual([]);
     } finally {
@@ -97,10 +97,10 @@ describe("the agent's wait for a decision (MCP twinlock_wait_for_decision, waitF
     const { token } = await createAgentToken(w.home, { agent: "a", runId: w.runId, scopes: ["freeze"] });
     const client = await mcpClientFor(w, token);
     try {
-      const r = await client.callTool({ name: "twinlock_wait_for_decision", arguments: { planner: PLANNER, timeout_seconds: 1 } });
+      const r = await client.callTool({ name: "twinlock_wait_for_review", arguments: { planner: PLANNER, timeout_seconds: 1 } });
       expect(r.isError).toBe(true);
       expect((r.content as Array<{ text: string }>)[0]?.text).toMatch(/^TOKEN_SCOPE/);
-      const other = await client.callTool({ name: "twinlock_wait_for_decision", arguments: { planner: "MD-99", timeout_seconds: 1 } });
+      const other = await client.callTool({ name: "twinlock_wait_for_review", arguments: { planner: "MD-99", timeout_seconds: 1 } });
       expect(other.isError).toBe(true);
     } finally {
       await client.close();

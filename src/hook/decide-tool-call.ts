@@ -19,7 +19,7 @@ export const PLANNER_MCP_TOOLS = [
   "twinlock_submit_handoff",
   "twinlock_request_review",
   "twinlock_check_admission",
-  "twinlock_wait_for_decision",
+  "twinlock_wait_for_review",
 ] as const;
 
 /** The MCP server name the planner's MCP tools must come from, as each tool names them (`claude mcp add twinlock …`). */

@@ -94,7 +94,7 @@ export const MCP_TOOLS = [
   "twinlock_request_review",
   "twinlock_check_admission",
   "twinlock_report_result",
-  "twinlock_wait_for_decision",
+  "twinlock_wait_for_review",
 ] as const;
 
 /** A prompt-ID argument with the description the agent reads (a described copy, as classic zod's `.describe` makes). */

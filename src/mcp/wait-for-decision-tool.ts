@@ -6,7 +6,7 @@ import type { TokenScope } from "../server/agent-tokens.js";
 import { answer, type McpGateContext, plannerArg } from "./create-twinlock-mcp-server.js";
 
 /**
- * `twinlock_wait_for_decision`: the agent's long poll for a person's
+ * `twinlock_wait_for_review`: the agent's long poll for a person's
  * decision on its frozen plan (issue 27), instead of calling status in a
  * loop. Read-only: it waits for a decision, it never makes one.
  */
@@ -16,7 +16,7 @@ export function registerWaitForDecisionTool(
   need: (scope: TokenScope, planner?: string) => void,
 ): void {
   server.registerTool(
-    "twinlock_wait_for_decision",
+    "twinlock_wait_for_review",
     {
       title: "Wait for the reviewer's decision",
       description: `Wait (up to timeout_seconds, at most ${MAX_WAIT_MS / 1000}) for a person's decision on the plan revision you froze: returns approved, changes_requested (with the reviewer's feedback) or declined, or status "waiting" when the time ran out — then call it again. Read-only.`,
@@ -50,7 +50,7 @@ export function registerWaitForDecisionTool(
             ? `${r.decision.decision} on revision ${r.decision.revision} by ${r.decision.reviewer}${r.decision.feedback ? `; feedback: ${r.decision.feedback}` : ""}; state ${r.state}${stops}`
             : r.status === "finished"
               ? `${planner} is ${r.state}: there is no decision to wait for${stops}`
-              : `no decision yet on revision ${since} (state ${r.state}); call twinlock_wait_for_decision again${stops}`;
+              : `no decision yet on revision ${since} (state ${r.state}); call twinlock_wait_for_review again${stops}`;
         return { text, data: { ...r, review_url: ctx.reviewUrl(planner, since) } };
       }),
   );
