@@ -61,6 +61,21 @@ describe("main", () => {
     for (const command of ["validate", "audit-bodies", "graph", "new-pair"]) expect(run.stderr).toContain(command);
   });
 
+  it("refuses a command group called without its subcommand (trust, hooks, notify) with exit 2 and one line naming them", async () => {
+    for (const [group, sub] of [
+      ["trust", "pin"],
+      ["hooks", "install"],
+      ["notify", "add"],
+    ] as const) {
+      const run = await runCli([group]);
+      expect(run.code, group).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toHaveLength(1);
+      expect(run.stderr).toContain(`${group} needs a subcommand (`);
+      expect(run.stderr).toContain(sub);
+    }
+  });
+
   it("refuses an unknown option with exit 2 and one line", async () => {
     const run = await runCli(["validate", "--suite", EXAMPLE_SUITE, "--strict"]);
     expect(run.code).toBe(2);

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
-import { type ErrorCode, type ErrorKind, EXIT, TwinlockError } from "../errors/errors.js";
+import { type ErrorCode, type ErrorKind, EXIT, TwinlockError, UsageError } from "../errors/errors.js";
 import { redactSecrets } from "../errors/redact-secrets.js";
 import { showInvisible } from "../input/clean-text.js";
 import { VERSION } from "../version.js";
@@ -54,6 +54,14 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     // The command list shows `[options]` for a command with options: every command takes --json.
     else if (sub.options.length === 0) sub.addOption(jsonOption());
   }
+  // A command group called without its subcommand (`twinlock trust`) is an incomplete call, not a silent success.
+  for (const group of program.commands.filter((c) => c.commands.length > 0))
+    group.action(() => {
+      const subs = group.commands.map((c) => c.name());
+      throw new UsageError(
+        `${group.name()} needs a subcommand (${subs.join(", ")}); run \`twinlock ${group.name()} --help\` for what each does`,
+      );
+    });
   if (argv.length === 0) {
     // No command: show what there is, and say it was not a complete call.
     io.stderr(program.helpInformation());
