@@ -1,5 +1,16 @@
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,6 +21,8 @@ import { SANDBOX_MCP_SOCKET, startMcpRelay } from "./mcp-relay.js";
 import { processesIn, readSandboxInfo } from "./reap-sandbox.js";
 import { seccompFilter } from "./seccomp-filter.js";
 
+/** Python, whose fcntl and ctypes make the attacks short (Debian's; tests that need it are skipped without it). */
+const PYTHON = "/usr/bin/python3";
 const scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), "twinlock-exec-sandbox-")));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const missing = () => ({ ok: false as const, reason: "bwrap (bubblewrap) is not on PATH" });
@@ -295,6 +308,63 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       c.release();
     }
   });
+
+  it.skipIf(!existsSync(PYTHON))(
+    "kills a process whose main thread ended while another thread writes on (its leader a zombie, found by its threads)",
+    () => {
+      const target = path.join(scratch, "ghost-target.txt");
+      writeFileSync(target, "");
+      writeFileSync(`${target}.pid`, "");
+      // The attack: fork, a new session, a writing thread, then the main thread alone ends (SYS_exit), so /proc/PID/ns is unreadable.
+      const program = [
+        "import ctypes, os, sys, threading, time",
+        "target, pidfile = sys.argv[1], sys.argv[2]",
+        "if os.fork(): sys.exit(0)",
+        "os.setsid()",
+        "def write():",
+        "    while True:",
+        "        with open(target, 'a') as f: f.write('late\\n')",
+        "        time.sleep(0.05)",
+        "threading.Thread(target=write).start()",
+        "time.sleep(0.2)",
+        "with open(pidfile, 'w') as f: f.write(str(os.getpid()))",
+        `ctypes.CDLL(None).syscall(${process.arch === "arm64" ? 93 : 60}, 0)`,
+      ].join("\n");
+      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+        cmd: [
+          "/bin/sh",
+          "-c",
+          `${PYTHON} -c "$PROGRAM" ${target} ${target}.pid </dev/null >/dev/null 2>&1; until [ -s ${target}.pid ]; do sleep 0.01; done; exit 0`,
+        ],
+        env: { PATH: process.env.PATH, PROGRAM: program },
+        cwd: scratch,
+        writable: [target, `${target}.pid`],
+      });
+      try {
+        const r = spawnSync(c.cmd[0] as string, c.cmd.slice(1), { env: c.env, encoding: "utf8" });
+        expect(r.status, r.stderr).toBe(0);
+        const ghost = Number(readFileSync(`${target}.pid`, "utf8"));
+        // The leader is a zombie whose namespace cannot be read; a thread of it still runs.
+        let leader = "";
+        for (let i = 0; i < 200 && leader !== "Z"; i++) {
+          leader = readFileSync(`/proc/${ghost}/stat`, "utf8").split(") ")[1]?.[0] ?? "";
+          if (leader !== "Z") spawnSync("sleep", ["0.02"]);
+        }
+        expect(leader).toBe("Z");
+        // What hid it from the old sweep: the leader's own namespace link cannot be read.
+        expect(() => readlinkSync(`/proc/${ghost}/ns/mnt`)).toThrow();
+        const info = readSandboxInfo(path.join(path.dirname(c.env.TMPDIR as string), "bwrap-info.json"));
+        expect(processesIn(info?.mountNamespace as number)).toContain(ghost);
+        expect(c.reap()).toMatch(/left [0-9]+ process(es)? in the sandbox: killed before the session was unbound/);
+        expect(processesIn(info?.mountNamespace as number)).toEqual([]);
+        const after = readFileSync(target, "utf8");
+        spawnSync("sleep", ["0.2"]);
+        expect(readFileSync(target, "utf8")).toBe(after);
+      } finally {
+        c.release();
+      }
+    },
+  );
 });
 
 describe.skipIf(!bwrap.ok)(
@@ -396,6 +466,36 @@ describe.skipIf(!bwrap.ok)(
         process.kill(Number(other), "SIGKILL");
       }
     });
+
+    it.skipIf(!existsSync(PYTHON))(
+      "refuses the kernel's own signal path: a pipe set for asynchronous I/O cannot name an owner, so no SIGKILL reaches exec, its watchdog or anyone",
+      () => {
+        // The attack: F_SETOWN names the victim as the pipe's owner, F_SETSIG picks SIGKILL, O_ASYNC and a write make the kernel send it.
+        const outside = spawn("/bin/sh", ["-c", "sleep 30"], { stdio: "ignore" });
+        try {
+          const script = [
+            "import fcntl, os, sys",
+            "r, w = os.pipe()",
+            "for pid in [int(a) for a in sys.argv[1:]]:",
+            "    for cmd in (fcntl.F_SETOWN, 10):",
+            "        try:",
+            "            fcntl.fcntl(r, cmd, pid if cmd == fcntl.F_SETOWN else 9); print('set', cmd, pid)",
+            "        except PermissionError:",
+            "            print('refused')",
+            "fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC | os.O_NONBLOCK); os.write(w, b'x')",
+            "print('flags', fcntl.fcntl(r, fcntl.F_GETFL) & os.O_ASYNC != 0)",
+          ].join("\n");
+          const r = inSandboxSeeing(`${PYTHON} -c "$PROGRAM" ${process.pid} "$WATCHDOG" ${outside.pid}`, { PROGRAM: script }, {}, (c) => ({
+            WATCHDOG: String(c.watchdog),
+          }));
+          expect(r.stdout, r.stderr).toBe(`${"refused\n".repeat(6)}flags True\n`);
+          expect(outside.exitCode).toBeNull();
+          expect(() => process.kill(outside.pid as number, 0)).not.toThrow();
+        } finally {
+          outside.kill("SIGKILL");
+        }
+      },
+    );
   },
 );
 

@@ -23,19 +23,42 @@ export function readSandboxInfo(file: string): SandboxInfo | undefined {
   return { childPid: childPid as number, mountNamespace: mountNamespace as number };
 }
 
-/** The PIDs of the processes in mount namespace `ns` now (a process that is gone, or a zombie, has none). */
+/**
+ * The PIDs of the processes in mount namespace `ns` now. A process whose
+ * main thread has ended while another thread runs on (its leader a zombie,
+ * `/proc/PID/ns` unreadable) is found by its threads, under
+ * `/proc/PID/task`; a process that is gone, or wholly a zombie, has none.
+ */
 export function processesIn(ns: number): number[] {
   const want = `mnt:[${ns}]`;
   const pids: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^[0-9]+$/.test(name)) continue;
-    try {
-      if (readlinkSync(`/proc/${name}/ns/mnt`) === want) pids.push(Number(name));
-    } catch {
-      // gone, or a zombie: nothing left to stop
-    }
+    if (inNamespace(name, want)) pids.push(Number(name));
   }
   return pids;
+}
+
+/** Whether process `pid`, or one of its live threads, is in mount namespace `want` (`mnt:[N]`). */
+function inNamespace(pid: string, want: string): boolean {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/mnt`) === want;
+  } catch {
+    // The leader is gone or a zombie: a thread may live on.
+  }
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false;
+  }
+  return tasks.some((tid) => {
+    try {
+      return readlinkSync(`/proc/${pid}/task/${tid}/ns/mnt`) === want;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**

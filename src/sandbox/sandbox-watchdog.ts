@@ -15,6 +15,13 @@ const PROGRAM = String.raw`
 const fs = require("node:fs");
 const [info, scratch] = process.argv.slice(1);
 const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+// A process whose main thread ended while another runs on is found by its threads (see reap-sandbox.ts).
+const inNamespace = (pid, want) => {
+  try { return fs.readlinkSync("/proc/" + pid + "/ns/mnt") === want; } catch {}
+  let tasks;
+  try { tasks = fs.readdirSync("/proc/" + pid + "/task"); } catch { return false; }
+  return tasks.some((t) => { try { return fs.readlinkSync("/proc/" + pid + "/task/" + t + "/ns/mnt") === want; } catch { return false; } });
+};
 let said = "";
 process.stdin.on("data", (d) => { said += d; if (said.length > 64) said = said.slice(-64); });
 process.stdin.on("error", () => {});
@@ -35,9 +42,7 @@ process.stdin.on("close", () => {
       let left = 0;
       for (const name of fs.readdirSync("/proc")) {
         if (!/^[0-9]+$/.test(name)) continue;
-        try {
-          if (fs.readlinkSync("/proc/" + name + "/ns/mnt") !== want) continue;
-        } catch { continue; }
+        if (!inNamespace(name, want)) continue;
         left++;
         try { process.kill(Number(name), "SIGKILL"); } catch {}
       }

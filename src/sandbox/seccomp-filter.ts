@@ -14,16 +14,25 @@
  * user may signal); tkill (a thread alone, whichever process it is in)
  * always fails, and pidfd_send_signal (whose process cannot be seen in its
  * arguments: a pidfd may be an open /proc/PID) fails with ENOSYS, so a
- * caller falls back to kill. Other processes of the same user outside stay
- * reachable by a signal: SECURITY.md says so.
+ * caller falls back to kill. The kernel also sends a signal for a process:
+ * to the owner of a file descriptor set for asynchronous I/O, so fcntl
+ * F_SETOWN, F_SETOWN_EX and F_SETSIG, and ioctl FIOSETOWN and SIOCSPGRP,
+ * fail with EPERM whatever their target (a confined process could name
+ * exec's PID as the owner of a pipe and have SIGKILL sent to it). Other
+ * processes of the same user outside stay reachable by a signal: SECURITY.md
+ * says so.
  */
 
 /** The architectures the filter knows, as `process.arch` names them. */
 const ARCHES = {
   // ptrace, process_vm_readv, process_vm_writev, pidfd_getfd; tkill; kill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open.
-  x64: { audit: 0xc000003e, blocked: [101, 310, 311, 438, 200], signals: [62, 234, 129, 297, 434], x32: true },
-  arm64: { audit: 0xc00000b7, blocked: [117, 270, 271, 438, 130], signals: [129, 131, 138, 240, 434], x32: false },
+  // fcntl and ioctl: their second argument names what they do.
+  x64: { audit: 0xc000003e, blocked: [101, 310, 311, 438, 200], signals: [62, 234, 129, 297, 434], fcntl: 72, ioctl: 16, x32: true },
+  arm64: { audit: 0xc00000b7, blocked: [117, 270, 271, 438, 130], signals: [129, 131, 138, 240, 434], fcntl: 25, ioctl: 29, x32: false },
 } as const;
+/** fcntl's F_SETOWN, F_SETSIG and F_SETOWN_EX; ioctl's FIOSETOWN and SIOCSPGRP: each makes the kernel signal a process named in it. */
+const FCNTL_SIGNAL_OWNER = [8, 10, 15];
+const IOCTL_SIGNAL_OWNER = [0x8901, 0x8902];
 const PIDFD_SEND_SIGNAL = 424;
 
 const LD_W_ABS = 0x20;
@@ -37,6 +46,7 @@ const SECCOMP_RET_ERRNO_ENOSYS = 0x00050000 | 38;
 const NR = 0;
 const ARCH = 4;
 const ARG0_LOW = 16;
+const ARG1_LOW = 24;
 const X32_BIT = 0x40000000;
 
 /**
@@ -50,7 +60,7 @@ export function seccompFilter(arch: string = process.arch, protect: readonly num
   // The first argument is an int: the kernel reads its low 32 bits, so those are compared (as unsigned: -1 is 0xffffffff).
   const values = [0xffffffff, ...protect.flatMap((pid) => [pid >>> 0, -pid >>> 0])];
   // Instructions with symbolic jump targets, resolved once every label's place is known. Every jump is forward.
-  type Target = "allow" | "deny" | "enosys" | "args";
+  type Target = "allow" | "deny" | "enosys" | "args" | "fcntl" | "ioctl";
   const program: { code: number; jt?: Target; jf?: Target; k: number }[] = [];
   program.push({ code: LD_W_ABS, k: ARCH });
   program.push({ code: JEQ_K, jf: "deny", k: spec.audit });
@@ -59,10 +69,21 @@ export function seccompFilter(arch: string = process.arch, protect: readonly num
   for (const nr of spec.blocked) program.push({ code: JEQ_K, jt: "deny", k: nr });
   program.push({ code: JEQ_K, jt: "enosys", k: PIDFD_SEND_SIGNAL });
   for (const nr of spec.signals) program.push({ code: JEQ_K, jt: "args", k: nr });
+  program.push({ code: JEQ_K, jt: "fcntl", k: spec.fcntl });
+  program.push({ code: JEQ_K, jt: "ioctl", k: spec.ioctl });
   program.push({ code: RET_K, k: SECCOMP_RET_ALLOW });
-  const labels: Record<Target, number> = { args: program.length, allow: 0, deny: 0, enosys: 0 };
+  const labels: Record<Target, number> = { args: program.length, allow: 0, deny: 0, enosys: 0, fcntl: 0, ioctl: 0 };
   program.push({ code: LD_W_ABS, k: ARG0_LOW });
   for (const v of values) program.push({ code: JEQ_K, jt: "deny", k: v });
+  program.push({ code: RET_K, k: SECCOMP_RET_ALLOW });
+  // The command is an int (fcntl) or an unsigned int (ioctl): its low 32 bits.
+  labels.fcntl = program.length;
+  program.push({ code: LD_W_ABS, k: ARG1_LOW });
+  for (const v of FCNTL_SIGNAL_OWNER) program.push({ code: JEQ_K, jt: "deny", k: v });
+  program.push({ code: RET_K, k: SECCOMP_RET_ALLOW });
+  labels.ioctl = program.length;
+  program.push({ code: LD_W_ABS, k: ARG1_LOW });
+  for (const v of IOCTL_SIGNAL_OWNER) program.push({ code: JEQ_K, jt: "deny", k: v });
   labels.allow = program.length;
   program.push({ code: RET_K, k: SECCOMP_RET_ALLOW });
   labels.deny = program.length;
