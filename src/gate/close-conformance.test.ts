@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { actionTargetGlobs } from "../conformance/action-targets.js";
 import { changedFilesFromList } from "../conformance/changed-files.js";
-import { checkConformance } from "../conformance/check-conformance.js";
+import { checkConformance, sameChange } from "../conformance/check-conformance.js";
 import { readRunFile } from "../store/run-file.js";
 import { runCli } from "../test-support/run-cli.js";
 import {
@@ -186,6 +186,14 @@ describe("close records the executed change against the plan", () => {
       sha256: `sha256:${"c".repeat(64)}`,
       mode: "160000",
     });
+  });
+
+  it("compares a change recorded before modes were by its digest alone, and a recorded mode with the mode too", () => {
+    const d = `sha256:${"e".repeat(64)}`;
+    expect(sameChange({ sha256: d }, { sha256: d, mode: "100755" })).toBe(true);
+    expect(sameChange({ sha256: d, mode: "100644" }, { sha256: d, mode: "100755" })).toBe(false);
+    expect(sameChange({ sha256: d, mode: "100644" }, { sha256: d, mode: "120000" })).toBe(false);
+    expect(sameChange({ sha256: null }, { sha256: d, mode: "160000" })).toBe(false);
   });
 
   it("never counts a deleted file or a submodule pointer as doing an action, whatever the paths", () => {
