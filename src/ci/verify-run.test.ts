@@ -271,7 +271,7 @@ describe("the head a verified close did not cover", () => {
     const same = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${head}`]);
     expect(same.code, same.output).toBe(0);
     expect(same.stdout).toMatch(
-      /^ok {4}verified-change {2}MD-29→MD-30: the change under test is the one closed verified \(2 files, the same digests\)$/m,
+      /^ok {4}verified-change {2}MD-29→MD-30: the change under test is the one closed verified \(2 files, the same digests and modes\)$/m,
     );
     // After the verified close the agent pushes one more commit, still inside the plan's targets (attack: verified work swapped).
     writeFileSync(path.join(g.dir, "cart/cache.go"), "package cart // unlocked again\n");
@@ -287,6 +287,52 @@ describe("the head a verified close did not cover", () => {
     // A change that drops a verified file is not the verified change either.
     const fewer = await cliIn(g.dir, ["verify", "run.json", "--changed-files", "/dev/null"]);
     expect(fewer.stdout).toMatch(/cart\/cache\.go \(in the verified change, not in this one\)/);
+  });
+
+  it("fails a head that after the verified close only repoints a gitlink, swaps a file for a symlink of the same bytes, or sets +x", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    const close = await cliIn(g.dir, [
+      "close",
+      "run.json",
+      "MD-29",
+      "--result",
+      "verified",
+      "--git-range",
+      `${base}...${head}`,
+      "--criterion",
+      "V1=passed:go test",
+      "--criterion",
+      "V2=passed:go test -race",
+      "--home",
+      g.home,
+    ]);
+    expect(close.code, close.output).toBe(0);
+    const later = (commit: () => void) => {
+      commit();
+      gitIn(g.dir, "commit", "-q", "-m", "after the close");
+      return gitIn(g.dir, "rev-parse", "HEAD");
+    };
+    // Attack: +x on a verified file, the bytes unchanged.
+    const chmodded = later(() => gitIn(g.dir, "update-index", "--chmod=+x", "cart/cache_race_test.go"));
+    const x = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${chmodded}`]);
+    expect(x.code, x.output).toBe(1);
+    expect(x.stdout).toMatch(
+      /cart\/cache_race_test\.go \(sha256:[0-9a-f]{12}… when verified, now sha256:[0-9a-f]{12}… an executable file\)/,
+    );
+    // Attack: the verified file becomes a symlink whose target text is its old bytes.
+    const link = later(() => {
+      const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: g.dir, input: PLANNED["cart/cache.go"] }).toString().trim();
+      gitIn(g.dir, "update-index", "--cacheinfo", `120000,${blob},cart/cache.go`);
+    });
+    const l = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${link}`]);
+    expect(l.code, l.output).toBe(1);
+    expect(l.stdout).toMatch(/cart\/cache\.go \(sha256:[0-9a-f]{12}… when verified, now sha256:[0-9a-f]{12}… a symlink\)/);
+    // Attack: the file becomes a submodule pointer, then is repointed: each pointer is its own digest, and never passes as a file.
+    const pointer = later(() => gitIn(g.dir, "update-index", "--cacheinfo", `160000,${base},cart/cache.go`));
+    const p = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${pointer}`]);
+    expect(p.code, p.output).toBe(1);
+    expect(p.stdout).toMatch(/now sha256:[0-9a-f]{12}… a submodule pointer, not a file\)/);
+    expect(p.stdout).toMatch(/^FAIL {2}changed-file {2}cart\/cache\.go: deviation: a submodule pointer, not a file/m);
   });
 
   it("adds no such finding for a pair still executing or closed without a recorded change", async () => {

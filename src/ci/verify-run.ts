@@ -1,6 +1,6 @@
 import path from "node:path";
 import { actionTargetGlobs, literalPathScope, pathScope } from "../conformance/action-targets.js";
-import type { ChangedFile } from "../conformance/check-conformance.js";
+import { type ChangedFile, GITLINK, kindOf, sameChange } from "../conformance/check-conformance.js";
 import { folderSource } from "../handoff/handoff-source.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
@@ -132,11 +132,17 @@ export async function verifyRun(input: {
     for (const wf of Object.values(file.state.workflows)) checkVerifiedChange(wf, input.changed, ownRecords, add);
     for (const f of input.changed) {
       const inside = scope.includes(f.path) || ownRecords.includes(f.path);
+      // A submodule pointer is a commit id: what it points to is nothing this check reads, so it never passes as a file.
+      const pointer = f.mode === GITLINK;
       add(
         "changed-file",
-        inside,
+        inside && !pointer,
         f.path,
-        inside ? "inside the plan" : "deviation: outside every admitted action's target and the run's own records",
+        pointer
+          ? "deviation: a submodule pointer, not a file; what its commit holds is not judged against the plan"
+          : inside
+            ? "inside the plan"
+            : "deviation: outside every admitted action's target and the run's own records",
       );
     }
   }
@@ -196,17 +202,17 @@ function checkVerifiedChange(
 ): void {
   const recorded = wf.result?.outcome === "verified" ? wf.result.execution?.changed_files : undefined;
   if (recorded === undefined) return;
-  const closed = new Map(recorded.filter((f) => !ownRecords.includes(f.path)).map((f) => [f.path, f.sha256]));
-  const now = new Map(changed.filter((f) => !ownRecords.includes(f.path)).map((f) => [f.path, f.sha256]));
-  const short = (d: string | null) => (d === null ? "deleted" : `${d.slice(0, 19)}…`);
+  const closed = new Map(recorded.filter((f) => !ownRecords.includes(f.path)).map((f) => [f.path, f]));
+  const now = new Map(changed.filter((f) => !ownRecords.includes(f.path)).map((f) => [f.path, f]));
+  // The digest, and what the path is when it is not a plain file (an executable, a symlink, a submodule pointer).
+  const short = (f: ChangedFile) =>
+    f.sha256 === null ? "deleted" : `${f.sha256.slice(0, 19)}…${f.mode === undefined || f.mode === "100644" ? "" : ` ${kindOf(f)}`}`;
   const differ = [
-    ...[...now].flatMap(([p, d]) =>
-      !closed.has(p)
-        ? [`${p} (not in the verified change)`]
-        : closed.get(p) !== d
-          ? [`${p} (${short(closed.get(p) ?? null)} when verified, now ${short(d)})`]
-          : [],
-    ),
+    ...[...now].flatMap(([p, f]) => {
+      const then = closed.get(p);
+      if (!then) return [`${p} (not in the verified change)`];
+      return sameChange(then, f) ? [] : [`${p} (${short(then)} when verified, now ${short(f)})`];
+    }),
     ...[...closed.keys()].filter((p) => !now.has(p)).map((p) => `${p} (in the verified change, not in this one)`),
   ];
   const shown = differ.length > 5 ? [...differ.slice(0, 5), `${differ.length - 5} more`] : differ;
@@ -215,7 +221,7 @@ function checkVerifiedChange(
     differ.length === 0,
     `${wf.planner}→${wf.executor}`,
     differ.length === 0
-      ? `the change under test is the one closed verified (${closed.size} file${closed.size === 1 ? "" : "s"}, the same digests)`
+      ? `the change under test is the one closed verified (${closed.size} file${closed.size === 1 ? "" : "s"}, the same digests and modes)`
       : `the change under test is not the one closed verified: ${shown.join("; ")}; close it again on this head, or push only what was verified`,
   );
 }

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -34,8 +34,8 @@ describe("changed files from a list", () => {
     writeFileSync(list, "README.md\nservices/auth/verify.ts\nservices/auth/removed.ts\n");
     expect(checkoutRoot(sub)).toBe(repo);
     expect(changedFilesFromList(list, checkoutRoot(sub))).toEqual([
-      { path: "README.md", sha256: sha("readme\n") },
-      { path: "services/auth/verify.ts", sha256: sha("export {}\n") },
+      { path: "README.md", sha256: sha("readme\n"), mode: "100644" },
+      { path: "services/auth/verify.ts", sha256: sha("export {}\n"), mode: "100644" },
       { path: "services/auth/removed.ts", sha256: null },
     ]);
   });
@@ -101,7 +101,84 @@ describe("a git range", () => {
     gitIn("checkout", "-q", "main");
     writeFileSync(path.join(repo, "README.md"), "readme, later\n");
     gitIn("commit", "-q", "-am", "main moves on");
-    expect(changedFilesInRange(repo, "main...agent")).toEqual([{ path: "agent.txt", sha256: sha("the agent's\n") }]);
+    expect(changedFilesInRange(repo, "main...agent")).toEqual([{ path: "agent.txt", sha256: sha("the agent's\n"), mode: "100644" }]);
     expect(changedFilesInRange(repo, "main..agent").map((f) => f.path)).toEqual(["README.md", "agent.txt"]);
+  });
+
+  it("records each path's git mode: a gitlink as a submodule pointer whose digest follows its commit, a symlink and +x apart from the bytes", () => {
+    const repo = folder();
+    const gitIn = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: repo })
+        .toString()
+        .trim();
+    gitIn("init", "-q", "-b", "main");
+    mkdirSync(path.join(repo, "cart"));
+    writeFileSync(path.join(repo, "cart/cache.go"), "package cart\n");
+    writeFileSync(path.join(repo, "cart/run.sh"), "echo\n");
+    writeFileSync(path.join(repo, "cart/link.go"), "package cart\n");
+    gitIn("add", "-A");
+    gitIn("commit", "-q", "-m", "base");
+    const base = gitIn("rev-parse", "HEAD");
+    const commit = () => {
+      gitIn("commit", "-q", "-m", "change");
+      return gitIn("rev-parse", "HEAD");
+    };
+    // A gitlink in place of cart/cache.go (attack: shown as "deleted" before), pointing at the base commit.
+    gitIn("update-index", "--cacheinfo", `160000,${base},cart/cache.go`);
+    // A symlink whose target text equals the old file's bytes, and +x with the bytes unchanged.
+    const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: repo, input: "package cart\n" }).toString().trim();
+    gitIn("update-index", "--cacheinfo", `120000,${blob},cart/link.go`);
+    gitIn("update-index", "--chmod=+x", "cart/run.sh");
+    const first = commit();
+    expect(changedFilesInRange(repo, `${base}..${first}`)).toEqual([
+      { path: "cart/cache.go", sha256: sha(base), mode: "160000" },
+      { path: "cart/link.go", sha256: sha("package cart\n"), mode: "120000" },
+      { path: "cart/run.sh", sha256: sha("echo\n"), mode: "100755" },
+    ]);
+    // Repointing the gitlink alone changes its digest.
+    gitIn("update-index", "--cacheinfo", `160000,${first},cart/cache.go`);
+    const second = commit();
+    expect(changedFilesInRange(repo, `${base}..${second}`)[0]).toEqual({ path: "cart/cache.go", sha256: sha(first), mode: "160000" });
+    // A deletion has no mode and no digest.
+    gitIn("rm", "-q", "--cached", "cart/cache.go");
+    const third = commit();
+    expect(changedFilesInRange(repo, `${second}..${third}`)).toEqual([{ path: "cart/cache.go", sha256: null }]);
+  });
+
+  it("reads paths with spaces, newlines and many entries from the NUL-separated output, one blob read for all", () => {
+    const repo = folder();
+    const gitIn = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: repo })
+        .toString()
+        .trim();
+    gitIn("init", "-q", "-b", "main");
+    writeFileSync(path.join(repo, "a"), "");
+    gitIn("add", "-A");
+    gitIn("commit", "-q", "-m", "base");
+    const names = ["odd name.go", "new\nline.go", ...Array.from({ length: 300 }, (_, i) => `f${i}.txt`)];
+    for (const n of names) writeFileSync(path.join(repo, n), `${n}\n`);
+    gitIn("add", "-A");
+    gitIn("commit", "-q", "-m", "many");
+    const got = changedFilesInRange(repo, "HEAD~1..HEAD");
+    expect(got).toHaveLength(names.length);
+    for (const n of names) expect(got.find((f) => f.path === n)).toEqual({ path: n, sha256: sha(`${n}\n`), mode: "100644" });
+  });
+});
+
+describe("changed files from a list, by kind", () => {
+  it("records a symlink by its target text, +x as an executable, and refuses a folder (a submodule checkout) as no file", () => {
+    const root = folder();
+    mkdirSync(path.join(root, "cart", "vendor"), { recursive: true });
+    writeFileSync(path.join(root, "cart/run.sh"), "echo\n");
+    chmodSync(path.join(root, "cart/run.sh"), 0o755);
+    symlinkSync("package cart\n", path.join(root, "cart/link.go"));
+    const list = path.join(root, "changed.txt");
+    writeFileSync(list, "cart/run.sh\ncart/link.go\n");
+    expect(changedFilesFromList(list, root)).toEqual([
+      { path: "cart/run.sh", sha256: sha("echo\n"), mode: "100755" },
+      { path: "cart/link.go", sha256: sha("package cart\n"), mode: "120000" },
+    ]);
+    writeFileSync(list, "cart/vendor\n");
+    expect(() => changedFilesFromList(list, root)).toThrow("names cart/vendor, a folder (a submodule checkout?), not a file");
   });
 });

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../errors/errors.js";
-import type { ChangedFile } from "./check-conformance.js";
+import type { ChangedFile, ChangedFileMode } from "./check-conformance.js";
 
 /** Most changed files one command takes. */
 const MAX_CHANGED_FILES = 100_000;
@@ -88,35 +88,92 @@ export function changedPathsRoot(cwd: string, o: { gitRange?: string; changedFil
 }
 
 /**
- * The files changed in a range (`git diff --name-only A...B`: since B's merge
- * base with A; `A..B`: between A and B), each with the sha256 of its bytes at
- * B (null: deleted).
+ * The files changed in a range (`git diff --raw -z --no-renames A...B`: since
+ * B's merge base with A; `A..B`: between A and B), each with its git mode at
+ * B and a digest (null, no mode: deleted): a file's or symlink's the sha256
+ * of its blob (a symlink's blob is its target text), a gitlink's (submodule
+ * pointer) the sha256 of the commit id it points to. Parsed linearly from
+ * NUL-separated output; the blobs are read by one `git cat-file --batch`.
  */
 export function changedFilesInRange(cwd: string, range: string): ChangedFile[] {
   const { from, to, sinceMergeBase } = parseGitRange(range);
-  const names = git(cwd, ["diff", "--name-only", "--no-renames", "-z", `${from}${sinceMergeBase ? "..." : ".."}${to}`, "--"])
+  const fields = git(cwd, ["diff", "--raw", "--no-abbrev", "--no-renames", "-z", `${from}${sinceMergeBase ? "..." : ".."}${to}`, "--"])
     .toString("utf8")
-    .split("\0")
-    .filter((p) => p !== "");
-  if (names.length > MAX_CHANGED_FILES) throw new UsageError(`the range ${range} changes ${names.length} files, over ${MAX_CHANGED_FILES}`);
-  return names.map((p) => {
-    let sha256: string | null = null;
-    try {
-      sha256 = sha256Of(
-        execFileSync("git", ["cat-file", "blob", `${to}:${p}`], { cwd, stdio: ["ignore", "pipe", "ignore"], maxBuffer: 1 << 30 }),
+    .split("\0");
+  // Each entry is two fields: ":<old mode> <new mode> <old id> <new id> <status>", then the path.
+  const entries: { path: string; mode: string; oid: string }[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const head = (fields[i] as string).split(" ");
+    const p = fields[i + 1] as string;
+    if (head.length !== 5 || !head[0]?.startsWith(":") || p === "")
+      throw new UsageError(
+        `git diff --raw for ${range} printed an entry twinlock cannot read (${JSON.stringify(fields[i])}); run it with a git that prints --raw -z`,
       );
-    } catch {
-      // Not in B: the change deleted it.
-    }
-    return { path: p, sha256 };
+    entries.push({ path: p, mode: head[1] as string, oid: head[3] as string });
+    if (entries.length > MAX_CHANGED_FILES) throw new UsageError(`the range ${range} changes over ${MAX_CHANGED_FILES} files`);
+  }
+  const blobs = entries.filter((e) => isBlobMode(e.mode));
+  const digests = blobDigests(
+    cwd,
+    blobs.map((e) => e.oid),
+  );
+  return entries.map((e): ChangedFile => {
+    if (/^0+$/.test(e.mode)) return { path: e.path, sha256: null };
+    if (e.mode === GITLINK_MODE) return { path: e.path, sha256: sha256Of(Buffer.from(e.oid, "utf8")), mode: GITLINK_MODE };
+    if (!isBlobMode(e.mode))
+      throw new UsageError(
+        `git diff --raw for ${range} gives ${e.path} the mode ${e.mode}, which is no file, symlink or submodule pointer`,
+      );
+    return { path: e.path, sha256: digests.get(e.oid) ?? null, mode: e.mode as ChangedFileMode };
   });
+}
+
+/** The git modes a changed path can have: a file, an executable file, a symlink, a gitlink (submodule pointer). */
+const BLOB_MODES = ["100644", "100755", "120000"] as const;
+const GITLINK_MODE = "160000";
+
+function isBlobMode(mode: string): boolean {
+  return (BLOB_MODES as readonly string[]).includes(mode);
+}
+
+/** The sha256 of each blob, read by one `git cat-file --batch` and parsed by offsets (`<id> blob <size>\n<bytes>\n`). */
+function blobDigests(cwd: string, oids: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (oids.length === 0) return out;
+  let bytes: Buffer;
+  try {
+    bytes = execFileSync("git", ["cat-file", "--batch"], {
+      cwd,
+      input: `${oids.join("\n")}\n`,
+      stdio: ["pipe", "pipe", "pipe"],
+      maxBuffer: 1 << 30,
+    });
+  } catch (error) {
+    throw new UsageError(`git cat-file --batch failed in ${cwd}; run it in the repository, with both commits fetched`, { cause: error });
+  }
+  let at = 0;
+  for (const oid of oids) {
+    const eol = bytes.indexOf(0x0a, at);
+    const header = bytes
+      .subarray(at, eol < 0 ? bytes.length : eol)
+      .toString("utf8")
+      .split(" ");
+    const size = Number(header[2]);
+    if (eol < 0 || header[0] !== oid || header[1] !== "blob" || !Number.isSafeInteger(size) || eol + 1 + size > bytes.length)
+      throw new UsageError(`git cat-file --batch did not print the blob ${oid}; run it in the repository, with both commits fetched`);
+    out.set(oid, sha256Of(bytes.subarray(eol + 1, eol + 1 + size)));
+    at = eol + 1 + size + 1;
+  }
+  return out;
 }
 
 /**
  * The changed files a list file names, one POSIX path per line relative to
  * `root` (see `checkoutRoot`; blank lines and `#` comments skipped), each
- * with the sha256 of the file under `root` now (null when it is gone: a
- * deletion).
+ * with its mode and digest under `root` now, as git would record them (a
+ * symlink: the sha256 of its target text, mode 120000; an executable file:
+ * mode 100755). Gone from the checkout: a deletion (digest null, no mode). A
+ * folder is refused (a submodule checkout is judged by --git-range).
  */
 export function changedFilesFromList(listFile: string, root: string): ChangedFile[] {
   let text: string;
@@ -140,13 +197,25 @@ export function changedFilesFromList(listFile: string, root: string): ChangedFil
     const rel = p.replace(/^\.\//, "");
     if (rel.includes("\0") || path.posix.isAbsolute(rel) || rel.split("/").includes(".."))
       throw new UsageError(`--changed-files ${listFile} names ${JSON.stringify(p)}; give paths relative to ${root}, without ..`);
-    let sha256: string | null = null;
+    const full = path.join(root, ...rel.split("/"));
     try {
-      sha256 = sha256Of(readFileSync(path.join(root, ...rel.split("/"))));
-    } catch {
+      const st = lstatSync(full);
+      if (st.isSymbolicLink()) return { path: rel, sha256: sha256Of(readlinkSync(full, { encoding: "buffer" })), mode: "120000" };
+      if (st.isDirectory())
+        throw new UsageError(
+          `--changed-files ${listFile} names ${rel}, a folder (a submodule checkout?), not a file; list the changed files, or pass --git-range to record a submodule pointer`,
+        );
+      if (!st.isFile()) throw new UsageError(`--changed-files ${listFile} names ${rel}, which is not a file`);
+      return { path: rel, sha256: sha256Of(readFileSync(full)), mode: st.mode & 0o111 ? "100755" : "100644" };
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
       // Gone from the checkout: the change deleted it.
+      if (code === "ENOENT" || code === "ENOTDIR") return { path: rel, sha256: null };
+      throw new UsageError(`--changed-files ${listFile} names ${rel}, which cannot be read (${code}); make it readable or leave it out`, {
+        cause: error,
+      });
     }
-    return { path: rel, sha256 };
   });
 }
 

@@ -3,7 +3,8 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { actionTargetGlobs } from "../conformance/action-targets.js";
-import { checkConformance } from "../conformance/check-conformance.js";
+import { changedFilesFromList } from "../conformance/changed-files.js";
+import { checkConformance, sameChange } from "../conformance/check-conformance.js";
 import { readRunFile } from "../store/run-file.js";
 import { runCli } from "../test-support/run-cli.js";
 import {
@@ -116,26 +117,98 @@ describe("close records the executed change against the plan", () => {
       g.home,
     ]);
     expect(contradicts.code).toBe(1);
-    expect(contradicts.stderr).toMatch(/acceptance criterion V2 failed\), so the work is not verified; close with --result failed/);
+    // The listed files are not in the checkout the command runs in: deleted targets, and a deletion does not do a write action.
+    expect(contradicts.stderr).toMatch(
+      /acceptance criterion V2 failed; action A1 not done \(cart\/cache_race_test\.go deleted; an action's target is done by the file written, not deleted\); action A2 not done \(cart\/cache\.go deleted;.*\), so the work is not verified; close with --result failed/,
+    );
     expect(workflowOf(g).state).toBe("executing");
-    const ok = await runCli([
-      "close",
-      g.runFile,
-      PLANNER,
-      "--result",
-      "verified",
-      "--changed-files",
-      list,
-      "--criterion",
-      "V1=passed:go test -run TestCartCacheRace ./cart/",
-      "--criterion",
-      "V2=passed:go test -race ./cart/...",
-      "--home",
-      g.home,
-    ]);
-    expect(ok.code, ok.output).toBe(0);
-    expect(ok.stdout).toContain("conforms: every action done");
+    // The same list over a checkout that holds both files conforms.
+    const root = path.join(g.dir, "checkout");
+    mkdirSync(path.join(root, "cart"), { recursive: true });
+    writeFileSync(path.join(root, "cart/cache.go"), "package cart\n");
+    writeFileSync(path.join(root, "cart/cache_race_test.go"), "package cart\n");
+    await closeWorkflow({
+      run: g.runFile,
+      store: storeOf(g),
+      planner: PLANNER,
+      result: "verified",
+      actor: "a-person",
+      executed: {
+        changed: changedFilesFromList(list, root),
+        criteria: [
+          { id: "V1", result: "passed", command: "go test -run TestCartCacheRace ./cart/" },
+          { id: "V2", result: "passed", command: "go test -race ./cart/..." },
+        ],
+        root,
+      },
+    });
     expect(workflowOf(g).result?.execution?.conformance.actions_not_done).toEqual([]);
+    expect(workflowOf(g).result?.execution?.changed_files.map((f) => f.mode)).toEqual(["100644", "100644"]);
+  });
+
+  it("refuses verified when a target was deleted (no action field says it deletes), naming the deleted file, and records nothing", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "executing");
+    const good = conformingChange(g);
+    // Attack: the README's list of two files that do not exist, so "every action done" stood on two deletions.
+    const executed = {
+      ...good,
+      changed: good.changed.map((f) => (f.path === "cart/cache.go" ? { path: f.path, sha256: null } : f)),
+    };
+    await expect(
+      closeWorkflow({ run: g.runFile, store: storeOf(g), planner: PLANNER, result: "verified", actor: "a-person", executed }),
+    ).rejects.toThrow(
+      "(action A2 not done (cart/cache.go deleted; an action's target is done by the file written, not deleted)), so the work is not verified",
+    );
+    expect(workflowOf(g).state).toBe("executing");
+  });
+
+  it("refuses verified over a submodule pointer in an action's target, naming it as a submodule pointer, not a file", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "executing");
+    const good = conformingChange(g);
+    const executed = {
+      ...good,
+      changed: good.changed.map((f) =>
+        f.path === "cart/cache.go" ? { path: f.path, sha256: `sha256:${"c".repeat(64)}`, mode: "160000" as const } : f,
+      ),
+    };
+    await expect(
+      closeWorkflow({ run: g.runFile, store: storeOf(g), planner: PLANNER, result: "verified", actor: "a-person", executed }),
+    ).rejects.toThrow(
+      "(cart/cache.go is a submodule pointer, not a file; action A2 not done (cart/cache.go is a submodule pointer; an action's target is done by the file written, not deleted)), so the work is not verified",
+    );
+    expect(workflowOf(g).state).toBe("executing");
+    // Closed failed, the pointer is recorded with its mode, and replays.
+    await closeWorkflow({ run: g.runFile, store: storeOf(g), planner: PLANNER, result: "failed", actor: "a-person", executed });
+    expect(readRunFile(g.runFile).state.workflows[PLANNER]?.result?.execution?.changed_files).toContainEqual({
+      path: "cart/cache.go",
+      sha256: `sha256:${"c".repeat(64)}`,
+      mode: "160000",
+    });
+  });
+
+  it("compares a change recorded before modes were by its digest alone, and a recorded mode with the mode too", () => {
+    const d = `sha256:${"e".repeat(64)}`;
+    expect(sameChange({ sha256: d }, { sha256: d, mode: "100755" })).toBe(true);
+    expect(sameChange({ sha256: d, mode: "100644" }, { sha256: d, mode: "100755" })).toBe(false);
+    expect(sameChange({ sha256: d, mode: "100644" }, { sha256: d, mode: "120000" })).toBe(false);
+    expect(sameChange({ sha256: null }, { sha256: d, mode: "160000" })).toBe(false);
+  });
+
+  it("never counts a deleted file or a submodule pointer as doing an action, whatever the paths", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ path: fc.constantFrom("cart/cache.go", "cart/x.go", "a.txt"), gone: fc.boolean() }), { maxLength: 6 }),
+        (files) => {
+          const changed = files.map((f) =>
+            f.gone ? { path: f.path, sha256: null } : { path: f.path, sha256: `sha256:${"d".repeat(64)}`, mode: "160000" as const },
+          );
+          const c = checkConformance({ actions: [{ id: "A1", target: "cart/" }], criteria: [], changed, evidence: [] });
+          expect(c.actions_not_done).toEqual(["A1"]);
+        },
+      ),
+    );
   });
 
   it("reads the handoff folder's name literally: a folder the agent called * or ** does not put every changed file inside the plan", async () => {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { type ChangedFile, type CriterionEvidence, checkConformance } from "../conformance/check-conformance.js";
+import { type ChangedFile, type CriterionEvidence, checkConformance, GITLINK, whyNotDone } from "../conformance/check-conformance.js";
 import { ConflictError, RefusalError, UsageError } from "../errors/errors.js";
 import { readFrozenModel } from "../home/frozen-records.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
@@ -84,7 +84,7 @@ export async function closeWorkflow(input: {
       // "verified" is a judgement of the change itself: without the change recorded there is nothing to judge it by.
       if (input.result === "verified" && !execution) throw new UsageError(VERIFIED_NEEDS_CHANGE);
       if (input.result === "verified" && execution) {
-        const deviations = deviationsOf(execution.record.conformance);
+        const deviations = deviationsOf(execution.record.conformance, execution.record.changed_files, execution.why);
         if (deviations.length > 0)
           throw new RefusalError(
             `${wf.planner}'s change does not conform to the approved plan (${deviations.join("; ")}), so the work is not verified; close with --result failed or rolled_back (the deviations are kept with the close)`,
@@ -126,7 +126,7 @@ async function gatherExecution(
   runRef: string,
   planner: string,
   executed: { changed: ChangedFile[]; criteria: CriterionEvidence[]; root?: string },
-): Promise<{ hash: string; record: Execution }> {
+): Promise<{ hash: string; record: Execution; why: Map<string, string[]> }> {
   const run = await store.read(runRef);
   const wf = requireWorkflow(run.state.workflows, planner);
   if (wf.state !== "executing" || !wf.handoff)
@@ -150,22 +150,35 @@ async function gatherExecution(
   // The plan held against the change is the part the gate admitted: an action nobody consented to is not approved work.
   const admission = wf.admissions[wf.admissions.length - 1];
   const admitted = new Set(admission?.requested.actions ?? []);
+  const actions = model.actions.filter((a) => admitted.has(a.id));
   const conformance = checkConformance({
-    actions: model.actions.filter((a) => admitted.has(a.id)),
+    actions,
     criteria: model.criteria,
     changed: executed.changed,
     evidence: executed.criteria,
     ownRecords: own,
   });
-  return { hash: wf.handoff.hash, record: { changed_files: executed.changed, criteria: executed.criteria, conformance } };
+  return {
+    hash: wf.handoff.hash,
+    record: { changed_files: executed.changed, criteria: executed.criteria, conformance },
+    why: whyNotDone(actions, executed.changed, conformance.actions_not_done),
+  };
 }
 
-/** Each way a recorded change departs from its plan, as one phrase (the first few, then how many more): none when it conforms. */
-function deviationsOf(c: Execution["conformance"]): string[] {
+/**
+ * Each way a recorded change departs from its plan, as one phrase (the first
+ * few, then how many more): none when it conforms. A submodule pointer among
+ * the changed paths is one: what its commit holds is not judged here.
+ */
+function deviationsOf(c: Execution["conformance"], changed: readonly ChangedFile[], why: Map<string, string[]>): string[] {
   const all = [
+    ...changed.filter((f) => f.mode === GITLINK).map((f) => `${f.path} is a submodule pointer, not a file`),
     ...c.criteria_failed.map((x) => `acceptance criterion ${x} failed`),
     ...c.criteria_without_evidence.map((x) => `criterion ${x} has no evidence`),
-    ...c.actions_not_done.map((a) => `action ${a} not done`),
+    ...c.actions_not_done.map((a) => {
+      const idle = why.get(a);
+      return `action ${a} not done${idle ? ` (${idle.join(", ")}; an action's target is done by the file written, not deleted)` : ""}`;
+    }),
     ...c.files_outside_plan.map((f) => `${f} is outside the plan`),
   ];
   const shown = 5;

@@ -223,7 +223,16 @@ const schemasOf = lazySchemasOf("run-schema", () => {
    * before it existed, or closed without it, replay as they always did.
    */
   const ExecutionSchema = z.strictObject({
-    changed_files: z.array(z.strictObject({ path: filePath, sha256: z.nullable(handoffHash) })).check(z.maxLength(100_000)),
+    // `mode`: the git mode (file, executable, symlink, submodule pointer); absent when deleted, and in changes recorded before it.
+    changed_files: z
+      .array(
+        z.strictObject({
+          path: filePath,
+          sha256: z.nullable(handoffHash),
+          mode: z.optional(z.enum(["100644", "100755", "120000", "160000"])),
+        }),
+      )
+      .check(z.maxLength(100_000)),
     criteria: z.array(z.strictObject({ id: name, result: passFail, command: text })).check(z.maxLength(10_000)),
     conformance: z.strictObject({
       actions_not_done: z.array(listItem),

@@ -544,6 +544,16 @@ function v39(v: In): Out {
 }
 
 function v40(v: In): Out {
+  if (!(v === "100644" || v === "100755" || v === "120000" || v === "160000")) return NO;
+  return v;
+}
+
+function v41(v: In): Out {
+  if (v === undefined) return undefined;
+  return v40(v);
+}
+
+function v42(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -555,15 +565,20 @@ function v40(v: In): Out {
   r = v39(v["sha256"]);
   if (r === NO || r === NOT_SURE) return r;
   out["sha256"] = r;
-  for (const k in v) if (k !== "path" && k !== "sha256") return NO;
+  if ("mode" in v) {
+    r = v41(v["mode"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["mode"] = r;
+  }
+  for (const k in v) if (k !== "path" && k !== "sha256" && k !== "mode") return NO;
   return out;
 }
 
-function v41(v: In): Out {
+function v43(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v40(v[i]);
+    const r = v42(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -571,12 +586,12 @@ function v41(v: In): Out {
   return out;
 }
 
-function v42(v: In): Out {
+function v44(v: In): Out {
   if (!(v === "passed" || v === "failed")) return NO;
   return v;
 }
 
-function v43(v: In): Out {
+function v45(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -585,7 +600,7 @@ function v43(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("result" in v)) return NO;
-  r = v42(v["result"]);
+  r = v44(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("command" in v)) return NO;
@@ -596,24 +611,6 @@ function v43(v: In): Out {
   return out;
 }
 
-function v44(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v43(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  if (v.length > 10000) return NO;
-  return out;
-}
-
-function v45(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length > 4096) return NOT_SURE;
-  return v;
-}
-
 function v46(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
@@ -622,10 +619,28 @@ function v46(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
+  if (v.length > 10000) return NO;
   return out;
 }
 
 function v47(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (v.length > 4096) return NOT_SURE;
+  return v;
+}
+
+function v48(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v47(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v49(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -634,7 +649,7 @@ function v47(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["actions_not_done"] = r;
   if (!("files_outside_plan" in v)) return NO;
-  r = v46(v["files_outside_plan"]);
+  r = v48(v["files_outside_plan"]);
   if (r === NO || r === NOT_SURE) return r;
   out["files_outside_plan"] = r;
   if (!("criteria_without_evidence" in v)) return NO;
@@ -649,32 +664,32 @@ function v47(v: In): Out {
   return out;
 }
 
-function v48(v: In): Out {
+function v50(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("changed_files" in v)) return NO;
-  r = v41(v["changed_files"]);
+  r = v43(v["changed_files"]);
   if (r === NO || r === NOT_SURE) return r;
   out["changed_files"] = r;
   if (!("criteria" in v)) return NO;
-  r = v44(v["criteria"]);
+  r = v46(v["criteria"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criteria"] = r;
   if (!("conformance" in v)) return NO;
-  r = v47(v["conformance"]);
+  r = v49(v["conformance"]);
   if (r === NO || r === NOT_SURE) return r;
   out["conformance"] = r;
   for (const k in v) if (k !== "changed_files" && k !== "criteria" && k !== "conformance") return NO;
   return out;
 }
 
-function v49(v: In): Out {
+function v51(v: In): Out {
   if (v === undefined) return undefined;
-  return v48(v);
+  return v50(v);
 }
 
-function v50(v: In): Out {
+function v52(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -691,7 +706,7 @@ function v50(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["residual"] = r;
   if ("execution" in v) {
-    r = v49(v["execution"]);
+    r = v51(v["execution"]);
     if (r === NO || r === NOT_SURE) return r;
     out["execution"] = r;
   }
@@ -699,22 +714,22 @@ function v50(v: In): Out {
   return out;
 }
 
-function v51(v: In): Out {
+function v53(v: In): Out {
   if (!(v === "consent")) return NO;
   return v;
 }
 
-function v52(v: In): Out {
+function v54(v: In): Out {
   if (!(v === "approved" || v === "declined")) return NO;
   return v;
 }
 
-function v53(v: In): Out {
+function v55(v: In): Out {
   if (!(v === "all")) return NO;
   return v;
 }
 
-function v54(v: In): Out {
+function v56(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -726,24 +741,24 @@ function v54(v: In): Out {
   return out;
 }
 
-function v55(v: In): Out {
-  { const r = v53(v); if (r !== NO) return r; }
-  { const r = v54(v); if (r !== NO) return r; }
+function v57(v: In): Out {
+  { const r = v55(v); if (r !== NO) return r; }
+  { const r = v56(v); if (r !== NO) return r; }
   return NO;
 }
 
-function v56(v: In): Out {
+function v58(v: In): Out {
   if (v === null) return null;
   return v17(v);
 }
 
 const K3 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature"]);
-function v57(v: In): Out {
+function v59(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v51(v["kind"]);
+  r = v53(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -767,7 +782,7 @@ function v57(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["user"] = r;
   if (!("decision" in v)) return NO;
-  r = v52(v["decision"]);
+  r = v54(v["decision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["decision"] = r;
   if (!("handoff_hash" in v)) return NO;
@@ -787,7 +802,7 @@ function v57(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v55(v["actions"]);
+  r = v57(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -795,7 +810,7 @@ function v57(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["budget"] = r;
   if (!("expires_at" in v)) return NO;
-  r = v56(v["expires_at"]);
+  r = v58(v["expires_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("policy_digest" in v)) return NO;
@@ -819,7 +834,7 @@ function v57(v: In): Out {
   return out;
 }
 
-function v58(v: In): Out {
+function v60(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -828,25 +843,25 @@ function v58(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["planner"] = r;
   if (!("receipt" in v)) return NO;
-  r = v57(v["receipt"]);
+  r = v59(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "planner" && k !== "receipt") return NO;
   return out;
 }
 
-function v59(v: In): Out {
+function v61(v: In): Out {
   if (!(v === "dry_run_result")) return NO;
   return v;
 }
 
 const K4 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v60(v: In): Out {
+function v62(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v59(v["kind"]);
+  r = v61(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -870,7 +885,7 @@ function v60(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("result" in v)) return NO;
-  r = v42(v["result"]);
+  r = v44(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -894,7 +909,7 @@ function v60(v: In): Out {
   return out;
 }
 
-function v61(v: In): Out {
+function v63(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -903,14 +918,14 @@ function v61(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["planner"] = r;
   if (!("receipt" in v)) return NO;
-  r = v60(v["receipt"]);
+  r = v62(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "planner" && k !== "receipt") return NO;
   return out;
 }
 
-function v62(v: In): Out {
+function v64(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -927,13 +942,13 @@ function v62(v: In): Out {
 }
 
 const P6 = /^[0-9a-f]{64}$/;
-function v63(v: In): Out {
+function v65(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P6.test(v)) return NO;
   return v;
 }
 
-function v64(v: In): Out {
+function v66(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -946,36 +961,36 @@ function v64(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["size"] = r;
   if (!("sha256" in v)) return NO;
-  r = v63(v["sha256"]);
+  r = v65(v["sha256"]);
   if (r === NO || r === NOT_SURE) return r;
   out["sha256"] = r;
   for (const k in v) if (k !== "path" && k !== "size" && k !== "sha256") return NO;
   return out;
 }
 
-function v65(v: In): Out {
+function v67(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v64(v[i]);
+    const r = v66(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v66(v: In): Out {
+function v68(v: In): Out {
   if (!(v === "freeze")) return NO;
   return v;
 }
 
 const K5 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v67(v: In): Out {
+function v69(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v66(v["kind"]);
+  r = v68(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1015,7 +1030,7 @@ function v67(v: In): Out {
   return out;
 }
 
-function v68(v: In): Out {
+function v70(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1036,11 +1051,11 @@ function v68(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["dir"] = r;
   if (!("files" in v)) return NO;
-  r = v65(v["files"]);
+  r = v67(v["files"]);
   if (r === NO || r === NOT_SURE) return r;
   out["files"] = r;
   if (!("receipt" in v)) return NO;
-  r = v67(v["receipt"]);
+  r = v69(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -1051,7 +1066,7 @@ function v68(v: In): Out {
   return out;
 }
 
-function v69(v: In): Out {
+function v71(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1072,13 +1087,13 @@ function v69(v: In): Out {
 }
 
 const P7 = /^home_[0-9a-f]{16}$/;
-function v70(v: In): Out {
+function v72(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P7.test(v)) return NO;
   return v;
 }
 
-function v71(v: In): Out {
+function v73(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1094,7 +1109,7 @@ function v71(v: In): Out {
   return out;
 }
 
-function v72(v: In): Out {
+function v74(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1107,7 +1122,7 @@ function v72(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v55(v["actions"]);
+  r = v57(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -1119,18 +1134,18 @@ function v72(v: In): Out {
 }
 
 const P8 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\/[A-Za-z0-9_.-]{1,100}(#[1-9][0-9]{0,9}|@[A-Za-z0-9._/-]{1,200})$/;
-function v73(v: In): Out {
+function v75(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P8.test(v)) return NO;
   return v;
 }
 
-function v74(v: In): Out {
+function v76(v: In): Out {
   if (v === undefined) return undefined;
-  return v73(v);
+  return v75(v);
 }
 
-function v75(v: In): Out {
+function v77(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1154,11 +1169,11 @@ function v75(v: In): Out {
   return out;
 }
 
-function v76(v: In): Out {
+function v78(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v75(v[i]);
+    const r = v77(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1166,7 +1181,7 @@ function v76(v: In): Out {
   return out;
 }
 
-function v77(v: In): Out {
+function v79(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1175,24 +1190,24 @@ function v77(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v70(v["home_id"]);
+  r = v72(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("suite" in v)) return NO;
-  r = v71(v["suite"]);
+  r = v73(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v72(v["settings"]);
+  r = v74(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v74(v["change"]);
+    r = v76(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v76(v["workflows"]);
+  r = v78(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   for (const k in v) if (k !== "run_id" && k !== "home_id" && k !== "suite" && k !== "settings" && k !== "change" && k !== "workflows") return NO;
@@ -1200,27 +1215,27 @@ function v77(v: In): Out {
 }
 
 const P9 = /^[a-z0-9][a-z0-9-]{0,119}$/;
-function v78(v: In): Out {
+function v80(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P9.test(v)) return NO;
   return v;
 }
 
-function v79(v: In): Out {
+function v81(v: In): Out {
   if (v === null) return null;
   return v0(v);
 }
 
-function v80(v: In): Out {
+function v82(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("reason" in v)) return NO;
-  r = v78(v["reason"]);
+  r = v80(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v79(v["workflow"]);
+  r = v81(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("note" in v)) return NO;
@@ -1231,12 +1246,12 @@ function v80(v: In): Out {
   return out;
 }
 
-function v81(v: In): Out {
+function v83(v: In): Out {
   if (!(v === "stop_resolution")) return NO;
   return v;
 }
 
-function v82(v: In): Out {
+function v84(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1250,12 +1265,12 @@ function v82(v: In): Out {
 }
 
 const K6 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v83(v: In): Out {
+function v85(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v81(v["kind"]);
+  r = v83(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1263,15 +1278,15 @@ function v83(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("reason" in v)) return NO;
-  r = v78(v["reason"]);
+  r = v80(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v79(v["workflow"]);
+  r = v81(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v82(v["stops"]);
+  r = v84(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -1295,42 +1310,42 @@ function v83(v: In): Out {
   return out;
 }
 
-function v84(v: In): Out {
+function v86(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("receipt" in v)) return NO;
-  r = v83(v["receipt"]);
+  r = v85(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "receipt") return NO;
   return out;
 }
 
-function v85(v: In): Out {
+function v87(v: In): Out {
   if (!(v === "twinlock-home/1")) return NO;
   return v;
 }
 
-function v86(v: In): Out {
+function v88(v: In): Out {
   if (typeof v !== "string") return NO;
   return v;
 }
 
-function v87(v: In): Out {
+function v89(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v85(v["format"]);
+  r = v87(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("home_id" in v)) return NO;
-  r = v70(v["home_id"]);
+  r = v72(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
-  r = v86(v["created_at"]);
+  r = v88(v["created_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   for (const k in v) if (k !== "format" && k !== "home_id" && k !== "created_at") return NO;
@@ -1338,43 +1353,43 @@ function v87(v: In): Out {
 }
 
 const P10 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-function v88(v: In): Out {
+function v90(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 200) return NOT_SURE;
   if (!P10.test(v)) return NO;
   return v;
 }
 
-function v89(v: In): Out {
+function v91(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 65536) return NOT_SURE;
   return v;
 }
 
-function v90(v: In): Out {
+function v92(v: In): Out {
   if (v === undefined) return undefined;
   return v14(v);
 }
 
-function v91(v: In): Out {
+function v93(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v88(v["id"]);
+  r = v90(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("criterion" in v)) return NO;
-  r = v89(v["criterion"]);
+  r = v91(v["criterion"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criterion"] = r;
   if (!("method" in v)) return NO;
-  r = v89(v["method"]);
+  r = v91(v["method"]);
   if (r === NO || r === NOT_SURE) return r;
   out["method"] = r;
   if ("notes" in v) {
-    r = v90(v["notes"]);
+    r = v92(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1382,11 +1397,11 @@ function v91(v: In): Out {
   return out;
 }
 
-function v92(v: In): Out {
+function v94(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v91(v[i]);
+    const r = v93(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1394,30 +1409,30 @@ function v92(v: In): Out {
   return out;
 }
 
-function v93(v: In): Out {
+function v95(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("criteria" in v)) return NO;
-  r = v92(v["criteria"]);
+  r = v94(v["criteria"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criteria"] = r;
   for (const k in v) if (k !== "criteria") return NO;
   return out;
 }
 
-function v94(v: In): Out {
+function v96(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 220) return NOT_SURE;
   return v;
 }
 
-function v95(v: In): Out {
+function v97(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v94(v[i]);
+    const r = v96(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1426,16 +1441,16 @@ function v95(v: In): Out {
   return out;
 }
 
-function v96(v: In): Out {
+function v98(v: In): Out {
   if (!(v === "low" || v === "medium" || v === "high")) return NO;
   return v;
 }
 
-function v97(v: In): Out {
+function v99(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v94(v[i]);
+    const r = v96(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1444,81 +1459,48 @@ function v97(v: In): Out {
 }
 
 const K7 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v98(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("id" in v)) return NO;
-  r = v88(v["id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["id"] = r;
-  if (!("summary" in v)) return NO;
-  r = v89(v["summary"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["summary"] = r;
-  if (!("target" in v)) return NO;
-  r = v89(v["target"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["target"] = r;
-  if (!("findings" in v)) return NO;
-  r = v95(v["findings"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["findings"] = r;
-  if (!("risk" in v)) return NO;
-  r = v96(v["risk"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["risk"] = r;
-  if (!("rollback" in v)) return NO;
-  r = v89(v["rollback"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["rollback"] = r;
-  if (!("depends_on" in v)) return NO;
-  r = v97(v["depends_on"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["depends_on"] = r;
-  if (!("verifies" in v)) return NO;
-  r = v95(v["verifies"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["verifies"] = r;
-  if ("notes" in v) {
-    r = v90(v["notes"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["notes"] = r;
-  }
-  for (const k in v) if (!K7.has(k)) return NO;
-  return out;
-}
-
-function v99(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v98(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  if (v.length > 100000) return NO;
-  return out;
-}
-
 function v100(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
-  if (!("reason" in v)) return NO;
-  r = v78(v["reason"]);
+  if (!("id" in v)) return NO;
+  r = v90(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
-  out["reason"] = r;
-  if (!("resolved" in v)) return NO;
-  r = v13(v["resolved"]);
+  out["id"] = r;
+  if (!("summary" in v)) return NO;
+  r = v91(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
-  out["resolved"] = r;
+  out["summary"] = r;
+  if (!("target" in v)) return NO;
+  r = v91(v["target"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["target"] = r;
+  if (!("findings" in v)) return NO;
+  r = v97(v["findings"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["findings"] = r;
+  if (!("risk" in v)) return NO;
+  r = v98(v["risk"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["risk"] = r;
+  if (!("rollback" in v)) return NO;
+  r = v91(v["rollback"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["rollback"] = r;
+  if (!("depends_on" in v)) return NO;
+  r = v99(v["depends_on"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["depends_on"] = r;
+  if (!("verifies" in v)) return NO;
+  r = v97(v["verifies"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["verifies"] = r;
   if ("notes" in v) {
-    r = v90(v["notes"]);
+    r = v92(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
-  for (const k in v) if (k !== "reason" && k !== "resolved" && k !== "notes") return NO;
+  for (const k in v) if (!K7.has(k)) return NO;
   return out;
 }
 
@@ -1530,7 +1512,7 @@ function v101(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
-  if (v.length > 10000) return NO;
+  if (v.length > 100000) return NO;
   return out;
 }
 
@@ -1538,12 +1520,45 @@ function v102(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
+  if (!("reason" in v)) return NO;
+  r = v80(v["reason"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["reason"] = r;
+  if (!("resolved" in v)) return NO;
+  r = v13(v["resolved"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["resolved"] = r;
+  if ("notes" in v) {
+    r = v92(v["notes"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["notes"] = r;
+  }
+  for (const k in v) if (k !== "reason" && k !== "resolved" && k !== "notes") return NO;
+  return out;
+}
+
+function v103(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v102(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  if (v.length > 10000) return NO;
+  return out;
+}
+
+function v104(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
   if (!("actions" in v)) return NO;
-  r = v99(v["actions"]);
+  r = v101(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("stops" in v)) return NO;
-  r = v101(v["stops"]);
+  r = v103(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (k !== "actions" && k !== "stops") return NO;
@@ -1551,44 +1566,44 @@ function v102(v: In): Out {
 }
 
 const K8 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v103(v: In): Out {
+function v105(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v88(v["id"]);
+  r = v90(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v89(v["summary"]);
+  r = v91(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v89(v["target"]);
+  r = v91(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v95(v["findings"]);
+  r = v97(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v96(v["risk"]);
+  r = v98(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v89(v["rollback"]);
+  r = v91(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v97(v["depends_on"]);
+  r = v99(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v95(v["verifies"]);
+  r = v97(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v90(v["notes"]);
+    r = v92(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1596,50 +1611,50 @@ function v103(v: In): Out {
   return out;
 }
 
-function v104(v: In): Out {
+function v106(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 100) return NOT_SURE;
   return v;
 }
 
-function v105(v: In): Out {
+function v107(v: In): Out {
   if (v === undefined) return undefined;
-  return v104(v);
+  return v106(v);
 }
 
-function v106(v: In): Out {
+function v108(v: In): Out {
   if (v === undefined) return undefined;
   return v7(v);
 }
 
-function v107(v: In): Out {
+function v109(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v88(v["id"]);
+  r = v90(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("source" in v)) return NO;
-  r = v89(v["source"]);
+  r = v91(v["source"]);
   if (r === NO || r === NOT_SURE) return r;
   out["source"] = r;
   if (!("observed" in v)) return NO;
-  r = v89(v["observed"]);
+  r = v91(v["observed"]);
   if (r === NO || r === NOT_SURE) return r;
   out["observed"] = r;
   if ("collected_at" in v) {
-    r = v105(v["collected_at"]);
+    r = v107(v["collected_at"]);
     if (r === NO || r === NOT_SURE) return r;
     out["collected_at"] = r;
   }
   if ("digest" in v) {
-    r = v106(v["digest"]);
+    r = v108(v["digest"]);
     if (r === NO || r === NOT_SURE) return r;
     out["digest"] = r;
   }
   if ("notes" in v) {
-    r = v90(v["notes"]);
+    r = v92(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1647,11 +1662,11 @@ function v107(v: In): Out {
   return out;
 }
 
-function v108(v: In): Out {
+function v110(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v107(v[i]);
+    const r = v109(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1659,46 +1674,46 @@ function v108(v: In): Out {
   return out;
 }
 
-function v109(v: In): Out {
+function v111(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("evidence" in v)) return NO;
-  r = v108(v["evidence"]);
+  r = v110(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   for (const k in v) if (k !== "evidence") return NO;
   return out;
 }
 
-function v110(v: In): Out {
+function v112(v: In): Out {
   if (v === undefined) return undefined;
-  return v96(v);
+  return v98(v);
 }
 
-function v111(v: In): Out {
+function v113(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v88(v["id"]);
+  r = v90(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v89(v["summary"]);
+  r = v91(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("evidence" in v)) return NO;
-  r = v95(v["evidence"]);
+  r = v97(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   if ("confidence" in v) {
-    r = v110(v["confidence"]);
+    r = v112(v["confidence"]);
     if (r === NO || r === NOT_SURE) return r;
     out["confidence"] = r;
   }
   if ("notes" in v) {
-    r = v90(v["notes"]);
+    r = v92(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1706,11 +1721,11 @@ function v111(v: In): Out {
   return out;
 }
 
-function v112(v: In): Out {
+function v114(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v111(v[i]);
+    const r = v113(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1718,34 +1733,34 @@ function v112(v: In): Out {
   return out;
 }
 
-function v113(v: In): Out {
+function v115(v: In): Out {
   if (!(v === "open" || v === "resolved" || v === "deferred")) return NO;
   return v;
 }
 
-function v114(v: In): Out {
+function v116(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v88(v["id"]);
+  r = v90(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("question" in v)) return NO;
-  r = v89(v["question"]);
+  r = v91(v["question"]);
   if (r === NO || r === NOT_SURE) return r;
   out["question"] = r;
   if (!("status" in v)) return NO;
-  r = v113(v["status"]);
+  r = v115(v["status"]);
   if (r === NO || r === NOT_SURE) return r;
   out["status"] = r;
   if ("owner" in v) {
-    r = v106(v["owner"]);
+    r = v108(v["owner"]);
     if (r === NO || r === NOT_SURE) return r;
     out["owner"] = r;
   }
   if ("notes" in v) {
-    r = v90(v["notes"]);
+    r = v92(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1753,11 +1768,11 @@ function v114(v: In): Out {
   return out;
 }
 
-function v115(v: In): Out {
+function v117(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v114(v[i]);
+    const r = v116(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1765,37 +1780,37 @@ function v115(v: In): Out {
   return out;
 }
 
-function v116(v: In): Out {
+function v118(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("findings" in v)) return NO;
-  r = v112(v["findings"]);
+  r = v114(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("unknowns" in v)) return NO;
-  r = v115(v["unknowns"]);
+  r = v117(v["unknowns"]);
   if (r === NO || r === NOT_SURE) return r;
   out["unknowns"] = r;
   for (const k in v) if (k !== "findings" && k !== "unknowns") return NO;
   return out;
 }
 
-function v117(v: In): Out {
+function v119(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 1400) return NOT_SURE;
   return v;
 }
 
-function v118(v: In): Out {
+function v120(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!v.startsWith("webauthn:")) return NO;
   if (v.length > 1600) return NOT_SURE;
   return v;
 }
 
-function v119(v: In): Out {
+function v121(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1807,25 +1822,25 @@ function v119(v: In): Out {
   return out;
 }
 
-function v120(v: In): Out {
+function v122(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 253) return NOT_SURE;
   return v;
 }
 
-function v121(v: In): Out {
+function v123(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 300) return NOT_SURE;
   return v;
 }
 
-function v122(v: In): Out {
+function v124(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v121(v[i]);
+    const r = v123(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1834,16 +1849,16 @@ function v122(v: In): Out {
   return out;
 }
 
-function v123(v: In): Out {
+function v125(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("credential_id" in v)) return NO;
-  r = v117(v["credential_id"]);
+  r = v119(v["credential_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credential_id"] = r;
   if (!("public_key" in v)) return NO;
-  r = v118(v["public_key"]);
+  r = v120(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("sign_count" in v)) return NO;
@@ -1851,7 +1866,7 @@ function v123(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["sign_count"] = r;
   if (!("transports" in v)) return NO;
-  r = v119(v["transports"]);
+  r = v121(v["transports"]);
   if (r === NO || r === NOT_SURE) return r;
   out["transports"] = r;
   if (!("created_at" in v)) return NO;
@@ -1859,11 +1874,11 @@ function v123(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("rp_id" in v)) return NO;
-  r = v120(v["rp_id"]);
+  r = v122(v["rp_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rp_id"] = r;
   if (!("origins" in v)) return NO;
-  r = v122(v["origins"]);
+  r = v124(v["origins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["origins"] = r;
   for (const k in v) if (k !== "credential_id" && k !== "public_key" && k !== "sign_count" && k !== "transports" && k !== "created_at" && k !== "rp_id" && k !== "origins") return NO;
@@ -1871,22 +1886,22 @@ function v123(v: In): Out {
 }
 
 const P11 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-function v124(v: In): Out {
+function v126(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P11.test(v)) return NO;
   return v;
 }
 
-function v125(v: In): Out {
+function v127(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "stop")) return NO;
   return v;
 }
 
-function v126(v: In): Out {
+function v128(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v125(v[i]);
+    const r = v127(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1894,27 +1909,15 @@ function v126(v: In): Out {
   return out;
 }
 
-function v127(v: In): Out {
-  if (v === null) return null;
-  return v12(v);
-}
-
-function v128(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P5.test(v)) return NO;
-  if (v.length > 200) return NOT_SURE;
-  return v;
-}
-
 function v129(v: In): Out {
   if (v === null) return null;
-  return v128(v);
+  return v12(v);
 }
 
 function v130(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
-  if (v.length > 100) return NOT_SURE;
+  if (v.length > 200) return NOT_SURE;
   return v;
 }
 
@@ -1924,19 +1927,31 @@ function v131(v: In): Out {
 }
 
 function v132(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P5.test(v)) return NO;
+  if (v.length > 100) return NOT_SURE;
+  return v;
+}
+
+function v133(v: In): Out {
+  if (v === null) return null;
+  return v132(v);
+}
+
+function v134(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("token_sha256" in v)) return NO;
-  r = v63(v["token_sha256"]);
+  r = v65(v["token_sha256"]);
   if (r === NO || r === NOT_SURE) return r;
   out["token_sha256"] = r;
   if (!("name" in v)) return NO;
-  r = v124(v["name"]);
+  r = v126(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v126(v["rights"]);
+  r = v128(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("created_at" in v)) return NO;
@@ -1948,31 +1963,31 @@ function v132(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("used_at" in v)) return NO;
-  r = v127(v["used_at"]);
+  r = v129(v["used_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["used_at"] = r;
   if (!("challenge" in v)) return NO;
-  r = v129(v["challenge"]);
+  r = v131(v["challenge"]);
   if (r === NO || r === NOT_SURE) return r;
   out["challenge"] = r;
   if (!("user_id" in v)) return NO;
-  r = v131(v["user_id"]);
+  r = v133(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   for (const k in v) if (k !== "token_sha256" && k !== "name" && k !== "rights" && k !== "created_at" && k !== "expires_at" && k !== "used_at" && k !== "challenge" && k !== "user_id") return NO;
   return out;
 }
 
-function v133(v: In): Out {
+function v135(v: In): Out {
   if (!(v === "twinlock-reviewers/1")) return NO;
   return v;
 }
 
-function v134(v: In): Out {
+function v136(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v123(v[i]);
+    const r = v125(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1980,20 +1995,20 @@ function v134(v: In): Out {
   return out;
 }
 
-function v135(v: In): Out {
+function v137(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("name" in v)) return NO;
-  r = v124(v["name"]);
+  r = v126(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v126(v["rights"]);
+  r = v128(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("user_id" in v)) return NO;
-  r = v130(v["user_id"]);
+  r = v132(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   if (!("enrolled_at" in v)) return NO;
@@ -2005,89 +2020,89 @@ function v135(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revoked"] = r;
   if (!("revoked_at" in v)) return NO;
-  r = v127(v["revoked_at"]);
+  r = v129(v["revoked_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revoked_at"] = r;
   if (!("credentials" in v)) return NO;
-  r = v134(v["credentials"]);
+  r = v136(v["credentials"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credentials"] = r;
   for (const k in v) if (k !== "name" && k !== "rights" && k !== "user_id" && k !== "enrolled_at" && k !== "revoked" && k !== "revoked_at" && k !== "credentials") return NO;
   return out;
 }
 
-function v136(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v135(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v137(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v132(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
 function v138(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v137(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v139(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v134(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v140(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v133(v["format"]);
+  r = v135(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("reviewers" in v)) return NO;
-  r = v136(v["reviewers"]);
+  r = v138(v["reviewers"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviewers"] = r;
   if (!("invitations" in v)) return NO;
-  r = v137(v["invitations"]);
+  r = v139(v["invitations"]);
   if (r === NO || r === NOT_SURE) return r;
   out["invitations"] = r;
   for (const k in v) if (k !== "format" && k !== "reviewers" && k !== "invitations") return NO;
   return out;
 }
 
-function v139(v: In): Out {
+function v141(v: In): Out {
   if (!(v === "twinlock-checkpoint/1")) return NO;
   return v;
 }
 
-function v140(v: In): Out {
+function v142(v: In): Out {
   if (!(v === "run_created" || v === "handoff_frozen" || v === "review_requested" || v === "changes_requested" || v === "approval_recorded" || v === "plan_approved" || v === "plan_declined" || v === "consent_granted" || v === "consent_declined" || v === "apply_approved" || v === "dry_run_admitted" || v === "dry_run_result" || v === "admitted" || v === "closed" || v === "failed" || v === "stop_raised" || v === "stop_resolved")) return NO;
   return v;
 }
 
-function v141(v: In): Out {
+function v143(v: In): Out {
   return v;
 }
 
-function v142(v: In): Out {
+function v144(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v86(k) : NO;
+    const kr = typeof k === "string" ? v88(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v141(v[k]);
+    const r = v143(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v143(v: In): Out {
+function v145(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2103,12 +2118,12 @@ function v143(v: In): Out {
   return out;
 }
 
-function v144(v: In): Out {
+function v146(v: In): Out {
   if (v === undefined) return undefined;
-  return v143(v);
+  return v145(v);
 }
 
-function v145(v: In): Out {
+function v147(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2125,11 +2140,11 @@ function v145(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["actor"] = r;
   if (!("type" in v)) return NO;
-  r = v140(v["type"]);
+  r = v142(v["type"]);
   if (r === NO || r === NOT_SURE) return r;
   out["type"] = r;
   if (!("data" in v)) return NO;
-  r = v142(v["data"]);
+  r = v144(v["data"]);
   if (r === NO || r === NOT_SURE) return r;
   out["data"] = r;
   if (!("prev" in v)) return NO;
@@ -2137,7 +2152,7 @@ function v145(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["prev"] = r;
   if ("gate" in v) {
-    r = v144(v["gate"]);
+    r = v146(v["gate"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate"] = r;
   }
@@ -2145,11 +2160,11 @@ function v145(v: In): Out {
   return out;
 }
 
-function v146(v: In): Out {
+function v148(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v145(v[i]);
+    const r = v147(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2157,7 +2172,7 @@ function v146(v: In): Out {
   return out;
 }
 
-function v147(v: In): Out {
+function v149(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2170,29 +2185,29 @@ function v147(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["from_head"] = r;
   if (!("events" in v)) return NO;
-  r = v146(v["events"]);
+  r = v148(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   for (const k in v) if (k !== "from_seq" && k !== "from_head" && k !== "events") return NO;
   return out;
 }
 
-function v148(v: In): Out {
+function v150(v: In): Out {
   if (v === undefined) return undefined;
-  return v45(v);
+  return v47(v);
 }
 
-function v149(v: In): Out {
+function v151(v: In): Out {
   if (!(v === "checkpoint" || v === "export")) return NO;
   return v;
 }
 
-function v150(v: In): Out {
+function v152(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v149(v["kind"]);
+  r = v151(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("gate_key" in v)) return NO;
@@ -2207,18 +2222,18 @@ function v150(v: In): Out {
   return out;
 }
 
-function v151(v: In): Out {
+function v153(v: In): Out {
   if (v === undefined) return undefined;
-  return v150(v);
+  return v152(v);
 }
 
 const K9 = new Set(["format","run_id","home_id","seq","head","last_write","updated_at","run_file","gate_signature"]);
-function v152(v: In): Out {
+function v154(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v139(v["format"]);
+  r = v141(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("run_id" in v)) return NO;
@@ -2226,7 +2241,7 @@ function v152(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v70(v["home_id"]);
+  r = v72(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("seq" in v)) return NO;
@@ -2238,20 +2253,20 @@ function v152(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("last_write" in v)) return NO;
-  r = v147(v["last_write"]);
+  r = v149(v["last_write"]);
   if (r === NO || r === NOT_SURE) return r;
   out["last_write"] = r;
   if (!("updated_at" in v)) return NO;
-  r = v86(v["updated_at"]);
+  r = v88(v["updated_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["updated_at"] = r;
   if ("run_file" in v) {
-    r = v148(v["run_file"]);
+    r = v150(v["run_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["run_file"] = r;
   }
   if ("gate_signature" in v) {
-    r = v151(v["gate_signature"]);
+    r = v153(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
@@ -2259,18 +2274,18 @@ function v152(v: In): Out {
   return out;
 }
 
-function v153(v: In): Out {
+function v155(v: In): Out {
   if (v === null) return null;
-  return v42(v);
+  return v44(v);
 }
 
 const K10 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v154(v: In): Out {
+function v156(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v59(v["kind"]);
+  r = v61(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2294,7 +2309,7 @@ function v154(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("result" in v)) return NO;
-  r = v42(v["result"]);
+  r = v44(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2318,12 +2333,12 @@ function v154(v: In): Out {
   return out;
 }
 
-function v155(v: In): Out {
+function v157(v: In): Out {
   if (v === null) return null;
-  return v154(v);
+  return v156(v);
 }
 
-function v156(v: In): Out {
+function v158(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2344,7 +2359,7 @@ function v156(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["admitted_by"] = r;
   if (!("result" in v)) return NO;
-  r = v153(v["result"]);
+  r = v155(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2352,11 +2367,11 @@ function v156(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("result_at" in v)) return NO;
-  r = v56(v["result_at"]);
+  r = v58(v["result_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_at"] = r;
   if (!("result_receipt" in v)) return NO;
-  r = v155(v["result_receipt"]);
+  r = v157(v["result_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_receipt"] = r;
   for (const k in v) if (k !== "handoff_hash" && k !== "revision" && k !== "admitted_at" && k !== "admitted_by" && k !== "result" && k !== "note" && k !== "result_at" && k !== "result_receipt") return NO;
@@ -2364,12 +2379,12 @@ function v156(v: In): Out {
 }
 
 const K11 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v157(v: In): Out {
+function v159(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v66(v["kind"]);
+  r = v68(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2409,7 +2424,7 @@ function v157(v: In): Out {
   return out;
 }
 
-function v158(v: In): Out {
+function v160(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2426,7 +2441,7 @@ function v158(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["dir"] = r;
   if (!("files" in v)) return NO;
-  r = v65(v["files"]);
+  r = v67(v["files"]);
   if (r === NO || r === NOT_SURE) return r;
   out["files"] = r;
   if (!("frozen_at" in v)) return NO;
@@ -2438,7 +2453,7 @@ function v158(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_by"] = r;
   if (!("receipt" in v)) return NO;
-  r = v157(v["receipt"]);
+  r = v159(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -2449,33 +2464,33 @@ function v158(v: In): Out {
   return out;
 }
 
-function v159(v: In): Out {
+function v161(v: In): Out {
   if (!(v === "twinlock-run/2")) return NO;
   return v;
 }
 
-function v160(v: In): Out {
+function v162(v: In): Out {
   if (!(v === "investigating" || v === "handoff_frozen" || v === "plan_review_pending" || v === "plan_revision_pending" || v === "execution_consent_pending" || v === "approval_pending" || v === "dry_run_ready" || v === "executing" || v === "closed" || v === "failed")) return NO;
   return v;
 }
 
-function v161(v: In): Out {
+function v163(v: In): Out {
   if (v === null) return null;
-  return v158(v);
+  return v160(v);
 }
 
-function v162(v: In): Out {
+function v164(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   return v;
 }
 
-function v163(v: In): Out {
+function v165(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("revision" in v)) return NO;
-  r = v162(v["revision"]);
+  r = v164(v["revision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("hash" in v)) return NO;
@@ -2487,18 +2502,18 @@ function v163(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_at"] = r;
   if (!("seq" in v)) return NO;
-  r = v162(v["seq"]);
+  r = v164(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   for (const k in v) if (k !== "revision" && k !== "hash" && k !== "frozen_at" && k !== "seq") return NO;
   return out;
 }
 
-function v164(v: In): Out {
+function v166(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v163(v[i]);
+    const r = v165(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2506,7 +2521,7 @@ function v164(v: In): Out {
 }
 
 const K12 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
-function v165(v: In): Out {
+function v167(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2567,11 +2582,11 @@ function v165(v: In): Out {
   return out;
 }
 
-function v166(v: In): Out {
+function v168(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v165(v[i]);
+    const r = v167(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2579,12 +2594,12 @@ function v166(v: In): Out {
 }
 
 const K13 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
-function v167(v: In): Out {
+function v169(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v51(v["kind"]);
+  r = v53(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2608,7 +2623,7 @@ function v167(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["user"] = r;
   if (!("decision" in v)) return NO;
-  r = v52(v["decision"]);
+  r = v54(v["decision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["decision"] = r;
   if (!("handoff_hash" in v)) return NO;
@@ -2628,7 +2643,7 @@ function v167(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v55(v["actions"]);
+  r = v57(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -2636,7 +2651,7 @@ function v167(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["budget"] = r;
   if (!("expires_at" in v)) return NO;
-  r = v56(v["expires_at"]);
+  r = v58(v["expires_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("policy_digest" in v)) return NO;
@@ -2657,18 +2672,18 @@ function v167(v: In): Out {
     out["signature"] = r;
   }
   if (!("consumed_at" in v)) return NO;
-  r = v56(v["consumed_at"]);
+  r = v58(v["consumed_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consumed_at"] = r;
   for (const k in v) if (!K13.has(k)) return NO;
   return out;
 }
 
-function v168(v: In): Out {
+function v170(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v167(v[i]);
+    const r = v169(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2676,7 +2691,7 @@ function v168(v: In): Out {
 }
 
 const K14 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
-function v169(v: In): Out {
+function v171(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2725,11 +2740,11 @@ function v169(v: In): Out {
   return out;
 }
 
-function v170(v: In): Out {
+function v172(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v169(v[i]);
+    const r = v171(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2737,7 +2752,7 @@ function v170(v: In): Out {
 }
 
 const K15 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
-function v171(v: In): Out {
+function v173(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2789,39 +2804,39 @@ function v171(v: In): Out {
   return out;
 }
 
-function v172(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v171(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v173(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v156(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
 function v174(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v173(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v175(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v158(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v176(v: In): Out {
   if (!(v === "verified" || v === "failed" || v === "rolled_back" || v === "declined" || v === "abandoned")) return NO;
   return v;
 }
 
-function v175(v: In): Out {
+function v177(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("outcome" in v)) return NO;
-  r = v174(v["outcome"]);
+  r = v176(v["outcome"]);
   if (r === NO || r === NOT_SURE) return r;
   out["outcome"] = r;
   if (!("residual" in v)) return NO;
@@ -2837,7 +2852,7 @@ function v175(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["by"] = r;
   if ("execution" in v) {
-    r = v49(v["execution"]);
+    r = v51(v["execution"]);
     if (r === NO || r === NOT_SURE) return r;
     out["execution"] = r;
   }
@@ -2845,13 +2860,13 @@ function v175(v: In): Out {
   return out;
 }
 
-function v176(v: In): Out {
+function v178(v: In): Out {
   if (v === null) return null;
-  return v175(v);
+  return v177(v);
 }
 
 const K16 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v177(v: In): Out {
+function v179(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2872,7 +2887,7 @@ function v177(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v160(v["state"]);
+  r = v162(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -2880,42 +2895,42 @@ function v177(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v161(v["handoff"]);
+  r = v163(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v164(v["history"]);
+  r = v166(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v166(v["reviews"]);
+  r = v168(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v168(v["consents"]);
+  r = v170(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v170(v["apply_approvals"]);
+  r = v172(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v172(v["admissions"]);
+  r = v174(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v173(v["dry_runs"]);
+  r = v175(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v176(v["result"]);
+  r = v178(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   for (const k in v) if (!K16.has(k)) return NO;
   return out;
 }
 
-function v178(v: In): Out {
+function v180(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -2923,14 +2938,14 @@ function v178(v: In): Out {
     const kr = typeof k === "string" ? v0(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v177(v[k]);
+    const r = v179(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v179(v: In): Out {
+function v181(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -2941,18 +2956,18 @@ function v179(v: In): Out {
   return out;
 }
 
-function v180(v: In): Out {
+function v182(v: In): Out {
   if (v === null) return null;
   return v6(v);
 }
 
 const K17 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v181(v: In): Out {
+function v183(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v81(v["kind"]);
+  r = v83(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2960,15 +2975,15 @@ function v181(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("reason" in v)) return NO;
-  r = v78(v["reason"]);
+  r = v80(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v79(v["workflow"]);
+  r = v81(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v82(v["stops"]);
+  r = v84(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -2992,13 +3007,13 @@ function v181(v: In): Out {
   return out;
 }
 
-function v182(v: In): Out {
+function v184(v: In): Out {
   if (v === null) return null;
-  return v181(v);
+  return v183(v);
 }
 
 const K18 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v183(v: In): Out {
+function v185(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3007,11 +3022,11 @@ function v183(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   if (!("reason" in v)) return NO;
-  r = v78(v["reason"]);
+  r = v80(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v79(v["workflow"]);
+  r = v81(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("raised_at" in v)) return NO;
@@ -3027,11 +3042,11 @@ function v183(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("resolved_at" in v)) return NO;
-  r = v56(v["resolved_at"]);
+  r = v58(v["resolved_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v180(v["resolved_by"]);
+  r = v182(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3039,18 +3054,18 @@ function v183(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v182(v["resolution_receipt"]);
+  r = v184(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
   for (const k in v) if (!K18.has(k)) return NO;
   return out;
 }
 
-function v184(v: In): Out {
+function v186(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v183(v[i]);
+    const r = v185(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3058,7 +3073,7 @@ function v184(v: In): Out {
 }
 
 const K19 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
-function v185(v: In): Out {
+function v187(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3067,7 +3082,7 @@ function v185(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v70(v["home_id"]);
+  r = v72(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
@@ -3075,40 +3090,40 @@ function v185(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("suite" in v)) return NO;
-  r = v71(v["suite"]);
+  r = v73(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v72(v["settings"]);
+  r = v74(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v74(v["change"]);
+    r = v76(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v178(v["workflows"]);
+  r = v180(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v179(v["authorized_execution_prompt_ids"]);
+  r = v181(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v184(v["stops"]);
+  r = v186(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (!K19.has(k)) return NO;
   return out;
 }
 
-function v186(v: In): Out {
+function v188(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v159(v["format"]);
+  r = v161(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("revision" in v)) return NO;
@@ -3120,15 +3135,15 @@ function v186(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("state" in v)) return NO;
-  r = v185(v["state"]);
+  r = v187(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("events" in v)) return NO;
-  r = v146(v["events"]);
+  r = v148(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   if ("gate_signature" in v) {
-    r = v151(v["gate_signature"]);
+    r = v153(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
@@ -3137,7 +3152,7 @@ function v186(v: In): Out {
 }
 
 const K20 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
-function v187(v: In): Out {
+function v189(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3146,7 +3161,7 @@ function v187(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v70(v["home_id"]);
+  r = v72(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
@@ -3154,28 +3169,28 @@ function v187(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("suite" in v)) return NO;
-  r = v71(v["suite"]);
+  r = v73(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v72(v["settings"]);
+  r = v74(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v74(v["change"]);
+    r = v76(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v178(v["workflows"]);
+  r = v180(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v179(v["authorized_execution_prompt_ids"]);
+  r = v181(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v184(v["stops"]);
+  r = v186(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (!K20.has(k)) return NO;
@@ -3183,7 +3198,7 @@ function v187(v: In): Out {
 }
 
 const K21 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v188(v: In): Out {
+function v190(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3192,11 +3207,11 @@ function v188(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   if (!("reason" in v)) return NO;
-  r = v78(v["reason"]);
+  r = v80(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v79(v["workflow"]);
+  r = v81(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("raised_at" in v)) return NO;
@@ -3212,11 +3227,11 @@ function v188(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("resolved_at" in v)) return NO;
-  r = v56(v["resolved_at"]);
+  r = v58(v["resolved_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v180(v["resolved_by"]);
+  r = v182(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3224,7 +3239,7 @@ function v188(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v182(v["resolution_receipt"]);
+  r = v184(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
   for (const k in v) if (!K21.has(k)) return NO;
@@ -3232,7 +3247,7 @@ function v188(v: In): Out {
 }
 
 const K22 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v189(v: In): Out {
+function v191(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3253,7 +3268,7 @@ function v189(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v160(v["state"]);
+  r = v162(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3261,92 +3276,92 @@ function v189(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v161(v["handoff"]);
+  r = v163(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v164(v["history"]);
+  r = v166(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v166(v["reviews"]);
+  r = v168(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v168(v["consents"]);
+  r = v170(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v170(v["apply_approvals"]);
+  r = v172(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v172(v["admissions"]);
+  r = v174(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v173(v["dry_runs"]);
+  r = v175(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v176(v["result"]);
+  r = v178(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   for (const k in v) if (!K22.has(k)) return NO;
   return out;
 }
 
-function v190(v: In): Out {
+function v192(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   return v;
 }
 
-function v191(v: In): Out {
+function v193(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v190(v[i]);
+    const r = v192(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v192(v: In): Out {
+function v194(v: In): Out {
   if (v === undefined) return undefined;
-  return v191(v);
+  return v193(v);
 }
 
 const P12 = /^[a-z][a-z0-9_]*$/;
-function v193(v: In): Out {
+function v195(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P12.test(v)) return NO;
   return v;
 }
 
-function v194(v: In): Out {
+function v196(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v193(v[i]);
+    const r = v195(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v195(v: In): Out {
-  if (v === undefined) return undefined;
-  return v194(v);
-}
-
-function v196(v: In): Out {
-  if (v === undefined) return undefined;
-  return v193(v);
-}
-
 function v197(v: In): Out {
+  if (v === undefined) return undefined;
+  return v196(v);
+}
+
+function v198(v: In): Out {
+  if (v === undefined) return undefined;
+  return v195(v);
+}
+
+function v199(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3354,58 +3369,58 @@ function v197(v: In): Out {
   return v;
 }
 
-function v198(v: In): Out {
+function v200(v: In): Out {
   if (v === undefined) return undefined;
-  return v197(v);
+  return v199(v);
 }
 
 const K23 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v199(v: In): Out {
+function v201(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v192(v["markers"]);
+    r = v194(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v195(v["all_blocks"]);
+    r = v197(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v195(v["planner_blocks"]);
+    r = v197(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v195(v["executor_blocks"]);
+    r = v197(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v196(v["gate_block"]);
+    r = v198(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v192(v["gate_phrases"]);
+    r = v194(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v196(v["authority_block"]);
+    r = v198(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v196(v["verification_design_block"]);
+    r = v198(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v198(v["copied_item_min_length"]);
+    r = v200(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
@@ -3413,25 +3428,8 @@ function v199(v: In): Out {
   return out;
 }
 
-function v200(v: In): Out {
-  if (!(v === "twinlock")) return NO;
-  return v;
-}
-
-function v201(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("format" in v)) return NO;
-  r = v200(v["format"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["format"] = r;
-  for (const k in v) if (k !== "format") return NO;
-  return out;
-}
-
 function v202(v: In): Out {
-  if (!(v === "mission-directives")) return NO;
+  if (!(v === "twinlock")) return NO;
   return v;
 }
 
@@ -3448,36 +3446,41 @@ function v203(v: In): Out {
 }
 
 function v204(v: In): Out {
+  if (!(v === "mission-directives")) return NO;
+  return v;
+}
+
+function v205(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("format" in v)) return NO;
+  r = v204(v["format"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["format"] = r;
+  for (const k in v) if (k !== "format") return NO;
+  return out;
+}
+
+function v206(v: In): Out {
   if (!isObject(v)) return NO;
   const tag = v["format"];
-  if (tag === "twinlock") return v201(v);
-  if (tag === "mission-directives") return v203(v);
+  if (tag === "twinlock") return v203(v);
+  if (tag === "mission-directives") return v205(v);
   if (tag === "custom") return v23(v);
   return NO;
 }
 
-function v205(v: In): Out {
+function v207(v: In): Out {
   if (v === undefined) return undefined;
   return v13(v);
 }
 
-function v206(v: In): Out {
+function v208(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
   if (!(v <= 100)) return NO;
-  return v;
-}
-
-function v207(v: In): Out {
-  if (v === undefined) return undefined;
-  return v206(v);
-}
-
-const P13 = /^[1-9][0-9]*(m|h|d)$/;
-function v208(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P13.test(v)) return NO;
   return v;
 }
 
@@ -3486,27 +3489,39 @@ function v209(v: In): Out {
   return v208(v);
 }
 
+const P13 = /^[1-9][0-9]*(m|h|d)$/;
 function v210(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P13.test(v)) return NO;
+  return v;
+}
+
+function v211(v: In): Out {
+  if (v === undefined) return undefined;
+  return v210(v);
+}
+
+function v212(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("require_signed_receipts" in v) {
-    r = v205(v["require_signed_receipts"]);
+    r = v207(v["require_signed_receipts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["require_signed_receipts"] = r;
   }
   if ("required_approvals" in v) {
-    r = v207(v["required_approvals"]);
+    r = v209(v["required_approvals"]);
     if (r === NO || r === NOT_SURE) return r;
     out["required_approvals"] = r;
   }
   if ("separate_duties" in v) {
-    r = v205(v["separate_duties"]);
+    r = v207(v["separate_duties"]);
     if (r === NO || r === NOT_SURE) return r;
     out["separate_duties"] = r;
   }
   if ("consent_expiry" in v) {
-    r = v209(v["consent_expiry"]);
+    r = v211(v["consent_expiry"]);
     if (r === NO || r === NOT_SURE) return r;
     out["consent_expiry"] = r;
   }
@@ -3515,22 +3530,22 @@ function v210(v: In): Out {
 }
 
 const P14 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
-function v211(v: In): Out {
+function v213(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P14.test(v)) return NO;
   return v;
 }
 
-function v212(v: In): Out {
+function v214(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "freeze" || v === "stop")) return NO;
   return v;
 }
 
-function v213(v: In): Out {
+function v215(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v212(v[i]);
+    const r = v214(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3538,7 +3553,7 @@ function v213(v: In): Out {
   return out;
 }
 
-function v214(v: In): Out {
+function v216(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3547,101 +3562,85 @@ function v214(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v211(v["public_key"]);
+  r = v213(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("rights" in v)) return NO;
-  r = v213(v["rights"]);
+  r = v215(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key" && k !== "rights") return NO;
   return out;
 }
 
-function v215(v: In): Out {
+function v217(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P10.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
 }
 
-function v216(v: In): Out {
+function v218(v: In): Out {
   if (v === undefined) return undefined;
-  return v215(v);
+  return v217(v);
 }
 
-function v217(v: In): Out {
+function v219(v: In): Out {
   if (v === undefined) return undefined;
   return v9(v);
 }
 
 const K24 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v218(v: In): Out {
+function v220(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v192(v["markers"]);
+    r = v194(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v195(v["all_blocks"]);
+    r = v197(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v195(v["planner_blocks"]);
+    r = v197(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v195(v["executor_blocks"]);
+    r = v197(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v196(v["gate_block"]);
+    r = v198(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v192(v["gate_phrases"]);
+    r = v194(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v196(v["authority_block"]);
+    r = v198(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v196(v["verification_design_block"]);
+    r = v198(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v198(v["copied_item_min_length"]);
+    r = v200(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
   for (const k in v) if (!K24.has(k)) return NO;
-  return out;
-}
-
-function v219(v: In): Out {
-  if (v === undefined) return undefined;
-  return v218(v);
-}
-
-function v220(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v214(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
   return out;
 }
 
@@ -3654,7 +3653,7 @@ function v222(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v211(v[i]);
+    const r = v216(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3667,6 +3666,22 @@ function v223(v: In): Out {
 }
 
 function v224(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v213(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v225(v: In): Out {
+  if (v === undefined) return undefined;
+  return v224(v);
+}
+
+function v226(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3675,18 +3690,18 @@ function v224(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v211(v["public_key"]);
+  r = v213(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key") return NO;
   return out;
 }
 
-function v225(v: In): Out {
+function v227(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v224(v[i]);
+    const r = v226(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3694,33 +3709,33 @@ function v225(v: In): Out {
   return out;
 }
 
-function v226(v: In): Out {
-  if (v === undefined) return undefined;
-  return v225(v);
-}
-
-function v227(v: In): Out {
-  if (v === undefined) return undefined;
-  return v210(v);
-}
-
 function v228(v: In): Out {
   if (v === undefined) return undefined;
-  return v190(v);
+  return v227(v);
 }
 
 function v229(v: In): Out {
+  if (v === undefined) return undefined;
+  return v212(v);
+}
+
+function v230(v: In): Out {
+  if (v === undefined) return undefined;
+  return v192(v);
+}
+
+function v231(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
 }
 
-function v230(v: In): Out {
+function v232(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v229(v[i]);
+    const r = v231(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3728,73 +3743,73 @@ function v230(v: In): Out {
   return out;
 }
 
-function v231(v: In): Out {
+function v233(v: In): Out {
   if (v === undefined) return undefined;
-  return v230(v);
+  return v232(v);
 }
 
-function v232(v: In): Out {
+function v234(v: In): Out {
   if (v === undefined) return undefined;
-  return v204(v);
+  return v206(v);
 }
 
 const K25 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
-function v233(v: In): Out {
+function v235(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("suite_id" in v) {
-    r = v216(v["suite_id"]);
+    r = v218(v["suite_id"]);
     if (r === NO || r === NOT_SURE) return r;
     out["suite_id"] = r;
   }
   if ("declared_pairs" in v) {
-    r = v217(v["declared_pairs"]);
+    r = v219(v["declared_pairs"]);
     if (r === NO || r === NOT_SURE) return r;
     out["declared_pairs"] = r;
   }
   if ("body_rules" in v) {
-    r = v219(v["body_rules"]);
+    r = v221(v["body_rules"]);
     if (r === NO || r === NOT_SURE) return r;
     out["body_rules"] = r;
   }
   if ("reviewers" in v) {
-    r = v221(v["reviewers"]);
+    r = v223(v["reviewers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["reviewers"] = r;
   }
   if ("revoked" in v) {
-    r = v223(v["revoked"]);
+    r = v225(v["revoked"]);
     if (r === NO || r === NOT_SURE) return r;
     out["revoked"] = r;
   }
   if ("gate_keys" in v) {
-    r = v226(v["gate_keys"]);
+    r = v228(v["gate_keys"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_keys"] = r;
   }
   if ("policies" in v) {
-    r = v227(v["policies"]);
+    r = v229(v["policies"]);
     if (r === NO || r === NOT_SURE) return r;
     out["policies"] = r;
   }
   if ("graph_file" in v) {
-    r = v228(v["graph_file"]);
+    r = v230(v["graph_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["graph_file"] = r;
   }
   if ("prompts" in v) {
-    r = v231(v["prompts"]);
+    r = v233(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
   if ("exclude" in v) {
-    r = v231(v["exclude"]);
+    r = v233(v["exclude"]);
     if (r === NO || r === NOT_SURE) return r;
     out["exclude"] = r;
   }
   if ("handoff" in v) {
-    r = v232(v["handoff"]);
+    r = v234(v["handoff"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff"] = r;
   }
@@ -3802,30 +3817,10 @@ function v233(v: In): Out {
   return out;
 }
 
-function v234(v: In): Out {
+function v236(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
-}
-
-function v235(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v234(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v3(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
-}
-
-function v236(v: In): Out {
-  if (v === undefined) return undefined;
-  return v235(v);
 }
 
 function v237(v: In): Out {
@@ -3833,22 +3828,7 @@ function v237(v: In): Out {
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v86(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v86(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
-}
-
-function v238(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v86(k) : NO;
+    const kr = typeof k === "string" ? v236(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
     const r = v3(v[k]);
@@ -3858,64 +3838,47 @@ function v238(v: In): Out {
   return out;
 }
 
-function v239(v: In): Out {
+function v238(v: In): Out {
   if (v === undefined) return undefined;
-  return v238(v);
+  return v237(v);
 }
 
-const K26 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v240(v: In): Out {
-  if (!isObject(v)) return NO;
+function v239(v: In): Out {
+  if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("suite_id" in v)) return NO;
-  r = v6(v["suite_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite_id"] = r;
-  if (!("root" in v)) return NO;
-  r = v38(v["root"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["root"] = r;
-  if (!("config_sha256" in v)) return NO;
-  r = v3(v["config_sha256"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["config_sha256"] = r;
-  if ("handoff_schemas" in v) {
-    r = v236(v["handoff_schemas"]);
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v88(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v88(v[k]);
     if (r === NO || r === NOT_SURE) return r;
-    out["handoff_schemas"] = r;
+    out[k as string] = r;
   }
-  if (!("pairs" in v)) return NO;
-  r = v237(v["pairs"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pairs"] = r;
-  if ("prompts" in v) {
-    r = v239(v["prompts"]);
+  return out;
+}
+
+function v240(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v88(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v3(v[k]);
     if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
+    out[k as string] = r;
   }
-  if (!("allow_unsigned" in v)) return NO;
-  r = v13(v["allow_unsigned"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["allow_unsigned"] = r;
-  if (!("pinned_at" in v)) return NO;
-  r = v86(v["pinned_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_at"] = r;
-  if (!("pinned_by" in v)) return NO;
-  r = v7(v["pinned_by"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_by"] = r;
-  for (const k in v) if (!K26.has(k)) return NO;
   return out;
 }
 
 function v241(v: In): Out {
-  if (!(v === "twinlock-pins/1")) return NO;
-  return v;
+  if (v === undefined) return undefined;
+  return v240(v);
 }
 
-const K27 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+const K26 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
 function v242(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
@@ -3933,16 +3896,16 @@ function v242(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v236(v["handoff_schemas"]);
+    r = v238(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v237(v["pairs"]);
+  r = v239(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v239(v["prompts"]);
+    r = v241(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -3951,7 +3914,59 @@ function v242(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["allow_unsigned"] = r;
   if (!("pinned_at" in v)) return NO;
-  r = v86(v["pinned_at"]);
+  r = v88(v["pinned_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_at"] = r;
+  if (!("pinned_by" in v)) return NO;
+  r = v7(v["pinned_by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_by"] = r;
+  for (const k in v) if (!K26.has(k)) return NO;
+  return out;
+}
+
+function v243(v: In): Out {
+  if (!(v === "twinlock-pins/1")) return NO;
+  return v;
+}
+
+const K27 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v244(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("suite_id" in v)) return NO;
+  r = v6(v["suite_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite_id"] = r;
+  if (!("root" in v)) return NO;
+  r = v38(v["root"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["root"] = r;
+  if (!("config_sha256" in v)) return NO;
+  r = v3(v["config_sha256"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["config_sha256"] = r;
+  if ("handoff_schemas" in v) {
+    r = v238(v["handoff_schemas"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff_schemas"] = r;
+  }
+  if (!("pairs" in v)) return NO;
+  r = v239(v["pairs"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pairs"] = r;
+  if ("prompts" in v) {
+    r = v241(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if (!("allow_unsigned" in v)) return NO;
+  r = v13(v["allow_unsigned"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["allow_unsigned"] = r;
+  if (!("pinned_at" in v)) return NO;
+  r = v88(v["pinned_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pinned_at"] = r;
   if (!("pinned_by" in v)) return NO;
@@ -3962,23 +3977,23 @@ function v242(v: In): Out {
   return out;
 }
 
-function v243(v: In): Out {
+function v245(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v242(v[i]);
+    const r = v244(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v244(v: In): Out {
+function v246(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v241(v["format"]);
+  r = v243(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("pinners" in v)) return NO;
@@ -3986,7 +4001,7 @@ function v244(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pinners"] = r;
   if (!("pins" in v)) return NO;
-  r = v243(v["pins"]);
+  r = v245(v["pins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pins"] = r;
   for (const k in v) if (k !== "format" && k !== "pinners" && k !== "pins") return NO;
@@ -3998,68 +4013,68 @@ export const FAST_VALIDATORS: Record<string, (input: unknown) => Out> = {
   "apply-event.apply_approved": v31,
   "apply-event.approval_recorded": v36,
   "apply-event.changes_requested": v36,
-  "apply-event.closed": v50,
-  "apply-event.consent_declined": v58,
-  "apply-event.consent_granted": v58,
+  "apply-event.closed": v52,
+  "apply-event.consent_declined": v60,
+  "apply-event.consent_granted": v60,
   "apply-event.dry_run_admitted": v19,
-  "apply-event.dry_run_result": v61,
-  "apply-event.failed": v62,
-  "apply-event.handoff_frozen": v68,
+  "apply-event.dry_run_result": v63,
+  "apply-event.failed": v64,
+  "apply-event.handoff_frozen": v70,
   "apply-event.plan_approved": v36,
   "apply-event.plan_declined": v36,
-  "apply-event.review_requested": v69,
-  "apply-event.run_created": v77,
-  "apply-event.stop_raised": v80,
-  "apply-event.stop_resolved": v84,
-  "gate-home.HomeFileSchema": v87,
-  "handoff-records.AcceptanceCriteriaSchema": v93,
-  "handoff-records.ActionPlanSchema": v102,
-  "handoff-records.ActionSchema": v103,
-  "handoff-records.CriterionSchema": v91,
-  "handoff-records.EvidenceIndexSchema": v109,
-  "handoff-records.EvidenceSchema": v107,
-  "handoff-records.FindingRegisterSchema": v116,
-  "handoff-records.FindingSchema": v111,
-  "handoff-records.PlanStopSchema": v100,
-  "handoff-records.UnknownSchema": v114,
-  "manifest-schema.ManifestEntrySchema": v64,
-  "reviewer-registry.EnrolledCredentialSchema": v123,
-  "reviewer-registry.InvitationSchema": v132,
-  "reviewer-registry.RegistryFileSchema": v138,
-  "reviewer-registry.ReviewerSchema": v135,
-  "run-checkpoints.CheckpointSchema": v152,
+  "apply-event.review_requested": v71,
+  "apply-event.run_created": v79,
+  "apply-event.stop_raised": v82,
+  "apply-event.stop_resolved": v86,
+  "gate-home.HomeFileSchema": v89,
+  "handoff-records.AcceptanceCriteriaSchema": v95,
+  "handoff-records.ActionPlanSchema": v104,
+  "handoff-records.ActionSchema": v105,
+  "handoff-records.CriterionSchema": v93,
+  "handoff-records.EvidenceIndexSchema": v111,
+  "handoff-records.EvidenceSchema": v109,
+  "handoff-records.FindingRegisterSchema": v118,
+  "handoff-records.FindingSchema": v113,
+  "handoff-records.PlanStopSchema": v102,
+  "handoff-records.UnknownSchema": v116,
+  "manifest-schema.ManifestEntrySchema": v66,
+  "reviewer-registry.EnrolledCredentialSchema": v125,
+  "reviewer-registry.InvitationSchema": v134,
+  "reviewer-registry.RegistryFileSchema": v140,
+  "reviewer-registry.ReviewerSchema": v137,
+  "run-checkpoints.CheckpointSchema": v154,
   "run-schema.AdmissionCheckSchema": v15,
   "run-schema.AdmissionReceiptSchema": v18,
   "run-schema.ApplyApprovalSchema": v30,
-  "run-schema.ConsentReceiptSchema": v57,
-  "run-schema.DryRunResultSchema": v60,
-  "run-schema.DryRunSchema": v156,
-  "run-schema.EventSchema": v145,
-  "run-schema.ExecutionSchema": v48,
-  "run-schema.FreezeReceiptSchema": v67,
-  "run-schema.FrozenHandoffSchema": v158,
-  "run-schema.GateSignatureSchema": v143,
-  "run-schema.HeadSignatureSchema": v150,
+  "run-schema.ConsentReceiptSchema": v59,
+  "run-schema.DryRunResultSchema": v62,
+  "run-schema.DryRunSchema": v158,
+  "run-schema.EventSchema": v147,
+  "run-schema.ExecutionSchema": v50,
+  "run-schema.FreezeReceiptSchema": v69,
+  "run-schema.FrozenHandoffSchema": v160,
+  "run-schema.GateSignatureSchema": v145,
+  "run-schema.HeadSignatureSchema": v152,
   "run-schema.ReviewReceiptSchema": v35,
-  "run-schema.RunFileSchema": v186,
-  "run-schema.RunStateSchema": v187,
-  "run-schema.SettingsSchema": v72,
+  "run-schema.RunFileSchema": v188,
+  "run-schema.RunStateSchema": v189,
+  "run-schema.SettingsSchema": v74,
   "run-schema.SignatureSchema": v28,
-  "run-schema.StopResolutionSchema": v83,
-  "run-schema.StopSchema": v188,
-  "run-schema.WorkflowSchema": v189,
-  "run-schema.changeRef": v73,
+  "run-schema.StopResolutionSchema": v85,
+  "run-schema.StopSchema": v190,
+  "run-schema.WorkflowSchema": v191,
+  "run-schema.changeRef": v75,
   "run-schema.handoffHash": v3,
-  "run-schema.homeId": v70,
+  "run-schema.homeId": v72,
   "run-schema.promptId": v0,
   "run-schema.runId": v2,
-  "run-schema.stopReason": v78,
-  "suite-config.BodyRulesSchema": v199,
-  "suite-config.HandoffConfigSchema": v204,
-  "suite-config.PoliciesSchema": v210,
-  "suite-config.ReviewerSchema": v214,
-  "suite-config.SuiteConfigSchema": v233,
-  "suite-pins.PinSchema": v240,
-  "suite-pins.PinsFileSchema": v244,
+  "run-schema.stopReason": v80,
+  "suite-config.BodyRulesSchema": v201,
+  "suite-config.HandoffConfigSchema": v206,
+  "suite-config.PoliciesSchema": v212,
+  "suite-config.ReviewerSchema": v216,
+  "suite-config.SuiteConfigSchema": v235,
+  "suite-pins.PinSchema": v242,
+  "suite-pins.PinsFileSchema": v246,
   "webauthn-signature.WebAuthnSignatureSchema": v27,
 };
