@@ -117,7 +117,12 @@ describe("confineCommand", () => {
       expect(argv.slice(1, 6)).toEqual(["--unshare-user", "--disable-userns", "--unshare-ipc", "--cap-drop", "ALL"]);
       expect(argv.slice(argv.indexOf("--") + 1)).toEqual(["codex", "-c", 'sandbox_mode="danger-full-access"', "exec", "x"]);
       const pair = (flag: string, p: string) => argv.some((a, i) => a === flag && argv[i + 1] === p && argv[i + 2] === p);
-      expect(pair("--bind", target)).toBe(true);
+      // A file target is written through its folder, the folder's other entries read-only again: not mounted alone.
+      expect(pair("--bind", target)).toBe(false);
+      expect(pair("--bind", scratch)).toBe(true);
+      expect(pair("--ro-bind", home)).toBe(true);
+      expect(pair("--ro-bind", project)).toBe(true);
+      expect(argv.indexOf(home)).toBeLessThan(argv.indexOf(path.join(home, ".codex")));
       expect(pair("--bind", path.join(home, ".codex"))).toBe(true);
       expect(pair("--ro-bind", path.join(home, ".codex", "config.toml"))).toBe(true);
       expect(pair("--ro-bind", path.join(home, ".codex", "auth.json"))).toBe(false);
@@ -158,21 +163,31 @@ describe("confineCommand", () => {
 
 const bwrap = findBubblewrap();
 describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`, () => {
-  it("lets a command write its targets, a new target included, and nothing else: not the project, not the state folder's configuration", () => {
+  it("lets a command write its targets (in place, or by a temporary file renamed over one), a new target included, and nothing else: no other entry of the target's folder, not the project, not the state folder's configuration; a new name beside a target is listed after", () => {
     const p = path.join(scratch, "run");
     const home = path.join(scratch, "home-run");
     mkdirSync(path.join(p, "cart"), { recursive: true });
     mkdirSync(path.join(home, ".gemini"), { recursive: true });
     writeFileSync(path.join(home, ".gemini", "settings.json"), "{}");
     writeFileSync(path.join(p, "cart", "cache.go"), "before");
+    writeFileSync(path.join(p, "cart", "keep.go"), "kept");
+    mkdirSync(path.join(p, "cart", "sub"));
+    writeFileSync(path.join(p, "cart", "sub", "deep.go"), "kept");
     const tool = path.join(scratch, "bin", "gemini");
     mkdirSync(path.dirname(tool));
     const script = [
       "#!/bin/sh",
-      "echo in > cart/cache.go",
+      // As Claude Code's Write and Edit do: a temporary file beside the target, renamed over it.
+      "echo in > cart/cache.go.tmp.1 && mv cart/cache.go.tmp.1 cart/cache.go",
       "echo new > cart/new_test.go",
-      "echo no > cart/other.go",
-      "echo no > cart/cache.go.tmp",
+      "echo no >> cart/keep.go",
+      "rm -f cart/keep.go",
+      "mv cart/keep.go cart/moved.go",
+      "echo no > cart/swap.tmp; mv cart/swap.tmp cart/keep.go",
+      "rm -rf cart/sub",
+      "echo no > cart/sub/deep.go",
+      "echo no > top.go",
+      "echo stray > cart/other.go",
       'echo no >> "$HOME/.gemini/settings.json"',
       'echo LD_PRELOAD=/x.so > "$HOME/.gemini/.env"',
       'echo no > "$HOME/.gemini/trustedFolders.json"',
@@ -188,20 +203,31 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       cwd: p,
       writable: [path.join(p, "cart", "cache.go"), path.join(p, "cart", "new_test.go")],
     });
+    let notes: string[] = [];
     try {
       const r = spawnSync(c.cmd[0] as string, c.cmd.slice(1), { env: c.env, cwd: p, encoding: "utf8" });
       expect(r.status, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(/cart\/other\.go: Read-only file system/);
       expect(readFileSync(path.join(p, "cart", "cache.go"), "utf8")).toBe("in\n");
       expect(readFileSync(path.join(p, "cart", "new_test.go"), "utf8")).toBe("new\n");
-      expect(existsSync(path.join(p, "cart", "other.go"))).toBe(false);
-      expect(existsSync(path.join(p, "cart", "cache.go.tmp"))).toBe(false);
+      expect(r.stderr).toMatch(/cart\/keep\.go: Read-only file system/);
+      expect(r.stderr).toMatch(/cart\/keep\.go.*(Device or resource busy|Resource busy)/);
+      expect(readFileSync(path.join(p, "cart", "keep.go"), "utf8")).toBe("kept");
+      expect(existsSync(path.join(p, "cart", "moved.go"))).toBe(false);
+      expect(readFileSync(path.join(p, "cart", "sub", "deep.go"), "utf8")).toBe("kept");
+      expect(r.stderr).toMatch(/top\.go: Read-only file system/);
+      expect(existsSync(path.join(p, "top.go"))).toBe(false);
+      // The one power the folder's mount adds, a new name, is there, and named for the person.
+      expect(readFileSync(path.join(p, "cart", "other.go"), "utf8")).toBe("stray\n");
       expect(readFileSync(path.join(home, ".gemini", "settings.json"), "utf8")).toBe("{}");
       expect(r.stderr).toMatch(/\.gemini\/\.env: Read-only file system/);
       expect(readFileSync(path.join(home, ".gemini", "history"), "utf8")).toBe("yes\n");
     } finally {
-      c.release();
+      notes = c.release();
     }
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toContain(
+      `left 2 new entries beside the file targets that are no target: ${path.join(p, "cart", "other.go")}, ${path.join(p, "cart", "swap.tmp")}`,
+    );
     // .env and trustedFolders.json were not there: read-only stand-ins for the session, removed after.
     expect(existsSync(path.join(home, ".gemini", ".env"))).toBe(false);
     expect(existsSync(path.join(home, ".gemini", "trustedFolders.json"))).toBe(false);

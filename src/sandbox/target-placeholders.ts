@@ -1,41 +1,31 @@
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync } from "node:fs";
+import { lstatSync, mkdirSync, rmdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { resolveRealPath } from "../input/resolve-real-path.js";
 
-/** The targets made ready to be mounted writable, and how to take back what was made for them. */
+/** The targets made ready to be mounted, and how to take back what was made for them. */
 export interface PreparedTargets {
-  /** Every target, each now an existing file or folder. */
+  /** Every target: an existing file or folder, or a new file whose folder now exists. */
   paths: string[];
-  /** Notes for the person: the placeholders made. */
+  /** Notes for the person: the folders made. */
   notes: string[];
-  /** Remove each placeholder the command left empty, and each folder made for one that is empty again. */
+  /** Remove each folder made for a new target that is empty again. */
   undo(): void;
 }
 
 /**
- * Make every target exist, so that it can be mounted writable: a mount needs
- * something to mount on, and mounting the folder a new file goes into would
- * let the command write any other new file there. A target that does not
- * exist yet gets an empty placeholder file (and the folders it needs), each
- * made only if nothing is there (never through a link: the path is resolved
- * again after each step and must not move). Inside the sandbox the
- * command writes the placeholder in place; after it, an empty placeholder
- * and the empty folders made for it are removed again.
+ * Make every target's folder exist, so that the sandbox can mount it: a
+ * file target is written through its folder, mounted writable with every
+ * other entry of it read-only again (`targetParents`), so a new target
+ * needs no placeholder, only the folders it goes into. Each folder is made
+ * only if nothing is there (never through a link: the path is resolved
+ * again after each step and must not move). After the command, the folders
+ * made that are empty again are removed.
  */
 export function prepareTargets(targets: readonly string[]): PreparedTargets {
-  const files: { path: string; dev: number; ino: number }[] = [];
   const dirs: string[] = [];
   const notes: string[] = [];
   const undo = () => {
-    for (const f of files.reverse()) {
-      try {
-        const st = lstatSync(f.path);
-        if (st.isFile() && st.size === 0 && st.dev === f.dev && st.ino === f.ino) unlinkSync(f.path);
-      } catch {
-        // gone already
-      }
-    }
-    for (const d of dirs.reverse()) {
+    for (const d of [...dirs].reverse()) {
       try {
         rmdirSync(d);
       } catch {
@@ -47,7 +37,7 @@ export function prepareTargets(targets: readonly string[]): PreparedTargets {
     for (const target of targets) {
       // The binding holds real paths: one that became a link since would mount what it points to writable.
       if (resolveRealPath(target, "/") !== target) throw new Error(`${target} goes through a symbolic link now`);
-      if (exists(target)) continue;
+      if (linkExists(target)) continue;
       const missing: string[] = [];
       for (let p = path.dirname(target); !exists(p); p = path.dirname(p)) missing.unshift(p);
       for (const d of missing) {
@@ -55,17 +45,10 @@ export function prepareTargets(targets: readonly string[]): PreparedTargets {
         dirs.push(d);
         if (resolveRealPath(d, "/") !== d) throw new Error(`${d} moved while it was made`);
       }
-      const fd = openSync(target, "wx", 0o644);
-      try {
-        const st = fstatSync(fd);
-        files.push({ path: target, dev: st.dev, ino: st.ino });
-      } finally {
-        closeSync(fd);
-      }
-      if (resolveRealPath(target, "/") !== target) throw new Error(`${target} moved while it was made`);
-      notes.push(
-        `twinlock: ${target} does not exist yet: an empty placeholder is there for the sandbox to mount writable (removed after, if left empty)`,
-      );
+      if (missing.length)
+        notes.push(
+          `twinlock: ${target} does not exist yet: its folder ${missing.join(", ")} is made for it (removed after, if left empty)`,
+        );
     }
   } catch (error) {
     undo();
@@ -77,6 +60,15 @@ export function prepareTargets(targets: readonly string[]): PreparedTargets {
 function exists(p: string): boolean {
   try {
     statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function linkExists(p: string): boolean {
+  try {
+    lstatSync(p);
     return true;
   } catch {
     return false;
