@@ -68,12 +68,6 @@ type Scenario =
   | `plan-target-${ActionKind}`;
 const SECOND_LAYER = "no hook can answer then, so the hook alone cannot hold: exec's sandbox is the answer, and holds under exec (below)";
 const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
-  claude: {
-    "exec-target-write":
-      "exec's sandbox puts an empty placeholder at a new file target so that it can mount it alone, and Claude Code's Write refuses a file it has not Read first (a model reads and writes again; the scripted one asks once), and then writes it as the Edit does",
-    "exec-target-edit":
-      "Claude Code's Edit writes a temporary file beside the target and renames it over it; a file target is mounted alone in exec's sandbox, so the temporary file fails (EROFS) and the edit is not done (a folder target works; its shell writes a file target in place)",
-  },
   codex: {
     untrusted: "Codex skips a hook the user has not trusted in /hooks or with `hooks install --trust`, silently (finding 1)",
     "not-found": `Codex runs the call when the hook exits 127 (finding 2; ${SECOND_LAYER})`,
