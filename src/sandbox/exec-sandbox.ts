@@ -178,6 +178,10 @@ export function confineCommand(
 ): ConfinedCommand {
   if (choice.kind === "none") return { cmd: [...input.cmd], env: input.env, notes: choice.notes, reap: () => undefined, release: () => [] };
   const binder = input.binder ?? "exec";
+  // Claude Code's Write and Edit replace a file by a temporary one renamed over it: a file target mounted alone fails
+  // that, so its folder is mounted writable, the other entries read-only (new names there are listed after). Codex
+  // and Gemini write a file target in place: alone, and no new name beside it, which holds when their hook fails.
+  const throughFolders = choice.tool === "claude";
   const scratch = mkdtempSync(path.join(os.tmpdir(), "twinlock-sandbox-"));
   // bwrap writes its child's PID and mount namespace here (outside every writable path; its descriptor is closed inside).
   const infoFile = path.join(scratch, "bwrap-info.json");
@@ -223,7 +227,7 @@ export function confineCommand(
     const seccomp = seccompFilter(process.arch, [process.pid, watchdog.pid]) ?? choice.seccomp;
     writeFileSync(filter, seccomp, { mode: 0o600 });
     try {
-      prepared = prepareTargets(input.writable);
+      prepared = prepareTargets(input.writable, { placeholders: !throughFolders });
     } catch (error) {
       throw new RefusalError(
         `the sandbox cannot mount a target writable (${(error as Error).message}); the session is ended: remove what is in the target's way and run exec again`,
@@ -231,7 +235,7 @@ export function confineCommand(
         { cause: error },
       );
     }
-    const targets = targetMounts(prepared.paths);
+    const targets = targetMounts(prepared.paths, throughFolders);
     parents = targets.parents;
     const state = choice.tool ? [toolStateOf(choice.tool, input.env)] : [];
     const over: [string, string][] = [];

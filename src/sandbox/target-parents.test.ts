@@ -74,8 +74,8 @@ describe("targetMounts", () => {
 
   it("refuses, in one line saying to admit the folder or pass --hook-only, a target's folder with more entries than the budget", () => {
     const p = project(["big/t.go", "big/1", "big/2", "big/3"]);
-    expect(() => targetMounts([path.join(p, "big", "t.go")], 4)).not.toThrow();
-    expect(() => targetMounts([path.join(p, "big", "t.go")], 3)).toThrow(
+    expect(() => targetMounts([path.join(p, "big", "t.go")], true, 4)).not.toThrow();
+    expect(() => targetMounts([path.join(p, "big", "t.go")], true, 3)).toThrow(
       /^the folder .*big of the file target .*t\.go holds 4 entries, more than the 3 .*: admit the folder .*big as a target instead, or pass --hook-only[^\n]*$/,
     );
   });

@@ -17,7 +17,7 @@ export interface ParentMount {
 
 /** How the targets are mounted: folder targets alone, file targets through their folders. */
 export interface TargetMounts {
-  /** Folder targets, each mounted writable with everything in it. */
+  /** Folder targets, each mounted writable with everything in it (and, without `throughFolders`, file targets mounted alone). */
   folders: string[];
   /** The folders of the file targets that no folder target holds, ancestors first. */
   parents: ParentMount[];
@@ -32,11 +32,14 @@ export interface TargetMounts {
  * read-only again, so none of them can be written, removed or renamed (a
  * mount point is busy). What that adds is new names in the folder, which
  * exec lists after the command (`newEntries`). A folder already inside a
- * folder target needs nothing more. Refused, in one line, when a folder
+ * folder target needs nothing more. Without `throughFolders` every target
+ * is mounted alone (a file target then cannot be replaced by a rename, and
+ * no new name can be made beside it). Refused, in one line, when a folder
  * holds more than `budget` entries, or a symbolic link (a mount on a link
  * protects what it points to, not the link).
  */
-export function targetMounts(targets: readonly string[], budget = SIBLING_BUDGET): TargetMounts {
+export function targetMounts(targets: readonly string[], throughFolders = true, budget = SIBLING_BUDGET): TargetMounts {
+  if (!throughFolders) return { folders: [...targets], parents: [] };
   const folders = targets.filter((t) => isFolder(t));
   const files = targets.filter((t) => !folders.includes(t));
   const dirs = [...new Set(files.map((f) => path.dirname(f)))].filter((d) => !folders.some((f) => isWithin(d, f))).sort();

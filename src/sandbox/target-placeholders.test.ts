@@ -14,20 +14,29 @@ const project = () => {
 };
 
 describe("prepareTargets", () => {
-  it("leaves existing targets as they are and makes the folders a new one goes into, but no placeholder file (Claude Code's Write refuses a file it has not Read)", () => {
+  it("leaves existing targets as they are and makes an empty placeholder, with its folders, for a new one", () => {
     const p = project();
     writeFileSync(path.join(p, "cache.go"), "x");
     const t = prepareTargets([path.join(p, "cache.go"), path.join(p, "cart", "deep", "new_test.go")]);
     expect(readFileSync(path.join(p, "cache.go"), "utf8")).toBe("x");
-    expect(existsSync(path.join(p, "cart", "deep"))).toBe(true);
-    expect(existsSync(path.join(p, "cart", "deep", "new_test.go"))).toBe(false);
+    expect(readFileSync(path.join(p, "cart", "deep", "new_test.go"), "utf8")).toBe("");
     expect(t.notes).toHaveLength(1);
     t.undo();
     expect(existsSync(path.join(p, "cart"))).toBe(false);
     expect(readFileSync(path.join(p, "cache.go"), "utf8")).toBe("x");
   });
 
-  it("keeps a new target the command wrote, and the folders it is in", () => {
+  it("without placeholders (a file target written through its folder) makes only the folders a new target goes into: Claude Code's Write refuses a file it has not Read", () => {
+    const p = project();
+    const t = prepareTargets([path.join(p, "cart", "deep", "new_test.go")], { placeholders: false });
+    expect(existsSync(path.join(p, "cart", "deep"))).toBe(true);
+    expect(existsSync(path.join(p, "cart", "deep", "new_test.go"))).toBe(false);
+    expect(t.notes).toEqual([expect.stringMatching(/new_test\.go does not exist yet: its folder .*cart, .*cart\/deep is made for it/)]);
+    t.undo();
+    expect(existsSync(path.join(p, "cart"))).toBe(false);
+  });
+
+  it("keeps a placeholder the command wrote, and the folders it is in", () => {
     const p = project();
     const file = path.join(p, "cart", "new_test.go");
     const t = prepareTargets([file]);
