@@ -6,8 +6,13 @@ export interface SandboxLayout {
   cmd: readonly string[];
   /** Its working folder. */
   cwd: string;
-  /** Real paths it may write (existing files or folders): the admitted targets and exec's private scratch folder. */
+  /** Real folders it may write with everything in them: the folder targets and exec's private scratch folders. */
   writable: readonly string[];
+  /**
+   * The file targets' folders, ancestors first: each writable, with its other entries (existing paths) read-only
+   * again, mounted before the state folders and `writable` (a folder target or state folder among them is writable again).
+   */
+  parents?: readonly { dir: string; readOnly: readonly string[] }[];
   /** A tool's state folder, writable, with the configuration entries in it (existing paths) read-only again. */
   state: readonly { dir: string; readOnly: readonly string[] }[];
   /** Folders hidden behind an empty private one (`/tmp`, `/var/tmp`, `/run`, the caller's XDG_RUNTIME_DIR). */
@@ -24,8 +29,9 @@ export interface SandboxLayout {
 
 /**
  * The bwrap argument list that runs `cmd` with the whole file system
- * read-only but for `writable` and the tools' state folders. Mounts apply in
- * order, so a state folder's configuration is mounted read-only after it.
+ * read-only but for `writable`, the file targets' folders (`parents`, their
+ * other entries read-only again) and the tools' state folders. Mounts apply
+ * in order, so a folder's read-only entries are mounted after it.
  * `/dev` is a new minimal one (no disks); `/proc` stays the host's, read-only
  * (a write to another process's memory fails), so the hook still sees its
  * ancestry up to `exec`. It always has a user namespace of its own with
@@ -62,6 +68,10 @@ export function bubblewrapArgv(layout: SandboxLayout): string[] {
   ];
   for (const d of layout.hidden ?? []) args.push("--tmpfs", d);
   for (const p of layout.readable ?? []) args.push("--ro-bind", p, p);
+  for (const d of layout.parents ?? []) {
+    args.push("--bind", d.dir, d.dir);
+    for (const p of d.readOnly) args.push("--ro-bind", p, p);
+  }
   for (const s of layout.state) {
     args.push("--bind", s.dir, s.dir);
     for (const p of s.readOnly) args.push("--ro-bind", p, p);

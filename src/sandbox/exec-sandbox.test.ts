@@ -9,6 +9,7 @@ import {
   readlinkSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import os from "node:os";
@@ -150,6 +151,54 @@ describe("confineCommand", () => {
     expect(existsSync(path.join(home, ".codex", ".env"))).toBe(false);
     expect(existsSync(path.join(home, ".codex", "hooks.json"))).toBe(false);
     expect(existsSync(path.join(home, ".codex", "config.toml"))).toBe(true);
+  });
+
+  it("mounts Claude Code's file target through its folder (writable, every other entry read-only again), not alone, and makes no placeholder for a new one", () => {
+    const home = path.join(scratch, "home-argv-claude");
+    mkdirSync(home);
+    const dir = path.join(scratch, "argv-claude", "cart");
+    mkdirSync(path.join(dir, "sub"), { recursive: true });
+    writeFileSync(path.join(dir, "cache.go"), "x");
+    writeFileSync(path.join(dir, "keep.go"), "x");
+    const choice = chooseSandbox(["claude", "-p", "x"], {}, present);
+    const writable = [path.join(dir, "cache.go"), path.join(dir, "new_test.go")];
+    const c = confineCommand(choice, { cmd: ["claude", "-p", "x"], env: { HOME: home }, cwd: path.dirname(dir), writable });
+    try {
+      const argv = c.cmd.slice(6);
+      const at = (flag: string, p: string) => argv.findIndex((a, i) => a === flag && argv[i + 1] === p && argv[i + 2] === p);
+      expect(at("--bind", dir)).toBeGreaterThan(-1);
+      expect(at("--bind", dir)).toBeLessThan(at("--ro-bind", path.join(dir, "keep.go")));
+      expect(at("--bind", dir)).toBeLessThan(at("--ro-bind", path.join(dir, "sub")));
+      // The folder comes before the state folder: a state folder beside a target is writable again after it.
+      expect(at("--bind", dir)).toBeLessThan(at("--bind", path.join(home, ".claude")));
+      for (const t of writable) {
+        expect(at("--bind", t)).toBe(-1);
+        expect(at("--ro-bind", t)).toBe(-1);
+      }
+      expect(existsSync(path.join(dir, "new_test.go"))).toBe(false);
+    } finally {
+      c.release();
+    }
+  });
+
+  it("refuses Claude Code's file target whose folder holds a symbolic link, saying to admit the folder or pass --hook-only, and leaves nothing behind", () => {
+    const home = path.join(scratch, "home-argv-claude-link");
+    mkdirSync(home);
+    const dir = path.join(scratch, "argv-claude-link", "cart");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "cache.go"), "x");
+    symlinkSync("../elsewhere", path.join(dir, "link"));
+    const before = readdirSync(os.tmpdir()).filter((n) => n.startsWith("twinlock-sandbox-")).length;
+    expect(() =>
+      confineCommand(chooseSandbox(["claude"], {}, present), {
+        cmd: ["claude"],
+        env: { HOME: home },
+        cwd: path.dirname(dir),
+        writable: [path.join(dir, "cache.go"), path.join(dir, "new", "x.go")],
+      }),
+    ).toThrow(/link is a symbolic link beside the file target .*admit the folder .* or pass --hook-only/);
+    expect(existsSync(path.join(dir, "new"))).toBe(false);
+    expect(readdirSync(os.tmpdir()).filter((n) => n.startsWith("twinlock-sandbox-")).length).toBeLessThanOrEqual(before);
   });
 
   it("refuses a state folder that is the project or holds it, which would make the project writable", () => {
@@ -551,6 +600,65 @@ describe.skipIf(!bwrap.ok)(
       // CLAUDE.md was not there: a read-only stand-in for the session, removed after.
       expect(existsSync(path.join(home, ".claude", "CLAUDE.md"))).toBe(false);
       expect(existsSync(path.join(home, ".claude", "commands", "evil.md"))).toBe(false);
+    });
+
+    it("lets Claude Code replace a file target by a temporary file renamed over it, and make a new one with no placeholder to Read first, through the target's folder, whose other entries it cannot write, remove or rename; a new name beside a target is named after", () => {
+      const p = path.join(scratch, "run-claude");
+      const home = path.join(scratch, "home-claude-targets");
+      mkdirSync(path.join(p, "cart", "sub"), { recursive: true });
+      mkdirSync(home);
+      writeFileSync(path.join(p, "cart", "cache.go"), "before");
+      writeFileSync(path.join(p, "cart", "keep.go"), "kept");
+      writeFileSync(path.join(p, "cart", "sub", "deep.go"), "kept");
+      const tool = path.join(scratch, "bin-claude-targets", "claude");
+      mkdirSync(path.dirname(tool));
+      const script = [
+        "#!/bin/sh",
+        "test -e cart/new_test.go && echo placeholder >&2",
+        // As Claude Code's Write and Edit do: a temporary file beside the target, renamed over it.
+        "echo in > cart/cache.go.tmp.1 && mv cart/cache.go.tmp.1 cart/cache.go",
+        "echo new > cart/new_test.go.tmp.2 && mv cart/new_test.go.tmp.2 cart/new_test.go",
+        "echo no >> cart/keep.go",
+        "rm -f cart/keep.go",
+        "mv cart/keep.go cart/moved.go",
+        "echo no > cart/swap.tmp; mv cart/swap.tmp cart/keep.go",
+        "rm -rf cart/sub",
+        "echo no > cart/sub/deep.go",
+        "echo no > top.go",
+        "echo stray > cart/other.go",
+        "exit 0",
+      ].join("\n");
+      writeFileSync(tool, `${script}\n`);
+      chmodSync(tool, 0o755);
+      const c = confineCommand(chooseSandbox([tool], {}), {
+        cmd: [tool],
+        env: { PATH: process.env.PATH, HOME: home },
+        cwd: p,
+        writable: [path.join(p, "cart", "cache.go"), path.join(p, "cart", "new_test.go")],
+      });
+      let notes: string[] = [];
+      try {
+        expect(c.notes.join("\n")).toContain(`new names beside the file targets in ${path.join(p, "cart")} (listed after`);
+        const r = spawnSync(c.cmd[0] as string, c.cmd.slice(1), { env: c.env, cwd: p, encoding: "utf8" });
+        expect(r.status, r.stderr).toBe(0);
+        expect(r.stderr).not.toContain("placeholder");
+        expect(readFileSync(path.join(p, "cart", "cache.go"), "utf8")).toBe("in\n");
+        expect(readFileSync(path.join(p, "cart", "new_test.go"), "utf8")).toBe("new\n");
+        expect(r.stderr).toMatch(/cart\/keep\.go: Read-only file system/);
+        expect(r.stderr).toMatch(/cart\/keep\.go.*(Device or resource busy|Resource busy)/);
+        expect(readFileSync(path.join(p, "cart", "keep.go"), "utf8")).toBe("kept");
+        expect(existsSync(path.join(p, "cart", "moved.go"))).toBe(false);
+        expect(readFileSync(path.join(p, "cart", "sub", "deep.go"), "utf8")).toBe("kept");
+        expect(r.stderr).toMatch(/top\.go: Read-only file system/);
+        expect(existsSync(path.join(p, "top.go"))).toBe(false);
+        // The one power the folder's mount adds, a new name, is there, and named for the person.
+        expect(readFileSync(path.join(p, "cart", "other.go"), "utf8")).toBe("stray\n");
+      } finally {
+        notes = c.release();
+      }
+      expect(notes).toEqual([
+        `twinlock: ${tool} left 2 new entries beside the file targets that are no target: ${path.join(p, "cart", "other.go")}, ${path.join(p, "cart", "swap.tmp")} (not a target: in the change close records, close --result verified refuses it as outside the plan)`,
+      ]);
     });
 
     it("keeps a stand-in two sessions on one CODEX_HOME share until the last ends: the second starts and runs after the first ended", () => {

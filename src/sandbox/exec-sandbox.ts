@@ -11,6 +11,7 @@ import { readSandboxInfo, reapSandbox } from "./reap-sandbox.js";
 import { startWatchdog } from "./sandbox-watchdog.js";
 import { seccompFilter } from "./seccomp-filter.js";
 import { StandInRegistry } from "./stand-ins.js";
+import { newEntries, type ParentMount, targetMounts } from "./target-parents.js";
 import { prepareTargets } from "./target-placeholders.js";
 import { toolStateOf } from "./tool-state.js";
 
@@ -144,8 +145,11 @@ export interface ConfinedCommand {
    * a note for the person when it killed any (undefined otherwise).
    */
   reap(): string | undefined;
-  /** Reap, then remove what was made for the sandbox: empty placeholders, the private scratch folder. */
-  release(): void;
+  /**
+   * Reap, then remove what was made for the sandbox (empty folders made for new targets, the private scratch
+   * folder). Returns a note for the person naming each new entry the command left beside a file target (none otherwise).
+   */
+  release(): string[];
   /** The PID of the sandbox's watchdog (undefined without a sandbox). */
   watchdog?: number;
 }
@@ -172,12 +176,17 @@ export function confineCommand(
     mcpSocket?: string;
   },
 ): ConfinedCommand {
-  if (choice.kind === "none") return { cmd: [...input.cmd], env: input.env, notes: choice.notes, reap: () => undefined, release: () => {} };
+  if (choice.kind === "none") return { cmd: [...input.cmd], env: input.env, notes: choice.notes, reap: () => undefined, release: () => [] };
   const binder = input.binder ?? "exec";
+  // Claude Code's Write and Edit replace a file by a temporary one renamed over it: a file target mounted alone fails
+  // that, so its folder is mounted writable, the other entries read-only (new names there are listed after). Codex
+  // and Gemini write a file target in place: alone, and no new name beside it, which holds when their hook fails.
+  const throughFolders = choice.tool === "claude";
   const scratch = mkdtempSync(path.join(os.tmpdir(), "twinlock-sandbox-"));
   // bwrap writes its child's PID and mount namespace here (outside every writable path; its descriptor is closed inside).
   const infoFile = path.join(scratch, "bwrap-info.json");
   let prepared: ReturnType<typeof prepareTargets> | undefined;
+  let parents: ParentMount[] = [];
   const registries: StandInRegistry[] = [];
   // Outlives exec: when exec is killed (SIGKILL included), it kills what is left in the sandbox.
   let watchdog: ReturnType<typeof startWatchdog> | undefined;
@@ -189,9 +198,16 @@ export function confineCommand(
       ? `twinlock: ${input.cmd[0]} ended and left ${killed} process${killed === 1 ? "" : "es"} in the sandbox: killed before the session was unbound`
       : undefined;
   };
-  const release = () => {
+  const release = (): string[] => {
     try {
       reap();
+      // After the reap: nothing in the sandbox adds a name any more.
+      const added = newEntries(parents);
+      return added.length
+        ? [
+            `twinlock: ${input.cmd[0]} left ${added.length === 1 ? "a new entry" : `${added.length} new entries`} beside the file targets that ${added.length === 1 ? "is" : "are"} no target: ${added.join(", ")} (not a target: in the change close records, close --result verified refuses it as outside the plan)`,
+          ]
+        : [];
     } finally {
       watchdog?.dismiss();
       prepared?.undo();
@@ -211,7 +227,7 @@ export function confineCommand(
     const seccomp = seccompFilter(process.arch, [process.pid, watchdog.pid]) ?? choice.seccomp;
     writeFileSync(filter, seccomp, { mode: 0o600 });
     try {
-      prepared = prepareTargets(input.writable);
+      prepared = prepareTargets(input.writable, { placeholders: !throughFolders });
     } catch (error) {
       throw new RefusalError(
         `the sandbox cannot mount a target writable (${(error as Error).message}); the session is ended: remove what is in the target's way and run exec again`,
@@ -219,6 +235,8 @@ export function confineCommand(
         { cause: error },
       );
     }
+    const targets = targetMounts(prepared.paths, throughFolders);
+    parents = targets.parents;
     const state = choice.tool ? [toolStateOf(choice.tool, input.env)] : [];
     const over: [string, string][] = [];
     const mounts = state.map((s) => {
@@ -280,7 +298,8 @@ export function confineCommand(
       bwrap: choice.bwrap,
       cmd: inner,
       cwd: input.cwd,
-      writable: [...prepared.paths, tmp, cache, runtime],
+      writable: [...targets.folders, tmp, cache, runtime],
+      parents,
       state: mounts,
       hidden,
       readable,
@@ -289,6 +308,9 @@ export function confineCommand(
       infoFd: 4,
     });
     const where = prepared.paths.length ? prepared.paths.join(", ") : "none";
+    const beside = parents.length
+      ? `, new names beside the file targets in ${parents.map((p) => p.dir).join(", ")} (listed after; the other entries there read-only)`
+      : "";
     const made = registries.flatMap((r) => r.made);
     return {
       // /bin/sh opens the filter as descriptor 3, the info file as 4, and becomes bwrap (the same process: signals reach it as they would).
@@ -301,7 +323,7 @@ export function confineCommand(
               `twinlock: ${made.map((f) => f.path).join(", ")} ${made.length === 1 ? "is" : "are"} not there yet: an empty one is in place, read-only, for the session (removed after, if left as it is)`,
             ]
           : []),
-        `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only ${WRITABLE_IN_WORDS[binder]} (${where})${mounts.length ? `, its state folder ${mounts.map((m) => m.dir).join(", ")} (its configuration read-only)` : ""}${copied.length ? `, a private copy of ${copied.join(", ")} (thrown away after)` : ""} and a private TMPDIR; ${HIDDEN.join(", ")} and XDG_RUNTIME_DIR are private to it`,
+        `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only ${WRITABLE_IN_WORDS[binder]} (${where})${beside}${mounts.length ? `, its state folder ${mounts.map((m) => m.dir).join(", ")} (its configuration read-only)` : ""}${copied.length ? `, a private copy of ${copied.join(", ")} (thrown away after)` : ""} and a private TMPDIR; ${HIDDEN.join(", ")} and XDG_RUNTIME_DIR are private to it`,
       ],
       reap,
       release,

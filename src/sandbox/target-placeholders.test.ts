@@ -26,6 +26,16 @@ describe("prepareTargets", () => {
     expect(readFileSync(path.join(p, "cache.go"), "utf8")).toBe("x");
   });
 
+  it("without placeholders (a file target written through its folder) makes only the folders a new target goes into: Claude Code's Write refuses a file it has not Read", () => {
+    const p = project();
+    const t = prepareTargets([path.join(p, "cart", "deep", "new_test.go")], { placeholders: false });
+    expect(existsSync(path.join(p, "cart", "deep"))).toBe(true);
+    expect(existsSync(path.join(p, "cart", "deep", "new_test.go"))).toBe(false);
+    expect(t.notes).toEqual([expect.stringMatching(/new_test\.go does not exist yet: its folder .*cart, .*cart\/deep is made for it/)]);
+    t.undo();
+    expect(existsSync(path.join(p, "cart"))).toBe(false);
+  });
+
   it("keeps a placeholder the command wrote, and the folders it is in", () => {
     const p = project();
     const file = path.join(p, "cart", "new_test.go");

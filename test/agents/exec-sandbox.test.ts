@@ -105,6 +105,44 @@ describe("twinlock exec running Codex", () => {
   );
 
   it.skipIf(!bwrap.ok)(
+    `lets Claude Code replace a file target by a temporary file renamed over it, and names a new file it made beside the target after the command${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
+    async () => {
+      const { g, codex } = await runWithStandIn();
+      const claude = path.join(path.dirname(codex), "claude");
+      writeFileSync(
+        claude,
+        [
+          "#!/bin/sh",
+          "echo fixed > cart/cache.go.tmp.1 && mv cart/cache.go.tmp.1 cart/cache.go",
+          "echo stray > cart/stray.go",
+          "echo stray > stray.go",
+          "exit 0",
+          "",
+        ].join("\n"),
+      );
+      chmodSync(claude, 0o755);
+      const r = spawnSync(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--", claude, "-p", "fix it"], {
+        cwd: g.dir,
+        encoding: "utf8",
+        env: {
+          PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+          HOME: makeRunTempDir("twinlock-exec-user-"),
+          TWINLOCK_HOME: process.env.TWINLOCK_HOME,
+        },
+      });
+      expect(r.status, r.stderr).toBe(0);
+      expect(readFileSync(path.join(g.dir, "cart", "cache.go"), "utf8")).toBe("fixed\n");
+      expect(readFileSync(path.join(g.dir, "cart", "stray.go"), "utf8")).toBe("stray\n");
+      expect(r.stderr).toMatch(/left a new entry beside the file targets that is no target: .*cart\/stray\.go \(not a target/);
+      expect(r.stderr.indexOf("cart/stray.go (not a target")).toBeLessThan(r.stderr.indexOf("the session is unbound"));
+      // The rest of the project stays read-only.
+      expect(existsSync(path.join(g.dir, "stray.go"))).toBe(false);
+      expect(r.stderr).toMatch(/stray\.go: Read-only file system/);
+    },
+    60_000,
+  );
+
+  it.skipIf(!bwrap.ok)(
     `kills what it left running in the sandbox (a loop in a session of its own) before it reports the session unbound${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
     async () => {
       const { g, codex } = await runWithStandIn();

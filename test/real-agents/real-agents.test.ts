@@ -69,10 +69,8 @@ type Scenario =
 const SECOND_LAYER = "no hook can answer then, so the hook alone cannot hold: exec's sandbox is the answer, and holds under exec (below)";
 const OPEN_TODAY: Partial<Record<RealAgent, Partial<Record<Scenario, string>>>> = {
   claude: {
-    "exec-target-write":
-      "exec's sandbox puts an empty placeholder at a new file target so that it can mount it alone, and Claude Code's Write refuses a file it has not Read first (a model reads and writes again; the scripted one asks once), and then writes it as the Edit does",
-    "exec-target-edit":
-      "Claude Code's Edit writes a temporary file beside the target and renames it over it; a file target is mounted alone in exec's sandbox, so the temporary file fails (EROFS) and the edit is not done (a folder target works; its shell writes a file target in place)",
+    "exec-outside-shell":
+      "the file is new and beside a file target: exec's sandbox mounts a file target's folder writable for Claude Code (its Write and Edit rename a temporary file over the target), its other entries read-only, so a new name there can be made; exec names it after the command (below)",
   },
   codex: {
     untrusted: "Codex skips a hook the user has not trusted in /hooks or with `hooks install --trust`, silently (finding 1)",
@@ -282,6 +280,18 @@ describe.skipIf(!ENABLED)("the real agent CLIs under the twinlock hook (TWINLOCK
             RUN_TIMEOUT,
           );
         }
+        if (agent === "claude")
+          it(
+            `${tool}'s shell can make a new file beside a file target (the one thing its folder's mount adds), and exec names it after the command`,
+            async () => {
+              const run = await runAgent(agent, "shell", "installed", { exec: { on: "outside" } });
+              expect(run.fileAfter, describeRun(run)).toBe(doneContent(run.action));
+              expect(run.stderr).toMatch(
+                /claude left a new entry beside the file targets that is no target: .*cart\/extra\.go \(not a target/,
+              );
+            },
+            RUN_TIMEOUT,
+          );
         for (const { hook, how } of FAILURES)
           it(
             `${tool} does not do the write outside the targets when ${how}${SANDBOXED.has(agent) ? " (the sandbox holds)" : ""}`,

@@ -103,7 +103,8 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
       try {
         run = await runBoundSession({ cmd: launch.cmd, env: launch.env, store, ref: runFile, home, binding, note, reap: launch.reap });
       } finally {
-        launch.release();
+        // What the command added beside a file target (the one power its folder's mount gives), for the person to see.
+        for (const line of launch.release()) note(line);
       }
     } finally {
       await relay?.close();
