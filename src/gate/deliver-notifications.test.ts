@@ -145,7 +145,9 @@ describe("delivering notifications from the outbox", () => {
     await eventually(() => r.unique().length === 2, "the next notification delivered");
     expect(r.deliveries.filter((d) => d.id === refused)).toHaveLength(5);
     await eventually(async () => (await w.store.notifications.backlog())[0]?.pending === 0, "the next one removed");
-    expect(await w.store.notifications.backlog()).toEqual([{ webhook_id: expect.any(String), pending: 0, failed: 1, last_error: "HTTP 404" }]);
+    expect(await w.store.notifications.backlog()).toEqual([
+      { webhook_id: expect.any(String), pending: 0, failed: 1, last_error: "HTTP 404" },
+    ]);
     expect(logs.some((l) => l.notify === "gave up" && l.id === refused && l.attempts === 5)).toBe(true);
   });
 

@@ -45,7 +45,10 @@ describe("the gate home's outbox", () => {
         await store.create(ref, [created(store, runId)], AT);
         await store.update(
           ref,
-          () => ({ events: [{ type: "stop_raised", actor: "test", data: { reason: "a", workflow: null, note: null } }], result: undefined }),
+          () => ({
+            events: [{ type: "stop_raised", actor: "test", data: { reason: "a", workflow: null, note: null } }],
+            result: undefined,
+          }),
           { now: () => AT },
         );
       }
