@@ -26,7 +26,7 @@ function created(store: RunStore, runId: string): EventDraft {
 }
 
 describe("the gate home's outbox", () => {
-  it("skips a run whose outbox file cannot be read, with a note, and offers every other run's notifications", async () => {
+  it("skips a run whose outbox file cannot be read, with a note, and offers and removes every other run's notifications", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-folder-outbox-"));
     try {
       const home = openGateHome(path.join(dir, "home"), { create: true });
@@ -61,6 +61,18 @@ describe("the gate home's outbox", () => {
       expect(notes).toHaveLength(1);
       expect(notes[0]).toMatchObject({ run: ids[0] });
       expect(String(notes[0]?.error)).toMatch(/not JSON/);
+      // The others' deliveries still leave their files (a restart does not send them again).
+      for (const e of due) await store.notifications.delivered(e);
+      const removed = async () => {
+        const again = folderRunStore(openGateHome(home.dir));
+        try {
+          return (await again.notifications.due(Date.now(), 100)).length === 0;
+        } finally {
+          await again.close();
+        }
+      };
+      for (let i = 0; i < 200 && !(await removed()); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await removed()).toBe(true);
       await store.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

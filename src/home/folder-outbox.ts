@@ -103,24 +103,29 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
    * moment later (one write per run, not per delivery). A crash in between
    * sends those again, under the same IDs: at least once, as promised.
    */
-  const done = new Set<string>();
+  const done = new Map<string, string>(); // entry ID → its run
   let flushing = false;
   const flushDone = async () => {
     await new Promise((resolve) => setTimeout(resolve, FLUSH_MS));
-    const ids = new Set(done);
+    const taken = new Map(done);
     flushing = false;
-    try {
-      for (const runId of outboxRunIds())
+    // Only the runs with deliveries to remove, each on its own: one unreadable run's file holds back no other's.
+    let failed = false;
+    for (const runId of new Set(taken.values())) {
+      const ids = new Set([...taken].filter(([, r]) => r === runId).map(([id]) => id));
+      try {
         await withRun(runId, () => {
           const file = readRun(runId);
           const kept = file.entries.filter((e) => !ids.has(e.id));
           if (kept.length !== file.entries.length) writeRun({ ...file, entries: kept });
         });
-      for (const id of ids) done.delete(id);
-    } catch {
-      // Still delivered, still not offered again here; the next flush writes it (a restart first sends it again).
-      scheduleFlush();
+        for (const id of ids) done.delete(id);
+      } catch {
+        // Still delivered, still not offered again here; the next flush writes it (a restart first sends it again).
+        failed = true;
+      }
     }
+    if (failed) scheduleFlush();
   };
   const scheduleFlush = () => {
     if (flushing) return;
@@ -208,7 +213,7 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
       return out.sort((a, b) => a.next_attempt_ms - b.next_attempt_ms).slice(0, limit);
     },
     delivered(entry) {
-      done.add(entry.id);
+      done.set(entry.id, entry.run_id);
       scheduleFlush();
       return Promise.resolve();
     },
