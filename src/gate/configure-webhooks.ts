@@ -48,12 +48,13 @@ export async function addWebhook(store: RunStore, request: AddWebhookRequest): P
 /** Every webhook as it may be shown (URL redacted, no secret), with what waits for it. */
 export async function listWebhooks(
   store: RunStore,
-): Promise<Array<ReturnType<typeof describeWebhook> & { pending: number; last_error: string | null }>> {
+): Promise<Array<ReturnType<typeof describeWebhook> & { pending: number; failed: number; last_error: string | null }>> {
   const [webhooks, backlog] = await Promise.all([store.notifications.listWebhooks(), store.notifications.backlog()]);
   const by = new Map<string, OutboxBacklog>(backlog.map((b) => [b.webhook_id, b]));
   return webhooks.map((w) => ({
     ...describeWebhook(w),
     pending: by.get(w.id)?.pending ?? 0,
+    failed: by.get(w.id)?.failed ?? 0,
     last_error: by.get(w.id)?.last_error ?? null,
   }));
 }

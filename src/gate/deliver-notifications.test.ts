@@ -15,7 +15,7 @@ import {
 } from "../test-support/gate-server-fixture.js";
 import { eventually, startWebhookReceiver, type WebhookReceiver } from "../test-support/webhook-receiver.js";
 import { addWebhook } from "./configure-webhooks.js";
-import { type Notifier, retryDelayMs, startNotifier } from "./deliver-notifications.js";
+import { isPermanentRefusal, type Notifier, retryDelayMs, startNotifier } from "./deliver-notifications.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -120,6 +120,52 @@ describe("delivering notifications from the outbox", () => {
     await eventually(async () => (await w.store.notifications.backlog()).length === 0, "the outbox emptied");
     expect(new Set(r.deliveries.map((d) => d.id)).size).toBe(1);
     expect(r.deliveries.every((d) => d.verified)).toBe(true);
+  });
+
+  it("keeps a notification the receiver refuses for good (a 4xx) as failed after 5 tries, and delivers the run's next ones", async () => {
+    const w = await serverWorld();
+    const logs: Array<Record<string, unknown>> = [];
+    // The first notification is refused every time; the later ones are taken.
+    let refused = "";
+    const r = await receiver((_n, req, res) => {
+      const id = String(req.headers["webhook-id"]);
+      if (refused === "" || refused === id) {
+        refused = id;
+        res.writeHead(404).end();
+      } else res.writeHead(204).end();
+    });
+    await subscribe(w, r, "json", "plan.review_waiting,stop.raised");
+    notifier(w, { log: (e) => logs.push(e) });
+    const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+    await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } });
+    await w.store.update(w.runFile, () => ({
+      events: [{ type: "stop_raised", actor: "test", data: { reason: "halt", workflow: null, note: null } }],
+      result: undefined,
+    }));
+    await eventually(() => r.unique().length === 2, "the next notification delivered");
+    expect(r.deliveries.filter((d) => d.id === refused)).toHaveLength(5);
+    await eventually(async () => (await w.store.notifications.backlog())[0]?.pending === 0, "the next one removed");
+    expect(await w.store.notifications.backlog()).toEqual([
+      { webhook_id: expect.any(String), pending: 0, failed: 1, last_error: "HTTP 404" },
+    ]);
+    expect(logs.some((l) => l.notify === "gave up" && l.id === refused && l.attempts === 5)).toBe(true);
+  });
+
+  it("keeps retrying a receiver that answers 5xx or 429 past the refusal bound (never given up)", async () => {
+    const w = await serverWorld();
+    const r = await receiver((n, _req, res) => void res.writeHead(n % 2 === 0 ? 429 : 503).end());
+    await subscribe(w, r, "json", "plan.review_waiting");
+    notifier(w, { maxRefusals: 2, maxDelayMs: 40 });
+    const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+    await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } });
+    await eventually(() => r.deliveries.length >= 6, "a sixth try");
+    const [b] = await w.store.notifications.backlog();
+    expect([b?.pending, b?.failed]).toEqual([1, 0]);
+  });
+
+  it("tells which answers refuse for good: a 4xx but 408, 409, 425 and 429", () => {
+    expect([400, 401, 403, 404, 410, 413, 422].every(isPermanentRefusal)).toBe(true);
+    expect([200, 307, 408, 409, 425, 429, 500, 503].some(isPermanentRefusal)).toBe(false);
   });
 
   it("follows no redirect: a 3xx is a failed try, kept in the outbox", async () => {

@@ -3,7 +3,7 @@ import { formatNotification } from "../notify/format-notification.js";
 import { onOutboxRing } from "../notify/outbox-signal.js";
 import { signDelivery } from "../notify/sign-delivery.js";
 import type { Webhook } from "../notify/webhook.js";
-import type { OutboxEntry } from "../store/notification-outbox.js";
+import { GAVE_UP, type OutboxEntry } from "../store/notification-outbox.js";
 import type { RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
 
@@ -28,6 +28,8 @@ export interface NotifierOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   random?: () => number;
+  /** How many permanent refusals (a 4xx but 408, 409, 425, 429) an entry gets before it is kept as failed and the next goes on. */
+  maxRefusals?: number;
   /** One line per failed try or delivery after a failure (no URL path, no secret, no body). */
   log?: (entry: Record<string, unknown>) => void;
 }
@@ -44,14 +46,22 @@ export function retryDelayMs(attempts: number, baseMs: number, maxMs: number, ra
   return Math.round(exp * (0.5 + random() / 2));
 }
 
+/** Whether a receiver's answer refuses the delivery for good: a 4xx, but a timeout, a conflict, too early or too many. */
+export function isPermanentRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && ![408, 409, 425, 429].includes(status);
+}
+
 /**
  * Deliver the store's outbox (issue 27), off the gate's critical path: a
  * decision only puts its notifications in the outbox; this loop, woken by
  * the store's ring or its poll, sends each (signed, Standard Webhooks) with
  * a timeout and a cap on what it reads back, at most `concurrency` at once
- * and one per webhook, and removes it only on a 2xx. Anything else is
- * retried with exponential backoff and jitter, for as long as the webhook
- * exists; a restart sends what is left, under the same IDs.
+ * and one per webhook, and removes it only on a 2xx. A permanent refusal
+ * (`isPermanentRefusal`) `maxRefusals` times keeps the entry as failed for
+ * good (counted in `notify list`) and the run's next one goes on; anything
+ * else (5xx, 408/429…, no answer) is retried with exponential backoff and
+ * jitter, for as long as the webhook exists; a restart sends what is left,
+ * under the same IDs.
  */
 export function startNotifier(options: NotifierOptions): Notifier {
   const outbox = options.store.notifications;
@@ -61,6 +71,7 @@ export function startNotifier(options: NotifierOptions): Notifier {
   const base = options.baseDelayMs ?? 1_000;
   const max = options.maxDelayMs ?? 3_600_000;
   const random = options.random ?? Math.random;
+  const maxRefusals = options.maxRefusals ?? 5;
   const stopping = new AbortController();
   const inFlight = new Map<string, Promise<void>>();
   const perWebhook = Math.max(1, Math.floor(concurrency / 2));
@@ -82,7 +93,7 @@ export function startNotifier(options: NotifierOptions): Notifier {
       do {
         again = false;
         if (inFlight.size >= concurrency) break;
-        const [due, webhooks] = await Promise.all([outbox.due(Date.now(), concurrency * 4), outbox.listWebhooks()]);
+        const [due, webhooks] = await Promise.all([outbox.due(Date.now(), concurrency * 4, options.log), outbox.listWebhooks()]);
         const byId = new Map(webhooks.map((w) => [w.id, w]));
         for (const entry of due) {
           if (closed || inFlight.size >= concurrency) break;
@@ -114,6 +125,10 @@ export function startNotifier(options: NotifierOptions): Notifier {
       if (outcome.ok) {
         await outbox.delivered(entry);
         if (entry.attempts > 0) options.log?.({ notify: "delivered", webhook: webhook.id, id: entry.id, attempts: entry.attempts + 1 });
+      } else if (outcome.permanent && entry.attempts + 1 >= maxRefusals) {
+        // Kept and shown (notify list), never dropped; the run's next notification goes on.
+        await outbox.failed(entry, GAVE_UP, outcome.error);
+        options.log?.({ notify: "gave up", webhook: webhook.id, id: entry.id, error: outcome.error, attempts: entry.attempts + 1 });
       } else {
         const next = Date.now() + retryDelayMs(entry.attempts, base, max, random);
         await outbox.failed(entry, next, outcome.error);
@@ -154,7 +169,7 @@ async function send(
   entry: OutboxEntry,
   webhook: Webhook,
   o: { timeoutMs: number; cap: number; origin: string; stop: AbortSignal },
-): Promise<{ ok: true } | { ok: false; error: string }> {
+): Promise<{ ok: true } | { ok: false; error: string; permanent?: boolean }> {
   const body = formatNotification(entry.notification, webhook.format, o.origin);
   const signal = AbortSignal.any([AbortSignal.timeout(o.timeoutMs), o.stop]);
   try {
@@ -175,6 +190,7 @@ async function send(
     if (ok) return { ok: true };
     return {
       ok: false,
+      permanent: isPermanentRefusal(response.status),
       error: `HTTP ${response.status}${response.status >= 300 && response.status < 400 ? " (a redirect, not followed)" : ""}`,
     };
   } catch (error) {

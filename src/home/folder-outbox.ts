@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../errors/errors.js";
+import { redactSecrets } from "../errors/redact-secrets.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { ringOutbox } from "../notify/outbox-signal.js";
 import type { Webhook } from "../notify/webhook.js";
@@ -8,6 +9,7 @@ import { RUN_ID_PATTERN, type RunEvent, type RunState } from "../run/run-schema.
 import { atomicWriteFile } from "../store/atomic-write.js";
 import {
   compareEntries,
+  GAVE_UP,
   type NotificationOutbox,
   type OutboxBacklog,
   type OutboxEntry,
@@ -101,24 +103,29 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
    * moment later (one write per run, not per delivery). A crash in between
    * sends those again, under the same IDs: at least once, as promised.
    */
-  const done = new Set<string>();
+  const done = new Map<string, string>(); // entry ID → its run
   let flushing = false;
   const flushDone = async () => {
     await new Promise((resolve) => setTimeout(resolve, FLUSH_MS));
-    const ids = new Set(done);
+    const taken = new Map(done);
     flushing = false;
-    try {
-      for (const runId of outboxRunIds())
+    // Only the runs with deliveries to remove, each on its own: one unreadable run's file holds back no other's.
+    let failed = false;
+    for (const runId of new Set(taken.values())) {
+      const ids = new Set([...taken].filter(([, r]) => r === runId).map(([id]) => id));
+      try {
         await withRun(runId, () => {
           const file = readRun(runId);
           const kept = file.entries.filter((e) => !ids.has(e.id));
           if (kept.length !== file.entries.length) writeRun({ ...file, entries: kept });
         });
-      for (const id of ids) done.delete(id);
-    } catch {
-      // Still delivered, still not offered again here; the next flush writes it (a restart first sends it again).
-      scheduleFlush();
+        for (const id of ids) done.delete(id);
+      } catch {
+        // Still delivered, still not offered again here; the next flush writes it (a restart first sends it again).
+        failed = true;
+      }
     }
+    if (failed) scheduleFlush();
   };
   const scheduleFlush = () => {
     if (flushing) return;
@@ -186,18 +193,27 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
       }
       return added;
     },
-    async due(nowMs, limit) {
+    async due(nowMs, limit, note) {
       const out: OutboxEntry[] = [];
       for (const runId of outboxRunIds()) {
+        let entries: OutboxEntry[];
+        try {
+          entries = waiting(runId);
+        } catch (error) {
+          // One run's unreadable outbox holds back only that run's notifications.
+          note?.({ notify: "outbox of a run unreadable, skipped", run: runId, error: redactSecrets((error as Error).message) });
+          continue;
+        }
         const heads = new Map<string, OutboxEntry>();
-        for (const e of waiting(runId).sort(compareEntries)) if (!heads.has(e.webhook_id)) heads.set(e.webhook_id, e);
+        for (const e of entries.sort(compareEntries))
+          if (e.next_attempt_ms !== GAVE_UP && !heads.has(e.webhook_id)) heads.set(e.webhook_id, e);
         for (const e of heads.values()) if (e.next_attempt_ms <= nowMs) out.push(e);
         if (out.length >= limit) break;
       }
       return out.sort((a, b) => a.next_attempt_ms - b.next_attempt_ms).slice(0, limit);
     },
     delivered(entry) {
-      done.add(entry.id);
+      done.set(entry.id, entry.run_id);
       scheduleFlush();
       return Promise.resolve();
     },
@@ -210,8 +226,9 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
       const by = new Map<string, OutboxBacklog>();
       for (const runId of outboxRunIds())
         for (const e of waiting(runId)) {
-          const b = by.get(e.webhook_id) ?? { webhook_id: e.webhook_id, pending: 0, last_error: null };
-          b.pending++;
+          const b = by.get(e.webhook_id) ?? { webhook_id: e.webhook_id, pending: 0, failed: 0, last_error: null };
+          if (e.next_attempt_ms === GAVE_UP) b.failed++;
+          else b.pending++;
           if (e.last_error !== null) b.last_error = e.last_error;
           by.set(e.webhook_id, b);
         }

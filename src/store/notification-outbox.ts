@@ -13,15 +13,23 @@ export interface OutboxEntry {
   part: number;
   notification: Notification;
   attempts: number;
-  /** Milliseconds since the epoch before which it is not tried again. */
+  /** Milliseconds since the epoch before which it is not tried again; `GAVE_UP` once it failed for good. */
   next_attempt_ms: number;
   last_error: string | null;
 }
 
-/** How many of a webhook's deliveries wait, and why the last try failed. */
+/**
+ * An entry's `next_attempt_ms` once the receiver refused it for good: it is
+ * kept (and counted in the backlog as failed), never offered again, and the
+ * run's next entry for that webhook goes on.
+ */
+export const GAVE_UP = -1;
+
+/** How many of a webhook's deliveries wait, how many failed for good, and why the last try failed. */
 export interface OutboxBacklog {
   webhook_id: string;
   pending: number;
+  failed: number;
   last_error: string | null;
 }
 
@@ -49,13 +57,15 @@ export interface NotificationOutbox {
   catchUp(): Promise<number>;
   /**
    * What may be sent now: for each (run, webhook) only the first entry
-   * waiting (so a run's notifications reach each webhook in order), and only
-   * when its backoff has passed; at most `limit`.
+   * waiting (so a run's notifications reach each webhook in order; one that
+   * failed for good is passed over), and only when its backoff has passed; at
+   * most `limit`. A run whose outbox cannot be read is skipped, told to
+   * `note`, and the others go on.
    */
-  due(nowMs: number, limit: number): Promise<OutboxEntry[]>;
+  due(nowMs: number, limit: number, note?: (line: Record<string, unknown>) => void): Promise<OutboxEntry[]>;
   /** The entry was delivered (a 2xx): it leaves the outbox. */
   delivered(entry: OutboxEntry): Promise<void>;
-  /** The try failed: count it and wait until `nextAttemptMs`. */
+  /** The try failed: count it and wait until `nextAttemptMs`, or (`GAVE_UP`) keep it as failed for good and never offer it again. */
   failed(entry: OutboxEntry, nextAttemptMs: number, error: string): Promise<void>;
   backlog(): Promise<OutboxBacklog[]>;
 }

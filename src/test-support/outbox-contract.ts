@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { NOTIFICATION_KIND_NAMES } from "../notify/notification-kinds.js";
 import { newWebhookId, newWebhookSecret, type Webhook } from "../notify/webhook.js";
+import { GAVE_UP } from "../store/notification-outbox.js";
 import type { EventDraft } from "../store/run-file.js";
 import type { RunStore } from "../store/run-store.js";
 
@@ -133,7 +134,32 @@ export function outboxContract(name: string, open: () => Promise<OutboxHarness>)
         expect(await store.notifications.due(Date.now(), 10)).toEqual([]);
         const retried = await store.notifications.due(later, 10);
         expect(retried.map((e) => [e.id, e.attempts, e.last_error])).toEqual([[first?.id, 1, "HTTP 500"]]);
-        expect(await store.notifications.backlog()).toEqual([{ webhook_id: w.id, pending: 2, last_error: "HTTP 500" }]);
+        expect(await store.notifications.backlog()).toEqual([{ webhook_id: w.id, pending: 2, failed: 0, last_error: "HTTP 500" }]);
+      }));
+
+    it("keeps a delivery that failed for good, counts it as failed, never offers it again, and offers the run's next one", () =>
+      withStore(async ({ store, newRef, reopen }) => {
+        const w = webhook();
+        await store.notifications.addWebhook(w);
+        const ref = newRef();
+        await store.create(ref, [created(store)], AT);
+        await store.update(ref, () => ({ events: [stop("a"), stop("b")], result: undefined }), { now: () => AT });
+        const [first] = await store.notifications.due(Date.now(), 10);
+        expect(first?.notification.detail).toBe("!STOP:a");
+        await store.notifications.failed(first as NonNullable<typeof first>, GAVE_UP, "HTTP 410");
+        const next = await store.notifications.due(Date.now() + 1e12, 10);
+        expect(next.map((e) => e.notification.detail)).toEqual(["!STOP:b"]);
+        expect(await store.notifications.backlog()).toEqual([{ webhook_id: w.id, pending: 1, failed: 1, last_error: "HTTP 410" }]);
+        // Kept across a restart, still failed, still not offered.
+        const again = reopen();
+        try {
+          expect((await again.notifications.due(Date.now() + 1e12, 10)).map((e) => e.notification.detail)).toEqual(["!STOP:b"]);
+          expect(await again.notifications.backlog()).toEqual([{ webhook_id: w.id, pending: 1, failed: 1, last_error: "HTTP 410" }]);
+        } finally {
+          await again.close();
+        }
+        await store.notifications.delivered(next[0] as NonNullable<(typeof next)[0]>);
+        expect(await store.notifications.due(Date.now() + 1e12, 10)).toEqual([]);
       }));
 
     it("tells a webhook only of events recorded after it was added, and forgets a removed webhook's deliveries", () =>

@@ -49,7 +49,7 @@ export async function runNotifyList(o: CommonOptions): Promise<CommandResult> {
         : hooks
             .map(
               (h) =>
-                `${h.id}  ${h.url}  ${h.format}  ${h.events.join(",")}  ${h.pending} waiting${h.last_error ? ` (last try: ${h.last_error})` : ""}`,
+                `${h.id}  ${h.url}  ${h.format}  ${h.events.join(",")}  ${h.pending} waiting${h.failed ? `, ${h.failed} failed for good` : ""}${h.last_error ? ` (last try: ${h.last_error})` : ""}`,
             )
             .join("\n");
     return { exitCode: 0, text, json: { ok: true, webhooks: hooks } };

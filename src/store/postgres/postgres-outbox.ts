@@ -2,7 +2,7 @@ import type pg from "pg";
 import { ringOutbox } from "../../notify/outbox-signal.js";
 import type { Webhook } from "../../notify/webhook.js";
 import type { RunEvent, RunState } from "../../run/run-schema.js";
-import { type NotificationOutbox, type OutboxEntry, outboxEntriesOf } from "../notification-outbox.js";
+import { GAVE_UP, type NotificationOutbox, type OutboxEntry, outboxEntriesOf } from "../notification-outbox.js";
 
 interface OutboxRow {
   id: string;
@@ -98,9 +98,10 @@ export function postgresOutbox(pool: pg.Pool, describe: (error: unknown) => Erro
     catchUp: async () => 0,
     async due(nowMs, limit) {
       const r = await q<OutboxRow>(
-        `SELECT * FROM (SELECT DISTINCT ON (run_id, webhook_id) * FROM twinlock_outbox ORDER BY run_id, webhook_id, seq, part) AS head
+        `SELECT * FROM (SELECT DISTINCT ON (run_id, webhook_id) * FROM twinlock_outbox WHERE next_attempt_ms <> $3
+           ORDER BY run_id, webhook_id, seq, part) AS head
          WHERE next_attempt_ms <= $1 ORDER BY next_attempt_ms LIMIT $2`,
-        [nowMs, limit],
+        [nowMs, limit, GAVE_UP],
       );
       return r.rows.map(entryOf);
     },
@@ -115,10 +116,18 @@ export function postgresOutbox(pool: pg.Pool, describe: (error: unknown) => Erro
       ]);
     },
     async backlog() {
-      const r = await q<{ webhook_id: string; pending: string; last_error: string | null }>(
-        "SELECT webhook_id, count(*) AS pending, (array_agg(last_error ORDER BY seq DESC) FILTER (WHERE last_error IS NOT NULL))[1] AS last_error FROM twinlock_outbox GROUP BY webhook_id",
+      const r = await q<{ webhook_id: string; pending: string; failed: string; last_error: string | null }>(
+        `SELECT webhook_id, count(*) FILTER (WHERE next_attempt_ms <> $1) AS pending, count(*) FILTER (WHERE next_attempt_ms = $1) AS failed,
+           (array_agg(last_error ORDER BY seq DESC) FILTER (WHERE last_error IS NOT NULL))[1] AS last_error
+         FROM twinlock_outbox GROUP BY webhook_id`,
+        [GAVE_UP],
       );
-      return r.rows.map((x) => ({ webhook_id: x.webhook_id, pending: Number(x.pending), last_error: x.last_error }));
+      return r.rows.map((x) => ({
+        webhook_id: x.webhook_id,
+        pending: Number(x.pending),
+        failed: Number(x.failed),
+        last_error: x.last_error,
+      }));
     },
   };
 }
