@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { NOTIFICATION_KIND_NAMES } from "../notify/notification-kinds.js";
 import { newWebhookId, newWebhookSecret, type Webhook } from "../notify/webhook.js";
 import { GAVE_UP } from "../store/notification-outbox.js";
-import type { EventDraft } from "../store/run-file.js";
 import type { RunStore } from "../store/run-store.js";
+import { AT, created, stop } from "./run-store-contract.js";
 
 /** A store under test, a fresh run reference, and a second store on the same data (as after a restart). */
 export interface OutboxHarness {
@@ -13,24 +12,6 @@ export interface OutboxHarness {
   reopen(): RunStore;
   dispose(): Promise<void>;
 }
-
-const AT = new Date("2030-01-01T00:00:00.000Z");
-
-function created(store: RunStore): EventDraft {
-  return {
-    type: "run_created",
-    actor: "contract",
-    data: {
-      run_id: `run_${randomBytes(8).toString("hex")}`,
-      home_id: store.home.id,
-      suite: { root: "/contract/suite", suite_id: "contract-suite" },
-      settings: { mode: "DRAFT_ONLY", environment: "default", actions: "all", budget: null },
-      workflows: [{ planner: "MD-29", executor: "MD-30", executor_title: "Contract executor", pair_digest: `sha256:${"0".repeat(64)}` }],
-    },
-  };
-}
-
-const stop = (reason: string): EventDraft => ({ type: "stop_raised", actor: "contract", data: { reason, workflow: null, note: null } });
 
 function webhook(events = [...NOTIFICATION_KIND_NAMES], createdAt = "2029-01-01T00:00:00.000Z"): Webhook {
   return { id: newWebhookId(), url: "http://127.0.0.1:9/hook", events, format: "json", secret: newWebhookSecret(), created_at: createdAt };

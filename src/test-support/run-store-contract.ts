@@ -13,10 +13,11 @@ export interface StoreHarness {
   dispose(): Promise<void>;
 }
 
-const AT = new Date("2030-01-01T00:00:00.000Z");
+/** The time every contract write is made at. */
+export const AT = new Date("2030-01-01T00:00:00.000Z");
 
 /** The first event of a run the store holds (valid under replay, no suite needed). */
-function created(store: RunStore): EventDraft {
+export function created(store: RunStore): EventDraft {
   return {
     type: "run_created",
     actor: "contract",
@@ -30,7 +31,12 @@ function created(store: RunStore): EventDraft {
   };
 }
 
-const stop = (reason: string): EventDraft => ({ type: "stop_raised", actor: "contract", data: { reason, workflow: null, note: null } });
+/** A run-wide stop with `reason`: the smallest event that moves a run on. */
+export const stop = (reason: string): EventDraft => ({
+  type: "stop_raised",
+  actor: "contract",
+  data: { reason, workflow: null, note: null },
+});
 
 /**
  * The one contract every RunStore keeps (STYLE habit 12): run unchanged

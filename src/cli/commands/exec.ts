@@ -16,7 +16,7 @@ import { homeOption, storeOption, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
 import { writeOutput } from "../write-output.js";
 import { runAdmit } from "./admit.js";
-import { hookInstalledAnywhere } from "./hooks-status.js";
+import { hookInstalledAnywhere, NO_HOOK_NOTE } from "./hooks-status.js";
 
 type ExecOptions = CommonOptions & {
   planner?: string;
@@ -83,10 +83,7 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
       { extra, writable: binding.targets },
     );
     // Codex and Gemini run confined to the targets (src/sandbox): their writes elsewhere fail even when the hook fails.
-    if (!hookInstalledAnywhere())
-      note(
-        "twinlock: no twinlock hook is installed here for any agent tool (`twinlock hooks status`): nothing asks the gate before the agent's calls; install one with `twinlock hooks install --agent NAME`",
-      );
+    if (!hookInstalledAnywhere()) note(NO_HOOK_NOTE);
     // In the sandbox the gate home and the run file are read-only: the agent's `twinlock mcp` talks to this session's, outside.
     const relay = sandbox.kind === "bubblewrap" ? await startMcpRelay(sessionMcpCommand(runFile, home.dir), env) : undefined;
     let run: { status: number; error?: string };
@@ -124,7 +121,7 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
     const text = [
       ...(run.error ? [`twinlock: ${run.error}; check the command and its PATH`] : []),
       `${cmd[0]} exited with status ${run.status}; recorded in ${record}; the session is unbound`,
-      `next: check the work against the plan's criteria, then ${close}  (or --result rolled_back)`,
+      `next: check the work against the plan's criteria, then ${close}  (or --result rolled_back${run.status === 0 ? "; outside git, --changed-files FILE instead of --git-range" : ""})`,
     ].join("\n");
     note(text);
     return {

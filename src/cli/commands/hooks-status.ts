@@ -112,6 +112,10 @@ export async function runHooksStatus(o: StatusOptions): Promise<CommandResult> {
   return { exitCode: problems === 0 ? 0 : 1, text: lines.join("\n"), json: { ok: problems === 0, tools: rows, versions } };
 }
 
+/** What exec and plan say when no agent tool here has a twinlock hook (an in-process SDK agent asks through its adapter instead). */
+export const NO_HOOK_NOTE =
+  "twinlock: no twinlock hook is installed here for any agent tool (`twinlock hooks status`): nothing asks the gate before an agent CLI's calls; install one with `twinlock hooks install --agent NAME` (an SDK agent that uses a twinlock/… adapter needs none)";
+
 /** Whether any agent tool has a twinlock hook here (project or user scope): without one, exec's and plan's sessions are asked by nobody. */
 export function hookInstalledAnywhere(): boolean {
   return AGENTS.some((agent) =>

@@ -12,7 +12,7 @@ import { homeOption, storeOption, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
 import { writeOutput } from "../write-output.js";
 import { sessionMcpCommand } from "./exec.js";
-import { hookInstalledAnywhere } from "./hooks-status.js";
+import { hookInstalledAnywhere, NO_HOOK_NOTE } from "./hooks-status.js";
 
 type PlanOptions = CommonOptions & { handoff?: string; passEnv?: string } & SandboxFlags;
 
@@ -68,10 +68,7 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
       },
       { extra, writable: [handoff] },
     );
-    if (!hookInstalledAnywhere())
-      note(
-        "twinlock: no twinlock hook is installed here for any agent tool (`twinlock hooks status`): nothing asks the gate before the agent's calls; install one with `twinlock hooks install --agent NAME`",
-      );
+    if (!hookInstalledAnywhere()) note(NO_HOOK_NOTE);
     // In the sandbox the gate home and the run file are read-only: the planner's `twinlock mcp` (its freeze) talks to this session's, outside.
     const relay = sandbox.kind === "bubblewrap" ? await startMcpRelay(sessionMcpCommand(runRef, home.dir, id), env) : undefined;
     let run: { status: number; error?: string };
