@@ -250,9 +250,9 @@ describe("what happened after the admission", () => {
 });
 
 describe("the head a verified close did not cover", () => {
-  it("passes the head a person closed verified, and fails a head the agent pushed after the close, naming each file that changed since", async () => {
-    const { g, base, head } = await repoWithRun(PLANNED);
-    const close = await cliIn(g.dir, [
+  /** A person closes MD-29 verified on the change base...head, both criteria passed. */
+  const closeVerified = (g: { dir: string; home: string }, base: string, head: string) =>
+    cliIn(g.dir, [
       "close",
       "run.json",
       "MD-29",
@@ -267,6 +267,10 @@ describe("the head a verified close did not cover", () => {
       "--home",
       g.home,
     ]);
+
+  it("passes the head a person closed verified, and fails a head the agent pushed after the close, naming each file that changed since", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    const close = await closeVerified(g, base, head);
     expect(close.code, close.output).toBe(0);
     const same = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${head}`]);
     expect(same.code, same.output).toBe(0);
@@ -291,21 +295,7 @@ describe("the head a verified close did not cover", () => {
 
   it("fails a head that after the verified close only repoints a gitlink, swaps a file for a symlink of the same bytes, or sets +x", async () => {
     const { g, base, head } = await repoWithRun(PLANNED);
-    const close = await cliIn(g.dir, [
-      "close",
-      "run.json",
-      "MD-29",
-      "--result",
-      "verified",
-      "--git-range",
-      `${base}...${head}`,
-      "--criterion",
-      "V1=passed:go test",
-      "--criterion",
-      "V2=passed:go test -race",
-      "--home",
-      g.home,
-    ]);
+    const close = await closeVerified(g, base, head);
     expect(close.code, close.output).toBe(0);
     const later = (commit: () => void) => {
       commit();
