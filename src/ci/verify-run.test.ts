@@ -286,8 +286,10 @@ describe("the head a verified close did not cover", () => {
     const moved = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${later}`]);
     expect(moved.code, moved.output).toBe(1);
     expect(moved.stdout).toMatch(
-      /^FAIL {2}verified-change {2}MD-29→MD-30: the change under test is not the one closed verified: cart\/cache\.go \(sha256:[0-9a-f]{12}… when verified, now sha256:[0-9a-f]{12}…\); cart\/cache_extra_test\.go \(not in the verified change\); close it again on this head/m,
+      /^FAIL {2}verified-change {2}MD-29→MD-30: the change under test is not the one closed verified: cart\/cache\.go \(sha256:[0-9a-f]{12}… when verified, now sha256:[0-9a-f]{12}…\); close it again on this head/m,
     );
+    // A new file outside this pair's targets is no pair's to have verified: the changed-file check names it.
+    expect(moved.stdout).toMatch(/^FAIL {2}changed-file {2}cart\/cache_extra_test\.go: deviation/m);
     // A change that drops a verified file is not the verified change either.
     const fewer = await cliIn(g.dir, ["verify", "run.json", "--changed-files", "/dev/null"]);
     expect(fewer.stdout).toMatch(/cart\/cache\.go \(in the verified change, not in this one\)/);

@@ -111,6 +111,7 @@ export async function verifyRun(input: {
   // (an agent names its handoff folder, and a folder called `**` must not mean everything).
   const allowed: string[] = [];
   const literal: string[] = [ownPath(input.root, runAbs)].filter((p): p is string => p !== undefined);
+  const targetsOf = new Map<string, readonly string[]>();
   for (const wf of Object.values(file.state.workflows)) {
     for (const [receipt, right] of decisions(file.state, wf)) {
       const v = judgeReceiptTrust(receipt, right, config);
@@ -122,6 +123,7 @@ export async function verifyRun(input: {
     const targets = await checkAdmission(wf, handoffBase, config, rejudgedProblems, add);
     if (wf.admissions.length > 0) checkOutcome(file.state, wf, config, add);
     allowed.push(...(targets ?? []));
+    targetsOf.set(wf.planner, targets ?? []);
     // Only an admitted workflow's handoff folder (its hash checked against the admission) is the run's own record.
     const handoffDir = targets && wf.handoff ? ownPath(input.root, resolveHandoffDir(wf.handoff.dir, handoffBase)) : undefined;
     if (handoffDir) literal.push(`${handoffDir}/`);
@@ -129,7 +131,8 @@ export async function verifyRun(input: {
   if (input.changed) {
     const scope = pathScope(allowed);
     const ownRecords = literalPathScope(literal);
-    for (const wf of Object.values(file.state.workflows)) checkVerifiedChange(wf, input.changed, ownRecords, add);
+    for (const wf of Object.values(file.state.workflows))
+      checkVerifiedChange(wf, input.changed, ownRecords, pathScope(targetsOf.get(wf.planner) ?? []), add);
     for (const f of input.changed) {
       const inside = scope.includes(f.path) || ownRecords.includes(f.path);
       // A submodule pointer is a commit id: what it points to is nothing this check reads, so it never passes as a file.
@@ -198,12 +201,19 @@ function checkVerifiedChange(
   wf: Workflow,
   changed: readonly ChangedFile[],
   ownRecords: { includes: (p: string) => boolean },
+  ownTargets: { includes: (p: string) => boolean },
   add: (check: VerifyCheck, ok: boolean, subject: string, message: string) => void,
 ): void {
   const recorded = wf.result?.outcome === "verified" ? wf.result.execution?.changed_files : undefined;
   if (recorded === undefined) return;
   const closed = new Map(recorded.filter((f) => !ownRecords.includes(f.path)).map((f) => [f.path, f]));
-  const now = new Map(changed.filter((f) => !ownRecords.includes(f.path)).map((f) => [f.path, f]));
+  // Another pair's files are that pair's to have verified (a run of several pairs closes each on its own files); a
+  // file inside no admitted target is a deviation the changed-file check names.
+  const now = new Map(
+    changed
+      .filter((f) => !ownRecords.includes(f.path) && (closed.has(f.path) || ownTargets.includes(f.path)))
+      .map((f) => [f.path, f]),
+  );
   // The digest, and what the path is when it is not a plain file (an executable, a symlink, a submodule pointer).
   const short = (f: ChangedFile) =>
     f.sha256 === null ? "deleted" : `${f.sha256.slice(0, 19)}…${f.mode === undefined || f.mode === "100644" ? "" : ` ${kindOf(f)}`}`;

@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { UsageError } from "../errors/errors.js";
-import { chooseSandbox, confineCommand } from "./exec-sandbox.js";
+import { chooseSandbox, confineCommand, ownProcessGroup } from "./exec-sandbox.js";
 import { findBubblewrap } from "./find-bubblewrap.js";
 import { SANDBOX_MCP_SOCKET, startMcpRelay } from "./mcp-relay.js";
 import { processesIn, readSandboxInfo } from "./reap-sandbox.js";
@@ -358,6 +358,50 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
     }
   });
 
+  it("starts an npm-installed program under /tmp (a checkout there): its node_modules folder, sibling packages included, is readable again", () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), "twinlock-npm-cli-")));
+    try {
+      // node_modules/.bin/tool → ../tool/bin/tool.sh, which starts a sibling package's binary, as codex's script does.
+      mkdirSync(path.join(root, "node_modules/.bin"), { recursive: true });
+      mkdirSync(path.join(root, "node_modules/tool/bin"), { recursive: true });
+      mkdirSync(path.join(root, "node_modules/tool-native/bin"), { recursive: true });
+      writeFileSync(path.join(root, "node_modules/tool-native/bin/native"), "#!/bin/sh\necho native ran\n", { mode: 0o755 });
+      writeFileSync(path.join(root, "node_modules/tool/bin/tool.sh"), `#!/bin/sh\nexec "$(dirname "$(readlink -f "$0")")/../../tool-native/bin/native"\n`, {
+        mode: 0o755,
+      });
+      symlinkSync("../tool/bin/tool.sh", path.join(root, "node_modules/.bin/tool"));
+      writeFileSync(path.join(root, "sock-neighbour"), "");
+      const program = path.join(root, "node_modules/.bin/tool");
+      const c = confineCommand(chooseSandbox([program], { sandbox: true }), {
+        cmd: [program],
+        env: { PATH: process.env.PATH },
+        cwd: scratch,
+        writable: [],
+      });
+      try {
+        const r = spawnSync(c.cmd[0] as string, c.cmd.slice(1), { env: c.env, encoding: "utf8" });
+        expect(r.stdout, r.stderr).toBe("native ran\n");
+      } finally {
+        c.release();
+      }
+      const look = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+        cmd: ["/bin/sh", "-c", `${program}; test -e ${root}/sock-neighbour && echo beside || echo hidden`],
+        env: { PATH: process.env.PATH },
+        cwd: scratch,
+        writable: [],
+      });
+      try {
+        const r = spawnSync(look.cmd[0] as string, look.cmd.slice(1), { env: look.env, encoding: "utf8" });
+        // A program named only inside the shell's script is not the command's: its folder stays hidden.
+        expect(r.stdout, r.stderr).toMatch(/hidden\n$/);
+      } finally {
+        look.release();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it.skipIf(!existsSync(PYTHON))(
     "kills a process whose main thread ended while another thread writes on (its leader a zombie, found by its threads)",
     () => {
@@ -491,6 +535,21 @@ describe.skipIf(!bwrap.ok)(
         expect(r.stdout.trim(), r.stderr).toBe("connected");
       } finally {
         server.close();
+      }
+    });
+
+    it("refuses a signal to exec's own process group when exec is not its leader (started by npx, npm or a shell without job control)", () => {
+      const group = ownProcessGroup();
+      const ps = spawnSync("ps", ["-o", "pgid=", "-p", String(process.pid)], { encoding: "utf8" }).stdout.trim();
+      // The test runner's worker is no group leader: its group is the runner's.
+      expect(group).toEqual(Number(ps) === process.pid ? [] : [Number(ps)]);
+      // kill(-PGRP, 0) through node: a shell's `kill` builtin reads a negative number as a signal in some shells.
+      const probe = (pgrp: number) =>
+        `${process.execPath} -e 'try{process.kill(-${pgrp},0);console.log("reached")}catch(e){console.log(e.code)}'`;
+      for (const pgrp of group) {
+        const r = inSandbox(probe(pgrp));
+        expect(r.stdout, r.stderr).toBe("EPERM\n");
+        expect(spawnSync("/bin/sh", ["-c", probe(pgrp)], { encoding: "utf8" }).stdout).toBe("reached\n");
       }
     });
 

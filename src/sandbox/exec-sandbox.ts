@@ -133,6 +133,27 @@ function readableUnder(hidden: readonly string[], paths: readonly (string | unde
   return all.filter((p) => !all.some((q) => q !== p && under(p, q)));
 }
 
+/**
+ * The node_modules folder a program of the command lies in, as named and as
+ * its real path: an npm-installed agent CLI (`node_modules/.bin/codex`, a
+ * link to a script that starts a sibling package's native binary) needs the
+ * whole folder, not only the file, when it sits under a hidden folder (a
+ * checkout in /tmp). Nothing for a program outside one.
+ */
+function packageFolders(p: string): string[] {
+  if (!path.isAbsolute(p)) return [];
+  let real: string | undefined;
+  try {
+    real = resolveRealPath(p, "/");
+  } catch {
+    real = undefined;
+  }
+  return [p, real].flatMap((q) => {
+    const at = q === undefined ? -1 : q.indexOf("/node_modules/");
+    return q !== undefined && at > 0 ? [q.slice(0, at + "/node_modules".length)] : [];
+  });
+}
+
 /** The command to start in place of the session's own, with its environment, and what to undo once it ended. */
 export interface ConfinedCommand {
   cmd: string[];
@@ -223,8 +244,9 @@ export function confineCommand(
     for (const d of [tmp, cache, runtime, copies]) mkdirSync(d, { mode: 0o700 });
     watchdog = startWatchdog(infoFile, scratch);
     const filter = path.join(scratch, "seccomp.bpf");
-    // No confined process may signal exec or its watchdog (each a process and a group), or every process at once.
-    const seccomp = seccompFilter(process.arch, [process.pid, watchdog.pid]) ?? choice.seccomp;
+    // No confined process may signal exec or its watchdog (each a process and a group), exec's own process group (exec
+    // is not its leader when npx, npm or a shell without job control started it), or every process at once.
+    const seccomp = seccompFilter(process.arch, [process.pid, watchdog.pid, ...ownProcessGroup()]) ?? choice.seccomp;
     writeFileSync(filter, seccomp, { mode: 0o600 });
     try {
       prepared = prepareTargets(input.writable, { placeholders: !throughFolders });
@@ -290,6 +312,7 @@ export function confineCommand(
       input.env.TWINLOCK_RUN ? path.dirname(input.env.TWINLOCK_RUN) : undefined,
       "/etc/resolv.conf",
       ...input.cmd,
+      ...input.cmd.flatMap(packageFolders),
       ...(input.env.PATH ?? "").split(path.delimiter),
     ]);
     const copied = over.map(([, at]) => at);
@@ -332,5 +355,19 @@ export function confineCommand(
   } catch (error) {
     release();
     throw error;
+  }
+}
+
+/**
+ * This process's group (field 5 of /proc/self/stat, after the command name
+ * in parentheses, which may hold anything), or none when it cannot be read.
+ */
+export function ownProcessGroup(): number[] {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+    return Number.isSafeInteger(pgrp) && pgrp > 1 && pgrp !== process.pid ? [pgrp] : [];
+  } catch {
+    return [];
   }
 }

@@ -13,7 +13,7 @@ vi.mock("node:fs", async (importOriginal) => {
 
 // The test setup may have loaded atomic-write.js with the real fs already: load it afresh, under the mock.
 vi.resetModules();
-const { atomicWriteFile, removeDeadTempFiles } = await import("./atomic-write.js");
+const { atomicWriteFile, fsyncDir, fsyncDirAsync, removeDeadTempFiles } = await import("./atomic-write.js");
 
 afterEach(() => vi.mocked(realFs.fsyncSync).mockClear());
 afterAll(removeTempDirs);
@@ -83,6 +83,18 @@ describe("atomicWriteFile", () => {
     atomicWriteFile(file, "data");
     // One fsync of the temporary file's descriptor, one of the folder's.
     expect(vi.mocked(realFs.fsyncSync)).toHaveBeenCalledTimes(2);
+  });
+
+  it("refuses at once to fsync a FIFO or a file put where the folder was, never waiting on it (attack: the run file's folder swapped for a FIFO while the lock is held)", async () => {
+    const dir = makeTempDir();
+    const fifo = path.join(dir, "folder-was-here");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    // Opening a FIFO for reading without O_NONBLOCK waits for a writer that never comes: the test would time out.
+    await expect(fsyncDirAsync(fifo)).rejects.toMatchObject({ code: "ENOTDIR" });
+    expect(() => fsyncDir(fifo)).toThrow(expect.objectContaining({ code: "ENOTDIR" }));
+    writeFileSync(path.join(dir, "plain"), "x");
+    await expect(fsyncDirAsync(path.join(dir, "plain"))).rejects.toMatchObject({ code: "ENOTDIR" });
+    await expect(fsyncDirAsync(dir)).resolves.toBeUndefined();
   });
 
   it("leaves the target untouched and removes its temporary file when the rename fails", () => {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
@@ -152,9 +152,17 @@ export function diskFullRefusal(error: NodeJS.ErrnoException, where: string): Re
   );
 }
 
+/**
+ * Open `dir` for an fsync: as a folder only (O_DIRECTORY), never blocking
+ * (O_NONBLOCK), so a FIFO or device swapped in for the folder (the run
+ * file's folder is the agent's) is refused at once, not waited on while a
+ * lock is held.
+ */
+const FOLDER_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK;
+
 /** `fsyncDir` off the event loop. */
 export async function fsyncDirAsync(dir: string): Promise<void> {
-  const folder = await open(dir, "r");
+  const folder = await open(dir, FOLDER_FLAGS);
   try {
     await folder.sync();
   } finally {
@@ -164,7 +172,7 @@ export async function fsyncDirAsync(dir: string): Promise<void> {
 
 /** fsync a folder so a rename or create inside it is durable. */
 export function fsyncDir(dir: string): void {
-  const fd = openSync(dir, "r");
+  const fd = openSync(dir, FOLDER_FLAGS);
   try {
     fsyncSync(fd);
   } finally {
