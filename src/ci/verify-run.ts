@@ -210,9 +210,7 @@ function checkVerifiedChange(
   // Another pair's files are that pair's to have verified (a run of several pairs closes each on its own files); a
   // file inside no admitted target is a deviation the changed-file check names.
   const now = new Map(
-    changed
-      .filter((f) => !ownRecords.includes(f.path) && (closed.has(f.path) || ownTargets.includes(f.path)))
-      .map((f) => [f.path, f]),
+    changed.filter((f) => !ownRecords.includes(f.path) && (closed.has(f.path) || ownTargets.includes(f.path))).map((f) => [f.path, f]),
   );
   // The digest, and what the path is when it is not a plain file (an executable, a symlink, a submodule pointer).
   const short = (f: ChangedFile) =>

@@ -126,7 +126,9 @@ describe("confineCommand", () => {
         expect.stringMatching(/bwrap-info\.json$/),
       ]);
       // The filter protects exec (this process) and its watchdog from a confined process's signals.
-      expect(readFileSync(c.cmd[4] as string)).toEqual(seccompFilter(process.arch, [process.pid, c.watchdog as number]));
+      expect(readFileSync(c.cmd[4] as string)).toEqual(
+        seccompFilter(process.arch, [process.pid, c.watchdog as number, ...ownProcessGroup()]),
+      );
       const argv = c.cmd.slice(6);
       expect(argv.slice(1, 6)).toEqual(["--unshare-user", "--disable-userns", "--unshare-ipc", "--cap-drop", "ALL"]);
       expect(argv.slice(argv.indexOf("--") + 1)).toEqual(["codex", "-c", 'sandbox_mode="danger-full-access"', "exec", "x"]);
@@ -366,9 +368,13 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       mkdirSync(path.join(root, "node_modules/tool/bin"), { recursive: true });
       mkdirSync(path.join(root, "node_modules/tool-native/bin"), { recursive: true });
       writeFileSync(path.join(root, "node_modules/tool-native/bin/native"), "#!/bin/sh\necho native ran\n", { mode: 0o755 });
-      writeFileSync(path.join(root, "node_modules/tool/bin/tool.sh"), `#!/bin/sh\nexec "$(dirname "$(readlink -f "$0")")/../../tool-native/bin/native"\n`, {
-        mode: 0o755,
-      });
+      writeFileSync(
+        path.join(root, "node_modules/tool/bin/tool.sh"),
+        `#!/bin/sh\nexec "$(dirname "$(readlink -f "$0")")/../../tool-native/bin/native"\n`,
+        {
+          mode: 0o755,
+        },
+      );
       symlinkSync("../tool/bin/tool.sh", path.join(root, "node_modules/.bin/tool"));
       writeFileSync(path.join(root, "sock-neighbour"), "");
       const program = path.join(root, "node_modules/.bin/tool");

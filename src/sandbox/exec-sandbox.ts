@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
+import { PACKAGE_ROOT } from "../package-root.js";
 import { type AgentTool, agentToolOf, toolArgumentsAt } from "./agent-tool.js";
 import { bubblewrapArgv } from "./bubblewrap-argv.js";
 import { type Bubblewrap, findBubblewrap } from "./find-bubblewrap.js";
@@ -313,6 +314,8 @@ export function confineCommand(
       "/etc/resolv.conf",
       ...input.cmd,
       ...input.cmd.flatMap(packageFolders),
+      // twinlock itself: the agent tool runs its hook (and `twinlock mcp`) inside, from wherever it is installed.
+      PACKAGE_ROOT,
       ...(input.env.PATH ?? "").split(path.delimiter),
     ]);
     const copied = over.map(([, at]) => at);
