@@ -12,7 +12,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ATTESTATION_PREDICATES } from "./attest/receipt-statement.js";
 import { CI_JUDGED_DECISIONS } from "./ci/verify-run.js";
-import { MCP_RECEIPT_FIELDS, receiptsByPair } from "./mcp/create-twinlock-mcp-server.js";
+import { MCP_RECEIPT_FIELDS, receiptsByPair } from "./mcp/resources/receipts.js";
 import { RECEIPT_KIND_NAMES } from "./run/receipt-kinds.js";
 import type { RunState } from "./run/run-schema.js";
 import { PUBLISHED_RECEIPT_SCHEMAS } from "./schemas/published-schemas.js";
@@ -30,7 +30,7 @@ const CONSUMERS: Record<string, Record<string, unknown>> = {
   "ci/verify-run.ts (verify)": CI_JUDGED_DECISIONS,
   "attest/receipt-statement.ts (attest, verify-attestation)": ATTESTATION_PREDICATES,
   "server/page-views.ts (the receipts timeline)": RECEIPT_VIEWS,
-  "mcp/create-twinlock-mcp-server.ts (the receipts resource)": MCP_RECEIPT_FIELDS,
+  "mcp/resources/receipts.ts (the receipts resource)": MCP_RECEIPT_FIELDS,
   "schemas/published-schemas.ts (schemas/*.schema.json)": PUBLISHED_RECEIPT_SCHEMAS,
 };
 

@@ -1,9 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { MAX_WAIT_MS, waitForDecision } from "../gate/wait-for-decision.js";
-import type { TokenScope } from "../server/agent-tokens.js";
-// A cycle only in name: both modules use each other's exports inside functions, after both have loaded.
-import { answer, type McpGateContext, plannerArg } from "./create-twinlock-mcp-server.js";
+import { MAX_WAIT_MS, waitForDecision } from "../../gate/wait-for-decision.js";
+import type { TokenScope } from "../../server/agent-tokens.js";
+import { answer, type McpGateContext, plannerArg } from "../mcp-session.js";
 
 /**
  * `twinlock_wait_for_review`: the agent's long poll for a person's

@@ -1,0 +1,64 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { RefusalError } from "../../errors/errors.js";
+import { heldReceipts, RECEIPT_ROWS, type ReceiptKind } from "../../run/receipt-kinds.js";
+import type { RunState } from "../../run/run-schema.js";
+import { type McpSession, redactedThrow } from "../mcp-session.js";
+
+/**
+ * The field of the receipts resource each receipt kind is listed under, and
+ * whether it is a list or the current one (src/receipt-kind-consumers.test.ts
+ * holds the keys to RECEIPT_KINDS).
+ */
+export const MCP_RECEIPT_FIELDS: Record<ReceiptKind, { field: string; many: boolean }> = {
+  freeze: { field: "freeze", many: false },
+  review: { field: "reviews", many: true },
+  consent: { field: "consents", many: true },
+  apply_approval: { field: "apply_approvals", many: true },
+  dry_run_result: { field: "dry_run_results", many: true },
+  admission: { field: "admissions", many: true },
+  stop_resolution: { field: "stop_resolutions", many: true },
+};
+
+/** The receipts resource: each pair (all, or only `planner`'s) with its receipts under MCP_RECEIPT_FIELDS, the run's stop lifts on every pair. */
+export function receiptsByPair(state: RunState, planner: string | null): Array<Record<string, unknown>> {
+  const held = heldReceipts(state);
+  return Object.values(state.workflows)
+    .filter((w) => planner === null || w.planner === planner)
+    .map((w) => {
+      const pair: Record<string, unknown> = { planner: w.planner, executor: w.executor };
+      for (const row of RECEIPT_ROWS) {
+        const { field, many } = MCP_RECEIPT_FIELDS[row.kind];
+        const mine = held.filter(
+          (h) => h.row.kind === row.kind && (h.planner === w.planner || (h.planner === null && row.kind === "stop_resolution")),
+        );
+        // The consent as replay keeps it, with the home's consumed_at (what this resource always showed).
+        const shown = row.kind === "consent" ? w.consents : mine.map((h) => h.receipt);
+        pair[field] = many ? shown : (shown[shown.length - 1] ?? null);
+      }
+      return pair;
+    });
+}
+
+/** The receipts resource, `twinlock://runs/{runId}/receipts`: the session's pairs with their receipts, as JSON. */
+export function registerReceiptsResource(server: McpServer, session: McpSession): void {
+  const { ctx, need, readOwnRun } = session;
+  server.registerResource(
+    "receipts",
+    new ResourceTemplate("twinlock://runs/{runId}/receipts", { list: undefined }),
+    {
+      title: "Receipts",
+      description:
+        "Every receipt of the run, pair by pair (the freeze, reviews, consents, apply approvals, dry-run results, admissions and stop lifts), as JSON",
+      mimeType: "application/json",
+    },
+    async (uri, vars) =>
+      redactedThrow(ctx, async () => {
+        need("status");
+        if (vars.runId !== ctx.runId) throw new RefusalError(`this session is for run ${ctx.runId}`, { code: "TOKEN_RUN" });
+        const run = await readOwnRun();
+        const receipts = receiptsByPair(run.state, ctx.planner);
+        return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(receipts, null, 1) }] };
+      }),
+  );
+}

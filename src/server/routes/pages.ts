@@ -1,0 +1,36 @@
+import { requireWorkflow } from "../../run/refuse-transition.js";
+import { renderRevisionPage } from "../../web/render-revision-page.js";
+import { renderRunListPage } from "../../web/render-run-list-page.js";
+import { renderRunPage } from "../../web/render-run-page.js";
+import type { GateApp, GateContext } from "../gate-context.js";
+import { HttpProblem } from "../http-problem.js";
+import { pagePaths, revisionPageView, runListView, runPageView } from "../page-views.js";
+import { param, promptParam } from "../request-fields.js";
+
+/** The review pages, for signed-in reviewers only: the run list, a run, a pair (sent on to its revision) and a revision. */
+export function addPageRoutes(app: GateApp, ctx: GateContext): void {
+  const { store } = ctx;
+  app.get("/", async (c) => {
+    ctx.requireSignedInPage(c);
+    return c.html(renderRunListPage(await runListView(store, ctx.layoutFor(c), await store.list())));
+  });
+  app.get("/runs/:runId", async (c) => {
+    ctx.requireSignedInPage(c);
+    const { run } = await ctx.findRun(param(c, "runId"));
+    return c.html(renderRunPage(runPageView(run, ctx.layoutFor(c), true)));
+  });
+  app.get("/runs/:runId/pairs/:planner", async (c) => {
+    ctx.requireSignedInPage(c);
+    const { run } = await ctx.findRun(param(c, "runId"));
+    const wf = requireWorkflow(run.state.workflows, promptParam(c, "planner"));
+    return c.redirect(wf.handoff ? pagePaths.revision(run.state.run_id, wf.planner, wf.revision) : pagePaths.run(run.state.run_id), 303);
+  });
+  app.get("/runs/:runId/pairs/:planner/revisions/:revision", async (c) => {
+    ctx.requireSignedInPage(c);
+    const { ref, run } = await ctx.findRun(param(c, "runId"));
+    const wf = requireWorkflow(run.state.workflows, promptParam(c, "planner"));
+    const revision = Number(param(c, "revision"));
+    if (!Number.isInteger(revision) || revision < 1) throw new HttpProblem(404, "UNKNOWN_REVISION", "revisions are numbered from 1");
+    return c.html(renderRevisionPage(await revisionPageView(store, ref, run, wf, revision, ctx.layoutFor(c), true)));
+  });
+}
