@@ -39,7 +39,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // The use cases.
   ["gate"],
   // Built on the use cases: attestations, CI verification, the sandbox, the demo, the pages (pure functions of view data).
-  ["attest", "ci", "sandbox", "demo", "web"],
+  ["attest", "ci", "sandbox", "demo", "web", "github"],
   // Front ends.
   ["cli", "server", "mcp", "hook", "adapters"],
   // The public API and the tests' helpers.

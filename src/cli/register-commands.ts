@@ -438,6 +438,18 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
       "the IP address of a reverse proxy in front of the server whose X-Forwarded-For names the client (repeatable); from anyone else that header is ignored",
       (value: string, previous: string[] = []) => [...previous, value],
     )
+    .option("--github-app <id>", "post a GitHub check run on each bound change's head commit as its run moves (tells, never decides)")
+    .option("--github-app-key <file>", "with --github-app: the app's private key (.pem)")
+    .option("--github-installation <id>", "with --github-app: the installation whose token posts the checks")
+    .option(
+      "--github-repo <owner/repo>",
+      "with --github-app: a repository whose runs (init-run --for-change) get a check (repeatable)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      "--github-api <url>",
+      "with --github-app: the REST API base (default https://api.github.com; GitHub Enterprise: https://HOST/api/v3)",
+    )
     .action(async (opts) => sink(await (await import("./commands/serve.js")).runServe(opts)));
 
   program

@@ -2,7 +2,7 @@ import { redactSecrets } from "../errors/redact-secrets.js";
 import { formatNotification } from "../notify/format-notification.js";
 import { onOutboxRing } from "../notify/outbox-signal.js";
 import { signDelivery } from "../notify/sign-delivery.js";
-import type { Webhook } from "../notify/webhook.js";
+import { isChannelFormat, type Webhook } from "../notify/webhook.js";
 import { GAVE_UP, type OutboxEntry } from "../store/notification-outbox.js";
 import type { RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
@@ -32,7 +32,19 @@ export interface NotifierOptions {
   maxRefusals?: number;
   /** One line per failed try or delivery after a failure (no URL path, no secret, no body). */
   log?: (entry: Record<string, unknown>) => void;
+  /**
+   * Deliverers for the webhook formats that are not a POST of the body (the
+   * GitHub check run, src/github): same outbox, order, timeout and retries.
+   * An entry of such a format waits while no deliverer for it is given.
+   */
+  channels?: Partial<Record<Webhook["format"], DeliveryChannel>>;
 }
+
+/** What one try came to: a 2xx (or its like), or why not and whether for good. */
+export type DeliveryOutcome = { ok: true } | { ok: false; error: string; permanent?: boolean };
+
+/** A channel's one try at one entry, ended by `signal` (the timeout, or the notifier closing). */
+export type DeliveryChannel = (entry: OutboxEntry, webhook: Webhook, signal: AbortSignal) => Promise<DeliveryOutcome>;
 
 /** A running deliverer. */
 export interface Notifier {
@@ -99,7 +111,8 @@ export function startNotifier(options: NotifierOptions): Notifier {
           if (closed || inFlight.size >= concurrency) break;
           const webhook = byId.get(entry.webhook_id);
           const pair = `${entry.run_id}\u0000${entry.webhook_id}`;
-          if (!webhook || busyPairs.has(pair) || (busyWebhooks.get(webhook.id) ?? 0) >= perWebhook || inFlight.has(entry.id)) continue;
+          if (!webhook || (isChannelFormat(webhook.format) && !options.channels?.[webhook.format])) continue;
+          if (busyPairs.has(pair) || (busyWebhooks.get(webhook.id) ?? 0) >= perWebhook || inFlight.has(entry.id)) continue;
           busyPairs.add(pair);
           busyWebhooks.set(webhook.id, (busyWebhooks.get(webhook.id) ?? 0) + 1);
           const work = deliver(entry, webhook).finally(() => {
@@ -119,7 +132,12 @@ export function startNotifier(options: NotifierOptions): Notifier {
   };
 
   const deliver = async (entry: OutboxEntry, webhook: Webhook) => {
-    const outcome = await send(entry, webhook, { timeoutMs, cap, origin: options.origin, stop: stopping.signal });
+    const channel = options.channels?.[webhook.format];
+    const outcome = channel
+      ? await channel(entry, webhook, AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal])).catch(
+          (error): DeliveryOutcome => ({ ok: false, error: redactSecrets((error as Error).message) }),
+        )
+      : await send(entry, webhook, { timeoutMs, cap, origin: options.origin, stop: stopping.signal });
     if (closed && !outcome.ok) return; // aborted by close: sent again after the restart, same ID
     try {
       if (outcome.ok) {
@@ -169,7 +187,8 @@ async function send(
   entry: OutboxEntry,
   webhook: Webhook,
   o: { timeoutMs: number; cap: number; origin: string; stop: AbortSignal },
-): Promise<{ ok: true } | { ok: false; error: string; permanent?: boolean }> {
+): Promise<DeliveryOutcome> {
+  if (isChannelFormat(webhook.format)) return { ok: false, error: `no deliverer for ${webhook.format}` };
   const body = formatNotification(entry.notification, webhook.format, o.origin);
   const signal = AbortSignal.any([AbortSignal.timeout(o.timeoutMs), o.stop]);
   try {

@@ -7,12 +7,25 @@ import { isNotificationKind, NOTIFICATION_KIND_NAMES, type NotificationKind } fr
 export const WEBHOOK_FORMATS = ["json", "slack", "teams"] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
+/**
+ * Formats delivered by a channel of their own, not by POSTing a body
+ * (`serve --github-app` registers the GitHub check run's): never offered to
+ * `notify add`, and waiting in the outbox while no server delivers them.
+ */
+export const CHANNEL_FORMATS = ["github-check"] as const;
+export type ChannelFormat = (typeof CHANNEL_FORMATS)[number];
+
+/** Whether a webhook's format is a channel's (see CHANNEL_FORMATS). */
+export function isChannelFormat(format: string): format is ChannelFormat {
+  return (CHANNEL_FORMATS as readonly string[]).includes(format);
+}
+
 /** One configured receiver. `secret` signs every delivery and stays in the gate home or database. */
 export interface Webhook {
   id: string;
   url: string;
   events: NotificationKind[];
-  format: WebhookFormat;
+  format: WebhookFormat | ChannelFormat;
   /** `whsec_` and base64 of the key bytes (Standard Webhooks' form). */
   secret: string;
   created_at: string;
@@ -91,7 +104,7 @@ export function describeWebhook(w: Webhook): {
   id: string;
   url: string;
   events: NotificationKind[];
-  format: WebhookFormat;
+  format: WebhookFormat | ChannelFormat;
   created_at: string;
 } {
   return { id: w.id, url: redactWebhookUrl(w.url), events: w.events, format: w.format, created_at: w.created_at };

@@ -87,6 +87,8 @@ export async function serverWorld(
     budget?: number | null;
     now?: () => Date;
     config?: Partial<GateServerConfig>;
+    /** The change the run is bound to (`init-run --for-change`). */
+    change?: string;
   } = {},
 ): Promise<ServerWorld> {
   const dir = serverTempDir();
@@ -125,6 +127,7 @@ export async function serverWorld(
     actions: "all",
     budget: o.budget ?? null,
     actor: "planner-agent",
+    ...(o.change === undefined ? {} : { change: o.change }),
   });
   const logs: AccessLogEntry[] = [];
   const { app } = createGateApp({

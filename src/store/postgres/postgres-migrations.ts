@@ -147,4 +147,13 @@ CREATE TABLE twinlock_outbox (
 CREATE INDEX twinlock_outbox_order ON twinlock_outbox (run_id, webhook_id, seq, part);
 `,
   },
+  {
+    version: 6,
+    name: "the GitHub check run as a webhook format of its own (serve --github-app)",
+    sql: `
+-- The GitHub check run rides on the outbox as one more format, delivered by serve --github-app, never by a POST of the body.
+ALTER TABLE twinlock_webhooks DROP CONSTRAINT twinlock_webhooks_format_check;
+ALTER TABLE twinlock_webhooks ADD CONSTRAINT twinlock_webhooks_format_check CHECK (format IN ('json', 'slack', 'teams', 'github-check'));
+`,
+  },
 ];
