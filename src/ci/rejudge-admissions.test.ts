@@ -4,6 +4,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { consentPairExecution } from "../gate/consent-pair-execution.js";
 import { raiseStop, resolveStop } from "../gate/hard-stops.js";
 import { reviewPairPlan } from "../gate/review-pair-plan.js";
+import { ADMISSION_CHECKS } from "../run/admission/admission-check-registry.js";
+import type { AdmissionCheckModule } from "../run/admission/admission-facts.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { AdmissionReceipt, RunFile } from "../run/run-schema.js";
 import { appendTo, readRunFile, serializeRunFile } from "../store/run-file.js";
@@ -134,5 +136,24 @@ describe("twinlock verify re-judges the admission from the run's own facts", () 
     expect(admissionOf(fromGate)?.message).toMatch(/^not executed/);
     expect(fromGate.findings.find((f) => f.check === "gate")).toMatchObject({ ok: true });
     expect(gate.head).not.toBe(rebuilt.head);
+  });
+
+  it("hears a check added to ADMISSION_CHECKS with a re-judgement, with no change to CI's re-judging", async () => {
+    const g = await consentedRun();
+    const rows = ADMISSION_CHECKS as AdmissionCheckModule[];
+    const toy: AdmissionCheckModule = {
+      id: "toy",
+      name: "a toy check",
+      reads: [],
+      judge: () => ({ ok: true, detail: "" }),
+      rejudge: (r) => [`the toy re-judged ${r.receipt.executor}`],
+    };
+    rows.push(toy);
+    try {
+      const r = await verifyForged(g, readRunFile(g.runFile).file);
+      expect(admissionOf(r)?.message).toMatch(`the toy re-judged ${EXECUTOR}`);
+    } finally {
+      rows.splice(rows.indexOf(toy), 1);
+    }
   });
 });

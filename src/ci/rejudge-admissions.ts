@@ -1,4 +1,5 @@
-import { liftsNotNamingTheirStop } from "../run/admission-checks.js";
+import { ADMISSION_CHECKS } from "../run/admission/admission-check-registry.js";
+import type { RecordedAdmission } from "../run/admission-checks.js";
 import { applyEventOwned } from "../run/apply-event.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import { RECEIPT_KINDS } from "../run/receipt-kinds.js";
@@ -16,7 +17,8 @@ export interface AdmissionRejudgement {
 
 /**
  * Re-judge every `admitted` event of a verified chain against the state the
- * events before it replay to, as admission judged it (SPEC §5): no stop open
+ * events before it replay to, as admission judged it (SPEC §5), by every row
+ * of ADMISSION_CHECKS that can be judged from the run alone: no stop open
  * on the run or the workflow, every lifted stop lifted by a receipt trusted
  * with the `stop` right, the consent it names approved, unexpired at the
  * admission's time and for the hash and revision of an approved review, its
@@ -41,43 +43,23 @@ export function rejudgeAdmissions(events: readonly RunEvent[], config: SuiteConf
   return out;
 }
 
-/** What does not hold of one admission, judged on the state just before it. */
+/** What does not hold of one admission, judged on the state just before it by every check that can be judged from the run alone. */
 function judgeOne(state: RunState, planner: string, receipt: AdmissionReceipt, at: string, uses: number, config: SuiteConfig): string[] {
-  const wf = state.workflows[planner];
-  if (!wf) return [`planner ${planner} is not in the run`];
-  const mine = state.stops.filter((s) => s.workflow === null || s.workflow === planner);
-  const open = mine.filter((s) => s.resolved_at === null).map((s) => `!STOP:${s.reason} was unresolved at the admission`);
-  const untrusted = mine
-    .filter((s) => s.resolved_at !== null)
-    .flatMap((s) => {
-      if (!s.resolution_receipt) return [`!STOP:${s.reason} was lifted without a resolution receipt`];
-      const v = judgeReceiptTrust(s.resolution_receipt, RECEIPT_KINDS.stop_resolution.right, config);
-      return v.ok ? [] : [`!STOP:${s.reason} was lifted without a trusted signature (${v.reason})`];
-    });
-  const consent = wf.consents.find((c) => receiptHash(c) === receipt.consent_hash);
-  const approved = consent
-    ? wf.reviews.find((r) => r.decision === "approved" && r.handoff_hash === consent.handoff_hash && r.revision === consent.revision)
-    : undefined;
-  // The later of the event's and the receipt's times: a hand-made admission may set either.
-  const when = Math.max(Date.parse(at), Date.parse(receipt.at));
-  return [
-    ...open,
-    ...untrusted,
-    ...liftsNotNamingTheirStop(state, planner).map(
-      (s) => `!STOP:${s.reason} (stop ${s.seq}) was lifted by a receipt that does not name it`,
-    ),
-    !consent && `the consent ${receipt.consent_hash} it names is not in the run before it`,
-    consent && consent.decision !== "approved" && "the consent it names was declined",
-    consent && !approved && `the consent is for ${consent.handoff_hash} revision ${consent.revision}, which no approved review approved`,
-    consent &&
-      consent.expires_at !== null &&
-      when >= Date.parse(consent.expires_at) &&
-      `the consent expired at ${consent.expires_at}, before the admission at ${new Date(when).toISOString()}`,
-    consent && consent.executor !== receipt.executor && `the consent names ${consent.executor}, not the admitted ${receipt.executor}`,
-    consent &&
-      consent.mode === "APPLY_APPROVED" &&
-      !wf.apply_approvals.some((a) => a.consent_hash === receipt.consent_hash) &&
-      "APPLY_APPROVED without its apply approval",
-    uses > 1 && `the consent ${receipt.consent_hash} was already used by an earlier admission`,
-  ].filter((p): p is string => typeof p === "string");
+  const workflow = state.workflows[planner];
+  if (!workflow) return [`planner ${planner} is not in the run`];
+  const recorded: RecordedAdmission = {
+    state,
+    planner,
+    workflow,
+    receipt,
+    consent: workflow.consents.find((c) => receiptHash(c) === receipt.consent_hash),
+    // The later of the event's and the receipt's times: a hand-made admission may set either.
+    when: Math.max(Date.parse(at), Date.parse(receipt.at)),
+    uses,
+    distrustStopLift: (r) => {
+      const v = judgeReceiptTrust(r, RECEIPT_KINDS.stop_resolution.right, config);
+      return v.ok ? undefined : v.reason;
+    },
+  };
+  return ADMISSION_CHECKS.flatMap((c) => (typeof c.rejudge === "function" ? c.rejudge(recorded) : []));
 }

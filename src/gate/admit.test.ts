@@ -5,6 +5,7 @@ import { TWINLOCK_FORMAT } from "../handoff/formats/twinlock-format.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import { folderRunStore } from "../home/folder-run-store.js";
 import { frozenActionIds } from "../home/frozen-records.js";
+import { ADMISSION_CHECKS } from "../run/admission/admission-check-registry.js";
 import { ADMISSION_STOP, type AdmissionFacts, runAdmissionChecks } from "../run/admission-checks.js";
 import { hashEvent } from "../run/event-chain.js";
 import type { RunFile } from "../run/run-schema.js";
@@ -167,6 +168,23 @@ describe("each admission check fails alone in the pure rule (facts gathered from
 
   it("passes every check for the real facts", async () => {
     expect(failedOf(await baseFacts())).toEqual([]);
+  });
+
+  it("has each check of ADMISSION_CHECKS read only the facts its row names", async () => {
+    for (const check of ADMISSION_CHECKS) {
+      const read = new Set<string | symbol>();
+      const facts = new Proxy(await baseFacts(), {
+        get(target, key, receiver) {
+          read.add(key);
+          return Reflect.get(target, key, receiver);
+        },
+      });
+      check.judge(facts);
+      expect(
+        [...read].filter((k) => !(check.reads as readonly (string | symbol)[]).includes(k)),
+        check.id,
+      ).toEqual([]);
+    }
   });
 
   const cases: Array<[string, string, (f: AdmissionFacts) => void, RegExp]> = [
