@@ -181,4 +181,27 @@ describe("changed files from a list, by kind", () => {
     writeFileSync(list, "cart/vendor\n");
     expect(() => changedFilesFromList(list, root)).toThrow("names cart/vendor, a folder (a submodule checkout?), not a file");
   });
+
+  it("records a file as executable only when its owner may execute it, as git does (a group or other x bit alone is a plain file)", () => {
+    const root = folder();
+    execFileSync("git", ["init", "-q", root]);
+    const modes = { "group-x.sh": 0o654, "other-x.sh": 0o645, "owner-x.sh": 0o744 } as const;
+    for (const [name, mode] of Object.entries(modes)) {
+      writeFileSync(path.join(root, name), "echo\n");
+      chmodSync(path.join(root, name), mode);
+    }
+    const list = path.join(root, "changed.txt");
+    writeFileSync(list, Object.keys(modes).join("\n"));
+    const got = changedFilesFromList(list, root);
+    expect(got.map((f) => [f.path, f.mode])).toEqual([
+      ["group-x.sh", "100644"],
+      ["other-x.sh", "100644"],
+      ["owner-x.sh", "100755"],
+    ]);
+    // And git records the same modes for the same files.
+    execFileSync("git", ["add", ...Object.keys(modes)], { cwd: root });
+    const staged = execFileSync("git", ["ls-files", "--stage", ...Object.keys(modes)], { cwd: root }).toString("utf8");
+    for (const f of got) expect(staged).toContain(`${f.mode} `);
+    expect(staged.split("\n").filter((l) => l.startsWith("100755"))).toHaveLength(1);
+  });
 });

@@ -206,7 +206,7 @@ export function changedFilesFromList(listFile: string, root: string): ChangedFil
           `--changed-files ${listFile} names ${rel}, a folder (a submodule checkout?), not a file; list the changed files, or pass --git-range to record a submodule pointer`,
         );
       if (!st.isFile()) throw new UsageError(`--changed-files ${listFile} names ${rel}, which is not a file`);
-      return { path: rel, sha256: sha256Of(readFileSync(full)), mode: st.mode & 0o111 ? "100755" : "100644" };
+      return { path: rel, sha256: sha256Of(readFileSync(full)), mode: st.mode & OWNER_EXECUTE ? "100755" : "100644" };
     } catch (error) {
       if (error instanceof UsageError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
@@ -218,6 +218,9 @@ export function changedFilesFromList(listFile: string, root: string): ChangedFil
     }
   });
 }
+
+/** The bit git reads a file's executable mode from (the owner's x bit): 100755 only when the owner may execute it. */
+const OWNER_EXECUTE = 0o100;
 
 function sha256Of(bytes: Buffer): string {
   return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
