@@ -26,8 +26,8 @@ function bootId(): string | null {
   }
 }
 
-/** The parent PID of `pid` (Linux), or undefined when it cannot be read. */
-export function parentOf(pid: number): number | undefined {
+/** The parent PID of `pid` (Linux; `self`: this process, as its own PID namespace numbers it), or undefined when it cannot be read. */
+export function parentOf(pid: number | "self"): number | undefined {
   const f = statFields(pid);
   const ppid = f === undefined ? Number.NaN : Number(f[1]);
   return Number.isInteger(ppid) ? ppid : undefined;

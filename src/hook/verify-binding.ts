@@ -4,7 +4,6 @@ import path from "node:path";
 import { hasProcFs, isSameProcess, parentOf } from "../home/process-identity.js";
 import { resolveHomeDir } from "../home/resolve-home-dir.js";
 import {
-  type BindingProcess,
   bindingFile,
   LEASE_MS,
   parseSessionBinding,
@@ -14,6 +13,7 @@ import {
   secretDigest,
 } from "../home/session-binding.js";
 import { resolveRealPath } from "../input/resolve-real-path.js";
+import { ownPidNamespace, readSandboxRecord, sandboxRecordFile } from "../sandbox/sandbox-record.js";
 
 /** The binding a call may act under, or why there is none it may trust. */
 export type BindingVerdict = { ok: true; binding: SessionBinding } | { ok: false; reason: string };
@@ -55,7 +55,8 @@ export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefine
   if (homeProblem) return { ok: false, reason: homeProblem };
   // A team store's run is named by its ID; a run file by its real path.
   const runKey = RUN_ID_PATTERN.test(runEnv) ? runEnv : resolveRealPath(runEnv, process.cwd());
-  const read = readBinding(bindingFile(homeDir, runKey, kind, id));
+  const file = bindingFile(homeDir, runKey, kind, id);
+  const read = readBinding(file);
   if (read === undefined)
     return {
       ok: false,
@@ -66,7 +67,7 @@ export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefine
   if (b.kind !== kind || b.run_file !== runKey || (kind === "executor" ? b.executor : b.planner) !== id)
     return { ok: false, reason: "the binding names another run, kind or prompt" };
   if (secretDigest(secret) !== b.secret_sha256) return { ok: false, reason: "TWINLOCK_SESSION is not this binding's secret" };
-  const below = belowBinder(b.process, b.kind === "executor" ? "exec" : "plan");
+  const below = belowBinder(b, b.kind === "executor" ? "exec" : "plan", sandboxRecordFile(file));
   if (below) return { ok: false, reason: below };
   const age = now.getTime() - read.mtimeMs;
   if (!(age <= LEASE_MS) || age < -LEASE_MS)
@@ -145,25 +146,68 @@ function checkpointHead(homeDir: string, runId: string): string | undefined {
 
 /**
  * Why this call is not from below the process that bound the session, or
- * undefined when it is. On Linux (/proc): an ancestor of the hook is that
- * PID, started at the recorded time in the recorded boot (a PID reused
- * after the binder died is another process). Elsewhere the process tree
- * cannot be read without starting a program: the binder must be alive, and
- * the lease (renewed only by a live binder) bounds the rest.
+ * undefined when it is. On Linux (/proc): an ancestor of the hook, walked up
+ * from /proc/self/stat, is that PID, started at the recorded time in the
+ * recorded boot (a PID reused after the binder died is another process).
+ * In exec's sandbox the walk ends at the first process of the sandbox's PID
+ * namespace (exec is outside it, with no PID there): the call is then below
+ * the binder when this process is in the PID namespace that the binder
+ * recorded beside the binding for this session (`sandbox-record.ts`), and
+ * the lease (renewed only by a live binder) stands for its liveness.
+ * Elsewhere the process tree cannot be read without starting a program: the
+ * binder must be alive, and the lease bounds the rest.
  */
-function belowBinder(p: BindingProcess, binder: "exec" | "plan"): string | undefined {
+function belowBinder(b: SessionBinding, binder: "exec" | "plan", recordFile: string): string | undefined {
+  const p = b.process;
   if (!hasProcFs()) return isSameProcess(p) ? undefined : `the ${binder} process ${p.pid} that bound the session has ended`;
-  let current = process.ppid;
-  for (let i = 0; i < 128 && current > 1; i++) {
-    if (current === p.pid)
-      return isSameProcess(p)
-        ? undefined
-        : `process ${p.pid} is not the ${binder} that bound the session (it ended, and its PID was given to another process)`;
-    const parent = parentOf(current);
-    if (parent === undefined) break;
-    current = parent;
+  let current = parentOf("self");
+  let reused = false;
+  for (let i = 0; i < 128 && current !== undefined && current > 1; i++) {
+    if (current === p.pid) {
+      if (isSameProcess(p)) return undefined;
+      // Another process with the binder's PID: the binder ended, or (in a PID namespace) a sandboxed one numbered alike.
+      reused = true;
+    }
+    current = parentOf(current);
   }
+  if (inRecordedSandbox(b, recordFile)) return undefined;
+  if (reused) return `process ${p.pid} is not the ${binder} that bound the session (it ended, and its PID was given to another process)`;
   return `this call does not come from below the ${binder} process ${p.pid} that bound the session`;
+}
+
+/**
+ * Whether this process runs in the PID namespace of the session's sandbox,
+ * as the binder recorded it. The binder writes the record as soon as bwrap
+ * reports the namespace, before the tool inside has started: a call this
+ * early waits a moment for it.
+ */
+function inRecordedSandbox(b: SessionBinding, file: string): boolean {
+  const own = ownPidNamespace();
+  if (own === undefined) return false;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  // Only in a sandbox (the first process of its PID namespace is bwrap's) is a record worth waiting for.
+  const tries = firstProcessIsBubblewrap() ? 25 : 1;
+  for (let i = 0; i < tries; i++) {
+    const r = readSandboxRecord(file);
+    if (r)
+      return (
+        r.pid_namespace === own &&
+        r.secret_sha256 === b.secret_sha256 &&
+        r.process.pid === b.process.pid &&
+        r.process.start === b.process.start &&
+        r.process.boot_id === b.process.boot_id
+      );
+    if (i + 1 < tries) Atomics.wait(pause, 0, 0, 20);
+  }
+  return false;
+}
+
+function firstProcessIsBubblewrap(): boolean {
+  try {
+    return readFileSync("/proc/1/comm", "utf8").trim() === "bwrap";
+  } catch {
+    return false;
+  }
 }
 
 /** The checkout holds exactly the approved files with their approved bytes, or what differs. */

@@ -32,9 +32,13 @@ export interface SandboxLayout {
  * read-only but for `writable`, the file targets' folders (`parents`, their
  * other entries read-only again) and the tools' state folders. Mounts apply
  * in order, so a folder's read-only entries are mounted after it.
- * `/dev` is a new minimal one (no disks); `/proc` stays the host's, read-only
- * (a write to another process's memory fails), so the hook still sees its
- * ancestry up to `exec`. It always has a user namespace of its own with
+ * `/dev` is a new minimal one (no disks). `--unshare-pid` gives it a PID
+ * namespace of its own and `/proc` is that namespace's: a confined process
+ * sees and signals only the sandbox's processes (no other process of the
+ * user, its environment, its memory or its `/proc/PID/root`); the hook,
+ * whose walk up its parents then ends at the sandbox's first process, finds
+ * the session through the PID namespace exec records beside the binding
+ * (`sandbox-record.ts`). It always has a user namespace of its own with
  * every capability dropped (`--unshare-user --cap-drop ALL`), also when exec
  * runs as root: without one, root keeps its capabilities inside and reaches
  * the host's file system through `/proc/PID/root` of a process outside.
@@ -56,6 +60,7 @@ export function bubblewrapArgv(layout: SandboxLayout): string[] {
     "--unshare-user",
     "--disable-userns",
     "--unshare-ipc",
+    "--unshare-pid",
     "--cap-drop",
     "ALL",
     "--die-with-parent",
@@ -65,6 +70,8 @@ export function bubblewrapArgv(layout: SandboxLayout): string[] {
     "/",
     "--dev",
     "/dev",
+    "--proc",
+    "/proc",
   ];
   for (const d of layout.hidden ?? []) args.push("--tmpfs", d);
   for (const p of layout.readable ?? []) args.push("--ro-bind", p, p);

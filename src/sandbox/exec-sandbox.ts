@@ -2,6 +2,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import os from "node:os";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
+import type { BindingProcess } from "../home/session-binding.js";
 import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
 import { PACKAGE_ROOT } from "../package-root.js";
 import { type AgentTool, agentToolOf, toolArgumentsAt } from "./agent-tool.js";
@@ -9,6 +10,7 @@ import { bubblewrapArgv } from "./bubblewrap-argv.js";
 import { type Bubblewrap, findBubblewrap } from "./find-bubblewrap.js";
 import { SANDBOX_MCP_SOCKET } from "./mcp-relay.js";
 import { readSandboxInfo, reapSandbox } from "./reap-sandbox.js";
+import { removeSandboxRecord, writeSandboxRecord } from "./sandbox-record.js";
 import { startWatchdog } from "./sandbox-watchdog.js";
 import { seccompFilter } from "./seccomp-filter.js";
 import { StandInRegistry } from "./stand-ins.js";
@@ -196,6 +198,11 @@ export function confineCommand(
     binder?: Binder;
     /** The session's MCP relay socket (outside), mounted at SANDBOX_MCP_SOCKET inside: `twinlock mcp` there talks through it. */
     mcpSocket?: string;
+    /**
+     * Where to record the sandbox's PID namespace for the hook, with the binding's secret digest and process
+     * (`sandbox-record.ts`): written as soon as bwrap reports it, removed on release.
+     */
+    record?: { file: string; secret_sha256: string; process: BindingProcess };
   },
 ): ConfinedCommand {
   if (choice.kind === "none") return { cmd: [...input.cmd], env: input.env, notes: choice.notes, reap: () => undefined, release: () => [] };
@@ -212,7 +219,14 @@ export function confineCommand(
   const registries: StandInRegistry[] = [];
   // Outlives exec: when exec is killed (SIGKILL included), it kills what is left in the sandbox.
   let watchdog: ReturnType<typeof startWatchdog> | undefined;
+  // Polls bwrap's information for the PID namespace until it is recorded (bwrap writes it before the command starts).
+  let recorder: ReturnType<typeof setInterval> | undefined;
+  const stopRecording = () => {
+    if (recorder) clearInterval(recorder);
+    recorder = undefined;
+  };
   const reap = () => {
+    stopRecording();
     const info = readSandboxInfo(infoFile);
     if (!info) return undefined;
     const killed = reapSandbox(info);
@@ -231,6 +245,8 @@ export function confineCommand(
           ]
         : [];
     } finally {
+      stopRecording();
+      if (input.record) removeSandboxRecord(input.record.file);
       watchdog?.dismiss();
       prepared?.undo();
       for (const r of registries) r.release();
@@ -333,6 +349,22 @@ export function confineCommand(
       seccompFd: 3,
       infoFd: 4,
     });
+    if (input.record) {
+      const record = input.record;
+      removeSandboxRecord(record.file);
+      recorder = setInterval(() => {
+        let info: ReturnType<typeof readSandboxInfo>;
+        try {
+          info = readSandboxInfo(infoFile);
+        } catch {
+          return; // being written
+        }
+        if (info?.pidNamespace === undefined) return;
+        stopRecording();
+        writeSandboxRecord(record.file, { secret_sha256: record.secret_sha256, process: record.process, pid_namespace: info.pidNamespace });
+      }, 5);
+      recorder.unref();
+    }
     const where = prepared.paths.length ? prepared.paths.join(", ") : "none";
     const beside = parents.length
       ? `, new names beside the file targets in ${parents.map((p) => p.dir).join(", ")} (listed after; the other entries there read-only)`

@@ -4,6 +4,8 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 export interface SandboxInfo {
   childPid: number;
   mountNamespace: number;
+  /** The sandbox's PID namespace (bwrap reports it with --unshare-pid). */
+  pidNamespace?: number;
 }
 
 /** Read bwrap's `--info-fd` output, or undefined when bwrap never made the sandbox (it failed before, or wrote nothing). */
@@ -20,7 +22,12 @@ export function readSandboxInfo(file: string): SandboxInfo | undefined {
   const mountNamespace = info["mnt-namespace"];
   if (!Number.isSafeInteger(childPid) || !Number.isSafeInteger(mountNamespace))
     throw new Error(`bwrap's sandbox information in ${file} names no child PID and mount namespace`);
-  return { childPid: childPid as number, mountNamespace: mountNamespace as number };
+  const pidNamespace = info["pid-namespace"];
+  return {
+    childPid: childPid as number,
+    mountNamespace: mountNamespace as number,
+    ...(Number.isSafeInteger(pidNamespace) ? { pidNamespace: pidNamespace as number } : {}),
+  };
 }
 
 /**

@@ -143,7 +143,7 @@ describe("twinlock exec running Codex", () => {
   );
 
   it.skipIf(!bwrap.ok)(
-    `kills what it left running in the sandbox (a loop in a session of its own) before it reports the session unbound${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
+    `ends what it left running in the sandbox (a loop in a session of its own) with it, before it reports the session unbound${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
     async () => {
       const { g, codex } = await runWithStandIn();
       writeFileSync(
@@ -158,18 +158,12 @@ describe("twinlock exec running Codex", () => {
       );
       const r = exec(g, codex, [], `${path.dirname(process.execPath)}:/usr/bin:/bin`);
       expect(r.status, r.stderr).toBe(0);
-      const killed = r.stderr.search(/left [0-9]+ process(es)? in the sandbox: killed before the session was unbound/);
-      expect(killed, r.stderr).toBeGreaterThan(-1);
-      expect(killed).toBeLessThan(r.stderr.indexOf("the session is unbound\n"));
-      const survivor = Number(readFileSync(path.join(g.dir, "cart", "cache_race_test.go"), "utf8"));
-      expect(survivor).toBeGreaterThan(1);
-      let state = "gone";
-      try {
-        state = readFileSync(`/proc/${survivor}/stat`, "utf8").split(") ")[1]?.[0] ?? "gone";
-      } catch {
-        // gone
-      }
-      expect(["gone", "Z"]).toContain(state);
+      // The loop ended with the tool: the end of the first process of the sandbox's PID namespace kills every other in it
+      // (exec's reap, which finds none left then, is the second layer). Nothing writes the target after exec returned.
+      expect(Number(readFileSync(path.join(g.dir, "cart", "cache_race_test.go"), "utf8"))).toBeGreaterThan(1);
+      const after = readFileSync(path.join(g.dir, "cart", "cache.go"), "utf8");
+      spawnSync("sleep", ["0.3"]);
+      expect(readFileSync(path.join(g.dir, "cart", "cache.go"), "utf8")).toBe(after);
     },
     60_000,
   );

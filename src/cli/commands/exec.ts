@@ -5,9 +5,11 @@ import path from "node:path";
 import { UsageError } from "../../errors/errors.js";
 import { bindSession } from "../../gate/bind-session.js";
 import { recordExecResult } from "../../home/exec-results.js";
+import { bindingFileOf } from "../../home/write-session-binding.js";
 import { shellQuote } from "../../run/next-step.js";
 import { chooseSandbox, confineCommand, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
 import { startMcpRelay } from "../../sandbox/mcp-relay.js";
+import { sandboxRecordFile } from "../../sandbox/sandbox-record.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { RunStore } from "../../store/run-store.js";
 import { agentEnvironment } from "../agent-environment.js";
@@ -95,6 +97,8 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
         writable: binding.targets,
         binder: "exec",
         mcpSocket: relay?.socket,
+        // Inside the sandbox's PID namespace the hook cannot see this process: it finds the session by that namespace.
+        record: { file: sandboxRecordFile(bindingFileOf(home, binding)), secret_sha256: binding.secret_sha256, process: binding.process },
       });
       for (const line of launch.notes) note(line);
       try {

@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { UsageError } from "../../errors/errors.js";
 import { bindPlannerSession } from "../../gate/bind-session.js";
+import { bindingFileOf } from "../../home/write-session-binding.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { chooseSandbox, confineCommand, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
 import { startMcpRelay } from "../../sandbox/mcp-relay.js";
+import { sandboxRecordFile } from "../../sandbox/sandbox-record.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { RunStore } from "../../store/run-store.js";
 import { agentEnvironment } from "../agent-environment.js";
@@ -80,6 +82,8 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
         writable: [handoff],
         binder: "plan",
         mcpSocket: relay?.socket,
+        // Inside the sandbox's PID namespace the hook cannot see this process: it finds the session by that namespace.
+        record: { file: sandboxRecordFile(bindingFileOf(home, binding)), secret_sha256: binding.secret_sha256, process: binding.process },
       });
       for (const line of launch.notes) note(line);
       try {
