@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { hasProcFs, isSameProcess, parentOf } from "../home/process-identity.js";
 import { resolveHomeDir } from "../home/resolve-home-dir.js";
@@ -12,6 +12,7 @@ import {
   type SessionKind,
   secretDigest,
 } from "../home/session-binding.js";
+import { readOwnRecordQuietly } from "../input/read-own-record.js";
 import { resolveRealPath } from "../input/resolve-real-path.js";
 import { ownPidNamespace, readSandboxRecord, sandboxRecordFile } from "../sandbox/sandbox-record.js";
 
@@ -95,21 +96,8 @@ export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefine
 
 /** The binding file's text and modification time (the lease), read through one descriptor; undefined when there is none. */
 function readBinding(file: string): { text: string; mtimeMs: number } | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > 16 * 1024 * 1024) return undefined;
-    return { text: readFileSync(fd, "utf8"), mtimeMs: st.mtimeMs };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  const read = readOwnRecordQuietly(file, 16 * 1024 * 1024);
+  return read && { text: read.text, mtimeMs: read.stats.mtimeMs };
 }
 
 function realOrUndefined(p: string): string | undefined {

@@ -1,5 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readlinkSync, rmSync } from "node:fs";
 import type { BindingProcess } from "../home/session-binding.js";
+import { readOwnRecordQuietly } from "../input/read-own-record.js";
+import { atomicWriteFile } from "../store/atomic-write.js";
 
 /**
  * What exec (or plan) records beside a session's binding once its sandbox
@@ -26,11 +28,9 @@ export function sandboxRecordFile(bindingFile: string): string {
   return bindingFile.replace(/\.json$/, ".sandbox.json");
 }
 
-/** Write the record (a temporary file renamed over it: a reader sees all of it or nothing). */
+/** Write the record as the binding beside it is written: atomic (a reader sees all of it or nothing) and durable, owner-only. */
 export function writeSandboxRecord(file: string, record: Omit<SandboxRecord, "format">): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify({ format: SANDBOX_RECORD_FORMAT, ...record })}\n`, { mode: 0o600 });
-  renameSync(tmp, file);
+  atomicWriteFile(file, `${JSON.stringify({ format: SANDBOX_RECORD_FORMAT, ...record })}\n`, 0o600);
 }
 
 /** Remove the record (gone already is fine). */
@@ -40,32 +40,25 @@ export function removeSandboxRecord(file: string): void {
 
 /** The record in `file` (never through a link; at most 4 KiB), or undefined when there is none that reads as one. */
 export function readSandboxRecord(file: string): SandboxRecord | undefined {
-  let fd: number;
+  const read = readOwnRecordQuietly(file, 4096);
+  if (!read) return undefined;
+  let r: Partial<SandboxRecord> | null;
   try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    r = JSON.parse(read.text) as Partial<SandboxRecord> | null;
   } catch {
     return undefined;
   }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > 4096) return undefined;
-    const r = JSON.parse(readFileSync(fd, "utf8")) as Partial<SandboxRecord> | null;
-    if (
-      r === null ||
-      typeof r !== "object" ||
-      r.format !== SANDBOX_RECORD_FORMAT ||
-      typeof r.secret_sha256 !== "string" ||
-      !Number.isSafeInteger(r.pid_namespace) ||
-      typeof r.process !== "object" ||
-      r.process === null
-    )
-      return undefined;
-    return r as SandboxRecord;
-  } catch {
+  if (
+    r === null ||
+    typeof r !== "object" ||
+    r.format !== SANDBOX_RECORD_FORMAT ||
+    typeof r.secret_sha256 !== "string" ||
+    !Number.isSafeInteger(r.pid_namespace) ||
+    typeof r.process !== "object" ||
+    r.process === null
+  )
     return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return r as SandboxRecord;
 }
 
 /** This process's PID namespace inode, or undefined where /proc cannot say. */
