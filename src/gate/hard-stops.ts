@@ -1,4 +1,5 @@
 import { ConflictError, RefusalError } from "../errors/errors.js";
+import { pendingStopRequests, recordStopRequest, withPendingStops } from "../home/stop-requests.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { endSessionsOfRun, sessionRunFile } from "../home/write-session-binding.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
@@ -9,7 +10,27 @@ import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import type { ReceiptKey } from "../trust/sign-receipt.js";
 
-/** Record a hard `!STOP:{reason}` on the run, or on one workflow; anyone may raise one, and admission refuses while it is open. */
+/** How long a stop waits for the run's lock to write itself into the chain; it stands in the gate home meanwhile. */
+export const STOP_FOLD_WAIT_MS = 5_000;
+
+/** A raised stop: the run as it stands with it, the stop's number once in the chain, and why it is not there yet. */
+export type RaisedStop = LoadedRun & {
+  /** The sequence number of its `stop_raised` event; undefined while pending (or written by another writer). */
+  stop?: number;
+  /** Set when the stop stands in the gate home but is not yet in the run's chain: why (the run's lock is held). */
+  pending?: string;
+};
+
+/**
+ * Record a hard `!STOP:{reason}` on the run, or on one workflow; anyone may
+ * raise one, and admission refuses while it is open. On the folder store
+ * the stop is first recorded in the gate home (`recordStopRequest`), which
+ * takes no lock: from then on every read of the run shows it, so admission,
+ * the hook and the pages refuse, whoever holds the run's lock. It is then
+ * written into the run's chain, waiting for the lock at most `lockWaitMs`;
+ * when the lock stays held (a writer the agent stopped), the next writer of
+ * the run writes it first, and the result says it is pending.
+ */
 export async function raiseStop(input: {
   /** Where the run lives. */
   store: RunStore;
@@ -20,26 +41,20 @@ export async function raiseStop(input: {
   note?: string;
   actor: string;
   now?: () => Date;
-}): Promise<LoadedRun> {
-  // The sessions end first, in the gate home: a stop waits its turn in the run's queue behind writes asked for
-  // earlier, and the agent's session must not stay alive for as long as it waits.
+  /** How long to wait for the run's lock before leaving the stop pending (default STOP_FOLD_WAIT_MS). */
+  lockWaitMs?: number;
+}): Promise<RaisedStop> {
+  // The sessions end first, in the gate home: the agent's session must not stay alive while the stop is written.
   const runFile = input.store.runFolder(input.run) === undefined ? undefined : boundRunFile(input.run);
   const ended = runFile === undefined ? [] : await endSessionsOfRun(input.store.home, runFile, input.workflow);
+  const draft = { reason: input.reason, workflow: input.workflow ?? null, note: input.note ?? null };
+  if (input.store.runFolder(input.run) !== undefined) return raiseStopInHome(input, draft);
   const { run } = await input.store
     .update(
       input.run,
       (current) => {
         if (input.workflow !== undefined) requireWorkflow(current.state.workflows, input.workflow);
-        return {
-          events: [
-            {
-              type: "stop_raised",
-              actor: input.actor,
-              data: { reason: input.reason, workflow: input.workflow ?? null, note: input.note ?? null },
-            },
-          ],
-          result: undefined,
-        };
+        return { events: [{ type: "stop_raised", actor: input.actor, data: draft }], result: undefined };
       },
       { now: input.now },
     )
@@ -50,7 +65,46 @@ export async function raiseStop(input: {
         { cause: error },
       );
     });
-  return run;
+  return { ...run, stop: run.file.revision };
+}
+
+/** The folder store's stop: recorded in the gate home at once, then written into the chain when the run's lock allows. */
+async function raiseStopInHome(
+  input: { store: RunStore; run: string; actor: string; now?: () => Date; lockWaitMs?: number },
+  draft: { reason: string; workflow: string | null; note: string | null },
+): Promise<RaisedStop> {
+  const { home } = input.store;
+  // Read without the lock: verified and set against the home's checkpoint, as every read is.
+  const before = await input.store.read(input.run);
+  if (draft.workflow !== null) requireWorkflow(before.state.workflows, draft.workflow);
+  const runId = before.state.run_id;
+  const request = recordStopRequest(home, { runId, ...draft, actor: input.actor, at: input.now?.() ?? new Date() });
+  const standing = (why: string): RaisedStop => ({
+    ...before,
+    state: withPendingStops(before.state, before.file.revision, pendingStopRequests(home, runId)),
+    pending: why,
+  });
+  try {
+    const { run, result } = await input.store.update(
+      input.run,
+      (current, context) => {
+        if (current.state.run_id === runId) return { events: [], result: context?.foldedStops.get(request.id) };
+        // The file names another run now (the agent swapped it): that run is stopped too, in its chain. Failing closed,
+        // a stop of a path stops every run the path held while the stop was asked for.
+        if (draft.workflow !== null) requireWorkflow(current.state.workflows, draft.workflow);
+        return { events: [{ type: "stop_raised", actor: input.actor, data: draft }], result: undefined };
+      },
+      { now: input.now, lockWaitMs: input.lockWaitMs ?? STOP_FOLD_WAIT_MS },
+    );
+    if (result !== undefined) return { ...run, stop: result };
+    if (run.state.run_id !== runId) return { ...run, stop: run.file.revision };
+    // Not written by this call: by another writer of the run (then it is in the chain), or still pending.
+    if (pendingStopRequests(home, runId).some((r) => r.id === request.id)) return standing("the run's lock was busy");
+    return run;
+  } catch (error) {
+    // Whatever kept it out of the chain, the stop stands in the home: the person is told so, never that it was lost.
+    return standing((error as Error).message);
+  }
 }
 
 /**

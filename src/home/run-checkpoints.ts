@@ -103,10 +103,15 @@ export function listCheckpoints(home: GateHome): Checkpoint[] {
  * queue: see `withQueueLock`): the one lock of a run's writes, kept where the
  * agent cannot write, so it can neither hold it nor jump its queue.
  */
-export async function withCheckpointLock<T>(home: GateHome, id: string, fn: () => T | Promise<T>): Promise<T> {
+export async function withCheckpointLock<T>(
+  home: GateHome,
+  id: string,
+  fn: () => T | Promise<T>,
+  options: { waitMs?: number } = {},
+): Promise<T> {
   // The queue folder is made (with the runs folder) by withQueueLock when it is not there.
   const file = checkpointFile(home, id);
-  return withQueueLock(file.replace(/\.json$/, ".queue"), fn, `run ${id}`);
+  return withQueueLock(file.replace(/\.json$/, ".queue"), fn, `run ${id}`, options);
 }
 
 /**

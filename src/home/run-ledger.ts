@@ -22,7 +22,7 @@ import {
   verifyRunFile,
 } from "../store/run-file.js";
 import { resolveRunFile } from "../store/run-folder.js";
-import { consentHashesOf, frozenFilesOf, requireFinishedForImport } from "../store/run-store.js";
+import { consentHashesOf, type DecideContext, frozenFilesOf, requireFinishedForImport } from "../store/run-store.js";
 import { ensureGateKey } from "../trust/gate-key.js";
 import { signHead } from "../trust/gate-statement.js";
 import { markConsentConsumed } from "./consumed-consents.js";
@@ -38,6 +38,7 @@ import {
   withRunPathLock,
   writeCheckpoint,
 } from "./run-checkpoints.js";
+import { pendingStopRequests, removeStopRequests, type StopRequest, stopRequestEvent, withPendingStops } from "./stop-requests.js";
 import { requireTrustedGateSignatures } from "./trusted-gate-keys.js";
 
 /**
@@ -121,7 +122,10 @@ function setAgainstCheckpoint(
 ): { run: LoadedRun } | { waitMs: number } {
   try {
     const { file } = reconcileWithCheckpoint(home, verified.file, runFile);
-    return { run: { path: verified.path, file, state: file.state } };
+    // A person's stop recorded in the home and not yet in the chain stands from the moment it was recorded.
+    return {
+      run: { path: verified.path, file, state: withPendingStops(file.state, file.revision, pendingStopRequests(home, file.state.run_id)) },
+    };
   } catch (error) {
     const kind = error instanceof IntegrityError ? error.details.attack : undefined;
     if (attempt >= READ_RETRIES || kind !== "rollback" || !checkpointJustWritten(home, verified.state.run_id)) throw error;
@@ -182,8 +186,8 @@ export async function createRun(runFile: string, home: GateHome, drafts: EventDr
 export async function updateRun<T>(
   runFile: string,
   home: GateHome,
-  decide: (run: LoadedRun) => Promise<{ events: EventDraft[]; result: T }> | { events: EventDraft[]; result: T },
-  options: { now?: () => Date; expectedRevision?: number } = {},
+  decide: (run: LoadedRun, context: DecideContext) => Promise<{ events: EventDraft[]; result: T }> | { events: EventDraft[]; result: T },
+  options: { now?: () => Date; expectedRevision?: number; lockWaitMs?: number } = {},
 ): Promise<{ run: LoadedRun; result: T }> {
   const abs = resolveRunFile(runFile);
   if (!exists(abs))
@@ -200,43 +204,62 @@ export async function updateRun<T>(
   for (let attempt = 0; ; attempt++) {
     // The ticket is taken as this call is made (before anything here waits), so decisions are served in the order they
     // were asked for; the gate's key is read once this one's turn has come.
-    const landed = await withCheckpointLock(home, runId, async (): Promise<{ done: { run: LoadedRun; result: T } } | { moved: string }> => {
-      const gate = await ensureGateKey(home);
-      // Read in slices and, when the bytes are new and large (the agent's), judged on a worker thread; the bytes this
-      // process wrote last are known by their sha256 and not parsed again (`rememberWrittenRun`).
-      const verified = await readRunFileAsync(abs, placement);
-      if (verified.state.run_id !== runId) return { moved: verified.state.run_id };
-      const reconciled = reconcileWithCheckpoint(home, verified.file, runFile);
-      if (reconciled.rolledForward.length > 0) {
-        applyHomeEffects(home, reconciled.rolledForward, reconciled.file.state.run_id);
-        await writeRunFile(abs, reconciled.file);
-      }
-      const current: LoadedRun = { path: abs, file: reconciled.file, state: reconciled.file.state };
-      if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision) {
-        throw new ConflictError(
-          `run file ${runFile} changed since it was read (revision ${options.expectedRevision}, now ${current.file.revision}); read it again and repeat the decision`,
-        );
-      }
-      const { events, result } = await decide(current);
-      if (events.length === 0) return { done: { run: current, result } };
-      const now = (options.now ?? (() => new Date()))();
-      const next = await appendToAsync(current.file, events, now, gate);
-      const added = next.events.slice(current.file.events.length);
-      const checkpoint: Checkpoint = {
-        format: "twinlock-checkpoint/1",
-        run_id: next.state.run_id,
-        home_id: home.id,
-        seq: next.revision,
-        head: next.head,
-        last_write: { from_seq: current.file.revision, from_head: current.file.head, events: added },
-        updated_at: now.toISOString(),
-        run_file: abs,
-        ...(next.gate_signature ? { gate_signature: next.gate_signature } : {}),
-      };
-      await writeDecision(home, abs, checkpoint, next);
-      wrote = true;
-      return { done: { run: { path: abs, file: next, state: next.state }, result } };
-    });
+    const landed = await withCheckpointLock(
+      home,
+      runId,
+      async (): Promise<{ done: { run: LoadedRun; result: T } } | { moved: string }> => {
+        const gate = await ensureGateKey(home);
+        // Read in slices and, when the bytes are new and large (the agent's), judged on a worker thread; the bytes this
+        // process wrote last are known by their sha256 and not parsed again (`rememberWrittenRun`).
+        const verified = await readRunFileAsync(abs, placement);
+        if (verified.state.run_id !== runId) return { moved: verified.state.run_id };
+        const reconciled = reconcileWithCheckpoint(home, verified.file, runFile);
+        if (reconciled.rolledForward.length > 0) {
+          applyHomeEffects(home, reconciled.rolledForward, reconciled.file.state.run_id);
+          await writeRunFile(abs, reconciled.file);
+        }
+        let current: LoadedRun = { path: abs, file: reconciled.file, state: reconciled.file.state };
+        const clock = options.now ?? (() => new Date());
+        const write = async (from: LoadedRun, events: EventDraft[]): Promise<LoadedRun> => {
+          const now = clock();
+          const next = await appendToAsync(from.file, events, now, gate);
+          const added = next.events.slice(from.file.events.length);
+          const checkpoint: Checkpoint = {
+            format: "twinlock-checkpoint/1",
+            run_id: next.state.run_id,
+            home_id: home.id,
+            seq: next.revision,
+            head: next.head,
+            last_write: { from_seq: from.file.revision, from_head: from.file.head, events: added },
+            updated_at: now.toISOString(),
+            run_file: abs,
+            ...(next.gate_signature ? { gate_signature: next.gate_signature } : {}),
+          };
+          await writeDecision(home, abs, checkpoint, next);
+          wrote = true;
+          return { path: abs, file: next, state: next.state };
+        };
+        const foldedStops = new Map<string, number>();
+        for (let round = 0; ; round++) {
+          // A person's stop recorded in the home while this writer waited (or decided) goes into the chain first, and the
+          // decision is made (again) on the run with it: a stop never waits behind a decision asked for after it.
+          current = await foldStopRequests(home, current, runId, foldedStops, write);
+          if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision) {
+            throw new ConflictError(
+              `run file ${runFile} changed since it was read (revision ${options.expectedRevision}, now ${current.file.revision}); read it again and repeat the decision`,
+            );
+          }
+          const { events, result } = await decide(current, { foldedStops });
+          if (events.length === 0) return { done: { run: current, result } };
+          if (pendingStopRequests(home, runId).length > 0) {
+            if (round < 3) continue;
+            throw new ConflictError(`stops keep being raised on run file ${runFile} while this decision is made; it was not recorded`);
+          }
+          return { done: { run: await write(current, events), result } };
+        }
+      },
+      { waitMs: options.lockWaitMs },
+    );
     if ("done" in landed) {
       // The run file's rename made durable before the caller hears of it, once the next writer may go.
       if (wrote) await fsyncDirAsync(path.dirname(abs));
@@ -248,6 +271,53 @@ export async function updateRun<T>(
       );
     runId = landed.moved;
   }
+}
+
+/**
+ * Write the run's pending stop requests into its chain (holding the run's lock), oldest first, as one write of
+ * `stop_raised` events, then remove them. A request the checkpoint's last write already holds (a writer that died
+ * between that write and removing it) is removed without being written again.
+ */
+async function foldStopRequests(
+  home: GateHome,
+  current: LoadedRun,
+  runId: string,
+  folded: Map<string, number>,
+  write: (from: LoadedRun, events: EventDraft[]) => Promise<LoadedRun>,
+): Promise<LoadedRun> {
+  const pending = pendingStopRequests(home, runId);
+  if (pending.length === 0) return current;
+  const landed = requestsInLastWrite(home, runId, pending);
+  const fresh = pending.filter((r) => !landed.has(r));
+  let run = current;
+  if (fresh.length > 0) {
+    run = await write(current, fresh.map(stopRequestEvent));
+    for (const [i, r] of fresh.entries()) folded.set(r.id, current.file.revision + i + 1);
+  }
+  removeStopRequests(home, runId, pending);
+  return run;
+}
+
+/** The requests the checkpoint's last write holds already: it wrote only stops, each the event of one of them. */
+function requestsInLastWrite(home: GateHome, runId: string, pending: readonly StopRequest[]): Set<StopRequest> {
+  const found = new Set<StopRequest>();
+  const cp = readCheckpoint(home, runId);
+  const last = cp?.last_write.events ?? [];
+  if (cp === undefined || !last.every((e) => e.type === "stop_raised")) return found;
+  for (const e of last) {
+    const data = e.data as { reason: string; workflow: string | null; note: string | null };
+    const match = pending.find(
+      (r) =>
+        !found.has(r) &&
+        r.actor === e.actor &&
+        r.reason === data.reason &&
+        r.workflow === data.workflow &&
+        r.note === data.note &&
+        r.at <= cp.updated_at,
+    );
+    if (match) found.add(match);
+  }
+  return found;
 }
 
 /**

@@ -7,6 +7,7 @@ import { makeRunTempDir, pinForTest, RUN_EXAMPLE_SUITE, removeGateRuns, testHome
 import { folderRunStore } from "./folder-run-store.js";
 import { readCheckpoint, withCheckpointLock } from "./run-checkpoints.js";
 import { readRun } from "./run-ledger.js";
+import { pendingStopRequests } from "./stop-requests.js";
 
 afterAll(removeGateRuns);
 
@@ -54,6 +55,8 @@ describe("the run's lock when the run file is swapped while a writer waits", () 
     expect(readCheckpoint(home, idA)?.seq).toBe(runA.file.revision);
     expect(readCheckpoint(home, idB)?.seq).toBe(runB.file.revision + 1);
     expect(readRun(a, home).state.stops.map((s) => s.reason)).toEqual(["halt"]);
+    // Run A, which a.json held when the stop was asked for, is stopped too: its stop stands in the home.
+    expect(pendingStopRequests(home, idA).map((r) => r.reason)).toEqual(["halt"]);
     expect(existsSync(`${a}.lock`)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync, constants, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
@@ -168,6 +168,20 @@ export async function fsyncDirAsync(dir: string): Promise<void> {
   } finally {
     await folder.close();
   }
+}
+
+/**
+ * `mkdir -p` that survives power loss: each folder made is fsynced into its parent (a folder that was there is left
+ * alone, at the cost of one mkdir). Returns `dir`.
+ */
+export function mkdirDurable(dir: string, mode = 0o700): string {
+  const first = mkdirSync(dir, { recursive: true, mode });
+  if (first === undefined) return dir;
+  for (let made = path.resolve(dir); ; made = path.dirname(made)) {
+    fsyncDir(path.dirname(made));
+    if (made === path.resolve(first) || made === path.dirname(made)) break;
+  }
+  return dir;
 }
 
 /** fsync a folder so a rename or create inside it is durable. */

@@ -1,12 +1,37 @@
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, type FSWatcher, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, utimesSync, watch } from "node:fs";
+import {
+  closeSync,
+  constants,
+  type FSWatcher,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  unlinkSync,
+  utimesSync,
+  watch,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConflictError, UsageError } from "../errors/errors.js";
 import { isProcessAlive } from "./is-process-alive.js";
 
-/** How long a writer waits in the queue before giving up. */
+/** How long a writer waits in the queue before giving up (unless `TWINLOCK_LOCK_WAIT_MS` or the caller says otherwise). */
 export const QUEUE_WAIT_MS = 60_000;
+/** The longest wait `TWINLOCK_LOCK_WAIT_MS` may ask for (ten minutes). */
+const MAX_WAIT_MS = 600_000;
+
+/**
+ * How long this process's writers wait in a queue: `TWINLOCK_LOCK_WAIT_MS` when it is a whole number of milliseconds
+ * from 1 to 600000 (a person who would rather be told sooner, a test), else QUEUE_WAIT_MS. It only changes how long
+ * this process waits: a waiter never holds anything, and the holder it waits for is not hurried.
+ */
+export function queueWaitMs(env: NodeJS.ProcessEnv = process.env): number {
+  const given = env.TWINLOCK_LOCK_WAIT_MS;
+  if (given === undefined || !/^[1-9][0-9]{0,5}$/.test(given)) return QUEUE_WAIT_MS;
+  return Math.min(Number(given), MAX_WAIT_MS);
+}
 
 /** An entry of another host not refreshed for this long is dead (a holder or waiter refreshes its own every 2 s). */
 const STALE_MS = 10_000;
@@ -57,6 +82,8 @@ export interface QueueLockOptions {
    * what finds a holder killed on this host. A holder that leaves wakes its successor through the watch whatever this is.
    */
   lookMs?: number;
+  /** How long to wait for the lock before the refusal (default `queueWaitMs()`). */
+  waitMs?: number;
 }
 
 /**
@@ -153,7 +180,7 @@ export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, la
   const refresh = setInterval(() => touch(path.join(dir, mine.name)), REFRESH_MS);
   refresh.unref();
   try {
-    await waitForTurn(dir, mine, label, options.lookMs ?? WATCHED_LOOK_MS);
+    await waitForTurn(dir, mine, label, options.lookMs ?? WATCHED_LOOK_MS, options.waitMs ?? queueWaitMs());
     const result = await fn();
     if (!exists(path.join(dir, mine.name)))
       throw new ConflictError(`lost the lock on ${label} while writing (its ticket was removed); run the command again`);
@@ -195,7 +222,7 @@ function takeTicket(dir: string, token: string): Entry {
  * a holder leaving wakes its successor at once, in any process of this host)
  * or a short while has passed (see WATCHED_LOOK_MS), then look again.
  */
-async function waitForTurn(dir: string, mine: Entry, label: string, watchedLookMs: number): Promise<void> {
+async function waitForTurn(dir: string, mine: Entry, label: string, watchedLookMs: number, waitMs: number): Promise<void> {
   const started = Date.now();
   // Every writer taking a ticket right now may take one at or below ours: wait until each has its ticket (or is dead).
   const choosing = new Set(
@@ -231,11 +258,7 @@ async function waitForTurn(dir: string, mine: Entry, label: string, watchedLookM
       if (predecessor) awaited.add(predecessor.name);
       for (const name of choosing) if (!entries.some((e) => e.name === name)) choosing.delete(name);
       if (!ahead) return;
-      if (Date.now() - started > QUEUE_WAIT_MS)
-        throw new ConflictError(
-          `${label} is locked by another twinlock process (pid ${ahead.pid}${ahead.host === HOST ? "" : " on another host"}) for over ${QUEUE_WAIT_MS / 1000}s; wait for it to finish, then run the command again`,
-          { retryable: true },
-        );
+      if (Date.now() - started > waitMs) throw lockedRefusal(label, ahead, waitMs);
       await new Promise<void>((resolve) => {
         const wake = () => {
           clearTimeout(timer);
@@ -252,6 +275,42 @@ async function waitForTurn(dir: string, mine: Entry, label: string, watchedLookM
   } finally {
     leave();
   }
+}
+
+/**
+ * The refusal of a writer that waited `waitMs` behind `ahead`. A process of this host that is stopped (SIGSTOP, a
+ * debugger: state T or t) is named as such, with what frees the lock: it is never passed, since a stopped holder that
+ * resumes would write over whoever took its place.
+ */
+function lockedRefusal(label: string, ahead: Entry, waitMs: number): ConflictError {
+  const waited = waitMs >= 1000 ? `${Math.round(waitMs / 1000)}s` : `${waitMs}ms`;
+  const stopped = ahead.host === HOST && isProcessStopped(ahead.pid);
+  const error = new ConflictError(
+    stopped
+      ? `${label} is held by stopped process ${ahead.pid} (for over ${waited}); resume it (kill -CONT ${ahead.pid}) or kill it, then run the command again`
+      : `${label} is locked by another twinlock process (pid ${ahead.pid}${ahead.host === HOST ? "" : " on another host"}) for over ${waited}; wait for it to finish, then run the command again`,
+    { retryable: true },
+  );
+  Object.assign(error.details, { lock_wait: true, pid: ahead.pid, stopped });
+  return error;
+}
+
+/** Whether `error` is a writer's refusal after waiting for a queue lock (see `withQueueLock`). */
+export function isLockWaitRefusal(error: unknown): error is ConflictError {
+  return error instanceof ConflictError && error.details.lock_wait === true;
+}
+
+/** Whether a process of this host is stopped (state T or t in /proc/PID/stat); false where /proc cannot tell. */
+export function isProcessStopped(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return false;
+  }
+  // "PID (COMMAND) STATE …": the command may hold any character, ")" too, so the state follows the last ")".
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "T" || state === "t";
 }
 
 /**

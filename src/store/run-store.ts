@@ -210,6 +210,14 @@ export interface ServerState {
 export interface UpdateOptions {
   now?: () => Date;
   expectedRevision?: number;
+  /** How long to wait for the run's lock (the folder store's queue; default its own limit). */
+  lockWaitMs?: number;
+}
+
+/** What `update` tells a decision besides the run (the folder store): the stops it wrote into the chain first. */
+export interface DecideContext {
+  /** The sequence number each pending stop request got as it was written into the chain, by request ID (`stop-requests.ts`). */
+  foldedStops: ReadonlyMap<string, number>;
 }
 
 /**
@@ -239,7 +247,7 @@ export interface RunStore {
    */
   update<T>(
     ref: string,
-    decide: (run: LoadedRun) => Promise<{ events: EventDraft[]; result: T }> | { events: EventDraft[]; result: T },
+    decide: (run: LoadedRun, context?: DecideContext) => Promise<{ events: EventDraft[]; result: T }> | { events: EventDraft[]; result: T },
     options?: UpdateOptions,
   ): Promise<{ run: LoadedRun; result: T }>;
   /**

@@ -54,11 +54,15 @@ export async function runStop(
     note: o.note === undefined ? undefined : parseText(o.note, "--note"),
     actor: resolveActor(o.actor),
   });
+  const lift = `twinlock resolve-stop ${shellQuote(runFile)} --reason ${reason}${raised.stop === undefined ? "" : ` --stop ${raised.stop}`} --note TEXT${signingHint(store.home, raised.state.suite) ? " --key FILE" : ""}`;
   return {
     exitCode: 0,
     // Lifting a stop is a person's signed decision on a suite that requires signed receipts.
-    text: `recorded !STOP:${reason} on ${workflow ?? "the whole run"} as stop ${raised.file.revision}; ${stopEffect(raised.state)} until: twinlock resolve-stop ${shellQuote(runFile)} --reason ${reason} --stop ${raised.file.revision} --note TEXT${signingHint(store.home, raised.state.suite) ? " --key FILE" : ""}`,
-    json: { ok: true, reason, workflow: workflow ?? null, stop: raised.file.revision },
+    text:
+      raised.pending !== undefined
+        ? `recorded !STOP:${reason} on ${workflow ?? "the whole run"} in the gate home; ${stopEffect(raised.state)} from now on. It is not yet in the run's log (${raised.pending}); the run's next write puts it there first. Lift it, once it is in the log (twinlock log), with: ${lift}`
+        : `recorded !STOP:${reason} on ${workflow ?? "the whole run"}${raised.stop === undefined ? "" : ` as stop ${raised.stop}`}; ${stopEffect(raised.state)} until: ${lift}`,
+    json: { ok: true, reason, workflow: workflow ?? null, stop: raised.stop ?? null, pending: raised.pending ?? null },
   };
 }
 

@@ -1,0 +1,114 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { readRun } from "../home/run-ledger.js";
+import { pendingStopRequests, recordStopRequest } from "../home/stop-requests.js";
+import { bundleForChild } from "../test-support/child-module.js";
+import { admitStep, driveTo, homeOf, makeGateRun, makeRunTempDir, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
+import { raiseStop } from "./hard-stops.js";
+
+/**
+ * The attack: the agent starts a twinlock writer, lets it take a lock in the
+ * gate home, and SIGSTOPs it. Its ticket stays live (its process exists), so
+ * every later writer of that run waits behind it.
+ */
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    c.kill("SIGCONT");
+    c.kill("SIGKILL");
+  }
+});
+afterAll(removeGateRuns);
+
+let lockModule = "";
+beforeAll(async () => {
+  lockModule = await bundleForChild(
+    fileURLToPath(new URL("../store/queue-lock.ts", import.meta.url)),
+    makeRunTempDir("twinlock-lock-child-"),
+  );
+});
+
+/** A real writer process holding the queue lock of `dir` until killed, stopped by SIGSTOP once it holds it. */
+async function stoppedHolder(dir: string): Promise<ChildProcess> {
+  const script = [
+    `const { withQueueLock } = await import(${JSON.stringify(lockModule)});`,
+    `await withQueueLock(${JSON.stringify(dir)}, () => new Promise(() => { console.log("held"); setInterval(() => {}, 1 << 30); }));`,
+  ].join("\n");
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  children.push(child);
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on("data", (b: Buffer) => {
+      if (b.toString().includes("held")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before it held the lock`)));
+  });
+  child.kill("SIGSTOP");
+  return child;
+}
+
+describe("a person's stop behind a writer the agent stopped", () => {
+  it("is recorded in the gate home at once, refuses admission, and is written into the chain once the lock is free", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    const home = homeOf(g);
+    const runId = readRun(g.runFile, home).state.run_id;
+    const holder = await stoppedHolder(path.join(home.dir, "runs", `${runId}.queue`));
+    const raised = await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", actor: "person", lockWaitMs: 50 });
+    // Pending, naming the stopped process: in the home, outside the run folder the agent writes.
+    expect(raised.pending).toMatch(
+      new RegExp(`^run ${runId} is held by stopped process ${holder.pid} .*resume it \\(kill -CONT ${holder.pid}\\) or kill it`),
+    );
+    expect(pendingStopRequests(home, runId).map((r) => [r.reason, r.actor])).toEqual([["halt", "person"]]);
+    expect(readdirSync(g.dir).some((n) => n.includes("stop"))).toBe(false);
+    // Every read shows it standing; admission refuses it by the stop check, without waiting for the lock.
+    expect((await storeOf(g).read(g.runFile)).state.stops.map((s) => [s.reason, s.resolved_at])).toEqual([["halt", null]]);
+    const admission = await admitStep(g);
+    expect(admission.admitted).toBe(false);
+    expect(admission.checks.filter((c) => !c.ok).map((c) => c.detail)).toEqual([expect.stringMatching(/!STOP:halt/)]);
+    // The holder gone, the next writer (one that decides nothing) writes the stop first: the chain has it, the request is removed.
+    holder.kill("SIGCONT");
+    holder.kill("SIGKILL");
+    await new Promise((r) => holder.once("exit", r));
+    await storeOf(g).update(g.runFile, () => ({ events: [], result: undefined }));
+    const run = readRun(g.runFile, home);
+    expect(run.file.events.filter((e) => e.type === "stop_raised").map((e) => [e.actor, e.data.reason])).toEqual([["person", "halt"]]);
+    expect(pendingStopRequests(home, runId)).toEqual([]);
+    expect(run.state.stops.map((s) => s.seq)).toEqual([run.file.events.findIndex((e) => e.type === "stop_raised") + 1]);
+  });
+
+  it("is written into the chain by the stop itself, numbered, when the lock is free", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    const raised = await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", actor: "person" });
+    expect(raised.pending).toBeUndefined();
+    expect(raised.stop).toBe(raised.file.revision);
+    expect(raised.file.events.at(-1)).toMatchObject({ type: "stop_raised", actor: "person", data: { reason: "halt" } });
+    expect(existsSync(path.join(homeOf(g).dir, "runs", `${raised.state.run_id}.stops`))).toBe(true);
+    expect(pendingStopRequests(homeOf(g), raised.state.run_id)).toEqual([]);
+  });
+
+  it("writes a stop recorded while a decision was being made before it, and makes the decision again on the run with it", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    const home = homeOf(g);
+    const runId = readRun(g.runFile, home).state.run_id;
+    const seen: number[] = [];
+    await storeOf(g).update(g.runFile, (current) => {
+      seen.push(current.state.stops.length);
+      // A person's stop lands in the home while the first decision is made (its writer stopped between deciding and writing).
+      if (seen.length === 1)
+        recordStopRequest(home, { runId, reason: "halt", workflow: null, note: null, actor: "person", at: new Date() });
+      return {
+        events: [{ type: "stop_raised", actor: "agent", data: { reason: "later", workflow: null, note: null } }],
+        result: undefined,
+      };
+    });
+    expect(seen).toEqual([0, 1]);
+    const run = readRun(g.runFile, home);
+    expect(run.file.events.filter((e) => e.type === "stop_raised").map((e) => e.actor)).toEqual(["person", "agent"]);
+  });
+});
