@@ -3,7 +3,6 @@ import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import type { ReadinessSummary } from "../handoff/check-readiness.js";
 import { snapshotHandoff } from "../home/frozen-bytes.js";
-import { withBlobsLock } from "../home/frozen-quota.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { FreezeReceipt, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
@@ -85,68 +84,67 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
       );
     }
     const person = personForKey(input.key, input.actor, pinned.config, "--actor");
-    // The bytes are stored and the event naming them written under the home's blobs lock: the collector never sees one without the other.
-    const { run, result } = await withBlobsLock(input.store.home, () =>
-      input.store.update(
-        input.run,
-        async (current) => {
-          const wf = requireWorkflow(current.state.workflows, input.planner);
-          requireTransition(input.run, wf, "handoff_frozen", "freeze the handoff");
-          const same = wf.handoff?.hash === snapshot.hash;
-          if (same && wf.state === "plan_revision_pending" && !input.unchangedBecause) {
-            throw new RefusalError(
-              `nothing was revised: the handoff still hashes to ${snapshot.hash}, the version the reviewer asked to change; revise it, or pass --unchanged-because TEXT to tell the reviewer why no change is needed`,
-            );
-          }
-          // The same bytes again are a new revision only when a re-pin voided the decisions on them (present then says so),
-          // or when the reviewer asked for changes and is told why none were needed.
-          const voidedByRepin = same && wf.state !== "plan_revision_pending" ? decisionsVoidedByRepin(pinned, wf) : undefined;
-          if (same && wf.state !== "plan_revision_pending" && voidedByRepin === undefined) {
-            throw new RefusalError(
-              `the handoff has not changed since revision ${wf.revision} (${snapshot.hash}); there is nothing to re-freeze`,
-            );
-          }
-          // Beside a run file the folder is recorded relative to it (the pair moves together); in a team store relative to
-          // the suite when it lies inside it (so CI finds it in its checkout); otherwise absolute.
-          const storedDir = recordedHandoffDir(dir, { runFolder: runDir, suiteRoot: current.state.suite.root });
-          const revision = wf.revision + 1;
-          const voided = wf.reviews.length > 0 || wf.consents.length > 0;
-          const unsigned: FreezeReceipt = {
-            kind: "freeze",
-            run_id: current.state.run_id,
-            planner: wf.planner,
-            executor: wf.executor,
-            by: person,
-            handoff_hash: snapshot.hash,
-            revision,
-            at: (input.now?.() ?? new Date()).toISOString(),
-          };
-          const receipt = sealReceipt(unsigned, { key: input.key, person, right: "freeze", config: pinned.config, what: "freeze" });
-          // Decided: the frozen bytes go into the home (the quota checked again, against what it holds now) before
-          // the event that names them is written.
-          await snapshot.keep();
-          return {
-            events: [
-              {
-                type: "handoff_frozen",
-                actor: person,
-                data: {
-                  planner: wf.planner,
-                  revision,
-                  hash: snapshot.hash,
-                  dir: storedDir,
-                  files: snapshot.files,
-                  receipt,
-                  unchanged_because: same ? (input.unchangedBecause ?? null) : null,
-                },
+    // Only the run's lock is held while the freeze is decided: the blobs lock is taken by `keep` alone, to check the
+    // quota and store the bytes (the collector keeps what the freeze's reservation names until the event is written).
+    const { run, result } = await input.store.update(
+      input.run,
+      async (current) => {
+        const wf = requireWorkflow(current.state.workflows, input.planner);
+        requireTransition(input.run, wf, "handoff_frozen", "freeze the handoff");
+        const same = wf.handoff?.hash === snapshot.hash;
+        if (same && wf.state === "plan_revision_pending" && !input.unchangedBecause) {
+          throw new RefusalError(
+            `nothing was revised: the handoff still hashes to ${snapshot.hash}, the version the reviewer asked to change; revise it, or pass --unchanged-because TEXT to tell the reviewer why no change is needed`,
+          );
+        }
+        // The same bytes again are a new revision only when a re-pin voided the decisions on them (present then says so),
+        // or when the reviewer asked for changes and is told why none were needed.
+        const voidedByRepin = same && wf.state !== "plan_revision_pending" ? decisionsVoidedByRepin(pinned, wf) : undefined;
+        if (same && wf.state !== "plan_revision_pending" && voidedByRepin === undefined) {
+          throw new RefusalError(
+            `the handoff has not changed since revision ${wf.revision} (${snapshot.hash}); there is nothing to re-freeze`,
+          );
+        }
+        // Beside a run file the folder is recorded relative to it (the pair moves together); in a team store relative to
+        // the suite when it lies inside it (so CI finds it in its checkout); otherwise absolute.
+        const storedDir = recordedHandoffDir(dir, { runFolder: runDir, suiteRoot: current.state.suite.root });
+        const revision = wf.revision + 1;
+        const voided = wf.reviews.length > 0 || wf.consents.length > 0;
+        const unsigned: FreezeReceipt = {
+          kind: "freeze",
+          run_id: current.state.run_id,
+          planner: wf.planner,
+          executor: wf.executor,
+          by: person,
+          handoff_hash: snapshot.hash,
+          revision,
+          at: (input.now?.() ?? new Date()).toISOString(),
+        };
+        const receipt = sealReceipt(unsigned, { key: input.key, person, right: "freeze", config: pinned.config, what: "freeze" });
+        // Decided: the frozen bytes go into the home (the quota checked again, against what it holds now) before
+        // the event that names them is written.
+        await snapshot.keep();
+        return {
+          events: [
+            {
+              type: "handoff_frozen",
+              actor: person,
+              data: {
+                planner: wf.planner,
+                revision,
+                hash: snapshot.hash,
+                dir: storedDir,
+                files: snapshot.files,
+                receipt,
+                unchanged_because: same ? (input.unchangedBecause ?? null) : null,
               },
-              { type: "review_requested", actor: person, data: { planner: wf.planner, revision, hash: snapshot.hash } },
-            ],
-            result: { revision, voided },
-          };
-        },
-        { now: input.now },
-      ),
+            },
+            { type: "review_requested", actor: person, data: { planner: wf.planner, revision, hash: snapshot.hash } },
+          ],
+          result: { revision, voided },
+        };
+      },
+      { now: input.now },
     );
     const workflow = run.state.workflows[input.planner] as Workflow;
     return { run, workflow, readiness, hash: snapshot.hash, revision: result.revision, voided: result.voided };

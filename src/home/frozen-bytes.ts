@@ -45,7 +45,7 @@ import { readFailureCode, readRegularFile } from "../input/read-regular-file.js"
 import { runOffThread } from "../offload/run-off-thread.js";
 import { atomicWriteFile, diskFullRefusal, fsyncDir, isDiskFull } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
-import { type FrozenStanding, frozenBudget, frozenStanding, reserveFrozenBytes, storedBytes } from "./frozen-quota.js";
+import { type FrozenStanding, frozenBudget, frozenStanding, reserveFrozenBytes, storedBytes, withBlobsLock } from "./frozen-quota.js";
 import { gateFolders } from "./gate-folders.js";
 import { type GateHome, homeLabel, homeSubdir } from "./gate-home.js";
 
@@ -68,7 +68,7 @@ export interface HandoffSnapshot {
   readiness?: ReadinessSummary;
   /**
    * Store every copied file in the home's content-addressed store, durably, after checking the quota again
-   * against what the home holds now: call once the freeze is decided, holding the blobs lock.
+   * against what the home holds now (under the blobs lock, taken here): call once the freeze is decided.
    */
   keep(): Promise<void>;
   /** Remove the private copy and release the freeze's reservation (kept blobs stay). */
@@ -135,15 +135,22 @@ export async function snapshotHandoff(
       files: copied.files,
       dir: copied.dir,
       ...(readiness ? { readiness } : {}),
-      keep: () =>
-        runOffThread("keepSnapshot", {
-          home: plain,
-          dir: copied.dir,
-          files: copied.files,
-          stored: copied.stored,
-          runId: options.runId,
-          except: reservation.file,
-        }),
+      keep: async () => {
+        // Named before they are stored, so the collector never takes them before the run's record of them is written.
+        reservation.protect(copied.files.map((f) => f.sha256));
+        // Under the blobs lock only to check the quota against what the home stores now and store them: freezes at
+        // once each see what the others stored, so of two racing for the last bytes exactly one is kept.
+        await withBlobsLock(home, () =>
+          runOffThread("keepSnapshot", {
+            home: plain,
+            dir: copied.dir,
+            files: copied.files,
+            stored: copied.stored,
+            runId: options.runId,
+            except: reservation.file,
+          }),
+        );
+      },
       dispose,
     };
   } catch (error) {

@@ -281,10 +281,10 @@ export function frozenBudget(home: GateHome, runId?: string, standing: FrozenSta
 const RESERVATION = /^(\d+)-[0-9a-f]{12}\.json$/;
 
 /** The reservations of freezes under way (`tmp/quota-PID-ID.json`); one of a process no longer alive is removed. */
-function liveReservations(home: GateHome): Array<{ file: string; run_id?: string; bytes: number }> {
+function liveReservations(home: GateHome): Array<{ file: string; run_id?: string; bytes: number; blobs: string[] }> {
   const tmp = homeSubdir(home, "tmp");
   removeLeftoversOfDeadWriters(tmp, "quota-", RESERVATION);
-  const found: Array<{ file: string; run_id?: string; bytes: number }> = [];
+  const found: Array<{ file: string; run_id?: string; bytes: number; blobs: string[] }> = [];
   let names: string[];
   try {
     names = readdirSync(tmp);
@@ -295,9 +295,10 @@ function liveReservations(home: GateHome): Array<{ file: string; run_id?: string
     if (!name.startsWith("quota-") || !RESERVATION.test(name.slice(6))) continue;
     const file = path.join(tmp, name);
     try {
-      const doc = JSON.parse(readFileSync(file, "utf8")) as { run_id?: unknown; bytes?: unknown };
+      const doc = JSON.parse(readFileSync(file, "utf8")) as { run_id?: unknown; bytes?: unknown; blobs?: unknown };
+      const blobs = Array.isArray(doc.blobs) ? doc.blobs.filter((b): b is string => typeof b === "string" && /^[0-9a-f]{64}$/.test(b)) : [];
       if (typeof doc.bytes === "number" && Number.isSafeInteger(doc.bytes) && doc.bytes >= 0)
-        found.push({ file, bytes: doc.bytes, ...(typeof doc.run_id === "string" ? { run_id: doc.run_id } : {}) });
+        found.push({ file, bytes: doc.bytes, blobs, ...(typeof doc.run_id === "string" ? { run_id: doc.run_id } : {}) });
     } catch {
       // Gone meanwhile (its freeze ended), or half written by a freeze that died: its process is checked next time.
     }
@@ -310,6 +311,11 @@ export interface FrozenReservation {
   /** The reservation's file in the home's scratch folder. */
   file: string;
   standing: FrozenStanding;
+  /**
+   * Name the blobs the freeze is about to store (durably, before it stores them): the collector keeps every blob a
+   * live reservation names, so bytes stored before the run's record of them is written are never collected.
+   */
+  protect(sha256s: readonly string[]): void;
   release(): void;
 }
 
@@ -333,17 +339,26 @@ export async function reserveFrozenBytes(
     const now = await standing(home, runId);
     frozenBudget(home, runId, now).precheck(incoming);
     const file = path.join(homeSubdir(home, "tmp"), `quota-${process.pid}-${randomBytes(6).toString("hex")}.json`);
-    atomicWriteFile(file, `${JSON.stringify({ ...(runId === undefined ? {} : { run_id: runId }), bytes: incoming })}\n`, 0o600);
-    return { file, standing: now, release: () => rmSync(file, { force: true }) };
+    const claim = { ...(runId === undefined ? {} : { run_id: runId }), bytes: incoming };
+    atomicWriteFile(file, `${JSON.stringify(claim)}\n`, 0o600);
+    return {
+      file,
+      standing: now,
+      protect: (blobs) => atomicWriteFile(file, `${JSON.stringify({ ...claim, blobs: [...new Set(blobs)].sort() })}\n`, 0o600),
+      release: () => rmSync(file, { force: true }),
+    };
   });
 }
 
 /**
  * Run `fn` holding the home's lock of its frozen files (`blobs.queue/`):
- * taken by a freeze from storing its bytes until its event (and the run's
- * record of them) is written, and by the collector for its whole pass, so
- * the collector never sees a freeze's stored bytes before the home records
- * that the run uses them.
+ * taken by a freeze only to reserve its bytes against the quota and, once
+ * decided, to check the quota against what the home stores now and store
+ * them (never across its copy, nor while it waits for its run's lock: a
+ * freeze the agent stops holds it for no other run), and by the collector
+ * for its whole pass. The collector keeps every blob a live reservation
+ * names (see `FrozenReservation.protect`), so bytes a freeze stored before
+ * its event is written are never collected.
  */
 export async function withBlobsLock<T>(home: GateHome, fn: () => T | Promise<T>): Promise<T> {
   return withQueueLock(path.join(home.dir, "blobs.queue"), fn, `the frozen files of ${home.dir}`);
@@ -384,6 +399,8 @@ export async function collectFrozenGarbage(
       const id = /^(run_[0-9a-f]{16})(?:\.blobs)?\.json$/.exec(name)?.[1];
       if (id) ids.add(id);
     }
+    // Bytes a freeze under way stored (or is about to) before its run's record of them is written.
+    for (const r of liveReservations(home)) for (const sha of r.blobs) used.add(sha);
     for (const id of ids) {
       let refs = runBlobRefs(home, id);
       if (!refs) {

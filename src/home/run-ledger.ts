@@ -387,11 +387,14 @@ export async function importRunFile(
     );
   await requireTrustedGateSignatures(home, file);
   const abs = resolveRunFile(runFile);
-  // The frozen bytes and the run's record of them land under the blobs lock, so the collector never takes them between.
-  return withBlobsLock(home, () => importUnderBlobsLock(abs, runFile, runId, home, file, frozen));
+  return importUnderLocks(abs, runFile, runId, home, file, frozen);
 }
 
-async function importUnderBlobsLock(
+/**
+ * The import's locks, in the order every writer takes them (the run's path, the run, then the home's blobs), so an
+ * import never waits for a run's lock while holding the blobs lock a freeze of that run waits for.
+ */
+async function importUnderLocks(
   abs: string,
   runFile: string,
   runId: string,
@@ -400,40 +403,43 @@ async function importUnderBlobsLock(
   frozen: (entry: ManifestEntry) => Buffer,
 ): Promise<LoadedRun> {
   const gate = await ensureGateKey(home);
-  for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(home, entry.sha256, frozen(entry));
   return withRunPathLock(home, abs, async () => {
     if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; import under another name`);
-    return withCheckpointLock(home, runId, () => {
-      const known = readCheckpoint(home, runId);
-      // The home's record of the run decides: a file at exactly its checkpoint is a restore; anything else never replaces it.
-      if (known && (known.seq !== file.revision || known.head !== file.head))
-        throw new RefusalError(
-          `run ${runId} is in this gate home at revision ${known.seq}${known.run_file ? ` (${known.run_file})` : ""}, and the import is at revision ${file.revision}; an import restores a run exactly as the home recorded it, never an older or other copy`,
-          { attack: known.seq > file.revision ? "rollback" : "fork" },
-        );
-      if (known?.run_file !== undefined && known.run_file !== abs && exists(known.run_file))
-        throw new RefusalError(`run ${runId} is in this gate home at ${known.run_file}, which still exists; continue that run file`);
-      // Exactly at the home's own checkpoint it is a restore of what the home recorded; else only a finished run comes in.
-      if (!known) requireFinishedForImport(file, `gate home ${home.dir}`);
-      // The home records the head it restores as its own checkpoint, signed by its own key.
-      const restored: RunFile = { ...file, gate_signature: signHead(file, gate, "checkpoint") };
-      writeCheckpoint(home, {
-        format: "twinlock-checkpoint/1",
-        run_id: runId,
-        home_id: home.id,
-        seq: file.revision,
-        head: file.head,
-        last_write: { from_seq: 0, from_head: GENESIS, events: file.events },
-        updated_at: new Date().toISOString(),
-        run_file: abs,
-        gate_signature: restored.gate_signature,
-      });
-      applyHomeEffects(home, file.events, runId);
-      for (const c of consentHashesOf(file))
-        markConsentConsumed(home, { run_id: runId, planner: c.planner, executor: c.executor, consent_hash: c.hash, at: c.at });
-      atomicWriteFile(abs, serializeRunFile(restored));
-      return { path: abs, file: restored, state: file.state };
-    });
+    // The frozen bytes and the run's record of them land under the blobs lock, so the collector never takes them between.
+    return withCheckpointLock(home, runId, () =>
+      withBlobsLock(home, () => {
+        const known = readCheckpoint(home, runId);
+        // The home's record of the run decides: a file at exactly its checkpoint is a restore; anything else never replaces it.
+        if (known && (known.seq !== file.revision || known.head !== file.head))
+          throw new RefusalError(
+            `run ${runId} is in this gate home at revision ${known.seq}${known.run_file ? ` (${known.run_file})` : ""}, and the import is at revision ${file.revision}; an import restores a run exactly as the home recorded it, never an older or other copy`,
+            { attack: known.seq > file.revision ? "rollback" : "fork" },
+          );
+        if (known?.run_file !== undefined && known.run_file !== abs && exists(known.run_file))
+          throw new RefusalError(`run ${runId} is in this gate home at ${known.run_file}, which still exists; continue that run file`);
+        // Exactly at the home's own checkpoint it is a restore of what the home recorded; else only a finished run comes in.
+        if (!known) requireFinishedForImport(file, `gate home ${home.dir}`);
+        for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(home, entry.sha256, frozen(entry));
+        // The home records the head it restores as its own checkpoint, signed by its own key.
+        const restored: RunFile = { ...file, gate_signature: signHead(file, gate, "checkpoint") };
+        writeCheckpoint(home, {
+          format: "twinlock-checkpoint/1",
+          run_id: runId,
+          home_id: home.id,
+          seq: file.revision,
+          head: file.head,
+          last_write: { from_seq: 0, from_head: GENESIS, events: file.events },
+          updated_at: new Date().toISOString(),
+          run_file: abs,
+          gate_signature: restored.gate_signature,
+        });
+        applyHomeEffects(home, file.events, runId);
+        for (const c of consentHashesOf(file))
+          markConsentConsumed(home, { run_id: runId, planner: c.planner, executor: c.executor, consent_hash: c.hash, at: c.at });
+        atomicWriteFile(abs, serializeRunFile(restored));
+        return { path: abs, file: restored, state: file.state };
+      }),
+    );
   });
 }
 

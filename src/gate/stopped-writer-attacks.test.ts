@@ -1,12 +1,26 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hasBlob } from "../home/frozen-bytes.js";
+import { homeFrozenUsage, storedBytes } from "../home/frozen-quota.js";
+import type { GateHome } from "../home/gate-home.js";
 import { readRun } from "../home/run-ledger.js";
 import { pendingStopRequests, recordStopRequest } from "../home/stop-requests.js";
 import { bundleForChild } from "../test-support/child-module.js";
-import { admitStep, driveTo, homeOf, makeGateRun, makeRunTempDir, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
+import {
+  admitStep,
+  driveTo,
+  editHandoff,
+  freeze,
+  homeOf,
+  makeGateRun,
+  makeRunTempDir,
+  removeGateRuns,
+  storeOf,
+} from "../test-support/run-fixture.js";
 import { raiseStop } from "./hard-stops.js";
 
 /**
@@ -48,6 +62,15 @@ async function stoppedHolder(dir: string): Promise<ChildProcess> {
   });
   child.kill("SIGSTOP");
   return child;
+}
+
+/** The bytes a freeze of a handoff folder would add to the home: its files' bytes on disk that the home does not store yet. */
+function newBytes(home: GateHome, dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name))
+    .filter((f) => !hasBlob(home, createHash("sha256").update(readFileSync(f)).digest("hex")))
+    .reduce((sum, f) => sum + storedBytes(lstatSync(f)), 0);
 }
 
 describe("a person's stop behind a writer the agent stopped", () => {
@@ -110,5 +133,64 @@ describe("a person's stop behind a writer the agent stopped", () => {
     expect(seen).toEqual([0, 1]);
     const run = readRun(g.runFile, home);
     expect(run.file.events.filter((e) => e.type === "stop_raised").map((e) => e.actor)).toEqual(["person", "agent"]);
+  });
+});
+
+describe("a freeze behind a writer the agent stopped", () => {
+  it("does not hold the home's blobs lock while it waits for its run's lock: another run's freeze goes through", async () => {
+    const a = makeGateRun();
+    const b = makeGateRun();
+    await driveTo(a, "investigating");
+    await driveTo(b, "investigating");
+    const home = homeOf(a);
+    const holder = await stoppedHolder(path.join(home.dir, "runs", `${readRun(a.runFile, home).state.run_id}.queue`));
+    // Run A's freeze copies its handoff, then waits behind the stopped writer for run A's lock.
+    let aSettled = false;
+    const frozenA = freeze(a).finally(() => {
+      aSettled = true;
+    });
+    const frozenB = await freeze(b);
+    expect(frozenB.workflow.state).toBe("plan_review_pending");
+    expect(aSettled).toBe(false);
+    holder.kill("SIGCONT");
+    holder.kill("SIGKILL");
+    // The holder gone, run A's freeze takes its turn and lands too.
+    expect((await frozenA).workflow.state).toBe("plan_review_pending");
+  });
+
+  it("names the stopped process that holds the blobs lock, and of two freezes racing for the last bytes keeps exactly one", async () => {
+    const a = makeGateRun();
+    const b = makeGateRun();
+    await driveTo(a, "investigating");
+    await driveTo(b, "investigating");
+    const home = homeOf(a);
+    const holder = await stoppedHolder(path.join(home.dir, "blobs.queue"));
+    process.env.TWINLOCK_LOCK_WAIT_MS = "50";
+    try {
+      await expect(freeze(a)).rejects.toThrow(
+        new RegExp(`is held by stopped process ${holder.pid} .*resume it \\(kill -CONT ${holder.pid}\\) or kill it`),
+      );
+    } finally {
+      delete process.env.TWINLOCK_LOCK_WAIT_MS;
+    }
+    holder.kill("SIGCONT");
+    holder.kill("SIGKILL");
+    await new Promise((r) => holder.once("exit", r));
+    // Two handoffs that differ in one file of the same size: room in the home for one of those files, not both.
+    editHandoff(a, "a");
+    editHandoff(b, "b");
+    const room = homeFrozenUsage(home).bytes + Math.max(newBytes(home, a.handoff), newBytes(home, b.handoff));
+    writeFileSync(
+      path.join(home.dir, "settings.json"),
+      JSON.stringify({ format: "twinlock-home-settings/1", frozen_bytes_per_home: room }),
+    );
+    try {
+      const results = await Promise.allSettled([freeze(a), freeze(b)]);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected").map((r) => (r.reason as Error).message);
+      expect(refused[0]).toMatch(/over the limit of .* per gate home \(frozen_bytes_per_home/);
+    } finally {
+      rmSync(path.join(home.dir, "settings.json"), { force: true });
+    }
   });
 });
