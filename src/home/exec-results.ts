@@ -1,7 +1,6 @@
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { hashCanonical } from "../crypto/canonical-hash.js";
-import { atomicWriteFile } from "../store/atomic-write.js";
+import { atomicWriteFile, mkdirDurable } from "../store/atomic-write.js";
 import { readGateKey } from "../trust/gate-key.js";
 import { type GateSignature, signGateStatement } from "../trust/gate-statement.js";
 import type { GateHome } from "./gate-home.js";
@@ -29,8 +28,7 @@ export function recordExecResult(home: GateHome, given: ExecResult): string {
   const result: ExecResult = gate
     ? { ...unsigned, gate_signature: signGateStatement(gate, "exec_result", given.run_id, 0, hashCanonical(unsigned)) }
     : unsigned;
-  const dir = path.join(home.dir, "exec-results");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const dir = mkdirDurable(path.join(home.dir, "exec-results"));
   const stamp = result.ended_at.replace(/[:.]/g, "-");
   const file = path.join(dir, `${result.run_id}.${result.executor}.${stamp}.json`);
   atomicWriteFile(file, `${JSON.stringify(result, null, 2)}\n`, 0o600);

@@ -18,7 +18,7 @@ import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
 import { lazySchema } from "../schemas/lazy-schema.js";
-import { fsyncDir } from "../store/atomic-write.js";
+import { fsyncDir, mkdirDurable } from "../store/atomic-write.js";
 import { resolveHomeDir } from "./resolve-home-dir.js";
 import type { SharedHome } from "./shared-home.js";
 
@@ -114,9 +114,8 @@ export function homeLabel(home: GateHome): string {
 
 /** A sub-folder of the home, made `0700` when missing. */
 export function homeSubdir(home: GateHome, ...parts: string[]): string {
-  const dir = path.join(home.dir, ...parts);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return dir;
+  // Made durably: a record written into a new folder is lost with the folder if the folder's own entry is not fsynced.
+  return mkdirDurable(path.join(home.dir, ...parts));
 }
 
 /** The names in one of the home's folders; none when the folder was never made. */

@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../errors/errors.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
-import { atomicWriteFile, fsyncDir, removeDeadTempFiles } from "../store/atomic-write.js";
+import { atomicWriteFile, fsyncDir, mkdirDurable, removeDeadTempFiles } from "../store/atomic-write.js";
 import { withFileLock } from "../store/run-file-lock.js";
 import type { GateHome } from "./gate-home.js";
 
@@ -53,7 +53,7 @@ export async function updateHomeFile<T>(home: GateHome, name: string, change: Ho
   if (!isSharedHomeFile(name)) throw new UsageError(`${name} is not one of the gate home's trust files`);
   if (home.shared) return home.shared.update(name, change);
   const file = homeFilePath(home, name);
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  mkdirDurable(path.dirname(file));
   return withFileLock(file, () => {
     removeDeadTempFiles(file);
     const { text, result } = change(readHomeText(file));
@@ -86,6 +86,6 @@ export function writeHomeText(file: string, text: string | null): void {
     fsyncDir(path.dirname(file));
     return;
   }
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  mkdirDurable(path.dirname(file));
   atomicWriteFile(file, text, 0o600);
 }

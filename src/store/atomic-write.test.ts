@@ -13,7 +13,7 @@ vi.mock("node:fs", async (importOriginal) => {
 
 // The test setup may have loaded atomic-write.js with the real fs already: load it afresh, under the mock.
 vi.resetModules();
-const { atomicWriteFile, fsyncDir, fsyncDirAsync, removeDeadTempFiles } = await import("./atomic-write.js");
+const { atomicWriteFile, fsyncDir, fsyncDirAsync, mkdirDurable, removeDeadTempFiles } = await import("./atomic-write.js");
 
 afterEach(() => vi.mocked(realFs.fsyncSync).mockClear());
 afterAll(removeTempDirs);
@@ -120,6 +120,20 @@ describe("atomicWriteFile", () => {
     await Promise.all(texts.map(async (t) => atomicWriteFile(file, t)));
     expect(texts).toContain(readFileSync(file, "utf8"));
     expect(readdirSync(dir)).toEqual(["run.json"]);
+  });
+});
+
+describe("mkdirDurable", () => {
+  it("makes each missing folder and fsyncs the parent of each one it made, and fsyncs nothing for a folder already there", () => {
+    const root = makeTempDir();
+    const dir = path.join(root, "a", "b");
+    expect(mkdirDurable(dir)).toBe(dir);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    // One fsync per folder made: of root (for a) and of a (for b).
+    expect(vi.mocked(realFs.fsyncSync)).toHaveBeenCalledTimes(2);
+    vi.mocked(realFs.fsyncSync).mockClear();
+    mkdirDurable(dir);
+    expect(vi.mocked(realFs.fsyncSync)).not.toHaveBeenCalled();
   });
 });
 
