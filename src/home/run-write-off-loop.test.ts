@@ -11,7 +11,12 @@ afterAll(removeGateRuns);
 
 /** Heavy sizes (the attack as measured) with TWINLOCK_SOAK=1; light ones by default. */
 const SOAK = process.env.TWINLOCK_SOAK === "1";
-const MANIFEST_FILES = SOAK ? 20_000 : 3_000;
+const MANIFEST_FILES = SOAK ? 20_000 : 1_000;
+/**
+ * The agent's rewritten run file, in MiB: 20 of the reader's 256 KiB slices by default (on the thread the loop turns
+ * between slices only, so 20 times; off it, over 100,000 times, measured), the 15 MiB of the attack with TWINLOCK_SOAK=1.
+ */
+const FORGED_MIB = SOAK ? 15 : 5;
 
 const stop = (reason: string): EventDraft[] => [{ type: "stop_raised", actor: "a reviewer", data: { reason, workflow: null, note: null } }];
 
@@ -34,23 +39,23 @@ async function turnsDuring<T>(work: () => Promise<T>): Promise<{ turns: number; 
  * work ran, not how fast the machine is.
  */
 describe("a decision's write never holds the event loop for agent-sized work", () => {
-  it("keeps the loop turning while a decision reads a 15 MiB run file the agent rewrote, and refuses it naming the broken chain", async () => {
+  it(`keeps the loop turning while a decision reads a ${FORGED_MIB} MiB run file the agent rewrote, and refuses it naming the broken chain`, async () => {
     const g = makeGateRun();
     await driveTo(g, "plan_review_pending");
     const run = JSON.parse(readFileSync(g.runFile, "utf8")) as RunFile;
     // The agent's file: the run's own first lines (so the run ID is found where a writer looks for it), then its last
-    // event copied until the file is 15 MiB, each copy naming a previous event that is not there.
+    // event copied until the file is FORGED_MIB, each copy naming a previous event that is not there.
     const last = run.events.at(-1) as RunEvent;
     const copy = { ...last, data: { ...last.data, pad: "p".repeat(100) } };
     const per = JSON.stringify(copy, null, 1).length + 4;
-    const count = Math.floor((15 * 1024 ** 2) / per);
+    const count = Math.floor((FORGED_MIB * 1024 ** 2) / per);
     const forged = { ...run, events: [...run.events, ...Array.from({ length: count }, (_, i) => ({ ...copy, seq: last.seq + i + 1 }))] };
     writeFileSync(g.runFile, `${JSON.stringify(forged, null, 1)}\n`);
-    expect(statSync(g.runFile).size).toBeGreaterThan(14 * 1024 ** 2);
+    expect(statSync(g.runFile).size).toBeGreaterThan((FORGED_MIB - 1) * 1024 ** 2);
     const { turns, outcome } = await turnsDuring(() => storeOf(g).update(g.runFile, () => ({ events: stop("agent"), result: undefined })));
     expect("error" in outcome && outcome.error).toBeInstanceOf(IntegrityError);
     expect(String("error" in outcome && (outcome.error as Error).message)).toMatch(/hash chain broken at event/);
-    // Read and judged on the thread, the loop turned between the read's slices only (about 60, measured); off it, on all along.
+    // Read and judged on the thread, the loop turned between the read's slices only (about 60 for 15 MiB, measured); off it, on all along.
     expect(turns).toBeGreaterThan(100);
   }, 120_000);
 

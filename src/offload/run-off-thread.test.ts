@@ -79,7 +79,9 @@ describe("work run on a worker thread", () => {
     const sparse = path.join(dir, "lane-sparse");
     mkdirSync(sparse);
     const fd = openSync(path.join(sparse, "big.bin"), "w");
-    ftruncateSync(fd, 512 * 1024 ** 2);
+    // Each copy hashes and stores 128 MiB: a hundred times the page's listing of two files, so the order says which
+    // worker each task waited for, not how fast the machine is.
+    ftruncateSync(fd, 128 * 1024 ** 2);
     closeSync(fd);
     // Both workers started first (a worker's start takes longer than a copy on a loaded machine), in lanes of their own.
     const listed = path.join(dir, "listed");

@@ -7,6 +7,8 @@
  * shows the first records within RECORD_SHOW_BUDGET, says before the
  * records and beside the decision that the rest are not shown, and names
  * the record file's sha256, where its bytes are and how to read it whole.
+ * The default run adds 12,000 records (3.4 MB, seven times the response
+ * bound, 24 times the records shown); TWINLOCK_SOAK=1 the attack's 58,000.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -25,11 +27,15 @@ import {
   serverWorld,
 } from "../../src/test-support/gate-server-fixture.js";
 import { mcpClientFor } from "../../src/test-support/mcp-client.js";
+import { SOAK } from "../support/soak.js";
 
 afterAll(() => removeServerWorlds());
 
 /** At most this much of a response for a plan of any size: the records' budget, the files' heads, the page around them. */
 const MOST_BYTES = 512 * 1024;
+/** Evidence records added to the demo's two: the attack's 58,000 (16 MiB) under TWINLOCK_SOAK=1. */
+const ADDED = SOAK ? 58_000 : 12_000;
+const TOTAL = ADDED + 2;
 
 type Evidence = { id: string; source: string; observed: string; collected_at: string };
 
@@ -47,7 +53,7 @@ function hugeEvidence(handoff: string, count: number): { text: string; records: 
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
-describe("a plan whose evidence_index.json is 16 MiB of 58,000 evidence records", () => {
+describe(`a plan whose evidence_index.json is ${SOAK ? "16 MiB" : "3.4 MB"} of ${ADDED.toLocaleString("en-US")} evidence records`, () => {
   let w: ServerWorld;
   let token: string;
   let cookie: string;
@@ -57,14 +63,14 @@ describe("a plan whose evidence_index.json is 16 MiB of 58,000 evidence records"
     w = await serverWorld();
     cookie = (await reviewerFor(w, "alice")).cookie;
     token = (await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId })).token;
-    record = hugeEvidence(w.handoff, 58_000);
-    expect(Buffer.byteLength(record.text)).toBeGreaterThan(16 * 1000 * 1000);
+    record = hugeEvidence(w.handoff, ADDED);
+    expect(Buffer.byteLength(record.text)).toBeGreaterThan(SOAK ? 16 * 1000 * 1000 : 6 * MOST_BYTES);
     const frozen = await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } });
     expect(frozen.status, await frozen.clone().text()).toBe(200);
   }, 120_000);
 
-  it("is answered to the agent's token in a few hundred KB: the first evidence records as written, how many of 58,002 are shown, and the record file's sha256", async () => {
-    // The first ask reads and cuts the 16 MiB record on a worker thread: the server's event loop keeps turning meanwhile.
+  it(`is answered to the agent's token in a few hundred KB: the first evidence records as written, how many of ${TOTAL.toLocaleString("en-US")} are shown, and the record file's sha256`, async () => {
+    // The first ask reads and cuts the record on a worker thread: the server's event loop keeps turning meanwhile.
     const stopCounting = countTurns();
     const r = await call(w, apiOf(w).plan, { token });
     const turns = stopCounting();
@@ -82,12 +88,12 @@ describe("a plan whose evidence_index.json is 16 MiB of 58,000 evidence records"
     expect(shown.length).toBeLessThan(record.records.length);
     // Every record shown is the record as the planner wrote it, in order.
     expect(shown.map((e) => e.source)).toEqual(record.records.slice(0, shown.length));
-    expect(plan.recordsNotShown?.kinds).toEqual([{ kind: "evidence", shown: shown.length, total: 58_002 }]);
+    expect(plan.recordsNotShown?.kinds).toEqual([{ kind: "evidence", shown: shown.length, total: TOTAL }]);
     expect(plan.recordsNotShown?.recordFiles).toContainEqual(
       expect.objectContaining({ path: "evidence_index.json", sha256: sha256(record.text) }),
     );
     const notice = plan.recordsNotShown?.notice ?? "";
-    expect(notice).toContain(`evidence: the first ${shown.length} of 58,002`);
+    expect(notice).toContain(`evidence: the first ${shown.length} of ${TOTAL.toLocaleString("en-US")}`);
     expect(notice).toContain(`sha256 ${sha256(record.text)}`);
     // The Markdown says it before the records and again beside the decision, with how to read all of it.
     const decide = plan.markdown.indexOf("## Decide");
@@ -101,7 +107,7 @@ describe("a plan whose evidence_index.json is 16 MiB of 58,000 evidence records"
     const page = await r.text();
     expect(r.status).toBe(200);
     expect(page.length).toBeLessThan(MOST_BYTES);
-    expect(page).toContain("Evidence (58002; the first ");
+    expect(page).toContain(`Evidence (${TOTAL}; the first `);
     const banner = page.indexOf("<strong>Not the whole plan.</strong>");
     expect(banner).toBeGreaterThan(-1);
     expect(banner).toBeLessThan(page.indexOf('id="evidence-h"'));

@@ -12,9 +12,11 @@ import { RUN_EXAMPLE_SUITE, testHome } from "../../src/test-support/run-fixture.
 import { makeTempDir, removeTempDirs } from "../../src/test-support/temp-suite.js";
 import { forkWriter, killLiveWriters } from "../support/child-writer.js";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
+import { soakCount } from "../support/soak.js";
 
 const WRITER = fileURLToPath(new URL("../support/stop-writer.mjs", import.meta.url));
-const PROCESSES = 8;
+/** Writer processes: 4 by default (each a Node process loading the library), 8 under TWINLOCK_SOAK=1 (.ci/run). */
+const PROCESSES = soakCount("CONCURRENCY_PROCESSES", 4, 8);
 /** Each process raises and resolves this many stops, two events each: 3 by default, CONCURRENCY_PAIRS (25 in .ci/run) else. */
 const PAIRS_PER_PROCESS = Number(process.env.CONCURRENCY_PAIRS ?? 3);
 
