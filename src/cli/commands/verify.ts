@@ -24,7 +24,7 @@ export async function runVerify(
   const suiteRoot = /\.ya?ml$/i.test(trustFile) ? path.dirname(path.resolve(cwd, trustFile)) : root;
   const changed =
     o.gitRange !== undefined
-      ? changedFilesInRange(root, o.gitRange)
+      ? await changedFilesInRange(root, o.gitRange)
       : o.changedFiles !== undefined
         ? changedFilesFromList(o.changedFiles, root)
         : undefined;
