@@ -98,7 +98,10 @@ describe.skipIf(!TEST_POSTGRES)("a team-store run's handoff folder", () => {
     expect(handoffFinding, JSON.stringify(report.findings)).toMatchObject({ ok: true });
     expect(handoffFinding?.message).toMatch(/^the approved bytes are in the checkout; 2 of the plan's 2 actions admitted/);
     // The handoff folder is the run's own record in the checkout, so its files are no deviation.
-    expect(report.findings.find((f) => f.check === "changed-file")).toMatchObject({ ok: true, message: "inside the plan" });
+    expect(report.findings.find((f) => f.check === "changed-file")).toMatchObject({
+      ok: true,
+      message: "inside the plan: the run's own records",
+    });
     // The CLI reads the suite's folder from the twinlock.yaml it is given.
     const cli = await runCli(["verify", path.join(ci, "twinlock", "run.json"), "--trust", path.join(ci, "twinlock.yaml")]);
     expect(cli.stdout).toMatch(/^ok {4}handoff {2}MD-29→MD-30: the approved bytes are in the checkout/m);
