@@ -31,25 +31,29 @@ afterEach(async () => {
 });
 afterAll(removeGateRuns);
 
-/** A checkout holding the suite at its top and the agent's handoff in agent-work/handoff, and a team store whose run is admitted on it. */
-async function admittedTeamRun() {
+/**
+ * A checkout holding the suite (at its top, or in the folder `suiteDir` of it) with the agent's handoff in the
+ * suite's agent-work/handoff, and a team store whose run is admitted on it.
+ */
+async function admittedTeamRun(suiteDir = ".") {
   const db = await freshPostgresDatabase("twinlock_handoff_path");
   drops.push(db.drop);
   await migratePostgres(db.url);
   const checkout = path.join(makeRunTempDir("team-checkout-"), "repo");
-  cpSync(RUN_EXAMPLE_SUITE, checkout, { recursive: true });
+  const suite = path.join(checkout, suiteDir);
+  cpSync(RUN_EXAMPLE_SUITE, suite, { recursive: true });
   // The handoff's report.md is no prompt of the suite.
-  appendFileSync(path.join(checkout, "twinlock.yaml"), "exclude:\n  - agent-work/**\n");
-  const handoff = path.join(checkout, "agent-work", "handoff");
+  appendFileSync(path.join(suite, "twinlock.yaml"), "exclude:\n  - agent-work/**\n");
+  const handoff = path.join(suite, "agent-work", "handoff");
   writeDemoHandoff(handoff, demoHandoffRecords());
   const home = path.join(makeRunTempDir("team-home-"), "home");
   const store = postgresRunStore(db.url, openGateHome(home, { create: true }));
   stores.push(store);
-  await pinSuite(store.home, { suiteDir: checkout, allowUnsigned: true, key: TEST_PINNER });
+  await pinSuite(store.home, { suiteDir: suite, allowUnsigned: true, key: TEST_PINNER });
   const created = await initRun({
     run: "team/handoff-path",
     store,
-    suiteRoot: checkout,
+    suiteRoot: suite,
     planners: [PLANNER],
     mode: "APPLY_SAFE",
     environment: "staging",
@@ -105,6 +109,42 @@ describe.skipIf(!TEST_POSTGRES)("a team-store run's handoff folder", () => {
     // The CLI reads the suite's folder from the twinlock.yaml it is given.
     const cli = await runCli(["verify", path.join(ci, "twinlock", "run.json"), "--trust", path.join(ci, "twinlock.yaml")]);
     expect(cli.stdout).toMatch(/^ok {4}handoff {2}MD-29→MD-30: the approved bytes are in the checkout/m);
+  });
+});
+
+describe.skipIf(!TEST_POSTGRES)("a team-store run whose suite lies in a folder of the repository", () => {
+  it("is verified in a CI checkout at another path, its suite: handoff folder read from --suite prompts/suite", async () => {
+    const t = await admittedTeamRun("prompts/suite");
+    expect((await t.store.read(t.ref)).state.workflows[PLANNER]?.handoff?.dir).toBe("suite:agent-work/handoff");
+    const admitted = await admit({ store: t.store, run: t.ref, executor: EXECUTOR, actor: "executor-agent" });
+    expect(admitted.admitted, JSON.stringify(admitted.checks.filter((c) => !c.ok))).toBe(true);
+    const out = path.join(makeRunTempDir("team-export-"), "export");
+    const exported = await runCli(["export", t.ref, "--out", out, "--store", t.db.url, "--home", t.home]);
+    expect(exported.code, exported.output).toBe(0);
+    const ci = path.join(makeRunTempDir("ci-checkout-"), "repo");
+    cpSync(t.checkout, ci, { recursive: true });
+    renameSync(t.checkout, `${t.checkout}.gone`);
+    mkdirSync(path.join(ci, "twinlock"));
+    cpSync(path.join(out, "run.json"), path.join(ci, "twinlock", "run.json"));
+    const runFile = path.join(ci, "twinlock", "run.json");
+    const suite = path.join(ci, "prompts", "suite");
+    // The suite's folder named outright; and read from the folder of the twinlock.yaml --trust names.
+    for (const argv of [
+      ["--suite", suite],
+      ["--suite", suite, "--trust", path.join(suite, "twinlock.yaml")],
+      ["--trust", path.join(suite, "twinlock.yaml")],
+    ]) {
+      const r = await runCli(["verify", runFile, ...argv]);
+      expect(r.stdout, argv.join(" ")).toMatch(/^ok {4}handoff {2}MD-29→MD-30: the approved bytes are in the checkout/m);
+    }
+    // The suite's folder not named: suite:agent-work/handoff is looked for at the checkout's top, where it is not.
+    const unnamed = await runCli(["verify", runFile, "--trust", path.join(suite, "twinlock.yaml"), "--suite", ci]);
+    expect(unnamed.stdout).toMatch(
+      /^FAIL {2}handoff {2}MD-29→MD-30: the handoff folder suite:agent-work\/handoff cannot be hashed in the checkout/m,
+    );
+    const bad = await runCli(["verify", runFile, "--suite", path.join(ci, "nowhere")]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--suite .*nowhere is no folder/);
   });
 });
 
