@@ -3,7 +3,7 @@
  * gate re-hashes it where the suite is pinned and CI finds it in its own
  * checkout of the same repository, at another absolute path.
  */
-import { appendFileSync, cpSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { verifyRun } from "../../src/ci/verify-run.js";
@@ -22,6 +22,7 @@ import { parseSuiteConfig } from "../../src/suite/load-suite.js";
 import { freshPostgresDatabase, TEST_POSTGRES } from "../../src/test-support/postgres-database.js";
 import { runCli } from "../../src/test-support/run-cli.js";
 import { EXECUTOR, makeRunTempDir, PLANNER, RUN_EXAMPLE_SUITE, removeGateRuns, TEST_PINNER } from "../../src/test-support/run-fixture.js";
+import { publicKeyLine } from "../../src/trust/keys.js";
 
 const drops: Array<() => Promise<void>> = [];
 const stores: PostgresRunStore[] = [];
@@ -121,6 +122,24 @@ describe.skipIf(!TEST_POSTGRES)("a team-store run whose suite lies in a folder o
     const out = path.join(makeRunTempDir("team-export-"), "export");
     const exported = await runCli(["export", t.ref, "--out", out, "--store", t.db.url, "--home", t.home]);
     expect(exported.code, exported.output).toBe(0);
+    // A signed trust file (`trust export`, for passkeys) says nothing of where the suite is: --suite says it.
+    const keys = makeRunTempDir("team-pinner-");
+    writeFileSync(path.join(keys, "pinner.key"), TEST_PINNER.export({ type: "pkcs8", format: "pem" }).toString(), { mode: 0o600 });
+    writeFileSync(path.join(keys, "pinner.pub"), `${publicKeyLine(TEST_PINNER)}\n`);
+    const signed = path.join(keys, "trust.json");
+    const trusted = await runCli([
+      "trust",
+      "export",
+      "--out",
+      signed,
+      "--key",
+      path.join(keys, "pinner.key"),
+      "--store",
+      t.db.url,
+      "--home",
+      t.home,
+    ]);
+    expect(trusted.code, trusted.output).toBe(0);
     const ci = path.join(makeRunTempDir("ci-checkout-"), "repo");
     cpSync(t.checkout, ci, { recursive: true });
     renameSync(t.checkout, `${t.checkout}.gone`);
@@ -136,6 +155,17 @@ describe.skipIf(!TEST_POSTGRES)("a team-store run whose suite lies in a folder o
     ]) {
       const r = await runCli(["verify", runFile, ...argv]);
       expect(r.stdout, argv.join(" ")).toMatch(/^ok {4}handoff {2}MD-29→MD-30: the approved bytes are in the checkout/m);
+    }
+    const withSigned = ["--trust", signed, "--pinner-key", path.join(keys, "pinner.pub")];
+    const named = await runCli(["verify", runFile, ...withSigned, "--suite", suite]);
+    expect(named.stdout, named.output).toMatch(/^ok {4}handoff {2}MD-29→MD-30: the approved bytes are in the checkout/m);
+    const before = process.cwd();
+    process.chdir(ci);
+    try {
+      const top = await runCli(["verify", runFile, ...withSigned]);
+      expect(top.stdout).toMatch(/^FAIL {2}handoff {2}MD-29→MD-30: the handoff folder suite:agent-work\/handoff cannot be hashed/m);
+    } finally {
+      process.chdir(before);
     }
     // The suite's folder not named: suite:agent-work/handoff is looked for at the checkout's top, where it is not.
     const unnamed = await runCli(["verify", runFile, "--trust", path.join(suite, "twinlock.yaml"), "--suite", ci]);
