@@ -2,11 +2,12 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
 import { closeWorkflow } from "../gate/close-workflow.js";
 import { raiseStop } from "../gate/hard-stops.js";
 import { type CliRun, runCli } from "../test-support/run-cli.js";
-import { type GateRun, homeOf, makeGateRun, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
-import { aliceTrustFile, driveSignedToExecuting, MALLORY_KEY } from "../test-support/signed-run.js";
+import { type GateRun, homeOf, makeGateRun, removeGateRuns, startRun, storeOf } from "../test-support/run-fixture.js";
+import { aliceTrustFile, driveSignedPairToExecuting, driveSignedToExecuting, MALLORY_KEY } from "../test-support/signed-run.js";
 import { ensureGateKey } from "../trust/gate-key.js";
 
 afterAll(removeGateRuns);
@@ -36,20 +37,37 @@ async function repoWithRun(
     g.handoff = renamed;
   }
   await driveSignedToExecuting(g);
-  // The base branch pins the gate's key as `twinlock trust gate-key` printed it.
+  return commitRunAndChange(g, trust, change);
+}
+
+/**
+ * Commit the run's folder as the base (the trust file pinning alice and the
+ * gate's key as `twinlock trust gate-key` printed it), then `change` as the
+ * executor's head.
+ */
+async function commitRunAndChange(
+  g: GateRun,
+  trust: string,
+  change: Record<string, string>,
+): Promise<{ g: GateRun; base: string; head: string }> {
   const gateKey = (await ensureGateKey(homeOf(g))).publicKey;
   writeFileSync(path.join(g.dir, "twinlock.yaml"), `${trust}gate_keys:\n  - name: the-gate\n    public_key: "${gateKey}"\n`);
   gitIn(g.dir, "init", "-q", "-b", "main");
   gitIn(g.dir, "add", "-A");
   gitIn(g.dir, "commit", "-q", "-m", "base: the approved run");
   const base = gitIn(g.dir, "rev-parse", "HEAD");
+  return { g, base, head: commitChange(g, change, "the executor's change") };
+}
+
+/** Write `change` into the checkout and commit it; the new head. */
+function commitChange(g: GateRun, change: Record<string, string>, message: string): string {
   for (const [rel, text] of Object.entries(change)) {
     mkdirSync(path.dirname(path.join(g.dir, rel)), { recursive: true });
     writeFileSync(path.join(g.dir, rel), text);
   }
   gitIn(g.dir, "add", "-A");
-  gitIn(g.dir, "commit", "-q", "-m", "the executor's change");
-  return { g, base, head: gitIn(g.dir, "rev-parse", "HEAD") };
+  gitIn(g.dir, "commit", "-q", "--allow-empty", "-m", message);
+  return gitIn(g.dir, "rev-parse", "HEAD");
 }
 
 /** Run the CLI with `dir` as the current folder, as a CI job runs in its checkout. */
@@ -73,7 +91,7 @@ describe("twinlock verify (CI)", () => {
     expect(r.code, r.output).toBe(0);
     expect(r.stdout).toMatch(/^ok {4}receipt {2}MD-29 rev 1 review: signed by alice$/m);
     expect(r.stdout).toMatch(/^ok {4}admission {2}MD-29→MD-30: admitted on the approved and consented hash sha256:/m);
-    expect(r.stdout).toMatch(/^ok {4}changed-file {2}cart\/cache\.go: inside the plan$/m);
+    expect(r.stdout).toMatch(/^ok {4}changed-file {2}cart\/cache\.go: inside the plan of MD-29→MD-30 \(action A2\)$/m);
     expect(r.stdout).toContain(`against the reviewers in ${base}:twinlock.yaml, 2 changed files`);
     expect(readFileSync(summary, "utf8")).toContain("## twinlock verify: verified");
   });
@@ -332,5 +350,103 @@ describe("the head a verified close did not cover", () => {
     const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${head}`]);
     expect(r.code, r.output).toBe(0);
     expect(r.stdout).not.toContain("verified-change");
+  });
+});
+
+/**
+ * A run of two pairs in one suite, both admitted on alice's signed review and
+ * consent: MD-27 → MD-28 (a performance plan: A1 a benchmark, A2 everything
+ * under perf/) with its handoff in handoff-perf/, and MD-29 → MD-30 (the
+ * cart race fix). `change` is the executors' commit on top.
+ */
+async function repoWithTwoPairs(change: Record<string, string>): Promise<{ g: GateRun; base: string; head: string }> {
+  const g = makeGateRun();
+  const records = demoHandoffRecords();
+  const [bench, pool] = records.actions.actions;
+  if (!bench || !pool) throw new Error("the demo plan has two actions");
+  bench.target = "perf/pool_bench_test.go";
+  pool.target = "perf/";
+  const perfHandoff = path.join(g.dir, "handoff-perf");
+  writeDemoHandoff(perfHandoff, records);
+  await startRun(g, { planners: ["MD-27", "MD-29"] });
+  await driveSignedPairToExecuting(g, { planner: "MD-27", executor: "MD-28", handoff: perfHandoff });
+  await driveSignedPairToExecuting(g, { planner: "MD-29", executor: "MD-30" });
+  return commitRunAndChange(g, aliceTrustFile(), change);
+}
+
+const PERF = { "perf/pool.go": "package perf // pooled\n", "perf/pool_bench_test.go": "package perf\n" };
+
+describe("a run of two pairs", () => {
+  it("passes a change to both pairs' targets, each file named with the pair and the action whose consent covers it", async () => {
+    const { g, base, head } = await repoWithTwoPairs({ ...PLANNED, ...PERF });
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${head}`]);
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout).toMatch(/^ok {4}admission {2}MD-27→MD-28: admitted on the approved and consented hash/m);
+    expect(r.stdout).toMatch(/^ok {4}admission {2}MD-29→MD-30: admitted on the approved and consented hash/m);
+    expect(r.stdout).toMatch(/^ok {4}changed-file {2}cart\/cache\.go: inside the plan of MD-29→MD-30 \(action A2\)$/m);
+    expect(r.stdout).toMatch(/^ok {4}changed-file {2}perf\/pool\.go: inside the plan of MD-27→MD-28 \(action A2\)$/m);
+    expect(r.stdout).toMatch(/^ok {4}changed-file {2}perf\/pool_bench_test\.go: inside the plan of MD-27→MD-28 \(actions A1, A2\)$/m);
+    expect(r.stdout).toContain("4 changed files");
+  });
+
+  it("fails a file of neither pair as a deviation, whatever both pairs admitted", async () => {
+    const { g, base, head } = await repoWithTwoPairs({ ...PLANNED, ...PERF, "deploy/prod.yml": "replicas: 0\n" });
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${head}`]);
+    expect(r.code, r.output).toBe(1);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}changed-file {2}deploy\/prod\.yml: deviation: outside every admitted action's target and the run's own records$/m,
+    );
+    expect(r.stdout.match(/^FAIL/gm)).toHaveLength(1);
+  });
+
+  it("fails a change inside one pair's targets made after that pair closed verified, while only the other still runs, naming the closed pair", async () => {
+    const { g, base, head } = await repoWithTwoPairs({ ...PLANNED, ...PERF });
+    const list = path.join(g.dir, "perf-changed.txt");
+    writeFileSync(list, Object.keys(PERF).join("\n"));
+    const close = await cliIn(g.dir, [
+      "close",
+      "run.json",
+      "MD-27",
+      "--result",
+      "verified",
+      "--changed-files",
+      list,
+      "--criterion",
+      "V1=passed:go test",
+      "--criterion",
+      "V2=passed:go test -race",
+      "--home",
+      g.home,
+    ]);
+    expect(close.code, close.output).toBe(0);
+    const closed = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${head}`]);
+    expect(closed.code, closed.output).toBe(0);
+    // Under MD-29 → MD-30's session, a new file under perf/: MD-27's target, whose pair no longer runs.
+    const later = commitChange(
+      g,
+      { "perf/extra.go": "package perf // after the close\n", "cart/cache.go": "package cart // v2\n" },
+      "later",
+    );
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${later}`]);
+    expect(r.code, r.output).toBe(1);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}changed-file {2}perf\/extra\.go: deviation: inside the target of MD-27→MD-28 \(action A2\), which closed verified without it: no running consent covers it$/m,
+    );
+    expect(r.stdout).toMatch(/^FAIL {2}verified-change {2}MD-27→MD-28: .*perf\/extra\.go \(not in the verified change\)/m);
+    // The running pair's own file, changed again, is still its work.
+    expect(r.stdout).toMatch(/^ok {4}changed-file {2}cart\/cache\.go: inside the plan of MD-29→MD-30 \(action A2\)$/m);
+  });
+
+  it("fails a change inside the targets of a pair a person stopped, naming that pair and its stop, while the other pair's files pass", async () => {
+    const { g, base, head } = await repoWithTwoPairs({ ...PLANNED, ...PERF });
+    await raiseStop({ store: storeOf(g), run: g.runFile, reason: "perf-regression", workflow: "MD-27", actor: "alice" });
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${head}`]);
+    expect(r.code, r.output).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL {2}outcome {2}MD-27→MD-28: stopped: perf-regression$/m);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}changed-file {2}perf\/pool\.go: deviation: inside the target of MD-27→MD-28 \(action A2\), which covers nothing now \(stopped: perf-regression\)$/m,
+    );
+    expect(r.stdout).toMatch(/^ok {4}outcome {2}MD-29→MD-30: executing, no stop open$/m);
+    expect(r.stdout).toMatch(/^ok {4}changed-file {2}cart\/cache\.go: inside the plan of MD-29→MD-30/m);
   });
 });

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { actionTargetGlobs, literalPathScope, pathScope } from "../conformance/action-targets.js";
+import { actionTargetGlobs, literalPathScope, type PathScope, pathScope } from "../conformance/action-targets.js";
 import { type ChangedFile, GITLINK, kindOf, sameChange } from "../conformance/check-conformance.js";
 import { folderSource } from "../handoff/handoff-source.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
@@ -54,8 +54,10 @@ export interface VerifyReport {
  * every admission re-judged from the facts recorded before it (stops, expiry,
  * one admission per consent: `rejudgeAdmissions`); the
  * handoff folder in the checkout equal to that hash (its action targets are
- * read from there); and each changed file inside some admitted action's
- * target or the run's own records, else named as a deviation.
+ * read from there); and each changed file inside the run's own records or
+ * an admitted action's target of a pair whose consent still covers it (see
+ * `judgeChangedFile`), else named as a deviation with the pairs whose
+ * targets hold it.
  */
 export async function verifyRun(input: {
   runFile: string;
@@ -109,9 +111,8 @@ export async function verifyRun(input: {
   const rejudged = rejudgeAdmissions(file.events, config);
   // Globs come only from admitted actions' targets; the run file and handoff folders are paths, compared literally
   // (an agent names its handoff folder, and a folder called `**` must not mean everything).
-  const allowed: string[] = [];
   const literal: string[] = [ownPath(input.root, runAbs)].filter((p): p is string => p !== undefined);
-  const targetsOf = new Map<string, readonly string[]>();
+  const pairs: PairScope[] = [];
   for (const wf of Object.values(file.state.workflows)) {
     for (const [receipt, right] of decisions(file.state, wf)) {
       const v = judgeReceiptTrust(receipt, right, config);
@@ -120,33 +121,40 @@ export async function verifyRun(input: {
     const rejudgedProblems = rejudged
       .filter((r) => r.planner === wf.planner)
       .flatMap((r) => r.problems.map((p) => `admission at event ${r.seq}: ${p}`));
-    const targets = await checkAdmission(wf, handoffBase, config, rejudgedProblems, add);
-    if (wf.admissions.length > 0) checkOutcome(file.state, wf, config, add);
-    allowed.push(...(targets ?? []));
-    targetsOf.set(wf.planner, targets ?? []);
+    const admitted = await checkAdmission(wf, handoffBase, config, rejudgedProblems, add);
+    const held = wf.admissions.length > 0 ? checkOutcome(file.state, wf, config, add) : [];
+    if (admitted) pairs.push(pairScope(wf, admitted, held));
     // Only an admitted workflow's handoff folder (its hash checked against the admission) is the run's own record.
-    const handoffDir = targets && wf.handoff ? ownPath(input.root, resolveHandoffDir(wf.handoff.dir, handoffBase)) : undefined;
+    const handoffDir = admitted && wf.handoff ? ownPath(input.root, resolveHandoffDir(wf.handoff.dir, handoffBase)) : undefined;
     if (handoffDir) literal.push(`${handoffDir}/`);
   }
   if (input.changed) {
-    const scope = pathScope(allowed);
     const ownRecords = literalPathScope(literal);
     for (const wf of Object.values(file.state.workflows))
-      checkVerifiedChange(wf, input.changed, ownRecords, pathScope(targetsOf.get(wf.planner) ?? []), add);
-    for (const f of input.changed) {
-      const inside = scope.includes(f.path) || ownRecords.includes(f.path);
-      // A submodule pointer is a commit id: what it points to is nothing this check reads, so it never passes as a file.
-      const pointer = f.mode === GITLINK;
-      add(
-        "changed-file",
-        inside && !pointer,
-        f.path,
-        pointer
-          ? "deviation: a submodule pointer, not a file; what its commit holds is not judged against the plan"
-          : inside
-            ? "inside the plan"
-            : "deviation: outside every admitted action's target and the run's own records",
+      checkVerifiedChange(
+        wf,
+        input.changed,
+        ownRecords,
+        pathScope(pairs.find((p) => p.planner === wf.planner)?.actions.flatMap((a) => a.globs) ?? []),
+        add,
       );
+    for (const f of input.changed) {
+      // A submodule pointer is a commit id: what it points to is nothing this check reads, so it never passes as a file.
+      if (f.mode === GITLINK) {
+        add(
+          "changed-file",
+          false,
+          f.path,
+          "deviation: a submodule pointer, not a file; what its commit holds is not judged against the plan",
+        );
+        continue;
+      }
+      if (ownRecords.includes(f.path)) {
+        add("changed-file", true, f.path, "inside the plan: the run's own records");
+        continue;
+      }
+      const judged = judgeChangedFile(f.path, pairs);
+      add("changed-file", judged.ok, f.path, judged.message);
     }
   }
   return { ok: findings.every((f) => f.ok), run_id: file.state.run_id, trust_source: input.trust.source, findings };
@@ -157,13 +165,14 @@ export async function verifyRun(input: {
  * executes with no stop open on it or the run (a stop counts as lifted only by
  * a resolution a trusted reviewer signed with the stop right), or once closed
  * verified. A failed, rolled back or abandoned close, or a stop, fails it.
+ * Returns the problems (none when it passes).
  */
 function checkOutcome(
   state: RunState,
   wf: Workflow,
   config: SuiteConfig,
   add: (check: VerifyCheck, ok: boolean, subject: string, message: string) => void,
-): void {
+): string[] {
   const subject = `${wf.planner}→${wf.executor}`;
   const held = state.stops.filter(
     (s) =>
@@ -188,6 +197,63 @@ function checkOutcome(
     subject,
     problems.length === 0 ? (outcome === "verified" ? "closed verified" : "executing, no stop open") : problems.join("; "),
   );
+  return problems;
+}
+
+/**
+ * What one admitted pair lets the change hold: the globs of each action the
+ * person consented to and the gate admitted, and how far they still reach.
+ * `open`: the pair executes (its admission holds, no stop, not closed), so a
+ * change inside its targets is its work. `closed`: it closed verified, so
+ * only the files its close recorded are its work (the verified-change check
+ * holds their digests); anything else in its targets was made under no
+ * consent still running. `held`: its admission does not hold, a stop is open
+ * on it, or it closed otherwise: its targets let nothing through.
+ */
+interface PairScope {
+  planner: string;
+  subject: string;
+  actions: { id: string; globs: string[]; scope: PathScope }[];
+  reach: { kind: "open" } | { kind: "closed"; recorded: ReadonlySet<string> } | { kind: "held"; why: string };
+}
+
+function pairScope(wf: Workflow, admitted: AdmittedPlan, held: readonly string[]): PairScope {
+  const recorded = wf.result?.outcome === "verified" ? wf.result.execution?.changed_files : undefined;
+  return {
+    planner: wf.planner,
+    subject: `${wf.planner}→${wf.executor}`,
+    actions: admitted.actions.map((a) => ({ ...a, scope: pathScope(a.globs) })),
+    reach: !admitted.ok
+      ? { kind: "held", why: "its admission does not hold" }
+      : held.length > 0
+        ? { kind: "held", why: held[0] as string }
+        : wf.result?.outcome === "verified"
+          ? { kind: "closed", recorded: new Set((recorded ?? []).map((f) => f.path)) }
+          : { kind: "open" },
+  };
+}
+
+/**
+ * One changed path (not the run's own records, not a submodule pointer) held
+ * against every admitted pair: inside the plan when a pair whose consent
+ * still reaches it holds it in an admitted action's target (named with the
+ * pair and the action), else a deviation naming each pair whose targets hold
+ * it and why that pair does not cover it, or that no admitted target does.
+ */
+function judgeChangedFile(rel: string, pairs: readonly PairScope[]): { ok: boolean; message: string } {
+  const holding = pairs
+    .map((p) => ({ p, ids: p.actions.filter((a) => a.scope.includes(rel)).map((a) => a.id) }))
+    .filter((h) => h.ids.length > 0);
+  const covering = holding.filter(({ p }) => p.reach.kind === "open" || (p.reach.kind === "closed" && p.reach.recorded.has(rel)));
+  const name = (h: (typeof holding)[number]) => `${h.p.subject} (${h.ids.length === 1 ? "action" : "actions"} ${h.ids.join(", ")})`;
+  if (covering.length > 0) return { ok: true, message: `inside the plan of ${covering.map(name).join(" and ")}` };
+  if (holding.length === 0) return { ok: false, message: "deviation: outside every admitted action's target and the run's own records" };
+  const why = holding.map((h) =>
+    h.p.reach.kind === "closed"
+      ? `inside the target of ${name(h)}, which closed verified without it: no running consent covers it`
+      : `inside the target of ${name(h)}, which covers nothing now (${h.p.reach.kind === "held" ? h.p.reach.why : ""})`,
+  );
+  return { ok: false, message: `deviation: ${why.join("; ")}` };
 }
 
 /**
@@ -267,9 +333,9 @@ function decisions(state: RunState, wf: Workflow): Array<[{ kind: string; revisi
 /**
  * The admission of a workflow that reached execution, held against the
  * approved review and the consent it names; then the handoff folder in the
- * checkout re-hashed and read for the action targets. Undefined when the
- * workflow never executed, or its plan cannot be read (then every changed
- * file outside the run's own records is a deviation).
+ * checkout re-hashed and read for the admitted actions' targets, with
+ * whether the admission holds. Undefined when the workflow never executed,
+ * or its plan cannot be read (then nothing is inside its plan).
  */
 async function checkAdmission(
   wf: Workflow,
@@ -277,7 +343,7 @@ async function checkAdmission(
   config: SuiteConfig,
   rejudged: readonly string[],
   add: (check: VerifyCheck, ok: boolean, subject: string, message: string) => void,
-): Promise<string[] | undefined> {
+): Promise<AdmittedPlan | undefined> {
   const admission = wf.admissions[wf.admissions.length - 1];
   const subject = `${wf.planner}→${wf.executor}`;
   if (!admission) {
@@ -352,6 +418,7 @@ async function checkAdmission(
   const admitted = new Set(admission.requested.actions);
   const actions = model.actions.filter((a) => admitted.has(a.id));
   const targets = actions.flatMap((a) => actionTargetGlobs(a.target));
+  const readable = unread.length === 0;
   add(
     "handoff",
     unread.length === 0,
@@ -360,7 +427,16 @@ async function checkAdmission(
       ? `the approved bytes are in the checkout; ${actions.length} of the plan's ${model.actions.length} actions admitted (${actions.map((a) => a.id).join(", ") || "none"}), targets ${targets.join(", ") || "(none)"}`
       : `the approved plan does not read: ${unread[0]?.message}`,
   );
-  return targets;
+  return {
+    ok: problems.length === 0 && readable,
+    actions: actions.map((a) => ({ id: a.id, globs: actionTargetGlobs(a.target) })),
+  };
+}
+
+/** An admitted pair's plan as CI read it: each admitted action's target globs, and whether the admission and its plan hold. */
+interface AdmittedPlan {
+  ok: boolean;
+  actions: { id: string; globs: string[] }[];
 }
 
 /** A path as a POSIX path relative to the checkout root, or undefined when it lies outside it. */

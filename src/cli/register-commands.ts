@@ -267,8 +267,12 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     )
     .argument("<run>", "run file")
     .option(
+      "--suite <dir>",
+      "the suite's folder in the checkout, e.g. prompts/suite: a team-store run's suite: handoff folders are read from it (default: the folder of a twinlock.yaml --trust, else the checkout root)",
+    )
+    .option(
       "--trust <file>",
-      "reviewers file (twinlock.yaml-shaped), or a signed trust file from `trust export`, from the protected base branch (default: twinlock.yaml at the checkout root)",
+      "reviewers file (twinlock.yaml-shaped), or a signed trust file from `trust export`, from the protected base branch (default: twinlock.yaml in --suite, else at the checkout root)",
     )
     .option("--pinner-key <file>", "with a signed trust file: the pinner's public key (NAME.pub), from the protected base branch")
     .option(

@@ -3,10 +3,13 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createDeflate } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { CLI_ERRORS } from "../cli/main.js";
 import { UsageError } from "../errors/errors.js";
-import { changedFilesFromList, changedFilesInRange, checkoutRoot, parseGitRange } from "./changed-files.js";
+import { BUDGETS, BudgetError } from "../input/budgets.js";
+import { type ChangeBudget, changedFilesFromList, changedFilesInRange, checkoutRoot, parseGitRange } from "./changed-files.js";
 
 const made: string[] = [];
 afterAll(() => {
@@ -84,7 +87,7 @@ describe("a git range", () => {
     expect(() => parseGitRange(`${"a".repeat(100_000)}..${".".repeat(100_000)}!`)).toThrow("is not a range");
   });
 
-  it("with three dots counts only the files the head changed since it left the base, not the base's later commits", () => {
+  it("with three dots counts only the files the head changed since it left the base, not the base's later commits", async () => {
     const repo = folder();
     const gitIn = (...args: string[]) =>
       execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: repo })
@@ -101,11 +104,11 @@ describe("a git range", () => {
     gitIn("checkout", "-q", "main");
     writeFileSync(path.join(repo, "README.md"), "readme, later\n");
     gitIn("commit", "-q", "-am", "main moves on");
-    expect(changedFilesInRange(repo, "main...agent")).toEqual([{ path: "agent.txt", sha256: sha("the agent's\n"), mode: "100644" }]);
-    expect(changedFilesInRange(repo, "main..agent").map((f) => f.path)).toEqual(["README.md", "agent.txt"]);
+    expect(await changedFilesInRange(repo, "main...agent")).toEqual([{ path: "agent.txt", sha256: sha("the agent's\n"), mode: "100644" }]);
+    expect((await changedFilesInRange(repo, "main..agent")).map((f) => f.path)).toEqual(["README.md", "agent.txt"]);
   });
 
-  it("records each path's git mode: a gitlink as a submodule pointer whose digest follows its commit, a symlink and +x apart from the bytes", () => {
+  it("records each path's git mode: a gitlink as a submodule pointer whose digest follows its commit, a symlink and +x apart from the bytes", async () => {
     const repo = folder();
     const gitIn = (...args: string[]) =>
       execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: repo })
@@ -130,7 +133,7 @@ describe("a git range", () => {
     gitIn("update-index", "--cacheinfo", `120000,${blob},cart/link.go`);
     gitIn("update-index", "--chmod=+x", "cart/run.sh");
     const first = commit();
-    expect(changedFilesInRange(repo, `${base}..${first}`)).toEqual([
+    expect(await changedFilesInRange(repo, `${base}..${first}`)).toEqual([
       { path: "cart/cache.go", sha256: sha(base), mode: "160000" },
       { path: "cart/link.go", sha256: sha("package cart\n"), mode: "120000" },
       { path: "cart/run.sh", sha256: sha("echo\n"), mode: "100755" },
@@ -138,14 +141,18 @@ describe("a git range", () => {
     // Repointing the gitlink alone changes its digest.
     gitIn("update-index", "--cacheinfo", `160000,${first},cart/cache.go`);
     const second = commit();
-    expect(changedFilesInRange(repo, `${base}..${second}`)[0]).toEqual({ path: "cart/cache.go", sha256: sha(first), mode: "160000" });
+    expect((await changedFilesInRange(repo, `${base}..${second}`))[0]).toEqual({
+      path: "cart/cache.go",
+      sha256: sha(first),
+      mode: "160000",
+    });
     // A deletion has no mode and no digest.
     gitIn("rm", "-q", "--cached", "cart/cache.go");
     const third = commit();
-    expect(changedFilesInRange(repo, `${second}..${third}`)).toEqual([{ path: "cart/cache.go", sha256: null }]);
+    expect(await changedFilesInRange(repo, `${second}..${third}`)).toEqual([{ path: "cart/cache.go", sha256: null }]);
   });
 
-  it("reads paths with spaces, newlines and many entries from the NUL-separated output, one blob read for all", () => {
+  it("reads paths with spaces, newlines and many entries from the NUL-separated output, one blob read for all", async () => {
     const repo = folder();
     const gitIn = (...args: string[]) =>
       execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: repo })
@@ -159,7 +166,7 @@ describe("a git range", () => {
     for (const n of names) writeFileSync(path.join(repo, n), `${n}\n`);
     gitIn("add", "-A");
     gitIn("commit", "-q", "-m", "many");
-    const got = changedFilesInRange(repo, "HEAD~1..HEAD");
+    const got = await changedFilesInRange(repo, "HEAD~1..HEAD");
     expect(got).toHaveLength(names.length);
     for (const n of names) expect(got.find((f) => f.path === n)).toEqual({ path: n, sha256: sha(`${n}\n`), mode: "100644" });
   });
@@ -203,5 +210,139 @@ describe("changed files from a list, by kind", () => {
     const staged = execFileSync("git", ["ls-files", "--stage", ...Object.keys(modes)], { cwd: root }).toString("utf8");
     for (const f of got) expect(staged).toContain(`${f.mode} `);
     expect(staged.split("\n").filter((l) => l.startsWith("100755"))).toHaveLength(1);
+  });
+});
+
+/** A git repository with a committed base, and a way to commit files onto it and name that commit's range. */
+function repoWithBase() {
+  const repo = folder();
+  const gitIn = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: repo })
+      .toString()
+      .trim();
+  gitIn("init", "-q", "-b", "main");
+  writeFileSync(path.join(repo, "README.md"), "readme\n");
+  gitIn("add", "-A");
+  gitIn("commit", "-q", "-m", "base");
+  const commit = (files: Record<string, string | Uint8Array>) => {
+    for (const [name, bytes] of Object.entries(files)) writeFileSync(path.join(repo, name), bytes);
+    gitIn("add", "-A");
+    gitIn("commit", "-q", "--allow-empty", "-m", "change");
+    return "HEAD~1..HEAD";
+  };
+  return { repo, gitIn, commit };
+}
+
+/** A budget of a few bytes, so a test's files can sit at it and one byte over it. */
+const small = (file: number, total: number, files = 100): ChangeBudget => ({
+  file: { what: "changed file", bytes: file },
+  total: { what: "change", bytes: total, files },
+});
+
+describe("the budget for a change's files", () => {
+  it("refuses a blob over the per-file budget before reading it, naming the file, its size and the limit (exit 2)", async () => {
+    const { repo, commit } = repoWithBase();
+    const range = commit({ "ok.txt": "x".repeat(16), "big.bin": "y".repeat(17) });
+    const refusal = await changedFilesInRange(repo, range, small(16, 1000)).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(BudgetError);
+    expect((refusal as BudgetError).message).toBe(
+      "changed file big.bin (in HEAD~1..HEAD) is 17 bytes, over the 16-byte limit for a changed file; twinlock does not read it: keep a file that large out of the change (Git LFS commits a small pointer in its place)",
+    );
+    expect((refusal as BudgetError).overrun).toEqual({ budget: "changed file", limit: "bytes", max: 16, found: 17 });
+    expect(CLI_ERRORS[(refusal as BudgetError).kind].exit).toBe(2);
+  });
+
+  it("hashes a blob exactly at the per-file budget, and all blobs exactly at the total", async () => {
+    const { repo, commit } = repoWithBase();
+    const range = commit({ "a.txt": "a".repeat(16), "b.txt": "b".repeat(16) });
+    expect(await changedFilesInRange(repo, range, small(16, 32))).toEqual([
+      { path: "a.txt", sha256: sha("a".repeat(16)), mode: "100644" },
+      { path: "b.txt", sha256: sha("b".repeat(16)), mode: "100644" },
+    ]);
+    await expect(changedFilesInRange(repo, range, small(16, 31))).rejects.toThrow(
+      "the change HEAD~1..HEAD (its changed files together) is 32 bytes, over the 31-byte limit for a change; twinlock does not read it: split the work",
+    );
+    await expect(changedFilesInRange(repo, range, small(16, 32, 1))).rejects.toThrow(
+      "the range HEAD~1..HEAD changes over 1 files, the limit for a change",
+    );
+  });
+
+  it("counts a blob two paths hold once toward the total", async () => {
+    const { repo, commit } = repoWithBase();
+    const range = commit({ "a.txt": "same bytes", "b.txt": "same bytes" });
+    const got = await changedFilesInRange(repo, range, small(10, 10));
+    expect(got.map((f) => f.sha256)).toEqual([sha("same bytes"), sha("same bytes")]);
+  });
+
+  it("refuses a blob one byte over the table's budget (128 MiB) from its size alone, never reading it", async () => {
+    const { repo, gitIn } = repoWithBase();
+    // A loose object of BUDGETS.changedFile.bytes + 1 zeros, deflated as it is written: no 128 MiB buffer, and nothing for git to add.
+    const size = BUDGETS.changedFile.bytes + 1;
+    const deflated: Buffer[] = [];
+    const deflate = createDeflate({ level: 1 });
+    deflate.on("data", (c: Buffer) => deflated.push(c));
+    const done = new Promise((resolve) => deflate.on("end", resolve));
+    const zeros = Buffer.alloc(1 << 20);
+    const hash = createHash("sha1").update(`blob ${size}\0`);
+    deflate.write(`blob ${size}\0`);
+    for (let left = size; left > 0; left -= zeros.length) {
+      const part = zeros.subarray(0, Math.min(left, zeros.length));
+      hash.update(part);
+      deflate.write(part);
+    }
+    deflate.end();
+    await done;
+    const oid = hash.digest("hex");
+    mkdirSync(path.join(repo, ".git/objects", oid.slice(0, 2)), { recursive: true });
+    writeFileSync(path.join(repo, ".git/objects", oid.slice(0, 2), oid.slice(2)), Buffer.concat(deflated));
+    gitIn("update-index", "--add", "--cacheinfo", `100644,${oid},huge.bin`);
+    gitIn("commit", "-q", "-m", "huge");
+    await expect(changedFilesInRange(repo, "HEAD~1..HEAD")).rejects.toThrow(
+      `changed file huge.bin (in HEAD~1..HEAD) is ${size.toLocaleString("en-US")} bytes, over the ${BUDGETS.changedFile.bytes.toLocaleString("en-US")}-byte limit for a changed file`,
+    );
+  });
+
+  it("streams each blob's bytes into its sha256: the digest of its content, for any contents, sizes across git's pipe chunks included", async () => {
+    const { repo, gitIn, commit } = repoWithBase();
+    let round = 0;
+    const content = fc.oneof(
+      fc.uint8Array({ maxLength: 64 }),
+      fc.uint8Array({ minLength: 60_000, maxLength: 200_000 }),
+      fc.constantFrom(new Uint8Array(0), new Uint8Array(65_536).fill(10)),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(content, { minLength: 1, maxLength: 4 }), async (contents) => {
+        round++;
+        const files = Object.fromEntries(contents.map((c, i) => [`r${round}-${i}.bin`, c]));
+        const got = await changedFilesInRange(repo, commit(files));
+        expect(got).toHaveLength(contents.length);
+        for (const [name, bytes] of Object.entries(files)) {
+          const f = got.find((g) => g.path === name);
+          expect(f?.sha256).toBe(`sha256:${createHash("sha256").update(bytes).digest("hex")}`);
+          // The blob hashed is the one git holds for that path.
+          expect(gitIn("rev-parse", `HEAD:${name}`)).toBe(
+            execFileSync("git", ["hash-object", "--stdin"], { cwd: repo, input: bytes }).toString().trim(),
+          );
+        }
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 8) },
+    );
+  });
+
+  it("refuses a listed file over the per-file budget, or listed files over the total, from their sizes; hashes them at the budget", () => {
+    const root = folder();
+    writeFileSync(path.join(root, "a.txt"), "a".repeat(16));
+    writeFileSync(path.join(root, "big.bin"), "b".repeat(17));
+    const list = path.join(root, "changed.txt");
+    writeFileSync(list, "a.txt\nbig.bin\n");
+    expect(() => changedFilesFromList(list, root, small(16, 1000))).toThrow(
+      `changed file big.bin (in --changed-files ${list}) is 17 bytes, over the 16-byte limit for a changed file`,
+    );
+    writeFileSync(path.join(root, "big.bin"), "b".repeat(16));
+    expect(changedFilesFromList(list, root, small(16, 32))).toEqual([
+      { path: "a.txt", sha256: sha("a".repeat(16)), mode: "100644" },
+      { path: "big.bin", sha256: sha("b".repeat(16)), mode: "100644" },
+    ]);
+    expect(() => changedFilesFromList(list, root, small(16, 31))).toThrow("is 32 bytes, over the 31-byte limit for a change");
   });
 });

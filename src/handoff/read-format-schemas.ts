@@ -2,13 +2,14 @@ import { createHash } from "node:crypto";
 import { closeSync, fstatSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { RefusalError } from "../errors/errors.js";
+import { BUDGETS, requireJsonWithin } from "../input/budgets.js";
 import { findDeceptiveChar } from "../input/clean-text.js";
 import { openBeneath } from "../input/open-beneath.js";
 import { describeFileKind } from "../input/read-regular-file.js";
 import type { HandoffConfig } from "../suite/suite-config.js";
 
-/** Largest handoff schema file read. */
-const MAX_SCHEMA_BYTES = 1024 * 1024;
+/** Largest handoff schema file read (BUDGETS.formatSchema). */
+const MAX_SCHEMA_BYTES = BUDGETS.formatSchema.bytes;
 
 /** One schema file of a custom format as read from the suite: its bytes and their sha256 (what the pin binds). */
 export interface FormatSchemaFile {
@@ -81,6 +82,8 @@ export function readFormatSchemas(suiteRoot: string, handoff: HandoffConfig | un
         throw new RefusalError(`${what} is ${stat.size} bytes, over the ${MAX_SCHEMA_BYTES}-byte limit for a schema`);
       const bytes = readFileSync(fd);
       if (bytes.length > MAX_SCHEMA_BYTES) throw new RefusalError(`${what} grew over ${MAX_SCHEMA_BYTES} bytes while being read`);
+      // Nesting and width too, before anything parses it (a schema compiler recurses into every level).
+      requireJsonWithin(BUDGETS.formatSchema, bytes, what);
       const hidden = findDeceptiveChar(bytes.toString("utf8"));
       if (hidden)
         throw new RefusalError(

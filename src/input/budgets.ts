@@ -1,21 +1,26 @@
 import { UsageError } from "../errors/errors.js";
 
+/** What one kind of agent-written input may be at most in bytes, checked before it is read; a refusal names the budget and the limit. */
+export interface ByteBudget {
+  /** What the input is, for the refusal ("run file", "handoff record"). */
+  what: string;
+  bytes: number;
+}
+
 /**
  * What one kind of agent-written input may be at most, checked before it is
  * parsed: its size in bytes, how deep its arrays and objects nest, and how
  * many elements (array items, or object members) any one of them holds.
  * A refusal names the budget, the limit and what was found.
  */
-export interface InputBudget {
-  /** What the input is, for the refusal ("run file", "handoff record"). */
-  what: string;
-  bytes: number;
+export interface InputBudget extends ByteBudget {
   depth: number;
   /** Most elements in any one array, or members in any one object. */
   elements: number;
 }
 
 const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
 
 /**
  * Every budget, by the input it bounds (docs/reference.md "Limits" lists them).
@@ -56,7 +61,21 @@ export const BUDGETS = {
   suiteConfig: { what: "twinlock.yaml", bytes: 1 * MiB, depth: 64, elements: 10_000 },
   /** What an agent tool hands the hook on stdin (a Write of a large file carries its content). */
   hookInput: { what: "hook input", bytes: 16 * MiB, depth: 64, elements: 100_000 },
-} as const satisfies Record<string, InputBudget>;
+  /**
+   * One changed file `verify` and `close` hash (a blob of `--git-range`, or a
+   * file of `--changed-files`), its size asked for before a byte is read and
+   * its bytes hashed as they stream. 128 MiB: above GitHub's 100 MiB limit
+   * for a file in a repository, so any file a pull request can hold passes;
+   * a larger one (an agent's 2 GiB blob) is refused naming it, not read.
+   */
+  changedFile: { what: "changed file", bytes: 128 * MiB },
+  /**
+   * All the changed files of one change together: their bytes (each blob
+   * counted once, however many paths hold it) and how many paths. 1 GiB is
+   * about 5 s of hashing on a busy two-core machine.
+   */
+  changedFiles: { what: "change", bytes: 1 * GiB, files: 100_000 },
+} as const satisfies Record<string, InputBudget | (ByteBudget & { files?: number })>;
 
 /** The most events a run file holds (each one a step a person or the gate made). */
 export const MAX_RUN_EVENTS = BUDGETS.runFile.elements;
@@ -79,11 +98,11 @@ export class BudgetError extends UsageError {
   }
 }
 
-/** Refuse `size` bytes of `where` over the budget's byte limit, naming both. */
-export function requireBytesWithin(budget: InputBudget, size: number, where: string): void {
+/** Refuse `size` bytes of `where` over the budget's byte limit, naming both and what to do (`todo`). */
+export function requireBytesWithin(budget: ByteBudget, size: number, where: string, todo = "it is not one twinlock reads"): void {
   if (size > budget.bytes)
     throw new BudgetError(
-      `${where} is ${size.toLocaleString("en-US")} bytes, over the ${budget.bytes.toLocaleString("en-US")}-byte limit for a ${budget.what}; it is not one twinlock reads`,
+      `${where} is ${size.toLocaleString("en-US")} bytes, over the ${budget.bytes.toLocaleString("en-US")}-byte limit for a ${budget.what}; ${todo}`,
       { budget: budget.what, limit: "bytes", max: budget.bytes, found: size },
     );
 }

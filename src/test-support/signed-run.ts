@@ -22,29 +22,34 @@ export async function driveSignedToExecuting(
   o: { freezeKey?: KeyObject; beforeAdmission?: () => Promise<void> } = {},
 ): Promise<void> {
   await startRun(g, s);
-  await freeze(g, { key: o.freezeKey });
+  await driveSignedPairToExecuting(g, { ...o, apply: s.mode === "APPLY_APPROVED" });
+}
+
+/**
+ * Drive one pair of a started run to `executing`: freeze its handoff
+ * (`handoff`, default the fixture's), alice's signed review and consent (and
+ * apply approval with `apply`), and the admission of its executor.
+ */
+export async function driveSignedPairToExecuting(
+  g: GateRun,
+  o: {
+    planner?: string;
+    executor?: string;
+    handoff?: string;
+    apply?: boolean;
+    freezeKey?: KeyObject;
+    beforeAdmission?: () => Promise<void>;
+  } = {},
+): Promise<void> {
+  const planner = o.planner ?? PLANNER;
+  await freeze(g, { planner, handoff: o.handoff, key: o.freezeKey });
   const store = storeOf(g);
-  await reviewPairPlan({
-    run: g.runFile,
-    store,
-    planner: PLANNER,
-    decision: "approved",
-    handoffHash: frozenHash(g),
-    reviewer: "alice",
-    key: ALICE_KEY,
-  });
-  await consentPairExecution({
-    run: g.runFile,
-    store,
-    planner: PLANNER,
-    approve: true,
-    handoffHash: frozenHash(g),
-    user: "alice",
-    key: ALICE_KEY,
-  });
-  if (s.mode === "APPLY_APPROVED") await approveApply({ run: g.runFile, store, planner: PLANNER, approver: "alice", key: ALICE_KEY });
+  const handoffHash = frozenHash(g, planner);
+  await reviewPairPlan({ run: g.runFile, store, planner, decision: "approved", handoffHash, reviewer: "alice", key: ALICE_KEY });
+  await consentPairExecution({ run: g.runFile, store, planner, approve: true, handoffHash, user: "alice", key: ALICE_KEY });
+  if (o.apply) await approveApply({ run: g.runFile, store, planner, approver: "alice", key: ALICE_KEY });
   await o.beforeAdmission?.();
-  const r = await admitStep(g);
+  const r = await admitStep(g, { planner, executor: o.executor });
   if (!r.admitted) throw new Error(`fixture admission failed: ${JSON.stringify(r.checks.filter((c) => !c.ok))}`);
 }
 

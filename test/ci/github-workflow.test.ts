@@ -51,7 +51,7 @@ const gitIn = (dir: string, ...args: string[]) =>
  * workflow's RUN_FILE says, its handoff beside it, and the trust file pinning alice and the gate's key (as
  * `twinlock trust gate-key` prints it).
  */
-async function repoWithApprovedRun(): Promise<string> {
+async function repoWithApprovedRun(suiteDir = "."): Promise<string> {
   const g = makeGateRun();
   await driveSignedToExecuting(g, { change: CHANGE });
   const repo = makeRunTempDir("twinlock-ci-repo-");
@@ -59,14 +59,19 @@ async function repoWithApprovedRun(): Promise<string> {
   mkdirSync(path.join(repo, path.dirname(runFile)), { recursive: true });
   cpSync(g.runFile, path.join(repo, runFile));
   cpSync(g.handoff, path.join(repo, path.dirname(runFile), "handoff"), { recursive: true });
-  writeFileSync(path.join(repo, "twinlock.yaml"), aliceTrustFile(ALICE_KEY, [(await ensureGateKey(homeOf(g))).publicKey]));
+  mkdirSync(path.join(repo, suiteDir), { recursive: true });
+  writeFileSync(path.join(repo, suiteDir, "twinlock.yaml"), aliceTrustFile(ALICE_KEY, [(await ensureGateKey(homeOf(g))).publicKey]));
   return repo;
 }
 
-/** Run the step's shell line with its environment (GitHub expressions replaced by the event's values). */
+/**
+ * Run the step's shell line with the job's and its own environment (GitHub expressions replaced by the
+ * event's values; `jobVars` as a repository would set the job's variables).
+ */
 function runStep(
   repo: string,
   event: { base: string; head: string; change?: string },
+  jobVars: Record<string, string> = {},
 ): { status: number | null; stdout: string; summary: string } {
   const bin = makeRunTempDir("twinlock-bin-");
   const shim = path.join(bin, "twinlock");
@@ -74,7 +79,7 @@ function runStep(
   chmodSync(shim, 0o755);
   const summary = path.join(bin, "step-summary.md");
   writeFileSync(summary, "");
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { ...jobEnv, ...jobVars };
   for (const [k, v] of Object.entries(verifyStep.env ?? {}))
     env[k] = v
       .replace(/\$\{\{[^}]*base[^}]*\}\}/, event.base)
@@ -139,6 +144,27 @@ describe("docs/github-workflow.yml", () => {
     expect(bad.status).toBe(1);
     expect(bad.stdout).toMatch(/^FAIL {2}changed-file {2}Makefile: deviation/m);
     expect(bad.summary).toContain("| ❌ | changed-file | Makefile |");
+  });
+
+  it("verifies a run whose suite lies in a folder of the repository (SUITE_DIR: prompts/suite), its reviewers from that folder's twinlock.yaml on the base commit", async () => {
+    const repo = await repoWithApprovedRun("prompts/suite");
+    gitIn(repo, "init", "-q", "-b", "main");
+    gitIn(repo, "add", "-A");
+    gitIn(repo, "commit", "-q", "-m", "base");
+    const base = gitIn(repo, "rev-parse", "HEAD");
+    mkdirSync(path.join(repo, "cart"));
+    writeFileSync(path.join(repo, "cart/cache.go"), "package cart\n");
+    gitIn(repo, "add", "-A");
+    gitIn(repo, "commit", "-q", "-m", "the planned change");
+    const head = gitIn(repo, "rev-parse", "HEAD");
+    expect(jobEnv.SUITE_DIR).toBe(".");
+    const ok = runStep(repo, { base, head }, { SUITE_DIR: "prompts/suite" });
+    expect(ok.status, ok.stdout).toBe(0);
+    expect(ok.stdout).toContain(`against the reviewers in ${base}:prompts/suite/twinlock.yaml, 1 changed file`);
+    // The same repository with the suite's folder left at the top: no twinlock.yaml there on the base commit.
+    const top = runStep(repo, { base, head });
+    expect(top.status).toBe(2);
+    expect(top.stdout).toMatch(/that file is not in that commit/);
   });
 
   it("counts only the agent's own change when main moved ahead of its branch (the range is from the merge base)", async () => {

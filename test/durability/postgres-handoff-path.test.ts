@@ -3,7 +3,7 @@
  * gate re-hashes it where the suite is pinned and CI finds it in its own
  * checkout of the same repository, at another absolute path.
  */
-import { appendFileSync, cpSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { verifyRun } from "../../src/ci/verify-run.js";
@@ -22,6 +22,7 @@ import { parseSuiteConfig } from "../../src/suite/load-suite.js";
 import { freshPostgresDatabase, TEST_POSTGRES } from "../../src/test-support/postgres-database.js";
 import { runCli } from "../../src/test-support/run-cli.js";
 import { EXECUTOR, makeRunTempDir, PLANNER, RUN_EXAMPLE_SUITE, removeGateRuns, TEST_PINNER } from "../../src/test-support/run-fixture.js";
+import { publicKeyLine } from "../../src/trust/keys.js";
 
 const drops: Array<() => Promise<void>> = [];
 const stores: PostgresRunStore[] = [];
@@ -31,25 +32,29 @@ afterEach(async () => {
 });
 afterAll(removeGateRuns);
 
-/** A checkout holding the suite at its top and the agent's handoff in agent-work/handoff, and a team store whose run is admitted on it. */
-async function admittedTeamRun() {
+/**
+ * A checkout holding the suite (at its top, or in the folder `suiteDir` of it) with the agent's handoff in the
+ * suite's agent-work/handoff, and a team store whose run is admitted on it.
+ */
+async function admittedTeamRun(suiteDir = ".") {
   const db = await freshPostgresDatabase("twinlock_handoff_path");
   drops.push(db.drop);
   await migratePostgres(db.url);
   const checkout = path.join(makeRunTempDir("team-checkout-"), "repo");
-  cpSync(RUN_EXAMPLE_SUITE, checkout, { recursive: true });
+  const suite = path.join(checkout, suiteDir);
+  cpSync(RUN_EXAMPLE_SUITE, suite, { recursive: true });
   // The handoff's report.md is no prompt of the suite.
-  appendFileSync(path.join(checkout, "twinlock.yaml"), "exclude:\n  - agent-work/**\n");
-  const handoff = path.join(checkout, "agent-work", "handoff");
+  appendFileSync(path.join(suite, "twinlock.yaml"), "exclude:\n  - agent-work/**\n");
+  const handoff = path.join(suite, "agent-work", "handoff");
   writeDemoHandoff(handoff, demoHandoffRecords());
   const home = path.join(makeRunTempDir("team-home-"), "home");
   const store = postgresRunStore(db.url, openGateHome(home, { create: true }));
   stores.push(store);
-  await pinSuite(store.home, { suiteDir: checkout, allowUnsigned: true, key: TEST_PINNER });
+  await pinSuite(store.home, { suiteDir: suite, allowUnsigned: true, key: TEST_PINNER });
   const created = await initRun({
     run: "team/handoff-path",
     store,
-    suiteRoot: checkout,
+    suiteRoot: suite,
     planners: [PLANNER],
     mode: "APPLY_SAFE",
     environment: "staging",
@@ -98,10 +103,78 @@ describe.skipIf(!TEST_POSTGRES)("a team-store run's handoff folder", () => {
     expect(handoffFinding, JSON.stringify(report.findings)).toMatchObject({ ok: true });
     expect(handoffFinding?.message).toMatch(/^the approved bytes are in the checkout; 2 of the plan's 2 actions admitted/);
     // The handoff folder is the run's own record in the checkout, so its files are no deviation.
-    expect(report.findings.find((f) => f.check === "changed-file")).toMatchObject({ ok: true, message: "inside the plan" });
+    expect(report.findings.find((f) => f.check === "changed-file")).toMatchObject({
+      ok: true,
+      message: "inside the plan: the run's own records",
+    });
     // The CLI reads the suite's folder from the twinlock.yaml it is given.
     const cli = await runCli(["verify", path.join(ci, "twinlock", "run.json"), "--trust", path.join(ci, "twinlock.yaml")]);
     expect(cli.stdout).toMatch(/^ok {4}handoff {2}MD-29→MD-30: the approved bytes are in the checkout/m);
+  });
+});
+
+describe.skipIf(!TEST_POSTGRES)("a team-store run whose suite lies in a folder of the repository", () => {
+  it("is verified in a CI checkout at another path, its suite: handoff folder read from --suite prompts/suite", async () => {
+    const t = await admittedTeamRun("prompts/suite");
+    expect((await t.store.read(t.ref)).state.workflows[PLANNER]?.handoff?.dir).toBe("suite:agent-work/handoff");
+    const admitted = await admit({ store: t.store, run: t.ref, executor: EXECUTOR, actor: "executor-agent" });
+    expect(admitted.admitted, JSON.stringify(admitted.checks.filter((c) => !c.ok))).toBe(true);
+    const out = path.join(makeRunTempDir("team-export-"), "export");
+    const exported = await runCli(["export", t.ref, "--out", out, "--store", t.db.url, "--home", t.home]);
+    expect(exported.code, exported.output).toBe(0);
+    // A signed trust file (`trust export`, for passkeys) says nothing of where the suite is: --suite says it.
+    const keys = makeRunTempDir("team-pinner-");
+    writeFileSync(path.join(keys, "pinner.key"), TEST_PINNER.export({ type: "pkcs8", format: "pem" }).toString(), { mode: 0o600 });
+    writeFileSync(path.join(keys, "pinner.pub"), `${publicKeyLine(TEST_PINNER)}\n`);
+    const signed = path.join(keys, "trust.json");
+    const trusted = await runCli([
+      "trust",
+      "export",
+      "--out",
+      signed,
+      "--key",
+      path.join(keys, "pinner.key"),
+      "--store",
+      t.db.url,
+      "--home",
+      t.home,
+    ]);
+    expect(trusted.code, trusted.output).toBe(0);
+    const ci = path.join(makeRunTempDir("ci-checkout-"), "repo");
+    cpSync(t.checkout, ci, { recursive: true });
+    renameSync(t.checkout, `${t.checkout}.gone`);
+    mkdirSync(path.join(ci, "twinlock"));
+    cpSync(path.join(out, "run.json"), path.join(ci, "twinlock", "run.json"));
+    const runFile = path.join(ci, "twinlock", "run.json");
+    const suite = path.join(ci, "prompts", "suite");
+    // The suite's folder named outright; and read from the folder of the twinlock.yaml --trust names.
+    for (const argv of [
+      ["--suite", suite],
+      ["--suite", suite, "--trust", path.join(suite, "twinlock.yaml")],
+      ["--trust", path.join(suite, "twinlock.yaml")],
+    ]) {
+      const r = await runCli(["verify", runFile, ...argv]);
+      expect(r.stdout, argv.join(" ")).toMatch(/^ok {4}handoff {2}MD-29→MD-30: the approved bytes are in the checkout/m);
+    }
+    const withSigned = ["--trust", signed, "--pinner-key", path.join(keys, "pinner.pub")];
+    const named = await runCli(["verify", runFile, ...withSigned, "--suite", suite]);
+    expect(named.stdout, named.output).toMatch(/^ok {4}handoff {2}MD-29→MD-30: the approved bytes are in the checkout/m);
+    const before = process.cwd();
+    process.chdir(ci);
+    try {
+      const top = await runCli(["verify", runFile, ...withSigned]);
+      expect(top.stdout).toMatch(/^FAIL {2}handoff {2}MD-29→MD-30: the handoff folder suite:agent-work\/handoff cannot be hashed/m);
+    } finally {
+      process.chdir(before);
+    }
+    // The suite's folder not named: suite:agent-work/handoff is looked for at the checkout's top, where it is not.
+    const unnamed = await runCli(["verify", runFile, "--trust", path.join(suite, "twinlock.yaml"), "--suite", ci]);
+    expect(unnamed.stdout).toMatch(
+      /^FAIL {2}handoff {2}MD-29→MD-30: the handoff folder suite:agent-work\/handoff cannot be hashed in the checkout/m,
+    );
+    const bad = await runCli(["verify", runFile, "--suite", path.join(ci, "nowhere")]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--suite .*nowhere is no folder/);
   });
 });
 

@@ -157,7 +157,7 @@ export async function runClose(
       ? {
           changed:
             o.gitRange !== undefined
-              ? changedFilesInRange(root, o.gitRange)
+              ? await changedFilesInRange(root, o.gitRange)
               : o.changedFiles !== undefined
                 ? changedFilesFromList(o.changedFiles, root)
                 : [],

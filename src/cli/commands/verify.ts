@@ -1,4 +1,4 @@
-import { appendFileSync } from "node:fs";
+import { appendFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { readTrustFile } from "../../ci/read-trust-file.js";
 import { type VerifyReport, verifyRun } from "../../ci/verify-run.js";
@@ -8,23 +8,38 @@ import { cleanText } from "../../input/clean-text.js";
 import { parseChangeRef } from "../../input/parse-input.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
-/** `twinlock verify RUN [--trust FILE] [--changed-files FILE | --git-range A...B] [--summary FILE]`: the CI check. */
+/**
+ * `twinlock verify RUN [--suite DIR] [--trust FILE] [--changed-files FILE | --git-range A...B] [--summary FILE]`:
+ * the CI check. The suite's folder in the checkout (where a team-store run's
+ * `suite:` handoff folder is read from) is `--suite`, else the folder of a
+ * twinlock.yaml-shaped `--trust`, else the checkout's top; `--trust` defaults
+ * to that folder's twinlock.yaml.
+ */
 export async function runVerify(
   runFile: string,
-  o: CommonOptions & { trust?: string; pinnerKey?: string; changedFiles?: string; gitRange?: string; summary?: string; change?: string },
+  o: CommonOptions & {
+    suite?: string;
+    trust?: string;
+    pinnerKey?: string;
+    changedFiles?: string;
+    gitRange?: string;
+    summary?: string;
+    change?: string;
+  },
 ): Promise<CommandResult> {
   if (o.changedFiles !== undefined && o.gitRange !== undefined)
     throw new UsageError("give the changed files once: --changed-files FILE or --git-range A...B, not both");
   const cwd = process.cwd();
   // Listed or from git, changed paths are the checkout's (relative to its top folder), as a plan's targets are.
   const root = changedPathsRoot(cwd, o);
-  const trustFile = o.trust ?? path.join(root, "twinlock.yaml");
+  const suiteDir = o.suite === undefined ? undefined : suiteFolder(o.suite, cwd);
+  const trustFile = o.trust ?? path.join(suiteDir ?? root, "twinlock.yaml");
   const trust = readTrustFile({ file: trustFile, gitRange: o.gitRange, cwd, pinnerKey: o.pinnerKey });
-  // The suite in the checkout is the folder of its twinlock.yaml; a signed trust file says nothing of where, so the checkout's top.
-  const suiteRoot = /\.ya?ml$/i.test(trustFile) ? path.dirname(path.resolve(cwd, trustFile)) : root;
+  // The suite in the checkout: as given; else the folder of its twinlock.yaml; a signed trust file says nothing of where, so the checkout's top.
+  const suiteRoot = suiteDir ?? (/\.ya?ml$/i.test(trustFile) ? path.dirname(path.resolve(cwd, trustFile)) : root);
   const changed =
     o.gitRange !== undefined
-      ? changedFilesInRange(root, o.gitRange)
+      ? await changedFilesInRange(root, o.gitRange)
       : o.changedFiles !== undefined
         ? changedFilesFromList(o.changedFiles, root)
         : undefined;
@@ -38,6 +53,16 @@ export async function runVerify(
     `${failed === 0 ? "verified" : `${failed} finding${failed === 1 ? "" : "s"}`}: run ${report.run_id ?? "(unreadable)"} against the reviewers in ${report.trust_source}${changed ? `, ${changed.length} changed file${changed.length === 1 ? "" : "s"}` : ", changed files not checked"}`,
   ].join("\n");
   return { exitCode: report.ok ? 0 : 1, text, json: report };
+}
+
+/** `--suite DIR` as an absolute folder (a run's `suite:` folders are read below it); no folder there is bad usage. */
+function suiteFolder(given: string, cwd: string): string {
+  const abs = path.resolve(cwd, given);
+  if (!statSync(abs, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(
+      `--suite ${given} is no folder (in ${cwd}); give the folder that holds the suite's twinlock.yaml, e.g. prompts/suite`,
+    );
+  return abs;
 }
 
 /** The report as Markdown for `$GITHUB_STEP_SUMMARY`. */
