@@ -45,13 +45,17 @@ describe("twinlock/langgraph executor side (@langchain/langgraph 1.7, a fake cha
     const writeFile = tool(
       async ({ path: p, content }) => {
         writeFileSync(path.resolve(o.cwd, p), content);
+        await o.onWritten?.();
         return "written";
       },
       { name: "write_file", description: "Write a file", schema: z.object({ path: z.string(), content: z.string() }) },
     );
     const tools = gateLangChainTools([writeFile], { home: o.home, env: o.env, cwd: o.cwd, scopes: o.scopes });
-    const shown = await runAgent(tools, [{ name: "write_file", args: { path: o.path, content: o.content } }]);
-    return { shown: shown.join("\n") };
+    const each = await runAgent(
+      tools,
+      o.paths.map((p) => ({ name: "write_file", args: { path: p, content: o.content } })),
+    );
+    return { shown: each.join("\n"), each };
   });
 });
 

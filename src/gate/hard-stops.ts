@@ -24,7 +24,8 @@ export async function raiseStop(input: {
   // The sessions end first, in the gate home: a stop waits its turn in the run's queue behind writes asked for
   // earlier, and the agent's session must not stay alive for as long as it waits.
   const runFile = input.store.runFolder(input.run) === undefined ? undefined : boundRunFile(input.run);
-  const ended = runFile === undefined ? [] : await endSessionsOfRun(input.store.home, runFile, input.workflow);
+  const why = `!STOP:${input.reason} was raised on ${input.workflow ?? "the run"} by ${input.actor}`;
+  const ended = runFile === undefined ? [] : await endSessionsOfRun(input.store.home, runFile, input.workflow, why);
   const { run } = await input.store
     .update(
       input.run,
