@@ -14,10 +14,19 @@ import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { Command, interrupt } from "@langchain/langgraph";
 import { z } from "zod";
 import { type ExecutorGateOptions, executorGate } from "./executor-gate.js";
-import { type PlannerSession, type PlannerSessionOptions, plannerSession, type ReviewOutcome, refusalText } from "./planner-session.js";
+import {
+  type PlannerSession,
+  type PlannerSessionOptions,
+  type PlannerSource,
+  plannerSession,
+  type ReviewOutcome,
+  refusalText,
+  sessionOf,
+} from "./planner-session.js";
 
 export type { ExecutorGateOptions, ToolScope } from "./executor-gate.js";
-export type { PlannerSessionOptions, ReviewOutcome } from "./planner-session.js";
+export { type GateServerPlannerOptions, gateServerPlannerSession } from "./gate-server-planner-session.js";
+export type { PlannerSession, PlannerSessionOptions, PlannerSource, ReviewOutcome } from "./planner-session.js";
 
 /** `tools`, each behind the executor's gate: same name, description and schema; the original runs only on an allowed call. */
 export function gateLangChainTools(
@@ -73,8 +82,8 @@ export interface ReviewInterrupt {
  * decision a person recorded on that revision, and with none recorded it
  * pauses again. A resume value never approves anything.
  */
-export function plannerInterruptTools(options: PlannerSessionOptions): StructuredToolInterface[] {
-  const session = plannerSession(options);
+export function plannerInterruptTools(options: PlannerSource): StructuredToolInterface[] {
+  const session = sessionOf(options);
   return [
     submitTool(session),
     tool(
@@ -102,10 +111,8 @@ export function plannerInterruptTools(options: PlannerSessionOptions): Structure
  * resumes the paused graph with that decision and its comments. Run it where
  * the session is bound; the tool it resumes re-reads the gate either way.
  */
-export async function reviewResume(
-  options: PlannerSessionOptions & { signal?: AbortSignal; timeoutMs?: number },
-): Promise<Command<ReviewOutcome>> {
-  const outcome = await plannerSession(options).waitForReview({ signal: options.signal, timeoutMs: options.timeoutMs });
+export async function reviewResume(options: PlannerSource & { signal?: AbortSignal; timeoutMs?: number }): Promise<Command<ReviewOutcome>> {
+  const outcome = await sessionOf(options).waitForReview({ signal: options.signal, timeoutMs: options.timeoutMs });
   return new Command({ resume: outcome });
 }
 

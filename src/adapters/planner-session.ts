@@ -43,6 +43,14 @@ export interface PlannerSession {
   reviewNow(): Promise<{ revision: number; hash: string; decided: ReviewOutcome | null }>;
 }
 
+/** What the adapters' planner tools take: the folder store's session options, or a session already made (e.g. `gateServerPlannerSession` on a team store). */
+export type PlannerSource = PlannerSessionOptions | { session: PlannerSession };
+
+/** The session a PlannerSource names. */
+export function sessionOf(source: PlannerSource): PlannerSession {
+  return "session" in source ? source.session : plannerSession(source);
+}
+
 /** The text a planner tool answers the model with on a refusal: one line, never a stack. */
 export function refusalText(error: unknown): string {
   return `twinlock: ${(error as Error)?.message ?? String(error)}`;
