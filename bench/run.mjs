@@ -26,7 +26,8 @@
  * BENCH_QUICK=1 runs a smaller version (257/2,000 prompts, 100 server runs, 2 s store rows, 6 s hostile phases, 64 MiB,
  * fewer runs). BENCH_UP_TO=3 stops after section 3 (3 to 6; default 7, every section), for quicker runs while working on
  * the CLI's own figures: the targets table then leaves out the rows of the sections that did not run.
- * BENCH_ONLY=hostile (or fair-lock, or notify — notifications, bench/lib/notify-bench.mjs — or several: hostile,fair-lock) runs only that section, on the realistic 257-prompt
+ * BENCH_ONLY=hostile (or fair-lock, or notify — notifications, bench/lib/notify-bench.mjs —, or adapters — the in-process adapters'
+ * judgement per tool call, bench/lib/adapter-bench.mjs — or several: hostile,fair-lock) runs only that section, on the realistic 257-prompt
  * suite, and the targets table of its rows; BENCH_HOSTILE=TEXT keeps, of the hostile section, the idle row and the
  * attacks whose name contains TEXT. BENCH_SERVER_CPU_PROF=DIR has every `twinlock serve` the bench starts write a V8
  * CPU profile into DIR when it stops (open it in Chrome's DevTools to see where a server's time went).
@@ -39,6 +40,7 @@ import { cpus, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { COMMANDS } from "./commands.mjs";
+import { adapterTargets, benchAdapters } from "./lib/adapter-bench.mjs";
 import { generateRealSuite, realisticPrompts } from "./lib/generate-real-suite.mjs";
 import { ensureHashFixture } from "./lib/handoff-fixture.mjs";
 import { benchHostileInputs, hostileTargets } from "./lib/hostile-bench.mjs";
@@ -76,7 +78,7 @@ function parseUpTo(value) {
 function parseOnly(value) {
   if (value === undefined || value === "") return undefined;
   const names = value.split(",").map((n) => n.trim());
-  const known = ["hostile", "fair-lock", "notify"];
+  const known = ["hostile", "fair-lock", "notify", "adapters"];
   const unknown = names.filter((n) => !known.includes(n));
   if (unknown.length > 0) fail(`BENCH_ONLY takes ${known.join(", ")} (comma-separated), got ${JSON.stringify(value)}`);
   return new Set(names);
@@ -289,6 +291,15 @@ try {
       ],
     );
   } else process.stdout.write(`\nAgent hook: not measured (exec ${hookExec?.status ?? "missing"}: ${hookExec?.detail ?? ""})\n`);
+  // The same judgement inside an in-process agent (the SDK adapters, issue 28): per call, no process started.
+  const adapters = await benchAdapters({
+    root,
+    cli,
+    signed,
+    pair: { planner: firstPair.id, executor: firstPair.twin },
+    workDir: join(workDir, "adapters"),
+    quick,
+  });
 
   printTable(
     `Commands on a prepared run (realistic 257-prompt suite, ${firstPair.id} → ${firstPair.twin}; floor: node -e '')`,
@@ -353,6 +364,7 @@ try {
       "≤ ×1.50",
       hookTimes ? hookTimes.bound.median / hookTimes.floor <= 1.5 : false,
     ],
+    ...adapterTargets(adapters),
     ...(quick
       ? []
       : [
@@ -438,11 +450,20 @@ async function runOnly(only, real257, t0) {
     ? await benchHostileInputs({ root, cli, suiteDir: real257.dir, workDir: join(workDir, "hostile"), quick, only: config.hostileOnly })
     : undefined;
   const notify = only.has("notify") ? await benchNotify({ root, workDir: join(workDir, "notify"), quick }) : undefined;
+  const adapters = only.has("adapters") ? await benchAdaptersOnly(real257) : undefined;
   printTargets(
-    [...fairnessTargets(fairness), ...hostileTargets(hostile), ...notifyTargets(notify)],
+    [...fairnessTargets(fairness), ...hostileTargets(hostile), ...notifyTargets(notify), ...adapterTargets(adapters)],
     [`BENCH_ONLY=${[...only].join(",")}: only these sections' targets; the bench reports, it does not fail on a target.`],
   );
   process.stdout.write(`\nbench finished in ${((Date.now() - t0) / 1000).toFixed(1)} s (BENCH_ONLY=${[...only].join(",")})\n`);
+}
+
+/** BENCH_ONLY=adapters: the adapters row on a signed copy of the realistic suite in its own gate home, as the full bench has it. */
+async function benchAdaptersOnly(real257) {
+  const signed = await makeSignedSuite(root, real257.dir, join(workDir, "signed"), cli);
+  process.env.TWINLOCK_HOME = signed.home;
+  const pair = realisticPrompts(257).prompts.find((p) => p.role === "investigative");
+  return benchAdapters({ root, cli, signed, pair: { planner: pair.id, executor: pair.twin }, workDir: join(workDir, "adapters"), quick });
 }
 
 /** The final table: each target, what this run measured, met or not. */

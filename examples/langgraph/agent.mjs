@@ -2,12 +2,15 @@
 //   twinlock exec run.json MD-30 -- node examples/langgraph/agent.mjs
 //   twinlock plan run.json MD-29 --handoff handoff -- node examples/langgraph/agent.mjs
 // With no model configured it uses a scripted chat model (LangChain's BaseChatModel), so it runs offline.
+// The planner's graph has a checkpointer: the review pauses it with LangGraph's interrupt(), and it is
+// resumed (here in the same process; any process on the same checkpointer could) once a person decided.
 import { writeFileSync } from "node:fs";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
+import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { gateLangChainTools, plannerLangChainTools } from "twinlock/langgraph";
+import { gateLangChainTools, plannerInterruptTools, reviewResume } from "twinlock/langgraph";
 import { z } from "zod";
 
 const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
@@ -15,7 +18,6 @@ class Scripted extends BaseChatModel {
   constructor(calls) {
     super({});
     this.calls = calls;
-    this.turn = 0;
   }
   _llmType() {
     return "scripted";
@@ -23,26 +25,35 @@ class Scripted extends BaseChatModel {
   bindTools() {
     return this;
   }
-  async _generate() {
-    const c = this.calls[this.turn++];
-    const message = c ? new AIMessage({ content: "", tool_calls: [{ id: `c${this.turn}`, name: c[0], args: c[1], type: "tool_call" }] }) : new AIMessage("done");
+  async _generate(messages) {
+    const turn = messages.filter((m) => m instanceof AIMessage).length; // so a resumed thread goes on where it was
+    const c = this.calls[turn];
+    const message = c ? new AIMessage({ content: "", tool_calls: [{ id: `c${turn}`, name: c[0], args: c[1], type: "tool_call" }] }) : new AIMessage("done");
     return { generations: [{ text: "", message }] };
   }
 }
 
-let tools;
-let llm;
+const show = (r) => {
+  for (const m of r.messages) if (m instanceof ToolMessage) console.log(m.name, m.content);
+};
 if (process.env.TWINLOCK_PLANNER) {
-  tools = plannerLangChainTools({ home });
-  llm = new Scripted([["twinlock_submit_handoff", {}], ["twinlock_request_review", {}]]);
+  const llm = new Scripted([["twinlock_submit_handoff", {}], ["twinlock_request_review", {}]]);
+  const agent = createReactAgent({ llm, tools: plannerInterruptTools({ home }), checkpointSaver: new MemorySaver() });
+  const thread = { configurable: { thread_id: "plan-MD-29" } };
+  let r = await agent.invoke({ messages: [{ role: "user", content: "plan the fix" }] }, thread);
+  while (r.__interrupt__?.length) {
+    console.log("paused for review:", JSON.stringify(r.__interrupt__[0].value));
+    // The resume carries the person's decision as the gate recorded it; the tool re-reads the gate either way.
+    r = await agent.invoke(await reviewResume({ home }), thread);
+  }
+  show(r);
 } else {
   const writeFile = tool(async ({ path, content }) => (writeFileSync(path, content), "written"), {
     name: "write_file",
     description: "Write a file",
     schema: z.object({ path: z.string(), content: z.string() }),
   });
-  tools = gateLangChainTools([writeFile], { home, scopes: { write_file: { writes: (i) => i.path } } });
-  llm = new Scripted([["write_file", { path: process.argv[2] ?? "cart/cache.go", content: "package cart\n" }]]);
+  const tools = gateLangChainTools([writeFile], { home, scopes: { write_file: { writes: (i) => i.path } } });
+  const llm = new Scripted([["write_file", { path: process.argv[2] ?? "cart/cache.go", content: "package cart\n" }]]);
+  show(await createReactAgent({ llm, tools }).invoke({ messages: [{ role: "user", content: "follow the plan" }] }));
 }
-const r = await createReactAgent({ llm, tools }).invoke({ messages: [{ role: "user", content: "follow the plan" }] });
-for (const m of r.messages) if (m instanceof ToolMessage) console.log(m.name, m.content);

@@ -52,17 +52,19 @@ describe("twinlock/ai-sdk executor side (ai 6, MockLanguageModelV3)", () => {
       inputSchema: z.object({ path: z.string(), content: z.string() }),
       execute: async ({ path: p, content }) => {
         writeFileSync(path.resolve(o.cwd, p), content);
+        await o.onWritten?.();
         return "written";
       },
     });
     const tools = gateTools({ write_file }, { home: o.home, env: o.env, cwd: o.cwd, scopes: o.scopes });
     const r = await generateText({
-      model: scriptedModel([{ toolName: "write_file", input: { path: o.path, content: o.content } }]),
+      model: scriptedModel(o.paths.map((p) => ({ toolName: "write_file", input: { path: p, content: o.content } }))),
       prompt: "apply the plan",
       tools,
-      stopWhen: stepCountIs(3),
+      stopWhen: stepCountIs(o.paths.length + 2),
     });
-    return { shown: shownOf(r.steps).join("\n") };
+    const each = shownOf(r.steps);
+    return { shown: each.join("\n"), each };
   });
 });
 

@@ -24,32 +24,40 @@ describe("twinlock/claude-agent-sdk executor side (the PreToolUse callback as Cl
     const hook = gateHooks({ home: o.home, env: o.env, cwd: o.cwd }).PreToolUse[0]?.hooks[0];
     if (!hook) throw new Error("no PreToolUse hook");
     const broken = o.scopes !== WRITE_SCOPES && Object.keys(o.scopes).length > 0;
-    const toolInput = broken
-      ? Object.defineProperty({}, "file_path", {
-          enumerable: true,
-          get() {
-            throw new Error("scope exploded");
-          },
-        })
-      : { file_path: o.path, content: o.content };
     const toolName = Object.keys(o.scopes).length === 0 ? "write_file" : "Write";
-    const out = (await hook(
-      {
-        hook_event_name: "PreToolUse",
-        tool_name: toolName,
-        tool_input: toolInput,
-        tool_use_id: "t1",
-        session_id: "s",
-        transcript_path: "",
-        cwd: o.cwd,
-      },
-      "t1",
-      { signal },
-    )) as { hookSpecificOutput?: { permissionDecision: string; permissionDecisionReason: string } };
-    if (out.hookSpecificOutput?.permissionDecision === "deny") return { shown: out.hookSpecificOutput.permissionDecisionReason };
-    // Claude Code runs the Write the hook said nothing against.
-    writeFileSync(path.resolve(o.cwd, o.path), o.content);
-    return { shown: "" };
+    const each: string[] = [];
+    for (const [i, p] of o.paths.entries()) {
+      const toolInput = broken
+        ? Object.defineProperty({}, "file_path", {
+            enumerable: true,
+            get() {
+              throw new Error("scope exploded");
+            },
+          })
+        : { file_path: p, content: o.content };
+      const out = (await hook(
+        {
+          hook_event_name: "PreToolUse",
+          tool_name: toolName,
+          tool_input: toolInput,
+          tool_use_id: `t${i}`,
+          session_id: "s",
+          transcript_path: "",
+          cwd: o.cwd,
+        },
+        `t${i}`,
+        { signal },
+      )) as { hookSpecificOutput?: { permissionDecision: string; permissionDecisionReason: string } };
+      if (out.hookSpecificOutput?.permissionDecision === "deny") {
+        each.push(out.hookSpecificOutput.permissionDecisionReason);
+        continue;
+      }
+      // Claude Code runs the Write the hook said nothing against.
+      writeFileSync(path.resolve(o.cwd, p), o.content);
+      await o.onWritten?.();
+      each.push("");
+    }
+    return { shown: each.join("\n"), each };
   });
 });
 

@@ -4,16 +4,29 @@
  * agent is wrapped in a tool of the same name and schema that runs the
  * original only when the gate allows the call; a denied call answers the
  * model (through ToolNode's ToolMessage) with the reason instead. The planner
- * gets two tools: freeze the handoff, and wait for a person's review.
- * Nothing here resumes an `interrupt()` for the person, reviews or consents.
+ * gets two tools: freeze the handoff, and wait for a person's review —
+ * in the tool (`plannerLangChainTools`) or, on a graph with a checkpointer,
+ * by pausing the graph with LangGraph's `interrupt()` (`plannerInterruptTools`,
+ * resumed by `reviewResume`). Nothing here decides for the person: a resume
+ * value is only a wake-up, and the gate's records are the decision.
  */
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import { Command, interrupt } from "@langchain/langgraph";
 import { z } from "zod";
 import { type ExecutorGateOptions, executorGate } from "./executor-gate.js";
-import { type PlannerSessionOptions, plannerSession, refusalText } from "./planner-session.js";
+import {
+  type PlannerSession,
+  type PlannerSessionOptions,
+  type PlannerSource,
+  plannerSession,
+  type ReviewOutcome,
+  refusalText,
+  sessionOf,
+} from "./planner-session.js";
 
 export type { ExecutorGateOptions, ToolScope } from "./executor-gate.js";
-export type { PlannerSessionOptions, ReviewOutcome } from "./planner-session.js";
+export { type GateServerPlannerOptions, gateServerPlannerSession } from "./gate-server-planner-session.js";
+export type { PlannerSession, PlannerSessionOptions, PlannerSource, ReviewOutcome } from "./planner-session.js";
 
 /** `tools`, each behind the executor's gate: same name, description and schema; the original runs only on an allowed call. */
 export function gateLangChainTools(
@@ -34,25 +47,11 @@ export function gateLangChainTools(
   );
 }
 
-/** The planner's tools: `twinlock_submit_handoff` (freeze) and `twinlock_request_review` (wait for a person's decision). */
+/** The planner's tools: `twinlock_submit_handoff` (freeze) and `twinlock_request_review` (wait for a person's decision, in the tool). */
 export function plannerLangChainTools(options: PlannerSessionOptions): StructuredToolInterface[] {
   const session = plannerSession(options);
   return [
-    tool(
-      async ({ unchanged_because }) => {
-        try {
-          return JSON.stringify(await session.submitHandoff({ unchangedBecause: unchanged_because }));
-        } catch (error) {
-          return refusalText(error);
-        }
-      },
-      {
-        name: "twinlock_submit_handoff",
-        description:
-          "Freeze your handoff folder: the gate copies and hashes every file, and a person reviews exactly these bytes. Returns the hash and revision.",
-        schema: z.object({ unchanged_because: z.string().max(2000).optional() }),
-      },
-    ),
+    submitTool(session),
     tool(
       async (_input, config) => {
         try {
@@ -61,12 +60,79 @@ export function plannerLangChainTools(options: PlannerSessionOptions): Structure
           return refusalText(error);
         }
       },
-      {
-        name: "twinlock_request_review",
-        description:
-          "Wait until a person decides on the frozen revision. Returns approved, declined, or changes_requested with the reviewer's comments: then revise the handoff and submit it again.",
-        schema: z.object({}),
-      },
+      { name: "twinlock_request_review", description: REVIEW_DESCRIPTION, schema: z.object({}) },
     ),
   ];
+}
+
+/** The value `twinlock_request_review` pauses the graph with (the `__interrupt__` entry's `value`): the revision that waits for a person. */
+export interface ReviewInterrupt {
+  type: "twinlock_review";
+  revision: number;
+  hash: string;
+}
+
+/**
+ * The planner's tools for a graph compiled with a checkpointer:
+ * `twinlock_request_review` pauses the graph through LangGraph's own
+ * `interrupt()` (the `__interrupt__` value is a ReviewInterrupt) instead of
+ * holding the process, so the thread can wait for days and be resumed from
+ * its checkpoint by any process (`reviewResume`). Whatever it is resumed
+ * with, the tool re-reads the gate's records: it answers the model with the
+ * decision a person recorded on that revision, and with none recorded it
+ * pauses again. A resume value never approves anything.
+ */
+export function plannerInterruptTools(options: PlannerSource): StructuredToolInterface[] {
+  const session = sessionOf(options);
+  return [
+    submitTool(session),
+    tool(
+      async () => {
+        // Each pass re-reads the gate; interrupt() returns only the next resume value, or pauses the graph (it throws).
+        for (;;) {
+          let now: Awaited<ReturnType<PlannerSession["reviewNow"]>>;
+          try {
+            now = await session.reviewNow();
+          } catch (error) {
+            return refusalText(error);
+          }
+          if (now.decided) return JSON.stringify(now.decided);
+          interrupt({ type: "twinlock_review", revision: now.revision, hash: now.hash } satisfies ReviewInterrupt);
+        }
+      },
+      { name: "twinlock_request_review", description: REVIEW_DESCRIPTION, schema: z.object({}) },
+    ),
+  ];
+}
+
+/**
+ * Wait until a person decides on the planner's frozen revision (through the
+ * gate, as `twinlock_request_review` would) and answer the Command that
+ * resumes the paused graph with that decision and its comments. Run it where
+ * the session is bound; the tool it resumes re-reads the gate either way.
+ */
+export async function reviewResume(options: PlannerSource & { signal?: AbortSignal; timeoutMs?: number }): Promise<Command<ReviewOutcome>> {
+  const outcome = await sessionOf(options).waitForReview({ signal: options.signal, timeoutMs: options.timeoutMs });
+  return new Command({ resume: outcome });
+}
+
+const REVIEW_DESCRIPTION =
+  "Wait until a person decides on the frozen revision. Returns approved, declined, or changes_requested with the reviewer's comments: then revise the handoff and submit it again.";
+
+function submitTool(session: PlannerSession): StructuredToolInterface {
+  return tool(
+    async ({ unchanged_because }) => {
+      try {
+        return JSON.stringify(await session.submitHandoff({ unchangedBecause: unchanged_because }));
+      } catch (error) {
+        return refusalText(error);
+      }
+    },
+    {
+      name: "twinlock_submit_handoff",
+      description:
+        "Freeze your handoff folder: the gate copies and hashes every file, and a person reviews exactly these bytes. Returns the hash and revision.",
+      schema: z.object({ unchanged_because: z.string().max(2000).optional() }),
+    },
+  );
 }

@@ -47,12 +47,16 @@ describe("twinlock/openai-agents executor side (@openai/agents 0.14, a scripted 
       parameters: z.object({ path: z.string(), content: z.string() }),
       execute: async ({ path: p, content }) => {
         writeFileSync(path.resolve(o.cwd, p), content);
+        await o.onWritten?.();
         return "written";
       },
     });
     const tools = gateFunctionTools([writeFile], { home: o.home, env: o.env, cwd: o.cwd, scopes: o.scopes });
-    const shown = await runAgent(tools, [{ name: "write_file", input: { path: o.path, content: o.content } }]);
-    return { shown: shown.join("\n") };
+    const each = await runAgent(
+      tools,
+      o.paths.map((p) => ({ name: "write_file", input: { path: p, content: o.content } })),
+    );
+    return { shown: each.join("\n"), each };
   });
 });
 

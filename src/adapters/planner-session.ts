@@ -1,6 +1,6 @@
 import type { KeyObject } from "node:crypto";
 import { freezePairHandoff } from "../gate/freeze-pair-handoff.js";
-import { MAX_WAIT_MS, waitForDecision } from "../gate/wait-for-decision.js";
+import { type DecisionWait, MAX_WAIT_MS, waitForDecision } from "../gate/wait-for-decision.js";
 import { folderRunStore } from "../home/folder-run-store.js";
 import { openGateHome } from "../home/gate-home.js";
 import type { SessionBinding } from "../home/session-binding.js";
@@ -39,6 +39,16 @@ export interface ReviewOutcome {
 export interface PlannerSession {
   submitHandoff(o?: { unchangedBecause?: string }): Promise<SubmittedHandoff>;
   waitForReview(o?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ReviewOutcome>;
+  /** The frozen revision awaiting review and a person's decision on it as the gate records it now (null: none yet), read once without waiting. */
+  reviewNow(): Promise<{ revision: number; hash: string; decided: ReviewOutcome | null }>;
+}
+
+/** What the adapters' planner tools take: the folder store's session options, or a session already made (e.g. `gateServerPlannerSession` on a team store). */
+export type PlannerSource = PlannerSessionOptions | { session: PlannerSession };
+
+/** The session a PlannerSource names. */
+export function sessionOf(source: PlannerSource): PlannerSession {
+  return "session" in source ? source.session : plannerSession(source);
 }
 
 /** The text a planner tool answers the model with on a refusal: one line, never a stack. */
@@ -68,6 +78,12 @@ export function plannerSession(o: PlannerSessionOptions): PlannerSession {
     return b;
   };
   const storeOf = () => folderRunStore(openGateHome(o.home));
+  const frozenRevision = async (b: SessionBinding) => {
+    const run = await storeOf().read(b.run_file);
+    const wf = Object.hasOwn(run.state.workflows, b.planner) ? run.state.workflows[b.planner] : undefined;
+    if (!wf?.handoff) throw new Error(`${b.planner} has nothing frozen to review; submit the handoff first`);
+    return { revision: wf.revision, hash: wf.handoff.hash };
+  };
   return {
     async submitHandoff(s = {}) {
       const b = bound();
@@ -87,24 +103,14 @@ export function plannerSession(o: PlannerSessionOptions): PlannerSession {
       // Verified before each wait, not after: a decision that ends the session is still the planner's to hear.
       let b = bound();
       const store = storeOf();
-      const run = await store.read(b.run_file);
-      const wf = Object.hasOwn(run.state.workflows, b.planner) ? run.state.workflows[b.planner] : undefined;
-      if (!wf?.handoff) throw new Error(`${b.planner} has nothing frozen to review; submit the handoff first`);
-      const revision = wf.revision;
+      const { revision } = await frozenRevision(b);
       for (;;) {
         const left = w.timeoutMs === undefined ? MAX_WAIT_MS : Math.max(w.timeoutMs - (Date.now() - started), 0);
         const found = await waitForDecision(store, b.run_file, b.planner, revision, w.signal, {
           timeoutMs: Math.min(left, MAX_WAIT_MS),
           pollMs,
         });
-        if (found.status === "decided")
-          return {
-            decision: found.decision.decision,
-            revision: found.decision.revision,
-            hash: found.decision.handoff_hash,
-            comments: found.decision.feedback,
-            state: found.state,
-          };
+        if (found.status === "decided") return outcomeOf(found);
         if (found.status === "finished")
           throw new Error(`${b.planner}'s revision ${revision} is ${found.state}, with no decision of a person to wait for`);
         if (w.signal?.aborted) throw new Error("waiting for the review was cancelled");
@@ -113,5 +119,23 @@ export function plannerSession(o: PlannerSessionOptions): PlannerSession {
         b = bound();
       }
     },
+    async reviewNow() {
+      const b = bound();
+      const { revision, hash } = await frozenRevision(b);
+      const found = await waitForDecision(storeOf(), b.run_file, b.planner, revision, undefined, { timeoutMs: 0 });
+      if (found.status === "finished")
+        throw new Error(`${b.planner}'s revision ${revision} is ${found.state}, with no decision of a person to wait for`);
+      return { revision, hash, decided: found.status === "decided" ? outcomeOf(found) : null };
+    },
+  };
+}
+
+function outcomeOf(found: Extract<DecisionWait, { status: "decided" }>): ReviewOutcome {
+  return {
+    decision: found.decision.decision,
+    revision: found.decision.revision,
+    hash: found.decision.handoff_hash,
+    comments: found.decision.feedback,
+    state: found.state,
   };
 }

@@ -46,7 +46,8 @@ export async function raiseStop(input: {
 }): Promise<RaisedStop> {
   // The sessions end first, in the gate home: the agent's session must not stay alive while the stop is written.
   const runFile = input.store.runFolder(input.run) === undefined ? undefined : boundRunFile(input.run);
-  const ended = runFile === undefined ? [] : await endSessionsOfRun(input.store.home, runFile, input.workflow);
+  const why = `!STOP:${input.reason} was raised on ${input.workflow ?? "the run"} by ${input.actor}`;
+  const ended = runFile === undefined ? [] : await endSessionsOfRun(input.store.home, runFile, input.workflow, why);
   const draft = { reason: input.reason, workflow: input.workflow ?? null, note: input.note ?? null };
   if (input.store.runFolder(input.run) !== undefined) return raiseStopInHome(input, draft);
   const { run } = await input.store

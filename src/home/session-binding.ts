@@ -89,6 +89,15 @@ export function bindingFile(homeDir: string, runKey: string, kind: SessionKind, 
   return path.join(homeDir, "bindings", `${key}.json`);
 }
 
+/**
+ * The note a stop leaves where it removed a session's binding (`KEY.ended`):
+ * why and when the session was ended, so the next call's deny says so rather
+ * than only that no session is bound. Binding the prompt again removes it.
+ */
+export function bindingEndedFile(bindingFilePath: string): string {
+  return bindingFilePath.replace(/\.json$/, ".ended");
+}
+
 /** sha256 of a session secret, as a binding records it. */
 export function secretDigest(secret: string): string {
   return createHash("sha256").update(secret, "utf8").digest("hex");

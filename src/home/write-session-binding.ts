@@ -5,7 +5,7 @@ import { atomicWriteFile, fsyncDir, removeDeadTempFiles } from "../store/atomic-
 import { withFileLock } from "../store/run-file-lock.js";
 import { resolveRunFile } from "../store/run-folder.js";
 import type { GateHome } from "./gate-home.js";
-import { bindingFile, parseSessionBinding, type SessionBinding } from "./session-binding.js";
+import { bindingEndedFile, bindingFile, parseSessionBinding, type SessionBinding } from "./session-binding.js";
 
 /** The run file as a session binding names it (and a stop finds the binding by): its real path. */
 export function sessionRunFile(runFile: string): string {
@@ -19,6 +19,7 @@ export async function writeSessionBinding(home: GateHome, binding: SessionBindin
   await withFileLock(file, () => {
     removeDeadTempFiles(file);
     atomicWriteFile(file, `${JSON.stringify(binding, null, 2)}\n`, 0o600);
+    rmSync(bindingEndedFile(file), { force: true });
   });
   return file;
 }
@@ -69,9 +70,11 @@ export async function renewSessionBinding(home: GateHome, binding: SessionBindin
  * the pair of `planner` only: their bindings leave the gate home, so the hook
  * denies their next call. Only locks in the gate home are taken, which the
  * agent cannot hold: a stop ends the sessions even while the agent keeps the
- * lock beside the run file. Returns the executors and planners whose sessions ended.
+ * lock beside the run file. `why` (e.g. "!STOP:halt was raised on the run by
+ * alice") is left in a note beside each removed binding, for the hook's deny to
+ * name. Returns the executors and planners whose sessions ended.
  */
-export async function endSessionsOfRun(home: GateHome, runFile: string, planner?: string): Promise<string[]> {
+export async function endSessionsOfRun(home: GateHome, runFile: string, planner?: string, why?: string): Promise<string[]> {
   const dir = path.join(home.dir, "bindings");
   let names: string[];
   try {
@@ -90,6 +93,8 @@ export async function endSessionsOfRun(home: GateHome, runFile: string, planner?
         return;
       }
       if ("problem" in binding || binding.run_file !== runFile || (planner !== undefined && binding.planner !== planner)) return;
+      if (why !== undefined)
+        atomicWriteFile(bindingEndedFile(file), `${JSON.stringify({ why: why.slice(0, 500), at: new Date().toISOString() })}\n`, 0o600);
       rmSync(file, { force: true });
       fsyncDir(dir);
       ended.push(binding.kind === "planner" ? `${binding.planner} (planner)` : binding.executor);

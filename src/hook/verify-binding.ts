@@ -4,6 +4,7 @@ import path from "node:path";
 import { hasProcFs, isSameProcess, parentOf } from "../home/process-identity.js";
 import { resolveHomeDir } from "../home/resolve-home-dir.js";
 import {
+  bindingEndedFile,
   bindingFile,
   LEASE_MS,
   parseSessionBinding,
@@ -15,6 +16,7 @@ import {
 import { readOwnRecordQuietly } from "../input/read-own-record.js";
 import { resolveRealPath } from "../input/resolve-real-path.js";
 import { ownPidNamespace, readSandboxRecord, sandboxRecordFile } from "../sandbox/sandbox-record.js";
+import { describeRunChange } from "./describe-run-change.js";
 
 /** The binding a call may act under, or why there is none it may trust. */
 export type BindingVerdict = { ok: true; binding: SessionBinding } | { ok: false; reason: string };
@@ -61,7 +63,7 @@ export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefine
   if (read === undefined)
     return {
       ok: false,
-      reason: `no session of ${kind === "planner" ? "planner " : ""}${id} on ${runKey} is bound in gate home ${homeDir}`,
+      reason: `no session of ${kind === "planner" ? "planner " : ""}${id} on ${runKey} is bound in gate home ${homeDir}${endedBecause(file)}`,
     };
   const b = parseSessionBinding(read.text);
   if ("problem" in b) return { ok: false, reason: b.problem };
@@ -85,9 +87,14 @@ export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefine
     return { ok: false, reason: `the consent expired at ${b.consent_expires_at}` };
   // A team store's run is in the database, which the hook cannot read: exec re-checks it and ends the binding on any change.
   if (b.store === "folder") {
-    const head = checkpointHead(homeDir, b.run_id);
-    if (b.checkpoint === null || head !== `${b.checkpoint.seq}:${b.checkpoint.head}`)
-      return { ok: false, reason: `run ${b.run_id} was written since the session was bound (a stop, a close or a new revision)` };
+    const checkpoint = readCheckpointLoosely(homeDir, b.run_id);
+    if (b.checkpoint === null || checkpoint?.seq !== b.checkpoint.seq || checkpoint?.head !== b.checkpoint.head) {
+      const what = describeRunChange(checkpoint, b.checkpoint);
+      return {
+        ok: false,
+        reason: `run ${b.run_id} was written since the session was bound${what === "" ? " (a stop, a close or a new revision)" : `: ${what}`}`,
+      };
+    }
   }
   const checkout = checkoutProblem(b);
   if (checkout) return { ok: false, reason: checkout };
@@ -98,6 +105,18 @@ export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefine
 function readBinding(file: string): { text: string; mtimeMs: number } | undefined {
   const read = readOwnRecordQuietly(file, 16 * 1024 * 1024);
   return read && { text: read.text, mtimeMs: read.stats.mtimeMs };
+}
+
+/** Why a stop ended the session bound in `file` (the note it left), or "" when there is none. */
+function endedBecause(file: string): string {
+  const note = readOwnRecordQuietly(bindingEndedFile(file), 4096);
+  if (note === undefined) return "";
+  try {
+    const n = JSON.parse(note.text);
+    return typeof n.why === "string" && typeof n.at === "string" ? `: the session was ended at ${n.at}: ${n.why}` : "";
+  } catch {
+    return "";
+  }
 }
 
 function realOrUndefined(p: string): string | undefined {
@@ -122,11 +141,12 @@ function unsafeHome(dir: string): string | undefined {
   return undefined;
 }
 
-function checkpointHead(homeDir: string, runId: string): string | undefined {
+/** The run's checkpoint in the home as JSON, unchecked past its head (compared) and its last write (only described); undefined when unreadable. */
+function readCheckpointLoosely(homeDir: string, runId: string): { seq?: unknown; head?: unknown } | undefined {
   if (!/^run_[0-9a-f]{16}$/.test(runId)) return undefined;
   try {
     const c = JSON.parse(readFileSync(path.join(homeDir, "runs", `${runId}.json`), "utf8"));
-    return `${c.seq}:${c.head}`;
+    return c !== null && typeof c === "object" ? c : undefined;
   } catch {
     return undefined;
   }

@@ -1,8 +1,9 @@
-import { chmodSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
 import type { ToolScope } from "../adapters/executor-gate.js";
 import { bindPlannerSession } from "../gate/bind-session.js";
+import { closeWorkflow } from "../gate/close-workflow.js";
 import { raiseStop } from "../gate/hard-stops.js";
 import { reviewPairPlan } from "../gate/review-pair-plan.js";
 import { bindTestSession } from "./bound-session.js";
@@ -10,6 +11,7 @@ import {
   admitStep,
   driveTo,
   EXECUTOR,
+  freeze,
   frozenHash,
   type GateRun,
   homeOf,
@@ -29,23 +31,28 @@ export const WRITTEN = "package cart\n// written by the executor\n";
 export const WRITE_SCOPES: Record<string, ToolScope> = { write_file: { writes: (i) => (i as { path: string }).path } };
 
 /**
- * One write through an SDK's own agent loop: its scripted model calls the
- * `write_file` tool (input `{path, content}`) once and then ends; the answer
- * is what the tool answered the model (its output, or the error the SDK showed it).
+ * Writes through an SDK's own agent loop, with one gate made for the whole
+ * run: its scripted model calls the `write_file` tool (input `{path,
+ * content}`) once for each of `paths`, in turn, and then ends. The tool's own
+ * body (run only on an allowed call) writes the file and then awaits
+ * `onWritten`, which is where a test changes the run between two calls.
+ * `each` is what each call answered the model (its output, or the error the
+ * SDK showed it); `shown` is all of them.
  */
 export type RunWrite = (o: {
   env: NodeJS.ProcessEnv;
   home: string;
   cwd: string;
-  path: string;
+  paths: string[];
   content: string;
   scopes: Record<string, ToolScope>;
-}) => Promise<{ shown: string }>;
+  onWritten?: () => Promise<void>;
+}) => Promise<{ shown: string; each: string[] }>;
 
 /** A run of the demo pair consented and not yet admitted, its folder holding the demo targets (cart/cache.go) and a file outside them (cart/other.go). */
-export async function consentedRun(): Promise<{ g: GateRun; target: string; outside: string }> {
+export async function consentedRun(o: { planners?: string[] } = {}): Promise<{ g: GateRun; target: string; outside: string }> {
   const g = makeGateRun();
-  await driveTo(g, "dry_run_ready");
+  await driveTo(g, "dry_run_ready", { planners: o.planners });
   const dir = realpathSync(g.dir);
   mkdirSync(path.join(dir, "cart"), { recursive: true });
   const target = path.join(dir, "cart", "cache.go");
@@ -70,7 +77,29 @@ export async function admitAndBind(g: GateRun) {
  */
 export function executorScenarios(runWrite: RunWrite): void {
   const write = (g: GateRun, env: NodeJS.ProcessEnv, file: string, scopes = WRITE_SCOPES) =>
-    runWrite({ env, home: g.home, cwd: realpathSync(g.dir), path: file, content: WRITTEN, scopes });
+    runWrite({ env, home: g.home, cwd: realpathSync(g.dir), paths: [file], content: WRITTEN, scopes });
+  /** One allowed write of `target`, then `change`, then the agent's next write of it, all in one agent run through one gate. */
+  const writeChangeWrite = async (g: GateRun, env: NodeJS.ProcessEnv, target: string, change: () => Promise<void>) => {
+    let changed = false;
+    const r = await runWrite({
+      env,
+      home: g.home,
+      cwd: realpathSync(g.dir),
+      paths: [target, target],
+      content: WRITTEN,
+      scopes: WRITE_SCOPES,
+      onWritten: async () => {
+        if (changed) return;
+        changed = true;
+        await change();
+        writeFileSync(target, BEFORE);
+      },
+    });
+    expect(changed).toBe(true);
+    expect(r.each).toHaveLength(2);
+    expect(readFileSync(target, "utf8")).toBe(BEFORE);
+    return r.each[1] as string;
+  };
 
   it("denies the executor's write before the run is admitted, and the tool never runs", async () => {
     const { g, target } = await consentedRun();
@@ -131,13 +160,61 @@ export function executorScenarios(runWrite: RunWrite): void {
       env,
       home: path.join(g.dir, "no-home"),
       cwd: g.dir,
-      path: target,
+      paths: [target],
       content: WRITTEN,
       scopes: WRITE_SCOPES,
     });
     expect(missing.shown).toMatch(/twinlock: (write_file|Write) denied: gate home .* cannot be read/);
     expect((await write(g, env, target, {})).shown).toMatch(/not a tool the twinlock hook knows/);
     expect(readFileSync(target, "utf8")).toBe(BEFORE);
+  });
+
+  // After one allowed call through the same gate: a judgement kept from that call must not outlive the change.
+  it("denies the next call once the agent rewrote an approved file of its checkout after an allowed call, naming the file", async () => {
+    const { g, target } = await consentedRun();
+    const { env, binding } = await admitAndBind(g);
+    const file = path.join(binding.checkout_dir as string, "action_plan.json");
+    const next = await writeChangeWrite(g, env, target, async () => {
+      chmodSync(file, 0o644);
+      writeFileSync(file, readFileSync(file, "utf8").replace(/"risk": "low"/g, '"risk": "high"'));
+    });
+    expect(next).toMatch(/the checkout's action_plan\.json was edited since it was approved: it no longer holds the approved hash sha256:/);
+  });
+
+  it("denies the next call once the run was re-frozen after an allowed call (another pair's handoff frozen), naming the freeze", async () => {
+    const { g, target } = await consentedRun({ planners: ["MD-27", PLANNER] });
+    const { env } = await admitAndBind(g);
+    const other = path.join(g.dir, "handoff-md-27");
+    cpSync(g.handoff, other, { recursive: true });
+    const next = await writeChangeWrite(g, env, target, async () => {
+      await freeze(g, { planner: "MD-27", handoff: other });
+    });
+    expect(next).toMatch(/was written since the session was bound: MD-27's handoff was frozen again \(revision 1, sha256:/);
+  });
+
+  it("denies the next call once a person raised a stop after an allowed call, naming the stop", async () => {
+    const { g, target } = await consentedRun();
+    const { env } = await admitAndBind(g);
+    const next = await writeChangeWrite(g, env, target, async () => {
+      await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", actor: "alice" });
+    });
+    expect(next).toMatch(/no session of MD-30 .*: the session was ended at .*: !STOP:halt was raised on the run by alice/);
+  });
+
+  it("denies the next call once the pair was closed after an allowed call, naming the close", async () => {
+    const { g, target } = await consentedRun();
+    const { env } = await admitAndBind(g);
+    const next = await writeChangeWrite(g, env, target, async () => {
+      await closeWorkflow({
+        run: g.runFile,
+        store: storeOf(g),
+        planner: PLANNER,
+        result: "failed",
+        residual: "the fix did not hold",
+        actor: "alice",
+      });
+    });
+    expect(next).toMatch(/was written since the session was bound: MD-29 was closed \(failed\) by alice/);
   });
 }
 

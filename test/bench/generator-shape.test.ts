@@ -2,7 +2,9 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generateRealSuite, realisticFrontmatter, realisticPromptFile, realisticPrompts } from "../../bench/lib/generate-real-suite.mjs";
+import { writeHandoff } from "../../bench/lib/handoff-fixture.mjs";
 import { validateSuite } from "../../src/checks/validate-suite.js";
+import { checkReadiness } from "../../src/handoff/check-readiness.js";
 import { loadSuite } from "../../src/suite/load-suite.js";
 import { parseWithYaml } from "../../src/suite/parse-prompt-file.js";
 import { parseSimpleFrontmatter } from "../../src/suite/parse-simple-frontmatter.js";
@@ -64,5 +66,18 @@ describe("the benchmark's realistic suite generator", () => {
     expect(report.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(report.prompts).toBe(257);
     expect(report.genuinePairs).toBe(32);
+  });
+});
+
+describe("the benchmark's ready handoff (the command, hook and adapters rows run on it)", () => {
+  it("has a real handoff's shape: the files of examples/handoff, ready, with every kind of record in it", () => {
+    const dir = path.join(makeTempDir(), "handoff");
+    writeHandoff(dir, "MD-29");
+    const example = path.join(import.meta.dirname, "..", "..", "examples", "handoff");
+    expect(readdirSync(dir).sort()).toEqual(readdirSync(example).sort());
+    const r = checkReadiness(dir);
+    expect(r.problems).toEqual([]);
+    expect(r.ready).toBe(true);
+    for (const kind of ["evidence", "findings", "unknowns", "actions", "criteria"] as const) expect(r.counts[kind]).toBeGreaterThan(0);
   });
 });

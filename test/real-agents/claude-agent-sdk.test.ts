@@ -5,7 +5,7 @@
  * PreToolUse callback and the planner's in-process MCP server answer it.
  * Opt-in: TWINLOCK_REAL_AGENTS=1.
  */
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type Options, query } from "@anthropic-ai/claude-agent-sdk";
@@ -13,7 +13,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { gateHooks, plannerMcpServer } from "../../src/adapters/claude-agent-sdk.js";
 import { raiseStop } from "../../src/gate/hard-stops.js";
 import { admitAndBind, boundPlannerRun, consentedRun, decideWhenFrozen, WRITTEN } from "../../src/test-support/adapter-runs.js";
-import { EXECUTOR, removeGateRuns, storeOf, workflowOf } from "../../src/test-support/run-fixture.js";
+import { EXECUTOR, freeze, type GateRun, PLANNER, removeGateRuns, storeOf, workflowOf } from "../../src/test-support/run-fixture.js";
 import { AGENT_CLIS, missingCli } from "./agent-clis.js";
 import { anthropicToolCalls, anthropicToolResults, type ToolUse } from "./anthropic-messages.js";
 import { type ModelServer, startModelServer } from "./model-server.js";
@@ -75,6 +75,58 @@ describe.skipIf(!ENABLED || missing !== undefined)("twinlock/claude-agent-sdk wi
     expect((await runClaude([write(target)], g.dir, gated(env))).join("\n")).toMatch(/no session of MD-30/);
     expect(existsSync(target)).toBe(false);
   }, 180_000);
+
+  it("denies the Write after an allowed one once the checkout was rewritten, the run re-frozen, or a stop raised, naming the change", async () => {
+    const changes: Array<[string, (g: GateRun, checkout: string) => Promise<void>, RegExp]> = [
+      [
+        "checkout rewritten",
+        async (_g, checkout) => {
+          const file = path.join(checkout, "action_plan.json");
+          chmodSync(file, 0o644);
+          writeFileSync(file, readFileSync(file, "utf8").replace(/"risk": "low"/g, '"risk": "high"'));
+        },
+        /the checkout's action_plan\.json was edited since it was approved/,
+      ],
+      [
+        "re-frozen",
+        async (g) => {
+          const other = path.join(g.dir, "handoff-md-27");
+          cpSync(g.handoff, other, { recursive: true });
+          await freeze(g, { planner: "MD-27", handoff: other });
+        },
+        /was written since the session was bound: MD-27's handoff was frozen again/,
+      ],
+      [
+        "stopped",
+        async (g) => {
+          await raiseStop({ store: storeOf(g), run: g.runFile, reason: "halt", actor: "alice" });
+        },
+        /the session was ended at .*: !STOP:halt was raised on the run by alice/,
+      ],
+    ];
+    for (const [name, change, reason] of changes) {
+      const { g } = await consentedRun({ planners: ["MD-27", PLANNER] });
+      const target = path.join(realpathSync(g.dir), "cart", "cache_race_test.go");
+      const { env, binding } = await admitAndBind(g);
+      let changed = false;
+      // After Claude Code ran the first Write: the change, then the file removed so the second Write would create it again.
+      const afterWrite = async () => {
+        if (!changed) {
+          changed = true;
+          await change(g, binding.checkout_dir as string);
+          rmSync(target);
+        }
+        return {};
+      };
+      const shown = await runClaude([write(target), write(target)], g.dir, {
+        hooks: { ...gateHooks({ home: g.home, env, cwd: g.dir }), PostToolUse: [{ hooks: [afterWrite] }] },
+        allowedTools: ["Write"],
+      });
+      expect(changed, name).toBe(true);
+      expect(shown.join("\n"), name).toMatch(reason);
+      expect(existsSync(target), name).toBe(false);
+    }
+  }, 300_000);
 
   it("lets the planner's agent freeze and wait, and hands it a person's signed decision with the comments", async () => {
     const { g, env } = await boundPlannerRun();
