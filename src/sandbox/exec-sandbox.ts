@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
@@ -96,6 +96,31 @@ export function chooseSandbox(
     checkStateFolder(tool, state.dir, where.cwd, state.variable);
   }
   return { kind: "bubblewrap", bwrap: bwrap.path, seccomp, tool };
+}
+
+/**
+ * Whether `tool`'s file targets are mounted through their folders (Claude
+ * Code's Write and Edit rename a temporary file over the target) rather
+ * than alone (Codex and Gemini write a file target in place).
+ */
+function mountsThroughFolders(tool: AgentTool | undefined): boolean {
+  return tool === "claude";
+}
+
+/**
+ * Refuse, before the admission uses the consent, targets the sandbox of
+ * `choice` could not mount (`targetMounts`: a file target's folder holding
+ * more entries than its budget, or a symbolic link), with the same line
+ * `confineCommand` would give after it. Reads only; `confineCommand` checks
+ * the targets again as they are then. A new target whose folder is not
+ * there yet is left out: that folder is made empty for it.
+ */
+export function requireMountableTargets(choice: SandboxChoice, targets: readonly string[]): void {
+  if (choice.kind !== "bubblewrap") return;
+  targetMounts(
+    targets.filter((t) => existsSync(path.dirname(t))),
+    mountsThroughFolders(choice.tool),
+  );
 }
 
 /** Refuse a state folder that is (or links to) the project, or holds it: mounted writable, it would make the project writable. */
@@ -210,7 +235,7 @@ export function confineCommand(
   // Claude Code's Write and Edit replace a file by a temporary one renamed over it: a file target mounted alone fails
   // that, so its folder is mounted writable, the other entries read-only (new names there are listed after). Codex
   // and Gemini write a file target in place: alone, and no new name beside it, which holds when their hook fails.
-  const throughFolders = choice.tool === "claude";
+  const throughFolders = mountsThroughFolders(choice.tool);
   const scratch = mkdtempSync(path.join(os.tmpdir(), "twinlock-sandbox-"));
   // bwrap writes its child's PID and mount namespace here (outside every writable path; its descriptor is closed inside).
   const infoFile = path.join(scratch, "bwrap-info.json");
@@ -274,6 +299,7 @@ export function confineCommand(
         { cause: error },
       );
     }
+    // Checked before the admission too (requireMountableTargets): again here, on the targets as they are now.
     const targets = targetMounts(prepared.paths, throughFolders);
     parents = targets.parents;
     const state = choice.tool ? [toolStateOf(choice.tool, input.env)] : [];
