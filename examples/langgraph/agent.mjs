@@ -1,6 +1,6 @@
 // A LangGraph.js agent behind twinlock's gate. Run it as the pair's executor or planner:
-//   twinlock exec run.json MD-30 -- node examples/langgraph/agent.mjs
-//   twinlock plan run.json MD-29 --handoff handoff -- node examples/langgraph/agent.mjs
+//   twinlock exec run.json MD-30 --sandbox -- node examples/langgraph/agent.mjs
+//   twinlock plan run.json MD-29 --handoff handoff --sandbox -- node examples/langgraph/agent.mjs
 // With no model configured it uses a scripted chat model (LangChain's BaseChatModel), so it runs offline.
 import { writeFileSync } from "node:fs";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
