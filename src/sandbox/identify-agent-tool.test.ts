@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../package-root.js";
 import { chooseSandbox } from "./exec-sandbox.js";
@@ -122,6 +123,33 @@ describe("identifyAgentTool", () => {
       expect(identifyAgentTool([tool, "-p", "x"], where), tool).toMatchObject({ tool, argsAt: 1 });
       expect(identifyAgentTool([path.join(clis, tool)], where).tool, tool).toBe(tool);
     }
+    // The native binaries the packages start, by their own paths.
+    const modules = path.dirname(clis);
+    for (const [binary, tool] of [
+      ["@anthropic-ai/claude-code-linux-x64/claude", "claude"],
+      ["@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex", "codex"],
+    ] as const)
+      if (existsSync(path.join(modules, binary))) expect(identifyAgentTool([path.join(modules, binary)], where).tool, binary).toBe(tool);
+  });
+
+  it("never names as a tool a program named claude, codex or gemini outside the tools' packages that is no ELF binary, whatever its bytes", () => {
+    const b = bin();
+    fc.assert(
+      fc.property(
+        fc.constantFrom("claude", "codex", "gemini"),
+        fc.constantFrom("", "#!/bin/sh\n", "#!/usr/bin/env node\n", "#!/usr/bin/env -S node --no-warnings\n", `#!${process.execPath}\n`),
+        fc.uint8Array({ maxLength: 400 }),
+        (name, start, rest) => {
+          const file = path.join(b.dir, name);
+          const bytes = Buffer.concat([Buffer.from(start), rest]);
+          writeFileSync(file, bytes);
+          chmodSync(file, 0o755);
+          if (bytes.subarray(0, 4).toString("latin1") !== "\x7fELF")
+            expect(identifyAgentTool([name], { env: b.env, cwd: scratch }).tool).toBeUndefined();
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 
