@@ -58,17 +58,18 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
   try {
     store = storeOption(o);
     // The targets the sandbox could not mount are refused before the admission could use the consent, not after it.
-    requireMountableTargets(
-      sandbox,
-      await targetsToAdmit({
-        store,
-        runFile,
-        executor,
-        planner: o.planner,
-        actions: o.actions === undefined || o.actions.trim() === "all" ? undefined : parseActionIds(o.actions, "--actions"),
-        projectDir: process.cwd(),
-      }),
-    );
+    if (sandbox.kind === "bubblewrap")
+      requireMountableTargets(
+        sandbox,
+        await targetsToAdmit({
+          store,
+          runFile,
+          executor,
+          planner: o.planner,
+          actions: o.actions === undefined || o.actions.trim() === "all" ? undefined : parseActionIds(o.actions, "--actions"),
+          projectDir: process.cwd(),
+        }),
+      );
     const admitted = await runAdmit(runFile, executor, { ...o, checkout });
     if (admitted.exitCode !== 0) return admitted;
     const note = (text: string) => {
