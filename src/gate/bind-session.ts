@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
-import { hasParentPart, targetPath } from "../handoff/action-target-path.js";
+import { targetPath } from "../handoff/action-target-path.js";
 import { folderRunStore } from "../home/folder-run-store.js";
 import { readFrozenModel } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
@@ -11,10 +11,11 @@ import { BINDING_FORMAT, type SessionBinding, secretDigest } from "../home/sessi
 import { removeSessionBinding, sessionRunFile, writeSessionBinding } from "../home/write-session-binding.js";
 import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
 import { openStops } from "../run/admission-checks.js";
-import type { RunState, Workflow } from "../run/run-schema.js";
+import type { Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
 import { handoffPathOf, type RunStore } from "../store/run-store.js";
 import { loadRunSuite } from "./load-run-suite.js";
+import { admittedTargets, realOr } from "./resolve-session-targets.js";
 
 /** What both kinds of session are bound with. */
 interface BindCommon {
@@ -255,69 +256,4 @@ function plannerHandoffDir(
   if (frozen !== undefined && given !== undefined && realOr(frozen) !== real)
     throw new RefusalError(`${wf.planner} froze ${frozen} before: its planner works in that folder, not ${written}; leave out --handoff`);
   return real;
-}
-
-function realOr(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
-
-/**
- * The real paths of the admitted actions' targets. A target is read as a
- * path when it looks like one (no spaces; a trailing `:LINE` or `:FROM-TO`
- * dropped) and resolves inside the project; anything else ("the staging
- * database", `/etc/hosts`) scopes no file. Nor does a target with a `..`
- * part (`cart/x.go/..` reads as a file and names the folder), or one whose
- * path passes through a symbolic link: the reviewer approved the path as written,
- * and a link (`cart/cache.go -> ..`, planted by the agent in its own tree)
- * would make it cover another place, the whole project even. Nor does a
- * target inside the pair's handoff folder, which the planner's session may
- * write. `note` is told.
- */
-function admittedTargets(
-  home: GateHome,
-  state: RunState,
-  wf: Workflow,
-  actions: readonly string[],
-  projectDir: string,
-  handoffDir: string,
-  note: (text: string) => void = () => {},
-): string[] {
-  const pinned = loadRunSuite(home, state, wf);
-  const model = readFrozenModel(home, (wf.handoff as NonNullable<Workflow["handoff"]>).files, pinned.handoffFormat);
-  const admitted = new Set(actions);
-  const project = resolveRealPath(projectDir, "/");
-  const out = new Set<string>();
-  for (const a of model.actions) {
-    if (!admitted.has(a.id) || a.target === null) continue;
-    const target = targetPath(a.target);
-    if (target === "" || /\s/.test(target) || target.includes("\u0000")) continue;
-    // `cart/cache_race_test.go/..` reads as a file to a reviewer and names the folder: a `..` in a target is refused.
-    if (hasParentPart(target)) {
-      note(`twinlock: action ${a.id}'s target ${target} holds a .. part; it scopes no file, so the hook denies writes to it`);
-      continue;
-    }
-    const written = path.resolve(project, target);
-    const real = resolveRealPath(written, "/");
-    // A target reaching outside the project (an absolute path, `..`, a link planted before exec) scopes nothing.
-    if (!isWithin(real, project)) continue;
-    if (real !== written) {
-      note(
-        `twinlock: action ${a.id}'s target ${target} goes through a symbolic link to ${real}; it scopes no file, so the hook denies writes to it (remove the link and run the executor again)`,
-      );
-      continue;
-    }
-    // The planner's session may write its handoff folder: a target there would be the planner's to change under the executor.
-    if (isWithin(real, handoffDir)) {
-      note(
-        `twinlock: action ${a.id}'s target ${target} is inside the planner's handoff folder ${handoffDir}; it scopes no file, so the hook denies writes to it`,
-      );
-      continue;
-    }
-    out.add(real);
-  }
-  return [...out].sort();
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentToolOf, toolArgumentsAt } from "./agent-tool.js";
+import { agentToolOf } from "./agent-tool.js";
 
 describe("agentToolOf", () => {
   it("names Codex and Gemini by their program, however they are started", () => {
@@ -52,17 +52,5 @@ describe("agentToolOf", () => {
     expect(agentToolOf(["npx", "prettier@3"])).toBeUndefined();
     expect(agentToolOf(["pnpm", "install", "codex"])).toBeUndefined();
     expect(agentToolOf(["node", "-r", "codex.js", "build.js"])).toBeUndefined();
-  });
-});
-
-describe("toolArgumentsAt", () => {
-  it("points after the program, or after the program a launcher starts", () => {
-    expect(toolArgumentsAt(["codex", "exec"])).toBe(1);
-    expect(toolArgumentsAt(["node", "--no-warnings", "/x/codex.js", "exec"])).toBe(3);
-    expect(toolArgumentsAt(["npx", "@openai/codex", "exec"])).toBe(2);
-    expect(toolArgumentsAt(["npx", "-y", "@openai/codex@0.169.0", "exec"])).toBe(3);
-    expect(toolArgumentsAt(["pnpm", "dlx", "@openai/codex", "exec"])).toBe(3);
-    expect(toolArgumentsAt(["node", "-r", "x.cjs", "codex.js", "exec"])).toBe(4);
-    expect(toolArgumentsAt(["codex-x86_64-unknown-linux-musl", "exec"])).toBe(1);
   });
 });

@@ -66,51 +66,65 @@ function toolNamed(arg: string | undefined): AgentTool | undefined {
 }
 
 /**
- * Where in `cmd` the program is that a launcher starts (`node … codex.js`,
- * `npx -y @openai/codex@0.169.0`, `bun x …`, `pnpm dlx …`), with the tool
- * any `--package` option names; undefined when `cmd` starts no launcher.
+ * Where in `cmd` the program is that a launcher at `start` starts (`node …
+ * codex.js`, `npx -y @openai/codex@0.169.0`, `bun x …`, `pnpm dlx …`), with
+ * the tool any `--package` option names, and whether the launcher runs a
+ * script file there (`node`, `bun run`) rather than a package; undefined
+ * when `cmd[start]` is no launcher.
  */
-function launched(cmd: readonly string[]): { at: number; packageTool?: AgentTool } | undefined {
-  const first = cmd[0];
+export function launchedAt(cmd: readonly string[], start = 0): { at: number; packageTool?: AgentTool; runsScript: boolean } | undefined {
+  const first = cmd[start];
   if (first === undefined) return undefined;
-  const launcher = LAUNCHERS[path.basename(first)];
-  if (!Object.hasOwn(LAUNCHERS, path.basename(first)) || !launcher) return undefined;
-  let i = 1;
-  if (path.basename(first) === "bun" && (cmd[1] === "x" || cmd[1] === "run")) i = 2;
-  else if (launcher.sub) {
-    if (!launcher.sub.has(cmd[1] ?? "")) return undefined;
-    i = 2;
+  const name = path.basename(first);
+  const launcher = LAUNCHERS[name];
+  if (!Object.hasOwn(LAUNCHERS, name) || !launcher) return undefined;
+  let i = start + 1;
+  let runsScript = name === "node" || name === "nodejs" || name === "bun";
+  if (name === "bun" && (cmd[i] === "x" || cmd[i] === "run")) {
+    runsScript = cmd[i] === "run";
+    i++;
+  } else if (launcher.sub) {
+    if (!launcher.sub.has(cmd[i] ?? "")) return undefined;
+    i++;
   }
   let packageTool: AgentTool | undefined;
   for (; i < cmd.length; i++) {
     const a = cmd[i] as string;
-    if (a === "--") return { at: i + 1, packageTool };
-    if (!a.startsWith("-")) return { at: i, packageTool };
+    if (a === "--") return { at: i + 1, packageTool, runsScript };
+    if (!a.startsWith("-")) return { at: i, packageTool, runsScript };
     const eq = a.indexOf("=");
     const flag = eq === -1 ? a : a.slice(0, eq);
     const value = eq === -1 ? (launcher.valued.has(flag) ? cmd[i + 1] : undefined) : a.slice(eq + 1);
     if (launcher.packages?.has(flag)) packageTool ??= toolNamed(value);
     if (eq === -1 && launcher.valued.has(flag)) i++;
   }
-  return { at: cmd.length, packageTool };
+  return { at: cmd.length, packageTool, runsScript };
+}
+
+/** The tools' npm packages, by their scoped names: a bare `codex` or `gemini` on npm is some other package. */
+const PACKAGES: Record<string, AgentTool> = {
+  "@anthropic-ai/claude-code": "claude",
+  "@openai/codex": "codex",
+  "@google/gemini-cli": "gemini",
+};
+
+/** The tool whose npm package `spec` names by its scoped name, at any version (`@openai/codex@0.169.0`, `npm:@google/gemini-cli`), or undefined. */
+export function officialPackageTool(spec: string | undefined): AgentTool | undefined {
+  if (spec === undefined) return undefined;
+  const name = withoutVersion(spec.startsWith("npm:") ? spec.slice(4) : spec);
+  return Object.hasOwn(PACKAGES, name) ? PACKAGES[name] : undefined;
 }
 
 /**
- * Which agent tool `cmd` starts, read from its program's name
+ * Which agent tool `cmd` names, read from its program's name
  * (`claude`, `/usr/local/bin/codex`, `gemini`, `codex-x86_64-unknown-linux-musl`,
  * `node …/bin/codex.js`, `npx -y @openai/codex@0.169.0`, `bun x`, `pnpm
- * dlx`, `yarn dlx`, `npm exec`), or undefined for any other command. A
- * wrapper (a script, `env codex`) is not seen through: pass
- * `twinlock exec --sandbox` for it.
+ * dlx`, `yarn dlx`, `npm exec`), or undefined for any other command: what
+ * the command claims to be, for the words of a refusal. What it really is
+ * decides how it is confined (`identifyAgentTool`).
  */
 export function agentToolOf(cmd: readonly string[]): AgentTool | undefined {
-  const l = launched(cmd);
+  const l = launchedAt(cmd);
   if (!l) return toolNamed(cmd[0]);
   return toolNamed(cmd[l.at]) ?? l.packageTool;
-}
-
-/** Where in `cmd` the tool's own arguments begin: after the program, or after the launcher's program argument. */
-export function toolArgumentsAt(cmd: readonly string[]): number {
-  const l = launched(cmd);
-  return l ? Math.min(l.at + 1, cmd.length) : 1;
 }

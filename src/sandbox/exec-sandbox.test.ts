@@ -16,6 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { UsageError } from "../errors/errors.js";
+import { agentToolOf } from "./agent-tool.js";
 import { chooseSandbox, confineCommand, ownProcessGroup } from "./exec-sandbox.js";
 import { findBubblewrap } from "./find-bubblewrap.js";
 import { SANDBOX_MCP_SOCKET, startMcpRelay } from "./mcp-relay.js";
@@ -54,6 +55,12 @@ function outerPidOf(ns: number | undefined, inner: number): number | undefined {
   }
   return undefined;
 }
+/** The tool as the command names it: these are tests of the confinement (identify-agent-tool.test.ts tests what a program is). */
+const byName = {
+  env: process.env,
+  cwd: process.cwd(),
+  identify: (cmd: readonly string[]) => ({ tool: agentToolOf(cmd), argsAt: 1, what: "a stand-in" }),
+};
 const missing = () => ({ ok: false as const, reason: "bwrap (bubblewrap) is not on PATH" });
 const present = () => ({ ok: true as const, path: "/usr/bin/bwrap" });
 
@@ -65,7 +72,7 @@ describe("chooseSandbox", () => {
     ]) {
       let error: unknown;
       try {
-        chooseSandbox(cmd, {}, missing);
+        chooseSandbox(cmd, {}, missing, byName);
       } catch (e) {
         error = e;
       }
@@ -77,7 +84,7 @@ describe("chooseSandbox", () => {
   });
 
   it("runs Codex without the sandbox under --hook-only, and says what that gives up", () => {
-    const choice = chooseSandbox(["codex"], { hookOnly: true }, missing);
+    const choice = chooseSandbox(["codex"], { hookOnly: true }, missing, byName);
     expect(choice).toEqual({
       kind: "none",
       notes: [expect.stringMatching(/--hook-only: codex runs without exec's sandbox.*runs the call anyway/)],
@@ -85,11 +92,11 @@ describe("chooseSandbox", () => {
   });
 
   it("runs Claude Code in the sandbox too: refused without bubblewrap, saying its shell commands pass the hook unseen", () => {
-    expect(chooseSandbox(["claude", "-p", "x"], {}, present)).toMatchObject({ kind: "bubblewrap", tool: "claude" });
-    expect(() => chooseSandbox(["claude", "-p", "x"], {}, missing)).toThrow(
+    expect(chooseSandbox(["claude", "-p", "x"], {}, present, byName)).toMatchObject({ kind: "bubblewrap", tool: "claude" });
+    expect(() => chooseSandbox(["claude", "-p", "x"], {}, missing, byName)).toThrow(
       /^claude's shell commands pass the hook, which cannot see what they write, so exec runs it in a bubblewrap sandbox that keeps its writes to the admitted targets, and bwrap \(bubblewrap\) is not on PATH: .*--hook-only/,
     );
-    expect(chooseSandbox(["claude"], { hookOnly: true }, missing)).toEqual({
+    expect(chooseSandbox(["claude"], { hookOnly: true }, missing, byName)).toEqual({
       kind: "none",
       notes: [
         "twinlock: --hook-only: claude runs without exec's sandbox, held by the hook alone; a shell command the hook lets through may write any file the user can",
@@ -99,13 +106,13 @@ describe("chooseSandbox", () => {
 
   it("says a planner's sandbox keeps its writes to its handoff folder, not to admitted targets", () => {
     const where = { env: process.env, cwd: scratch, binder: "plan" as const };
-    expect(() => chooseSandbox(["gemini"], {}, missing, where)).toThrow(
+    expect(() => chooseSandbox(["gemini"], {}, missing, { ...where, identify: byName.identify })).toThrow(
       /so plan runs it in a bubblewrap sandbox that keeps its writes to its handoff folder,/,
     );
-    expect(chooseSandbox(["codex"], { hookOnly: true }, missing, where)).toMatchObject({
+    expect(chooseSandbox(["codex"], { hookOnly: true }, missing, { ...where, identify: byName.identify })).toMatchObject({
       notes: [expect.stringMatching(/^twinlock: --hook-only: codex runs without plan's sandbox/)],
     });
-    const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, present, where), {
+    const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, present, { ...where, identify: byName.identify }), {
       cmd: ["/bin/sh"],
       env: {},
       cwd: scratch,
@@ -120,15 +127,19 @@ describe("chooseSandbox", () => {
     }
   });
 
-  it("runs other commands as they are, and in the sandbox when --sandbox asks", () => {
-    expect(chooseSandbox(["make"], { sandbox: true }, present)).toMatchObject({ kind: "bubblewrap", tool: undefined });
-    expect(() => chooseSandbox(["make"], { sandbox: true }, missing)).toThrow(
+  it("refuses other commands, unless --sandbox runs them in the sandbox or --hook-only without it", () => {
+    expect(() => chooseSandbox(["make"], {}, present, byName)).toThrow(
+      /^exec cannot tell which agent tool it would run: make is a stand-in; exec confines Claude Code, Codex CLI and Gemini CLI, .*--sandbox .*--hook-only/,
+    );
+    expect(chooseSandbox(["make"], { hookOnly: true }, present, byName)).toMatchObject({ kind: "none" });
+    expect(chooseSandbox(["make"], { sandbox: true }, present, byName)).toMatchObject({ kind: "bubblewrap", tool: undefined });
+    expect(() => chooseSandbox(["make"], { sandbox: true }, missing, byName)).toThrow(
       /--sandbox asks exec to run make in a bubblewrap sandbox, and bwrap/,
     );
   });
 
   it("refuses --hook-only with --sandbox", () => {
-    expect(() => chooseSandbox(["codex"], { hookOnly: true, sandbox: true }, present)).toThrow(/contradict/);
+    expect(() => chooseSandbox(["codex"], { hookOnly: true, sandbox: true }, present, byName)).toThrow(/contradict/);
   });
 });
 
@@ -140,7 +151,7 @@ describe("confineCommand", () => {
     writeFileSync(path.join(home, ".codex", "auth.json"), "{}");
     const target = path.join(scratch, "argv-target.go");
     writeFileSync(target, "x");
-    const choice = chooseSandbox(["codex", "exec", "x"], {}, present);
+    const choice = chooseSandbox(["codex", "exec", "x"], {}, present, byName);
     const project = path.join(scratch, "argv-project");
     mkdirSync(project);
     const c = confineCommand(choice, { cmd: ["codex", "exec", "x"], env: { HOME: home }, cwd: project, writable: [target] });
@@ -190,7 +201,7 @@ describe("confineCommand", () => {
     mkdirSync(path.join(dir, "sub"), { recursive: true });
     writeFileSync(path.join(dir, "cache.go"), "x");
     writeFileSync(path.join(dir, "keep.go"), "x");
-    const choice = chooseSandbox(["claude", "-p", "x"], {}, present);
+    const choice = chooseSandbox(["claude", "-p", "x"], {}, present, byName);
     const writable = [path.join(dir, "cache.go"), path.join(dir, "new_test.go")];
     const c = confineCommand(choice, { cmd: ["claude", "-p", "x"], env: { HOME: home }, cwd: path.dirname(dir), writable });
     try {
@@ -220,7 +231,7 @@ describe("confineCommand", () => {
     symlinkSync("../elsewhere", path.join(dir, "link"));
     const before = readdirSync(os.tmpdir()).filter((n) => n.startsWith("twinlock-sandbox-")).length;
     expect(() =>
-      confineCommand(chooseSandbox(["claude"], {}, present), {
+      confineCommand(chooseSandbox(["claude"], {}, present, byName), {
         cmd: ["claude"],
         env: { HOME: home },
         cwd: path.dirname(dir),
@@ -234,7 +245,7 @@ describe("confineCommand", () => {
   it("refuses a state folder that is the project or holds it, which would make the project writable", () => {
     const p = path.join(scratch, "state-is-project");
     mkdirSync(p);
-    const choice = chooseSandbox(["codex"], {}, present);
+    const choice = chooseSandbox(["codex"], {}, present, byName);
     expect(() => confineCommand(choice, { cmd: ["codex"], env: { CODEX_HOME: p }, cwd: p, writable: [] })).toThrow(
       /is or holds the project folder/,
     );
@@ -274,7 +285,7 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
     ].join("\n");
     writeFileSync(tool, `${script}\n`);
     chmodSync(tool, 0o755);
-    const c = confineCommand(chooseSandbox([tool], {}), {
+    const c = confineCommand(chooseSandbox([tool], {}, findBubblewrap, byName), {
       cmd: [tool],
       env: { PATH: process.env.PATH, HOME: home },
       cwd: p,
@@ -303,7 +314,7 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
     const outside = spawnSync("/bin/sh", ["-c", "sleep 30 >/dev/null 2>&1 & echo $!"], { encoding: "utf8" });
     const pid = outside.stdout.trim();
     try {
-      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, findBubblewrap, byName), {
         cmd: ["/bin/sh", "-c", `(exec 3>/proc/${pid}/mem) 2>/dev/null && echo opened || echo refused`],
         env: { PATH: process.env.PATH },
         cwd: scratch,
@@ -325,7 +336,7 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
     const pid = outside.stdout.trim();
     const escaped = path.join(scratch, "escaped-proc-root.txt");
     try {
-      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, findBubblewrap, byName), {
         cmd: [
           "/bin/sh",
           "-c",
@@ -351,7 +362,7 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
     const target = path.join(scratch, "survivor-target.txt");
     writeFileSync(target, "");
     // The command stays: once it ended, the end of its PID namespace's first process would kill the survivor before any reap.
-    const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+    const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, findBubblewrap, byName), {
       cmd: [
         "/bin/sh",
         "-c",
@@ -410,7 +421,7 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       symlinkSync("../tool/bin/tool.sh", path.join(root, "node_modules/.bin/tool"));
       writeFileSync(path.join(root, "sock-neighbour"), "");
       const program = path.join(root, "node_modules/.bin/tool");
-      const c = confineCommand(chooseSandbox([program], { sandbox: true }), {
+      const c = confineCommand(chooseSandbox([program], { sandbox: true }, findBubblewrap, byName), {
         cmd: [program],
         env: { PATH: process.env.PATH },
         cwd: scratch,
@@ -422,7 +433,7 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       } finally {
         c.release();
       }
-      const look = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+      const look = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, findBubblewrap, byName), {
         cmd: ["/bin/sh", "-c", `${program}; test -e ${root}/sock-neighbour && echo beside || echo hidden`],
         env: { PATH: process.env.PATH },
         cwd: scratch,
@@ -461,7 +472,7 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
         "with open(pidfile, 'w') as f: f.write(str(os.getpid()))",
         `ctypes.CDLL(None).syscall(${process.arch === "arm64" ? 93 : 60}, 0)`,
       ].join("\n");
-      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, findBubblewrap, byName), {
         cmd: [
           "/bin/sh",
           "-c",
@@ -515,7 +526,7 @@ describe.skipIf(!bwrap.ok)(
       extra: { mcpSocket?: string },
       more: (c: ReturnType<typeof confineCommand>) => NodeJS.ProcessEnv,
     ) {
-      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, findBubblewrap, byName), {
         cmd: ["/bin/sh", "-c", script],
         env: { PATH: process.env.PATH, ...env },
         cwd: scratch,
@@ -676,7 +687,7 @@ describe.skipIf(!bwrap.ok)(
       chmodSync(tool, 0o755);
       const project = path.join(scratch, "project-claude");
       mkdirSync(project);
-      const c = confineCommand(chooseSandbox([tool], {}), {
+      const c = confineCommand(chooseSandbox([tool], {}, findBubblewrap, byName), {
         cmd: [tool],
         env: { PATH: process.env.PATH, HOME: home },
         cwd: project,
@@ -729,7 +740,7 @@ describe.skipIf(!bwrap.ok)(
       ].join("\n");
       writeFileSync(tool, `${script}\n`);
       chmodSync(tool, 0o755);
-      const c = confineCommand(chooseSandbox([tool], {}), {
+      const c = confineCommand(chooseSandbox([tool], {}, findBubblewrap, byName), {
         cmd: [tool],
         env: { PATH: process.env.PATH, HOME: home },
         cwd: p,
@@ -770,7 +781,7 @@ describe.skipIf(!bwrap.ok)(
       const project = path.join(scratch, "project-codex");
       mkdirSync(project);
       const start = () =>
-        confineCommand(chooseSandbox([tool], {}), {
+        confineCommand(chooseSandbox([tool], {}, findBubblewrap, byName), {
           cmd: [tool],
           env: { PATH: process.env.PATH, CODEX_HOME: codexHome },
           cwd: project,
@@ -809,7 +820,7 @@ describe.skipIf(!bwrap.ok)(
         { PATH: process.env.PATH },
       );
       try {
-        const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }), {
+        const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, findBubblewrap, byName), {
           cmd: [
             "/bin/sh",
             "-c",

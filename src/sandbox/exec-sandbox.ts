@@ -1,13 +1,14 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import type { BindingProcess } from "../home/session-binding.js";
 import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
 import { PACKAGE_ROOT } from "../package-root.js";
-import { type AgentTool, agentToolOf, toolArgumentsAt } from "./agent-tool.js";
+import { type AgentTool, agentToolOf } from "./agent-tool.js";
 import { bubblewrapArgv } from "./bubblewrap-argv.js";
 import { type Bubblewrap, findBubblewrap } from "./find-bubblewrap.js";
+import { identifyAgentTool, type ProgramIdentity } from "./identify-agent-tool.js";
 import { SANDBOX_MCP_SOCKET } from "./mcp-relay.js";
 import { readSandboxInfo, reapSandbox } from "./reap-sandbox.js";
 import { removeSandboxRecord, writeSandboxRecord } from "./sandbox-record.js";
@@ -21,7 +22,14 @@ import { toolStateOf } from "./tool-state.js";
 /** How a session's command is to be run: as it is, or in bubblewrap. */
 export type SandboxChoice =
   | { kind: "none"; notes: string[] }
-  | { kind: "bubblewrap"; bwrap: string; seccomp: Buffer; tool: AgentTool | undefined };
+  | {
+      kind: "bubblewrap";
+      bwrap: string;
+      seccomp: Buffer;
+      tool: AgentTool | undefined;
+      /** Where in the command the tool's own arguments begin (identifyAgentTool). */
+      argsAt: number;
+    };
 
 /** The two flags of `exec` (and `plan`) that choose: `--hook-only` (no sandbox) and `--sandbox` (a sandbox for any command). */
 export interface SandboxFlags {
@@ -58,19 +66,31 @@ const WHY_SANDBOXED: Record<AgentTool, { why: string; lost: string }> = {
  * says or fails to say: Codex and Gemini let a call through when the hook
  * fails (exit 127, a signal, a timeout), and the hook lets Claude Code's
  * shell commands through without seeing what they write. Other commands
- * run as they are unless `--sandbox` asks for it. Refused, with what to do,
- * when the sandbox is needed and cannot be made here; `--hook-only` runs
- * without it, and says what that gives up.
+ * The tool is what the program really is (`identifyAgentTool`: found on
+ * PATH, its links followed, its first bytes read), not what it is called.
+ * A command that is none of the three (a wrapper script, `env` of one, any
+ * other program) is refused, in one line naming the tools and how to start
+ * one directly, unless `--sandbox` runs it in the sandbox or `--hook-only`
+ * without it. Refused, with what to do, when the sandbox is needed and
+ * cannot be made here; `--hook-only` runs without it, and says what that
+ * gives up.
  */
 export function chooseSandbox(
   cmd: readonly string[],
   flags: SandboxFlags,
   find: () => Bubblewrap = findBubblewrap,
-  where: { env: NodeJS.ProcessEnv; cwd: string; binder?: Binder } = { env: process.env, cwd: process.cwd() },
+  where: {
+    env: NodeJS.ProcessEnv;
+    cwd: string;
+    binder?: Binder;
+    /** How the program is identified (default: identifyAgentTool, with `env`'s PATH and `cwd`). */
+    identify?: (cmd: readonly string[]) => ProgramIdentity;
+  } = { env: process.env, cwd: process.cwd() },
 ): SandboxChoice {
   if (flags.hookOnly && flags.sandbox) throw new UsageError("--hook-only and --sandbox contradict each other: pass one of them");
   const binder = where.binder ?? "exec";
-  const tool = agentToolOf(cmd);
+  const identity = where.identify ? where.identify(cmd) : identifyAgentTool(cmd, where);
+  const tool = identity.tool;
   if (flags.hookOnly)
     return {
       kind: "none",
@@ -80,7 +100,7 @@ export function chooseSandbox(
           : `twinlock: --hook-only: ${cmd[0]} runs without ${binder}'s sandbox, held by the hook alone`,
       ],
     };
-  if (!tool && !flags.sandbox) return { kind: "none", notes: [] };
+  if (!tool && !flags.sandbox) throw new UsageError(unidentifiedLine(cmd, identity, binder));
   const who = tool ?? cmd[0];
   const why = tool
     ? `${WHY_SANDBOXED[tool].why}, so ${binder} runs it in a bubblewrap sandbox that keeps its writes to ${WRITABLE_IN_WORDS[binder]}`
@@ -95,7 +115,43 @@ export function chooseSandbox(
     const state = toolStateOf(tool, where.env);
     checkStateFolder(tool, state.dir, where.cwd, state.variable);
   }
-  return { kind: "bubblewrap", bwrap: bwrap.path, seccomp, tool };
+  return { kind: "bubblewrap", bwrap: bwrap.path, seccomp, tool, argsAt: tool ? identity.argsAt : 1 };
+}
+
+/** The tools by the names a person knows them, and how each is started so that exec can tell it. */
+const SUPPORTED =
+  "Claude Code, Codex CLI and Gemini CLI, started by their own program (claude, codex, gemini on PATH; a release binary; node …/node_modules/@openai/codex/bin/codex.js; npx @openai/codex)";
+
+/** The one line that refuses a command that is none of the agent tools. */
+function unidentifiedLine(cmd: readonly string[], identity: ProgramIdentity, binder: Binder): string {
+  const claimed = agentToolOf(cmd);
+  const seen = claimed ? `${cmd[0]} is named like ${claimed} but is ${identity.what}` : `${cmd[0]} is ${identity.what}`;
+  return `${binder} cannot tell which agent tool it would run: ${seen}; ${binder} confines ${SUPPORTED}: start the tool's own program directly, or pass --sandbox to run this command confined to ${WRITABLE_IN_WORDS[binder]}, or --hook-only to run it held by the hook alone`;
+}
+
+/**
+ * Whether `tool`'s file targets are mounted through their folders (Claude
+ * Code's Write and Edit rename a temporary file over the target) rather
+ * than alone (Codex and Gemini write a file target in place).
+ */
+function mountsThroughFolders(tool: AgentTool | undefined): boolean {
+  return tool === "claude";
+}
+
+/**
+ * Refuse, before the admission uses the consent, targets the sandbox of
+ * `choice` could not mount (`targetMounts`: a file target's folder holding
+ * more entries than its budget, or a symbolic link), with the same line
+ * `confineCommand` would give after it. Reads only; `confineCommand` checks
+ * the targets again as they are then. A new target whose folder is not
+ * there yet is left out: that folder is made empty for it.
+ */
+export function requireMountableTargets(choice: SandboxChoice, targets: readonly string[]): void {
+  if (choice.kind !== "bubblewrap") return;
+  targetMounts(
+    targets.filter((t) => existsSync(path.dirname(t))),
+    mountsThroughFolders(choice.tool),
+  );
 }
 
 /** Refuse a state folder that is (or links to) the project, or holds it: mounted writable, it would make the project writable. */
@@ -210,7 +266,7 @@ export function confineCommand(
   // Claude Code's Write and Edit replace a file by a temporary one renamed over it: a file target mounted alone fails
   // that, so its folder is mounted writable, the other entries read-only (new names there are listed after). Codex
   // and Gemini write a file target in place: alone, and no new name beside it, which holds when their hook fails.
-  const throughFolders = choice.tool === "claude";
+  const throughFolders = mountsThroughFolders(choice.tool);
   const scratch = mkdtempSync(path.join(os.tmpdir(), "twinlock-sandbox-"));
   // bwrap writes its child's PID and mount namespace here (outside every writable path; its descriptor is closed inside).
   const infoFile = path.join(scratch, "bwrap-info.json");
@@ -274,6 +330,7 @@ export function confineCommand(
         { cause: error },
       );
     }
+    // Checked before the admission too (requireMountableTargets): again here, on the targets as they are now.
     const targets = targetMounts(prepared.paths, throughFolders);
     parents = targets.parents;
     const state = choice.tool ? [toolStateOf(choice.tool, input.env)] : [];
@@ -305,7 +362,7 @@ export function confineCommand(
           .map((n) => path.join(s.dir, n)),
       };
     });
-    const at = toolArgumentsAt(input.cmd);
+    const at = choice.argsAt;
     const inner =
       choice.tool === "codex"
         ? [...input.cmd.slice(0, at), "-c", 'sandbox_mode="danger-full-access"', ...input.cmd.slice(at)]

@@ -2,14 +2,16 @@
  * `twinlock exec` running Codex or Gemini: in bubblewrap, where only the
  * admitted targets can be written, or refused when bubblewrap is missing,
  * or (--hook-only) without it. The tool here is a stand-in script named
- * `codex` that writes what the hook would never see: a shell's writes.
+ * in Codex's package path (exec identifies it as Codex) that runs a shell
+ * script, which writes what the hook would never see: a shell's writes.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBubblewrap } from "../../src/sandbox/find-bubblewrap.js";
 import { processesIn } from "../../src/sandbox/reap-sandbox.js";
+import { agentStandIn } from "../../src/test-support/agent-stand-in.js";
 import { driveTo, type GateRun, makeGateRun, makeRunTempDir, removeGateRuns, workflowOf } from "../../src/test-support/run-fixture.js";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
@@ -20,15 +22,14 @@ afterAll(() => removeGateRuns());
  * A run not admitted yet, with `cart/cache.go` (a target) and a stand-in `codex` that writes it, writes its own
  * arguments into the new target `cart/cache_race_test.go`, and writes `cart/stray.go`, which is no target.
  */
-async function runWithStandIn(): Promise<{ g: GateRun; codex: string }> {
+async function runWithStandIn(): Promise<{ g: GateRun; codex: string; script: string }> {
   const g = makeGateRun();
   await driveTo(g, "dry_run_ready");
   mkdirSync(path.join(g.dir, "cart"));
   writeFileSync(path.join(g.dir, "cart", "cache.go"), "before\n");
-  const codex = path.join(g.dir, "bin", "codex");
-  mkdirSync(path.dirname(codex));
-  writeFileSync(
-    codex,
+  const { program, script } = agentStandIn(
+    path.join(g.dir, "bin"),
+    "codex",
     [
       "#!/bin/sh",
       'echo "$@" > "$TMPDIR/args"',
@@ -39,8 +40,7 @@ async function runWithStandIn(): Promise<{ g: GateRun; codex: string }> {
       "",
     ].join("\n"),
   );
-  chmodSync(codex, 0o755);
-  return { g, codex };
+  return { g, codex: program, script };
 }
 
 function exec(g: GateRun, codex: string, flags: string[], PATH: string) {
@@ -55,7 +55,10 @@ function exec(g: GateRun, codex: string, flags: string[], PATH: string) {
 describe("twinlock exec running Codex", () => {
   it("refuses in one line when bubblewrap is not on PATH, before the admission uses the consent, and says what to do", async () => {
     const { g, codex } = await runWithStandIn();
-    const r = exec(g, codex, [], path.join(g.dir, "no-such-folder"));
+    // node on PATH (the stand-in's interpreter), bwrap not.
+    const nodeOnly = makeRunTempDir("twinlock-node-only-");
+    symlinkSync(process.execPath, path.join(nodeOnly, "node"));
+    const r = exec(g, codex, [], nodeOnly);
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(
@@ -92,7 +95,7 @@ describe("twinlock exec running Codex", () => {
       const { g, codex } = await runWithStandIn();
       const r = exec(g, codex, [], `${path.dirname(process.execPath)}:/usr/bin:/bin`);
       expect(r.status, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(/codex runs in a bubblewrap sandbox: it may write only the admitted targets \(.*cart\/cache\.go.*\)/);
+      expect(r.stderr).toMatch(/codex\.js runs in a bubblewrap sandbox: it may write only the admitted targets \(.*cart\/cache\.go.*\)/);
       expect(readFileSync(path.join(g.dir, "cart", "cache.go"), "utf8")).toBe("fixed\n");
       // Codex's own sandbox is off inside this one (it cannot nest): the stand-in saw the override first.
       expect(readFileSync(path.join(g.dir, "cart", "cache_race_test.go"), "utf8")).toBe(
@@ -107,10 +110,10 @@ describe("twinlock exec running Codex", () => {
   it.skipIf(!bwrap.ok)(
     `lets Claude Code replace a file target by a temporary file renamed over it, and names a new file it made beside the target after the command${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
     async () => {
-      const { g, codex } = await runWithStandIn();
-      const claude = path.join(path.dirname(codex), "claude");
-      writeFileSync(
-        claude,
+      const { g } = await runWithStandIn();
+      const claude = agentStandIn(
+        path.join(g.dir, "bin"),
+        "claude",
         [
           "#!/bin/sh",
           "echo fixed > cart/cache.go.tmp.1 && mv cart/cache.go.tmp.1 cart/cache.go",
@@ -119,8 +122,7 @@ describe("twinlock exec running Codex", () => {
           "exit 0",
           "",
         ].join("\n"),
-      );
-      chmodSync(claude, 0o755);
+      ).program;
       const r = spawnSync(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--", claude, "-p", "fix it"], {
         cwd: g.dir,
         encoding: "utf8",
@@ -145,9 +147,9 @@ describe("twinlock exec running Codex", () => {
   it.skipIf(!bwrap.ok)(
     `ends what it left running in the sandbox (a loop in a session of its own) with it, before it reports the session unbound${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
     async () => {
-      const { g, codex } = await runWithStandIn();
+      const { g, codex, script } = await runWithStandIn();
       writeFileSync(
-        codex,
+        script,
         [
           "#!/bin/sh",
           `setsid sh -c 'echo $$ > cart/cache_race_test.go; while :; do echo late >> cart/cache.go; echo late >> "$HOME/.codex/late"; sleep 0.05; done' </dev/null >/dev/null 2>&1 &`,
@@ -171,9 +173,9 @@ describe("twinlock exec running Codex", () => {
   it.skipIf(!bwrap.ok)(
     `leaves no process of the sandbox running when exec itself is killed by SIGKILL: its watchdog kills them${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
     async () => {
-      const { g, codex } = await runWithStandIn();
+      const { g, codex, script } = await runWithStandIn();
       writeFileSync(
-        codex,
+        script,
         [
           "#!/bin/sh",
           // One loop in a session of its own (what exec's own reaper would find), one child of the tool: both write a target.

@@ -166,7 +166,21 @@ function execWithPlan(g: GateRun, plan: unknown[], env: NodeJS.ProcessEnv = {}):
   // The stand-in agent's own setting is handed on by name: exec passes only its allow-list (and --pass-env) to the command.
   const exec = spawnSync(
     process.execPath,
-    [DIST_BIN, "exec", g.runFile, "MD-30", "--pass-env", "AGENT_CHILD_EXIT", "--", process.execPath, CHILD, DIST_BIN, planFile, out],
+    [
+      DIST_BIN,
+      "exec",
+      g.runFile,
+      "MD-30",
+      "--pass-env",
+      "AGENT_CHILD_EXIT",
+      "--hook-only",
+      "--",
+      process.execPath,
+      CHILD,
+      DIST_BIN,
+      planFile,
+      out,
+    ],
     {
       cwd: g.dir,
       encoding: "utf8",
@@ -312,7 +326,17 @@ describe("twinlock exec", () => {
     const marker = path.join(g.dir, "started");
     const r = spawnSync(
       process.execPath,
-      [DIST_BIN, "exec", g.runFile, "MD-30", "--", process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`],
+      [
+        DIST_BIN,
+        "exec",
+        g.runFile,
+        "MD-30",
+        "--hook-only",
+        "--",
+        process.execPath,
+        "-e",
+        `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`,
+      ],
       {
         cwd: g.dir,
         encoding: "utf8",
@@ -330,7 +354,7 @@ describe("twinlock exec", () => {
     const ready = path.join(g.dir, "ready");
     const got = path.join(g.dir, "got");
     const script = `const fs=require("fs");process.on("SIGTERM",()=>{fs.writeFileSync(${JSON.stringify(got)},"SIGTERM");process.exit(0)});fs.writeFileSync(${JSON.stringify(ready)},"");setInterval(()=>{},1000);`;
-    const child = spawn(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--", process.execPath, "-e", script], {
+    const child = spawn(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--hook-only", "--", process.execPath, "-e", script], {
       cwd: g.dir,
       env: cleanEnv(),
       stdio: "ignore",
@@ -452,7 +476,7 @@ describe("twinlock hook in a session bound by exec", () => {
     const envFile = path.join(g.dir, "env.json");
     const go = path.join(g.dir, "go");
     const script = `const fs=require("fs");fs.writeFileSync(${JSON.stringify(envFile)},JSON.stringify(process.env));const t=setInterval(()=>{if(fs.existsSync(${JSON.stringify(go)})){clearInterval(t)}},50);`;
-    const child = spawn(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--", process.execPath, "-e", script], {
+    const child = spawn(process.execPath, [DIST_BIN, "exec", g.runFile, "MD-30", "--hook-only", "--", process.execPath, "-e", script], {
       cwd: g.dir,
       env: cleanEnv(),
       stdio: "ignore",

@@ -72,7 +72,7 @@ function runWithChild(args: string[], plan: unknown[], o: { cwd: string; env: No
   const planFile = path.join(dir, "plan.json");
   const out = path.join(dir, "seen.json");
   writeFileSync(planFile, JSON.stringify(plan));
-  const r = spawnSync(process.execPath, [DIST_BIN, ...args, "--", process.execPath, CHILD, DIST_BIN, planFile, out], {
+  const r = spawnSync(process.execPath, [DIST_BIN, ...args, "--hook-only", "--", process.execPath, CHILD, DIST_BIN, planFile, out], {
     cwd: o.cwd,
     encoding: "utf8",
     env: o.env,
@@ -162,6 +162,7 @@ describe("twinlock plan", () => {
           "handoff",
           "--home",
           g.home,
+          "--hook-only",
           "--",
           process.execPath,
           "-e",
@@ -196,6 +197,7 @@ describe("twinlock plan", () => {
         PLANNER,
         "--handoff",
         ".",
+        "--hook-only",
         "--",
         process.execPath,
         "-e",
@@ -236,6 +238,7 @@ describe("a binding left behind by a killed exec", () => {
         EXECUTOR,
         "--checkout",
         path.join(dir, "checkout"),
+        "--hook-only",
         "--",
         process.execPath,
         CHILD,
@@ -304,11 +307,15 @@ async function aroundAStop(t: Awaited<ReturnType<typeof teamRun>>, ref: string, 
   const out = path.join(dir, "seen.json");
   writeFileSync(planFile, JSON.stringify([...before, { touch: ready }, { waitFor: go }, ...after]));
   const stderr: Buffer[] = [];
-  const child = spawn(process.execPath, [DIST_BIN, ...args, "--home", t.home, "--", process.execPath, CHILD, DIST_BIN, planFile, out], {
-    cwd: t.project,
-    env: baseEnv(t.home, { TWINLOCK_STORE: t.url }),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [DIST_BIN, ...args, "--home", t.home, "--hook-only", "--", process.execPath, CHILD, DIST_BIN, planFile, out],
+    {
+      cwd: t.project,
+      env: baseEnv(t.home, { TWINLOCK_STORE: t.url }),
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   children.push(child);
   child.stderr?.on("data", (b: Buffer) => stderr.push(b));
   const status = new Promise<number | null>((resolve) => child.on("exit", resolve));

@@ -4,10 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { UsageError } from "../../errors/errors.js";
 import { bindSession } from "../../gate/bind-session.js";
+import { targetsToAdmit } from "../../gate/resolve-session-targets.js";
 import { recordExecResult } from "../../home/exec-results.js";
 import { bindingFileOf } from "../../home/write-session-binding.js";
+import { parseActionIds } from "../../input/parse-input.js";
 import { shellQuote } from "../../run/next-step.js";
-import { chooseSandbox, confineCommand, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
+import { chooseSandbox, confineCommand, requireMountableTargets, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
 import { startMcpRelay } from "../../sandbox/mcp-relay.js";
 import { sandboxRecordFile } from "../../sandbox/sandbox-record.js";
 import { resolveRunFile } from "../../store/run-folder.js";
@@ -32,7 +34,9 @@ type ExecOptions = CommonOptions & {
 
 /**
  * `twinlock exec RUN EXECUTOR [--checkout DIR] -- CMD…` (SPEC §11, §12):
- * admit (every check, as `admit`; a failure is admit's exit 3 and `!STOP:`
+ * choose the sandbox and check the targets it would mount (a refusal there
+ * comes before the admission, which stays unrecorded and its consent
+ * unused), admit (every check, as `admit`; a failure is admit's exit 3 and `!STOP:`
  * line, and CMD never starts), write the read-only checkout (by default a
  * new temporary folder, removed when CMD ends), bind the session in the gate
  * home (on either store: the binding lives in the home the hook reads), run
@@ -52,13 +56,26 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
   const checkout = o.checkout ?? path.join(scratch as string, "handoff");
   let store: RunStore | undefined;
   try {
+    store = storeOption(o);
+    // The targets the sandbox could not mount are refused before the admission could use the consent, not after it.
+    if (sandbox.kind === "bubblewrap")
+      requireMountableTargets(
+        sandbox,
+        await targetsToAdmit({
+          store,
+          runFile,
+          executor,
+          planner: o.planner,
+          actions: o.actions === undefined || o.actions.trim() === "all" ? undefined : parseActionIds(o.actions, "--actions"),
+          projectDir: process.cwd(),
+        }),
+      );
     const admitted = await runAdmit(runFile, executor, { ...o, checkout });
     if (admitted.exitCode !== 0) return admitted;
     const note = (text: string) => {
       if (!o.json) writeOutput(2, `${text}\n`);
     };
     note(admitted.text);
-    store = storeOption(o);
     const secret = randomBytes(32).toString("hex");
     const binding = await bindSession({
       runFile,
