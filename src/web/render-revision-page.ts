@@ -3,6 +3,7 @@ import { describeState } from "../run/describe-state.js";
 import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
 import { renderExecution } from "./render-execution.js";
+import { renderExecutorPrompt } from "./render-executor-prompt.js";
 import { renderHandoffRecords } from "./render-handoff-records.js";
 import { renderHashedFiles } from "./render-hashed-files.js";
 import { renderLayout } from "./render-layout.js";
@@ -71,7 +72,7 @@ export function renderRevisionPage(v: RevisionPageView): string {
 <dt>title</dt><dd>${e(v.executor.title)}</dd>
 <dt>file digest</dt><dd><code class="hash">${e(v.executor.digest)}</code></dd>
 </dl>
-<div class="markdown">${renderMarkdown(v.executor.body, 2)}</div>
+<div class="markdown">${renderExecutorPrompt(v.executor.body)}</div>
 <p>The whole file, exactly as the executor receives it (the rendering above can hide text such as link definitions):</p>
 <pre class="file-text" tabindex="0">${e(v.executor.source)}</pre>`;
   const revisions = `<ol class="revisions">\n${v.revisions
