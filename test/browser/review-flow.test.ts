@@ -240,17 +240,20 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       // Empty feedback: the browser's own validation stops the submit; no challenge is asked, nothing recorded.
       const before = runBytes(g);
       const asked = requests.length;
+      await page.locator("#request-changes > summary").click();
       await page.locator("#form-request-changes button[type=submit]").click();
       expect(await feedback.evaluate((el) => (el as HTMLTextAreaElement).validity.valueMissing)).toBe(true);
       await page.waitForTimeout(200);
       expect(requests.slice(asked).filter((u) => u.includes("/review"))).toEqual([]);
       expect(runBytes(g).equals(before)).toBe(true);
 
-      // Keyboard only: the skip link is the first stop, then Tab on to the feedback, type, Tab to the button, Enter.
+      // Keyboard only: the skip link is the first stop, then Tab on to the disclosure, Enter opens it, Tab to the feedback, type, Tab to the button, Enter.
       await page.goto(`${origin}/runs/${runId}/pairs/${PLANNER}/revisions/1`);
       await page.keyboard.press("Tab");
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
-      await tabTo("#feedback-changes");
+      await tabTo("#request-changes > summary");
+      await page.keyboard.press("Enter");
+      await tabTo("#feedback-changes", 3);
       await page.keyboard.type("Add Windows coverage and the rollback evidence.");
       await page.keyboard.press("Tab");
       expect(await page.evaluate(() => document.activeElement?.closest("form")?.id)).toBe("form-request-changes");
@@ -297,10 +300,11 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       expect(await unnamedControls()).toEqual([]);
       for (const label of ["Yes, consent", "No, refuse", "Mode", "Environment", "All the plan's actions"])
         await expect.poll(() => page.getByLabel(label, { exact: true }).count()).toBe(1);
-      await scrollToTop("#decide h3");
+      // With the keyboard: Tab to the consent disclosure, Enter opens it, Tab into the radio group, Space chooses, Tab to the form's button, Enter.
+      await tabTo("#consent > summary");
+      await page.keyboard.press("Enter");
+      await page.locator("#consent-yes").waitFor({ state: "visible" });
       await screenshot("consent");
-
-      // With the keyboard: Tab into the radio group, Space chooses, Tab to the form's button, Enter.
       await tabTo("#consent-yes");
       await page.keyboard.press("Space");
       expect(await page.locator("#consent-yes").isChecked()).toBe(true);
@@ -437,7 +441,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
         for (const label of ["Stops", "Note (optional)"]) await expect.poll(() => form.getByLabel(label, { exact: true }).count()).toBe(1);
         await expect.poll(() => form.getByLabel(/^Reason/).count()).toBe(1);
 
-        await tabTo("#stop-reason");
+        await tabTo("#raise-stop > summary");
+        await page.keyboard.press("Enter");
+        await tabTo("#stop-reason", 3);
         await page.keyboard.type("data-loss-risk");
         await tabTo("#stop-note", 3);
         await page.keyboard.type("Hold until the backup is checked.");
