@@ -56,8 +56,12 @@ export interface RunSummaryView {
 /** The run list, `/`. */
 export interface RunListView {
   layout: LayoutView;
-  /** Every run, in the order to show (the server sorts, newest first). */
+  /** Every run, in the order to show (the server sorts, newest first); those waiting on this reviewer are listed first. */
   runs: RunSummaryView[];
+  /** The signed-in reviewer's rights (`review`, `consent`, `apply`, `stop`): which waiting pairs wait on them. */
+  rights?: readonly string[];
+  /** Now (ISO 8601), for "5 minutes ago"; absent: times are shown as they are. */
+  now?: string;
 }
 
 /** A pair on the run page: its state, its next step and where its current revision is shown. */

@@ -26,7 +26,10 @@ export function addPageRoutes(app: GateApp, ctx: GateContext): void {
   const { store } = ctx;
   app.get("/", async (c) => {
     ctx.requireSignedInPage(c);
-    return c.html(renderRunListPage(await runListView(store, ctx.layoutFor(c), await store.list())));
+    const principal = c.get("principal");
+    const view = await runListView(store, ctx.layoutFor(c), await store.list());
+    const rights = principal.kind === "reviewer" ? principal.session.rights : [];
+    return c.html(renderRunListPage({ ...view, rights, now: ctx.now().toISOString() }));
   });
   app.get("/runs/:runId", async (c) => {
     ctx.requireSignedInPage(c);
