@@ -7,11 +7,11 @@ const before = (ms: number) => new Date(Date.parse(NOW) - ms).toISOString();
 
 describe("describeRelativeTime", () => {
   it("says how long ago in minutes, hours and days, then the date", () => {
-    expect(describeRelativeTime(before(10_000), NOW)).toBe("just now");
-    expect(describeRelativeTime(before(60_000), NOW)).toBe("1 minute ago");
-    expect(describeRelativeTime(before(5 * 60_000), NOW)).toBe("5 minutes ago");
-    expect(describeRelativeTime(before(3 * 3_600_000), NOW)).toBe("3 hours ago");
-    expect(describeRelativeTime(before(2 * 86_400_000), NOW)).toBe("2 days ago");
+    expect(describeRelativeTime(earlier(10_000), NOW)).toBe("just now");
+    expect(describeRelativeTime(earlier(60_000), NOW)).toBe("1 minute ago");
+    expect(describeRelativeTime(earlier(5 * 60_000), NOW)).toBe("5 minutes ago");
+    expect(describeRelativeTime(earlier(3 * 3_600_000), NOW)).toBe("3 hours ago");
+    expect(describeRelativeTime(earlier(2 * 86_400_000), NOW)).toBe("2 days ago");
     expect(describeRelativeTime("2026-01-02T00:00:00.000Z", NOW)).toBe("on 2026-01-02");
   });
 
@@ -30,7 +30,7 @@ describe("describeRelativeTime", () => {
     fc.assert(
       fc.property(fc.nat(40 * 86_400_000), fc.nat(40 * 86_400_000), (a, b) => {
         const [near, far] = a < b ? [a, b] : [b, a];
-        expect(units(describeRelativeTime(before(near), NOW))).toBeLessThanOrEqual(units(describeRelativeTime(before(far), NOW)));
+        expect(units(describeRelativeTime(earlier(near), NOW))).toBeLessThanOrEqual(units(describeRelativeTime(earlier(far), NOW)));
       }),
     );
   });
