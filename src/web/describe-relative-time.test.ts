@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { describeRelativeTime } from "./describe-relative-time.js";
 
 const NOW = "2026-05-01T12:00:00.000Z";
-const before = (ms: number) => new Date(Date.parse(NOW) - ms).toISOString();
+const earlier = (ms: number) => new Date(Date.parse(NOW) - ms).toISOString();
 
 describe("describeRelativeTime", () => {
   it("says how long ago in minutes, hours and days, then the date", () => {
