@@ -82,7 +82,10 @@ describe("renderRevisionPage", () => {
     expect(html).toContain(
       `signed with a passkey: <span class="mark mark-bad"><span aria-hidden="true">✗</span> not verified</span> <span class="reason">the passkey is not enrolled</span>`,
     );
-    expect(html).toContain("unsigned: proves nothing about who decided");
+    expect(html).toMatch(
+      /not signed: recorded by the gate on [^<]+'s word, so it <span class="mark mark-unsigned">proves nothing about who decided<\/span>/,
+    );
+    expect(html).not.toContain("unsigned: ");
     expect(html).toContain("<dt>decision</dt><dd>changes_requested</dd>");
   });
 
