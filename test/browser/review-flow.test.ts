@@ -338,6 +338,14 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       await scrollToTop("#files article:has(pre.diff)");
       await screenshot("revision-2-diff");
       await checkAtBothWidths("revision-review");
+      // The executor's prompt, opened: its tag blocks as labelled sections, its mode table as a table.
+      await page.locator("#executor-text > summary").click();
+      const modes = page.locator("#executor-text table").first();
+      await modes.waitFor();
+      expect(await modes.locator("th").allTextContents()).toEqual(["mode", "may do"]);
+      expect(await page.locator("#executor-text .prompt-block-label").count()).toBeGreaterThanOrEqual(3);
+      await scrollToTop("#executor-text .prompt-block");
+      await screenshot("executor-prompt");
 
       // The run list puts this run first, as waiting on alice, by its title.
       await page.goto(`${origin}/`);
