@@ -190,14 +190,19 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         expect(width, `${name} is ${width} px wide at ${size.width}: ${(await overflowing()).join("; ")}`).toBeLessThanOrEqual(size.width);
         if ((await page.locator("#decide").count()) > 0) {
-          const inView = await page.evaluate(() => {
-            const rects = [
-              document.querySelector("#decide-h"),
-              document.querySelector("#decide summary, #decide button, #decide .decision-none"),
-            ].map((el) => el?.getBoundingClientRect());
-            return rects.every((r) => r !== undefined && r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth);
-          });
-          expect(inView, `the decision panel of ${name} is in view at ${size.width} px`).toBe(true);
+          const panelInView = () =>
+            page.evaluate(() => {
+              const rects = [
+                document.querySelector("#decide-h"),
+                document.querySelector("#decide summary, #decide button, #decide .decision-none"),
+              ].map((el) => el?.getBoundingClientRect());
+              return rects.every((r) => r !== undefined && r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth);
+            });
+          expect(await panelInView(), `the decision panel of ${name} is in view at ${size.width} px`).toBe(true);
+          // It stays in view down the page (sticky, or the phone's bottom bar).
+          await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight / 2));
+          expect(await panelInView(), `the decision panel of ${name} stays in view halfway down at ${size.width} px`).toBe(true);
+          await page.evaluate(() => window.scrollTo(0, 0));
         }
         await screenshot(`${name}-${size.width}`);
       }
