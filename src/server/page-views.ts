@@ -239,6 +239,7 @@ export function receiptViews(state: RunState, wf: Workflow, config: Parameters<t
       hash: typeof receipt.handoff_hash === "string" ? receipt.handoff_hash : null,
       at: receipt.at,
       signature: signature ? (signature.kind === "webauthn" ? "webauthn" : "ed25519") : "unsigned",
+      byGate: right === null,
       verified:
         verdict === null || !signature
           ? null

@@ -328,11 +328,37 @@ export function sampleErrorPage(): ErrorPageView {
   };
 }
 
+/** The run list seen by a reviewer with the review right, with times relative to now. */
+export function sampleWaitingRunList(): RunListView {
+  return { ...sampleRunList(), rights: ["review"], now: "2026-05-01T12:00:00.000Z" };
+}
+
+/** The revision page just after its reviewer approved it: the confirmation at the top. */
+export function sampleConfirmedRevisionPage(): RevisionPageView {
+  const v = sampleRevisionPage();
+  return {
+    ...v,
+    confirmation: {
+      kind: "review",
+      who: "alice",
+      decision: "approved",
+      note: null,
+      revision: v.revision,
+      hash: v.hash,
+      at: "2026-05-01T12:00:00.000Z",
+      signature: "webauthn",
+      verified: { ok: true, reason: "alice's enrolled passkey, review right" },
+    },
+  };
+}
+
 /** Every page, rendered from its sample view with every optional part present. */
 export function samplePages(): Array<[string, () => string]> {
   return [
     ["run list", () => renderRunListPage(sampleRunList())],
     ["empty run list", () => renderRunListPage({ ...sampleRunList(), runs: [] })],
+    ["run list, a run waiting on the reviewer", () => renderRunListPage(sampleWaitingRunList())],
+    ["revision page with a confirmation", () => renderRevisionPage(sampleConfirmedRevisionPage())],
     ["run page", () => renderRunPage(sampleRunPage())],
     ["revision page", () => renderRevisionPage(sampleRevisionPage())],
     [

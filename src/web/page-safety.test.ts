@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { markupShape, unsafeMarkup } from "../test-support/html-checks.js";
 import {
+  sampleConfirmedRevisionPage,
   sampleEnrolPage,
   sampleErrorPage,
   samplePages,
@@ -9,6 +10,7 @@ import {
   sampleRunList,
   sampleRunPage,
   sampleSignInPage,
+  sampleWaitingRunList,
 } from "../test-support/sample-views.js";
 import { renderEnrolPage } from "./render-enrol-page.js";
 import { renderErrorPage } from "./render-error-page.js";
@@ -55,6 +57,8 @@ const texts = fc.array(hostile, { minLength: 1, maxLength: 40 });
 
 const RENDERERS: Array<[string, (t: readonly string[]) => string]> = [
   ["run list", (t) => renderRunListPage(fillText(sampleRunList(), t))],
+  ["run list waiting on the reviewer", (t) => renderRunListPage(fillText(sampleWaitingRunList(), t))],
+  ["revision page with a confirmation", (t) => renderRevisionPage(fillText(sampleConfirmedRevisionPage(), t))],
   ["run page", (t) => renderRunPage(fillText(sampleRunPage(), t))],
   ["revision page", (t) => renderRevisionPage(fillText(sampleRevisionPage(), t))],
   [

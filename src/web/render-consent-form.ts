@@ -7,11 +7,18 @@ import type { ConsentFormView } from "./view-model.js";
  * executor's ID and title) as the legend of a yes/no choice, then the
  * limits consented to, defaulting to the run's settings: mode, environment,
  * action scope ("all" or action IDs), budget and an expiry in minutes.
+ * Each action is named by its ID and, when given, its summary.
  * Fields: `decision` (approved|declined), `mode`, `environment`, `actions`
  * (repeated; `all` or IDs), `budget` (empty for none), `expires_in_minutes`
  * (empty for none).
  */
-export function renderConsentForm(form: ConsentFormView, csrf: string, hash: string, executorDigest: string): string {
+export function renderConsentForm(
+  form: ConsentFormView,
+  csrf: string,
+  hash: string,
+  executorDigest: string,
+  actionSummaries: ReadonlyMap<string, string> = new Map(),
+): string {
   const e = escapeHtml;
   const s = form.settings;
   const all = s.actions === "all";
@@ -20,7 +27,7 @@ export function renderConsentForm(form: ConsentFormView, csrf: string, hash: str
   const actions = form.actionIds
     .map(
       (id, i) =>
-        `<div class="check"><input type="checkbox" id="consent-action-${i}" name="actions" value="${e(id)}"${chosen.has(id) ? " checked" : ""}><label for="consent-action-${i}"><code>${e(id)}</code></label></div>`,
+        `<div class="check"><input type="checkbox" id="consent-action-${i}" name="actions" value="${e(id)}"${chosen.has(id) ? " checked" : ""}><label for="consent-action-${i}"><code>${e(id)}</code>${actionSummaries.has(id) ? ` ${e(actionSummaries.get(id) as string)}` : ""}</label></div>`,
     )
     .join("\n");
   const fields = `<fieldset class="consent-question">

@@ -17,6 +17,8 @@ export interface DecisionFormParts {
   fields?: string;
   /** The submit button's label. */
   submit: string;
+  /** True for a decision that ends or stops something (decline, stop): its button is styled as destructive. */
+  destructive?: boolean;
 }
 
 /**
@@ -34,7 +36,7 @@ export function renderDecisionForm(p: DecisionFormParts): string {
   ];
   return `<form id="${id}" class="decision" method="post" action="${localHref(p.action)}" data-passkey>
 ${hidden.map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`).join("\n")}
-${p.fields ?? ""}<button type="submit">${escapeHtml(p.submit)}</button>
+${p.fields ?? ""}<button type="submit"${p.destructive ? ' class="destructive"' : ""}>${escapeHtml(p.submit)}</button>
 <div class="form-alert" id="${id}-alert" role="alert" aria-live="assertive"></div>
 </form>`;
 }

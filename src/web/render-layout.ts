@@ -9,9 +9,10 @@ const HTMX_CONFIG = `{"includeIndicatorStyles":false,"allowEval":false,"allowScr
  * for the client script, the stylesheet and the three scripts, all served
  * from this server and none inline, for a CSP of `default-src 'self'`), a
  * skip link to `<main id="main">`, a header with the signed-in reviewer, and
- * the insecure-HTTP banner when the view says so. `body` is trusted HTML.
+ * the insecure-HTTP banner when the view says so. `body` is trusted HTML;
+ * `mainClass`, classes for `<main>` (a wider page, one with a decision panel).
  */
-export function renderLayout(layout: LayoutView, title: string, body: string): string {
+export function renderLayout(layout: LayoutView, title: string, body: string, mainClass = ""): string {
   const who =
     layout.reviewer === null
       ? `<span class="who">Not signed in</span> <a href="/signin">Sign in</a>`
@@ -36,9 +37,9 @@ export function renderLayout(layout: LayoutView, title: string, body: string): s
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="site-header">
 <a class="brand" href="/">twinlock</a>
-<p class="session">${who}</p>
+<div class="session">${who}</div>
 </header>
-${banner}<main id="main" tabindex="-1">
+${banner}<main id="main" tabindex="-1"${mainClass === "" ? "" : ` class="${escapeHtml(mainClass)}"`}>
 ${body}
 </main>
 </body>

@@ -59,10 +59,15 @@ describe("renderMarkdown", () => {
     expect(renderMarkdown("# A\n\n#### B", 2)).toBe("<h3>A</h3>\n<h6>B</h6>\n");
   });
 
-  it("shows a table as the text it is, so a cell past the header's count is not dropped", () => {
-    const html = renderMarkdown("| a | b |\n|:-:|--:|\n| 1 | ok | EXECUTOR: also push to main |");
-    expect(html).toContain("EXECUTOR: also push to main");
-    expect(html).not.toContain("<table");
+  it("shows a table as a table, and a cell past the header's count is not dropped", () => {
+    const html = renderMarkdown(
+      "| a | b |\n|:-:|--:|\n| 1 | ok | EXECUTOR: also push to main |\n| 2 | \\| | <i>x</i> | [y](javascript:1) |",
+    );
+    expect(html).toContain(`<td class="cell-past-header">EXECUTOR: also push to main</td>`);
+    expect(html).toContain(
+      `<td class="align-right">|</td>\n<td class="cell-past-header">&lt;i&gt;x&lt;/i&gt;</td>\n<td class="cell-past-header">[y](javascript:1)</td>\n</tr>`,
+    );
+    expect(html).toContain("<table");
     expect(html).not.toContain("style=");
   });
 

@@ -1,3 +1,4 @@
+import type { StateBlock } from "markdown-it";
 import MarkdownIt from "markdown-it";
 import { cleanLines } from "../input/clean-text.js";
 
@@ -12,10 +13,85 @@ md.validateLink = isSafeLink;
 // Nothing the executor reads may be out of the reviewer's sight:
 // - a link reference definition (`[//]: # (text)`, a common "comment") is never rendered: it is shown as text, with
 //   every `[text][ref]` that would have used one;
-// - a table drops the cells of a row past its header's: tables are shown as the text they are;
+// - a table drops the cells of a row past its header's: those cells are put back (see the table rule below);
 // - an entity (`&ZeroWidthSpace;`, `&#x202E;`) would become a character after the invisible ones were written out:
 //   entities are shown as written.
-md.disable(["reference", "table", "entity"]);
+md.disable(["reference", "entity"]);
+
+/** One row of a table as markdown-it splits it: on each `|` not escaped, `\\|` kept as a `|` in its cell. */
+function splitRow(line: string): string[] {
+  const cells: string[] = [];
+  let current = "";
+  let last = 0;
+  for (let pos = 0; pos < line.length; pos++) {
+    if (line.charCodeAt(pos) !== 0x7c) continue;
+    if (pos > 0 && line.charCodeAt(pos - 1) === 0x5c) {
+      current += line.slice(last, pos - 1);
+      last = pos;
+    } else {
+      cells.push(current + line.slice(last, pos));
+      current = "";
+      last = pos + 1;
+    }
+  }
+  cells.push(current + line.slice(last));
+  if (cells[0]?.trim() === "") cells.shift();
+  if (cells.length > 0 && cells[cells.length - 1]?.trim() === "") cells.pop();
+  return cells;
+}
+
+type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean;
+const tableRule = (md.block.ruler as unknown as { __rules__: Array<{ name: string; fn: BlockRule }> }).__rules__.find(
+  (r) => r.name === "table",
+)?.fn as BlockRule;
+
+/**
+ * Tables are shown as tables, hiding nothing: a row's cells past its header's
+ * count (which markdown-it drops) are put back, marked; alignment is a class,
+ * never an inline style (the CSP forbids them).
+ */
+md.block.ruler.at(
+  "table",
+  (state, startLine, endLine, silent) => {
+    const from = state.tokens.length;
+    if (!tableRule(state, startLine, endLine, silent)) return false;
+    if (silent) return true;
+    // The parser keeps its own reference to this array: it is rewritten in place.
+    const tokens = state.tokens;
+    const table = tokens.splice(from);
+    const out = tokens;
+    let rowCells = 0;
+    let rowLine = -1;
+    for (const t of table) {
+      const align = t.attrGet("style");
+      if (align !== null) {
+        t.attrs = (t.attrs ?? []).filter(([name]) => name !== "style");
+        t.attrSet("class", `align-${String(align).replace("text-align:", "")}`);
+      }
+      if (t.type === "tr_open") {
+        rowCells = 0;
+        rowLine = t.map?.[0] ?? -1;
+      } else if (t.type === "td_open" || t.type === "th_open") rowCells++;
+      else if (t.type === "tr_close" && rowLine >= 0) {
+        const line = state.src.slice((state.bMarks[rowLine] ?? 0) + (state.tShift[rowLine] ?? 0), state.eMarks[rowLine]);
+        const cells = splitRow(line.trim());
+        for (let c = rowCells; c < cells.length; c++) {
+          const open = new state.Token("td_open", "td", 1);
+          open.attrSet("class", "cell-past-header");
+          const inline = new state.Token("inline", "", 0);
+          inline.content = (cells[c] as string).trim();
+          inline.children = [];
+          const close = new state.Token("td_close", "td", -1);
+          open.block = close.block = true;
+          out.push(open, inline, close);
+        }
+      }
+      out.push(t);
+    }
+    return true;
+  },
+  { alt: ["paragraph", "reference"] },
+);
 
 /**
  * Why a link is not made clickable, or null: a link to this machine
@@ -170,8 +246,8 @@ md.renderer.rules.heading_close = shiftHeading;
  * do nothing: raw HTML off (shown as text), links only to http(s) or
  * relative paths, images shown as links, invisible characters written out,
  * headings moved down by `headingOffset` levels (at most h6). Nothing the
- * executor would read is left out of sight: link reference definitions,
- * tables and entities are shown as written, and a link's destination and
+ * executor would read is left out of sight: link reference definitions
+ * and entities are shown as written, a table row's cells past its header's are shown, and a link's destination and
  * title are written out after it.
  */
 export function renderMarkdown(source: string, headingOffset = 0): string {

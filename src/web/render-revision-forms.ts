@@ -3,17 +3,31 @@ import { renderDecisionForm } from "./render-decision-form.js";
 import type { RevisionFormsView } from "./view-model.js";
 
 /**
- * The decision forms a revision's state allows, each under its own `<h3>`:
- * request changes (feedback required), approve, decline (a reason
- * required), consent. Each carries the hash shown; review forms post
- * `decision` and `feedback`. Null when no form is allowed.
+ * The decision panel's forms, as the revision's state allows them: approve
+ * (one button), request changes (feedback required) behind its own
+ * disclosure, decline (a reason required) behind its own, styled as
+ * destructive; or the consent question behind a disclosure. Each carries
+ * the hash shown; review forms post `decision` and `feedback`. Null when no
+ * form is allowed. `actionSummaries` names each action ID the consent scope offers.
  */
-export function renderRevisionForms(forms: RevisionFormsView, csrf: string, hash: string, executorDigest: string): string | null {
+export function renderRevisionForms(
+  forms: RevisionFormsView,
+  csrf: string,
+  hash: string,
+  executorDigest: string,
+  actionSummaries: ReadonlyMap<string, string> = new Map(),
+): string | null {
   // Every decision also names the executor file it showed: a file changed since the page was rendered is refused.
   const shown: Array<[string, string]> = [["executor_digest", executorDigest]];
   const out: string[] = [];
+  if (forms.approve !== undefined)
+    out.push(`<div class="decision-option decision-approve">
+<p class="decision-help">Approving records that this exact revision, and nothing else, may go on to the consent question.</p>
+${renderDecisionForm({ id: "form-approve", action: forms.approve, csrf, hash, hidden: [["decision", "approved"], ...shown], submit: "Sign and approve this revision" })}
+</div>`);
   if (forms.requestChanges !== undefined)
-    out.push(`<h3>Request changes</h3>
+    out.push(`<details class="decision-option decision-changes" id="request-changes">
+<summary>Request changes</summary>
 ${renderDecisionForm({
   id: "form-request-changes",
   action: forms.requestChanges,
@@ -24,13 +38,12 @@ ${renderDecisionForm({
 <textarea id="feedback-changes" name="feedback" rows="5" required></textarea>
 `,
   submit: "Sign and request changes",
-})}`);
-  if (forms.approve !== undefined)
-    out.push(`<h3>Approve</h3>
-<p>Approving records that this exact revision, and nothing else, may go on to the consent question.</p>
-${renderDecisionForm({ id: "form-approve", action: forms.approve, csrf, hash, hidden: [["decision", "approved"], ...shown], submit: "Sign and approve this revision" })}`);
+})}
+</details>`);
   if (forms.decline !== undefined)
-    out.push(`<h3>Decline</h3>
+    out.push(`<details class="decision-option decision-destructive" id="decline">
+<summary>Decline the plan</summary>
+<p class="decision-help">Declining ends this workflow: nothing of this plan runs, and the planner cannot revise it.</p>
 ${renderDecisionForm({
   id: "form-decline",
   action: forms.decline,
@@ -41,7 +54,13 @@ ${renderDecisionForm({
 <textarea id="feedback-decline" name="feedback" rows="4" required></textarea>
 `,
   submit: "Sign and decline the plan",
-})}`);
-  if (forms.consent !== undefined) out.push(`<h3>Execution consent</h3>\n${renderConsentForm(forms.consent, csrf, hash, executorDigest)}`);
+  destructive: true,
+})}
+</details>`);
+  if (forms.consent !== undefined)
+    out.push(`<details class="decision-option decision-consent" id="consent">
+<summary>Answer the consent question</summary>
+${renderConsentForm(forms.consent, csrf, hash, executorDigest, actionSummaries)}
+</details>`);
   return out.length === 0 ? null : out.join("\n");
 }

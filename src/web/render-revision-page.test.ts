@@ -82,7 +82,10 @@ describe("renderRevisionPage", () => {
     expect(html).toContain(
       `signed with a passkey: <span class="mark mark-bad"><span aria-hidden="true">✗</span> not verified</span> <span class="reason">the passkey is not enrolled</span>`,
     );
-    expect(html).toContain("unsigned: proves nothing about who decided");
+    expect(html).toMatch(
+      /not signed: recorded by the gate on [^<]+'s word, so it <span class="mark mark-unsigned">proves nothing about who decided<\/span>/,
+    );
+    expect(html).not.toContain("unsigned: ");
     expect(html).toContain("<dt>decision</dt><dd>changes_requested</dd>");
   });
 
@@ -98,7 +101,7 @@ describe("renderRevisionPage", () => {
       expect(form).toMatch(/^id="form-[a-z-]+" class="decision" method="post" action="\/runs\/[^"]+" data-passkey>/);
       expect(form).toContain(`<input type="hidden" name="csrf" value="csrf-token-1">`);
       expect(form).toContain(`<input type="hidden" name="handoff_hash" value="${HASH2}">`);
-      expect(form).toMatch(/<button type="submit">Sign and [^<]+<\/button>/);
+      expect(form).toMatch(/<button type="submit"(?: class="destructive")?>Sign and [^<]+<\/button>/);
       expect(form).toMatch(/<div class="form-alert" id="form-[a-z-]+-alert" role="alert" aria-live="assertive"><\/div>/);
     }
   });
@@ -206,6 +209,94 @@ describe("renderRevisionPage", () => {
     );
     const section = page.slice(page.indexOf('<h2 id="report-h">'), page.indexOf('<h2 id="executor-h">'));
     expect(section.split("<strong>bold</strong>").length - 1).toBe(shown / line.length);
+  });
+
+  it("leads with a summary before any section: findings, each action's target, risk and rollback, open unknowns, stops, what changed", () => {
+    const main = mainOf(html);
+    const glance = main.slice(main.indexOf('<section id="summary"'), main.indexOf("</section>", main.indexOf('<section id="summary"')));
+    expect(main.indexOf('<section id="summary"')).toBeLessThan(main.indexOf('<section id="evidence"'));
+    expect(glance).toContain("<h3>What the planner found</h3>");
+    expect(glance).toContain("<code>#FINDING:F1</code> The pool is too small");
+    expect(glance).toContain(
+      '<code>+ACTION:A1</code> Raise the pool size<dl class="glance-facts"><dt>target</dt><dd>config/pool.yaml</dd><dt>risk</dt><dd>low</dd><dt>rollback</dt><dd>restore the old size</dd></dl>',
+    );
+    expect(glance).toContain(`<dt>rollback</dt><dd><strong class="missing">none given</strong></dd>`);
+    expect(glance).toContain("<code>?UNKNOWN:U1</code> Is the replica healthy?");
+    expect(glance).toContain("<h3>Since revision 1</h3>");
+    expect(glance).toContain('alice asked: <q class="note">Say how to roll back A2.</q>');
+    expect(glance).toContain(`3 records changed (1 added, 1 changed, 1 removed); 3 files changed. <a href="#changes">See what changed</a>`);
+  });
+
+  it("puts the decision panel right after the summary: approve, then request changes and decline each behind its own disclosure, decline destructive", () => {
+    const main = mainOf(html);
+    const panel = main.slice(main.indexOf('<aside id="decide"'), main.indexOf("</aside>"));
+    expect(main.indexOf('<aside id="decide"')).toBeLessThan(main.indexOf('<nav aria-label="On this page">'));
+    expect(panel.indexOf('id="form-approve"')).toBeLessThan(panel.indexOf('<details class="decision-option decision-changes"'));
+    expect(panel).toMatch(
+      /<details class="decision-option decision-changes" id="request-changes">\n<summary>Request changes<\/summary>\n<form id="form-request-changes"/,
+    );
+    expect(panel).toMatch(
+      /<details class="decision-option decision-destructive" id="decline">\n<summary>Decline the plan<\/summary>[\s\S]*<button type="submit" class="destructive">Sign and decline the plan<\/button>/,
+    );
+    expect(panel).toContain(`revision 2, <code class="hash" title="${HASH2}">${HASH2.slice(0, 15)}…</code>`);
+  });
+
+  it("lists the page's sections under On this page, the summary and the panel first", () => {
+    expect(html).toMatch(
+      /<nav aria-label="On this page"><h2 class="toc-h">On this page<\/h2><ul class="toc"><li><a href="#summary">At a glance<\/a><\/li><li><a href="#decide">Decide<\/a><\/li>/,
+    );
+  });
+
+  it("shows the executor's text once, rendered, with the whole file one click away", () => {
+    const executor = html.slice(html.indexOf('<section id="executor"'), html.indexOf('<section id="files"'));
+    expect(executor.split("Apply only the approved actions.").length - 1).toBe(2);
+    expect(executor).toContain(
+      `<details class="long" id="executor-file"><summary>The whole file, exactly as the executor receives it</summary>`,
+    );
+    expect(executor.indexOf("<h3>Execute</h3>")).toBeLessThan(executor.indexOf('id="executor-file"'));
+  });
+
+  it("names each action in the consent scope by its ID and summary", () => {
+    expect(html).toContain(`<label for="consent-action-0"><code>A1</code> Raise the pool size</label>`);
+  });
+
+  it("confirms a decision just recorded at the top: the receipt, the hash it binds and what happens next", () => {
+    const receipt = {
+      kind: "consent",
+      who: "alice",
+      decision: "approved",
+      note: null,
+      revision: 2,
+      hash: HASH2,
+      at: "2026-01-01T00:00:00.000Z",
+      signature: "webauthn" as const,
+      verified: { ok: true, reason: "alice's enrolled passkey, consent right" },
+    };
+    const page = mainOf(renderRevisionPage({ ...sampleRevisionPage(), confirmation: receipt }));
+    expect(page.indexOf('<section id="confirmation"')).toBeLessThan(page.indexOf('<section id="summary"'));
+    expect(page).toContain(`<section id="confirmation" class="confirmation" role="status" tabindex="-1" aria-labelledby="confirmation-h">`);
+    expect(page).toContain("Your consent receipt: <strong>approved</strong> on revision 2, signed with your passkey");
+    expect(page).toContain(`It binds the handoff hash <code class="hash">${HASH2}</code>.`);
+    expect(page).toContain("An operator now runs <code>twinlock admit</code>");
+    expect(mainOf(html)).not.toContain('id="confirmation"');
+  });
+
+  it("shows a record the gate writes itself as recorded by the gate, never as unsigned", () => {
+    const admission = {
+      kind: "admission",
+      who: "operator",
+      decision: "admitted",
+      note: null,
+      revision: 2,
+      hash: HASH2,
+      at: "2026-01-01T00:00:00.000Z",
+      signature: "unsigned" as const,
+      byGate: true,
+      verified: null,
+    };
+    const page = renderRevisionPage({ ...sampleRevisionPage(), receipts: [admission] });
+    expect(page).toContain(`<span class="mark mark-gate">recorded by the gate</span>`);
+    expect(page).not.toContain("unsigned: ");
   });
 
   it("has no What changed section on revision 1", () => {

@@ -2,7 +2,10 @@ import { describeNotWhole } from "../gate/present-files.js";
 import { describeState } from "../run/describe-state.js";
 import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
+import { renderConfirmation } from "./render-confirmation.js";
+import { renderDecisionSummary } from "./render-decision-summary.js";
 import { renderExecution } from "./render-execution.js";
+import { renderExecutorPrompt } from "./render-executor-prompt.js";
 import { renderHandoffRecords } from "./render-handoff-records.js";
 import { renderHashedFiles } from "./render-hashed-files.js";
 import { renderLayout } from "./render-layout.js";
@@ -13,14 +16,20 @@ import { renderRevisionForms } from "./render-revision-forms.js";
 import { renderStop } from "./render-stop.js";
 import type { RevisionPageView } from "./view-model.js";
 
+/** An executor body longer than this many lines is shown collapsed (one click opens it). */
+const LONG_LINES = 40;
+
 /**
- * The revision page (SPEC §10), from the frozen bytes: planner → executor,
- * revision n of m, the full hash and the state; the plan versus what was
- * done once `close` recorded it; what changed since n-1;
- * the records; `report.md` rendered inert; the exact executor; every
- * hashed file; the receipts timeline; the other revisions; and the decision
- * forms the state allows (none when the revision is stale: a banner then
- * links the current one).
+ * The revision page (SPEC §10), from the frozen bytes, leading with the
+ * decision: the heading (planner → executor, revision n of m), a one-screen
+ * summary (renderDecisionSummary) and the decision panel the state allows
+ * (sticky beside the page on a desktop, a bar at the bottom on a phone; on a
+ * stale revision a banner links the current one instead); then an "on this
+ * page" list and the rest: the stops on the pair, the plan versus what was
+ * done once `close` recorded it, what changed since n-1, the records,
+ * `report.md` rendered inert, the exact executor (rendered once, the whole
+ * file one click away), every hashed file, the receipts and the revisions,
+ * the long ones collapsed.
  */
 export function renderRevisionPage(v: RevisionPageView): string {
   const e = escapeHtml;
@@ -28,7 +37,8 @@ export function renderRevisionPage(v: RevisionPageView): string {
   const stale = v.stale
     ? `<p class="banner banner-stale" role="alert">This revision is no longer current — see <a href="${localHref(v.stale.url)}">revision ${v.stale.revision}</a>.</p>\n`
     : "";
-  const forms = v.stale ? null : renderRevisionForms(v.forms, v.layout.csrf, v.hash, v.executor.digest);
+  const summaries = new Map(v.model.actions.map((a) => [a.id, a.summary]));
+  const forms = v.stale ? null : renderRevisionForms(v.forms, v.layout.csrf, v.hash, v.executor.digest, summaries);
   const sections: Array<[id: string, title: string, html: string]> = [];
 
   const changed: string[] = [];
@@ -48,7 +58,7 @@ export function renderRevisionPage(v: RevisionPageView): string {
       `<ul class="stops">\n${v.hardStops.map((x, i) => renderStop(x, i, v.layout.csrf)).join("\n")}\n</ul>`,
     ]);
 
-  // Records not all shown are said to be before any of them and again beside the forms: the decision binds all of them.
+  // Records not all shown are said to be before any of them and again in the panel: the decision binds all of them.
   const notShown = v.recordsNotShown
     ? `<p class="banner banner-partial" role="note"><strong>Not the whole plan.</strong> ${e(v.recordsNotShown.notice)}</p>\n`
     : "";
@@ -66,14 +76,18 @@ export function renderRevisionPage(v: RevisionPageView): string {
       : reportFile
         ? "<p>The report is not shown as text here; see it under Files.</p>"
         : "<p>This handoff has no <code>report.md</code>.</p>");
+  const lines = v.executor.body.split("\n").length;
+  const prompt = `<div class="markdown">${renderExecutorPrompt(v.executor.body)}</div>`;
   const executor = `<dl>
 <dt>ID</dt><dd><code>${e(v.executor.id)}</code></dd>
 <dt>title</dt><dd>${e(v.executor.title)}</dd>
 <dt>file digest</dt><dd><code class="hash">${e(v.executor.digest)}</code></dd>
 </dl>
-<div class="markdown">${renderMarkdown(v.executor.body, 2)}</div>
-<p>The whole file, exactly as the executor receives it (the rendering above can hide text such as link definitions):</p>
-<pre class="file-text" tabindex="0">${e(v.executor.source)}</pre>`;
+${lines > LONG_LINES ? `<details class="long" id="executor-text"><summary>The executor's instructions, rendered (${lines} lines)</summary>\n${prompt}\n</details>` : prompt}
+<details class="long" id="executor-file"><summary>The whole file, exactly as the executor receives it</summary>
+<p>The rendering above can hide text such as link definitions; this is every character of the file.</p>
+<pre class="file-text" tabindex="0">${e(v.executor.source)}</pre>
+</details>`;
   const revisions = `<ol class="revisions">\n${v.revisions
     .map(
       (r) =>
@@ -82,6 +96,8 @@ export function renderRevisionPage(v: RevisionPageView): string {
     .join("\n")}\n</ol>`;
 
   const nav = [
+    ["summary", "At a glance"],
+    ["decide", "Decide"],
     ...sections.map(([id, title]) => [id, title]),
     ["evidence", "Evidence"],
     ["findings", "Findings"],
@@ -94,29 +110,36 @@ export function renderRevisionPage(v: RevisionPageView): string {
     ["files", "Files"],
     ["receipts", "Receipts"],
     ["revisions", "Revisions"],
-    ...(forms === null ? [] : [["decide", "Decide"]]),
   ];
   const section = (id: string, title: string, html: string) =>
     `<section id="${id}" aria-labelledby="${id}-h"><h2 id="${id}-h">${e(title)}</h2>\n${html}\n</section>`;
+  const receipts =
+    v.receipts.length > 4
+      ? `<details class="long" open><summary>${v.receipts.length} receipts, oldest first</summary>\n${renderReceipts(v.receipts)}\n</details>`
+      : renderReceipts(v.receipts);
+  const panel = `<aside id="decide" class="decision-panel" aria-labelledby="decide-h">
+<h2 id="decide-h">Decide <span class="decide-on">revision ${v.revision}, <code class="hash" title="${e(v.hash)}">${e(v.hash.slice(0, 15))}…</code></span></h2>
+${forms === null ? `<p class="decision-none">${v.stale ? "Nothing to decide on this revision: it is no longer current." : `Nothing for you to decide now: ${e(describeState(v.state))}.`}</p>` : notShown + forms}
+</aside>`;
 
   const body = `${stale}<h1>Revision ${v.revision} of ${v.latestRevision}: <code>${e(v.planner)}</code> → <code>${e(v.executor.id)}</code></h1>
-<dl class="summary">
-<dt>run</dt><dd><a href="${localHref(v.runUrl)}">${e(v.runId)}</a></dd>
-<dt>executor</dt><dd><code>${e(v.executor.id)}</code> ${e(v.executor.title)}</dd>
-<dt>handoff hash</dt><dd><code class="hash copyable">${e(v.hash)}</code></dd>
-<dt>state</dt><dd class="state state-${e(v.state)}" data-state="${e(v.state)}">${e(describeState(v.state))}</dd>
-<dt>frozen</dt><dd><time datetime="${e(v.frozenAt)}">${e(v.frozenAt)}</time> by ${e(v.frozenBy)}</dd>
-</dl>
-<nav aria-label="On this page"><ul class="toc">${nav.map(([id, title]) => `<li><a href="#${id}">${e(title as string)}</a></li>`).join("")}</ul></nav>
+${renderConfirmation(v.confirmation ?? null)}<div class="revision-layout">
+<div class="revision-lead">
+${renderDecisionSummary(v)}
+</div>
+${panel}
+<div class="revision-rest">
+<nav aria-label="On this page"><h2 class="toc-h">On this page</h2><ul class="toc">${nav.map(([id, title]) => `<li><a href="#${id}">${e(title as string)}</a></li>`).join("")}</ul></nav>
 ${sections.map(([id, title, html]) => section(id, title, html)).join("\n")}
 ${records}
 ${section("report", "Report", report)}
 ${section("executor", "The exact executor", executor)}
 ${section("files", `Files (${v.filesNotListed?.total ?? v.files.length})`, filesNotListed + renderHashedFiles(v.files, v.removedFiles, previous))}
-${section("receipts", "Receipts", renderReceipts(v.receipts))}
+${section("receipts", "Receipts", receipts)}
 ${section("revisions", "Revisions", revisions)}
-${forms === null ? "" : section("decide", "Decide", notShown + forms)}`;
-  return renderLayout(v.layout, `${v.planner} revision ${v.revision}`, body);
+</div>
+</div>`;
+  return renderLayout(v.layout, `${v.planner} revision ${v.revision}`, body, "main-wide has-decision-panel");
 }
 
 /**

@@ -1,14 +1,39 @@
 import { describe, expect, it } from "vitest";
 import { sampleRunList } from "../test-support/sample-views.js";
 import { renderRunListPage } from "./render-run-list-page.js";
+import type { RunSummaryView } from "./view-model.js";
 
 describe("renderRunListPage", () => {
-  it("lists each run with its ID linking to its page, its suite and when it changed", () => {
-    const html = renderRunListPage(sampleRunList());
+  it("lists each run by its title linking to its page, with its ID, its suite and when it changed, the exact time as a title", () => {
+    const html = renderRunListPage({ ...sampleRunList(), now: "2026-05-01T12:00:00.000Z" });
     expect(html).toContain("<h1>Runs</h1>");
-    expect(html).toContain(`<a href="/runs/run_0123456789abcdef"><code>run_0123456789abcdef</code></a>`);
+    expect(html).toContain(
+      `<a href="/runs/run_0123456789abcdef">Apply the fix; Rotate keys</a> <code class="run-id">run_0123456789abcdef</code>`,
+    );
     expect(html).toContain("<td>mission-directives</td>");
-    expect(html).toContain(`<time datetime="2026-05-01T10:00:00.000Z">`);
+    expect(html).toContain(`<time datetime="2026-05-01T10:00:00.000Z" title="2026-05-01T10:00:00.000Z">2 hours ago</time>`);
+  });
+
+  it("lists first the runs with a pair waiting on this reviewer's rights, marking the pair, then the others", () => {
+    const list = sampleRunList();
+    const [run] = list.runs as [RunSummaryView];
+    const consent: RunSummaryView = {
+      ...run,
+      runId: "run_1111111111111111",
+      url: "/runs/run_1111111111111111",
+      pairs: [{ planner: "MD-35", executor: "MD-36", executorTitle: "Migrate", state: "execution_consent_pending", revision: 1 }],
+    };
+    const html = renderRunListPage({ ...list, runs: [run, consent], rights: ["consent"] });
+    const waiting = html.slice(html.indexOf('<section id="waiting"'), html.indexOf('<section id="other-runs"'));
+    expect(waiting).toContain("Waiting on you (1)");
+    expect(waiting).toContain("run_1111111111111111");
+    expect(waiting).toContain(`execution consent pending</span> <strong class="waits-on-you">waits on you</strong>`);
+    expect(waiting).not.toContain("run_0123456789abcdef");
+    expect(html.slice(html.indexOf('<section id="other-runs"'))).toContain("run_0123456789abcdef");
+    const reviewer = renderRunListPage({ ...list, runs: [run, consent], rights: ["review"] });
+    expect(reviewer.slice(reviewer.indexOf('<section id="waiting"'), reviewer.indexOf('<section id="other-runs"'))).toContain(
+      "run_0123456789abcdef",
+    );
   });
 
   it("shows each pair, planner → executor, with its state in words", () => {

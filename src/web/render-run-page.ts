@@ -47,7 +47,8 @@ ${link}</article>`;
   const raise =
     v.stopAction === null
       ? ""
-      : `\n<h3>Raise a stop</h3>
+      : `\n<details class="decision-option decision-destructive" id="raise-stop">
+<summary>Raise a stop</summary>
 <p>A stop halts admission until someone with the stop right lifts it.</p>
 ${renderDecisionForm({
   id: "form-stop",
@@ -62,7 +63,9 @@ ${renderDecisionForm({
 <textarea id="stop-note" name="note" rows="3"></textarea>
 `,
   submit: "Sign and raise the stop",
-})}`;
+  destructive: true,
+})}
+</details>`;
   const body = `<h1>Run <code>${e(v.runId)}</code></h1>
 <section id="settings" aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
 ${settings}

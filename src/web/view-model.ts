@@ -56,8 +56,12 @@ export interface RunSummaryView {
 /** The run list, `/`. */
 export interface RunListView {
   layout: LayoutView;
-  /** Every run, in the order to show (the server sorts, newest first). */
+  /** Every run, in the order to show (the server sorts, newest first); those waiting on this reviewer are listed first. */
   runs: RunSummaryView[];
+  /** The signed-in reviewer's rights (`review`, `consent`, `apply`, `stop`): which waiting pairs wait on them. */
+  rights?: readonly string[];
+  /** Now (ISO 8601), for "5 minutes ago"; absent: times are shown as they are. */
+  now?: string;
 }
 
 /** A pair on the run page: its state, its next step and where its current revision is shown. */
@@ -128,6 +132,8 @@ export interface ReceiptView {
   at: string;
   /** How it is signed. */
   signature: SignatureKind;
+  /** True for a record the gate itself writes (an admission), not a person's decision: shown as "recorded by the gate". */
+  byGate?: boolean;
   /** The server's verification of the signature against the enrolled key: ok, and why not (or what it verified against); null when unsigned. */
   verified: { ok: boolean; reason: string } | null;
 }
@@ -239,6 +245,8 @@ export interface RevisionPageView {
   stale: { revision: number; url: string } | null;
   /** The plan beside what was done, when `close` recorded the executed change of this revision; null otherwise. */
   execution: ExecutionView | null;
+  /** The receipt the signed-in reviewer has just recorded on this revision, shown as a confirmation at the top; absent or null: none. */
+  confirmation?: ReceiptView | null;
 }
 
 /** The plan versus what the executor did, as `close` recorded it (issue 13); deviations flagged by the gate, not by the page. */

@@ -45,11 +45,18 @@ const SHOTS = path.join(REPO_ROOT, "test-results", "browser");
 const STEP_MS = 30_000;
 const WIDE = { width: 1000, height: 800 };
 /** The line the agent adds in revision 2, which the diff must show. */
-/** The two screenshots the README shows, refreshed with TWINLOCK_UPDATE_SCREENSHOTS=1. */
+/** The screenshots the README shows, refreshed with TWINLOCK_UPDATE_SCREENSHOTS=1. */
 const README_SHOTS: Record<string, string> = {
-  "revision-2-diff": path.join(REPO_ROOT, "docs", "screenshots", "revision-diff.png"),
-  consent: path.join(REPO_ROOT, "docs", "screenshots", "consent.png"),
+  "revision-review-1280": path.join(REPO_ROOT, "docs", "screenshots", "revision-1280.png"),
+  "revision-review-375": path.join(REPO_ROOT, "docs", "screenshots", "revision-375.png"),
+  "consent-1280": path.join(REPO_ROOT, "docs", "screenshots", "consent.png"),
 };
+/** The two widths every decision state is checked and photographed at: a desktop and a phone. */
+const WIDTHS = [
+  { width: 1280, height: 800 },
+  { width: 375, height: 812 },
+] as const;
+const AXE_SOURCE = readFileSync(path.join(REPO_ROOT, "node_modules", "axe-core", "axe.min.js"), "utf8");
 const ADDED_LINE = "Rollback verified on a Windows runner: revert commit, then go test -race ./cart/...";
 
 if (!HAVE_CHROMIUM)
@@ -152,6 +159,58 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
     );
   }
 
+  /**
+   * axe-core's serious and critical violations on the page as it is now,
+   * run inside Chromium (evaluated over CDP, which the page's CSP does not
+   * govern), each as "rule: target".
+   */
+  async function seriousViolations(): Promise<string[]> {
+    await page.evaluate(AXE_SOURCE);
+    return page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: AxeViolation[] }> } }).axe;
+      const { violations } = await axe.run(document, { resultTypes: ["violations"] });
+      return violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")}`));
+    });
+  }
+
+  /**
+   * The page in its present state at 1280 and 375 px: no serious or critical
+   * axe violation, no sideways scrolling, the decision panel (when the page
+   * has one: its heading and its first control) in view with the page scrolled to its top, and a screenshot of
+   * each width as `{name}-{width}`. The viewport is put back afterwards.
+   */
+  async function checkAtBothWidths(name: string): Promise<void> {
+    try {
+      for (const size of WIDTHS) {
+        await page.setViewportSize(size);
+        await page.evaluate(() => window.scrollTo(0, 0));
+        expect(await seriousViolations(), `${name} at ${size.width} px`).toEqual([]);
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(width, `${name} is ${width} px wide at ${size.width}: ${(await overflowing()).join("; ")}`).toBeLessThanOrEqual(size.width);
+        if ((await page.locator("#decide").count()) > 0) {
+          const panelInView = () =>
+            page.evaluate(() => {
+              const rects = [
+                document.querySelector("#decide-h"),
+                document.querySelector("#decide summary, #decide button, #decide .decision-none"),
+              ].map((el) => el?.getBoundingClientRect());
+              return rects.every((r) => r !== undefined && r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth);
+            });
+          expect(await panelInView(), `the decision panel of ${name} is in view at ${size.width} px`).toBe(true);
+          // It stays in view down the page (sticky, or the phone's bottom bar).
+          await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight / 2));
+          expect(await panelInView(), `the decision panel of ${name} stays in view halfway down at ${size.width} px`).toBe(true);
+          await page.evaluate(() => window.scrollTo(0, 0));
+        }
+        await screenshot(`${name}-${size.width}`);
+      }
+    } finally {
+      await page.setViewportSize(WIDE);
+    }
+  }
+
   async function stateShown(): Promise<string | null> {
     return page.locator("dd[data-state]").getAttribute("data-state");
   }
@@ -240,17 +299,20 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       // Empty feedback: the browser's own validation stops the submit; no challenge is asked, nothing recorded.
       const before = runBytes(g);
       const asked = requests.length;
+      await page.locator("#request-changes > summary").click();
       await page.locator("#form-request-changes button[type=submit]").click();
       expect(await feedback.evaluate((el) => (el as HTMLTextAreaElement).validity.valueMissing)).toBe(true);
       await page.waitForTimeout(200);
       expect(requests.slice(asked).filter((u) => u.includes("/review"))).toEqual([]);
       expect(runBytes(g).equals(before)).toBe(true);
 
-      // Keyboard only: the skip link is the first stop, then Tab on to the feedback, type, Tab to the button, Enter.
+      // Keyboard only: the skip link is the first stop, then Tab on to the disclosure, Enter opens it, Tab to the feedback, type, Tab to the button, Enter.
       await page.goto(`${origin}/runs/${runId}/pairs/${PLANNER}/revisions/1`);
       await page.keyboard.press("Tab");
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
-      await tabTo("#feedback-changes");
+      await tabTo("#request-changes > summary");
+      await page.keyboard.press("Enter");
+      await tabTo("#feedback-changes", 3);
       await page.keyboard.type("Add Windows coverage and the rollback evidence.");
       await page.keyboard.press("Tab");
       expect(await page.evaluate(() => document.activeElement?.closest("form")?.id)).toBe("form-request-changes");
@@ -280,9 +342,32 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       expect(await page.locator("#files .diff .diff-file").allTextContents()).toEqual(["--- a/report.md", "+++ b/report.md"]);
       await scrollToTop("#files article:has(pre.diff)");
       await screenshot("revision-2-diff");
+      await checkAtBothWidths("revision-review");
+      // The executor's prompt, opened: its tag blocks as labelled sections, its mode table as a table.
+      await page.locator("#executor-text > summary").click();
+      const modes = page.locator("#executor-text table").first();
+      await modes.waitFor();
+      expect(await modes.locator("th").allTextContents()).toEqual(["mode", "may do"]);
+      expect(await page.locator("#executor-text .prompt-block-label").count()).toBeGreaterThanOrEqual(3);
+      await scrollToTop("#executor-text .prompt-block");
+      await screenshot("executor-prompt");
+
+      // The run list puts this run first, as waiting on alice, by its title.
+      await page.goto(`${origin}/`);
+      const waiting = page.locator("#waiting");
+      await waiting.getByRole("link", { name: workflowOf(g).executor_title }).waitFor();
+      expect(await waiting.locator(".waits-on-you").count()).toBe(1);
+      expect(await waiting.locator("time").getAttribute("title")).toMatch(/^\d{4}-\d\d-\d\dT/);
+      await checkAtBothWidths("run-list");
+      await page.goto(frozen.review_url);
 
       await decided(() => page.getByRole("button", { name: "Sign and approve this revision" }).click());
       await expect.poll(stateShown).toBe("execution_consent_pending");
+      // The confirmation says what was recorded and what comes next, and has the focus.
+      const confirmation = page.locator("#confirmation");
+      expect(await confirmation.textContent()).toContain("Your review receipt: approved on revision 2, signed with your passkey");
+      expect(await confirmation.textContent()).toContain(frozen.hash);
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe("confirmation");
       const wf = workflowOf(g);
       expect(wf.reviews.map((r) => [r.revision, r.decision, r.signature?.kind])).toEqual([
         [1, "changes_requested", "webauthn"],
@@ -297,10 +382,12 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       expect(await unnamedControls()).toEqual([]);
       for (const label of ["Yes, consent", "No, refuse", "Mode", "Environment", "All the plan's actions"])
         await expect.poll(() => page.getByLabel(label, { exact: true }).count()).toBe(1);
-      await scrollToTop("#decide h3");
+      // With the keyboard: Tab to the consent disclosure, Enter opens it, Tab into the radio group, Space chooses, Tab to the form's button, Enter.
+      await tabTo("#consent > summary");
+      await page.keyboard.press("Enter");
+      await page.locator("#consent-yes").waitFor({ state: "visible" });
       await screenshot("consent");
-
-      // With the keyboard: Tab into the radio group, Space chooses, Tab to the form's button, Enter.
+      await checkAtBothWidths("consent");
       await tabTo("#consent-yes");
       await page.keyboard.press("Space");
       expect(await page.locator("#consent-yes").isChecked()).toBe(true);
@@ -311,8 +398,14 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       expect(after.consents.at(-1)?.signature?.kind).toBe("webauthn");
       expect(after.state).toBe(await stateShown());
       await screenshot("consented");
+      const recorded = (await page.locator("#confirmation").textContent()) ?? "";
+      expect(recorded).toContain("Your consent receipt: approved on revision 2");
+      expect(recorded).toContain("An operator now runs twinlock admit");
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe("confirmation");
+      await checkAtBothWidths("confirmation");
     },
-    STEP_MS,
+    // Eight axe runs and screenshots besides the ceremonies.
+    3 * STEP_MS,
   );
 
   it(
@@ -340,6 +433,11 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
         expect.arrayContaining(["alice's enrolled passkey, review right", "alice's enrolled passkey, consent right"]),
       );
       expect(await page.locator("#receipts .mark-bad").count()).toBe(0);
+      expect(await page.locator("#receipts .receipt-admission .mark-gate").textContent()).toBe("recorded by the gate");
+      expect(await page.locator("#receipts").textContent()).not.toContain("unsigned: unsigned");
+      expect(await page.locator("#receipts .receipt-freeze").first().textContent()).toContain(
+        "not signed: recorded by the gate on agent:planner-agent's word",
+      );
       await page.locator("#receipts").scrollIntoViewIfNeeded();
       await screenshot("admitted-receipts");
     },
@@ -437,7 +535,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
         for (const label of ["Stops", "Note (optional)"]) await expect.poll(() => form.getByLabel(label, { exact: true }).count()).toBe(1);
         await expect.poll(() => form.getByLabel(/^Reason/).count()).toBe(1);
 
-        await tabTo("#stop-reason");
+        await tabTo("#raise-stop > summary");
+        await page.keyboard.press("Enter");
+        await tabTo("#stop-reason", 3);
         await page.keyboard.type("data-loss-risk");
         await tabTo("#stop-note", 3);
         await page.keyboard.type("Hold until the backup is checked.");
@@ -495,7 +595,14 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
   });
 
   it("10. a screenshot of each state is saved", () => {
-    for (const name of ["enrol", "revision-2-diff", "consent", "stale-refused", "narrow-375"]) {
+    for (const name of [
+      "enrol",
+      "revision-2-diff",
+      "consent",
+      "stale-refused",
+      "narrow-375",
+      ...["revision-review", "run-list", "consent", "confirmation"].flatMap((n) => WIDTHS.map((w) => `${n}-${w.width}`)),
+    ]) {
       const file = readFileSyncMaybe(SHOTS, name);
       expect(file, name).not.toBeNull();
     }
@@ -514,4 +621,11 @@ function readFileSyncMaybe(dir: string, name: string): Buffer | null {
     if (existsSync(file)) return readFileSync(file);
   }
   return null;
+}
+
+/** What axe-core reports of one violation, as far as this test reads it. */
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  nodes: Array<{ target: string[] }>;
 }

@@ -215,6 +215,7 @@ describe.skipIf(!HAVE_CHROMIUM || !TEST_POSTGRES)(
         expect(await stateShown()).toBe("plan_review_pending");
         await decided(() => page.getByRole("button", { name: "Sign and approve this revision" }).click());
         await expect.poll(stateShown).toBe("execution_consent_pending");
+        await page.locator("#consent > summary").click();
         await page.locator("#consent-yes").check();
         await decided(() => page.locator("#form-consent button[type=submit]").click());
         await expect.poll(stateShown).not.toBe("execution_consent_pending");

@@ -54,14 +54,22 @@ function addPasskeyRoute(app: GateApp, ctx: GateContext, pathPattern: string, bu
   });
 }
 
-/** The answer to a decided pair: its state, the receipt, and the page to go on to. */
-function decided(runId: string, wf: Workflow, receipt: unknown): Record<string, unknown> {
-  return { state: wf.state, receipt, location: wf.handoff ? pagePaths.revision(runId, wf.planner, wf.revision) : pagePaths.run(runId) };
+/**
+ * The answer to a decided pair: its state, the receipt, and the page to go on
+ * to, which confirms the receipt of `kind` just recorded (`?recorded=`) when
+ * the decision was on the revision that page shows.
+ */
+function decided(runId: string, wf: Workflow, receipt: unknown, kind: string): Record<string, unknown> {
+  const revision = (receipt as { revision?: unknown } | null)?.revision;
+  const location = wf.handoff
+    ? `${pagePaths.revision(runId, wf.planner, wf.revision)}${revision === wf.revision ? `?recorded=${kind}` : ""}`
+    : pagePaths.run(runId);
+  return { state: wf.state, receipt, location };
 }
 
 /** A pair decision's answer from the gate operation's `{workflow, receipt}`. */
-function decidedPair(runId: string): (r: unknown) => Record<string, unknown> {
-  return (r) => decided(runId, (r as { workflow: Workflow }).workflow, (r as { receipt: unknown }).receipt);
+function decidedPair(runId: string, kind: string): (r: unknown) => Record<string, unknown> {
+  return (r) => decided(runId, (r as { workflow: Workflow }).workflow, (r as { receipt: unknown }).receipt, kind);
 }
 
 /** The JSON API's human decisions, each signed with the reviewer's passkey: review, consent, apply approval, raising and lifting stops. */
@@ -91,7 +99,7 @@ export function addDecisionRoutes(app: GateApp, ctx: GateContext): void {
             now: at,
           }),
       },
-      done: decidedPair(runId),
+      done: decidedPair(runId, "review"),
     };
   });
   addPasskeyRoute(app, ctx, "/api/runs/:runId/pairs/:planner/consent", async (c, fields, session) => {
@@ -119,7 +127,7 @@ export function addDecisionRoutes(app: GateApp, ctx: GateContext): void {
             now: at,
           }),
       },
-      done: decidedPair(runId),
+      done: decidedPair(runId, "consent"),
     };
   });
   addPasskeyRoute(app, ctx, "/api/runs/:runId/pairs/:planner/apply-approval", async (c, fields, session) => {
@@ -135,7 +143,7 @@ export function addDecisionRoutes(app: GateApp, ctx: GateContext): void {
         run: (key, at) =>
           approveApply({ store, run: ref, planner, approver: session.reviewer, handoffHash: body.handoff_hash, key, now: at }),
       },
-      done: decidedPair(runId),
+      done: decidedPair(runId, "apply_approval"),
     };
   });
   addStopRoutes(app, ctx);

@@ -176,6 +176,13 @@
     window.location.assign(sameOrigin(result.location) || sameOrigin(button.getAttribute("data-next")) || "/");
   }
 
+  // A decision just recorded: its confirmation takes the focus (read first), and a reload does not show it again.
+  const confirmation = document.getElementById("confirmation");
+  if (confirmation) {
+    confirmation.focus();
+    if (window.location.search !== "") window.history.replaceState(null, "", window.location.pathname + window.location.hash);
+  }
+
   document.addEventListener("submit", (event) => {
     const form = event.target;
     if (form instanceof HTMLFormElement && form.hasAttribute("data-signout")) {
