@@ -181,6 +181,10 @@ function checkOutcome(
     ...(wf.state === "failed" || (outcome !== undefined && outcome !== "verified")
       ? [`closed ${outcome ?? wf.state}: not approved work that was verified`]
       : []),
+    // Verified is a person's call: on a signing suite, a verified close needs their verification receipt (judged with the decisions).
+    ...(outcome === "verified" && config.policies?.require_signed_receipts === true && !wf.result?.receipt
+      ? ["closed verified without a verification receipt signed by a person with the verify right"]
+      : []),
   ];
   add(
     "outcome",

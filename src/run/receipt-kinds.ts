@@ -9,6 +9,7 @@ import {
   ReviewReceiptSchema,
   type RunState,
   StopResolutionSchema,
+  VerificationReceiptSchema,
   type Workflow,
 } from "./run-schema.js";
 
@@ -29,6 +30,7 @@ export const RECEIPT_KIND_NAMES = [
   "dry_run_result",
   "admission",
   "stop_resolution",
+  "verification",
 ] as const;
 
 /** A receipt kind: the `kind` field of a receipt. */
@@ -223,6 +225,23 @@ export const RECEIPT_KINDS = {
     shown: (r) => ({ who: String(r.by), decision: `!STOP:${String(r.reason)} lifted`, note: text(r.resolution) }),
     mcp: { field: "stop_resolutions", many: true },
     published: null,
+  },
+  verification: {
+    kind: "verification",
+    schema: VerificationReceiptSchema,
+    right: "verify",
+    signer: "by",
+    events: ["closed"],
+    lives: "workflow.result.receipt (a verified close's; the event's data.receipt)",
+    held: perWorkflow((wf) => (wf.result?.receipt ? [wf.result.receipt] : [])),
+    judged: "workflow",
+    // Made after execution, so no admission relies on it.
+    relied: null,
+    ciJudged: true,
+    attestation: null,
+    shown: (r) => ({ who: String(r.by), decision: "verified", note: null }),
+    mcp: { field: "verifications", many: true },
+    published: "verification-receipt.schema.json",
   },
 } as const satisfies { readonly [K in ReceiptKind]: ReceiptKindRow & { kind: K } };
 

@@ -233,5 +233,19 @@ export function receiptViews(state: RunState, wf: Workflow, config: Parameters<t
             : { ok: false, reason: verdict.reason },
     });
   }
+  // The agent's report of how its work ended is shown as its report: no receipt, nobody's call but the agent's.
+  const r = wf.result;
+  if (r?.report)
+    views.push({
+      kind: "agent_report",
+      who: r.by,
+      decision: `reported ${r.outcome} (the agent's report, not a person's call)`,
+      note: r.residual,
+      revision: null,
+      hash: null,
+      at: r.at,
+      signature: "unsigned",
+      verified: null,
+    });
   return views.sort((a, b) => a.at.localeCompare(b.at));
 }
