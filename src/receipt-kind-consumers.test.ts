@@ -12,11 +12,14 @@ import { generateKeyPairSync } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { isAttestedKind } from "./attest/receipt-statement.js";
 import { receiptsByPair } from "./mcp/resources/receipts.js";
 import { RECEIPT_KIND_NAMES, RECEIPT_KINDS } from "./run/receipt-kinds.js";
-import type { RunState } from "./run/run-schema.js";
+import type { RunFile, RunState } from "./run/run-schema.js";
+import { PUBLISHED_SCHEMAS } from "./schemas/published-schemas.js";
 import { receiptViews } from "./server/page-views.js";
 import type { SuiteConfig } from "./suite/suite-config.js";
+import { judgeRunReceipts } from "./trust/judge-run-receipts.js";
 import { publicKeyLine } from "./trust/keys.js";
 import { signReceipt } from "./trust/sign-receipt.js";
 
@@ -138,5 +141,54 @@ describe("MCP's receipts resource", () => {
     const pairs = receiptsByPair(state, "MD-31");
     expect(pairs.map((p) => p.planner)).toEqual(["MD-31"]);
     expect(((pairs[0]?.stop_resolutions ?? []) as Array<{ reason: string }>).map((s) => s.reason)).toEqual(["outage", "other-pair"]);
+  });
+});
+
+describe("every consumer on the verification receipt (a verified close), added as one row", () => {
+  const vera = generateKeyPairSync("ed25519").privateKey;
+  const withVera = {
+    ...config,
+    reviewers: [...(config.reviewers ?? []), { name: "vera", public_key: publicKeyLine(vera), rights: ["verify"] }],
+  } as SuiteConfig;
+  const verification = (by: string) => ({
+    kind: "verification",
+    ...pairReceipt,
+    result: "verified",
+    execution_hash: hash,
+    by,
+    at: at(5),
+  });
+  const closedBy = (receipt: object) => {
+    const state = stateWith(dryRunBy("bob"), lift("bob", null, "outage"));
+    const md29 = state.workflows["MD-29"] as RunState["workflows"][string];
+    Object.assign(md29, { result: { outcome: "verified", residual: null, at: at(5), by: "x", receipt } });
+    return { state, md29 };
+  };
+  const byVera = closedBy(signReceipt(verification("vera"), vera, "vera"));
+  const byBob = closedBy(signReceipt(verification("bob"), bob, "bob"));
+  const trust = (s: RunState, c: SuiteConfig) =>
+    judgeRunReceipts({ file: { events: [] } as unknown as RunFile, state: s }, c)
+      .filter((j) => j.kind === "verification")
+      .map((j) => [j.person, j.ok]);
+  const page = (s: RunState, wf: RunState["workflows"][string]) =>
+    receiptViews(s, wf, withVera)
+      .filter((v) => v.kind === "verification")
+      .map((v) => [v.who, v.decision, v.verified]);
+
+  it("is judged against the verify right by verify-receipts and by the pages: vera's key holds it, bob's does not", () => {
+    expect(RECEIPT_KINDS.verification.right).toBe("verify");
+    expect(trust(byVera.state, withVera)).toEqual([["vera", true]]);
+    expect(trust(byBob.state, withVera)).toEqual([["bob", false]]);
+    expect(page(byVera.state, byVera.md29)).toEqual([["vera", "verified", { ok: true, reason: "vera's key, verify right" }]]);
+    expect(page(byBob.state, byBob.md29)).toEqual([
+      ["bob", "verified", { ok: false, reason: "bob's key has the rights apply, stop, not verify" }],
+    ]);
+  });
+
+  it("is listed by MCP under verifications, published as its schema, and attested exactly as its row says (not at all)", () => {
+    const [md29] = receiptsByPair(byVera.state, "MD-29");
+    expect(md29?.verifications).toEqual([byVera.md29.result?.receipt]);
+    expect(Object.keys(PUBLISHED_SCHEMAS)).toContain("verification-receipt.schema.json");
+    expect(isAttestedKind("verification")).toBe(RECEIPT_KINDS.verification.attestation !== null);
   });
 });
