@@ -554,7 +554,7 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .command("invite")
     .description("print a one-time enrolment link (15 minutes, single use)")
     .argument("<name>", "the reviewer's name, as receipts will show it")
-    .option("--rights <list>", "review, consent, apply, stop (default all four)")
+    .option("--rights <list>", "review, consent, apply, stop, verify (default review,consent,apply,stop)")
     .option("--origin <url>", "the server's origin (default http://localhost:7420)")
     .action(async (name, opts) => sink(await (await import("./commands/reviewer.js")).runReviewerInvite(name, opts)));
   reviewer
