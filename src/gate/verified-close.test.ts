@@ -10,9 +10,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
+import { ExportedTrustSchema } from "../ci/exported-trust.js";
 import { hashCanonical } from "../crypto/canonical-hash.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
-import type { SuiteConfig } from "../suite/suite-config.js";
+import { parseReviewerRights } from "../passkey/reviewer-registry.js";
+import { type SuiteConfig, SuiteConfigSchema } from "../suite/suite-config.js";
 import { runCli } from "../test-support/run-cli.js";
 import { conformingChange, type GateRun, makeGateRun, PLANNER, removeGateRuns, storeOf, workflowOf } from "../test-support/run-fixture.js";
 import { ALICE_KEY, aliceKeyFile, driveSignedToExecuting } from "../test-support/signed-run.js";
@@ -152,5 +154,25 @@ describe("a verified close on a signing suite", () => {
     });
     expect(workflow.result).toMatchObject({ outcome: "failed", by: "alice" });
     expect(workflow.result?.receipt).toBeUndefined();
+  });
+});
+
+describe("the verify right", () => {
+  const reviewer = { name: "vera", public_key: publicKeyLine(BOB_KEY), rights: ["verify"] };
+
+  it("is a right twinlock.yaml's reviewers, the export's trust and a passkey's enrolment all take", () => {
+    expect(SuiteConfigSchema.safeParse({ reviewers: [reviewer] }).success).toBe(true);
+    const exported = {
+      format: "twinlock-export-trust/1",
+      suite_id: "s",
+      config_sha256: `sha256:${"0".repeat(64)}`,
+      exported_from: "home",
+      exported_at: "2026-01-01T00:00:00.000Z",
+      policies: {},
+      reviewers: [reviewer],
+      revoked: [],
+    };
+    expect(ExportedTrustSchema.safeParse(exported).success).toBe(true);
+    expect(parseReviewerRights("review,verify")).toEqual(["review", "verify"]);
   });
 });
