@@ -1,50 +1,46 @@
 /**
- * Every consumer of receipt kinds says what it does with each row of
- * RECEIPT_KINDS (src/run/receipt-kinds.ts): its handling is a map keyed by
- * kind, held here to the table's keys, so a new row fails this file (and
- * `tsc`) until each consumer covers it. Then the drift the hand-kept lists
- * had is pinned: the pages judge each receipt against its kind's right and
- * show dry-run results and stop lifts; MCP's receipts resource lists every kind.
+ * RECEIPT_KINDS (src/run/receipt-kinds.ts) is the one place that says how
+ * each receipt kind is handled: its right, where verify-receipts and
+ * admission find it, whether CI judges it, its attestation predicate, how the
+ * pages word it, its MCP field and its published schema. Every consumer reads
+ * the row; none keeps a list of its own keyed by kind (the six hand-kept
+ * lists drifted apart, issue 25). Then the drift they had is pinned: the
+ * pages judge each receipt against its kind's right and show dry-run results
+ * and stop lifts; MCP's receipts resource lists every kind.
  */
 import { generateKeyPairSync } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ATTESTATION_PREDICATES } from "./attest/receipt-statement.js";
-import { CI_JUDGED_DECISIONS } from "./ci/verify-run.js";
-import { MCP_RECEIPT_FIELDS, receiptsByPair } from "./mcp/resources/receipts.js";
-import { RECEIPT_KIND_NAMES } from "./run/receipt-kinds.js";
-import type { RunState } from "./run/run-schema.js";
-import { PUBLISHED_RECEIPT_SCHEMAS } from "./schemas/published-schemas.js";
-import { RECEIPT_VIEWS, receiptViews } from "./server/page-views.js";
+import { isAttestedKind } from "./attest/receipt-statement.js";
+import { receiptsByPair } from "./mcp/resources/receipts.js";
+import { RECEIPT_KIND_NAMES, RECEIPT_KINDS } from "./run/receipt-kinds.js";
+import type { RunFile, RunState } from "./run/run-schema.js";
+import { PUBLISHED_SCHEMAS } from "./schemas/published-schemas.js";
+import { receiptViews } from "./server/page-views.js";
 import type { SuiteConfig } from "./suite/suite-config.js";
-import { JUDGED_RECEIPT_SOURCES } from "./trust/judge-run-receipts.js";
+import { judgeRunReceipts } from "./trust/judge-run-receipts.js";
 import { publicKeyLine } from "./trust/keys.js";
 import { signReceipt } from "./trust/sign-receipt.js";
-import { RELIED_AT_ADMISSION } from "./trust/trust-checks.js";
 
-/** Every consumer's handling, by the file that keeps it. */
-const CONSUMERS: Record<string, Record<string, unknown>> = {
-  "trust/judge-run-receipts.ts (verify-receipts, import)": JUDGED_RECEIPT_SOURCES,
-  "trust/trust-checks.ts (admission's T1–T5)": RELIED_AT_ADMISSION,
-  "ci/verify-run.ts (verify)": CI_JUDGED_DECISIONS,
-  "attest/receipt-statement.ts (attest, verify-attestation)": ATTESTATION_PREDICATES,
-  "server/page-views.ts (the receipts timeline)": RECEIPT_VIEWS,
-  "mcp/resources/receipts.ts (the receipts resource)": MCP_RECEIPT_FIELDS,
-  "schemas/published-schemas.ts (schemas/*.schema.json)": PUBLISHED_RECEIPT_SCHEMAS,
-};
+const src = path.dirname(new URL(import.meta.url).pathname);
+const sources = (readdirSync(src, { recursive: true }) as string[])
+  .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".generated.ts"))
+  .map((f) => ({ file: f.split(path.sep).join("/"), text: readFileSync(path.join(src, f), "utf8") }));
 
 describe("receipt-kind consumers", () => {
-  it.each(Object.entries(CONSUMERS))("%s handles exactly the kinds of RECEIPT_KINDS", (_, handling) => {
-    expect(Object.keys(handling).sort()).toEqual([...RECEIPT_KIND_NAMES].sort());
+  it("keeps no map keyed by receipt kind outside RECEIPT_KINDS (a consumer reads the row)", () => {
+    const keyedByKind = /Record<ReceiptKind\b/;
+    expect(sources.filter((s) => s.file !== "run/receipt-kinds.ts" && keyedByKind.test(s.text)).map((s) => s.file)).toEqual([]);
   });
 
   it("leaves no hand-written right in a trust judgement outside the table (the right comes from RECEIPT_KINDS)", () => {
-    const src = path.dirname(new URL(import.meta.url).pathname);
-    const files = (readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
-    const literal = /(?:judgeReceiptTrust|requireTrustedReceipt)\([^;]*?,\s*"(?:review|consent|apply|freeze|stop)"/;
-    const offenders = files.filter((f) => literal.test(readFileSync(path.join(src, f), "utf8")));
-    expect(offenders).toEqual([]);
+    const literal = /(?:judgeReceiptTrust|requireTrustedReceipt)\([^;]*?,\s*"(?:review|consent|apply|freeze|stop|verify)"/;
+    expect(sources.filter((s) => literal.test(s.text)).map((s) => s.file)).toEqual([]);
+  });
+
+  it("names each kind's row by its own kind, every kind once", () => {
+    expect(RECEIPT_KIND_NAMES.map((k) => RECEIPT_KINDS[k].kind)).toEqual([...RECEIPT_KIND_NAMES]);
   });
 });
 
@@ -135,7 +131,7 @@ describe("MCP's receipts resource", () => {
 
   it("lists every kind under its field, the dry-run results and stop lifts included", () => {
     const [md29] = receiptsByPair(state, "MD-29");
-    expect(Object.keys(md29 ?? {})).toEqual(["planner", "executor", ...RECEIPT_KIND_NAMES.map((k) => MCP_RECEIPT_FIELDS[k].field)]);
+    expect(Object.keys(md29 ?? {})).toEqual(["planner", "executor", ...RECEIPT_KIND_NAMES.map((k) => RECEIPT_KINDS[k].mcp.field)]);
     expect(md29?.dry_run_results).toEqual([dryRunBy("bob")]);
     expect(md29?.stop_resolutions).toEqual([lift("bob", null, "outage")]);
     expect(md29?.freeze).toBeNull();
@@ -145,5 +141,54 @@ describe("MCP's receipts resource", () => {
     const pairs = receiptsByPair(state, "MD-31");
     expect(pairs.map((p) => p.planner)).toEqual(["MD-31"]);
     expect(((pairs[0]?.stop_resolutions ?? []) as Array<{ reason: string }>).map((s) => s.reason)).toEqual(["outage", "other-pair"]);
+  });
+});
+
+describe("every consumer on the verification receipt (a verified close), added as one row", () => {
+  const vera = generateKeyPairSync("ed25519").privateKey;
+  const withVera = {
+    ...config,
+    reviewers: [...(config.reviewers ?? []), { name: "vera", public_key: publicKeyLine(vera), rights: ["verify"] }],
+  } as SuiteConfig;
+  const verification = (by: string) => ({
+    kind: "verification",
+    ...pairReceipt,
+    result: "verified",
+    execution_hash: hash,
+    by,
+    at: at(5),
+  });
+  const closedBy = (receipt: object) => {
+    const state = stateWith(dryRunBy("bob"), lift("bob", null, "outage"));
+    const md29 = state.workflows["MD-29"] as RunState["workflows"][string];
+    Object.assign(md29, { result: { outcome: "verified", residual: null, at: at(5), by: "x", receipt } });
+    return { state, md29 };
+  };
+  const byVera = closedBy(signReceipt(verification("vera"), vera, "vera"));
+  const byBob = closedBy(signReceipt(verification("bob"), bob, "bob"));
+  const trust = (s: RunState, c: SuiteConfig) =>
+    judgeRunReceipts({ file: { events: [] } as unknown as RunFile, state: s }, c)
+      .filter((j) => j.kind === "verification")
+      .map((j) => [j.person, j.ok]);
+  const page = (s: RunState, wf: RunState["workflows"][string]) =>
+    receiptViews(s, wf, withVera)
+      .filter((v) => v.kind === "verification")
+      .map((v) => [v.who, v.decision, v.verified]);
+
+  it("is judged against the verify right by verify-receipts and by the pages: vera's key holds it, bob's does not", () => {
+    expect(RECEIPT_KINDS.verification.right).toBe("verify");
+    expect(trust(byVera.state, withVera)).toEqual([["vera", true]]);
+    expect(trust(byBob.state, withVera)).toEqual([["bob", false]]);
+    expect(page(byVera.state, byVera.md29)).toEqual([["vera", "verified", { ok: true, reason: "vera's key, verify right" }]]);
+    expect(page(byBob.state, byBob.md29)).toEqual([
+      ["bob", "verified", { ok: false, reason: "bob's key has the rights apply, stop, not verify" }],
+    ]);
+  });
+
+  it("is listed by MCP under verifications, published as its schema, and attested exactly as its row says (not at all)", () => {
+    const [md29] = receiptsByPair(byVera.state, "MD-29");
+    expect(md29?.verifications).toEqual([byVera.md29.result?.receipt]);
+    expect(Object.keys(PUBLISHED_SCHEMAS)).toContain("verification-receipt.schema.json");
+    expect(isAttestedKind("verification")).toBe(RECEIPT_KINDS.verification.attestation !== null);
   });
 });

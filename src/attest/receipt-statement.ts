@@ -1,5 +1,5 @@
 import { receiptHash } from "../run/receipt-hash.js";
-import type { ReceiptKind } from "../run/receipt-kinds.js";
+import { type RECEIPT_KINDS, RECEIPT_ROWS, type ReceiptKind } from "../run/receipt-kinds.js";
 import type { AdmissionReceipt, ApplyApproval, ConsentReceipt, ReviewReceipt } from "../run/run-schema.js";
 import { RECEIPT_SIGNING_DOMAIN, type ReceiptSignature } from "../trust/sign-receipt.js";
 
@@ -9,36 +9,19 @@ export const IN_TOTO_STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
 /** The DSSE payload type of an in-toto statement. */
 export const IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
 
-/** The receipts twinlock attests, and the predicate type of each. */
-export const PREDICATE_TYPES = {
-  review: "https://twinlock.dev/review/v1",
-  consent: "https://twinlock.dev/consent/v1",
-  apply_approval: "https://twinlock.dev/apply-approval/v1",
-  admission: "https://twinlock.dev/admission/v1",
-} as const;
+/** A receipt kind that has an attestation: one whose row in RECEIPT_KINDS names a predicate type. */
+export type AttestedKind = {
+  [K in ReceiptKind]: (typeof RECEIPT_KINDS)[K]["attestation"] extends string ? K : never;
+}[ReceiptKind];
 
-/** A receipt kind that has an attestation. */
-export type AttestedKind = keyof typeof PREDICATE_TYPES;
-
-/**
- * Each receipt kind's attestation predicate type, or null for a kind not
- * attested (src/receipt-kind-consumers.test.ts holds the keys to RECEIPT_KINDS).
- */
-export const ATTESTATION_PREDICATES: Record<ReceiptKind, (typeof PREDICATE_TYPES)[AttestedKind] | null> = {
-  // The planner agent's act, not a decision a verifier holds a change against; the chain's gate signature covers it.
-  freeze: null,
-  review: PREDICATE_TYPES.review,
-  consent: PREDICATE_TYPES.consent,
-  apply_approval: PREDICATE_TYPES.apply_approval,
-  // No predicate type is defined for these yet: verify-receipts and CI judge them.
-  dry_run_result: null,
-  admission: PREDICATE_TYPES.admission,
-  stop_resolution: null,
-};
+/** The receipts twinlock attests, and the predicate type of each, as RECEIPT_KINDS gives them. */
+export const PREDICATE_TYPES = Object.fromEntries(
+  RECEIPT_ROWS.flatMap((row) => (row.attestation === null ? [] : [[row.kind, row.attestation]])),
+) as { [K in AttestedKind]: (typeof RECEIPT_KINDS)[K]["attestation"] };
 
 /** Whether a receipt kind has an attestation. */
 export function isAttestedKind(kind: string): kind is AttestedKind {
-  return Object.hasOwn(ATTESTATION_PREDICATES, kind) && ATTESTATION_PREDICATES[kind as ReceiptKind] !== null;
+  return Object.hasOwn(PREDICATE_TYPES, kind);
 }
 
 /** A receipt that has an attestation. */

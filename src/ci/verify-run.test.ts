@@ -7,7 +7,13 @@ import { closeWorkflow } from "../gate/close-workflow.js";
 import { raiseStop } from "../gate/hard-stops.js";
 import { type CliRun, runCli } from "../test-support/run-cli.js";
 import { type GateRun, homeOf, makeGateRun, removeGateRuns, startRun, storeOf } from "../test-support/run-fixture.js";
-import { aliceTrustFile, driveSignedPairToExecuting, driveSignedToExecuting, MALLORY_KEY } from "../test-support/signed-run.js";
+import {
+  aliceKeyFile,
+  aliceTrustFile,
+  driveSignedPairToExecuting,
+  driveSignedToExecuting,
+  MALLORY_KEY,
+} from "../test-support/signed-run.js";
 import { ensureGateKey } from "../trust/gate-key.js";
 
 afterAll(removeGateRuns);
@@ -282,6 +288,10 @@ describe("the head a verified close did not cover", () => {
       "V1=passed:go test",
       "--criterion",
       "V2=passed:go test -race",
+      "--key",
+      aliceKeyFile(g.home),
+      "--actor",
+      "alice",
       "--home",
       g.home,
     ]);

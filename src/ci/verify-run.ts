@@ -5,7 +5,7 @@ import { folderSource } from "../handoff/handoff-source.js";
 import { hashHandoff } from "../handoff/hash-handoff.js";
 import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
 import { receiptHash } from "../run/receipt-hash.js";
-import { RECEIPT_KINDS, RECEIPT_ROWS, type ReceiptKind } from "../run/receipt-kinds.js";
+import { RECEIPT_KINDS, RECEIPT_ROWS } from "../run/receipt-kinds.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
 import { readRunFileUnverified, verifyRunFile } from "../store/run-file.js";
 import { resolveHandoffDir } from "../store/run-store.js";
@@ -190,6 +190,10 @@ function checkOutcome(
     ...(wf.state === "failed" || (outcome !== undefined && outcome !== "verified")
       ? [`closed ${outcome ?? wf.state}: not approved work that was verified`]
       : []),
+    // Verified is a person's call: on a signing suite, a verified close needs their verification receipt (judged with the decisions).
+    ...(outcome === "verified" && config.policies?.require_signed_receipts === true && !wf.result?.receipt
+      ? ["closed verified without a verification receipt signed by a person with the verify right"]
+      : []),
   ];
   add(
     "outcome",
@@ -300,29 +304,11 @@ function checkVerifiedChange(
   );
 }
 
-/**
- * Which receipt kinds CI judges as a workflow's signed decisions, each with
- * the right RECEIPT_KINDS gives it (src/receipt-kind-consumers.test.ts holds
- * the keys to the table); false where CI judges the kind another way.
- */
-export const CI_JUDGED_DECISIONS: Record<ReceiptKind, boolean> = {
-  // The planner agent's act, not a person's decision; the chain's gate signature covers it.
-  freeze: false,
-  review: true,
-  consent: true,
-  apply_approval: true,
-  dry_run_result: true,
-  // Re-judged from the facts recorded before it (rejudgeAdmissions).
-  admission: false,
-  // Judged in checkOutcome: a stop counts as lifted only under a trusted stop signature.
-  stop_resolution: false,
-};
-
 /** A workflow's decisions that a person signs, each with the right it needs. */
 function decisions(state: RunState, wf: Workflow): Array<[{ kind: string; revision?: number } & Record<string, unknown>, Right]> {
   return RECEIPT_ROWS.flatMap((row) => {
     const right = row.right;
-    if (!CI_JUDGED_DECISIONS[row.kind] || right === null) return [];
+    if (!row.ciJudged || right === null) return [];
     return row
       .held(state)
       .filter((h) => h.planner === wf.planner)

@@ -221,6 +221,7 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
       "after execution: the changed files are git diff --name-only A...B (since the merge base; A..B: between the two) (digests at B)",
     )
     .option("--criterion <id=result:cmd>", "a verification result, e.g. C1=passed:'npm test' (repeat per criterion)", collect, [])
+    .option("--key <file>", "verified: a person's key with the verify right (default: TWINLOCK_KEY); required on signing suites")
     .option("--actor <name>", "who closes")
     .action(async (run, id, opts) => sink(await (await import("./commands/run-admin.js")).runClose(run, id, opts)));
 
@@ -244,7 +245,7 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .option("--out <dir>", "folder for NAME.key (default: current folder)")
     .option(
       "--rights <list>",
-      "rights to list in the printed entry: review, consent, apply, freeze, stop (default: review,consent,apply,stop)",
+      "rights to list in the printed entry: review, consent, apply, freeze, stop, verify (default: review,consent,apply,stop,verify)",
     )
     .action(async (opts) => sink((await import("./commands/keygen.js")).runKeygen(opts)));
 
@@ -557,7 +558,7 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .command("invite")
     .description("print a one-time enrolment link (15 minutes, single use)")
     .argument("<name>", "the reviewer's name, as receipts will show it")
-    .option("--rights <list>", "review, consent, apply, stop (default all four)")
+    .option("--rights <list>", "review, consent, apply, stop, verify (default review,consent,apply,stop)")
     .option("--origin <url>", "the server's origin (default http://localhost:7420)")
     .action(async (name, opts) => sink(await (await import("./commands/reviewer.js")).runReviewerInvite(name, opts)));
   reviewer

@@ -1,14 +1,20 @@
 import path from "node:path";
 import { type ChangedFile, type CriterionEvidence, checkConformance, GITLINK, whyNotDone } from "../conformance/check-conformance.js";
+import { hashCanonical } from "../crypto/canonical-hash.js";
 import { ConflictError, RefusalError, UsageError } from "../errors/errors.js";
 import { readFrozenModel } from "../home/frozen-records.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
+import { resolveActor } from "../input/resolve-actor.js";
 import { openStops } from "../run/admission-checks.js";
+import { RECEIPT_KINDS } from "../run/receipt-kinds.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
-import type { Execution, Workflow } from "../run/run-schema.js";
+import type { Execution, VerificationReceipt, Workflow } from "../run/run-schema.js";
 import { isFinal } from "../run/transition-table.js";
 import type { LoadedRun } from "../store/run-file.js";
 import { type RunStore, resolveHandoffDir } from "../store/run-store.js";
+import { sealReceipt } from "../trust/seal-receipt.js";
+import { personForKey } from "../trust/sign-as-reviewer.js";
+import type { ReceiptKey } from "../trust/sign-receipt.js";
 
 export const CLOSE_RESULTS = ["verified", "failed", "rolled_back", "abandoned"] as const;
 export type CloseResult = (typeof CLOSE_RESULTS)[number];
@@ -17,10 +23,20 @@ export type CloseResult = (typeof CLOSE_RESULTS)[number];
 export const VERIFIED_NEEDS_CHANGE =
   "closing as verified needs the executed change to judge against the admitted actions: pass --git-range BASE...HEAD or --changed-files FILE (with --criterion ID=passed:COMMAND for each acceptance criterion)";
 
+/** Why the agent's report can never be a verified close. */
+export const VERIFIED_IS_A_PERSONS_CALL =
+  "verified is a person's call on the executed change, never the agent's report: report failed, rolled_back or abandoned, or ask a person with the verify right to close it verified";
+
 /**
  * Close a workflow. After execution: `verified`, `failed` or `rolled_back`,
  * with residuals. Before execution: `abandoned` (closed) or `failed`, both
  * with a residual record saying what was left undone.
+ *
+ * `verified` is a person's call: a verification receipt bound to the change
+ * recorded with the close, signed on signing suites by a key (or passkey)
+ * with the `verify` right, and refused when the change does not conform.
+ * An agent's report (`report`: MCP, the agent API) is recorded as its
+ * report and can never say verified.
  */
 export async function closeWorkflow(input: {
   /** Where the run lives. */
@@ -30,7 +46,12 @@ export async function closeWorkflow(input: {
   planner: string;
   result: CloseResult;
   residual?: string;
-  actor: string;
+  /** Who closes it (a verified close with `key`: the key's owner, and a name other than theirs is refused). */
+  actor?: string;
+  /** A verified close's signer: a key or passkey with the `verify` right (required on signing suites). */
+  key?: ReceiptKey;
+  /** The agent's report of how its work ended: recorded as such, and never `verified`. */
+  report?: boolean;
   /**
    * The executed change (only after execution): changed files relative to
    * `root` (the checkout the executor changed; default the current folder)
@@ -39,6 +60,11 @@ export async function closeWorkflow(input: {
   executed?: { changed: ChangedFile[]; criteria: CriterionEvidence[]; root?: string };
   now?: () => Date;
 }): Promise<{ run: LoadedRun; workflow: Workflow }> {
+  if (input.report && input.result === "verified")
+    throw new RefusalError(VERIFIED_IS_A_PERSONS_CALL, { attack: "agent-verifies-own-work" });
+  const verifying = input.result === "verified";
+  const config = verifying ? loadPinnedPolicy(input.store.home, (await input.store.read(input.run)).state.suite).config : undefined;
+  const actor = config ? personForKey(input.key, input.actor, config, "--actor") : resolveActor(input.actor);
   const execution = input.executed ? await gatherExecution(input.store, input.run, input.planner, input.executed) : undefined;
   const { run } = await input.store.update(
     input.run,
@@ -64,7 +90,7 @@ export async function closeWorkflow(input: {
       if (!executing && input.result === "failed") {
         requireTransition(input.run, wf, "failed", "mark the workflow failed");
         return {
-          events: [{ type: "failed", actor: input.actor, data: { planner: wf.planner, residual: input.residual as string } }],
+          events: [{ type: "failed", actor, data: { planner: wf.planner, residual: input.residual as string } }],
           result: undefined,
         };
       }
@@ -95,16 +121,36 @@ export async function closeWorkflow(input: {
         throw new ConflictError(
           `${wf.planner}'s frozen handoff changed while closing (${execution.hash}, now ${wf.handoff?.hash}); close again`,
         );
+      const receipt =
+        config && execution && wf.handoff
+          ? sealReceipt(
+              {
+                kind: "verification",
+                run_id: current.state.run_id,
+                planner: wf.planner,
+                executor: wf.executor,
+                handoff_hash: wf.handoff.hash,
+                revision: wf.handoff.revision,
+                result: "verified",
+                execution_hash: hashCanonical(execution.record),
+                by: actor,
+                at: (input.now?.() ?? new Date()).toISOString(),
+              } satisfies VerificationReceipt,
+              { key: input.key, person: actor, right: RECEIPT_KINDS.verification.right, config, what: "verify" },
+            )
+          : undefined;
       return {
         events: [
           {
             type: "closed",
-            actor: input.actor,
+            actor,
             data: {
               planner: wf.planner,
               outcome: input.result,
               residual: input.residual ?? null,
               ...(execution ? { execution: execution.record } : {}),
+              ...(receipt ? { receipt } : {}),
+              ...(input.report ? { report: true as const } : {}),
             },
           },
         ],

@@ -3,7 +3,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { admit } from "../gate/admit.js";
+import type { Workflow } from "../run/run-schema.js";
 import { createAgentToken, TOKEN_SCOPES } from "../server/agent-tokens.js";
+import { receiptViews } from "../server/page-views.js";
+import type { SuiteConfig } from "../suite/suite-config.js";
 import {
   apiOf,
   call,
@@ -88,14 +91,14 @@ describe("twinlock_report_result is the agent's report, never a verified close",
     expect((r.content as Array<{ text: string }>)[0]?.text).toBe(
       "recorded your report: MD-29 closed failed by agent:executor-agent; state closed",
     );
-    expect(workflowOf(g).result).toMatchObject({ outcome: "failed", residual: "V2 still races", by: "agent:executor-agent" });
+    expect(workflowOf(g).result).toMatchObject({ outcome: "failed", residual: "V2 still races", by: "agent:executor-agent", report: true });
   });
 });
 
 describe("the gate server's result route", () => {
   afterAll(removeServerWorlds);
 
-  it("refuses an agent token's verified (attack: the agent closes its own work over the API), records nothing, and takes its failed", async () => {
+  it("refuses an agent token's verified (attack: the agent closes its own work over the API), records nothing, and takes its failed as its report, shown as one", async () => {
     const w = await serverWorld();
     await freezeApproveConsent(w, await reviewerFor(w, "alice"));
     const admitted = await admit({ store: w.store, run: w.runFile, executor: EXECUTOR, actor: "executor-agent" });
@@ -103,14 +106,23 @@ describe("the gate server's result route", () => {
     const { token } = await createAgentToken(w.home, { agent: "executor-agent", runId: w.runId });
     const before = readFileSync(w.runFile);
     const refused = await jsonOf(await call(w, apiOf(w).result, { token, json: { result: "verified", residual: "none" } }));
-    expect(refused.status).toBe(400);
-    expect(String(refused.body.message)).toContain("closing as verified needs the executed change");
+    expect(refused.status).toBe(409);
+    expect(String(refused.body.message)).toContain("verified is a person's call on the executed change, never the agent's report");
     expect(readFileSync(w.runFile).equals(before)).toBe(true);
     const failed = await jsonOf(await call(w, apiOf(w).result, { token, json: { result: "failed", residual: "V2 races" } }));
     expect(failed.status, JSON.stringify(failed.body)).toBe(200);
-    expect((await w.store.read(w.runFile)).state.workflows[PLANNER]?.result).toMatchObject({
-      outcome: "failed",
-      by: "agent:executor-agent",
-    });
+    const state = (await w.store.read(w.runFile)).state;
+    const wf = state.workflows[PLANNER] as Workflow;
+    expect(wf.result).toMatchObject({ outcome: "failed", by: "agent:executor-agent", report: true });
+    expect(wf.result?.receipt).toBeUndefined();
+    // The page's timeline shows it as the agent's report: no receipt, nobody's verification.
+    expect(receiptViews(state, wf, { reviewers: [] } as unknown as SuiteConfig).filter((v) => v.kind === "agent_report")).toEqual([
+      expect.objectContaining({
+        who: "agent:executor-agent",
+        decision: "reported failed (the agent's report, not a person's call)",
+        signature: "unsigned",
+        verified: null,
+      }),
+    ]);
   });
 });

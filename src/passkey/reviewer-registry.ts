@@ -8,7 +8,7 @@ import { lazySchemasOf } from "../schemas/lazy-schema.js";
 import { WEBAUTHN_KEY_PREFIX } from "./webauthn-key-line.js";
 
 /** The rights a person enrolled with a passkey can hold (freeze is for planner agents' Ed25519 keys). */
-export const REVIEWER_RIGHTS = ["review", "consent", "apply", "stop"] as const;
+export const REVIEWER_RIGHTS = ["review", "consent", "apply", "stop", "verify"] as const;
 export type ReviewerRight = (typeof REVIEWER_RIGHTS)[number];
 
 /** A reviewer's name: what receipts call the person; safe in a URL, a file name and a log line. */

@@ -1,5 +1,6 @@
 import "../schemas/zod-setup.js";
 import { z } from "zod/mini";
+import { hashCanonical } from "../crypto/canonical-hash.js";
 import { IntegrityError } from "../errors/errors.js";
 import { manifestHash } from "../handoff/hash-handoff.js";
 import { ManifestEntrySchema } from "../handoff/manifest-schema.js";
@@ -23,6 +24,7 @@ import {
   SettingsSchema,
   StopResolutionSchema,
   stopReason,
+  VerificationReceiptSchema,
   type Workflow,
 } from "./run-schema.js";
 import { findTransition, type Transition, type TransitionEvent } from "./transition-table.js";
@@ -70,6 +72,10 @@ const eventDataOf = lazySchemasOf("apply-event", () => {
       outcome: z.enum(["verified", "failed", "rolled_back", "abandoned"]),
       residual: z.nullable(text),
       execution: z.optional(ExecutionSchema),
+      /** A verified close's receipt (required on a verified close recorded since it existed, see replay). */
+      receipt: z.optional(VerificationReceiptSchema),
+      /** The agent's report of how its work ended, never a verified close. */
+      report: z.optional(z.literal(true)),
     }),
     failed: z.strictObject({ planner: promptId, residual: text }),
     stop_raised: z.strictObject({ reason: stopReason, workflow: z.nullable(promptId), note: z.nullable(text) }),
@@ -389,6 +395,13 @@ function applyTo(state: RunState | undefined, event: RunEvent, copy: boolean): R
         );
       if (!fromExecuting && !d.residual) bad("closing before execution needs a residual record");
       if (!fromExecuting && d.execution) bad("only an executing workflow records an executed change");
+      if (d.receipt) {
+        if (d.outcome !== "verified") bad(`a ${d.outcome} close carries no verification receipt`);
+        checkBinding(d.receipt);
+        if (!d.execution || d.receipt.execution_hash !== hashCanonical(d.execution))
+          bad("the verification receipt is for another executed change than the one recorded with the close");
+      }
+      if (d.report && d.outcome === "verified") bad("the agent's report is never a verified close: verifying the work is a person's call");
       move();
       wf.result = {
         outcome: d.outcome,
@@ -396,6 +409,8 @@ function applyTo(state: RunState | undefined, event: RunEvent, copy: boolean): R
         at: event.at,
         by: event.actor,
         ...(d.execution ? { execution: d.execution } : {}),
+        ...(d.receipt ? { receipt: d.receipt } : {}),
+        ...(d.report ? { report: true as const } : {}),
       };
       deauthorize();
       break;

@@ -9,14 +9,18 @@ import {
   ReviewReceiptSchema,
   type RunState,
   StopResolutionSchema,
+  VerificationReceiptSchema,
+  type Workflow,
 } from "./run-schema.js";
 
 /**
  * Every receipt kind a run records, in the order the consumers list them
  * (verify-receipts, CI, attestations, the pages, MCP). Adding a kind is a row
  * in `RECEIPT_KINDS` plus its schema in run-schema.ts and its event in
- * apply-event.ts; every consumer keys its handling by this union, so `tsc`
- * and src/run/receipt-kinds.test.ts fail until each says what it does with it.
+ * apply-event.ts: the row says how every consumer handles it (trust,
+ * admission, CI, attestations, the pages, MCP, the published schemas), so no
+ * consumer keeps a list of its own (src/receipt-kind-consumers.test.ts holds
+ * them to it), and `tsc` fails until the row says each.
  */
 export const RECEIPT_KIND_NAMES = [
   "freeze",
@@ -26,6 +30,7 @@ export const RECEIPT_KIND_NAMES = [
   "dry_run_result",
   "admission",
   "stop_resolution",
+  "verification",
 ] as const;
 
 /** A receipt kind: the `kind` field of a receipt. */
@@ -70,7 +75,29 @@ export interface ReceiptKindRow {
   lives: string;
   /** Every receipt of this kind replay keeps, oldest first, as recorded (a consent without the home's `consumed_at`). */
   held: (state: RunState) => HeldReceipt[];
+  /**
+   * Where verify-receipts (and import) finds it to judge: `chain`, every one
+   * the workflow's events recorded (a re-freeze replaces the state's freeze);
+   * `workflow`, the ones replay keeps on each workflow; `run`, the ones
+   * replay keeps on the run, judged after the workflows; null, not a
+   * person's decision (the chain's gate signature vouches for it).
+   */
+  judged: "chain" | "workflow" | "run" | null;
+  /** The ones of a workflow's current revision admission relies on and re-judges under T1–T5; null where another check judges the kind. */
+  relied: ((wf: Workflow, revision: number) => readonly object[]) | null;
+  /** Whether CI (`verify`) judges it as one of a workflow's signed decisions, against `right`; false where CI judges it another way. */
+  ciJudged: boolean;
+  /** Its in-toto attestation predicate type (`attest`, `verify-attestation`), or null for a kind not attested. */
+  attestation: string | null;
+  /** How the pages' receipts timeline words it: who, the decision and a note. */
+  shown: (receipt: AnyReceipt) => { who: string; decision: string | null; note: string | null };
+  /** The field of MCP's receipts resource it is listed under, and whether that is a list or the current one. */
+  mcp: { field: string; many: boolean };
+  /** The file under `schemas/` its schema is published as, or null for a kind published only inside run-file.schema.json. */
+  published: string | null;
 }
+
+const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
 const perWorkflow =
   (pick: (wf: RunState["workflows"][string]) => readonly object[]) =>
@@ -87,6 +114,14 @@ export const RECEIPT_KINDS = {
     events: ["handoff_frozen"],
     lives: "workflow.handoff.receipt (the current revision's; earlier ones only in their handoff_frozen events)",
     held: perWorkflow((wf) => (wf.handoff ? [wf.handoff.receipt] : [])),
+    judged: "chain",
+    relied: (wf) => (wf.handoff ? [wf.handoff.receipt] : []),
+    // The planner agent's act, not a person's decision: CI and attestations leave it to the chain's gate signature.
+    ciJudged: false,
+    attestation: null,
+    shown: (r) => ({ who: String(r.by), decision: "frozen", note: null }),
+    mcp: { field: "freeze", many: false },
+    published: null,
   },
   review: {
     kind: "review",
@@ -96,6 +131,13 @@ export const RECEIPT_KINDS = {
     events: ["changes_requested", "approval_recorded", "plan_approved", "plan_declined"],
     lives: "workflow.reviews[]",
     held: perWorkflow((wf) => wf.reviews),
+    judged: "workflow",
+    relied: (wf, rev) => wf.reviews.filter((r) => r.revision === rev && r.decision === "approved"),
+    ciJudged: true,
+    attestation: "https://twinlock.dev/review/v1",
+    shown: (r) => ({ who: String(r.reviewer), decision: text(r.decision), note: text(r.feedback) }),
+    mcp: { field: "reviews", many: true },
+    published: "review-receipt.schema.json",
   },
   consent: {
     kind: "consent",
@@ -105,6 +147,13 @@ export const RECEIPT_KINDS = {
     events: ["consent_granted", "consent_declined"],
     lives: "workflow.consents[] (with the home's consumed_at beside each)",
     held: perWorkflow((wf) => wf.consents.map(({ consumed_at: _consumed, ...c }) => c)),
+    judged: "workflow",
+    relied: (wf) => wf.consents.slice(-1),
+    ciJudged: true,
+    attestation: "https://twinlock.dev/consent/v1",
+    shown: (r) => ({ who: String(r.user), decision: text(r.decision), note: null }),
+    mcp: { field: "consents", many: true },
+    published: "consent-receipt.schema.json",
   },
   apply_approval: {
     kind: "apply_approval",
@@ -114,6 +163,13 @@ export const RECEIPT_KINDS = {
     events: ["apply_approved"],
     lives: "workflow.apply_approvals[]",
     held: perWorkflow((wf) => wf.apply_approvals),
+    judged: "workflow",
+    relied: (wf, rev) => wf.apply_approvals.slice(-1).filter((a) => a.revision === rev),
+    ciJudged: true,
+    attestation: "https://twinlock.dev/apply-approval/v1",
+    shown: (r) => ({ who: String(r.approver), decision: "apply approved", note: null }),
+    mcp: { field: "apply_approvals", many: true },
+    published: "apply-approval.schema.json",
   },
   dry_run_result: {
     kind: "dry_run_result",
@@ -123,6 +179,15 @@ export const RECEIPT_KINDS = {
     events: ["dry_run_result"],
     lives: "workflow.dry_runs[].result_receipt",
     held: perWorkflow((wf) => wf.dry_runs.flatMap((d) => (d.result_receipt ? [d.result_receipt] : []))),
+    judged: "workflow",
+    // Judged by the dry-run check (src/run/admission/checks/dry-run-passed.ts), with the same right.
+    relied: null,
+    ciJudged: true,
+    // No predicate type is defined for it yet: verify-receipts and CI judge it.
+    attestation: null,
+    shown: (r) => ({ who: String(r.by), decision: `dry run ${String(r.result)}`, note: text(r.note) }),
+    mcp: { field: "dry_run_results", many: true },
+    published: null,
   },
   admission: {
     kind: "admission",
@@ -132,6 +197,15 @@ export const RECEIPT_KINDS = {
     events: ["admitted", "dry_run_admitted"],
     lives: "workflow.admissions[] (a dry run's admission only in its dry_run_admitted event and workflow.dry_runs[])",
     held: perWorkflow((wf) => wf.admissions),
+    judged: null,
+    // The record admission is about to make: nobody has signed it yet.
+    relied: null,
+    // Re-judged from the facts recorded before it (src/ci/rejudge-admissions.ts).
+    ciJudged: false,
+    attestation: "https://twinlock.dev/admission/v1",
+    shown: (r) => ({ who: String(r.actor), decision: "admitted", note: null }),
+    mcp: { field: "admissions", many: true },
+    published: "admission-receipt.schema.json",
   },
   stop_resolution: {
     kind: "stop_resolution",
@@ -142,6 +216,32 @@ export const RECEIPT_KINDS = {
     lives: "state.stops[].resolution_receipt (on the run, or on one workflow when the stop names it)",
     held: (state) =>
       state.stops.flatMap((s) => (s.resolution_receipt ? [{ planner: s.workflow, receipt: s.resolution_receipt as AnyReceipt }] : [])),
+    judged: "run",
+    // Judged by the hard-stop check: a lift counts only under a trusted stop signature.
+    relied: null,
+    // Judged in CI's outcome check, the same way.
+    ciJudged: false,
+    attestation: null,
+    shown: (r) => ({ who: String(r.by), decision: `!STOP:${String(r.reason)} lifted`, note: text(r.resolution) }),
+    mcp: { field: "stop_resolutions", many: true },
+    published: null,
+  },
+  verification: {
+    kind: "verification",
+    schema: VerificationReceiptSchema,
+    right: "verify",
+    signer: "by",
+    events: ["closed"],
+    lives: "workflow.result.receipt (a verified close's; the event's data.receipt)",
+    held: perWorkflow((wf) => (wf.result?.receipt ? [wf.result.receipt] : [])),
+    judged: "workflow",
+    // Made after execution, so no admission relies on it.
+    relied: null,
+    ciJudged: true,
+    attestation: null,
+    shown: (r) => ({ who: String(r.by), decision: "verified", note: null }),
+    mcp: { field: "verifications", many: true },
+    published: "verification-receipt.schema.json",
   },
 } as const satisfies { readonly [K in ReceiptKind]: ReceiptKindRow & { kind: K } };
 

@@ -190,6 +190,26 @@ const schemasOf = lazySchemasOf("run-schema", () => {
     signature,
   });
 
+  /**
+   * A person's call that the executed change is the approved work: the close
+   * as `verified`, bound to the change recorded with it (`execution_hash`, the
+   * canonical hash of the close's execution record), signed on signing suites
+   * by a key or passkey with the `verify` right. The agent never makes one.
+   */
+  const VerificationReceiptSchema = z.strictObject({
+    kind: z.literal("verification"),
+    run_id: runId,
+    planner: promptId,
+    executor: promptId,
+    handoff_hash: handoffHash,
+    revision: ordinal,
+    result: z.literal("verified"),
+    execution_hash: handoffHash,
+    by: name,
+    at: isoTime,
+    signature,
+  });
+
   /** A dry run of the consented plan: admitted by every check, in DRAFT_ONLY, consuming nothing; then its result. */
   const DryRunSchema = z.strictObject({
     handoff_hash: handoffHash,
@@ -267,6 +287,10 @@ const schemasOf = lazySchemasOf("run-schema", () => {
         by: name,
         /** Present only when `close` recorded the executed change. */
         execution: z.optional(ExecutionSchema),
+        /** A verified close's receipt: the person's call (absent on runs verified before it existed). */
+        receipt: z.optional(VerificationReceiptSchema),
+        /** True when the agent reported this ending (MCP, the agent API): its report, not a person's close. */
+        report: z.optional(z.literal(true)),
       }),
     ),
   });
@@ -352,6 +376,7 @@ const schemasOf = lazySchemasOf("run-schema", () => {
     FreezeReceiptSchema,
     StopResolutionSchema,
     DryRunResultSchema,
+    VerificationReceiptSchema,
     DryRunSchema,
     FrozenHandoffSchema,
     ExecutionSchema,
@@ -381,6 +406,7 @@ export const AdmissionReceiptSchema = schemasOf("AdmissionReceiptSchema");
 export const FreezeReceiptSchema = schemasOf("FreezeReceiptSchema");
 export const StopResolutionSchema = schemasOf("StopResolutionSchema");
 export const DryRunResultSchema = schemasOf("DryRunResultSchema");
+export const VerificationReceiptSchema = schemasOf("VerificationReceiptSchema");
 export const DryRunSchema = schemasOf("DryRunSchema");
 export const FrozenHandoffSchema = schemasOf("FrozenHandoffSchema");
 export const ExecutionSchema = schemasOf("ExecutionSchema");
@@ -393,6 +419,7 @@ export const HeadSignatureSchema = schemasOf("HeadSignatureSchema");
 export const RunFileSchema = schemasOf("RunFileSchema");
 
 export type DryRunResult = z.infer<typeof DryRunResultSchema>;
+export type VerificationReceipt = z.infer<typeof VerificationReceiptSchema>;
 export type Settings = z.infer<typeof SettingsSchema>;
 export type FreezeReceipt = z.infer<typeof FreezeReceiptSchema>;
 export type StopResolution = z.infer<typeof StopResolutionSchema>;

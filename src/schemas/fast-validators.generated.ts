@@ -690,6 +690,85 @@ function v51(v: In): Out {
 }
 
 function v52(v: In): Out {
+  if (!(v === "verification")) return NO;
+  return v;
+}
+
+function v53(v: In): Out {
+  if (!(v === "verified")) return NO;
+  return v;
+}
+
+const K3 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","execution_hash","by","at","signature"]);
+function v54(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("kind" in v)) return NO;
+  r = v52(v["kind"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["kind"] = r;
+  if (!("run_id" in v)) return NO;
+  r = v2(v["run_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["run_id"] = r;
+  if (!("planner" in v)) return NO;
+  r = v0(v["planner"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["planner"] = r;
+  if (!("executor" in v)) return NO;
+  r = v0(v["executor"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["executor"] = r;
+  if (!("handoff_hash" in v)) return NO;
+  r = v3(v["handoff_hash"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["handoff_hash"] = r;
+  if (!("revision" in v)) return NO;
+  r = v4(v["revision"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["revision"] = r;
+  if (!("result" in v)) return NO;
+  r = v53(v["result"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["result"] = r;
+  if (!("execution_hash" in v)) return NO;
+  r = v3(v["execution_hash"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["execution_hash"] = r;
+  if (!("by" in v)) return NO;
+  r = v6(v["by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["by"] = r;
+  if (!("at" in v)) return NO;
+  r = v17(v["at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["at"] = r;
+  if ("signature" in v) {
+    r = v29(v["signature"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["signature"] = r;
+  }
+  for (const k in v) if (!K3.has(k)) return NO;
+  return out;
+}
+
+function v55(v: In): Out {
+  if (v === undefined) return undefined;
+  return v54(v);
+}
+
+function v56(v: In): Out {
+  if (!(v === true)) return NO;
+  return v;
+}
+
+function v57(v: In): Out {
+  if (v === undefined) return undefined;
+  return v56(v);
+}
+
+function v58(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -710,26 +789,36 @@ function v52(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["execution"] = r;
   }
-  for (const k in v) if (k !== "planner" && k !== "outcome" && k !== "residual" && k !== "execution") return NO;
+  if ("receipt" in v) {
+    r = v55(v["receipt"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["receipt"] = r;
+  }
+  if ("report" in v) {
+    r = v57(v["report"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["report"] = r;
+  }
+  for (const k in v) if (k !== "planner" && k !== "outcome" && k !== "residual" && k !== "execution" && k !== "receipt" && k !== "report") return NO;
   return out;
 }
 
-function v53(v: In): Out {
+function v59(v: In): Out {
   if (!(v === "consent")) return NO;
   return v;
 }
 
-function v54(v: In): Out {
+function v60(v: In): Out {
   if (!(v === "approved" || v === "declined")) return NO;
   return v;
 }
 
-function v55(v: In): Out {
+function v61(v: In): Out {
   if (!(v === "all")) return NO;
   return v;
 }
 
-function v56(v: In): Out {
+function v62(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -741,24 +830,24 @@ function v56(v: In): Out {
   return out;
 }
 
-function v57(v: In): Out {
-  { const r = v55(v); if (r !== NO) return r; }
-  { const r = v56(v); if (r !== NO) return r; }
+function v63(v: In): Out {
+  { const r = v61(v); if (r !== NO) return r; }
+  { const r = v62(v); if (r !== NO) return r; }
   return NO;
 }
 
-function v58(v: In): Out {
+function v64(v: In): Out {
   if (v === null) return null;
   return v17(v);
 }
 
-const K3 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature"]);
-function v59(v: In): Out {
+const K4 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature"]);
+function v65(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v53(v["kind"]);
+  r = v59(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -782,7 +871,7 @@ function v59(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["user"] = r;
   if (!("decision" in v)) return NO;
-  r = v54(v["decision"]);
+  r = v60(v["decision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["decision"] = r;
   if (!("handoff_hash" in v)) return NO;
@@ -802,7 +891,7 @@ function v59(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v57(v["actions"]);
+  r = v63(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -810,7 +899,7 @@ function v59(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["budget"] = r;
   if (!("expires_at" in v)) return NO;
-  r = v58(v["expires_at"]);
+  r = v64(v["expires_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("policy_digest" in v)) return NO;
@@ -830,11 +919,11 @@ function v59(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K3.has(k)) return NO;
+  for (const k in v) if (!K4.has(k)) return NO;
   return out;
 }
 
-function v60(v: In): Out {
+function v66(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -843,25 +932,25 @@ function v60(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["planner"] = r;
   if (!("receipt" in v)) return NO;
-  r = v59(v["receipt"]);
+  r = v65(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "planner" && k !== "receipt") return NO;
   return out;
 }
 
-function v61(v: In): Out {
+function v67(v: In): Out {
   if (!(v === "dry_run_result")) return NO;
   return v;
 }
 
-const K4 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v62(v: In): Out {
+const K5 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
+function v68(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v61(v["kind"]);
+  r = v67(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -905,11 +994,11 @@ function v62(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K4.has(k)) return NO;
+  for (const k in v) if (!K5.has(k)) return NO;
   return out;
 }
 
-function v63(v: In): Out {
+function v69(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -918,14 +1007,14 @@ function v63(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["planner"] = r;
   if (!("receipt" in v)) return NO;
-  r = v62(v["receipt"]);
+  r = v68(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "planner" && k !== "receipt") return NO;
   return out;
 }
 
-function v64(v: In): Out {
+function v70(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -942,13 +1031,13 @@ function v64(v: In): Out {
 }
 
 const P6 = /^[0-9a-f]{64}$/;
-function v65(v: In): Out {
+function v71(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P6.test(v)) return NO;
   return v;
 }
 
-function v66(v: In): Out {
+function v72(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -961,36 +1050,36 @@ function v66(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["size"] = r;
   if (!("sha256" in v)) return NO;
-  r = v65(v["sha256"]);
+  r = v71(v["sha256"]);
   if (r === NO || r === NOT_SURE) return r;
   out["sha256"] = r;
   for (const k in v) if (k !== "path" && k !== "size" && k !== "sha256") return NO;
   return out;
 }
 
-function v67(v: In): Out {
+function v73(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v66(v[i]);
+    const r = v72(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v68(v: In): Out {
+function v74(v: In): Out {
   if (!(v === "freeze")) return NO;
   return v;
 }
 
-const K5 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v69(v: In): Out {
+const K6 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
+function v75(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v68(v["kind"]);
+  r = v74(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1026,11 +1115,11 @@ function v69(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K5.has(k)) return NO;
+  for (const k in v) if (!K6.has(k)) return NO;
   return out;
 }
 
-function v70(v: In): Out {
+function v76(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1051,11 +1140,11 @@ function v70(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["dir"] = r;
   if (!("files" in v)) return NO;
-  r = v67(v["files"]);
+  r = v73(v["files"]);
   if (r === NO || r === NOT_SURE) return r;
   out["files"] = r;
   if (!("receipt" in v)) return NO;
-  r = v69(v["receipt"]);
+  r = v75(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -1066,7 +1155,7 @@ function v70(v: In): Out {
   return out;
 }
 
-function v71(v: In): Out {
+function v77(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1087,13 +1176,13 @@ function v71(v: In): Out {
 }
 
 const P7 = /^home_[0-9a-f]{16}$/;
-function v72(v: In): Out {
+function v78(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P7.test(v)) return NO;
   return v;
 }
 
-function v73(v: In): Out {
+function v79(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1109,7 +1198,7 @@ function v73(v: In): Out {
   return out;
 }
 
-function v74(v: In): Out {
+function v80(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1122,7 +1211,7 @@ function v74(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v57(v["actions"]);
+  r = v63(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -1134,18 +1223,18 @@ function v74(v: In): Out {
 }
 
 const P8 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\/[A-Za-z0-9_.-]{1,100}(#[1-9][0-9]{0,9}|@[A-Za-z0-9._/-]{1,200})$/;
-function v75(v: In): Out {
+function v81(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P8.test(v)) return NO;
   return v;
 }
 
-function v76(v: In): Out {
+function v82(v: In): Out {
   if (v === undefined) return undefined;
-  return v75(v);
+  return v81(v);
 }
 
-function v77(v: In): Out {
+function v83(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1169,11 +1258,11 @@ function v77(v: In): Out {
   return out;
 }
 
-function v78(v: In): Out {
+function v84(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v77(v[i]);
+    const r = v83(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1181,7 +1270,7 @@ function v78(v: In): Out {
   return out;
 }
 
-function v79(v: In): Out {
+function v85(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1190,24 +1279,24 @@ function v79(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v72(v["home_id"]);
+  r = v78(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("suite" in v)) return NO;
-  r = v73(v["suite"]);
+  r = v79(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v74(v["settings"]);
+  r = v80(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v76(v["change"]);
+    r = v82(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v78(v["workflows"]);
+  r = v84(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   for (const k in v) if (k !== "run_id" && k !== "home_id" && k !== "suite" && k !== "settings" && k !== "change" && k !== "workflows") return NO;
@@ -1215,27 +1304,27 @@ function v79(v: In): Out {
 }
 
 const P9 = /^[a-z0-9][a-z0-9-]{0,119}$/;
-function v80(v: In): Out {
+function v86(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P9.test(v)) return NO;
   return v;
 }
 
-function v81(v: In): Out {
+function v87(v: In): Out {
   if (v === null) return null;
   return v0(v);
 }
 
-function v82(v: In): Out {
+function v88(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("reason" in v)) return NO;
-  r = v80(v["reason"]);
+  r = v86(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v81(v["workflow"]);
+  r = v87(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("note" in v)) return NO;
@@ -1246,12 +1335,12 @@ function v82(v: In): Out {
   return out;
 }
 
-function v83(v: In): Out {
+function v89(v: In): Out {
   if (!(v === "stop_resolution")) return NO;
   return v;
 }
 
-function v84(v: In): Out {
+function v90(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1264,13 +1353,13 @@ function v84(v: In): Out {
   return out;
 }
 
-const K6 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v85(v: In): Out {
+const K7 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
+function v91(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v83(v["kind"]);
+  r = v89(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1278,15 +1367,15 @@ function v85(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("reason" in v)) return NO;
-  r = v80(v["reason"]);
+  r = v86(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v81(v["workflow"]);
+  r = v87(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v84(v["stops"]);
+  r = v90(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -1306,46 +1395,46 @@ function v85(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K6.has(k)) return NO;
+  for (const k in v) if (!K7.has(k)) return NO;
   return out;
 }
 
-function v86(v: In): Out {
+function v92(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("receipt" in v)) return NO;
-  r = v85(v["receipt"]);
+  r = v91(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "receipt") return NO;
   return out;
 }
 
-function v87(v: In): Out {
+function v93(v: In): Out {
   if (!(v === "twinlock-home/1")) return NO;
   return v;
 }
 
-function v88(v: In): Out {
+function v94(v: In): Out {
   if (typeof v !== "string") return NO;
   return v;
 }
 
-function v89(v: In): Out {
+function v95(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v87(v["format"]);
+  r = v93(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("home_id" in v)) return NO;
-  r = v72(v["home_id"]);
+  r = v78(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
-  r = v88(v["created_at"]);
+  r = v94(v["created_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   for (const k in v) if (k !== "format" && k !== "home_id" && k !== "created_at") return NO;
@@ -1353,43 +1442,43 @@ function v89(v: In): Out {
 }
 
 const P10 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-function v90(v: In): Out {
+function v96(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 200) return NOT_SURE;
   if (!P10.test(v)) return NO;
   return v;
 }
 
-function v91(v: In): Out {
+function v97(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 65536) return NOT_SURE;
   return v;
 }
 
-function v92(v: In): Out {
+function v98(v: In): Out {
   if (v === undefined) return undefined;
   return v14(v);
 }
 
-function v93(v: In): Out {
+function v99(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v90(v["id"]);
+  r = v96(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("criterion" in v)) return NO;
-  r = v91(v["criterion"]);
+  r = v97(v["criterion"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criterion"] = r;
   if (!("method" in v)) return NO;
-  r = v91(v["method"]);
+  r = v97(v["method"]);
   if (r === NO || r === NOT_SURE) return r;
   out["method"] = r;
   if ("notes" in v) {
-    r = v92(v["notes"]);
+    r = v98(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1397,11 +1486,11 @@ function v93(v: In): Out {
   return out;
 }
 
-function v94(v: In): Out {
+function v100(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v93(v[i]);
+    const r = v99(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1409,132 +1498,23 @@ function v94(v: In): Out {
   return out;
 }
 
-function v95(v: In): Out {
+function v101(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("criteria" in v)) return NO;
-  r = v94(v["criteria"]);
+  r = v100(v["criteria"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criteria"] = r;
   for (const k in v) if (k !== "criteria") return NO;
   return out;
 }
 
-function v96(v: In): Out {
+function v102(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 220) return NOT_SURE;
   return v;
-}
-
-function v97(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v96(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  if (v.length > 10000) return NO;
-  if (v.length < 1) return NO;
-  return out;
-}
-
-function v98(v: In): Out {
-  if (!(v === "low" || v === "medium" || v === "high")) return NO;
-  return v;
-}
-
-function v99(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v96(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  if (v.length > 10000) return NO;
-  return out;
-}
-
-const K7 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v100(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("id" in v)) return NO;
-  r = v90(v["id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["id"] = r;
-  if (!("summary" in v)) return NO;
-  r = v91(v["summary"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["summary"] = r;
-  if (!("target" in v)) return NO;
-  r = v91(v["target"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["target"] = r;
-  if (!("findings" in v)) return NO;
-  r = v97(v["findings"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["findings"] = r;
-  if (!("risk" in v)) return NO;
-  r = v98(v["risk"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["risk"] = r;
-  if (!("rollback" in v)) return NO;
-  r = v91(v["rollback"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["rollback"] = r;
-  if (!("depends_on" in v)) return NO;
-  r = v99(v["depends_on"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["depends_on"] = r;
-  if (!("verifies" in v)) return NO;
-  r = v97(v["verifies"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["verifies"] = r;
-  if ("notes" in v) {
-    r = v92(v["notes"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["notes"] = r;
-  }
-  for (const k in v) if (!K7.has(k)) return NO;
-  return out;
-}
-
-function v101(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v100(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  if (v.length > 100000) return NO;
-  return out;
-}
-
-function v102(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("reason" in v)) return NO;
-  r = v80(v["reason"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["reason"] = r;
-  if (!("resolved" in v)) return NO;
-  r = v13(v["resolved"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["resolved"] = r;
-  if ("notes" in v) {
-    r = v92(v["notes"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["notes"] = r;
-  }
-  for (const k in v) if (k !== "reason" && k !== "resolved" && k !== "notes") return NO;
-  return out;
 }
 
 function v103(v: In): Out {
@@ -1546,64 +1526,66 @@ function v103(v: In): Out {
     out[i] = r;
   }
   if (v.length > 10000) return NO;
+  if (v.length < 1) return NO;
   return out;
 }
 
 function v104(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("actions" in v)) return NO;
-  r = v101(v["actions"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["actions"] = r;
-  if (!("stops" in v)) return NO;
-  r = v103(v["stops"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["stops"] = r;
-  for (const k in v) if (k !== "actions" && k !== "stops") return NO;
+  if (!(v === "low" || v === "medium" || v === "high")) return NO;
+  return v;
+}
+
+function v105(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v102(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  if (v.length > 10000) return NO;
   return out;
 }
 
 const K8 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v105(v: In): Out {
+function v106(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v90(v["id"]);
+  r = v96(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v91(v["summary"]);
+  r = v97(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v91(v["target"]);
+  r = v97(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v97(v["findings"]);
+  r = v103(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v98(v["risk"]);
+  r = v104(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v91(v["rollback"]);
+  r = v97(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v99(v["depends_on"]);
+  r = v105(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v97(v["verifies"]);
+  r = v103(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v92(v["notes"]);
+    r = v98(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1611,50 +1593,157 @@ function v105(v: In): Out {
   return out;
 }
 
-function v106(v: In): Out {
+function v107(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v106(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  if (v.length > 100000) return NO;
+  return out;
+}
+
+function v108(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("reason" in v)) return NO;
+  r = v86(v["reason"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["reason"] = r;
+  if (!("resolved" in v)) return NO;
+  r = v13(v["resolved"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["resolved"] = r;
+  if ("notes" in v) {
+    r = v98(v["notes"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["notes"] = r;
+  }
+  for (const k in v) if (k !== "reason" && k !== "resolved" && k !== "notes") return NO;
+  return out;
+}
+
+function v109(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v108(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  if (v.length > 10000) return NO;
+  return out;
+}
+
+function v110(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("actions" in v)) return NO;
+  r = v107(v["actions"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["actions"] = r;
+  if (!("stops" in v)) return NO;
+  r = v109(v["stops"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["stops"] = r;
+  for (const k in v) if (k !== "actions" && k !== "stops") return NO;
+  return out;
+}
+
+const K9 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
+function v111(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("id" in v)) return NO;
+  r = v96(v["id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["id"] = r;
+  if (!("summary" in v)) return NO;
+  r = v97(v["summary"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["summary"] = r;
+  if (!("target" in v)) return NO;
+  r = v97(v["target"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["target"] = r;
+  if (!("findings" in v)) return NO;
+  r = v103(v["findings"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["findings"] = r;
+  if (!("risk" in v)) return NO;
+  r = v104(v["risk"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["risk"] = r;
+  if (!("rollback" in v)) return NO;
+  r = v97(v["rollback"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["rollback"] = r;
+  if (!("depends_on" in v)) return NO;
+  r = v105(v["depends_on"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["depends_on"] = r;
+  if (!("verifies" in v)) return NO;
+  r = v103(v["verifies"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["verifies"] = r;
+  if ("notes" in v) {
+    r = v98(v["notes"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["notes"] = r;
+  }
+  for (const k in v) if (!K9.has(k)) return NO;
+  return out;
+}
+
+function v112(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 100) return NOT_SURE;
   return v;
 }
 
-function v107(v: In): Out {
+function v113(v: In): Out {
   if (v === undefined) return undefined;
-  return v106(v);
+  return v112(v);
 }
 
-function v108(v: In): Out {
+function v114(v: In): Out {
   if (v === undefined) return undefined;
   return v7(v);
 }
 
-function v109(v: In): Out {
+function v115(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v90(v["id"]);
+  r = v96(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("source" in v)) return NO;
-  r = v91(v["source"]);
+  r = v97(v["source"]);
   if (r === NO || r === NOT_SURE) return r;
   out["source"] = r;
   if (!("observed" in v)) return NO;
-  r = v91(v["observed"]);
+  r = v97(v["observed"]);
   if (r === NO || r === NOT_SURE) return r;
   out["observed"] = r;
   if ("collected_at" in v) {
-    r = v107(v["collected_at"]);
+    r = v113(v["collected_at"]);
     if (r === NO || r === NOT_SURE) return r;
     out["collected_at"] = r;
   }
   if ("digest" in v) {
-    r = v108(v["digest"]);
+    r = v114(v["digest"]);
     if (r === NO || r === NOT_SURE) return r;
     out["digest"] = r;
   }
   if ("notes" in v) {
-    r = v92(v["notes"]);
+    r = v98(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1662,11 +1751,11 @@ function v109(v: In): Out {
   return out;
 }
 
-function v110(v: In): Out {
+function v116(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v109(v[i]);
+    const r = v115(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1674,46 +1763,46 @@ function v110(v: In): Out {
   return out;
 }
 
-function v111(v: In): Out {
+function v117(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("evidence" in v)) return NO;
-  r = v110(v["evidence"]);
+  r = v116(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   for (const k in v) if (k !== "evidence") return NO;
   return out;
 }
 
-function v112(v: In): Out {
+function v118(v: In): Out {
   if (v === undefined) return undefined;
-  return v98(v);
+  return v104(v);
 }
 
-function v113(v: In): Out {
+function v119(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v90(v["id"]);
+  r = v96(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v91(v["summary"]);
+  r = v97(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("evidence" in v)) return NO;
-  r = v97(v["evidence"]);
+  r = v103(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   if ("confidence" in v) {
-    r = v112(v["confidence"]);
+    r = v118(v["confidence"]);
     if (r === NO || r === NOT_SURE) return r;
     out["confidence"] = r;
   }
   if ("notes" in v) {
-    r = v92(v["notes"]);
+    r = v98(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1721,11 +1810,11 @@ function v113(v: In): Out {
   return out;
 }
 
-function v114(v: In): Out {
+function v120(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v113(v[i]);
+    const r = v119(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1733,34 +1822,34 @@ function v114(v: In): Out {
   return out;
 }
 
-function v115(v: In): Out {
+function v121(v: In): Out {
   if (!(v === "open" || v === "resolved" || v === "deferred")) return NO;
   return v;
 }
 
-function v116(v: In): Out {
+function v122(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v90(v["id"]);
+  r = v96(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("question" in v)) return NO;
-  r = v91(v["question"]);
+  r = v97(v["question"]);
   if (r === NO || r === NOT_SURE) return r;
   out["question"] = r;
   if (!("status" in v)) return NO;
-  r = v115(v["status"]);
+  r = v121(v["status"]);
   if (r === NO || r === NOT_SURE) return r;
   out["status"] = r;
   if ("owner" in v) {
-    r = v108(v["owner"]);
+    r = v114(v["owner"]);
     if (r === NO || r === NOT_SURE) return r;
     out["owner"] = r;
   }
   if ("notes" in v) {
-    r = v92(v["notes"]);
+    r = v98(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1768,11 +1857,11 @@ function v116(v: In): Out {
   return out;
 }
 
-function v117(v: In): Out {
+function v123(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v116(v[i]);
+    const r = v122(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1780,37 +1869,37 @@ function v117(v: In): Out {
   return out;
 }
 
-function v118(v: In): Out {
+function v124(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("findings" in v)) return NO;
-  r = v114(v["findings"]);
+  r = v120(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("unknowns" in v)) return NO;
-  r = v117(v["unknowns"]);
+  r = v123(v["unknowns"]);
   if (r === NO || r === NOT_SURE) return r;
   out["unknowns"] = r;
   for (const k in v) if (k !== "findings" && k !== "unknowns") return NO;
   return out;
 }
 
-function v119(v: In): Out {
+function v125(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 1400) return NOT_SURE;
   return v;
 }
 
-function v120(v: In): Out {
+function v126(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!v.startsWith("webauthn:")) return NO;
   if (v.length > 1600) return NOT_SURE;
   return v;
 }
 
-function v121(v: In): Out {
+function v127(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1822,25 +1911,25 @@ function v121(v: In): Out {
   return out;
 }
 
-function v122(v: In): Out {
+function v128(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 253) return NOT_SURE;
   return v;
 }
 
-function v123(v: In): Out {
+function v129(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 300) return NOT_SURE;
   return v;
 }
 
-function v124(v: In): Out {
+function v130(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v123(v[i]);
+    const r = v129(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1849,16 +1938,16 @@ function v124(v: In): Out {
   return out;
 }
 
-function v125(v: In): Out {
+function v131(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("credential_id" in v)) return NO;
-  r = v119(v["credential_id"]);
+  r = v125(v["credential_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credential_id"] = r;
   if (!("public_key" in v)) return NO;
-  r = v120(v["public_key"]);
+  r = v126(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("sign_count" in v)) return NO;
@@ -1866,7 +1955,7 @@ function v125(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["sign_count"] = r;
   if (!("transports" in v)) return NO;
-  r = v121(v["transports"]);
+  r = v127(v["transports"]);
   if (r === NO || r === NOT_SURE) return r;
   out["transports"] = r;
   if (!("created_at" in v)) return NO;
@@ -1874,11 +1963,11 @@ function v125(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("rp_id" in v)) return NO;
-  r = v122(v["rp_id"]);
+  r = v128(v["rp_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rp_id"] = r;
   if (!("origins" in v)) return NO;
-  r = v124(v["origins"]);
+  r = v130(v["origins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["origins"] = r;
   for (const k in v) if (k !== "credential_id" && k !== "public_key" && k !== "sign_count" && k !== "transports" && k !== "created_at" && k !== "rp_id" && k !== "origins") return NO;
@@ -1886,22 +1975,22 @@ function v125(v: In): Out {
 }
 
 const P11 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-function v126(v: In): Out {
+function v132(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P11.test(v)) return NO;
   return v;
 }
 
-function v127(v: In): Out {
-  if (!(v === "review" || v === "consent" || v === "apply" || v === "stop")) return NO;
+function v133(v: In): Out {
+  if (!(v === "review" || v === "consent" || v === "apply" || v === "stop" || v === "verify")) return NO;
   return v;
 }
 
-function v128(v: In): Out {
+function v134(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v127(v[i]);
+    const r = v133(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1909,49 +1998,49 @@ function v128(v: In): Out {
   return out;
 }
 
-function v129(v: In): Out {
+function v135(v: In): Out {
   if (v === null) return null;
   return v12(v);
 }
 
-function v130(v: In): Out {
+function v136(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
 }
 
-function v131(v: In): Out {
+function v137(v: In): Out {
   if (v === null) return null;
-  return v130(v);
+  return v136(v);
 }
 
-function v132(v: In): Out {
+function v138(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 100) return NOT_SURE;
   return v;
 }
 
-function v133(v: In): Out {
+function v139(v: In): Out {
   if (v === null) return null;
-  return v132(v);
+  return v138(v);
 }
 
-function v134(v: In): Out {
+function v140(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("token_sha256" in v)) return NO;
-  r = v65(v["token_sha256"]);
+  r = v71(v["token_sha256"]);
   if (r === NO || r === NOT_SURE) return r;
   out["token_sha256"] = r;
   if (!("name" in v)) return NO;
-  r = v126(v["name"]);
+  r = v132(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v128(v["rights"]);
+  r = v134(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("created_at" in v)) return NO;
@@ -1963,31 +2052,31 @@ function v134(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("used_at" in v)) return NO;
-  r = v129(v["used_at"]);
+  r = v135(v["used_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["used_at"] = r;
   if (!("challenge" in v)) return NO;
-  r = v131(v["challenge"]);
+  r = v137(v["challenge"]);
   if (r === NO || r === NOT_SURE) return r;
   out["challenge"] = r;
   if (!("user_id" in v)) return NO;
-  r = v133(v["user_id"]);
+  r = v139(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   for (const k in v) if (k !== "token_sha256" && k !== "name" && k !== "rights" && k !== "created_at" && k !== "expires_at" && k !== "used_at" && k !== "challenge" && k !== "user_id") return NO;
   return out;
 }
 
-function v135(v: In): Out {
+function v141(v: In): Out {
   if (!(v === "twinlock-reviewers/1")) return NO;
   return v;
 }
 
-function v136(v: In): Out {
+function v142(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v125(v[i]);
+    const r = v131(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1995,20 +2084,20 @@ function v136(v: In): Out {
   return out;
 }
 
-function v137(v: In): Out {
+function v143(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("name" in v)) return NO;
-  r = v126(v["name"]);
+  r = v132(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v128(v["rights"]);
+  r = v134(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("user_id" in v)) return NO;
-  r = v132(v["user_id"]);
+  r = v138(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   if (!("enrolled_at" in v)) return NO;
@@ -2020,89 +2109,89 @@ function v137(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revoked"] = r;
   if (!("revoked_at" in v)) return NO;
-  r = v129(v["revoked_at"]);
+  r = v135(v["revoked_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revoked_at"] = r;
   if (!("credentials" in v)) return NO;
-  r = v136(v["credentials"]);
+  r = v142(v["credentials"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credentials"] = r;
   for (const k in v) if (k !== "name" && k !== "rights" && k !== "user_id" && k !== "enrolled_at" && k !== "revoked" && k !== "revoked_at" && k !== "credentials") return NO;
   return out;
 }
 
-function v138(v: In): Out {
+function v144(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v137(v[i]);
+    const r = v143(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v139(v: In): Out {
+function v145(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v134(v[i]);
+    const r = v140(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v140(v: In): Out {
+function v146(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v135(v["format"]);
+  r = v141(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("reviewers" in v)) return NO;
-  r = v138(v["reviewers"]);
+  r = v144(v["reviewers"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviewers"] = r;
   if (!("invitations" in v)) return NO;
-  r = v139(v["invitations"]);
+  r = v145(v["invitations"]);
   if (r === NO || r === NOT_SURE) return r;
   out["invitations"] = r;
   for (const k in v) if (k !== "format" && k !== "reviewers" && k !== "invitations") return NO;
   return out;
 }
 
-function v141(v: In): Out {
+function v147(v: In): Out {
   if (!(v === "twinlock-checkpoint/1")) return NO;
   return v;
 }
 
-function v142(v: In): Out {
+function v148(v: In): Out {
   if (!(v === "run_created" || v === "handoff_frozen" || v === "review_requested" || v === "changes_requested" || v === "approval_recorded" || v === "plan_approved" || v === "plan_declined" || v === "consent_granted" || v === "consent_declined" || v === "apply_approved" || v === "dry_run_admitted" || v === "dry_run_result" || v === "admitted" || v === "closed" || v === "failed" || v === "stop_raised" || v === "stop_resolved")) return NO;
   return v;
 }
 
-function v143(v: In): Out {
+function v149(v: In): Out {
   return v;
 }
 
-function v144(v: In): Out {
+function v150(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v88(k) : NO;
+    const kr = typeof k === "string" ? v94(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v143(v[k]);
+    const r = v149(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v145(v: In): Out {
+function v151(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2118,12 +2207,12 @@ function v145(v: In): Out {
   return out;
 }
 
-function v146(v: In): Out {
+function v152(v: In): Out {
   if (v === undefined) return undefined;
-  return v145(v);
+  return v151(v);
 }
 
-function v147(v: In): Out {
+function v153(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2140,11 +2229,11 @@ function v147(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["actor"] = r;
   if (!("type" in v)) return NO;
-  r = v142(v["type"]);
+  r = v148(v["type"]);
   if (r === NO || r === NOT_SURE) return r;
   out["type"] = r;
   if (!("data" in v)) return NO;
-  r = v144(v["data"]);
+  r = v150(v["data"]);
   if (r === NO || r === NOT_SURE) return r;
   out["data"] = r;
   if (!("prev" in v)) return NO;
@@ -2152,7 +2241,7 @@ function v147(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["prev"] = r;
   if ("gate" in v) {
-    r = v146(v["gate"]);
+    r = v152(v["gate"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate"] = r;
   }
@@ -2160,11 +2249,11 @@ function v147(v: In): Out {
   return out;
 }
 
-function v148(v: In): Out {
+function v154(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v147(v[i]);
+    const r = v153(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2172,7 +2261,7 @@ function v148(v: In): Out {
   return out;
 }
 
-function v149(v: In): Out {
+function v155(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2185,29 +2274,29 @@ function v149(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["from_head"] = r;
   if (!("events" in v)) return NO;
-  r = v148(v["events"]);
+  r = v154(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   for (const k in v) if (k !== "from_seq" && k !== "from_head" && k !== "events") return NO;
   return out;
 }
 
-function v150(v: In): Out {
+function v156(v: In): Out {
   if (v === undefined) return undefined;
   return v47(v);
 }
 
-function v151(v: In): Out {
+function v157(v: In): Out {
   if (!(v === "checkpoint" || v === "export")) return NO;
   return v;
 }
 
-function v152(v: In): Out {
+function v158(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v151(v["kind"]);
+  r = v157(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("gate_key" in v)) return NO;
@@ -2222,18 +2311,18 @@ function v152(v: In): Out {
   return out;
 }
 
-function v153(v: In): Out {
+function v159(v: In): Out {
   if (v === undefined) return undefined;
-  return v152(v);
+  return v158(v);
 }
 
-const K9 = new Set(["format","run_id","home_id","seq","head","last_write","updated_at","run_file","gate_signature"]);
-function v154(v: In): Out {
+const K10 = new Set(["format","run_id","home_id","seq","head","last_write","updated_at","run_file","gate_signature"]);
+function v160(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v141(v["format"]);
+  r = v147(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("run_id" in v)) return NO;
@@ -2241,7 +2330,7 @@ function v154(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v72(v["home_id"]);
+  r = v78(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("seq" in v)) return NO;
@@ -2253,39 +2342,39 @@ function v154(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("last_write" in v)) return NO;
-  r = v149(v["last_write"]);
+  r = v155(v["last_write"]);
   if (r === NO || r === NOT_SURE) return r;
   out["last_write"] = r;
   if (!("updated_at" in v)) return NO;
-  r = v88(v["updated_at"]);
+  r = v94(v["updated_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["updated_at"] = r;
   if ("run_file" in v) {
-    r = v150(v["run_file"]);
+    r = v156(v["run_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["run_file"] = r;
   }
   if ("gate_signature" in v) {
-    r = v153(v["gate_signature"]);
+    r = v159(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
-  for (const k in v) if (!K9.has(k)) return NO;
+  for (const k in v) if (!K10.has(k)) return NO;
   return out;
 }
 
-function v155(v: In): Out {
+function v161(v: In): Out {
   if (v === null) return null;
   return v44(v);
 }
 
-const K10 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v156(v: In): Out {
+const K11 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
+function v162(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v61(v["kind"]);
+  r = v67(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2329,16 +2418,16 @@ function v156(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K10.has(k)) return NO;
+  for (const k in v) if (!K11.has(k)) return NO;
   return out;
 }
 
-function v157(v: In): Out {
+function v163(v: In): Out {
   if (v === null) return null;
-  return v156(v);
+  return v162(v);
 }
 
-function v158(v: In): Out {
+function v164(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2359,7 +2448,7 @@ function v158(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["admitted_by"] = r;
   if (!("result" in v)) return NO;
-  r = v155(v["result"]);
+  r = v161(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2367,24 +2456,24 @@ function v158(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("result_at" in v)) return NO;
-  r = v58(v["result_at"]);
+  r = v64(v["result_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_at"] = r;
   if (!("result_receipt" in v)) return NO;
-  r = v157(v["result_receipt"]);
+  r = v163(v["result_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_receipt"] = r;
   for (const k in v) if (k !== "handoff_hash" && k !== "revision" && k !== "admitted_at" && k !== "admitted_by" && k !== "result" && k !== "note" && k !== "result_at" && k !== "result_receipt") return NO;
   return out;
 }
 
-const K11 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v159(v: In): Out {
+const K12 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
+function v165(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v68(v["kind"]);
+  r = v74(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2420,11 +2509,11 @@ function v159(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K11.has(k)) return NO;
+  for (const k in v) if (!K12.has(k)) return NO;
   return out;
 }
 
-function v160(v: In): Out {
+function v166(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2441,7 +2530,7 @@ function v160(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["dir"] = r;
   if (!("files" in v)) return NO;
-  r = v67(v["files"]);
+  r = v73(v["files"]);
   if (r === NO || r === NOT_SURE) return r;
   out["files"] = r;
   if (!("frozen_at" in v)) return NO;
@@ -2453,7 +2542,7 @@ function v160(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_by"] = r;
   if (!("receipt" in v)) return NO;
-  r = v159(v["receipt"]);
+  r = v165(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -2464,33 +2553,33 @@ function v160(v: In): Out {
   return out;
 }
 
-function v161(v: In): Out {
+function v167(v: In): Out {
   if (!(v === "twinlock-run/2")) return NO;
   return v;
 }
 
-function v162(v: In): Out {
+function v168(v: In): Out {
   if (!(v === "investigating" || v === "handoff_frozen" || v === "plan_review_pending" || v === "plan_revision_pending" || v === "execution_consent_pending" || v === "approval_pending" || v === "dry_run_ready" || v === "executing" || v === "closed" || v === "failed")) return NO;
   return v;
 }
 
-function v163(v: In): Out {
+function v169(v: In): Out {
   if (v === null) return null;
-  return v160(v);
+  return v166(v);
 }
 
-function v164(v: In): Out {
+function v170(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   return v;
 }
 
-function v165(v: In): Out {
+function v171(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("revision" in v)) return NO;
-  r = v164(v["revision"]);
+  r = v170(v["revision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("hash" in v)) return NO;
@@ -2502,26 +2591,26 @@ function v165(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_at"] = r;
   if (!("seq" in v)) return NO;
-  r = v164(v["seq"]);
+  r = v170(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   for (const k in v) if (k !== "revision" && k !== "hash" && k !== "frozen_at" && k !== "seq") return NO;
   return out;
 }
 
-function v166(v: In): Out {
+function v172(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v165(v[i]);
+    const r = v171(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K12 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
-function v167(v: In): Out {
+const K13 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
+function v173(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2578,28 +2667,28 @@ function v167(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K12.has(k)) return NO;
+  for (const k in v) if (!K13.has(k)) return NO;
   return out;
 }
 
-function v168(v: In): Out {
+function v174(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v167(v[i]);
+    const r = v173(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K13 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
-function v169(v: In): Out {
+const K14 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
+function v175(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v53(v["kind"]);
+  r = v59(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2623,7 +2712,7 @@ function v169(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["user"] = r;
   if (!("decision" in v)) return NO;
-  r = v54(v["decision"]);
+  r = v60(v["decision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["decision"] = r;
   if (!("handoff_hash" in v)) return NO;
@@ -2643,7 +2732,7 @@ function v169(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v57(v["actions"]);
+  r = v63(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -2651,7 +2740,7 @@ function v169(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["budget"] = r;
   if (!("expires_at" in v)) return NO;
-  r = v58(v["expires_at"]);
+  r = v64(v["expires_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("policy_digest" in v)) return NO;
@@ -2672,26 +2761,26 @@ function v169(v: In): Out {
     out["signature"] = r;
   }
   if (!("consumed_at" in v)) return NO;
-  r = v58(v["consumed_at"]);
+  r = v64(v["consumed_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consumed_at"] = r;
-  for (const k in v) if (!K13.has(k)) return NO;
+  for (const k in v) if (!K14.has(k)) return NO;
   return out;
 }
 
-function v170(v: In): Out {
+function v176(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v169(v[i]);
+    const r = v175(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K14 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
-function v171(v: In): Out {
+const K15 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
+function v177(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2736,23 +2825,23 @@ function v171(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K14.has(k)) return NO;
+  for (const k in v) if (!K15.has(k)) return NO;
   return out;
 }
 
-function v172(v: In): Out {
+function v178(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v171(v[i]);
+    const r = v177(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K15 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
-function v173(v: In): Out {
+const K16 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
+function v179(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2800,43 +2889,102 @@ function v173(v: In): Out {
   r = v17(v["at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["at"] = r;
-  for (const k in v) if (!K15.has(k)) return NO;
+  for (const k in v) if (!K16.has(k)) return NO;
   return out;
 }
 
-function v174(v: In): Out {
+function v180(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v173(v[i]);
+    const r = v179(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v175(v: In): Out {
+function v181(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v158(v[i]);
+    const r = v164(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v176(v: In): Out {
+function v182(v: In): Out {
   if (!(v === "verified" || v === "failed" || v === "rolled_back" || v === "declined" || v === "abandoned")) return NO;
   return v;
 }
 
-function v177(v: In): Out {
+const K17 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","execution_hash","by","at","signature"]);
+function v183(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("kind" in v)) return NO;
+  r = v52(v["kind"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["kind"] = r;
+  if (!("run_id" in v)) return NO;
+  r = v2(v["run_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["run_id"] = r;
+  if (!("planner" in v)) return NO;
+  r = v0(v["planner"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["planner"] = r;
+  if (!("executor" in v)) return NO;
+  r = v0(v["executor"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["executor"] = r;
+  if (!("handoff_hash" in v)) return NO;
+  r = v3(v["handoff_hash"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["handoff_hash"] = r;
+  if (!("revision" in v)) return NO;
+  r = v4(v["revision"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["revision"] = r;
+  if (!("result" in v)) return NO;
+  r = v53(v["result"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["result"] = r;
+  if (!("execution_hash" in v)) return NO;
+  r = v3(v["execution_hash"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["execution_hash"] = r;
+  if (!("by" in v)) return NO;
+  r = v6(v["by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["by"] = r;
+  if (!("at" in v)) return NO;
+  r = v17(v["at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["at"] = r;
+  if ("signature" in v) {
+    r = v29(v["signature"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["signature"] = r;
+  }
+  for (const k in v) if (!K17.has(k)) return NO;
+  return out;
+}
+
+function v184(v: In): Out {
+  if (v === undefined) return undefined;
+  return v183(v);
+}
+
+function v185(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("outcome" in v)) return NO;
-  r = v176(v["outcome"]);
+  r = v182(v["outcome"]);
   if (r === NO || r === NOT_SURE) return r;
   out["outcome"] = r;
   if (!("residual" in v)) return NO;
@@ -2856,17 +3004,27 @@ function v177(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["execution"] = r;
   }
-  for (const k in v) if (k !== "outcome" && k !== "residual" && k !== "at" && k !== "by" && k !== "execution") return NO;
+  if ("receipt" in v) {
+    r = v184(v["receipt"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["receipt"] = r;
+  }
+  if ("report" in v) {
+    r = v57(v["report"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["report"] = r;
+  }
+  for (const k in v) if (k !== "outcome" && k !== "residual" && k !== "at" && k !== "by" && k !== "execution" && k !== "receipt" && k !== "report") return NO;
   return out;
 }
 
-function v178(v: In): Out {
+function v186(v: In): Out {
   if (v === null) return null;
-  return v177(v);
+  return v185(v);
 }
 
-const K16 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v179(v: In): Out {
+const K18 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
+function v187(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2887,7 +3045,7 @@ function v179(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v162(v["state"]);
+  r = v168(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -2895,42 +3053,42 @@ function v179(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v163(v["handoff"]);
+  r = v169(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v166(v["history"]);
+  r = v172(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v168(v["reviews"]);
+  r = v174(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v170(v["consents"]);
+  r = v176(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v172(v["apply_approvals"]);
+  r = v178(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v174(v["admissions"]);
+  r = v180(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v175(v["dry_runs"]);
+  r = v181(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v178(v["result"]);
+  r = v186(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
-  for (const k in v) if (!K16.has(k)) return NO;
+  for (const k in v) if (!K18.has(k)) return NO;
   return out;
 }
 
-function v180(v: In): Out {
+function v188(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -2938,14 +3096,14 @@ function v180(v: In): Out {
     const kr = typeof k === "string" ? v0(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v179(v[k]);
+    const r = v187(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v181(v: In): Out {
+function v189(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -2956,18 +3114,18 @@ function v181(v: In): Out {
   return out;
 }
 
-function v182(v: In): Out {
+function v190(v: In): Out {
   if (v === null) return null;
   return v6(v);
 }
 
-const K17 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v183(v: In): Out {
+const K19 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
+function v191(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v83(v["kind"]);
+  r = v89(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2975,15 +3133,15 @@ function v183(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("reason" in v)) return NO;
-  r = v80(v["reason"]);
+  r = v86(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v81(v["workflow"]);
+  r = v87(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v84(v["stops"]);
+  r = v90(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -3003,17 +3161,17 @@ function v183(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out["signature"] = r;
   }
-  for (const k in v) if (!K17.has(k)) return NO;
+  for (const k in v) if (!K19.has(k)) return NO;
   return out;
 }
 
-function v184(v: In): Out {
+function v192(v: In): Out {
   if (v === null) return null;
-  return v183(v);
+  return v191(v);
 }
 
-const K18 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v185(v: In): Out {
+const K20 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
+function v193(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3022,11 +3180,11 @@ function v185(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   if (!("reason" in v)) return NO;
-  r = v80(v["reason"]);
+  r = v86(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v81(v["workflow"]);
+  r = v87(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("raised_at" in v)) return NO;
@@ -3042,11 +3200,11 @@ function v185(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("resolved_at" in v)) return NO;
-  r = v58(v["resolved_at"]);
+  r = v64(v["resolved_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v182(v["resolved_by"]);
+  r = v190(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3054,26 +3212,26 @@ function v185(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v184(v["resolution_receipt"]);
+  r = v192(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
-  for (const k in v) if (!K18.has(k)) return NO;
+  for (const k in v) if (!K20.has(k)) return NO;
   return out;
 }
 
-function v186(v: In): Out {
+function v194(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v185(v[i]);
+    const r = v193(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K19 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
-function v187(v: In): Out {
+const K21 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
+function v195(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3082,7 +3240,7 @@ function v187(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v72(v["home_id"]);
+  r = v78(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
@@ -3090,40 +3248,40 @@ function v187(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("suite" in v)) return NO;
-  r = v73(v["suite"]);
+  r = v79(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v74(v["settings"]);
+  r = v80(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v76(v["change"]);
+    r = v82(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v180(v["workflows"]);
+  r = v188(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v181(v["authorized_execution_prompt_ids"]);
+  r = v189(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v186(v["stops"]);
+  r = v194(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
-  for (const k in v) if (!K19.has(k)) return NO;
+  for (const k in v) if (!K21.has(k)) return NO;
   return out;
 }
 
-function v188(v: In): Out {
+function v196(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v161(v["format"]);
+  r = v167(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("revision" in v)) return NO;
@@ -3135,15 +3293,15 @@ function v188(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("state" in v)) return NO;
-  r = v187(v["state"]);
+  r = v195(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("events" in v)) return NO;
-  r = v148(v["events"]);
+  r = v154(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   if ("gate_signature" in v) {
-    r = v153(v["gate_signature"]);
+    r = v159(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
@@ -3151,8 +3309,8 @@ function v188(v: In): Out {
   return out;
 }
 
-const K20 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
-function v189(v: In): Out {
+const K22 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
+function v197(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3161,7 +3319,7 @@ function v189(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v72(v["home_id"]);
+  r = v78(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
@@ -3169,36 +3327,36 @@ function v189(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("suite" in v)) return NO;
-  r = v73(v["suite"]);
+  r = v79(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v74(v["settings"]);
+  r = v80(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v76(v["change"]);
+    r = v82(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v180(v["workflows"]);
+  r = v188(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v181(v["authorized_execution_prompt_ids"]);
+  r = v189(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v186(v["stops"]);
+  r = v194(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
-  for (const k in v) if (!K20.has(k)) return NO;
+  for (const k in v) if (!K22.has(k)) return NO;
   return out;
 }
 
-const K21 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v190(v: In): Out {
+const K23 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
+function v198(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3207,11 +3365,11 @@ function v190(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   if (!("reason" in v)) return NO;
-  r = v80(v["reason"]);
+  r = v86(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v81(v["workflow"]);
+  r = v87(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("raised_at" in v)) return NO;
@@ -3227,11 +3385,11 @@ function v190(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("resolved_at" in v)) return NO;
-  r = v58(v["resolved_at"]);
+  r = v64(v["resolved_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v182(v["resolved_by"]);
+  r = v190(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3239,15 +3397,15 @@ function v190(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v184(v["resolution_receipt"]);
+  r = v192(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
-  for (const k in v) if (!K21.has(k)) return NO;
+  for (const k in v) if (!K23.has(k)) return NO;
   return out;
 }
 
-const K22 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v191(v: In): Out {
+const K24 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
+function v199(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3268,7 +3426,7 @@ function v191(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v162(v["state"]);
+  r = v168(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3276,92 +3434,92 @@ function v191(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v163(v["handoff"]);
+  r = v169(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v166(v["history"]);
+  r = v172(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v168(v["reviews"]);
+  r = v174(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v170(v["consents"]);
+  r = v176(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v172(v["apply_approvals"]);
+  r = v178(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v174(v["admissions"]);
+  r = v180(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v175(v["dry_runs"]);
+  r = v181(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v178(v["result"]);
+  r = v186(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
-  for (const k in v) if (!K22.has(k)) return NO;
+  for (const k in v) if (!K24.has(k)) return NO;
   return out;
 }
 
-function v192(v: In): Out {
+function v200(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   return v;
 }
 
-function v193(v: In): Out {
+function v201(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v192(v[i]);
+    const r = v200(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v194(v: In): Out {
+function v202(v: In): Out {
   if (v === undefined) return undefined;
-  return v193(v);
+  return v201(v);
 }
 
 const P12 = /^[a-z][a-z0-9_]*$/;
-function v195(v: In): Out {
+function v203(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P12.test(v)) return NO;
   return v;
 }
 
-function v196(v: In): Out {
+function v204(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v195(v[i]);
+    const r = v203(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v197(v: In): Out {
+function v205(v: In): Out {
   if (v === undefined) return undefined;
-  return v196(v);
+  return v204(v);
 }
 
-function v198(v: In): Out {
+function v206(v: In): Out {
   if (v === undefined) return undefined;
-  return v195(v);
+  return v203(v);
 }
 
-function v199(v: In): Out {
+function v207(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3369,114 +3527,114 @@ function v199(v: In): Out {
   return v;
 }
 
-function v200(v: In): Out {
+function v208(v: In): Out {
   if (v === undefined) return undefined;
-  return v199(v);
+  return v207(v);
 }
 
-const K23 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v201(v: In): Out {
+const K25 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
+function v209(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v194(v["markers"]);
+    r = v202(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v197(v["all_blocks"]);
+    r = v205(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v197(v["planner_blocks"]);
+    r = v205(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v197(v["executor_blocks"]);
+    r = v205(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v198(v["gate_block"]);
+    r = v206(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v194(v["gate_phrases"]);
+    r = v202(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v198(v["authority_block"]);
+    r = v206(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v198(v["verification_design_block"]);
+    r = v206(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v200(v["copied_item_min_length"]);
+    r = v208(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
-  for (const k in v) if (!K23.has(k)) return NO;
+  for (const k in v) if (!K25.has(k)) return NO;
   return out;
 }
 
-function v202(v: In): Out {
+function v210(v: In): Out {
   if (!(v === "twinlock")) return NO;
   return v;
 }
 
-function v203(v: In): Out {
+function v211(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v202(v["format"]);
+  r = v210(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   for (const k in v) if (k !== "format") return NO;
   return out;
 }
 
-function v204(v: In): Out {
+function v212(v: In): Out {
   if (!(v === "mission-directives")) return NO;
   return v;
 }
 
-function v205(v: In): Out {
+function v213(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v204(v["format"]);
+  r = v212(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   for (const k in v) if (k !== "format") return NO;
   return out;
 }
 
-function v206(v: In): Out {
+function v214(v: In): Out {
   if (!isObject(v)) return NO;
   const tag = v["format"];
-  if (tag === "twinlock") return v203(v);
-  if (tag === "mission-directives") return v205(v);
+  if (tag === "twinlock") return v211(v);
+  if (tag === "mission-directives") return v213(v);
   if (tag === "custom") return v23(v);
   return NO;
 }
 
-function v207(v: In): Out {
+function v215(v: In): Out {
   if (v === undefined) return undefined;
   return v13(v);
 }
 
-function v208(v: In): Out {
+function v216(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3484,44 +3642,44 @@ function v208(v: In): Out {
   return v;
 }
 
-function v209(v: In): Out {
+function v217(v: In): Out {
   if (v === undefined) return undefined;
-  return v208(v);
+  return v216(v);
 }
 
 const P13 = /^[1-9][0-9]*(m|h|d)$/;
-function v210(v: In): Out {
+function v218(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P13.test(v)) return NO;
   return v;
 }
 
-function v211(v: In): Out {
+function v219(v: In): Out {
   if (v === undefined) return undefined;
-  return v210(v);
+  return v218(v);
 }
 
-function v212(v: In): Out {
+function v220(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("require_signed_receipts" in v) {
-    r = v207(v["require_signed_receipts"]);
+    r = v215(v["require_signed_receipts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["require_signed_receipts"] = r;
   }
   if ("required_approvals" in v) {
-    r = v209(v["required_approvals"]);
+    r = v217(v["required_approvals"]);
     if (r === NO || r === NOT_SURE) return r;
     out["required_approvals"] = r;
   }
   if ("separate_duties" in v) {
-    r = v207(v["separate_duties"]);
+    r = v215(v["separate_duties"]);
     if (r === NO || r === NOT_SURE) return r;
     out["separate_duties"] = r;
   }
   if ("consent_expiry" in v) {
-    r = v211(v["consent_expiry"]);
+    r = v219(v["consent_expiry"]);
     if (r === NO || r === NOT_SURE) return r;
     out["consent_expiry"] = r;
   }
@@ -3530,22 +3688,22 @@ function v212(v: In): Out {
 }
 
 const P14 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
-function v213(v: In): Out {
+function v221(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P14.test(v)) return NO;
   return v;
 }
 
-function v214(v: In): Out {
-  if (!(v === "review" || v === "consent" || v === "apply" || v === "freeze" || v === "stop")) return NO;
+function v222(v: In): Out {
+  if (!(v === "review" || v === "consent" || v === "apply" || v === "freeze" || v === "stop" || v === "verify")) return NO;
   return v;
 }
 
-function v215(v: In): Out {
+function v223(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v214(v[i]);
+    const r = v222(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3553,7 +3711,7 @@ function v215(v: In): Out {
   return out;
 }
 
-function v216(v: In): Out {
+function v224(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3562,184 +3720,117 @@ function v216(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v213(v["public_key"]);
+  r = v221(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("rights" in v)) return NO;
-  r = v215(v["rights"]);
+  r = v223(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key" && k !== "rights") return NO;
   return out;
 }
 
-function v217(v: In): Out {
+function v225(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P10.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
 }
 
-function v218(v: In): Out {
+function v226(v: In): Out {
   if (v === undefined) return undefined;
-  return v217(v);
+  return v225(v);
 }
 
-function v219(v: In): Out {
+function v227(v: In): Out {
   if (v === undefined) return undefined;
   return v9(v);
 }
 
-const K24 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v220(v: In): Out {
+const K26 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
+function v228(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v194(v["markers"]);
+    r = v202(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v197(v["all_blocks"]);
+    r = v205(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v197(v["planner_blocks"]);
+    r = v205(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v197(v["executor_blocks"]);
+    r = v205(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v198(v["gate_block"]);
+    r = v206(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v194(v["gate_phrases"]);
+    r = v202(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v198(v["authority_block"]);
+    r = v206(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v198(v["verification_design_block"]);
+    r = v206(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v200(v["copied_item_min_length"]);
+    r = v208(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
-  for (const k in v) if (!K24.has(k)) return NO;
+  for (const k in v) if (!K26.has(k)) return NO;
   return out;
-}
-
-function v221(v: In): Out {
-  if (v === undefined) return undefined;
-  return v220(v);
-}
-
-function v222(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v216(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v223(v: In): Out {
-  if (v === undefined) return undefined;
-  return v222(v);
-}
-
-function v224(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v213(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v225(v: In): Out {
-  if (v === undefined) return undefined;
-  return v224(v);
-}
-
-function v226(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("name" in v)) return NO;
-  r = v6(v["name"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["name"] = r;
-  if (!("public_key" in v)) return NO;
-  r = v213(v["public_key"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["public_key"] = r;
-  for (const k in v) if (k !== "name" && k !== "public_key") return NO;
-  return out;
-}
-
-function v227(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v226(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  if (v.length > 100) return NO;
-  return out;
-}
-
-function v228(v: In): Out {
-  if (v === undefined) return undefined;
-  return v227(v);
 }
 
 function v229(v: In): Out {
   if (v === undefined) return undefined;
-  return v212(v);
+  return v228(v);
 }
 
 function v230(v: In): Out {
-  if (v === undefined) return undefined;
-  return v192(v);
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v224(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
 }
 
 function v231(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length < 1) return NO;
-  if (v.length > 500) return NOT_SURE;
-  return v;
+  if (v === undefined) return undefined;
+  return v230(v);
 }
 
 function v232(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v231(v[i]);
+    const r = v221(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
-  if (v.length > 100) return NO;
   return out;
 }
 
@@ -3749,127 +3840,64 @@ function v233(v: In): Out {
 }
 
 function v234(v: In): Out {
-  if (v === undefined) return undefined;
-  return v206(v);
-}
-
-const K25 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
-function v235(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
-  if ("suite_id" in v) {
-    r = v218(v["suite_id"]);
+  if (!("name" in v)) return NO;
+  r = v6(v["name"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["name"] = r;
+  if (!("public_key" in v)) return NO;
+  r = v221(v["public_key"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["public_key"] = r;
+  for (const k in v) if (k !== "name" && k !== "public_key") return NO;
+  return out;
+}
+
+function v235(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v234(v[i]);
     if (r === NO || r === NOT_SURE) return r;
-    out["suite_id"] = r;
+    out[i] = r;
   }
-  if ("declared_pairs" in v) {
-    r = v219(v["declared_pairs"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["declared_pairs"] = r;
-  }
-  if ("body_rules" in v) {
-    r = v221(v["body_rules"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["body_rules"] = r;
-  }
-  if ("reviewers" in v) {
-    r = v223(v["reviewers"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["reviewers"] = r;
-  }
-  if ("revoked" in v) {
-    r = v225(v["revoked"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["revoked"] = r;
-  }
-  if ("gate_keys" in v) {
-    r = v228(v["gate_keys"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_keys"] = r;
-  }
-  if ("policies" in v) {
-    r = v229(v["policies"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["policies"] = r;
-  }
-  if ("graph_file" in v) {
-    r = v230(v["graph_file"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["graph_file"] = r;
-  }
-  if ("prompts" in v) {
-    r = v233(v["prompts"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
-  }
-  if ("exclude" in v) {
-    r = v233(v["exclude"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["exclude"] = r;
-  }
-  if ("handoff" in v) {
-    r = v234(v["handoff"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["handoff"] = r;
-  }
-  for (const k in v) if (!K25.has(k)) return NO;
+  if (v.length > 100) return NO;
   return out;
 }
 
 function v236(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length > 500) return NOT_SURE;
-  return v;
+  if (v === undefined) return undefined;
+  return v235(v);
 }
 
 function v237(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v236(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v3(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
+  if (v === undefined) return undefined;
+  return v220(v);
 }
 
 function v238(v: In): Out {
   if (v === undefined) return undefined;
-  return v237(v);
+  return v200(v);
 }
 
 function v239(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v88(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v88(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
+  if (typeof v !== "string") return NO;
+  if (v.length < 1) return NO;
+  if (v.length > 500) return NOT_SURE;
+  return v;
 }
 
 function v240(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v88(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v3(v[k]);
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v239(v[i]);
     if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
+    out[i] = r;
   }
+  if (v.length > 100) return NO;
   return out;
 }
 
@@ -3878,122 +3906,252 @@ function v241(v: In): Out {
   return v240(v);
 }
 
-const K26 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
 function v242(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("suite_id" in v)) return NO;
-  r = v6(v["suite_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite_id"] = r;
-  if (!("root" in v)) return NO;
-  r = v38(v["root"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["root"] = r;
-  if (!("config_sha256" in v)) return NO;
-  r = v3(v["config_sha256"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["config_sha256"] = r;
-  if ("handoff_schemas" in v) {
-    r = v238(v["handoff_schemas"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["handoff_schemas"] = r;
-  }
-  if (!("pairs" in v)) return NO;
-  r = v239(v["pairs"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pairs"] = r;
-  if ("prompts" in v) {
-    r = v241(v["prompts"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
-  }
-  if (!("allow_unsigned" in v)) return NO;
-  r = v13(v["allow_unsigned"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["allow_unsigned"] = r;
-  if (!("pinned_at" in v)) return NO;
-  r = v88(v["pinned_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_at"] = r;
-  if (!("pinned_by" in v)) return NO;
-  r = v7(v["pinned_by"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_by"] = r;
-  for (const k in v) if (!K26.has(k)) return NO;
-  return out;
+  if (v === undefined) return undefined;
+  return v214(v);
 }
 
+const K27 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
 function v243(v: In): Out {
-  if (!(v === "twinlock-pins/1")) return NO;
-  return v;
-}
-
-const K27 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v244(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
-  if (!("suite_id" in v)) return NO;
-  r = v6(v["suite_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite_id"] = r;
-  if (!("root" in v)) return NO;
-  r = v38(v["root"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["root"] = r;
-  if (!("config_sha256" in v)) return NO;
-  r = v3(v["config_sha256"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["config_sha256"] = r;
-  if ("handoff_schemas" in v) {
-    r = v238(v["handoff_schemas"]);
+  if ("suite_id" in v) {
+    r = v226(v["suite_id"]);
     if (r === NO || r === NOT_SURE) return r;
-    out["handoff_schemas"] = r;
+    out["suite_id"] = r;
   }
-  if (!("pairs" in v)) return NO;
-  r = v239(v["pairs"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pairs"] = r;
+  if ("declared_pairs" in v) {
+    r = v227(v["declared_pairs"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["declared_pairs"] = r;
+  }
+  if ("body_rules" in v) {
+    r = v229(v["body_rules"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["body_rules"] = r;
+  }
+  if ("reviewers" in v) {
+    r = v231(v["reviewers"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["reviewers"] = r;
+  }
+  if ("revoked" in v) {
+    r = v233(v["revoked"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["revoked"] = r;
+  }
+  if ("gate_keys" in v) {
+    r = v236(v["gate_keys"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_keys"] = r;
+  }
+  if ("policies" in v) {
+    r = v237(v["policies"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["policies"] = r;
+  }
+  if ("graph_file" in v) {
+    r = v238(v["graph_file"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["graph_file"] = r;
+  }
   if ("prompts" in v) {
     r = v241(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
-  if (!("allow_unsigned" in v)) return NO;
-  r = v13(v["allow_unsigned"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["allow_unsigned"] = r;
-  if (!("pinned_at" in v)) return NO;
-  r = v88(v["pinned_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_at"] = r;
-  if (!("pinned_by" in v)) return NO;
-  r = v7(v["pinned_by"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_by"] = r;
+  if ("exclude" in v) {
+    r = v241(v["exclude"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["exclude"] = r;
+  }
+  if ("handoff" in v) {
+    r = v242(v["handoff"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff"] = r;
+  }
   for (const k in v) if (!K27.has(k)) return NO;
   return out;
 }
 
+function v244(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (v.length > 500) return NOT_SURE;
+  return v;
+}
+
 function v245(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v244(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v3(v[k]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[k as string] = r;
+  }
+  return out;
+}
+
+function v246(v: In): Out {
+  if (v === undefined) return undefined;
+  return v245(v);
+}
+
+function v247(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v94(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v94(v[k]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[k as string] = r;
+  }
+  return out;
+}
+
+function v248(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v94(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v3(v[k]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[k as string] = r;
+  }
+  return out;
+}
+
+function v249(v: In): Out {
+  if (v === undefined) return undefined;
+  return v248(v);
+}
+
+const K28 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v250(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("suite_id" in v)) return NO;
+  r = v6(v["suite_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite_id"] = r;
+  if (!("root" in v)) return NO;
+  r = v38(v["root"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["root"] = r;
+  if (!("config_sha256" in v)) return NO;
+  r = v3(v["config_sha256"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["config_sha256"] = r;
+  if ("handoff_schemas" in v) {
+    r = v246(v["handoff_schemas"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff_schemas"] = r;
+  }
+  if (!("pairs" in v)) return NO;
+  r = v247(v["pairs"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pairs"] = r;
+  if ("prompts" in v) {
+    r = v249(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if (!("allow_unsigned" in v)) return NO;
+  r = v13(v["allow_unsigned"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["allow_unsigned"] = r;
+  if (!("pinned_at" in v)) return NO;
+  r = v94(v["pinned_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_at"] = r;
+  if (!("pinned_by" in v)) return NO;
+  r = v7(v["pinned_by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_by"] = r;
+  for (const k in v) if (!K28.has(k)) return NO;
+  return out;
+}
+
+function v251(v: In): Out {
+  if (!(v === "twinlock-pins/1")) return NO;
+  return v;
+}
+
+const K29 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v252(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("suite_id" in v)) return NO;
+  r = v6(v["suite_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite_id"] = r;
+  if (!("root" in v)) return NO;
+  r = v38(v["root"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["root"] = r;
+  if (!("config_sha256" in v)) return NO;
+  r = v3(v["config_sha256"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["config_sha256"] = r;
+  if ("handoff_schemas" in v) {
+    r = v246(v["handoff_schemas"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff_schemas"] = r;
+  }
+  if (!("pairs" in v)) return NO;
+  r = v247(v["pairs"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pairs"] = r;
+  if ("prompts" in v) {
+    r = v249(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if (!("allow_unsigned" in v)) return NO;
+  r = v13(v["allow_unsigned"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["allow_unsigned"] = r;
+  if (!("pinned_at" in v)) return NO;
+  r = v94(v["pinned_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_at"] = r;
+  if (!("pinned_by" in v)) return NO;
+  r = v7(v["pinned_by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_by"] = r;
+  for (const k in v) if (!K29.has(k)) return NO;
+  return out;
+}
+
+function v253(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v244(v[i]);
+    const r = v252(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v246(v: In): Out {
+function v254(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v243(v["format"]);
+  r = v251(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("pinners" in v)) return NO;
@@ -4001,7 +4159,7 @@ function v246(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pinners"] = r;
   if (!("pins" in v)) return NO;
-  r = v245(v["pins"]);
+  r = v253(v["pins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pins"] = r;
   for (const k in v) if (k !== "format" && k !== "pinners" && k !== "pins") return NO;
@@ -4013,68 +4171,69 @@ export const FAST_VALIDATORS: Record<string, (input: unknown) => Out> = {
   "apply-event.apply_approved": v31,
   "apply-event.approval_recorded": v36,
   "apply-event.changes_requested": v36,
-  "apply-event.closed": v52,
-  "apply-event.consent_declined": v60,
-  "apply-event.consent_granted": v60,
+  "apply-event.closed": v58,
+  "apply-event.consent_declined": v66,
+  "apply-event.consent_granted": v66,
   "apply-event.dry_run_admitted": v19,
-  "apply-event.dry_run_result": v63,
-  "apply-event.failed": v64,
-  "apply-event.handoff_frozen": v70,
+  "apply-event.dry_run_result": v69,
+  "apply-event.failed": v70,
+  "apply-event.handoff_frozen": v76,
   "apply-event.plan_approved": v36,
   "apply-event.plan_declined": v36,
-  "apply-event.review_requested": v71,
-  "apply-event.run_created": v79,
-  "apply-event.stop_raised": v82,
-  "apply-event.stop_resolved": v86,
-  "gate-home.HomeFileSchema": v89,
-  "handoff-records.AcceptanceCriteriaSchema": v95,
-  "handoff-records.ActionPlanSchema": v104,
-  "handoff-records.ActionSchema": v105,
-  "handoff-records.CriterionSchema": v93,
-  "handoff-records.EvidenceIndexSchema": v111,
-  "handoff-records.EvidenceSchema": v109,
-  "handoff-records.FindingRegisterSchema": v118,
-  "handoff-records.FindingSchema": v113,
-  "handoff-records.PlanStopSchema": v102,
-  "handoff-records.UnknownSchema": v116,
-  "manifest-schema.ManifestEntrySchema": v66,
-  "reviewer-registry.EnrolledCredentialSchema": v125,
-  "reviewer-registry.InvitationSchema": v134,
-  "reviewer-registry.RegistryFileSchema": v140,
-  "reviewer-registry.ReviewerSchema": v137,
-  "run-checkpoints.CheckpointSchema": v154,
+  "apply-event.review_requested": v77,
+  "apply-event.run_created": v85,
+  "apply-event.stop_raised": v88,
+  "apply-event.stop_resolved": v92,
+  "gate-home.HomeFileSchema": v95,
+  "handoff-records.AcceptanceCriteriaSchema": v101,
+  "handoff-records.ActionPlanSchema": v110,
+  "handoff-records.ActionSchema": v111,
+  "handoff-records.CriterionSchema": v99,
+  "handoff-records.EvidenceIndexSchema": v117,
+  "handoff-records.EvidenceSchema": v115,
+  "handoff-records.FindingRegisterSchema": v124,
+  "handoff-records.FindingSchema": v119,
+  "handoff-records.PlanStopSchema": v108,
+  "handoff-records.UnknownSchema": v122,
+  "manifest-schema.ManifestEntrySchema": v72,
+  "reviewer-registry.EnrolledCredentialSchema": v131,
+  "reviewer-registry.InvitationSchema": v140,
+  "reviewer-registry.RegistryFileSchema": v146,
+  "reviewer-registry.ReviewerSchema": v143,
+  "run-checkpoints.CheckpointSchema": v160,
   "run-schema.AdmissionCheckSchema": v15,
   "run-schema.AdmissionReceiptSchema": v18,
   "run-schema.ApplyApprovalSchema": v30,
-  "run-schema.ConsentReceiptSchema": v59,
-  "run-schema.DryRunResultSchema": v62,
-  "run-schema.DryRunSchema": v158,
-  "run-schema.EventSchema": v147,
+  "run-schema.ConsentReceiptSchema": v65,
+  "run-schema.DryRunResultSchema": v68,
+  "run-schema.DryRunSchema": v164,
+  "run-schema.EventSchema": v153,
   "run-schema.ExecutionSchema": v50,
-  "run-schema.FreezeReceiptSchema": v69,
-  "run-schema.FrozenHandoffSchema": v160,
-  "run-schema.GateSignatureSchema": v145,
-  "run-schema.HeadSignatureSchema": v152,
+  "run-schema.FreezeReceiptSchema": v75,
+  "run-schema.FrozenHandoffSchema": v166,
+  "run-schema.GateSignatureSchema": v151,
+  "run-schema.HeadSignatureSchema": v158,
   "run-schema.ReviewReceiptSchema": v35,
-  "run-schema.RunFileSchema": v188,
-  "run-schema.RunStateSchema": v189,
-  "run-schema.SettingsSchema": v74,
+  "run-schema.RunFileSchema": v196,
+  "run-schema.RunStateSchema": v197,
+  "run-schema.SettingsSchema": v80,
   "run-schema.SignatureSchema": v28,
-  "run-schema.StopResolutionSchema": v85,
-  "run-schema.StopSchema": v190,
-  "run-schema.WorkflowSchema": v191,
-  "run-schema.changeRef": v75,
+  "run-schema.StopResolutionSchema": v91,
+  "run-schema.StopSchema": v198,
+  "run-schema.VerificationReceiptSchema": v54,
+  "run-schema.WorkflowSchema": v199,
+  "run-schema.changeRef": v81,
   "run-schema.handoffHash": v3,
-  "run-schema.homeId": v72,
+  "run-schema.homeId": v78,
   "run-schema.promptId": v0,
   "run-schema.runId": v2,
-  "run-schema.stopReason": v80,
-  "suite-config.BodyRulesSchema": v201,
-  "suite-config.HandoffConfigSchema": v206,
-  "suite-config.PoliciesSchema": v212,
-  "suite-config.ReviewerSchema": v216,
-  "suite-config.SuiteConfigSchema": v235,
-  "suite-pins.PinSchema": v242,
-  "suite-pins.PinsFileSchema": v246,
+  "run-schema.stopReason": v86,
+  "suite-config.BodyRulesSchema": v209,
+  "suite-config.HandoffConfigSchema": v214,
+  "suite-config.PoliciesSchema": v220,
+  "suite-config.ReviewerSchema": v224,
+  "suite-config.SuiteConfigSchema": v243,
+  "suite-pins.PinSchema": v250,
+  "suite-pins.PinsFileSchema": v254,
   "webauthn-signature.WebAuthnSignatureSchema": v27,
 };

@@ -2,7 +2,7 @@ import { consentQuestion } from "../gate/consent-question.js";
 import { executorDigest, loadRunSuite } from "../gate/load-run-suite.js";
 import { presentPlan } from "../gate/present-plan.js";
 import { describeNextStep, nextStepData } from "../run/next-step.js";
-import { type AnyReceipt, heldReceipts, type ReceiptKind } from "../run/receipt-kinds.js";
+import { heldReceipts } from "../run/receipt-kinds.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
 import type { RunListing, RunStore } from "../store/run-store.js";
@@ -202,23 +202,6 @@ function executorShown(pinned: ReturnType<typeof loadRunSuite>, wf: Workflow, pr
   return { id: wf.executor, title: prompt.title ?? wf.executor_title, digest: prompt.sha256, body: prompt.body, source: prompt.source };
 }
 
-type Shown = { who: string; decision: string | null; note: string | null };
-const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
-
-/**
- * How the receipts timeline words each receipt kind: who, the decision and a
- * note (src/receipt-kind-consumers.test.ts holds the keys to RECEIPT_KINDS).
- */
-export const RECEIPT_VIEWS: Record<ReceiptKind, (receipt: AnyReceipt) => Shown> = {
-  freeze: (r) => ({ who: String(r.by), decision: "frozen", note: null }),
-  review: (r) => ({ who: String(r.reviewer), decision: text(r.decision), note: text(r.feedback) }),
-  consent: (r) => ({ who: String(r.user), decision: text(r.decision), note: null }),
-  apply_approval: (r) => ({ who: String(r.approver), decision: "apply approved", note: null }),
-  dry_run_result: (r) => ({ who: String(r.by), decision: `dry run ${String(r.result)}`, note: text(r.note) }),
-  admission: (r) => ({ who: String(r.actor), decision: "admitted", note: null }),
-  stop_resolution: (r) => ({ who: String(r.by), decision: `!STOP:${String(r.reason)} lifted`, note: text(r.resolution) }),
-};
-
 /**
  * Every receipt of a pair (the run's stop lifts included), oldest first, each
  * with its signature kind and whether it verifies under the pinned policy now,
@@ -234,7 +217,7 @@ export function receiptViews(state: RunState, wf: Workflow, config: Parameters<t
     const signature = receipt.signature;
     views.push({
       kind: receipt.kind,
-      ...RECEIPT_VIEWS[row.kind](receipt),
+      ...row.shown(receipt),
       revision: typeof receipt.revision === "number" ? receipt.revision : null,
       hash: typeof receipt.handoff_hash === "string" ? receipt.handoff_hash : null,
       at: receipt.at,
@@ -246,10 +229,24 @@ export function receiptViews(state: RunState, wf: Workflow, config: Parameters<t
           : verdict.ok
             ? {
                 ok: true,
-                reason: `${verdict.signer ?? RECEIPT_VIEWS[row.kind](receipt).who}'s ${signature.kind === "webauthn" ? "enrolled passkey" : "key"}, ${right} right`,
+                reason: `${verdict.signer ?? row.shown(receipt).who}'s ${signature.kind === "webauthn" ? "enrolled passkey" : "key"}, ${right} right`,
               }
             : { ok: false, reason: verdict.reason },
     });
   }
+  // The agent's report of how its work ended is shown as its report: no receipt, nobody's call but the agent's.
+  const r = wf.result;
+  if (r?.report)
+    views.push({
+      kind: "agent_report",
+      who: r.by,
+      decision: `reported ${r.outcome} (the agent's report, not a person's call)`,
+      note: r.residual,
+      revision: null,
+      hash: null,
+      at: r.at,
+      signature: "unsigned",
+      verified: null,
+    });
   return views.sort((a, b) => a.at.localeCompare(b.at));
 }

@@ -4,7 +4,7 @@ import { lazySchemasOf } from "../schemas/lazy-schema.js";
 import { PROMPT_ID_PATTERN } from "./prompt.js";
 
 /** What a key may sign: a review, a consent, an apply approval, a freeze (planner agents), lifting a stop. */
-export const RIGHTS = ["review", "consent", "apply", "freeze", "stop"] as const;
+export const RIGHTS = ["review", "consent", "apply", "freeze", "stop", "verify"] as const;
 export type Right = (typeof RIGHTS)[number];
 /** The handoff record formats twinlock reads (SPEC §8). */
 export const HANDOFF_FORMATS = ["twinlock", "mission-directives", "custom"] as const;

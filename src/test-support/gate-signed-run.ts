@@ -32,7 +32,7 @@ export async function signingGateRun(extraGateKeys: string[] = []): Promise<{ g:
   const doc = parseDocument(readFileSync(trustFile, "utf8"));
   doc.setIn(["policies", "require_signed_receipts"], true);
   doc.set("reviewers", [
-    { name: "alice", public_key: publicKeyLine(ALICE_KEY), rights: ["review", "consent", "apply", "stop"] },
+    { name: "alice", public_key: publicKeyLine(ALICE_KEY), rights: ["review", "consent", "apply", "stop", "verify"] },
     { name: "planner-agent", public_key: publicKeyLine(FREEZER), rights: ["freeze"] },
   ]);
   doc.set(

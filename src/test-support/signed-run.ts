@@ -1,4 +1,6 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { approveApply } from "../gate/approve-apply.js";
 import { consentPairExecution } from "../gate/consent-pair-execution.js";
 import { reviewPairPlan } from "../gate/review-pair-plan.js";
@@ -53,8 +55,15 @@ export async function driveSignedPairToExecuting(
   if (!r.admitted) throw new Error(`fixture admission failed: ${JSON.stringify(r.checks.filter((c) => !c.ok))}`);
 }
 
-/** A twinlock.yaml-shaped trust file naming alice's key with the review and consent rights, and the gates it trusts. */
+/** alice's key as a private key file (0600) in `dir`, for the CLI's `--key`; its path. */
+export function aliceKeyFile(dir: string, key: KeyObject = ALICE_KEY): string {
+  const file = path.join(dir, "alice.key");
+  writeFileSync(file, key.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
+  return file;
+}
+
+/** A twinlock.yaml-shaped trust file naming alice's key with the review, consent, apply and verify rights, and the gates it trusts. */
 export function aliceTrustFile(key: KeyObject = ALICE_KEY, gateKeys: readonly string[] = []): string {
   const gates = gateKeys.map((k, i) => `  - name: gate-${i}\n    public_key: "${k}"\n`).join("");
-  return `reviewers:\n  - name: alice\n    public_key: "${publicKeyLine(key)}"\n    rights: [review, consent, apply]\n${gates ? `gate_keys:\n${gates}` : ""}`;
+  return `reviewers:\n  - name: alice\n    public_key: "${publicKeyLine(key)}"\n    rights: [review, consent, apply, verify]\n${gates ? `gate_keys:\n${gates}` : ""}`;
 }

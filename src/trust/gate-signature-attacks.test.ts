@@ -77,13 +77,16 @@ describe("an export the agent rebuilt from genuine receipts (no stop, an admissi
     expect(rebuilt.state.stops).toEqual([]);
   });
 
-  it("is refused by verify, whose only failed finding is the gate check: the head signature is not for this head", async () => {
+  it("is refused by verify on the gate check (the head signature is not for this head) and on its verified close, which no person signed", async () => {
     const { g, trustFile, genuine } = await exportedStory();
     const file = writeBeside(g.dir, "rebuilt.json", rebuildWithoutTheStop(genuine));
     const r = await runCli(["verify", file, "--trust", trustFile]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/FAIL {2}gate {2}run: gate-signature-invalid: run run_[0-9a-f]{16}'s head signature does not verify/);
-    expect(r.stdout.split("\n").filter((l) => l.startsWith("FAIL"))).toHaveLength(1);
+    expect(r.stdout.split("\n").filter((l) => l.startsWith("FAIL"))).toEqual([
+      expect.stringMatching(/^FAIL {2}gate {2}run: gate-signature-invalid/),
+      "FAIL  outcome  MD-29→MD-30: closed verified without a verification receipt signed by a person with the verify right",
+    ]);
   });
 
   it("is refused by verify-attestation: an admission attestation of it, signed by a trusted attester, is held against a run no trusted gate signed", async () => {

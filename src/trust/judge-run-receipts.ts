@@ -1,4 +1,4 @@
-import { heldReceipts, RECEIPT_ROWS, type ReceiptKind } from "../run/receipt-kinds.js";
+import { heldReceipts, RECEIPT_ROWS } from "../run/receipt-kinds.js";
 import type { RunFile, RunState } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { judgeReceiptTrust, type Right, receiptPerson } from "./judge-receipt-trust.js";
@@ -14,24 +14,6 @@ export interface JudgedReceipt {
   ok: boolean;
   detail: string;
 }
-
-/**
- * Where verify-receipts finds each receipt kind (src/receipt-kind-consumers.test.ts
- * holds the keys to RECEIPT_KINDS): `chain`, every one the workflow's events
- * recorded (a re-freeze replaces the state's freeze); `workflow`, the ones
- * replay keeps on each workflow; `run`, the ones replay keeps on the run,
- * judged after the workflows; null, not a person's decision (the gate's own
- * record: its signature on the chain vouches for it, and verify-log checks that).
- */
-export const JUDGED_RECEIPT_SOURCES: Record<ReceiptKind, "chain" | "workflow" | "run" | null> = {
-  freeze: "chain",
-  review: "workflow",
-  consent: "workflow",
-  apply_approval: "workflow",
-  dry_run_result: "workflow",
-  admission: null,
-  stop_resolution: "run",
-};
 
 type Receipt = Record<string, unknown> & { kind: string };
 
@@ -55,7 +37,7 @@ export function judgeRunReceipts(run: { file: RunFile; state: RunState }, config
   for (const wf of Object.values(run.state.workflows)) {
     const all: Array<[Receipt, Right]> = [];
     for (const row of RECEIPT_ROWS) {
-      const source = JUDGED_RECEIPT_SOURCES[row.kind];
+      const source = row.judged;
       if (row.right === null || (source !== "chain" && source !== "workflow")) continue;
       const right = row.right;
       const receipts =
@@ -78,7 +60,7 @@ export function judgeRunReceipts(run: { file: RunFile; state: RunState }, config
     }
   }
   for (const row of RECEIPT_ROWS) {
-    if (JUDGED_RECEIPT_SOURCES[row.kind] !== "run" || row.right === null) continue;
+    if (row.judged !== "run" || row.right === null) continue;
     for (const h of held.filter((x) => x.row.kind === row.kind)) {
       rows.push({
         planner: h.planner ?? "run",

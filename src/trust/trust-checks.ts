@@ -1,28 +1,10 @@
-import { RECEIPT_ROWS, type ReceiptKind } from "../run/receipt-kinds.js";
+import { RECEIPT_ROWS } from "../run/receipt-kinds.js";
 import type { AdmissionCheck, Workflow } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
 import { deciderIdentity, distinctApprovers } from "./enforce-trust.js";
 import { judgeReceiptTrust, type Right, type TrustVerdict } from "./judge-receipt-trust.js";
 
 type Relied = Parameters<typeof judgeReceiptTrust>[0];
-
-/**
- * The receipts of each kind admission relies on and re-judges under T1–T5,
- * the right from RECEIPT_KINDS (src/receipt-kind-consumers.test.ts holds the
- * keys to the table); null where another check judges the kind.
- */
-export const RELIED_AT_ADMISSION: Record<ReceiptKind, ((wf: Workflow, revision: number) => Relied[]) | null> = {
-  freeze: (wf) => (wf.handoff ? [wf.handoff.receipt] : []),
-  review: (wf, rev) => wf.reviews.filter((r) => r.revision === rev && r.decision === "approved"),
-  consent: (wf) => wf.consents.slice(-1),
-  apply_approval: (wf, rev) => wf.apply_approvals.slice(-1).filter((a) => a.revision === rev),
-  // Judged by the dry-run check (A-checks in src/run/admission-checks.ts), with the same right.
-  dry_run_result: null,
-  // The record admission is about to make: nobody has signed it yet.
-  admission: null,
-  // Judged by the hard-stop check: a lift counts only under a trusted stop signature.
-  stop_resolution: null,
-};
 
 /**
  * The trust checks admission adds (issue 5): it re-verifies every receipt it
@@ -36,9 +18,9 @@ export function trustChecks(wf: Workflow | undefined, config: SuiteConfig): Admi
   if (wf && handoff)
     for (const row of RECEIPT_ROWS) {
       const right = row.right;
-      const pick = RELIED_AT_ADMISSION[row.kind];
+      const pick = row.relied;
       if (right === null || pick === null) continue;
-      for (const receipt of pick(wf, handoff.revision)) relied.push({ receipt, right });
+      for (const receipt of pick(wf, handoff.revision)) relied.push({ receipt: receipt as Relied, right });
     }
   const verdicts = relied.map((x) => ({ ...x, verdict: judgeReceiptTrust(x.receipt, x.right, config) }));
   const failing = (codes: string[]) =>

@@ -116,7 +116,7 @@ export type SignatureKind = "ed25519" | "webauthn" | "unsigned";
 
 /** One receipt on the timeline of a workflow. */
 export interface ReceiptView {
-  /** The receipt kind as the library names it (`freeze`, `review`, `consent`, `apply_approval`, `admission`, `stop_resolution`, `dry_run_result`). */
+  /** The receipt kind as the library names it (`freeze`, `review`, `consent`, `apply_approval`, `admission`, `stop_resolution`, `dry_run_result`, `verification`), or `agent_report`: the agent's report of how its work ended, not a receipt. */
   kind: string;
   /** Who decided or acted (reviewer, user, approver, actor). */
   who: string;

@@ -31,6 +31,7 @@ import {
   storeOf,
   TEST_PINNER,
 } from "../../src/test-support/run-fixture.js";
+import { ALICE_KEY } from "../../src/test-support/signed-run.js";
 import { ensureGateKey } from "../../src/trust/gate-key.js";
 import { verifyGateStatement } from "../../src/trust/gate-statement.js";
 import { generateReviewerKey, publicKeyLine } from "../../src/trust/keys.js";
@@ -134,7 +135,7 @@ describe.skipIf(!TEST_POSTGRES)("gate signatures with a team store", () => {
       planner: PLANNER,
       result: "verified",
       residual: "none",
-      actor: "alice",
+      key: ALICE_KEY,
       executed: conformingChange(g),
     });
 

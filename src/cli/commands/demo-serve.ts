@@ -39,7 +39,7 @@ export async function runDemoServe(o: CommonOptions & { listen?: string; dir?: s
     const owner = keyOf(await run(["keygen", "--name", "owner", "--out", "keys", "--rights", "review,consent,apply,stop"]));
     const planner = keyOf(await run(["keygen", "--name", "planner-agent", "--out", "keys", "--rights", "freeze"]));
     listReviewers(path.join("suite", "twinlock.yaml"), [
-      { name: "owner", public_key: owner, rights: ["review", "consent", "apply", "stop"] },
+      { name: "owner", public_key: owner, rights: ["review", "consent", "apply", "stop", "verify"] },
       { name: "planner-agent", public_key: planner, rights: ["freeze"] },
     ]);
     await run(["trust", "pin", "--suite", "suite", "--key", path.join("keys", "owner.key")]);

@@ -113,13 +113,13 @@ export async function runDemo(options: CommonOptions & { keep?: boolean; process
     const bob = keyOf(await run(["keygen", "--name", "bob", "--out", "keys", "--rights", "review"], 0));
     const planner = keyOf(await run(["keygen", "--name", "planner-agent", "--out", "keys", "--rights", "freeze"], 0));
     listReviewers(path.join(suite, "twinlock.yaml"), [
-      { name: "alice", public_key: alice, rights: ["review", "consent", "apply", "stop"] },
+      { name: "alice", public_key: alice, rights: ["review", "consent", "apply", "stop", "verify"] },
       { name: "bob", public_key: bob, rights: ["review"] },
       { name: "planner-agent", public_key: planner, rights: ["freeze"] },
     ]);
     say(
       s.dim(
-        "(the keys are now listed in suite/twinlock.yaml: alice may review, consent, apply and lift stops; bob may only review; the planner agent may only freeze)",
+        "(the keys are now listed in suite/twinlock.yaml: alice may review, consent, apply, lift stops and close verified; bob may only review; the planner agent may only freeze)",
       ),
     );
 
@@ -263,8 +263,8 @@ export async function runDemo(options: CommonOptions & { keep?: boolean; process
         ...DEMO_CRITERIA.flatMap((c) => ["--criterion", c]),
         "--residual",
         "?UNKNOWN:U1 (nightly repricer) handed to the payments team",
-        "--actor",
-        "alice",
+        "--key",
+        aliceKey,
       ],
       0,
     );

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { UsageError } from "../../errors/errors.js";
 import { bindSession } from "../../gate/bind-session.js";
+import { signingHint } from "../../gate/pair-status.js";
 import { targetsToAdmit } from "../../gate/resolve-session-targets.js";
 import { recordExecResult } from "../../home/exec-results.js";
 import { bindingFileOf } from "../../home/write-session-binding.js";
@@ -138,7 +139,9 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
       started_at: startedAt,
       ended_at: new Date().toISOString(),
     });
-    const close = `twinlock close ${shellQuote(runFile)} ${binding.planner} --result ${run.status === 0 ? "verified --git-range BASE...HEAD" : "failed"}`;
+    // A verified close is a person's signed call on a signing suite: the hint names the key it needs.
+    const signs = run.status === 0 && signingHint(home, (await store.read(runFile)).state.suite);
+    const close = `twinlock close ${shellQuote(runFile)} ${binding.planner} --result ${run.status === 0 ? `verified --git-range BASE...HEAD${signs ? " --key FILE" : ""}` : "failed"}`;
     const text = [
       ...(run.error ? [`twinlock: ${run.error}; check the command and its PATH`] : []),
       `${cmd[0]} exited with status ${run.status}; recorded in ${record}; the session is unbound`,

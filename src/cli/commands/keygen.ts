@@ -19,7 +19,7 @@ export function runKeygen(o: CommonOptions & { name: string; out?: string; right
     throw new UsageError(
       `--name ${JSON.stringify(name)} must start with an ASCII letter or digit and hold only ASCII letters, digits, spaces, . _ or - (look-alike letters could pass for another reviewer); spell it that way, e.g. --name "Ana Maria"`,
     );
-  const rights = (o.rights ?? "review,consent,apply,stop").split(",").map((r) => r.trim());
+  const rights = (o.rights ?? "review,consent,apply,stop,verify").split(",").map((r) => r.trim());
   for (const r of rights) parseChoice(r, RIGHTS, "--rights");
   const dir = path.resolve(o.out ?? ".");
   const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]/g, "-")}.key`);

@@ -131,6 +131,7 @@ export async function runClose(
     result: string;
     residual?: string;
     actor?: string;
+    key?: string;
     changedFiles?: string;
     gitRange?: string;
     criterion?: string[];
@@ -152,7 +153,9 @@ export async function runClose(
     planner: parsePromptId(id, "planner"),
     result,
     residual: o.residual === undefined ? undefined : parseText(o.residual, "--residual"),
-    actor: resolveActor(o.actor),
+    actor: o.actor === undefined ? undefined : resolveActor(o.actor),
+    // Only a verified close is a signed decision; the other endings keep their actor.
+    key: result === "verified" ? keyOption(o.key) : undefined,
     executed: recorded
       ? {
           changed:
@@ -169,7 +172,7 @@ export async function runClose(
   const res = r.workflow.result;
   const c = res?.execution?.conformance;
   const lines = [
-    `${r.workflow.planner}: ${r.workflow.state} (${res?.outcome})${res?.residual ? `, residual: ${res.residual}` : ""}`,
+    `${r.workflow.planner}: ${r.workflow.state} (${res?.outcome})${res?.residual ? `, residual: ${res.residual}` : ""}${res?.receipt ? `, verified by ${res.receipt.by}${res.receipt.signature ? " (signed)" : " (unsigned)"}` : ""}`,
     ...(res?.execution && c
       ? [
           `executed: ${plural(res.execution.changed_files.length, "file")} changed, ${plural(res.execution.criteria.length, "criterion result")} recorded${listed ? ` (paths from ${root})` : ""}`,

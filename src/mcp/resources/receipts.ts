@@ -1,26 +1,11 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { RefusalError } from "../../errors/errors.js";
-import { heldReceipts, RECEIPT_ROWS, type ReceiptKind } from "../../run/receipt-kinds.js";
+import { heldReceipts, RECEIPT_ROWS } from "../../run/receipt-kinds.js";
 import type { RunState } from "../../run/run-schema.js";
 import { type McpSession, redactedThrow } from "../mcp-session.js";
 
-/**
- * The field of the receipts resource each receipt kind is listed under, and
- * whether it is a list or the current one (src/receipt-kind-consumers.test.ts
- * holds the keys to RECEIPT_KINDS).
- */
-export const MCP_RECEIPT_FIELDS: Record<ReceiptKind, { field: string; many: boolean }> = {
-  freeze: { field: "freeze", many: false },
-  review: { field: "reviews", many: true },
-  consent: { field: "consents", many: true },
-  apply_approval: { field: "apply_approvals", many: true },
-  dry_run_result: { field: "dry_run_results", many: true },
-  admission: { field: "admissions", many: true },
-  stop_resolution: { field: "stop_resolutions", many: true },
-};
-
-/** The receipts resource: each pair (all, or only `planner`'s) with its receipts under MCP_RECEIPT_FIELDS, the run's stop lifts on every pair. */
+/** The receipts resource: each pair (all, or only `planner`'s) with its receipts under the field RECEIPT_KINDS names, the run's stop lifts on every pair. */
 export function receiptsByPair(state: RunState, planner: string | null): Array<Record<string, unknown>> {
   const held = heldReceipts(state);
   return Object.values(state.workflows)
@@ -28,7 +13,7 @@ export function receiptsByPair(state: RunState, planner: string | null): Array<R
     .map((w) => {
       const pair: Record<string, unknown> = { planner: w.planner, executor: w.executor };
       for (const row of RECEIPT_ROWS) {
-        const { field, many } = MCP_RECEIPT_FIELDS[row.kind];
+        const { field, many } = row.mcp;
         const mine = held.filter(
           (h) => h.row.kind === row.kind && (h.planner === w.planner || (h.planner === null && row.kind === "stop_resolution")),
         );

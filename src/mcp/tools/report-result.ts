@@ -21,7 +21,7 @@ export function registerReportResultTool(server: McpServer, session: McpSession)
     async ({ planner, result, residual }) =>
       answer(ctx, async () => {
         need("result", planner);
-        const r = await closeWorkflow({ store: ctx.store, run: ctx.ref, planner, result, residual, actor: ctx.actor });
+        const r = await closeWorkflow({ store: ctx.store, run: ctx.ref, planner, result, residual, actor: ctx.actor, report: true });
         return {
           text: `recorded your report: ${planner} closed ${result} by ${ctx.actor}; state ${r.workflow.state}`,
           data: { state: r.workflow.state, outcome: result, reported_by: ctx.actor },

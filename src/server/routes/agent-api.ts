@@ -130,7 +130,7 @@ export function addAgentActionRoutes(app: GateApp, ctx: GateContext): void {
     return c.json({ ok: true, would_admit: r.admitted, checks: r.checks, unsigned: r.unsigned });
   });
   app.post("/api/runs/:runId/pairs/:planner/result", async (c) => {
-    ctx.requireReader(c, "result", param(c, "runId"), promptParam(c, "planner"));
+    const who = ctx.requireReader(c, "result", param(c, "runId"), promptParam(c, "planner"));
     const body = parseFields(ResultRequest, await readFields(c));
     const { ref } = await ctx.findRun(param(c, "runId"));
     const r = await closeWorkflow({
@@ -140,6 +140,8 @@ export function addAgentActionRoutes(app: GateApp, ctx: GateContext): void {
       result: body.result,
       residual: body.residual,
       actor: ctx.actorOf(c),
+      // An agent token's close is the agent's report, never verified: that is a person's call.
+      report: who.kind === "agent",
       now,
     });
     return c.json({ ok: true, state: r.workflow.state });
