@@ -425,6 +425,10 @@ describe("a run of two pairs", () => {
       "V1=passed:go test",
       "--criterion",
       "V2=passed:go test -race",
+      "--key",
+      aliceKeyFile(g.home),
+      "--actor",
+      "alice",
       "--home",
       g.home,
     ]);
