@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { bubblewrapArgv } from "./bubblewrap-argv.js";
 
 describe("bubblewrapArgv", () => {
-  it("makes a user namespace with no capabilities and no further user namespaces (root included), mounts the root read-only, then the state folder writable with its configuration read-only again, then the targets, and runs the command in its folder", () => {
+  it("makes a user namespace with no capabilities and no further user namespaces (root included), mounts the root read-only, then only the runtime entries of the state folder writable (read-only again inside them where asked), then the targets, and runs the command in its folder", () => {
     const argv = bubblewrapArgv({
       bwrap: "/usr/bin/bwrap",
       cmd: ["codex", "exec", "x"],
       cwd: "/p",
       writable: ["/p/cart/cache.go", "/s/tmp"],
-      state: [{ dir: "/h/.codex", readOnly: ["/h/.codex/config.toml"] }],
+      state: [{ dir: "/h/.claude", writable: ["/h/.claude/projects/-p"], readOnly: ["/h/.claude/projects/-p/memory"] }],
       seccompFd: 3,
       infoFd: 4,
     });
@@ -30,11 +30,11 @@ describe("bubblewrapArgv", () => {
       "--proc",
       "/proc",
       "--bind",
-      "/h/.codex",
-      "/h/.codex",
+      "/h/.claude/projects/-p",
+      "/h/.claude/projects/-p",
       "--ro-bind",
-      "/h/.codex/config.toml",
-      "/h/.codex/config.toml",
+      "/h/.claude/projects/-p/memory",
+      "/h/.claude/projects/-p/memory",
       "--bind",
       "/p/cart/cache.go",
       "/p/cart/cache.go",

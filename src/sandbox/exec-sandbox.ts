@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
@@ -16,7 +16,7 @@ import { seccompFilter } from "./seccomp-filter.js";
 import { StandInRegistry } from "./stand-ins.js";
 import { newEntries, type ParentMount, targetMounts } from "./target-parents.js";
 import { prepareTargets } from "./target-placeholders.js";
-import { toolStateOf } from "./tool-state.js";
+import { type ToolState, toolStateOf } from "./tool-state.js";
 
 /** How a session's command is to be run: as it is, or in bubblewrap. */
 export type SandboxChoice =
@@ -182,7 +182,8 @@ export interface ConfinedCommand {
  * The argv and environment that run `cmd` as `choice` says. In bubblewrap
  * the whole file system is read-only but for `writable` (the admitted
  * targets' real paths; a target not there yet gets a placeholder), the
- * tool's state folder (its configuration read-only), and a private TMPDIR
+ * runtime entries of the tool's state folder (the rest of it, and every new
+ * name there, read-only: `tool-state.ts`), and a private TMPDIR
  * and XDG_CACHE_HOME. Codex is started with its own sandbox off
  * (`-c sandbox_mode="danger-full-access"`): its bubblewrap cannot nest in
  * this one (it writes /proc, read-only here), and this one confines what it
@@ -298,12 +299,7 @@ export function confineCommand(
         writeFileSync(copy, content, { mode: 0o600 });
         over.push([copy, file]);
       });
-      return {
-        dir: s.dir,
-        readOnly: readdirSync(s.dir)
-          .filter((n) => s.isConfig(n))
-          .map((n) => path.join(s.dir, n)),
-      };
+      return runtimeMounts(s, input.cwd, path.join(scratch, "private"));
     });
     const at = toolArgumentsAt(input.cmd);
     const inner =
@@ -325,6 +321,8 @@ export function confineCommand(
       input.cwd,
       input.env.HOME,
       input.env.TWINLOCK_HOME,
+      // The state folders, read-only, wherever they are (their runtime entries are mounted writable after).
+      ...state.map((s) => s.dir),
       input.env.TWINLOCK_HANDOFF,
       input.env.TWINLOCK_RUN ? path.dirname(input.env.TWINLOCK_RUN) : undefined,
       "/etc/resolv.conf",
@@ -335,6 +333,8 @@ export function confineCommand(
       ...(input.env.PATH ?? "").split(path.delimiter),
     ]);
     const copied = over.map(([, at]) => at);
+    const privateFolders = mounts.flatMap((m) => m.private);
+    over.push(...privateFolders);
     if (input.mcpSocket) over.push([input.mcpSocket, SANDBOX_MCP_SOCKET]);
     const argv = bubblewrapArgv({
       bwrap: choice.bwrap,
@@ -381,7 +381,7 @@ export function confineCommand(
               `twinlock: ${made.map((f) => f.path).join(", ")} ${made.length === 1 ? "is" : "are"} not there yet: an empty one is in place, read-only, for the session (removed after, if left as it is)`,
             ]
           : []),
-        `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only ${WRITABLE_IN_WORDS[binder]} (${where})${beside}${mounts.length ? `, its state folder ${mounts.map((m) => m.dir).join(", ")} (its configuration read-only)` : ""}${copied.length ? `, a private copy of ${copied.join(", ")} (thrown away after)` : ""} and a private TMPDIR; ${HIDDEN.join(", ")} and XDG_RUNTIME_DIR are private to it`,
+        `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only ${WRITABLE_IN_WORDS[binder]} (${where})${beside}${mounts.length ? `, the runtime entries of its state folder ${mounts.map((m) => m.dir).join(", ")} (${mounts.map((m) => m.writable.map((w) => path.relative(m.dir, w)).join(", ")).join("; ")}${privateFolders.length ? `; private for the session: ${privateFolders.map(([, at]) => path.relative(mounts[0]?.dir ?? "/", at)).join(", ")}` : ""}; every other entry, new ones too, read-only)` : ""}${copied.length ? `, a private copy of ${copied.join(", ")} (thrown away after)` : ""} and a private TMPDIR; ${HIDDEN.join(", ")} and XDG_RUNTIME_DIR are private to it`,
       ],
       reap,
       release,
@@ -391,6 +391,57 @@ export function confineCommand(
     release();
     throw error;
   }
+}
+
+/**
+ * Where the sandbox lets a tool write in its state folder: each runtime entry
+ * of `state` (made, when it is a folder not there yet), through a real path
+ * with no link in it; a private one gets an empty folder of its own under
+ * `privateRoot`, mounted over it (`private`: [its folder, the entry]). An entry that is a link
+ * or of another kind than expected is left out: read-only, as every other
+ * entry of the folder.
+ */
+function runtimeMounts(
+  state: ToolState,
+  cwd: string,
+  privateRoot: string,
+): { dir: string; writable: string[]; readOnly: string[]; private: [string, string][] } {
+  const root = realpathSync(state.dir);
+  const writable: string[] = [];
+  const readOnly: string[] = [];
+  const own: [string, string][] = [];
+  state.runtime(readdirSync(root), path.resolve(cwd)).forEach((entry, i) => {
+    const at = path.join(root, entry.path);
+    if (!isWithin(at, root) || at === root) return;
+    if (entry.how === "file") {
+      if (lstatSync(at, { throwIfNoEntry: false })?.isFile()) writable.push(at);
+      return;
+    }
+    if (!makeFolder(root, entry.path)) return;
+    if (entry.how === "folder") writable.push(at);
+    else if (entry.how === "read-only") readOnly.push(at);
+    else {
+      const folder = path.join(privateRoot, String(i));
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      own.push([folder, at]);
+    }
+  });
+  return { dir: root, writable, readOnly, private: own };
+}
+
+/** Make each missing folder of `rel` under the real folder `root`; false when a part of it is a link or no folder. */
+function makeFolder(root: string, rel: string): boolean {
+  let at = root;
+  for (const part of rel.split("/")) {
+    at = path.join(at, part);
+    try {
+      mkdirSync(at, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") return false;
+    }
+    if (!lstatSync(at).isDirectory()) return false;
+  }
+  return true;
 }
 
 /**
