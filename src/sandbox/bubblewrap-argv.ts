@@ -17,7 +17,13 @@ export interface SandboxLayout {
    * A tool's state folder, read-only as the rest, but for its runtime entries (`writable`, existing paths) and, inside
    * those, `readOnly` again (a private folder mounted over a runtime entry is one of `over`).
    */
-  state: readonly { dir: string; writable: readonly string[]; readOnly: readonly string[] }[];
+  state: readonly {
+    dir: string;
+    writable: readonly string[];
+    readOnly: readonly string[];
+    /** A private top level: this folder mounted over `dir`, and `mirror` (the entries `dir` had) read-only in it again. */
+    top?: { folder: string; mirror: readonly string[] };
+  }[];
   /** Folders hidden behind an empty private one (`/tmp`, `/var/tmp`, `/run`, the caller's XDG_RUNTIME_DIR). */
   hidden?: readonly string[];
   /** Existing paths under a hidden folder the command still reads (its working folder, HOME, the gate home): read-only again. */
@@ -84,6 +90,10 @@ export function bubblewrapArgv(layout: SandboxLayout): string[] {
     for (const p of d.readOnly) args.push("--ro-bind", p, p);
   }
   for (const s of layout.state) {
+    if (s.top) {
+      args.push("--bind", s.top.folder, s.dir);
+      for (const p of s.top.mirror) args.push("--ro-bind", p, p);
+    }
     for (const p of s.writable) args.push("--bind", p, p);
     for (const p of s.readOnly) args.push("--ro-bind", p, p);
   }

@@ -13,7 +13,7 @@ import { readSandboxInfo, reapSandbox } from "./reap-sandbox.js";
 import { removeSandboxRecord, writeSandboxRecord } from "./sandbox-record.js";
 import { startWatchdog } from "./sandbox-watchdog.js";
 import { seccompFilter } from "./seccomp-filter.js";
-import { StandInRegistry } from "./stand-ins.js";
+import { makeStandIn, StandInRegistry } from "./stand-ins.js";
 import { newEntries, type ParentMount, targetMounts } from "./target-parents.js";
 import { prepareTargets } from "./target-placeholders.js";
 import { type ToolState, toolStateOf } from "./tool-state.js";
@@ -286,6 +286,7 @@ export function confineCommand(
       const registry = new StandInRegistry(s.dir);
       registries.push(registry);
       for (const f of s.configFiles) registry.make(path.join(s.dir, f.name), f.content);
+      const mount = runtimeMounts(s, input.cwd, path.join(scratch, "private"));
       s.privateCopies.forEach((file, i) => {
         // The copy starts as the file is (`{}` when there is none), and is thrown away with the scratch folder.
         const copy = path.join(copies, `${i}-${path.basename(file)}`);
@@ -296,10 +297,13 @@ export function confineCommand(
           // not there (or not readable): the stand-in below is what the sandbox mounts the copy over
           registry.make(file, "");
         }
-        writeFileSync(copy, content, { mode: 0o600 });
-        over.push([copy, file]);
+        // In a private top level, a plain file there (the tool may rename another over it); else mounted over the file.
+        if (mount.top && path.dirname(file) === s.dir)
+          writeFileSync(path.join(mount.top.folder, path.basename(file)), content, { mode: 0o600 });
+        else writeFileSync(copy, content, { mode: 0o600 });
+        if (!(mount.top && path.dirname(file) === s.dir)) over.push([copy, file]);
       });
-      return runtimeMounts(s, input.cwd, path.join(scratch, "private"));
+      return mount;
     });
     const at = toolArgumentsAt(input.cmd);
     const inner =
@@ -381,7 +385,7 @@ export function confineCommand(
               `twinlock: ${made.map((f) => f.path).join(", ")} ${made.length === 1 ? "is" : "are"} not there yet: an empty one is in place, read-only, for the session (removed after, if left as it is)`,
             ]
           : []),
-        `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only ${WRITABLE_IN_WORDS[binder]} (${where})${beside}${mounts.length ? `, the runtime entries of its state folder ${mounts.map((m) => m.dir).join(", ")} (${mounts.map((m) => m.writable.map((w) => path.relative(m.dir, w)).join(", ")).join("; ")}${privateFolders.length ? `; private for the session: ${privateFolders.map(([, at]) => path.relative(mounts[0]?.dir ?? "/", at)).join(", ")}` : ""}; every other entry, new ones too, read-only)` : ""}${copied.length ? `, a private copy of ${copied.join(", ")} (thrown away after)` : ""} and a private TMPDIR; ${HIDDEN.join(", ")} and XDG_RUNTIME_DIR are private to it`,
+        `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only ${WRITABLE_IN_WORDS[binder]} (${where})${beside}${mounts.length ? `, the runtime entries of its state folder ${mounts.map((m) => m.dir).join(", ")} (${mounts.map((m) => m.writable.map((w) => path.relative(m.dir, w)).join(", ")).join("; ")}${privateFolders.length ? `; private for the session: ${privateFolders.map(([, at]) => path.relative(mounts[0]?.dir ?? "/", at)).join(", ")}` : ""}; every other entry read-only${mounts.some((m) => m.top) ? ", a new one at its top level private to the session" : ", new ones too"})` : ""}${copied.length ? `, a private copy of ${copied.join(", ")} (thrown away after)` : ""} and a private TMPDIR; ${HIDDEN.join(", ")} and XDG_RUNTIME_DIR are private to it`,
       ],
       reap,
       release,
@@ -405,8 +409,9 @@ function runtimeMounts(
   state: ToolState,
   cwd: string,
   privateRoot: string,
-): { dir: string; writable: string[]; readOnly: string[]; private: [string, string][] } {
+): { dir: string; writable: string[]; readOnly: string[]; private: [string, string][]; top?: { folder: string; mirror: string[] } } {
   const root = realpathSync(state.dir);
+  const copies = new Set(state.privateCopies.map((f) => path.resolve(f)));
   const writable: string[] = [];
   const readOnly: string[] = [];
   const own: [string, string][] = [];
@@ -414,6 +419,7 @@ function runtimeMounts(
     const at = path.join(root, entry.path);
     if (!isWithin(at, root) || at === root) return;
     if (entry.how === "file") {
+      if (entry.make) makeStandIn(at, "");
       if (lstatSync(at, { throwIfNoEntry: false })?.isFile()) writable.push(at);
       return;
     }
@@ -426,7 +432,14 @@ function runtimeMounts(
       own.push([folder, at]);
     }
   });
-  return { dir: root, writable, readOnly, private: own };
+  if (!state.privateTop) return { dir: root, writable, readOnly, private: own };
+  // Every entry it has (runtime ones made above included), read-only in the private top level but for the copies there.
+  const folder = path.join(privateRoot, "top");
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const mirror = readdirSync(root)
+    .map((n) => path.join(root, n))
+    .filter((p) => !copies.has(p) && !copies.has(path.join(state.dir, path.basename(p))));
+  return { dir: root, writable, readOnly, private: own, top: { folder, mirror } };
 }
 
 /** Make each missing folder of `rel` under the real folder `root`; false when a part of it is a link or no folder. */

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -26,7 +26,7 @@ const FOLDERS: Record<AgentTool, string[]> = {
 };
 const PRIVATE: Record<AgentTool, string[]> = {
   claude: ["shell-snapshots", "session-env", "backups", "file-history"],
-  codex: ["shell_snapshots", ".tmp"],
+  codex: ["shell_snapshots", ".tmp", "tmp"],
   gemini: ["history"],
 };
 const FILES: Record<AgentTool, string[]> = {
@@ -87,7 +87,13 @@ function tryWrites(tool: AgentTool, before: Record<string, string>, tries: reado
 }
 
 /** Whether `p` (relative to the state folder) still holds what the sandbox's write appended. */
-const kept = (state: string, p: string) => existsSync(path.join(state, p)) && readFileSync(path.join(state, p), "utf8").includes("written");
+function kept(state: string, p: string): boolean {
+  try {
+    return lstatSync(path.join(state, p)).isFile() && readFileSync(path.join(state, p), "utf8").includes("written");
+  } catch {
+    return false; // not there, or a part of it no folder
+  }
+}
 
 describe.skipIf(!bwrap.ok)(`a tool's state folder under exec's sandbox, run here${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`, () => {
   it("refuses Claude Code a helper script of any name, a script in a subfolder and its memory, which a later session runs or reads as instructions; its transcripts, todos and history stay writable", () => {
@@ -150,9 +156,10 @@ describe.skipIf(!bwrap.ok)(`a tool's state folder under exec's sandbox, run here
     expect(readdirSync(path.join(state, "shell_snapshots"))).toEqual([]);
   });
 
-  it("refuses Gemini CLI an extension, a command and the ripgrep it runs; each project's chats and logs stay writable", () => {
+  it("refuses Gemini CLI an extension, a command and the ripgrep it runs, and keeps no new name at its top level; each project's chats and logs stay writable", () => {
     const attacks = [
       "extensions/x/gemini-extension.json",
+      "extensions/y/gemini-extension.json",
       "commands/x.toml",
       "tmp/bin/rg",
       "foo.js",
@@ -160,14 +167,17 @@ describe.skipIf(!bwrap.ok)(`a tool's state folder under exec's sandbox, run here
       "history/p/.git/config",
     ];
     const allowed = ["tmp/project/chats/session.jsonl", "tmp/project/logs/logs.json", "installation_id"];
-    const { wrote, state } = tryWrites("gemini", { installation_id: "" }, [...attacks, ...allowed]);
+    const before = { installation_id: "", "extensions/y/gemini-extension.json": "{}", "commands/y.toml": "" };
+    const { wrote, state } = tryWrites("gemini", before, [...attacks, ...allowed]);
     for (const a of attacks) expect(kept(state, a), a).toBe(false);
     for (const a of allowed) expect(kept(state, a), a).toBe(true);
-    // projects.json and history are the session's own (a private copy, a private folder): written there, thrown away.
-    expect(wrote.filter((w) => attacks.includes(w))).toEqual(["projects.json", "history/p/.git/config"]);
+    // Its top level and history are the session's own (a private folder each): a new name written there is thrown
+    // away; what was there (its extensions, its commands) and the ripgrep it runs are refused.
+    expect(wrote.filter((w) => attacks.includes(w))).toEqual(["foo.js", "projects.json", "history/p/.git/config"]);
+    expect(readdirSync(state).sort()).toEqual([".twinlock-stand-ins", "commands", "extensions", "history", "installation_id", "tmp"]);
   });
 
-  it("leaves writable only the allow-listed entries of a state folder, whatever the names in it and the names tried (property)", () => {
+  it("keeps only what is written in the allow-listed entries of a state folder, whatever the names in it and the names tried (property)", () => {
     const tools: AgentTool[] = ["claude", "codex", "gemini"];
     const listed = (tool: AgentTool) => [...FOLDERS[tool], ...PRIVATE[tool], ...FILES[tool]];
     const name = fc.oneof(
@@ -193,13 +203,13 @@ describe.skipIf(!bwrap.ok)(`a tool's state folder under exec's sandbox, run here
           // Names there before as files (the tool's own or not), each tried as itself and as a folder with a file in it.
           const before = Object.fromEntries(existing.map((e) => [e, ""]));
           const tries = [...new Set([...tried, ...existing])].flatMap((t) => [t, `${t}/inner`]);
-          const { wrote } = tryWrites(tool, before, tries);
+          const { state } = tryWrites(tool, before, tries);
           const expected = tries.filter((t) => {
             const [top, inner] = t.split("/");
             if (inner === undefined) return FILES[tool].includes(t) && existing.includes(t);
-            return (FOLDERS[tool].includes(top as string) || PRIVATE[tool].includes(top as string)) && !existing.includes(top as string);
+            return FOLDERS[tool].includes(top as string) && !existing.includes(top as string);
           });
-          expect(wrote.sort()).toEqual(expected.sort());
+          expect(tries.filter((t) => kept(state, t)).sort()).toEqual(expected.sort());
         },
       ),
       { numRuns: 8 },

@@ -6,7 +6,8 @@ import type { AgentTool } from "./agent-tool.js";
 /**
  * How the sandbox leaves one entry of a tool's state folder (a path relative to it):
  * - `folder`: writable with everything in it (made, empty, when not there);
- * - `file`: writable in place when it is there as a file (never made: a name the tool would create stays uncreatable);
+ * - `file`: writable in place when it is there as a file (else not made, so a name the tool would create stays
+ *   uncreatable, unless `make`: made empty, for one the tool cannot run without);
  * - `private`: an empty private folder mounted over it for the session, thrown away after (made, empty, when not there):
  *   what the tool writes there (shell snapshots and environment files it sources, backups it restores) reaches no later session;
  * - `read-only`: a folder inside a `folder` entry kept read-only (made, empty, when not there), such as Claude Code's memory.
@@ -14,6 +15,7 @@ import type { AgentTool } from "./agent-tool.js";
 export interface RuntimeEntry {
   path: string;
   how: "folder" | "file" | "private" | "read-only";
+  make?: boolean;
 }
 
 /**
@@ -49,9 +51,17 @@ export interface ToolState {
    * mounted over it and thrown away after, so the tool runs as it would and
    * what the agent writes there reaches no later run. Claude Code's
    * `~/.claude.json` (its MCP servers, per-project permissions, counters),
-   * Gemini CLI's `projects.json` (which project keeps its chats where).
+   * Gemini CLI's `projects.json` (which project keeps its chats where): in a
+   * private top level, a plain copy there.
    */
   privateCopies: readonly string[];
+  /**
+   * Whether the folder's top level is private to the session: a new name the tool makes there (a lock, a file
+   * renamed over another) lands in a private folder mounted over it and is thrown away after; every entry it had is
+   * there again read-only (the runtime entries writable). Gemini CLI locks `projects.json` and replaces it by a
+   * file renamed over it, beside it. Elsewhere a new name at the top level is refused.
+   */
+  privateTop: boolean;
   /** The variable that moves the state folder, for a message. */
   variable: string;
 }
@@ -74,9 +84,12 @@ export function claudeProjectFolder(cwd: string): string | undefined {
   return slug.length <= 200 ? slug : undefined;
 }
 
-/** Codex: its transcripts, logs and databases (not `memories_*.sqlite`, which a later session turns into memory). */
+/**
+ * Codex: its transcripts, logs and databases (not `memories_*.sqlite`, which a later session turns into memory);
+ * private: the shell snapshots it sources, and `tmp`, where it links the programs it puts on the shell's PATH.
+ */
 const CODEX_FOLDERS = ["sessions", "archived_sessions", "log", "thread-writer-locks"];
-const CODEX_PRIVATE = ["shell_snapshots", ".tmp"];
+const CODEX_PRIVATE = ["shell_snapshots", ".tmp", "tmp"];
 const CODEX_DATABASE = /^(state|logs|goals|queue|thread_history)_[0-9]{1,4}\.sqlite(-wal|-shm)?$/;
 const CODEX_FILES = new Set(["history.jsonl", "installation_id"]);
 const isCodexRuntime = (name: string) =>
@@ -127,6 +140,7 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
       },
       configFiles: CLAUDE_STAND_INS,
       privateCopies: [env.CLAUDE_CONFIG_DIR ? path.join(dir, ".claude.json") : path.resolve(home, ".claude.json")],
+      privateTop: false,
       variable: "CLAUDE_CONFIG_DIR",
     };
   }
@@ -137,13 +151,16 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
       runtime: (names) => [
         ...entries("folder", CODEX_FOLDERS),
         ...entries("private", CODEX_PRIVATE),
+        // Codex does not start without its installation_id (a random identifier it writes once).
+        { path: "installation_id", how: "file", make: true },
         ...entries(
           "file",
-          names.filter((n) => CODEX_FILES.has(n) || CODEX_DATABASE.test(n)),
+          names.filter((n) => n === "history.jsonl" || CODEX_DATABASE.test(n)),
         ),
       ],
       configFiles: CODEX_STAND_INS,
       privateCopies: [],
+      privateTop: false,
       variable: "CODEX_HOME",
     };
   const dir = path.resolve(env.GEMINI_CLI_HOME || home, ".gemini");
@@ -161,6 +178,7 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
     ],
     configFiles: GEMINI_STAND_INS,
     privateCopies: [path.join(dir, "projects.json")],
+    privateTop: true,
     variable: "GEMINI_CLI_HOME",
   };
 }
