@@ -67,4 +67,41 @@ describe("bubblewrapArgv", () => {
     expect(argv.slice(argv.indexOf("--") + 1)).toEqual(["gemini", "--bind", "/", "/"]);
     expect(argv.filter((a) => a === "--bind")).toHaveLength(1);
   });
+
+  it("mounts a private top level over the state folder first, its old entries read-only in it, then the runtime entries writable and read-only again inside them", () => {
+    const argv = bubblewrapArgv({
+      bwrap: "/b",
+      cmd: ["gemini"],
+      cwd: "/p",
+      writable: [],
+      state: [
+        {
+          dir: "/h/.gemini",
+          top: { folder: "/s/private/top", mirror: ["/h/.gemini/settings.json", "/h/.gemini/tmp"] },
+          writable: ["/h/.gemini/tmp"],
+          readOnly: ["/h/.gemini/tmp/bin"],
+        },
+      ],
+      seccompFd: 3,
+      infoFd: 4,
+    });
+    const mounts = argv.slice(argv.indexOf("/proc") + 1, argv.indexOf("--seccomp"));
+    expect(mounts).toEqual([
+      "--bind",
+      "/s/private/top",
+      "/h/.gemini",
+      "--ro-bind",
+      "/h/.gemini/settings.json",
+      "/h/.gemini/settings.json",
+      "--ro-bind",
+      "/h/.gemini/tmp",
+      "/h/.gemini/tmp",
+      "--bind",
+      "/h/.gemini/tmp",
+      "/h/.gemini/tmp",
+      "--ro-bind",
+      "/h/.gemini/tmp/bin",
+      "/h/.gemini/tmp/bin",
+    ]);
+  });
 });
