@@ -212,7 +212,7 @@ describe.skipIf(!bwrap.ok)(`a tool's state folder under exec's sandbox, run here
           expect(tries.filter((t) => kept(state, t)).sort()).toEqual(expected.sort());
         },
       ),
-      { numRuns: 8 },
+      { numRuns: 6 },
     );
   });
 });
