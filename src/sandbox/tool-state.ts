@@ -35,8 +35,6 @@ export interface RuntimeEntry {
  */
 export interface ToolState {
   dir: string;
-  /** Whether a name directly in `dir` is on the allow-list (the top level of `runtime`). */
-  isRuntime(name: string): boolean;
   /** The runtime entries for a session in `cwd`, given the names now in `dir`; everything else stays read-only. */
   runtime(names: readonly string[], cwd: string): RuntimeEntry[];
   /**
@@ -72,7 +70,6 @@ const entries = (how: RuntimeEntry["how"], names: readonly string[]): RuntimeEnt
 const CLAUDE_FOLDERS = ["todos", "statsig", "telemetry", "debug", "sessions", "paste-cache", "image-cache"];
 const CLAUDE_PRIVATE = ["shell-snapshots", "session-env", "backups", "file-history"];
 const CLAUDE_FILES = ["history.jsonl"];
-const CLAUDE_RUNTIME = new Set([...CLAUDE_FOLDERS, ...CLAUDE_PRIVATE, ...CLAUDE_FILES]);
 
 /**
  * Claude Code's folder for the project in `cwd` under `projects` (its transcripts `*.jsonl`, each session's
@@ -91,13 +88,9 @@ export function claudeProjectFolder(cwd: string): string | undefined {
 const CODEX_FOLDERS = ["sessions", "archived_sessions", "log", "thread-writer-locks"];
 const CODEX_PRIVATE = ["shell_snapshots", ".tmp", "tmp"];
 const CODEX_DATABASE = /^(state|logs|goals|queue|thread_history)_[0-9]{1,4}\.sqlite(-wal|-shm)?$/;
-const CODEX_FILES = new Set(["history.jsonl", "installation_id"]);
-const isCodexRuntime = (name: string) =>
-  CODEX_FOLDERS.includes(name) || CODEX_PRIVATE.includes(name) || CODEX_FILES.has(name) || CODEX_DATABASE.test(name);
 
 /** Gemini CLI: `tmp` (each project's chats and logs) but `tmp/bin` (the ripgrep it runs), and `history` (shadow git repositories git runs in). */
 const GEMINI_FILES = new Set(["installation_id", "user_id"]);
-const isGeminiRuntime = (name: string) => name === "tmp" || name === "history" || GEMINI_FILES.has(name);
 
 /** An empty file of each name, as the tool reads it: `{}` for JSON. */
 const empty = (names: readonly string[]) => names.map((name) => ({ name, content: name.endsWith(".json") ? "{}\n" : "" }));
@@ -121,7 +114,6 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
     const dir = path.resolve(env.CLAUDE_CONFIG_DIR || path.join(home, ".claude"));
     return {
       dir,
-      isRuntime: (name) => CLAUDE_RUNTIME.has(name),
       runtime: (names, cwd) => {
         // The project's folder (for the working folder as named and as its real path), its memory read-only.
         const projects = [...new Set([cwd, realOr(cwd)].map(claudeProjectFolder))].filter((f) => f !== undefined);
@@ -147,7 +139,6 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
   if (tool === "codex")
     return {
       dir: path.resolve(env.CODEX_HOME || path.join(home, ".codex")),
-      isRuntime: isCodexRuntime,
       runtime: (names) => [
         ...entries("folder", CODEX_FOLDERS),
         ...entries("private", CODEX_PRIVATE),
@@ -166,7 +157,6 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
   const dir = path.resolve(env.GEMINI_CLI_HOME || home, ".gemini");
   return {
     dir,
-    isRuntime: isGeminiRuntime,
     runtime: (names) => [
       { path: "tmp", how: "folder" },
       { path: "tmp/bin", how: "read-only" },
