@@ -13,8 +13,17 @@ export interface SandboxLayout {
    * again, mounted before the state folders and `writable` (a folder target or state folder among them is writable again).
    */
   parents?: readonly { dir: string; readOnly: readonly string[] }[];
-  /** A tool's state folder, writable, with the configuration entries in it (existing paths) read-only again. */
-  state: readonly { dir: string; readOnly: readonly string[] }[];
+  /**
+   * A tool's state folder, read-only as the rest, but for its runtime entries (`writable`, existing paths) and, inside
+   * those, `readOnly` again (a private folder mounted over a runtime entry is one of `over`).
+   */
+  state: readonly {
+    dir: string;
+    writable: readonly string[];
+    readOnly: readonly string[];
+    /** A private top level: this folder mounted over `dir`, and `mirror` (the entries `dir` had) read-only in it again. */
+    top?: { folder: string; mirror: readonly string[] };
+  }[];
   /** Folders hidden behind an empty private one (`/tmp`, `/var/tmp`, `/run`, the caller's XDG_RUNTIME_DIR). */
   hidden?: readonly string[];
   /** Existing paths under a hidden folder the command still reads (its working folder, HOME, the gate home): read-only again. */
@@ -30,7 +39,8 @@ export interface SandboxLayout {
 /**
  * The bwrap argument list that runs `cmd` with the whole file system
  * read-only but for `writable`, the file targets' folders (`parents`, their
- * other entries read-only again) and the tools' state folders. Mounts apply
+ * other entries read-only again) and the runtime entries of the tools' state
+ * folders (the rest of each read-only, new names in it too). Mounts apply
  * in order, so a folder's read-only entries are mounted after it.
  * `/dev` is a new minimal one (no disks). `--unshare-pid` gives it a PID
  * namespace of its own and `/proc` is that namespace's: a confined process
@@ -80,7 +90,11 @@ export function bubblewrapArgv(layout: SandboxLayout): string[] {
     for (const p of d.readOnly) args.push("--ro-bind", p, p);
   }
   for (const s of layout.state) {
-    args.push("--bind", s.dir, s.dir);
+    if (s.top) {
+      args.push("--bind", s.top.folder, s.dir);
+      for (const p of s.top.mirror) args.push("--ro-bind", p, p);
+    }
+    for (const p of s.writable) args.push("--bind", p, p);
     for (const p of s.readOnly) args.push("--ro-bind", p, p);
   }
   for (const p of layout.writable) args.push("--bind", p, p);

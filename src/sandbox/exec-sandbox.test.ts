@@ -144,7 +144,7 @@ describe("chooseSandbox", () => {
 });
 
 describe("confineCommand", () => {
-  it("starts bwrap through /bin/sh with the seccomp filter on descriptor 3, Codex's own sandbox off, a private TMPDIR, and its configuration read-only", () => {
+  it("starts bwrap through /bin/sh with the seccomp filter on descriptor 3, Codex's own sandbox off, a private TMPDIR, and its state folder read-only but for its runtime entries", () => {
     const home = path.join(scratch, "home-argv");
     mkdirSync(path.join(home, ".codex"), { recursive: true });
     writeFileSync(path.join(home, ".codex", "config.toml"), "");
@@ -173,12 +173,18 @@ describe("confineCommand", () => {
       expect(argv.slice(argv.indexOf("--") + 1)).toEqual(["codex", "-c", 'sandbox_mode="danger-full-access"', "exec", "x"]);
       const pair = (flag: string, p: string) => argv.some((a, i) => a === flag && argv[i + 1] === p && argv[i + 2] === p);
       expect(pair("--bind", target)).toBe(true);
-      expect(pair("--bind", path.join(home, ".codex"))).toBe(true);
-      expect(pair("--ro-bind", path.join(home, ".codex", "config.toml"))).toBe(true);
-      expect(pair("--ro-bind", path.join(home, ".codex", "auth.json"))).toBe(false);
+      // The state folder stays read-only as the rest (its configuration, its login, what is not there yet)
+      // but for its runtime entries; its shell snapshots, which it sources, are private to the session.
+      const codex = path.join(home, ".codex");
+      expect(argv.some((a, i) => a === "--bind" && argv[i + 1] === codex)).toBe(false);
+      expect(pair("--bind", path.join(codex, "sessions"))).toBe(true);
+      expect(argv.some((a, i) => a.startsWith("--") && a.endsWith("bind") && argv[i + 2] === path.join(codex, "config.toml"))).toBe(false);
+      expect(argv.some((a, i) => a === "--bind" && argv[i + 2] === path.join(codex, "auth.json"))).toBe(false);
+      const snapshots = argv.findIndex((a, i) => a === "--bind" && argv[i + 2] === path.join(codex, "shell_snapshots"));
+      expect(argv[snapshots + 1]).toMatch(/twinlock-sandbox-.*\/private\/\d+$/);
       // Configuration Codex reads when it is there, not there yet: an empty stand-in, read-only for the session.
       for (const name of [".env", "hooks.json", "requirements.toml", "AGENTS.md"])
-        expect(pair("--ro-bind", path.join(home, ".codex", name))).toBe(true);
+        expect(argv.some((a, i) => a === "--bind" && argv[i + 2] === path.join(codex, name))).toBe(false);
       expect(readFileSync(path.join(home, ".codex", ".env"), "utf8")).toBe("");
       expect(readFileSync(path.join(home, ".codex", "hooks.json"), "utf8")).toBe("{}\n");
       expect(c.notes.join("\n")).toMatch(/\.codex\/\.env, .* not there yet: an empty one is in place, read-only, for the session/);
@@ -210,8 +216,8 @@ describe("confineCommand", () => {
       expect(at("--bind", dir)).toBeGreaterThan(-1);
       expect(at("--bind", dir)).toBeLessThan(at("--ro-bind", path.join(dir, "keep.go")));
       expect(at("--bind", dir)).toBeLessThan(at("--ro-bind", path.join(dir, "sub")));
-      // The folder comes before the state folder: a state folder beside a target is writable again after it.
-      expect(at("--bind", dir)).toBeLessThan(at("--bind", path.join(home, ".claude")));
+      // The folder comes before the state folder's runtime entries: one beside a target is writable again after it.
+      expect(at("--bind", dir)).toBeLessThan(at("--bind", path.join(home, ".claude", "todos")));
       for (const t of writable) {
         expect(at("--bind", t)).toBe(-1);
         expect(at("--ro-bind", t)).toBe(-1);
@@ -279,7 +285,7 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       'echo no >> "$HOME/.gemini/settings.json"',
       'echo LD_PRELOAD=/x.so > "$HOME/.gemini/.env"',
       'echo no > "$HOME/.gemini/trustedFolders.json"',
-      'echo yes > "$HOME/.gemini/history"',
+      'mkdir -p "$HOME/.gemini/tmp/run/chats" && echo yes > "$HOME/.gemini/tmp/run/chats/session.json"',
       'echo yes > "$TMPDIR/t"',
       "exit 0",
     ].join("\n");
@@ -301,7 +307,7 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       expect(existsSync(path.join(p, "cart", "cache.go.tmp"))).toBe(false);
       expect(readFileSync(path.join(home, ".gemini", "settings.json"), "utf8")).toBe("{}");
       expect(r.stderr).toMatch(/\.gemini\/\.env: Read-only file system/);
-      expect(readFileSync(path.join(home, ".gemini", "history"), "utf8")).toBe("yes\n");
+      expect(readFileSync(path.join(home, ".gemini", "tmp", "run", "chats", "session.json"), "utf8")).toBe("yes\n");
     } finally {
       c.release();
     }
@@ -661,7 +667,7 @@ describe.skipIf(!bwrap.ok)(
 describe.skipIf(!bwrap.ok)(
   `Claude Code's state, shared state folders and the MCP relay, run here${bwrap.ok ? "" : ` (skipped: ${bwrap.reason})`}`,
   () => {
-    it("gives Claude Code its ~/.claude writable but its settings, instructions and extensions read-only, and a private ~/.claude.json thrown away after", () => {
+    it("gives Claude Code its project's transcripts writable but its settings, instructions and extensions read-only, and a private ~/.claude.json thrown away after", () => {
       const home = path.join(scratch, "home-claude");
       mkdirSync(path.join(home, ".claude", "commands"), { recursive: true });
       writeFileSync(path.join(home, ".claude.json"), '{"numStartups":1}\n');
@@ -677,7 +683,7 @@ describe.skipIf(!bwrap.ok)(
           'echo "x" > "$HOME/.claude/commands/evil.md"',
           'echo "x" > "$HOME/.claude/CLAUDE.md"',
           'echo "x" > "$HOME/.claude/statusline.sh"',
-          'mkdir -p "$HOME/.claude/projects" && echo yes > "$HOME/.claude/projects/session.jsonl"',
+          'echo yes > "$HOME/.claude/projects/$(pwd | tr -c "a-zA-Z0-9\\n" -)/session.jsonl"',
           'echo \'{"mcpServers":{"x":{"command":"/bin/sh"}}}\' > "$HOME/.claude.json"',
           'cat "$HOME/.claude.json"',
           "exit 0",
@@ -701,7 +707,9 @@ describe.skipIf(!bwrap.ok)(
         expect(r.stdout).toContain("mcpServers");
         for (const f of ["settings.json", "commands/evil.md", "CLAUDE.md"])
           expect(r.stderr).toMatch(new RegExp(`\\.claude/${f}: Read-only file system`));
-        expect(readFileSync(path.join(home, ".claude", "projects", "session.jsonl"), "utf8")).toBe("yes\n");
+        expect(readFileSync(path.join(home, ".claude", "projects", project.replace(/[^a-zA-Z0-9]/g, "-"), "session.jsonl"), "utf8")).toBe(
+          "yes\n",
+        );
       } finally {
         c.release();
       }

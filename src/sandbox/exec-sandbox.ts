@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
@@ -14,10 +14,10 @@ import { readSandboxInfo, reapSandbox } from "./reap-sandbox.js";
 import { removeSandboxRecord, writeSandboxRecord } from "./sandbox-record.js";
 import { startWatchdog } from "./sandbox-watchdog.js";
 import { seccompFilter } from "./seccomp-filter.js";
-import { StandInRegistry } from "./stand-ins.js";
+import { makeStandIn, StandInRegistry } from "./stand-ins.js";
 import { newEntries, type ParentMount, targetMounts } from "./target-parents.js";
 import { prepareTargets } from "./target-placeholders.js";
-import { toolStateOf } from "./tool-state.js";
+import { type ToolState, toolStateOf } from "./tool-state.js";
 
 /** How a session's command is to be run: as it is, or in bubblewrap. */
 export type SandboxChoice =
@@ -238,7 +238,8 @@ export interface ConfinedCommand {
  * The argv and environment that run `cmd` as `choice` says. In bubblewrap
  * the whole file system is read-only but for `writable` (the admitted
  * targets' real paths; a target not there yet gets a placeholder), the
- * tool's state folder (its configuration read-only), and a private TMPDIR
+ * runtime entries of the tool's state folder (the rest of it, and every new
+ * name there, read-only: `tool-state.ts`), and a private TMPDIR
  * and XDG_CACHE_HOME. Codex is started with its own sandbox off
  * (`-c sandbox_mode="danger-full-access"`): its bubblewrap cannot nest in
  * this one (it writes /proc, read-only here), and this one confines what it
@@ -342,6 +343,7 @@ export function confineCommand(
       const registry = new StandInRegistry(s.dir);
       registries.push(registry);
       for (const f of s.configFiles) registry.make(path.join(s.dir, f.name), f.content);
+      const mount = runtimeMounts(s, input.cwd, path.join(scratch, "private"));
       s.privateCopies.forEach((file, i) => {
         // The copy starts as the file is (`{}` when there is none), and is thrown away with the scratch folder.
         const copy = path.join(copies, `${i}-${path.basename(file)}`);
@@ -352,15 +354,13 @@ export function confineCommand(
           // not there (or not readable): the stand-in below is what the sandbox mounts the copy over
           registry.make(file, "");
         }
-        writeFileSync(copy, content, { mode: 0o600 });
-        over.push([copy, file]);
+        // In a private top level, a plain file there (the tool may rename another over it); else mounted over the file.
+        if (mount.top && path.dirname(file) === s.dir)
+          writeFileSync(path.join(mount.top.folder, path.basename(file)), content, { mode: 0o600 });
+        else writeFileSync(copy, content, { mode: 0o600 });
+        if (!(mount.top && path.dirname(file) === s.dir)) over.push([copy, file]);
       });
-      return {
-        dir: s.dir,
-        readOnly: readdirSync(s.dir)
-          .filter((n) => s.isConfig(n))
-          .map((n) => path.join(s.dir, n)),
-      };
+      return mount;
     });
     const at = choice.argsAt;
     const inner =
@@ -382,6 +382,8 @@ export function confineCommand(
       input.cwd,
       input.env.HOME,
       input.env.TWINLOCK_HOME,
+      // The state folders, read-only, wherever they are (their runtime entries are mounted writable after).
+      ...state.map((s) => s.dir),
       input.env.TWINLOCK_HANDOFF,
       input.env.TWINLOCK_RUN ? path.dirname(input.env.TWINLOCK_RUN) : undefined,
       "/etc/resolv.conf",
@@ -392,6 +394,8 @@ export function confineCommand(
       ...(input.env.PATH ?? "").split(path.delimiter),
     ]);
     const copied = over.map(([, at]) => at);
+    const privateFolders = mounts.flatMap((m) => m.private);
+    over.push(...privateFolders);
     if (input.mcpSocket) over.push([input.mcpSocket, SANDBOX_MCP_SOCKET]);
     const argv = bubblewrapArgv({
       bwrap: choice.bwrap,
@@ -438,7 +442,7 @@ export function confineCommand(
               `twinlock: ${made.map((f) => f.path).join(", ")} ${made.length === 1 ? "is" : "are"} not there yet: an empty one is in place, read-only, for the session (removed after, if left as it is)`,
             ]
           : []),
-        `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only ${WRITABLE_IN_WORDS[binder]} (${where})${beside}${mounts.length ? `, its state folder ${mounts.map((m) => m.dir).join(", ")} (its configuration read-only)` : ""}${copied.length ? `, a private copy of ${copied.join(", ")} (thrown away after)` : ""} and a private TMPDIR; ${HIDDEN.join(", ")} and XDG_RUNTIME_DIR are private to it`,
+        `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only ${WRITABLE_IN_WORDS[binder]} (${where})${beside}${mounts.length ? `, the runtime entries of its state folder ${mounts.map((m) => m.dir).join(", ")} (${mounts.map((m) => m.writable.map((w) => path.relative(m.dir, w)).join(", ")).join("; ")}${privateFolders.length ? `; private for the session: ${privateFolders.map(([, at]) => path.relative(mounts[0]?.dir ?? "/", at)).join(", ")}` : ""}; every other entry read-only${mounts.some((m) => m.top) ? ", a new one at its top level private to the session" : ", new ones too"})` : ""}${copied.length ? `, a private copy of ${copied.join(", ")} (thrown away after)` : ""} and a private TMPDIR; ${HIDDEN.join(", ")} and XDG_RUNTIME_DIR are private to it`,
       ],
       reap,
       release,
@@ -448,6 +452,66 @@ export function confineCommand(
     release();
     throw error;
   }
+}
+
+/**
+ * Where the sandbox lets a tool write in its state folder: each runtime entry
+ * of `state` (made, when it is a folder not there yet), through a real path
+ * with no link in it; a private one gets an empty folder of its own under
+ * `privateRoot`, mounted over it (`private`: [its folder, the entry]). An entry that is a link
+ * or of another kind than expected is left out: read-only, as every other
+ * entry of the folder.
+ */
+function runtimeMounts(
+  state: ToolState,
+  cwd: string,
+  privateRoot: string,
+): { dir: string; writable: string[]; readOnly: string[]; private: [string, string][]; top?: { folder: string; mirror: string[] } } {
+  const root = realpathSync(state.dir);
+  const copies = new Set(state.privateCopies.map((f) => path.resolve(f)));
+  const writable: string[] = [];
+  const readOnly: string[] = [];
+  const own: [string, string][] = [];
+  state.runtime(readdirSync(root), path.resolve(cwd)).forEach((entry, i) => {
+    const at = path.join(root, entry.path);
+    if (!isWithin(at, root) || at === root) return;
+    if (entry.how === "file") {
+      if (entry.make) makeStandIn(at, "");
+      if (lstatSync(at, { throwIfNoEntry: false })?.isFile()) writable.push(at);
+      return;
+    }
+    if (!makeFolder(root, entry.path)) return;
+    if (entry.how === "folder") writable.push(at);
+    else if (entry.how === "read-only") readOnly.push(at);
+    else {
+      const folder = path.join(privateRoot, String(i));
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      own.push([folder, at]);
+    }
+  });
+  if (!state.privateTop) return { dir: root, writable, readOnly, private: own };
+  // Every entry it has (runtime ones made above included), read-only in the private top level but for the copies there.
+  const folder = path.join(privateRoot, "top");
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const mirror = readdirSync(root)
+    .map((n) => path.join(root, n))
+    .filter((p) => !copies.has(p) && !copies.has(path.join(state.dir, path.basename(p))));
+  return { dir: root, writable, readOnly, private: own, top: { folder, mirror } };
+}
+
+/** Make each missing folder of `rel` under the real folder `root`; false when a part of it is a link or no folder. */
+function makeFolder(root: string, rel: string): boolean {
+  let at = root;
+  for (const part of rel.split("/")) {
+    at = path.join(at, part);
+    try {
+      mkdirSync(at, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") return false;
+    }
+    if (!lstatSync(at).isDirectory()) return false;
+  }
+  return true;
 }
 
 /**

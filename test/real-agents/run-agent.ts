@@ -52,6 +52,9 @@ export interface AgentRun {
   toolResults: string[];
 }
 
+/** A folder of each tool's state folder that exec's sandbox leaves writable (src/sandbox/tool-state.ts). */
+const HOOK_LOG_FOLDER: Record<RealAgent, string> = { claude: "debug", codex: "log", gemini: "tmp" };
+
 /** The longest one CLI run may take before it is killed: the runs take seconds, the timed-out hook ~10 s more. */
 const RUN_LIMIT_MS = 120_000;
 /** How long the `timed-out` hook stalls: well past every installed timeout (10 s, 10000 ms). */
@@ -124,9 +127,19 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     const gateHome = admitted?.home ?? planner?.home ?? path.join(root, "gate-home");
     // In HOME: exec's sandbox hides /tmp (where root is) but mounts HOME again, read-only, so the hook's stand-in runs there too.
     const shimDir = path.join(root, "home", ".twinlock-test-bin");
-    // In the tool's state folder, which exec's sandbox leaves writable, so that the stand-in can log there too.
-    const hookLog = path.join(home, `.${agent}`, "hook-calls.log");
-    for (const d of [project, home, gateHome, shimDir, path.join(home, ".claude"), path.join(home, ".codex"), path.join(home, ".gemini")])
+    // In a runtime folder of the tool's state folder, which exec's sandbox leaves writable (the rest of it is
+    // read-only), so that the stand-in can log there too.
+    const hookLog = path.join(home, `.${agent}`, HOOK_LOG_FOLDER[agent], "hook-calls.log");
+    for (const d of [
+      project,
+      home,
+      gateHome,
+      shimDir,
+      path.dirname(hookLog),
+      path.join(home, ".claude"),
+      path.join(home, ".codex"),
+      path.join(home, ".gemini"),
+    ])
       mkdirSync(d, { recursive: true });
     const file =
       admitted && options.exec
