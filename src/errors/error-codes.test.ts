@@ -92,6 +92,8 @@ describe("the error classes", () => {
     expect(new RefusalError("stale", { code: "STALE_HASH", given: "x" }).code).toBe("STALE_HASH");
     expect(new RefusalError("none", {}, { code: "UNKNOWN_PAIR" }).code).toBe("UNKNOWN_PAIR");
     expect(new UsageError("bad", { code: "TOO_LARGE" }).code).toBe("TOO_LARGE");
+    expect(new IntegrityError("damaged", { code: "HOME_DAMAGED" }).code).toBe("HOME_DAMAGED");
+    expect(new IntegrityError("forked", { attack: "fork" }, { code: "CHECKPOINT_MISMATCH" }).code).toBe("CHECKPOINT_MISMATCH");
   });
 
   it("keep their code across the worker thread", () => {

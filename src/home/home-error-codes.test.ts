@@ -15,15 +15,34 @@ import { withCheckpointLock } from "./run-checkpoints.js";
 
 afterEach(() => removeServerWorlds());
 
+/**
+ * MCP's answer to a freeze: [is an error, the code of its structured content, the code its text starts with]. A
+ * session the endpoint refuses to open (it reads the run first) is answered over HTTP with the problem body instead.
+ */
+async function submitOverMcp(w: ServerWorld, token: string): Promise<[boolean, string | undefined, string | undefined]> {
+  let client: Awaited<ReturnType<typeof mcpClientFor>>;
+  try {
+    client = await mcpClientFor(w, token);
+  } catch (error) {
+    const code = /"code":"([A-Z_]+)"/.exec(String((error as Error).message))?.[1];
+    return [true, code, code];
+  }
+  const r = await client.callTool({ name: "twinlock_submit_handoff", arguments: { planner: PLANNER, handoff_dir: w.handoff } });
+  await client.close();
+  return [
+    r.isError === true,
+    (r.structuredContent as { code?: string }).code,
+    (r.content as Array<{ text: string }>)[0]?.text.split(":")[0],
+  ];
+}
+
 /** The code each front end answers a freeze of the world's handoff with: [HTTP status and code, MCP code, CLI exit and code]. */
 async function freezeEverywhere(w: ServerWorld) {
   const t = await createAgentToken(w.home, { agent: "claude", runId: w.runId });
   const http = await jsonOf(
     await call(w, `/api/runs/${w.runId}/pairs/${PLANNER}/freeze`, { token: t.token, json: { handoff_dir: w.handoff } }),
   );
-  const client = await mcpClientFor(w, t.token);
-  const mcp = await client.callTool({ name: "twinlock_submit_handoff", arguments: { planner: PLANNER, handoff_dir: w.handoff } });
-  await client.close();
+  const mcp = await submitOverMcp(w, t.token);
   const cli = await runCliJson<{ ok: boolean; error: { kind: string; code: string } }>([
     "freeze-pair-handoff",
     w.runFile,
@@ -35,7 +54,7 @@ async function freezeEverywhere(w: ServerWorld) {
   ]);
   return {
     http: [http.status, http.body.code],
-    mcp: [mcp.isError, (mcp.structuredContent as { code?: string }).code, (mcp.content as Array<{ text: string }>)[0]?.text.split(":")[0]],
+    mcp,
     cli: [cli.code, cli.json.ok, cli.json.error.kind, cli.json.error.code],
   };
 }
@@ -51,6 +70,17 @@ describe("the gate home's refusals reach every front end with the same code", ()
     });
     expect(ERROR_CODES.QUOTA_EXCEEDED).toBe("refused");
     expect((await w.store.read(w.runFile)).state.workflows[PLANNER]?.handoff).toBeNull();
+  });
+
+  it("answers a freeze of a run whose checkpoint in the gate home is damaged with HOME_DAMAGED over HTTP (409), MCP and the CLI's --json (exit 1)", async () => {
+    const w = await serverWorld();
+    writeFileSync(path.join(w.home.dir, "runs", `${w.runId}.json`), "{}");
+    expect(await freezeEverywhere(w)).toEqual({
+      http: [409, "HOME_DAMAGED"],
+      mcp: [true, "HOME_DAMAGED", "HOME_DAMAGED"],
+      cli: [1, false, "integrity", "HOME_DAMAGED"],
+    });
+    expect(ERROR_CODES.HOME_DAMAGED).toBe("integrity");
   });
 
   it("answers a freeze while another writer holds the run's lock past the wait with LOCKED over HTTP (503), MCP and the CLI's --json (exit 1)", async () => {
