@@ -184,7 +184,10 @@ export function readTokenFreezeKey(home: GateHome, token: AgentToken): KeyObject
 }
 
 /** Why a presented token authorizes nothing, for the access log (never shown the secret). */
-export type TokenVerdict = { ok: true; token: AgentToken } | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired" };
+export type TokenVerdict =
+  | { ok: true; token: AgentToken }
+  | { ok: false; reason: "malformed" | "unknown" | "revoked" }
+  | { ok: false; reason: "expired"; expired_at: string };
 
 /**
  * Check a bearer secret: its ID names a token file, the sha256 of the whole
@@ -200,6 +203,6 @@ export function verifyAgentToken(home: GateHome, secret: string, now: Date = new
   const stored = Buffer.from(record.secret_sha256, "hex");
   if (given.length !== stored.length || !timingSafeEqual(given, stored)) return { ok: false, reason: "unknown" };
   if (record.revoked_at) return { ok: false, reason: "revoked" };
-  if (Date.parse(record.expires_at) <= now.getTime()) return { ok: false, reason: "expired" };
+  if (Date.parse(record.expires_at) <= now.getTime()) return { ok: false, reason: "expired", expired_at: record.expires_at };
   return { ok: true, token: record };
 }
