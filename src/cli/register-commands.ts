@@ -462,6 +462,8 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .description("the agent's MCP server over stdio for one run: status, readiness, freeze, review request, admission check, result")
     .requiredOption("--run <run>", "run file")
     .option("--planner <id>", "only this pair")
+    .option("--executor <id>", "as this executor of the --planner pair: status, plan, admission check and its result; no freeze")
+    .option("--handoff <dir>", "freeze only this folder (plan's relay: the planner's bound handoff folder)")
     .option("--server <url>", "the gate server's origin, for review page links")
     .option("--actor <name>", "the agent's name in the log (default mcp-agent)")
     .option("--key <file>", "the planner's key with the freeze right, to sign freezes on signing suites (default: TWINLOCK_KEY)")

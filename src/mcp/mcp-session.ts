@@ -24,6 +24,8 @@ export interface McpGateContext {
   freezeKey?: KeyObject;
   /** For a store whose runs are not files: the folder first freezes must be inside (the gate server's --handoff-root). */
   handoffRoot?: string;
+  /** The one folder this session freezes (a planner's session under `twinlock plan`: its bound handoff folder), on either store. */
+  sessionHandoff?: string;
   /** The store a long wait re-reads (the gate server's own, not its once-per-request copy); default `store`. */
   waitStore?: RunStore;
   /** The review page of a revision, when a gate server serves this home; null over stdio without one. */

@@ -16,6 +16,18 @@ import { publicKeyLine } from "../trust/keys.js";
  * approves an apply, lifts a stop, pins, enrols or makes tokens.
  */
 export const AGENT_SCOPES = ["status", "freeze", "present", "admission_check", "result"] as const;
+/**
+ * What an executor's own MCP session may do (exec's relay, `twinlock mcp
+ * --executor`): read its pair, its frozen plan, ask whether admission would
+ * pass, and report its result. No freeze: the plan it runs is the one a
+ * person approved.
+ */
+export const EXECUTOR_SCOPES = [
+  "status",
+  "present",
+  "admission_check",
+  "result",
+] as const satisfies readonly (typeof AGENT_SCOPES)[number][];
 /** Every scope a token can hold: an agent's, and CI's one (`export`: read a run's gate-signed export, nothing else). */
 export const TOKEN_SCOPES = [...AGENT_SCOPES, "export"] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
