@@ -1,8 +1,8 @@
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { FILL_IN_MARK } from "../suite/fill-in-placeholder.js";
 import type { Suite } from "../suite/load-suite.js";
 import { type BodyBlock, foldText, parseBodyBlocks } from "../suite/parse-body-blocks.js";
 import type { Position, Prompt } from "../suite/prompt.js";
-import { FILL_IN_MARK } from "../suite/fill-in-placeholder.js";
 import { isPairMember } from "../twin/check-pair-member.js";
 import { resolveBodyRules } from "./body-rules.js";
 

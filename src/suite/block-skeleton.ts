@@ -49,4 +49,3 @@ export function blockSkeleton(tag: string, rules: ResolvedBodyRules, who: Skelet
   if (tag === "tool_policy") return fillIn("the tools this prompt may use, and those it must not.");
   return fillIn(`the <${tag}> text this suite's body_rules ask for.`);
 }
-

@@ -71,7 +71,8 @@ export function planSuiteFix(suite: Suite): SuiteFix {
     const paired = twinId !== null || prompt.pairingRequired;
     if (paired && twinId !== null && twin) {
       const role = prompt.role ?? (twin.role === "investigative" ? "executive" : twin.role === "executive" ? "investigative" : undefined);
-      if (role === undefined) leave(`neither ${prompt.id} nor its twin ${twinId} has a prompt_role; set investigative (planner) or executive (executor)`);
+      if (role === undefined)
+        leave(`neither ${prompt.id} nor its twin ${twinId} has a prompt_role; set investigative (planner) or executive (executor)`);
       else if (role !== "investigative" && role !== "executive") leave(`prompt_role ${role} cannot be paired; pair metadata not added`);
       else if (twin.pairedPromptId !== null && twin.pairedPromptId !== prompt.id)
         leave(`its twin ${twinId} names ${twin.pairedPromptId} back; pair metadata not added`);
@@ -87,7 +88,8 @@ export function planSuiteFix(suite: Suite): SuiteFix {
         }
         if (side === "executor") {
           if (!("requires" in fm)) keys.push(["requires", `[${twinId}]`]);
-          else if (!prompt.requires.includes(twinId)) leave(`\`requires\` lacks its planner ${twinId}; add it to the list (your line, left as it is)`);
+          else if (!prompt.requires.includes(twinId))
+            leave(`\`requires\` lacks its planner ${twinId}; add it to the list (your line, left as it is)`);
         }
       }
     } else if (paired && twinId !== null) leave(`its twin ${twinId} is not in the suite; pair metadata not added`);
