@@ -5,7 +5,7 @@ import { blockSkeleton } from "./block-skeleton.js";
 import { FILL_IN_MARK } from "./fill-in-placeholder.js";
 import type { Suite } from "./load-suite.js";
 import { parseBodyBlocks } from "./parse-body-blocks.js";
-import { parsePromptFile } from "./parse-prompt-file.js";
+import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
 import type { Prompt } from "./prompt.js";
 
 /** One prompt file's additions: its text before and after, and what was added or left. */
@@ -131,6 +131,9 @@ function applyAdditions(prompt: Prompt, keys: Array<[string, string]>, blocks: A
       : (before.endsWith("\n") || before === "" ? "" : eol) +
         blocks.map(([tag, content]) => `${eol}<${tag}>${eol}${content.split("\n").join(eol)}${eol}</${tag}>${eol}`).join("");
   const after = before.slice(0, close) + keyText + before.slice(close) + blockText;
+  // A file the additions would take past the prompt limit would no longer be read at all.
+  if (Buffer.byteLength(after, "utf8") > MAX_PROMPT_BYTES)
+    return `the additions would take the file past the ${MAX_PROMPT_BYTES}-byte prompt limit; split it first`;
   // Parsed again: the frontmatter must be what it was plus exactly the new keys, and every new block found whole.
   const reparsed = parsePromptFile(prompt.file, Buffer.from(after, "utf8")).prompt;
   const ok =
