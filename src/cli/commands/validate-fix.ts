@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import path from "node:path";
+import { planSuiteFix, type SuiteFix } from "../../checks/plan-suite-fix.js";
 import { validateSuite } from "../../checks/validate-suite.js";
 import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
 import { ConflictError, UsageError } from "../../errors/errors.js";
@@ -9,7 +10,6 @@ import { atomicWriteFile } from "../../store/atomic-write.js";
 import { FILL_IN_MARK } from "../../suite/fill-in-placeholder.js";
 import { loadSuite } from "../../suite/load-suite.js";
 import { MAX_PROMPT_BYTES } from "../../suite/parse-prompt-file.js";
-import { planSuiteFix, type SuiteFix } from "../../suite/plan-suite-fix.js";
 import { renderInsertionDiff } from "../../suite/render-insertion-diff.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";

@@ -1,12 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
-import { resolveBodyRules } from "../checks/body-rules.js";
+import { FILL_IN_MARK } from "../suite/fill-in-placeholder.js";
+import type { Suite } from "../suite/load-suite.js";
+import { parseBodyBlocks } from "../suite/parse-body-blocks.js";
+import { MAX_PROMPT_BYTES, parsePromptFile } from "../suite/parse-prompt-file.js";
+import type { Prompt } from "../suite/prompt.js";
 import { EXECUTOR_CANONICAL, PLANNER_CANONICAL, TWIN } from "../twin/canonical-metadata.js";
 import { blockSkeleton } from "./block-skeleton.js";
-import { FILL_IN_MARK } from "./fill-in-placeholder.js";
-import type { Suite } from "./load-suite.js";
-import { parseBodyBlocks } from "./parse-body-blocks.js";
-import { MAX_PROMPT_BYTES, parsePromptFile } from "./parse-prompt-file.js";
-import type { Prompt } from "./prompt.js";
+import { resolveBodyRules } from "./body-rules.js";
 
 /** One prompt file's additions: its text before and after, and what was added or left. */
 export interface FileFix {

@@ -1,6 +1,6 @@
-import type { ResolvedBodyRules } from "../checks/body-rules.js";
-import { fillIn } from "./fill-in-placeholder.js";
-import { foldText } from "./parse-body-blocks.js";
+import { fillIn } from "../suite/fill-in-placeholder.js";
+import { foldText } from "../suite/parse-body-blocks.js";
+import type { ResolvedBodyRules } from "./body-rules.js";
 
 /** Who a block is written for: the prompt's role in its pair (or none) and its twin's ID. */
 export interface SkeletonFor {
