@@ -9,6 +9,7 @@ import { validateSuite } from "../../checks/validate-suite.js";
 import { ConflictError } from "../../errors/errors.js";
 import { FILL_IN_MARK } from "../../suite/fill-in-placeholder.js";
 import { loadSuite } from "../../suite/load-suite.js";
+import { renderInsertionDiff } from "../../suite/render-insertion-diff.js";
 import { DIST_BIN, ensureBuilt } from "../../test-support/ensure-built.js";
 import { runCli } from "../../test-support/run-cli.js";
 import { copyExampleSuite, makeTempDir, removeTempDirs, writeSuite } from "../../test-support/temp-suite.js";
@@ -63,6 +64,36 @@ function snapshot(root: string): Map<string, string> {
   return out;
 }
 
+/** Apply a unified diff of one file to `before`, as `patch` would, checking every context and removed line. */
+function applyDiff(before: string, diff: string): string {
+  const old = before === "" ? [] : before.split("\n");
+  if (before.endsWith("\n")) old.pop();
+  const out: string[] = [];
+  let at = 0;
+  let newEndsWithoutLineEnd = false;
+  const lines = diff.split("\n").slice(2);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const hunk = /^@@ -(\d+),(\d+) \+\d+,\d+ @@$/.exec(line);
+    if (hunk) {
+      const start = Number(hunk[2]) === 0 ? Number(hunk[1]) : Number(hunk[1]) - 1;
+      while (at < start) out.push(old[at++] as string);
+      continue;
+    }
+    const marker = lines[i + 1] === "\\ No newline at end of file";
+    if (line.startsWith(" ") || line.startsWith("-")) expect(old[at++]).toBe(line.slice(1));
+    if (line.startsWith(" ") || line.startsWith("+")) {
+      out.push(line.slice(1));
+      newEndsWithoutLineEnd = marker;
+    }
+    if (marker) i++;
+  }
+  while (at < old.length) out.push(old[at++] as string);
+  if (at === old.length && !before.endsWith("\n") && before !== "" && out.length > 0 && !diff.includes("\\ No newline"))
+    newEndsWithoutLineEnd = true;
+  return out.join("\n") + (newEndsWithoutLineEnd || out.length === 0 ? "" : "\n");
+}
+
 describe("validate --fix on the example suite with every pair stripped", () => {
   let root: string;
   let stripped: string[];
@@ -88,6 +119,11 @@ describe("validate --fix on the example suite with every pair stripped", () => {
     expect(result.text).toContain("+accepted_planning_prompt_id: MD-29\n");
     expect(result.text).toContain("nothing written; apply with: twinlock validate --fix --write");
     expect(snapshot(root)).toEqual(before);
+    // Each file's diff, applied as patch applies it, gives exactly what --write writes.
+    for (const f of planSuiteFix(loadSuite(root)).files) {
+      const diff = result.text.slice(result.text.indexOf(`--- a/${f.file}\n`)).split(/\n(?=--- a\/|\nfix )/)[0] as string;
+      expect(applyDiff(f.before, diff)).toBe(f.after);
+    }
   });
 
   it("with --write makes validate report only the placeholders it wrote and the requires entries it left, as it said", () => {
@@ -166,6 +202,7 @@ describe("validate --fix on two plain prompts made a pair", () => {
     expect(planner?.after.startsWith(crlf.slice(0, crlf.indexOf("---", 3)))).toBe(true);
     expect(planner?.after.replaceAll("\r\n", "")).not.toContain("\n");
     expect(planner?.after).toContain("# Plan\r\n");
+    if (planner) expect(applyDiff(planner.before, renderInsertionDiff(planner.file, planner.before, planner.after))).toBe(planner.after);
   });
 
   it("refuses, writing nothing, when a file changed between the diff and the write", () => {
@@ -204,6 +241,7 @@ describe("validate --fix keeps what a person wrote", () => {
         for (const line of newLines) if (i < oldLines.length && line === oldLines[i]) i++;
         expect(i).toBe(oldLines.length);
         expect(newLines.length).toBeGreaterThan(oldLines.length);
+        expect(applyDiff(mine.before, renderInsertionDiff(mine.file, mine.before, mine.after))).toBe(mine.after);
         const reread = loadSuite(root);
         writeSuiteFix(root, fix);
         const after = loadSuite(root).byId.get("AB-1");
