@@ -21,7 +21,7 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .action(async (opts) =>
       sink(
         opts.fix
-          ? (await import("./commands/validate-fix.js")).runValidateFix(opts)
+          ? await (await import("./commands/validate-fix.js")).runValidateFix(opts)
           : (await import("./commands/validate.js")).runValidate(opts),
       ),
     );

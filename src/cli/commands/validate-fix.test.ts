@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -110,9 +110,9 @@ describe("validate --fix on the example suite with every pair stripped", () => {
     expect(report.diagnostics.filter((d) => d.code === "BODY_BLOCK_MISSING")).toHaveLength(6 * 5 + 6 * 3);
   });
 
-  it("without --write shows a unified diff and changes no byte", () => {
+  it("without --write shows a unified diff and changes no byte", async () => {
     const before = snapshot(root);
-    const result = runValidateFix({ suite: root });
+    const result = await runValidateFix({ suite: root });
     expect(result.exitCode).toBe(0);
     expect(result.text).toContain("--- a/debugging/md-30-debugging-executor.md\n+++ b/debugging/md-30-debugging-executor.md\n@@ ");
     expect(result.text).toContain("+paired_prompt_id: MD-29\n");
@@ -126,8 +126,8 @@ describe("validate --fix on the example suite with every pair stripped", () => {
     }
   });
 
-  it("with --write makes validate report only the placeholders it wrote and the requires entries it left, as it said", () => {
-    const result = runValidateFix({ suite: root, write: true });
+  it("with --write makes validate report only the placeholders it wrote and the requires entries it left, as it said", async () => {
+    const result = await runValidateFix({ suite: root, write: true });
     const report = validateSuite(loadSuite(root));
     // What is each prompt's own policy (what it may touch, which tools) is left marked for a person, and reported;
     // an executor's own `requires` line is not --fix's to edit, so its planner is left for the person to add.
@@ -142,6 +142,8 @@ describe("validate --fix on the example suite with every pair stripped", () => {
     expect(report.diagnostics.map((d) => `${d.code} ${d.file} ${d.field}`).sort()).toEqual(expected.sort());
     expect(result.exitCode).toBe(1);
     expect(result.text).toContain(`placeholders 24 blocks hold ${FILL_IN_MARK}`);
+    // The suite's lock is gone with the write.
+    expect(existsSync(path.join(root, "twinlock.yaml.lock"))).toBe(false);
     expect(result.text).toContain("debugging/md-30-debugging-executor.md: MD-30: `requires` lacks its planner MD-29; add it to the list");
     // Writing those two things is all that is left: then validate is clean.
     for (const file of stripped) {
@@ -164,7 +166,7 @@ const PLANNER = "---\nprompt_id: AB-1\nprompt_role: investigative\npairing_requi
 const EXECUTOR = "---\nprompt_id: AB-2\nprompt_role: executive\npairing_required: true\npaired_prompt_id: AB-1\n---\n# Act\n";
 
 describe("validate --fix on two plain prompts made a pair", () => {
-  it("adds the 9 metadata problems' keys and the 11 blocks, and the pair resolves", () => {
+  it("adds the 9 metadata problems' keys and the 11 blocks, and the pair resolves", async () => {
     const root = writeSuite({ "ab-1.md": PLANNER, "ab-2.md": EXECUTOR });
     const before = validateSuite(loadSuite(root)).diagnostics;
     expect(before.filter((d) => d.code.startsWith("PAIR_"))).toHaveLength(9);
@@ -174,7 +176,7 @@ describe("validate --fix on two plain prompts made a pair", () => {
       ["plan_review_required", "execution_consent_required", "exact_twin_only", "review_cycle"],
       ["accepted_planning_prompt_id", "reviewed_handoff_required", "execution_consent_required", "exact_twin_only", "requires"],
     ]);
-    writeSuiteFix(root, fix);
+    await writeSuiteFix(root, fix);
     const after = validateSuite(loadSuite(root));
     expect(after.genuinePairs).toBe(1);
     expect(new Set(after.diagnostics.map((d) => d.code))).toEqual(new Set(["BODY_PLACEHOLDER"]));
@@ -205,13 +207,13 @@ describe("validate --fix on two plain prompts made a pair", () => {
     if (planner) expect(applyDiff(planner.before, renderInsertionDiff(planner.file, planner.before, planner.after))).toBe(planner.after);
   });
 
-  it("refuses, writing nothing, when a file changed between the diff and the write", () => {
+  it("refuses, writing nothing, when a file changed between the diff and the write", async () => {
     const root = writeSuite({ "ab-1.md": PLANNER, "ab-2.md": EXECUTOR });
     const fix = planSuiteFix(loadSuite(root));
     writeFileSync(path.join(root, "ab-2.md"), `${EXECUTOR}A line the person added after seeing the diff.\n`);
     const before = snapshot(root);
-    expect(() => writeSuiteFix(root, fix)).toThrow(ConflictError);
-    expect(() => writeSuiteFix(root, fix)).toThrow(/ab-2\.md changed since the fix was planned; nothing written/);
+    await expect(writeSuiteFix(root, fix)).rejects.toThrow(ConflictError);
+    await expect(writeSuiteFix(root, fix)).rejects.toThrow(/ab-2\.md changed since the fix was planned; nothing written/);
     expect(snapshot(root)).toEqual(before);
   });
 });
@@ -225,28 +227,33 @@ const extraBody = fc.array(fc.string({ unit: fc.constantFrom("a", "Z", " ", "<",
 });
 
 describe("validate --fix keeps what a person wrote", () => {
-  it("keeps every existing byte, in order, and adds only lines (property over random extra keys and text)", () => {
-    fc.assert(
-      fc.property(fc.uniqueArray(extraKey, { maxLength: 4, selector: (l) => l.split(":")[0] }), extraBody, extraBody, (keys, top, tail) => {
-        const planner =
-          PLANNER.replace("---\n#", `${keys.join("\n")}${keys.length ? "\n" : ""}---\n${top.join("\n")}\n#`) + tail.join("\n");
-        const root = writeSuite({ "ab-1.md": planner, "ab-2.md": EXECUTOR }, makeTempDir());
-        const fix = planSuiteFix(loadSuite(root));
-        const mine = fix.files.find((f) => f.file === "ab-1.md");
-        if (!mine) return fix.left.some((l) => l.file === "ab-1.md");
-        // The old text is the new text with whole lines taken out: no byte of an old line changed or moved out of order.
-        const oldLines = planner.split("\n");
-        const newLines = mine.after.split("\n");
-        let i = 0;
-        for (const line of newLines) if (i < oldLines.length && line === oldLines[i]) i++;
-        expect(i).toBe(oldLines.length);
-        expect(newLines.length).toBeGreaterThan(oldLines.length);
-        expect(applyDiff(mine.before, renderInsertionDiff(mine.file, mine.before, mine.after))).toBe(mine.after);
-        const reread = loadSuite(root);
-        writeSuiteFix(root, fix);
-        const after = loadSuite(root).byId.get("AB-1");
-        for (const [k, v] of Object.entries(reread.byId.get("AB-1")?.frontmatter ?? {})) expect(after?.frontmatter[k]).toEqual(v);
-      }),
+  it("keeps every existing byte, in order, and adds only lines (property over random extra keys and text)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(extraKey, { maxLength: 4, selector: (l) => l.split(":")[0] }),
+        extraBody,
+        extraBody,
+        async (keys, top, tail) => {
+          const planner =
+            PLANNER.replace("---\n#", `${keys.join("\n")}${keys.length ? "\n" : ""}---\n${top.join("\n")}\n#`) + tail.join("\n");
+          const root = writeSuite({ "ab-1.md": planner, "ab-2.md": EXECUTOR }, makeTempDir());
+          const fix = planSuiteFix(loadSuite(root));
+          const mine = fix.files.find((f) => f.file === "ab-1.md");
+          if (!mine) return fix.left.some((l) => l.file === "ab-1.md");
+          // The old text is the new text with whole lines taken out: no byte of an old line changed or moved out of order.
+          const oldLines = planner.split("\n");
+          const newLines = mine.after.split("\n");
+          let i = 0;
+          for (const line of newLines) if (i < oldLines.length && line === oldLines[i]) i++;
+          expect(i).toBe(oldLines.length);
+          expect(newLines.length).toBeGreaterThan(oldLines.length);
+          expect(applyDiff(mine.before, renderInsertionDiff(mine.file, mine.before, mine.after))).toBe(mine.after);
+          const reread = loadSuite(root);
+          await writeSuiteFix(root, fix);
+          const after = loadSuite(root).byId.get("AB-1");
+          for (const [k, v] of Object.entries(reread.byId.get("AB-1")?.frontmatter ?? {})) expect(after?.frontmatter[k]).toEqual(v);
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -7,10 +7,12 @@ import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
 import { ConflictError, UsageError } from "../../errors/errors.js";
 import { readFailureCode, readRegularFile } from "../../input/read-regular-file.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
+import { withFileLock } from "../../store/run-file-lock.js";
 import { FILL_IN_MARK } from "../../suite/fill-in-placeholder.js";
 import { loadSuite } from "../../suite/load-suite.js";
 import { MAX_PROMPT_BYTES } from "../../suite/parse-prompt-file.js";
 import { renderInsertionDiff } from "../../suite/render-insertion-diff.js";
+import { CONFIG_FILE } from "../../suite/suite-config.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
 import { snakeKeys } from "../snake-keys.js";
@@ -27,7 +29,7 @@ export interface ValidateFixOptions extends CommonOptions {
  * written (each file atomically and durably, none if any changed since it
  * was read), then the suite validated again.
  */
-export function runValidateFix(options: ValidateFixOptions): CommandResult {
+export async function runValidateFix(options: ValidateFixOptions): Promise<CommandResult> {
   if (options.expectPairs !== undefined)
     throw new UsageError("--fix adds what is missing and takes no --expect-pairs; run `twinlock validate --expect-pairs N` after it");
   const suite = loadSuiteOption(options.suite);
@@ -61,7 +63,7 @@ export function runValidateFix(options: ValidateFixOptions): CommandResult {
     const next = fix.files.length > 0 ? ["", "nothing written; apply with: twinlock validate --fix --write"] : [];
     return { exitCode: 0, text: [...diff, ...(diff.length > 0 ? [""] : []), summary, ...notes, ...next].join("\n"), json: json(false) };
   }
-  writeSuiteFix(suite.root, fix);
+  await writeSuiteFix(suite.root, fix);
   const report = validateSuite(loadSuite(suite.root));
   const text = [
     ...diff,
@@ -79,12 +81,18 @@ export function runValidateFix(options: ValidateFixOptions): CommandResult {
 }
 
 /**
- * Write a planned fix: every file is read again first (as a regular file
- * within the prompt budget, no link followed) and must hold the bytes the
- * plan was made from, else nothing is written; then each is replaced
+ * Write a planned fix, holding the suite's lock (`twinlock.yaml.lock`, so two
+ * fixes never interleave): every file is read again first (as a regular
+ * file within the prompt budget, no link followed) and must hold the bytes
+ * the plan was made from, else nothing is written; then each is replaced
  * atomically and durably.
  */
-export function writeSuiteFix(root: string, fix: SuiteFix): void {
+export async function writeSuiteFix(root: string, fix: SuiteFix): Promise<void> {
+  if (fix.files.length === 0) return;
+  await withFileLock(path.join(root, CONFIG_FILE), () => writeChecked(root, fix));
+}
+
+function writeChecked(root: string, fix: SuiteFix): void {
   const changed = fix.files.filter((f) => currentDigest(path.join(root, f.file)) !== f.sha256);
   if (changed.length > 0)
     throw new ConflictError(
