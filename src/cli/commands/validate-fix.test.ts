@@ -254,7 +254,7 @@ describe("validate --fix keeps what a person wrote", () => {
           for (const [k, v] of Object.entries(reread.byId.get("AB-1")?.frontmatter ?? {})) expect(after?.frontmatter[k]).toEqual(v);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 30 },
     );
   });
 });
