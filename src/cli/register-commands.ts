@@ -16,7 +16,15 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .description("run every suite check and print the pair count and problems")
     .option("--suite <dir>", "suite folder (default: TWINLOCK_SUITE, else nearest twinlock.yaml upward)")
     .option("--expect-pairs <n>", "fail unless the suite has exactly N genuine pairs")
-    .action(async (opts) => sink((await import("./commands/validate.js")).runValidate(opts)));
+    .option("--fix", "show, as a diff, the pair metadata and body-block skeletons the prompts lack")
+    .option("--write", "with --fix: write them (no file that changed since it was read)")
+    .action(async (opts) =>
+      sink(
+        opts.fix
+          ? await (await import("./commands/validate-fix.js")).runValidateFix(opts)
+          : (await import("./commands/validate.js")).runValidate(opts),
+      ),
+    );
 
   program
     .command("audit-bodies")

@@ -1,5 +1,6 @@
 import { validateSuite } from "../../checks/validate-suite.js";
 import { formatDiagnostic } from "../../diagnostics/format-diagnostic.js";
+import { UsageError } from "../../errors/errors.js";
 import { parseCount } from "../../input/parse-input.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";
@@ -9,10 +10,12 @@ import { colourEnabled, makeStyle } from "../style.js";
 export interface ValidateOptions extends CommonOptions {
   suite?: string;
   expectPairs?: string;
+  write?: boolean;
 }
 
 /** `twinlock validate`: every check of SPEC §3, a summary, and one line per problem. */
 export function runValidate(options: ValidateOptions): CommandResult {
+  if (options.write) throw new UsageError("--write applies a fix: use it with --fix (`twinlock validate --fix --write`)");
   const expectPairs = options.expectPairs === undefined ? undefined : parseCount(options.expectPairs, "--expect-pairs");
   const suite = loadSuiteOption(options.suite);
   const report = validateSuite(suite, { expectPairs });
