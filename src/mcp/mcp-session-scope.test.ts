@@ -56,7 +56,9 @@ describe("exec's relay serves the executor's own pair, as an executor", () => {
       arguments: { planner: "MD-41", result: "abandoned", residual: "all" },
     });
     expect(otherClose.isError).toBe(true);
-    expect(textOf(otherClose)).toBe("TOKEN_PAIR: this session is for MD-29, not MD-41");
+    expect(textOf(otherClose)).toBe(
+      "TOKEN_PAIR: this session is for MD-29, not MD-41; a person who keeps the gate home can grant a token for that pair",
+    );
     expect(workflowOf(g).state).toBe("executing");
   });
 
