@@ -23,7 +23,7 @@ const sha = (c: string) => c.repeat(64);
 
 /** A model with one record of each commentable kind, and a notes file of three lines. */
 function smallModel(): HandoffModel {
-  const m = emptyModel("twinlock-json");
+  const m = emptyModel("twinlock");
   m.evidence = [{ id: "E1", file: "evidence_index.json", source: { id: "E1" }, summary: "seen" }];
   m.findings = [{ id: "F1", file: "finding_register.json", source: { id: "F1" }, summary: "found", evidence: ["E1"], facts: [] }];
   m.actions = [
@@ -114,7 +114,7 @@ describe("commentItemChanges: whether each commented item changed in the next re
     const kindOf = (id: string) =>
       (({ E: "evidence", F: "finding", A: "action", C: "criterion" }) as const)[id[0] as "E" | "F" | "A" | "C"];
     const modelOf = (versions: ReadonlyMap<string, number>) => {
-      const m = emptyModel("twinlock-json");
+      const m = emptyModel("twinlock");
       for (const [id, v] of versions) {
         const r = { id, file: "x.json", source: { id, v } };
         const k = kindOf(id);
@@ -151,14 +151,14 @@ describe("commentItemChanges: whether each commented item changed in the next re
   it("judges a file line by its file's bytes", () => {
     const c = (item: string): ReviewComment => ({ item, kind: "file", text: "?" });
     const before = {
-      model: emptyModel("twinlock-json"),
+      model: emptyModel("twinlock"),
       files: [
         { path: "a.md", size: 1, sha256: sha("a") },
         { path: "b.md", size: 1, sha256: sha("b") },
       ],
     };
     const after = {
-      model: emptyModel("twinlock-json"),
+      model: emptyModel("twinlock"),
       files: [
         { path: "a.md", size: 1, sha256: sha("a") },
         { path: "c.md", size: 1, sha256: sha("c") },
