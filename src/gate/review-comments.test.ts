@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { emptyModel, type HandoffModel } from "../handoff/handoff-model.js";
@@ -6,6 +8,7 @@ import { readRun } from "../home/run-ledger.js";
 import { freeze, frozenHash, homeOf, makeGateRun, PLANNER, removeGateRuns, startRun, storeOf } from "../test-support/run-fixture.js";
 import { ALICE_KEY } from "../test-support/signed-run.js";
 import { verifyReceiptSignature } from "../trust/sign-receipt.js";
+import { presentPlan } from "./present-plan.js";
 import {
   checkReviewComments,
   commentItemChanges,
@@ -199,6 +202,40 @@ describe("reviewPairPlan with comments", () => {
     const tampered = { ...stored, comments: [{ ...comments[0], text: "Approve as is." }, comments[1]] };
     expect(verifyReceiptSignature(tampered as never)).toBe(false);
     expect(verifyReceiptSignature({ ...stored, comments: comments.slice(1) } as never)).toBe(false);
+  });
+
+  it("present shows the planner the comments by item, and on the next revision whether each item changed", async () => {
+    const g = makeGateRun();
+    await startRun(g);
+    await freeze(g);
+    const store = storeOf(g);
+    await reviewPairPlan({
+      run: g.runFile,
+      store,
+      planner: PLANNER,
+      decision: "changes_requested",
+      comments: [
+        { item: "A1", text: "Add a timeout\u001b[31m too." },
+        { item: "A2", text: "Fine." },
+      ],
+      handoffHash: frozenHash(g),
+      reviewer: "alice",
+    });
+    const asked = await presentPlan(store, g.runFile, PLANNER);
+    expect(asked.requestedComments.map((c) => c.item)).toEqual(["A1", "A2"]);
+    expect(asked.markdown).toContain("## Changes requested on this revision, by item");
+    expect(asked.markdown).toContain("- `+ACTION:A1`: Add a timeout");
+    // The reviewer's words reach the agent's terminal cleaned, like every text of the plan.
+    expect(asked.markdown).not.toContain("\u001b");
+    const file = path.join(g.handoff, "action_plan.json");
+    const plan = JSON.parse(readFileSync(file, "utf8"));
+    plan.actions[0].summary = `${plan.actions[0].summary}, with a 5 s timeout`;
+    writeFileSync(file, JSON.stringify(plan));
+    await freeze(g);
+    const next = await presentPlan(store, g.runFile, PLANNER);
+    expect(next.previousComments.map((c) => `${c.item} ${c.change}`)).toEqual(["A1 changed", "A2 unchanged"]);
+    expect(next.markdown).toMatch(/- `\+ACTION:A1`: Add a timeout.* — \*\*changed\*\*/);
+    expect(next.markdown).toContain("- `+ACTION:A2`: Fine. — **unchanged**");
   });
 
   it("refuses an unknown item and changes nothing", async () => {
