@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { runReview } from "../cli/commands/review.js";
 import { emptyModel, type HandoffModel } from "../handoff/handoff-model.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { readRun } from "../home/run-ledger.js";
@@ -236,6 +237,19 @@ describe("reviewPairPlan with comments", () => {
     expect(next.previousComments.map((c) => `${c.item} ${c.change}`)).toEqual(["A1 changed", "A2 unchanged"]);
     expect(next.markdown).toMatch(/- `\+ACTION:A1`: Add a timeout.* — \*\*changed\*\*/);
     expect(next.markdown).toContain("- `+ACTION:A2`: Fine. — **unchanged**");
+  });
+
+  it("the CLI reads each --comment ITEM=TEXT into the receipt and refuses 51 before reading any", async () => {
+    const g = makeGateRun();
+    await startRun(g);
+    await freeze(g);
+    const o = { home: g.home, decision: "changes_requested", handoffHash: frozenHash(g), reviewer: "alice" };
+    await expect(runReview(g.runFile, PLANNER, { ...o, comment: Array.from({ length: 51 }, () => "no equals sign") })).rejects.toThrow(
+      "51 --comment options is over the limit of 50",
+    );
+    const r = await runReview(g.runFile, PLANNER, { ...o, comment: ["A1=Add a timeout = 5 s", "report.md:1=Which service?"] });
+    expect(r.text).toContain("comment on A1 (action): Add a timeout = 5 s");
+    expect(r.text).toContain("comment on report.md:1 (file): Which service?");
   });
 
   it("refuses an unknown item and changes nothing", async () => {
