@@ -102,6 +102,8 @@ describe("comments on plan items, from the page to the next revision", () => {
     // The reviewer's words, like the agent's, are escaped.
     expect(html).toContain("Use a barrier &lt;b&gt;and&lt;/b&gt; a timeout.");
     expect(html).not.toContain("<b>and</b>");
+    // The receipt list shows every comment that was signed, by item.
+    expect(html).toContain("A1: Use a barrier &lt;b&gt;and&lt;/b&gt; a timeout.; A2: Fine as it is.");
   });
 
   it("says changed exactly for the items whose content changed, whichever those are (property over the rendered page)", () => {
