@@ -116,7 +116,13 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .argument("<run>", "run file")
     .argument("<planner>", "planner ID")
     .requiredOption("--decision <decision>", "changes_requested, approved or declined")
-    .option("--feedback <text>", "what to change (required with changes_requested); never counts as approval")
+    .option("--feedback <text>", "what to change (changes_requested needs it or a --comment); never counts as approval")
+    .option(
+      "--comment <item=text>",
+      "with changes_requested: a comment on a record (A1=…) or a file line (notes.md:12=…) of the frozen revision (repeat, at most 50)",
+      collect,
+      [],
+    )
     .option("--handoff-hash <hash>", "the exact version reviewed (required to approve)")
     .option("--reviewer <name>", "who reviews (with --key: the key's owner)")
     .option("--key <file>", "sign the receipt with this private key (default: TWINLOCK_KEY)")
