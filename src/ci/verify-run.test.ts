@@ -314,13 +314,26 @@ describe("the head a verified close did not cover", () => {
     const moved = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${later}`]);
     expect(moved.code, moved.output).toBe(1);
     expect(moved.stdout).toMatch(
-      /^FAIL {2}verified-change {2}MD-29→MD-30: the change under test is not the one closed verified: cart\/cache\.go \(sha256:[0-9a-f]{12}… when verified, now sha256:[0-9a-f]{12}…\); close it again on this head/m,
+      /^FAIL {2}verified-change {2}MD-29→MD-30: the change under test is not the one closed verified: cart\/cache\.go \(sha256:[0-9a-f]{12}… when verified, now sha256:[0-9a-f]{12}…\);.*a closed pair is not closed again: push only what was verified, or start a new run for the new change$/m,
     );
     // A new file outside this pair's targets is no pair's to have verified: the changed-file check names it.
     expect(moved.stdout).toMatch(/^FAIL {2}changed-file {2}cart\/cache_extra_test\.go: deviation/m);
     // A change that drops a verified file is not the verified change either.
     const fewer = await cliIn(g.dir, ["verify", "run.json", "--changed-files", "/dev/null"]);
     expect(fewer.stdout).toMatch(/cart\/cache\.go \(in the verified change, not in this one\)/);
+  });
+
+  it("fails a head that after the verified close adds a file outside every target, naming it as one the close never saw", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    const close = await closeVerified(g, base, head);
+    expect(close.code, close.output).toBe(0);
+    const later = commitChange(g, { "deploy/prod.yml": "replicas: 0\n" }, "after the close");
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${later}`]);
+    expect(r.code, r.output).toBe(1);
+    expect(r.stdout).not.toMatch(/^ok {4}verified-change/m);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}verified-change {2}MD-29→MD-30: the change under test is not the one closed verified: deploy\/prod\.yml \(not in the verified change: the close never saw it\);/m,
+    );
   });
 
   it("fails a head that after the verified close only repoints a gitlink, swaps a file for a symlink of the same bytes, or sets +x", async () => {
@@ -446,7 +459,9 @@ describe("a run of two pairs", () => {
     expect(r.stdout).toMatch(
       /^FAIL {2}changed-file {2}perf\/extra\.go: deviation: inside the target of MD-27→MD-28 \(action A2\), which closed verified without it: no running consent covers it$/m,
     );
-    expect(r.stdout).toMatch(/^FAIL {2}verified-change {2}MD-27→MD-28: .*perf\/extra\.go \(not in the verified change\)/m);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}verified-change {2}MD-27→MD-28: .*perf\/extra\.go \(not in the verified change: the close never saw it\)/m,
+    );
     // The running pair's own file, changed again, is still its work.
     expect(r.stdout).toMatch(/^ok {4}changed-file {2}cart\/cache\.go: inside the plan of MD-29→MD-30 \(action A2\)$/m);
   });
