@@ -4,9 +4,13 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../../src/test-support/run-cli.js";
+import { makeRunTempDir, removeGateRuns } from "../../src/test-support/run-fixture.js";
 
 const readme = readFileSync(path.join(import.meta.dirname, "../../README.md"), "utf8");
+
+afterAll(removeGateRuns);
 
 /** The README's section under `heading` (a `## ` or `### ` line), up to the next heading of any level. */
 function section(heading: string): string {
@@ -22,5 +26,17 @@ describe("README.md", () => {
     const admitAt = run.indexOf("$ twinlock admit run.json MD-30 --checkout approved");
     expect(run.slice(0, admitAt)).toMatch(/when an agent does the work, run\n# `twinlock exec run\.json MD-30 -- claude` instead of admit/);
     expect(section("## Agents: `exec` and the pre-tool-use hook")).toContain("**Use `exec` instead of `admit`, not after it.**");
+  });
+
+  it("says which rights reviewer invite gives by default, as the CLI gives them, how to add verify, and where a verified close is signed", async () => {
+    const r = await runCli(["reviewer", "invite", "vera", "--home", makeRunTempDir("twinlock-home-"), "--json"]);
+    expect(r.code, r.output).toBe(0);
+    const rights = (JSON.parse(r.stdout) as { rights: string[] }).rights.join(",");
+    expect(rights).not.toContain("verify");
+    const browser = section("## The gate server: review in the browser");
+    expect(browser).toContain(
+      `\`reviewer invite\` gives the rights ${rights} by default, not\nverify: \`--rights ${rights},verify\` adds it.`,
+    );
+    expect(browser).toMatch(/The passkey pages\ndo not yet offer a verified close, so a pair is closed `verified` at the\nterminal/);
   });
 });
