@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
@@ -159,6 +159,36 @@ describe("twinlock verify (CI)", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^twinlock: --git-range "--output=x\.\.[0-9a-f]+" is not a range A\.\.\.B \(or A\.\.B\)/);
     expect(base).not.toBe(head);
+  });
+});
+
+describe("where verify looks for the reviewers when told nothing", () => {
+  it("says which twinlock.yaml it looked for by default, and suggests --suite DIR, not a --trust the user never gave", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    rmSync(path.join(g.dir, "twinlock.yaml"));
+    const r = await cliIn(g.dir, ["verify", "run.json"]);
+    expect(r.code, r.output).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain(
+      `no twinlock.yaml at ${path.join(g.dir, "twinlock.yaml")}: with no --trust, verify reads the twinlock.yaml of the checkout's top folder; give --suite DIR, the folder that holds the suite's twinlock.yaml (or --trust FILE, the reviewers file)`,
+    );
+    expect(r.stderr).not.toContain("cannot read --trust");
+    // In the base commit too: a default --suite folder that holds none is named with the commit.
+    mkdirSync(path.join(g.dir, "prompts"));
+    const inSuite = await cliIn(g.dir, ["verify", "run.json", "--suite", "prompts", "--git-range", `${base}...${head}`]);
+    expect(inSuite.code, inSuite.output).toBe(2);
+    expect(inSuite.stderr).toContain(
+      `no twinlock.yaml at ${path.join(g.dir, "prompts", "twinlock.yaml")} in the base commit ${base}: with no --trust, verify reads the twinlock.yaml of --suite prompts;`,
+    );
+  });
+
+  it("reports a --git-range ref that names no commit as a bad ref, before looking for twinlock.yaml at it", async () => {
+    const { g, head } = await repoWithRun(PLANNED);
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `origin/mian...${head}`]);
+    expect(r.code, r.output).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain(`--git-range origin/mian...${head}: origin/mian is not a commit in the repository at ${g.dir}; fix the ref`);
+    expect(r.stderr).not.toContain("twinlock.yaml");
   });
 });
 
