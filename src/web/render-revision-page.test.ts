@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { startTags } from "../test-support/html-checks.js";
 import { sampleRevisionPage } from "../test-support/sample-views.js";
-import { REPORT_RENDER_LIMIT, renderRevisionPage } from "./render-revision-page.js";
+import { REPORT_RENDER_LIMIT } from "./render-agent-documents.js";
+import { renderRevisionPage } from "./render-revision-page.js";
 
 const HASH2 = `sha256:${"b".repeat(64)}`;
 
