@@ -72,6 +72,7 @@ const KNOWN_EXCEPTIONS: Readonly<Record<string, string>> = {
   "offload/offload-tasks.ts → home": "the worker's task table names the tasks of every layer; to split from the pool",
   "offload/offload-tasks.ts → mcp": "the worker's task table names the tasks of every layer; to split from the pool",
   "offload/offload-tasks.ts → store": "the worker's task table names the tasks of every layer; to split from the pool",
+  "offload/offload-tasks.ts → web": "the worker's task table names the tasks of every layer; to split from the pool",
   "input/parse-input.ts → run": "parses CLI values against the run's patterns (change refs); to move beside them",
   "input/parse-input.ts → suite": "parses CLI values against the suite's patterns (prompt IDs, modes); to move beside them",
   "suite/scaffold-pair.ts → checks": "scaffolding writes a body the body checks accept, so it reads their rules",
@@ -188,6 +189,7 @@ describe("layering", () => {
     expect([...new Set(broken.map((a) => `${a.file} → ${a.to}`))].sort()).toEqual([
       "hook/run-hook.ts → cli",
       "offload/offload-tasks.ts → mcp",
+      "offload/offload-tasks.ts → web",
       "store/postgres/postgres-shared-home.ts → server",
     ]);
   });

@@ -8,6 +8,7 @@ import { handoffFormatRecipe } from "../handoff/select-handoff-format.js";
 import { unshownFields, unshownFieldsAfter } from "../handoff/unshown-fields.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { cleanLines, cleanText } from "../input/clean-text.js";
+import { markdownTableCell } from "../input/markdown-table-cell.js";
 import { runOffThread } from "../offload/run-off-thread.js";
 import { shellQuote } from "../run/next-step.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
@@ -530,10 +531,8 @@ export function renderExecution(r: HandoffModel, e: Execution): string[] {
   return out;
 }
 
-/** Text inside a Markdown table cell: one line, pipes escaped. */
-function cell(s: string): string {
-  return cleanText(s).replace(/\|/g, "\\|");
-}
+/** Text inside a Markdown table cell: one line, backslashes and then pipes escaped (markdownTableCell). */
+const cell = markdownTableCell;
 
 /** Agent-chosen text (a path) as an inline code span whose backticks outnumber any run inside, so it cannot end early. */
 function code(s: string): string {

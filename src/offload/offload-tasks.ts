@@ -5,6 +5,7 @@ import type { GateHome } from "../home/gate-home.js";
 import { judgeAndPlaceRunBytes } from "../home/run-ledger.js";
 import { judgeLiveHandoff } from "../mcp/live-handoff-source.js";
 import { appendEvents } from "../store/run-file.js";
+import { renderAgentDocuments } from "../web/render-agent-documents.js";
 
 /**
  * The work twinlock never does on a server's thread (see `runOffThread`):
@@ -30,6 +31,8 @@ export const OFFLOAD_TASKS = {
   judgeRunFileBytes: judgeAndPlaceRunBytes,
   /** A decision's large drafts (a freeze's manifest) numbered, chained, applied and signed onto a run's state (run-file.ts). */
   appendRunEvents: appendEvents,
+  /** A revision page's agent-written Markdown (the executor's body, report.md) rendered to inert HTML (render-agent-documents.ts). */
+  renderAgentDocuments,
 };
 
 export type OffloadTasks = typeof OFFLOAD_TASKS;

@@ -8,6 +8,7 @@ import type { LoadedRun } from "../store/run-file.js";
 import type { RunListing, RunStore } from "../store/run-store.js";
 import { MODES, type Prompt } from "../suite/prompt.js";
 import { judgeReceiptTrust } from "../trust/judge-receipt-trust.js";
+import { renderAgentDocumentsOffThread } from "../web/render-agent-documents-off-thread.js";
 import type {
   ExecutionView,
   LayoutView,
@@ -124,6 +125,9 @@ export async function revisionPageView(
         actionIds: p.model.actions.map((a) => a.id),
       };
   }
+  const executor = executorShown(pinned, wf, prompt);
+  // The agent's Markdown is rendered on a worker thread and kept by its hash: a page GET never renders it on this one.
+  const rendered = await renderAgentDocumentsOffThread({ executorBody: executor.body, report });
   const requested = [...wf.reviews].reverse().find((r) => r.revision === revision - 1 && r.decision === "changes_requested");
   return {
     layout,
@@ -152,7 +156,8 @@ export async function revisionPageView(
     removedFiles: p.removedFiles,
     filesNotListed: p.filesNotListed,
     report,
-    executor: executorShown(pinned, wf, prompt),
+    rendered,
+    executor,
     receipts: receiptViews(run.state, wf, pinned.config),
     hardStops: stopViews(
       run,

@@ -1,5 +1,6 @@
 import { escapeHtml } from "./escape-html.js";
 import { renderDecisionForm } from "./render-decision-form.js";
+import { renderPlannerLine, renderPlannerWhole } from "./render-planner-words.js";
 import type { ConsentFormView } from "./view-model.js";
 
 /**
@@ -7,7 +8,9 @@ import type { ConsentFormView } from "./view-model.js";
  * executor's ID and title) as the legend of a yes/no choice, then the
  * limits consented to, defaulting to the run's settings: mode, environment,
  * action scope ("all" or action IDs), budget and an expiry in minutes.
- * Each action is named by its ID and, when given, its summary.
+ * Each action is named by its ID and, when given, its summary as the
+ * planner's words on one marked line (renderPlannerLine), the whole text
+ * in a disclosure beside the label.
  * Fields: `decision` (approved|declined), `mode`, `environment`, `actions`
  * (repeated; `all` or IDs), `budget` (empty for none), `expires_in_minutes`
  * (empty for none).
@@ -27,7 +30,7 @@ export function renderConsentForm(
   const actions = form.actionIds
     .map(
       (id, i) =>
-        `<div class="check"><input type="checkbox" id="consent-action-${i}" name="actions" value="${e(id)}"${chosen.has(id) ? " checked" : ""}><label for="consent-action-${i}"><code>${e(id)}</code>${actionSummaries.has(id) ? ` ${e(actionSummaries.get(id) as string)}` : ""}</label></div>`,
+        `<div class="check"><input type="checkbox" id="consent-action-${i}" name="actions" value="${e(id)}"${chosen.has(id) ? " checked" : ""}><label for="consent-action-${i}"><code>${e(id)}</code>${summaryOf(id, actionSummaries, "line")}</label>${summaryOf(id, actionSummaries, "whole")}</div>`,
     )
     .join("\n");
   const fields = `<fieldset class="consent-question">
@@ -61,4 +64,10 @@ ${actions}
     fields,
     submit: "Sign and send the consent answer",
   });
+}
+
+function summaryOf(id: string, summaries: ReadonlyMap<string, string>, part: "line" | "whole"): string {
+  const summary = summaries.get(id);
+  if (summary === undefined) return "";
+  return part === "line" ? ` ${renderPlannerLine(summary)}` : renderPlannerWhole(summary);
 }

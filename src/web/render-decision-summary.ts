@@ -2,6 +2,7 @@ import { MARKERS } from "../handoff/handoff-records.js";
 import { describeState } from "../run/describe-state.js";
 import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
+import { renderPlannerLine } from "./render-planner-words.js";
 import type { RevisionPageView } from "./view-model.js";
 
 /** How many items of each list the summary shows before it points to the whole section below. */
@@ -28,7 +29,8 @@ function firstItems<T>(items: readonly T[], total: number, item: (x: T) => strin
  * rollback, a missing one said), the open unknowns, the stops (the
  * handoff's unresolved and the run's standing), and what changed since the
  * previous revision. Each list shows its first few and links the whole
- * section below.
+ * section below; each finding, action and unknown in the planner's words is
+ * one marked line (renderPlannerLine), the whole in its section below.
  */
 export function renderDecisionSummary(v: RevisionPageView): string {
   const e = escapeHtml;
@@ -38,7 +40,7 @@ export function renderDecisionSummary(v: RevisionPageView): string {
   const findings = firstItems(
     m.findings,
     totals?.findings ?? m.findings.length,
-    (f) => `${cite(f.id, MARKERS.finding)} ${e(f.summary)}`,
+    (f) => `${cite(f.id, MARKERS.finding)} ${renderPlannerLine(f.summary)}`,
     "No findings.",
     "findings",
   );
@@ -46,7 +48,7 @@ export function renderDecisionSummary(v: RevisionPageView): string {
     m.actions,
     totals?.actions ?? m.actions.length,
     (a) =>
-      `${cite(a.id, MARKERS.action)} ${e(a.summary)}<dl class="glance-facts"><dt>target</dt><dd>${given(a.target, "not given")}</dd><dt>risk</dt><dd>${given(a.risk, "not given")}</dd><dt>rollback</dt><dd>${given(a.rollback, "none given")}</dd></dl>`,
+      `${cite(a.id, MARKERS.action)} ${renderPlannerLine(a.summary)}<dl class="glance-facts"><dt>target</dt><dd>${given(a.target, "not given")}</dd><dt>risk</dt><dd>${given(a.risk, "not given")}</dd><dt>rollback</dt><dd>${given(a.rollback, "none given")}</dd></dl>`,
     "No actions: the plan changes nothing.",
     "actions",
   );
@@ -55,7 +57,7 @@ export function renderDecisionSummary(v: RevisionPageView): string {
     open,
     open.length,
     (u) =>
-      `${cite(u.id, MARKERS.unknown)} ${e(u.question)}${u.owner === undefined ? "" : ` <span class="owner">(owner: ${e(u.owner)})</span>`}`,
+      `${cite(u.id, MARKERS.unknown)} ${renderPlannerLine(u.question)}${u.owner === undefined ? "" : ` <span class="owner">(owner: ${e(u.owner)})</span>`}`,
     "No open unknowns.",
     "unknowns",
   );

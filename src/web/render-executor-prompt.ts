@@ -104,8 +104,10 @@ ${renderParts(splitTagBlocks(part), headingOffset, 0)}`;
 
 /**
  * How much of an executor's body the page renders, in UTF-16 units: the
- * renderer runs on the server's thread at about 1.5 µs a character, and a
- * suite's prompt may be 1 MiB; the whole file is always shown as text too.
+ * renderer takes up to about 10 µs a character (tables with cells past the
+ * header), so a server renders it on a worker thread and keeps the result
+ * by hash (renderAgentDocumentsOffThread); a suite's prompt may be 1 MiB,
+ * and the whole file is always shown as text too.
  */
 export const EXECUTOR_RENDER_LIMIT = 64 * 1024;
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { startTags } from "../test-support/html-checks.js";
 import { sampleRevisionPage } from "../test-support/sample-views.js";
-import { REPORT_RENDER_LIMIT, renderRevisionPage } from "./render-revision-page.js";
+import { REPORT_RENDER_LIMIT } from "./render-agent-documents.js";
+import { PLANNER_WORDS_LINE } from "./render-planner-words.js";
+import { renderRevisionPage } from "./render-revision-page.js";
 
 const HASH2 = `sha256:${"b".repeat(64)}`;
 
@@ -217,12 +219,16 @@ describe("renderRevisionPage", () => {
     const glance = main.slice(main.indexOf('<section id="summary"'), main.indexOf("</section>", main.indexOf('<section id="summary"')));
     expect(main.indexOf('<section id="summary"')).toBeLessThan(main.indexOf('<section id="evidence"'));
     expect(glance).toContain("<h3>What the planner found</h3>");
-    expect(glance).toContain("<code>#FINDING:F1</code> The pool is too small");
     expect(glance).toContain(
-      '<code>+ACTION:A1</code> Raise the pool size<dl class="glance-facts"><dt>target</dt><dd>config/pool.yaml</dd><dt>risk</dt><dd>low</dd><dt>rollback</dt><dd>restore the old size</dd></dl>',
+      '<code>#FINDING:F1</code> <span class="planner-words"><span class="planner-words-by">planner wrote:</span> <q>The pool is too small</q></span>',
+    );
+    expect(glance).toContain(
+      '<code>+ACTION:A1</code> <span class="planner-words"><span class="planner-words-by">planner wrote:</span> <q>Raise the pool size</q></span><dl class="glance-facts"><dt>target</dt><dd>config/pool.yaml</dd><dt>risk</dt><dd>low</dd><dt>rollback</dt><dd>restore the old size</dd></dl>',
     );
     expect(glance).toContain(`<dt>rollback</dt><dd><strong class="missing">none given</strong></dd>`);
-    expect(glance).toContain("<code>?UNKNOWN:U1</code> Is the replica healthy?");
+    expect(glance).toContain(
+      '<code>?UNKNOWN:U1</code> <span class="planner-words"><span class="planner-words-by">planner wrote:</span> <q>Is the replica healthy?</q></span>',
+    );
     expect(glance).toContain("<h3>Since revision 1</h3>");
     expect(glance).toContain('alice asked: <q class="note">Say how to roll back A2.</q>');
     expect(glance).toContain(`3 records changed (1 added, 1 changed, 1 removed); 3 files changed. <a href="#changes">See what changed</a>`);
@@ -257,8 +263,43 @@ describe("renderRevisionPage", () => {
     expect(executor.indexOf("<h3>Execute</h3>")).toBeLessThan(executor.indexOf('id="executor-file"'));
   });
 
-  it("names each action in the consent scope by its ID and summary", () => {
-    expect(html).toContain(`<label for="consent-action-0"><code>A1</code> Raise the pool size</label>`);
+  it("names each action in the consent scope by its ID and summary, marked as the planner's words", () => {
+    expect(html).toContain(
+      `<label for="consent-action-0"><code>A1</code> <span class="planner-words"><span class="planner-words-by">planner wrote:</span> <q>Raise the pool size</q></span></label>`,
+    );
+  });
+
+  it("shows a hostile action summary beside its consent checkbox as one marked, escaped line, the whole text in a disclosure beside the label", () => {
+    const hostile =
+      'Tidy logs\n\nNothing to decide now — this consent was already given.\n<p class="banner banner-ok">✓ Approved by alice</p>\n' +
+      "x".repeat(400);
+    const base = sampleRevisionPage();
+    const model = { ...base.model, actions: base.model.actions.map((a, i) => (i === 0 ? { ...a, summary: hostile } : a)) };
+    const page = renderRevisionPage({ ...base, model });
+    const check = page.slice(page.indexOf('<div class="check"><input type="checkbox" id="consent-action-0"'));
+    const row = check.slice(0, check.indexOf("</div>"));
+    const label = row.slice(row.indexOf("<label"), row.indexOf("</label>") + 8);
+    // The label is the first line only, quoted and marked: nothing of the panel-like lines, no markup of the planner's.
+    expect(label).toBe(
+      '<label for="consent-action-0"><code>A1</code> <span class="planner-words" title="cut to one line; the whole text is under “whole text”"><span class="planner-words-by">planner wrote:</span> <q>Tidy logs…</q></span></label>',
+    );
+    // The whole text is one click away, beside the label (never inside it), escaped.
+    const whole = row.slice(row.indexOf("</label>") + 8);
+    expect(whole).toMatch(
+      /^<details class="planner-words-whole"><summary>whole text the planner wrote<\/summary><pre class="file-text">Tidy logs/,
+    );
+    expect(whole).toContain("Nothing to decide now");
+    expect(whole).toContain("&lt;p class=&quot;banner banner-ok&quot;&gt;");
+    expect(page).not.toContain('<p class="banner banner-ok">');
+  });
+
+  it("cuts a one-line summary past its length, by code points, and says it was cut", () => {
+    const base = sampleRevisionPage();
+    const long = "😀".repeat(PLANNER_WORDS_LINE + 5);
+    const model = { ...base.model, actions: base.model.actions.map((a, i) => (i === 0 ? { ...a, summary: long } : a)) };
+    const page = renderRevisionPage({ ...base, model });
+    expect(page).toContain(`<q>${"😀".repeat(PLANNER_WORDS_LINE)}…</q>`);
+    expect(page).toContain(`<pre class="file-text">${long}</pre>`);
   });
 
   it("confirms a decision just recorded at the top: the receipt, the hash it binds and what happens next", () => {

@@ -2,14 +2,13 @@ import { describeNotWhole } from "../gate/present-files.js";
 import { describeState } from "../run/describe-state.js";
 import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
+import { renderAgentDocuments } from "./render-agent-documents.js";
 import { renderConfirmation } from "./render-confirmation.js";
 import { renderDecisionSummary } from "./render-decision-summary.js";
 import { renderExecution } from "./render-execution.js";
-import { renderExecutorPrompt } from "./render-executor-prompt.js";
 import { renderHandoffRecords } from "./render-handoff-records.js";
 import { renderHashedFiles } from "./render-hashed-files.js";
 import { renderLayout } from "./render-layout.js";
-import { renderMarkdown } from "./render-markdown.js";
 import { renderReceipts } from "./render-receipts.js";
 import { renderRecordChanges } from "./render-record-changes.js";
 import { renderRevisionForms } from "./render-revision-forms.js";
@@ -33,6 +32,7 @@ const LONG_LINES = 40;
  */
 export function renderRevisionPage(v: RevisionPageView): string {
   const e = escapeHtml;
+  const rendered = v.rendered ?? renderAgentDocuments({ executorBody: v.executor.body, report: v.report });
   const previous = v.revision > 1 ? v.revision - 1 : null;
   const stale = v.stale
     ? `<p class="banner banner-stale" role="alert">This revision is no longer current — see <a href="${localHref(v.stale.url)}">revision ${v.stale.revision}</a>.</p>\n`
@@ -86,13 +86,13 @@ ${v.requestedComments.map((c) => `<li>${renderCommentItem(c)}</li>`).join("\n")}
   const reportPart = reportFile ? describeNotWhole(reportFile) : null;
   const report =
     (reportPart === null ? "" : `<p class="banner banner-partial" role="note">${e(reportPart)}</p>\n`) +
-    (v.report !== null
-      ? renderReport(v.report)
+    (rendered.report !== null
+      ? rendered.report
       : reportFile
         ? "<p>The report is not shown as text here; see it under Files.</p>"
         : "<p>This handoff has no <code>report.md</code>.</p>");
   const lines = v.executor.body.split("\n").length;
-  const prompt = `<div class="markdown">${renderExecutorPrompt(v.executor.body)}</div>`;
+  const prompt = rendered.executor;
   const executor = `<dl>
 <dt>ID</dt><dd><code>${e(v.executor.id)}</code></dd>
 <dt>title</dt><dd>${e(v.executor.title)}</dd>
@@ -161,20 +161,4 @@ ${section("revisions", "Revisions", revisions)}
 function renderCommentItem(c: { item: string; kind: string; text: string }): string {
   const e = escapeHtml;
   return `<span class="comment-item">${c.kind === "file" ? "line" : e(c.kind)} <code>${e(c.item)}</code></span>: <span class="comment-text">${e(c.text)}</span>`;
-}
-
-/**
- * How much of report.md the page renders as Markdown, in UTF-16 units: the
- * renderer runs on the server's thread at microseconds a character, so a
- * longer report is rendered up to here (at a line's end) and said to be;
- * all of its text is shown under Files, within the budget of what is shown.
- */
-export const REPORT_RENDER_LIMIT = 64 * 1024;
-
-function renderReport(report: string): string {
-  if (report.length <= REPORT_RENDER_LIMIT) return `<div class="markdown">${renderMarkdown(report, 2)}</div>`;
-  const lineEnd = report.lastIndexOf("\n", REPORT_RENDER_LIMIT);
-  const part = report.slice(0, lineEnd > 0 ? lineEnd + 1 : REPORT_RENDER_LIMIT);
-  return `<p class="banner banner-partial" role="note">The report is rendered here only up to its first ${part.length} of ${report.length} characters; the text of all that is shown of it is under Files, below.</p>
-<div class="markdown">${renderMarkdown(part, 2)}</div>`;
 }

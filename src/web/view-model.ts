@@ -5,6 +5,7 @@ import type { NextStepData } from "../run/next-step.js";
 import type { Settings } from "../run/run-schema.js";
 import type { State } from "../run/transition-table.js";
 import type { Mode } from "../suite/prompt.js";
+import type { RenderedAgentDocuments } from "./render-agent-documents.js";
 
 /**
  * The data each review page is rendered from (SPEC §10). Plain data the
@@ -235,6 +236,11 @@ export interface RevisionPageView {
   filesNotListed?: { total: number; notice: string } | null;
   /** The handoff's `report.md` as Markdown, or null when there is none. */
   report: string | null;
+  /**
+   * The executor's body and the report rendered (renderAgentDocuments): a server renders them off its thread,
+   * cached by hash (renderAgentDocumentsOffThread); absent, the page renders them on the calling thread.
+   */
+  rendered?: RenderedAgentDocuments;
   /** The exact executor. */
   executor: ExecutorView;
   /** Every receipt of the workflow, oldest first. */

@@ -388,7 +388,7 @@ describe("validate on planted defects", () => {
     );
     // The section it names exists, and says what a paired planner carries.
     const reference = readFileSync(path.join(import.meta.dirname, "../../../docs/reference.md"), "utf8");
-    expect(reference).toMatch(/^## The prompt suite\n[^]*?A \*\*paired planner\*\* carries exactly/m);
+    expect(reference).toMatch(/^## The prompt suite\n[\s\S]*?A \*\*paired planner\*\* carries exactly/m);
   });
 
   it("adds no pointer to new-pair when no pair lacks metadata or body blocks", async () => {

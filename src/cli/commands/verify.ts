@@ -5,6 +5,7 @@ import { type VerifyReport, verifyRun } from "../../ci/verify-run.js";
 import { changedFilesFromList, changedFilesInRange, changedPathsRoot, requireRangeCommits } from "../../conformance/changed-files.js";
 import { UsageError } from "../../errors/errors.js";
 import { cleanText } from "../../input/clean-text.js";
+import { markdownTableCell } from "../../input/markdown-table-cell.js";
 import { parseChangeRef } from "../../input/parse-input.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 
@@ -72,14 +73,14 @@ function suiteFolder(given: string, cwd: string): string {
   return abs;
 }
 
-/** The report as Markdown for `$GITHUB_STEP_SUMMARY`. */
-function renderSummary(runFile: string, r: VerifyReport): string {
-  const cell = (s: string) => cleanText(s).replace(/\|/g, "\\|");
+/** The report as Markdown for `$GITHUB_STEP_SUMMARY`: a table of four cells a row, whatever the paths and messages hold. */
+export function renderSummary(runFile: string, r: VerifyReport): string {
+  const cell = markdownTableCell;
   const failed = r.findings.filter((f) => !f.ok);
   return [
     `## twinlock verify: ${r.ok ? "verified" : `${failed.length} finding${failed.length === 1 ? "" : "s"}`}`,
     "",
-    `Run \`${cell(runFile)}\` (${r.run_id ?? "unreadable"}), reviewers from \`${cell(r.trust_source)}\`.`,
+    `Run \`${cleanText(runFile)}\` (${r.run_id ?? "unreadable"}), reviewers from \`${cleanText(r.trust_source)}\`.`,
     "",
     "| | check | subject | detail |",
     "|---|---|---|---|",
