@@ -36,7 +36,7 @@ ${renderDecisionForm({
   hash,
   hidden: [["decision", "changes_requested"], ...shown],
   fields: `<label for="feedback-changes">What should change (required unless you comment on items or file lines below)</label>
-<textarea id="feedback-changes" name="feedback" rows="5"></textarea>
+<textarea id="feedback-changes" name="feedback" rows="5" data-required-unless-comments></textarea>
 `,
   submit: "Sign and request changes",
 })}

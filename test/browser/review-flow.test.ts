@@ -293,15 +293,15 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       expect(await page.$$eval("pre", (els) => els.filter((el) => el.scrollWidth > el.clientWidth + 1).length)).toBe(0);
       expect(await page.$$eval("pre", (els) => els.some((el) => el.textContent?.includes("LONG-LINE-END")))).toBe(true);
       expect(await unnamedControls()).toEqual([]);
-      const feedback = page.getByLabel("What should change (required)");
+      const feedback = page.getByLabel("What should change (required unless you comment on items or file lines below)");
       await expect.poll(() => feedback.count()).toBe(1);
 
-      // Empty feedback: the browser's own validation stops the submit; no challenge is asked, nothing recorded.
+      // Empty feedback and no comment: the page's own check stops the submit; no challenge is asked, nothing recorded.
       const before = runBytes(g);
       const asked = requests.length;
       await page.locator("#request-changes > summary").click();
       await page.locator("#form-request-changes button[type=submit]").click();
-      expect(await feedback.evaluate((el) => (el as HTMLTextAreaElement).validity.valueMissing)).toBe(true);
+      expect(await feedback.evaluate((el) => (el as HTMLTextAreaElement).validity.customError)).toBe(true);
       await page.waitForTimeout(200);
       expect(requests.slice(asked).filter((u) => u.includes("/review"))).toEqual([]);
       expect(runBytes(g).equals(before)).toBe(true);

@@ -194,6 +194,20 @@
       return;
     }
     if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-passkey")) return;
+    // Request changes needs feedback or a comment on an item or a file line (the gate refuses neither too): say so here.
+    const unless = form.querySelector("[data-required-unless-comments]");
+    if (unless instanceof HTMLTextAreaElement) {
+      const commented = Array.from(form.elements).some(
+        (el) => /^comment(-file)?:/.test(el.name || "") && String(el.value || "").trim() !== "",
+      );
+      const empty = unless.value.trim() === "" && !commented;
+      unless.setCustomValidity(empty ? "Say what should change, or comment on an item or a file line." : "");
+      if (empty) {
+        event.preventDefault();
+        unless.reportValidity();
+        return;
+      }
+    }
     event.preventDefault();
     const button = form.querySelector('button[type="submit"]');
     const region = form.querySelector('[role="alert"]');
