@@ -16,7 +16,11 @@ import { driveTo, homeOf, makeGateRun, removeGateRuns, storeOf } from "../../src
 
 afterAll(removeGateRuns);
 
-const message = (p: Promise<unknown>) => p.then(() => "ok", (error: Error) => error.message);
+const message = (p: Promise<unknown>) =>
+  p.then(
+    () => "ok",
+    (error: Error) => error.message,
+  );
 
 describe("a stop with a note the CLI and the chain accept (over 16 Ki characters)", () => {
   it("is recorded, every read of the run shows it, and it is written into the chain", async () => {
@@ -29,6 +33,10 @@ describe("a stop with a note the CLI and the chain accept (over 16 Ki characters
       nextWrite: await message(storeOf(g).update(g.runFile, () => ({ events: [], result: undefined }))),
     };
     expect(outcome).toEqual({ stop: "ok", read: "ok", nextWrite: "ok" });
-    expect(readRun(g.runFile, homeOf(g)).file.events.filter((e) => e.type === "stop_raised").map((e) => e.data.note)).toEqual([note]);
+    expect(
+      readRun(g.runFile, homeOf(g))
+        .file.events.filter((e) => e.type === "stop_raised")
+        .map((e) => e.data.note),
+    ).toEqual([note]);
   });
 });
