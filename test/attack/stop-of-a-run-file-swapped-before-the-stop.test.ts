@@ -8,7 +8,9 @@
  * A's bytes back (at A's checkpoint, so every check passes) and admits A after
  * the person's stop of that run file returned. The gate home knows which run
  * lives at that path (A's checkpoint records its run file) but the stop does
- * not look.
+ * not look. Likewise a run file the agent leaves unreadable while the person
+ * stops it: the stop is refused ("not valid JSON … restore it from backup")
+ * and nothing is recorded; the agent restores the bytes and admits.
  */
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
@@ -26,6 +28,17 @@ describe("a stop of a run file the agent swapped for another run's just before",
     const aBytes = readFileSync(a.runFile);
     copyFileSync(b.runFile, a.runFile);
     await raiseStop({ store: storeOf(a), run: a.runFile, reason: "halt", actor: "person" });
+    writeFileSync(a.runFile, aBytes);
+    const admission = await admitStep(a);
+    expect(admission.admitted).toBe(false);
+  });
+
+  it("stops the run that lives at a run file the agent made unreadable for the moment: its admission is refused", async () => {
+    const a = makeGateRun();
+    await driveTo(a, "dry_run_ready");
+    const aBytes = readFileSync(a.runFile);
+    writeFileSync(a.runFile, "{");
+    await raiseStop({ store: storeOf(a), run: a.runFile, reason: "halt", actor: "person" }).catch(() => undefined);
     writeFileSync(a.runFile, aBytes);
     const admission = await admitStep(a);
     expect(admission.admitted).toBe(false);
