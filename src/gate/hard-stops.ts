@@ -1,4 +1,4 @@
-import { ConflictError, RefusalError } from "../errors/errors.js";
+import { RefusalError } from "../errors/errors.js";
 import { pendingStopRequests, recordStopRequest, withPendingStops } from "../home/stop-requests.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { endSessionsOfRun, sessionRunFile } from "../home/write-session-binding.js";
@@ -44,28 +44,17 @@ export async function raiseStop(input: {
   /** How long to wait for the run's lock before leaving the stop pending (default STOP_FOLD_WAIT_MS). */
   lockWaitMs?: number;
 }): Promise<RaisedStop> {
-  // The sessions end first, in the gate home: the agent's session must not stay alive while the stop is written.
-  const runFile = input.store.runFolder(input.run) === undefined ? undefined : boundRunFile(input.run);
-  const why = `!STOP:${input.reason} was raised on ${input.workflow ?? "the run"} by ${input.actor}`;
-  const ended = runFile === undefined ? [] : await endSessionsOfRun(input.store.home, runFile, input.workflow, why);
   const draft = { reason: input.reason, workflow: input.workflow ?? null, note: input.note ?? null };
   if (input.store.runFolder(input.run) !== undefined) return raiseStopInHome(input, draft);
-  const { run } = await input.store
-    .update(
-      input.run,
-      (current) => {
-        if (input.workflow !== undefined) requireWorkflow(current.state.workflows, input.workflow);
-        return { events: [{ type: "stop_raised", actor: input.actor, data: draft }], result: undefined };
-      },
-      { now: input.now },
-    )
-    .catch((error: unknown) => {
-      if (ended.length === 0 || !(error instanceof ConflictError)) throw error;
-      throw new ConflictError(
-        `the agent session of ${ended.join(", ")} is ended (every hooked tool call is now denied), but the stop is not recorded: ${error.message}`,
-        { cause: error },
-      );
-    });
+  // A team store: the stop is one write of its chain; exec's re-checks end the sessions bound to it (`sessionEnded`).
+  const { run } = await input.store.update(
+    input.run,
+    (current) => {
+      if (input.workflow !== undefined) requireWorkflow(current.state.workflows, input.workflow);
+      return { events: [{ type: "stop_raised", actor: input.actor, data: draft }], result: undefined };
+    },
+    { now: input.now },
+  );
   return { ...run, stop: run.file.revision };
 }
 
@@ -75,11 +64,21 @@ async function raiseStopInHome(
   draft: { reason: string; workflow: string | null; note: string | null },
 ): Promise<RaisedStop> {
   const { home } = input.store;
+  const runFile = boundRunFile(input.run);
+  const why = `!STOP:${draft.reason} was raised on ${draft.workflow ?? "the run"} by ${input.actor}`;
+  const endSessions = () => (runFile === undefined ? undefined : endSessionsOfRun(home, runFile, draft.workflow ?? undefined, why));
   // Read without the lock: verified and set against the home's checkpoint, as every read is.
-  const before = await input.store.read(input.run);
+  const before = await input.store.read(input.run).catch(async (error: unknown) => {
+    // Nothing to record the stop for: the sessions of the run file end all the same.
+    await endSessions();
+    throw error;
+  });
   if (draft.workflow !== null) requireWorkflow(before.state.workflows, draft.workflow);
   const runId = before.state.run_id;
   const request = recordStopRequest(home, { runId, ...draft, actor: input.actor, at: input.now?.() ?? new Date() });
+  // Then the run file's sessions end: from the request on, the hook denies them anyway, and a bind under way re-reads
+  // the run once its binding is written, so it sees the stop, or its binding was there for this to end.
+  await endSessions();
   const standing = (why: string): RaisedStop => ({
     ...before,
     state: withPendingStops(before.state, before.file.revision, pendingStopRequests(home, runId)),

@@ -6,6 +6,7 @@ import { promptId, type RunState, runId as runIdSchema, stopReason } from "../ru
 import { atomicWriteFile, fsyncDir, mkdirDurable } from "../store/atomic-write.js";
 import type { EventDraft } from "../store/run-file.js";
 import type { GateHome } from "./gate-home.js";
+import { STOP_REQUEST_NAME, stopRequestsDirOf } from "./pending-stop-listing.js";
 
 /**
  * A person's stop recorded in the gate home before it is in the run's chain
@@ -29,7 +30,6 @@ export interface StopRequest {
 }
 
 const FORMAT = "twinlock-stop-request/1";
-const ID = /^(\d{13})-([0-9a-f]{16})\.json$/;
 /** A request is a few hundred bytes; the gate writes them, but a home is read as untrusted as any input. */
 const MAX_REQUEST_BYTES = 64 * 1024;
 /** More pending requests than this is a home gone wrong: refused (fail closed) rather than read without bound. */
@@ -37,7 +37,7 @@ const MAX_PENDING = 1000;
 
 function requestsDir(home: GateHome, runId: string): string {
   if (!runIdSchema.safeParse(runId).success) throw new UsageError(`run ID ${JSON.stringify(runId)} is not a twinlock run ID`);
-  return path.join(home.dir, "runs", `${runId}.stops`);
+  return stopRequestsDirOf(home.dir, runId);
 }
 
 /** Record a person's stop in the gate home, durably (file, fsync, rename, fsync of the folder), without any lock. */
@@ -72,7 +72,7 @@ export function pendingStopRequests(home: GateHome, runId: string): StopRequest[
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw new UsageError(`cannot list ${dir} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`);
   }
-  const files = names.filter((n) => ID.test(n)).sort();
+  const files = names.filter((n) => STOP_REQUEST_NAME.test(n)).sort();
   if (files.length > MAX_PENDING)
     throw new IntegrityError(
       `${dir} holds ${files.length} pending stops, over the ${MAX_PENDING} a run may have; the gate home is damaged — every admission of run ${runId} is refused until it is repaired`,
