@@ -240,10 +240,12 @@ export async function updateRun<T>(
           return { path: abs, file: next, state: next.state };
         };
         const foldedStops = new Map<string, number>();
+        // The requests this writer has put in the chain (or found there): a request it could not remove is not pending.
+        const handled = new Set<string>();
         for (let round = 0; ; round++) {
           // A person's stop recorded in the home while this writer waited (or decided) goes into the chain first, and the
           // decision is made (again) on the run with it: a stop never waits behind a decision asked for after it.
-          current = await foldStopRequests(home, current, runId, foldedStops, write);
+          current = await foldStopRequests(home, current, runId, { folded: foldedStops, handled }, write);
           if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision) {
             throw new ConflictError(
               `run file ${runFile} changed since it was read (revision ${options.expectedRevision}, now ${current.file.revision}); read it again and repeat the decision`,
@@ -251,7 +253,7 @@ export async function updateRun<T>(
           }
           const { events, result } = await decide(current, { foldedStops });
           if (events.length === 0) return { done: { run: current, result } };
-          if (pendingStopRequests(home, runId).length > 0) {
+          if (pendingStopRequests(home, runId).some((r) => !handled.has(r.id))) {
             if (round < 3) continue;
             throw new ConflictError(`stops keep being raised on run file ${runFile} while this decision is made; it was not recorded`);
           }
@@ -274,28 +276,36 @@ export async function updateRun<T>(
 }
 
 /**
- * Write the run's pending stop requests into its chain (holding the run's lock), oldest first, as one write of
- * `stop_raised` events, then remove them. A request the checkpoint's last write already holds (a writer that died
+ * Write the run's pending stop requests into its chain (holding the run's lock), oldest first, in batches of at most
+ * MAX_PENDING_STOPS `stop_raised` events, one write each, removing each batch once it is written, until none is left:
+ * however many are pending, they all go in. A request the checkpoint's last write already holds (a writer that died
  * between that write and removing it) is removed without being written again.
  */
 async function foldStopRequests(
   home: GateHome,
   current: LoadedRun,
   runId: string,
-  folded: Map<string, number>,
+  seen: { folded: Map<string, number>; handled: Set<string> },
   write: (from: LoadedRun, events: EventDraft[]) => Promise<LoadedRun>,
 ): Promise<LoadedRun> {
-  const pending = pendingStopRequests(home, runId);
-  if (pending.length === 0) return current;
-  const landed = requestsInLastWrite(home, runId, pending);
-  const fresh = pending.filter((r) => !landed.has(r));
   let run = current;
-  if (fresh.length > 0) {
-    run = await write(current, fresh.map(stopRequestEvent));
-    for (const [i, r] of fresh.entries()) folded.set(r.id, current.file.revision + i + 1);
+  for (;;) {
+    // A request that could not be removed is listed again: it is not written twice, and it does not keep this going.
+    const pending = pendingStopRequests(home, runId).filter((r) => !seen.handled.has(r.id));
+    if (pending.length === 0) return run;
+    const landed = requestsInLastWrite(home, runId, pending);
+    const fresh = pending.filter((r) => !landed.has(r));
+    if (fresh.length > 0) {
+      const from = run.file.revision;
+      run = await write(
+        run,
+        fresh.map((r) => stopRequestEvent(run.state, r)),
+      );
+      for (const [i, r] of fresh.entries()) seen.folded.set(r.id, from + i + 1);
+    }
+    for (const r of pending) seen.handled.add(r.id);
+    removeStopRequests(home, runId, pending);
   }
-  removeStopRequests(home, runId, pending);
-  return run;
 }
 
 /** The requests the checkpoint's last write holds already: it wrote only stops, each the event of one of them. */
