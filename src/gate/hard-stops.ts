@@ -1,5 +1,5 @@
 import { RefusalError } from "../errors/errors.js";
-import { pendingStopRequests, recordStopRequest, withPendingStops } from "../home/stop-requests.js";
+import { pendingStopRequests, recordStopRequest, type StopRequest, withPendingStops } from "../home/stop-requests.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { endSessionsOfRun, sessionRunFile } from "../home/write-session-binding.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
@@ -19,6 +19,11 @@ export type RaisedStop = LoadedRun & {
   stop?: number;
   /** Set when the stop stands in the gate home but is not yet in the run's chain: why (the run's lock is held). */
   pending?: string;
+  /**
+   * Set when this stop is recorded nowhere, why: MAX_PENDING_STOPS stops of the run are pending in the gate home
+   * already (the run stands stopped by them), and the run's lock stayed held.
+   */
+  notRecorded?: string;
 };
 
 /**
@@ -75,20 +80,33 @@ async function raiseStopInHome(
   });
   if (draft.workflow !== null) requireWorkflow(before.state.workflows, draft.workflow);
   const runId = before.state.run_id;
-  const request = recordStopRequest(home, { runId, ...draft, actor: input.actor, at: input.now?.() ?? new Date() });
+  // Past the cap of pending requests the run stands stopped already: this stop is written into the chain itself, if
+  // the run's lock comes free in time, else it is not recorded, and the person is told so.
+  let full: string | undefined;
+  let request: StopRequest | undefined;
+  try {
+    request = recordStopRequest(home, { runId, ...draft, actor: input.actor, at: input.now?.() ?? new Date() });
+  } catch (error) {
+    if (!(error instanceof RefusalError && error.code === "STOPS_PENDING_FULL")) throw error;
+    full = error.message;
+  }
   // Then the run file's sessions end: from the request on, the hook denies them anyway, and a bind under way re-reads
   // the run once its binding is written, so it sees the stop, or its binding was there for this to end.
   await endSessions();
   const standing = (why: string): RaisedStop => ({
     ...before,
-    state: withPendingStops(before.state, before.file.revision, pendingStopRequests(home, runId)),
+    // The chain's own state: the read's already shows the requests pending when it was made.
+    state: withPendingStops(before.file.state, before.file.revision, pendingStopRequests(home, runId)),
     pending: why,
   });
   try {
     const { run, result } = await input.store.update(
       input.run,
       (current, context) => {
-        if (current.state.run_id === runId) return { events: [], result: context?.foldedStops.get(request.id) };
+        if (current.state.run_id === runId) {
+          if (request !== undefined) return { events: [], result: context?.foldedStops.get(request.id) };
+          return { events: [{ type: "stop_raised", actor: input.actor, data: draft }], result: current.file.revision + 1 };
+        }
         // The file names another run now (the agent swapped it): that run is stopped too, in its chain. Failing closed,
         // a stop of a path stops every run the path held while the stop was asked for.
         if (draft.workflow !== null) requireWorkflow(current.state.workflows, draft.workflow);
@@ -99,10 +117,12 @@ async function raiseStopInHome(
     if (result !== undefined) return { ...run, stop: result };
     if (run.state.run_id !== runId) return { ...run, stop: run.file.revision };
     // Not written by this call: by another writer of the run (then it is in the chain), or still pending.
-    if (pendingStopRequests(home, runId).some((r) => r.id === request.id)) return standing("the run's lock was busy");
+    if (request !== undefined && pendingStopRequests(home, runId).some((r) => r.id === request.id))
+      return standing("the run's lock was busy");
     return run;
   } catch (error) {
     // Whatever kept it out of the chain, the stop stands in the home: the person is told so, never that it was lost.
+    if (full !== undefined) return { ...standing((error as Error).message), pending: undefined, notRecorded: full };
     return standing((error as Error).message);
   }
 }

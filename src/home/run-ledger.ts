@@ -38,7 +38,7 @@ import {
   withRunPathLock,
   writeCheckpoint,
 } from "./run-checkpoints.js";
-import { pendingStopRequests, removeStopRequests, type StopRequest, stopRequestEvent, withPendingStops } from "./stop-requests.js";
+import { pendingStopRequests, removeStopRequests, stopRequestEvent, withPendingStops } from "./stop-requests.js";
 import { requireTrustedGateSignatures } from "./trusted-gate-keys.js";
 
 /**
@@ -278,8 +278,9 @@ export async function updateRun<T>(
 /**
  * Write the run's pending stop requests into its chain (holding the run's lock), oldest first, in batches of at most
  * MAX_PENDING_STOPS `stop_raised` events, one write each, removing each batch once it is written, until none is left:
- * however many are pending, they all go in. A request the checkpoint's last write already holds (a writer that died
- * between that write and removing it) is removed without being written again.
+ * however many are pending, they all go in. Each event names its request's ID, so a request the chain holds already
+ * (a writer that died between its write and removing it) is removed without being written again, and a request is
+ * never taken for another of the same content.
  */
 async function foldStopRequests(
   home: GateHome,
@@ -289,12 +290,13 @@ async function foldStopRequests(
   write: (from: LoadedRun, events: EventDraft[]) => Promise<LoadedRun>,
 ): Promise<LoadedRun> {
   let run = current;
+  let inChain: Set<string> | undefined;
   for (;;) {
     // A request that could not be removed is listed again: it is not written twice, and it does not keep this going.
     const pending = pendingStopRequests(home, runId).filter((r) => !seen.handled.has(r.id));
     if (pending.length === 0) return run;
-    const landed = requestsInLastWrite(home, runId, pending);
-    const fresh = pending.filter((r) => !landed.has(r));
+    inChain ??= requestsInChain(run);
+    const fresh = pending.filter((r) => !inChain?.has(r.id));
     if (fresh.length > 0) {
       const from = run.file.revision;
       run = await write(
@@ -308,26 +310,14 @@ async function foldStopRequests(
   }
 }
 
-/** The requests the checkpoint's last write holds already: it wrote only stops, each the event of one of them. */
-function requestsInLastWrite(home: GateHome, runId: string, pending: readonly StopRequest[]): Set<StopRequest> {
-  const found = new Set<StopRequest>();
-  const cp = readCheckpoint(home, runId);
-  const last = cp?.last_write.events ?? [];
-  if (cp === undefined || !last.every((e) => e.type === "stop_raised")) return found;
-  for (const e of last) {
-    const data = e.data as { reason: string; workflow: string | null; note: string | null };
-    const match = pending.find(
-      (r) =>
-        !found.has(r) &&
-        r.actor === e.actor &&
-        r.reason === data.reason &&
-        r.workflow === data.workflow &&
-        r.note === data.note &&
-        r.at <= cp.updated_at,
-    );
-    if (match) found.add(match);
+/** The IDs of the stop requests the run's chain holds (named by their `stop_raised` events). */
+function requestsInChain(run: LoadedRun): Set<string> {
+  const ids = new Set<string>();
+  for (const e of run.file.events) {
+    const request = e.type === "stop_raised" ? (e.data as { request?: unknown }).request : undefined;
+    if (typeof request === "string") ids.add(request);
   }
-  return found;
+  return ids;
 }
 
 /**

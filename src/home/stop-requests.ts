@@ -191,7 +191,7 @@ function damagedRequest(file: string, runId: string, id: string, why: string): S
 /** The `stop_raised` event a request becomes in the chain of the run in `state`. */
 export function stopRequestEvent(state: RunState, request: StopRequest): EventDraft {
   const r = onRun(state, request);
-  return { type: "stop_raised", actor: r.actor, data: { reason: r.reason, workflow: r.workflow, note: r.note } };
+  return { type: "stop_raised", actor: r.actor, data: { reason: r.reason, workflow: r.workflow, note: r.note, request: r.id } };
 }
 
 /**

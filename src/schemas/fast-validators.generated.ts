@@ -1315,7 +1315,19 @@ function v87(v: In): Out {
   return v0(v);
 }
 
+const P10 = /^\d{13}-[0-9a-f]{16}$/;
 function v88(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P10.test(v)) return NO;
+  return v;
+}
+
+function v89(v: In): Out {
+  if (v === undefined) return undefined;
+  return v88(v);
+}
+
+function v90(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1331,16 +1343,21 @@ function v88(v: In): Out {
   r = v34(v["note"]);
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
-  for (const k in v) if (k !== "reason" && k !== "workflow" && k !== "note") return NO;
+  if ("request" in v) {
+    r = v89(v["request"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["request"] = r;
+  }
+  for (const k in v) if (k !== "reason" && k !== "workflow" && k !== "note" && k !== "request") return NO;
   return out;
 }
 
-function v89(v: In): Out {
+function v91(v: In): Out {
   if (!(v === "stop_resolution")) return NO;
   return v;
 }
 
-function v90(v: In): Out {
+function v92(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1354,12 +1371,12 @@ function v90(v: In): Out {
 }
 
 const K7 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v91(v: In): Out {
+function v93(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v89(v["kind"]);
+  r = v91(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1375,7 +1392,7 @@ function v91(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v90(v["stops"]);
+  r = v92(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -1399,34 +1416,34 @@ function v91(v: In): Out {
   return out;
 }
 
-function v92(v: In): Out {
+function v94(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("receipt" in v)) return NO;
-  r = v91(v["receipt"]);
+  r = v93(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "receipt") return NO;
   return out;
 }
 
-function v93(v: In): Out {
+function v95(v: In): Out {
   if (!(v === "twinlock-home/1")) return NO;
   return v;
 }
 
-function v94(v: In): Out {
+function v96(v: In): Out {
   if (typeof v !== "string") return NO;
   return v;
 }
 
-function v95(v: In): Out {
+function v97(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v93(v["format"]);
+  r = v95(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("home_id" in v)) return NO;
@@ -1434,51 +1451,51 @@ function v95(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
-  r = v94(v["created_at"]);
+  r = v96(v["created_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   for (const k in v) if (k !== "format" && k !== "home_id" && k !== "created_at") return NO;
   return out;
 }
 
-const P10 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-function v96(v: In): Out {
+const P11 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+function v98(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 200) return NOT_SURE;
-  if (!P10.test(v)) return NO;
+  if (!P11.test(v)) return NO;
   return v;
 }
 
-function v97(v: In): Out {
+function v99(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 65536) return NOT_SURE;
   return v;
 }
 
-function v98(v: In): Out {
+function v100(v: In): Out {
   if (v === undefined) return undefined;
   return v14(v);
 }
 
-function v99(v: In): Out {
+function v101(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v98(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("criterion" in v)) return NO;
-  r = v97(v["criterion"]);
+  r = v99(v["criterion"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criterion"] = r;
   if (!("method" in v)) return NO;
-  r = v97(v["method"]);
+  r = v99(v["method"]);
   if (r === NO || r === NOT_SURE) return r;
   out["method"] = r;
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v100(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1486,11 +1503,11 @@ function v99(v: In): Out {
   return out;
 }
 
-function v100(v: In): Out {
+function v102(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v99(v[i]);
+    const r = v101(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1498,30 +1515,30 @@ function v100(v: In): Out {
   return out;
 }
 
-function v101(v: In): Out {
+function v103(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("criteria" in v)) return NO;
-  r = v100(v["criteria"]);
+  r = v102(v["criteria"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criteria"] = r;
   for (const k in v) if (k !== "criteria") return NO;
   return out;
 }
 
-function v102(v: In): Out {
+function v104(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 220) return NOT_SURE;
   return v;
 }
 
-function v103(v: In): Out {
+function v105(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v102(v[i]);
+    const r = v104(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1530,16 +1547,16 @@ function v103(v: In): Out {
   return out;
 }
 
-function v104(v: In): Out {
+function v106(v: In): Out {
   if (!(v === "low" || v === "medium" || v === "high")) return NO;
   return v;
 }
 
-function v105(v: In): Out {
+function v107(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v102(v[i]);
+    const r = v104(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1548,44 +1565,44 @@ function v105(v: In): Out {
 }
 
 const K8 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v106(v: In): Out {
+function v108(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v98(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v97(v["summary"]);
+  r = v99(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v97(v["target"]);
+  r = v99(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v103(v["findings"]);
+  r = v105(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v104(v["risk"]);
+  r = v106(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v97(v["rollback"]);
+  r = v99(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v105(v["depends_on"]);
+  r = v107(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v103(v["verifies"]);
+  r = v105(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v100(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1593,11 +1610,11 @@ function v106(v: In): Out {
   return out;
 }
 
-function v107(v: In): Out {
+function v109(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v106(v[i]);
+    const r = v108(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1605,7 +1622,7 @@ function v107(v: In): Out {
   return out;
 }
 
-function v108(v: In): Out {
+function v110(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1618,7 +1635,7 @@ function v108(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved"] = r;
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v100(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1626,11 +1643,11 @@ function v108(v: In): Out {
   return out;
 }
 
-function v109(v: In): Out {
+function v111(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v108(v[i]);
+    const r = v110(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1638,16 +1655,16 @@ function v109(v: In): Out {
   return out;
 }
 
-function v110(v: In): Out {
+function v112(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("actions" in v)) return NO;
-  r = v107(v["actions"]);
+  r = v109(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("stops" in v)) return NO;
-  r = v109(v["stops"]);
+  r = v111(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (k !== "actions" && k !== "stops") return NO;
@@ -1655,44 +1672,44 @@ function v110(v: In): Out {
 }
 
 const K9 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v111(v: In): Out {
+function v113(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v98(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v97(v["summary"]);
+  r = v99(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v97(v["target"]);
+  r = v99(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v103(v["findings"]);
+  r = v105(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v104(v["risk"]);
+  r = v106(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v97(v["rollback"]);
+  r = v99(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v105(v["depends_on"]);
+  r = v107(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v103(v["verifies"]);
+  r = v105(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v100(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1700,50 +1717,50 @@ function v111(v: In): Out {
   return out;
 }
 
-function v112(v: In): Out {
+function v114(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 100) return NOT_SURE;
   return v;
 }
 
-function v113(v: In): Out {
+function v115(v: In): Out {
   if (v === undefined) return undefined;
-  return v112(v);
+  return v114(v);
 }
 
-function v114(v: In): Out {
+function v116(v: In): Out {
   if (v === undefined) return undefined;
   return v7(v);
 }
 
-function v115(v: In): Out {
+function v117(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v98(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("source" in v)) return NO;
-  r = v97(v["source"]);
+  r = v99(v["source"]);
   if (r === NO || r === NOT_SURE) return r;
   out["source"] = r;
   if (!("observed" in v)) return NO;
-  r = v97(v["observed"]);
+  r = v99(v["observed"]);
   if (r === NO || r === NOT_SURE) return r;
   out["observed"] = r;
   if ("collected_at" in v) {
-    r = v113(v["collected_at"]);
+    r = v115(v["collected_at"]);
     if (r === NO || r === NOT_SURE) return r;
     out["collected_at"] = r;
   }
   if ("digest" in v) {
-    r = v114(v["digest"]);
+    r = v116(v["digest"]);
     if (r === NO || r === NOT_SURE) return r;
     out["digest"] = r;
   }
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v100(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1751,11 +1768,11 @@ function v115(v: In): Out {
   return out;
 }
 
-function v116(v: In): Out {
+function v118(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v115(v[i]);
+    const r = v117(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1763,46 +1780,46 @@ function v116(v: In): Out {
   return out;
 }
 
-function v117(v: In): Out {
+function v119(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("evidence" in v)) return NO;
-  r = v116(v["evidence"]);
+  r = v118(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   for (const k in v) if (k !== "evidence") return NO;
   return out;
 }
 
-function v118(v: In): Out {
+function v120(v: In): Out {
   if (v === undefined) return undefined;
-  return v104(v);
+  return v106(v);
 }
 
-function v119(v: In): Out {
+function v121(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v98(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v97(v["summary"]);
+  r = v99(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("evidence" in v)) return NO;
-  r = v103(v["evidence"]);
+  r = v105(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   if ("confidence" in v) {
-    r = v118(v["confidence"]);
+    r = v120(v["confidence"]);
     if (r === NO || r === NOT_SURE) return r;
     out["confidence"] = r;
   }
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v100(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1810,11 +1827,11 @@ function v119(v: In): Out {
   return out;
 }
 
-function v120(v: In): Out {
+function v122(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v119(v[i]);
+    const r = v121(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1822,34 +1839,34 @@ function v120(v: In): Out {
   return out;
 }
 
-function v121(v: In): Out {
+function v123(v: In): Out {
   if (!(v === "open" || v === "resolved" || v === "deferred")) return NO;
   return v;
 }
 
-function v122(v: In): Out {
+function v124(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v98(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("question" in v)) return NO;
-  r = v97(v["question"]);
+  r = v99(v["question"]);
   if (r === NO || r === NOT_SURE) return r;
   out["question"] = r;
   if (!("status" in v)) return NO;
-  r = v121(v["status"]);
+  r = v123(v["status"]);
   if (r === NO || r === NOT_SURE) return r;
   out["status"] = r;
   if ("owner" in v) {
-    r = v114(v["owner"]);
+    r = v116(v["owner"]);
     if (r === NO || r === NOT_SURE) return r;
     out["owner"] = r;
   }
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v100(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1857,11 +1874,11 @@ function v122(v: In): Out {
   return out;
 }
 
-function v123(v: In): Out {
+function v125(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v122(v[i]);
+    const r = v124(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1869,37 +1886,37 @@ function v123(v: In): Out {
   return out;
 }
 
-function v124(v: In): Out {
+function v126(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("findings" in v)) return NO;
-  r = v120(v["findings"]);
+  r = v122(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("unknowns" in v)) return NO;
-  r = v123(v["unknowns"]);
+  r = v125(v["unknowns"]);
   if (r === NO || r === NOT_SURE) return r;
   out["unknowns"] = r;
   for (const k in v) if (k !== "findings" && k !== "unknowns") return NO;
   return out;
 }
 
-function v125(v: In): Out {
+function v127(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 1400) return NOT_SURE;
   return v;
 }
 
-function v126(v: In): Out {
+function v128(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!v.startsWith("webauthn:")) return NO;
   if (v.length > 1600) return NOT_SURE;
   return v;
 }
 
-function v127(v: In): Out {
+function v129(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1911,25 +1928,25 @@ function v127(v: In): Out {
   return out;
 }
 
-function v128(v: In): Out {
+function v130(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 253) return NOT_SURE;
   return v;
 }
 
-function v129(v: In): Out {
+function v131(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 300) return NOT_SURE;
   return v;
 }
 
-function v130(v: In): Out {
+function v132(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v129(v[i]);
+    const r = v131(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1938,16 +1955,16 @@ function v130(v: In): Out {
   return out;
 }
 
-function v131(v: In): Out {
+function v133(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("credential_id" in v)) return NO;
-  r = v125(v["credential_id"]);
+  r = v127(v["credential_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credential_id"] = r;
   if (!("public_key" in v)) return NO;
-  r = v126(v["public_key"]);
+  r = v128(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("sign_count" in v)) return NO;
@@ -1955,7 +1972,7 @@ function v131(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["sign_count"] = r;
   if (!("transports" in v)) return NO;
-  r = v127(v["transports"]);
+  r = v129(v["transports"]);
   if (r === NO || r === NOT_SURE) return r;
   out["transports"] = r;
   if (!("created_at" in v)) return NO;
@@ -1963,34 +1980,34 @@ function v131(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("rp_id" in v)) return NO;
-  r = v128(v["rp_id"]);
+  r = v130(v["rp_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rp_id"] = r;
   if (!("origins" in v)) return NO;
-  r = v130(v["origins"]);
+  r = v132(v["origins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["origins"] = r;
   for (const k in v) if (k !== "credential_id" && k !== "public_key" && k !== "sign_count" && k !== "transports" && k !== "created_at" && k !== "rp_id" && k !== "origins") return NO;
   return out;
 }
 
-const P11 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-function v132(v: In): Out {
+const P12 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+function v134(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P11.test(v)) return NO;
+  if (!P12.test(v)) return NO;
   return v;
 }
 
-function v133(v: In): Out {
+function v135(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "stop" || v === "verify")) return NO;
   return v;
 }
 
-function v134(v: In): Out {
+function v136(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v133(v[i]);
+    const r = v135(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1998,27 +2015,15 @@ function v134(v: In): Out {
   return out;
 }
 
-function v135(v: In): Out {
-  if (v === null) return null;
-  return v12(v);
-}
-
-function v136(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P5.test(v)) return NO;
-  if (v.length > 200) return NOT_SURE;
-  return v;
-}
-
 function v137(v: In): Out {
   if (v === null) return null;
-  return v136(v);
+  return v12(v);
 }
 
 function v138(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
-  if (v.length > 100) return NOT_SURE;
+  if (v.length > 200) return NOT_SURE;
   return v;
 }
 
@@ -2028,6 +2033,18 @@ function v139(v: In): Out {
 }
 
 function v140(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P5.test(v)) return NO;
+  if (v.length > 100) return NOT_SURE;
+  return v;
+}
+
+function v141(v: In): Out {
+  if (v === null) return null;
+  return v140(v);
+}
+
+function v142(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2036,11 +2053,11 @@ function v140(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["token_sha256"] = r;
   if (!("name" in v)) return NO;
-  r = v132(v["name"]);
+  r = v134(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v134(v["rights"]);
+  r = v136(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("created_at" in v)) return NO;
@@ -2052,31 +2069,31 @@ function v140(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("used_at" in v)) return NO;
-  r = v135(v["used_at"]);
+  r = v137(v["used_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["used_at"] = r;
   if (!("challenge" in v)) return NO;
-  r = v137(v["challenge"]);
+  r = v139(v["challenge"]);
   if (r === NO || r === NOT_SURE) return r;
   out["challenge"] = r;
   if (!("user_id" in v)) return NO;
-  r = v139(v["user_id"]);
+  r = v141(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   for (const k in v) if (k !== "token_sha256" && k !== "name" && k !== "rights" && k !== "created_at" && k !== "expires_at" && k !== "used_at" && k !== "challenge" && k !== "user_id") return NO;
   return out;
 }
 
-function v141(v: In): Out {
+function v143(v: In): Out {
   if (!(v === "twinlock-reviewers/1")) return NO;
   return v;
 }
 
-function v142(v: In): Out {
+function v144(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v131(v[i]);
+    const r = v133(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2084,20 +2101,20 @@ function v142(v: In): Out {
   return out;
 }
 
-function v143(v: In): Out {
+function v145(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("name" in v)) return NO;
-  r = v132(v["name"]);
+  r = v134(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v134(v["rights"]);
+  r = v136(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("user_id" in v)) return NO;
-  r = v138(v["user_id"]);
+  r = v140(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   if (!("enrolled_at" in v)) return NO;
@@ -2109,89 +2126,89 @@ function v143(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revoked"] = r;
   if (!("revoked_at" in v)) return NO;
-  r = v135(v["revoked_at"]);
+  r = v137(v["revoked_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revoked_at"] = r;
   if (!("credentials" in v)) return NO;
-  r = v142(v["credentials"]);
+  r = v144(v["credentials"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credentials"] = r;
   for (const k in v) if (k !== "name" && k !== "rights" && k !== "user_id" && k !== "enrolled_at" && k !== "revoked" && k !== "revoked_at" && k !== "credentials") return NO;
   return out;
 }
 
-function v144(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v143(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v145(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v140(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
 function v146(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v145(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v147(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v142(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v148(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v141(v["format"]);
+  r = v143(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("reviewers" in v)) return NO;
-  r = v144(v["reviewers"]);
+  r = v146(v["reviewers"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviewers"] = r;
   if (!("invitations" in v)) return NO;
-  r = v145(v["invitations"]);
+  r = v147(v["invitations"]);
   if (r === NO || r === NOT_SURE) return r;
   out["invitations"] = r;
   for (const k in v) if (k !== "format" && k !== "reviewers" && k !== "invitations") return NO;
   return out;
 }
 
-function v147(v: In): Out {
+function v149(v: In): Out {
   if (!(v === "twinlock-checkpoint/1")) return NO;
   return v;
 }
 
-function v148(v: In): Out {
+function v150(v: In): Out {
   if (!(v === "run_created" || v === "handoff_frozen" || v === "review_requested" || v === "changes_requested" || v === "approval_recorded" || v === "plan_approved" || v === "plan_declined" || v === "consent_granted" || v === "consent_declined" || v === "apply_approved" || v === "dry_run_admitted" || v === "dry_run_result" || v === "admitted" || v === "closed" || v === "failed" || v === "stop_raised" || v === "stop_resolved")) return NO;
   return v;
 }
 
-function v149(v: In): Out {
+function v151(v: In): Out {
   return v;
 }
 
-function v150(v: In): Out {
+function v152(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v94(k) : NO;
+    const kr = typeof k === "string" ? v96(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v149(v[k]);
+    const r = v151(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v151(v: In): Out {
+function v153(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2207,12 +2224,12 @@ function v151(v: In): Out {
   return out;
 }
 
-function v152(v: In): Out {
+function v154(v: In): Out {
   if (v === undefined) return undefined;
-  return v151(v);
+  return v153(v);
 }
 
-function v153(v: In): Out {
+function v155(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2229,11 +2246,11 @@ function v153(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["actor"] = r;
   if (!("type" in v)) return NO;
-  r = v148(v["type"]);
+  r = v150(v["type"]);
   if (r === NO || r === NOT_SURE) return r;
   out["type"] = r;
   if (!("data" in v)) return NO;
-  r = v150(v["data"]);
+  r = v152(v["data"]);
   if (r === NO || r === NOT_SURE) return r;
   out["data"] = r;
   if (!("prev" in v)) return NO;
@@ -2241,7 +2258,7 @@ function v153(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["prev"] = r;
   if ("gate" in v) {
-    r = v152(v["gate"]);
+    r = v154(v["gate"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate"] = r;
   }
@@ -2249,11 +2266,11 @@ function v153(v: In): Out {
   return out;
 }
 
-function v154(v: In): Out {
+function v156(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v153(v[i]);
+    const r = v155(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2261,7 +2278,7 @@ function v154(v: In): Out {
   return out;
 }
 
-function v155(v: In): Out {
+function v157(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2274,29 +2291,29 @@ function v155(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["from_head"] = r;
   if (!("events" in v)) return NO;
-  r = v154(v["events"]);
+  r = v156(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   for (const k in v) if (k !== "from_seq" && k !== "from_head" && k !== "events") return NO;
   return out;
 }
 
-function v156(v: In): Out {
+function v158(v: In): Out {
   if (v === undefined) return undefined;
   return v47(v);
 }
 
-function v157(v: In): Out {
+function v159(v: In): Out {
   if (!(v === "checkpoint" || v === "export")) return NO;
   return v;
 }
 
-function v158(v: In): Out {
+function v160(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v157(v["kind"]);
+  r = v159(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("gate_key" in v)) return NO;
@@ -2311,18 +2328,18 @@ function v158(v: In): Out {
   return out;
 }
 
-function v159(v: In): Out {
+function v161(v: In): Out {
   if (v === undefined) return undefined;
-  return v158(v);
+  return v160(v);
 }
 
 const K10 = new Set(["format","run_id","home_id","seq","head","last_write","updated_at","run_file","gate_signature"]);
-function v160(v: In): Out {
+function v162(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v147(v["format"]);
+  r = v149(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("run_id" in v)) return NO;
@@ -2342,20 +2359,20 @@ function v160(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("last_write" in v)) return NO;
-  r = v155(v["last_write"]);
+  r = v157(v["last_write"]);
   if (r === NO || r === NOT_SURE) return r;
   out["last_write"] = r;
   if (!("updated_at" in v)) return NO;
-  r = v94(v["updated_at"]);
+  r = v96(v["updated_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["updated_at"] = r;
   if ("run_file" in v) {
-    r = v156(v["run_file"]);
+    r = v158(v["run_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["run_file"] = r;
   }
   if ("gate_signature" in v) {
-    r = v159(v["gate_signature"]);
+    r = v161(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
@@ -2363,13 +2380,13 @@ function v160(v: In): Out {
   return out;
 }
 
-function v161(v: In): Out {
+function v163(v: In): Out {
   if (v === null) return null;
   return v44(v);
 }
 
 const K11 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v162(v: In): Out {
+function v164(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2422,12 +2439,12 @@ function v162(v: In): Out {
   return out;
 }
 
-function v163(v: In): Out {
+function v165(v: In): Out {
   if (v === null) return null;
-  return v162(v);
+  return v164(v);
 }
 
-function v164(v: In): Out {
+function v166(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2448,7 +2465,7 @@ function v164(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["admitted_by"] = r;
   if (!("result" in v)) return NO;
-  r = v161(v["result"]);
+  r = v163(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2460,7 +2477,7 @@ function v164(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["result_at"] = r;
   if (!("result_receipt" in v)) return NO;
-  r = v163(v["result_receipt"]);
+  r = v165(v["result_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_receipt"] = r;
   for (const k in v) if (k !== "handoff_hash" && k !== "revision" && k !== "admitted_at" && k !== "admitted_by" && k !== "result" && k !== "note" && k !== "result_at" && k !== "result_receipt") return NO;
@@ -2468,7 +2485,7 @@ function v164(v: In): Out {
 }
 
 const K12 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v165(v: In): Out {
+function v167(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2513,7 +2530,7 @@ function v165(v: In): Out {
   return out;
 }
 
-function v166(v: In): Out {
+function v168(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2542,7 +2559,7 @@ function v166(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_by"] = r;
   if (!("receipt" in v)) return NO;
-  r = v165(v["receipt"]);
+  r = v167(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -2553,33 +2570,33 @@ function v166(v: In): Out {
   return out;
 }
 
-function v167(v: In): Out {
+function v169(v: In): Out {
   if (!(v === "twinlock-run/2")) return NO;
   return v;
 }
 
-function v168(v: In): Out {
+function v170(v: In): Out {
   if (!(v === "investigating" || v === "handoff_frozen" || v === "plan_review_pending" || v === "plan_revision_pending" || v === "execution_consent_pending" || v === "approval_pending" || v === "dry_run_ready" || v === "executing" || v === "closed" || v === "failed")) return NO;
   return v;
 }
 
-function v169(v: In): Out {
+function v171(v: In): Out {
   if (v === null) return null;
-  return v166(v);
+  return v168(v);
 }
 
-function v170(v: In): Out {
+function v172(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   return v;
 }
 
-function v171(v: In): Out {
+function v173(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("revision" in v)) return NO;
-  r = v170(v["revision"]);
+  r = v172(v["revision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("hash" in v)) return NO;
@@ -2591,18 +2608,18 @@ function v171(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_at"] = r;
   if (!("seq" in v)) return NO;
-  r = v170(v["seq"]);
+  r = v172(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   for (const k in v) if (k !== "revision" && k !== "hash" && k !== "frozen_at" && k !== "seq") return NO;
   return out;
 }
 
-function v172(v: In): Out {
+function v174(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v171(v[i]);
+    const r = v173(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2610,7 +2627,7 @@ function v172(v: In): Out {
 }
 
 const K13 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
-function v173(v: In): Out {
+function v175(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2671,11 +2688,11 @@ function v173(v: In): Out {
   return out;
 }
 
-function v174(v: In): Out {
+function v176(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v173(v[i]);
+    const r = v175(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2683,7 +2700,7 @@ function v174(v: In): Out {
 }
 
 const K14 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
-function v175(v: In): Out {
+function v177(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2768,11 +2785,11 @@ function v175(v: In): Out {
   return out;
 }
 
-function v176(v: In): Out {
+function v178(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v175(v[i]);
+    const r = v177(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2780,7 +2797,7 @@ function v176(v: In): Out {
 }
 
 const K15 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
-function v177(v: In): Out {
+function v179(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2829,11 +2846,11 @@ function v177(v: In): Out {
   return out;
 }
 
-function v178(v: In): Out {
+function v180(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v177(v[i]);
+    const r = v179(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2841,7 +2858,7 @@ function v178(v: In): Out {
 }
 
 const K16 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
-function v179(v: In): Out {
+function v181(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2893,35 +2910,35 @@ function v179(v: In): Out {
   return out;
 }
 
-function v180(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v179(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v181(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v164(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
 function v182(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v181(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v183(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v166(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v184(v: In): Out {
   if (!(v === "verified" || v === "failed" || v === "rolled_back" || v === "declined" || v === "abandoned")) return NO;
   return v;
 }
 
 const K17 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","execution_hash","by","at","signature"]);
-function v183(v: In): Out {
+function v185(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2974,17 +2991,17 @@ function v183(v: In): Out {
   return out;
 }
 
-function v184(v: In): Out {
+function v186(v: In): Out {
   if (v === undefined) return undefined;
-  return v183(v);
+  return v185(v);
 }
 
-function v185(v: In): Out {
+function v187(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("outcome" in v)) return NO;
-  r = v182(v["outcome"]);
+  r = v184(v["outcome"]);
   if (r === NO || r === NOT_SURE) return r;
   out["outcome"] = r;
   if (!("residual" in v)) return NO;
@@ -3005,7 +3022,7 @@ function v185(v: In): Out {
     out["execution"] = r;
   }
   if ("receipt" in v) {
-    r = v184(v["receipt"]);
+    r = v186(v["receipt"]);
     if (r === NO || r === NOT_SURE) return r;
     out["receipt"] = r;
   }
@@ -3018,13 +3035,13 @@ function v185(v: In): Out {
   return out;
 }
 
-function v186(v: In): Out {
+function v188(v: In): Out {
   if (v === null) return null;
-  return v185(v);
+  return v187(v);
 }
 
 const K18 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v187(v: In): Out {
+function v189(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3045,7 +3062,7 @@ function v187(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v168(v["state"]);
+  r = v170(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3053,42 +3070,42 @@ function v187(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v169(v["handoff"]);
+  r = v171(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v172(v["history"]);
+  r = v174(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v174(v["reviews"]);
+  r = v176(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v176(v["consents"]);
+  r = v178(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v178(v["apply_approvals"]);
+  r = v180(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v180(v["admissions"]);
+  r = v182(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v181(v["dry_runs"]);
+  r = v183(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v186(v["result"]);
+  r = v188(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   for (const k in v) if (!K18.has(k)) return NO;
   return out;
 }
 
-function v188(v: In): Out {
+function v190(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -3096,14 +3113,14 @@ function v188(v: In): Out {
     const kr = typeof k === "string" ? v0(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v187(v[k]);
+    const r = v189(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v189(v: In): Out {
+function v191(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -3114,18 +3131,18 @@ function v189(v: In): Out {
   return out;
 }
 
-function v190(v: In): Out {
+function v192(v: In): Out {
   if (v === null) return null;
   return v6(v);
 }
 
 const K19 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v191(v: In): Out {
+function v193(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v89(v["kind"]);
+  r = v91(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -3141,7 +3158,7 @@ function v191(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v90(v["stops"]);
+  r = v92(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -3165,13 +3182,13 @@ function v191(v: In): Out {
   return out;
 }
 
-function v192(v: In): Out {
+function v194(v: In): Out {
   if (v === null) return null;
-  return v191(v);
+  return v193(v);
 }
 
 const K20 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v193(v: In): Out {
+function v195(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3204,7 +3221,7 @@ function v193(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v190(v["resolved_by"]);
+  r = v192(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3212,18 +3229,18 @@ function v193(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v192(v["resolution_receipt"]);
+  r = v194(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
   for (const k in v) if (!K20.has(k)) return NO;
   return out;
 }
 
-function v194(v: In): Out {
+function v196(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v193(v[i]);
+    const r = v195(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3231,85 +3248,6 @@ function v194(v: In): Out {
 }
 
 const K21 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
-function v195(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("run_id" in v)) return NO;
-  r = v2(v["run_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["run_id"] = r;
-  if (!("home_id" in v)) return NO;
-  r = v78(v["home_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["home_id"] = r;
-  if (!("created_at" in v)) return NO;
-  r = v17(v["created_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["created_at"] = r;
-  if (!("suite" in v)) return NO;
-  r = v79(v["suite"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite"] = r;
-  if (!("settings" in v)) return NO;
-  r = v80(v["settings"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["settings"] = r;
-  if ("change" in v) {
-    r = v82(v["change"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["change"] = r;
-  }
-  if (!("workflows" in v)) return NO;
-  r = v188(v["workflows"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["workflows"] = r;
-  if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v189(v["authorized_execution_prompt_ids"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["authorized_execution_prompt_ids"] = r;
-  if (!("stops" in v)) return NO;
-  r = v194(v["stops"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["stops"] = r;
-  for (const k in v) if (!K21.has(k)) return NO;
-  return out;
-}
-
-function v196(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("format" in v)) return NO;
-  r = v167(v["format"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["format"] = r;
-  if (!("revision" in v)) return NO;
-  r = v4(v["revision"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["revision"] = r;
-  if (!("head" in v)) return NO;
-  r = v3(v["head"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["head"] = r;
-  if (!("state" in v)) return NO;
-  r = v195(v["state"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["state"] = r;
-  if (!("events" in v)) return NO;
-  r = v154(v["events"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["events"] = r;
-  if ("gate_signature" in v) {
-    r = v159(v["gate_signature"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_signature"] = r;
-  }
-  for (const k in v) if (k !== "format" && k !== "revision" && k !== "head" && k !== "state" && k !== "events" && k !== "gate_signature") return NO;
-  return out;
-}
-
-const K22 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
 function v197(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
@@ -3340,15 +3278,94 @@ function v197(v: In): Out {
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v188(v["workflows"]);
+  r = v190(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v189(v["authorized_execution_prompt_ids"]);
+  r = v191(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v194(v["stops"]);
+  r = v196(v["stops"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["stops"] = r;
+  for (const k in v) if (!K21.has(k)) return NO;
+  return out;
+}
+
+function v198(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("format" in v)) return NO;
+  r = v169(v["format"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["format"] = r;
+  if (!("revision" in v)) return NO;
+  r = v4(v["revision"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["revision"] = r;
+  if (!("head" in v)) return NO;
+  r = v3(v["head"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["head"] = r;
+  if (!("state" in v)) return NO;
+  r = v197(v["state"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["state"] = r;
+  if (!("events" in v)) return NO;
+  r = v156(v["events"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["events"] = r;
+  if ("gate_signature" in v) {
+    r = v161(v["gate_signature"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_signature"] = r;
+  }
+  for (const k in v) if (k !== "format" && k !== "revision" && k !== "head" && k !== "state" && k !== "events" && k !== "gate_signature") return NO;
+  return out;
+}
+
+const K22 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
+function v199(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("run_id" in v)) return NO;
+  r = v2(v["run_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["run_id"] = r;
+  if (!("home_id" in v)) return NO;
+  r = v78(v["home_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["home_id"] = r;
+  if (!("created_at" in v)) return NO;
+  r = v17(v["created_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["created_at"] = r;
+  if (!("suite" in v)) return NO;
+  r = v79(v["suite"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite"] = r;
+  if (!("settings" in v)) return NO;
+  r = v80(v["settings"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["settings"] = r;
+  if ("change" in v) {
+    r = v82(v["change"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["change"] = r;
+  }
+  if (!("workflows" in v)) return NO;
+  r = v190(v["workflows"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["workflows"] = r;
+  if (!("authorized_execution_prompt_ids" in v)) return NO;
+  r = v191(v["authorized_execution_prompt_ids"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["authorized_execution_prompt_ids"] = r;
+  if (!("stops" in v)) return NO;
+  r = v196(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (!K22.has(k)) return NO;
@@ -3356,7 +3373,7 @@ function v197(v: In): Out {
 }
 
 const K23 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v198(v: In): Out {
+function v200(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3389,7 +3406,7 @@ function v198(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v190(v["resolved_by"]);
+  r = v192(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3397,7 +3414,7 @@ function v198(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v192(v["resolution_receipt"]);
+  r = v194(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
   for (const k in v) if (!K23.has(k)) return NO;
@@ -3405,7 +3422,7 @@ function v198(v: In): Out {
 }
 
 const K24 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v199(v: In): Out {
+function v201(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3426,7 +3443,7 @@ function v199(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v168(v["state"]);
+  r = v170(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3434,92 +3451,92 @@ function v199(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v169(v["handoff"]);
+  r = v171(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v172(v["history"]);
+  r = v174(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v174(v["reviews"]);
+  r = v176(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v176(v["consents"]);
+  r = v178(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v178(v["apply_approvals"]);
+  r = v180(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v180(v["admissions"]);
+  r = v182(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v181(v["dry_runs"]);
+  r = v183(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v186(v["result"]);
+  r = v188(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   for (const k in v) if (!K24.has(k)) return NO;
   return out;
 }
 
-function v200(v: In): Out {
+function v202(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   return v;
 }
 
-function v201(v: In): Out {
+function v203(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v200(v[i]);
+    const r = v202(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
-}
-
-function v202(v: In): Out {
-  if (v === undefined) return undefined;
-  return v201(v);
-}
-
-const P12 = /^[a-z][a-z0-9_]*$/;
-function v203(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P12.test(v)) return NO;
-  return v;
 }
 
 function v204(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v203(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v205(v: In): Out {
-  if (v === undefined) return undefined;
-  return v204(v);
-}
-
-function v206(v: In): Out {
   if (v === undefined) return undefined;
   return v203(v);
 }
 
+const P13 = /^[a-z][a-z0-9_]*$/;
+function v205(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P13.test(v)) return NO;
+  return v;
+}
+
+function v206(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v205(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
 function v207(v: In): Out {
+  if (v === undefined) return undefined;
+  return v206(v);
+}
+
+function v208(v: In): Out {
+  if (v === undefined) return undefined;
+  return v205(v);
+}
+
+function v209(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3527,58 +3544,58 @@ function v207(v: In): Out {
   return v;
 }
 
-function v208(v: In): Out {
+function v210(v: In): Out {
   if (v === undefined) return undefined;
-  return v207(v);
+  return v209(v);
 }
 
 const K25 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v209(v: In): Out {
+function v211(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v202(v["markers"]);
+    r = v204(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v205(v["all_blocks"]);
+    r = v207(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v205(v["planner_blocks"]);
+    r = v207(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v205(v["executor_blocks"]);
+    r = v207(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v206(v["gate_block"]);
+    r = v208(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v202(v["gate_phrases"]);
+    r = v204(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v206(v["authority_block"]);
+    r = v208(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v206(v["verification_design_block"]);
+    r = v208(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v208(v["copied_item_min_length"]);
+    r = v210(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
@@ -3586,25 +3603,8 @@ function v209(v: In): Out {
   return out;
 }
 
-function v210(v: In): Out {
-  if (!(v === "twinlock")) return NO;
-  return v;
-}
-
-function v211(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("format" in v)) return NO;
-  r = v210(v["format"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["format"] = r;
-  for (const k in v) if (k !== "format") return NO;
-  return out;
-}
-
 function v212(v: In): Out {
-  if (!(v === "mission-directives")) return NO;
+  if (!(v === "twinlock")) return NO;
   return v;
 }
 
@@ -3621,36 +3621,41 @@ function v213(v: In): Out {
 }
 
 function v214(v: In): Out {
+  if (!(v === "mission-directives")) return NO;
+  return v;
+}
+
+function v215(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("format" in v)) return NO;
+  r = v214(v["format"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["format"] = r;
+  for (const k in v) if (k !== "format") return NO;
+  return out;
+}
+
+function v216(v: In): Out {
   if (!isObject(v)) return NO;
   const tag = v["format"];
-  if (tag === "twinlock") return v211(v);
-  if (tag === "mission-directives") return v213(v);
+  if (tag === "twinlock") return v213(v);
+  if (tag === "mission-directives") return v215(v);
   if (tag === "custom") return v23(v);
   return NO;
 }
 
-function v215(v: In): Out {
+function v217(v: In): Out {
   if (v === undefined) return undefined;
   return v13(v);
 }
 
-function v216(v: In): Out {
+function v218(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
   if (!(v <= 100)) return NO;
-  return v;
-}
-
-function v217(v: In): Out {
-  if (v === undefined) return undefined;
-  return v216(v);
-}
-
-const P13 = /^[1-9][0-9]*(m|h|d)$/;
-function v218(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P13.test(v)) return NO;
   return v;
 }
 
@@ -3659,27 +3664,39 @@ function v219(v: In): Out {
   return v218(v);
 }
 
+const P14 = /^[1-9][0-9]*(m|h|d)$/;
 function v220(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P14.test(v)) return NO;
+  return v;
+}
+
+function v221(v: In): Out {
+  if (v === undefined) return undefined;
+  return v220(v);
+}
+
+function v222(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("require_signed_receipts" in v) {
-    r = v215(v["require_signed_receipts"]);
+    r = v217(v["require_signed_receipts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["require_signed_receipts"] = r;
   }
   if ("required_approvals" in v) {
-    r = v217(v["required_approvals"]);
+    r = v219(v["required_approvals"]);
     if (r === NO || r === NOT_SURE) return r;
     out["required_approvals"] = r;
   }
   if ("separate_duties" in v) {
-    r = v215(v["separate_duties"]);
+    r = v217(v["separate_duties"]);
     if (r === NO || r === NOT_SURE) return r;
     out["separate_duties"] = r;
   }
   if ("consent_expiry" in v) {
-    r = v219(v["consent_expiry"]);
+    r = v221(v["consent_expiry"]);
     if (r === NO || r === NOT_SURE) return r;
     out["consent_expiry"] = r;
   }
@@ -3687,23 +3704,23 @@ function v220(v: In): Out {
   return out;
 }
 
-const P14 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
-function v221(v: In): Out {
+const P15 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
+function v223(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P14.test(v)) return NO;
+  if (!P15.test(v)) return NO;
   return v;
 }
 
-function v222(v: In): Out {
+function v224(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "freeze" || v === "stop" || v === "verify")) return NO;
   return v;
 }
 
-function v223(v: In): Out {
+function v225(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v222(v[i]);
+    const r = v224(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3711,7 +3728,7 @@ function v223(v: In): Out {
   return out;
 }
 
-function v224(v: In): Out {
+function v226(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3720,101 +3737,85 @@ function v224(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v221(v["public_key"]);
+  r = v223(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("rights" in v)) return NO;
-  r = v223(v["rights"]);
+  r = v225(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key" && k !== "rights") return NO;
   return out;
 }
 
-function v225(v: In): Out {
+function v227(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P10.test(v)) return NO;
+  if (!P11.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
 }
 
-function v226(v: In): Out {
+function v228(v: In): Out {
   if (v === undefined) return undefined;
-  return v225(v);
+  return v227(v);
 }
 
-function v227(v: In): Out {
+function v229(v: In): Out {
   if (v === undefined) return undefined;
   return v9(v);
 }
 
 const K26 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v228(v: In): Out {
+function v230(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v202(v["markers"]);
+    r = v204(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v205(v["all_blocks"]);
+    r = v207(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v205(v["planner_blocks"]);
+    r = v207(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v205(v["executor_blocks"]);
+    r = v207(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v206(v["gate_block"]);
+    r = v208(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v202(v["gate_phrases"]);
+    r = v204(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v206(v["authority_block"]);
+    r = v208(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v206(v["verification_design_block"]);
+    r = v208(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v208(v["copied_item_min_length"]);
+    r = v210(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
   for (const k in v) if (!K26.has(k)) return NO;
-  return out;
-}
-
-function v229(v: In): Out {
-  if (v === undefined) return undefined;
-  return v228(v);
-}
-
-function v230(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v224(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
   return out;
 }
 
@@ -3827,7 +3828,7 @@ function v232(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v221(v[i]);
+    const r = v226(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3840,6 +3841,22 @@ function v233(v: In): Out {
 }
 
 function v234(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v223(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v235(v: In): Out {
+  if (v === undefined) return undefined;
+  return v234(v);
+}
+
+function v236(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3848,18 +3865,18 @@ function v234(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v221(v["public_key"]);
+  r = v223(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key") return NO;
   return out;
 }
 
-function v235(v: In): Out {
+function v237(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v234(v[i]);
+    const r = v236(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3867,33 +3884,33 @@ function v235(v: In): Out {
   return out;
 }
 
-function v236(v: In): Out {
-  if (v === undefined) return undefined;
-  return v235(v);
-}
-
-function v237(v: In): Out {
-  if (v === undefined) return undefined;
-  return v220(v);
-}
-
 function v238(v: In): Out {
   if (v === undefined) return undefined;
-  return v200(v);
+  return v237(v);
 }
 
 function v239(v: In): Out {
+  if (v === undefined) return undefined;
+  return v222(v);
+}
+
+function v240(v: In): Out {
+  if (v === undefined) return undefined;
+  return v202(v);
+}
+
+function v241(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
 }
 
-function v240(v: In): Out {
+function v242(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v239(v[i]);
+    const r = v241(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3901,73 +3918,73 @@ function v240(v: In): Out {
   return out;
 }
 
-function v241(v: In): Out {
+function v243(v: In): Out {
   if (v === undefined) return undefined;
-  return v240(v);
+  return v242(v);
 }
 
-function v242(v: In): Out {
+function v244(v: In): Out {
   if (v === undefined) return undefined;
-  return v214(v);
+  return v216(v);
 }
 
 const K27 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
-function v243(v: In): Out {
+function v245(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("suite_id" in v) {
-    r = v226(v["suite_id"]);
+    r = v228(v["suite_id"]);
     if (r === NO || r === NOT_SURE) return r;
     out["suite_id"] = r;
   }
   if ("declared_pairs" in v) {
-    r = v227(v["declared_pairs"]);
+    r = v229(v["declared_pairs"]);
     if (r === NO || r === NOT_SURE) return r;
     out["declared_pairs"] = r;
   }
   if ("body_rules" in v) {
-    r = v229(v["body_rules"]);
+    r = v231(v["body_rules"]);
     if (r === NO || r === NOT_SURE) return r;
     out["body_rules"] = r;
   }
   if ("reviewers" in v) {
-    r = v231(v["reviewers"]);
+    r = v233(v["reviewers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["reviewers"] = r;
   }
   if ("revoked" in v) {
-    r = v233(v["revoked"]);
+    r = v235(v["revoked"]);
     if (r === NO || r === NOT_SURE) return r;
     out["revoked"] = r;
   }
   if ("gate_keys" in v) {
-    r = v236(v["gate_keys"]);
+    r = v238(v["gate_keys"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_keys"] = r;
   }
   if ("policies" in v) {
-    r = v237(v["policies"]);
+    r = v239(v["policies"]);
     if (r === NO || r === NOT_SURE) return r;
     out["policies"] = r;
   }
   if ("graph_file" in v) {
-    r = v238(v["graph_file"]);
+    r = v240(v["graph_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["graph_file"] = r;
   }
   if ("prompts" in v) {
-    r = v241(v["prompts"]);
+    r = v243(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
   if ("exclude" in v) {
-    r = v241(v["exclude"]);
+    r = v243(v["exclude"]);
     if (r === NO || r === NOT_SURE) return r;
     out["exclude"] = r;
   }
   if ("handoff" in v) {
-    r = v242(v["handoff"]);
+    r = v244(v["handoff"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff"] = r;
   }
@@ -3975,30 +3992,10 @@ function v243(v: In): Out {
   return out;
 }
 
-function v244(v: In): Out {
+function v246(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
-}
-
-function v245(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v244(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v3(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
-}
-
-function v246(v: In): Out {
-  if (v === undefined) return undefined;
-  return v245(v);
 }
 
 function v247(v: In): Out {
@@ -4006,22 +4003,7 @@ function v247(v: In): Out {
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v94(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v94(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
-}
-
-function v248(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v94(k) : NO;
+    const kr = typeof k === "string" ? v246(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
     const r = v3(v[k]);
@@ -4031,64 +4013,47 @@ function v248(v: In): Out {
   return out;
 }
 
-function v249(v: In): Out {
+function v248(v: In): Out {
   if (v === undefined) return undefined;
-  return v248(v);
+  return v247(v);
 }
 
-const K28 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v250(v: In): Out {
-  if (!isObject(v)) return NO;
+function v249(v: In): Out {
+  if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("suite_id" in v)) return NO;
-  r = v6(v["suite_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite_id"] = r;
-  if (!("root" in v)) return NO;
-  r = v38(v["root"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["root"] = r;
-  if (!("config_sha256" in v)) return NO;
-  r = v3(v["config_sha256"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["config_sha256"] = r;
-  if ("handoff_schemas" in v) {
-    r = v246(v["handoff_schemas"]);
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v96(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v96(v[k]);
     if (r === NO || r === NOT_SURE) return r;
-    out["handoff_schemas"] = r;
+    out[k as string] = r;
   }
-  if (!("pairs" in v)) return NO;
-  r = v247(v["pairs"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pairs"] = r;
-  if ("prompts" in v) {
-    r = v249(v["prompts"]);
+  return out;
+}
+
+function v250(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v96(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v3(v[k]);
     if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
+    out[k as string] = r;
   }
-  if (!("allow_unsigned" in v)) return NO;
-  r = v13(v["allow_unsigned"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["allow_unsigned"] = r;
-  if (!("pinned_at" in v)) return NO;
-  r = v94(v["pinned_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_at"] = r;
-  if (!("pinned_by" in v)) return NO;
-  r = v7(v["pinned_by"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_by"] = r;
-  for (const k in v) if (!K28.has(k)) return NO;
   return out;
 }
 
 function v251(v: In): Out {
-  if (!(v === "twinlock-pins/1")) return NO;
-  return v;
+  if (v === undefined) return undefined;
+  return v250(v);
 }
 
-const K29 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+const K28 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
 function v252(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
@@ -4106,16 +4071,16 @@ function v252(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v246(v["handoff_schemas"]);
+    r = v248(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v247(v["pairs"]);
+  r = v249(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v249(v["prompts"]);
+    r = v251(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -4124,7 +4089,59 @@ function v252(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["allow_unsigned"] = r;
   if (!("pinned_at" in v)) return NO;
-  r = v94(v["pinned_at"]);
+  r = v96(v["pinned_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_at"] = r;
+  if (!("pinned_by" in v)) return NO;
+  r = v7(v["pinned_by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_by"] = r;
+  for (const k in v) if (!K28.has(k)) return NO;
+  return out;
+}
+
+function v253(v: In): Out {
+  if (!(v === "twinlock-pins/1")) return NO;
+  return v;
+}
+
+const K29 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v254(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("suite_id" in v)) return NO;
+  r = v6(v["suite_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite_id"] = r;
+  if (!("root" in v)) return NO;
+  r = v38(v["root"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["root"] = r;
+  if (!("config_sha256" in v)) return NO;
+  r = v3(v["config_sha256"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["config_sha256"] = r;
+  if ("handoff_schemas" in v) {
+    r = v248(v["handoff_schemas"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff_schemas"] = r;
+  }
+  if (!("pairs" in v)) return NO;
+  r = v249(v["pairs"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pairs"] = r;
+  if ("prompts" in v) {
+    r = v251(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if (!("allow_unsigned" in v)) return NO;
+  r = v13(v["allow_unsigned"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["allow_unsigned"] = r;
+  if (!("pinned_at" in v)) return NO;
+  r = v96(v["pinned_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pinned_at"] = r;
   if (!("pinned_by" in v)) return NO;
@@ -4135,23 +4152,23 @@ function v252(v: In): Out {
   return out;
 }
 
-function v253(v: In): Out {
+function v255(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v252(v[i]);
+    const r = v254(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v254(v: In): Out {
+function v256(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v251(v["format"]);
+  r = v253(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("pinners" in v)) return NO;
@@ -4159,7 +4176,7 @@ function v254(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pinners"] = r;
   if (!("pins" in v)) return NO;
-  r = v253(v["pins"]);
+  r = v255(v["pins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pins"] = r;
   for (const k in v) if (k !== "format" && k !== "pinners" && k !== "pins") return NO;
@@ -4182,58 +4199,58 @@ export const FAST_VALIDATORS: Record<string, (input: unknown) => Out> = {
   "apply-event.plan_declined": v36,
   "apply-event.review_requested": v77,
   "apply-event.run_created": v85,
-  "apply-event.stop_raised": v88,
-  "apply-event.stop_resolved": v92,
-  "gate-home.HomeFileSchema": v95,
-  "handoff-records.AcceptanceCriteriaSchema": v101,
-  "handoff-records.ActionPlanSchema": v110,
-  "handoff-records.ActionSchema": v111,
-  "handoff-records.CriterionSchema": v99,
-  "handoff-records.EvidenceIndexSchema": v117,
-  "handoff-records.EvidenceSchema": v115,
-  "handoff-records.FindingRegisterSchema": v124,
-  "handoff-records.FindingSchema": v119,
-  "handoff-records.PlanStopSchema": v108,
-  "handoff-records.UnknownSchema": v122,
+  "apply-event.stop_raised": v90,
+  "apply-event.stop_resolved": v94,
+  "gate-home.HomeFileSchema": v97,
+  "handoff-records.AcceptanceCriteriaSchema": v103,
+  "handoff-records.ActionPlanSchema": v112,
+  "handoff-records.ActionSchema": v113,
+  "handoff-records.CriterionSchema": v101,
+  "handoff-records.EvidenceIndexSchema": v119,
+  "handoff-records.EvidenceSchema": v117,
+  "handoff-records.FindingRegisterSchema": v126,
+  "handoff-records.FindingSchema": v121,
+  "handoff-records.PlanStopSchema": v110,
+  "handoff-records.UnknownSchema": v124,
   "manifest-schema.ManifestEntrySchema": v72,
-  "reviewer-registry.EnrolledCredentialSchema": v131,
-  "reviewer-registry.InvitationSchema": v140,
-  "reviewer-registry.RegistryFileSchema": v146,
-  "reviewer-registry.ReviewerSchema": v143,
-  "run-checkpoints.CheckpointSchema": v160,
+  "reviewer-registry.EnrolledCredentialSchema": v133,
+  "reviewer-registry.InvitationSchema": v142,
+  "reviewer-registry.RegistryFileSchema": v148,
+  "reviewer-registry.ReviewerSchema": v145,
+  "run-checkpoints.CheckpointSchema": v162,
   "run-schema.AdmissionCheckSchema": v15,
   "run-schema.AdmissionReceiptSchema": v18,
   "run-schema.ApplyApprovalSchema": v30,
   "run-schema.ConsentReceiptSchema": v65,
   "run-schema.DryRunResultSchema": v68,
-  "run-schema.DryRunSchema": v164,
-  "run-schema.EventSchema": v153,
+  "run-schema.DryRunSchema": v166,
+  "run-schema.EventSchema": v155,
   "run-schema.ExecutionSchema": v50,
   "run-schema.FreezeReceiptSchema": v75,
-  "run-schema.FrozenHandoffSchema": v166,
-  "run-schema.GateSignatureSchema": v151,
-  "run-schema.HeadSignatureSchema": v158,
+  "run-schema.FrozenHandoffSchema": v168,
+  "run-schema.GateSignatureSchema": v153,
+  "run-schema.HeadSignatureSchema": v160,
   "run-schema.ReviewReceiptSchema": v35,
-  "run-schema.RunFileSchema": v196,
-  "run-schema.RunStateSchema": v197,
+  "run-schema.RunFileSchema": v198,
+  "run-schema.RunStateSchema": v199,
   "run-schema.SettingsSchema": v80,
   "run-schema.SignatureSchema": v28,
-  "run-schema.StopResolutionSchema": v91,
-  "run-schema.StopSchema": v198,
+  "run-schema.StopResolutionSchema": v93,
+  "run-schema.StopSchema": v200,
   "run-schema.VerificationReceiptSchema": v54,
-  "run-schema.WorkflowSchema": v199,
+  "run-schema.WorkflowSchema": v201,
   "run-schema.changeRef": v81,
   "run-schema.handoffHash": v3,
   "run-schema.homeId": v78,
   "run-schema.promptId": v0,
   "run-schema.runId": v2,
   "run-schema.stopReason": v86,
-  "suite-config.BodyRulesSchema": v209,
-  "suite-config.HandoffConfigSchema": v214,
-  "suite-config.PoliciesSchema": v220,
-  "suite-config.ReviewerSchema": v224,
-  "suite-config.SuiteConfigSchema": v243,
-  "suite-pins.PinSchema": v250,
-  "suite-pins.PinsFileSchema": v254,
+  "suite-config.BodyRulesSchema": v211,
+  "suite-config.HandoffConfigSchema": v216,
+  "suite-config.PoliciesSchema": v222,
+  "suite-config.ReviewerSchema": v226,
+  "suite-config.SuiteConfigSchema": v245,
+  "suite-pins.PinSchema": v252,
+  "suite-pins.PinsFileSchema": v256,
   "webauthn-signature.WebAuthnSignatureSchema": v27,
 };

@@ -59,10 +59,19 @@ export async function runStop(
     exitCode: 0,
     // Lifting a stop is a person's signed decision on a suite that requires signed receipts.
     text:
-      raised.pending !== undefined
-        ? `recorded !STOP:${reason} on ${workflow ?? "the whole run"} in the gate home; ${stopEffect(raised.state)} from now on. It is not yet in the run's log (${raised.pending}); the run's next write puts it there first. Lift it, once it is in the log (twinlock log), with: ${lift}`
-        : `recorded !STOP:${reason} on ${workflow ?? "the whole run"}${raised.stop === undefined ? "" : ` as stop ${raised.stop}`}; ${stopEffect(raised.state)} until: ${lift}`,
-    json: { ok: true, reason, workflow: workflow ?? null, stop: raised.stop ?? null, pending: raised.pending ?? null },
+      raised.notRecorded !== undefined
+        ? `${raised.notRecorded}; ${stopEffect(raised.state)} from now on. This stop (!STOP:${reason}) is not recorded: raise it again once they are in the run's log (twinlock log)`
+        : raised.pending !== undefined
+          ? `recorded !STOP:${reason} on ${workflow ?? "the whole run"} in the gate home; ${stopEffect(raised.state)} from now on. It is not yet in the run's log (${raised.pending}); the run's next write puts it there first. Lift it, once it is in the log (twinlock log), with: ${lift}`
+          : `recorded !STOP:${reason} on ${workflow ?? "the whole run"}${raised.stop === undefined ? "" : ` as stop ${raised.stop}`}; ${stopEffect(raised.state)} until: ${lift}`,
+    json: {
+      ok: true,
+      reason,
+      workflow: workflow ?? null,
+      stop: raised.stop ?? null,
+      pending: raised.pending ?? null,
+      not_recorded: raised.notRecorded ?? null,
+    },
   };
 }
 
