@@ -1,10 +1,12 @@
 import { RefusalError } from "../errors/errors.js";
+import { runsRecordedAt } from "../home/run-checkpoints.js";
 import { pendingStopRequests, recordStopRequest, type StopRequest, withPendingStops } from "../home/stop-requests.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { endSessionsOfRun, sessionRunFile } from "../home/write-session-binding.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import { MAX_STOPS_PER_LIFT, type RunState, type StopResolution } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
+import { resolveRunFile } from "../store/run-folder.js";
 import type { RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
@@ -24,6 +26,11 @@ export type RaisedStop = LoadedRun & {
    * already (the run stands stopped by them), and the run's lock stayed held.
    */
   notRecorded?: string;
+  /**
+   * The folder store: the runs the stop was recorded for, by ID. Those the gate home's checkpoints record at the run
+   * file come first; the run the file held when it was read is last (another one when the agent swapped the file).
+   */
+  runs?: string[];
 };
 
 /**
@@ -72,31 +79,63 @@ async function raiseStopInHome(
   const runFile = boundRunFile(input.run);
   const why = `!STOP:${draft.reason} was raised on ${draft.workflow ?? "the run"} by ${input.actor}`;
   const endSessions = () => (runFile === undefined ? undefined : endSessionsOfRun(home, runFile, draft.workflow ?? undefined, why));
+  const at = input.now?.() ?? new Date();
+  // Each run's request, or the refusal that the run has as many pending as it may (it stands stopped already).
+  const requests = new Map<string, StopRequest | RefusalError>();
+  const recordFor = (runId: string) => {
+    if (requests.has(runId)) return;
+    try {
+      requests.set(runId, recordStopRequest(home, { runId, ...draft, actor: input.actor, at }));
+    } catch (error) {
+      if (!(error instanceof RefusalError && error.code === "STOPS_PENDING_FULL")) throw error;
+      requests.set(runId, error);
+    }
+  };
+  // The runs the home knows live at this path come first, whatever the file holds now: the agent may have swapped
+  // another run's file in, or left it unreadable, for the moment the person stops it. A stop of the whole run is
+  // recorded for them before the file is read; one of a workflow once the file shows the workflow is there (a typo
+  // is refused, recording nothing), or, when the file is not theirs, on the whole run (as the fold writes it).
+  const recorded = runsRecordedAt(home, resolveRunFile(input.run));
+  if (draft.workflow === null) for (const id of recorded) recordFor(id);
   // Read without the lock: verified and set against the home's checkpoint, as every read is.
-  const before = await input.store.read(input.run).catch(async (error: unknown) => {
-    // Nothing to record the stop for: the sessions of the run file end all the same.
+  let before: LoadedRun | undefined;
+  let unreadable: unknown;
+  try {
+    before = await input.store.read(input.run);
+  } catch (error) {
+    unreadable = error;
+  }
+  if (before && draft.workflow !== null && (recorded.length === 0 || recorded.includes(before.state.run_id)))
+    requireWorkflow(before.state.workflows, draft.workflow);
+  for (const id of recorded) recordFor(id);
+  const others = recorded.filter((id) => id !== before?.state.run_id);
+  if (before === undefined || (draft.workflow !== null && !Object.hasOwn(before.state.workflows, draft.workflow))) {
     await endSessions();
-    throw error;
-  });
-  if (draft.workflow !== null) requireWorkflow(before.state.workflows, draft.workflow);
+    if (before === undefined) {
+      if (others.length > 0 && unreadable instanceof Error)
+        unreadable.message = `${unreadable.message}; the stop stands all the same: recorded in the gate home for ${others.join(", ")}, whose checkpoint names this run file`;
+      throw unreadable;
+    }
+    // The file holds another run than the one recorded here, without that workflow: only the recorded runs are stopped.
+    return { ...before, state: before.file.state, pending: "the run file holds another run now", runs: others };
+  }
   const runId = before.state.run_id;
   // Past the cap of pending requests the run stands stopped already: this stop is written into the chain itself, if
   // the run's lock comes free in time, else it is not recorded, and the person is told so.
-  let full: string | undefined;
-  let request: StopRequest | undefined;
-  try {
-    request = recordStopRequest(home, { runId, ...draft, actor: input.actor, at: input.now?.() ?? new Date() });
-  } catch (error) {
-    if (!(error instanceof RefusalError && error.code === "STOPS_PENDING_FULL")) throw error;
-    full = error.message;
-  }
+  recordFor(runId);
+  const own = requests.get(runId);
+  const request = own instanceof RefusalError ? undefined : own;
+  const full = own instanceof RefusalError ? own.message : undefined;
   // Then the run file's sessions end: from the request on, the hook denies them anyway, and a bind under way re-reads
   // the run once its binding is written, so it sees the stop, or its binding was there for this to end.
   await endSessions();
+  const loaded = before;
+  const runs = [...others, runId];
   const standing = (why: string): RaisedStop => ({
-    ...before,
+    ...loaded,
+    runs,
     // The chain's own state: the read's already shows the requests pending when it was made.
-    state: withPendingStops(before.file.state, before.file.revision, pendingStopRequests(home, runId)),
+    state: withPendingStops(loaded.file.state, loaded.file.revision, pendingStopRequests(home, runId)),
     pending: why,
   });
   try {
@@ -114,12 +153,12 @@ async function raiseStopInHome(
       },
       { now: input.now, lockWaitMs: input.lockWaitMs ?? STOP_FOLD_WAIT_MS },
     );
-    if (result !== undefined) return { ...run, stop: result };
-    if (run.state.run_id !== runId) return { ...run, stop: run.file.revision };
+    if (result !== undefined) return { ...run, stop: result, runs };
+    if (run.state.run_id !== runId) return { ...run, stop: run.file.revision, runs: [...runs, run.state.run_id] };
     // Not written by this call: by another writer of the run (then it is in the chain), or still pending.
     if (request !== undefined && pendingStopRequests(home, runId).some((r) => r.id === request.id))
       return standing("the run's lock was busy");
-    return run;
+    return { ...run, runs };
   } catch (error) {
     // Whatever kept it out of the chain, the stop stands in the home: the person is told so, never that it was lost.
     if (full !== undefined) return { ...standing((error as Error).message), pending: undefined, notRecorded: full };
