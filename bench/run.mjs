@@ -255,6 +255,8 @@ try {
       "exec",
       ctx.run,
       ctx.executor,
+      // A node script is no agent tool exec can identify: it runs held by the hook alone, which is what is timed.
+      "--hook-only",
       "--",
       node,
       join(root, "bench", "lib", "hook-timing-child.mjs"),

@@ -32,6 +32,8 @@ export async function benchAdapters({ root, cli, signed, pair, workDir, quick })
       "exec",
       ctx.run,
       ctx.executor,
+      // A node script is no agent tool exec can identify: it runs held by the hook alone, which is what is timed.
+      "--hook-only",
       "--",
       process.execPath,
       join(root, "bench", "lib", "adapter-timing-child.mjs"),

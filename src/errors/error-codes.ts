@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   NO_SUCH_STOP: "refused",
   STOPS_AMBIGUOUS: "refused",
   TOO_MANY_STOPS: "refused",
+  STOPS_PENDING_FULL: "refused",
   UNKNOWN_PAIR: "refused",
   UNKNOWN_REVISION: "refused",
   NO_OPEN_DRY_RUN: "refused",

@@ -86,8 +86,7 @@ export async function bindSession(
     manifest: wf.handoff.files.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size })),
     consent_expires_at: consent?.expires_at ?? null,
   };
-  await writeSessionBinding(input.home, binding);
-  return binding;
+  return writeAndRecheck(input.home, store, input.runFile, binding);
 }
 
 /**
@@ -164,8 +163,28 @@ export async function bindPlannerSession(input: BindCommon & { planner: string; 
     manifest: [],
     consent_expires_at: null,
   };
-  await writeSessionBinding(input.home, binding);
-  return binding;
+  return writeAndRecheck(input.home, store, input.runFile, binding);
+}
+
+/**
+ * Write the binding, then read the run again and keep the binding only while
+ * the session still holds on the run as it is now: a stop raised after this
+ * bind read the run (recorded in the gate home, or written into the chain)
+ * may have ended the run's sessions before this binding was there to end, so
+ * the binding is removed again and the bind refused.
+ */
+async function writeAndRecheck(home: GateHome, store: RunStore, runFile: string, binding: SessionBinding): Promise<SessionBinding> {
+  await writeSessionBinding(home, binding);
+  let ended: string | undefined;
+  try {
+    ended = sessionEnded(binding, await store.read(runFile));
+  } catch (error) {
+    ended = `the run cannot be read again (${(error as Error).message})`;
+  }
+  if (ended === undefined) return binding;
+  await removeSessionBinding(home, binding);
+  const who = binding.kind === "executor" ? binding.executor : `planner ${binding.planner}`;
+  throw new RefusalError(`${who}'s session is not bound: ${ended} while it was being bound`, { attack: "stopped-while-binding" });
 }
 
 /** The fields both kinds record the same way. */
@@ -199,9 +218,10 @@ function common(
 
 /**
  * Why a bound session no longer holds, judged on the run as the store has it
- * now, or undefined while it holds. An executor's session ends on any change
- * of the run (a stop, a close, a consent withdrawn, a new revision); a
- * planner's on an open stop on its pair or the run, or its pair closed.
+ * now, or undefined while it holds. Every session ends on an open stop on its
+ * pair or the run (one pending in the gate home included); an executor's on
+ * any change of the run too (a close, a consent withdrawn, a new revision); a
+ * planner's on its pair closed.
  */
 export function sessionEnded(binding: SessionBinding, run: LoadedRun): string | undefined {
   if (run.state.run_id !== binding.run_id) return `the run is now run ${run.state.run_id}, not ${binding.run_id}`;
@@ -209,10 +229,11 @@ export function sessionEnded(binding: SessionBinding, run: LoadedRun): string | 
     const bound = binding.checkpoint;
     if (bound === null || run.file.revision !== bound.seq || run.file.head !== bound.head)
       return `run ${binding.run_id} was written since the session was bound (a stop, a close, a consent withdrawn or a new revision)`;
-    return undefined;
   }
+  // The run as read shows a stop still pending in the gate home as standing, though no write of the chain holds it yet.
   const stop = openStops(run.state, binding.planner)[0];
   if (stop) return `!STOP:${stop.reason} was raised on ${stop.workflow ?? "the run"}`;
+  if (binding.kind === "executor") return undefined;
   const wf = Object.hasOwn(run.state.workflows, binding.planner) ? run.state.workflows[binding.planner] : undefined;
   if (!wf || wf.state === "closed" || wf.state === "failed") return `${binding.planner}'s workflow is ${wf?.state ?? "gone"}`;
   return undefined;

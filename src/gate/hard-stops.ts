@@ -1,10 +1,12 @@
-import { ConflictError, RefusalError } from "../errors/errors.js";
-import { pendingStopRequests, recordStopRequest, withPendingStops } from "../home/stop-requests.js";
+import { RefusalError } from "../errors/errors.js";
+import { runsRecordedAt } from "../home/run-checkpoints.js";
+import { pendingStopRequests, recordStopRequest, type StopRequest, withPendingStops } from "../home/stop-requests.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
 import { endSessionsOfRun, sessionRunFile } from "../home/write-session-binding.js";
 import { requireWorkflow } from "../run/refuse-transition.js";
 import { MAX_STOPS_PER_LIFT, type RunState, type StopResolution } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
+import { resolveRunFile } from "../store/run-folder.js";
 import type { RunStore } from "../store/run-store.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
@@ -19,6 +21,16 @@ export type RaisedStop = LoadedRun & {
   stop?: number;
   /** Set when the stop stands in the gate home but is not yet in the run's chain: why (the run's lock is held). */
   pending?: string;
+  /**
+   * Set when this stop is recorded nowhere, why: MAX_PENDING_STOPS stops of the run are pending in the gate home
+   * already (the run stands stopped by them), and the run's lock stayed held.
+   */
+  notRecorded?: string;
+  /**
+   * The folder store: the runs the stop was recorded for, by ID. Those the gate home's checkpoints record at the run
+   * file come first; the run the file held when it was read is last (another one when the agent swapped the file).
+   */
+  runs?: string[];
 };
 
 /**
@@ -44,28 +56,17 @@ export async function raiseStop(input: {
   /** How long to wait for the run's lock before leaving the stop pending (default STOP_FOLD_WAIT_MS). */
   lockWaitMs?: number;
 }): Promise<RaisedStop> {
-  // The sessions end first, in the gate home: the agent's session must not stay alive while the stop is written.
-  const runFile = input.store.runFolder(input.run) === undefined ? undefined : boundRunFile(input.run);
-  const why = `!STOP:${input.reason} was raised on ${input.workflow ?? "the run"} by ${input.actor}`;
-  const ended = runFile === undefined ? [] : await endSessionsOfRun(input.store.home, runFile, input.workflow, why);
   const draft = { reason: input.reason, workflow: input.workflow ?? null, note: input.note ?? null };
   if (input.store.runFolder(input.run) !== undefined) return raiseStopInHome(input, draft);
-  const { run } = await input.store
-    .update(
-      input.run,
-      (current) => {
-        if (input.workflow !== undefined) requireWorkflow(current.state.workflows, input.workflow);
-        return { events: [{ type: "stop_raised", actor: input.actor, data: draft }], result: undefined };
-      },
-      { now: input.now },
-    )
-    .catch((error: unknown) => {
-      if (ended.length === 0 || !(error instanceof ConflictError)) throw error;
-      throw new ConflictError(
-        `the agent session of ${ended.join(", ")} is ended (every hooked tool call is now denied), but the stop is not recorded: ${error.message}`,
-        { cause: error },
-      );
-    });
+  // A team store: the stop is one write of its chain; exec's re-checks end the sessions bound to it (`sessionEnded`).
+  const { run } = await input.store.update(
+    input.run,
+    (current) => {
+      if (input.workflow !== undefined) requireWorkflow(current.state.workflows, input.workflow);
+      return { events: [{ type: "stop_raised", actor: input.actor, data: draft }], result: undefined };
+    },
+    { now: input.now },
+  );
   return { ...run, stop: run.file.revision };
 }
 
@@ -75,21 +76,76 @@ async function raiseStopInHome(
   draft: { reason: string; workflow: string | null; note: string | null },
 ): Promise<RaisedStop> {
   const { home } = input.store;
+  const runFile = boundRunFile(input.run);
+  const why = `!STOP:${draft.reason} was raised on ${draft.workflow ?? "the run"} by ${input.actor}`;
+  const endSessions = () => (runFile === undefined ? undefined : endSessionsOfRun(home, runFile, draft.workflow ?? undefined, why));
+  const at = input.now?.() ?? new Date();
+  // Each run's request, or the refusal that the run has as many pending as it may (it stands stopped already).
+  const requests = new Map<string, StopRequest | RefusalError>();
+  const recordFor = (runId: string) => {
+    if (requests.has(runId)) return;
+    try {
+      requests.set(runId, recordStopRequest(home, { runId, ...draft, actor: input.actor, at }));
+    } catch (error) {
+      if (!(error instanceof RefusalError && error.code === "STOPS_PENDING_FULL")) throw error;
+      requests.set(runId, error);
+    }
+  };
+  // The runs the home knows live at this path come first, whatever the file holds now: the agent may have swapped
+  // another run's file in, or left it unreadable, for the moment the person stops it. A stop of the whole run is
+  // recorded for them before the file is read; one of a workflow once the file shows the workflow is there (a typo
+  // is refused, recording nothing), or, when the file is not theirs, on the whole run (as the fold writes it).
+  const recorded = runsRecordedAt(home, resolveRunFile(input.run));
+  if (draft.workflow === null) for (const id of recorded) recordFor(id);
   // Read without the lock: verified and set against the home's checkpoint, as every read is.
-  const before = await input.store.read(input.run);
-  if (draft.workflow !== null) requireWorkflow(before.state.workflows, draft.workflow);
+  let before: LoadedRun | undefined;
+  let unreadable: unknown;
+  try {
+    before = await input.store.read(input.run);
+  } catch (error) {
+    unreadable = error;
+  }
+  if (before && draft.workflow !== null && (recorded.length === 0 || recorded.includes(before.state.run_id)))
+    requireWorkflow(before.state.workflows, draft.workflow);
+  for (const id of recorded) recordFor(id);
+  const others = recorded.filter((id) => id !== before?.state.run_id);
+  if (before === undefined || (draft.workflow !== null && !Object.hasOwn(before.state.workflows, draft.workflow))) {
+    await endSessions();
+    if (before === undefined) {
+      if (others.length > 0 && unreadable instanceof Error)
+        unreadable.message = `${unreadable.message}; the stop stands all the same: recorded in the gate home for ${others.join(", ")}, whose checkpoint names this run file`;
+      throw unreadable;
+    }
+    // The file holds another run than the one recorded here, without that workflow: only the recorded runs are stopped.
+    return { ...before, state: before.file.state, pending: "the run file holds another run now", runs: others };
+  }
   const runId = before.state.run_id;
-  const request = recordStopRequest(home, { runId, ...draft, actor: input.actor, at: input.now?.() ?? new Date() });
+  // Past the cap of pending requests the run stands stopped already: this stop is written into the chain itself, if
+  // the run's lock comes free in time, else it is not recorded, and the person is told so.
+  recordFor(runId);
+  const own = requests.get(runId);
+  const request = own instanceof RefusalError ? undefined : own;
+  const full = own instanceof RefusalError ? own.message : undefined;
+  // Then the run file's sessions end: from the request on, the hook denies them anyway, and a bind under way re-reads
+  // the run once its binding is written, so it sees the stop, or its binding was there for this to end.
+  await endSessions();
+  const loaded = before;
+  const runs = [...others, runId];
   const standing = (why: string): RaisedStop => ({
-    ...before,
-    state: withPendingStops(before.state, before.file.revision, pendingStopRequests(home, runId)),
+    ...loaded,
+    runs,
+    // The chain's own state: the read's already shows the requests pending when it was made.
+    state: withPendingStops(loaded.file.state, loaded.file.revision, pendingStopRequests(home, runId)),
     pending: why,
   });
   try {
     const { run, result } = await input.store.update(
       input.run,
       (current, context) => {
-        if (current.state.run_id === runId) return { events: [], result: context?.foldedStops.get(request.id) };
+        if (current.state.run_id === runId) {
+          if (request !== undefined) return { events: [], result: context?.foldedStops.get(request.id) };
+          return { events: [{ type: "stop_raised", actor: input.actor, data: draft }], result: current.file.revision + 1 };
+        }
         // The file names another run now (the agent swapped it): that run is stopped too, in its chain. Failing closed,
         // a stop of a path stops every run the path held while the stop was asked for.
         if (draft.workflow !== null) requireWorkflow(current.state.workflows, draft.workflow);
@@ -97,13 +153,15 @@ async function raiseStopInHome(
       },
       { now: input.now, lockWaitMs: input.lockWaitMs ?? STOP_FOLD_WAIT_MS },
     );
-    if (result !== undefined) return { ...run, stop: result };
-    if (run.state.run_id !== runId) return { ...run, stop: run.file.revision };
+    if (result !== undefined) return { ...run, stop: result, runs };
+    if (run.state.run_id !== runId) return { ...run, stop: run.file.revision, runs: [...runs, run.state.run_id] };
     // Not written by this call: by another writer of the run (then it is in the chain), or still pending.
-    if (pendingStopRequests(home, runId).some((r) => r.id === request.id)) return standing("the run's lock was busy");
-    return run;
+    if (request !== undefined && pendingStopRequests(home, runId).some((r) => r.id === request.id))
+      return standing("the run's lock was busy");
+    return { ...run, runs };
   } catch (error) {
     // Whatever kept it out of the chain, the stop stands in the home: the person is told so, never that it was lost.
+    if (full !== undefined) return { ...standing((error as Error).message), pending: undefined, notRecorded: full };
     return standing((error as Error).message);
   }
 }

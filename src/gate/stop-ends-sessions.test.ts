@@ -5,9 +5,11 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { withCheckpointLock } from "../home/run-checkpoints.js";
 import { readRun } from "../home/run-ledger.js";
 import { bindingFile } from "../home/session-binding.js";
+import { recordStopRequest } from "../home/stop-requests.js";
 import { verifyBinding } from "../hook/verify-binding.js";
 import { bindTestSession } from "../test-support/bound-session.js";
 import { admitStep, driveTo, EXECUTOR, homeOf, makeGateRun, PLANNER, removeGateRuns, storeOf } from "../test-support/run-fixture.js";
+import { sessionEnded } from "./bind-session.js";
 import { raiseStop } from "./hard-stops.js";
 
 afterAll(removeGateRuns);
@@ -85,5 +87,18 @@ describe("a stop and the bound session", () => {
     await expect(binding).rejects.toThrow(/^!STOP:halt is open on the run: MD-30's session is not bound/);
     const bindings = path.join(homeOf(g).dir, "bindings");
     expect(existsSync(bindings) ? readdirSync(bindings).filter((f) => f.endsWith(".json")) : []).toEqual([]);
+  });
+
+  it("denies the bound session while a stop is recorded in the gate home and not yet in the chain, before the stop ends it", async () => {
+    const { g, binding, env } = await boundSession();
+    const home = homeOf(g);
+    const runId = readRun(g.runFile, home).state.run_id;
+    // The stop's first step (its request in the home) done, its second (ending the run's sessions) not yet.
+    recordStopRequest(home, { runId, reason: "halt", workflow: null, note: null, actor: "person", at: new Date() });
+    expect(verifyBinding(env, g.home, new Date())).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^a stop of run run_[0-9a-f]{16} is recorded in the gate home and waits/),
+    });
+    expect(sessionEnded(binding, await storeOf(g).read(g.runFile))).toBe("!STOP:halt was raised on the run");
   });
 });

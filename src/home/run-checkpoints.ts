@@ -103,6 +103,27 @@ export function listCheckpoints(home: GateHome): Checkpoint[] {
 }
 
 /**
+ * The runs whose checkpoint in the home records `absRunFile` as their run file (what the home knows lives at that
+ * path, whatever the file holds now): each checkpoint's bytes are searched for the path, and a hit is read in full
+ * to confirm it. A damaged checkpoint is skipped (reading that run refuses it by name).
+ */
+export function runsRecordedAt(home: GateHome, absRunFile: string): string[] {
+  const needle = Buffer.from(`"run_file":${JSON.stringify(absRunFile)}`);
+  const found: string[] = [];
+  for (const name of listHomeSubdir(home, "runs")) {
+    const id = /^(run_[0-9a-f]{16})\.json$/.exec(name)?.[1];
+    if (!id) continue;
+    try {
+      if (!readFileSync(checkpointFile(home, id)).includes(needle)) continue;
+      if (readCheckpoint(home, id)?.run_file === absRunFile) found.push(id);
+    } catch {
+      // Gone or damaged since the listing.
+    }
+  }
+  return found;
+}
+
+/**
  * Run `fn` holding the home's lock of one run (`runs/RUN_ID.queue/`, a fair
  * queue: see `withQueueLock`): the one lock of a run's writes, kept where the
  * agent cannot write, so it can neither hold it nor jump its queue.

@@ -38,7 +38,7 @@ import {
   withRunPathLock,
   writeCheckpoint,
 } from "./run-checkpoints.js";
-import { pendingStopRequests, removeStopRequests, type StopRequest, stopRequestEvent, withPendingStops } from "./stop-requests.js";
+import { pendingStopRequests, removeStopRequests, stopRequestEvent, withPendingStops } from "./stop-requests.js";
 import { requireTrustedGateSignatures } from "./trusted-gate-keys.js";
 
 /**
@@ -243,10 +243,12 @@ export async function updateRun<T>(
           return { path: abs, file: next, state: next.state };
         };
         const foldedStops = new Map<string, number>();
+        // The requests this writer has put in the chain (or found there): a request it could not remove is not pending.
+        const handled = new Set<string>();
         for (let round = 0; ; round++) {
           // A person's stop recorded in the home while this writer waited (or decided) goes into the chain first, and the
           // decision is made (again) on the run with it: a stop never waits behind a decision asked for after it.
-          current = await foldStopRequests(home, current, runId, foldedStops, write);
+          current = await foldStopRequests(home, current, runId, { folded: foldedStops, handled }, write);
           if (options.expectedRevision !== undefined && options.expectedRevision !== current.file.revision) {
             throw new ConflictError(
               `run file ${runFile} changed since it was read (revision ${options.expectedRevision}, now ${current.file.revision}); read it again and repeat the decision`,
@@ -254,7 +256,7 @@ export async function updateRun<T>(
           }
           const { events, result } = await decide(current, { foldedStops });
           if (events.length === 0) return { done: { run: current, result } };
-          if (pendingStopRequests(home, runId).length > 0) {
+          if (pendingStopRequests(home, runId).some((r) => !handled.has(r.id))) {
             if (round < 3) continue;
             throw new ConflictError(`stops keep being raised on run file ${runFile} while this decision is made; it was not recorded`);
           }
@@ -277,50 +279,48 @@ export async function updateRun<T>(
 }
 
 /**
- * Write the run's pending stop requests into its chain (holding the run's lock), oldest first, as one write of
- * `stop_raised` events, then remove them. A request the checkpoint's last write already holds (a writer that died
- * between that write and removing it) is removed without being written again.
+ * Write the run's pending stop requests into its chain (holding the run's lock), oldest first, in batches of at most
+ * MAX_PENDING_STOPS `stop_raised` events, one write each, removing each batch once it is written, until none is left:
+ * however many are pending, they all go in. Each event names its request's ID, so a request the chain holds already
+ * (a writer that died between its write and removing it) is removed without being written again, and a request is
+ * never taken for another of the same content.
  */
 async function foldStopRequests(
   home: GateHome,
   current: LoadedRun,
   runId: string,
-  folded: Map<string, number>,
+  seen: { folded: Map<string, number>; handled: Set<string> },
   write: (from: LoadedRun, events: EventDraft[]) => Promise<LoadedRun>,
 ): Promise<LoadedRun> {
-  const pending = pendingStopRequests(home, runId);
-  if (pending.length === 0) return current;
-  const landed = requestsInLastWrite(home, runId, pending);
-  const fresh = pending.filter((r) => !landed.has(r));
   let run = current;
-  if (fresh.length > 0) {
-    run = await write(current, fresh.map(stopRequestEvent));
-    for (const [i, r] of fresh.entries()) folded.set(r.id, current.file.revision + i + 1);
+  let inChain: Set<string> | undefined;
+  for (;;) {
+    // A request that could not be removed is listed again: it is not written twice, and it does not keep this going.
+    const pending = pendingStopRequests(home, runId).filter((r) => !seen.handled.has(r.id));
+    if (pending.length === 0) return run;
+    inChain ??= requestsInChain(run);
+    const fresh = pending.filter((r) => !inChain?.has(r.id));
+    if (fresh.length > 0) {
+      const from = run.file.revision;
+      run = await write(
+        run,
+        fresh.map((r) => stopRequestEvent(run.state, r)),
+      );
+      for (const [i, r] of fresh.entries()) seen.folded.set(r.id, from + i + 1);
+    }
+    for (const r of pending) seen.handled.add(r.id);
+    removeStopRequests(home, runId, pending);
   }
-  removeStopRequests(home, runId, pending);
-  return run;
 }
 
-/** The requests the checkpoint's last write holds already: it wrote only stops, each the event of one of them. */
-function requestsInLastWrite(home: GateHome, runId: string, pending: readonly StopRequest[]): Set<StopRequest> {
-  const found = new Set<StopRequest>();
-  const cp = readCheckpoint(home, runId);
-  const last = cp?.last_write.events ?? [];
-  if (cp === undefined || !last.every((e) => e.type === "stop_raised")) return found;
-  for (const e of last) {
-    const data = e.data as { reason: string; workflow: string | null; note: string | null };
-    const match = pending.find(
-      (r) =>
-        !found.has(r) &&
-        r.actor === e.actor &&
-        r.reason === data.reason &&
-        r.workflow === data.workflow &&
-        r.note === data.note &&
-        r.at <= cp.updated_at,
-    );
-    if (match) found.add(match);
+/** The IDs of the stop requests the run's chain holds (named by their `stop_raised` events). */
+function requestsInChain(run: LoadedRun): Set<string> {
+  const ids = new Set<string>();
+  for (const e of run.file.events) {
+    const request = e.type === "stop_raised" ? (e.data as { request?: unknown }).request : undefined;
+    if (typeof request === "string") ids.add(request);
   }
-  return found;
+  return ids;
 }
 
 /**

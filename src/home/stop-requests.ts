@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
 import path from "node:path";
-import { IntegrityError, UsageError } from "../errors/errors.js";
-import { promptId, type RunState, runId as runIdSchema, stopReason } from "../run/run-schema.js";
+import { RefusalError, UsageError } from "../errors/errors.js";
+import { MAX_NAME, MAX_TEXT, promptId, type RunState, runId as runIdSchema, stopReason } from "../run/run-schema.js";
 import { atomicWriteFile, fsyncDir, mkdirDurable } from "../store/atomic-write.js";
 import type { EventDraft } from "../store/run-file.js";
 import type { GateHome } from "./gate-home.js";
+import { STOP_REQUEST_NAME, stopRequestsDirOf } from "./pending-stop-listing.js";
 
 /**
  * A person's stop recorded in the gate home before it is in the run's chain
@@ -26,26 +27,44 @@ export interface StopRequest {
   note: string | null;
   actor: string;
   at: string;
+  /**
+   * Set on a request file that could not be read as one (why): it stands as a stop of the whole run, raised by the
+   * gate home, since the stop it held cannot be known. Never written to a file.
+   */
+  damaged?: string;
 }
 
 const FORMAT = "twinlock-stop-request/1";
-const ID = /^(\d{13})-([0-9a-f]{16})\.json$/;
-/** A request is a few hundred bytes; the gate writes them, but a home is read as untrusted as any input. */
-const MAX_REQUEST_BYTES = 64 * 1024;
-/** More pending requests than this is a home gone wrong: refused (fail closed) rather than read without bound. */
-const MAX_PENDING = 1000;
+/**
+ * The largest request file the gate writes: a note and an actor at the chain's limits, each character escaped by
+ * JSON in six bytes at most, and the fixed fields. One limit for writing and reading: whatever the gate records, it reads.
+ */
+const MAX_REQUEST_BYTES = 6 * (MAX_TEXT + MAX_NAME) + 4096;
+/**
+ * The most requests a run may have pending: a stop is not recorded past it (the run stands stopped already), and
+ * a read shows the oldest this many (a writer folds them all into the chain, this many at a time).
+ */
+export const MAX_PENDING_STOPS = 1000;
+/** The reason of the stop a damaged request stands as. */
+export const DAMAGED_STOP_REASON = "unreadable-stop-request";
+/** Who raised the stop a damaged request stands as. */
+const DAMAGED_STOP_ACTOR = "twinlock (gate home)";
 
 function requestsDir(home: GateHome, runId: string): string {
   if (!runIdSchema.safeParse(runId).success) throw new UsageError(`run ID ${JSON.stringify(runId)} is not a twinlock run ID`);
-  return path.join(home.dir, "runs", `${runId}.stops`);
+  return stopRequestsDirOf(home.dir, runId);
 }
 
-/** Record a person's stop in the gate home, durably (file, fsync, rename, fsync of the folder), without any lock. */
+/**
+ * Record a person's stop in the gate home, durably (file, fsync, rename, fsync of the folder), without any lock.
+ * Refused, recording nothing, when the request is not one the gate would read back (a note over the chain's limit)
+ * or when MAX_PENDING_STOPS requests of the run are pending already (`code: STOPS_PENDING_FULL`).
+ */
 export function recordStopRequest(
   home: GateHome,
   input: { runId: string; reason: string; workflow: string | null; note: string | null; actor: string; at: Date },
 ): StopRequest {
-  const dir = mkdirDurable(requestsDir(home, input.runId));
+  const dir = requestsDir(home, input.runId);
   // The time first, so the names sort in the order the requests were made (ties broken by the random part).
   const id = `${String(input.at.getTime()).padStart(13, "0")}-${randomBytes(8).toString("hex")}`;
   const request: StopRequest = {
@@ -58,13 +77,24 @@ export function recordStopRequest(
     actor: input.actor,
     at: input.at.toISOString(),
   };
-  atomicWriteFile(path.join(dir, `${id}.json`), `${JSON.stringify(request)}\n`, 0o600);
+  const problem = requestProblem(request, input.runId, id);
+  if (problem !== undefined) throw new UsageError(`the stop is not recorded: ${problem}`);
+  const text = `${JSON.stringify(request)}\n`;
+  if (Buffer.byteLength(text) > MAX_REQUEST_BYTES)
+    throw new UsageError(`the stop is not recorded: it is over the ${MAX_REQUEST_BYTES} bytes a stop request may take; shorten its note`);
+  const pending = pendingNames(dir).length;
+  if (pending >= MAX_PENDING_STOPS)
+    throw new RefusalError(
+      `the stop is not recorded: ${pending} stops of run ${input.runId} are pending in the gate home already (at most ${MAX_PENDING_STOPS}), so the run stands stopped; each is written into the run's chain once its lock is free`,
+      { code: "STOPS_PENDING_FULL", pending, limit: MAX_PENDING_STOPS },
+    );
+  mkdirDurable(dir);
+  atomicWriteFile(path.join(dir, `${id}.json`), text, 0o600);
   return request;
 }
 
-/** The run's pending stop requests, oldest first; a damaged one is an IntegrityError (a stop is never dropped unread). */
-export function pendingStopRequests(home: GateHome, runId: string): StopRequest[] {
-  const dir = requestsDir(home, runId);
+/** The names of the request files in `dir`, oldest first; none when there is no folder. */
+function pendingNames(dir: string): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -74,66 +104,107 @@ export function pendingStopRequests(home: GateHome, runId: string): StopRequest[
       code: "HOME_UNREADABLE",
     });
   }
-  const files = names.filter((n) => ID.test(n)).sort();
-  if (files.length > MAX_PENDING)
-    throw new IntegrityError(
-      `${dir} holds ${files.length} pending stops, over the ${MAX_PENDING} a run may have; the gate home is damaged — every admission of run ${runId} is refused until it is repaired`,
-      { code: "HOME_DAMAGED" },
-    );
-  return files.flatMap((name) => readRequest(path.join(dir, name), runId, name.slice(0, -5)) ?? []);
+  return names.filter((n) => STOP_REQUEST_NAME.test(n)).sort();
+}
+
+/**
+ * The run's oldest MAX_PENDING_STOPS pending stop requests, oldest first (more are folded into the chain by the
+ * writer that writes these). A request file that cannot be read as one is not dropped and stops nothing from being
+ * read: it comes back as a stop of the whole run (`damaged`), so admission stays refused until a person lifts it.
+ */
+export function pendingStopRequests(home: GateHome, runId: string): StopRequest[] {
+  const dir = requestsDir(home, runId);
+  return pendingNames(dir)
+    .slice(0, MAX_PENDING_STOPS)
+    .flatMap((name) => readRequest(path.join(dir, name), runId, name.slice(0, -5)) ?? []);
 }
 
 /** One request; undefined when it is gone (written into the chain and removed by the run's writer since the listing). */
 function readRequest(file: string, runId: string, id: string): StopRequest | undefined {
-  const damaged = (why: string) =>
-    new IntegrityError(`pending stop ${file} ${why}; the gate home is damaged — admission of run ${runId} is refused until it is repaired`);
   let text: string;
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw damaged(`cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    return damagedRequest(file, runId, id, `cannot be read (${(error as NodeJS.ErrnoException).code})`);
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_REQUEST_BYTES) throw damaged(`is not a file of at most ${MAX_REQUEST_BYTES} bytes`);
+    if (!stat.isFile() || stat.size > MAX_REQUEST_BYTES)
+      return damagedRequest(file, runId, id, `is not a file of at most ${MAX_REQUEST_BYTES} bytes`);
     const buffer = Buffer.alloc(stat.size);
     const n = readSync(fd, buffer, 0, stat.size, 0);
     text = buffer.subarray(0, n).toString("utf8");
+  } catch (error) {
+    return damagedRequest(file, runId, id, `cannot be read (${(error as NodeJS.ErrnoException).code})`);
   } finally {
     closeSync(fd);
   }
-  let doc: Record<string, unknown>;
+  let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch {
-    throw damaged("is not JSON");
+    return damagedRequest(file, runId, id, "is not JSON");
   }
-  const str = (v: unknown, max: number) => typeof v === "string" && v.length <= max;
-  if (
-    doc === null ||
-    typeof doc !== "object" ||
-    doc.format !== FORMAT ||
-    doc.id !== id ||
-    doc.run_id !== runId ||
-    !stopReason.safeParse(doc.reason).success ||
-    !(doc.workflow === null || promptId.safeParse(doc.workflow).success) ||
-    !(doc.note === null || str(doc.note, 16 * 1024)) ||
-    !str(doc.actor, 200) ||
-    !str(doc.at, 40)
-  )
-    throw damaged("is not a stop request of this run");
-  return doc as unknown as StopRequest;
+  const problem = requestProblem(doc, runId, id);
+  return problem === undefined ? (doc as StopRequest) : damagedRequest(file, runId, id, `is not a stop request of this run (${problem})`);
 }
 
-/** The `stop_raised` event a request becomes in the chain. */
-export function stopRequestEvent(request: StopRequest): EventDraft {
+/**
+ * What keeps `doc` from being a stop request of run `runId` named `id`, or undefined: the one check of a request,
+ * made before it is written and when it is read, with the chain's own limits (a note of MAX_TEXT characters, a name
+ * of MAX_NAME), so a stop the gate records is one it reads back and can write into the chain.
+ */
+function requestProblem(doc: unknown, runId: string, id: string): string | undefined {
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return "not an object";
+  const r = doc as Record<string, unknown>;
+  if (r.format !== FORMAT || r.id !== id || r.run_id !== runId) return "another format, ID or run";
+  if (!stopReason.safeParse(r.reason).success) return "its reason is not a stop reason (a-z, 0-9 and -, at most 120)";
+  if (!(r.workflow === null || promptId.safeParse(r.workflow).success)) return "its workflow is not a prompt ID";
+  if (!(r.note === null || typeof r.note === "string")) return "its note is not text";
+  if (typeof r.note === "string" && r.note.length > MAX_TEXT)
+    return `its note is ${r.note.length} characters, over the ${MAX_TEXT} a stop's note may hold (as the run's chain takes); shorten it or link to a document`;
+  if (typeof r.actor !== "string" || r.actor.length === 0 || r.actor.length > MAX_NAME)
+    return `its actor is not a name of 1 to ${MAX_NAME} characters`;
+  if (typeof r.at !== "string" || Number.isNaN(Date.parse(r.at)) || r.at.length > 40) return "its time is not a time";
+  return undefined;
+}
+
+/** The stop a damaged request file stands as: on the whole run, dated by its name, saying what was wrong and what to do. */
+function damagedRequest(file: string, runId: string, id: string, why: string): StopRequest {
+  const at = new Date(Number(id.slice(0, 13)));
   return {
-    type: "stop_raised",
-    actor: request.actor,
-    data: { reason: request.reason, workflow: request.workflow, note: request.note },
+    format: FORMAT,
+    id,
+    run_id: runId,
+    reason: DAMAGED_STOP_REASON,
+    workflow: null,
+    note: `pending stop ${file} ${why}; it stands as a stop of the whole run, since the stop it held cannot be known: lift it (twinlock resolve-stop) once you know what it was`.slice(
+      0,
+      MAX_TEXT,
+    ),
+    actor: DAMAGED_STOP_ACTOR,
+    at: Number.isNaN(at.getTime()) ? new Date(0).toISOString() : at.toISOString(),
+    damaged: why,
   };
+}
+
+/** The `stop_raised` event a request becomes in the chain of the run in `state`. */
+export function stopRequestEvent(state: RunState, request: StopRequest): EventDraft {
+  const r = onRun(state, request);
+  return { type: "stop_raised", actor: r.actor, data: { reason: r.reason, workflow: r.workflow, note: r.note, request: r.id } };
+}
+
+/**
+ * A request as it stands on the run in `state`: one naming a workflow the run does not have (a stop of a run file
+ * that was another run's when the stop was asked for) stands on the whole run, saying so, rather than be refused by
+ * the chain and keep every writer from writing it.
+ */
+function onRun(state: RunState, r: StopRequest): StopRequest {
+  if (r.workflow === null || Object.hasOwn(state.workflows, r.workflow)) return r;
+  const why = `named workflow ${r.workflow}, which is not in run ${state.run_id}: it stands on the whole run`;
+  return { ...r, workflow: null, note: (r.note === null ? why : `${why}. ${r.note}`).slice(0, MAX_TEXT) };
 }
 
 /** Remove requests the chain now holds (after their events' checkpoint is durable), then fsync the folder. */
@@ -162,18 +233,20 @@ export function withPendingStops(state: RunState, revision: number, pending: rea
     ...state,
     stops: [
       ...state.stops,
-      ...pending.map((r, i) => ({
-        seq: revision + i + 1,
-        reason: r.reason,
-        workflow: r.workflow,
-        raised_at: r.at,
-        raised_by: r.actor,
-        note: r.note,
-        resolved_at: null,
-        resolved_by: null,
-        resolution: null,
-        resolution_receipt: null,
-      })),
+      ...pending
+        .map((request) => onRun(state, request))
+        .map((r, i) => ({
+          seq: revision + i + 1,
+          reason: r.reason,
+          workflow: r.workflow,
+          raised_at: r.at,
+          raised_by: r.actor,
+          note: r.note,
+          resolved_at: null,
+          resolved_by: null,
+          resolution: null,
+          resolution_receipt: null,
+        })),
     ],
   };
 }

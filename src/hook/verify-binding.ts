@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { hasPendingStop } from "../home/pending-stop-listing.js";
 import { hasProcFs, isSameProcess, parentOf } from "../home/process-identity.js";
 import { resolveHomeDir } from "../home/resolve-home-dir.js";
 import {
@@ -33,7 +34,8 @@ export function namesSession(env: NodeJS.ProcessEnv): boolean {
  * Find and re-check the session binding the environment names
  * (`TWINLOCK_RUN`, `TWINLOCK_SESSION` and `TWINLOCK_EXECUTOR`, set by
  * `twinlock exec`, or `TWINLOCK_PLANNER`, set by `twinlock plan`). Reads only
- * the binding, the run's checkpoint and the checkout: never the suite, the
+ * the binding, the listing of the run's pending stops, the run's checkpoint and
+ * the checkout: never the suite, the
  * run file's events or the database. Everything the agent could have
  * changed (the env, the checkout) is checked against what the gate home
  * recorded; the agent cannot write the home.
@@ -77,6 +79,13 @@ export function verifyBinding(env: NodeJS.ProcessEnv, homeArg: string | undefine
     return {
       ok: false,
       reason: `the session's lease ran out (last renewed ${Math.round(age / 1000)} s ago): the ${kind === "executor" ? "exec" : "plan"} that bound it stopped renewing it`,
+    };
+  // A person's stop stands from the moment it is recorded in the home, before any writer puts it in the chain (the
+  // agent may hold the run's lock with a stopped writer): while one is pending, no session of the run acts.
+  if (b.store === "folder" && hasPendingStop(homeDir, b.run_id))
+    return {
+      ok: false,
+      reason: `a stop of run ${b.run_id} is recorded in the gate home and waits to be written into the run's chain: no session of the run acts meanwhile`,
     };
   if (b.kind === "planner") {
     const dir = b.handoff_dir as string;

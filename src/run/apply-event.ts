@@ -78,7 +78,13 @@ const eventDataOf = lazySchemasOf("apply-event", () => {
       report: z.optional(z.literal(true)),
     }),
     failed: z.strictObject({ planner: promptId, residual: text }),
-    stop_raised: z.strictObject({ reason: stopReason, workflow: z.nullable(promptId), note: z.nullable(text) }),
+    stop_raised: z.strictObject({
+      reason: stopReason,
+      workflow: z.nullable(promptId),
+      note: z.nullable(text),
+      /** The gate-home stop request it was written from (`stop-requests.ts`), so no request is written twice or taken for another. */
+      request: z.optional(z.string().check(z.regex(/^\d{13}-[0-9a-f]{16}$/))),
+    }),
     stop_resolved: z.strictObject({ receipt: StopResolutionSchema }),
   };
 });

@@ -8,7 +8,10 @@ import { CHANGE_REF_PATTERN } from "./change-ref.js";
 import { STATES, TRANSITION_EVENTS } from "./transition-table.js";
 import { WebAuthnSignatureSchema } from "./webauthn-signature-schema.js";
 
-const MAX_TEXT = 64 * 1024;
+/** The most characters (UTF-16 code units) a free-text field of a run may hold: a note, a residual, a reason given. */
+export const MAX_TEXT = 64 * 1024;
+/** The most characters a name (an actor, a reviewer) may hold. */
+export const MAX_NAME = 200;
 /** A run's ID: random, and safe as a file name in the gate home. */
 export const RUN_ID_PATTERN = /^run_[0-9a-f]{16}$/;
 export const EVENT_TYPES = ["run_created", ...TRANSITION_EVENTS, "stop_raised", "stop_resolved"] as const;
@@ -21,7 +24,7 @@ const schemasOf = lazySchemasOf("run-schema", () => {
   const promptId = z.string().check(z.regex(PROMPT_ID_PATTERN));
   const handoffHash = z.string().check(z.regex(HASH_PATTERN, "sha256:<64 hex digits>"));
   const isoTime = z.string().check(z.iso.datetime({ offset: true }));
-  const name = z.string().check(z.minLength(1), z.maxLength(200));
+  const name = z.string().check(z.minLength(1), z.maxLength(MAX_NAME));
   const runId = z.string().check(z.regex(RUN_ID_PATTERN, "run_ followed by 16 hex digits"));
   /** A gate home's identity. */
   const homeId = z.string().check(z.regex(/^home_[0-9a-f]{16}$/, "home_ followed by 16 hex digits"));

@@ -1369,7 +1369,19 @@ function v92(v: In): Out {
   return v0(v);
 }
 
+const P10 = /^\d{13}-[0-9a-f]{16}$/;
 function v93(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P10.test(v)) return NO;
+  return v;
+}
+
+function v94(v: In): Out {
+  if (v === undefined) return undefined;
+  return v93(v);
+}
+
+function v95(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1385,16 +1397,21 @@ function v93(v: In): Out {
   r = v34(v["note"]);
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
-  for (const k in v) if (k !== "reason" && k !== "workflow" && k !== "note") return NO;
+  if ("request" in v) {
+    r = v94(v["request"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["request"] = r;
+  }
+  for (const k in v) if (k !== "reason" && k !== "workflow" && k !== "note" && k !== "request") return NO;
   return out;
 }
 
-function v94(v: In): Out {
+function v96(v: In): Out {
   if (!(v === "stop_resolution")) return NO;
   return v;
 }
 
-function v95(v: In): Out {
+function v97(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1408,12 +1425,12 @@ function v95(v: In): Out {
 }
 
 const K7 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v96(v: In): Out {
+function v98(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v94(v["kind"]);
+  r = v96(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1429,7 +1446,7 @@ function v96(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v95(v["stops"]);
+  r = v97(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -1453,34 +1470,34 @@ function v96(v: In): Out {
   return out;
 }
 
-function v97(v: In): Out {
+function v99(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("receipt" in v)) return NO;
-  r = v96(v["receipt"]);
+  r = v98(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "receipt") return NO;
   return out;
 }
 
-function v98(v: In): Out {
+function v100(v: In): Out {
   if (!(v === "twinlock-home/1")) return NO;
   return v;
 }
 
-function v99(v: In): Out {
+function v101(v: In): Out {
   if (typeof v !== "string") return NO;
   return v;
 }
 
-function v100(v: In): Out {
+function v102(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v98(v["format"]);
+  r = v100(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("home_id" in v)) return NO;
@@ -1488,51 +1505,51 @@ function v100(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
-  r = v99(v["created_at"]);
+  r = v101(v["created_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   for (const k in v) if (k !== "format" && k !== "home_id" && k !== "created_at") return NO;
   return out;
 }
 
-const P10 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-function v101(v: In): Out {
+const P11 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+function v103(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 200) return NOT_SURE;
-  if (!P10.test(v)) return NO;
+  if (!P11.test(v)) return NO;
   return v;
 }
 
-function v102(v: In): Out {
+function v104(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 65536) return NOT_SURE;
   return v;
 }
 
-function v103(v: In): Out {
+function v105(v: In): Out {
   if (v === undefined) return undefined;
   return v14(v);
 }
 
-function v104(v: In): Out {
+function v106(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v101(v["id"]);
+  r = v103(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("criterion" in v)) return NO;
-  r = v102(v["criterion"]);
+  r = v104(v["criterion"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criterion"] = r;
   if (!("method" in v)) return NO;
-  r = v102(v["method"]);
+  r = v104(v["method"]);
   if (r === NO || r === NOT_SURE) return r;
   out["method"] = r;
   if ("notes" in v) {
-    r = v103(v["notes"]);
+    r = v105(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1540,11 +1557,11 @@ function v104(v: In): Out {
   return out;
 }
 
-function v105(v: In): Out {
+function v107(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v104(v[i]);
+    const r = v106(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1552,30 +1569,30 @@ function v105(v: In): Out {
   return out;
 }
 
-function v106(v: In): Out {
+function v108(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("criteria" in v)) return NO;
-  r = v105(v["criteria"]);
+  r = v107(v["criteria"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criteria"] = r;
   for (const k in v) if (k !== "criteria") return NO;
   return out;
 }
 
-function v107(v: In): Out {
+function v109(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 220) return NOT_SURE;
   return v;
 }
 
-function v108(v: In): Out {
+function v110(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v107(v[i]);
+    const r = v109(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1584,16 +1601,16 @@ function v108(v: In): Out {
   return out;
 }
 
-function v109(v: In): Out {
+function v111(v: In): Out {
   if (!(v === "low" || v === "medium" || v === "high")) return NO;
   return v;
 }
 
-function v110(v: In): Out {
+function v112(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v107(v[i]);
+    const r = v109(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1602,44 +1619,44 @@ function v110(v: In): Out {
 }
 
 const K8 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v111(v: In): Out {
+function v113(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v101(v["id"]);
+  r = v103(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v102(v["summary"]);
+  r = v104(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v102(v["target"]);
+  r = v104(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v108(v["findings"]);
+  r = v110(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v109(v["risk"]);
+  r = v111(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v102(v["rollback"]);
+  r = v104(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v110(v["depends_on"]);
+  r = v112(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v108(v["verifies"]);
+  r = v110(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v103(v["notes"]);
+    r = v105(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1647,11 +1664,11 @@ function v111(v: In): Out {
   return out;
 }
 
-function v112(v: In): Out {
+function v114(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v111(v[i]);
+    const r = v113(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1659,7 +1676,7 @@ function v112(v: In): Out {
   return out;
 }
 
-function v113(v: In): Out {
+function v115(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1672,7 +1689,7 @@ function v113(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved"] = r;
   if ("notes" in v) {
-    r = v103(v["notes"]);
+    r = v105(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1680,11 +1697,11 @@ function v113(v: In): Out {
   return out;
 }
 
-function v114(v: In): Out {
+function v116(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v113(v[i]);
+    const r = v115(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1692,16 +1709,16 @@ function v114(v: In): Out {
   return out;
 }
 
-function v115(v: In): Out {
+function v117(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("actions" in v)) return NO;
-  r = v112(v["actions"]);
+  r = v114(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("stops" in v)) return NO;
-  r = v114(v["stops"]);
+  r = v116(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (k !== "actions" && k !== "stops") return NO;
@@ -1709,44 +1726,44 @@ function v115(v: In): Out {
 }
 
 const K9 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v116(v: In): Out {
+function v118(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v101(v["id"]);
+  r = v103(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v102(v["summary"]);
+  r = v104(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v102(v["target"]);
+  r = v104(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v108(v["findings"]);
+  r = v110(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v109(v["risk"]);
+  r = v111(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v102(v["rollback"]);
+  r = v104(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v110(v["depends_on"]);
+  r = v112(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v108(v["verifies"]);
+  r = v110(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v103(v["notes"]);
+    r = v105(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1754,50 +1771,50 @@ function v116(v: In): Out {
   return out;
 }
 
-function v117(v: In): Out {
+function v119(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 100) return NOT_SURE;
   return v;
 }
 
-function v118(v: In): Out {
+function v120(v: In): Out {
   if (v === undefined) return undefined;
-  return v117(v);
+  return v119(v);
 }
 
-function v119(v: In): Out {
+function v121(v: In): Out {
   if (v === undefined) return undefined;
   return v7(v);
 }
 
-function v120(v: In): Out {
+function v122(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v101(v["id"]);
+  r = v103(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("source" in v)) return NO;
-  r = v102(v["source"]);
+  r = v104(v["source"]);
   if (r === NO || r === NOT_SURE) return r;
   out["source"] = r;
   if (!("observed" in v)) return NO;
-  r = v102(v["observed"]);
+  r = v104(v["observed"]);
   if (r === NO || r === NOT_SURE) return r;
   out["observed"] = r;
   if ("collected_at" in v) {
-    r = v118(v["collected_at"]);
+    r = v120(v["collected_at"]);
     if (r === NO || r === NOT_SURE) return r;
     out["collected_at"] = r;
   }
   if ("digest" in v) {
-    r = v119(v["digest"]);
+    r = v121(v["digest"]);
     if (r === NO || r === NOT_SURE) return r;
     out["digest"] = r;
   }
   if ("notes" in v) {
-    r = v103(v["notes"]);
+    r = v105(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1805,11 +1822,11 @@ function v120(v: In): Out {
   return out;
 }
 
-function v121(v: In): Out {
+function v123(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v120(v[i]);
+    const r = v122(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1817,46 +1834,46 @@ function v121(v: In): Out {
   return out;
 }
 
-function v122(v: In): Out {
+function v124(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("evidence" in v)) return NO;
-  r = v121(v["evidence"]);
+  r = v123(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   for (const k in v) if (k !== "evidence") return NO;
   return out;
 }
 
-function v123(v: In): Out {
+function v125(v: In): Out {
   if (v === undefined) return undefined;
-  return v109(v);
+  return v111(v);
 }
 
-function v124(v: In): Out {
+function v126(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v101(v["id"]);
+  r = v103(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v102(v["summary"]);
+  r = v104(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("evidence" in v)) return NO;
-  r = v108(v["evidence"]);
+  r = v110(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   if ("confidence" in v) {
-    r = v123(v["confidence"]);
+    r = v125(v["confidence"]);
     if (r === NO || r === NOT_SURE) return r;
     out["confidence"] = r;
   }
   if ("notes" in v) {
-    r = v103(v["notes"]);
+    r = v105(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1864,11 +1881,11 @@ function v124(v: In): Out {
   return out;
 }
 
-function v125(v: In): Out {
+function v127(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v124(v[i]);
+    const r = v126(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1876,34 +1893,34 @@ function v125(v: In): Out {
   return out;
 }
 
-function v126(v: In): Out {
+function v128(v: In): Out {
   if (!(v === "open" || v === "resolved" || v === "deferred")) return NO;
   return v;
 }
 
-function v127(v: In): Out {
+function v129(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v101(v["id"]);
+  r = v103(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("question" in v)) return NO;
-  r = v102(v["question"]);
+  r = v104(v["question"]);
   if (r === NO || r === NOT_SURE) return r;
   out["question"] = r;
   if (!("status" in v)) return NO;
-  r = v126(v["status"]);
+  r = v128(v["status"]);
   if (r === NO || r === NOT_SURE) return r;
   out["status"] = r;
   if ("owner" in v) {
-    r = v119(v["owner"]);
+    r = v121(v["owner"]);
     if (r === NO || r === NOT_SURE) return r;
     out["owner"] = r;
   }
   if ("notes" in v) {
-    r = v103(v["notes"]);
+    r = v105(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1911,11 +1928,11 @@ function v127(v: In): Out {
   return out;
 }
 
-function v128(v: In): Out {
+function v130(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v127(v[i]);
+    const r = v129(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1923,37 +1940,37 @@ function v128(v: In): Out {
   return out;
 }
 
-function v129(v: In): Out {
+function v131(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("findings" in v)) return NO;
-  r = v125(v["findings"]);
+  r = v127(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("unknowns" in v)) return NO;
-  r = v128(v["unknowns"]);
+  r = v130(v["unknowns"]);
   if (r === NO || r === NOT_SURE) return r;
   out["unknowns"] = r;
   for (const k in v) if (k !== "findings" && k !== "unknowns") return NO;
   return out;
 }
 
-function v130(v: In): Out {
+function v132(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 1400) return NOT_SURE;
   return v;
 }
 
-function v131(v: In): Out {
+function v133(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!v.startsWith("webauthn:")) return NO;
   if (v.length > 1600) return NOT_SURE;
   return v;
 }
 
-function v132(v: In): Out {
+function v134(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1965,25 +1982,25 @@ function v132(v: In): Out {
   return out;
 }
 
-function v133(v: In): Out {
+function v135(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 253) return NOT_SURE;
   return v;
 }
 
-function v134(v: In): Out {
+function v136(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 300) return NOT_SURE;
   return v;
 }
 
-function v135(v: In): Out {
+function v137(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v134(v[i]);
+    const r = v136(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1992,16 +2009,16 @@ function v135(v: In): Out {
   return out;
 }
 
-function v136(v: In): Out {
+function v138(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("credential_id" in v)) return NO;
-  r = v130(v["credential_id"]);
+  r = v132(v["credential_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credential_id"] = r;
   if (!("public_key" in v)) return NO;
-  r = v131(v["public_key"]);
+  r = v133(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("sign_count" in v)) return NO;
@@ -2009,7 +2026,7 @@ function v136(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["sign_count"] = r;
   if (!("transports" in v)) return NO;
-  r = v132(v["transports"]);
+  r = v134(v["transports"]);
   if (r === NO || r === NOT_SURE) return r;
   out["transports"] = r;
   if (!("created_at" in v)) return NO;
@@ -2017,34 +2034,34 @@ function v136(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("rp_id" in v)) return NO;
-  r = v133(v["rp_id"]);
+  r = v135(v["rp_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rp_id"] = r;
   if (!("origins" in v)) return NO;
-  r = v135(v["origins"]);
+  r = v137(v["origins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["origins"] = r;
   for (const k in v) if (k !== "credential_id" && k !== "public_key" && k !== "sign_count" && k !== "transports" && k !== "created_at" && k !== "rp_id" && k !== "origins") return NO;
   return out;
 }
 
-const P11 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-function v137(v: In): Out {
+const P12 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+function v139(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P11.test(v)) return NO;
+  if (!P12.test(v)) return NO;
   return v;
 }
 
-function v138(v: In): Out {
+function v140(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "stop" || v === "verify")) return NO;
   return v;
 }
 
-function v139(v: In): Out {
+function v141(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v138(v[i]);
+    const r = v140(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2052,27 +2069,15 @@ function v139(v: In): Out {
   return out;
 }
 
-function v140(v: In): Out {
-  if (v === null) return null;
-  return v12(v);
-}
-
-function v141(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P5.test(v)) return NO;
-  if (v.length > 200) return NOT_SURE;
-  return v;
-}
-
 function v142(v: In): Out {
   if (v === null) return null;
-  return v141(v);
+  return v12(v);
 }
 
 function v143(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
-  if (v.length > 100) return NOT_SURE;
+  if (v.length > 200) return NOT_SURE;
   return v;
 }
 
@@ -2082,6 +2087,18 @@ function v144(v: In): Out {
 }
 
 function v145(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P5.test(v)) return NO;
+  if (v.length > 100) return NOT_SURE;
+  return v;
+}
+
+function v146(v: In): Out {
+  if (v === null) return null;
+  return v145(v);
+}
+
+function v147(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2090,11 +2107,11 @@ function v145(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["token_sha256"] = r;
   if (!("name" in v)) return NO;
-  r = v137(v["name"]);
+  r = v139(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v139(v["rights"]);
+  r = v141(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("created_at" in v)) return NO;
@@ -2106,31 +2123,31 @@ function v145(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("used_at" in v)) return NO;
-  r = v140(v["used_at"]);
+  r = v142(v["used_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["used_at"] = r;
   if (!("challenge" in v)) return NO;
-  r = v142(v["challenge"]);
+  r = v144(v["challenge"]);
   if (r === NO || r === NOT_SURE) return r;
   out["challenge"] = r;
   if (!("user_id" in v)) return NO;
-  r = v144(v["user_id"]);
+  r = v146(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   for (const k in v) if (k !== "token_sha256" && k !== "name" && k !== "rights" && k !== "created_at" && k !== "expires_at" && k !== "used_at" && k !== "challenge" && k !== "user_id") return NO;
   return out;
 }
 
-function v146(v: In): Out {
+function v148(v: In): Out {
   if (!(v === "twinlock-reviewers/1")) return NO;
   return v;
 }
 
-function v147(v: In): Out {
+function v149(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v136(v[i]);
+    const r = v138(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2138,20 +2155,20 @@ function v147(v: In): Out {
   return out;
 }
 
-function v148(v: In): Out {
+function v150(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("name" in v)) return NO;
-  r = v137(v["name"]);
+  r = v139(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v139(v["rights"]);
+  r = v141(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("user_id" in v)) return NO;
-  r = v143(v["user_id"]);
+  r = v145(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   if (!("enrolled_at" in v)) return NO;
@@ -2163,89 +2180,89 @@ function v148(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revoked"] = r;
   if (!("revoked_at" in v)) return NO;
-  r = v140(v["revoked_at"]);
+  r = v142(v["revoked_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revoked_at"] = r;
   if (!("credentials" in v)) return NO;
-  r = v147(v["credentials"]);
+  r = v149(v["credentials"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credentials"] = r;
   for (const k in v) if (k !== "name" && k !== "rights" && k !== "user_id" && k !== "enrolled_at" && k !== "revoked" && k !== "revoked_at" && k !== "credentials") return NO;
   return out;
 }
 
-function v149(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v148(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v150(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v145(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
 function v151(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v150(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v152(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v147(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v153(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v146(v["format"]);
+  r = v148(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("reviewers" in v)) return NO;
-  r = v149(v["reviewers"]);
+  r = v151(v["reviewers"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviewers"] = r;
   if (!("invitations" in v)) return NO;
-  r = v150(v["invitations"]);
+  r = v152(v["invitations"]);
   if (r === NO || r === NOT_SURE) return r;
   out["invitations"] = r;
   for (const k in v) if (k !== "format" && k !== "reviewers" && k !== "invitations") return NO;
   return out;
 }
 
-function v152(v: In): Out {
+function v154(v: In): Out {
   if (!(v === "twinlock-checkpoint/1")) return NO;
   return v;
 }
 
-function v153(v: In): Out {
+function v155(v: In): Out {
   if (!(v === "run_created" || v === "handoff_frozen" || v === "review_requested" || v === "changes_requested" || v === "approval_recorded" || v === "plan_approved" || v === "plan_declined" || v === "consent_granted" || v === "consent_declined" || v === "apply_approved" || v === "dry_run_admitted" || v === "dry_run_result" || v === "admitted" || v === "closed" || v === "failed" || v === "stop_raised" || v === "stop_resolved")) return NO;
   return v;
 }
 
-function v154(v: In): Out {
+function v156(v: In): Out {
   return v;
 }
 
-function v155(v: In): Out {
+function v157(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v99(k) : NO;
+    const kr = typeof k === "string" ? v101(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v154(v[k]);
+    const r = v156(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v156(v: In): Out {
+function v158(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2261,12 +2278,12 @@ function v156(v: In): Out {
   return out;
 }
 
-function v157(v: In): Out {
+function v159(v: In): Out {
   if (v === undefined) return undefined;
-  return v156(v);
+  return v158(v);
 }
 
-function v158(v: In): Out {
+function v160(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2283,11 +2300,11 @@ function v158(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["actor"] = r;
   if (!("type" in v)) return NO;
-  r = v153(v["type"]);
+  r = v155(v["type"]);
   if (r === NO || r === NOT_SURE) return r;
   out["type"] = r;
   if (!("data" in v)) return NO;
-  r = v155(v["data"]);
+  r = v157(v["data"]);
   if (r === NO || r === NOT_SURE) return r;
   out["data"] = r;
   if (!("prev" in v)) return NO;
@@ -2295,7 +2312,7 @@ function v158(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["prev"] = r;
   if ("gate" in v) {
-    r = v157(v["gate"]);
+    r = v159(v["gate"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate"] = r;
   }
@@ -2303,11 +2320,11 @@ function v158(v: In): Out {
   return out;
 }
 
-function v159(v: In): Out {
+function v161(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v158(v[i]);
+    const r = v160(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2315,7 +2332,7 @@ function v159(v: In): Out {
   return out;
 }
 
-function v160(v: In): Out {
+function v162(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2328,29 +2345,29 @@ function v160(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["from_head"] = r;
   if (!("events" in v)) return NO;
-  r = v159(v["events"]);
+  r = v161(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   for (const k in v) if (k !== "from_seq" && k !== "from_head" && k !== "events") return NO;
   return out;
 }
 
-function v161(v: In): Out {
+function v163(v: In): Out {
   if (v === undefined) return undefined;
   return v52(v);
 }
 
-function v162(v: In): Out {
+function v164(v: In): Out {
   if (!(v === "checkpoint" || v === "export")) return NO;
   return v;
 }
 
-function v163(v: In): Out {
+function v165(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v162(v["kind"]);
+  r = v164(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("gate_key" in v)) return NO;
@@ -2365,18 +2382,18 @@ function v163(v: In): Out {
   return out;
 }
 
-function v164(v: In): Out {
+function v166(v: In): Out {
   if (v === undefined) return undefined;
-  return v163(v);
+  return v165(v);
 }
 
 const K10 = new Set(["format","run_id","home_id","seq","head","last_write","updated_at","run_file","gate_signature"]);
-function v165(v: In): Out {
+function v167(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v152(v["format"]);
+  r = v154(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("run_id" in v)) return NO;
@@ -2396,20 +2413,20 @@ function v165(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("last_write" in v)) return NO;
-  r = v160(v["last_write"]);
+  r = v162(v["last_write"]);
   if (r === NO || r === NOT_SURE) return r;
   out["last_write"] = r;
   if (!("updated_at" in v)) return NO;
-  r = v99(v["updated_at"]);
+  r = v101(v["updated_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["updated_at"] = r;
   if ("run_file" in v) {
-    r = v161(v["run_file"]);
+    r = v163(v["run_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["run_file"] = r;
   }
   if ("gate_signature" in v) {
-    r = v164(v["gate_signature"]);
+    r = v166(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
@@ -2417,13 +2434,13 @@ function v165(v: In): Out {
   return out;
 }
 
-function v166(v: In): Out {
+function v168(v: In): Out {
   if (v === null) return null;
   return v49(v);
 }
 
 const K11 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v167(v: In): Out {
+function v169(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2476,12 +2493,12 @@ function v167(v: In): Out {
   return out;
 }
 
-function v168(v: In): Out {
+function v170(v: In): Out {
   if (v === null) return null;
-  return v167(v);
+  return v169(v);
 }
 
-function v169(v: In): Out {
+function v171(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2502,7 +2519,7 @@ function v169(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["admitted_by"] = r;
   if (!("result" in v)) return NO;
-  r = v166(v["result"]);
+  r = v168(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2514,7 +2531,7 @@ function v169(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["result_at"] = r;
   if (!("result_receipt" in v)) return NO;
-  r = v168(v["result_receipt"]);
+  r = v170(v["result_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_receipt"] = r;
   for (const k in v) if (k !== "handoff_hash" && k !== "revision" && k !== "admitted_at" && k !== "admitted_by" && k !== "result" && k !== "note" && k !== "result_at" && k !== "result_receipt") return NO;
@@ -2522,7 +2539,7 @@ function v169(v: In): Out {
 }
 
 const K12 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v170(v: In): Out {
+function v172(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2567,7 +2584,7 @@ function v170(v: In): Out {
   return out;
 }
 
-function v171(v: In): Out {
+function v173(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2596,7 +2613,7 @@ function v171(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_by"] = r;
   if (!("receipt" in v)) return NO;
-  r = v170(v["receipt"]);
+  r = v172(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -2607,33 +2624,33 @@ function v171(v: In): Out {
   return out;
 }
 
-function v172(v: In): Out {
+function v174(v: In): Out {
   if (!(v === "twinlock-run/2")) return NO;
   return v;
 }
 
-function v173(v: In): Out {
+function v175(v: In): Out {
   if (!(v === "investigating" || v === "handoff_frozen" || v === "plan_review_pending" || v === "plan_revision_pending" || v === "execution_consent_pending" || v === "approval_pending" || v === "dry_run_ready" || v === "executing" || v === "closed" || v === "failed")) return NO;
   return v;
 }
 
-function v174(v: In): Out {
+function v176(v: In): Out {
   if (v === null) return null;
-  return v171(v);
+  return v173(v);
 }
 
-function v175(v: In): Out {
+function v177(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   return v;
 }
 
-function v176(v: In): Out {
+function v178(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("revision" in v)) return NO;
-  r = v175(v["revision"]);
+  r = v177(v["revision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("hash" in v)) return NO;
@@ -2645,18 +2662,18 @@ function v176(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_at"] = r;
   if (!("seq" in v)) return NO;
-  r = v175(v["seq"]);
+  r = v177(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   for (const k in v) if (k !== "revision" && k !== "hash" && k !== "frozen_at" && k !== "seq") return NO;
   return out;
 }
 
-function v177(v: In): Out {
+function v179(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v176(v[i]);
+    const r = v178(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2664,7 +2681,7 @@ function v177(v: In): Out {
 }
 
 const K13 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","comments","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
-function v178(v: In): Out {
+function v180(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2730,11 +2747,11 @@ function v178(v: In): Out {
   return out;
 }
 
-function v179(v: In): Out {
+function v181(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v178(v[i]);
+    const r = v180(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2742,7 +2759,7 @@ function v179(v: In): Out {
 }
 
 const K14 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
-function v180(v: In): Out {
+function v182(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2827,11 +2844,11 @@ function v180(v: In): Out {
   return out;
 }
 
-function v181(v: In): Out {
+function v183(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v180(v[i]);
+    const r = v182(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2839,7 +2856,7 @@ function v181(v: In): Out {
 }
 
 const K15 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
-function v182(v: In): Out {
+function v184(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2888,11 +2905,11 @@ function v182(v: In): Out {
   return out;
 }
 
-function v183(v: In): Out {
+function v185(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v182(v[i]);
+    const r = v184(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2900,7 +2917,7 @@ function v183(v: In): Out {
 }
 
 const K16 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
-function v184(v: In): Out {
+function v186(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2952,35 +2969,35 @@ function v184(v: In): Out {
   return out;
 }
 
-function v185(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v184(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v186(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v169(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
 function v187(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v186(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v188(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v171(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v189(v: In): Out {
   if (!(v === "verified" || v === "failed" || v === "rolled_back" || v === "declined" || v === "abandoned")) return NO;
   return v;
 }
 
 const K17 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","execution_hash","by","at","signature"]);
-function v188(v: In): Out {
+function v190(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3033,17 +3050,17 @@ function v188(v: In): Out {
   return out;
 }
 
-function v189(v: In): Out {
+function v191(v: In): Out {
   if (v === undefined) return undefined;
-  return v188(v);
+  return v190(v);
 }
 
-function v190(v: In): Out {
+function v192(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("outcome" in v)) return NO;
-  r = v187(v["outcome"]);
+  r = v189(v["outcome"]);
   if (r === NO || r === NOT_SURE) return r;
   out["outcome"] = r;
   if (!("residual" in v)) return NO;
@@ -3064,7 +3081,7 @@ function v190(v: In): Out {
     out["execution"] = r;
   }
   if ("receipt" in v) {
-    r = v189(v["receipt"]);
+    r = v191(v["receipt"]);
     if (r === NO || r === NOT_SURE) return r;
     out["receipt"] = r;
   }
@@ -3077,13 +3094,13 @@ function v190(v: In): Out {
   return out;
 }
 
-function v191(v: In): Out {
+function v193(v: In): Out {
   if (v === null) return null;
-  return v190(v);
+  return v192(v);
 }
 
 const K18 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v192(v: In): Out {
+function v194(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3104,7 +3121,7 @@ function v192(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v173(v["state"]);
+  r = v175(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3112,42 +3129,42 @@ function v192(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v174(v["handoff"]);
+  r = v176(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v177(v["history"]);
+  r = v179(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v179(v["reviews"]);
+  r = v181(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v181(v["consents"]);
+  r = v183(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v183(v["apply_approvals"]);
+  r = v185(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v185(v["admissions"]);
+  r = v187(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v186(v["dry_runs"]);
+  r = v188(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v191(v["result"]);
+  r = v193(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   for (const k in v) if (!K18.has(k)) return NO;
   return out;
 }
 
-function v193(v: In): Out {
+function v195(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -3155,14 +3172,14 @@ function v193(v: In): Out {
     const kr = typeof k === "string" ? v0(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v192(v[k]);
+    const r = v194(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v194(v: In): Out {
+function v196(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -3173,18 +3190,18 @@ function v194(v: In): Out {
   return out;
 }
 
-function v195(v: In): Out {
+function v197(v: In): Out {
   if (v === null) return null;
   return v6(v);
 }
 
 const K19 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v196(v: In): Out {
+function v198(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v94(v["kind"]);
+  r = v96(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -3200,7 +3217,7 @@ function v196(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v95(v["stops"]);
+  r = v97(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -3224,13 +3241,13 @@ function v196(v: In): Out {
   return out;
 }
 
-function v197(v: In): Out {
+function v199(v: In): Out {
   if (v === null) return null;
-  return v196(v);
+  return v198(v);
 }
 
 const K20 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v198(v: In): Out {
+function v200(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3263,7 +3280,7 @@ function v198(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v195(v["resolved_by"]);
+  r = v197(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3271,18 +3288,18 @@ function v198(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v197(v["resolution_receipt"]);
+  r = v199(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
   for (const k in v) if (!K20.has(k)) return NO;
   return out;
 }
 
-function v199(v: In): Out {
+function v201(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v198(v[i]);
+    const r = v200(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3290,85 +3307,6 @@ function v199(v: In): Out {
 }
 
 const K21 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
-function v200(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("run_id" in v)) return NO;
-  r = v2(v["run_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["run_id"] = r;
-  if (!("home_id" in v)) return NO;
-  r = v83(v["home_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["home_id"] = r;
-  if (!("created_at" in v)) return NO;
-  r = v17(v["created_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["created_at"] = r;
-  if (!("suite" in v)) return NO;
-  r = v84(v["suite"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite"] = r;
-  if (!("settings" in v)) return NO;
-  r = v85(v["settings"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["settings"] = r;
-  if ("change" in v) {
-    r = v87(v["change"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["change"] = r;
-  }
-  if (!("workflows" in v)) return NO;
-  r = v193(v["workflows"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["workflows"] = r;
-  if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v194(v["authorized_execution_prompt_ids"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["authorized_execution_prompt_ids"] = r;
-  if (!("stops" in v)) return NO;
-  r = v199(v["stops"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["stops"] = r;
-  for (const k in v) if (!K21.has(k)) return NO;
-  return out;
-}
-
-function v201(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("format" in v)) return NO;
-  r = v172(v["format"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["format"] = r;
-  if (!("revision" in v)) return NO;
-  r = v4(v["revision"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["revision"] = r;
-  if (!("head" in v)) return NO;
-  r = v3(v["head"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["head"] = r;
-  if (!("state" in v)) return NO;
-  r = v200(v["state"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["state"] = r;
-  if (!("events" in v)) return NO;
-  r = v159(v["events"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["events"] = r;
-  if ("gate_signature" in v) {
-    r = v164(v["gate_signature"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_signature"] = r;
-  }
-  for (const k in v) if (k !== "format" && k !== "revision" && k !== "head" && k !== "state" && k !== "events" && k !== "gate_signature") return NO;
-  return out;
-}
-
-const K22 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
 function v202(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
@@ -3399,15 +3337,94 @@ function v202(v: In): Out {
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v193(v["workflows"]);
+  r = v195(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v194(v["authorized_execution_prompt_ids"]);
+  r = v196(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v199(v["stops"]);
+  r = v201(v["stops"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["stops"] = r;
+  for (const k in v) if (!K21.has(k)) return NO;
+  return out;
+}
+
+function v203(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("format" in v)) return NO;
+  r = v174(v["format"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["format"] = r;
+  if (!("revision" in v)) return NO;
+  r = v4(v["revision"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["revision"] = r;
+  if (!("head" in v)) return NO;
+  r = v3(v["head"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["head"] = r;
+  if (!("state" in v)) return NO;
+  r = v202(v["state"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["state"] = r;
+  if (!("events" in v)) return NO;
+  r = v161(v["events"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["events"] = r;
+  if ("gate_signature" in v) {
+    r = v166(v["gate_signature"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_signature"] = r;
+  }
+  for (const k in v) if (k !== "format" && k !== "revision" && k !== "head" && k !== "state" && k !== "events" && k !== "gate_signature") return NO;
+  return out;
+}
+
+const K22 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
+function v204(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("run_id" in v)) return NO;
+  r = v2(v["run_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["run_id"] = r;
+  if (!("home_id" in v)) return NO;
+  r = v83(v["home_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["home_id"] = r;
+  if (!("created_at" in v)) return NO;
+  r = v17(v["created_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["created_at"] = r;
+  if (!("suite" in v)) return NO;
+  r = v84(v["suite"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite"] = r;
+  if (!("settings" in v)) return NO;
+  r = v85(v["settings"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["settings"] = r;
+  if ("change" in v) {
+    r = v87(v["change"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["change"] = r;
+  }
+  if (!("workflows" in v)) return NO;
+  r = v195(v["workflows"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["workflows"] = r;
+  if (!("authorized_execution_prompt_ids" in v)) return NO;
+  r = v196(v["authorized_execution_prompt_ids"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["authorized_execution_prompt_ids"] = r;
+  if (!("stops" in v)) return NO;
+  r = v201(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (!K22.has(k)) return NO;
@@ -3415,7 +3432,7 @@ function v202(v: In): Out {
 }
 
 const K23 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v203(v: In): Out {
+function v205(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3448,7 +3465,7 @@ function v203(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v195(v["resolved_by"]);
+  r = v197(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3456,7 +3473,7 @@ function v203(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v197(v["resolution_receipt"]);
+  r = v199(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
   for (const k in v) if (!K23.has(k)) return NO;
@@ -3464,7 +3481,7 @@ function v203(v: In): Out {
 }
 
 const K24 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v204(v: In): Out {
+function v206(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3485,7 +3502,7 @@ function v204(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v173(v["state"]);
+  r = v175(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3493,92 +3510,92 @@ function v204(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v174(v["handoff"]);
+  r = v176(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v177(v["history"]);
+  r = v179(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v179(v["reviews"]);
+  r = v181(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v181(v["consents"]);
+  r = v183(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v183(v["apply_approvals"]);
+  r = v185(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v185(v["admissions"]);
+  r = v187(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v186(v["dry_runs"]);
+  r = v188(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v191(v["result"]);
+  r = v193(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   for (const k in v) if (!K24.has(k)) return NO;
   return out;
 }
 
-function v205(v: In): Out {
+function v207(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   return v;
 }
 
-function v206(v: In): Out {
+function v208(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v205(v[i]);
+    const r = v207(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
-}
-
-function v207(v: In): Out {
-  if (v === undefined) return undefined;
-  return v206(v);
-}
-
-const P12 = /^[a-z][a-z0-9_]*$/;
-function v208(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P12.test(v)) return NO;
-  return v;
 }
 
 function v209(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v208(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v210(v: In): Out {
-  if (v === undefined) return undefined;
-  return v209(v);
-}
-
-function v211(v: In): Out {
   if (v === undefined) return undefined;
   return v208(v);
 }
 
+const P13 = /^[a-z][a-z0-9_]*$/;
+function v210(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P13.test(v)) return NO;
+  return v;
+}
+
+function v211(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v210(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
 function v212(v: In): Out {
+  if (v === undefined) return undefined;
+  return v211(v);
+}
+
+function v213(v: In): Out {
+  if (v === undefined) return undefined;
+  return v210(v);
+}
+
+function v214(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3586,58 +3603,58 @@ function v212(v: In): Out {
   return v;
 }
 
-function v213(v: In): Out {
+function v215(v: In): Out {
   if (v === undefined) return undefined;
-  return v212(v);
+  return v214(v);
 }
 
 const K25 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v214(v: In): Out {
+function v216(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v207(v["markers"]);
+    r = v209(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v210(v["all_blocks"]);
+    r = v212(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v210(v["planner_blocks"]);
+    r = v212(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v210(v["executor_blocks"]);
+    r = v212(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v211(v["gate_block"]);
+    r = v213(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v207(v["gate_phrases"]);
+    r = v209(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v211(v["authority_block"]);
+    r = v213(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v211(v["verification_design_block"]);
+    r = v213(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v213(v["copied_item_min_length"]);
+    r = v215(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
@@ -3645,25 +3662,8 @@ function v214(v: In): Out {
   return out;
 }
 
-function v215(v: In): Out {
-  if (!(v === "twinlock")) return NO;
-  return v;
-}
-
-function v216(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("format" in v)) return NO;
-  r = v215(v["format"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["format"] = r;
-  for (const k in v) if (k !== "format") return NO;
-  return out;
-}
-
 function v217(v: In): Out {
-  if (!(v === "mission-directives")) return NO;
+  if (!(v === "twinlock")) return NO;
   return v;
 }
 
@@ -3680,36 +3680,41 @@ function v218(v: In): Out {
 }
 
 function v219(v: In): Out {
+  if (!(v === "mission-directives")) return NO;
+  return v;
+}
+
+function v220(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("format" in v)) return NO;
+  r = v219(v["format"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["format"] = r;
+  for (const k in v) if (k !== "format") return NO;
+  return out;
+}
+
+function v221(v: In): Out {
   if (!isObject(v)) return NO;
   const tag = v["format"];
-  if (tag === "twinlock") return v216(v);
-  if (tag === "mission-directives") return v218(v);
+  if (tag === "twinlock") return v218(v);
+  if (tag === "mission-directives") return v220(v);
   if (tag === "custom") return v23(v);
   return NO;
 }
 
-function v220(v: In): Out {
+function v222(v: In): Out {
   if (v === undefined) return undefined;
   return v13(v);
 }
 
-function v221(v: In): Out {
+function v223(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
   if (!(v <= 100)) return NO;
-  return v;
-}
-
-function v222(v: In): Out {
-  if (v === undefined) return undefined;
-  return v221(v);
-}
-
-const P13 = /^[1-9][0-9]*(m|h|d)$/;
-function v223(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P13.test(v)) return NO;
   return v;
 }
 
@@ -3718,27 +3723,39 @@ function v224(v: In): Out {
   return v223(v);
 }
 
+const P14 = /^[1-9][0-9]*(m|h|d)$/;
 function v225(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P14.test(v)) return NO;
+  return v;
+}
+
+function v226(v: In): Out {
+  if (v === undefined) return undefined;
+  return v225(v);
+}
+
+function v227(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("require_signed_receipts" in v) {
-    r = v220(v["require_signed_receipts"]);
+    r = v222(v["require_signed_receipts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["require_signed_receipts"] = r;
   }
   if ("required_approvals" in v) {
-    r = v222(v["required_approvals"]);
+    r = v224(v["required_approvals"]);
     if (r === NO || r === NOT_SURE) return r;
     out["required_approvals"] = r;
   }
   if ("separate_duties" in v) {
-    r = v220(v["separate_duties"]);
+    r = v222(v["separate_duties"]);
     if (r === NO || r === NOT_SURE) return r;
     out["separate_duties"] = r;
   }
   if ("consent_expiry" in v) {
-    r = v224(v["consent_expiry"]);
+    r = v226(v["consent_expiry"]);
     if (r === NO || r === NOT_SURE) return r;
     out["consent_expiry"] = r;
   }
@@ -3746,23 +3763,23 @@ function v225(v: In): Out {
   return out;
 }
 
-const P14 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
-function v226(v: In): Out {
+const P15 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
+function v228(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P14.test(v)) return NO;
+  if (!P15.test(v)) return NO;
   return v;
 }
 
-function v227(v: In): Out {
+function v229(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "freeze" || v === "stop" || v === "verify")) return NO;
   return v;
 }
 
-function v228(v: In): Out {
+function v230(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v227(v[i]);
+    const r = v229(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3770,7 +3787,7 @@ function v228(v: In): Out {
   return out;
 }
 
-function v229(v: In): Out {
+function v231(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3779,101 +3796,85 @@ function v229(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v226(v["public_key"]);
+  r = v228(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("rights" in v)) return NO;
-  r = v228(v["rights"]);
+  r = v230(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key" && k !== "rights") return NO;
   return out;
 }
 
-function v230(v: In): Out {
+function v232(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P10.test(v)) return NO;
+  if (!P11.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
 }
 
-function v231(v: In): Out {
+function v233(v: In): Out {
   if (v === undefined) return undefined;
-  return v230(v);
+  return v232(v);
 }
 
-function v232(v: In): Out {
+function v234(v: In): Out {
   if (v === undefined) return undefined;
   return v9(v);
 }
 
 const K26 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v233(v: In): Out {
+function v235(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v207(v["markers"]);
+    r = v209(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v210(v["all_blocks"]);
+    r = v212(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v210(v["planner_blocks"]);
+    r = v212(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v210(v["executor_blocks"]);
+    r = v212(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v211(v["gate_block"]);
+    r = v213(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v207(v["gate_phrases"]);
+    r = v209(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v211(v["authority_block"]);
+    r = v213(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v211(v["verification_design_block"]);
+    r = v213(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v213(v["copied_item_min_length"]);
+    r = v215(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
   for (const k in v) if (!K26.has(k)) return NO;
-  return out;
-}
-
-function v234(v: In): Out {
-  if (v === undefined) return undefined;
-  return v233(v);
-}
-
-function v235(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v229(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
   return out;
 }
 
@@ -3886,7 +3887,7 @@ function v237(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v226(v[i]);
+    const r = v231(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3899,6 +3900,22 @@ function v238(v: In): Out {
 }
 
 function v239(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v228(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v240(v: In): Out {
+  if (v === undefined) return undefined;
+  return v239(v);
+}
+
+function v241(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3907,18 +3924,18 @@ function v239(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v226(v["public_key"]);
+  r = v228(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key") return NO;
   return out;
 }
 
-function v240(v: In): Out {
+function v242(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v239(v[i]);
+    const r = v241(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3926,33 +3943,33 @@ function v240(v: In): Out {
   return out;
 }
 
-function v241(v: In): Out {
-  if (v === undefined) return undefined;
-  return v240(v);
-}
-
-function v242(v: In): Out {
-  if (v === undefined) return undefined;
-  return v225(v);
-}
-
 function v243(v: In): Out {
   if (v === undefined) return undefined;
-  return v205(v);
+  return v242(v);
 }
 
 function v244(v: In): Out {
+  if (v === undefined) return undefined;
+  return v227(v);
+}
+
+function v245(v: In): Out {
+  if (v === undefined) return undefined;
+  return v207(v);
+}
+
+function v246(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
 }
 
-function v245(v: In): Out {
+function v247(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v244(v[i]);
+    const r = v246(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3960,73 +3977,73 @@ function v245(v: In): Out {
   return out;
 }
 
-function v246(v: In): Out {
+function v248(v: In): Out {
   if (v === undefined) return undefined;
-  return v245(v);
+  return v247(v);
 }
 
-function v247(v: In): Out {
+function v249(v: In): Out {
   if (v === undefined) return undefined;
-  return v219(v);
+  return v221(v);
 }
 
 const K27 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
-function v248(v: In): Out {
+function v250(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("suite_id" in v) {
-    r = v231(v["suite_id"]);
+    r = v233(v["suite_id"]);
     if (r === NO || r === NOT_SURE) return r;
     out["suite_id"] = r;
   }
   if ("declared_pairs" in v) {
-    r = v232(v["declared_pairs"]);
+    r = v234(v["declared_pairs"]);
     if (r === NO || r === NOT_SURE) return r;
     out["declared_pairs"] = r;
   }
   if ("body_rules" in v) {
-    r = v234(v["body_rules"]);
+    r = v236(v["body_rules"]);
     if (r === NO || r === NOT_SURE) return r;
     out["body_rules"] = r;
   }
   if ("reviewers" in v) {
-    r = v236(v["reviewers"]);
+    r = v238(v["reviewers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["reviewers"] = r;
   }
   if ("revoked" in v) {
-    r = v238(v["revoked"]);
+    r = v240(v["revoked"]);
     if (r === NO || r === NOT_SURE) return r;
     out["revoked"] = r;
   }
   if ("gate_keys" in v) {
-    r = v241(v["gate_keys"]);
+    r = v243(v["gate_keys"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_keys"] = r;
   }
   if ("policies" in v) {
-    r = v242(v["policies"]);
+    r = v244(v["policies"]);
     if (r === NO || r === NOT_SURE) return r;
     out["policies"] = r;
   }
   if ("graph_file" in v) {
-    r = v243(v["graph_file"]);
+    r = v245(v["graph_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["graph_file"] = r;
   }
   if ("prompts" in v) {
-    r = v246(v["prompts"]);
+    r = v248(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
   if ("exclude" in v) {
-    r = v246(v["exclude"]);
+    r = v248(v["exclude"]);
     if (r === NO || r === NOT_SURE) return r;
     out["exclude"] = r;
   }
   if ("handoff" in v) {
-    r = v247(v["handoff"]);
+    r = v249(v["handoff"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff"] = r;
   }
@@ -4034,30 +4051,10 @@ function v248(v: In): Out {
   return out;
 }
 
-function v249(v: In): Out {
+function v251(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
-}
-
-function v250(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v249(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v3(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
-}
-
-function v251(v: In): Out {
-  if (v === undefined) return undefined;
-  return v250(v);
 }
 
 function v252(v: In): Out {
@@ -4065,22 +4062,7 @@ function v252(v: In): Out {
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v99(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v99(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
-}
-
-function v253(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v99(k) : NO;
+    const kr = typeof k === "string" ? v251(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
     const r = v3(v[k]);
@@ -4090,64 +4072,47 @@ function v253(v: In): Out {
   return out;
 }
 
-function v254(v: In): Out {
+function v253(v: In): Out {
   if (v === undefined) return undefined;
-  return v253(v);
+  return v252(v);
 }
 
-const K28 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v255(v: In): Out {
-  if (!isObject(v)) return NO;
+function v254(v: In): Out {
+  if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("suite_id" in v)) return NO;
-  r = v6(v["suite_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite_id"] = r;
-  if (!("root" in v)) return NO;
-  r = v37(v["root"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["root"] = r;
-  if (!("config_sha256" in v)) return NO;
-  r = v3(v["config_sha256"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["config_sha256"] = r;
-  if ("handoff_schemas" in v) {
-    r = v251(v["handoff_schemas"]);
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v101(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v101(v[k]);
     if (r === NO || r === NOT_SURE) return r;
-    out["handoff_schemas"] = r;
+    out[k as string] = r;
   }
-  if (!("pairs" in v)) return NO;
-  r = v252(v["pairs"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pairs"] = r;
-  if ("prompts" in v) {
-    r = v254(v["prompts"]);
+  return out;
+}
+
+function v255(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v101(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v3(v[k]);
     if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
+    out[k as string] = r;
   }
-  if (!("allow_unsigned" in v)) return NO;
-  r = v13(v["allow_unsigned"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["allow_unsigned"] = r;
-  if (!("pinned_at" in v)) return NO;
-  r = v99(v["pinned_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_at"] = r;
-  if (!("pinned_by" in v)) return NO;
-  r = v7(v["pinned_by"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_by"] = r;
-  for (const k in v) if (!K28.has(k)) return NO;
   return out;
 }
 
 function v256(v: In): Out {
-  if (!(v === "twinlock-pins/1")) return NO;
-  return v;
+  if (v === undefined) return undefined;
+  return v255(v);
 }
 
-const K29 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+const K28 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
 function v257(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
@@ -4165,16 +4130,16 @@ function v257(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v251(v["handoff_schemas"]);
+    r = v253(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v252(v["pairs"]);
+  r = v254(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v254(v["prompts"]);
+    r = v256(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -4183,7 +4148,59 @@ function v257(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["allow_unsigned"] = r;
   if (!("pinned_at" in v)) return NO;
-  r = v99(v["pinned_at"]);
+  r = v101(v["pinned_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_at"] = r;
+  if (!("pinned_by" in v)) return NO;
+  r = v7(v["pinned_by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_by"] = r;
+  for (const k in v) if (!K28.has(k)) return NO;
+  return out;
+}
+
+function v258(v: In): Out {
+  if (!(v === "twinlock-pins/1")) return NO;
+  return v;
+}
+
+const K29 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v259(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("suite_id" in v)) return NO;
+  r = v6(v["suite_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite_id"] = r;
+  if (!("root" in v)) return NO;
+  r = v37(v["root"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["root"] = r;
+  if (!("config_sha256" in v)) return NO;
+  r = v3(v["config_sha256"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["config_sha256"] = r;
+  if ("handoff_schemas" in v) {
+    r = v253(v["handoff_schemas"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff_schemas"] = r;
+  }
+  if (!("pairs" in v)) return NO;
+  r = v254(v["pairs"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pairs"] = r;
+  if ("prompts" in v) {
+    r = v256(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if (!("allow_unsigned" in v)) return NO;
+  r = v13(v["allow_unsigned"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["allow_unsigned"] = r;
+  if (!("pinned_at" in v)) return NO;
+  r = v101(v["pinned_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pinned_at"] = r;
   if (!("pinned_by" in v)) return NO;
@@ -4194,23 +4211,23 @@ function v257(v: In): Out {
   return out;
 }
 
-function v258(v: In): Out {
+function v260(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v257(v[i]);
+    const r = v259(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v259(v: In): Out {
+function v261(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v256(v["format"]);
+  r = v258(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("pinners" in v)) return NO;
@@ -4218,7 +4235,7 @@ function v259(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pinners"] = r;
   if (!("pins" in v)) return NO;
-  r = v258(v["pins"]);
+  r = v260(v["pins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pins"] = r;
   for (const k in v) if (k !== "format" && k !== "pinners" && k !== "pins") return NO;
@@ -4241,58 +4258,58 @@ export const FAST_VALIDATORS: Record<string, (input: unknown) => Out> = {
   "apply-event.plan_declined": v42,
   "apply-event.review_requested": v82,
   "apply-event.run_created": v90,
-  "apply-event.stop_raised": v93,
-  "apply-event.stop_resolved": v97,
-  "gate-home.HomeFileSchema": v100,
-  "handoff-records.AcceptanceCriteriaSchema": v106,
-  "handoff-records.ActionPlanSchema": v115,
-  "handoff-records.ActionSchema": v116,
-  "handoff-records.CriterionSchema": v104,
-  "handoff-records.EvidenceIndexSchema": v122,
-  "handoff-records.EvidenceSchema": v120,
-  "handoff-records.FindingRegisterSchema": v129,
-  "handoff-records.FindingSchema": v124,
-  "handoff-records.PlanStopSchema": v113,
-  "handoff-records.UnknownSchema": v127,
+  "apply-event.stop_raised": v95,
+  "apply-event.stop_resolved": v99,
+  "gate-home.HomeFileSchema": v102,
+  "handoff-records.AcceptanceCriteriaSchema": v108,
+  "handoff-records.ActionPlanSchema": v117,
+  "handoff-records.ActionSchema": v118,
+  "handoff-records.CriterionSchema": v106,
+  "handoff-records.EvidenceIndexSchema": v124,
+  "handoff-records.EvidenceSchema": v122,
+  "handoff-records.FindingRegisterSchema": v131,
+  "handoff-records.FindingSchema": v126,
+  "handoff-records.PlanStopSchema": v115,
+  "handoff-records.UnknownSchema": v129,
   "manifest-schema.ManifestEntrySchema": v77,
-  "reviewer-registry.EnrolledCredentialSchema": v136,
-  "reviewer-registry.InvitationSchema": v145,
-  "reviewer-registry.RegistryFileSchema": v151,
-  "reviewer-registry.ReviewerSchema": v148,
-  "run-checkpoints.CheckpointSchema": v165,
+  "reviewer-registry.EnrolledCredentialSchema": v138,
+  "reviewer-registry.InvitationSchema": v147,
+  "reviewer-registry.RegistryFileSchema": v153,
+  "reviewer-registry.ReviewerSchema": v150,
+  "run-checkpoints.CheckpointSchema": v167,
   "run-schema.AdmissionCheckSchema": v15,
   "run-schema.AdmissionReceiptSchema": v18,
   "run-schema.ApplyApprovalSchema": v30,
   "run-schema.ConsentReceiptSchema": v70,
   "run-schema.DryRunResultSchema": v73,
-  "run-schema.DryRunSchema": v169,
-  "run-schema.EventSchema": v158,
+  "run-schema.DryRunSchema": v171,
+  "run-schema.EventSchema": v160,
   "run-schema.ExecutionSchema": v55,
   "run-schema.FreezeReceiptSchema": v80,
-  "run-schema.FrozenHandoffSchema": v171,
-  "run-schema.GateSignatureSchema": v156,
-  "run-schema.HeadSignatureSchema": v163,
+  "run-schema.FrozenHandoffSchema": v173,
+  "run-schema.GateSignatureSchema": v158,
+  "run-schema.HeadSignatureSchema": v165,
   "run-schema.ReviewReceiptSchema": v41,
-  "run-schema.RunFileSchema": v201,
-  "run-schema.RunStateSchema": v202,
+  "run-schema.RunFileSchema": v203,
+  "run-schema.RunStateSchema": v204,
   "run-schema.SettingsSchema": v85,
   "run-schema.SignatureSchema": v28,
-  "run-schema.StopResolutionSchema": v96,
-  "run-schema.StopSchema": v203,
+  "run-schema.StopResolutionSchema": v98,
+  "run-schema.StopSchema": v205,
   "run-schema.VerificationReceiptSchema": v59,
-  "run-schema.WorkflowSchema": v204,
+  "run-schema.WorkflowSchema": v206,
   "run-schema.changeRef": v86,
   "run-schema.handoffHash": v3,
   "run-schema.homeId": v83,
   "run-schema.promptId": v0,
   "run-schema.runId": v2,
   "run-schema.stopReason": v91,
-  "suite-config.BodyRulesSchema": v214,
-  "suite-config.HandoffConfigSchema": v219,
-  "suite-config.PoliciesSchema": v225,
-  "suite-config.ReviewerSchema": v229,
-  "suite-config.SuiteConfigSchema": v248,
-  "suite-pins.PinSchema": v255,
-  "suite-pins.PinsFileSchema": v259,
+  "suite-config.BodyRulesSchema": v216,
+  "suite-config.HandoffConfigSchema": v221,
+  "suite-config.PoliciesSchema": v227,
+  "suite-config.ReviewerSchema": v231,
+  "suite-config.SuiteConfigSchema": v250,
+  "suite-pins.PinSchema": v257,
+  "suite-pins.PinsFileSchema": v261,
   "webauthn-signature.WebAuthnSignatureSchema": v27,
 };

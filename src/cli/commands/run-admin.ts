@@ -54,15 +54,27 @@ export async function runStop(
     note: o.note === undefined ? undefined : parseText(o.note, "--note"),
     actor: resolveActor(o.actor),
   });
+  // The runs by ID: a run file the agent swapped for the moment names another run than the one that lives there.
+  const where = `${workflow ?? "the whole run"}${raised.runs === undefined ? "" : ` of ${raised.runs.join(" and ")}`}`;
   const lift = `twinlock resolve-stop ${shellQuote(runFile)} --reason ${reason}${raised.stop === undefined ? "" : ` --stop ${raised.stop}`} --note TEXT${signingHint(store.home, raised.state.suite) ? " --key FILE" : ""}`;
   return {
     exitCode: 0,
     // Lifting a stop is a person's signed decision on a suite that requires signed receipts.
     text:
-      raised.pending !== undefined
-        ? `recorded !STOP:${reason} on ${workflow ?? "the whole run"} in the gate home; ${stopEffect(raised.state)} from now on. It is not yet in the run's log (${raised.pending}); the run's next write puts it there first. Lift it, once it is in the log (twinlock log), with: ${lift}`
-        : `recorded !STOP:${reason} on ${workflow ?? "the whole run"}${raised.stop === undefined ? "" : ` as stop ${raised.stop}`}; ${stopEffect(raised.state)} until: ${lift}`,
-    json: { ok: true, reason, workflow: workflow ?? null, stop: raised.stop ?? null, pending: raised.pending ?? null },
+      raised.notRecorded !== undefined
+        ? `${raised.notRecorded}; ${stopEffect(raised.state)} from now on. This stop (!STOP:${reason}) is not recorded: raise it again once they are in the run's log (twinlock log)`
+        : raised.pending !== undefined
+          ? `recorded !STOP:${reason} on ${where} in the gate home; ${stopEffect(raised.state)} from now on. It is not yet in the run's log (${raised.pending}); the run's next write puts it there first. Lift it, once it is in the log (twinlock log), with: ${lift}`
+          : `recorded !STOP:${reason} on ${where}${raised.stop === undefined ? "" : ` as stop ${raised.stop}`}; ${stopEffect(raised.state)} until: ${lift}`,
+    json: {
+      ok: true,
+      reason,
+      workflow: workflow ?? null,
+      stop: raised.stop ?? null,
+      pending: raised.pending ?? null,
+      not_recorded: raised.notRecorded ?? null,
+      runs: raised.runs ?? null,
+    },
   };
 }
 
