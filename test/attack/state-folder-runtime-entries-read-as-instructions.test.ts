@@ -12,7 +12,10 @@ import { findBubblewrap } from "../../src/sandbox/find-bubblewrap.js";
  * person reads as instructions.
  * - Gemini CLI 0.61.0 loads `~/.gemini/tmp/<project>/memory/MEMORY.md` (or GEMINI.md there) into every session's
  *   system prompt as the user's project memory (Storage.getProjectMemoryTempDir, getUserProjectMemoryPaths), not
- *   even gated by folder trust; the allow-list leaves all of `tmp` writable (only `tmp/bin` read-only).
+ *   even gated by folder trust; the allow-list leaves all of `tmp` writable (only `tmp/bin` read-only). Checked on
+ *   the real CLI: `gemini --debug -p hi` in the project, HOME a scratch folder, logs "[MemoryDiscovery] Found user
+ *   project memory index: ~/.gemini/tmp/proj/memory/MEMORY.md" and "Successfully read and processed imports" (so a
+ *   planted MEMORY.md may also `@import` any file).
  * - Codex CLI 0.169.0 keeps each thread's goal in `goals_1.sqlite` (`thread_goals.objective`, status `active`: "Continue
  *   working toward the active thread goal" on an idle thread) and queued user input in `queue_1.sqlite`
  *   (`queued_items.payload_json`): both match CODEX_DATABASE and are left writable.
