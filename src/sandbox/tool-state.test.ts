@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type AgentTool, agentToolOf } from "./agent-tool.js";
 import { chooseSandbox, confineCommand } from "./exec-sandbox.js";
 import { findBubblewrap } from "./find-bubblewrap.js";
+import { geminiProject } from "./tool-state.js";
 
 const bwrap = findBubblewrap();
 const scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), "twinlock-tool-state-")));
@@ -248,5 +249,38 @@ describe.skipIf(!bwrap.ok)(`a tool's state folder under exec's sandbox, run here
       ),
       { numRuns: 6 },
     );
+  });
+});
+
+describe("the folder Gemini CLI keeps a project in under tmp (geminiProject)", () => {
+  const at = (files: Record<string, string>) => {
+    const dir = mkdtempSync(path.join(scratch, "gemini-dir-"));
+    for (const [rel, content] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      writeFileSync(path.join(dir, rel), content);
+    }
+    return dir;
+  };
+  const cwd = path.join(scratch, "My Project");
+  mkdirSync(cwd, { recursive: true });
+
+  it("is the one projects.json names for the project, unless another project's .project_root holds it", () => {
+    const registry = JSON.stringify({ projects: { [cwd]: "named" } });
+    expect(geminiProject(at({ "projects.json": registry }), cwd)).toBe("named");
+    expect(geminiProject(at({ "projects.json": registry, "tmp/named/.project_root": cwd }), cwd)).toBe("named");
+    expect(geminiProject(at({ "projects.json": registry, "tmp/named/.project_root": "/elsewhere" }), cwd)).toBe("my-project");
+  });
+
+  it("is the one whose .project_root names the project, else its base name made lower-case, past those other projects hold", () => {
+    expect(geminiProject(at({ "tmp/found/.project_root": `${cwd}\n` }), cwd)).toBe("found");
+    expect(geminiProject(at({}), cwd)).toBe("my-project");
+    const taken = JSON.stringify({ projects: { "/other": "my-project" } });
+    expect(geminiProject(at({ "projects.json": taken, "tmp/my-project-1/.project_root": "/another" }), cwd)).toBe("my-project-2");
+  });
+
+  it("takes a projects.json that is no registry, or over its budget, as none", () => {
+    expect(geminiProject(at({ "projects.json": "{not json" }), cwd)).toBe("my-project");
+    const huge = JSON.stringify({ projects: { [cwd]: "named" }, pad: "x".repeat(1024 * 1024) });
+    expect(geminiProject(at({ "projects.json": huge }), cwd)).toBe("my-project");
   });
 });
