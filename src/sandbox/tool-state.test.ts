@@ -210,6 +210,40 @@ describe.skipIf(!bwrap.ok)(`a tool's state folder under exec's sandbox, run here
     expect(readdirSync(state).sort()).toEqual([".twinlock-stand-ins", "commands", "extensions", "history", "installation_id", "tmp"]);
   });
 
+  it("gives Gemini CLI a copy of projects.json that names the project's folder under tmp, the one whose chats stay", () => {
+    const home = path.join(scratch, "home-gemini-registry");
+    const project = path.join(scratch, "Registry Project");
+    const state = path.join(home, ".gemini");
+    mkdirSync(state, { recursive: true });
+    mkdirSync(project);
+    writeFileSync(path.join(state, "projects.json"), JSON.stringify({ projects: { "/elsewhere": "elsewhere" } }));
+    const bin = path.join(scratch, "bin-gemini-registry", "gemini");
+    mkdirSync(path.dirname(bin));
+    // What the real Gemini CLI does: finds its folder in projects.json and writes its chat there.
+    writeFileSync(bin, '#!/bin/sh\ncp "$HOME/.gemini/projects.json" "$HOME/.gemini/tmp/registry-project/chats/seen.json"\n');
+    chmodSync(bin, 0o755);
+    const byName = {
+      env: process.env,
+      cwd: project,
+      identify: (cmd: readonly string[]) => ({ tool: agentToolOf(cmd), argsAt: 1, what: "a stand-in" }),
+    };
+    const c = confineCommand(chooseSandbox([bin], {}, findBubblewrap, byName), {
+      cmd: [bin],
+      env: { PATH: process.env.PATH, HOME: home },
+      cwd: project,
+      writable: [],
+    });
+    try {
+      expect(spawnSync(c.cmd[0] as string, c.cmd.slice(1), { env: c.env, cwd: project, encoding: "utf8" }).status).toBe(0);
+    } finally {
+      c.release();
+    }
+    const seen = JSON.parse(readFileSync(path.join(state, "tmp", "registry-project", "chats", "seen.json"), "utf8"));
+    expect(seen).toEqual({ projects: { "/elsewhere": "elsewhere", [project]: "registry-project" } });
+    // The real one as it was.
+    expect(JSON.parse(readFileSync(path.join(state, "projects.json"), "utf8"))).toEqual({ projects: { "/elsewhere": "elsewhere" } });
+  });
+
   it("keeps only what is written in the allow-listed entries of a state folder, whatever the names in it and the names tried (property)", () => {
     const tools: AgentTool[] = ["claude", "codex", "gemini"];
     const listed = (tool: AgentTool) => [...FOLDERS[tool], ...PRIVATE[tool], ...FILES[tool], ...COPIES[tool]];
