@@ -312,6 +312,10 @@ describe("the folder Gemini CLI keeps a project in under tmp (geminiProject)", (
     expect(geminiProject(at({ "projects.json": taken, "tmp/my-project-1/.project_root": "/another" }), cwd)).toBe("my-project-2");
   });
 
+  it("takes a tmp that is no folder as no project there", () => {
+    expect(geminiProject(at({ tmp: "" }), cwd)).toBe("my-project");
+  });
+
   it("takes a projects.json that is no registry, or over its budget, as none", () => {
     expect(geminiProject(at({ "projects.json": "{not json" }), cwd)).toBe("my-project");
     const huge = JSON.stringify({ projects: { [cwd]: "named" }, pad: "x".repeat(1024 * 1024) });

@@ -276,10 +276,11 @@ function registryOf(content: string | undefined): Record<string, string> {
 
 /** The text of the regular file `file` when it is at most `budget` bytes (no link followed), else undefined. */
 function readSmall(file: string, budget: number): string | undefined {
-  const st = lstatSync(file, { throwIfNoEntry: false });
-  if (!st?.isFile() || st.size > budget) return undefined;
   let fd: number | undefined;
   try {
+    // A part of the path may be no folder (ENOTDIR): none then.
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    if (!st?.isFile() || st.size > budget) return undefined;
     fd = openSync(file, "r");
     const buf = Buffer.alloc(budget + 1);
     const n = readSync(fd, buf, 0, buf.length, 0);
