@@ -23,6 +23,8 @@ export interface SandboxLayout {
     readOnly: readonly string[];
     /** A private top level: this folder mounted over `dir`, and `mirror` (the entries `dir` had) read-only in it again. */
     top?: { folder: string; mirror: readonly string[] };
+    /** Private folders and copies, each [its own, the entry it is mounted over]: after `top`, before `writable`. */
+    private?: readonly (readonly [string, string])[];
   }[];
   /** Folders hidden behind an empty private one (`/tmp`, `/var/tmp`, `/run`, the caller's XDG_RUNTIME_DIR). */
   hidden?: readonly string[];
@@ -94,6 +96,7 @@ export function bubblewrapArgv(layout: SandboxLayout): string[] {
       args.push("--bind", s.top.folder, s.dir);
       for (const p of s.top.mirror) args.push("--ro-bind", p, p);
     }
+    for (const [own, at] of s.private ?? []) args.push("--bind", own, at);
     for (const p of s.writable) args.push("--bind", p, p);
     for (const p of s.readOnly) args.push("--ro-bind", p, p);
   }

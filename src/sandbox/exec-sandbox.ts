@@ -1,4 +1,16 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
@@ -354,6 +366,7 @@ export function confineCommand(
           // not there (or not readable): the stand-in below is what the sandbox mounts the copy over
           registry.make(file, "");
         }
+        if (s.seedCopy) content = s.seedCopy(file, content, input.cwd);
         // In a private top level, a plain file there (the tool may rename another over it); else mounted over the file.
         if (mount.top && path.dirname(file) === s.dir)
           writeFileSync(path.join(mount.top.folder, path.basename(file)), content, { mode: 0o600 });
@@ -394,8 +407,8 @@ export function confineCommand(
       ...(input.env.PATH ?? "").split(path.delimiter),
     ]);
     const copied = over.map(([, at]) => at);
+    // Mounted with their state folder, before the writable entries in them (Gemini CLI's chats in its private tmp).
     const privateFolders = mounts.flatMap((m) => m.private);
-    over.push(...privateFolders);
     if (input.mcpSocket) over.push([input.mcpSocket, SANDBOX_MCP_SOCKET]);
     const argv = bubblewrapArgv({
       bwrap: choice.bwrap,
@@ -458,7 +471,8 @@ export function confineCommand(
  * Where the sandbox lets a tool write in its state folder: each runtime entry
  * of `state` (made, when it is a folder not there yet), through a real path
  * with no link in it; a private one gets an empty folder of its own under
- * `privateRoot`, mounted over it (`private`: [its folder, the entry]). An entry that is a link
+ * `privateRoot`, mounted over it (`private`: [its folder, the entry]), and a copied one a copy there (`private`: [the
+ * copy, the entry]; bwrap reads the real file as it is when the session starts). An entry that is a link
  * or of another kind than expected is left out: read-only, as every other
  * entry of the folder.
  */
@@ -478,6 +492,15 @@ function runtimeMounts(
     if (entry.how === "file") {
       if (entry.make) makeStandIn(at, "");
       if (lstatSync(at, { throwIfNoEntry: false })?.isFile()) writable.push(at);
+      return;
+    }
+    if (entry.how === "copy") {
+      if (!lstatSync(at, { throwIfNoEntry: false })?.isFile()) return;
+      const copy = path.join(privateRoot, `copy-${i}`);
+      mkdirSync(privateRoot, { recursive: true, mode: 0o700 });
+      copyFileSync(at, copy);
+      chmodSync(copy, 0o600);
+      own.push([copy, at]);
       return;
     }
     if (!makeFolder(root, entry.path)) return;

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { AgentTool } from "./agent-tool.js";
@@ -10,20 +10,30 @@ import type { AgentTool } from "./agent-tool.js";
  *   uncreatable, unless `make`: made empty, for one the tool cannot run without);
  * - `private`: an empty private folder mounted over it for the session, thrown away after (made, empty, when not there):
  *   what the tool writes there (shell snapshots and environment files it sources, backups it restores) reaches no later session;
- * - `read-only`: a folder inside a `folder` entry kept read-only (made, empty, when not there), such as Claude Code's memory.
+ * - `read-only`: a folder inside a `folder` or `private` entry kept read-only (made, empty, when not there), such as
+ *   Claude Code's memory or the ripgrep Gemini CLI runs from its private `tmp`;
+ * - `copy`: a private copy of the file (when it is there as a file) mounted over it for the session, thrown away after:
+ *   the tool reads and writes it as it would, and what the agent writes there (a database a later session acts on)
+ *   reaches no later session.
  */
 export interface RuntimeEntry {
   path: string;
-  how: "folder" | "file" | "private" | "read-only";
+  how: "folder" | "file" | "private" | "read-only" | "copy";
   make?: boolean;
 }
 
 /**
  * The folder a tool keeps its own state in, and the entries in it it really
  * writes as it runs. Deny by default: inside the sandbox the whole folder is
- * read-only but for the runtime entries of the allow-list (sessions and
- * transcripts, logs, todos, telemetry caches, its databases), none of which
- * a later session runs or reads as instructions; every other entry (its
+ * read-only but for the runtime entries of the allow-list. What a later
+ * session acts on is private to the session (copies or empty folders thrown
+ * away after: Codex's databases, Gemini CLI's `tmp` but each project's chats
+ * and logs, prompt histories, shell snapshots); what stays writable is the
+ * session's own record (transcripts and rollouts, todos, logs, telemetry),
+ * which a later session reads back only when the person resumes that
+ * session (or, Claude Code's `--continue`, the latest of the project): then
+ * it continues the confined agent's conversation, as the agent left it
+ * (SECURITY.md, The state folder). Every other entry (its
  * settings, hooks, scripts, skills, extensions, memory, credentials), every
  * unknown one and every new name the tool would make stays read-only, so the
  * agent cannot plant what runs unsandboxed in the person's next session.
@@ -60,6 +70,11 @@ export interface ToolState {
    * file renamed over it, beside it. Elsewhere a new name at the top level is refused.
    */
   privateTop: boolean;
+  /**
+   * What a private copy starts as, given the file's content (`{}` when there is none) and the session's working
+   * folder: Gemini CLI's `projects.json` names the project's folder under `tmp` the sandbox keeps writable.
+   */
+  seedCopy?: (file: string, content: string, cwd: string) => string;
   /** The variable that moves the state folder, for a message. */
   variable: string;
 }
@@ -69,7 +84,8 @@ const entries = (how: RuntimeEntry["how"], names: readonly string[]): RuntimeEnt
 /** Claude Code: what it writes while it runs, and what it sources or restores (private). Not `plans`, `tasks`, `ide`, `plugins`. */
 const CLAUDE_FOLDERS = ["todos", "statsig", "telemetry", "debug", "sessions", "paste-cache", "image-cache"];
 const CLAUDE_PRIVATE = ["shell-snapshots", "session-env", "backups", "file-history"];
-const CLAUDE_FILES = ["history.jsonl"];
+/** Its prompt history (recalled, and sent again by the person with a key): a private copy. */
+const CLAUDE_COPIES = ["history.jsonl"];
 
 /**
  * Claude Code's folder for the project in `cwd` under `projects` (its transcripts `*.jsonl`, each session's
@@ -82,14 +98,22 @@ export function claudeProjectFolder(cwd: string): string | undefined {
 }
 
 /**
- * Codex: its transcripts, logs and databases (not `memories_*.sqlite`, which a later session turns into memory);
- * private: the shell snapshots it sources, and `tmp`, where it links the programs it puts on the shell's PATH.
+ * Codex: its transcripts (rollouts) and logs; private: the shell snapshots it sources, and `tmp`, where it links the
+ * programs it puts on the shell's PATH; a private copy: its databases, whose content a later session acts on
+ * (`goals_*`: a thread's active goal it continues toward; `queue_*`: queued user input; `state_*`: agent jobs'
+ * instructions, dynamic tools, the remote-control websocket URL; `thread_history_*`, `logs_*`), and `history.jsonl`
+ * (the prompts the person recalls). Not `memories_*.sqlite`, which a later session turns into memory.
  */
 const CODEX_FOLDERS = ["sessions", "archived_sessions", "log", "thread-writer-locks"];
 const CODEX_PRIVATE = ["shell_snapshots", ".tmp", "tmp"];
 const CODEX_DATABASE = /^(state|logs|goals|queue|thread_history)_[0-9]{1,4}\.sqlite(-wal|-shm)?$/;
 
-/** Gemini CLI: `tmp` (each project's chats and logs) but `tmp/bin` (the ripgrep it runs), and `history` (shadow git repositories git runs in). */
+/**
+ * Gemini CLI: `tmp` is private to the session (it loads `tmp/<project>/memory` — MEMORY.md, GEMINI.md, skills, an
+ * inbox — into every session's system prompt, and keeps the project's prompt log and checkpoints there) but the
+ * project's `chats` and `logs`, writable, and `tmp/bin` (the ripgrep it runs), read-only; `history` (shadow git
+ * repositories git runs in) private.
+ */
 const GEMINI_FILES = new Set(["installation_id", "user_id"]);
 
 /** An empty file of each name, as the tool reads it: `{}` for JSON. */
@@ -121,8 +145,8 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
           ...entries("folder", CLAUDE_FOLDERS),
           ...entries("private", CLAUDE_PRIVATE),
           ...entries(
-            "file",
-            CLAUDE_FILES.filter((n) => names.includes(n)),
+            "copy",
+            CLAUDE_COPIES.filter((n) => names.includes(n)),
           ),
           ...projects.flatMap((f) => [
             { path: `projects/${f}`, how: "folder" as const },
@@ -145,7 +169,7 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
         // Codex does not start without its installation_id (a random identifier it writes once).
         { path: "installation_id", how: "file", make: true },
         ...entries(
-          "file",
+          "copy",
           names.filter((n) => n === "history.jsonl" || CODEX_DATABASE.test(n)),
         ),
       ],
@@ -157,17 +181,24 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
   const dir = path.resolve(env.GEMINI_CLI_HOME || home, ".gemini");
   return {
     dir,
-    runtime: (names) => [
-      { path: "tmp", how: "folder" },
-      { path: "tmp/bin", how: "read-only" },
-      { path: "history", how: "private" },
-      ...entries(
-        "file",
-        names.filter((n) => GEMINI_FILES.has(n)),
-      ),
-    ],
+    runtime: (names, cwd) => {
+      const project = geminiProject(dir, cwd);
+      return [
+        { path: "tmp", how: "private" },
+        { path: "tmp/bin", how: "read-only" },
+        { path: `tmp/${project}/chats`, how: "folder" },
+        { path: `tmp/${project}/logs`, how: "folder" },
+        { path: "history", how: "private" },
+        ...entries(
+          "file",
+          names.filter((n) => GEMINI_FILES.has(n)),
+        ),
+      ];
+    },
     configFiles: GEMINI_STAND_INS,
     privateCopies: [path.join(dir, "projects.json")],
+    seedCopy: (file, content, cwd) =>
+      path.basename(file) === "projects.json" ? withProject(content, realOr(path.resolve(cwd)), geminiProject(dir, cwd)) : content,
     privateTop: true,
     variable: "GEMINI_CLI_HOME",
   };
@@ -179,5 +210,84 @@ function realOr(p: string): string {
     return realpathSync(p);
   } catch {
     return p;
+  }
+}
+
+/** The most of `projects.json`, of a `.project_root` and of the entries of `tmp` read to find a project's folder. */
+const REGISTRY_BUDGET = 1024 * 1024;
+const MARKER_BUDGET = 4096;
+const TMP_ENTRIES_BUDGET = 10_000;
+const SLUG = /^[a-z0-9-]{1,200}$/;
+
+/**
+ * The folder Gemini CLI 0.61.0 keeps the project in `cwd` in, under `tmp` (ProjectRegistry.getShortId): the one
+ * `projects.json` names for its real path when its `.project_root` (if any) names it too; else the one whose
+ * `.project_root` names it; else a new one, its base name in lower-case letters, digits and `-`, with `-1`, `-2`, …
+ * when another project holds that one. The copy of `projects.json` the session gets names it (`seedCopy`), so the
+ * real Gemini CLI writes its chats where the sandbox lets it. What is over a budget counts as not there.
+ */
+export function geminiProject(dir: string, cwd: string): string {
+  const root = realOr(path.resolve(cwd));
+  const tmp = path.join(dir, "tmp");
+  const owner = (slug: string) => readSmall(path.join(tmp, slug, ".project_root"), MARKER_BUDGET)?.trim();
+  const projects = registryOf(readSmall(path.join(dir, "projects.json"), REGISTRY_BUDGET));
+  const named = projects[root];
+  if (named !== undefined && [undefined, root].includes(owner(named))) return named;
+  let names: string[] = [];
+  try {
+    names = readdirSync(tmp).slice(0, TMP_ENTRIES_BUDGET);
+  } catch {
+    // no tmp yet
+  }
+  const found = names.find((n) => SLUG.test(n) && owner(n) === root);
+  if (found) return found;
+  const slug =
+    path
+      .basename(root)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, "-")
+      .replace(/-+/g, "-")
+      .replace(/^-|-$/g, "") || "project";
+  const taken = new Set(Object.values(projects));
+  for (let i = 0; ; i++) {
+    const candidate = i === 0 ? slug : `${slug}-${i}`;
+    const o = owner(candidate);
+    if (!taken.has(candidate) && (o === undefined || o === root)) return candidate;
+  }
+}
+
+/** `projects.json` with the project at `root` named `slug` (its other content as it was; `{}` when it is no registry). */
+function withProject(content: string, root: string, slug: string): string {
+  const projects = content.length <= REGISTRY_BUDGET ? registryOf(content) : {};
+  return `${JSON.stringify({ projects: { ...projects, [root]: slug } }, null, 2)}\n`;
+}
+
+/** The projects of a `projects.json` (path to folder name), or none when it is none. */
+function registryOf(content: string | undefined): Record<string, string> {
+  try {
+    const parsed = JSON.parse(content ?? "") as { projects?: unknown };
+    const projects = parsed?.projects;
+    if (!projects || typeof projects !== "object" || Array.isArray(projects)) return {};
+    return Object.fromEntries(Object.entries(projects).filter((e): e is [string, string] => typeof e[1] === "string" && SLUG.test(e[1])));
+  } catch {
+    return {};
+  }
+}
+
+/** The text of the regular file `file` when it is at most `budget` bytes (no link followed), else undefined. */
+function readSmall(file: string, budget: number): string | undefined {
+  let fd: number | undefined;
+  try {
+    // A part of the path may be no folder (ENOTDIR): none then.
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    if (!st?.isFile() || st.size > budget) return undefined;
+    fd = openSync(file, "r");
+    const buf = Buffer.alloc(budget + 1);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return n > budget ? undefined : buf.subarray(0, n).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -3,6 +3,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import os from "node:os";
 import path from "node:path";
 import { isAgentVariable } from "../../src/cli/agent-environment.js";
+import { geminiProject } from "../../src/sandbox/tool-state.js";
 import { DIST_BIN } from "../support/ensure-built.js";
 import { type AdmittedProject, admittedProject, type PlannerProject, plannerProject } from "./admitted-run.js";
 import { AGENT_CLIS, type RealAgent, type RunDirs } from "./agent-clis.js";
@@ -52,8 +53,15 @@ export interface AgentRun {
   toolResults: string[];
 }
 
-/** A folder of each tool's state folder that exec's sandbox leaves writable (src/sandbox/tool-state.ts). */
-const HOOK_LOG_FOLDER: Record<RealAgent, string> = { claude: "debug", codex: "log", gemini: "tmp" };
+/**
+ * A folder of each tool's state folder that exec's sandbox leaves writable (src/sandbox/tool-state.ts), for a session
+ * in `project`: Gemini CLI's `tmp` is private to the session but the project's chats and logs.
+ */
+const HOOK_LOG_FOLDER: Record<RealAgent, (state: string, project: string) => string> = {
+  claude: () => "debug",
+  codex: () => "log",
+  gemini: (state, project) => `tmp/${geminiProject(state, project)}/logs`,
+};
 
 /** The longest one CLI run may take before it is killed: the runs take seconds, the timed-out hook ~10 s more. */
 const RUN_LIMIT_MS = 120_000;
@@ -129,7 +137,7 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
     const shimDir = path.join(root, "home", ".twinlock-test-bin");
     // In a runtime folder of the tool's state folder, which exec's sandbox leaves writable (the rest of it is
     // read-only), so that the stand-in can log there too.
-    const hookLog = path.join(home, `.${agent}`, HOOK_LOG_FOLDER[agent], "hook-calls.log");
+    const hookLog = path.join(home, `.${agent}`, HOOK_LOG_FOLDER[agent](path.join(home, `.${agent}`), project), "hook-calls.log");
     for (const d of [
       project,
       home,
