@@ -235,17 +235,27 @@ describe("confineCommand", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, "cache.go"), "x");
     symlinkSync("../elsewhere", path.join(dir, "link"));
-    const before = readdirSync(os.tmpdir()).filter((n) => n.startsWith("twinlock-sandbox-")).length;
-    expect(() =>
-      confineCommand(chooseSandbox(["claude"], {}, present, byName), {
-        cmd: ["claude"],
-        env: { HOME: home },
-        cwd: path.dirname(dir),
-        writable: [path.join(dir, "cache.go"), path.join(dir, "new", "x.go")],
-      }),
-    ).toThrow(/link is a symbolic link beside the file target .*admit the folder .* or pass --hook-only/);
+    // The sandbox's scratch folder goes under a temporary folder of this test's own, which other files running at the
+    // same time do not use: it must be empty again after the refusal.
+    const ownTmp = path.join(scratch, "tmp-argv-claude-link");
+    mkdirSync(ownTmp);
+    const tmpdir = process.env.TMPDIR;
+    process.env.TMPDIR = ownTmp;
+    try {
+      expect(() =>
+        confineCommand(chooseSandbox(["claude"], {}, present, byName), {
+          cmd: ["claude"],
+          env: { HOME: home },
+          cwd: path.dirname(dir),
+          writable: [path.join(dir, "cache.go"), path.join(dir, "new", "x.go")],
+        }),
+      ).toThrow(/link is a symbolic link beside the file target .*admit the folder .* or pass --hook-only/);
+    } finally {
+      if (tmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdir;
+    }
     expect(existsSync(path.join(dir, "new"))).toBe(false);
-    expect(readdirSync(os.tmpdir()).filter((n) => n.startsWith("twinlock-sandbox-")).length).toBeLessThanOrEqual(before);
+    expect(readdirSync(ownTmp)).toEqual([]);
   });
 
   it("refuses a state folder that is the project or holds it, which would make the project writable", () => {
