@@ -53,6 +53,8 @@ export async function raiseStop(input: {
   note?: string;
   actor: string;
   now?: () => Date;
+  /** The stop request's random part (recordStopRequest's `nonce`): fixed only by a test that replays a run byte for byte. */
+  nonce?: () => string;
   /** How long to wait for the run's lock before leaving the stop pending (default STOP_FOLD_WAIT_MS). */
   lockWaitMs?: number;
 }): Promise<RaisedStop> {
@@ -72,7 +74,7 @@ export async function raiseStop(input: {
 
 /** The folder store's stop: recorded in the gate home at once, then written into the chain when the run's lock allows. */
 async function raiseStopInHome(
-  input: { store: RunStore; run: string; actor: string; now?: () => Date; lockWaitMs?: number },
+  input: { store: RunStore; run: string; actor: string; now?: () => Date; nonce?: () => string; lockWaitMs?: number },
   draft: { reason: string; workflow: string | null; note: string | null },
 ): Promise<RaisedStop> {
   const { home } = input.store;
@@ -85,7 +87,7 @@ async function raiseStopInHome(
   const recordFor = (runId: string) => {
     if (requests.has(runId)) return;
     try {
-      requests.set(runId, recordStopRequest(home, { runId, ...draft, actor: input.actor, at }));
+      requests.set(runId, recordStopRequest(home, { runId, ...draft, actor: input.actor, at, nonce: input.nonce }));
     } catch (error) {
       if (!(error instanceof RefusalError && error.code === "STOPS_PENDING_FULL")) throw error;
       requests.set(runId, error);

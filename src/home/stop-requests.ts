@@ -62,11 +62,22 @@ function requestsDir(home: GateHome, runId: string): string {
  */
 export function recordStopRequest(
   home: GateHome,
-  input: { runId: string; reason: string; workflow: string | null; note: string | null; actor: string; at: Date },
+  input: {
+    runId: string;
+    reason: string;
+    workflow: string | null;
+    note: string | null;
+    actor: string;
+    at: Date;
+    /** The request's random part, 16 hex digits (default: 8 random bytes); a test that replays a run byte for byte fixes it. */
+    nonce?: () => string;
+  },
 ): StopRequest {
   const dir = requestsDir(home, input.runId);
+  const nonce = input.nonce?.() ?? randomBytes(8).toString("hex");
+  if (!/^[0-9a-f]{16}$/.test(nonce)) throw new UsageError(`a stop request's nonce is 16 hex digits, not ${JSON.stringify(nonce)}`);
   // The time first, so the names sort in the order the requests were made (ties broken by the random part).
-  const id = `${String(input.at.getTime()).padStart(13, "0")}-${randomBytes(8).toString("hex")}`;
+  const id = `${String(input.at.getTime()).padStart(13, "0")}-${nonce}`;
   const request: StopRequest = {
     format: FORMAT,
     id,

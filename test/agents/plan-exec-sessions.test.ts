@@ -450,7 +450,9 @@ describe.skipIf(!TEST_POSTGRES)("sessions on a team (PostgreSQL) store", () => {
       answer: { isError?: boolean; content: Array<{ text: string }> };
     }>;
     const text = (name: string) => results.find((r) => r.name === name)?.answer.content[0]?.text;
-    expect(text("other planner")).toBe("TOKEN_PAIR: this session is for MD-29, not MD-41");
+    expect(text("other planner")).toBe(
+      "TOKEN_PAIR: this session is for MD-29, not MD-41; a person who keeps the gate home can grant a token for that pair",
+    );
     expect(text("freeze")).toMatch(/^froze revision 1 of MD-29: sha256:[0-9a-f]{64}/);
     expect(text("wait")).toMatch(/^approved on revision 1 by alice/);
     // The agent held neither the store's URL nor the key's path: only the relay's socket.

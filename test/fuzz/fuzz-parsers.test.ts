@@ -539,6 +539,11 @@ async function cliCase(argv: string[], o: { cwd?: string } = {}): Promise<CliOut
       expect(outside.length, `at most one file outside the gate home may change: ${where}`).toBeLessThanOrEqual(1);
       const unexpected = outside.filter((p) => !named.includes(p) || !p.endsWith(".json"));
       expect(unexpected, `only the run file named may change: ${where}`).toEqual([]);
+    } else if (command === "stop" && /the stop stands all the same/.test(outcome.stderr)) {
+      // A person's stop of a run file the agent left unreadable still stands for the run the gate home knows lives
+      // there, and says so: a stop request in the home, and nothing else, may be recorded.
+      const unexpected = changed.filter((p) => !/^home\/runs(\/[^/]+\.stops(\/[^/]+\.json)?)?$/.test(p));
+      expect(unexpected, `a stop that stands may record only its request: ${where}`).toEqual([]);
     } else expect(changed, `no file may change: ${where}`).toEqual([]);
   } finally {
     restore();

@@ -18,6 +18,8 @@ export async function runCrashCommand(lib, runFile, k, homeDir) {
   const store = lib.folderRunStore(lib.openGateHome(homeDir));
   const now = () => new Date(CRASH_EPOCH + k * 1000);
   const reason = `crash-${Math.floor(k / 2)}`;
-  if (k % 2 === 0) await lib.raiseStop({ run: runFile, store, reason, actor: "crash-writer", note: `command ${k}`, now });
+  // The stop request's random part is k too, so the stop's event (which names its request) is the same bytes.
+  const nonce = () => k.toString(16).padStart(16, "0");
+  if (k % 2 === 0) await lib.raiseStop({ run: runFile, store, reason, actor: "crash-writer", note: `command ${k}`, now, nonce });
   else await lib.resolveStop({ run: runFile, store, reason, actor: "crash-writer", note: `command ${k}`, now });
 }

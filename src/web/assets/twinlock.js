@@ -196,7 +196,7 @@
     if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-passkey")) return;
     // Request changes needs feedback or a comment on an item or a file line (the gate refuses neither too): say so here.
     const unless = form.querySelector("[data-required-unless-comments]");
-    if (unless instanceof HTMLTextAreaElement) {
+    if (unless && typeof unless.value === "string") {
       const commented = Array.from(form.elements).some(
         (el) => /^comment(-file)?:/.test(el.name || "") && String(el.value || "").trim() !== "",
       );
