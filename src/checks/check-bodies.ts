@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { FILL_IN_MARK } from "../suite/fill-in-placeholder.js";
 import type { Suite } from "../suite/load-suite.js";
 import { type BodyBlock, foldText, parseBodyBlocks } from "../suite/parse-body-blocks.js";
 import type { Position, Prompt } from "../suite/prompt.js";
@@ -52,6 +53,13 @@ export function checkBodies(suite: Suite): Diagnostic[] {
       const block = found.get(tag);
       if (!block) report("BODY_BLOCK_MISSING", bodyStart, tag, `${prompt.id}: body has no <${tag}> block; add <${tag}> … </${tag}>`);
       else if (!block.closed) report("BODY_BLOCK_UNCLOSED", block.position, tag, `${prompt.id}: <${tag}> is never closed by </${tag}>`);
+      else if (block.content.includes(FILL_IN_MARK))
+        report(
+          "BODY_PLACEHOLDER",
+          block.position,
+          tag,
+          `${prompt.id}: <${tag}> still holds the ${FILL_IN_MARK} placeholder \`validate --fix\` wrote; replace it with this prompt's own text`,
+        );
     }
 
     const markerBlock = found.get("runtime_markers");

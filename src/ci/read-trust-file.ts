@@ -23,8 +23,15 @@ export interface TrustFile {
  * from the change under test, and a working-tree copy that differs from A's
  * is refused: a change must not choose who may approve it.
  */
-export function readTrustFile(input: { file: string; gitRange?: string; cwd: string; pinnerKey?: string }): TrustFile {
-  const trust = readPinnedBytes(input.file, "--trust", input);
+export function readTrustFile(input: {
+  file: string;
+  gitRange?: string;
+  cwd: string;
+  pinnerKey?: string;
+  /** Where the trust file was looked for when no --trust was given (the checkout's top, or --suite DIR). */
+  defaultFrom?: string;
+}): TrustFile {
+  const trust = readDefaultable(input);
   const text = trust.bytes.toString("utf8");
   if (looksLikeSignedTrust(text)) {
     if (input.pinnerKey === undefined)
@@ -50,6 +57,28 @@ export function readTrustFile(input: { file: string; gitRange?: string; cwd: str
   if (!config.reviewers?.length)
     throw new UsageError(`the trust file ${trust.source} lists no reviewers; add a reviewers: list with their public keys`);
   return { config, source: trust.source };
+}
+
+/**
+ * The trust file's bytes; one not found where verify looked by default says
+ * where that was and which flags choose another, not `--trust` alone.
+ */
+function readDefaultable(input: { file: string; gitRange?: string; cwd: string; defaultFrom?: string }): { bytes: Buffer; source: string } {
+  try {
+    return readPinnedBytes(input.file, "--trust", input);
+  } catch (error) {
+    if (
+      input.defaultFrom === undefined ||
+      !(error instanceof UsageError) ||
+      !/^cannot read --trust |is not in that commit/.test(error.message)
+    )
+      throw error;
+    const where = input.gitRange === undefined ? "" : ` in the base commit ${parseGitRange(input.gitRange).from}`;
+    throw new UsageError(
+      `no twinlock.yaml at ${input.file}${where}: with no --trust, verify reads the twinlock.yaml of ${input.defaultFrom}; give --suite DIR, the folder that holds the suite's twinlock.yaml (or --trust FILE, the reviewers file)`,
+      { cause: error },
+    );
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoHandoffRecords, writeDemoHandoff } from "../demo/demo-handoff.js";
@@ -162,6 +162,36 @@ describe("twinlock verify (CI)", () => {
   });
 });
 
+describe("where verify looks for the reviewers when told nothing", () => {
+  it("says which twinlock.yaml it looked for by default, and suggests --suite DIR, not a --trust the user never gave", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    rmSync(path.join(g.dir, "twinlock.yaml"));
+    const r = await cliIn(g.dir, ["verify", "run.json"]);
+    expect(r.code, r.output).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain(
+      `no twinlock.yaml at ${path.join(g.dir, "twinlock.yaml")}: with no --trust, verify reads the twinlock.yaml of the checkout's top folder; give --suite DIR, the folder that holds the suite's twinlock.yaml (or --trust FILE, the reviewers file)`,
+    );
+    expect(r.stderr).not.toContain("cannot read --trust");
+    // In the base commit too: a default --suite folder that holds none is named with the commit.
+    mkdirSync(path.join(g.dir, "prompts"));
+    const inSuite = await cliIn(g.dir, ["verify", "run.json", "--suite", "prompts", "--git-range", `${base}...${head}`]);
+    expect(inSuite.code, inSuite.output).toBe(2);
+    expect(inSuite.stderr).toContain(
+      `no twinlock.yaml at ${path.join(g.dir, "prompts", "twinlock.yaml")} in the base commit ${base}: with no --trust, verify reads the twinlock.yaml of --suite prompts;`,
+    );
+  });
+
+  it("reports a --git-range ref that names no commit as a bad ref, before looking for twinlock.yaml at it", async () => {
+    const { g, head } = await repoWithRun(PLANNED);
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `origin/mian...${head}`]);
+    expect(r.code, r.output).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain(`--git-range origin/mian...${head}: origin/mian is not a commit in the repository at ${g.dir}; fix the ref`);
+    expect(r.stderr).not.toContain("twinlock.yaml");
+  });
+});
+
 describe("verify --change: a run passes only the change it was made for", () => {
   it("refuses a run made for no change, saying how to bind one, and refuses a malformed change without reading the run", async () => {
     const { g, base, head } = await repoWithRun(PLANNED);
@@ -314,13 +344,26 @@ describe("the head a verified close did not cover", () => {
     const moved = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${later}`]);
     expect(moved.code, moved.output).toBe(1);
     expect(moved.stdout).toMatch(
-      /^FAIL {2}verified-change {2}MD-29→MD-30: the change under test is not the one closed verified: cart\/cache\.go \(sha256:[0-9a-f]{12}… when verified, now sha256:[0-9a-f]{12}…\); close it again on this head/m,
+      /^FAIL {2}verified-change {2}MD-29→MD-30: the change under test is not the one closed verified: cart\/cache\.go \(sha256:[0-9a-f]{12}… when verified, now sha256:[0-9a-f]{12}…\);.*a closed pair is not closed again: push only what was verified, or start a new run for the new change$/m,
     );
     // A new file outside this pair's targets is no pair's to have verified: the changed-file check names it.
     expect(moved.stdout).toMatch(/^FAIL {2}changed-file {2}cart\/cache_extra_test\.go: deviation/m);
     // A change that drops a verified file is not the verified change either.
     const fewer = await cliIn(g.dir, ["verify", "run.json", "--changed-files", "/dev/null"]);
     expect(fewer.stdout).toMatch(/cart\/cache\.go \(in the verified change, not in this one\)/);
+  });
+
+  it("fails a head that after the verified close adds a file outside every target, naming it as one the close never saw", async () => {
+    const { g, base, head } = await repoWithRun(PLANNED);
+    const close = await closeVerified(g, base, head);
+    expect(close.code, close.output).toBe(0);
+    const later = commitChange(g, { "deploy/prod.yml": "replicas: 0\n" }, "after the close");
+    const r = await cliIn(g.dir, ["verify", "run.json", "--git-range", `${base}...${later}`]);
+    expect(r.code, r.output).toBe(1);
+    expect(r.stdout).not.toMatch(/^ok {4}verified-change/m);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}verified-change {2}MD-29→MD-30: the change under test is not the one closed verified: deploy\/prod\.yml \(not in the verified change: the close never saw it\);/m,
+    );
   });
 
   it("fails a head that after the verified close only repoints a gitlink, swaps a file for a symlink of the same bytes, or sets +x", async () => {
@@ -446,7 +489,9 @@ describe("a run of two pairs", () => {
     expect(r.stdout).toMatch(
       /^FAIL {2}changed-file {2}perf\/extra\.go: deviation: inside the target of MD-27→MD-28 \(action A2\), which closed verified without it: no running consent covers it$/m,
     );
-    expect(r.stdout).toMatch(/^FAIL {2}verified-change {2}MD-27→MD-28: .*perf\/extra\.go \(not in the verified change\)/m);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}verified-change {2}MD-27→MD-28: .*perf\/extra\.go \(not in the verified change: the close never saw it\)/m,
+    );
     // The running pair's own file, changed again, is still its work.
     expect(r.stdout).toMatch(/^ok {4}changed-file {2}cart\/cache\.go: inside the plan of MD-29→MD-30 \(action A2\)$/m);
   });

@@ -136,6 +136,7 @@ export async function verifyRun(input: {
         input.changed,
         ownRecords,
         pathScope(pairs.find((p) => p.planner === wf.planner)?.actions.flatMap((a) => a.globs) ?? []),
+        pathScope(pairs.filter((p) => p.planner !== wf.planner).flatMap((p) => p.actions.flatMap((a) => a.globs))),
         add,
       );
     for (const f of input.changed) {
@@ -272,23 +273,23 @@ function checkVerifiedChange(
   changed: readonly ChangedFile[],
   ownRecords: { includes: (p: string) => boolean },
   ownTargets: { includes: (p: string) => boolean },
+  otherTargets: { includes: (p: string) => boolean },
   add: (check: VerifyCheck, ok: boolean, subject: string, message: string) => void,
 ): void {
   const recorded = wf.result?.outcome === "verified" ? wf.result.execution?.changed_files : undefined;
   if (recorded === undefined) return;
   const closed = new Map(recorded.filter((f) => !ownRecords.includes(f.path)).map((f) => [f.path, f]));
   // Another pair's files are that pair's to have verified (a run of several pairs closes each on its own files); a
-  // file inside no admitted target is a deviation the changed-file check names.
-  const now = new Map(
-    changed.filter((f) => !ownRecords.includes(f.path) && (closed.has(f.path) || ownTargets.includes(f.path))).map((f) => [f.path, f]),
-  );
+  // file inside no admitted target is one this close never saw, as much as one inside its own.
+  const ours = (p: string) => closed.has(p) || ownTargets.includes(p) || !otherTargets.includes(p);
+  const now = new Map(changed.filter((f) => !ownRecords.includes(f.path) && ours(f.path)).map((f) => [f.path, f]));
   // The digest, and what the path is when it is not a plain file (an executable, a symlink, a submodule pointer).
   const short = (f: ChangedFile) =>
     f.sha256 === null ? "deleted" : `${f.sha256.slice(0, 19)}…${f.mode === undefined || f.mode === "100644" ? "" : ` ${kindOf(f)}`}`;
   const differ = [
     ...[...now].flatMap(([p, f]) => {
       const then = closed.get(p);
-      if (!then) return [`${p} (not in the verified change)`];
+      if (!then) return [`${p} (not in the verified change: the close never saw it)`];
       return sameChange(then, f) ? [] : [`${p} (${short(then)} when verified, now ${short(f)})`];
     }),
     ...[...closed.keys()].filter((p) => !now.has(p)).map((p) => `${p} (in the verified change, not in this one)`),
@@ -300,7 +301,7 @@ function checkVerifiedChange(
     `${wf.planner}→${wf.executor}`,
     differ.length === 0
       ? `the change under test is the one closed verified (${closed.size} file${closed.size === 1 ? "" : "s"}, the same digests and modes)`
-      : `the change under test is not the one closed verified: ${shown.join("; ")}; close it again on this head, or push only what was verified`,
+      : `the change under test is not the one closed verified: ${shown.join("; ")}; a closed pair is not closed again: push only what was verified, or start a new run for the new change`,
   );
 }
 

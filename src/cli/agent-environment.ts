@@ -49,6 +49,7 @@ export const SESSION_VARIABLES = [
   "TWINLOCK_HANDOFF",
   "TWINLOCK_SESSION",
   "TWINLOCK_HOME",
+  "TWINLOCK_MCP_SOCKET",
 ] as const;
 
 /** Never handed to the agent, even when named with `--env`. */

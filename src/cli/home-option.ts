@@ -38,7 +38,8 @@ function poolSize(text: string | undefined): number {
   return n;
 }
 
-function storeUrl(o: { store?: string }): string | undefined {
+/** The team store's URL (`--store`, else TWINLOCK_STORE), or undefined for the gate home's folder store. */
+export function storeUrl(o: { store?: string }): string | undefined {
   return o.store ?? (process.env.TWINLOCK_STORE || undefined);
 }
 

@@ -16,7 +16,15 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .description("run every suite check and print the pair count and problems")
     .option("--suite <dir>", "suite folder (default: TWINLOCK_SUITE, else nearest twinlock.yaml upward)")
     .option("--expect-pairs <n>", "fail unless the suite has exactly N genuine pairs")
-    .action(async (opts) => sink((await import("./commands/validate.js")).runValidate(opts)));
+    .option("--fix", "show, as a diff, the pair metadata and body-block skeletons the prompts lack")
+    .option("--write", "with --fix: write them (no file that changed since it was read)")
+    .action(async (opts) =>
+      sink(
+        opts.fix
+          ? await (await import("./commands/validate-fix.js")).runValidateFix(opts)
+          : (await import("./commands/validate.js")).runValidate(opts),
+      ),
+    );
 
   program
     .command("audit-bodies")
@@ -108,7 +116,13 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .argument("<run>", "run file")
     .argument("<planner>", "planner ID")
     .requiredOption("--decision <decision>", "changes_requested, approved or declined")
-    .option("--feedback <text>", "what to change (required with changes_requested); never counts as approval")
+    .option("--feedback <text>", "what to change (changes_requested needs it or a --comment); never counts as approval")
+    .option(
+      "--comment <item=text>",
+      "with changes_requested: a comment on a record (A1=…) or a file line (notes.md:12=…) of the frozen revision (repeat, at most 50)",
+      collect,
+      [],
+    )
     .option("--handoff-hash <hash>", "the exact version reviewed (required to approve)")
     .option("--reviewer <name>", "who reviews (with --key: the key's owner)")
     .option("--key <file>", "sign the receipt with this private key (default: TWINLOCK_KEY)")
@@ -462,6 +476,8 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .description("the agent's MCP server over stdio for one run: status, readiness, freeze, review request, admission check, result")
     .requiredOption("--run <run>", "run file")
     .option("--planner <id>", "only this pair")
+    .option("--executor <id>", "as this executor of the --planner pair: status, plan, admission check and its result; no freeze")
+    .option("--handoff <dir>", "freeze only this folder (plan's relay: the planner's bound handoff folder)")
     .option("--server <url>", "the gate server's origin, for review page links")
     .option("--actor <name>", "the agent's name in the log (default mcp-agent)")
     .option("--key <file>", "the planner's key with the freeze right, to sign freezes on signing suites (default: TWINLOCK_KEY)")

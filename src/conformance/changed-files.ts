@@ -69,6 +69,23 @@ export function git(cwd: string, args: string[]): Buffer {
   }
 }
 
+/**
+ * Each side of a git range names a commit of the repository at `cwd`: a ref
+ * that does not is refused as that, before anything is read at it.
+ */
+export function requireRangeCommits(cwd: string, range: string): void {
+  const { from, to } = parseGitRange(range);
+  for (const side of new Set([from, to]))
+    try {
+      execFileSync("git", ["rev-parse", "--verify", "--quiet", `${side}^{commit}`], { cwd, stdio: "ignore" });
+    } catch (error) {
+      throw new UsageError(
+        `--git-range ${range}: ${side} is not a commit in the repository at ${cwd}; fix the ref, or fetch it (a shallow CI checkout needs fetch-depth: 0)`,
+        { cause: error },
+      );
+    }
+}
+
 /** The repository's top folder as git names it. */
 export function gitTopLevel(cwd: string): string {
   return git(cwd, ["rev-parse", "--show-toplevel"]).toString("utf8").trim();

@@ -91,6 +91,7 @@ const t = {
   cyclePaired: plannerText("MD-10", "MD-11", { frontmatter: { requires: ["MD-01", "MD-11"] } }),
   blockMissing: plannerText("MD-10", "MD-11", { body: { omit: ["handoff_contract"] } }),
   blockUnclosed: unpairedText("MD-20", "executive").replace("</tool_policy>", ""),
+  placeholder: unpairedText("MD-20", "executive").replace("<tool_policy>", "<tool_policy>\nTWINLOCK-FILL-IN: the tools"),
   markerMissing: unpairedText("MD-20", "executive", {
     body: { markers: ["@EVIDENCE:{id}", "?UNKNOWN:{id}", "#FINDING:{id}", "+ACTION:{id}", "!STOP:{reason}"] },
   }),
@@ -333,6 +334,14 @@ const FIXTURES: Record<DiagnosticCode, CodeFixture> = {
     run: () => validateInMemory({ ...baseSuite(), [BASE_FILES["MD-20"]]: t.blockUnclosed }),
     file: BASE_FILES["MD-20"],
     line: lineOf(t.blockUnclosed, "<tool_policy>"),
+    promptId: "MD-20",
+    field: "tool_policy",
+  },
+  BODY_PLACEHOLDER: {
+    plants: "MD-20's <tool_policy> still holding the placeholder validate --fix writes",
+    run: () => validateInMemory({ ...baseSuite(), [BASE_FILES["MD-20"]]: t.placeholder }),
+    file: BASE_FILES["MD-20"],
+    line: lineOf(t.placeholder, "<tool_policy>"),
     promptId: "MD-20",
     field: "tool_policy",
   },

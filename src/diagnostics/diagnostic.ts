@@ -45,6 +45,7 @@ export const DIAGNOSTIC_CODES = [
   "BODY_ALTERNATE_EXECUTOR",
   "BODY_COPIED_VERIFICATION",
   "BODY_HIDDEN_TEXT",
+  "BODY_PLACEHOLDER",
   // graph, state machine, refusal, config
   "GRAPH_STALE",
   "STATE_MACHINE",

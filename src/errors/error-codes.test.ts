@@ -42,6 +42,29 @@ describe("ERROR_CODES", () => {
     expect(unknown).toEqual([]);
   });
 
+  it("gives every error the source makes with a code of its own a code of the error's kind (exit code, HTTP status and MCP error agree)", () => {
+    const files = (readdirSync(SRC, { recursive: true }) as string[]).filter(
+      (f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.includes("generated"),
+    );
+    const kindOf: Record<string, string> = { UsageError: "usage", RefusalError: "refused", IntegrityError: "integrity" };
+    const wrong: string[] = [];
+    for (const f of files) {
+      const text = readFileSync(path.join(SRC, f), "utf8");
+      for (const m of text.matchAll(/new (UsageError|RefusalError|IntegrityError|ConflictError)\(/g)) {
+        // The error's arguments: up to the parenthesis that closes the call.
+        let depth = 1;
+        let i = (m.index as number) + m[0].length;
+        for (; i < text.length && depth > 0; i++) depth += text[i] === "(" ? 1 : text[i] === ")" ? -1 : 0;
+        const args = text.slice((m.index as number) + m[0].length, i);
+        const code = /\bcode: "([A-Z_]+)"/.exec(args)?.[1];
+        if (code === undefined || !isErrorCode(code)) continue;
+        const kind = m[1] === "ConflictError" ? (/\bretryable: true\b/.test(args) ? "unavailable" : "conflict") : kindOf[m[1] as string];
+        if (ERROR_CODES[code] !== kind) wrong.push(`${f}: ${m[1]} with ${code} (${ERROR_CODES[code]})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it("knows no inherited name as a code", () => {
     expect(isErrorCode("constructor")).toBe(false);
     expect(isErrorCode("__proto__")).toBe(false);
@@ -69,6 +92,8 @@ describe("the error classes", () => {
     expect(new RefusalError("stale", { code: "STALE_HASH", given: "x" }).code).toBe("STALE_HASH");
     expect(new RefusalError("none", {}, { code: "UNKNOWN_PAIR" }).code).toBe("UNKNOWN_PAIR");
     expect(new UsageError("bad", { code: "TOO_LARGE" }).code).toBe("TOO_LARGE");
+    expect(new IntegrityError("damaged", { code: "HOME_DAMAGED" }).code).toBe("HOME_DAMAGED");
+    expect(new IntegrityError("forked", { attack: "fork" }, { code: "CHECKPOINT_MISMATCH" }).code).toBe("CHECKPOINT_MISMATCH");
   });
 
   it("keep their code across the worker thread", () => {

@@ -86,7 +86,7 @@ export class IntegrityError extends TwinlockError {
     options?: TwinlockErrorOptions,
   ) {
     super(message, options);
-    this.code = options?.code ?? "INTEGRITY";
+    this.code = codeOf(options, details, "INTEGRITY");
   }
 }
 

@@ -754,6 +754,23 @@ describe("admission that passes", () => {
     expect(s.detail.consumed).toMatch(/used by an admission at .* \(run run_[0-9a-f]{16}\)/);
   });
 
+  it("refuses exec on a pair admit already moved to executing, saying when its consent was used and what is true to do instead", async () => {
+    const g = fresh();
+    expect((await runCli(["admit", g.runFile, "--home", g.home, EXECUTOR])).code).toBe(0);
+    const usedAt = workflowOf(g).consents.at(-1)?.consumed_at as string;
+    const r = await runCli(["exec", g.runFile, "--home", g.home, EXECUTOR, "--hook-only", "--", "true"]);
+    expect(r.code, r.output).toBe(3);
+    expect(r.stdout).toContain(
+      `MD-30 is already executing for MD-29: its consent was used by an admission (\`admit\` or \`exec\`) at ${usedAt}, and a consent admits once;`,
+    );
+    expect(r.stdout).toContain("no command binds an agent's session to an admission already made.");
+    expect(r.stdout).toMatch(
+      /To run an agent on this work: close it \(twinlock close .* MD-29 --result failed\|rolled_back\|verified\), start a new run,/,
+    );
+    expect(r.stdout).toContain("start the agent with `twinlock exec` instead of `admit`");
+    expect(r.stdout).not.toContain("next: twinlock pair-status");
+  });
+
   it("records nothing with --dry even when every check passes, so the consent is still unused", async () => {
     const g = fresh();
     const bytes = runBytes(g);

@@ -61,6 +61,8 @@ export interface AdmitResult {
   unsigned: boolean;
   /** Where the approved bytes were checked out, when asked. */
   checkout?: string;
+  /** When the pair is already executing: when its consent was used by the admission that moved it there. */
+  executingSince?: string;
 }
 
 /** What admission gathers before deciding: everything outside the run file. */
@@ -111,6 +113,7 @@ export async function admit(input: AdmitInput): Promise<AdmitResult> {
     checks,
     unsigned: gathered.pinned?.unsigned ?? false,
     ...(request ? { request } : {}),
+    ...(wf?.state === "executing" && wf.consents.at(-1)?.consumed_at ? { executingSince: wf.consents.at(-1)?.consumed_at as string } : {}),
   });
   const first = evaluate(input, loaded.state, wf0, gathered, chain, now());
   const allPass = first.checks.every((c) => c.ok);

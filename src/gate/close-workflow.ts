@@ -12,6 +12,7 @@ import type { Execution, VerificationReceipt, Workflow } from "../run/run-schema
 import { isFinal } from "../run/transition-table.js";
 import type { LoadedRun } from "../store/run-file.js";
 import { type RunStore, resolveHandoffDir } from "../store/run-store.js";
+import type { TrustRemedy } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import type { ReceiptKey } from "../trust/sign-receipt.js";
@@ -136,7 +137,14 @@ export async function closeWorkflow(input: {
                 by: actor,
                 at: (input.now?.() ?? new Date()).toISOString(),
               } satisfies VerificationReceipt,
-              { key: input.key, person: actor, right: RECEIPT_KINDS.verification.right, config, what: "verify" },
+              {
+                key: input.key,
+                person: actor,
+                right: RECEIPT_KINDS.verification.right,
+                config,
+                what: "verify",
+                remedy: verifiedCloseRemedy,
+              },
             )
           : undefined;
       return {
@@ -230,3 +238,14 @@ function deviationsOf(c: Execution["conformance"], changed: readonly ChangedFile
   const shown = 5;
   return all.length > shown ? [...all.slice(0, shown), `${all.length - shown} more`] : all;
 }
+
+/** How to sign a verified close the suite does not trust yet: the key to give, or the reviewers' entry to change and re-pin. */
+const verifiedCloseRemedy: TrustRemedy = (v) => {
+  const repin = "in twinlock.yaml and re-pin it (twinlock trust pin --suite DIR --key PINNER.key)";
+  if (v.code === "unsigned")
+    return "no key given: a verified close on this suite is signed by a reviewer holding the verify right; pass --key FILE or set TWINLOCK_KEY";
+  if (v.code === "no-right")
+    return `${v.reason}: close verified with a key that has the verify right, or add verify to that reviewer's rights under \`reviewers:\` ${repin}`;
+  if (v.code === "unknown-key") return `${v.reason}: add it under \`reviewers:\` with the verify right ${repin}`;
+  return undefined;
+};

@@ -7,6 +7,7 @@ import { type HandoffFormatRecipe, handoffFormatOf } from "../handoff/select-han
 import { readFrozenModel } from "../home/frozen-records.js";
 import type { GateHome } from "../home/gate-home.js";
 import { type PresentedRecords, presentRecords } from "./present-records.js";
+import { type CommentItemChange, commentItemChanges, type ReviewComment } from "./review-comments.js";
 
 /** How many action IDs outside the run's scope are named (the rest are counted). */
 export const OUTSIDE_SHOWN = 50;
@@ -16,6 +17,8 @@ export interface FrozenRecordsShown {
   records: PresentedRecords;
   outside: { ids: string[]; total: number };
   changes: BoundedRecordChanges;
+  /** For each comment of `commented`, whether its item changed from the previous revision to this one. */
+  commentChanges: CommentItemChange[];
 }
 
 /** What a revision's records are presented from: plain data, so the work can run on a worker thread. */
@@ -28,6 +31,8 @@ export interface FrozenRecordsInput {
   previous?: ManifestEntry[];
   /** The run's action scope. */
   scope: "all" | readonly string[];
+  /** Comments of a request for changes on the previous revision, to say for each whether its item changed. */
+  commented?: readonly ReviewComment[];
 }
 
 /**
@@ -51,6 +56,7 @@ export function presentFrozenRecordsIn(format: HandoffFormat, input: FrozenRecor
     records: presentRecords(model, shown),
     outside: { ids: outsideIds.slice(0, OUTSIDE_SHOWN), total: outsideIds.length },
     changes: boundRecordChanges(previous ? diffRecords(prevModel, model, previous, shown) : []),
+    commentChanges: commentItemChanges(input.commented ?? [], { model: prevModel, files: previous ?? [] }, { model, files: shown }),
   };
 }
 

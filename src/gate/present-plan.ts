@@ -19,6 +19,7 @@ import { describeDiffNotShown, describeNotWhole, type PresentedFile, presentFile
 import { presentFrozenRecordsIn } from "./present-frozen-records.js";
 import { describeRecordsNotShown, type PresentedRecords, type RecordsNotShown } from "./present-records.js";
 import { rememberPresentation } from "./presentation-cache.js";
+import type { CommentItemChange, ReviewComment } from "./review-comments.js";
 
 export type { PresentedFile } from "./present-files.js";
 
@@ -52,6 +53,14 @@ export interface Presentation {
   removedFiles: string[];
   /** How many files the revision holds and how many it removed, when not all are listed; null when all are. */
   filesNotListed: FilesNotListed | null;
+  /**
+   * The comments of the request for changes on the previous revision, each
+   * with whether the item it names changed in this one (empty when there
+   * was no such request or it had no comments).
+   */
+  previousComments: Array<ReviewComment & { change: CommentItemChange }>;
+  /** The comments of a request for changes on this revision: what the planner is asked to change, by item. */
+  requestedComments: ReviewComment[];
   markdown: string;
 }
 
@@ -143,6 +152,9 @@ export async function presentPlan(
   const prevEntry = wf.history.find((h) => h.revision === revision - 1);
   const prevFiles = prevEntry ? frozenFilesAt(run.file.events, prevEntry.seq) : [];
   const scope = run.state.settings.actions;
+  const requestOn = (rev: number) => wf.reviews.filter((x) => x.revision === rev && x.decision === "changes_requested").pop();
+  const commented = prevEntry ? (requestOn(prevEntry.revision)?.comments ?? []) : [];
+  const requestedComments = requestOn(revision)?.comments ?? [];
   // The frozen bytes under a hash never change: their records are read, diffed and cut to the budget once per
   // revision (and previous one, format and scope), however often the plan is asked for.
   const key = [
@@ -151,11 +163,12 @@ export async function presentPlan(
     entry.hash,
     prevEntry?.hash ?? "",
     scope === "all" ? "all" : createHash("sha256").update(JSON.stringify(scope)).digest("hex"),
+    commented.length === 0 ? "" : createHash("sha256").update(JSON.stringify(commented)).digest("hex"),
   ].join("\n");
   // On a worker thread: records may be 16 MiB each, and reading and cutting them is one piece of work per revision.
   const recipe = handoffFormatRecipe(policy.handoffFormat);
-  const input = { home: { dir: home.dir, id: home.id }, shown, previous: prevEntry ? prevFiles : undefined, scope };
-  const { records, outside, changes } = await rememberPresentation(key, async () =>
+  const input = { home: { dir: home.dir, id: home.id }, shown, previous: prevEntry ? prevFiles : undefined, scope, commented };
+  const { records, outside, changes, commentChanges } = await rememberPresentation(key, async () =>
     recipe ? runOffThread("presentFrozenRecords", { ...input, format: recipe }) : presentFrozenRecordsIn(policy.handoffFormat, input),
   );
   const current = new Set(shown.map((f) => f.path));
@@ -167,6 +180,7 @@ export async function presentPlan(
   // An earlier revision is shown as its own freeze recorded it (folder, time, who, the planner's note), not the latest's.
   const shownWf = revision === wf.revision ? wf : { ...wf, revision, handoff: handoffFrozenBy(frozen, entry.hash, shown) };
   const notice = describeRecordsNotShown(records, entry.hash);
+  const previousComments = commented.map((c, i) => ({ ...c, change: commentChanges[i] ?? ("changed" as const) }));
   const markdown = renderMarkdown(
     runFile,
     shownWf,
@@ -180,6 +194,7 @@ export async function presentPlan(
     files,
     removedFiles,
     notListed,
+    { previous: previousComments, requested: requestedComments },
   );
   return {
     planner: wf.planner,
@@ -198,6 +213,8 @@ export async function presentPlan(
     files,
     removedFiles,
     filesNotListed: notListed,
+    previousComments,
+    requestedComments,
     markdown,
   };
 }
@@ -216,6 +233,14 @@ function handoffFrozenBy(event: RunEvent | undefined, hash: string, files: Manif
     receipt: d.receipt,
     unchanged_because: d.unchanged_because,
   };
+}
+
+/** One comment as a Markdown list item's text: the item it names (a record by its marker, a file line in code) and the words. */
+function commentLine(c: ReviewComment): string {
+  const marker = { evidence: MARKERS.evidence, finding: MARKERS.finding, action: MARKERS.action, criterion: MARKERS.criterion, file: "" }[
+    c.kind
+  ];
+  return `${c.kind === "file" ? `line ${code(c.item)}` : `\`${marker}${cleanText(c.item)}\``}: ${cleanText(c.text).replace(/\s+/g, " ")}`;
 }
 
 /** The file list a freeze event recorded (replay has checked it hashes to the frozen hash). */
@@ -237,6 +262,7 @@ function renderMarkdown(
   files: PresentedFile[],
   removedFiles: string[],
   notListed: FilesNotListed | null,
+  comments: { previous: Presentation["previousComments"]; requested: ReviewComment[] },
 ): string {
   const key = sign ? " --key FILE" : "";
   const r = presented.model;
@@ -281,6 +307,14 @@ function renderMarkdown(
   if (hasPrevious) {
     out.push(`## What changed since revision ${h.revision - 1}`, "");
     if (lastFeedback?.feedback) out.push(`Requested by ${t(lastFeedback.reviewer)}: "${t(lastFeedback.feedback)}"`, "");
+    if (comments.previous.length > 0) {
+      out.push(
+        `Comments by ${t(lastFeedback?.reviewer ?? "the reviewer")} on revision ${h.revision - 1}, and whether each item changed:`,
+        "",
+      );
+      for (const c of comments.previous) out.push(`- ${commentLine(c)} — **${c.change}**`);
+      out.push("");
+    }
     if (changes.length === 0) out.push("- nothing in the records changed", "");
     else {
       for (const c of changes) {
@@ -299,6 +333,12 @@ function renderMarkdown(
     }
   }
 
+  if (comments.requested.length > 0) {
+    const by = wf.reviews.filter((x) => x.revision === h.revision && x.decision === "changes_requested").pop()?.reviewer;
+    out.push(`## Changes requested on this revision, by item`, "", `${t(by ?? "The reviewer")} commented:`, "");
+    for (const c of comments.requested) out.push(`- ${commentLine(c)}`);
+    out.push("");
+  }
   out.push(...renderRecords(r, presented));
   if (wf.result?.execution) out.push(...renderExecution(r, wf.result.execution));
   out.push(`## Files (${files.length})`, "");

@@ -1,4 +1,6 @@
 import { RefusalError, UsageError } from "../errors/errors.js";
+import { readBlob } from "../home/frozen-bytes.js";
+import { readFrozenModel } from "../home/frozen-records.js";
 import { closestChoice } from "../input/closest-choice.js";
 import { requireTransition, requireWorkflow } from "../run/refuse-transition.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
@@ -9,6 +11,7 @@ import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import type { ReceiptKey } from "../trust/sign-receipt.js";
 import { executorDigest, gatherPinned, requireShownExecutor } from "./load-run-suite.js";
+import { type CommentDraft, checkReviewComments, countLines, type ReviewComment } from "./review-comments.js";
 
 export const REVIEW_DECISIONS = ["changes_requested", "approved", "declined"] as const;
 export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
@@ -21,6 +24,8 @@ export interface ReviewInput {
   planner: string;
   decision: ReviewDecision;
   feedback?: string;
+  /** Comments on items of the frozen revision (record IDs or `PATH:LINE`); only with changes_requested, and signed with the rest. */
+  comments?: readonly CommentDraft[];
   /** The hash the reviewer read; required to approve, so approval is always of an exact version. */
   handoffHash?: string;
   /** Who reviews; with a key the suite knows, the key's owner (default: TWINLOCK_ACTOR, else the login name). */
@@ -61,6 +66,11 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
   const { workflow, pinned } = await gatherPinned(input.store, input.run, input.planner);
   const execDigest = executorDigest(pinned, workflow);
   requireShownExecutor(workflow, execDigest, input.executorDigest);
+  const drafts = input.comments ?? [];
+  if (drafts.length > 0 && input.decision !== "changes_requested")
+    throw new UsageError(`--comment goes with --decision changes_requested, not ${input.decision}; put the words in --feedback`);
+  // Checked against the revision frozen now, outside the locks (its records may be large); the lock below refuses a newer one.
+  const checked = drafts.length === 0 ? undefined : commentsOnFrozen(input, workflow, pinned.handoffFormat, drafts);
   const { run, result } = await input.store.update(
     input.run,
     (current) => {
@@ -77,8 +87,15 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
         );
       }
       requireCurrentHash(wf, input.handoffHash, `record a review (${input.decision})`, input.run);
-      if (input.decision === "changes_requested" && !input.feedback?.trim()) {
-        throw new UsageError("--decision changes_requested needs --feedback TEXT saying what to change");
+      if (checked && checked.hash !== handoff.hash)
+        throw new RefusalError(
+          `cannot record a review (changes_requested): revision ${handoff.revision} was frozen while the comments were checked against an earlier one; read it with \`twinlock present ${input.run} ${wf.planner}\` and comment on that version`,
+          { code: "STALE_HASH", given: checked.hash, current: handoff.hash },
+        );
+      if (input.decision === "changes_requested" && !input.feedback?.trim() && !checked) {
+        throw new UsageError(
+          "--decision changes_requested needs --feedback TEXT saying what to change, or --comment ITEM=TEXT on the items to change",
+        );
       }
       if (input.decision === "declined" && !input.feedback?.trim()) {
         throw new UsageError(
@@ -94,7 +111,8 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
         executor: wf.executor,
         reviewer,
         decision: input.decision,
-        feedback: input.feedback ?? null,
+        feedback: input.feedback?.trim() ? input.feedback : null,
+        ...(checked ? { comments: checked.comments } : {}),
         handoff_hash: handoff.hash,
         revision: handoff.revision,
         policy_digest: pinned.policyDigest,
@@ -118,4 +136,20 @@ export async function reviewPairPlan(input: ReviewInput): Promise<{ run: LoadedR
     { now: input.now, expectedRevision: input.expectedRevision },
   );
   return { run, receipt: result, workflow: run.state.workflows[input.planner] as Workflow };
+}
+
+/** The drafts checked against the frozen revision `workflow` holds (its records and files, from the gate's frozen bytes), with that revision's hash. */
+function commentsOnFrozen(
+  input: ReviewInput,
+  workflow: Workflow,
+  format: Parameters<typeof readFrozenModel>[2],
+  drafts: readonly CommentDraft[],
+): { hash: string; comments: ReviewComment[] } {
+  const handoff = workflow.handoff;
+  if (!handoff) throw new RefusalError(`${workflow.planner} has no frozen handoff to comment on`);
+  const home = input.store.home;
+  const comments = checkReviewComments(drafts, readFrozenModel(home, handoff.files, format), handoff.files, (f) =>
+    countLines(readBlob(home, f)),
+  );
+  return { hash: handoff.hash, comments };
 }

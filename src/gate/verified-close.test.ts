@@ -63,7 +63,9 @@ describe("a verified close on a signing suite", () => {
         actor: "alice",
         executed: conformingChange(g),
       }),
-    ).rejects.toThrow(/unsigned, and this suite requires signed receipts \(sign with --key FILE, a listed key with the verify right\)/);
+    ).rejects.toThrow(
+      "refused: no key given: a verified close on this suite is signed by a reviewer holding the verify right; pass --key FILE or set TWINLOCK_KEY",
+    );
     expect(readFileSync(g.runFile).equals(before)).toBe(true);
     expect(workflowOf(g).state).toBe("executing");
   });
@@ -80,7 +82,28 @@ describe("a verified close on a signing suite", () => {
         key: BOB_KEY,
         executed: conformingChange(g),
       }),
-    ).rejects.toThrow(/bob's key has the rights review, consent, not verify/);
+    ).rejects.toThrow(
+      "bob's key has the rights review, consent, not verify: close verified with a key that has the verify right, or add verify to that reviewer's rights under `reviewers:` in twinlock.yaml and re-pin it (twinlock trust pin --suite DIR --key PINNER.key)",
+    );
+    expect(readFileSync(g.runFile).equals(before)).toBe(true);
+  });
+
+  it("is refused under a key no reviewer lists, saying to add it under reviewers: and re-pin, and records nothing", async () => {
+    const g = await signingRun();
+    const before = readFileSync(g.runFile);
+    await expect(
+      closeWorkflow({
+        run: g.runFile,
+        store: storeOf(g),
+        planner: PLANNER,
+        result: "verified",
+        key: createPrivateKey(generateReviewerKey().privatePem),
+        actor: "carol",
+        executed: conformingChange(g),
+      }),
+    ).rejects.toThrow(
+      /signed by an unknown key \(.*\), not one of the suite's reviewers: add it under `reviewers:` with the verify right in twinlock\.yaml and re-pin it \(twinlock trust pin --suite DIR --key PINNER\.key\)$/,
+    );
     expect(readFileSync(g.runFile).equals(before)).toBe(true);
   });
 

@@ -55,6 +55,35 @@ describe("the agent's wait for a decision (MCP twinlock_wait_for_review, waitFor
     }
   });
 
+  it("returns the reviewer's comments by item on changes_requested, as data and in its text", async () => {
+    const w = await serverWorld();
+    const token = await frozen(w);
+    const client = await mcpClientFor(w, token);
+    try {
+      const reviewer = await reviewerFor(w, "rita");
+      const comments = [
+        { item: "A2", text: "Who runs the rollback?" },
+        { item: "report.md:1", text: "The title overstates the risk." },
+      ];
+      const decided = await decide(w, reviewer, apiOf(w).review, { handoff_hash: hashNow(w), decision: "changes_requested", comments });
+      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+      const r = await client.callTool({
+        name: "twinlock_wait_for_review",
+        arguments: { planner: PLANNER, revision: 1, timeout_seconds: 5 },
+      });
+      const data = r.structuredContent as WaitAnswer & { decision: { comments: unknown[] } };
+      expect(data.decision.comments).toEqual([
+        { item: "A2", kind: "action", text: "Who runs the rollback?" },
+        { item: "report.md:1", kind: "file", text: "The title overstates the risk." },
+      ]);
+      const text = (r.content as Array<{ text: string }>)[0]?.text ?? "";
+      expect(text).toContain("A2 (action): Who runs the rollback?");
+      expect(text).toContain("report.md:1 (file): The title overstates the risk.");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("answers 'waiting' when the time runs out with no decision, and never decides anything itself", async () => {
     const w = await serverWorld();
     const token = await frozen(w);

@@ -2,6 +2,7 @@ import { RefusalError, UsageError } from "../errors/errors.js";
 import { onOutboxRing } from "../notify/outbox-signal.js";
 import type { RunState } from "../run/run-schema.js";
 import type { RunStore } from "../store/run-store.js";
+import type { ReviewComment } from "./review-comments.js";
 
 /** Longest one wait may last (a front end's long poll stays under its own request timeouts). */
 export const MAX_WAIT_MS = 120_000;
@@ -14,6 +15,8 @@ export interface PlanDecision {
   reviewer: string;
   /** The reviewer's feedback (on changes requested, what to change); null when none was given. */
   feedback: string | null;
+  /** The reviewer's comments on items of the revision (record IDs or `PATH:LINE`), in the order given; empty when none. */
+  comments: ReviewComment[];
   at: string;
 }
 
@@ -93,6 +96,7 @@ export function judge(state: RunState, planner: string, sinceRevision: number): 
         handoff_hash: review.handoff_hash,
         reviewer: review.reviewer,
         feedback: review.feedback,
+        comments: review.comments ?? [],
         at: review.at,
       },
     };

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { UsageError } from "../errors/errors.js";
+import { IntegrityError, UsageError } from "../errors/errors.js";
 import { redactSecrets } from "../errors/redact-secrets.js";
 import { readFailureCode, readRegularFile } from "../input/read-regular-file.js";
 import { ringOutbox } from "../notify/outbox-signal.js";
@@ -249,7 +249,11 @@ function readJson<T>(file: string, what: string): T | undefined {
   try {
     return JSON.parse(bytes.toString("utf8")) as T;
   } catch (error) {
-    throw new UsageError(`${what} (${file}) is not JSON; it was edited by hand — restore it or remove it`, { cause: error });
+    throw new IntegrityError(
+      `${what} (${file}) is not JSON; it was edited by hand — restore it or remove it`,
+      {},
+      { code: "HOME_DAMAGED", cause: error },
+    );
   }
 }
 

@@ -323,7 +323,9 @@ export function hasBlob(home: GateHome, sha256: string): boolean {
  */
 export function storeFetchedBlob(home: GateHome, sha256: string, bytes: Buffer): void {
   if (createHash("sha256").update(bytes).digest("hex") !== sha256)
-    throw new IntegrityError(`the frozen bytes stored as ${sha256.slice(0, 12)}… do not hash to that; the database was edited by hand`);
+    throw new IntegrityError(`the frozen bytes stored as ${sha256.slice(0, 12)}… do not hash to that; the database was edited by hand`, {
+      code: "FROZEN_DAMAGED",
+    });
   if (hasBlob(home, sha256)) return;
   const target = blobPath(home, sha256);
   mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
@@ -352,10 +354,12 @@ export function readBlob(home: GateHome, entry: ManifestEntry): Buffer {
   if (buffer.length !== entry.size)
     throw new IntegrityError(
       `the frozen bytes of ${entry.path} in ${homeLabel(home)} are damaged (size ${buffer.length}, frozen ${entry.size})`,
+      { code: "FROZEN_DAMAGED" },
     );
   if (createHash("sha256").update(buffer).digest("hex") !== entry.sha256)
     throw new IntegrityError(
       `the frozen bytes of ${entry.path} in ${homeLabel(home)} no longer hash to ${entry.sha256}; they were damaged`,
+      { code: "FROZEN_DAMAGED" },
     );
   return buffer;
 }
@@ -524,17 +528,21 @@ function copyHashing(
   let outFd: number | undefined;
   try {
     const stat = fstatSync(inFd);
-    if (!stat.isFile()) throw new RefusalError(`${what} is not a regular file; remove it`);
-    if (stat.nlink > 1) throw new RefusalError(`${what} ${hardLinksProblem(stat.nlink)}`, { attack: "hard-link" });
+    if (!stat.isFile()) throw new RefusalError(`${what} is not a regular file; remove it`, { code: "BAD_HANDOFF_FILE" });
+    if (stat.nlink > 1)
+      throw new RefusalError(`${what} ${hardLinksProblem(stat.nlink)}`, { code: "BAD_HANDOFF_FILE", attack: "hard-link" });
     if (stat.size > budget)
       throw new RefusalError(
         `the handoff is over ${MAX_HANDOFF_BYTES} bytes at ${what}; keep bulky evidence out of the handoff and cite it by digest`,
+        { code: "OVER_BUDGET" },
       );
     // Hashed first: bytes the home already holds (content-addressed, so the very bytes hashed) are linked from its
     // store, with no copy and no fsync; only new bytes are copied, hashing them again as they are written.
     const seen = readHashing(inFd, stat.size, undefined);
     if (seen.size !== stat.size || fstatSync(inFd).size !== stat.size)
-      throw new RefusalError(`${what} changed size while it was frozen (${stat.size} bytes at opening); freeze again once it is written`);
+      throw new RefusalError(`${what} changed size while it was frozen (${stat.size} bytes at opening); freeze again once it is written`, {
+        code: "BAD_HANDOFF_FILE",
+      });
     if (home !== undefined && hasBlob(home, seen.sha256)) {
       try {
         linkSync(blobPath(home, seen.sha256), target);
@@ -546,7 +554,9 @@ function copyHashing(
     outFd = openSync(target, "wx", 0o600);
     const { size, sha256, stored } = readHashing(inFd, stat.size, outFd);
     if (size !== stat.size || fstatSync(inFd).size !== stat.size)
-      throw new RefusalError(`${what} changed size while it was frozen (${stat.size} bytes at opening); freeze again once it is written`);
+      throw new RefusalError(`${what} changed size while it was frozen (${stat.size} bytes at opening); freeze again once it is written`, {
+        code: "BAD_HANDOFF_FILE",
+      });
     ftruncateSync(outFd, size);
     // fsynced with the others once all are copied (copyHandoff).
     return { size, sha256, stored, linked: false };

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, type Stats, unlinkSync } from "node:fs";
 import path from "node:path";
-import { RefusalError, UsageError } from "../errors/errors.js";
+import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
@@ -37,13 +37,17 @@ export function frozenQuota(home: GateHome): FrozenQuota {
   try {
     const stat = lstatSync(file);
     if (!stat.isFile() || stat.size > MAX_SETTINGS_BYTES)
-      throw new UsageError(`${file} is not a settings file (a regular file of at most ${MAX_SETTINGS_BYTES} bytes); fix or remove it`);
+      throw new UsageError(`${file} is not a settings file (a regular file of at most ${MAX_SETTINGS_BYTES} bytes); fix or remove it`, {
+        code: "SETTINGS_INVALID",
+      });
     text = readFileSync(file, "utf8");
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if ((error as NodeJS.ErrnoException).code === "ENOENT")
       return { perRun: DEFAULT_FROZEN_BYTES_PER_RUN, perHome: DEFAULT_FROZEN_BYTES_PER_HOME, source: "the default" };
-    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`);
+    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
+      code: "HOME_UNREADABLE",
+    });
   }
   let doc: Record<string, unknown>;
   try {
@@ -51,20 +55,24 @@ export function frozenQuota(home: GateHome): FrozenQuota {
   } catch {
     throw new UsageError(
       `${file} is not JSON; write {"format": "${SETTINGS_FORMAT}", "frozen_bytes_per_run": N, "frozen_bytes_per_home": N}`,
+      { code: "SETTINGS_INVALID" },
     );
   }
   if (doc === null || typeof doc !== "object" || doc.format !== SETTINGS_FORMAT)
-    throw new UsageError(`${file} is not a twinlock settings file; its "format" must be "${SETTINGS_FORMAT}"`);
+    throw new UsageError(`${file} is not a twinlock settings file; its "format" must be "${SETTINGS_FORMAT}"`, {
+      code: "SETTINGS_INVALID",
+    });
   for (const key of Object.keys(doc))
     if (!["format", "frozen_bytes_per_run", "frozen_bytes_per_home"].includes(key))
       throw new UsageError(
         `${file} has an unknown setting ${JSON.stringify(key.slice(0, 80))}; known: frozen_bytes_per_run, frozen_bytes_per_home`,
+        { code: "SETTINGS_INVALID" },
       );
   const limit = (key: string, fallback: number): number => {
     const v = doc[key];
     if (v === undefined) return fallback;
     if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0)
-      throw new UsageError(`${file}: ${key} must be a whole number of bytes, not ${JSON.stringify(v)}`);
+      throw new UsageError(`${file}: ${key} must be a whole number of bytes, not ${JSON.stringify(v)}`, { code: "SETTINGS_INVALID" });
     return v;
   };
   return {
@@ -147,6 +155,7 @@ export function runBlobRefs(home: GateHome, runId: string): Set<string> | undefi
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new UsageError(
       `cannot read ${refsFile(home, runId)} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`,
+      { code: "HOME_UNREADABLE" },
     );
   }
   try {
@@ -156,7 +165,9 @@ export function runBlobRefs(home: GateHome, runId: string): Set<string> | undefi
   } catch {
     // Damaged: said below.
   }
-  throw new UsageError(`${refsFile(home, runId)} is damaged; the gate home cannot tell which frozen files run ${runId} uses`);
+  throw new IntegrityError(`${refsFile(home, runId)} is damaged; the gate home cannot tell which frozen files run ${runId} uses`, {
+    code: "HOME_DAMAGED",
+  });
 }
 
 /** Record in the home that a run uses these frozen files (before the run file names them; idempotent). */
@@ -250,6 +261,7 @@ export function frozenBudget(home: GateHome, runId?: string, standing: FrozenSta
         ? `the freeze would store ${formatBytes(incoming)} of frozen files for run ${runId}, which already uses ${formatBytes(runUsed)}${underWay(standing.reservedRun)}, over the limit of ${formatBytes(quota.perRun)} per run (frozen_bytes_per_run, ${where}); keep bulky evidence out of the handoff and cite it by digest`
         : `the freeze would store ${formatBytes(incoming)} of frozen files in ${home.dir}, which already holds ${formatBytes(homeUsed)}${underWay(standing.reservedHome)}, over the limit of ${formatBytes(quota.perHome)} per gate home (frozen_bytes_per_home, ${where}); run \`twinlock home gc\` to collect frozen files no run uses, or raise the limit`,
       {
+        code: "QUOTA_EXCEEDED",
         quota: byRun ? "frozen_bytes_per_run" : "frozen_bytes_per_home",
         limit: byRun ? quota.perRun : quota.perHome,
         usage: byRun ? runUsed : homeUsed,
@@ -392,7 +404,9 @@ export async function collectFrozenGarbage(
     try {
       names = readdirSync(homeSubdir(home, "runs"));
     } catch (error) {
-      throw new UsageError(`cannot list the gate home's runs (${(error as NodeJS.ErrnoException).code}); fix its permissions`);
+      throw new UsageError(`cannot list the gate home's runs (${(error as NodeJS.ErrnoException).code}); fix its permissions`, {
+        code: "HOME_UNREADABLE",
+      });
     }
     const ids = new Set<string>();
     for (const name of names) {
@@ -408,8 +422,9 @@ export async function collectFrozenGarbage(
         try {
           files = legacyRefs(id);
         } catch (error) {
-          throw new RefusalError(
+          throw new IntegrityError(
             `the gate home cannot tell which frozen files run ${id} uses (${(error as Error).message}); nothing was collected`,
+            { code: "HOME_DAMAGED" },
           );
         }
         recordRunBlobs(home, id, files);

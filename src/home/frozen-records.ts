@@ -23,6 +23,7 @@ export function readFrozenModel(home: GateHome, files: readonly ManifestEntry[],
   if (first)
     throw new IntegrityError(
       `the frozen handoff does not read as the ${format.name} format (${first.file}${first.record ? ` [${first.record}]` : ""}: ${first.message}); it was frozen under another format, or the frozen bytes are damaged`,
+      { code: "FROZEN_DAMAGED" },
     );
   return model;
 }

@@ -15,7 +15,7 @@ import {
 import path from "node:path";
 import { z } from "zod/mini";
 import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
-import { UsageError } from "../errors/errors.js";
+import { IntegrityError, UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
 import { lazySchema } from "../schemas/lazy-schema.js";
 import { fsyncDir, mkdirDurable } from "../store/atomic-write.js";
@@ -61,6 +61,7 @@ export function openGateHome(given?: string, options: { create?: boolean } = {})
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT")
       throw new UsageError(`gate home ${dir} cannot be read (${(error as NodeJS.ErrnoException).code}); fix its permissions`, {
+        code: "HOME_UNREADABLE",
         cause: error,
       });
     exists = false;
@@ -93,6 +94,7 @@ export function requireSafeHomeFolder(dir: string): void {
     stat = statSync(dir);
   } catch (error) {
     throw new UsageError(`gate home ${dir} cannot be read (${(error as NodeJS.ErrnoException).code}); fix its permissions`, {
+      code: "HOME_UNREADABLE",
       cause: error,
     });
   }
@@ -125,7 +127,10 @@ export function listHomeSubdir(home: GateHome, name: string): string[] {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return [];
-    throw new UsageError(`cannot list the gate home's ${name} (${code}); fix the gate home's permissions`, { cause: error });
+    throw new UsageError(`cannot list the gate home's ${name} (${code}); fix the gate home's permissions`, {
+      code: "HOME_UNREADABLE",
+      cause: error,
+    });
   }
 }
 
@@ -152,7 +157,7 @@ function readOrCreateHomeId(dir: string): string {
   }
   fsyncDir(dir);
   const made = readHomeFile(file);
-  if (!made) throw new UsageError(`gate home ${dir} has an unreadable home.json; restore it from backup`);
+  if (!made) throw new IntegrityError(`gate home ${dir} has an unreadable home.json; restore it from backup`, { code: "HOME_DAMAGED" });
   return made;
 }
 
@@ -163,6 +168,7 @@ function readHomeFile(file: string): string | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
+      code: "HOME_UNREADABLE",
       cause: error,
     });
   }
@@ -172,7 +178,10 @@ function readHomeFile(file: string): string | undefined {
   } catch {
     parsed = { success: false } as ReturnType<typeof HomeFileSchema.safeParse>;
   }
-  if (!parsed.success) throw new UsageError(`${file} is not a twinlock home file; the gate home was damaged — restore it from backup`);
+  if (!parsed.success)
+    throw new IntegrityError(`${file} is not a twinlock home file; the gate home was damaged — restore it from backup`, {
+      code: "HOME_DAMAGED",
+    });
   return parsed.data.home_id;
 }
 

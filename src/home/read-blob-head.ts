@@ -24,7 +24,7 @@ export function readBlobHead(home: GateHome, entry: ManifestEntry, maxBytes: num
     if (stats.size !== entry.size)
       throw new IntegrityError(
         `the frozen bytes of ${entry.path} in ${homeLabel(home)} are damaged (size ${stats.size}, frozen ${entry.size})`,
-        { path: entry.path },
+        { code: "FROZEN_DAMAGED", path: entry.path },
       );
     const want = Math.max(0, Math.min(maxBytes, entry.size));
     const buffer = Buffer.allocUnsafe(want);

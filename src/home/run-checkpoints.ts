@@ -53,7 +53,9 @@ export function readCheckpoint(home: GateHome, id: string): Checkpoint | undefin
     text = readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new UsageError(`cannot read checkpoint ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`);
+    throw new UsageError(`cannot read checkpoint ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
+      code: "HOME_UNREADABLE",
+    });
   }
   let parsed: ReturnType<typeof CheckpointSchema.safeParse> | undefined;
   try {
@@ -62,7 +64,9 @@ export function readCheckpoint(home: GateHome, id: string): Checkpoint | undefin
     parsed = undefined;
   }
   if (!parsed?.success)
-    throw new IntegrityError(`checkpoint ${file} is damaged; the run cannot be trusted — start a new run with init-run`);
+    throw new IntegrityError(`checkpoint ${file} is damaged; the run cannot be trusted — start a new run with init-run`, {
+      code: "HOME_DAMAGED",
+    });
   return parsed.data;
 }
 
@@ -143,13 +147,13 @@ export function reconcileWithCheckpoint(home: GateHome, file: RunFile, runFile: 
   if (state.home_id !== home.id)
     throw new IntegrityError(
       `run ${state.run_id} (${runFile}) belongs to gate home ${state.home_id}, not to this one (${home.id} at ${home.dir}); point --home or TWINLOCK_HOME at the home it was created in, or start a new run here`,
-      { check: "checkpoint", attack: "other-home" },
+      { code: "OTHER_HOME", check: "checkpoint", attack: "other-home" },
     );
   const cp = readCheckpoint(home, state.run_id);
   if (!cp)
     throw new IntegrityError(
       `gate home ${home.dir} has no checkpoint for run ${state.run_id} (${runFile}): its checkpoint was deleted or the run was never recorded here; twinlock will not trust a run it cannot place — start a new run with init-run`,
-      { check: "checkpoint", attack: "missing-checkpoint" },
+      { code: "CHECKPOINT_MISMATCH", check: "checkpoint", attack: "missing-checkpoint" },
     );
   if (file.revision === cp.seq && file.head === cp.head) return { file, rolledForward: [] };
   const lw = cp.last_write;
@@ -160,16 +164,16 @@ export function reconcileWithCheckpoint(home: GateHome, file: RunFile, runFile: 
   if (file.revision < cp.seq)
     throw new IntegrityError(
       `run file ${runFile} is behind its checkpoint (${where}): it was rolled back or restored from an older copy; use the current run file`,
-      { check: "checkpoint", attack: "rollback" },
+      { code: "CHECKPOINT_MISMATCH", check: "checkpoint", attack: "rollback" },
     );
   if (atCp && hashEvent(atCp) === cp.head)
     throw new IntegrityError(
       `run file ${runFile} has events ${cp.seq + 1}–${file.revision} that the gate home never recorded (${where}); they were added by hand or by another home`,
-      { check: "checkpoint", attack: "unrecorded-events" },
+      { code: "CHECKPOINT_MISMATCH", check: "checkpoint", attack: "unrecorded-events" },
     );
   throw new IntegrityError(
     `run file ${runFile} does not extend its checkpoint (${where}): its history was rewritten or it is a fork of another copy`,
-    { check: "checkpoint", attack: "fork" },
+    { code: "CHECKPOINT_MISMATCH", check: "checkpoint", attack: "fork" },
   );
 }
 
@@ -180,13 +184,17 @@ function rollForward(file: RunFile, events: readonly RunEvent[], cp: Checkpoint)
   for (const [i, e] of events.entries()) {
     if (e.prev !== prev || e.seq !== file.events.length + i + 1)
       throw new IntegrityError(`checkpoint of run ${cp.run_id} holds events that do not follow the run file; the home is damaged`, {
+        code: "HOME_DAMAGED",
         check: "checkpoint",
       });
     state = applyEventOwned(state, e);
     prev = hashEvent(e);
   }
   if (prev !== cp.head)
-    throw new IntegrityError(`checkpoint of run ${cp.run_id} is inconsistent; the home is damaged`, { check: "checkpoint" });
+    throw new IntegrityError(`checkpoint of run ${cp.run_id} is inconsistent; the home is damaged`, {
+      code: "HOME_DAMAGED",
+      check: "checkpoint",
+    });
   const { gate_signature: _stale, ...rest } = file;
   // The file's own head signature was for its old head; the checkpoint's is for the head it is rolled forward to.
   return {

@@ -153,7 +153,8 @@ export async function createRun(runFile: string, home: GateHome, drafts: EventDr
   const abs = resolveRunFile(runFile);
   const gate = await ensureGateKey(home);
   return withRunPathLock(home, abs, async () => {
-    if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; choose another name or continue that run`);
+    if (exists(abs))
+      throw new RefusalError(`run file ${runFile} already exists; choose another name or continue that run`, { code: "RUN_EXISTS" });
     removeDeadTempFiles(abs);
     const run = appendTo(undefined, drafts, now, gate);
     await withCheckpointLock(home, run.state.run_id, () => {
@@ -191,7 +192,9 @@ export async function updateRun<T>(
 ): Promise<{ run: LoadedRun; result: T }> {
   const abs = resolveRunFile(runFile);
   if (!exists(abs))
-    throw new UsageError(`run file ${runFile} does not exist; create it with \`twinlock init-run ${runFile} --suite DIR --planner ID\``);
+    throw new UsageError(`run file ${runFile} does not exist; create it with \`twinlock init-run ${runFile} --suite DIR --planner ID\``, {
+      code: "NO_RUN_FILE",
+    });
   // The run's lock is the home's, by run ID (never a lock beside the run file, which the agent could hold): the ID is
   // peeked from the file's first bytes (unverified: verifying there, outside the lock, would have every waiting writer
   // verify the run at once), then the file is read and verified under the lock, and a file that names another run
@@ -382,8 +385,9 @@ export async function importRunFile(
   if (!verdict.ok) throw new IntegrityError(`the run to import does not verify: ${verdict.reason}`, { seq: verdict.seq });
   const runId = file.state.run_id;
   if (file.state.home_id !== home.id)
-    throw new RefusalError(
+    throw new IntegrityError(
       `run ${runId} was created in gate home ${file.state.home_id}, not in this one (${home.id}); a run file stays with its home — import it into a team store (--store postgres://…) instead`,
+      { code: "OTHER_HOME" },
     );
   await requireTrustedGateSignatures(home, file);
   const abs = resolveRunFile(runFile);
@@ -404,7 +408,7 @@ async function importUnderLocks(
 ): Promise<LoadedRun> {
   const gate = await ensureGateKey(home);
   return withRunPathLock(home, abs, async () => {
-    if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; import under another name`);
+    if (exists(abs)) throw new RefusalError(`run file ${runFile} already exists; import under another name`, { code: "RUN_EXISTS" });
     // The frozen bytes and the run's record of them land under the blobs lock, so the collector never takes them between.
     return withCheckpointLock(home, runId, () =>
       withBlobsLock(home, () => {
@@ -413,10 +417,12 @@ async function importUnderLocks(
         if (known && (known.seq !== file.revision || known.head !== file.head))
           throw new RefusalError(
             `run ${runId} is in this gate home at revision ${known.seq}${known.run_file ? ` (${known.run_file})` : ""}, and the import is at revision ${file.revision}; an import restores a run exactly as the home recorded it, never an older or other copy`,
-            { attack: known.seq > file.revision ? "rollback" : "fork" },
+            { code: "RUN_EXISTS", attack: known.seq > file.revision ? "rollback" : "fork" },
           );
         if (known?.run_file !== undefined && known.run_file !== abs && exists(known.run_file))
-          throw new RefusalError(`run ${runId} is in this gate home at ${known.run_file}, which still exists; continue that run file`);
+          throw new RefusalError(`run ${runId} is in this gate home at ${known.run_file}, which still exists; continue that run file`, {
+            code: "RUN_EXISTS",
+          });
         // Exactly at the home's own checkpoint it is a restore of what the home recorded; else only a finished run comes in.
         if (!known) requireFinishedForImport(file, `gate home ${home.dir}`);
         for (const entry of frozenFilesOf(file.events)) storeFetchedBlob(home, entry.sha256, frozen(entry));

@@ -74,6 +74,7 @@ export function readHomeText(file: string): string | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
+      code: "HOME_UNREADABLE",
       cause: error,
     });
   }

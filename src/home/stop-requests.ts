@@ -70,12 +70,15 @@ export function pendingStopRequests(home: GateHome, runId: string): StopRequest[
     names = readdirSync(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new UsageError(`cannot list ${dir} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`);
+    throw new UsageError(`cannot list ${dir} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
+      code: "HOME_UNREADABLE",
+    });
   }
   const files = names.filter((n) => ID.test(n)).sort();
   if (files.length > MAX_PENDING)
     throw new IntegrityError(
       `${dir} holds ${files.length} pending stops, over the ${MAX_PENDING} a run may have; the gate home is damaged — every admission of run ${runId} is refused until it is repaired`,
+      { code: "HOME_DAMAGED" },
     );
   return files.flatMap((name) => readRequest(path.join(dir, name), runId, name.slice(0, -5)) ?? []);
 }

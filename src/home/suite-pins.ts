@@ -7,7 +7,7 @@ import path from "node:path";
 import { z } from "zod/mini";
 import { hashCanonical } from "../crypto/canonical-hash.js";
 import { formatDiagnostic } from "../diagnostics/format-diagnostic.js";
-import { RefusalError, UsageError } from "../errors/errors.js";
+import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import type { HandoffFormat } from "../handoff/handoff-format.js";
 import { type FormatSchemaFile, formatSchemaPaths, readFormatSchemas } from "../handoff/read-format-schemas.js";
 import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
@@ -123,28 +123,40 @@ export async function pinSuite(
   const digest = sha256Of(bytes);
   const { config, diagnostics } = parseSuiteConfig(bytes.toString("utf8"));
   const first = diagnostics[0];
-  if (first) throw new RefusalError(`cannot pin: ${formatDiagnostic(first)}; fix it (twinlock validate --suite ${given}) first`);
+  if (first)
+    throw new RefusalError(`cannot pin: ${formatDiagnostic(first)}; fix it (twinlock validate --suite ${given}) first`, {
+      code: "SUITE_INVALID",
+    });
   if (!config.suite_id)
-    throw new RefusalError(`cannot pin ${given}: its ${CONFIG_FILE} has no suite_id; add one (e.g. suite_id: my-team-prompts)`);
+    throw new RefusalError(`cannot pin ${given}: its ${CONFIG_FILE} has no suite_id; add one (e.g. suite_id: my-team-prompts)`, {
+      code: "SUITE_INVALID",
+    });
   const signing = config.policies?.require_signed_receipts === true;
   if (!signing && !input.allowUnsigned)
     throw new RefusalError(
       `cannot pin ${config.suite_id}: it does not require signed receipts, so anyone who can run twinlock could approve and consent; add policies.require_signed_receipts: true with reviewers, or pin with --allow-unsigned to accept that`,
+      { code: "UNSIGNED_SUITE" },
     );
   const schemas = readPinnableSchemas(root, config, given);
   const suite = loadSuite(root, { config });
   // A key list the gate would read differently from how it reads (a revoked entry that is no key, a malformed key) is not pinned.
   const trustProblem = checkTrustConfig(suite).find((d) => d.severity === "error");
   if (trustProblem)
-    throw new RefusalError(`cannot pin: ${formatDiagnostic(trustProblem)}; fix it (twinlock validate --suite ${given}) first`);
+    throw new RefusalError(`cannot pin: ${formatDiagnostic(trustProblem)}; fix it (twinlock validate --suite ${given}) first`, {
+      code: "SUITE_INVALID",
+    });
   const pairs = pairsOf(suite);
   // What the gate would refuse to run is not pinned either: a prompt file it cannot read as a prompt (a merge key, a
   // link), and a pair member with a problem (a field it would read leniently).
   const unreadable = suite.diagnostics.find((d) => BLOCKING_LOAD_PROBLEMS.test(d.code));
-  if (unreadable) throw new RefusalError(`cannot pin: ${formatDiagnostic(unreadable)}; fix it (twinlock validate --suite ${given}) first`);
+  if (unreadable)
+    throw new RefusalError(`cannot pin: ${formatDiagnostic(unreadable)}; fix it (twinlock validate --suite ${given}) first`, {
+      code: "SUITE_INVALID",
+    });
   for (const id of Object.entries(pairs).flat()) {
     const problem = memberProblem(suite, id);
-    if (problem) throw new RefusalError(`cannot pin: ${problem}; fix it (twinlock validate --suite ${given}) first`);
+    if (problem)
+      throw new RefusalError(`cannot pin: ${problem}; fix it (twinlock validate --suite ${given}) first`, { code: "SUITE_INVALID" });
   }
   const pin: Pin = {
     suite_id: config.suite_id,
@@ -194,6 +206,7 @@ export async function unpinSuite(home: GateHome, suiteId: string, key: KeyObject
           .map((p) => p.suite_id)
           .join(", ") || "none"
       }`,
+      { code: "NOT_PINNED" },
     );
   return removed;
 }
@@ -214,7 +227,9 @@ export async function addPinner(home: GateHome, publicKey: string, key: KeyObjec
   const by = pinnerLine(key, "add a pinner");
   await withPins(home, (file) => {
     if (file.pinners.length === 0)
-      throw new RefusalError(`${homeLabel(home)} has no pinner yet; the first \`twinlock trust pin --key FILE\` makes one`);
+      throw new RefusalError(`${homeLabel(home)} has no pinner yet; the first \`twinlock trust pin --key FILE\` makes one`, {
+        code: "NOT_PINNER",
+      });
     requirePinner(home, file, by, "add a pinner");
     return { ...file, pinners: file.pinners.includes(publicKey) ? file.pinners : [...file.pinners, publicKey] };
   });
@@ -233,7 +248,8 @@ function parsePinsFile(text: string | undefined, file: string): PinsFile {
   } catch {
     parsed = undefined;
   }
-  if (!parsed?.success) throw new UsageError(`${file} is damaged; restore it from backup or re-pin each suite`);
+  if (!parsed?.success)
+    throw new IntegrityError(`${file} is damaged; restore it from backup or re-pin each suite`, { code: "HOME_DAMAGED" });
   return parsed.data;
 }
 
@@ -257,7 +273,7 @@ export function pinForFolder(home: GateHome, suiteDir: string): Pin {
           .map((p) => `${p.suite_id} at ${p.root}`)
           .join("; ") || "none"
       })`,
-      { attack: "unpinned-suite" },
+      { code: "NOT_PINNED", attack: "unpinned-suite" },
     );
   return pin;
 }
@@ -273,50 +289,57 @@ export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite
   if (runSuite.suite_id === null)
     throw new RefusalError(
       `the run names a suite without a suite_id (${runSuite.root}); only a pinned suite can be used — start a new run`,
+      { code: "NOT_PINNED" },
     );
   const pin = findPin(home, runSuite.suite_id);
   if (!pin)
     throw new RefusalError(
       `suite ${runSuite.suite_id} is not pinned in ${homeLabel(home)}; a person pins it with \`twinlock trust pin --suite DIR\` after reviewing it`,
-      { attack: "unpinned-suite" },
+      { code: "NOT_PINNED", attack: "unpinned-suite" },
     );
   if (pin.root !== runSuite.root)
     throw new RefusalError(
       `the run names suite ${runSuite.suite_id} at ${runSuite.root}, but it is pinned at ${pin.root}; the run cannot choose its suite — start a new run on the pinned suite`,
-      { attack: "suite-swap" },
+      { code: "SUITE_CHANGED", attack: "suite-swap" },
     );
   let stat: ReturnType<typeof lstatSync>;
   try {
     stat = lstatSync(pin.root);
   } catch {
-    throw new RefusalError(`the pinned suite folder ${pin.root} (${pin.suite_id}) is gone; restore it there, or re-pin it where it is now`);
+    throw new RefusalError(
+      `the pinned suite folder ${pin.root} (${pin.suite_id}) is gone; restore it there, or re-pin it where it is now`,
+      { code: "SUITE_CHANGED" },
+    );
   }
   if (stat.isSymbolicLink())
     throw new RefusalError(
       `the pinned suite folder ${pin.root} is now a symbolic link (to ${safeRealpath(pin.root)}); re-pin after reviewing the change`,
-      { attack: "suite-swap" },
+      { code: "SUITE_CHANGED", attack: "suite-swap" },
     );
   if (safeRealpath(pin.root) !== pin.root)
     throw new RefusalError(
       `the pinned suite folder ${pin.root} now resolves to ${safeRealpath(pin.root)}; re-pin after reviewing the change`,
-      {
-        attack: "suite-swap",
-      },
+      { code: "SUITE_CHANGED", attack: "suite-swap" },
     );
   const bytes = readConfigBytes(pin.root);
   const now = sha256Of(bytes);
   if (now !== pin.config_sha256)
     throw new RefusalError(
       `${CONFIG_FILE} of suite ${pin.suite_id} changed since it was pinned (pinned ${pin.config_sha256}, now ${now}); re-pin after reviewing the change: twinlock trust pin --suite ${pin.root} --key FILE`,
-      { attack: "policy-changed" },
+      { code: "SUITE_CHANGED", attack: "policy-changed" },
     );
   const { config, diagnostics } = parseSuiteConfig(bytes.toString("utf8"));
-  if (diagnostics[0]) throw new RefusalError(`the pinned suite's ${CONFIG_FILE} is invalid (${formatDiagnostic(diagnostics[0])})`);
+  if (diagnostics[0])
+    throw new RefusalError(`the pinned suite's ${CONFIG_FILE} is invalid (${formatDiagnostic(diagnostics[0])})`, { code: "SUITE_INVALID" });
   if (config.suite_id !== pin.suite_id)
-    throw new RefusalError(`${pin.root} is suite ${config.suite_id ?? "(no suite_id)"}, not the pinned ${pin.suite_id}`);
+    throw new RefusalError(`${pin.root} is suite ${config.suite_id ?? "(no suite_id)"}, not the pinned ${pin.suite_id}`, {
+      code: "SUITE_CHANGED",
+    });
   const unsigned = config.policies?.require_signed_receipts !== true;
   if (unsigned && !pin.allow_unsigned)
-    throw new RefusalError(`suite ${pin.suite_id} does not require signed receipts but was not pinned with --allow-unsigned; re-pin it`);
+    throw new RefusalError(`suite ${pin.suite_id} does not require signed receipts but was not pinned with --allow-unsigned; re-pin it`, {
+      code: "UNSIGNED_SUITE",
+    });
   const schemas = requirePinnedSchemas(pin, config);
   return {
     pin,
@@ -342,9 +365,7 @@ function readPinnableSchemas(root: string, config: SuiteConfig, given: string): 
     throw new RefusalError(
       `cannot pin ${config.suite_id}: ${error.message}; fix it (twinlock readiness --suite ${given} DIR) first`,
       error.details,
-      {
-        cause: error,
-      },
+      { code: "SUITE_INVALID", cause: error },
     );
   }
 }
@@ -363,7 +384,7 @@ function requirePinnedSchemas(pin: Pin, config: SuiteConfig): FormatSchemaFile[]
     if (pinned !== f.sha256)
       throw new RefusalError(
         `handoff schema ${f.path} of suite ${pin.suite_id} changed since it was pinned (pinned ${pinned ?? "none"}, now ${f.sha256}); re-pin after reviewing the change: twinlock trust pin --suite ${pin.root} --key FILE`,
-        { attack: "policy-changed" },
+        { code: "SUITE_CHANGED", attack: "policy-changed" },
       );
   }
   return schemas;
@@ -397,7 +418,7 @@ export function loadPinnedSuite(
   if (unreadable)
     throw new RefusalError(
       `suite ${policy.pin.suite_id} has a prompt file the gate cannot read as a prompt, which may declare ${promptIds.join(" or ")}: ${formatDiagnostic(unreadable)}; fix or remove it (twinlock validate --suite ${policy.pin.root})`,
-      { attack: "unreadable-prompt-file" },
+      { code: "SUITE_INVALID", attack: "unreadable-prompt-file" },
     );
   requirePinnedPrompts(policy.pin, suite, promptIds);
   return { ...policy, suite };
@@ -428,18 +449,21 @@ function requirePinnedPrompts(pin: Pin, suite: Suite, ids: readonly string[]): v
     if (!prompt) continue;
     const problem = memberProblem(suite, id);
     if (problem)
-      throw new RefusalError(`${problem}; fix it (twinlock validate --suite ${pin.root}) and re-pin`, { attack: "malformed-prompt" });
+      throw new RefusalError(`${problem}; fix it (twinlock validate --suite ${pin.root}) and re-pin`, {
+        code: "SUITE_INVALID",
+        attack: "malformed-prompt",
+      });
     if (pin.pairs[id] === undefined && !Object.values(pin.pairs).includes(id)) continue;
     if (pin.prompts === undefined)
       throw new RefusalError(
         `suite ${pin.suite_id} was pinned without its prompts' digests (by an older twinlock); a person re-pins it after reviewing it: twinlock trust pin --suite ${pin.root} --key FILE`,
-        { attack: "prompt-changed" },
+        { code: "SUITE_CHANGED", attack: "prompt-changed" },
       );
     const now = prompt.sha256;
     if (pin.prompts[id] !== now)
       throw new RefusalError(
         `${id}'s prompt file (${prompt.file}) changed since suite ${pin.suite_id} was pinned (pinned ${pin.prompts[id] ?? "none"}, now ${now}); a person reviews the change and re-pins: twinlock trust pin --suite ${pin.root} --key FILE`,
-        { attack: "prompt-changed" },
+        { code: "SUITE_CHANGED", attack: "prompt-changed" },
       );
   }
 }
@@ -453,7 +477,7 @@ export function requirePinnedPair(pinned: PinnedSuite, planner: string, executor
   if (atPin !== executor)
     throw new RefusalError(
       `the pairing of ${planner} is not the pinned one (pinned ${atPin ?? "no pair"}, now ${executor}); re-pin the suite after reviewing the change`,
-      { attack: "repaired-twin" },
+      { code: "SUITE_CHANGED", attack: "repaired-twin" },
     );
 }
 
@@ -480,7 +504,7 @@ function pinnerLine(key: KeyObject | undefined, what: string): string {
   if (!key)
     throw new RefusalError(
       `to ${what}, sign with a pinner's key (--key FILE, e.g. the key made by \`twinlock keygen\`): the gate home's pins decide what every run is judged by`,
-      { attack: "unauthorized-pin" },
+      { code: "NOT_PINNER", attack: "unauthorized-pin" },
     );
   return publicKeyLine(key);
 }
@@ -490,7 +514,7 @@ function requirePinner(home: GateHome, file: PinsFile, by: string, what: string)
   if (file.pinners.length === 0 || file.pinners.includes(by)) return;
   throw new RefusalError(
     `refused: only the gate home's pinners may ${what} (${file.pinners.map((k) => `${k.slice(0, 20)}…`).join(", ")}), and key ${by.slice(0, 20)}… is not one; a pinner reviews the change and pins it in ${home.dir}`,
-    { attack: "unauthorized-pin" },
+    { code: "NOT_PINNER", attack: "unauthorized-pin" },
   );
 }
 
@@ -512,8 +536,11 @@ function readRegular(file: string, what: string, maxBytes: number): Buffer {
     return readRegularFile(file, what, { noFollow: true, maxBytes, fix: "it is refused" });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    if (readFailureCode(error) === "ENOENT") throw new RefusalError(`${what} is missing at ${file}; a pinned suite needs its ${what}`);
-    throw new RefusalError(error.message);
+    if (readFailureCode(error) === "ENOENT")
+      throw new RefusalError(`${what} is missing at ${file}; a pinned suite needs its ${what}`, {
+        code: "SUITE_CHANGED",
+      });
+    throw new RefusalError(error.message, { code: "SUITE_INVALID" });
   }
 }
 

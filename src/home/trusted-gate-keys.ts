@@ -1,5 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import { RefusalError, UsageError } from "../errors/errors.js";
+import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
 import type { RunFile } from "../run/run-schema.js";
 import { ensureGateKey } from "../trust/gate-key.js";
 import { requireGateSigned, trustedGateKeys } from "../trust/gate-statement.js";
@@ -47,9 +47,7 @@ export async function addTrustedGateKey(
   if (!key)
     throw new RefusalError(
       "to trust a gate key, sign with a pinner's key (--key FILE): the gates a home trusts decide what it takes as evidence",
-      {
-        attack: "unauthorized-pin",
-      },
+      { code: "NOT_PINNER", attack: "unauthorized-pin" },
     );
   const by = publicKeyLine(key);
   await home.shared?.refresh();
@@ -57,7 +55,7 @@ export async function addTrustedGateKey(
   if (!pinners.includes(by))
     throw new RefusalError(
       `refused: only the gate home's pinners may trust a gate key${pinners.length === 0 ? " (this home has none yet: pin a suite first)" : ""}, and key ${by.slice(0, 20)}… is not one`,
-      { attack: "unauthorized-pin" },
+      { code: "NOT_PINNER", attack: "unauthorized-pin" },
     );
   return updateHomeFile(home, TRUSTED_GATE_KEYS_FILE, (text) => {
     const file = parseFile(text, home);
@@ -81,8 +79,9 @@ function parseFile(text: string | undefined, home: GateHome): GateKeysFile {
     !Array.isArray(file.gate_keys) ||
     !file.gate_keys.every((g) => typeof g?.name === "string" && typeof g.public_key === "string" && parsePublicKeyLine(g.public_key))
   )
-    throw new UsageError(
+    throw new IntegrityError(
       `${homeFilePath(home, TRUSTED_GATE_KEYS_FILE)} is damaged; restore the gate home's ${TRUSTED_GATE_KEYS_FILE} from backup`,
+      { code: "HOME_DAMAGED" },
     );
   return file as GateKeysFile;
 }

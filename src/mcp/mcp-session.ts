@@ -1,11 +1,12 @@
 import type { KeyObject } from "node:crypto";
 import { z } from "zod";
 import { ERROR_CODES, type ErrorKind, isErrorCode } from "../errors/error-codes.js";
-import { IntegrityError, RefusalError } from "../errors/errors.js";
+import { IntegrityError } from "../errors/errors.js";
 import { redactSecrets } from "../errors/redact-secrets.js";
 import { promptId } from "../run/run-schema.js";
 import type { TokenScope } from "../server/agent-tokens.js";
 import { describePublicProblem, homeFolders } from "../server/http-problem.js";
+import { tokenRefusalError } from "../server/token-refusal.js";
 import type { LoadedRun } from "../store/run-file.js";
 import type { RunStore } from "../store/run-store.js";
 
@@ -23,6 +24,8 @@ export interface McpGateContext {
   freezeKey?: KeyObject;
   /** For a store whose runs are not files: the folder first freezes must be inside (the gate server's --handoff-root). */
   handoffRoot?: string;
+  /** The one folder this session freezes (a planner's session under `twinlock plan`: its bound handoff folder), on either store. */
+  sessionHandoff?: string;
   /** The store a long wait re-reads (the gate server's own, not its once-per-request copy); default `store`. */
   waitStore?: RunStore;
   /** The review page of a revision, when a gate server serves this home; null over stdio without one. */
@@ -49,9 +52,10 @@ export function createMcpSession(ctx: McpGateContext): McpSession {
       return run;
     },
     need(scope, planner) {
-      if (!ctx.scopes.includes(scope)) throw new RefusalError(`this session does not have the ${scope} scope`, { code: "TOKEN_SCOPE" });
+      if (!ctx.scopes.includes(scope))
+        throw tokenRefusalError({ code: "TOKEN_SCOPE", missing: "scope", scope, token_scopes: ctx.scopes.join(",") });
       if (planner !== undefined && ctx.planner !== null && planner !== ctx.planner)
-        throw new RefusalError(`this session is for ${ctx.planner}, not ${planner}`, { code: "TOKEN_PAIR" });
+        throw tokenRefusalError({ code: "TOKEN_PAIR", missing: "pair", planner, token_planner: ctx.planner });
     },
   };
 }

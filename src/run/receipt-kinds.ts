@@ -135,7 +135,7 @@ export const RECEIPT_KINDS = {
     relied: (wf, rev) => wf.reviews.filter((r) => r.revision === rev && r.decision === "approved"),
     ciJudged: true,
     attestation: "https://twinlock.dev/review/v1",
-    shown: (r) => ({ who: String(r.reviewer), decision: text(r.decision), note: text(r.feedback) }),
+    shown: (r) => ({ who: String(r.reviewer), decision: text(r.decision), note: reviewNote(r) }),
     mcp: { field: "reviews", many: true },
     published: "review-receipt.schema.json",
   },
@@ -256,4 +256,13 @@ export function receiptKindOf(kind: string): ReceiptKindRow | undefined {
 /** Every receipt replay keeps, kind by kind in table order, oldest first within a kind. */
 export function heldReceipts(state: RunState): Array<HeldReceipt & { row: ReceiptKindRow }> {
   return RECEIPT_ROWS.flatMap((row) => row.held(state).map((h) => ({ ...h, row })));
+}
+
+/** A review's note as one text: its feedback, then each comment by item (`A1: …`), so a receipt list shows all that was signed. */
+function reviewNote(r: Record<string, unknown>): string | null {
+  const comments = Array.isArray(r.comments) ? (r.comments as Array<{ item?: unknown; text?: unknown }>) : [];
+  const parts = [text(r.feedback), ...comments.map((c) => `${String(c.item)}: ${String(c.text)}`)].filter(
+    (x): x is string => x !== null && x !== "",
+  );
+  return parts.length === 0 ? null : parts.join("; ");
 }

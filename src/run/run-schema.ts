@@ -64,6 +64,18 @@ const schemasOf = lazySchemasOf("run-schema", () => {
     reviewer: name,
     decision: z.enum(["changes_requested", "approved", "declined"]),
     feedback: z.nullable(text),
+    /** Comments on items of the frozen revision (issue 27), inside the signed body; absent when none were given. */
+    comments: z.optional(
+      z
+        .array(
+          z.strictObject({
+            item: z.string().check(z.minLength(1), z.maxLength(1200)),
+            kind: z.enum(["evidence", "finding", "action", "criterion", "file"]),
+            text: z.string().check(z.minLength(1), z.maxLength(4096)),
+          }),
+        )
+        .check(z.maxLength(50)),
+    ),
     handoff_hash: handoffHash,
     revision: ordinal,
     /** sha256 of the pinned suite's twinlock.yaml the decision was made under. */

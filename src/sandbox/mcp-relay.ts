@@ -71,9 +71,15 @@ export async function startMcpRelay(cmd: readonly string[], env: NodeJS.ProcessE
   };
 }
 
-/** Whether this process runs inside exec's or plan's sandbox with the session's MCP relay mounted. */
-export function mcpRelayHere(): boolean {
-  return process.platform === "linux" && existsSync(SANDBOX_MCP_SOCKET);
+/**
+ * The session's MCP relay socket, when this process runs under exec or
+ * plan: the one mounted in the sandbox, else the one TWINLOCK_MCP_SOCKET
+ * names (exec and plan set it for an agent outside a sandbox). Undefined
+ * when there is none: `twinlock mcp` then serves on its own.
+ */
+export function mcpRelayHere(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (process.platform === "linux" && existsSync(SANDBOX_MCP_SOCKET)) return SANDBOX_MCP_SOCKET;
+  return env.TWINLOCK_MCP_SOCKET || undefined;
 }
 
 /** Join stdin and stdout to the relay socket until either side ends (`twinlock mcp` inside the sandbox). */

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import type { AgentTool } from "./agent-tool.js";
+import { type AgentTool, agentToolOf } from "./agent-tool.js";
 import { chooseSandbox, confineCommand } from "./exec-sandbox.js";
 import { findBubblewrap } from "./find-bubblewrap.js";
 
@@ -66,7 +66,13 @@ function tryWrites(tool: AgentTool, before: Record<string, string>, tries: reado
     ].join("\n"),
   );
   chmodSync(bin, 0o755);
-  const c = confineCommand(chooseSandbox([bin], {}), {
+  // The stand-in is a shell script named like the tool: judged by its name here (identify-agent-tool.test.ts tests what a program is).
+  const byName = {
+    env: process.env,
+    cwd: project,
+    identify: (cmd: readonly string[]) => ({ tool: agentToolOf(cmd), argsAt: 1, what: "a stand-in" }),
+  };
+  const c = confineCommand(chooseSandbox([bin], {}, findBubblewrap, byName), {
     cmd: [bin],
     env: { PATH: process.env.PATH, HOME: home },
     cwd: project,

@@ -448,8 +448,64 @@ function v34(v: In): Out {
   return v14(v);
 }
 
-const K2 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
 function v35(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (v.length < 1) return NO;
+  if (v.length > 1200) return NOT_SURE;
+  return v;
+}
+
+function v36(v: In): Out {
+  if (!(v === "evidence" || v === "finding" || v === "action" || v === "criterion" || v === "file")) return NO;
+  return v;
+}
+
+function v37(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (v.length < 1) return NO;
+  if (v.length > 4096) return NOT_SURE;
+  return v;
+}
+
+function v38(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("item" in v)) return NO;
+  r = v35(v["item"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["item"] = r;
+  if (!("kind" in v)) return NO;
+  r = v36(v["kind"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["kind"] = r;
+  if (!("text" in v)) return NO;
+  r = v37(v["text"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["text"] = r;
+  for (const k in v) if (k !== "item" && k !== "kind" && k !== "text") return NO;
+  return out;
+}
+
+function v39(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v38(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  if (v.length > 50) return NO;
+  return out;
+}
+
+function v40(v: In): Out {
+  if (v === undefined) return undefined;
+  return v39(v);
+}
+
+const K2 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","comments","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
+function v41(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -481,6 +537,11 @@ function v35(v: In): Out {
   r = v34(v["feedback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["feedback"] = r;
+  if ("comments" in v) {
+    r = v40(v["comments"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["comments"] = r;
+  }
   if (!("handoff_hash" in v)) return NO;
   r = v3(v["handoff_hash"]);
   if (r === NO || r === NOT_SURE) return r;
@@ -510,7 +571,7 @@ function v35(v: In): Out {
   return out;
 }
 
-function v36(v: In): Out {
+function v42(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -519,114 +580,52 @@ function v36(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["planner"] = r;
   if (!("receipt" in v)) return NO;
-  r = v35(v["receipt"]);
+  r = v41(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "planner" && k !== "receipt") return NO;
   return out;
 }
 
-function v37(v: In): Out {
+function v43(v: In): Out {
   if (!(v === "verified" || v === "failed" || v === "rolled_back" || v === "abandoned")) return NO;
   return v;
 }
 
-function v38(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length < 1) return NO;
-  if (v.length > 4096) return NOT_SURE;
-  return v;
-}
-
-function v39(v: In): Out {
+function v44(v: In): Out {
   if (v === null) return null;
   return v3(v);
 }
 
-function v40(v: In): Out {
+function v45(v: In): Out {
   if (!(v === "100644" || v === "100755" || v === "120000" || v === "160000")) return NO;
   return v;
 }
 
-function v41(v: In): Out {
+function v46(v: In): Out {
   if (v === undefined) return undefined;
-  return v40(v);
+  return v45(v);
 }
 
-function v42(v: In): Out {
+function v47(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("path" in v)) return NO;
-  r = v38(v["path"]);
+  r = v37(v["path"]);
   if (r === NO || r === NOT_SURE) return r;
   out["path"] = r;
   if (!("sha256" in v)) return NO;
-  r = v39(v["sha256"]);
+  r = v44(v["sha256"]);
   if (r === NO || r === NOT_SURE) return r;
   out["sha256"] = r;
   if ("mode" in v) {
-    r = v41(v["mode"]);
+    r = v46(v["mode"]);
     if (r === NO || r === NOT_SURE) return r;
     out["mode"] = r;
   }
   for (const k in v) if (k !== "path" && k !== "sha256" && k !== "mode") return NO;
   return out;
-}
-
-function v43(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v42(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  if (v.length > 100000) return NO;
-  return out;
-}
-
-function v44(v: In): Out {
-  if (!(v === "passed" || v === "failed")) return NO;
-  return v;
-}
-
-function v45(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("id" in v)) return NO;
-  r = v6(v["id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["id"] = r;
-  if (!("result" in v)) return NO;
-  r = v44(v["result"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["result"] = r;
-  if (!("command" in v)) return NO;
-  r = v14(v["command"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["command"] = r;
-  for (const k in v) if (k !== "id" && k !== "result" && k !== "command") return NO;
-  return out;
-}
-
-function v46(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v45(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  if (v.length > 10000) return NO;
-  return out;
-}
-
-function v47(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length > 4096) return NOT_SURE;
-  return v;
 }
 
 function v48(v: In): Out {
@@ -637,10 +636,65 @@ function v48(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
+  if (v.length > 100000) return NO;
   return out;
 }
 
 function v49(v: In): Out {
+  if (!(v === "passed" || v === "failed")) return NO;
+  return v;
+}
+
+function v50(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("id" in v)) return NO;
+  r = v6(v["id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["id"] = r;
+  if (!("result" in v)) return NO;
+  r = v49(v["result"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["result"] = r;
+  if (!("command" in v)) return NO;
+  r = v14(v["command"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["command"] = r;
+  for (const k in v) if (k !== "id" && k !== "result" && k !== "command") return NO;
+  return out;
+}
+
+function v51(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v50(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  if (v.length > 10000) return NO;
+  return out;
+}
+
+function v52(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (v.length > 4096) return NOT_SURE;
+  return v;
+}
+
+function v53(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v52(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v54(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -649,7 +703,7 @@ function v49(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["actions_not_done"] = r;
   if (!("files_outside_plan" in v)) return NO;
-  r = v48(v["files_outside_plan"]);
+  r = v53(v["files_outside_plan"]);
   if (r === NO || r === NOT_SURE) return r;
   out["files_outside_plan"] = r;
   if (!("criteria_without_evidence" in v)) return NO;
@@ -664,48 +718,48 @@ function v49(v: In): Out {
   return out;
 }
 
-function v50(v: In): Out {
+function v55(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("changed_files" in v)) return NO;
-  r = v43(v["changed_files"]);
+  r = v48(v["changed_files"]);
   if (r === NO || r === NOT_SURE) return r;
   out["changed_files"] = r;
   if (!("criteria" in v)) return NO;
-  r = v46(v["criteria"]);
+  r = v51(v["criteria"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criteria"] = r;
   if (!("conformance" in v)) return NO;
-  r = v49(v["conformance"]);
+  r = v54(v["conformance"]);
   if (r === NO || r === NOT_SURE) return r;
   out["conformance"] = r;
   for (const k in v) if (k !== "changed_files" && k !== "criteria" && k !== "conformance") return NO;
   return out;
 }
 
-function v51(v: In): Out {
+function v56(v: In): Out {
   if (v === undefined) return undefined;
-  return v50(v);
+  return v55(v);
 }
 
-function v52(v: In): Out {
+function v57(v: In): Out {
   if (!(v === "verification")) return NO;
   return v;
 }
 
-function v53(v: In): Out {
+function v58(v: In): Out {
   if (!(v === "verified")) return NO;
   return v;
 }
 
 const K3 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","execution_hash","by","at","signature"]);
-function v54(v: In): Out {
+function v59(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v52(v["kind"]);
+  r = v57(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -729,7 +783,7 @@ function v54(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("result" in v)) return NO;
-  r = v53(v["result"]);
+  r = v58(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("execution_hash" in v)) return NO;
@@ -753,22 +807,22 @@ function v54(v: In): Out {
   return out;
 }
 
-function v55(v: In): Out {
+function v60(v: In): Out {
   if (v === undefined) return undefined;
-  return v54(v);
+  return v59(v);
 }
 
-function v56(v: In): Out {
+function v61(v: In): Out {
   if (!(v === true)) return NO;
   return v;
 }
 
-function v57(v: In): Out {
+function v62(v: In): Out {
   if (v === undefined) return undefined;
-  return v56(v);
+  return v61(v);
 }
 
-function v58(v: In): Out {
+function v63(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -777,7 +831,7 @@ function v58(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["planner"] = r;
   if (!("outcome" in v)) return NO;
-  r = v37(v["outcome"]);
+  r = v43(v["outcome"]);
   if (r === NO || r === NOT_SURE) return r;
   out["outcome"] = r;
   if (!("residual" in v)) return NO;
@@ -785,17 +839,17 @@ function v58(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["residual"] = r;
   if ("execution" in v) {
-    r = v51(v["execution"]);
+    r = v56(v["execution"]);
     if (r === NO || r === NOT_SURE) return r;
     out["execution"] = r;
   }
   if ("receipt" in v) {
-    r = v55(v["receipt"]);
+    r = v60(v["receipt"]);
     if (r === NO || r === NOT_SURE) return r;
     out["receipt"] = r;
   }
   if ("report" in v) {
-    r = v57(v["report"]);
+    r = v62(v["report"]);
     if (r === NO || r === NOT_SURE) return r;
     out["report"] = r;
   }
@@ -803,22 +857,22 @@ function v58(v: In): Out {
   return out;
 }
 
-function v59(v: In): Out {
+function v64(v: In): Out {
   if (!(v === "consent")) return NO;
   return v;
 }
 
-function v60(v: In): Out {
+function v65(v: In): Out {
   if (!(v === "approved" || v === "declined")) return NO;
   return v;
 }
 
-function v61(v: In): Out {
+function v66(v: In): Out {
   if (!(v === "all")) return NO;
   return v;
 }
 
-function v62(v: In): Out {
+function v67(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -830,24 +884,24 @@ function v62(v: In): Out {
   return out;
 }
 
-function v63(v: In): Out {
-  { const r = v61(v); if (r !== NO) return r; }
-  { const r = v62(v); if (r !== NO) return r; }
+function v68(v: In): Out {
+  { const r = v66(v); if (r !== NO) return r; }
+  { const r = v67(v); if (r !== NO) return r; }
   return NO;
 }
 
-function v64(v: In): Out {
+function v69(v: In): Out {
   if (v === null) return null;
   return v17(v);
 }
 
 const K4 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature"]);
-function v65(v: In): Out {
+function v70(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v59(v["kind"]);
+  r = v64(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -871,7 +925,7 @@ function v65(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["user"] = r;
   if (!("decision" in v)) return NO;
-  r = v60(v["decision"]);
+  r = v65(v["decision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["decision"] = r;
   if (!("handoff_hash" in v)) return NO;
@@ -891,7 +945,7 @@ function v65(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v63(v["actions"]);
+  r = v68(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -899,7 +953,7 @@ function v65(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["budget"] = r;
   if (!("expires_at" in v)) return NO;
-  r = v64(v["expires_at"]);
+  r = v69(v["expires_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("policy_digest" in v)) return NO;
@@ -923,7 +977,7 @@ function v65(v: In): Out {
   return out;
 }
 
-function v66(v: In): Out {
+function v71(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -932,25 +986,25 @@ function v66(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["planner"] = r;
   if (!("receipt" in v)) return NO;
-  r = v65(v["receipt"]);
+  r = v70(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "planner" && k !== "receipt") return NO;
   return out;
 }
 
-function v67(v: In): Out {
+function v72(v: In): Out {
   if (!(v === "dry_run_result")) return NO;
   return v;
 }
 
 const K5 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v68(v: In): Out {
+function v73(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v67(v["kind"]);
+  r = v72(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -974,7 +1028,7 @@ function v68(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("result" in v)) return NO;
-  r = v44(v["result"]);
+  r = v49(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -998,7 +1052,7 @@ function v68(v: In): Out {
   return out;
 }
 
-function v69(v: In): Out {
+function v74(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1007,14 +1061,14 @@ function v69(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["planner"] = r;
   if (!("receipt" in v)) return NO;
-  r = v68(v["receipt"]);
+  r = v73(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "planner" && k !== "receipt") return NO;
   return out;
 }
 
-function v70(v: In): Out {
+function v75(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1031,18 +1085,18 @@ function v70(v: In): Out {
 }
 
 const P6 = /^[0-9a-f]{64}$/;
-function v71(v: In): Out {
+function v76(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P6.test(v)) return NO;
   return v;
 }
 
-function v72(v: In): Out {
+function v77(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("path" in v)) return NO;
-  r = v38(v["path"]);
+  r = v37(v["path"]);
   if (r === NO || r === NOT_SURE) return r;
   out["path"] = r;
   if (!("size" in v)) return NO;
@@ -1050,36 +1104,36 @@ function v72(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["size"] = r;
   if (!("sha256" in v)) return NO;
-  r = v71(v["sha256"]);
+  r = v76(v["sha256"]);
   if (r === NO || r === NOT_SURE) return r;
   out["sha256"] = r;
   for (const k in v) if (k !== "path" && k !== "size" && k !== "sha256") return NO;
   return out;
 }
 
-function v73(v: In): Out {
+function v78(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v72(v[i]);
+    const r = v77(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v74(v: In): Out {
+function v79(v: In): Out {
   if (!(v === "freeze")) return NO;
   return v;
 }
 
 const K6 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v75(v: In): Out {
+function v80(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v74(v["kind"]);
+  r = v79(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1119,7 +1173,7 @@ function v75(v: In): Out {
   return out;
 }
 
-function v76(v: In): Out {
+function v81(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1136,15 +1190,15 @@ function v76(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["hash"] = r;
   if (!("dir" in v)) return NO;
-  r = v38(v["dir"]);
+  r = v37(v["dir"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dir"] = r;
   if (!("files" in v)) return NO;
-  r = v73(v["files"]);
+  r = v78(v["files"]);
   if (r === NO || r === NOT_SURE) return r;
   out["files"] = r;
   if (!("receipt" in v)) return NO;
-  r = v75(v["receipt"]);
+  r = v80(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -1155,7 +1209,7 @@ function v76(v: In): Out {
   return out;
 }
 
-function v77(v: In): Out {
+function v82(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1176,18 +1230,18 @@ function v77(v: In): Out {
 }
 
 const P7 = /^home_[0-9a-f]{16}$/;
-function v78(v: In): Out {
+function v83(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P7.test(v)) return NO;
   return v;
 }
 
-function v79(v: In): Out {
+function v84(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("root" in v)) return NO;
-  r = v38(v["root"]);
+  r = v37(v["root"]);
   if (r === NO || r === NOT_SURE) return r;
   out["root"] = r;
   if (!("suite_id" in v)) return NO;
@@ -1198,7 +1252,7 @@ function v79(v: In): Out {
   return out;
 }
 
-function v80(v: In): Out {
+function v85(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1211,7 +1265,7 @@ function v80(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v63(v["actions"]);
+  r = v68(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -1223,18 +1277,18 @@ function v80(v: In): Out {
 }
 
 const P8 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\/[A-Za-z0-9_.-]{1,100}(#[1-9][0-9]{0,9}|@[A-Za-z0-9._/-]{1,200})$/;
-function v81(v: In): Out {
+function v86(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P8.test(v)) return NO;
   return v;
 }
 
-function v82(v: In): Out {
+function v87(v: In): Out {
   if (v === undefined) return undefined;
-  return v81(v);
+  return v86(v);
 }
 
-function v83(v: In): Out {
+function v88(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1258,11 +1312,11 @@ function v83(v: In): Out {
   return out;
 }
 
-function v84(v: In): Out {
+function v89(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v83(v[i]);
+    const r = v88(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1270,7 +1324,7 @@ function v84(v: In): Out {
   return out;
 }
 
-function v85(v: In): Out {
+function v90(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1279,24 +1333,24 @@ function v85(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v78(v["home_id"]);
+  r = v83(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("suite" in v)) return NO;
-  r = v79(v["suite"]);
+  r = v84(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v80(v["settings"]);
+  r = v85(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v82(v["change"]);
+    r = v87(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v84(v["workflows"]);
+  r = v89(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   for (const k in v) if (k !== "run_id" && k !== "home_id" && k !== "suite" && k !== "settings" && k !== "change" && k !== "workflows") return NO;
@@ -1304,27 +1358,27 @@ function v85(v: In): Out {
 }
 
 const P9 = /^[a-z0-9][a-z0-9-]{0,119}$/;
-function v86(v: In): Out {
+function v91(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P9.test(v)) return NO;
   return v;
 }
 
-function v87(v: In): Out {
+function v92(v: In): Out {
   if (v === null) return null;
   return v0(v);
 }
 
-function v88(v: In): Out {
+function v93(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("reason" in v)) return NO;
-  r = v86(v["reason"]);
+  r = v91(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v87(v["workflow"]);
+  r = v92(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("note" in v)) return NO;
@@ -1335,12 +1389,12 @@ function v88(v: In): Out {
   return out;
 }
 
-function v89(v: In): Out {
+function v94(v: In): Out {
   if (!(v === "stop_resolution")) return NO;
   return v;
 }
 
-function v90(v: In): Out {
+function v95(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1354,12 +1408,12 @@ function v90(v: In): Out {
 }
 
 const K7 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v91(v: In): Out {
+function v96(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v89(v["kind"]);
+  r = v94(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1367,15 +1421,15 @@ function v91(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("reason" in v)) return NO;
-  r = v86(v["reason"]);
+  r = v91(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v87(v["workflow"]);
+  r = v92(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v90(v["stops"]);
+  r = v95(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -1399,42 +1453,42 @@ function v91(v: In): Out {
   return out;
 }
 
-function v92(v: In): Out {
+function v97(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("receipt" in v)) return NO;
-  r = v91(v["receipt"]);
+  r = v96(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "receipt") return NO;
   return out;
 }
 
-function v93(v: In): Out {
+function v98(v: In): Out {
   if (!(v === "twinlock-home/1")) return NO;
   return v;
 }
 
-function v94(v: In): Out {
+function v99(v: In): Out {
   if (typeof v !== "string") return NO;
   return v;
 }
 
-function v95(v: In): Out {
+function v100(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v93(v["format"]);
+  r = v98(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("home_id" in v)) return NO;
-  r = v78(v["home_id"]);
+  r = v83(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
-  r = v94(v["created_at"]);
+  r = v99(v["created_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   for (const k in v) if (k !== "format" && k !== "home_id" && k !== "created_at") return NO;
@@ -1442,43 +1496,43 @@ function v95(v: In): Out {
 }
 
 const P10 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-function v96(v: In): Out {
+function v101(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 200) return NOT_SURE;
   if (!P10.test(v)) return NO;
   return v;
 }
 
-function v97(v: In): Out {
+function v102(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 65536) return NOT_SURE;
   return v;
 }
 
-function v98(v: In): Out {
+function v103(v: In): Out {
   if (v === undefined) return undefined;
   return v14(v);
 }
 
-function v99(v: In): Out {
+function v104(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v101(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("criterion" in v)) return NO;
-  r = v97(v["criterion"]);
+  r = v102(v["criterion"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criterion"] = r;
   if (!("method" in v)) return NO;
-  r = v97(v["method"]);
+  r = v102(v["method"]);
   if (r === NO || r === NOT_SURE) return r;
   out["method"] = r;
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v103(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1486,11 +1540,11 @@ function v99(v: In): Out {
   return out;
 }
 
-function v100(v: In): Out {
+function v105(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v99(v[i]);
+    const r = v104(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1498,30 +1552,30 @@ function v100(v: In): Out {
   return out;
 }
 
-function v101(v: In): Out {
+function v106(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("criteria" in v)) return NO;
-  r = v100(v["criteria"]);
+  r = v105(v["criteria"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criteria"] = r;
   for (const k in v) if (k !== "criteria") return NO;
   return out;
 }
 
-function v102(v: In): Out {
+function v107(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 220) return NOT_SURE;
   return v;
 }
 
-function v103(v: In): Out {
+function v108(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v102(v[i]);
+    const r = v107(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1530,16 +1584,16 @@ function v103(v: In): Out {
   return out;
 }
 
-function v104(v: In): Out {
+function v109(v: In): Out {
   if (!(v === "low" || v === "medium" || v === "high")) return NO;
   return v;
 }
 
-function v105(v: In): Out {
+function v110(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v102(v[i]);
+    const r = v107(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1548,44 +1602,44 @@ function v105(v: In): Out {
 }
 
 const K8 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v106(v: In): Out {
+function v111(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v101(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v97(v["summary"]);
+  r = v102(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v97(v["target"]);
+  r = v102(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v103(v["findings"]);
+  r = v108(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v104(v["risk"]);
+  r = v109(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v97(v["rollback"]);
+  r = v102(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v105(v["depends_on"]);
+  r = v110(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v103(v["verifies"]);
+  r = v108(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v103(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1593,11 +1647,11 @@ function v106(v: In): Out {
   return out;
 }
 
-function v107(v: In): Out {
+function v112(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v106(v[i]);
+    const r = v111(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1605,12 +1659,12 @@ function v107(v: In): Out {
   return out;
 }
 
-function v108(v: In): Out {
+function v113(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("reason" in v)) return NO;
-  r = v86(v["reason"]);
+  r = v91(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("resolved" in v)) return NO;
@@ -1618,7 +1672,7 @@ function v108(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolved"] = r;
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v103(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1626,11 +1680,11 @@ function v108(v: In): Out {
   return out;
 }
 
-function v109(v: In): Out {
+function v114(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v108(v[i]);
+    const r = v113(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1638,16 +1692,16 @@ function v109(v: In): Out {
   return out;
 }
 
-function v110(v: In): Out {
+function v115(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("actions" in v)) return NO;
-  r = v107(v["actions"]);
+  r = v112(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("stops" in v)) return NO;
-  r = v109(v["stops"]);
+  r = v114(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (k !== "actions" && k !== "stops") return NO;
@@ -1655,44 +1709,44 @@ function v110(v: In): Out {
 }
 
 const K9 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v111(v: In): Out {
+function v116(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v101(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v97(v["summary"]);
+  r = v102(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v97(v["target"]);
+  r = v102(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v103(v["findings"]);
+  r = v108(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v104(v["risk"]);
+  r = v109(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v97(v["rollback"]);
+  r = v102(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v105(v["depends_on"]);
+  r = v110(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v103(v["verifies"]);
+  r = v108(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v103(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1700,50 +1754,50 @@ function v111(v: In): Out {
   return out;
 }
 
-function v112(v: In): Out {
+function v117(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 100) return NOT_SURE;
   return v;
 }
 
-function v113(v: In): Out {
+function v118(v: In): Out {
   if (v === undefined) return undefined;
-  return v112(v);
+  return v117(v);
 }
 
-function v114(v: In): Out {
+function v119(v: In): Out {
   if (v === undefined) return undefined;
   return v7(v);
 }
 
-function v115(v: In): Out {
+function v120(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v101(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("source" in v)) return NO;
-  r = v97(v["source"]);
+  r = v102(v["source"]);
   if (r === NO || r === NOT_SURE) return r;
   out["source"] = r;
   if (!("observed" in v)) return NO;
-  r = v97(v["observed"]);
+  r = v102(v["observed"]);
   if (r === NO || r === NOT_SURE) return r;
   out["observed"] = r;
   if ("collected_at" in v) {
-    r = v113(v["collected_at"]);
+    r = v118(v["collected_at"]);
     if (r === NO || r === NOT_SURE) return r;
     out["collected_at"] = r;
   }
   if ("digest" in v) {
-    r = v114(v["digest"]);
+    r = v119(v["digest"]);
     if (r === NO || r === NOT_SURE) return r;
     out["digest"] = r;
   }
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v103(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1751,11 +1805,11 @@ function v115(v: In): Out {
   return out;
 }
 
-function v116(v: In): Out {
+function v121(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v115(v[i]);
+    const r = v120(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1763,46 +1817,46 @@ function v116(v: In): Out {
   return out;
 }
 
-function v117(v: In): Out {
+function v122(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("evidence" in v)) return NO;
-  r = v116(v["evidence"]);
+  r = v121(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   for (const k in v) if (k !== "evidence") return NO;
   return out;
 }
 
-function v118(v: In): Out {
+function v123(v: In): Out {
   if (v === undefined) return undefined;
-  return v104(v);
+  return v109(v);
 }
 
-function v119(v: In): Out {
+function v124(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v101(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v97(v["summary"]);
+  r = v102(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("evidence" in v)) return NO;
-  r = v103(v["evidence"]);
+  r = v108(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   if ("confidence" in v) {
-    r = v118(v["confidence"]);
+    r = v123(v["confidence"]);
     if (r === NO || r === NOT_SURE) return r;
     out["confidence"] = r;
   }
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v103(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1810,11 +1864,11 @@ function v119(v: In): Out {
   return out;
 }
 
-function v120(v: In): Out {
+function v125(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v119(v[i]);
+    const r = v124(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1822,34 +1876,34 @@ function v120(v: In): Out {
   return out;
 }
 
-function v121(v: In): Out {
+function v126(v: In): Out {
   if (!(v === "open" || v === "resolved" || v === "deferred")) return NO;
   return v;
 }
 
-function v122(v: In): Out {
+function v127(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v96(v["id"]);
+  r = v101(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("question" in v)) return NO;
-  r = v97(v["question"]);
+  r = v102(v["question"]);
   if (r === NO || r === NOT_SURE) return r;
   out["question"] = r;
   if (!("status" in v)) return NO;
-  r = v121(v["status"]);
+  r = v126(v["status"]);
   if (r === NO || r === NOT_SURE) return r;
   out["status"] = r;
   if ("owner" in v) {
-    r = v114(v["owner"]);
+    r = v119(v["owner"]);
     if (r === NO || r === NOT_SURE) return r;
     out["owner"] = r;
   }
   if ("notes" in v) {
-    r = v98(v["notes"]);
+    r = v103(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1857,11 +1911,11 @@ function v122(v: In): Out {
   return out;
 }
 
-function v123(v: In): Out {
+function v128(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v122(v[i]);
+    const r = v127(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1869,37 +1923,37 @@ function v123(v: In): Out {
   return out;
 }
 
-function v124(v: In): Out {
+function v129(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("findings" in v)) return NO;
-  r = v120(v["findings"]);
+  r = v125(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("unknowns" in v)) return NO;
-  r = v123(v["unknowns"]);
+  r = v128(v["unknowns"]);
   if (r === NO || r === NOT_SURE) return r;
   out["unknowns"] = r;
   for (const k in v) if (k !== "findings" && k !== "unknowns") return NO;
   return out;
 }
 
-function v125(v: In): Out {
+function v130(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 1400) return NOT_SURE;
   return v;
 }
 
-function v126(v: In): Out {
+function v131(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!v.startsWith("webauthn:")) return NO;
   if (v.length > 1600) return NOT_SURE;
   return v;
 }
 
-function v127(v: In): Out {
+function v132(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1911,25 +1965,25 @@ function v127(v: In): Out {
   return out;
 }
 
-function v128(v: In): Out {
+function v133(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 253) return NOT_SURE;
   return v;
 }
 
-function v129(v: In): Out {
+function v134(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 300) return NOT_SURE;
   return v;
 }
 
-function v130(v: In): Out {
+function v135(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v129(v[i]);
+    const r = v134(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1938,16 +1992,16 @@ function v130(v: In): Out {
   return out;
 }
 
-function v131(v: In): Out {
+function v136(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("credential_id" in v)) return NO;
-  r = v125(v["credential_id"]);
+  r = v130(v["credential_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credential_id"] = r;
   if (!("public_key" in v)) return NO;
-  r = v126(v["public_key"]);
+  r = v131(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("sign_count" in v)) return NO;
@@ -1955,7 +2009,7 @@ function v131(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["sign_count"] = r;
   if (!("transports" in v)) return NO;
-  r = v127(v["transports"]);
+  r = v132(v["transports"]);
   if (r === NO || r === NOT_SURE) return r;
   out["transports"] = r;
   if (!("created_at" in v)) return NO;
@@ -1963,11 +2017,11 @@ function v131(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("rp_id" in v)) return NO;
-  r = v128(v["rp_id"]);
+  r = v133(v["rp_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rp_id"] = r;
   if (!("origins" in v)) return NO;
-  r = v130(v["origins"]);
+  r = v135(v["origins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["origins"] = r;
   for (const k in v) if (k !== "credential_id" && k !== "public_key" && k !== "sign_count" && k !== "transports" && k !== "created_at" && k !== "rp_id" && k !== "origins") return NO;
@@ -1975,22 +2029,22 @@ function v131(v: In): Out {
 }
 
 const P11 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-function v132(v: In): Out {
+function v137(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P11.test(v)) return NO;
   return v;
 }
 
-function v133(v: In): Out {
+function v138(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "stop" || v === "verify")) return NO;
   return v;
 }
 
-function v134(v: In): Out {
+function v139(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v133(v[i]);
+    const r = v138(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1998,49 +2052,49 @@ function v134(v: In): Out {
   return out;
 }
 
-function v135(v: In): Out {
+function v140(v: In): Out {
   if (v === null) return null;
   return v12(v);
 }
 
-function v136(v: In): Out {
+function v141(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
 }
 
-function v137(v: In): Out {
+function v142(v: In): Out {
   if (v === null) return null;
-  return v136(v);
+  return v141(v);
 }
 
-function v138(v: In): Out {
+function v143(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 100) return NOT_SURE;
   return v;
 }
 
-function v139(v: In): Out {
+function v144(v: In): Out {
   if (v === null) return null;
-  return v138(v);
+  return v143(v);
 }
 
-function v140(v: In): Out {
+function v145(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("token_sha256" in v)) return NO;
-  r = v71(v["token_sha256"]);
+  r = v76(v["token_sha256"]);
   if (r === NO || r === NOT_SURE) return r;
   out["token_sha256"] = r;
   if (!("name" in v)) return NO;
-  r = v132(v["name"]);
+  r = v137(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v134(v["rights"]);
+  r = v139(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("created_at" in v)) return NO;
@@ -2052,31 +2106,31 @@ function v140(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("used_at" in v)) return NO;
-  r = v135(v["used_at"]);
+  r = v140(v["used_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["used_at"] = r;
   if (!("challenge" in v)) return NO;
-  r = v137(v["challenge"]);
+  r = v142(v["challenge"]);
   if (r === NO || r === NOT_SURE) return r;
   out["challenge"] = r;
   if (!("user_id" in v)) return NO;
-  r = v139(v["user_id"]);
+  r = v144(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   for (const k in v) if (k !== "token_sha256" && k !== "name" && k !== "rights" && k !== "created_at" && k !== "expires_at" && k !== "used_at" && k !== "challenge" && k !== "user_id") return NO;
   return out;
 }
 
-function v141(v: In): Out {
+function v146(v: In): Out {
   if (!(v === "twinlock-reviewers/1")) return NO;
   return v;
 }
 
-function v142(v: In): Out {
+function v147(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v131(v[i]);
+    const r = v136(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2084,20 +2138,20 @@ function v142(v: In): Out {
   return out;
 }
 
-function v143(v: In): Out {
+function v148(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("name" in v)) return NO;
-  r = v132(v["name"]);
+  r = v137(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v134(v["rights"]);
+  r = v139(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("user_id" in v)) return NO;
-  r = v138(v["user_id"]);
+  r = v143(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   if (!("enrolled_at" in v)) return NO;
@@ -2109,89 +2163,89 @@ function v143(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revoked"] = r;
   if (!("revoked_at" in v)) return NO;
-  r = v135(v["revoked_at"]);
+  r = v140(v["revoked_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revoked_at"] = r;
   if (!("credentials" in v)) return NO;
-  r = v142(v["credentials"]);
+  r = v147(v["credentials"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credentials"] = r;
   for (const k in v) if (k !== "name" && k !== "rights" && k !== "user_id" && k !== "enrolled_at" && k !== "revoked" && k !== "revoked_at" && k !== "credentials") return NO;
   return out;
 }
 
-function v144(v: In): Out {
+function v149(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v143(v[i]);
+    const r = v148(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v145(v: In): Out {
+function v150(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v140(v[i]);
+    const r = v145(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v146(v: In): Out {
+function v151(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v141(v["format"]);
+  r = v146(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("reviewers" in v)) return NO;
-  r = v144(v["reviewers"]);
+  r = v149(v["reviewers"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviewers"] = r;
   if (!("invitations" in v)) return NO;
-  r = v145(v["invitations"]);
+  r = v150(v["invitations"]);
   if (r === NO || r === NOT_SURE) return r;
   out["invitations"] = r;
   for (const k in v) if (k !== "format" && k !== "reviewers" && k !== "invitations") return NO;
   return out;
 }
 
-function v147(v: In): Out {
+function v152(v: In): Out {
   if (!(v === "twinlock-checkpoint/1")) return NO;
   return v;
 }
 
-function v148(v: In): Out {
+function v153(v: In): Out {
   if (!(v === "run_created" || v === "handoff_frozen" || v === "review_requested" || v === "changes_requested" || v === "approval_recorded" || v === "plan_approved" || v === "plan_declined" || v === "consent_granted" || v === "consent_declined" || v === "apply_approved" || v === "dry_run_admitted" || v === "dry_run_result" || v === "admitted" || v === "closed" || v === "failed" || v === "stop_raised" || v === "stop_resolved")) return NO;
   return v;
 }
 
-function v149(v: In): Out {
+function v154(v: In): Out {
   return v;
 }
 
-function v150(v: In): Out {
+function v155(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v94(k) : NO;
+    const kr = typeof k === "string" ? v99(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v149(v[k]);
+    const r = v154(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v151(v: In): Out {
+function v156(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2207,12 +2261,12 @@ function v151(v: In): Out {
   return out;
 }
 
-function v152(v: In): Out {
+function v157(v: In): Out {
   if (v === undefined) return undefined;
-  return v151(v);
+  return v156(v);
 }
 
-function v153(v: In): Out {
+function v158(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2229,11 +2283,11 @@ function v153(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["actor"] = r;
   if (!("type" in v)) return NO;
-  r = v148(v["type"]);
+  r = v153(v["type"]);
   if (r === NO || r === NOT_SURE) return r;
   out["type"] = r;
   if (!("data" in v)) return NO;
-  r = v150(v["data"]);
+  r = v155(v["data"]);
   if (r === NO || r === NOT_SURE) return r;
   out["data"] = r;
   if (!("prev" in v)) return NO;
@@ -2241,7 +2295,7 @@ function v153(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["prev"] = r;
   if ("gate" in v) {
-    r = v152(v["gate"]);
+    r = v157(v["gate"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate"] = r;
   }
@@ -2249,11 +2303,11 @@ function v153(v: In): Out {
   return out;
 }
 
-function v154(v: In): Out {
+function v159(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v153(v[i]);
+    const r = v158(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2261,7 +2315,7 @@ function v154(v: In): Out {
   return out;
 }
 
-function v155(v: In): Out {
+function v160(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2274,29 +2328,29 @@ function v155(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["from_head"] = r;
   if (!("events" in v)) return NO;
-  r = v154(v["events"]);
+  r = v159(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   for (const k in v) if (k !== "from_seq" && k !== "from_head" && k !== "events") return NO;
   return out;
 }
 
-function v156(v: In): Out {
+function v161(v: In): Out {
   if (v === undefined) return undefined;
-  return v47(v);
+  return v52(v);
 }
 
-function v157(v: In): Out {
+function v162(v: In): Out {
   if (!(v === "checkpoint" || v === "export")) return NO;
   return v;
 }
 
-function v158(v: In): Out {
+function v163(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v157(v["kind"]);
+  r = v162(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("gate_key" in v)) return NO;
@@ -2311,18 +2365,18 @@ function v158(v: In): Out {
   return out;
 }
 
-function v159(v: In): Out {
+function v164(v: In): Out {
   if (v === undefined) return undefined;
-  return v158(v);
+  return v163(v);
 }
 
 const K10 = new Set(["format","run_id","home_id","seq","head","last_write","updated_at","run_file","gate_signature"]);
-function v160(v: In): Out {
+function v165(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v147(v["format"]);
+  r = v152(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("run_id" in v)) return NO;
@@ -2330,7 +2384,7 @@ function v160(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v78(v["home_id"]);
+  r = v83(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("seq" in v)) return NO;
@@ -2342,20 +2396,20 @@ function v160(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("last_write" in v)) return NO;
-  r = v155(v["last_write"]);
+  r = v160(v["last_write"]);
   if (r === NO || r === NOT_SURE) return r;
   out["last_write"] = r;
   if (!("updated_at" in v)) return NO;
-  r = v94(v["updated_at"]);
+  r = v99(v["updated_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["updated_at"] = r;
   if ("run_file" in v) {
-    r = v156(v["run_file"]);
+    r = v161(v["run_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["run_file"] = r;
   }
   if ("gate_signature" in v) {
-    r = v159(v["gate_signature"]);
+    r = v164(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
@@ -2363,18 +2417,18 @@ function v160(v: In): Out {
   return out;
 }
 
-function v161(v: In): Out {
+function v166(v: In): Out {
   if (v === null) return null;
-  return v44(v);
+  return v49(v);
 }
 
 const K11 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v162(v: In): Out {
+function v167(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v67(v["kind"]);
+  r = v72(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2398,7 +2452,7 @@ function v162(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("result" in v)) return NO;
-  r = v44(v["result"]);
+  r = v49(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2422,12 +2476,12 @@ function v162(v: In): Out {
   return out;
 }
 
-function v163(v: In): Out {
+function v168(v: In): Out {
   if (v === null) return null;
-  return v162(v);
+  return v167(v);
 }
 
-function v164(v: In): Out {
+function v169(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2448,7 +2502,7 @@ function v164(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["admitted_by"] = r;
   if (!("result" in v)) return NO;
-  r = v161(v["result"]);
+  r = v166(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2456,11 +2510,11 @@ function v164(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("result_at" in v)) return NO;
-  r = v64(v["result_at"]);
+  r = v69(v["result_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_at"] = r;
   if (!("result_receipt" in v)) return NO;
-  r = v163(v["result_receipt"]);
+  r = v168(v["result_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_receipt"] = r;
   for (const k in v) if (k !== "handoff_hash" && k !== "revision" && k !== "admitted_at" && k !== "admitted_by" && k !== "result" && k !== "note" && k !== "result_at" && k !== "result_receipt") return NO;
@@ -2468,12 +2522,12 @@ function v164(v: In): Out {
 }
 
 const K12 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v165(v: In): Out {
+function v170(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v74(v["kind"]);
+  r = v79(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2513,7 +2567,7 @@ function v165(v: In): Out {
   return out;
 }
 
-function v166(v: In): Out {
+function v171(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2526,11 +2580,11 @@ function v166(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["hash"] = r;
   if (!("dir" in v)) return NO;
-  r = v38(v["dir"]);
+  r = v37(v["dir"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dir"] = r;
   if (!("files" in v)) return NO;
-  r = v73(v["files"]);
+  r = v78(v["files"]);
   if (r === NO || r === NOT_SURE) return r;
   out["files"] = r;
   if (!("frozen_at" in v)) return NO;
@@ -2542,7 +2596,7 @@ function v166(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_by"] = r;
   if (!("receipt" in v)) return NO;
-  r = v165(v["receipt"]);
+  r = v170(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -2553,33 +2607,33 @@ function v166(v: In): Out {
   return out;
 }
 
-function v167(v: In): Out {
+function v172(v: In): Out {
   if (!(v === "twinlock-run/2")) return NO;
   return v;
 }
 
-function v168(v: In): Out {
+function v173(v: In): Out {
   if (!(v === "investigating" || v === "handoff_frozen" || v === "plan_review_pending" || v === "plan_revision_pending" || v === "execution_consent_pending" || v === "approval_pending" || v === "dry_run_ready" || v === "executing" || v === "closed" || v === "failed")) return NO;
   return v;
 }
 
-function v169(v: In): Out {
+function v174(v: In): Out {
   if (v === null) return null;
-  return v166(v);
+  return v171(v);
 }
 
-function v170(v: In): Out {
+function v175(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   return v;
 }
 
-function v171(v: In): Out {
+function v176(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("revision" in v)) return NO;
-  r = v170(v["revision"]);
+  r = v175(v["revision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("hash" in v)) return NO;
@@ -2591,26 +2645,26 @@ function v171(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_at"] = r;
   if (!("seq" in v)) return NO;
-  r = v170(v["seq"]);
+  r = v175(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   for (const k in v) if (k !== "revision" && k !== "hash" && k !== "frozen_at" && k !== "seq") return NO;
   return out;
 }
 
-function v172(v: In): Out {
+function v177(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v171(v[i]);
+    const r = v176(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-const K13 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
-function v173(v: In): Out {
+const K13 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","comments","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
+function v178(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2642,6 +2696,11 @@ function v173(v: In): Out {
   r = v34(v["feedback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["feedback"] = r;
+  if ("comments" in v) {
+    r = v40(v["comments"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["comments"] = r;
+  }
   if (!("handoff_hash" in v)) return NO;
   r = v3(v["handoff_hash"]);
   if (r === NO || r === NOT_SURE) return r;
@@ -2671,11 +2730,11 @@ function v173(v: In): Out {
   return out;
 }
 
-function v174(v: In): Out {
+function v179(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v173(v[i]);
+    const r = v178(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2683,12 +2742,12 @@ function v174(v: In): Out {
 }
 
 const K14 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
-function v175(v: In): Out {
+function v180(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v59(v["kind"]);
+  r = v64(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2712,7 +2771,7 @@ function v175(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["user"] = r;
   if (!("decision" in v)) return NO;
-  r = v60(v["decision"]);
+  r = v65(v["decision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["decision"] = r;
   if (!("handoff_hash" in v)) return NO;
@@ -2732,7 +2791,7 @@ function v175(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v63(v["actions"]);
+  r = v68(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -2740,7 +2799,7 @@ function v175(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["budget"] = r;
   if (!("expires_at" in v)) return NO;
-  r = v64(v["expires_at"]);
+  r = v69(v["expires_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("policy_digest" in v)) return NO;
@@ -2761,18 +2820,18 @@ function v175(v: In): Out {
     out["signature"] = r;
   }
   if (!("consumed_at" in v)) return NO;
-  r = v64(v["consumed_at"]);
+  r = v69(v["consumed_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consumed_at"] = r;
   for (const k in v) if (!K14.has(k)) return NO;
   return out;
 }
 
-function v176(v: In): Out {
+function v181(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v175(v[i]);
+    const r = v180(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2780,7 +2839,7 @@ function v176(v: In): Out {
 }
 
 const K15 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
-function v177(v: In): Out {
+function v182(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2829,11 +2888,11 @@ function v177(v: In): Out {
   return out;
 }
 
-function v178(v: In): Out {
+function v183(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v177(v[i]);
+    const r = v182(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2841,7 +2900,7 @@ function v178(v: In): Out {
 }
 
 const K16 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
-function v179(v: In): Out {
+function v184(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2893,40 +2952,40 @@ function v179(v: In): Out {
   return out;
 }
 
-function v180(v: In): Out {
+function v185(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v179(v[i]);
+    const r = v184(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v181(v: In): Out {
+function v186(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v164(v[i]);
+    const r = v169(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v182(v: In): Out {
+function v187(v: In): Out {
   if (!(v === "verified" || v === "failed" || v === "rolled_back" || v === "declined" || v === "abandoned")) return NO;
   return v;
 }
 
 const K17 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","execution_hash","by","at","signature"]);
-function v183(v: In): Out {
+function v188(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v52(v["kind"]);
+  r = v57(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2950,7 +3009,7 @@ function v183(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("result" in v)) return NO;
-  r = v53(v["result"]);
+  r = v58(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("execution_hash" in v)) return NO;
@@ -2974,17 +3033,17 @@ function v183(v: In): Out {
   return out;
 }
 
-function v184(v: In): Out {
+function v189(v: In): Out {
   if (v === undefined) return undefined;
-  return v183(v);
+  return v188(v);
 }
 
-function v185(v: In): Out {
+function v190(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("outcome" in v)) return NO;
-  r = v182(v["outcome"]);
+  r = v187(v["outcome"]);
   if (r === NO || r === NOT_SURE) return r;
   out["outcome"] = r;
   if (!("residual" in v)) return NO;
@@ -3000,17 +3059,17 @@ function v185(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["by"] = r;
   if ("execution" in v) {
-    r = v51(v["execution"]);
+    r = v56(v["execution"]);
     if (r === NO || r === NOT_SURE) return r;
     out["execution"] = r;
   }
   if ("receipt" in v) {
-    r = v184(v["receipt"]);
+    r = v189(v["receipt"]);
     if (r === NO || r === NOT_SURE) return r;
     out["receipt"] = r;
   }
   if ("report" in v) {
-    r = v57(v["report"]);
+    r = v62(v["report"]);
     if (r === NO || r === NOT_SURE) return r;
     out["report"] = r;
   }
@@ -3018,13 +3077,13 @@ function v185(v: In): Out {
   return out;
 }
 
-function v186(v: In): Out {
+function v191(v: In): Out {
   if (v === null) return null;
-  return v185(v);
+  return v190(v);
 }
 
 const K18 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v187(v: In): Out {
+function v192(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3045,7 +3104,7 @@ function v187(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v168(v["state"]);
+  r = v173(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3053,42 +3112,42 @@ function v187(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v169(v["handoff"]);
+  r = v174(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v172(v["history"]);
+  r = v177(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v174(v["reviews"]);
+  r = v179(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v176(v["consents"]);
+  r = v181(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v178(v["apply_approvals"]);
+  r = v183(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v180(v["admissions"]);
+  r = v185(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v181(v["dry_runs"]);
+  r = v186(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v186(v["result"]);
+  r = v191(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   for (const k in v) if (!K18.has(k)) return NO;
   return out;
 }
 
-function v188(v: In): Out {
+function v193(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -3096,14 +3155,14 @@ function v188(v: In): Out {
     const kr = typeof k === "string" ? v0(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v187(v[k]);
+    const r = v192(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v189(v: In): Out {
+function v194(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -3114,18 +3173,18 @@ function v189(v: In): Out {
   return out;
 }
 
-function v190(v: In): Out {
+function v195(v: In): Out {
   if (v === null) return null;
   return v6(v);
 }
 
 const K19 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v191(v: In): Out {
+function v196(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v89(v["kind"]);
+  r = v94(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -3133,15 +3192,15 @@ function v191(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("reason" in v)) return NO;
-  r = v86(v["reason"]);
+  r = v91(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v87(v["workflow"]);
+  r = v92(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v90(v["stops"]);
+  r = v95(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -3165,13 +3224,13 @@ function v191(v: In): Out {
   return out;
 }
 
-function v192(v: In): Out {
+function v197(v: In): Out {
   if (v === null) return null;
-  return v191(v);
+  return v196(v);
 }
 
 const K20 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v193(v: In): Out {
+function v198(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3180,11 +3239,11 @@ function v193(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   if (!("reason" in v)) return NO;
-  r = v86(v["reason"]);
+  r = v91(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v87(v["workflow"]);
+  r = v92(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("raised_at" in v)) return NO;
@@ -3200,11 +3259,11 @@ function v193(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("resolved_at" in v)) return NO;
-  r = v64(v["resolved_at"]);
+  r = v69(v["resolved_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v190(v["resolved_by"]);
+  r = v195(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3212,18 +3271,18 @@ function v193(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v192(v["resolution_receipt"]);
+  r = v197(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
   for (const k in v) if (!K20.has(k)) return NO;
   return out;
 }
 
-function v194(v: In): Out {
+function v199(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v193(v[i]);
+    const r = v198(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3231,7 +3290,7 @@ function v194(v: In): Out {
 }
 
 const K21 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
-function v195(v: In): Out {
+function v200(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3240,7 +3299,7 @@ function v195(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v78(v["home_id"]);
+  r = v83(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
@@ -3248,40 +3307,40 @@ function v195(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("suite" in v)) return NO;
-  r = v79(v["suite"]);
+  r = v84(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v80(v["settings"]);
+  r = v85(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v82(v["change"]);
+    r = v87(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v188(v["workflows"]);
+  r = v193(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v189(v["authorized_execution_prompt_ids"]);
+  r = v194(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v194(v["stops"]);
+  r = v199(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (!K21.has(k)) return NO;
   return out;
 }
 
-function v196(v: In): Out {
+function v201(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v167(v["format"]);
+  r = v172(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("revision" in v)) return NO;
@@ -3293,15 +3352,15 @@ function v196(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("state" in v)) return NO;
-  r = v195(v["state"]);
+  r = v200(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("events" in v)) return NO;
-  r = v154(v["events"]);
+  r = v159(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   if ("gate_signature" in v) {
-    r = v159(v["gate_signature"]);
+    r = v164(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
@@ -3310,7 +3369,7 @@ function v196(v: In): Out {
 }
 
 const K22 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
-function v197(v: In): Out {
+function v202(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3319,7 +3378,7 @@ function v197(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v78(v["home_id"]);
+  r = v83(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
@@ -3327,28 +3386,28 @@ function v197(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("suite" in v)) return NO;
-  r = v79(v["suite"]);
+  r = v84(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v80(v["settings"]);
+  r = v85(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v82(v["change"]);
+    r = v87(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v188(v["workflows"]);
+  r = v193(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v189(v["authorized_execution_prompt_ids"]);
+  r = v194(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v194(v["stops"]);
+  r = v199(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (!K22.has(k)) return NO;
@@ -3356,7 +3415,7 @@ function v197(v: In): Out {
 }
 
 const K23 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v198(v: In): Out {
+function v203(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3365,11 +3424,11 @@ function v198(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   if (!("reason" in v)) return NO;
-  r = v86(v["reason"]);
+  r = v91(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v87(v["workflow"]);
+  r = v92(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("raised_at" in v)) return NO;
@@ -3385,11 +3444,11 @@ function v198(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("resolved_at" in v)) return NO;
-  r = v64(v["resolved_at"]);
+  r = v69(v["resolved_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v190(v["resolved_by"]);
+  r = v195(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3397,7 +3456,7 @@ function v198(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v192(v["resolution_receipt"]);
+  r = v197(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
   for (const k in v) if (!K23.has(k)) return NO;
@@ -3405,7 +3464,7 @@ function v198(v: In): Out {
 }
 
 const K24 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v199(v: In): Out {
+function v204(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3426,7 +3485,7 @@ function v199(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v168(v["state"]);
+  r = v173(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3434,92 +3493,92 @@ function v199(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v169(v["handoff"]);
+  r = v174(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v172(v["history"]);
+  r = v177(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v174(v["reviews"]);
+  r = v179(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v176(v["consents"]);
+  r = v181(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v178(v["apply_approvals"]);
+  r = v183(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v180(v["admissions"]);
+  r = v185(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v181(v["dry_runs"]);
+  r = v186(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v186(v["result"]);
+  r = v191(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   for (const k in v) if (!K24.has(k)) return NO;
   return out;
 }
 
-function v200(v: In): Out {
+function v205(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   return v;
 }
 
-function v201(v: In): Out {
+function v206(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v200(v[i]);
+    const r = v205(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v202(v: In): Out {
+function v207(v: In): Out {
   if (v === undefined) return undefined;
-  return v201(v);
+  return v206(v);
 }
 
 const P12 = /^[a-z][a-z0-9_]*$/;
-function v203(v: In): Out {
+function v208(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P12.test(v)) return NO;
   return v;
 }
 
-function v204(v: In): Out {
+function v209(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v203(v[i]);
+    const r = v208(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v205(v: In): Out {
+function v210(v: In): Out {
   if (v === undefined) return undefined;
-  return v204(v);
+  return v209(v);
 }
 
-function v206(v: In): Out {
+function v211(v: In): Out {
   if (v === undefined) return undefined;
-  return v203(v);
+  return v208(v);
 }
 
-function v207(v: In): Out {
+function v212(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3527,58 +3586,58 @@ function v207(v: In): Out {
   return v;
 }
 
-function v208(v: In): Out {
+function v213(v: In): Out {
   if (v === undefined) return undefined;
-  return v207(v);
+  return v212(v);
 }
 
 const K25 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v209(v: In): Out {
+function v214(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v202(v["markers"]);
+    r = v207(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v205(v["all_blocks"]);
+    r = v210(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v205(v["planner_blocks"]);
+    r = v210(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v205(v["executor_blocks"]);
+    r = v210(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v206(v["gate_block"]);
+    r = v211(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v202(v["gate_phrases"]);
+    r = v207(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v206(v["authority_block"]);
+    r = v211(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v206(v["verification_design_block"]);
+    r = v211(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v208(v["copied_item_min_length"]);
+    r = v213(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
@@ -3586,55 +3645,55 @@ function v209(v: In): Out {
   return out;
 }
 
-function v210(v: In): Out {
+function v215(v: In): Out {
   if (!(v === "twinlock")) return NO;
   return v;
 }
 
-function v211(v: In): Out {
+function v216(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v210(v["format"]);
+  r = v215(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   for (const k in v) if (k !== "format") return NO;
   return out;
 }
 
-function v212(v: In): Out {
+function v217(v: In): Out {
   if (!(v === "mission-directives")) return NO;
   return v;
 }
 
-function v213(v: In): Out {
+function v218(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v212(v["format"]);
+  r = v217(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   for (const k in v) if (k !== "format") return NO;
   return out;
 }
 
-function v214(v: In): Out {
+function v219(v: In): Out {
   if (!isObject(v)) return NO;
   const tag = v["format"];
-  if (tag === "twinlock") return v211(v);
-  if (tag === "mission-directives") return v213(v);
+  if (tag === "twinlock") return v216(v);
+  if (tag === "mission-directives") return v218(v);
   if (tag === "custom") return v23(v);
   return NO;
 }
 
-function v215(v: In): Out {
+function v220(v: In): Out {
   if (v === undefined) return undefined;
   return v13(v);
 }
 
-function v216(v: In): Out {
+function v221(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3642,44 +3701,44 @@ function v216(v: In): Out {
   return v;
 }
 
-function v217(v: In): Out {
+function v222(v: In): Out {
   if (v === undefined) return undefined;
-  return v216(v);
+  return v221(v);
 }
 
 const P13 = /^[1-9][0-9]*(m|h|d)$/;
-function v218(v: In): Out {
+function v223(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P13.test(v)) return NO;
   return v;
 }
 
-function v219(v: In): Out {
+function v224(v: In): Out {
   if (v === undefined) return undefined;
-  return v218(v);
+  return v223(v);
 }
 
-function v220(v: In): Out {
+function v225(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("require_signed_receipts" in v) {
-    r = v215(v["require_signed_receipts"]);
+    r = v220(v["require_signed_receipts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["require_signed_receipts"] = r;
   }
   if ("required_approvals" in v) {
-    r = v217(v["required_approvals"]);
+    r = v222(v["required_approvals"]);
     if (r === NO || r === NOT_SURE) return r;
     out["required_approvals"] = r;
   }
   if ("separate_duties" in v) {
-    r = v215(v["separate_duties"]);
+    r = v220(v["separate_duties"]);
     if (r === NO || r === NOT_SURE) return r;
     out["separate_duties"] = r;
   }
   if ("consent_expiry" in v) {
-    r = v219(v["consent_expiry"]);
+    r = v224(v["consent_expiry"]);
     if (r === NO || r === NOT_SURE) return r;
     out["consent_expiry"] = r;
   }
@@ -3688,22 +3747,22 @@ function v220(v: In): Out {
 }
 
 const P14 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
-function v221(v: In): Out {
+function v226(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P14.test(v)) return NO;
   return v;
 }
 
-function v222(v: In): Out {
+function v227(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "freeze" || v === "stop" || v === "verify")) return NO;
   return v;
 }
 
-function v223(v: In): Out {
+function v228(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v222(v[i]);
+    const r = v227(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3711,7 +3770,7 @@ function v223(v: In): Out {
   return out;
 }
 
-function v224(v: In): Out {
+function v229(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3720,102 +3779,22 @@ function v224(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v221(v["public_key"]);
+  r = v226(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("rights" in v)) return NO;
-  r = v223(v["rights"]);
+  r = v228(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key" && k !== "rights") return NO;
   return out;
 }
 
-function v225(v: In): Out {
+function v230(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P10.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
-}
-
-function v226(v: In): Out {
-  if (v === undefined) return undefined;
-  return v225(v);
-}
-
-function v227(v: In): Out {
-  if (v === undefined) return undefined;
-  return v9(v);
-}
-
-const K26 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v228(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if ("markers" in v) {
-    r = v202(v["markers"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["markers"] = r;
-  }
-  if ("all_blocks" in v) {
-    r = v205(v["all_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["all_blocks"] = r;
-  }
-  if ("planner_blocks" in v) {
-    r = v205(v["planner_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["planner_blocks"] = r;
-  }
-  if ("executor_blocks" in v) {
-    r = v205(v["executor_blocks"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["executor_blocks"] = r;
-  }
-  if ("gate_block" in v) {
-    r = v206(v["gate_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_block"] = r;
-  }
-  if ("gate_phrases" in v) {
-    r = v202(v["gate_phrases"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_phrases"] = r;
-  }
-  if ("authority_block" in v) {
-    r = v206(v["authority_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["authority_block"] = r;
-  }
-  if ("verification_design_block" in v) {
-    r = v206(v["verification_design_block"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["verification_design_block"] = r;
-  }
-  if ("copied_item_min_length" in v) {
-    r = v208(v["copied_item_min_length"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["copied_item_min_length"] = r;
-  }
-  for (const k in v) if (!K26.has(k)) return NO;
-  return out;
-}
-
-function v229(v: In): Out {
-  if (v === undefined) return undefined;
-  return v228(v);
-}
-
-function v230(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v224(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
 }
 
 function v231(v: In): Out {
@@ -3824,46 +3803,77 @@ function v231(v: In): Out {
 }
 
 function v232(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v221(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v233(v: In): Out {
   if (v === undefined) return undefined;
-  return v232(v);
+  return v9(v);
 }
 
-function v234(v: In): Out {
+const K26 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
+function v233(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
-  if (!("name" in v)) return NO;
-  r = v6(v["name"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["name"] = r;
-  if (!("public_key" in v)) return NO;
-  r = v221(v["public_key"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["public_key"] = r;
-  for (const k in v) if (k !== "name" && k !== "public_key") return NO;
+  if ("markers" in v) {
+    r = v207(v["markers"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["markers"] = r;
+  }
+  if ("all_blocks" in v) {
+    r = v210(v["all_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["all_blocks"] = r;
+  }
+  if ("planner_blocks" in v) {
+    r = v210(v["planner_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["planner_blocks"] = r;
+  }
+  if ("executor_blocks" in v) {
+    r = v210(v["executor_blocks"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["executor_blocks"] = r;
+  }
+  if ("gate_block" in v) {
+    r = v211(v["gate_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_block"] = r;
+  }
+  if ("gate_phrases" in v) {
+    r = v207(v["gate_phrases"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_phrases"] = r;
+  }
+  if ("authority_block" in v) {
+    r = v211(v["authority_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["authority_block"] = r;
+  }
+  if ("verification_design_block" in v) {
+    r = v211(v["verification_design_block"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["verification_design_block"] = r;
+  }
+  if ("copied_item_min_length" in v) {
+    r = v213(v["copied_item_min_length"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["copied_item_min_length"] = r;
+  }
+  for (const k in v) if (!K26.has(k)) return NO;
   return out;
+}
+
+function v234(v: In): Out {
+  if (v === undefined) return undefined;
+  return v233(v);
 }
 
 function v235(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v234(v[i]);
+    const r = v229(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
-  if (v.length > 100) return NO;
   return out;
 }
 
@@ -3873,20 +3883,35 @@ function v236(v: In): Out {
 }
 
 function v237(v: In): Out {
-  if (v === undefined) return undefined;
-  return v220(v);
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v226(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
 }
 
 function v238(v: In): Out {
   if (v === undefined) return undefined;
-  return v200(v);
+  return v237(v);
 }
 
 function v239(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (v.length < 1) return NO;
-  if (v.length > 500) return NOT_SURE;
-  return v;
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("name" in v)) return NO;
+  r = v6(v["name"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["name"] = r;
+  if (!("public_key" in v)) return NO;
+  r = v226(v["public_key"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["public_key"] = r;
+  for (const k in v) if (k !== "name" && k !== "public_key") return NO;
+  return out;
 }
 
 function v240(v: In): Out {
@@ -3908,91 +3933,30 @@ function v241(v: In): Out {
 
 function v242(v: In): Out {
   if (v === undefined) return undefined;
-  return v214(v);
+  return v225(v);
 }
 
-const K27 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
 function v243(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if ("suite_id" in v) {
-    r = v226(v["suite_id"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["suite_id"] = r;
-  }
-  if ("declared_pairs" in v) {
-    r = v227(v["declared_pairs"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["declared_pairs"] = r;
-  }
-  if ("body_rules" in v) {
-    r = v229(v["body_rules"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["body_rules"] = r;
-  }
-  if ("reviewers" in v) {
-    r = v231(v["reviewers"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["reviewers"] = r;
-  }
-  if ("revoked" in v) {
-    r = v233(v["revoked"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["revoked"] = r;
-  }
-  if ("gate_keys" in v) {
-    r = v236(v["gate_keys"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["gate_keys"] = r;
-  }
-  if ("policies" in v) {
-    r = v237(v["policies"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["policies"] = r;
-  }
-  if ("graph_file" in v) {
-    r = v238(v["graph_file"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["graph_file"] = r;
-  }
-  if ("prompts" in v) {
-    r = v241(v["prompts"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
-  }
-  if ("exclude" in v) {
-    r = v241(v["exclude"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["exclude"] = r;
-  }
-  if ("handoff" in v) {
-    r = v242(v["handoff"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["handoff"] = r;
-  }
-  for (const k in v) if (!K27.has(k)) return NO;
-  return out;
+  if (v === undefined) return undefined;
+  return v205(v);
 }
 
 function v244(v: In): Out {
   if (typeof v !== "string") return NO;
+  if (v.length < 1) return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
 }
 
 function v245(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v244(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v3(v[k]);
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v244(v[i]);
     if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
+    out[i] = r;
   }
+  if (v.length > 100) return NO;
   return out;
 }
 
@@ -4002,26 +3966,86 @@ function v246(v: In): Out {
 }
 
 function v247(v: In): Out {
-  if (!isPlainObject(v)) return NO;
+  if (v === undefined) return undefined;
+  return v219(v);
+}
+
+const K27 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
+function v248(v: In): Out {
+  if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v94(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v94(v[k]);
+  let r: Out;
+  if ("suite_id" in v) {
+    r = v231(v["suite_id"]);
     if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
+    out["suite_id"] = r;
   }
+  if ("declared_pairs" in v) {
+    r = v232(v["declared_pairs"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["declared_pairs"] = r;
+  }
+  if ("body_rules" in v) {
+    r = v234(v["body_rules"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["body_rules"] = r;
+  }
+  if ("reviewers" in v) {
+    r = v236(v["reviewers"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["reviewers"] = r;
+  }
+  if ("revoked" in v) {
+    r = v238(v["revoked"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["revoked"] = r;
+  }
+  if ("gate_keys" in v) {
+    r = v241(v["gate_keys"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["gate_keys"] = r;
+  }
+  if ("policies" in v) {
+    r = v242(v["policies"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["policies"] = r;
+  }
+  if ("graph_file" in v) {
+    r = v243(v["graph_file"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["graph_file"] = r;
+  }
+  if ("prompts" in v) {
+    r = v246(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if ("exclude" in v) {
+    r = v246(v["exclude"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["exclude"] = r;
+  }
+  if ("handoff" in v) {
+    r = v247(v["handoff"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff"] = r;
+  }
+  for (const k in v) if (!K27.has(k)) return NO;
   return out;
 }
 
-function v248(v: In): Out {
+function v249(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (v.length > 500) return NOT_SURE;
+  return v;
+}
+
+function v250(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v94(k) : NO;
+    const kr = typeof k === "string" ? v249(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
     const r = v3(v[k]);
@@ -4031,13 +4055,48 @@ function v248(v: In): Out {
   return out;
 }
 
-function v249(v: In): Out {
+function v251(v: In): Out {
   if (v === undefined) return undefined;
-  return v248(v);
+  return v250(v);
+}
+
+function v252(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v99(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v99(v[k]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[k as string] = r;
+  }
+  return out;
+}
+
+function v253(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v99(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v3(v[k]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[k as string] = r;
+  }
+  return out;
+}
+
+function v254(v: In): Out {
+  if (v === undefined) return undefined;
+  return v253(v);
 }
 
 const K28 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v250(v: In): Out {
+function v255(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -4046,7 +4105,7 @@ function v250(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["suite_id"] = r;
   if (!("root" in v)) return NO;
-  r = v38(v["root"]);
+  r = v37(v["root"]);
   if (r === NO || r === NOT_SURE) return r;
   out["root"] = r;
   if (!("config_sha256" in v)) return NO;
@@ -4054,16 +4113,16 @@ function v250(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v246(v["handoff_schemas"]);
+    r = v251(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v247(v["pairs"]);
+  r = v252(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v249(v["prompts"]);
+    r = v254(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -4072,7 +4131,7 @@ function v250(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["allow_unsigned"] = r;
   if (!("pinned_at" in v)) return NO;
-  r = v94(v["pinned_at"]);
+  r = v99(v["pinned_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pinned_at"] = r;
   if (!("pinned_by" in v)) return NO;
@@ -4083,13 +4142,13 @@ function v250(v: In): Out {
   return out;
 }
 
-function v251(v: In): Out {
+function v256(v: In): Out {
   if (!(v === "twinlock-pins/1")) return NO;
   return v;
 }
 
 const K29 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v252(v: In): Out {
+function v257(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -4098,7 +4157,7 @@ function v252(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["suite_id"] = r;
   if (!("root" in v)) return NO;
-  r = v38(v["root"]);
+  r = v37(v["root"]);
   if (r === NO || r === NOT_SURE) return r;
   out["root"] = r;
   if (!("config_sha256" in v)) return NO;
@@ -4106,16 +4165,16 @@ function v252(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v246(v["handoff_schemas"]);
+    r = v251(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v247(v["pairs"]);
+  r = v252(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v249(v["prompts"]);
+    r = v254(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -4124,7 +4183,7 @@ function v252(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["allow_unsigned"] = r;
   if (!("pinned_at" in v)) return NO;
-  r = v94(v["pinned_at"]);
+  r = v99(v["pinned_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pinned_at"] = r;
   if (!("pinned_by" in v)) return NO;
@@ -4135,23 +4194,23 @@ function v252(v: In): Out {
   return out;
 }
 
-function v253(v: In): Out {
+function v258(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v252(v[i]);
+    const r = v257(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v254(v: In): Out {
+function v259(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v251(v["format"]);
+  r = v256(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("pinners" in v)) return NO;
@@ -4159,7 +4218,7 @@ function v254(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pinners"] = r;
   if (!("pins" in v)) return NO;
-  r = v253(v["pins"]);
+  r = v258(v["pins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pins"] = r;
   for (const k in v) if (k !== "format" && k !== "pinners" && k !== "pins") return NO;
@@ -4169,71 +4228,71 @@ function v254(v: In): Out {
 export const FAST_VALIDATORS: Record<string, (input: unknown) => Out> = {
   "apply-event.admitted": v19,
   "apply-event.apply_approved": v31,
-  "apply-event.approval_recorded": v36,
-  "apply-event.changes_requested": v36,
-  "apply-event.closed": v58,
-  "apply-event.consent_declined": v66,
-  "apply-event.consent_granted": v66,
+  "apply-event.approval_recorded": v42,
+  "apply-event.changes_requested": v42,
+  "apply-event.closed": v63,
+  "apply-event.consent_declined": v71,
+  "apply-event.consent_granted": v71,
   "apply-event.dry_run_admitted": v19,
-  "apply-event.dry_run_result": v69,
-  "apply-event.failed": v70,
-  "apply-event.handoff_frozen": v76,
-  "apply-event.plan_approved": v36,
-  "apply-event.plan_declined": v36,
-  "apply-event.review_requested": v77,
-  "apply-event.run_created": v85,
-  "apply-event.stop_raised": v88,
-  "apply-event.stop_resolved": v92,
-  "gate-home.HomeFileSchema": v95,
-  "handoff-records.AcceptanceCriteriaSchema": v101,
-  "handoff-records.ActionPlanSchema": v110,
-  "handoff-records.ActionSchema": v111,
-  "handoff-records.CriterionSchema": v99,
-  "handoff-records.EvidenceIndexSchema": v117,
-  "handoff-records.EvidenceSchema": v115,
-  "handoff-records.FindingRegisterSchema": v124,
-  "handoff-records.FindingSchema": v119,
-  "handoff-records.PlanStopSchema": v108,
-  "handoff-records.UnknownSchema": v122,
-  "manifest-schema.ManifestEntrySchema": v72,
-  "reviewer-registry.EnrolledCredentialSchema": v131,
-  "reviewer-registry.InvitationSchema": v140,
-  "reviewer-registry.RegistryFileSchema": v146,
-  "reviewer-registry.ReviewerSchema": v143,
-  "run-checkpoints.CheckpointSchema": v160,
+  "apply-event.dry_run_result": v74,
+  "apply-event.failed": v75,
+  "apply-event.handoff_frozen": v81,
+  "apply-event.plan_approved": v42,
+  "apply-event.plan_declined": v42,
+  "apply-event.review_requested": v82,
+  "apply-event.run_created": v90,
+  "apply-event.stop_raised": v93,
+  "apply-event.stop_resolved": v97,
+  "gate-home.HomeFileSchema": v100,
+  "handoff-records.AcceptanceCriteriaSchema": v106,
+  "handoff-records.ActionPlanSchema": v115,
+  "handoff-records.ActionSchema": v116,
+  "handoff-records.CriterionSchema": v104,
+  "handoff-records.EvidenceIndexSchema": v122,
+  "handoff-records.EvidenceSchema": v120,
+  "handoff-records.FindingRegisterSchema": v129,
+  "handoff-records.FindingSchema": v124,
+  "handoff-records.PlanStopSchema": v113,
+  "handoff-records.UnknownSchema": v127,
+  "manifest-schema.ManifestEntrySchema": v77,
+  "reviewer-registry.EnrolledCredentialSchema": v136,
+  "reviewer-registry.InvitationSchema": v145,
+  "reviewer-registry.RegistryFileSchema": v151,
+  "reviewer-registry.ReviewerSchema": v148,
+  "run-checkpoints.CheckpointSchema": v165,
   "run-schema.AdmissionCheckSchema": v15,
   "run-schema.AdmissionReceiptSchema": v18,
   "run-schema.ApplyApprovalSchema": v30,
-  "run-schema.ConsentReceiptSchema": v65,
-  "run-schema.DryRunResultSchema": v68,
-  "run-schema.DryRunSchema": v164,
-  "run-schema.EventSchema": v153,
-  "run-schema.ExecutionSchema": v50,
-  "run-schema.FreezeReceiptSchema": v75,
-  "run-schema.FrozenHandoffSchema": v166,
-  "run-schema.GateSignatureSchema": v151,
-  "run-schema.HeadSignatureSchema": v158,
-  "run-schema.ReviewReceiptSchema": v35,
-  "run-schema.RunFileSchema": v196,
-  "run-schema.RunStateSchema": v197,
-  "run-schema.SettingsSchema": v80,
+  "run-schema.ConsentReceiptSchema": v70,
+  "run-schema.DryRunResultSchema": v73,
+  "run-schema.DryRunSchema": v169,
+  "run-schema.EventSchema": v158,
+  "run-schema.ExecutionSchema": v55,
+  "run-schema.FreezeReceiptSchema": v80,
+  "run-schema.FrozenHandoffSchema": v171,
+  "run-schema.GateSignatureSchema": v156,
+  "run-schema.HeadSignatureSchema": v163,
+  "run-schema.ReviewReceiptSchema": v41,
+  "run-schema.RunFileSchema": v201,
+  "run-schema.RunStateSchema": v202,
+  "run-schema.SettingsSchema": v85,
   "run-schema.SignatureSchema": v28,
-  "run-schema.StopResolutionSchema": v91,
-  "run-schema.StopSchema": v198,
-  "run-schema.VerificationReceiptSchema": v54,
-  "run-schema.WorkflowSchema": v199,
-  "run-schema.changeRef": v81,
+  "run-schema.StopResolutionSchema": v96,
+  "run-schema.StopSchema": v203,
+  "run-schema.VerificationReceiptSchema": v59,
+  "run-schema.WorkflowSchema": v204,
+  "run-schema.changeRef": v86,
   "run-schema.handoffHash": v3,
-  "run-schema.homeId": v78,
+  "run-schema.homeId": v83,
   "run-schema.promptId": v0,
   "run-schema.runId": v2,
-  "run-schema.stopReason": v86,
-  "suite-config.BodyRulesSchema": v209,
-  "suite-config.HandoffConfigSchema": v214,
-  "suite-config.PoliciesSchema": v220,
-  "suite-config.ReviewerSchema": v224,
-  "suite-config.SuiteConfigSchema": v243,
-  "suite-pins.PinSchema": v250,
-  "suite-pins.PinsFileSchema": v254,
+  "run-schema.stopReason": v91,
+  "suite-config.BodyRulesSchema": v214,
+  "suite-config.HandoffConfigSchema": v219,
+  "suite-config.PoliciesSchema": v225,
+  "suite-config.ReviewerSchema": v229,
+  "suite-config.SuiteConfigSchema": v248,
+  "suite-pins.PinSchema": v255,
+  "suite-pins.PinsFileSchema": v259,
   "webauthn-signature.WebAuthnSignatureSchema": v27,
 };

@@ -16,6 +16,18 @@ import { publicKeyLine } from "../trust/keys.js";
  * approves an apply, lifts a stop, pins, enrols or makes tokens.
  */
 export const AGENT_SCOPES = ["status", "freeze", "present", "admission_check", "result"] as const;
+/**
+ * What an executor's own MCP session may do (exec's relay, `twinlock mcp
+ * --executor`): read its pair, its frozen plan, ask whether admission would
+ * pass, and report its result. No freeze: the plan it runs is the one a
+ * person approved.
+ */
+export const EXECUTOR_SCOPES = [
+  "status",
+  "present",
+  "admission_check",
+  "result",
+] as const satisfies readonly (typeof AGENT_SCOPES)[number][];
 /** Every scope a token can hold: an agent's, and CI's one (`export`: read a run's gate-signed export, nothing else). */
 export const TOKEN_SCOPES = [...AGENT_SCOPES, "export"] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
@@ -184,7 +196,10 @@ export function readTokenFreezeKey(home: GateHome, token: AgentToken): KeyObject
 }
 
 /** Why a presented token authorizes nothing, for the access log (never shown the secret). */
-export type TokenVerdict = { ok: true; token: AgentToken } | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired" };
+export type TokenVerdict =
+  | { ok: true; token: AgentToken }
+  | { ok: false; reason: "malformed" | "unknown" | "revoked" }
+  | { ok: false; reason: "expired"; expired_at: string };
 
 /**
  * Check a bearer secret: its ID names a token file, the sha256 of the whole
@@ -200,6 +215,6 @@ export function verifyAgentToken(home: GateHome, secret: string, now: Date = new
   const stored = Buffer.from(record.secret_sha256, "hex");
   if (given.length !== stored.length || !timingSafeEqual(given, stored)) return { ok: false, reason: "unknown" };
   if (record.revoked_at) return { ok: false, reason: "revoked" };
-  if (Date.parse(record.expires_at) <= now.getTime()) return { ok: false, reason: "expired" };
+  if (Date.parse(record.expires_at) <= now.getTime()) return { ok: false, reason: "expired", expired_at: record.expires_at };
   return { ok: true, token: record };
 }

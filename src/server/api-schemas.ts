@@ -36,6 +36,11 @@ export const ReviewRequest = z
     handoff_hash: handoffHash,
     decision: z.enum(REVIEW_DECISIONS),
     feedback: text.optional(),
+    /** Comments on items of the revision (a record ID or PATH:LINE); the gate checks their count, size and items. */
+    comments: z
+      .array(z.object({ item: z.string().min(1).max(4096), text }).strict())
+      .max(1000)
+      .optional(),
     executor_digest: z.optional(handoffHash),
   })
   .strict();

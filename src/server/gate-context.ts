@@ -12,6 +12,7 @@ import { HttpProblem } from "./http-problem.js";
 import type { RelyingPartyInfo } from "./passkey-decisions.js";
 import { PendingSignatures, SealedSignins } from "./pending-signatures.js";
 import { type ReviewerSession, ReviewerSessions, sameToken } from "./reviewer-sessions.js";
+import { tokenProblem } from "./token-refusal.js";
 
 /** How the gate server is set up: its store, the origin people open, the host names it answers to. */
 export interface GateServerConfig {
@@ -143,14 +144,15 @@ export function createGateContext(config: GateServerConfig, store: RunStore): Ga
       const auth = c.req.header("authorization");
       if (auth !== undefined) {
         const m = /^Bearer (\S+)$/.exec(auth);
-        if (!m) throw new HttpProblem(401, "BAD_TOKEN", "the Authorization header must be `Bearer <token>`");
+        if (!m) throw tokenProblem({ code: "BAD_TOKEN", missing: "token", reason: "no_bearer" });
         const verdict = verifyAgentToken(home, m[1] as string, now());
         if (!verdict.ok)
-          throw new HttpProblem(
-            401,
-            "BAD_TOKEN",
-            `the token is ${verdict.reason}; ask a person for a new one (\`twinlock token create\`, or \`--ci\` for CI)`,
-          );
+          throw tokenProblem({
+            code: "BAD_TOKEN",
+            missing: "token",
+            reason: verdict.reason,
+            ...(verdict.reason === "expired" ? { expired_at: verdict.expired_at } : {}),
+          });
         return { kind: "agent", token: verdict.token };
       }
       const [id, tag] = (getCookie(c, sessionCookie) ?? "").split(".", 2);
@@ -180,12 +182,12 @@ export function createGateContext(config: GateServerConfig, store: RunStore): Ga
       if (p.kind === "reviewer") return p;
       if (p.kind === "anonymous") throw new HttpProblem(401, "SIGN_IN", "sign in with your passkey, or send an agent token");
       const t = p.token;
-      if (!t.scopes.includes(scope)) throw new HttpProblem(403, "TOKEN_SCOPE", `this agent token does not have the ${scope} scope`);
+      if (!t.scopes.includes(scope)) throw tokenProblem({ code: "TOKEN_SCOPE", missing: "scope", scope, token_scopes: t.scopes.join(",") });
       // A CI token made for every run reads exports and nothing else (its scope was checked above).
       const anyRun = t.run_id === ANY_RUN && scope === "export";
-      if (t.run_id !== runId && !anyRun) throw new HttpProblem(403, "TOKEN_RUN", `this agent token is for run ${t.run_id}, not ${runId}`);
+      if (t.run_id !== runId && !anyRun) throw tokenProblem({ code: "TOKEN_RUN", missing: "run", run_id: runId, token_run: t.run_id });
       if (planner !== undefined && t.planner !== null && t.planner !== planner)
-        throw new HttpProblem(403, "TOKEN_PAIR", `this agent token is for ${t.planner}, not ${planner}`);
+        throw tokenProblem({ code: "TOKEN_PAIR", missing: "pair", planner, token_planner: t.planner });
       return p;
     },
 

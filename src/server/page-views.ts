@@ -138,6 +138,8 @@ export async function revisionPageView(
     frozenBy: p.frozenBy,
     unchangedBecause: latest ? (wf.handoff?.unchanged_because ?? null) : null,
     requestedBy: requested ? { reviewer: requested.reviewer, feedback: requested.feedback ?? "" } : null,
+    previousComments: p.previousComments,
+    requestedComments: p.requestedComments,
     changes: p.previousRevision === null ? null : p.changes,
     changesTotal: p.changesTotal,
     model: p.model,

@@ -147,7 +147,7 @@ export function isDiskFull(error: unknown): error is NodeJS.ErrnoException {
 export function diskFullRefusal(error: NodeJS.ErrnoException, where: string): RefusalError {
   return new RefusalError(
     `the disk holding ${where} is full (${error.code}); the write was undone and nothing of it was kept — free space on that disk (\`twinlock home gc\` collects frozen files no run uses) and run the command again`,
-    { disk_full: error.code, path: where },
+    { code: "DISK_FULL", disk_full: error.code, path: where },
     { cause: error },
   );
 }

@@ -14,7 +14,7 @@ import {
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ConflictError, UsageError } from "../errors/errors.js";
+import { ConflictError, RefusalError, UsageError } from "../errors/errors.js";
 import { isProcessAlive } from "./is-process-alive.js";
 
 /** How long a writer waits in the queue before giving up (unless `TWINLOCK_LOCK_WAIT_MS` or the caller says otherwise). */
@@ -289,7 +289,7 @@ function lockedRefusal(label: string, ahead: Entry, waitMs: number): ConflictErr
     stopped
       ? `${label} is held by stopped process ${ahead.pid} (for over ${waited}); resume it (kill -CONT ${ahead.pid}) or kill it, then run the command again`
       : `${label} is locked by another twinlock process (pid ${ahead.pid}${ahead.host === HOST ? "" : " on another host"}) for over ${waited}; wait for it to finish, then run the command again`,
-    { retryable: true },
+    { retryable: true, code: "LOCKED" },
   );
   Object.assign(error.details, { lock_wait: true, pid: ahead.pid, stopped });
   return error;
@@ -350,12 +350,16 @@ function create(file: string): void {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === "ENOSPC" || code === "EDQUOT"
-        ? `cannot lock ${path.dirname(file)}: the disk is full (${code}); free space on the gate home's disk and run the command again`
-        : `cannot lock ${path.dirname(file)} (${code}); fix the gate home's permissions`,
-      { cause: error },
-    );
+    if (code === "ENOSPC" || code === "EDQUOT")
+      throw new RefusalError(
+        `cannot lock ${path.dirname(file)}: the disk is full (${code}); free space on the gate home's disk and run the command again`,
+        { code: "DISK_FULL", disk_full: code },
+        { cause: error },
+      );
+    throw new UsageError(`cannot lock ${path.dirname(file)} (${code}); fix the gate home's permissions`, {
+      cause: error,
+      code: "HOME_UNREADABLE",
+    });
   }
 }
 

@@ -77,7 +77,7 @@ export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): P
         const holder = ownerOf(lockDir);
         throw new ConflictError(
           `${file} is locked by another twinlock process${holder ? ` (pid ${holder.pid} on ${holder.host})` : ""} for over ${LOCK_WAIT_MS / 1000}s; wait for it, or remove ${lockDir} if no twinlock process is running`,
-          { cause: error },
+          { cause: error, retryable: true, code: "LOCKED" },
         );
       }
       await new Promise((r) => setTimeout(r, delay + Math.random() * delay));

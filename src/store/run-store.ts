@@ -103,9 +103,25 @@ export function agentHandoffPath(
     handoffRoot: string | undefined;
     /** The folders of the store's other runs (folder store): a run nested in this run's folder is not this run's to freeze. */
     otherRunFolders?: readonly string[];
+    /** The one folder a planner's session (`twinlock plan`'s relay) freezes: its bound handoff folder, on either store. */
+    sessionHandoff?: string;
   },
 ): AgentHandoff {
   const folder = store.runFolder(ref);
+  if (run.sessionHandoff !== undefined) {
+    const own = realFolder(run.sessionHandoff, run.sessionHandoff, run.sessionHandoff);
+    const named = given ?? own;
+    const base = folder ?? own;
+    const confine = (r: string) => {
+      if (r !== own)
+        throw new UsageError(
+          `handoff folder ${named} is not this session's handoff folder ${own}; a planner's session freezes only the folder it was bound to`,
+        );
+    };
+    const real = realFolder(path.resolve(base, named), named, base);
+    confine(real);
+    return { dir: real, confine };
+  }
   const frozenBefore =
     run.frozenBefore === undefined ? undefined : resolveHandoffDir(run.frozenBefore, { runFolder: folder, suiteRoot: run.suiteRoot });
   const named = given ?? frozenBefore;

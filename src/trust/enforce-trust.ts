@@ -2,12 +2,25 @@ import { RefusalError } from "../errors/errors.js";
 import { RECEIPT_KINDS } from "../run/receipt-kinds.js";
 import type { ReviewReceipt, Workflow } from "../run/run-schema.js";
 import type { SuiteConfig } from "../suite/suite-config.js";
-import { judgeReceiptTrust, type Right, receiptPerson } from "./judge-receipt-trust.js";
+import { judgeReceiptTrust, type Right, receiptPerson, type TrustVerdict } from "./judge-receipt-trust.js";
 
-/** Refuse a receipt the suite's reviewers and policy do not trust, naming why. */
-export function requireTrustedReceipt(receipt: Parameters<typeof judgeReceiptTrust>[0], right: Right, config: SuiteConfig): void {
+/** What a refused receipt's caller says instead of the verdict's reason, for the verdicts it knows the remedy of. */
+export type TrustRemedy = (verdict: Extract<TrustVerdict, { ok: false }>) => string | undefined;
+
+/** Refuse a receipt the suite's reviewers and policy do not trust, naming why (in the caller's words, when it has them). */
+export function requireTrustedReceipt(
+  receipt: Parameters<typeof judgeReceiptTrust>[0],
+  right: Right,
+  config: SuiteConfig,
+  remedy?: TrustRemedy,
+): void {
   const verdict = judgeReceiptTrust(receipt, right, config);
-  if (!verdict.ok) throw new RefusalError(`refused: ${verdict.reason}`, { attack: "untrusted-receipt" }, { code: "UNTRUSTED_RECEIPT" });
+  if (!verdict.ok)
+    throw new RefusalError(
+      `refused: ${remedy?.(verdict) ?? verdict.reason}`,
+      { attack: "untrusted-receipt" },
+      { code: "UNTRUSTED_RECEIPT" },
+    );
 }
 
 /**

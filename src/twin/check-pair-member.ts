@@ -70,7 +70,7 @@ function judgePairMember(suite: Suite, prompt: Prompt): Diagnostic[] {
     report(
       "PAIR_ROLE",
       "prompt_role",
-      `${prompt.id}: \`prompt_role\` of a paired prompt must be \`investigative\` (planner) or \`executive\` (executor), found ${prompt.role ?? "none"}`,
+      `${prompt.id}: \`prompt_role\` of a paired prompt must be \`investigative\` (planner) or \`executive\` (executor), found ${foundRole(prompt, "none")}`,
     );
     return out;
   }
@@ -92,7 +92,7 @@ function judgePairMember(suite: Suite, prompt: Prompt): Diagnostic[] {
       report(
         "PAIR_ROLE",
         "paired_prompt_id",
-        `${prompt.id}: twin ${twinId} has prompt_role ${twin.role ?? "(none)"}, but the twin of ${isPlanner ? "a planner" : "an executor"} must be \`${wantRole}\``,
+        `${prompt.id}: twin ${twinId} has prompt_role ${foundRole(twin, "(none)")}, but the twin of ${isPlanner ? "a planner" : "an executor"} must be \`${wantRole}\``,
       );
     }
     if (twin.pairedPromptId !== prompt.id) {
@@ -122,4 +122,11 @@ function judgePairMember(suite: Suite, prompt: Prompt): Diagnostic[] {
     report("PAIR_EXECUTOR_REQUIRES", "requires", `${prompt.id}: an executor must list its planner ${twinId} in \`requires\``);
   }
   return out;
+}
+
+/** A prompt's role as its file states it: a known role, the text of one that is not a role (quoted), or `none`. */
+export function foundRole(prompt: Prompt, none: string): string {
+  if (prompt.role !== undefined) return prompt.role;
+  const text = prompt.frontmatter.prompt_role;
+  return typeof text === "string" ? `${JSON.stringify(text)} (not a role)` : none;
 }

@@ -39,8 +39,13 @@ function otherFields(record: RecordBase): string {
  * counts all of the kind's records and how many are shown, and a record
  * shown with values cut says so.
  */
-export function renderHandoffRecords(m: HandoffModel, part?: { totals: Record<RecordKind, number>; cut: readonly string[] }): string {
+export function renderHandoffRecords(
+  m: HandoffModel,
+  part?: { totals: Record<RecordKind, number>; cut: readonly string[] },
+  commentForm?: string,
+): string {
   const e = escapeHtml;
+  const comment = (kind: string, id: string) => (commentForm === undefined ? "" : renderCommentControl(commentForm, kind, id));
   const out: string[] = [];
   const cut = new Set(part?.cut ?? []);
   const mark = (marker: string, id: string) =>
@@ -55,7 +60,7 @@ export function renderHandoffRecords(m: HandoffModel, part?: { totals: Record<Re
   out.push(
     m.evidence.length === 0
       ? "<p>No evidence.</p>"
-      : `<ul class="records">\n${m.evidence.map((x) => `<li>${cite(x.id, MARKERS.evidence)} ${e(x.summary)}${otherFields(x)}${mark(MARKERS.evidence, x.id)}</li>`).join("\n")}\n</ul>`,
+      : `<ul class="records">\n${m.evidence.map((x) => `<li>${cite(x.id, MARKERS.evidence)} ${e(x.summary)}${otherFields(x)}${mark(MARKERS.evidence, x.id)}${comment("evidence", x.id)}</li>`).join("\n")}\n</ul>`,
   );
   out.push("</section>");
 
@@ -65,7 +70,7 @@ export function renderHandoffRecords(m: HandoffModel, part?: { totals: Record<Re
   for (const f of m.findings) {
     const facts = f.facts.map(([k, v]) => fact(k, e(v))).join("");
     out.push(
-      `<article class="record"><h3>${cite(f.id, MARKERS.finding)} ${e(f.summary)}${mark(MARKERS.finding, f.id)}</h3>\n<dl>${facts}${fact("evidence", cites(f.evidence, MARKERS.evidence, "none cited"))}${otherFacts(f)}</dl></article>`,
+      `<article class="record"><h3>${cite(f.id, MARKERS.finding)} ${e(f.summary)}${mark(MARKERS.finding, f.id)}</h3>\n<dl>${facts}${fact("evidence", cites(f.evidence, MARKERS.evidence, "none cited"))}${otherFacts(f)}</dl>${comment("finding", f.id)}</article>`,
     );
   }
   out.push("</section>");
@@ -82,7 +87,7 @@ export function renderHandoffRecords(m: HandoffModel, part?: { totals: Record<Re
         fact("verified by", cites(a.verifies, MARKERS.criterion, "<strong>nothing</strong>")),
         fact("depends on", cites(a.dependsOn, MARKERS.action, "nothing")),
         otherFacts(a),
-      ].join("")}</dl></article>`,
+      ].join("")}</dl>${comment("action", a.id)}</article>`,
     );
   }
   out.push("</section>");
@@ -96,7 +101,7 @@ export function renderHandoffRecords(m: HandoffModel, part?: { totals: Record<Re
       : `<ul class="records">\n${m.criteria
           .map(
             (c) =>
-              `<li>${cite(c.id, MARKERS.criterion)} ${e(c.statement)}${c.method === null ? "" : ` — method: ${e(c.method)}`}${otherFields(c)}${mark(MARKERS.criterion, c.id)}</li>`,
+              `<li>${cite(c.id, MARKERS.criterion)} ${e(c.statement)}${c.method === null ? "" : ` — method: ${e(c.method)}`}${otherFields(c)}${mark(MARKERS.criterion, c.id)}${comment("criterion", c.id)}</li>`,
           )
           .join("\n")}\n</ul>`,
   );
@@ -131,4 +136,18 @@ export function renderHandoffRecords(m: HandoffModel, part?: { totals: Record<Re
   );
   out.push("</section>");
   return out.join("\n");
+}
+
+/**
+ * A small "comment" disclosure for one record: a text field that belongs to
+ * the request-changes form (`form=`), posted as `comment:ID` and left out
+ * when empty. The record's ID is the agent's text, escaped like the rest.
+ */
+export function renderCommentControl(formId: string, kind: string, id: string): string {
+  const e = escapeHtml;
+  const field = `comment-${kind}-${id}`;
+  return `<details class="comment-control"><summary>Comment on ${e(id)}</summary>
+<label for="${e(field)}">Your comment on ${e(kind)} ${e(id)}, sent with “request changes”</label>
+<textarea id="${e(field)}" name="comment:${e(id)}" form="${e(formId)}" rows="3" maxlength="4096"></textarea>
+</details>`;
 }

@@ -13,7 +13,12 @@ import { renderUnifiedDiff } from "./render-unified-diff.js";
  * to be, with each revision's size and sha256. Files gone since the previous
  * revision are listed last.
  */
-export function renderHashedFiles(files: readonly PresentedFile[], removed: readonly string[], previous: number | null): string {
+export function renderHashedFiles(
+  files: readonly PresentedFile[],
+  removed: readonly string[],
+  previous: number | null,
+  commentForm?: string,
+): string {
   const e = escapeHtml;
   const out = files.map((f, i) => {
     const change =
@@ -37,7 +42,17 @@ export function renderHashedFiles(files: readonly PresentedFile[], removed: read
         : f.text === null
           ? `\n<p><strong>Binary, ${f.size} bytes</strong> (not UTF-8 text, or it holds NUL bytes): shown decoded, each byte that is not text as �. The executor gets the file as it is.</p>\n<pre class="file-text" tabindex="0">${e(f.lossy ?? "")}</pre>`
           : `\n<details><summary>Text of <code>${e(f.path)}</code></summary>\n<pre class="file-text" tabindex="0">${e(f.text)}</pre>\n</details>`;
-    return `<article class="file">${head}${part}${diff}${body}</article>`;
+    // A comment on a line of the file: the line and the words belong to the request-changes form, posted as `comment-file:PATH`.
+    const comment =
+      commentForm === undefined
+        ? ""
+        : `\n<details class="comment-control"><summary>Comment on a line of <code>${e(f.path)}</code></summary>
+<label for="comment-line-${i}">Line</label>
+<input id="comment-line-${i}" name="comment-line:${e(f.path)}" form="${e(commentForm)}" type="number" min="1" step="1" inputmode="numeric">
+<label for="comment-file-${i}">Your comment on that line, sent with “request changes”</label>
+<textarea id="comment-file-${i}" name="comment-file:${e(f.path)}" form="${e(commentForm)}" rows="3" maxlength="4096"></textarea>
+</details>`;
+    return `<article class="file">${head}${part}${diff}${body}${comment}</article>`;
   });
   const gone =
     removed.length === 0

@@ -4,7 +4,8 @@ import type { RevisionFormsView } from "./view-model.js";
 
 /**
  * The decision panel's forms, as the revision's state allows them: approve
- * (one button), request changes (feedback required) behind its own
+ * (one button), request changes (feedback, or comments on items whose fields
+ * belong to this form) behind its own
  * disclosure, decline (a reason required) behind its own, styled as
  * destructive; or the consent question behind a disclosure. Each carries
  * the hash shown; review forms post `decision` and `feedback`. Null when no
@@ -34,8 +35,8 @@ ${renderDecisionForm({
   csrf,
   hash,
   hidden: [["decision", "changes_requested"], ...shown],
-  fields: `<label for="feedback-changes">What should change (required)</label>
-<textarea id="feedback-changes" name="feedback" rows="5" required></textarea>
+  fields: `<label for="feedback-changes">What should change (required unless you comment on items or file lines below)</label>
+<textarea id="feedback-changes" name="feedback" rows="5"></textarea>
 `,
   submit: "Sign and request changes",
 })}

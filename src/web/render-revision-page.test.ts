@@ -106,8 +106,9 @@ describe("renderRevisionPage", () => {
     }
   });
 
-  it("requires feedback to request changes and a reason to decline", () => {
-    expect(html).toContain(`<textarea id="feedback-changes" name="feedback" rows="5" required></textarea>`);
+  it("requires a reason to decline, and feedback or comments on items to request changes (the gate refuses neither)", () => {
+    expect(html).toContain(`<textarea id="feedback-changes" name="feedback" rows="5"></textarea>`);
+    expect(html).toContain(`name="comment:A1" form="form-request-changes"`);
     expect(html).toContain(`<textarea id="feedback-decline" name="feedback" rows="4" required></textarea>`);
     expect(html).toContain(`<input type="hidden" name="decision" value="changes_requested">`);
   });

@@ -46,6 +46,11 @@ export function renderRevisionPage(v: RevisionPageView): string {
     changed.push(
       `<p>Changes requested by ${e(v.requestedBy.reviewer)}:</p>\n<blockquote class="note">${e(v.requestedBy.feedback)}</blockquote>`,
     );
+  if (v.previousComments && v.previousComments.length > 0)
+    changed.push(`<p>Comments on revision ${previous}, and whether the item each names changed in this revision:</p>
+<ul class="comment-changes">
+${v.previousComments.map((c) => `<li><span class="change-kind change-${e(c.change)}">${e(c.change)}</span> ${renderCommentItem(c)}</li>`).join("\n")}
+</ul>`);
   if (v.unchangedBecause !== null)
     changed.push(`<p>Re-frozen without changes. The planner says why:</p>\n<blockquote class="note">${e(v.unchangedBecause)}</blockquote>`);
   if (v.changes !== null) changed.push(renderRecordChanges(v.changes, v.changesTotal));
@@ -62,7 +67,17 @@ export function renderRevisionPage(v: RevisionPageView): string {
   const notShown = v.recordsNotShown
     ? `<p class="banner banner-partial" role="note"><strong>Not the whole plan.</strong> ${e(v.recordsNotShown.notice)}</p>\n`
     : "";
-  const records = notShown + renderHandoffRecords(v.model, v.recordsNotShown ?? undefined);
+  // The comment controls belong to the request-changes form, so they are shown only where that form is.
+  const commentForm = forms !== null && v.forms.requestChanges !== undefined ? "form-request-changes" : undefined;
+  const requested =
+    v.requestedComments && v.requestedComments.length > 0
+      ? `<section id="requested-comments" aria-labelledby="requested-comments-h"><h2 id="requested-comments-h">Changes requested on this revision, by item</h2>
+<ul class="comments">
+${v.requestedComments.map((c) => `<li>${renderCommentItem(c)}</li>`).join("\n")}
+</ul>
+</section>\n`
+      : "";
+  const records = requested + notShown + renderHandoffRecords(v.model, v.recordsNotShown ?? undefined, commentForm);
   const filesNotListed = v.filesNotListed
     ? `<p class="banner banner-partial" role="note"><strong>Not every file is listed.</strong> ${e(v.filesNotListed.notice)}</p>\n`
     : "";
@@ -134,12 +149,18 @@ ${sections.map(([id, title, html]) => section(id, title, html)).join("\n")}
 ${records}
 ${section("report", "Report", report)}
 ${section("executor", "The exact executor", executor)}
-${section("files", `Files (${v.filesNotListed?.total ?? v.files.length})`, filesNotListed + renderHashedFiles(v.files, v.removedFiles, previous))}
+${section("files", `Files (${v.filesNotListed?.total ?? v.files.length})`, filesNotListed + renderHashedFiles(v.files, v.removedFiles, previous, commentForm))}
 ${section("receipts", "Receipts", receipts)}
 ${section("revisions", "Revisions", revisions)}
 </div>
 </div>`;
   return renderLayout(v.layout, `${v.planner} revision ${v.revision}`, body, "main-wide has-decision-panel");
+}
+
+/** One comment: the item it names (its kind and ID, or the file line) and the reviewer's words, all escaped. */
+function renderCommentItem(c: { item: string; kind: string; text: string }): string {
+  const e = escapeHtml;
+  return `<span class="comment-item">${c.kind === "file" ? "line" : e(c.kind)} <code>${e(c.item)}</code></span>: <span class="comment-text">${e(c.text)}</span>`;
 }
 
 /**

@@ -215,6 +215,10 @@ export interface RevisionPageView {
   unchangedBecause: string | null;
   /** The review that asked for this revision (changes requested on revision n-1), or null. */
   requestedBy: { reviewer: string; feedback: string } | null;
+  /** The comments of that request, each with whether the item it names changed in this revision; absent or empty: none. */
+  previousComments?: Array<{ item: string; kind: string; text: string; change: "changed" | "unchanged" | "removed" }>;
+  /** The comments of a request for changes on this revision (what the planner is asked to change); absent or empty: none. */
+  requestedComments?: Array<{ item: string; kind: string; text: string }>;
   /** Record changes since revision n-1, by ID; null for revision 1. */
   changes: RecordChange[] | null;
   /** The records of this revision, in the pinned suite's format: all of them, or the first of each kind (see `recordsNotShown`). */

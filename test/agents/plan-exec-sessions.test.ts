@@ -31,6 +31,7 @@ import {
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
 const CHILD = path.join(path.dirname(new URL(import.meta.url).pathname), "session-child.cjs");
+const MCP_CHILD = path.join(path.dirname(new URL(import.meta.url).pathname), "mcp-session-child.cjs");
 const children: ChildProcess[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
 beforeAll(ensureBuilt, 180_000);
@@ -382,5 +383,82 @@ describe.skipIf(!TEST_POSTGRES)("sessions on a team (PostgreSQL) store", () => {
     expect(denied(by("after the stop"))).toMatch(/no session of planner MD-29/);
     expect(stderr).toMatch(/the session of planner MD-29 ended: !STOP:halt was raised on the run/);
     expect(env.TWINLOCK_PLANNER).toBe(PLANNER);
+  }, 180_000);
+
+  it("plan relays the planner's MCP calls to a server of its own: the agent freezes and waits for a person's decision holding no store URL or key, and cannot freeze another planner", async () => {
+    const ref = "team/plan-mcp";
+    const t = await teamRun(ref);
+    const dir = makeRunTempDir("twinlock-team-plan-mcp-");
+    const frozen = path.join(dir, "frozen");
+    const planFile = path.join(dir, "plan.json");
+    const out = path.join(dir, "seen.json");
+    const call = (name: string, tool: string, args: Record<string, unknown>, until?: string) => ({ name, tool, arguments: args, until });
+    writeFileSync(
+      planFile,
+      JSON.stringify([
+        call("other planner", "twinlock_submit_handoff", { planner: "MD-41", handoff_dir: t.handoff }),
+        call("freeze", "twinlock_submit_handoff", { planner: PLANNER }),
+        { touch: frozen },
+        call("wait", "twinlock_wait_for_review", { planner: PLANNER, timeout_seconds: 5 }, "waiting"),
+      ]),
+    );
+    const stderr: Buffer[] = [];
+    const child = spawn(
+      process.execPath,
+      [
+        DIST_BIN,
+        "plan",
+        ref,
+        PLANNER,
+        "--handoff",
+        t.handoff,
+        "--home",
+        t.home,
+        "--hook-only",
+        "--",
+        process.execPath,
+        MCP_CHILD,
+        DIST_BIN,
+        planFile,
+        out,
+      ],
+      {
+        cwd: t.project,
+        env: baseEnv(t.home, { TWINLOCK_STORE: t.url, TWINLOCK_KEY: "/home/alice/keys/alice.key" }),
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    children.push(child);
+    child.stderr?.on("data", (b: Buffer) => stderr.push(b));
+    const status = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    await waitFor(() => existsSync(frozen) || child.exitCode !== null);
+    expect(existsSync(frozen), Buffer.concat(stderr).toString()).toBe(true);
+    // A person reviews the frozen plan through the database (their own twinlock, or the gate server).
+    const wf = (await t.store.read(ref)).state.workflows[PLANNER];
+    expect(wf?.revision).toBe(1);
+    await reviewPairPlan({
+      store: t.store,
+      run: ref,
+      planner: PLANNER,
+      decision: "approved",
+      handoffHash: wf?.handoff?.hash as string,
+      reviewer: "alice",
+    });
+    expect(await status, Buffer.concat(stderr).toString()).toBe(0);
+    const results = JSON.parse(readFileSync(out, "utf8")) as Array<{
+      name: string;
+      answer: { isError?: boolean; content: Array<{ text: string }> };
+    }>;
+    const text = (name: string) => results.find((r) => r.name === name)?.answer.content[0]?.text;
+    expect(text("other planner")).toBe("TOKEN_PAIR: this session is for MD-29, not MD-41");
+    expect(text("freeze")).toMatch(/^froze revision 1 of MD-29: sha256:[0-9a-f]{64}/);
+    expect(text("wait")).toMatch(/^approved on revision 1 by alice/);
+    // The agent held neither the store's URL nor the key's path: only the relay's socket.
+    const env = JSON.parse(readFileSync(`${out}.env.json`, "utf8")) as Record<string, string>;
+    for (const name of ["TWINLOCK_STORE", "TWINLOCK_KEY"]) expect(env[name], name).toBeUndefined();
+    expect(JSON.stringify(env)).not.toContain(t.url);
+    expect(JSON.stringify(env)).not.toContain("alice.key");
+    expect(env.TWINLOCK_MCP_SOCKET).toMatch(/mcp\.sock$/);
+    expect(existsSync(env.TWINLOCK_MCP_SOCKET as string), "the relay is closed with the session").toBe(false);
   }, 180_000);
 });

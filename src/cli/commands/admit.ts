@@ -55,7 +55,8 @@ export async function runAdmit(
     lines.unshift(s.red(ADMISSION_STOP));
     lines.push(s.red(`refused: ${r.checks.filter((c) => !c.ok).length} check(s) failed; nothing was recorded`));
     const failed = new Set(r.checks.filter((c) => !c.ok).map((c) => c.id));
-    if (failed.size === 1 && failed.has("dry-run"))
+    if (r.executingSince !== undefined && r.planner) lines.push(alreadyExecuting(runFile, r.planner, r.executor, r.executingSince));
+    else if (failed.size === 1 && failed.has("dry-run"))
       lines.push(`next: twinlock dry-run ${shellQuote(runFile)} ${r.executor} --checkout DIR  (then dry-run-result)`);
     else if (r.planner) lines.push(`next: twinlock pair-status ${shellQuote(runFile)} ${r.planner}  (shows the one legal next step)`);
   } else if (r.dry) {
@@ -107,4 +108,20 @@ export async function runDryRunResult(
       : (await pairStatusFromRun(store, runFile, r.workflow.planner)).next_command;
   const text = `recorded dry run ${result} for ${executor} on revision ${r.workflow.revision} by ${r.receipt.by}${r.receipt.signature ? " (signed)" : ""}${next ? `\nnext: ${next}` : ""}`;
   return { exitCode: 0, text, json: { ok: true, result, dry_runs: r.workflow.dry_runs } };
+}
+
+/**
+ * Why a pair already executing admits nothing more, and what is true to do
+ * instead: a consent admits once (by `admit` or `exec`), and no command binds
+ * an agent's session to an admission already made.
+ */
+function alreadyExecuting(runFile: string, planner: string, executor: string, at: string): string {
+  const run = shellQuote(runFile);
+  return [
+    `${executor} is already executing for ${planner}: its consent was used by an admission (\`admit\` or \`exec\`) at ${at}, and a consent admits once;`,
+    "no command binds an agent's session to an admission already made.",
+    `To carry on by hand: twinlock checkout ${run} ${executor} DIR.`,
+    `To run an agent on this work: close it (twinlock close ${run} ${planner} --result failed|rolled_back|verified), start a new run,`,
+    "and after its consent start the agent with `twinlock exec` instead of `admit` (exec admits and binds in one step).",
+  ].join("\n");
 }

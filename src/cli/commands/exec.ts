@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UsageError } from "../../errors/errors.js";
@@ -11,14 +11,14 @@ import { bindingFileOf } from "../../home/write-session-binding.js";
 import { parseActionIds } from "../../input/parse-input.js";
 import { shellQuote } from "../../run/next-step.js";
 import { chooseSandbox, confineCommand, requireMountableTargets, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
-import { startMcpRelay } from "../../sandbox/mcp-relay.js";
 import { sandboxRecordFile } from "../../sandbox/sandbox-record.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { RunStore } from "../../store/run-store.js";
 import { agentEnvironment } from "../agent-environment.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption, storeOption, usesTeamStore } from "../home-option.js";
+import { homeOption, storeOption, storeUrl, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
+import { startSessionMcpRelay } from "../session-mcp-relay.js";
 import { writeOutput } from "../write-output.js";
 import { runAdmit } from "./admit.js";
 import { hookInstalledAnywhere, NO_HOOK_NOTE } from "./hooks-status.js";
@@ -104,8 +104,15 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
     );
     // Codex and Gemini run confined to the targets (src/sandbox): their writes elsewhere fail even when the hook fails.
     if (!hookInstalledAnywhere()) note(NO_HOOK_NOTE);
-    // In the sandbox the gate home and the run file are read-only: the agent's `twinlock mcp` talks to this session's, outside.
-    const relay = sandbox.kind === "bubblewrap" ? await startMcpRelay(sessionMcpCommand(runFile, home.dir), env) : undefined;
+    // The agent's `twinlock mcp` talks to this session's, outside (the sandbox keeps the gate home read-only), scoped to its own pair.
+    const relay = await startSessionMcpRelay({
+      runRef: runFile,
+      home: home.dir,
+      role: { planner: binding.planner, executor: binding.executor },
+      agentEnv: env,
+      storeUrl: storeUrl(o),
+      sandboxed: sandbox.kind === "bubblewrap",
+    });
     let run: { status: number; error?: string };
     try {
       const launch = confineCommand(sandbox, {
@@ -114,7 +121,7 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
         cwd: process.cwd(),
         writable: binding.targets,
         binder: "exec",
-        mcpSocket: relay?.socket,
+        mcpSocket: sandbox.kind === "bubblewrap" ? relay.socket : undefined,
         // Inside the sandbox's PID namespace the hook cannot see this process: it finds the session by that namespace.
         record: { file: sandboxRecordFile(bindingFileOf(home, binding)), secret_sha256: binding.secret_sha256, process: binding.process },
       });
@@ -126,7 +133,7 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
         for (const line of launch.release()) note(line);
       }
     } finally {
-      await relay?.close();
+      await relay.close();
     }
     const record = recordExecResult(home, {
       format: "twinlock-exec-result/1",
@@ -164,16 +171,6 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
     await store?.close();
     if (scratch) removeReadOnlyTree(scratch);
   }
-}
-
-/**
- * The MCP server the sandbox's relay starts for the session's agent: this
- * twinlock's own `mcp` for the run, in the gate home, with no argument of
- * the agent's (`planner` scopes it to a planner's pair).
- */
-export function sessionMcpCommand(runRef: string, home: string, planner?: string): string[] {
-  const entry = process.argv[1] ? realpathSync(process.argv[1]) : "twinlock";
-  return [process.execPath, entry, "mcp", "--run", runRef, "--home", home, ...(planner ? ["--planner", planner] : [])];
 }
 
 /** Remove a checkout tree whose folders were made read-only. */

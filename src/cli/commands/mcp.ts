@@ -3,9 +3,9 @@ import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/
 import { UsageError } from "../../errors/errors.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { createTwinlockMcpServer } from "../../mcp/create-twinlock-mcp-server.js";
+import { mcpSessionScope } from "../../mcp/mcp-session-scope.js";
 import { wholeLines } from "../../mcp/whole-lines.js";
 import { mcpRelayHere, relayStdio } from "../../sandbox/mcp-relay.js";
-import { AGENT_SCOPES } from "../../server/agent-tokens.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
@@ -17,24 +17,29 @@ import { storeOption } from "../home-option.js";
  * `twinlock serve`'s `/mcp` endpoint with an agent token instead.
  */
 export async function runMcp(
-  o: CommonOptions & { run: string; planner?: string; server?: string; actor?: string; key?: string },
+  o: CommonOptions & { run: string; planner?: string; executor?: string; handoff?: string; server?: string; actor?: string; key?: string },
 ): Promise<CommandResult> {
-  // Inside exec's or plan's sandbox (the gate home read-only): the session's own server outside answers, through its relay.
-  if (mcpRelayHere()) {
-    await relayStdio();
+  // Under exec or plan (in the sandbox, or given the relay's socket): the session's own server outside answers, through its relay.
+  const relay = mcpRelayHere();
+  if (relay !== undefined) {
+    await relayStdio(relay);
     return { exitCode: 0, text: "", json: { ok: true } };
   }
   const store = storeOption(o);
   const run = await store.read(o.run);
-  const planner = o.planner === undefined ? null : parsePromptId(o.planner, "--planner");
+  const { planner, scopes } = mcpSessionScope(run.state, {
+    planner: o.planner === undefined ? null : parsePromptId(o.planner, "--planner"),
+    executor: o.executor === undefined ? undefined : parsePromptId(o.executor, "--executor"),
+  });
   const origin = o.server?.replace(/\/+$/, "");
   const server = createTwinlockMcpServer({
     store,
     ref: o.run,
     runId: run.state.run_id,
     planner,
-    scopes: AGENT_SCOPES,
+    scopes,
     actor: o.actor ?? "mcp-agent",
+    sessionHandoff: o.handoff,
     // The planner's key signs freezes on suites that require signed receipts (--key, else TWINLOCK_KEY).
     freezeKey: keyOption(o.key),
     reviewUrl: (p, revision) =>

@@ -4,16 +4,15 @@ import { bindPlannerSession } from "../../gate/bind-session.js";
 import { bindingFileOf } from "../../home/write-session-binding.js";
 import { parsePromptId } from "../../input/parse-input.js";
 import { chooseSandbox, confineCommand, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
-import { startMcpRelay } from "../../sandbox/mcp-relay.js";
 import { sandboxRecordFile } from "../../sandbox/sandbox-record.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { RunStore } from "../../store/run-store.js";
 import { agentEnvironment } from "../agent-environment.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
-import { homeOption, storeOption, usesTeamStore } from "../home-option.js";
+import { homeOption, storeOption, storeUrl, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
+import { startSessionMcpRelay } from "../session-mcp-relay.js";
 import { writeOutput } from "../write-output.js";
-import { sessionMcpCommand } from "./exec.js";
 import { hookInstalledAnywhere, NO_HOOK_NOTE } from "./hooks-status.js";
 
 type PlanOptions = CommonOptions & { handoff?: string; passEnv?: string } & SandboxFlags;
@@ -71,8 +70,15 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
       { extra, writable: [handoff] },
     );
     if (!hookInstalledAnywhere()) note(NO_HOOK_NOTE);
-    // In the sandbox the gate home and the run file are read-only: the planner's `twinlock mcp` (its freeze) talks to this session's, outside.
-    const relay = sandbox.kind === "bubblewrap" ? await startMcpRelay(sessionMcpCommand(runRef, home.dir, id), env) : undefined;
+    // The planner's `twinlock mcp` (its freeze, its wait) talks to this session's, outside: on a team store the agent holds no URL.
+    const relay = await startSessionMcpRelay({
+      runRef,
+      home: home.dir,
+      role: { planner: id, handoff },
+      agentEnv: env,
+      storeUrl: storeUrl(o),
+      sandboxed: sandbox.kind === "bubblewrap",
+    });
     let run: { status: number; error?: string };
     try {
       const launch = confineCommand(sandbox, {
@@ -81,7 +87,7 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
         cwd: process.cwd(),
         writable: [handoff],
         binder: "plan",
-        mcpSocket: relay?.socket,
+        mcpSocket: sandbox.kind === "bubblewrap" ? relay.socket : undefined,
         // Inside the sandbox's PID namespace the hook cannot see this process: it finds the session by that namespace.
         record: { file: sandboxRecordFile(bindingFileOf(home, binding)), secret_sha256: binding.secret_sha256, process: binding.process },
       });
@@ -92,7 +98,7 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
         launch.release();
       }
     } finally {
-      await relay?.close();
+      await relay.close();
     }
     note(
       [

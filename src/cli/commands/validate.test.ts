@@ -372,6 +372,30 @@ describe("validate on planted defects", () => {
     );
   });
 
+  it("reports a prompt_role that is not a role as what it found, in the pair problem and the summary, and points to new-pair and the reference", async () => {
+    const pair = (id: string, role: string, twin: string) =>
+      `---\nprompt_id: ${id}\ntitle: ${id}\nprompt_role: ${role}\npairing_required: true\npaired_prompt_id: ${twin}\n---\nbody\n`;
+    const run = await validate(writeSuite({ "a.md": pair("MD-1", "planner", "MD-2"), "b.md": pair("MD-2", "executive", "MD-1") }));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      'PAIR_ROLE MD-1: `prompt_role` of a paired prompt must be `investigative` (planner) or `executive` (executor), found "planner" (not a role)',
+    );
+    expect(run.stdout).toContain('PAIR_ROLE MD-2: twin MD-1 has prompt_role "planner" (not a role), but');
+    expect(run.stdout).not.toMatch(/found none|\bnone\)/);
+    expect(run.stdout).toMatch(/^prompts {4}2 \(1 executive, 1 "planner" \(not a role\)\)$/m);
+    expect(run.stdout.trimEnd().split("\n").at(-1)).toBe(
+      'a pair lacks its metadata or body blocks: `twinlock new-pair` writes a new pair with all of them; docs/reference.md, section "The prompt suite" (a paired planner, a paired executor, bodies), lists what an existing pair must carry',
+    );
+    // The section it names exists, and says what a paired planner carries.
+    const reference = readFileSync(path.join(import.meta.dirname, "../../../docs/reference.md"), "utf8");
+    expect(reference).toMatch(/^## The prompt suite\n[^]*?A \*\*paired planner\*\* carries exactly/m);
+  });
+
+  it("adds no pointer to new-pair when no pair lacks metadata or body blocks", async () => {
+    const run = await validate(writeSuite({ ...baseSuite(), [p10]: d.wrongRole }));
+    expect(run.stdout).not.toContain("twinlock new-pair");
+  });
+
   it("exits 0 on a requires cycle among unpaired control prompts, printing it as a warning", async () => {
     const a = unpairedText("MD-01", "control", { frontmatter: { requires: ["MD-02"] } });
     const root = writeSuite({

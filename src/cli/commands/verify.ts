@@ -2,7 +2,7 @@ import { appendFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { readTrustFile } from "../../ci/read-trust-file.js";
 import { type VerifyReport, verifyRun } from "../../ci/verify-run.js";
-import { changedFilesFromList, changedFilesInRange, changedPathsRoot } from "../../conformance/changed-files.js";
+import { changedFilesFromList, changedFilesInRange, changedPathsRoot, requireRangeCommits } from "../../conformance/changed-files.js";
 import { UsageError } from "../../errors/errors.js";
 import { cleanText } from "../../input/clean-text.js";
 import { parseChangeRef } from "../../input/parse-input.js";
@@ -34,7 +34,14 @@ export async function runVerify(
   const root = changedPathsRoot(cwd, o);
   const suiteDir = o.suite === undefined ? undefined : suiteFolder(o.suite, cwd);
   const trustFile = o.trust ?? path.join(suiteDir ?? root, "twinlock.yaml");
-  const trust = readTrustFile({ file: trustFile, gitRange: o.gitRange, cwd, pinnerKey: o.pinnerKey });
+  if (o.gitRange !== undefined) requireRangeCommits(root, o.gitRange);
+  const trust = readTrustFile({
+    file: trustFile,
+    gitRange: o.gitRange,
+    cwd,
+    pinnerKey: o.pinnerKey,
+    ...(o.trust === undefined ? { defaultFrom: suiteDir === undefined ? "the checkout's top folder" : `--suite ${o.suite}` } : {}),
+  });
   // The suite in the checkout: as given; else the folder of its twinlock.yaml; a signed trust file says nothing of where, so the checkout's top.
   const suiteRoot = suiteDir ?? (/\.ya?ml$/i.test(trustFile) ? path.dirname(path.resolve(cwd, trustFile)) : root);
   const changed =

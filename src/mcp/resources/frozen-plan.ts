@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { RefusalError } from "../../errors/errors.js";
 import { presentPlan } from "../../gate/present-plan.js";
+import { tokenRefusalError } from "../../server/token-refusal.js";
 import { type McpSession, redactedThrow } from "../mcp-session.js";
 
 /** The frozen-plan resource: a revision's plan as the reviewer sees it, from the frozen bytes. */
@@ -15,7 +15,8 @@ export function registerFrozenPlanResource(server: McpServer, session: McpSessio
       redactedThrow(ctx, async () => {
         const planner = String(vars.planner);
         need("present", planner);
-        if (vars.runId !== ctx.runId) throw new RefusalError(`this session is for run ${ctx.runId}`, { code: "TOKEN_RUN" });
+        if (vars.runId !== ctx.runId)
+          throw tokenRefusalError({ code: "TOKEN_RUN", missing: "run", run_id: String(vars.runId).slice(0, 40), token_run: ctx.runId });
         const p = await presentPlan(ctx.store, ctx.ref, planner, { revision: Number(vars.revision) });
         return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: p.markdown }] };
       }),

@@ -1,8 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { RefusalError } from "../../errors/errors.js";
 import { heldReceipts, RECEIPT_ROWS } from "../../run/receipt-kinds.js";
 import type { RunState } from "../../run/run-schema.js";
+import { tokenRefusalError } from "../../server/token-refusal.js";
 import { type McpSession, redactedThrow } from "../mcp-session.js";
 
 /** The receipts resource: each pair (all, or only `planner`'s) with its receipts under the field RECEIPT_KINDS names, the run's stop lifts on every pair. */
@@ -40,7 +40,8 @@ export function registerReceiptsResource(server: McpServer, session: McpSession)
     async (uri, vars) =>
       redactedThrow(ctx, async () => {
         need("status");
-        if (vars.runId !== ctx.runId) throw new RefusalError(`this session is for run ${ctx.runId}`, { code: "TOKEN_RUN" });
+        if (vars.runId !== ctx.runId)
+          throw tokenRefusalError({ code: "TOKEN_RUN", missing: "run", run_id: String(vars.runId).slice(0, 40), token_run: ctx.runId });
         const run = await readOwnRun();
         const receipts = receiptsByPair(run.state, ctx.planner);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(receipts, null, 1) }] };

@@ -1,5 +1,5 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { RefusalError } from "../../errors/errors.js";
+import { UsageError } from "../../errors/errors.js";
 import { loadPinnedPolicy } from "../../home/suite-pins.js";
 import { FreezeRequest } from "../../server/api-schemas.js";
 import { otherRunFolders } from "../../server/other-run-folders.js";
@@ -25,7 +25,7 @@ export function registerReadinessTool(server: McpServer, session: McpSession): v
         const run = await readOwnRun();
         const wf = Object.hasOwn(run.state.workflows, planner) ? run.state.workflows[planner] : undefined;
         if (!(handoff_dir ?? wf?.handoff?.dir))
-          throw new RefusalError(`give handoff_dir: ${planner} has no frozen handoff yet to take the folder from`, { code: "BAD_INPUT" });
+          throw new UsageError(`give handoff_dir: ${planner} has no frozen handoff yet to take the folder from`);
         const policy = loadPinnedPolicy(ctx.store.home, run.state.suite);
         const handoff = agentHandoffPath(ctx.store, ctx.ref, handoff_dir, {
           runId: run.state.run_id,

@@ -26,6 +26,7 @@ export function registerSubmitHandoffTool(server: McpServer, session: McpSession
           frozenBefore: Object.hasOwn(current.state.workflows, planner) ? current.state.workflows[planner]?.handoff?.dir : undefined,
           suiteRoot: current.state.suite.root,
           handoffRoot: ctx.handoffRoot,
+          sessionHandoff: ctx.sessionHandoff,
           otherRunFolders: await otherRunFolders(ctx.store, ctx.ref),
         });
         const key = ctx.freezeKey;

@@ -1,8 +1,14 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import type { ReviewComment } from "../../gate/review-comments.js";
 import { MAX_WAIT_MS, waitForDecision } from "../../gate/wait-for-decision.js";
 import type { TokenScope } from "../../server/agent-tokens.js";
 import { answer, type McpGateContext, plannerArg } from "../mcp-session.js";
+
+/** The comments as lines, one per item (the data carries them as a list too). */
+function describeComments(comments: readonly ReviewComment[]): string {
+  return comments.length === 0 ? "" : `; comments by item:\n${comments.map((c) => `- ${c.item} (${c.kind}): ${c.text}`).join("\n")}\n`;
+}
 
 /**
  * `twinlock_wait_for_review`: the agent's long poll for a person's
@@ -18,7 +24,7 @@ export function registerWaitForDecisionTool(
     "twinlock_wait_for_review",
     {
       title: "Wait for the reviewer's decision",
-      description: `Wait (up to timeout_seconds, at most ${MAX_WAIT_MS / 1000}) for a person's decision on the plan revision you froze: returns approved, changes_requested (with the reviewer's feedback) or declined, or status "waiting" when the time ran out — then call it again. Read-only.`,
+      description: `Wait (up to timeout_seconds, at most ${MAX_WAIT_MS / 1000}) for a person's decision on the plan revision you froze: returns approved, changes_requested (with the reviewer's feedback and comments by item: record ID or PATH:LINE) or declined, or status "waiting" when the time ran out — then call it again. Read-only.`,
       inputSchema: {
         planner: plannerArg,
         revision: z.optional(z.number().int().min(1).describe("the revision you froze (default: the pair's current revision)")),
@@ -46,7 +52,7 @@ export function registerWaitForDecisionTool(
         const stops = r.stops.length > 0 ? `; open stops: ${r.stops.map((s) => `!STOP:${s.reason} (${s.seq})`).join(", ")}` : "";
         const text =
           r.status === "decided"
-            ? `${r.decision.decision} on revision ${r.decision.revision} by ${r.decision.reviewer}${r.decision.feedback ? `; feedback: ${r.decision.feedback}` : ""}; state ${r.state}${stops}`
+            ? `${r.decision.decision} on revision ${r.decision.revision} by ${r.decision.reviewer}${r.decision.feedback ? `; feedback: ${r.decision.feedback}` : ""}${describeComments(r.decision.comments)}; state ${r.state}${stops}`
             : r.status === "finished"
               ? `${planner} is ${r.state}: there is no decision to wait for${stops}`
               : `no decision yet on revision ${since} (state ${r.state}); call twinlock_wait_for_review again${stops}`;

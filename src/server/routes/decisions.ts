@@ -78,7 +78,7 @@ export function addDecisionRoutes(app: GateApp, ctx: GateContext): void {
   addPasskeyRoute(app, ctx, "/api/runs/:runId/pairs/:planner/review", async (c, fields, session) => {
     const runId = param(c, "runId");
     const planner = promptParam(c, "planner");
-    const body = parseFields(ReviewRequest, fields);
+    const body = parseFields(ReviewRequest, reviewFields(fields));
     const { ref } = await ctx.findRun(runId);
     return {
       right: "review",
@@ -92,6 +92,7 @@ export function addDecisionRoutes(app: GateApp, ctx: GateContext): void {
             planner,
             decision: body.decision,
             feedback: body.feedback,
+            comments: body.comments,
             handoffHash: body.handoff_hash,
             executorDigest: body.executor_digest,
             reviewer: session.reviewer,
@@ -206,6 +207,34 @@ function liftedStopsField(value: unknown): unknown {
   if (typeof value !== "string" || value.length > 12 * MAX_STOPS_PER_LIFT) return value;
   const parts = value.split(",");
   return parts.every((p) => /^[1-9][0-9]{0,8}$/.test(p)) ? parts.map(Number) : value;
+}
+
+/** A form's comment field on a record: `comment:ID`. */
+const COMMENT_FIELD = "comment:";
+/** A form's comment on a file: `comment-file:PATH` holds the text, `comment-line:PATH` the line. */
+const FILE_COMMENT_FIELD = "comment-file:";
+const FILE_LINE_FIELD = "comment-line:";
+
+/**
+ * The review form's fields as the API's request: each non-empty `comment:ID`
+ * and `comment-file:PATH` (with its `comment-line:PATH`) becomes one entry of
+ * `comments`, in the form's order; a JSON request's `comments` is left as sent.
+ */
+function reviewFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const comments: Array<{ item: string; text: unknown }> = [];
+  for (const [k, v] of Object.entries(fields)) {
+    if (k.startsWith(COMMENT_FIELD)) {
+      if (v !== "") comments.push({ item: k.slice(COMMENT_FIELD.length), text: v });
+    } else if (k.startsWith(FILE_COMMENT_FIELD)) {
+      const file = k.slice(FILE_COMMENT_FIELD.length);
+      const line = fields[`${FILE_LINE_FIELD}${file}`];
+      if (v !== "") comments.push({ item: `${file}:${typeof line === "string" && line !== "" ? line : "1"}`, text: v });
+    } else if (!k.startsWith(FILE_LINE_FIELD)) out[k] = v;
+  }
+  if (comments.length > 0) out.comments = [...(Array.isArray(out.comments) ? out.comments : []), ...comments];
+  if (out.feedback === "" && comments.length > 0) delete out.feedback;
+  return out;
 }
 
 /** The consent form's fields as the API's request: `decision` approved/declined, numbers from text, empty meaning none. */
