@@ -51,7 +51,7 @@ describe("an executor's write through a symbolic link and then ..", () => {
                   type: "tool-call",
                   toolCallId: "call-1",
                   toolName: "write_file",
-                  input: JSON.stringify({ path: path.join(dir, "cart", "sub") + "/../cache.go", content: WRITTEN }),
+                  input: JSON.stringify({ path: `${path.join(dir, "cart", "sub")}/../cache.go`, content: WRITTEN }),
                 },
               ],
               finishReason: { unified: "tool-calls", raw: "tool_calls" },
