@@ -28,7 +28,14 @@ export type { ExecutorGateOptions, ToolScope } from "./executor-gate.js";
 export { type GateServerPlannerOptions, gateServerPlannerSession } from "./gate-server-planner-session.js";
 export type { PlannerSession, PlannerSessionOptions, PlannerSource, ReviewOutcome } from "./planner-session.js";
 
-/** `tools`, each behind the executor's gate: same name, description and schema; the original runs only on an allowed call. */
+/**
+ * `tools`, each behind the executor's gate: same name, description and
+ * schema; the original runs only on an allowed call. The model's arguments
+ * are parsed through the schema once, by the wrapper, and the original's own
+ * body (`_call`) gets exactly the value the gate judged: its `invoke` would
+ * parse them again, and a schema whose parse is not idempotent (a transform)
+ * would hand it a value the gate never saw.
+ */
 export function gateLangChainTools(
   tools: readonly StructuredToolInterface[],
   options: Omit<ExecutorGateOptions, "tools"> & { scopes: ExecutorGateOptions["tools"] },
@@ -39,7 +46,10 @@ export function gateLangChainTools(
       async (input: unknown, config) => {
         const j = gate.judge(t.name, input);
         if (!j.allow) return j.reason;
-        return t.invoke(input as never, config);
+        const body = (t as unknown as { _call?: unknown })._call;
+        if (typeof body !== "function")
+          return `twinlock: ${t.name} denied: it is not a LangChain StructuredTool, so it cannot be run on the input the gate judged`;
+        return body.call(t, input, undefined, config);
       },
       // biome-ignore lint/suspicious/noExplicitAny: the original's own schema, whatever kind it is.
       { name: t.name, description: t.description, schema: t.schema as any },
