@@ -28,7 +28,14 @@ export type { ExecutorGateOptions, ToolScope } from "./executor-gate.js";
 export { type GateServerPlannerOptions, gateServerPlannerSession } from "./gate-server-planner-session.js";
 export type { PlannerSession, PlannerSessionOptions, PlannerSource, ReviewOutcome } from "./planner-session.js";
 
-/** `tools`, each behind the executor's gate: same name, description and schema; the original runs only on an allowed call. */
+/**
+ * `tools`, each behind the executor's gate: same name, description and
+ * schema; the original runs only on an allowed call. The model's arguments
+ * are parsed through the schema once, by the wrapper, and the original's own
+ * body (`_call`) gets exactly the value the gate judged: its `invoke` would
+ * parse them again, and a schema whose parse is not idempotent (a transform)
+ * would hand it a value the gate never saw.
+ */
 export function gateLangChainTools(
   tools: readonly StructuredToolInterface[],
   options: Omit<ExecutorGateOptions, "tools"> & { scopes: ExecutorGateOptions["tools"] },
@@ -39,7 +46,10 @@ export function gateLangChainTools(
       async (input: unknown, config) => {
         const j = gate.judge(t.name, input);
         if (!j.allow) return j.reason;
-        return t.invoke(input as never, config);
+        const body = (t as unknown as { _call?: unknown })._call;
+        if (typeof body !== "function")
+          return `twinlock: ${t.name} denied: it is not a LangChain StructuredTool, so it cannot be run on the input the gate judged`;
+        return body.call(t, input, undefined, config);
       },
       // biome-ignore lint/suspicious/noExplicitAny: the original's own schema, whatever kind it is.
       { name: t.name, description: t.description, schema: t.schema as any },
@@ -79,8 +89,10 @@ export interface ReviewInterrupt {
  * holding the process, so the thread can wait for days and be resumed from
  * its checkpoint by any process (`reviewResume`). Whatever it is resumed
  * with, the tool re-reads the gate's records: it answers the model with the
- * decision a person recorded on that revision, and with none recorded it
- * pauses again. A resume value never approves anything.
+ * decision a person recorded on that revision, and with none recorded
+ * NO_DECISION_YET (one pause per run of the tool, so a resume costs two
+ * reads of the gate however many came before). A resume value never
+ * approves anything.
  */
 export function plannerInterruptTools(options: PlannerSource): StructuredToolInterface[] {
   const session = sessionOf(options);
@@ -88,17 +100,23 @@ export function plannerInterruptTools(options: PlannerSource): StructuredToolInt
     submitTool(session),
     tool(
       async () => {
-        // Each pass re-reads the gate; interrupt() returns only the next resume value, or pauses the graph (it throws).
-        for (;;) {
-          let now: Awaited<ReturnType<PlannerSession["reviewNow"]>>;
+        // One interrupt() per run of the tool: LangGraph runs the tool again from its start on each resume, and every
+        // earlier interrupt() would return its old resume value at once, so a loop would read the gate once per earlier resume.
+        const read = async () => {
           try {
-            now = await session.reviewNow();
+            return await session.reviewNow();
           } catch (error) {
             return refusalText(error);
           }
-          if (now.decided) return JSON.stringify(now.decided);
-          interrupt({ type: "twinlock_review", revision: now.revision, hash: now.hash } satisfies ReviewInterrupt);
-        }
+        };
+        const before = await read();
+        if (typeof before === "string") return before;
+        if (before.decided) return JSON.stringify(before.decided);
+        interrupt({ type: "twinlock_review", revision: before.revision, hash: before.hash } satisfies ReviewInterrupt);
+        // Resumed: the resume value is only a wake-up; the gate's records are the decision.
+        const after = await read();
+        if (typeof after === "string") return after;
+        return after.decided ? JSON.stringify(after.decided) : NO_DECISION_YET;
       },
       { name: "twinlock_request_review", description: REVIEW_DESCRIPTION, schema: z.object({}) },
     ),
@@ -115,6 +133,9 @@ export async function reviewResume(options: PlannerSource & { signal?: AbortSign
   const outcome = await sessionOf(options).waitForReview({ signal: options.signal, timeoutMs: options.timeoutMs });
   return new Command({ resume: outcome });
 }
+
+/** What a resumed review answers when no decision is recorded yet: the model asks again, which pauses the graph again. */
+export const NO_DECISION_YET = "no decision yet; call twinlock_request_review again";
 
 const REVIEW_DESCRIPTION =
   "Wait until a person decides on the frozen revision. Returns approved, declined, or changes_requested with the reviewer's comments: then revise the handoff and submit it again.";

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { SessionBinding } from "../home/session-binding.js";
-import { isWithin, resolveRealPath } from "../input/resolve-real-path.js";
+import { isWithin, pathOverBudget, resolveRealPath, shownPath } from "../input/resolve-real-path.js";
 import { judgePlannerCommand } from "./planner-shell.js";
 import type { ToolCall } from "./tool-call.js";
 
@@ -53,20 +53,24 @@ export function decideToolCall(call: ToolCall, binding: SessionBinding | { unbou
     for (const p of call.paths) {
       if (p.includes("\u0000")) return { pass: false, reason: `twinlock: ${call.tool} names a path with a NUL byte; denied` };
       if (p.startsWith("~")) return { pass: false, reason: homeRelative(call.tool, p) };
+      const over = pathOverBudget(p);
+      if (over !== undefined) return { pass: false, reason: `twinlock: ${call.tool} denied: ${over}` };
       const real = resolveRealPath(p, base(call.cwd));
       if (!roots.some((r) => isWithin(real, r)))
         return {
           pass: false,
-          reason: `twinlock: ${call.tool} on ${real} denied: outside the admitted plan's targets (${binding.targets.join(", ") || "none"}) and the checkout ${checkout}`,
+          reason: `twinlock: ${call.tool} on ${shownPath(real)} denied: outside the admitted plan's targets (${binding.targets.join(", ") || "none"}) and the checkout ${checkout}`,
         };
     }
     return { pass: true };
   }
   if (call.kind === "shell") {
     if (call.cwd?.startsWith("~")) return { pass: false, reason: homeRelative(call.tool, call.cwd) };
+    const over = call.cwd === null ? undefined : pathOverBudget(call.cwd);
+    if (over !== undefined) return { pass: false, reason: `twinlock: ${call.tool} denied: ${over}` };
     const cwd = resolveRealPath(base(call.cwd), binding.project_dir);
     if (isWithin(cwd, binding.project_dir) || isWithin(cwd, checkout)) return { pass: true };
-    return { pass: false, reason: `twinlock: ${call.tool} in ${cwd} denied: outside the project ${binding.project_dir}` };
+    return { pass: false, reason: `twinlock: ${call.tool} in ${shownPath(cwd)} denied: outside the project ${binding.project_dir}` };
   }
   return { pass: true };
 }
@@ -90,23 +94,29 @@ function decidePlannerCall(call: Exclude<ToolCall, { kind: "read" | "unknown" | 
     for (const p of call.paths) {
       if (p.includes("\u0000")) return deny("a path holds a NUL byte");
       if (p.startsWith("~")) return { pass: false, reason: homeRelative(call.tool, p) };
+      const over = pathOverBudget(p);
+      if (over !== undefined) return deny(over);
       const written = path.resolve(base(call.cwd), p);
       const real = resolveRealPath(written, "/");
-      if (!isWithin(real, handoff)) return deny(`${real} is outside the planner's handoff folder ${handoff}`);
+      if (!isWithin(real, handoff)) return deny(`${shownPath(real)} is outside the planner's handoff folder ${handoff}`);
       if (real !== written)
-        return deny(`${written} goes through a symbolic link (to ${real}); write the handoff folder's files by their real paths`);
+        return deny(
+          `${shownPath(written)} goes through a symbolic link (to ${shownPath(real)}); write the handoff folder's files by their real paths`,
+        );
       if (
         path
           .relative(handoff, real)
           .split(path.sep)
           .some((part) => part.toLowerCase() === ".git")
       )
-        return deny(`${real} is inside a .git folder, which would make the handoff folder a repository git obeys`);
+        return deny(`${shownPath(real)} is inside a .git folder, which would make the handoff folder a repository git obeys`);
     }
     return { pass: true };
   }
   if (call.kind === "shell") {
     if (call.cwd?.startsWith("~")) return { pass: false, reason: homeRelative(call.tool, call.cwd) };
+    const over = call.cwd === null ? undefined : pathOverBudget(call.cwd);
+    if (over !== undefined) return deny(over);
     const cwd = base(call.cwd);
     const inHandoff = isWithin(cwd, handoff);
     if (!inHandoff && !isWithin(cwd, b.project_dir)) return deny(`it runs in ${cwd}, outside the project ${b.project_dir}`);

@@ -75,7 +75,15 @@ export const BUDGETS = {
    * about 5 s of hashing on a busy two-core machine.
    */
   changedFiles: { what: "change", bytes: 1 * GiB, files: 100_000 },
-} as const satisfies Record<string, InputBudget | (ByteBudget & { files?: number })>;
+  /**
+   * One path a tool call names for a write, or as the folder a command runs
+   * in, judged before a file is looked at (the hook and every in-process
+   * adapter). 4,096 bytes is Linux's PATH_MAX, so no file system takes a
+   * longer one; 1,024 parts (the text between slashes, empty ones too) is
+   * far deeper than any real tree, and bounds the walk to one lstat each.
+   */
+  path: { what: "path", bytes: 4096, parts: 1024 },
+} as const satisfies Record<string, InputBudget | (ByteBudget & { files?: number; parts?: number })>;
 
 /** The most events a run file holds (each one a step a person or the gate made). */
 export const MAX_RUN_EVENTS = BUDGETS.runFile.elements;

@@ -40,7 +40,8 @@ describe("docs/reference.md", () => {
       .split("\n")
       .filter((l) => l.startsWith("| ") && !l.startsWith("| input |"))
       .map((l) => l.split(" | ").map((c) => c.replace(/^\| |\s*\|$/g, "")));
-    const size = (bytes: number) => (bytes >= 1024 ** 3 ? `${bytes / 1024 ** 3} GiB` : `${bytes / 1024 ** 2} MiB`);
+    const size = (bytes: number) =>
+      bytes >= 1024 ** 3 ? `${bytes / 1024 ** 3} GiB` : bytes >= 1024 ** 2 ? `${bytes / 1024 ** 2} MiB` : `${bytes / 1024} KiB`;
     for (const [key, b] of Object.entries(BUDGETS)) {
       // The row whose first cell begins with the budget's name as a whole word ("change" is not "changed file").
       const row = rows.find((r) => {
