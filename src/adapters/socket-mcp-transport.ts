@@ -14,6 +14,8 @@ export class SocketClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private conn?: net.Socket;
   private readonly buffer = new ReadBuffer();
+  /** Requests sent and not yet answered: only while there are any does the socket keep the process alive (an agent's script ends when its work does). */
+  private readonly pending = new Set<string | number>();
 
   constructor(private readonly socket: string) {}
 
@@ -24,6 +26,7 @@ export class SocketClientTransport implements Transport {
       conn.once("error", reject);
     });
     this.conn = conn;
+    conn.unref();
     conn.on("data", (chunk: Buffer) => {
       this.buffer.append(chunk);
       for (;;) {
@@ -35,6 +38,8 @@ export class SocketClientTransport implements Transport {
           continue;
         }
         if (message === null) break;
+        if ("id" in message && !("method" in message) && this.pending.delete(message.id as string | number) && this.pending.size === 0)
+          conn.unref();
         this.onmessage?.(message);
       }
     });
@@ -48,6 +53,10 @@ export class SocketClientTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const conn = this.conn;
     if (!conn) throw new Error("the relay socket is not connected");
+    if ("id" in message && "method" in message) {
+      this.pending.add(message.id);
+      conn.ref();
+    }
     await new Promise<void>((resolve, reject) => conn.write(serializeMessage(message), (e) => (e ? reject(e) : resolve())));
   }
 
