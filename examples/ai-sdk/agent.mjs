@@ -1,6 +1,6 @@
 // An AI SDK agent behind twinlock's gate. Run it as the pair's executor or planner:
-//   twinlock exec run.json MD-30 --sandbox -- node examples/ai-sdk/agent.mjs
-//   twinlock plan run.json MD-29 --handoff handoff --sandbox -- node examples/ai-sdk/agent.mjs
+//   twinlock exec run.json MD-30 --sandbox -- node "$(npm root)/twinlock/examples/ai-sdk/agent.mjs"
+//   twinlock plan run.json MD-29 --handoff handoff --sandbox -- node "$(npm root)/twinlock/examples/ai-sdk/agent.mjs"
 // With no model configured it uses the AI SDK's MockLanguageModelV3, scripted to make one call, so it runs offline.
 import { writeFileSync } from "node:fs";
 import { generateText, stepCountIs, tool } from "ai";

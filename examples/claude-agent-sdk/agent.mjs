@@ -1,7 +1,7 @@
 // A Claude Agent SDK agent behind twinlock's gate. Run it as the pair's executor or planner:
-//   twinlock exec run.json MD-30 --hook-only -- node examples/claude-agent-sdk/agent.mjs
-//   twinlock plan run.json MD-29 --handoff handoff --hook-only -- node examples/claude-agent-sdk/agent.mjs
-// It drives Claude Code as the SDK does: it needs ANTHROPIC_API_KEY (pass it with --pass-env ANTHROPIC_API_KEY),
+//   twinlock exec run.json MD-30 --hook-only -- node "$(npm root)/twinlock/examples/claude-agent-sdk/agent.mjs"
+//   twinlock plan run.json MD-29 --handoff handoff --hook-only -- node "$(npm root)/twinlock/examples/claude-agent-sdk/agent.mjs"
+// It is not offline: it drives Claude Code as the SDK does, which needs ANTHROPIC_API_KEY (--pass-env ANTHROPIC_API_KEY),
 // or ANTHROPIC_BASE_URL pointing at a model server of your own.
 import { query } from "@anthropic-ai/claude-agent-sdk";
 import { gateHooks, plannerMcpServer } from "twinlock/claude-agent-sdk";

@@ -1,6 +1,6 @@
 // A LangGraph.js agent behind twinlock's gate. Run it as the pair's executor or planner:
-//   twinlock exec run.json MD-30 --sandbox -- node examples/langgraph/agent.mjs
-//   twinlock plan run.json MD-29 --handoff handoff --sandbox -- node examples/langgraph/agent.mjs
+//   twinlock exec run.json MD-30 --sandbox -- node "$(npm root)/twinlock/examples/langgraph/agent.mjs"
+//   twinlock plan run.json MD-29 --handoff handoff --sandbox -- node "$(npm root)/twinlock/examples/langgraph/agent.mjs"
 // With no model configured it uses a scripted chat model (LangChain's BaseChatModel), so it runs offline.
 // The planner's graph has a checkpointer: the review pauses it with LangGraph's interrupt(), and it is
 // resumed (here in the same process; any process on the same checkpointer could) once a person decided.

@@ -1,6 +1,6 @@
 // An OpenAI Agents SDK agent behind twinlock's gate. Run it as the pair's executor or planner:
-//   twinlock exec run.json MD-30 --sandbox -- node examples/openai-agents/agent.mjs
-//   twinlock plan run.json MD-29 --handoff handoff --sandbox -- node examples/openai-agents/agent.mjs
+//   twinlock exec run.json MD-30 --sandbox -- node "$(npm root)/twinlock/examples/openai-agents/agent.mjs"
+//   twinlock plan run.json MD-29 --handoff handoff --sandbox -- node "$(npm root)/twinlock/examples/openai-agents/agent.mjs"
 // With no model configured it uses a scripted Model (the SDK's Model interface), so it runs offline.
 import { writeFileSync } from "node:fs";
 import { Agent, Runner, tool, Usage } from "@openai/agents";

@@ -10,11 +10,12 @@ import { type ToolSet, tool } from "ai";
 import { z } from "zod";
 import { type ExecutorGateOptions, executorGate } from "./executor-gate.js";
 import { GateDeniedError } from "./gate-denied-error.js";
-import { type PlannerSessionOptions, plannerSession, refusalText } from "./planner-session.js";
+import { type PlannerSource, refusalText, sessionOf } from "./planner-session.js";
 
 export type { ExecutorGateOptions, ToolScope } from "./executor-gate.js";
 export { GateDeniedError } from "./gate-denied-error.js";
-export type { PlannerSessionOptions, ReviewOutcome } from "./planner-session.js";
+export { type GateServerPlannerOptions, gateServerPlannerSession } from "./gate-server-planner-session.js";
+export type { PlannerSession, PlannerSessionOptions, PlannerSource, ReviewOutcome } from "./planner-session.js";
 
 /** `tools` with every execute behind the executor's gate (a tool without `execute` is left as it is: the application runs it, and must judge it). */
 export function gateTools<T extends ToolSet>(
@@ -42,8 +43,8 @@ export function gateTools<T extends ToolSet>(
 }
 
 /** The planner's tools: `twinlock_submit_handoff` (freeze) and `twinlock_request_review` (wait for a person's decision). */
-export function plannerTools(options: PlannerSessionOptions) {
-  const session = plannerSession(options);
+export function plannerTools(options: PlannerSource) {
+  const session = sessionOf(options);
   return {
     twinlock_submit_handoff: tool({
       description:

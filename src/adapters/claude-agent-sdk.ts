@@ -14,9 +14,10 @@ import { z } from "zod";
 import { AGENT_CONTRACTS, readHookInput } from "../hook/agent-contracts.js";
 import { TWINLOCK_MCP_SERVER } from "../hook/decide-tool-call.js";
 import { judgeToolCall, type ToolJudgement } from "../hook/judge-tool-call.js";
-import { type PlannerSessionOptions, plannerSession, refusalText } from "./planner-session.js";
+import { type PlannerSource, refusalText, sessionOf } from "./planner-session.js";
 
-export type { PlannerSessionOptions, ReviewOutcome } from "./planner-session.js";
+export { type GateServerPlannerOptions, gateServerPlannerSession } from "./gate-server-planner-session.js";
+export type { PlannerSession, PlannerSessionOptions, PlannerSource, ReviewOutcome } from "./planner-session.js";
 
 export interface ClaudeGateOptions {
   /** The gate home the session is bound in (`twinlock exec` and `twinlock plan` set TWINLOCK_HOME); named by the application. */
@@ -94,8 +95,8 @@ export function gateCanUseTool(o: ClaudeGateOptions & { next?: CanUseTool }): Ca
  * `twinlock_request_review` (wait for a person's decision), the names the
  * gate lets a planner's session call.
  */
-export function plannerMcpServer(options: PlannerSessionOptions) {
-  const session = plannerSession(options);
+export function plannerMcpServer(options: PlannerSource) {
+  const session = sessionOf(options);
   const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
   return createSdkMcpServer({
     name: TWINLOCK_MCP_SERVER,

@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { PlannerSession, ReviewOutcome, SubmittedHandoff } from "./planner-session.js";
 
 /** Longest one wait call asks the server for (its own cap is 120 s; a shorter call keeps proxies' idle timeouts away). */
@@ -27,27 +28,48 @@ export interface GateServerPlannerOptions {
  * consent or approve; the token cannot either.
  */
 export function gateServerPlannerSession(o: GateServerPlannerOptions): PlannerSession & { close(): Promise<void> } {
+  return mcpPlannerSession({
+    where: `the gate server ${o.server}`,
+    planner: o.planner,
+    handoffDir: o.handoffDir,
+    transport: () =>
+      new StreamableHTTPClientTransport(new URL("/mcp", o.server), {
+        fetch: o.fetch,
+        requestInit: { headers: { authorization: `Bearer ${o.token}` } },
+      }),
+  });
+}
+
+/**
+ * A planner's session through any twinlock MCP server: `transport` makes
+ * the connection (the gate server's `/mcp`, or `plan`'s relay socket);
+ * `where` names that server in refusals. It freezes with
+ * `twinlock_submit_handoff` and waits with `twinlock_wait_for_review`, and
+ * offers no way to review, consent or approve.
+ */
+export function mcpPlannerSession(o: {
+  where: string;
+  planner: string;
+  handoffDir?: string;
+  transport: () => Transport;
+}): PlannerSession & { close(): Promise<void> } {
   let connected: Promise<Client> | undefined;
   let lastHash = "";
   const client = () => {
     connected ??= (async () => {
-      const transport = new StreamableHTTPClientTransport(new URL("/mcp", o.server), {
-        fetch: o.fetch,
-        requestInit: { headers: { authorization: `Bearer ${o.token}` } },
-      });
       const c = new Client({ name: "twinlock-adapter", version: "1" });
-      await c.connect(transport);
+      await c.connect(o.transport());
       return c;
     })().catch((error: unknown) => {
       connected = undefined;
-      throw new Error(`the gate server ${o.server} cannot be reached over MCP (${(error as Error)?.message ?? error})`);
+      throw new Error(`${o.where} cannot be reached over MCP (${(error as Error)?.message ?? error})`);
     });
     return connected;
   };
   const callTool = async (name: string, args: Record<string, unknown>, signal?: AbortSignal) => {
     const r = await (await client()).callTool({ name, arguments: args }, undefined, { signal, timeout: (WAIT_SECONDS + 30) * 1000 });
     const text = Array.isArray(r.content) ? r.content.map((c) => (c as { text?: string }).text ?? "").join(" ") : "";
-    if (r.isError) throw new Error(`the gate server refused ${name}: ${text.slice(0, 500)}`);
+    if (r.isError) throw new Error(`${o.where} refused ${name}: ${text.slice(0, 500)}`);
     return (r.structuredContent ?? {}) as Record<string, unknown>;
   };
   /** One wait call: the decision, or undefined when the server's wait ran out. */

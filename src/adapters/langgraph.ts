@@ -16,9 +16,7 @@ import { z } from "zod";
 import { type ExecutorGateOptions, executorGate } from "./executor-gate.js";
 import {
   type PlannerSession,
-  type PlannerSessionOptions,
   type PlannerSource,
-  plannerSession,
   type ReviewOutcome,
   refusalText,
   sessionOf,
@@ -58,8 +56,8 @@ export function gateLangChainTools(
 }
 
 /** The planner's tools: `twinlock_submit_handoff` (freeze) and `twinlock_request_review` (wait for a person's decision, in the tool). */
-export function plannerLangChainTools(options: PlannerSessionOptions): StructuredToolInterface[] {
-  const session = plannerSession(options);
+export function plannerLangChainTools(options: PlannerSource): StructuredToolInterface[] {
+  const session = sessionOf(options);
   return [
     submitTool(session),
     tool(

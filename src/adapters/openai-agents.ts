@@ -10,10 +10,11 @@
 import { type FunctionTool, tool } from "@openai/agents";
 import { z } from "zod";
 import { type ExecutorGateOptions, executorGate } from "./executor-gate.js";
-import { type PlannerSessionOptions, plannerSession, refusalText } from "./planner-session.js";
+import { type PlannerSource, refusalText, sessionOf } from "./planner-session.js";
 
 export type { ExecutorGateOptions, ToolScope } from "./executor-gate.js";
-export type { PlannerSessionOptions, ReviewOutcome } from "./planner-session.js";
+export { type GateServerPlannerOptions, gateServerPlannerSession } from "./gate-server-planner-session.js";
+export type { PlannerSession, PlannerSessionOptions, PlannerSource, ReviewOutcome } from "./planner-session.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the SDK's own tool lists are typed so.
 type AnyFunctionTool = FunctionTool<any, any, any>;
@@ -44,8 +45,8 @@ export function gateFunctionTools<T extends AnyFunctionTool>(
 }
 
 /** The planner's function tools: `twinlock_submit_handoff` (freeze) and `twinlock_request_review` (wait for a person's decision). */
-export function plannerFunctionTools(options: PlannerSessionOptions) {
-  const session = plannerSession(options);
+export function plannerFunctionTools(options: PlannerSource) {
+  const session = sessionOf(options);
   return [
     tool({
       name: "twinlock_submit_handoff",

@@ -5,13 +5,25 @@ import { folderRunStore } from "../home/folder-run-store.js";
 import { openGateHome } from "../home/gate-home.js";
 import type { SessionBinding } from "../home/session-binding.js";
 import { verifyBinding } from "../hook/verify-binding.js";
+import { mcpRelayHere } from "../sandbox/mcp-relay.js";
+import type { RunStore } from "../store/run-store.js";
+import { mcpPlannerSession } from "./gate-server-planner-session.js";
+import { SocketClientTransport } from "./socket-mcp-transport.js";
 
 export interface PlannerSessionOptions {
   /** The gate home the planner's session is bound in (`twinlock plan` sets TWINLOCK_HOME); named by the application. */
   home: string;
   /** The session's environment; by default a copy of process.env taken when the session is made. */
   env?: NodeJS.ProcessEnv;
-  /** A planner key with the `freeze` right, on suites that sign freezes. */
+  /**
+   * The store to freeze in directly, bypassing `plan`'s relay (the caller's
+   * own store; it must be able to write the gate home). Without it, a
+   * session under `twinlock plan` freezes and waits through plan's MCP relay
+   * (its socket mounted in the sandbox, else named by TWINLOCK_MCP_SOCKET),
+   * and only outside `plan` opens the gate home's folder store.
+   */
+  store?: RunStore;
+  /** A planner key with the `freeze` right, on suites that sign freezes (the direct store path only: plan's relay holds no key). */
   freezeKey?: KeyObject;
   /** How often waiting re-reads the run (default 1000 ms). */
   pollMs?: number;
@@ -64,10 +76,41 @@ export function refusalText(error: unknown): string {
  * a person decides on that revision (in the browser or with
  * `review-pair-plan`), with the comments on "changes requested". Each call
  * re-verifies the binding first and throws (one line) when it does not hold.
- * Folder store only: a team store's planner freezes through the gate server's MCP.
+ * Under `plan` (its relay socket here) and with no `store` given, it goes
+ * through plan's relay instead (see relayPlannerSession).
  */
 export function plannerSession(o: PlannerSessionOptions): PlannerSession {
   const env = { ...(o.env ?? process.env) };
+  const relay = o.store === undefined ? mcpRelayHere(env) : undefined;
+  if (relay !== undefined) return relayPlannerSession(relay, env);
+  return storePlannerSession(o, env);
+}
+
+/**
+ * The planner's session through `plan`'s relay: plan's own `twinlock mcp
+ * --planner ID --handoff DIR` outside the sandbox freezes that one folder
+ * and answers the wait, with the store's URL on a team store; the agent's
+ * process holds no key, no URL and no password, and needs no write to the
+ * gate home.
+ */
+function relayPlannerSession(socket: string, env: NodeJS.ProcessEnv): PlannerSession {
+  const planner = env.TWINLOCK_PLANNER;
+  if (!planner)
+    throw new Error("plan's MCP relay is here but TWINLOCK_PLANNER is not set: this is an executor's session (exec), not a planner's");
+  return mcpPlannerSession({ where: "plan's MCP relay", planner, transport: () => new SocketClientTransport(socket) });
+}
+
+/** The text of a direct store's refusal under a read-only gate home: the wrong advice ("fix the permissions") replaced. */
+function throughRelay(error: unknown): never {
+  const message = (error as Error)?.message ?? String(error);
+  if (/\b(EROFS|EACCES|EPERM)\b/.test(message) && /fix the gate home's permissions/.test(message))
+    throw new Error(
+      `${message.replace(/; fix the gate home's permissions.*$/, "")}: the gate home is not writable from here (plan's sandbox keeps it read-only); the planner must freeze and wait through plan's MCP relay: make the planner tools without a store, under \`twinlock plan\``,
+    );
+  throw error;
+}
+
+function storePlannerSession(o: PlannerSessionOptions, env: NodeJS.ProcessEnv): PlannerSession {
   const pollMs = o.pollMs ?? 1000;
   const bound = (): SessionBinding => {
     const verdict = verifyBinding(env, o.home, new Date());
@@ -77,7 +120,7 @@ export function plannerSession(o: PlannerSessionOptions): PlannerSession {
     if (b.store !== "folder") throw new Error("this run is on a team store: freeze through the gate server's MCP tools instead");
     return b;
   };
-  const storeOf = () => folderRunStore(openGateHome(o.home));
+  const storeOf = () => o.store ?? folderRunStore(openGateHome(o.home));
   const frozenRevision = async (b: SessionBinding) => {
     const run = await storeOf().read(b.run_file);
     const wf = Object.hasOwn(run.state.workflows, b.planner) ? run.state.workflows[b.planner] : undefined;
@@ -95,7 +138,7 @@ export function plannerSession(o: PlannerSessionOptions): PlannerSession {
         unchangedBecause: s.unchangedBecause,
         actor: o.freezeKey ? undefined : "planner-agent",
         key: o.freezeKey,
-      });
+      }).catch(throughRelay);
       return { hash: r.hash, revision: r.revision, state: r.workflow.state };
     },
     async waitForReview(w = {}) {
