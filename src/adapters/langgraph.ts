@@ -14,13 +14,7 @@ import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { Command, interrupt } from "@langchain/langgraph";
 import { z } from "zod";
 import { type ExecutorGateOptions, executorGate } from "./executor-gate.js";
-import {
-  type PlannerSession,
-  type PlannerSource,
-  type ReviewOutcome,
-  refusalText,
-  sessionOf,
-} from "./planner-session.js";
+import { type PlannerSession, type PlannerSource, type ReviewOutcome, refusalText, sessionOf } from "./planner-session.js";
 
 export type { ExecutorGateOptions, ToolScope } from "./executor-gate.js";
 export { type GateServerPlannerOptions, gateServerPlannerSession } from "./gate-server-planner-session.js";
