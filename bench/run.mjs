@@ -47,7 +47,7 @@ import { benchHostileInputs, hostileTargets } from "./lib/hostile-bench.mjs";
 import { peakRss, rssProbe, timeCommand } from "./lib/measure.mjs";
 import { benchNotify, notifyTargets } from "./lib/notify-bench.mjs";
 import { fmtMiB, fmtMs, fmtRatio, printTable } from "./lib/print-table.mjs";
-import { runCommandTable } from "./lib/run-command-table.mjs";
+import { rowsThenExec, runCommandTable } from "./lib/run-command-table.mjs";
 import { benchGateServer, serverTargets } from "./lib/server-bench.mjs";
 import { makeSignedSuite } from "./lib/signed-suite.mjs";
 import { benchFolderFairness, benchStores, fairnessTargets, storeTargets } from "./lib/store-bench.mjs";
@@ -246,25 +246,12 @@ try {
     base: { suite: signed.suite, key: signed.key, freezeKey: signed.freezeKey, planner: firstPair.id, executor: firstPair.twin },
   });
   // The agent hook runs before every agent tool call: timed from inside a session `twinlock exec` bound on this suite.
-  const hookRows = COMMANDS.slice(0, COMMANDS.findIndex((c) => c.name === "consent-pair-execution") + 1);
   const hookRuns = quick ? 7 : 21;
-  hookRows.push({
-    name: "exec",
-    needs: ["consent-pair-execution"],
-    args: (ctx) => [
-      "exec",
-      ctx.run,
-      ctx.executor,
-      // A node script is no agent tool exec can identify: it runs held by the hook alone, which is what is timed.
-      "--hook-only",
-      "--",
-      node,
-      join(root, "bench", "lib", "hook-timing-child.mjs"),
-      cli,
-      `${ctx.run}.hook.json`,
-      String(hookRuns),
-    ],
-  });
+  const hookRows = rowsThenExec(join(root, "bench", "lib", "hook-timing-child.mjs"), (ctx) => [
+    cli,
+    `${ctx.run}.hook.json`,
+    String(hookRuns),
+  ]);
   const hookDir = join(workDir, "hook");
   const hookExec = runCommandTable(hookRows, {
     cli,

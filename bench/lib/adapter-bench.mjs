@@ -15,33 +15,15 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { COMMANDS } from "../commands.mjs";
 import { fmtMs, fmtRatio, printTable } from "./print-table.mjs";
-import { runCommandTable } from "./run-command-table.mjs";
+import { rowsThenExec, runCommandTable } from "./run-command-table.mjs";
 import { startServerProcess } from "./server-process.mjs";
 
 /** Time the adapters' judgement on an admitted, bound run of `signed`; prints its table and returns the figures (undefined when not measured). */
 export async function benchAdapters({ root, cli, signed, pair, workDir, quick }) {
   const calls = quick ? 2000 : 10000;
-  const rows = COMMANDS.slice(0, COMMANDS.findIndex((c) => c.name === "consent-pair-execution") + 1);
   const out = "adapters.json";
-  rows.push({
-    name: "exec",
-    needs: ["consent-pair-execution"],
-    args: (ctx) => [
-      "exec",
-      ctx.run,
-      ctx.executor,
-      // A node script is no agent tool exec can identify: it runs held by the hook alone, which is what is timed.
-      "--hook-only",
-      "--",
-      process.execPath,
-      join(root, "bench", "lib", "adapter-timing-child.mjs"),
-      root,
-      `${ctx.run}.${out}`,
-      String(calls),
-    ],
-  });
+  const rows = rowsThenExec(join(root, "bench", "lib", "adapter-timing-child.mjs"), (ctx) => [root, `${ctx.run}.${out}`, String(calls)]);
   const exec = runCommandTable(rows, {
     cli,
     workDir,

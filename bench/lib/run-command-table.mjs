@@ -6,6 +6,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { COMMANDS } from "../commands.mjs";
 import { writeHandoff } from "./handoff-fixture.mjs";
 import { median, runOnce } from "./measure.mjs";
 
@@ -72,4 +73,19 @@ export function runCommandTable(table, { cli, workDir, base, runs }) {
 
 function firstLine(text) {
   return (text ?? "").trim().split("\n")[0]?.slice(0, 160) ?? "";
+}
+
+/**
+ * The command rows up to the execution consent, then `twinlock exec` admitting the run and running the node script
+ * `script` with `args(ctx)` inside the bound session. A node script is no agent tool exec can identify: it runs held
+ * by the hook alone (`--hook-only`), which is what the timing children measure.
+ */
+export function rowsThenExec(script, args) {
+  const rows = COMMANDS.slice(0, COMMANDS.findIndex((c) => c.name === "consent-pair-execution") + 1);
+  rows.push({
+    name: "exec",
+    needs: ["consent-pair-execution"],
+    args: (ctx) => ["exec", ctx.run, ctx.executor, "--hook-only", "--", process.execPath, script, ...args(ctx)],
+  });
+  return rows;
 }
