@@ -1,5 +1,6 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { RUN_ID_PATTERN } from "./session-binding.js";
 
 /** A pending stop request's file name: the time it was made (ms, 13 digits, so names sort by time), then a random part. */
 export const STOP_REQUEST_NAME = /^(\d{13})-([0-9a-f]{16})\.json$/;
@@ -17,7 +18,7 @@ export function stopRequestsDirOf(homeDir: string, runId: string): string {
  * pending stop (fail closed).
  */
 export function hasPendingStop(homeDir: string, runId: string): boolean {
-  if (!/^run_[0-9a-f]{16}$/.test(runId)) return true;
+  if (!RUN_ID_PATTERN.test(runId)) return true;
   try {
     return readdirSync(stopRequestsDirOf(homeDir, runId)).some((name) => STOP_REQUEST_NAME.test(name));
   } catch (error) {

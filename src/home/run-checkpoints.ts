@@ -86,12 +86,15 @@ export async function prepareCheckpointWrite(home: GateHome, checkpoint: Checkpo
   return prepareAtomicWrite(checkpointFile(home, checkpoint.run_id), [`${JSON.stringify(checkpoint)}\n`], 0o600);
 }
 
+/** The IDs of the runs the home holds a checkpoint file of (`runs/RUN_ID.json`). */
+function checkpointIds(home: GateHome): string[] {
+  return listHomeSubdir(home, "runs").flatMap((name) => /^(run_[0-9a-f]{16})\.json$/.exec(name)?.[1] ?? []);
+}
+
 /** Every checkpoint in the home (a damaged one is skipped: reading that run refuses it by name). */
 export function listCheckpoints(home: GateHome): Checkpoint[] {
   const found: Checkpoint[] = [];
-  for (const name of listHomeSubdir(home, "runs")) {
-    const id = /^(run_[0-9a-f]{16})\.json$/.exec(name)?.[1];
-    if (!id) continue;
+  for (const id of checkpointIds(home)) {
     try {
       const cp = readCheckpoint(home, id);
       if (cp) found.push(cp);
@@ -110,9 +113,7 @@ export function listCheckpoints(home: GateHome): Checkpoint[] {
 export function runsRecordedAt(home: GateHome, absRunFile: string): string[] {
   const needle = Buffer.from(`"run_file":${JSON.stringify(absRunFile)}`);
   const found: string[] = [];
-  for (const name of listHomeSubdir(home, "runs")) {
-    const id = /^(run_[0-9a-f]{16})\.json$/.exec(name)?.[1];
-    if (!id) continue;
+  for (const id of checkpointIds(home)) {
     try {
       if (!readFileSync(checkpointFile(home, id)).includes(needle)) continue;
       if (readCheckpoint(home, id)?.run_file === absRunFile) found.push(id);
