@@ -370,8 +370,10 @@ export function confineCommand(
         // In a private top level, a plain file there (the tool may rename another over it); else mounted over the file.
         if (mount.top && path.dirname(file) === s.dir)
           writeFileSync(path.join(mount.top.folder, path.basename(file)), content, { mode: 0o600 });
-        else writeFileSync(copy, content, { mode: 0o600 });
-        if (!(mount.top && path.dirname(file) === s.dir)) over.push([copy, file]);
+        else {
+          writeFileSync(copy, content, { mode: 0o600 });
+          over.push([copy, file]);
+        }
       });
       return mount;
     });
