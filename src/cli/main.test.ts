@@ -93,6 +93,22 @@ describe("main", () => {
     expect(await runCli(["validate", "--suite", EXAMPLE_SUITE])).toMatchObject({ code: 1, stderr: "twinlock: not allowed\n" });
   });
 
+  it("words a refusal's next step, given as data, as the command to run, and keeps the data in the JSON document", async () => {
+    const next = { operation: "trust pin", args: { suite: "/tmp/my suite", key: "FILE", "allow-unsigned": "" } };
+    fault.error = new RefusalError("the suite is not pinned; a person pins it after reviewing it", { code: "NOT_PINNED", next });
+    expect(await runCli(["validate", "--suite", EXAMPLE_SUITE])).toMatchObject({
+      code: 1,
+      stderr: "twinlock: the suite is not pinned; a person pins it after reviewing it (`twinlock trust pin --suite '/tmp/my suite' --key FILE --allow-unsigned`)\n",
+    });
+    const run = await runCliJson(["validate", "--suite", EXAMPLE_SUITE]);
+    expect(run.json).toMatchObject({ ok: false, error: { code: "NOT_PINNED", details: { next } } });
+  });
+
+  it("ignores a next step that is not a step hint (an operation with shell characters is not worded as a command)", async () => {
+    fault.error = new RefusalError("refused", { next: { operation: "trust; rm -rf /" } });
+    expect(await runCli(["validate", "--suite", EXAMPLE_SUITE])).toMatchObject({ code: 1, stderr: "twinlock: refused\n" });
+  });
+
   it("keeps a refusal's details in the JSON error document", async () => {
     fault.error = new RefusalError("not allowed", { requested: "MD-28", required: "MD-30" });
     const run = await runCliJson(["validate", "--suite", EXAMPLE_SUITE]);

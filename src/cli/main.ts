@@ -1,12 +1,14 @@
 import { Command, CommanderError, Option } from "commander";
 import { type ErrorCode, type ErrorKind, EXIT, TwinlockError, UsageError } from "../errors/errors.js";
 import { redactSecrets } from "../errors/redact-secrets.js";
+import { isStepHint } from "../errors/step-hint.js";
 import { showInvisible } from "../input/clean-text.js";
 import { isTokenRefusal } from "../server/token-refusal.js";
 import { VERSION } from "../version.js";
 import type { CommandResult } from "./command-result.js";
 import { describeUsageError } from "./describe-usage-error.js";
 import { registerCommands } from "./register-commands.js";
+import { wordWithStepHint } from "./word-step-hint.js";
 import { wordTokenRefusalForCli } from "./word-token-refusal.js";
 import { writeOutput } from "./write-output.js";
 
@@ -146,7 +148,12 @@ function report(error: unknown, ctx: { json: boolean; debug: boolean; io: CliIo;
   if (error instanceof TwinlockError) {
     const shown = CLI_ERRORS[error.kind];
     // A refusal given as data is worded here, in the CLI's own words (its commands); the rest carry their message.
-    const message = isTokenRefusal(error.details) ? wordTokenRefusalForCli(error.details) : error.message;
+    const next = error.details.next;
+    const message = isTokenRefusal(error.details)
+      ? wordTokenRefusalForCli(error.details)
+      : isStepHint(next)
+        ? wordWithStepHint(error.message, next)
+        : error.message;
     return emit(ctx, shown.exit, shown.word, message, shown.details ? error.details : undefined, error.code);
   }
   const message = `internal error: ${(error as Error)?.message ?? String(error)}${ctx.debug ? "" : " (run again with --debug for the stack trace, and report it)"}`;

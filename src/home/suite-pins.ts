@@ -8,6 +8,7 @@ import { z } from "zod/mini";
 import { hashCanonical } from "../crypto/canonical-hash.js";
 import { formatDiagnostic } from "../diagnostics/format-diagnostic.js";
 import { IntegrityError, RefusalError, UsageError } from "../errors/errors.js";
+import { type StepHint, stepHint } from "../errors/step-hint.js";
 import type { HandoffFormat } from "../handoff/handoff-format.js";
 import { type FormatSchemaFile, formatSchemaPaths, readFormatSchemas } from "../handoff/read-format-schemas.js";
 import { selectHandoffFormat } from "../handoff/select-handoff-format.js";
@@ -124,8 +125,9 @@ export async function pinSuite(
   const { config, diagnostics } = parseSuiteConfig(bytes.toString("utf8"));
   const first = diagnostics[0];
   if (first)
-    throw new RefusalError(`cannot pin: ${formatDiagnostic(first)}; fix it (twinlock validate --suite ${given}) first`, {
+    throw new RefusalError(`cannot pin: ${formatDiagnostic(first)}; fix it first`, {
       code: "SUITE_INVALID",
+      next: validateStep(given),
     });
   if (!config.suite_id)
     throw new RefusalError(`cannot pin ${given}: its ${CONFIG_FILE} has no suite_id; add one (e.g. suite_id: my-team-prompts)`, {
@@ -134,29 +136,30 @@ export async function pinSuite(
   const signing = config.policies?.require_signed_receipts === true;
   if (!signing && !input.allowUnsigned)
     throw new RefusalError(
-      `cannot pin ${config.suite_id}: it does not require signed receipts, so anyone who can run twinlock could approve and consent; add policies.require_signed_receipts: true with reviewers, or pin with --allow-unsigned to accept that`,
-      { code: "UNSIGNED_SUITE" },
+      `cannot pin ${config.suite_id}: it does not require signed receipts, so anyone who can run the gate could approve and consent; add policies.require_signed_receipts: true with reviewers, or pin it allowing unsigned receipts to accept that`,
+      { code: "UNSIGNED_SUITE", next: stepHint("trust pin", { suite: given, key: "FILE", "allow-unsigned": "" }) },
     );
   const schemas = readPinnableSchemas(root, config, given);
   const suite = loadSuite(root, { config });
   // A key list the gate would read differently from how it reads (a revoked entry that is no key, a malformed key) is not pinned.
   const trustProblem = checkTrustConfig(suite).find((d) => d.severity === "error");
   if (trustProblem)
-    throw new RefusalError(`cannot pin: ${formatDiagnostic(trustProblem)}; fix it (twinlock validate --suite ${given}) first`, {
+    throw new RefusalError(`cannot pin: ${formatDiagnostic(trustProblem)}; fix it first`, {
       code: "SUITE_INVALID",
+      next: validateStep(given),
     });
   const pairs = pairsOf(suite);
   // What the gate would refuse to run is not pinned either: a prompt file it cannot read as a prompt (a merge key, a
   // link), and a pair member with a problem (a field it would read leniently).
   const unreadable = suite.diagnostics.find((d) => BLOCKING_LOAD_PROBLEMS.test(d.code));
   if (unreadable)
-    throw new RefusalError(`cannot pin: ${formatDiagnostic(unreadable)}; fix it (twinlock validate --suite ${given}) first`, {
+    throw new RefusalError(`cannot pin: ${formatDiagnostic(unreadable)}; fix it first`, {
       code: "SUITE_INVALID",
+      next: validateStep(given),
     });
   for (const id of Object.entries(pairs).flat()) {
     const problem = memberProblem(suite, id);
-    if (problem)
-      throw new RefusalError(`cannot pin: ${problem}; fix it (twinlock validate --suite ${given}) first`, { code: "SUITE_INVALID" });
+    if (problem) throw new RefusalError(`cannot pin: ${problem}; fix it first`, { code: "SUITE_INVALID", next: validateStep(given) });
   }
   const pin: Pin = {
     suite_id: config.suite_id,
@@ -227,8 +230,9 @@ export async function addPinner(home: GateHome, publicKey: string, key: KeyObjec
   const by = pinnerLine(key, "add a pinner");
   await withPins(home, (file) => {
     if (file.pinners.length === 0)
-      throw new RefusalError(`${homeLabel(home)} has no pinner yet; the first \`twinlock trust pin --key FILE\` makes one`, {
+      throw new RefusalError(`${homeLabel(home)} has no pinner yet; the first pin, signed with a key, makes its key the pinner`, {
         code: "NOT_PINNER",
+        next: stepHint("trust pin", { suite: "DIR", key: "FILE" }),
       });
     requirePinner(home, file, by, "add a pinner");
     return { ...file, pinners: file.pinners.includes(publicKey) ? file.pinners : [...file.pinners, publicKey] };
@@ -268,12 +272,12 @@ export function pinForFolder(home: GateHome, suiteDir: string): Pin {
   const pin = listPins(home).find((p) => p.root === real);
   if (!pin)
     throw new RefusalError(
-      `the suite at ${real} is not pinned in ${homeLabel(home)}; a person reviews it and pins it with \`twinlock trust pin --suite ${given} --key FILE\`, with a pinner's key (pinned: ${
+      `the suite at ${real} is not pinned in ${homeLabel(home)}; a person reviews it and pins it with a pinner's key (pinned: ${
         listPins(home)
           .map((p) => `${p.suite_id} at ${p.root}`)
           .join("; ") || "none"
       })`,
-      { code: "NOT_PINNED", attack: "unpinned-suite" },
+      { code: "NOT_PINNED", attack: "unpinned-suite", next: repinStep(given) },
     );
   return pin;
 }
@@ -293,10 +297,11 @@ export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite
     );
   const pin = findPin(home, runSuite.suite_id);
   if (!pin)
-    throw new RefusalError(
-      `suite ${runSuite.suite_id} is not pinned in ${homeLabel(home)}; a person pins it with \`twinlock trust pin --suite DIR\` after reviewing it`,
-      { code: "NOT_PINNED", attack: "unpinned-suite" },
-    );
+    throw new RefusalError(`suite ${runSuite.suite_id} is not pinned in ${homeLabel(home)}; a person pins it after reviewing it`, {
+      code: "NOT_PINNED",
+      attack: "unpinned-suite",
+      next: repinStep("DIR"),
+    });
   if (pin.root !== runSuite.root)
     throw new RefusalError(
       `the run names suite ${runSuite.suite_id} at ${runSuite.root}, but it is pinned at ${pin.root}; the run cannot choose its suite — start a new run on the pinned suite`,
@@ -325,8 +330,8 @@ export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite
   const now = sha256Of(bytes);
   if (now !== pin.config_sha256)
     throw new RefusalError(
-      `${CONFIG_FILE} of suite ${pin.suite_id} changed since it was pinned (pinned ${pin.config_sha256}, now ${now}); re-pin after reviewing the change: twinlock trust pin --suite ${pin.root} --key FILE`,
-      { code: "SUITE_CHANGED", attack: "policy-changed" },
+      `${CONFIG_FILE} of suite ${pin.suite_id} changed since it was pinned (pinned ${pin.config_sha256}, now ${now}); re-pin after reviewing the change`,
+      { code: "SUITE_CHANGED", attack: "policy-changed", next: repinStep(pin.root) },
     );
   const { config, diagnostics } = parseSuiteConfig(bytes.toString("utf8"));
   if (diagnostics[0])
@@ -337,7 +342,8 @@ export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite
     });
   const unsigned = config.policies?.require_signed_receipts !== true;
   if (unsigned && !pin.allow_unsigned)
-    throw new RefusalError(`suite ${pin.suite_id} does not require signed receipts but was not pinned with --allow-unsigned; re-pin it`, {
+    throw new RefusalError(`suite ${pin.suite_id} does not require signed receipts but was not pinned allowing unsigned receipts; re-pin it`, {
+      next: stepHint("trust pin", { suite: pin.root, key: "FILE", "allow-unsigned": "" }),
       code: "UNSIGNED_SUITE",
     });
   const schemas = requirePinnedSchemas(pin, config);
@@ -363,8 +369,8 @@ function readPinnableSchemas(root: string, config: SuiteConfig, given: string): 
   } catch (error) {
     if (!(error instanceof RefusalError)) throw error;
     throw new RefusalError(
-      `cannot pin ${config.suite_id}: ${error.message}; fix it (twinlock readiness --suite ${given} DIR) first`,
-      error.details,
+      `cannot pin ${config.suite_id}: ${error.message}; fix it first`,
+      { ...error.details, next: stepHint("readiness", { suite: given }, ["DIR"]) },
       { code: "SUITE_INVALID", cause: error },
     );
   }
@@ -383,8 +389,8 @@ function requirePinnedSchemas(pin: Pin, config: SuiteConfig): FormatSchemaFile[]
     const pinned = pin.handoff_schemas?.[f.path];
     if (pinned !== f.sha256)
       throw new RefusalError(
-        `handoff schema ${f.path} of suite ${pin.suite_id} changed since it was pinned (pinned ${pinned ?? "none"}, now ${f.sha256}); re-pin after reviewing the change: twinlock trust pin --suite ${pin.root} --key FILE`,
-        { code: "SUITE_CHANGED", attack: "policy-changed" },
+        `handoff schema ${f.path} of suite ${pin.suite_id} changed since it was pinned (pinned ${pinned ?? "none"}, now ${f.sha256}); re-pin after reviewing the change`,
+        { code: "SUITE_CHANGED", attack: "policy-changed", next: repinStep(pin.root) },
       );
   }
   return schemas;
@@ -417,8 +423,8 @@ export function loadPinnedSuite(
   const unreadable = suite.diagnostics.find((d) => BLOCKING_LOAD_PROBLEMS.test(d.code));
   if (unreadable)
     throw new RefusalError(
-      `suite ${policy.pin.suite_id} has a prompt file the gate cannot read as a prompt, which may declare ${promptIds.join(" or ")}: ${formatDiagnostic(unreadable)}; fix or remove it (twinlock validate --suite ${policy.pin.root})`,
-      { code: "SUITE_INVALID", attack: "unreadable-prompt-file" },
+      `suite ${policy.pin.suite_id} has a prompt file the gate cannot read as a prompt, which may declare ${promptIds.join(" or ")}: ${formatDiagnostic(unreadable)}; fix or remove it`,
+      { code: "SUITE_INVALID", attack: "unreadable-prompt-file", next: validateStep(policy.pin.root) },
     );
   requirePinnedPrompts(policy.pin, suite, promptIds);
   return { ...policy, suite };
@@ -449,21 +455,22 @@ function requirePinnedPrompts(pin: Pin, suite: Suite, ids: readonly string[]): v
     if (!prompt) continue;
     const problem = memberProblem(suite, id);
     if (problem)
-      throw new RefusalError(`${problem}; fix it (twinlock validate --suite ${pin.root}) and re-pin`, {
+      throw new RefusalError(`${problem}; fix it and re-pin`, {
         code: "SUITE_INVALID",
         attack: "malformed-prompt",
+        next: validateStep(pin.root),
       });
     if (pin.pairs[id] === undefined && !Object.values(pin.pairs).includes(id)) continue;
     if (pin.prompts === undefined)
       throw new RefusalError(
-        `suite ${pin.suite_id} was pinned without its prompts' digests (by an older twinlock); a person re-pins it after reviewing it: twinlock trust pin --suite ${pin.root} --key FILE`,
-        { code: "SUITE_CHANGED", attack: "prompt-changed" },
+        `suite ${pin.suite_id} was pinned without its prompts' digests (by an older version); a person re-pins it after reviewing it`,
+        { code: "SUITE_CHANGED", attack: "prompt-changed", next: repinStep(pin.root) },
       );
     const now = prompt.sha256;
     if (pin.prompts[id] !== now)
       throw new RefusalError(
-        `${id}'s prompt file (${prompt.file}) changed since suite ${pin.suite_id} was pinned (pinned ${pin.prompts[id] ?? "none"}, now ${now}); a person reviews the change and re-pins: twinlock trust pin --suite ${pin.root} --key FILE`,
-        { code: "SUITE_CHANGED", attack: "prompt-changed" },
+        `${id}'s prompt file (${prompt.file}) changed since suite ${pin.suite_id} was pinned (pinned ${pin.prompts[id] ?? "none"}, now ${now}); a person reviews the change and re-pins it`,
+        { code: "SUITE_CHANGED", attack: "prompt-changed", next: repinStep(pin.root) },
       );
   }
 }
@@ -499,12 +506,22 @@ async function withPins(home: GateHome, change: (file: PinsFile) => PinsFile): P
   }));
 }
 
+/** The next step of a suite that fails its checks: validate it. */
+function validateStep(suiteDir: string): StepHint {
+  return stepHint("validate", { suite: suiteDir });
+}
+
+/** The next step of a suite not pinned or changed since its pin: a person pins it again with a pinner's key. */
+function repinStep(suiteDir: string): StepHint {
+  return stepHint("trust pin", { suite: suiteDir, key: "FILE" });
+}
+
 /** The public key line of the key a pin change is made with; a key is required. */
 function pinnerLine(key: KeyObject | undefined, what: string): string {
   if (!key)
     throw new RefusalError(
-      `to ${what}, sign with a pinner's key (--key FILE, e.g. the key made by \`twinlock keygen\`): the gate home's pins decide what every run is judged by`,
-      { code: "NOT_PINNER", attack: "unauthorized-pin" },
+      `to ${what}, sign with a pinner's key file (a new home's first pin makes its key the pinner; a new key is made by keygen): the gate home's pins decide what every run is judged by`,
+      { code: "NOT_PINNER", attack: "unauthorized-pin", next: stepHint("keygen", {}, ["NAME"]) },
     );
   return publicKeyLine(key);
 }

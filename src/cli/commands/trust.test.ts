@@ -95,6 +95,18 @@ describe("twinlock trust pin", () => {
     const r = await again();
     expect(r.code).not.toBe(0);
     expect(r.output).toMatch(/cannot pin: MD-30 .*FIELD_MISSPELT.*spell it `dry_run_required`/);
+    // The library gives the next step as data; the CLI words it as the command that shows every problem.
+    expect(r.stderr.trimEnd()).toMatch(/; fix it first \(`twinlock validate --suite \S+`\)$/);
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("says, when a suite changed since its pin, the re-pin a person runs, as a command only at the terminal", async () => {
+    const { suite, home } = await pinAsAlice();
+    const config = path.join(suite, "twinlock.yaml");
+    writeFileSync(config, `${readFileSync(config, "utf8")}# edited\n`);
+    const r = await runCli(["init-run", path.join(makeTempDir(), "run.json"), "--suite", suite, "--planner", "MD-29", "--home", home]);
+    expect(r.code, r.output).toBe(1);
+    expect(r.stderr).toMatch(/changed since it was pinned .*; re-pin after reviewing the change \(`twinlock trust pin --suite \S+ --key FILE`\)/);
   });
 
   it("says a re-pin of an unchanged suite renews the pin, and one of a changed suite replaces it", async () => {
