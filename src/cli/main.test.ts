@@ -98,7 +98,8 @@ describe("main", () => {
     fault.error = new RefusalError("the suite is not pinned; a person pins it after reviewing it", { code: "NOT_PINNED", next });
     expect(await runCli(["validate", "--suite", EXAMPLE_SUITE])).toMatchObject({
       code: 1,
-      stderr: "twinlock: the suite is not pinned; a person pins it after reviewing it (`twinlock trust pin --suite '/tmp/my suite' --key FILE --allow-unsigned`)\n",
+      stderr:
+        "twinlock: the suite is not pinned; a person pins it after reviewing it (`twinlock trust pin --suite '/tmp/my suite' --key FILE --allow-unsigned`)\n",
     });
     const run = await runCliJson(["validate", "--suite", EXAMPLE_SUITE]);
     expect(run.json).toMatchObject({ ok: false, error: { code: "NOT_PINNED", details: { next } } });

@@ -342,10 +342,13 @@ export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite
     });
   const unsigned = config.policies?.require_signed_receipts !== true;
   if (unsigned && !pin.allow_unsigned)
-    throw new RefusalError(`suite ${pin.suite_id} does not require signed receipts but was not pinned allowing unsigned receipts; re-pin it`, {
-      next: stepHint("trust pin", { suite: pin.root, key: "FILE", "allow-unsigned": "" }),
-      code: "UNSIGNED_SUITE",
-    });
+    throw new RefusalError(
+      `suite ${pin.suite_id} does not require signed receipts but was not pinned allowing unsigned receipts; re-pin it`,
+      {
+        next: stepHint("trust pin", { suite: pin.root, key: "FILE", "allow-unsigned": "" }),
+        code: "UNSIGNED_SUITE",
+      },
+    );
   const schemas = requirePinnedSchemas(pin, config);
   return {
     pin,

@@ -106,7 +106,9 @@ describe("twinlock trust pin", () => {
     writeFileSync(config, `${readFileSync(config, "utf8")}# edited\n`);
     const r = await runCli(["init-run", path.join(makeTempDir(), "run.json"), "--suite", suite, "--planner", "MD-29", "--home", home]);
     expect(r.code, r.output).toBe(1);
-    expect(r.stderr).toMatch(/changed since it was pinned .*; re-pin after reviewing the change \(`twinlock trust pin --suite \S+ --key FILE`\)/);
+    expect(r.stderr).toMatch(
+      /changed since it was pinned .*; re-pin after reviewing the change \(`twinlock trust pin --suite \S+ --key FILE`\)/,
+    );
   });
 
   it("says a re-pin of an unchanged suite renews the pin, and one of a changed suite replaces it", async () => {
