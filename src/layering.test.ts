@@ -75,7 +75,6 @@ const KNOWN_EXCEPTIONS: Readonly<Record<string, string>> = {
   "offload/offload-tasks.ts → web": "the worker's task table names the tasks of every layer; to split from the pool",
   "input/parse-input.ts → run": "parses CLI values against the run's patterns (change refs); to move beside them",
   "input/parse-input.ts → suite": "parses CLI values against the suite's patterns (prompt IDs, modes); to move beside them",
-  "suite/scaffold-pair.ts → checks": "scaffolding writes a body the body checks accept, so it reads their rules",
   "suite/parse-prompt-file.ts → twin": "reads the canonical pair metadata, kept with twin resolution",
   "passkey/enrolled-reviewers.ts → home": "passkey enrolments live in the gate home: the trust store moves under store/",
   "passkey/passkey-enrolment.ts → home": "passkey enrolments live in the gate home: the trust store moves under store/",

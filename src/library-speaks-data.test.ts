@@ -22,6 +22,8 @@ const FRONT_ENDS = new Set(["cli", "server", "web", "mcp", "hook", "adapters", "
 
 /** Files whose flags belong to another program, with why. */
 const EXEMPT: Readonly<Record<string, string>> = {
+  "checks/block-skeleton.ts": "the prompt text it writes tells the agent which commands to run: a prompt's words, not a refusal's",
+  "checks/scaffold-pair.ts": "the prompt text it writes tells the agent which commands to run: a prompt's words, not a refusal's",
   "sandbox/bubblewrap-argv.ts": "bubblewrap's own argument vector (--bind, --ro-bind): flags of another program",
   "sandbox/agent-tool.ts": "the agent CLIs' own flags twinlock passes them (claude --settings, codex -c): another program's",
   "sandbox/find-bubblewrap.ts": "bwrap's --version and probe flags: another program's",
@@ -32,7 +34,6 @@ const EXEMPT: Readonly<Record<string, string>> = {
 /** The strings below the front ends that still say a command line or a flag, by file: to reach zero. */
 const TODAY: Readonly<Record<string, number>> = {
   "attest/attest-run.ts": 2,
-  "checks/block-skeleton.ts": 2,
   "checks/check-bodies.ts": 1,
   "checks/check-graph-fresh.ts": 2,
   "checks/check-pair-count.ts": 1,
@@ -86,7 +87,6 @@ const TODAY: Readonly<Record<string, number>> = {
   "store/run-store.ts": 1,
   "suite/find-suite-root.ts": 2,
   "suite/load-suite.ts": 1,
-  "suite/scaffold-pair.ts": 4,
   "trust/gate-statement.ts": 3,
   "trust/judge-receipt-trust.ts": 1,
   "trust/keys.ts": 4,

@@ -6,6 +6,8 @@ import type { ResolvedBodyRules } from "./body-rules.js";
 export interface SkeletonFor {
   side: "planner" | "executor" | "unpaired";
   twinId: string | null;
+  /** The twin's title, named beside its ID in the planner's gate block (new-pair knows it; validate --fix leaves it out). */
+  twinTitle?: string;
 }
 
 /**
@@ -23,7 +25,7 @@ export function blockSkeleton(tag: string, rules: ResolvedBodyRules, who: Skelet
       `Freeze the handoff and present it for user review; invite requested changes and record them without treating`,
       `them as approval; revise every affected record, re-run readiness and re-freeze under a new hash before asking`,
       `for review again. After explicit approval, ask one execution consent question naming the exact execution twin`,
-      `${twin}. No other executor may act on this plan.`,
+      `${twin}${who.twinTitle ? ` (${who.twinTitle})` : ""}. No other executor may act on this plan.`,
     ].join("\n");
     // A suite's own gate phrases the canonical text lacks are named too: the gate check reads them.
     const folded = foldText(text);

@@ -10,7 +10,7 @@ import { shellQuote } from "../../run/next-step.js";
 import { atomicWriteFile } from "../../store/atomic-write.js";
 import { loadSuite, readConfigText } from "../../suite/load-suite.js";
 import { promptSelection } from "../../suite/prompt-selection.js";
-import { promptFileName, scaffoldExecutor, scaffoldPlanner } from "../../suite/scaffold-pair.js";
+import { promptFileName, scaffoldExecutor, scaffoldPlanner } from "../../checks/scaffold-pair.js";
 import { CONFIG_FILE } from "../../suite/suite-config.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { loadSuiteOption } from "../load-suite-option.js";

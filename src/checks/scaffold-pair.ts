@@ -1,4 +1,5 @@
-import { DEFAULT_BODY_RULES } from "../checks/body-rules.js";
+import { blockSkeleton, type SkeletonFor } from "./block-skeleton.js";
+import { DEFAULT_BODY_RULES } from "./body-rules.js";
 
 /** What `new-pair` needs to write a planner and its executor. */
 export interface PairSpec {
@@ -12,11 +13,14 @@ export interface PairSpec {
 }
 
 const yamlString = (s: string) => JSON.stringify(s);
+/** A body block whose text is canonical (the gate, the handoff contract, the authority): the one text `validate --fix` writes too. */
+const canonical = (tag: string, who: SkeletonFor) => `<${tag}>\n${blockSkeleton(tag, DEFAULT_BODY_RULES, who)}\n</${tag}>`;
 const yamlList = (ids: string[]) => `[${ids.join(", ")}]`;
 
 /** The planner's file text: canonical metadata (SPEC §2) and every required body block. */
 export function scaffoldPlanner(spec: PairSpec): string {
   const m = DEFAULT_BODY_RULES.markers;
+  const planner: SkeletonFor = { side: "planner", twinId: spec.executorId, twinTitle: spec.executorTitle };
   return `---
 prompt_id: ${spec.plannerId}
 title: ${yamlString(spec.plannerTitle)}
@@ -57,29 +61,20 @@ Read-only: no writes, deploys or migrations. Anything that would change a system
 Read files, logs and metrics. No tool that writes, deploys or sends messages.
 </tool_policy>
 
-<handoff_contract>
-Write evidence_index.json, finding_register.json, action_plan.json and acceptance_criteria.json;
-every finding cites evidence, every action cites findings and the criteria that verify it.
-Run \`twinlock readiness\` until it passes.
-</handoff_contract>
+${canonical("handoff_contract", planner)}
 
 <verification_design>
 - Describe how each acceptance criterion for ${spec.category} is checked and by whom.
 </verification_design>
 
-<plan_review_and_execution_gate>
-Freeze the handoff with \`twinlock freeze-pair-handoff\` and present it for user review.
-Invite requested changes; record feedback without treating it as approval; revise every affected
-record, re-run readiness, and re-freeze under a new hash before asking for review again.
-After explicit approval, ask one execution consent question naming the exact execution twin
-${spec.executorId} (${spec.executorTitle}). No other executor may act on this plan.
-</plan_review_and_execution_gate>
+${canonical(DEFAULT_BODY_RULES.gateBlock, planner)}
 `;
 }
 
 /** The executor's file text: canonical metadata (SPEC §2) and every required body block. */
 export function scaffoldExecutor(spec: PairSpec): string {
   const m = DEFAULT_BODY_RULES.markers;
+  const executor: SkeletonFor = { side: "executor", twinId: spec.plannerId };
   const requires = [spec.plannerId, ...spec.requires.filter((id) => id !== spec.plannerId)];
   return `---
 prompt_id: ${spec.executorId}
@@ -121,18 +116,11 @@ Only the +ACTION IDs of the approved handoff, within the consented mode, environ
 Tools needed for the approved actions only; nothing outside the action scope.
 </tool_policy>
 
-<reviewed_handoff_authority>
-Act only on the handoff of ${spec.plannerId} that a person reviewed, approved and consented to,
-after \`twinlock admit\` succeeds for ${spec.executorId}. Any mismatch is !STOP:invalid-reviewed-handoff-or-exact-twin-consent.
-</reviewed_handoff_authority>
+${canonical(DEFAULT_BODY_RULES.authorityBlock, executor)}
 
-<decision_rules>
-Follow the plan's order and dependencies; on any surprise, stop rather than improvise.
-</decision_rules>
+${canonical("decision_rules", executor)}
 
-<verification_reference>
-Run every =VERIFY check listed in the frozen acceptance_criteria.json, as the planner designed them.
-</verification_reference>
+${canonical("verification_reference", executor)}
 `;
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { validateSuite } from "../checks/validate-suite.js";
 import { suiteFromFiles } from "../test-support/memory-suite.js";
 import { baseSuite } from "../test-support/prompt-builder.js";
 import { type PairSpec, promptFileName, scaffoldExecutor, scaffoldPlanner } from "./scaffold-pair.js";
+import { validateSuite } from "./validate-suite.js";
 
 const spec: PairSpec = {
   plannerId: "MD-41",
