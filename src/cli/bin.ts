@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { isMainThread, workerData } from "node:worker_threads";
-import { writeOutput } from "./write-output.js";
+import { writeOutput } from "../write-output.js";
 
 /** The commands that run while an agent does, or serve: their arguments are hidden from other processes once read. */
 const LONG_LIVED = new Set(["exec", "plan", "serve", "mcp", "create"]);

@@ -5,12 +5,12 @@ import { isStepHint } from "../errors/step-hint.js";
 import { showInvisible } from "../input/clean-text.js";
 import { isTokenRefusal } from "../server/token-refusal.js";
 import { VERSION } from "../version.js";
+import { writeOutput } from "../write-output.js";
 import type { CommandResult } from "./command-result.js";
 import { describeUsageError } from "./describe-usage-error.js";
 import { registerCommands } from "./register-commands.js";
 import { wordWithStepHint } from "./word-step-hint.js";
 import { wordTokenRefusalForCli } from "./word-token-refusal.js";
-import { writeOutput } from "./write-output.js";
 
 /** Where the CLI writes; tests pass their own. */
 export interface CliIo {

@@ -1,8 +1,8 @@
 import { read } from "node:fs";
 import { parentPort, Worker, workerData } from "node:worker_threads";
-import { writeOutput } from "../cli/write-output.js";
 import { BUDGETS, BudgetError, requireJsonWithin } from "../input/budgets.js";
 import { findDuplicateJsonKey } from "../input/duplicate-json-key.js";
+import { writeOutput } from "../write-output.js";
 import { AGENT_CONTRACTS, AGENTS, type Agent, type AgentContract, agentNamed, type HookAnswer, readHookInput } from "./agent-contracts.js";
 import { decideToolCall } from "./decide-tool-call.js";
 import { judgeToolCall } from "./judge-tool-call.js";

@@ -14,12 +14,12 @@ import { chooseSandbox, confineCommand, requireMountableTargets, type SandboxFla
 import { sandboxRecordFile } from "../../sandbox/sandbox-record.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { RunStore } from "../../store/run-store.js";
+import { writeOutput } from "../../write-output.js";
 import { agentEnvironment } from "../agent-environment.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, storeOption, storeUrl, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
 import { startSessionMcpRelay } from "../session-mcp-relay.js";
-import { writeOutput } from "../write-output.js";
 import { runAdmit } from "./admit.js";
 import { hookInstalledAnywhere, NO_HOOK_NOTE } from "./hooks-status.js";
 
