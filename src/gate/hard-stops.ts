@@ -1,4 +1,5 @@
 import { RefusalError } from "../errors/errors.js";
+import type { GateHome } from "../home/gate-home.js";
 import { runsRecordedAt } from "../home/run-checkpoints.js";
 import { pendingStopRequests, recordStopRequest, type StopRequest, withPendingStops } from "../home/stop-requests.js";
 import { loadPinnedPolicy } from "../home/suite-pins.js";
@@ -73,32 +74,18 @@ export async function raiseStop(input: {
 }
 
 /** The folder store's stop: recorded in the gate home at once, then written into the chain when the run's lock allows. */
-async function raiseStopInHome(
-  input: { store: RunStore; run: string; actor: string; now?: () => Date; nonce?: () => string; lockWaitMs?: number },
-  draft: { reason: string; workflow: string | null; note: string | null },
-): Promise<RaisedStop> {
+async function raiseStopInHome(input: StopInHomeInput, draft: StopDraft): Promise<RaisedStop> {
   const { home } = input.store;
   const runFile = boundRunFile(input.run);
   const why = `!STOP:${draft.reason} was raised on ${draft.workflow ?? "the run"} by ${input.actor}`;
   const endSessions = () => (runFile === undefined ? undefined : endSessionsOfRun(home, runFile, draft.workflow ?? undefined, why));
-  const at = input.now?.() ?? new Date();
-  // Each run's request, or the refusal that the run has as many pending as it may (it stands stopped already).
-  const requests = new Map<string, StopRequest | RefusalError>();
-  const recordFor = (runId: string) => {
-    if (requests.has(runId)) return;
-    try {
-      requests.set(runId, recordStopRequest(home, { runId, ...draft, actor: input.actor, at, nonce: input.nonce }));
-    } catch (error) {
-      if (!(error instanceof RefusalError && error.code === "STOPS_PENDING_FULL")) throw error;
-      requests.set(runId, error);
-    }
-  };
+  const requests = stopRequestRecorder(home, input, draft);
   // The runs the home knows live at this path come first, whatever the file holds now: the agent may have swapped
   // another run's file in, or left it unreadable, for the moment the person stops it. A stop of the whole run is
   // recorded for them before the file is read; one of a workflow once the file shows the workflow is there (a typo
   // is refused, recording nothing), or, when the file is not theirs, on the whole run (as the fold writes it).
   const recorded = runsRecordedAt(home, resolveRunFile(input.run));
-  if (draft.workflow === null) for (const id of recorded) recordFor(id);
+  if (draft.workflow === null) for (const id of recorded) requests.record(id);
   // Read without the lock: verified and set against the home's checkpoint, as every read is.
   let before: LoadedRun | undefined;
   let unreadable: unknown;
@@ -109,7 +96,7 @@ async function raiseStopInHome(
   }
   if (before && draft.workflow !== null && (recorded.length === 0 || recorded.includes(before.state.run_id)))
     requireWorkflow(before.state.workflows, draft.workflow);
-  for (const id of recorded) recordFor(id);
+  for (const id of recorded) requests.record(id);
   const others = recorded.filter((id) => id !== before?.state.run_id);
   if (before === undefined || (draft.workflow !== null && !Object.hasOwn(before.state.workflows, draft.workflow))) {
     await endSessions();
@@ -121,18 +108,61 @@ async function raiseStopInHome(
     // The file holds another run than the one recorded here, without that workflow: only the recorded runs are stopped.
     return { ...before, state: before.file.state, pending: "the run file holds another run now", runs: others };
   }
-  const runId = before.state.run_id;
   // Past the cap of pending requests the run stands stopped already: this stop is written into the chain itself, if
   // the run's lock comes free in time, else it is not recorded, and the person is told so.
-  recordFor(runId);
-  const own = requests.get(runId);
-  const request = own instanceof RefusalError ? undefined : own;
-  const full = own instanceof RefusalError ? own.message : undefined;
+  const own = requests.record(before.state.run_id);
   // Then the run file's sessions end: from the request on, the hook denies them anyway, and a bind under way re-reads
   // the run once its binding is written, so it sees the stop, or its binding was there for this to end.
   await endSessions();
-  const loaded = before;
-  const runs = [...others, runId];
+  return writeStopIntoChain(input, draft, { before, others, own });
+}
+
+type StopDraft = { reason: string; workflow: string | null; note: string | null };
+type StopInHomeInput = { store: RunStore; run: string; actor: string; now?: () => Date; nonce?: () => string; lockWaitMs?: number };
+
+/**
+ * Records a stop request for each run at most once, keeping each run's
+ * request or the refusal that the run has as many pending as it may (it
+ * stands stopped already).
+ */
+function stopRequestRecorder(home: GateHome, input: StopInHomeInput, draft: StopDraft) {
+  const at = input.now?.() ?? new Date();
+  const requests = new Map<string, StopRequest | RefusalError>();
+  return {
+    record(runId: string): StopRequest | RefusalError {
+      const known = requests.get(runId);
+      if (known !== undefined) return known;
+      let made: StopRequest | RefusalError;
+      try {
+        made = recordStopRequest(home, { runId, ...draft, actor: input.actor, at, nonce: input.nonce });
+      } catch (error) {
+        if (!(error instanceof RefusalError && error.code === "STOPS_PENDING_FULL")) throw error;
+        made = error;
+      }
+      requests.set(runId, made);
+      return made;
+    },
+  };
+}
+
+/**
+ * The stop written into the run's chain under its lock: the run's own
+ * request folded (or, past the cap, the stop itself), or, when the agent
+ * swapped another run's file in, that run stopped too. Whatever keeps it out
+ * of the chain, the stop stands in the home, and the result says it is pending
+ * (or, past the cap, not recorded), never that it was lost.
+ */
+async function writeStopIntoChain(
+  input: StopInHomeInput,
+  draft: StopDraft,
+  at: { before: LoadedRun; others: string[]; own: StopRequest | RefusalError },
+): Promise<RaisedStop> {
+  const { home } = input.store;
+  const loaded = at.before;
+  const runId = loaded.state.run_id;
+  const request = at.own instanceof RefusalError ? undefined : at.own;
+  const full = at.own instanceof RefusalError ? at.own.message : undefined;
+  const runs = [...at.others, runId];
   const standing = (why: string): RaisedStop => ({
     ...loaded,
     runs,
@@ -162,7 +192,6 @@ async function raiseStopInHome(
       return standing("the run's lock was busy");
     return { ...run, runs };
   } catch (error) {
-    // Whatever kept it out of the chain, the stop stands in the home: the person is told so, never that it was lost.
     if (full !== undefined) return { ...standing((error as Error).message), pending: undefined, notRecorded: full };
     return standing((error as Error).message);
   }
