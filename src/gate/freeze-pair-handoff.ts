@@ -84,8 +84,8 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
       );
     }
     const person = personForKey(input.key, input.actor, pinned.config, "--actor");
-    // Only the run's lock is held while the freeze is decided: the blobs lock is taken by `keep` alone, to check the
-    // quota and store the bytes (the collector keeps what the freeze's reservation names until the event is written).
+    // Only the run's lock is held while the freeze is decided: `keep` checks the quota and stores the bytes with no lock
+    // (the collector keeps what the freeze's reservation names until the event is written).
     const { run, result } = await input.store.update(
       input.run,
       async (current) => {

@@ -21,6 +21,7 @@ import {
   removeGateRuns,
   storeOf,
 } from "../test-support/run-fixture.js";
+import { stoppedClaimant } from "../test-support/stopped-claimant.js";
 import { raiseStop } from "./hard-stops.js";
 
 /**
@@ -158,24 +159,33 @@ describe("a freeze behind a writer the agent stopped", () => {
     expect((await frozenA).workflow.state).toBe("plan_review_pending");
   });
 
-  it("names the stopped process that holds the blobs lock, and of two freezes racing for the last bytes keeps exactly one", async () => {
+  it("names the stopped process whose claim takes the home's last bytes, and of two freezes racing for the last bytes keeps exactly one", async () => {
     const a = makeGateRun();
     const b = makeGateRun();
     await driveTo(a, "investigating");
     await driveTo(b, "investigating");
     const home = homeOf(a);
-    const holder = await stoppedHolder(path.join(home.dir, "blobs.queue"));
-    process.env.TWINLOCK_LOCK_WAIT_MS = "50";
+    // The agent's freeze of run B, stopped with 64 KiB claimed: room in the home for run A's freeze beside what it
+    // holds, not beside that claim too.
+    const claimed = 64 * 1024;
+    const claimant = await stoppedClaimant(home, readRun(b.runFile, home).state.run_id, claimed);
+    children.push(claimant);
+    editHandoff(a, "a");
+    const settings = path.join(home.dir, "settings.json");
+    const fits = homeFrozenUsage(home).bytes + newBytes(home, a.handoff);
+    writeFileSync(settings, JSON.stringify({ format: "twinlock-home-settings/1", frozen_bytes_per_home: fits + claimed - 1 }));
     try {
       await expect(freeze(a)).rejects.toThrow(
-        new RegExp(`is held by stopped process ${holder.pid} .*resume it \\(kill -CONT ${holder.pid}\\) or kill it`),
+        new RegExp(
+          `per gate home \\(frozen_bytes_per_home.*process ${claimant.pid}, whose freeze is storing some of those bytes, is stopped: resume it \\(kill -CONT ${claimant.pid}\\) or kill it`,
+        ),
       );
     } finally {
-      delete process.env.TWINLOCK_LOCK_WAIT_MS;
+      rmSync(settings, { force: true });
     }
-    holder.kill("SIGCONT");
-    holder.kill("SIGKILL");
-    await new Promise((r) => holder.once("exit", r));
+    claimant.kill("SIGCONT");
+    claimant.kill("SIGKILL");
+    await new Promise((r) => claimant.once("exit", r));
     // Two handoffs that differ in one file of the same size: room in the home for one of those files, not both.
     editHandoff(a, "a");
     editHandoff(b, "b");

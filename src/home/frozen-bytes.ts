@@ -45,7 +45,16 @@ import { readFailureCode, readRegularFile } from "../input/read-regular-file.js"
 import { runOffThread } from "../offload/run-off-thread.js";
 import { atomicWriteFile, diskFullRefusal, fsyncDir, isDiskFull } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
-import { type FrozenStanding, frozenBudget, frozenStanding, reserveFrozenBytes, storedBytes, withBlobsLock } from "./frozen-quota.js";
+import { queueWaitMs } from "../store/queue-lock.js";
+import {
+  decideKeep,
+  type FrozenStanding,
+  frozenBudget,
+  frozenStanding,
+  reserveFrozenBytes,
+  storedBytes,
+  storingRefusal,
+} from "./frozen-quota.js";
 import { gateFolders } from "./gate-folders.js";
 import { type GateHome, homeLabel, homeSubdir } from "./gate-home.js";
 
@@ -68,7 +77,8 @@ export interface HandoffSnapshot {
   readiness?: ReadinessSummary;
   /**
    * Store every copied file in the home's content-addressed store, durably, after checking the quota again
-   * against what the home holds now (under the blobs lock, taken here): call once the freeze is decided.
+   * against what the home holds now and what other freezes are storing at the same moment (no lock: see
+   * `decideKeep`): call once the freeze is decided.
    */
   keep(): Promise<void>;
   /** Remove the private copy and release the freeze's reservation (kept blobs stay). */
@@ -107,8 +117,8 @@ export async function snapshotHandoff(
   const root = resolveHandoffRoot(handoffDir, gateFolders(home), confine);
   const plain = plainHome(home);
   const { rel, incoming } = await runOffThread("listHandoffForFreeze", { root });
-  const reservation = await reserveFrozenBytes(home, options.runId, incoming, (_, runId) =>
-    runOffThread("frozenStanding", { home: plain, runId }),
+  const reservation = await reserveFrozenBytes(home, options.runId, incoming, (_, runId, mine) =>
+    runOffThread("frozenStanding", { home: plain, runId, mine }),
   );
   try {
     const recipe = options.format ? handoffFormatRecipe(options.format) : undefined;
@@ -136,20 +146,31 @@ export async function snapshotHandoff(
       dir: copied.dir,
       ...(readiness ? { readiness } : {}),
       keep: async () => {
-        // Named before they are stored, so the collector never takes them before the run's record of them is written.
-        reservation.protect(copied.files.map((f) => f.sha256));
-        // Under the blobs lock only to check the quota against what the home stores now and store them: freezes at
-        // once each see what the others stored, so of two racing for the last bytes exactly one is kept.
-        await withBlobsLock(home, () =>
-          runOffThread("keepSnapshot", {
-            home: plain,
-            dir: copied.dir,
-            files: copied.files,
-            stored: copied.stored,
-            runId: options.runId,
-            except: reservation.file,
-          }),
-        );
+        // Named with their sizes before they are stored: the collector never takes them before the run's record of them
+        // is written, and every freeze storing at the same moment counts them.
+        reservation.claim(copied.files.map((f, i) => ({ sha256: f.sha256, stored: copied.stored[i] ?? 0 })));
+        try {
+          const deadline = Date.now() + queueWaitMs();
+          for (let delay = 1; ; delay = Math.min(delay * 2, 32)) {
+            const pass = await runOffThread("keepSnapshot", {
+              home: plain,
+              dir: copied.dir,
+              files: copied.files,
+              stored: copied.stored,
+              runId: options.runId,
+              except: reservation.file,
+            });
+            if (pass.kept) return;
+            // A freeze behind this one is storing bytes that fit only without this one's: it gives way, or stores
+            // first (and this one is then judged against them), in a moment, unless its process is stopped.
+            if (Date.now() > deadline) throw storingRefusal(home, pass.waitFor);
+            await new Promise((r) => setTimeout(r, delay));
+          }
+        } catch (error) {
+          // Refused: its claim goes at once, so no freeze ahead of it waits for it.
+          reservation.release();
+          throw error;
+        }
       },
       dispose,
     };
@@ -259,12 +280,14 @@ function readinessOfCopy(dir: string, format: HandoffFormat, linked: ReadonlySet
 }
 
 /**
- * Store a freeze's copy in the home's content-addressed store (a worker's
- * task, run while the caller holds the blobs lock): the quota is checked
- * again against what the home and the run hold now, before anything is
- * stored, so freezes that each fit alone cannot be kept past a limit
- * together; then every file is linked in and each folder that gained one is
- * fsynced once.
+ * Store a freeze's copy in the home's content-addressed store, when the
+ * quota has room for it (a worker's task, one look: see `decideKeep`): the
+ * quota is checked again against what the home and the run hold now and
+ * what other freezes are storing, before anything is stored, so freezes
+ * that each fit alone cannot be kept past a limit together; then every file
+ * is linked in, any the collector moved aside meanwhile linked again, and
+ * each folder that gained one is fsynced once. `{kept: false}` names the
+ * freeze storing at the same moment this one waits for.
  */
 export async function keepSnapshot(input: {
   home: GateHome;
@@ -273,17 +296,23 @@ export async function keepSnapshot(input: {
   stored: number[];
   runId?: string;
   except: string;
-}): Promise<void> {
+}): Promise<{ kept: true } | { kept: false; waitFor: number }> {
   const { home, dir, files } = input;
-  const budget = frozenBudget(home, input.runId, frozenStanding(home, input.runId, input.except));
-  for (const [i, f] of files.entries()) budget.add(f.sha256, input.stored[i] ?? 0);
+  const standing = frozenStanding(home, input.runId, input.except);
+  const decision = decideKeep(
+    home,
+    input.runId,
+    standing,
+    files.map((f, i) => ({ sha256: f.sha256, stored: input.stored[i] ?? 0 })),
+  );
+  if (!decision.store) return { kept: false, waitFor: decision.waitFor };
   const blobs = path.join(home.dir, "blobs");
   const touched = new Set<string>();
   try {
     let madeFolder = false;
-    for (const f of files) {
+    const linkIn = (f: ManifestEntry) => {
       const target = blobPath(home, f.sha256);
-      if (hasBlob(home, f.sha256)) continue;
+      if (hasBlob(home, f.sha256)) return;
       if (mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 }) !== undefined) madeFolder = true;
       const staged = path.join(dir, ...f.path.split("/"));
       chmodSync(staged, 0o400);
@@ -293,8 +322,13 @@ export async function keepSnapshot(input: {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
       touched.add(path.dirname(target));
-    }
+    };
+    for (const f of files) linkIn(f);
+    // Looked at again, now that the claim names them: a collector that moved one aside before it read the claim
+    // puts it back; one moved before this look is linked again here from the copy (the same bytes).
+    for (const f of files) linkIn(f);
     await fsyncAll([...touched, ...(madeFolder ? [blobs] : [])]);
+    return { kept: true };
   } catch (error) {
     // Blobs stored before the disk filled are used by no run: `twinlock home gc` collects them.
     if (isDiskFull(error)) throw diskFullRefusal(error, blobs);

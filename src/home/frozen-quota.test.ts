@@ -18,6 +18,7 @@ import {
   runBytes,
   storeOf,
 } from "../test-support/run-fixture.js";
+import { stoppedClaimant } from "../test-support/stopped-claimant.js";
 import { storeFetchedBlob } from "./frozen-bytes.js";
 import { homeFrozenUsage, runBlobRefs } from "./frozen-quota.js";
 import { readRun } from "./run-ledger.js";
@@ -141,9 +142,9 @@ describe("the gate home's quota on frozen bytes", () => {
     expect(tmpEntries(a).filter((n) => n.startsWith("quota-") || n.startsWith("snap-"))).toEqual([]);
   });
 
-  it("holds the home's limit when freezes race from separate processes: the bytes kept never pass it", async () => {
+  it("holds the home's limit exactly when three freezes race from separate processes: one is kept, the bytes kept never pass it", async () => {
     const runs = [await runInOwnHome()];
-    for (let i = 1; i < 2; i++) {
+    for (let i = 1; i < 3; i++) {
       const g = { ...makeGateRun(), home: runs[0]?.home as string };
       await driveTo(g, "plan_revision_pending");
       runs.push(g);
@@ -172,10 +173,31 @@ describe("the gate home's quota on frozen bytes", () => {
           }),
       ),
     );
-    expect(results.filter((r) => r.code === 0).length).toBeLessThanOrEqual(1);
+    // No lock between them: each claims its bytes, then stores them only when they fit beside every claim it sees, and
+    // a freeze behind gives way to one ahead, so exactly one is kept (never none, never two).
+    expect(results.filter((r) => r.code === 0)).toHaveLength(1);
     for (const r of results.filter((r) => r.code !== 0)) expect(r.stderr).toMatch(/frozen_bytes_per_home/);
     expect(homeFrozenUsage(home).bytes).toBeLessThanOrEqual(limit);
+    expect(tmpEntries(runs[0] as GateRun).filter((n) => n.startsWith("quota-"))).toEqual([]);
   }, 120_000);
+
+  it("takes back the share of a freeze killed after it claimed its bytes and before it stored them: the next freeze has the room", async () => {
+    const a = await runInOwnHome();
+    const home = homeOf(a);
+    writeFileSync(path.join(a.handoff, "evidence.bin"), Buffer.alloc(600 * 1024, 9));
+    const limit = homeFrozenUsage(home).bytes + 700 * 1024;
+    writeFileSync(path.join(a.home, "settings.json"), JSON.stringify({ format: "twinlock-home-settings/1", frozen_bytes_per_home: limit }));
+    // Another run's freeze of 600 KiB, killed mid-write: its reservation and claim stay in the home's scratch folder.
+    const killed = await stoppedClaimant(home, "run_00000000000000ff", 600 * 1024);
+    const exited = new Promise((r) => killed.once("exit", r));
+    killed.kill("SIGKILL");
+    await exited;
+    expect(tmpEntries(a).filter((n) => n.startsWith("quota-"))).toHaveLength(1);
+    const frozen = await freeze(a);
+    expect(frozen.workflow.state).toBe("plan_review_pending");
+    expect(tmpEntries(a).filter((n) => n.startsWith("quota-"))).toEqual([]);
+    expect(homeFrozenUsage(home).bytes).toBeLessThanOrEqual(limit);
+  });
 
   it("refuses a settings file with an unknown setting or a limit that is not a whole number of bytes", async () => {
     const g = await runInOwnHome();

@@ -16,7 +16,7 @@ export const OFFLOAD_TASKS = {
   /** A freeze's listing and the bytes its files take (frozen-bytes.ts). */
   listHandoffForFreeze,
   /** What the home and a run store now, and what freezes under way reserved (frozen-quota.ts). */
-  frozenStanding: (input: { home: GateHome; runId?: string }) => frozenStanding(input.home, input.runId),
+  frozenStanding: (input: { home: GateHome; runId?: string; mine?: string }) => frozenStanding(input.home, input.runId, input.mine),
   /** A freeze's copy, hash, fsyncs and readiness of the copy (frozen-bytes.ts). */
   copyHandoff,
   /** A decided freeze's bytes stored in the home (frozen-bytes.ts). */

@@ -19,6 +19,7 @@ const standing = {
   runRefs: [],
   reservedHome: 0,
   reservedRun: 0,
+  storing: [],
 };
 
 describe("work run on a worker thread", () => {

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
@@ -242,6 +244,30 @@ describe("withQueueLock", () => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  it("waits for a writer that holds the lock though its own ticket is older (it read the clock first and made the ticket late)", async () => {
+    const dir = path.join(makeTempDir(), "run.queue");
+    await withQueueLock(dir, () => undefined);
+    // A live writer (this process) that looked when no older ticket was there, marked itself holder and entered.
+    const host = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 8);
+    const stamp = (process.hrtime.bigint() + 10n ** 12n).toString().padStart(20, "0");
+    const tail = `${stamp}-${host}-${process.pid}-${"0".repeat(16)}`;
+    writeFileSync(path.join(dir, `t-${tail}`), "");
+    writeFileSync(path.join(dir, `h-${tail}`), "");
+    const events: string[] = [];
+    const entered = withQueueLock(dir, () => {
+      events.push("entered");
+    });
+    // Its ticket is the oldest, but the holder is inside: it waits until the holder has left.
+    while (tickets(dir).length < 2) await sleep(5);
+    await sleep(50);
+    events.push("holder left");
+    rmSync(path.join(dir, `h-${tail}`));
+    rmSync(path.join(dir, `t-${tail}`));
+    await entered;
+    expect(events).toEqual(["holder left", "entered"]);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it("ignores entries it did not make and frees the lock when the section throws", async () => {

@@ -41,28 +41,35 @@ const REFRESH_MS = 2_000;
 const HOST = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 8);
 
 /**
- * An entry of the queue folder: `c-HOST-PID-TOKEN` while a writer takes its
- * ticket (the bakery's "choosing" flag), `t-N-HOST-PID-TOKEN` its ticket.
+ * An entry of the queue folder: `t-STAMP-HOST-PID-TOKEN`, a writer's ticket
+ * (STAMP the monotonic clock, in nanoseconds, read just before the ticket was
+ * made), and `h-` + the same tail while that writer holds the lock.
  */
 interface Entry {
   name: string;
-  kind: "c" | "t";
-  n: number;
+  kind: "t" | "h";
+  /** STAMP-HOST-PID-TOKEN: the ticket's place in the queue (fixed width, so compared as text). */
+  key: string;
   host: string;
   pid: number;
 }
 
-const ENTRY = /^(?:c|t-(\d{1,15}))-([0-9a-f]{8})-(\d{1,10})-[0-9a-f]{16}$/;
+const ENTRY = /^([th])-((\d{20})-([0-9a-f]{8})-(\d{1,10})-[0-9a-f]{16})$/;
 
 function parseEntry(name: string): Entry | undefined {
   const m = ENTRY.exec(name);
   if (!m) return undefined;
-  return { name, kind: m[1] === undefined ? "c" : "t", n: Number(m[1] ?? 0), host: m[2] as string, pid: Number(m[3]) };
+  return { name, kind: m[1] as "t" | "h", key: m[2] as string, host: m[4] as string, pid: Number(m[5]) };
 }
 
-/** Ticket order: the number, then the name (host, pid, token), as Lamport's bakery breaks ties by process. */
+/** Ticket order: the stamp (the moment the writer asked), then host, pid and token (a tie broken by process). */
 function before(a: Entry, b: Entry): boolean {
-  return a.n < b.n || (a.n === b.n && a.name < b.name);
+  return a.key < b.key;
+}
+
+/** The monotonic clock now, as a ticket carries it: one clock for every process of this host, never set back. */
+function monotonicStamp(): string {
+  return process.hrtime.bigint().toString().padStart(20, "0");
 }
 
 /**
@@ -152,10 +159,14 @@ function joinDoorbell(dir: string): { bell: Doorbell; leave: () => void } {
 /**
  * Run `fn` holding the exclusive lock kept in the folder `dir`, which must be
  * the gate home's (nobody but the gate can write it). Writers are served in
- * the order they asked, across processes and within one (Lamport's bakery
- * algorithm on files): each takes a ticket one above every ticket it sees,
- * waits for every writer that was taking a ticket at that moment, and enters
- * when no live ticket is ahead of its own. A waiter watches the queue folder
+ * the order they asked, across processes and within one: asking is one
+ * exclusive create of a ticket named by the monotonic clock read just
+ * before, and a writer enters when its ticket is the oldest live one and no
+ * other writer holds the lock. Entering is marked (an `h-` entry beside the
+ * ticket) and then checked again: a writer whose older ticket appeared
+ * between its look and its mark (read the clock, then made the ticket late)
+ * is let in first, and waits for nobody but a holder that marked before it
+ * looked, so two writers never hold the lock at once. A waiter watches the queue folder
  * for its predecessor's ticket, so the holder's leaving (its ticket removed)
  * wakes the next alone and at once, in any process of this host, instead of
  * every waiter or the next at its next look; the holder also removes the
@@ -177,16 +188,21 @@ export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, la
   }
   const token = randomBytes(8).toString("hex");
   const mine = takeTicket(dir, token);
-  const refresh = setInterval(() => touch(path.join(dir, mine.name)), REFRESH_MS);
+  const mark = path.join(dir, `h-${mine.key}`);
+  const refresh = setInterval(() => {
+    touch(path.join(dir, mine.name));
+    if (exists(mark)) touch(mark);
+  }, REFRESH_MS);
   refresh.unref();
   try {
     await waitForTurn(dir, mine, label, options.lookMs ?? WATCHED_LOOK_MS, options.waitMs ?? queueWaitMs());
     const result = await fn();
-    if (!exists(path.join(dir, mine.name)))
+    if (!exists(path.join(dir, mine.name)) || !exists(mark))
       throw new ConflictError(`lost the lock on ${label} while writing (its ticket was removed); run the command again`);
     return result;
   } finally {
     clearInterval(refresh);
+    remove(mark);
     remove(path.join(dir, mine.name));
     handOver(dir, mine);
     // The folder's watch wakes the waiters too, but a tick later; this process's own are woken now.
@@ -194,70 +210,40 @@ export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, la
   }
 }
 
-/**
- * The bakery's doorway, all synchronous (so two callers of one process never
- * interleave in it): raise the choosing flag, read every ticket, take one
- * above the highest, lower the flag.
- */
+/** Ask for the lock: one exclusive create of a ticket stamped with the monotonic clock read just before. */
 function takeTicket(dir: string, token: string): Entry {
-  const choosing = path.join(dir, `c-${HOST}-${process.pid}-${token}`);
-  create(choosing);
-  try {
-    let highest = 0;
-    for (const name of list(dir)) {
-      const e = parseEntry(name);
-      if (e?.kind === "t" && e.n > highest) highest = e.n;
-    }
-    const name = `t-${highest + 1}-${HOST}-${process.pid}-${token}`;
-    create(path.join(dir, name));
-    return parseEntry(name) as Entry;
-  } finally {
-    remove(choosing);
-  }
+  const name = `t-${monotonicStamp()}-${HOST}-${process.pid}-${token}`;
+  create(path.join(dir, name));
+  return parseEntry(name) as Entry;
 }
 
 /**
- * Wait until no live writer is ahead of `mine`: look at the queue, and when
- * someone is ahead, sleep until the folder changes (the folder is watched, so
- * a holder leaving wakes its successor at once, in any process of this host)
- * or a short while has passed (see WATCHED_LOOK_MS), then look again.
+ * Wait until no live ticket is ahead of `mine` and no other writer holds the
+ * lock, then mark it held and look once more: an older ticket made since
+ * (its writer read the clock before this one and made its ticket after this
+ * one looked) goes first, so the mark is taken back and the wait goes on.
+ * A younger writer's mark seen then is of one that will give way in turn
+ * (it marked after this ticket was there, so its own second look finds it).
+ * Between looks it sleeps until the folder changes (the folder is watched, so
+ * a holder leaving wakes its successor at once, in any process of this
+ * host) or a short while has passed (see WATCHED_LOOK_MS).
  */
 async function waitForTurn(dir: string, mine: Entry, label: string, watchedLookMs: number, waitMs: number): Promise<void> {
   const started = Date.now();
-  // Every writer taking a ticket right now may take one at or below ours: wait until each has its ticket (or is dead).
-  const choosing = new Set(
-    list(dir)
-      .map(parseEntry)
-      .filter((e): e is Entry => e?.kind === "c")
-      .map((e) => e.name),
-  );
+  const mark = path.join(dir, `h-${mine.key}`);
   // Watch before the first look, so a change between a look and the sleep after it still wakes the sleep.
   const { bell, leave } = joinDoorbell(dir);
   try {
     let delay = 1;
     for (;;) {
-      const entries = list(dir)
-        .map(parseEntry)
-        .filter((e): e is Entry => e !== undefined);
-      let ahead: Entry | undefined;
-      // What this waiter is woken by: the nearest live ticket before its own (its predecessor) and the writers it
-      // waits for to take their tickets. Each writer further ahead leaves before its predecessor can.
-      let predecessor: Entry | undefined;
-      const awaited = new Set<string>();
-      for (const e of entries) {
-        const waitFor = e.kind === "c" ? choosing.has(e.name) : before(e, mine);
-        if (!waitFor) continue;
-        if (!isAlive(dir, e)) {
-          remove(path.join(dir, e.name));
-          continue;
-        }
-        ahead ??= e;
-        if (e.kind === "c") awaited.add(e.name);
-        else if (!predecessor || before(predecessor, e)) predecessor = e;
+      let look = lookAhead(dir, mine, true);
+      if (!look.ahead) {
+        create(mark);
+        look = lookAhead(dir, mine, false);
+        if (!look.ahead) return;
+        remove(mark);
       }
-      if (predecessor) awaited.add(predecessor.name);
-      for (const name of choosing) if (!entries.some((e) => e.name === name)) choosing.delete(name);
-      if (!ahead) return;
+      const { ahead, awaited } = look;
       if (Date.now() - started > waitMs) throw lockedRefusal(label, ahead, waitMs);
       await new Promise<void>((resolve) => {
         const wake = () => {
@@ -275,6 +261,36 @@ async function waitForTurn(dir: string, mine: Entry, label: string, watchedLookM
   } finally {
     leave();
   }
+}
+
+/**
+ * Who stands before `mine` now: the live tickets older than it, and (with `marks`) every other writer's mark of
+ * holding the lock. Entries of writers that are gone are removed on the way. `awaited` is what this waiter is woken
+ * by: the nearest older ticket (its predecessor: each writer further ahead leaves before it can) and the marks seen.
+ */
+function lookAhead(dir: string, mine: Entry, marks: boolean): { ahead: Entry | undefined; awaited: Set<string> } {
+  let ahead: Entry | undefined;
+  let predecessor: Entry | undefined;
+  const awaited = new Set<string>();
+  for (const name of list(dir)) {
+    const e = parseEntry(name);
+    if (!e || e.key === mine.key) continue;
+    if (e.kind === "t" ? !before(e, mine) : !marks) continue;
+    if (!isAlive(dir, e)) {
+      remove(path.join(dir, e.name));
+      continue;
+    }
+    // A holder is named first in a refusal: it is who the queue waits for.
+    if (e.kind === "h") {
+      ahead = e;
+      awaited.add(e.name);
+    } else {
+      if (!ahead || (ahead.kind === "t" && before(e, ahead))) ahead = e;
+      if (!predecessor || before(predecessor, e)) predecessor = e;
+    }
+  }
+  if (predecessor) awaited.add(predecessor.name);
+  return { ahead, awaited };
 }
 
 /**

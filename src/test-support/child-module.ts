@@ -18,6 +18,10 @@ export async function bundleForChild(source: string, dir: string): Promise<strin
     format: "esm",
     target: "node20",
     logLevel: "error",
+    // A module that loads a Node built-in lazily (`require("node:crypto")`) needs a require in an ES module.
+    banner: {
+      js: 'import { createRequire as __twinlockCreateRequire } from "node:module"; const require = __twinlockCreateRequire(import.meta.url);',
+    },
   });
   return outfile;
 }
