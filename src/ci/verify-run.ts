@@ -106,7 +106,11 @@ export async function verifyRun(input: {
   const config: SuiteConfig = { ...input.trust.config, policies: { ...input.trust.config.policies, require_signed_receipts: true } };
   const runAbs = path.resolve(input.runFile);
   // A team-store run names its handoff folder from the suite's root; any other relative one lies beside the run file.
-  const handoffBase = { runFolder: path.dirname(runAbs), suiteRoot: path.resolve(input.suiteRoot ?? input.root) };
+  const handoffBase = {
+    runFolder: path.dirname(runAbs),
+    suiteRoot: path.resolve(input.suiteRoot ?? input.root),
+    repoRoot: path.resolve(input.root),
+  };
   // The admitted event is the run's claim that the gate admitted; CI re-judges it from the facts recorded before it.
   const rejudged = rejudgeAdmissions(file.events, config);
   // Globs come only from admitted actions' targets; the run file and handoff folders are paths, compared literally
