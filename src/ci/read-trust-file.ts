@@ -12,6 +12,8 @@ export interface TrustFile {
   config: SuiteConfig;
   /** Where the bytes came from: a file, or `A:path` of the base commit. */
   source: string;
+  /** A signed trust file's CI identity (`trust export --ci-identity`): the reviewer CI closes verified as. */
+  ciIdentity?: { name: string; public_key: string };
 }
 
 /**
@@ -40,7 +42,12 @@ export function readTrustFile(input: {
       );
     const pinner = readPinnedBytes(input.pinnerKey, "--pinner-key", input);
     const pinners = pinnerKeysOf(pinner.bytes.toString("utf8"), pinner.source);
-    return { config: openSignedTrust(text, trust.source, pinners).config, source: trust.source };
+    const opened = openSignedTrust(text, trust.source, pinners);
+    return {
+      config: opened.config,
+      source: trust.source,
+      ...(opened.trust.ci_identity ? { ciIdentity: opened.trust.ci_identity } : {}),
+    };
   }
   if (text.includes("twinlock-export-trust/1"))
     throw new RefusalError(

@@ -61,7 +61,7 @@ export interface VerifyReport {
  */
 export async function verifyRun(input: {
   runFile: string;
-  trust: { config: SuiteConfig; source: string };
+  trust: { config: SuiteConfig; source: string; ciIdentity?: { name: string; public_key: string } };
   /** Changed files relative to `root`; none given: the change is not checked. */
   changed?: readonly ChangedFile[];
   root: string;
@@ -106,7 +106,11 @@ export async function verifyRun(input: {
   const config: SuiteConfig = { ...input.trust.config, policies: { ...input.trust.config.policies, require_signed_receipts: true } };
   const runAbs = path.resolve(input.runFile);
   // A team-store run names its handoff folder from the suite's root; any other relative one lies beside the run file.
-  const handoffBase = { runFolder: path.dirname(runAbs), suiteRoot: path.resolve(input.suiteRoot ?? input.root) };
+  const handoffBase = {
+    runFolder: path.dirname(runAbs),
+    suiteRoot: path.resolve(input.suiteRoot ?? input.root),
+    repoRoot: path.resolve(input.root),
+  };
   // The admitted event is the run's claim that the gate admitted; CI re-judges it from the facts recorded before it.
   const rejudged = rejudgeAdmissions(file.events, config);
   // Globs come only from admitted actions' targets; the run file and handoff folders are paths, compared literally
@@ -116,7 +120,14 @@ export async function verifyRun(input: {
   for (const wf of Object.values(file.state.workflows)) {
     for (const [receipt, right] of decisions(file.state, wf)) {
       const v = judgeReceiptTrust(receipt, right, config);
-      add("receipt", v.ok, `${wf.planner} rev ${receipt.revision} ${receipt.kind}`, v.ok ? `signed by ${v.signer}` : v.reason);
+      // The trust file's CI identity holds only the verify right, so its one receipt is the close CI signed after verify passed.
+      const byCi = v.ok && receipt.kind === "verification" && isCiIdentity(receipt, input.trust.ciIdentity);
+      add(
+        "receipt",
+        v.ok,
+        `${wf.planner} rev ${receipt.revision} ${receipt.kind}`,
+        v.ok ? `signed by ${v.signer}${byCi ? ", the trust file's CI identity" : ""}` : v.reason,
+      );
     }
     const rejudgedProblems = rejudged
       .filter((r) => r.planner === wf.planner)
@@ -430,4 +441,10 @@ interface AdmittedPlan {
 function ownPath(root: string, abs: string): string | undefined {
   const rel = path.relative(path.resolve(root), abs);
   return rel === "" || rel.startsWith("..") || path.isAbsolute(rel) ? undefined : rel.split(path.sep).join("/");
+}
+
+/** Whether a trusted receipt is signed by the trust file's CI identity: its key, not merely its name. */
+function isCiIdentity(receipt: Record<string, unknown>, ci: { name: string; public_key: string } | undefined): boolean {
+  const signature = receipt.signature as { public_key?: unknown } | undefined;
+  return ci !== undefined && signature?.public_key === ci.public_key;
 }

@@ -428,6 +428,7 @@ export function registerCommands(all: Command, sink: Sink, only?: string): void 
     .option("--out <file>", "the file to write, e.g. twinlock-trust.json (commit it on the protected branch)")
     .option("--key <file>", "a pinner's private key (default: TWINLOCK_KEY)")
     .option("--suite-id <id>", "the pinned suite to export (needed when the gate pins more than one)")
+    .option("--ci-identity <name>", "the reviewer (a key with rights: [verify] only) CI closes runs verified with, after verify passes")
     .action(async (opts) => sink(await (await import("./commands/trust.js")).runTrustExport(opts)));
   trust
     .command("add-gate-key")

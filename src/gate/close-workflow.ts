@@ -197,7 +197,12 @@ async function gatherExecution(
     );
   const root = path.resolve(executed.root ?? ".");
   const runFile = path.resolve(run.path);
-  const handoffDir = resolveHandoffDir(wf.handoff.dir, { runFolder: store.runFolder(runRef), suiteRoot: run.state.suite.root });
+  // A repo: folder is the closing checkout's own record (its top is `root` when paths come from git).
+  const handoffDir = resolveHandoffDir(wf.handoff.dir, {
+    runFolder: store.runFolder(runRef),
+    suiteRoot: run.state.suite.root,
+    repoRoot: root,
+  });
   const own = [path.relative(root, runFile), `${path.relative(root, handoffDir)}/`]
     .filter((p) => p !== "" && !p.startsWith("..") && !path.isAbsolute(p))
     .map((p) => p.split(path.sep).join("/"));

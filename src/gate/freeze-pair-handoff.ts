@@ -32,6 +32,11 @@ export interface FreezeInput {
   now?: () => Date;
   /** For an agent's freeze over the API or MCP: refuses the real folder the copy is made from unless the run may use it (`agentHandoffPath`). */
   confine?: (realRoot: string) => void;
+  /**
+   * The top folder of the checkout the caller freezes from (the CLI's; never a server's working folder): on a team
+   * store a folder inside it is recorded `repo:REL`, and the folder frozen before is read from it.
+   */
+  checkout?: string;
 }
 
 export interface FreezeResult {
@@ -59,7 +64,8 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
   const { run: run0, workflow: wf0, pinned } = await gatherPinned(input.store, input.run, input.planner);
   requireTransition(input.run, wf0, "handoff_frozen", "freeze the handoff");
   const dirGiven =
-    input.handoffDir ?? (wf0.handoff ? handoffPathOf(input.store, input.run, wf0.handoff.dir, run0.state.suite.root) : undefined);
+    input.handoffDir ??
+    (wf0.handoff ? handoffPathOf(input.store, input.run, wf0.handoff.dir, run0.state.suite.root, input.checkout) : undefined);
   if (!dirGiven) throw new UsageError(`no handoff folder: pass --handoff DIR the first time you freeze ${wf0.planner}`);
   const dir = path.resolve(dirGiven);
   // The snapshot refuses a folder overlapping the gate home, by name and by real path.
@@ -107,7 +113,11 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
         }
         // Beside a run file the folder is recorded relative to it (the pair moves together); in a team store relative to
         // the suite when it lies inside it (so CI finds it in its checkout); otherwise absolute.
-        const storedDir = recordedHandoffDir(dir, { runFolder: runDir, suiteRoot: current.state.suite.root });
+        const storedDir = recordedHandoffDir(dir, {
+          runFolder: runDir,
+          suiteRoot: current.state.suite.root,
+          ...(input.checkout === undefined ? {} : { repoRoot: input.checkout }),
+        });
         const revision = wf.revision + 1;
         const voided = wf.reviews.length > 0 || wf.consents.length > 0;
         const unsigned: FreezeReceipt = {

@@ -8,6 +8,7 @@ import { isWithin } from "../input/resolve-real-path.js";
 import { receiptHash } from "../run/receipt-hash.js";
 import type { RunEvent, RunFile } from "../run/run-schema.js";
 import type { NotificationOutbox } from "./notification-outbox.js";
+import { repositoryRootOf } from "./repository-root.js";
 import type { EventDraft, LoadedRun } from "./run-file.js";
 import type { PendingStore, SessionStore } from "./server-state-types.js";
 
@@ -30,26 +31,52 @@ export interface RunListing {
 export const SUITE_RELATIVE = "suite:";
 
 /**
- * The handoff folder a run names, as an absolute path: `suite:REL` from
- * `suiteRoot`; another relative one beside the run file (folder store), else
- * from the working folder; an absolute one (older team-store runs) as it is.
+ * How a freeze on a team store records a folder outside the suite but inside
+ * the checkout it was frozen from (a handoff at the repository's top while the
+ * suite lies in prompts/suite): `repo:` and the POSIX path from the checkout's
+ * top folder. Each reader resolves it from its own checkout's top (the
+ * freezer's, CI's), or else from the checkout holding the pinned suite, never
+ * from a server's working folder.
  */
-export function resolveHandoffDir(dir: string, base: { runFolder: string | undefined; suiteRoot: string }): string {
+export const REPO_RELATIVE = "repo:";
+
+/** Where a recorded handoff folder is read from: beside a run file, the suite's root, and (a team store) a checkout's top. */
+export interface HandoffBase {
+  /** The run file's folder (folder store); undefined on a team store. */
+  runFolder: string | undefined;
+  suiteRoot: string;
+  /** The top folder of the reader's checkout; default the checkout holding `suiteRoot`. */
+  repoRoot?: string;
+}
+
+/**
+ * The handoff folder a run names, as an absolute path: `suite:REL` from
+ * `suiteRoot`; `repo:REL` from the reader's checkout (`repoRoot`, else the one
+ * holding the suite); another relative one beside the run file (folder store),
+ * else from the suite's root; an absolute one (older team-store runs) as it is.
+ */
+export function resolveHandoffDir(dir: string, base: HandoffBase): string {
   if (dir.startsWith(SUITE_RELATIVE)) return path.resolve(base.suiteRoot, dir.slice(SUITE_RELATIVE.length) || ".");
-  return path.resolve(base.runFolder ?? process.cwd(), dir);
+  if (dir.startsWith(REPO_RELATIVE)) {
+    const top = base.repoRoot ?? repositoryRootOf(base.suiteRoot) ?? base.suiteRoot;
+    return path.resolve(top, dir.slice(REPO_RELATIVE.length) || ".");
+  }
+  // A team store has no run folder: a relative record is the suite's, never the reading process's working folder.
+  return path.resolve(base.runFolder ?? base.suiteRoot, dir);
 }
 
 /**
  * The form a freeze records `abs` in (see resolveHandoffDir): beside a run
  * file, relative to it (the pair moves together); on a store without run
- * files, `suite:REL` when it lies inside the suite; otherwise absolute.
+ * files, `suite:REL` when it lies inside the suite, `repo:REL` when inside
+ * the freezer's checkout (`repoRoot`); otherwise absolute.
  */
-export function recordedHandoffDir(abs: string, base: { runFolder: string | undefined; suiteRoot: string }): string {
+export function recordedHandoffDir(abs: string, base: HandoffBase): string {
   if (base.runFolder !== undefined) {
     const r = path.relative(base.runFolder, abs);
     const rel = r === "" ? "." : r.startsWith("..") || path.isAbsolute(r) ? undefined : r.split(path.sep).join("/");
-    // A folder beside the run literally named `suite:…` is written `./suite:…`, never read as suite-relative.
-    return rel === undefined ? abs : rel.startsWith(SUITE_RELATIVE) ? `./${rel}` : rel;
+    // A folder beside the run literally named `suite:…` (or `repo:…`) is written `./suite:…`, never read as suite-relative.
+    return rel === undefined ? abs : rel.startsWith(SUITE_RELATIVE) || rel.startsWith(REPO_RELATIVE) ? `./${rel}` : rel;
   }
   // The pinned suite root is a real path: compare the folder's real path with it.
   let real = abs;
@@ -58,13 +85,30 @@ export function recordedHandoffDir(abs: string, base: { runFolder: string | unde
   } catch {
     // Not there (a caller's test double): compared as given.
   }
-  const rel = path.relative(base.suiteRoot, real);
-  return rel.startsWith("..") || path.isAbsolute(rel) ? abs : `${SUITE_RELATIVE}${rel === "" ? "." : rel.split(path.sep).join("/")}`;
+  const inside = (root: string): string | undefined => {
+    const rel = path.relative(root, real);
+    return rel.startsWith("..") || path.isAbsolute(rel) ? undefined : rel === "" ? "." : rel.split(path.sep).join("/");
+  };
+  const inSuite = inside(base.suiteRoot);
+  if (inSuite !== undefined) return `${SUITE_RELATIVE}${inSuite}`;
+  const inRepo = base.repoRoot === undefined ? undefined : inside(realOrSelf(base.repoRoot));
+  return inRepo === undefined ? abs : `${REPO_RELATIVE}${inRepo}`;
 }
 
-/** A handoff folder a run names (or a caller gives), as an absolute path (resolveHandoffDir with the store's run folder). */
-export function handoffPathOf(store: RunStore, ref: string, dir: string, suiteRoot: string): string {
-  return resolveHandoffDir(dir, { runFolder: store.runFolder(ref), suiteRoot });
+function realOrSelf(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/**
+ * Where a run's recorded handoff folder is on this machine: beside the run
+ * file, from the suite's root, or (`repo:`) from `repoRoot`, the reader's checkout.
+ */
+export function handoffPathOf(store: RunStore, ref: string, dir: string, suiteRoot: string, repoRoot?: string): string {
+  return resolveHandoffDir(dir, { runFolder: store.runFolder(ref), suiteRoot, ...(repoRoot === undefined ? {} : { repoRoot }) });
 }
 
 /** Where an agent's freeze may read from: the folder's real path, and a check the freeze makes on the real path it copies from. */

@@ -3,7 +3,8 @@
  * gate re-hashes it where the suite is pinned and CI finds it in its own
  * checkout of the same repository, at another absolute path.
  */
-import { appendFileSync, cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, cpSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { verifyRun } from "../../src/ci/verify-run.js";
@@ -178,6 +179,117 @@ describe.skipIf(!TEST_POSTGRES)("a team-store run whose suite lies in a folder o
   });
 });
 
+/** `git init` with one commit of everything in `dir`: a checkout, as a team member's clone is. */
+function commitAll(dir: string): void {
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: dir });
+  git("init", "-q", "-b", "main");
+  git("add", "-A");
+  git("commit", "-q", "-m", "the suite and the agent's handoff");
+}
+
+/** Run the CLI with `cwd` as its working folder, as a person in that checkout would. */
+async function cliIn(cwd: string, argv: string[]) {
+  const before = process.cwd();
+  process.chdir(cwd);
+  try {
+    return await runCli(argv);
+  } finally {
+    process.chdir(before);
+  }
+}
+
+describe.skipIf(!TEST_POSTGRES)("a team-store run's handoff folder given relative to the repository", () => {
+  it("is recorded repo:REL from the checkout that froze it, and read from each checkout's top, never the server's working folder", async () => {
+    const db = await freshPostgresDatabase("twinlock_repo_handoff");
+    drops.push(db.drop);
+    await migratePostgres(db.url);
+    // Alice's checkout: the suite in prompts/suite, the agent's handoff at the repository's top (outside the suite).
+    const alice = path.join(makeRunTempDir("team-alice-"), "shop");
+    const suiteA = path.join(alice, "prompts", "suite");
+    cpSync(RUN_EXAMPLE_SUITE, suiteA, { recursive: true });
+    writeDemoHandoff(path.join(alice, "twinlock", "handoff"), demoHandoffRecords());
+    commitAll(alice);
+    // Bob's checkout: a clone of the same repository at another absolute path.
+    const bob = path.join(makeRunTempDir("team-bob-"), "work", "shop");
+    mkdirSync(path.dirname(bob), { recursive: true });
+    cpSync(alice, bob, { recursive: true });
+    const home = path.join(makeRunTempDir("team-home-"), "home");
+    const store = postgresRunStore(db.url, openGateHome(home, { create: true }));
+    stores.push(store);
+    await pinSuite(store.home, { suiteDir: suiteA, allowUnsigned: true, key: TEST_PINNER });
+    const created = await initRun({
+      run: "team/repo-handoff",
+      store,
+      suiteRoot: suiteA,
+      planners: [PLANNER],
+      mode: "APPLY_SAFE",
+      environment: "staging",
+      actions: "all",
+      budget: null,
+      actor: "alice",
+    });
+    const ref = created.state.run_id;
+    const common = ["--store", db.url, "--home", home];
+    // Bob freezes from his checkout's top, naming the handoff as the repository has it.
+    const frozen = await cliIn(bob, [
+      "freeze-pair-handoff",
+      ref,
+      PLANNER,
+      "--handoff",
+      "twinlock/handoff",
+      "--actor",
+      "planner-agent",
+      ...common,
+    ]);
+    expect(frozen.code, frozen.output).toBe(0);
+    const recorded = (await store.read(ref)).state.workflows[PLANNER]?.handoff?.dir;
+    expect(recorded).toBe("repo:twinlock/handoff");
+    // Each checkout reads it from its own top: bob's, alice's; a server with no checkout from the pinned suite's.
+    expect(resolveHandoffDir(recorded as string, { runFolder: undefined, suiteRoot: suiteA, repoRoot: bob })).toBe(
+      path.join(bob, "twinlock", "handoff"),
+    );
+    const elsewhere = makeRunTempDir("team-server-cwd-");
+    const before = process.cwd();
+    process.chdir(elsewhere);
+    try {
+      expect(resolveHandoffDir(recorded as string, { runFolder: undefined, suiteRoot: suiteA })).toBe(
+        path.join(realpathSync(alice), "twinlock", "handoff"),
+      );
+    } finally {
+      process.chdir(before);
+    }
+    // Alice revises the plan in her checkout and re-freezes with no --handoff: her folder is read, not bob's.
+    writeFileSync(path.join(alice, "twinlock", "handoff", "report.md"), "# revised by alice\n");
+    const hashBefore = (await store.read(ref)).state.workflows[PLANNER]?.handoff?.hash;
+    const again = await cliIn(alice, ["freeze-pair-handoff", ref, PLANNER, "--actor", "planner-agent", ...common]);
+    expect(again.code, again.output).toBe(0);
+    const wf = (await store.read(ref)).state.workflows[PLANNER];
+    expect(wf?.handoff?.dir).toBe("repo:twinlock/handoff");
+    expect(wf?.handoff?.hash).not.toBe(hashBefore);
+    const hash = wf?.handoff?.hash as string;
+    await reviewPairPlan({ store, run: ref, planner: PLANNER, decision: "approved", handoffHash: hash, reviewer: "alice" });
+    await consentPairExecution({ store, run: ref, planner: PLANNER, approve: true, handoffHash: hash, user: "alice" });
+    // The gate re-hashes at the pinned suite's checkout (alice's), which holds the approved bytes.
+    const admitted = await admit({ store, run: ref, executor: EXECUTOR, actor: "executor-agent" });
+    expect(admitted.admitted, JSON.stringify(admitted.checks.filter((c) => !c.ok))).toBe(true);
+    // CI: a third checkout, the revised handoff committed; the gate's export in place of the agent's copy.
+    const ci = path.join(makeRunTempDir("ci-checkout-"), "repo");
+    cpSync(alice, ci, { recursive: true });
+    const out = path.join(makeRunTempDir("team-export-"), "export");
+    expect((await runCli(["export", ref, "--out", out, ...common])).code).toBe(0);
+    mkdirSync(path.join(ci, "twinlock"), { recursive: true });
+    cpSync(path.join(out, "run.json"), path.join(ci, "twinlock", "run.json"));
+    const suiteCi = path.join(ci, "prompts", "suite");
+    const verified = await cliIn(ci, ["verify", path.join(ci, "twinlock", "run.json"), "--suite", suiteCi]);
+    expect(verified.stdout, verified.output).toMatch(/^ok {4}handoff {2}MD-29→MD-30: the approved bytes are in the checkout/m);
+    // Bob's checkout still holds the unrevised plan: read from his top, it is not the approved bytes.
+    cpSync(path.join(bob, "twinlock", "handoff"), path.join(ci, "twinlock", "handoff"), { recursive: true, force: true });
+    const stale = await cliIn(ci, ["verify", path.join(ci, "twinlock", "run.json"), "--suite", suiteCi]);
+    expect(stale.stdout).toMatch(/^FAIL {2}handoff {2}MD-29→MD-30/m);
+  });
+});
+
 describe("the recorded form of a handoff folder", () => {
   const suiteRoot = path.resolve("/srv/repo");
   it("is relative beside a run file, suite: inside a team store's suite, and absolute elsewhere; each reads back as the same folder", () => {
@@ -195,6 +307,24 @@ describe("the recorded form of a handoff folder", () => {
       expect(recordedHandoffDir(abs, { runFolder, suiteRoot }), abs).toBe(form);
       expect(resolveHandoffDir(form, { runFolder, suiteRoot }), form).toBe(path.resolve(abs));
     }
+  });
+
+  it("is repo: on a team store for a folder outside the suite inside the freezer's checkout, read from the reader's checkout", () => {
+    const base = { runFolder: undefined, suiteRoot: path.resolve("/srv/shop/prompts/suite"), repoRoot: path.resolve("/srv/shop") };
+    expect(recordedHandoffDir(path.resolve("/srv/shop/twinlock/handoff"), base)).toBe("repo:twinlock/handoff");
+    expect(recordedHandoffDir(path.resolve("/srv/shop/prompts/suite/work"), base)).toBe("suite:work");
+    expect(recordedHandoffDir(path.resolve("/srv/elsewhere/handoff"), base)).toBe(path.resolve("/srv/elsewhere/handoff"));
+    // Without the freezer's checkout (a server's freeze) nothing is recorded repo-relative.
+    expect(recordedHandoffDir(path.resolve("/srv/shop/twinlock/handoff"), { runFolder: undefined, suiteRoot: base.suiteRoot })).toBe(
+      path.resolve("/srv/shop/twinlock/handoff"),
+    );
+    expect(resolveHandoffDir("repo:twinlock/handoff", { ...base, repoRoot: path.resolve("/ci/checkout") })).toBe(
+      path.resolve("/ci/checkout/twinlock/handoff"),
+    );
+    // A folder beside a run file literally named `repo:x` stays that folder.
+    expect(recordedHandoffDir(path.resolve("/srv/run/repo:x"), { runFolder: path.resolve("/srv/run"), suiteRoot: base.suiteRoot })).toBe(
+      "./repo:x",
+    );
   });
 
   it("reads an older team-store run's absolute folder as it is, and a suite: one from wherever the suite lies now", () => {

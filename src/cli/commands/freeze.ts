@@ -1,6 +1,7 @@
 import { freezePairHandoff } from "../../gate/freeze-pair-handoff.js";
 import { resolveActor } from "../../gate/resolve-actor.js";
 import { parseHashOption, parsePromptId, parseText } from "../../input/parse-input.js";
+import { repositoryRootOf } from "../../store/repository-root.js";
 import { keyOption } from "../../trust/key-option.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { storeOption } from "../home-option.js";
@@ -22,6 +23,8 @@ export async function runFreeze(
     unchangedBecause: o.unchangedBecause === undefined ? undefined : parseText(o.unchangedBecause, "--unchanged-because"),
     actor: o.actor === undefined ? undefined : resolveActor(o.actor),
     key: keyOption(o.key),
+    // A team's checkouts lie at different paths: a handoff inside this one is recorded from its top (repo:REL).
+    checkout: repositoryRootOf(process.cwd()),
   });
   const w = r.workflow;
   const text = [

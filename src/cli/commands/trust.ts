@@ -187,7 +187,9 @@ export async function runTrustAddGateKey(publicKey: string, o: CommonOptions & {
  * Commit it where the agent cannot write; re-export after an enrolment or a
  * revocation, and the diff shows who changed.
  */
-export async function runTrustExport(o: CommonOptions & { out?: string; key?: string; suiteId?: string }): Promise<CommandResult> {
+export async function runTrustExport(
+  o: CommonOptions & { out?: string; key?: string; suiteId?: string; ciIdentity?: string },
+): Promise<CommandResult> {
   if (o.out === undefined) throw new UsageError("trust export needs --out FILE, e.g. --out twinlock-trust.json");
   const key = keyOption(o.key);
   if (!key) throw new UsageError("trust export signs with a pinner's key: pass --key FILE (or set TWINLOCK_KEY)");
@@ -211,18 +213,30 @@ export async function runTrustExport(o: CommonOptions & { out?: string; key?: st
     new Date(),
     gate.publicKey,
     listTrustedGateKeys(home),
+    o.ciIdentity === undefined ? undefined : parseText(o.ciIdentity, "--ci-identity", 200),
   );
   const out = path.resolve(o.out);
   atomicWriteFile(out, `${JSON.stringify(signTrust(trust, key), null, 1)}\n`);
   const passkeys = trust.reviewers.filter((r) => r.webauthn).length;
   const text = [
     `wrote ${out}: suite ${trust.suite_id}, ${trust.reviewers.length - passkeys} reviewer key${trust.reviewers.length - passkeys === 1 ? "" : "s"}, ${passkeys} passkey${passkeys === 1 ? "" : "s"}, ${trust.revoked.length} revoked, ${trust.gate_keys?.length ?? 0} gate key${trust.gate_keys?.length === 1 ? "" : "s"}; signed by pinner ${signer}`,
-    ...trust.reviewers.map((r) => `  ${r.name}: ${r.webauthn ? "passkey" : "key"} ${r.public_key.slice(0, 28)}… (${r.rights.join(", ")})`),
+    ...trust.reviewers.map(
+      (r) =>
+        `  ${r.name}: ${r.webauthn ? "passkey" : "key"} ${r.public_key.slice(0, 28)}… (${r.rights.join(", ")})${trust.ci_identity?.name === r.name ? ", the CI identity: CI closes verified with it after verify passes" : ""}`,
+    ),
     `commit it on the protected branch with the pinner's public key, and check runs with \`twinlock verify RUN --trust ${path.basename(out)} --pinner-key PINNER.pub --git-range BASE...HEAD\``,
   ].join("\n");
   return {
     exitCode: 0,
     text,
-    json: { ok: true, out, signed_by: signer, suite_id: trust.suite_id, reviewers: trust.reviewers.length, passkeys },
+    json: {
+      ok: true,
+      out,
+      signed_by: signer,
+      suite_id: trust.suite_id,
+      reviewers: trust.reviewers.length,
+      passkeys,
+      ci_identity: trust.ci_identity?.name ?? null,
+    },
   };
 }
