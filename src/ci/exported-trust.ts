@@ -100,16 +100,16 @@ function ciIdentityOf(
   const r = reviewers.find((x) => x.name === name);
   if (!r)
     throw new UsageError(
-      `--ci-identity ${name} is not a reviewer of the pinned suite; add it under \`reviewers:\` with rights: [verify] (\`twinlock keygen --name ${name} --rights verify\` prints the entry) and re-pin`,
+      `the CI identity ${name} is not a reviewer of the pinned suite; add it under \`reviewers:\` with rights: [verify] (keygen with that name and the verify right prints the entry) and re-pin`,
     );
   if (r.webauthn)
-    throw new UsageError(`--ci-identity ${name} is a passkey; CI signs with a key file: list a key with rights: [verify] for it`);
+    throw new UsageError(`the CI identity ${name} is a passkey; CI signs with a key file: list a key with rights: [verify] for it`);
   if (r.rights.length !== 1 || r.rights[0] !== "verify")
     throw new UsageError(
-      `--ci-identity ${name} has the rights ${r.rights.join(", ")}; CI's identity may only verify (rights: [verify]), never review, consent or approve what it closes`,
+      `the CI identity ${name} has the rights ${r.rights.join(", ")}; CI's identity may only verify (rights: [verify]), never review, consent or approve what it closes`,
     );
   if (revoked.includes(r.public_key))
-    throw new UsageError(`--ci-identity ${name}'s key is revoked; make CI a new key with rights: [verify] and re-pin`);
+    throw new UsageError(`the CI identity ${name}'s key is revoked; make CI a new key with rights: [verify] and re-pin`);
   return { name: r.name, public_key: r.public_key };
 }
 

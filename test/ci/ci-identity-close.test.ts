@@ -199,14 +199,14 @@ describe("a verified close by the trust export's CI identity", () => {
   it("is named only for a key whose one right is verify: CI never reviews or consents to what it closes", async () => {
     const w = await world({ ciRights: ["review", "verify"] });
     expect(w.exported.status).toBe(2);
-    expect(w.exported.out).toContain("--ci-identity ci has the rights review, verify; CI's identity may only verify");
+    expect(w.exported.out).toContain("the CI identity ci has the rights review, verify; CI's identity may only verify");
     const unknown = twinlock(
       w.repo,
       ...["trust", "export", "--out", "other.json", "--key", keyFile(w.keys, "pinner", TEST_PINNER), "--home", w.g.home],
       ...["--suite-id", runState(w.g).suite.suite_id, "--ci-identity", "nobody"],
     );
     expect(unknown.status).toBe(2);
-    expect(unknown.out).toContain("--ci-identity nobody is not a reviewer of the pinned suite");
+    expect(unknown.out).toContain("the CI identity nobody is not a reviewer of the pinned suite");
   });
 
   it("refuses a trust file whose CI identity the agent swapped for its own key (the pinner's signature no longer holds)", async () => {
