@@ -132,6 +132,14 @@ export function startNotifier(options: NotifierOptions): Notifier {
   };
 
   const deliver = async (entry: OutboxEntry, webhook: Webhook) => {
+    // Another server on the same store may have taken it since `due`: then this one leaves it alone. The claim lasts
+    // past this try's timeout, so no second try of the entry (or of the run's next one) overlaps this one.
+    try {
+      if (!(await outbox.claim(entry, Date.now() + 2 * timeoutMs + 1_000))) return;
+    } catch (error) {
+      options.log?.({ notify: "outbox unwritable", error: redactSecrets((error as Error).message) });
+      return;
+    }
     const channel = options.channels?.[webhook.format];
     const outcome = channel
       ? await channel(entry, webhook, AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal])).catch(

@@ -110,6 +110,20 @@ export function gitHubCheckChannel(o: {
     return value;
   };
 
+  const findCheckRun = async (
+    repo: string,
+    head: string,
+    runId: string,
+    auth: string,
+    signal: AbortSignal,
+  ): Promise<number | undefined> => {
+    const query = `check_name=${encodeURIComponent(CHECK_NAME)}&app_id=${o.config.appId}&filter=all&per_page=100`;
+    const listed = await call("GET", `/repos/${repo}/commits/${head}/check-runs?${query}`, auth, undefined, signal);
+    const runs = Array.isArray(listed.check_runs) ? (listed.check_runs as Array<Record<string, unknown>>) : [];
+    const mine = runs.find((r) => r.external_id === runId && typeof r.id === "number" && Number.isSafeInteger(r.id) && r.id > 0);
+    return mine?.id as number | undefined;
+  };
+
   return async (entry, _webhook, signal): Promise<DeliveryOutcome> => {
     try {
       const ref = await o.store.resolve(entry.run_id);
@@ -141,7 +155,9 @@ export function gitHubCheckChannel(o: {
         output: { title: update.title, summary: update.summary },
       };
       const key = `${state.run_id}\u0000${head}`;
-      const known = checkRuns.get(key);
+      // Another server on the store (or this one before a restart) may have made the check: found on the commit by
+      // this app's check runs of this name, its external_id the run's, so the commit keeps one check per run.
+      const known = checkRuns.get(key) ?? (await findCheckRun(repo, head, state.run_id, auth, signal));
       if (known !== undefined) await call("PATCH", `/repos/${repo}/check-runs/${known}`, auth, fields, signal);
       else {
         const made = await call("POST", `/repos/${repo}/check-runs`, auth, { ...fields, head_sha: head, started_at: at }, signal);

@@ -212,6 +212,8 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
       }
       return out.sort((a, b) => a.next_attempt_ms - b.next_attempt_ms).slice(0, limit);
     },
+    // One server holds a gate home's folder store (serve is its one writer): no other process takes its entries.
+    claim: () => Promise.resolve(true),
     delivered(entry) {
       done.set(entry.id, entry.run_id);
       scheduleFlush();

@@ -63,6 +63,15 @@ export interface NotificationOutbox {
    * `note`, and the others go on.
    */
   due(nowMs: number, limit: number, note?: (line: Record<string, unknown>) => void): Promise<OutboxEntry[]>;
+  /**
+   * Take the entry for one try until `untilMs`, if it is still as `due`
+   * gave it (no other process took it or tried it since): false when another
+   * did. Several servers on one store then send each entry once at a time,
+   * so a run's notifications reach a receiver in order and a GitHub check is
+   * never set back to an earlier state; one that dies mid-try leaves the
+   * entry due again at `untilMs` (still at least once).
+   */
+  claim(entry: OutboxEntry, untilMs: number): Promise<boolean>;
   /** The entry was delivered (a 2xx): it leaves the outbox. */
   delivered(entry: OutboxEntry): Promise<void>;
   /** The try failed: count it and wait until `nextAttemptMs`, or (`GAVE_UP`) keep it as failed for good and never offer it again. */

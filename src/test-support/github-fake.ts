@@ -31,7 +31,9 @@ export interface GitHubFake {
  * RS256 app JWT for `appId`, iat/exp within ten minutes → 201 with a token),
  * `GET /repos/{o}/{r}/pulls/{n}` (→ `head.sha`), `GET
  * /repos/{o}/{r}/branches/{b}` (→ `commit.sha`), `POST
- * /repos/{o}/{r}/check-runs` (→ 201 with `id`), `PATCH
+ * /repos/{o}/{r}/check-runs` (→ 201 with `id`), `GET
+ * /repos/{o}/{r}/commits/{sha}/check-runs` (`check_name`, `app_id` honoured; →
+ * `{total_count, check_runs}`), `PATCH
  * /repos/{o}/{r}/check-runs/{id}` (→ 200); the repository routes take only
  * the installation token. Everything is recorded, in order.
  */
@@ -87,6 +89,7 @@ export async function startGitHubFake(o: { appId: string; appKey: KeyObject; ins
       body = { unparsable: text.slice(0, 200) };
     }
     const path = (req.url ?? "").split("?")[0] as string;
+    const query = new URLSearchParams((req.url ?? "").split("?")[1] ?? "");
     const r: GitHubRequest = { method: req.method ?? "", path, auth: authOf(req.headers.authorization), body };
     fake.requests.push(r);
     const special = fake.behave?.(r, fake.requests.length);
@@ -117,11 +120,22 @@ export async function startGitHubFake(o: { appId: string; appKey: KeyObject; ins
         ? answer(res, 200, { name: decodeURIComponent(m[1] as string), commit: { sha } })
         : answer(res, 404, { message: "Branch not found" });
     }
+    m = /^\/repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]{40})\/check-runs$/.exec(path);
+    if (m && r.method === "GET") {
+      const sha = m[1];
+      const listed = [...fake.checkRuns.values()].filter(
+        (c) =>
+          c.head_sha === sha &&
+          (!query.has("check_name") || c.name === query.get("check_name")) &&
+          (!query.has("app_id") || String((c.app as { id: number }).id) === query.get("app_id")),
+      );
+      return answer(res, 200, { total_count: listed.length, check_runs: listed });
+    }
     if (/^\/repos\/[^/]+\/[^/]+\/check-runs$/.test(path) && r.method === "POST") {
       if (typeof body?.name !== "string" || typeof body.head_sha !== "string") return answer(res, 422, { message: "Validation Failed" });
       if (body.status === "completed" && body.conclusion === undefined) return answer(res, 422, { message: "conclusion required" });
       const id = nextId++;
-      fake.checkRuns.set(id, { ...body, id });
+      fake.checkRuns.set(id, { ...body, id, app: { id: Number(o.appId) } });
       return answer(res, 201, { id, head_sha: body.head_sha, name: body.name, status: body.status });
     }
     m = /^\/repos\/[^/]+\/[^/]+\/check-runs\/([0-9]+)$/.exec(path);

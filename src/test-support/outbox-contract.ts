@@ -11,6 +11,8 @@ export interface OutboxHarness {
   newRef(): string;
   reopen(): RunStore;
   dispose(): Promise<void>;
+  /** Whether several processes (servers) deliver from this store, so a claim by one must exclude the others. */
+  shared?: boolean;
 }
 
 function webhook(events = [...NOTIFICATION_KIND_NAMES], createdAt = "2029-01-01T00:00:00.000Z"): Webhook {
@@ -156,6 +158,32 @@ export function outboxContract(name: string, open: () => Promise<OutboxHarness>)
         await store.notifications.removeWebhook(early.id);
         expect(await store.notifications.due(Date.now(), 10)).toEqual([]);
         expect(await store.notifications.backlog()).toEqual([]);
+      }));
+
+    it("lets one server at a time take an entry for a try: a second server's claim of it fails, and the run's next entry waits", () =>
+      withStore(async ({ store, newRef, reopen, shared }) => {
+        await store.notifications.addWebhook(webhook());
+        const ref = newRef();
+        await store.create(ref, [created(store)], AT);
+        await store.update(ref, () => ({ events: [stop("a"), stop("b")], result: undefined }), { now: () => AT });
+        const [first] = await store.notifications.due(Date.now(), 10);
+        const entry = first as NonNullable<typeof first>;
+        const other = reopen();
+        try {
+          const [seen] = await other.notifications.due(Date.now(), 10);
+          expect(seen?.id).toBe(entry.id);
+          const until = Date.now() + 60_000;
+          expect(await store.notifications.claim(entry, until)).toBe(true);
+          if (!shared) return; // one server holds a folder store: nobody else to exclude
+          expect(await other.notifications.claim(seen as NonNullable<typeof seen>, until)).toBe(false);
+          // Taken: neither server is offered it (nor the run's next one) before the claim lapses, both after.
+          expect(await other.notifications.due(Date.now(), 10)).toEqual([]);
+          expect((await other.notifications.due(until, 10)).map((e) => e.notification.detail)).toEqual(["!STOP:a"]);
+          await store.notifications.delivered(entry);
+          expect((await other.notifications.due(Date.now(), 10)).map((e) => e.notification.detail)).toEqual(["!STOP:b"]);
+        } finally {
+          await other.close();
+        }
       }));
 
     it("keeps every waiting delivery across a restart (a second store on the same data sees them, with the same IDs)", () =>

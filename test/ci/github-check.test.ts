@@ -99,7 +99,7 @@ async function reviewFlow(w: ServerWorld): Promise<number[]> {
   return statuses;
 }
 
-const checkWrites = (f: GitHubFake) => f.requests.filter((r) => r.path.includes("/check-runs"));
+const checkWrites = (f: GitHubFake) => f.requests.filter((r) => r.method !== "GET" && r.path.includes("/check-runs"));
 const titles = (f: GitHubFake) => checkWrites(f).map((r) => (r.body?.output as { title?: string } | undefined)?.title);
 
 describe("serve --github-app posts a check run that says what is waiting", () => {
@@ -137,7 +137,10 @@ describe("serve --github-app posts a check run that says what is waiting", () =>
     expect(f.requests[0]).toMatchObject({ method: "POST", path: `/app/installations/${INSTALLATION}/access_tokens`, auth: "app-jwt" });
     expect(f.requests.filter((r) => r.auth === "app-jwt")).toHaveLength(1);
     expect(f.requests.slice(1).every((r) => r.auth === "installation-token")).toBe(true);
-    expect(f.requests.filter((r) => r.method === "GET").every((r) => r.path === "/repos/acme/shop/pulls/7")).toBe(true);
+    // Reads: the pull request's head, and once before the check is made, the commit's check runs of this app (none yet).
+    expect(f.requests.filter((r) => r.method === "GET" && r.path !== "/repos/acme/shop/pulls/7").map((r) => r.path)).toEqual([
+      `/repos/acme/shop/commits/${HEAD}/check-runs`,
+    ]);
   });
 
   it("makes a new check on a new head commit when the agent pushes", async () => {
@@ -180,6 +183,7 @@ describe("serve --github-app posts a check run that says what is waiting", () =>
     expect(f.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       `POST /app/installations/${INSTALLATION}/access_tokens`,
       "GET /repos/acme/shop/branches/agent%2F..%2F..%2F..%2Fapp%2Finstallations",
+      `GET /repos/acme/shop/commits/${HEAD}/check-runs`,
       "POST /repos/acme/shop/check-runs",
     ]);
   });
@@ -207,7 +211,7 @@ describe("serve --github-app posts a check run that says what is waiting", () =>
     const answered = () =>
       f.requests
         .slice(from)
-        .filter((r) => r.path.includes("/check-runs"))
+        .filter((r) => r.method !== "GET" && r.path.includes("/check-runs"))
         .map((r) => (r.body?.output as { title?: string } | undefined)?.title);
     await eventually(() => answered().includes("approved, waiting for consent"), "the check caught up");
     // Once GitHub answers, each update once and in the run's order: nothing was lost or reordered while it failed.

@@ -59,8 +59,10 @@ export async function enqueueInTransaction(
  * The team store's outbox: `twinlock_webhooks` and `twinlock_outbox`. A
  * decision's notifications are inserted by its own transaction
  * (`enqueueInTransaction`), so there is nothing to catch up; `due` takes
- * each (run, webhook)'s first row. Several servers may send the same row
- * (at least once); the receiver de-duplicates by its ID.
+ * each (run, webhook)'s first row, and `claim` takes it for one server's
+ * try (compare-and-set on its retry state), so several servers send each row
+ * one at a time, in order; a row whose server died is sent again after its
+ * claim lapses (at least once), and the receiver de-duplicates by its ID.
  */
 export function postgresOutbox(pool: pg.Pool, describe: (error: unknown) => Error): NotificationOutbox {
   const q = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
@@ -104,6 +106,15 @@ export function postgresOutbox(pool: pg.Pool, describe: (error: unknown) => Erro
         [nowMs, limit, GAVE_UP],
       );
       return r.rows.map(entryOf);
+    },
+    async claim(entry, untilMs) {
+      const r = await q("UPDATE twinlock_outbox SET next_attempt_ms = $2 WHERE id = $1 AND next_attempt_ms = $3 AND attempts = $4", [
+        entry.id,
+        untilMs,
+        entry.next_attempt_ms,
+        entry.attempts,
+      ]);
+      return (r.rowCount ?? 0) > 0;
     },
     async delivered(entry) {
       await q("DELETE FROM twinlock_outbox WHERE id = $1", [entry.id]);

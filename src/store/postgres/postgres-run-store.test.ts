@@ -44,6 +44,7 @@ describe.skipIf(!URL_BASE)("the PostgreSQL store", () => {
       store,
       newRef: () => `contract/run-${n++}`,
       reopen: () => postgresRunStore(db.url, home),
+      shared: true,
       dispose: async () => {
         await store.close();
         await db.drop();
