@@ -3,10 +3,13 @@
 //   twinlock plan run.json MD-29 --handoff handoff --sandbox -- node "$(npm root)/twinlock/examples/ai-sdk/agent.mjs"
 // With no model configured it uses the AI SDK's MockLanguageModelV3, scripted to make one call, so it runs offline.
 import { writeFileSync } from "node:fs";
-import { generateText, stepCountIs, tool } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
-import { gateTools, plannerTools } from "twinlock/ai-sdk";
 import { z } from "zod";
+
+// twinlock's adapter is loaded first, and the SDK after it, with import(): without the SDK installed the adapter ends
+// the script with one line naming the package and the `npm install` line (a static import would fail before any code ran).
+const { gateTools, plannerTools } = await import("twinlock/ai-sdk");
+const { generateText, stepCountIs, tool } = await import("ai");
+const { MockLanguageModelV3 } = await import("ai/test");
 
 const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
 const usage = { inputTokens: { total: 1, noCache: 1 }, outputTokens: { total: 1, text: 1 } };

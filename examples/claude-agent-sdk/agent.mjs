@@ -3,8 +3,10 @@
 //   twinlock plan run.json MD-29 --handoff handoff --hook-only -- node "$(npm root)/twinlock/examples/claude-agent-sdk/agent.mjs"
 // It is not offline: it drives Claude Code as the SDK does, which needs ANTHROPIC_API_KEY (--pass-env ANTHROPIC_API_KEY),
 // or ANTHROPIC_BASE_URL pointing at a model server of your own.
-import { query } from "@anthropic-ai/claude-agent-sdk";
-import { gateHooks, plannerMcpServer } from "twinlock/claude-agent-sdk";
+// twinlock's adapter is loaded first, and the SDK after it, with import(): without the SDK installed the adapter ends
+// the script with one line naming the package and the `npm install` line (a static import would fail before any code ran).
+const { gateHooks, plannerMcpServer } = await import("twinlock/claude-agent-sdk");
+const { query } = await import("@anthropic-ai/claude-agent-sdk");
 
 const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
 const planner = Boolean(process.env.TWINLOCK_PLANNER);

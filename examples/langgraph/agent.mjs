@@ -5,13 +5,16 @@
 // The planner's graph has a checkpointer: the review pauses it with LangGraph's interrupt(), and it is
 // resumed (here in the same process; any process on the same checkpointer could) once a person decided.
 import { writeFileSync } from "node:fs";
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, ToolMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
-import { MemorySaver } from "@langchain/langgraph";
-import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { gateLangChainTools, plannerInterruptTools, reviewResume } from "twinlock/langgraph";
 import { z } from "zod";
+
+// twinlock's adapter is loaded first, and the SDK after it, with import(): without the SDK installed the adapter ends
+// the script with one line naming the package and the `npm install` line (a static import would fail before any code ran).
+const { gateLangChainTools, plannerInterruptTools, reviewResume } = await import("twinlock/langgraph");
+const { BaseChatModel } = await import("@langchain/core/language_models/chat_models");
+const { AIMessage, ToolMessage } = await import("@langchain/core/messages");
+const { tool } = await import("@langchain/core/tools");
+const { MemorySaver } = await import("@langchain/langgraph");
+const { createReactAgent } = await import("@langchain/langgraph/prebuilt");
 
 const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
 class Scripted extends BaseChatModel {

@@ -3,9 +3,12 @@
 //   twinlock plan run.json MD-29 --handoff handoff --sandbox -- node "$(npm root)/twinlock/examples/openai-agents/agent.mjs"
 // With no model configured it uses a scripted Model (the SDK's Model interface), so it runs offline.
 import { writeFileSync } from "node:fs";
-import { Agent, Runner, tool, Usage } from "@openai/agents";
-import { gateFunctionTools, plannerFunctionTools } from "twinlock/openai-agents";
 import { z } from "zod";
+
+// twinlock's adapter is loaded first, and the SDK after it, with import(): without the SDK installed the adapter ends
+// the script with one line naming the package and the `npm install` line (a static import would fail before any code ran).
+const { gateFunctionTools, plannerFunctionTools } = await import("twinlock/openai-agents");
+const { Agent, Runner, tool, Usage } = await import("@openai/agents");
 
 const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
 const scripted = (calls) => {

@@ -7,6 +7,7 @@ import { requireTransition, requireWorkflow } from "../run/refuse-transition.js"
 import type { FreezeReceipt, Workflow } from "../run/run-schema.js";
 import type { LoadedRun } from "../store/run-file.js";
 import { handoffPathOf, type RunStore, recordedHandoffDir } from "../store/run-store.js";
+import type { TrustRemedy } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import { requireScopeInPlan } from "./action-scope.js";
@@ -37,6 +38,8 @@ export interface FreezeInput {
    * store a folder inside it is recorded `repo:REL`, and the folder frozen before is read from it.
    */
   checkout?: string;
+  /** What a refused freeze receipt says instead of the trust verdict's own advice (the caller knows the remedy: plan's relay, say). */
+  remedy?: TrustRemedy;
 }
 
 export interface FreezeResult {
@@ -130,7 +133,14 @@ export async function freezePairHandoff(input: FreezeInput): Promise<FreezeResul
           revision,
           at: (input.now?.() ?? new Date()).toISOString(),
         };
-        const receipt = sealReceipt(unsigned, { key: input.key, person, right: "freeze", config: pinned.config, what: "freeze" });
+        const receipt = sealReceipt(unsigned, {
+          key: input.key,
+          person,
+          right: "freeze",
+          config: pinned.config,
+          what: "freeze",
+          remedy: input.remedy,
+        });
         // Decided: the frozen bytes go into the home (the quota checked again, against what it holds now) before
         // the event that names them is written.
         await snapshot.keep();

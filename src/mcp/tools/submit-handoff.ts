@@ -3,7 +3,20 @@ import { freezePairHandoff } from "../../gate/freeze-pair-handoff.js";
 import { FreezeRequest } from "../../server/api-schemas.js";
 import { otherRunFolders } from "../../server/other-run-folders.js";
 import { agentHandoffPath } from "../../store/run-store.js";
+import type { TrustRemedy } from "../../trust/enforce-trust.js";
 import { answer, type McpSession, plannerArg } from "../mcp-session.js";
+
+/**
+ * What an unsigned freeze refused through a planner's session server (plan's
+ * relay, started with no key: none is ever given to the agent's side) says:
+ * who can sign it instead, and how.
+ */
+function relayFreezeRemedy(run: string, planner: string, handoff: string): TrustRemedy {
+  return (v) =>
+    v.code === "unsigned"
+      ? `this suite requires signed freezes, and plan's relay holds no freeze key, so the agent cannot freeze ${planner}'s handoff through it: the person who runs \`twinlock plan\` freezes it with \`twinlock freeze-pair-handoff ${run} ${planner} --handoff ${handoff} --key FILE\` (a key with the freeze right), or the planner freezes through the gate server with a token made with \`twinlock token create --freeze-key FILE\``
+      : undefined;
+}
 
 /** `twinlock_submit_handoff`: freeze the planner's handoff folder, bounded to the folder named or the one frozen before. */
 export function registerSubmitHandoffTool(server: McpServer, session: McpSession): void {
@@ -39,6 +52,8 @@ export function registerSubmitHandoffTool(server: McpServer, session: McpSession
           actor: key ? undefined : ctx.actor,
           key,
           unchangedBecause: unchanged_because,
+          remedy:
+            key === undefined && ctx.sessionHandoff !== undefined ? relayFreezeRemedy(ctx.ref, planner, ctx.sessionHandoff) : undefined,
         });
         const url = ctx.reviewUrl(planner, r.revision);
         return {
