@@ -72,7 +72,8 @@ afterAll(() => {
 /** The README's line for `sdk`: its paths relative to the run's folder, and for Claude Code `--hook-only` with the variables the README says to pass. */
 function commandFor(line: string, sdk: Sdk): string {
   let cmd = line.replace(/agent-work\//g, "").replace("/examples/ai-sdk/", `/examples/${sdk}/`);
-  if (sdk === "claude-agent-sdk") cmd = cmd.replace("--sandbox", "--hook-only --pass-env ANTHROPIC_BASE_URL --pass-env ANTHROPIC_API_KEY --pass-env ENABLE_TOOL_SEARCH");
+  if (sdk === "claude-agent-sdk")
+    cmd = cmd.replace("--sandbox", "--hook-only --pass-env ANTHROPIC_BASE_URL --pass-env ANTHROPIC_API_KEY --pass-env ENABLE_TOOL_SEARCH");
   return cmd;
 }
 
