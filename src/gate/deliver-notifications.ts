@@ -48,7 +48,10 @@ export type DeliveryChannel = (entry: OutboxEntry, webhook: Webhook, signal: Abo
 
 /** A running deliverer. */
 export interface Notifier {
-  /** Stop looking, abort the deliveries in flight (they stay in the outbox and are sent again), and resolve when they have ended. */
+  /**
+   * Stop looking, abort the deliveries in flight (they stay in the outbox and are sent again), and resolve when they,
+   * the start-up catch-up and any look at the outbox have ended and the outbox has written what it held back.
+   */
   close(): Promise<void>;
 }
 
@@ -90,17 +93,24 @@ export function startNotifier(options: NotifierOptions): Notifier {
   /** In flight: by (run, webhook), and how many per webhook. */
   const busyPairs = new Set<string>();
   const busyWebhooks = new Map<string, number>();
-  let looking = false;
+  /** The look at the outbox under way, if any: `close` waits for it. */
+  let looking: Promise<void> | undefined;
   let again = false;
   let closed = false;
 
-  const tick = async () => {
-    if (closed) return;
+  const tick = (): Promise<void> => {
+    if (closed) return Promise.resolve();
     if (looking) {
       again = true;
-      return;
+      return looking;
     }
-    looking = true;
+    looking = look().finally(() => {
+      looking = undefined;
+    });
+    return looking;
+  };
+
+  const look = async () => {
     try {
       do {
         again = false;
@@ -126,8 +136,6 @@ export function startNotifier(options: NotifierOptions): Notifier {
       } while (again && !closed);
     } catch (error) {
       options.log?.({ notify: "outbox unreadable", error: redactSecrets((error as Error).message) });
-    } finally {
-      looking = false;
     }
   };
 
@@ -167,7 +175,7 @@ export function startNotifier(options: NotifierOptions): Notifier {
   const timer = setInterval(() => void tick(), options.pollMs ?? 1_000);
   timer.unref();
   // Whatever a crash left between a decision and its notifications, then what waits.
-  void outbox
+  const starting = outbox
     .catchUp()
     .catch(() => 0)
     .then(() => tick());
@@ -177,7 +185,11 @@ export function startNotifier(options: NotifierOptions): Notifier {
       clearInterval(timer);
       unsubscribe();
       stopping.abort();
+      // Nothing of this deliverer writes after close: the catch-up, the look and the deliveries under way end first,
+      // then the outbox's held-back removals are written (a world removed after a close is never partly rebuilt).
+      await Promise.allSettled([starting, looking]);
       await Promise.allSettled([...inFlight.values()]);
+      await outbox.flush().catch(() => {});
     },
   };
 }

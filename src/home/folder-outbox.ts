@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { IntegrityError, UsageError } from "../errors/errors.js";
 import { redactSecrets } from "../errors/redact-secrets.js";
@@ -59,8 +59,9 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
     if (!RUN_ID_PATTERN.test(runId)) throw new UsageError(`${JSON.stringify(runId.slice(0, 40))} is not a run ID`);
     return path.join(outboxDir(), `${runId}.json`);
   };
-  const withWebhooks = <T>(fn: () => T | Promise<T>) => withQueueLock(path.join(notifyDir(), "webhooks.queue"), fn, "the webhooks");
-  const withRun = <T>(runId: string, fn: () => T | Promise<T>) =>
+  // Async, so a refusal to make the lock's folder (a home that is gone) is a rejection like any other.
+  const withWebhooks = async <T>(fn: () => T | Promise<T>) => withQueueLock(path.join(notifyDir(), "webhooks.queue"), fn, "the webhooks");
+  const withRun = async <T>(runId: string, fn: () => T | Promise<T>) =>
     withQueueLock(runFile(runId).replace(/\.json$/, ".queue"), fn, `the outbox of run ${runId}`);
 
   // Read without making the folder: a home nobody added a webhook to stays as it was.
@@ -104,33 +105,46 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
    * sends those again, under the same IDs: at least once, as promised.
    */
   const done = new Map<string, string>(); // entry ID → its run
-  let flushing = false;
-  const flushDone = async () => {
-    await new Promise((resolve) => setTimeout(resolve, FLUSH_MS));
+  let timer: NodeJS.Timeout | undefined;
+  /** The removals being written now (one batch at a time): what `flush` waits for. */
+  let writing: Promise<void> = Promise.resolve();
+  const writeDone = async (): Promise<boolean> => {
     const taken = new Map(done);
-    flushing = false;
     // Only the runs with deliveries to remove, each on its own: one unreadable run's file holds back no other's.
     let failed = false;
     for (const runId of new Set(taken.values())) {
-      const ids = new Set([...taken].filter(([, r]) => r === runId).map(([id]) => id));
+      const ids = [...taken].filter(([, r]) => r === runId).map(([id]) => id);
+      const set = new Set(ids);
       try {
         await withRun(runId, () => {
           const file = readRun(runId);
-          const kept = file.entries.filter((e) => !ids.has(e.id));
+          const kept = file.entries.filter((e) => !set.has(e.id));
           if (kept.length !== file.entries.length) writeRun({ ...file, entries: kept });
         });
         for (const id of ids) done.delete(id);
       } catch {
-        // Still delivered, still not offered again here; the next flush writes it (a restart first sends it again).
-        failed = true;
+        // A home that is gone has nothing left to remove from; otherwise still delivered, still not offered again
+        // here, and the next flush writes it (a restart first sends it again).
+        if (isFolder(home.dir)) failed = true;
+        else for (const id of ids) done.delete(id);
       }
     }
-    if (failed) scheduleFlush();
+    return failed;
+  };
+  const writeNow = () => {
+    writing = writing.then(writeDone).then((failed) => {
+      if (failed) scheduleFlush();
+    });
+    return writing;
   };
   const scheduleFlush = () => {
-    if (flushing) return;
-    flushing = true;
-    void flushDone();
+    if (timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void writeNow();
+    }, FLUSH_MS);
+    // Held back only to batch: a process that ends first sends those again after its restart, under the same IDs.
+    timer.unref();
   };
   const waiting = (runId: string) => readRun(runId).entries.filter((e) => !done.has(e.id));
 
@@ -217,6 +231,11 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
       scheduleFlush();
       return Promise.resolve();
     },
+    async flush() {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      await writeNow();
+    },
     failed: (entry, nextAttemptMs, error) =>
       changeEntry(entry, (file, index) => {
         const e = file.entries[index] as OutboxEntry;
@@ -255,6 +274,10 @@ function readJson<T>(file: string, what: string): T | undefined {
       { code: "HOME_DAMAGED", cause: error },
     );
   }
+}
+
+function isFolder(dir: string): boolean {
+  return statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 function listNames(dir: string): string[] {

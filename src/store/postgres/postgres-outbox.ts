@@ -96,6 +96,8 @@ export function postgresOutbox(pool: pg.Pool, describe: (error: unknown) => Erro
       }
     },
     catchUp: async () => 0,
+    // Every write is its own statement, awaited by its caller: nothing is held back.
+    flush: async () => {},
     async due(nowMs, limit) {
       const r = await q<OutboxRow>(
         `SELECT * FROM (SELECT DISTINCT ON (run_id, webhook_id) * FROM twinlock_outbox WHERE next_attempt_ms <> $3
