@@ -19,6 +19,7 @@ import { withQueueLock } from "../store/queue-lock.js";
 import type { LoadedRun } from "../store/run-file.js";
 import type { RunListing } from "../store/run-store.js";
 import { type GateHome, homeSubdir } from "./gate-home.js";
+import { outboxPendingIndex } from "./outbox-pending-index.js";
 
 /** How long delivered entries wait to be removed together. */
 const FLUSH_MS = 50;
@@ -49,7 +50,9 @@ export interface RunsForCatchUp {
  * The gate home's outbox (`notify/` in the home, out of the agent's reach):
  * `webhooks.json` (mode 0600: it holds the signing secrets) and one
  * `outbox/RUN_ID.json` per run, each changed under its own lock and written
- * atomically (temporary file, fsync, rename, fsync of the folder).
+ * atomically (temporary file, fsync, rename, fsync of the folder), and the
+ * pending index `pending/` (see `outboxPendingIndex`) that `due` reads
+ * instead of every run's outbox.
  */
 export function folderOutbox(home: GateHome, runs: RunsForCatchUp): NotificationOutbox {
   const notifyDir = () => homeSubdir(home, "notify");
@@ -80,7 +83,40 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
       through: 0,
       entries: [],
     };
-  const writeRun = (file: RunOutboxFile) => atomicWriteFile(runFile(file.run_id), `${JSON.stringify(file)}\n`, 0o600);
+  const index = outboxPendingIndex(home);
+  /** Write a run's outbox under its lock, keeping the pending index's invariant: marked before a delivery is added, unmarked after the last is gone. */
+  const writeRun = (file: RunOutboxFile) => {
+    const pending = hasPending(file);
+    if (pending) index.mark(file.run_id);
+    atomicWriteFile(runFile(file.run_id), `${JSON.stringify(file)}\n`, 0o600);
+    if (!pending) index.unmark(file.run_id);
+  };
+  /**
+   * The runs that may have a delivery to try: the pending index's marks, so a
+   * look costs what is waiting, not the home's history. A home whose index is
+   * not complete yet (its outbox predates it) is scanned once and the index built;
+   * a run whose outbox cannot be read then is marked, so `due` still notes it.
+   */
+  const pendingRunIds = (): string[] => {
+    const marked = index.marked();
+    if (marked !== undefined) return marked;
+    // Nothing was ever put in: nothing to index, and a home nobody added a webhook to stays as it was.
+    if (!isFolder(path.join(home.dir, "notify", "outbox"))) return [];
+    const found = outboxRunIds().filter((runId) => {
+      try {
+        return hasPending(readRun(runId));
+      } catch {
+        return true;
+      }
+    });
+    index.build(found);
+    return found;
+  };
+  /** A mark over nothing (a kill between a run's last removal and its unmark): removed under the run's lock, rechecked there. */
+  const clearStaleMark = (runId: string) =>
+    withRun(runId, () => {
+      if (!hasPending(readRun(runId))) index.unmark(runId);
+    }).catch(() => {});
   const outboxRunIds = (): string[] =>
     // Listed without making the folder: a home without an outbox has nothing waiting.
     listNames(path.join(home.dir, "notify", "outbox"))
@@ -209,10 +245,15 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
     },
     async due(nowMs, limit, note) {
       const out: OutboxEntry[] = [];
-      for (const runId of outboxRunIds()) {
+      for (const runId of pendingRunIds()) {
         let entries: OutboxEntry[];
         try {
-          entries = waiting(runId);
+          const file = readRun(runId);
+          if (!hasPending(file)) {
+            await clearStaleMark(runId);
+            continue;
+          }
+          entries = file.entries.filter((e) => !done.has(e.id));
         } catch (error) {
           // One run's unreadable outbox holds back only that run's notifications.
           note?.({ notify: "outbox of a run unreadable, skipped", run: runId, error: redactSecrets((error as Error).message) });
@@ -274,6 +315,11 @@ function readJson<T>(file: string, what: string): T | undefined {
       { code: "HOME_DAMAGED", cause: error },
     );
   }
+}
+
+/** Whether a run's outbox holds a delivery still to try (one failed for good is kept, never tried again). */
+function hasPending(file: RunOutboxFile): boolean {
+  return file.entries.some((e) => e.next_attempt_ms !== GAVE_UP);
 }
 
 function isFolder(dir: string): boolean {

@@ -18,6 +18,8 @@ export async function bundleForChild(source: string, dir: string): Promise<strin
     format: "esm",
     target: "node20",
     logLevel: "error",
+    // A CommonJS dependency bundled into an ES module still calls require (Node's own modules): give it one.
+    banner: { js: 'import { createRequire as __twinlockRequire } from "node:module"; const require = __twinlockRequire(import.meta.url);' },
   });
   return outfile;
 }
