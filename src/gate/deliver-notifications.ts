@@ -93,24 +93,25 @@ export function startNotifier(options: NotifierOptions): Notifier {
   /** In flight: by (run, webhook), and how many per webhook. */
   const busyPairs = new Set<string>();
   const busyWebhooks = new Map<string, number>();
-  /** The look at the outbox under way, if any: `close` waits for it. */
-  let looking: Promise<void> | undefined;
+  let looking = false;
+  /** The last look at the outbox (under way or done): `close` waits for it. */
+  let lookDone: Promise<void> = Promise.resolve();
   let again = false;
   let closed = false;
 
   const tick = (): Promise<void> => {
-    if (closed) return Promise.resolve();
+    if (closed) return lookDone;
     if (looking) {
       again = true;
-      return looking;
+      return lookDone;
     }
-    looking = look().finally(() => {
-      looking = undefined;
-    });
-    return looking;
+    lookDone = look();
+    return lookDone;
   };
 
+  // `looking` is set and cleared inside the look, in the same turn as its last check of `again`: a ring in between is never lost.
   const look = async () => {
+    looking = true;
     try {
       do {
         again = false;
@@ -136,6 +137,8 @@ export function startNotifier(options: NotifierOptions): Notifier {
       } while (again && !closed);
     } catch (error) {
       options.log?.({ notify: "outbox unreadable", error: redactSecrets((error as Error).message) });
+    } finally {
+      looking = false;
     }
   };
 
@@ -187,7 +190,7 @@ export function startNotifier(options: NotifierOptions): Notifier {
       stopping.abort();
       // Nothing of this deliverer writes after close: the catch-up, the look and the deliveries under way end first,
       // then the outbox's held-back removals are written (a world removed after a close is never partly rebuilt).
-      await Promise.allSettled([starting, looking]);
+      await Promise.allSettled([starting, lookDone]);
       await Promise.allSettled([...inFlight.values()]);
       await outbox.flush().catch(() => {});
     },
