@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgentToken } from "../server/agent-tokens.js";
@@ -107,6 +109,26 @@ describe("delivering notifications from the outbox", () => {
     }
     expect(slack.deliveries[0]?.body.text).toMatch(/plan waiting for review/);
     expect(teams.deliveries[0]?.body.attachments).toHaveLength(1);
+  });
+
+  it("leaves nothing behind once closed: the delivered entries are removed by the close, and a world removed after stays gone", async () => {
+    const w = await serverWorld();
+    const r = await receiver();
+    await subscribe(w, r, "json", "plan.review_waiting");
+    const n = startNotifier({ store: w.store, origin: TEST_ORIGIN, pollMs: 50 });
+    const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+    await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } });
+    await eventually(() => r.deliveries.length >= 1, "the delivery");
+    // The receiver has answered; the gate may still be between its answer and the removal it holds back to batch.
+    await eventually(async () => (await w.store.notifications.due(Date.now() + 1e9, 10)).length === 0, "the delivery taken");
+    await n.close();
+    const outboxFile = path.join(w.home.dir, "notify", "outbox", `${w.runId}.json`);
+    expect((JSON.parse(readFileSync(outboxFile, "utf8")) as { entries: unknown[] }).entries).toEqual([]);
+    removeServerWorlds();
+    // Whatever outlived the world (a late flush, a look) is refused rather than making its home again.
+    await w.store.notifications.flush();
+    await n.close();
+    expect(existsSync(w.dir)).toBe(false);
   });
 
   it("retries a failing receiver with backoff under the same ID until it answers 2xx", async () => {

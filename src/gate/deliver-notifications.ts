@@ -48,7 +48,10 @@ export type DeliveryChannel = (entry: OutboxEntry, webhook: Webhook, signal: Abo
 
 /** A running deliverer. */
 export interface Notifier {
-  /** Stop looking, abort the deliveries in flight (they stay in the outbox and are sent again), and resolve when they have ended. */
+  /**
+   * Stop looking, abort the deliveries in flight (they stay in the outbox and are sent again), and resolve when they,
+   * the start-up catch-up and any look at the outbox have ended and the outbox has written what it held back.
+   */
   close(): Promise<void>;
 }
 
@@ -91,15 +94,23 @@ export function startNotifier(options: NotifierOptions): Notifier {
   const busyPairs = new Set<string>();
   const busyWebhooks = new Map<string, number>();
   let looking = false;
+  /** The last look at the outbox (under way or done): `close` waits for it. */
+  let lookDone: Promise<void> = Promise.resolve();
   let again = false;
   let closed = false;
 
-  const tick = async () => {
-    if (closed) return;
+  const tick = (): Promise<void> => {
+    if (closed) return lookDone;
     if (looking) {
       again = true;
-      return;
+      return lookDone;
     }
+    lookDone = look();
+    return lookDone;
+  };
+
+  // `looking` is set and cleared inside the look, in the same turn as its last check of `again`: a ring in between is never lost.
+  const look = async () => {
     looking = true;
     try {
       do {
@@ -175,7 +186,7 @@ export function startNotifier(options: NotifierOptions): Notifier {
   const timer = setInterval(() => void tick(), options.pollMs ?? 1_000);
   timer.unref();
   // Whatever a crash left between a decision and its notifications, then what waits.
-  void outbox
+  const starting = outbox
     .catchUp()
     .catch(() => 0)
     .then(() => tick());
@@ -185,7 +196,11 @@ export function startNotifier(options: NotifierOptions): Notifier {
       clearInterval(timer);
       unsubscribe();
       stopping.abort();
+      // Nothing of this deliverer writes after close: the catch-up, the look and the deliveries under way end first,
+      // then the outbox's held-back removals are written (a world removed after a close is never partly rebuilt).
+      await Promise.allSettled([starting, lookDone]);
       await Promise.allSettled([...inFlight.values()]);
+      await outbox.flush().catch(() => {});
     },
   };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -24,6 +24,19 @@ function created(store: RunStore, runId: string): EventDraft {
     },
   };
 }
+
+function webhook() {
+  return {
+    id: newWebhookId(),
+    url: "http://127.0.0.1:9/hook",
+    events: [...NOTIFICATION_KIND_NAMES],
+    format: "json" as const,
+    secret: newWebhookSecret(),
+    created_at: "2029-01-01T00:00:00.000Z",
+  };
+}
+
+const stopDraft = (reason: string): EventDraft => ({ type: "stop_raised", actor: "test", data: { reason, workflow: null, note: null } });
 
 describe("the gate home's outbox", () => {
   it("skips a run whose outbox file cannot be read, with a note, and offers and removes every other run's notifications", async () => {
@@ -74,6 +87,36 @@ describe("the gate home's outbox", () => {
       for (let i = 0; i < 200 && !(await removed()); i++) await new Promise((r) => setTimeout(r, 20));
       expect(await removed()).toBe(true);
       await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("writes the removals of delivered entries when it is closed, and never rebuilds the folders of a home removed after", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-folder-outbox-"));
+    try {
+      const home = openGateHome(path.join(dir, "home"), { create: true });
+      const store = folderRunStore(home);
+      await store.notifications.addWebhook(webhook());
+      const runId = "run_00000000000000dd";
+      const ref = path.join(dir, "run.json");
+      await store.create(ref, [created(store, runId)], AT);
+      await store.update(ref, () => ({ events: [stopDraft("a"), stopDraft("b")], result: undefined }), { now: () => AT });
+      const [first] = await store.notifications.due(Date.now(), 10);
+      await store.notifications.delivered(first as NonNullable<typeof first>);
+      await store.close();
+      // Written by the close itself, not a moment later: nothing of the store writes after it.
+      const file = JSON.parse(readFileSync(path.join(home.dir, "notify", "outbox", `${runId}.json`), "utf8")) as { entries: unknown[] };
+      expect(file.entries).toHaveLength(1);
+      rmSync(home.dir, { recursive: true, force: true });
+      // A late write (a deliverer that outlived the test's world) is refused; the home is not partly made again.
+      const [second] = await folderRunStore({ ...home }).notifications.due(Date.now(), 10);
+      expect(second).toBeUndefined();
+      await store.notifications.delivered({ ...(first as NonNullable<typeof first>), id: "msg_late" });
+      await store.notifications.flush();
+      await expect(store.notifications.addWebhook(webhook())).rejects.toThrow(/gate home .* is gone/);
+      await expect(store.notifications.failed(first as NonNullable<typeof first>, Date.now(), "HTTP 500")).rejects.toThrow(/is gone/);
+      expect(existsSync(home.dir)).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

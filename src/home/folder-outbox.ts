@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { IntegrityError, UsageError } from "../errors/errors.js";
 import { redactSecrets } from "../errors/redact-secrets.js";
@@ -19,6 +19,7 @@ import { withQueueLock } from "../store/queue-lock.js";
 import type { LoadedRun } from "../store/run-file.js";
 import type { RunListing } from "../store/run-store.js";
 import { type GateHome, homeSubdir } from "./gate-home.js";
+import { outboxPendingIndex } from "./outbox-pending-index.js";
 
 /** How long delivered entries wait to be removed together. */
 const FLUSH_MS = 50;
@@ -49,7 +50,9 @@ export interface RunsForCatchUp {
  * The gate home's outbox (`notify/` in the home, out of the agent's reach):
  * `webhooks.json` (mode 0600: it holds the signing secrets) and one
  * `outbox/RUN_ID.json` per run, each changed under its own lock and written
- * atomically (temporary file, fsync, rename, fsync of the folder).
+ * atomically (temporary file, fsync, rename, fsync of the folder), and the
+ * pending index `pending/` (see `outboxPendingIndex`) that `due` reads
+ * instead of every run's outbox.
  */
 export function folderOutbox(home: GateHome, runs: RunsForCatchUp): NotificationOutbox {
   const notifyDir = () => homeSubdir(home, "notify");
@@ -59,8 +62,9 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
     if (!RUN_ID_PATTERN.test(runId)) throw new UsageError(`${JSON.stringify(runId.slice(0, 40))} is not a run ID`);
     return path.join(outboxDir(), `${runId}.json`);
   };
-  const withWebhooks = <T>(fn: () => T | Promise<T>) => withQueueLock(path.join(notifyDir(), "webhooks.queue"), fn, "the webhooks");
-  const withRun = <T>(runId: string, fn: () => T | Promise<T>) =>
+  // Async, so a refusal to make the lock's folder (a home that is gone) is a rejection like any other.
+  const withWebhooks = async <T>(fn: () => T | Promise<T>) => withQueueLock(path.join(notifyDir(), "webhooks.queue"), fn, "the webhooks");
+  const withRun = async <T>(runId: string, fn: () => T | Promise<T>) =>
     withQueueLock(runFile(runId).replace(/\.json$/, ".queue"), fn, `the outbox of run ${runId}`);
 
   // Read without making the folder: a home nobody added a webhook to stays as it was.
@@ -79,7 +83,40 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
       through: 0,
       entries: [],
     };
-  const writeRun = (file: RunOutboxFile) => atomicWriteFile(runFile(file.run_id), `${JSON.stringify(file)}\n`, 0o600);
+  const index = outboxPendingIndex(home);
+  /** Write a run's outbox under its lock, keeping the pending index's invariant: marked before a delivery is added, unmarked after the last is gone. */
+  const writeRun = (file: RunOutboxFile) => {
+    const pending = hasPending(file);
+    if (pending) index.mark(file.run_id);
+    atomicWriteFile(runFile(file.run_id), `${JSON.stringify(file)}\n`, 0o600);
+    if (!pending) index.unmark(file.run_id);
+  };
+  /**
+   * The runs that may have a delivery to try: the pending index's marks, so a
+   * look costs what is waiting, not the home's history. A home whose index is
+   * not complete yet (its outbox predates it) is scanned once and the index built;
+   * a run whose outbox cannot be read then is marked, so `due` still notes it.
+   */
+  const pendingRunIds = (): string[] => {
+    const marked = index.marked();
+    if (marked !== undefined) return marked;
+    // Nothing was ever put in: nothing to index, and a home nobody added a webhook to stays as it was.
+    if (!isFolder(path.join(home.dir, "notify", "outbox"))) return [];
+    const found = outboxRunIds().filter((runId) => {
+      try {
+        return hasPending(readRun(runId));
+      } catch {
+        return true;
+      }
+    });
+    index.build(found);
+    return found;
+  };
+  /** A mark over nothing (a kill between a run's last removal and its unmark): removed under the run's lock, rechecked there. */
+  const clearStaleMark = (runId: string) =>
+    withRun(runId, () => {
+      if (!hasPending(readRun(runId))) index.unmark(runId);
+    }).catch(() => {});
   const outboxRunIds = (): string[] =>
     // Listed without making the folder: a home without an outbox has nothing waiting.
     listNames(path.join(home.dir, "notify", "outbox"))
@@ -104,33 +141,46 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
    * sends those again, under the same IDs: at least once, as promised.
    */
   const done = new Map<string, string>(); // entry ID → its run
-  let flushing = false;
-  const flushDone = async () => {
-    await new Promise((resolve) => setTimeout(resolve, FLUSH_MS));
+  let timer: NodeJS.Timeout | undefined;
+  /** The removals being written now (one batch at a time): what `flush` waits for. */
+  let writing: Promise<void> = Promise.resolve();
+  const writeDone = async (): Promise<boolean> => {
     const taken = new Map(done);
-    flushing = false;
     // Only the runs with deliveries to remove, each on its own: one unreadable run's file holds back no other's.
     let failed = false;
     for (const runId of new Set(taken.values())) {
-      const ids = new Set([...taken].filter(([, r]) => r === runId).map(([id]) => id));
+      const ids = [...taken].filter(([, r]) => r === runId).map(([id]) => id);
+      const set = new Set(ids);
       try {
         await withRun(runId, () => {
           const file = readRun(runId);
-          const kept = file.entries.filter((e) => !ids.has(e.id));
+          const kept = file.entries.filter((e) => !set.has(e.id));
           if (kept.length !== file.entries.length) writeRun({ ...file, entries: kept });
         });
         for (const id of ids) done.delete(id);
       } catch {
-        // Still delivered, still not offered again here; the next flush writes it (a restart first sends it again).
-        failed = true;
+        // A home that is gone has nothing left to remove from; otherwise still delivered, still not offered again
+        // here, and the next flush writes it (a restart first sends it again).
+        if (isFolder(home.dir)) failed = true;
+        else for (const id of ids) done.delete(id);
       }
     }
-    if (failed) scheduleFlush();
+    return failed;
+  };
+  const writeNow = () => {
+    writing = writing.then(writeDone).then((failed) => {
+      if (failed) scheduleFlush();
+    });
+    return writing;
   };
   const scheduleFlush = () => {
-    if (flushing) return;
-    flushing = true;
-    void flushDone();
+    if (timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void writeNow();
+    }, FLUSH_MS);
+    // Held back only to batch: a process that ends first sends those again after its restart, under the same IDs.
+    timer.unref();
   };
   const waiting = (runId: string) => readRun(runId).entries.filter((e) => !done.has(e.id));
 
@@ -195,10 +245,15 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
     },
     async due(nowMs, limit, note) {
       const out: OutboxEntry[] = [];
-      for (const runId of outboxRunIds()) {
+      for (const runId of pendingRunIds()) {
         let entries: OutboxEntry[];
         try {
-          entries = waiting(runId);
+          const file = readRun(runId);
+          if (!hasPending(file)) {
+            await clearStaleMark(runId);
+            continue;
+          }
+          entries = file.entries.filter((e) => !done.has(e.id));
         } catch (error) {
           // One run's unreadable outbox holds back only that run's notifications.
           note?.({ notify: "outbox of a run unreadable, skipped", run: runId, error: redactSecrets((error as Error).message) });
@@ -218,6 +273,11 @@ export function folderOutbox(home: GateHome, runs: RunsForCatchUp): Notification
       done.set(entry.id, entry.run_id);
       scheduleFlush();
       return Promise.resolve();
+    },
+    async flush() {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      await writeNow();
     },
     failed: (entry, nextAttemptMs, error) =>
       changeEntry(entry, (file, index) => {
@@ -257,6 +317,15 @@ function readJson<T>(file: string, what: string): T | undefined {
       { code: "HOME_DAMAGED", cause: error },
     );
   }
+}
+
+/** Whether a run's outbox holds a delivery still to try (one failed for good is kept, never tried again). */
+function hasPending(file: RunOutboxFile): boolean {
+  return file.entries.some((e) => e.next_attempt_ms !== GAVE_UP);
+}
+
+function isFolder(dir: string): boolean {
+  return statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 function listNames(dir: string): string[] {

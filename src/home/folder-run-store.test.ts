@@ -20,11 +20,16 @@ runStoreContract("the gate-home folder store", async () => {
 outboxContract("the gate-home folder store", async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-outbox-contract-"));
   const home = openGateHome(path.join(dir, "home"), { create: true });
+  const store = folderRunStore(home);
   let n = 0;
   return {
-    store: folderRunStore(home),
+    store,
     newRef: () => path.join(dir, `run-${n++}.json`),
     reopen: () => folderRunStore(openGateHome(home.dir)),
-    dispose: async () => rmSync(dir, { recursive: true, force: true }),
+    // Closed first: the outbox writes what it held back before its home is removed.
+    dispose: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 });

@@ -40,7 +40,8 @@ export function folderRunStore(home: GateHome): RunStore {
     runFolder: (ref) => path.dirname(resolveRunFile(ref)),
     // The home's runs folder can be listed (a home this process cannot read fails here, by name).
     ready: async () => void listHomeSubdir(home, "runs"),
-    close: async () => {},
+    // The outbox's held-back removals are written before the store is let go (and before its home may be removed).
+    close: () => notifications.flush(),
     list: async () => listRuns(home),
   };
 }

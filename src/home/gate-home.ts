@@ -18,7 +18,7 @@ import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { IntegrityError, UsageError } from "../errors/errors.js";
 import { requirePlainPath } from "../input/parse-input.js";
 import { lazySchema } from "../schemas/lazy-schema.js";
-import { fsyncDir, mkdirDurable } from "../store/atomic-write.js";
+import { fsyncDir } from "../store/atomic-write.js";
 import { resolveHomeDir } from "./resolve-home-dir.js";
 import type { SharedHome } from "./shared-home.js";
 
@@ -114,10 +114,36 @@ export function homeLabel(home: GateHome): string {
   return home.shared ? home.shared.label : `gate home ${home.dir}`;
 }
 
-/** A sub-folder of the home, made `0700` when missing. */
+/**
+ * A sub-folder of the home, made `0700` when missing, one level at a time
+ * below the home and never the home itself: a home removed while this
+ * process still works in it (a test's world removed under a server still
+ * closing, a person's `rm -rf`) is refused, not rebuilt in part.
+ */
 export function homeSubdir(home: GateHome, ...parts: string[]): string {
-  // Made durably: a record written into a new folder is lost with the folder if the folder's own entry is not fsynced.
-  return mkdirDurable(path.join(home.dir, ...parts));
+  let dir = home.dir;
+  for (const part of parts) {
+    dir = path.join(dir, part);
+    if (statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EEXIST" && statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
+      if (code === "ENOENT" && !statSync(home.dir, { throwIfNoEntry: false })?.isDirectory())
+        throw new UsageError(`gate home ${home.dir} is gone (removed while twinlock was using it); restore it or open another home`, {
+          code: "HOME_UNREADABLE",
+          cause: error,
+        });
+      throw new UsageError(`cannot make the gate home's folder ${dir} (${code}); fix the gate home's permissions`, {
+        code: "HOME_UNREADABLE",
+        cause: error,
+      });
+    }
+    // Made durably: a record written into a new folder is lost with the folder if the folder's own entry is not fsynced.
+    fsyncDir(path.dirname(dir));
+  }
+  return dir;
 }
 
 /** The names in one of the home's folders; none when the folder was never made. */

@@ -135,8 +135,9 @@ export async function withCheckpointLock<T>(
   fn: () => T | Promise<T>,
   options: { waitMs?: number } = {},
 ): Promise<T> {
-  // The queue folder is made (with the runs folder) by withQueueLock when it is not there.
+  // The queue folder is made by withQueueLock when it is not there, in the runs folder made here (never under a home that is gone).
   const file = checkpointFile(home, id);
+  homeSubdir(home, "runs");
   return withQueueLock(file.replace(/\.json$/, ".queue"), fn, `run ${id}`, options);
 }
 

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
+import { makeSessionTempDir } from "./session-temp-folder.js";
 
 /**
  * Where, inside exec's and plan's sandbox, the session's MCP relay socket
@@ -32,7 +32,7 @@ export interface McpRelay {
  * agent's MCP tools, scoped as the server scopes them.
  */
 export async function startMcpRelay(cmd: readonly string[], env: NodeJS.ProcessEnv): Promise<McpRelay> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "twinlock-mcp-"));
+  const dir = makeSessionTempDir("mcp");
   const socket = path.join(dir, "mcp.sock");
   const children = new Set<ChildProcess>();
   const server = net.createServer((conn) => {
@@ -57,16 +57,29 @@ export async function startMcpRelay(cmd: readonly string[], env: NodeJS.ProcessE
     conn.pipe(child.stdin as NodeJS.WritableStream);
     child.stdout?.pipe(conn);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socket, () => resolve());
+  const conns = new Set<net.Socket>();
+  server.on("connection", (conn) => {
+    conns.add(conn);
+    conn.once("close", () => conns.delete(conn));
   });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socket, () => resolve());
+    });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     socket,
     close: async () => {
       for (const c of children) c.kill("SIGTERM");
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // The folder first, and every connection ended: a client that never hangs up holds neither the close nor the folder.
       rmSync(dir, { recursive: true, force: true });
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const conn of conns) conn.destroy();
+      await closed;
     },
   };
 }

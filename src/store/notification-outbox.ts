@@ -77,6 +77,13 @@ export interface NotificationOutbox {
   /** The try failed: count it and wait until `nextAttemptMs`, or (`GAVE_UP`) keep it as failed for good and never offer it again. */
   failed(entry: OutboxEntry, nextAttemptMs: number, error: string): Promise<void>;
   backlog(): Promise<OutboxBacklog[]>;
+  /**
+   * Write now what is held back in memory (the gate home's batched removals
+   * of delivered entries) and resolve once no write of the outbox is under
+   * way: a deliverer that closes, and the store's `close`, wait for it, so
+   * nothing of the outbox writes after them unless it is used again.
+   */
+  flush(): Promise<void>;
 }
 
 /** An entry's ID, from what it tells and to whom: stable across retries, restarts and a second enqueue. */

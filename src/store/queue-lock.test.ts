@@ -282,4 +282,12 @@ describe("withQueueLock", () => {
     await expect(withQueueLock(dir, () => "again")).resolves.toBe("again");
     expect(readdirSync(dir)).toEqual(["junk"]);
   });
+
+  it("refuses a lock whose folder's parent is gone, and makes nothing (a gate home removed under a writer is not rebuilt)", async () => {
+    const root = path.join(makeTempDir(), "home");
+    await expect(withQueueLock(path.join(root, "notify", "run.queue"), () => "held", "the outbox")).rejects.toThrow(
+      /cannot lock the outbox: the folder .*notify is gone/,
+    );
+    expect(existsSync(root)).toBe(false);
+  });
 });

@@ -180,11 +180,18 @@ function joinDoorbell(dir: string): { bell: Doorbell; leave: () => void } {
 export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, label = dir, options: QueueLockOptions = {}): Promise<T> {
   try {
     // Looked at first: a mkdir of a folder that exists still takes its parent's lock, which a rename there may hold.
-    if (!isFolder(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Never `mkdir -p`: the folder the lock goes in is the caller's to make, and one removed (a gate home deleted
+    // under a writer still finishing) is refused here, not rebuilt to hold a lock nobody will remove.
+    if (!isFolder(dir)) mkdirSync(dir, { mode: 0o700 });
   } catch (error) {
-    throw new UsageError(`cannot make the lock folder ${dir} (${(error as NodeJS.ErrnoException).code}); fix the gate home's permissions`, {
-      cause: error,
-    });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST" || !isFolder(dir))
+      throw new UsageError(
+        code === "ENOENT"
+          ? `cannot lock ${label}: the folder ${path.dirname(dir)} is gone (removed while twinlock was using it); restore the gate home or open another`
+          : `cannot make the lock folder ${dir} (${code}); fix the gate home's permissions`,
+        { cause: error, code: "HOME_UNREADABLE" },
+      );
   }
   const token = randomBytes(8).toString("hex");
   const mine = takeTicket(dir, token);

@@ -186,6 +186,34 @@ export function outboxContract(name: string, open: () => Promise<OutboxHarness>)
         }
       }));
 
+    it("looks no more at a run once nothing of it waits (delivered or given up on), and again once it records something new", () =>
+      withStore(async ({ store, newRef, reopen }) => {
+        await store.notifications.addWebhook(webhook());
+        const [done, gaveUp, waits] = [newRef(), newRef(), newRef()];
+        for (const ref of [done, gaveUp, waits]) {
+          await store.create(ref, [created(store)], AT);
+          await store.update(ref, () => ({ events: [stop(ref === waits ? "waits" : "first")], result: undefined }), { now: () => AT });
+        }
+        const runIdOf = async (ref: string) => (await store.read(ref)).state.run_id;
+        const first = await store.notifications.due(Date.now(), 10);
+        expect(first).toHaveLength(3);
+        for (const e of first)
+          if (e.run_id === (await runIdOf(done))) await store.notifications.delivered(e);
+          else if (e.run_id === (await runIdOf(gaveUp))) await store.notifications.failed(e, GAVE_UP, "HTTP 410");
+        await store.notifications.flush();
+        const again = reopen();
+        try {
+          expect((await again.notifications.due(Date.now() + 1e12, 10)).map((e) => e.run_id)).toEqual([await runIdOf(waits)]);
+        } finally {
+          await again.close();
+        }
+        // The run whose deliveries all went has something new: it is offered again, and only that.
+        await store.update(done, () => ({ events: [stop("later")], result: undefined }), { now: () => AT });
+        const next = await store.notifications.due(Date.now() + 1e12, 10);
+        expect(next.map((e) => e.notification.detail).sort()).toEqual(["!STOP:later", "!STOP:waits"]);
+        expect(await store.notifications.backlog()).toEqual([expect.objectContaining({ pending: 2, failed: 1 })]);
+      }));
+
     it("keeps every waiting delivery across a restart (a second store on the same data sees them, with the same IDs)", () =>
       withStore(async ({ store, newRef, reopen }) => {
         await store.notifications.addWebhook(webhook());

@@ -11,12 +11,15 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBubblewrap } from "../../src/sandbox/find-bubblewrap.js";
 import { processesIn } from "../../src/sandbox/reap-sandbox.js";
+import { removeDeadSessionTempDirs } from "../../src/sandbox/session-temp-folder.js";
 import { agentStandIn } from "../../src/test-support/agent-stand-in.js";
 import { driveTo, type GateRun, makeGateRun, makeRunTempDir, removeGateRuns, workflowOf } from "../../src/test-support/run-fixture.js";
 import { DIST_BIN, ensureBuilt } from "../support/ensure-built.js";
 
 beforeAll(ensureBuilt, 180_000);
 afterAll(() => removeGateRuns());
+// An exec killed by SIGKILL cannot remove its own session folders: the next session would, and so does this file.
+afterAll(() => removeDeadSessionTempDirs());
 
 /**
  * A run not admitted yet, with `cart/cache.go` (a target) and a stand-in `codex` that writes it, writes its own

@@ -16,6 +16,7 @@ import { initRun } from "../../src/gate/init-run.js";
 import { reviewPairPlan } from "../../src/gate/review-pair-plan.js";
 import { openGateHome } from "../../src/home/gate-home.js";
 import { pinSuite } from "../../src/home/suite-pins.js";
+import { removeDeadSessionTempDirs } from "../../src/sandbox/session-temp-folder.js";
 import { migratePostgres, type PostgresRunStore, postgresRunStore } from "../../src/store/postgres/postgres-run-store.js";
 import { freshPostgresDatabase, TEST_POSTGRES } from "../../src/test-support/postgres-database.js";
 import {
@@ -40,6 +41,8 @@ afterEach(async () => {
   for (const f of cleanups.splice(0).reverse()) await f();
 });
 afterAll(removeGateRuns);
+// An exec killed by SIGKILL cannot remove its own session folders: the next session would, and so does this file.
+afterAll(() => removeDeadSessionTempDirs());
 
 interface Answer {
   name: string;

@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { UsageError } from "../../errors/errors.js";
 import { bindSession } from "../../gate/bind-session.js";
@@ -12,6 +10,7 @@ import { parseActionIds } from "../../input/parse-input.js";
 import { shellQuote } from "../../run/next-step.js";
 import { chooseSandbox, confineCommand, requireMountableTargets, type SandboxFlags } from "../../sandbox/exec-sandbox.js";
 import { sandboxRecordFile } from "../../sandbox/sandbox-record.js";
+import { makeSessionTempDir, removeReadOnlyTree } from "../../sandbox/session-temp-folder.js";
 import { resolveRunFile } from "../../store/run-folder.js";
 import type { RunStore } from "../../store/run-store.js";
 import { writeOutput } from "../../write-output.js";
@@ -53,7 +52,7 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
   // The sandbox is chosen (or exec refused) before the admission could use the consent.
   const sandbox = chooseSandbox(cmd, o, undefined, { env: process.env, cwd: process.cwd(), binder: "exec" });
   const home = homeOption(o, { create: usesTeamStore(o) });
-  const scratch = o.checkout === undefined ? mkdtempSync(path.join(os.tmpdir(), "twinlock-exec-")) : undefined;
+  const scratch = o.checkout === undefined ? makeSessionTempDir("exec") : undefined;
   const checkout = o.checkout ?? path.join(scratch as string, "handoff");
   let store: RunStore | undefined;
   try {
@@ -171,18 +170,4 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
     await store?.close();
     if (scratch) removeReadOnlyTree(scratch);
   }
-}
-
-/** Remove a checkout tree whose folders were made read-only. */
-function removeReadOnlyTree(dir: string): void {
-  const open = (d: string) => {
-    try {
-      chmodSync(d, 0o700);
-      for (const e of readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) open(path.join(d, e.name));
-    } catch {
-      // gone already, or not ours: rmSync reports what matters
-    }
-  };
-  open(dir);
-  rmSync(dir, { recursive: true, force: true });
 }

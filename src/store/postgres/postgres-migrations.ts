@@ -156,4 +156,12 @@ ALTER TABLE twinlock_webhooks DROP CONSTRAINT twinlock_webhooks_format_check;
 ALTER TABLE twinlock_webhooks ADD CONSTRAINT twinlock_webhooks_format_check CHECK (format IN ('json', 'slack', 'teams', 'github-check'));
 `,
   },
+  {
+    version: 7,
+    name: "the outbox's pending index: a look at what is due reads what waits, never the deliveries given up on",
+    sql: `
+-- The same contract as the gate home's notify/pending/: due's cost is what waits (GAVE_UP is -1), not every row kept.
+CREATE INDEX twinlock_outbox_pending ON twinlock_outbox (run_id, webhook_id, seq, part) WHERE next_attempt_ms <> -1;
+`,
+  },
 ];

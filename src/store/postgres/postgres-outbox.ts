@@ -98,12 +98,15 @@ export function postgresOutbox(pool: pg.Pool, describe: (error: unknown) => Erro
       }
     },
     catchUp: async () => 0,
+    // Every write is its own statement, awaited by its caller: nothing is held back.
+    flush: async () => {},
     async due(nowMs, limit) {
+      // GAVE_UP written in, not a parameter: the pending index (migration 7) is partial on it, and serves this scan.
       const r = await q<OutboxRow>(
-        `SELECT * FROM (SELECT DISTINCT ON (run_id, webhook_id) * FROM twinlock_outbox WHERE next_attempt_ms <> $3
+        `SELECT * FROM (SELECT DISTINCT ON (run_id, webhook_id) * FROM twinlock_outbox WHERE next_attempt_ms <> ${Number(GAVE_UP)}
            ORDER BY run_id, webhook_id, seq, part) AS head
          WHERE next_attempt_ms <= $1 ORDER BY next_attempt_ms LIMIT $2`,
-        [nowMs, limit, GAVE_UP],
+        [nowMs, limit],
       );
       return r.rows.map(entryOf);
     },

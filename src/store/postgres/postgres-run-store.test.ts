@@ -56,8 +56,8 @@ describe.skipIf(!URL_BASE)("the PostgreSQL store", () => {
   it("migrates once, idempotently, and refuses a database newer than it knows", async () => {
     const db = await freshDatabase();
     try {
-      expect(await migratePostgres(db.url)).toEqual({ from: 0, to: 6 });
-      expect(await migratePostgres(db.url)).toEqual({ from: 6, to: 6 });
+      expect(await migratePostgres(db.url)).toEqual({ from: 0, to: 7 });
+      expect(await migratePostgres(db.url)).toEqual({ from: 7, to: 7 });
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
       await c.query("INSERT INTO twinlock_schema (version, name) VALUES (99, 'from the future')");
