@@ -118,3 +118,35 @@ describe("the pages a signed-in reviewer opens", () => {
     }
   });
 });
+
+describe("what changed since the revision you last decided on", () => {
+  let bob: Reviewer;
+  beforeAll(async () => {
+    bob = await reviewerFor(w, "bob");
+    const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+    // Revision 3, frozen again while revision 2 waits for review: alice last decided on revision 1, bob on none.
+    editReport(w, "The cache lock is held across the write.");
+    expect((await call(w, apiOf(w).freeze, { token, json: {} })).status).toBe(200);
+  });
+
+  it("compares revision 3 with revision 1 for alice, who asked to change it, and says so", async () => {
+    const html = await page(revisionUrl(3));
+    expect(html).toContain("<h3>Since revision 1, which you asked to change</h3>");
+    expect(html).toContain(`<h2 id="changes-h">What changed since revision 1, which you asked to change</h2>`);
+    expect(html).toContain("Changes requested by alice:");
+    // Both edits since revision 1 are added lines of the diff, not only the one since revision 2.
+    expect(html).toContain(`<span class="visually-hidden">added: </span>+Windows hosts are covered now.</ins>`);
+    expect(html).toContain(`<span class="visually-hidden">added: </span>+The cache lock is held across the write.</ins>`);
+    expect(html).toContain("changed since revision 1");
+  });
+
+  it("compares revision 3 with revision 2 for bob, who decided on none, and does not say he did", async () => {
+    const r = await call(w, revisionUrl(3), { cookie: bob.cookie, headers: { accept: "text/html" } });
+    const html = await r.text();
+    expect(html).toContain("<h3>Since revision 2</h3>");
+    expect(html).toContain(`<h2 id="changes-h">What changed since revision 2</h2>`);
+    expect(html).not.toContain("which you");
+    expect(html).toContain(`<span class="diff-ctx"> Windows hosts are covered now.</span>`);
+    expect(html).toContain(`<span class="visually-hidden">added: </span>+The cache lock is held across the write.</ins>`);
+  });
+});

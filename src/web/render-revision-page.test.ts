@@ -341,6 +341,19 @@ describe("renderRevisionPage", () => {
     expect(page).not.toContain("unsigned: ");
   });
 
+  it("compares with the revision the reviewer last decided on, names it and their decision, and diffs the files against it", () => {
+    const page = renderRevisionPage({ ...sampleRevisionPage(), revision: 4, comparedWith: { revision: 2, yours: "changes_requested" } });
+    expect(page).toContain("<h3>Since revision 2, which you asked to change</h3>");
+    expect(page).toContain(`<h2 id="changes-h">What changed since revision 2, which you asked to change</h2>`);
+    expect(page).toContain(`<span class="change-kind change-changed">changed since revision 2</span>`);
+    expect(page).not.toContain("since revision 3");
+    const approved = renderRevisionPage({ ...sampleRevisionPage(), revision: 4, comparedWith: { revision: 1, yours: "approved" } });
+    expect(approved).toContain("<h3>Since revision 1, which you approved</h3>");
+    const previous = renderRevisionPage({ ...sampleRevisionPage(), revision: 4, comparedWith: { revision: 3, yours: null } });
+    expect(previous).toContain("<h3>Since revision 3</h3>");
+    expect(previous).not.toContain("which you");
+  });
+
   it("has no What changed section on revision 1", () => {
     expect(renderRevisionPage({ ...sampleRevisionPage(), revision: 1, changes: null, requestedBy: null })).not.toContain("What changed");
   });

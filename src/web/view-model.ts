@@ -214,13 +214,18 @@ export interface RevisionPageView {
   frozenBy: string;
   /** The planner's reason when it re-froze without changes, or null. */
   unchangedBecause: string | null;
-  /** The review that asked for this revision (changes requested on revision n-1), or null. */
+  /**
+   * The earlier revision this one is compared with: the last one the signed-in reviewer decided on (`yours`, their
+   * decision), or the previous one (`yours` null); null for revision 1; absent: the previous one.
+   */
+  comparedWith?: { revision: number; yours: "changes_requested" | "approved" | "declined" | null } | null;
+  /** The review that asked for changes on the revision compared with (see `comparedWith`), or null. */
   requestedBy: { reviewer: string; feedback: string } | null;
   /** The comments of that request, each with whether the item it names changed in this revision; absent or empty: none. */
   previousComments?: Array<{ item: string; kind: string; text: string; change: "changed" | "unchanged" | "removed" }>;
   /** The comments of a request for changes on this revision (what the planner is asked to change); absent or empty: none. */
   requestedComments?: Array<{ item: string; kind: string; text: string }>;
-  /** Record changes since revision n-1, by ID; null for revision 1. */
+  /** Record changes since the revision compared with, by ID; null for revision 1. */
   changes: RecordChange[] | null;
   /** The records of this revision, in the pinned suite's format: all of them, or the first of each kind (see `recordsNotShown`). */
   model: HandoffModel;

@@ -334,6 +334,11 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       await page.goto(frozen.review_url);
       expect(await stateShown()).toBe("plan_review_pending");
       const changes = page.locator("#changes");
+      // Compared with the revision alice last decided on, and said so, in the summary and the section.
+      expect(await page.locator("#summary h3", { hasText: "Since revision" }).textContent()).toBe(
+        "Since revision 1, which you asked to change",
+      );
+      expect(await page.locator("#changes-h").textContent()).toBe("What changed since revision 1, which you asked to change");
       await changes.getByText("Changes requested by alice").waitFor();
       await changes.getByText("Add Windows coverage and the rollback evidence.").waitFor();
       const added = page.locator("#files .diff ins.diff-add", { hasText: ADDED_LINE });
