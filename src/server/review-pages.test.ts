@@ -60,6 +60,32 @@ describe("the pages a signed-in reviewer opens", () => {
     expect(html).toContain(PLANNER);
   });
 
+  it("the run list filters by state and suite from its query, still listing what waits on you first", async () => {
+    const all = await page("/");
+    const suite = /<td>([^<]+)<\/td>/.exec(all)?.[1] as string;
+    expect(all).toContain(`<option value="${suite}">${suite}</option>`);
+    const pending = await page(`/?state=plan_review_pending&suite=${encodeURIComponent(suite)}`);
+    const waiting = pending.slice(pending.indexOf('<section id="waiting"'));
+    expect(waiting).toContain(`href="/runs/${w.runId}"`);
+    expect(pending).toContain(`<option value="plan_review_pending" selected>`);
+    expect(pending).toContain("1 of 1 run is shown");
+    for (const url of ["/?state=closed", "/?suite=another-suite", `/?state=closed&suite=${encodeURIComponent(suite)}`]) {
+      const html = await page(url);
+      expect([url, html.includes(`href="/runs/${w.runId}"`)]).toEqual([url, false]);
+      expect(html).toContain("No run is shown");
+    }
+    expect(await page("/?state=&suite=")).toContain(`href="/runs/${w.runId}"`);
+  });
+
+  it("the run list refuses a state that is none of the workflow states, or an over-long suite, with one line", async () => {
+    for (const url of ["/?state=approved", `/?state=${"x".repeat(5000)}`, `/?suite=${"s".repeat(201)}`]) {
+      const r = await call(w, url, { cookie: alice.cookie, headers: { accept: "text/html" } });
+      expect([url.slice(0, 30), r.status]).toEqual([url.slice(0, 30), 400]);
+      const html = await r.text();
+      expect(html).toMatch(/is not a workflow state; filter by one of investigating|over the 200 a suite ID may have/);
+    }
+  });
+
   it("the run page shows the pair, its state and a link to its current revision", async () => {
     const html = await page(`/runs/${w.runId}`);
     expect(html).toContain(PLANNER);
