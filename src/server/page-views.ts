@@ -1,4 +1,4 @@
-import { consentQuestion } from "../gate/consent-question.js";
+import { consentQuestion, consentQuestionLine } from "../gate/consent-question.js";
 import { executorDigest, loadRunSuite } from "../gate/load-run-suite.js";
 import { presentPlan } from "../gate/present-plan.js";
 import { revisionToCompare } from "../gate/revision-to-compare.js";
@@ -122,6 +122,7 @@ export async function revisionPageView(
       forms.consent = {
         action: apiPaths.consent(runId, wf.planner),
         question: consentQuestion(wf, run.state.settings),
+        summary: consentQuestionLine(wf),
         settings: run.state.settings,
         modes: [...MODES],
         // The latest revision's records shown, already read from its frozen bytes for the page ("all" covers the rest).

@@ -116,7 +116,14 @@ describe("renderRevisionPage", () => {
   });
 
   it("asks the consent question naming the executor's ID and title, with mode, environment, scope, budget and expiry", () => {
-    expect(html).toContain("<legend>May MD-30 (Apply the fix) now act on the approved frozen plan of MD-29, revision 2");
+    expect(html).toContain("<legend>May MD-30 (Apply the fix) act on MD-29&#39;s plan, revision 2?</legend>");
+    // The whole question, exactly as the library words it, one click away; the limits in one line that opens to the fields.
+    expect(html).toContain(
+      `<details class="consent-question-whole" id="consent-question-whole"><summary>The whole question, as it is signed</summary>\n<p>May MD-30 (Apply the fix) now act on the approved frozen plan of MD-29, revision 2`,
+    );
+    expect(html).toContain(
+      `<details class="consent-limits" id="consent-limits"><summary>Limits: mode APPLY_SAFE, environment staging, actions A1, budget 3</summary>`,
+    );
     expect(html).toContain(`<option value="APPLY_SAFE" selected>APPLY_SAFE</option>`);
     expect(html).toContain(`<input type="text" id="consent-environment" name="environment" value="staging" required>`);
     expect(html).toContain(`<input type="checkbox" id="consent-action-0" name="actions" value="A1" checked>`);

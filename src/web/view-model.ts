@@ -54,9 +54,23 @@ export interface RunSummaryView {
   url: string;
 }
 
+/** What the run list is filtered by (`?state=&suite=`): null for any. */
+export interface RunListFilters {
+  /** Runs with at least one pair in this state. */
+  state: State | null;
+  /** Runs of this suite (its `suite_id`). */
+  suite: string | null;
+}
+
 /** The run list, `/`. */
 export interface RunListView {
   layout: LayoutView;
+  /** The filters applied to `runs` (absent: none). */
+  filters?: RunListFilters;
+  /** Every suite ID among all the runs, filtered or not, for the suite filter's choices (absent: those of `runs`). */
+  suites?: string[];
+  /** How many runs there are before filtering (absent: as many as `runs`). */
+  total?: number;
   /** Every run, in the order to show (the server sorts, newest first); those waiting on this reviewer are listed first. */
   runs: RunSummaryView[];
   /** The signed-in reviewer's rights (`review`, `consent`, `apply`, `stop`): which waiting pairs wait on them. */
@@ -171,6 +185,8 @@ export interface ConsentFormView {
   action: string;
   /** The consent question, naming the executor's ID and title exactly (from the library's `consentQuestion`). */
   question: string;
+  /** The question in one short line (the library's `consentQuestionLine`): the legend of the answer, the whole question one click away. */
+  summary: string;
   /** The run's settings, shown as the defaults of the consent's limits. */
   settings: Settings;
   /** The modes the reviewer may choose from. */

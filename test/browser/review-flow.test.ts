@@ -199,6 +199,16 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
               return rects.every((r) => r !== undefined && r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth);
             });
           expect(await panelInView(), `the decision panel of ${name} is in view at ${size.width} px`).toBe(true);
+          // On a phone the bar leaves the page readable: at most 40% of the screen.
+          if (size.width < 600) {
+            const share = await page.evaluate(
+              () => (document.querySelector("#decide")?.getBoundingClientRect().height ?? 0) / window.innerHeight,
+            );
+            expect(
+              share,
+              `the decision panel of ${name} takes ${Math.round(share * 100)}% of the screen at ${size.width} px`,
+            ).toBeLessThanOrEqual(0.41);
+          }
           // It stays in view down the page (sticky, or the phone's bottom bar).
           await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight / 2));
           expect(await panelInView(), `the decision panel of ${name} stays in view halfway down at ${size.width} px`).toBe(true);
@@ -364,6 +374,20 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       expect(await waiting.locator(".waits-on-you").count()).toBe(1);
       expect(await waiting.locator("time").getAttribute("title")).toMatch(/^\d{4}-\d\d-\d\dT/);
       await checkAtBothWidths("run-list");
+      // The filters are a plain form: choosing a state by its label and submitting loads /?state=…, waiting on alice still first.
+      await page.getByLabel("State", { exact: true }).selectOption("plan_review_pending");
+      await page.getByLabel("Suite", { exact: true }).selectOption({ index: 1 });
+      await Promise.all([
+        page.waitForURL(/\/\?state=plan_review_pending&suite=/),
+        page.getByRole("button", { name: "Filter the runs" }).click(),
+      ]);
+      await waiting.getByRole("link", { name: workflowOf(g).executor_title }).waitFor();
+      expect(await page.locator(".filter-result").textContent()).toContain("with a pair plan review pending");
+      await checkAtBothWidths("run-list-filtered");
+      await page.getByLabel("State", { exact: true }).selectOption("closed");
+      await Promise.all([page.waitForURL(/\/\?state=closed/), page.getByRole("button", { name: "Filter the runs" }).click()]);
+      expect(await page.locator(".filter-result").textContent()).toContain("No run is shown");
+      expect(await page.locator("table.runs").count()).toBe(0);
       await page.goto(frozen.review_url);
 
       await decided(() => page.getByRole("button", { name: "Sign and approve this revision" }).click());
@@ -380,8 +404,10 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       ]);
 
       // The consent question names the exact executor: its ID and title.
-      const legend = page.locator("#form-consent legend").first();
-      const question = (await legend.textContent()) ?? "";
+      // The legend is the question in one line; the whole of it, as the library words it, is one click away.
+      const legend = (await page.locator("#form-consent legend").first().textContent()) ?? "";
+      expect(legend).toBe(`May ${EXECUTOR} (${wf.executor_title}) act on ${PLANNER}'s plan, revision 2?`);
+      const question = (await page.locator("#consent-question-whole p").textContent()) ?? "";
       expect(question).toContain(`May ${EXECUTOR} (${wf.executor_title})`);
       expect(question).toContain(`revision 2 (${frozen.hash})`);
       expect(await unnamedControls()).toEqual([]);
@@ -391,6 +417,18 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       await tabTo("#consent > summary");
       await page.keyboard.press("Enter");
       await page.locator("#consent-yes").waitFor({ state: "visible" });
+      // On a phone the opened consent panel is a bar of at most 40% of the screen, in view, its answer visible without scrolling.
+      await page.setViewportSize({ width: 375, height: 812 });
+      const bar = await page.evaluate(() => {
+        const r = document.querySelector("#decide")?.getBoundingClientRect();
+        const yes = document.querySelector("#consent-yes")?.getBoundingClientRect();
+        return { top: r?.top, bottom: r?.bottom, height: r?.height, yesBottom: yes?.bottom, viewport: window.innerHeight };
+      });
+      expect(bar.height ?? Infinity, JSON.stringify(bar)).toBeLessThanOrEqual(0.41 * bar.viewport);
+      expect((bar.top ?? -1) >= 0 && (bar.bottom ?? Infinity) <= bar.viewport, JSON.stringify(bar)).toBe(true);
+      expect(bar.yesBottom ?? Infinity, JSON.stringify(bar)).toBeLessThanOrEqual(bar.bottom ?? 0);
+      await screenshot("consent-open-375");
+      await page.setViewportSize(WIDE);
       await screenshot("consent");
       await checkAtBothWidths("consent");
       await tabTo("#consent-yes");
@@ -606,7 +644,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       "consent",
       "stale-refused",
       "narrow-375",
-      ...["revision-review", "run-list", "consent", "confirmation"].flatMap((n) => WIDTHS.map((w) => `${n}-${w.width}`)),
+      ...["revision-review", "run-list", "run-list-filtered", "consent", "confirmation"].flatMap((n) =>
+        WIDTHS.map((w) => `${n}-${w.width}`),
+      ),
     ]) {
       const file = readFileSyncMaybe(SHOTS, name);
       expect(file, name).not.toBeNull();
