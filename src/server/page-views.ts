@@ -129,6 +129,8 @@ export async function revisionPageView(
         actionIds: p.model.actions.map((a) => a.id),
       };
   }
+  if (signedIn && latest && wf.handoff && wf.state === "executing")
+    forms.verifiedClose = { action: apiPaths.verifiedClose(runId, wf.planner), criteria: p.model.criteria.map((c) => c.id) };
   const executor = executorShown(pinned, wf, prompt);
   // The agent's Markdown is rendered on a worker thread and kept by its hash: a page GET never renders it on this one.
   const rendered = await renderAgentDocumentsOffThread({ executorBody: executor.body, report });

@@ -205,6 +205,8 @@ export interface RevisionFormsView {
   decline?: string;
   /** Answer the consent question. */
   consent?: ConsentFormView;
+  /** Close the executing pair as verified (the `verify` right): the form's action and the plan's acceptance criterion IDs, each asked for its result. */
+  verifiedClose?: { action: string; criteria: string[] };
 }
 
 /** The revision page, `/runs/{runId}/pairs/{planner}/revisions/{n}`, rendered from the frozen bytes. */

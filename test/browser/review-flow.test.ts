@@ -26,6 +26,7 @@ import { createInvitation } from "../../src/passkey/passkey-enrolment.js";
 import { createAgentToken } from "../../src/server/agent-tokens.js";
 import { type RunningGateServer, startGateServer } from "../../src/server/start-gate-server.js";
 import {
+  conformingChange,
   EXECUTOR,
   type GateRun,
   homeOf,
@@ -185,7 +186,11 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
     try {
       for (const size of WIDTHS) {
         await page.setViewportSize(size);
-        await page.evaluate(() => window.scrollTo(0, 0));
+        // The page and the panel (which scrolls inside itself once a long form is filled in) each from their top.
+        await page.evaluate(() => {
+          window.scrollTo(0, 0);
+          document.querySelector("#decide")?.scrollTo(0, 0);
+        });
         expect(await seriousViolations(), `${name} at ${size.width} px`).toEqual([]);
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         expect(width, `${name} is ${width} px wide at ${size.width}: ${(await overflowing()).join("; ")}`).toBeLessThanOrEqual(size.width);
@@ -487,6 +492,82 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
     STEP_MS,
   );
 
+  it(
+    "4b. a verified close on the page: refused to alice without the verify right, then signed with bob's passkey",
+    async () => {
+      const change = conformingChange(g);
+      const lines = change.changed.map((f) => `${f.sha256?.slice("sha256:".length)}  ${f.path}`).join("\n");
+      /** Open the verified-close disclosure and fill the change as sha256sum prints it and a command for each criterion. */
+      const fill = async () => {
+        await page.locator("#verified-close > summary").click();
+        await page.getByLabel(/^Changed files, one a line/).fill(lines);
+        const commands = page.locator('#form-verified-close input[name^="criterion-command:"]');
+        const n = await commands.count();
+        expect(n).toBeGreaterThan(0);
+        for (let i = 0; i < n; i++) await commands.nth(i).fill(`go test ./cart/... # criterion ${i + 1}`);
+      };
+      const revision2 = `${origin}/runs/${runId}/pairs/${PLANNER}/revisions/2`;
+      await page.goto(revision2);
+      expect(await stateShown()).toBe("executing");
+      expect(await unnamedControls()).toEqual([]);
+      await fill();
+      await checkAtBothWidths("verified-close");
+      const before = runBytes(g);
+      await page.getByRole("button", { name: "Sign and close as verified" }).click();
+      const alert = page.locator("#form-verified-close-alert");
+      await expect.poll(() => alert.textContent()).toContain("alice does not have the verify right");
+      expect(runBytes(g).equals(before)).toBe(true);
+      expect(workflowOf(g).state).toBe("executing");
+      await screenshot("verified-close-refused");
+
+      // bob holds the verify right: his own browser profile with its own passkey.
+      const invite = (await createInvitation(homeOf(g), "bob", ["review", "verify"])).token;
+      const alicePage = page;
+      const bobContext = await (browser as Browser).newContext({ viewport: WIDE });
+      try {
+        bobContext.setDefaultTimeout(10_000);
+        bobContext.on("request", (r) => requests.push(r.url()));
+        page = await bobContext.newPage();
+        page.on("pageerror", (e) => pageErrors.push(String(e)));
+        const bobCdp = await bobContext.newCDPSession(page);
+        await bobCdp.send("WebAuthn.enable");
+        await bobCdp.send("WebAuthn.addVirtualAuthenticator", {
+          options: {
+            protocol: "ctap2",
+            transport: "internal",
+            hasResidentKey: true,
+            hasUserVerification: true,
+            isUserVerified: true,
+            automaticPresenceSimulation: true,
+          },
+        });
+        await page.goto(`${origin}/enrol/${invite}`);
+        await page.getByRole("button", { name: "Register a passkey" }).click();
+        await page.locator("#enrol-status", { hasText: "Passkey registered for bob" }).waitFor();
+        await page.goto(`${origin}/signin`);
+        await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+        await page.waitForURL(`${origin}/`);
+        await page.goto(revision2);
+        await fill();
+        await decided(() => page.getByRole("button", { name: "Sign and close as verified" }).click());
+        await expect.poll(stateShown).toBe("closed");
+        const confirmation = (await page.locator("#confirmation").textContent()) ?? "";
+        expect(confirmation).toContain("Your verification receipt: verified on revision 2, signed with your passkey");
+        expect(await page.evaluate(() => document.activeElement?.id)).toBe("confirmation");
+        const wf = workflowOf(g);
+        expect([wf.state, wf.result?.outcome, wf.result?.receipt?.by]).toEqual(["closed", "verified", "bob"]);
+        expect((wf.result?.receipt?.signature as { kind?: string } | undefined)?.kind).toBe("webauthn");
+        expect(wf.result?.execution?.changed_files.map((f) => f.path)).toEqual(change.changed.map((f) => f.path));
+        expect(await page.locator("#receipts .receipt-verification .reason").textContent()).toBe("bob's enrolled passkey, verify right");
+        await checkAtBothWidths("verified-closed");
+      } finally {
+        page = alicePage;
+        await bobContext.close();
+      }
+    },
+    3 * STEP_MS,
+  );
+
   describe("on a second run, waiting for review", () => {
     let g2: GateRun;
     let run2: string;
@@ -644,7 +725,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       "consent",
       "stale-refused",
       "narrow-375",
-      ...["revision-review", "run-list", "run-list-filtered", "consent", "confirmation"].flatMap((n) =>
+      ...["revision-review", "run-list", "run-list-filtered", "consent", "confirmation", "verified-close", "verified-closed"].flatMap((n) =>
         WIDTHS.map((w) => `${n}-${w.width}`),
       ),
     ]) {

@@ -10,7 +10,7 @@ import { param, promptParam } from "../request-fields.js";
 import { filterRuns, parseRunListFilters } from "../run-list-filters.js";
 
 /** The receipt kinds a decision on a revision page records, as `?recorded=` names them. */
-const RECORDED_KINDS = new Set(["review", "consent", "apply_approval"]);
+const RECORDED_KINDS = new Set(["review", "consent", "apply_approval", "verification"]);
 
 /**
  * The receipt a decision has just recorded, for the confirmation: the newest
