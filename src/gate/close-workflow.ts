@@ -16,6 +16,7 @@ import type { TrustRemedy } from "../trust/enforce-trust.js";
 import { sealReceipt } from "../trust/seal-receipt.js";
 import { personForKey } from "../trust/sign-as-reviewer.js";
 import type { ReceiptKey } from "../trust/sign-receipt.js";
+import { requireCurrentHash } from "./review-pair-plan.js";
 
 export const CLOSE_RESULTS = ["verified", "failed", "rolled_back", "abandoned"] as const;
 export type CloseResult = (typeof CLOSE_RESULTS)[number];
@@ -53,6 +54,8 @@ export async function closeWorkflow(input: {
   key?: ReceiptKey;
   /** The agent's report of how its work ended: recorded as such, and never `verified`. */
   report?: boolean;
+  /** The frozen hash the person was shown (a front end passes it): a revision frozen since is refused (STALE_HASH). */
+  handoffHash?: string;
   /**
    * The executed change (only after execution): changed files relative to
    * `root` (the checkout the executor changed; default the current folder)
@@ -73,6 +76,7 @@ export async function closeWorkflow(input: {
       const wf = requireWorkflow(current.state.workflows, input.planner);
       // A closed or failed workflow: the standard refusal, naming the state and that nothing follows.
       if (isFinal(wf.state)) requireTransition(input.run, wf, "closed", "close the workflow");
+      requireCurrentHash(wf, input.handoffHash, `close ${input.result}`, input.run);
       const executing = wf.state === "executing";
       // Which results a state allows is the transition table's rule, so a wrong one is refused (exit 1), as an illegal transition is.
       if (!executing && input.result !== "failed" && input.result !== "abandoned") {

@@ -15,3 +15,12 @@ export function consentQuestion(
     : "";
   return `May ${wf.executor} (${cleanText(wf.executor_title)}) now act on ${plan}?${limits}`;
 }
+
+/**
+ * The consent question in one short line, for a summary that expands to the
+ * whole of it (consentQuestion): the executor's ID and title, the planner and
+ * the revision, without the hash and the limits.
+ */
+export function consentQuestionLine(wf: Pick<Workflow, "planner" | "executor" | "executor_title" | "revision">): string {
+  return `May ${wf.executor} (${cleanText(wf.executor_title)}) act on ${wf.planner}'s plan, revision ${wf.revision}?`;
+}

@@ -176,7 +176,7 @@ export function describeNotWhole(f: PresentedFile): string | null {
 }
 
 /** Why a changed file has no diff, in one plain sentence with each revision's size and sha256; null when it has one or needs none. */
-export function describeDiffNotShown(f: PresentedFile, revision: number): string | null {
+export function describeDiffNotShown(f: PresentedFile, revision: number, previous = revision - 1): string | null {
   const d = f.diffNotShown;
   if (!d) return null;
   const why = {
@@ -191,8 +191,6 @@ export function describeDiffNotShown(f: PresentedFile, revision: number): string
     not_whole: "the file is not shown whole",
   }[d.reason];
   const was =
-    d.before === null
-      ? `it is new in revision ${revision}`
-      : `revision ${revision - 1} is ${d.before.size} bytes, sha256 ${d.before.sha256}`;
+    d.before === null ? `it is new in revision ${revision}` : `revision ${previous} is ${d.before.size} bytes, sha256 ${d.before.sha256}`;
   return `Too large to diff: ${why}. ${was[0]?.toUpperCase()}${was.slice(1)}; revision ${revision} is ${d.after.size} bytes, sha256 ${d.after.sha256}.`;
 }

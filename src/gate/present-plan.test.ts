@@ -25,6 +25,30 @@ describe("present's list of what changed between revisions", () => {
   });
 });
 
+describe("present against an earlier revision than the previous one", () => {
+  it("diffs revision 3 against revision 1 when asked, in its heading and its files, and refuses a base that is not earlier", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_revision_pending");
+    editHandoff(g, "the first change");
+    await freeze(g);
+    editHandoff(g, "the second change");
+    await freeze(g);
+    const store = folderRunStore(openGateHome(g.home));
+    const p = await presentPlan(store, g.runFile, PLANNER, { revision: 3, against: 1 });
+    expect(p.previousRevision).toBe(1);
+    expect(p.markdown).toContain("## What changed since revision 1");
+    expect(p.markdown).toContain("+the first change");
+    expect(p.markdown).toContain("— **changed** since revision 1");
+    const previous = await presentPlan(store, g.runFile, PLANNER, { revision: 3 });
+    expect(previous.markdown).toContain("## What changed since revision 2");
+    expect(previous.markdown).not.toContain("+the first change");
+    for (const against of [3, 0, 4, 1.5])
+      await expect(presentPlan(store, g.runFile, PLANNER, { revision: 3, against })).rejects.toThrow(
+        `${PLANNER}'s revision 3 is compared with an earlier revision, 1 to 2, not ${against}`,
+      );
+  });
+});
+
 describe("present and the review page show every field of a record", () => {
   it("show a field the format allows beyond the model's (an action's notes), in the terminal and on the page", async () => {
     const records = demoHandoffRecords();

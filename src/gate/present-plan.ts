@@ -130,7 +130,11 @@ export async function presentPlan(
   store: RunStore,
   runFile: string,
   planner: string,
-  options: { revision?: number } = {},
+  options: {
+    revision?: number;
+    /** The earlier revision to compare with (what changed since, and the comments asked on it); default: the one before. */
+    against?: number;
+  } = {},
 ): Promise<Presentation> {
   const home = store.home;
   const run = await store.read(runFile);
@@ -150,7 +154,13 @@ export async function presentPlan(
   const shown = revision === wf.revision ? wf.handoff.files : frozenFilesAt(run.file.events, entry.seq);
   // The format is the pinned suite's, never one the run file or the handoff names; a broken pin refuses.
   const policy = loadPinnedPolicy(home, run.state.suite);
-  const prevEntry = wf.history.find((h) => h.revision === revision - 1);
+  const base = options.against ?? revision - 1;
+  if (options.against !== undefined && !(Number.isInteger(base) && base >= 1 && base < revision))
+    throw new RefusalError(`${planner}'s revision ${revision} is compared with an earlier revision, 1 to ${revision - 1}, not ${base}`, {
+      code: "UNKNOWN_REVISION",
+      latest: wf.revision,
+    });
+  const prevEntry = wf.history.find((h) => h.revision === base);
   const prevFiles = prevEntry ? frozenFilesAt(run.file.events, prevEntry.seq) : [];
   const scope = run.state.settings.actions;
   const requestOn = (rev: number) => wf.reviews.filter((x) => x.revision === rev && x.decision === "changes_requested").pop();
@@ -189,7 +199,7 @@ export async function presentPlan(
     notice,
     outside,
     changes,
-    prevEntry !== undefined,
+    prevEntry?.revision ?? null,
     sign,
     run.state.settings,
     files,
@@ -257,7 +267,7 @@ function renderMarkdown(
   notice: string | null,
   outsideScope: { ids: string[]; total: number },
   bounded: ReturnType<typeof boundRecordChanges>,
-  hasPrevious: boolean,
+  previous: number | null,
   sign: boolean,
   settings: Settings,
   files: PresentedFile[],
@@ -304,15 +314,12 @@ function renderMarkdown(
     );
   }
 
-  const lastFeedback = wf.reviews.filter((x) => x.revision === h.revision - 1 && x.decision === "changes_requested").pop();
-  if (hasPrevious) {
-    out.push(`## What changed since revision ${h.revision - 1}`, "");
+  const lastFeedback = wf.reviews.filter((x) => x.revision === previous && x.decision === "changes_requested").pop();
+  if (previous !== null) {
+    out.push(`## What changed since revision ${previous}`, "");
     if (lastFeedback?.feedback) out.push(`Requested by ${t(lastFeedback.reviewer)}: "${t(lastFeedback.feedback)}"`, "");
     if (comments.previous.length > 0) {
-      out.push(
-        `Comments by ${t(lastFeedback?.reviewer ?? "the reviewer")} on revision ${h.revision - 1}, and whether each item changed:`,
-        "",
-      );
+      out.push(`Comments by ${t(lastFeedback?.reviewer ?? "the reviewer")} on revision ${previous}, and whether each item changed:`, "");
       for (const c of comments.previous) out.push(`- ${commentLine(c)} — **${c.change}**`);
       out.push("");
     }
@@ -344,14 +351,14 @@ function renderMarkdown(
   if (wf.result?.execution) out.push(...renderExecution(r, wf.result.execution));
   out.push(`## Files (${files.length})`, "");
   for (const f of files) {
-    const mark = f.change === "unchanged" ? "" : ` — **${f.change}** since revision ${h.revision - 1}`;
+    const mark = f.change === "unchanged" ? "" : ` — **${f.change}** since revision ${previous}`;
     out.push(`### ${code(f.path)} (${f.size} bytes, sha256 ${f.sha256.slice(0, 12)}…)${mark}`, "");
     const notWhole = describeNotWhole(f);
     // Said before any of its bytes, so no reader takes a part for the whole.
     if (notWhole !== null) out.push(`> **${notWhole.replace(/:.*/s, "")}**${t(notWhole.slice(notWhole.indexOf(":")))}`, "");
     if (notWhole !== null)
       out.push(`> To read all of it after admission: \`twinlock checkout ${shellQuote(runFile)} ${wf.executor} DIR\`.`, "");
-    const tooLarge = describeDiffNotShown(f, h.revision);
+    const tooLarge = describeDiffNotShown(f, h.revision, previous ?? h.revision - 1);
     if (tooLarge !== null) out.push(`> ${t(tooLarge)}`, "");
     if (f.shown === "none") continue;
     if (f.text === null)
@@ -366,7 +373,7 @@ function renderMarkdown(
       out.push(fence(cleanLines(f.text), f.path.endsWith(".md") ? "markdown" : f.path.endsWith(".json") ? "json" : ""), "");
     }
   }
-  for (const p of removedFiles) out.push(`### ${code(p)} — **removed** since revision ${h.revision - 1}`, "");
+  for (const p of removedFiles) out.push(`### ${code(p)} — **removed** since revision ${previous}`, "");
   const run = shellQuote(runFile);
   out.push("## Decide", "");
   if (notice !== null) out.push(`> **Not the whole plan.** ${t(notice)} ${readWhole}`, "");

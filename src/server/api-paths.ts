@@ -12,6 +12,7 @@ export const apiPaths = {
   consent: (runId: string, planner: string) => `${pair(runId, planner)}/consent`,
   applyApproval: (runId: string, planner: string) => `${pair(runId, planner)}/apply-approval`,
   result: (runId: string, planner: string) => `${pair(runId, planner)}/result`,
+  verifiedClose: (runId: string, planner: string) => `${pair(runId, planner)}/verified-close`,
   admissionCheck: (runId: string, executor: string) => `${run(runId)}/executors/${encodeURIComponent(executor)}/admission-check`,
   export: (runId: string) => `${run(runId)}/export`,
   stops: (runId: string) => `${run(runId)}/stops`,

@@ -100,6 +100,35 @@ export const ResultRequest = z
   .object({ result: z.enum(["verified", "failed", "rolled_back", "abandoned"]), residual: text.optional() })
   .strict();
 
+/**
+ * Close an executing pair as verified (passkey with the `verify` right): the
+ * executed change the person checked (each changed path with its sha256, or
+ * null when deleted) and each acceptance criterion's result with the command
+ * run, held against the admitted plan; the receipt binds them. A form sends
+ * the files as lines and each criterion as its own fields.
+ */
+export const VerifiedCloseRequest = z
+  .object({
+    handoff_hash: handoffHash,
+    changed_files: z
+      .array(z.object({ path: z.string().min(1).max(4096), sha256: z.union([handoffHash, z.null()]) }).strict())
+      .min(1)
+      .max(10_000),
+    criteria: z
+      .array(
+        z
+          .object({
+            id: z.string().min(1).max(200),
+            result: z.enum(["passed", "failed"]),
+            command: z.string().min(1).max(4096),
+          })
+          .strict(),
+      )
+      .max(1000),
+    residual: text.optional(),
+  })
+  .strict();
+
 /** A decision's answer: the state the workflow is in now, and its receipt. */
 export const DecisionResponse = z.object({
   ok: z.literal(true),

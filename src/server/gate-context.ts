@@ -197,7 +197,7 @@ export function createGateContext(config: GateServerConfig, store: RunStore): Ga
         throw new HttpProblem(
           403,
           "AGENT_FORBIDDEN",
-          "agent tokens cannot make human decisions (review, consent, apply approval, stops); a person decides in the browser",
+          "agent tokens cannot make human decisions (review, consent, apply approval, a verified close, stops); a person decides in the browser",
         );
       if (p.kind === "anonymous") throw new HttpProblem(401, "SIGN_IN", "sign in with your passkey first");
       const csrf = c.req.header("x-csrf-token") ?? (typeof fields.csrf === "string" ? fields.csrf : undefined);

@@ -84,7 +84,7 @@ describe("/openapi.json", () => {
     for (const [p, item] of Object.entries(doc.paths))
       for (const [method, op] of Object.entries(item)) {
         if (method === "parameters") continue;
-        const human = /\/(review|consent|apply-approval|stops|stops\/lift)(\/challenge)?$/.test(p);
+        const human = /\/(review|consent|apply-approval|verified-close|stops|stops\/lift)(\/challenge)?$/.test(p);
         if (human) {
           expect([p, op.security]).toEqual([p, [{ reviewerSession: [] }]]);
           expect(op["x-agent-token-scope"]).toBeUndefined();

@@ -15,6 +15,7 @@ import {
   ReviewRequest,
   RunResponse,
   StopRequest,
+  VerifiedCloseRequest,
 } from "./api-schemas.js";
 
 type Schema = z.ZodType;
@@ -124,6 +125,12 @@ export function buildOpenApi(origin: string): Record<string, unknown> {
     ["/api/runs/{runId}/pairs/{planner}/review", "Record a review of the exact revision shown", ReviewRequest, [runId, planner]],
     ["/api/runs/{runId}/pairs/{planner}/consent", "Consent to run exactly the twin", ConsentRequest, [runId, planner]],
     ["/api/runs/{runId}/pairs/{planner}/apply-approval", "Approve applying the consented plan", ApplyApprovalRequest, [runId, planner]],
+    [
+      "/api/runs/{runId}/pairs/{planner}/verified-close",
+      "Close the executing pair as verified (the verify right)",
+      VerifiedCloseRequest,
+      [runId, planner],
+    ],
     ["/api/runs/{runId}/stops", "Raise a hard stop", StopRequest, [runId]],
     ["/api/runs/{runId}/stops/lift", "Lift a hard stop", LiftStopRequest, [runId]],
   ] as const) {

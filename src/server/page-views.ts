@@ -1,6 +1,7 @@
-import { consentQuestion } from "../gate/consent-question.js";
+import { consentQuestion, consentQuestionLine } from "../gate/consent-question.js";
 import { executorDigest, loadRunSuite } from "../gate/load-run-suite.js";
 import { presentPlan } from "../gate/present-plan.js";
+import { revisionToCompare } from "../gate/revision-to-compare.js";
 import { describeNextStep, nextStepData } from "../run/next-step.js";
 import { heldReceipts } from "../run/receipt-kinds.js";
 import type { RunState, Workflow } from "../run/run-schema.js";
@@ -106,7 +107,9 @@ export async function revisionPageView(
   signedIn: boolean,
 ): Promise<RevisionPageView> {
   const runId = run.state.run_id;
-  const p = await presentPlan(store, ref, wf.planner, { revision });
+  // What changed since the revision this reviewer last decided on, else since the one before.
+  const compared = revisionToCompare(wf, revision, layout.reviewer);
+  const p = await presentPlan(store, ref, wf.planner, compared ? { revision, against: compared.revision } : { revision });
   const pinned = loadRunSuite(store.home, run.state, wf);
   const prompt = pinned.suite.byId.get(wf.executor);
   const latest = revision === wf.revision;
@@ -119,16 +122,19 @@ export async function revisionPageView(
       forms.consent = {
         action: apiPaths.consent(runId, wf.planner),
         question: consentQuestion(wf, run.state.settings),
+        summary: consentQuestionLine(wf),
         settings: run.state.settings,
         modes: [...MODES],
         // The latest revision's records shown, already read from its frozen bytes for the page ("all" covers the rest).
         actionIds: p.model.actions.map((a) => a.id),
       };
   }
+  if (signedIn && latest && wf.handoff && wf.state === "executing")
+    forms.verifiedClose = { action: apiPaths.verifiedClose(runId, wf.planner), criteria: p.model.criteria.map((c) => c.id) };
   const executor = executorShown(pinned, wf, prompt);
   // The agent's Markdown is rendered on a worker thread and kept by its hash: a page GET never renders it on this one.
   const rendered = await renderAgentDocumentsOffThread({ executorBody: executor.body, report });
-  const requested = [...wf.reviews].reverse().find((r) => r.revision === revision - 1 && r.decision === "changes_requested");
+  const requested = [...wf.reviews].reverse().find((r) => r.revision === p.previousRevision && r.decision === "changes_requested");
   return {
     layout,
     runId,
@@ -144,6 +150,7 @@ export async function revisionPageView(
     requestedBy: requested ? { reviewer: requested.reviewer, feedback: requested.feedback ?? "" } : null,
     previousComments: p.previousComments,
     requestedComments: p.requestedComments,
+    comparedWith: compared,
     changes: p.previousRevision === null ? null : p.changes,
     changesTotal: p.changesTotal,
     model: p.model,

@@ -60,6 +60,32 @@ describe("the pages a signed-in reviewer opens", () => {
     expect(html).toContain(PLANNER);
   });
 
+  it("the run list filters by state and suite from its query, still listing what waits on you first", async () => {
+    const all = await page("/");
+    const suite = /<td>([^<]+)<\/td>/.exec(all)?.[1] as string;
+    expect(all).toContain(`<option value="${suite}">${suite}</option>`);
+    const pending = await page(`/?state=plan_review_pending&suite=${encodeURIComponent(suite)}`);
+    const waiting = pending.slice(pending.indexOf('<section id="waiting"'));
+    expect(waiting).toContain(`href="/runs/${w.runId}"`);
+    expect(pending).toContain(`<option value="plan_review_pending" selected>`);
+    expect(pending).toContain("1 of 1 run is shown");
+    for (const url of ["/?state=closed", "/?suite=another-suite", `/?state=closed&suite=${encodeURIComponent(suite)}`]) {
+      const html = await page(url);
+      expect([url, html.includes(`href="/runs/${w.runId}"`)]).toEqual([url, false]);
+      expect(html).toContain("No run is shown");
+    }
+    expect(await page("/?state=&suite=")).toContain(`href="/runs/${w.runId}"`);
+  });
+
+  it("the run list refuses a state that is none of the workflow states, or an over-long suite, with one line", async () => {
+    for (const url of ["/?state=approved", `/?state=${"x".repeat(5000)}`, `/?suite=${"s".repeat(201)}`]) {
+      const r = await call(w, url, { cookie: alice.cookie, headers: { accept: "text/html" } });
+      expect([url.slice(0, 30), r.status]).toEqual([url.slice(0, 30), 400]);
+      const html = await r.text();
+      expect(html).toMatch(/is not a workflow state; filter by one of investigating|over the 200 a suite ID may have/);
+    }
+  });
+
   it("the run page shows the pair, its state and a link to its current revision", async () => {
     const html = await page(`/runs/${w.runId}`);
     expect(html).toContain(PLANNER);
@@ -116,5 +142,37 @@ describe("the pages a signed-in reviewer opens", () => {
       expect([url, r.status]).toEqual([url, url.includes("MD-99") || url === revisionUrl(9) ? 409 : 404]);
       expect(r.headers.get("content-type")).toMatch(/^text\/html/);
     }
+  });
+});
+
+describe("what changed since the revision you last decided on", () => {
+  let bob: Reviewer;
+  beforeAll(async () => {
+    bob = await reviewerFor(w, "bob");
+    const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+    // Revision 3, frozen again while revision 2 waits for review: alice last decided on revision 1, bob on none.
+    editReport(w, "The cache lock is held across the write.");
+    expect((await call(w, apiOf(w).freeze, { token, json: {} })).status).toBe(200);
+  });
+
+  it("compares revision 3 with revision 1 for alice, who asked to change it, and says so", async () => {
+    const html = await page(revisionUrl(3));
+    expect(html).toContain("<h3>Since revision 1, which you asked to change</h3>");
+    expect(html).toContain(`<h2 id="changes-h">What changed since revision 1, which you asked to change</h2>`);
+    expect(html).toContain("Changes requested by alice:");
+    // Both edits since revision 1 are added lines of the diff, not only the one since revision 2.
+    expect(html).toContain(`<span class="visually-hidden">added: </span>+Windows hosts are covered now.</ins>`);
+    expect(html).toContain(`<span class="visually-hidden">added: </span>+The cache lock is held across the write.</ins>`);
+    expect(html).toContain("changed since revision 1");
+  });
+
+  it("compares revision 3 with revision 2 for bob, who decided on none, and does not say he did", async () => {
+    const r = await call(w, revisionUrl(3), { cookie: bob.cookie, headers: { accept: "text/html" } });
+    const html = await r.text();
+    expect(html).toContain("<h3>Since revision 2</h3>");
+    expect(html).toContain(`<h2 id="changes-h">What changed since revision 2</h2>`);
+    expect(html).not.toContain("which you");
+    expect(html).toContain(`<span class="diff-ctx"> Windows hosts are covered now.</span>`);
+    expect(html).toContain(`<span class="visually-hidden">added: </span>+The cache lock is held across the write.</ins>`);
   });
 });

@@ -90,7 +90,7 @@ const humanRoutes = () =>
 describe("the route table", () => {
   it("has every human decision, its challenge, sign-out and every page among the routes agents may not call", () => {
     const human = humanRoutes().map((r) => `${r.method} ${r.path}`);
-    for (const op of ["review", "consent", "apply-approval"])
+    for (const op of ["review", "consent", "apply-approval", "verified-close"])
       for (const suffix of ["", "/challenge"]) expect(human).toContain(`POST /api/runs/:runId/pairs/:planner/${op}${suffix}`);
     for (const p of ["/api/runs/:runId/stops", "/api/runs/:runId/stops/lift"])
       for (const suffix of ["", "/challenge"]) expect(human).toContain(`POST ${p}${suffix}`);

@@ -142,6 +142,7 @@ describe("IDs that name built-in members of an object", () => {
     { method: "POST", path: "/api/runs/:runId/pairs/:planner/review/challenge" },
     { method: "POST", path: "/api/runs/:runId/pairs/:planner/consent/challenge" },
     { method: "POST", path: "/api/runs/:runId/pairs/:planner/apply-approval/challenge" },
+    { method: "POST", path: "/api/runs/:runId/pairs/:planner/verified-close/challenge" },
     { method: "GET", path: "/runs/:runId" },
     { method: "GET", path: "/runs/:runId/pairs/:planner" },
     { method: "GET", path: "/runs/:runId/pairs/:planner/revisions/:revision" },
@@ -237,7 +238,7 @@ describe("a run file swapped under the token's run", () => {
 
 describe("form fields named after built-in members of an object", () => {
   it("are refused as unknown fields, never a server error, on every decision's challenge", async () => {
-    for (const op of ["review", "consent", "apply-approval"]) {
+    for (const op of ["review", "consent", "apply-approval", "verified-close"]) {
       for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
         const r = await call(counted, `/api/runs/${w.runId}/pairs/${PLANNER}/${op}/challenge`, {
           form: { [name]: "x", handoff_hash: "0".repeat(64), decision: "approved", csrf: reviewer.csrf },

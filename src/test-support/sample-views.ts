@@ -1,4 +1,4 @@
-import { consentQuestion } from "../gate/consent-question.js";
+import { consentQuestion, consentQuestionLine } from "../gate/consent-question.js";
 import type { HandoffModel } from "../handoff/handoff-model.js";
 import { renderEnrolPage } from "../web/render-enrol-page.js";
 import { renderErrorPage } from "../web/render-error-page.js";
@@ -268,6 +268,7 @@ export function sampleRevisionPage(): RevisionPageView {
           { planner: "MD-29", executor: "MD-30", executor_title: "Apply the fix", revision: 2, handoff: { hash: HASH2 } },
           { mode: "APPLY_SAFE", environment: "staging", actions: ["A1"], budget: 3 },
         ),
+        summary: consentQuestionLine({ planner: "MD-29", executor: "MD-30", executor_title: "Apply the fix", revision: 2 }),
         settings: { mode: "APPLY_SAFE", environment: "staging", actions: ["A1"], budget: 3 },
         modes: ["DRAFT_ONLY", "APPLY_SAFE", "APPLY_APPROVED"],
         actionIds: ["A1", "A2"],

@@ -17,6 +17,8 @@ export function describeAfterDecision(r: ReceiptView): string {
       return "Execution is refused: the gate admits no executor for this revision.";
     case "apply_approval:apply approved":
       return "The executor may now apply the change in APPLY_APPROVED mode, within the consent already given.";
+    case "verification:verified":
+      return "The workflow is closed as verified: your receipt binds the executed change to the approved plan, and CI's <code>twinlock verify</code> checks the change against it.";
     default:
       return "The gate has recorded it; the state above says what the workflow waits for now.";
   }

@@ -4,10 +4,14 @@ import { renderPlannerLine, renderPlannerWhole } from "./render-planner-words.js
 import type { ConsentFormView } from "./view-model.js";
 
 /**
- * The consent form: the question exactly as the library words it (the
- * executor's ID and title) as the legend of a yes/no choice, then the
- * limits consented to, defaulting to the run's settings: mode, environment,
- * action scope ("all" or action IDs), budget and an expiry in minutes.
+ * The consent form, short enough for a phone's bottom bar: the question in
+ * one line (the executor's ID and title, the revision) as the legend of a
+ * yes/no choice, the whole question exactly as the library words it one
+ * click away; then the limits consented to, collapsed to one line saying
+ * them and defaulting to the run's settings: mode, environment, action
+ * scope ("all" or action IDs), budget and an expiry in minutes. A closed
+ * disclosure's fields are sent all the same, so the settings shown are the
+ * ones the consent binds.
  * Each action is named by its ID and, when given, its summary as the
  * planner's words on one marked line (renderPlannerLine), the whole text
  * in a disclosure beside the label.
@@ -33,11 +37,17 @@ export function renderConsentForm(
         `<div class="check"><input type="checkbox" id="consent-action-${i}" name="actions" value="${e(id)}"${chosen.has(id) ? " checked" : ""}><label for="consent-action-${i}"><code>${e(id)}</code>${summaryOf(id, actionSummaries, "line")}</label>${summaryOf(id, actionSummaries, "whole")}</div>`,
     )
     .join("\n");
+  const scope = s.actions === "all" ? "all the plan's actions" : `actions ${s.actions.join(", ") || "none"}`;
+  const limitsLine = `mode ${s.mode}, environment ${s.environment}, ${scope}, ${s.budget === null ? "no budget" : `budget ${s.budget}`}`;
   const fields = `<fieldset class="consent-question">
-<legend>${e(form.question)}</legend>
+<legend>${e(form.summary)}</legend>
+<details class="consent-question-whole" id="consent-question-whole"><summary>The whole question, as it is signed</summary>
+<p>${e(form.question)}</p>
+</details>
 <div class="check"><input type="radio" id="consent-yes" name="decision" value="approved" required><label for="consent-yes">Yes, consent</label></div>
 <div class="check"><input type="radio" id="consent-no" name="decision" value="declined" required><label for="consent-no">No, refuse</label></div>
 </fieldset>
+<details class="consent-limits" id="consent-limits"><summary>Limits: ${e(limitsLine)}</summary>
 <fieldset>
 <legend>Limits of the consent</legend>
 <label for="consent-mode">Mode</label>
@@ -54,6 +64,7 @@ ${actions}
 <label for="consent-expiry">Expires in minutes (leave empty for the suite's default lifetime)</label>
 <input type="number" id="consent-expiry" name="expires_in_minutes" min="1" step="1" inputmode="numeric">
 </fieldset>
+</details>
 `;
   return renderDecisionForm({
     id: "form-consent",

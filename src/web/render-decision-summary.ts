@@ -1,5 +1,6 @@
 import { MARKERS } from "../handoff/handoff-records.js";
 import { describeState } from "../run/describe-state.js";
+import { describeComparedRevision } from "./describe-compared-revision.js";
 import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
 import { renderPlannerLine } from "./render-planner-words.js";
@@ -28,7 +29,7 @@ function firstItems<T>(items: readonly T[], total: number, item: (x: T) => strin
  * planner found, what will change and where (each action's target, risk and
  * rollback, a missing one said), the open unknowns, the stops (the
  * handoff's unresolved and the run's standing), and what changed since the
- * previous revision. Each list shows its first few and links the whole
+ * revision compared with (the one this reviewer last decided on, else the previous). Each list shows its first few and links the whole
  * section below; each finding, action and unknown in the planner's words is
  * one marked line (renderPlannerLine), the whole in its section below.
  */
@@ -70,6 +71,7 @@ export function renderDecisionSummary(v: RevisionPageView): string {
     );
   const stops = firstItems([...standing, ...handoffStops], standing.length + handoffStops.length, (x) => x, "No stops.", "stops");
 
+  const compared = describeComparedRevision(v);
   return `<section id="summary" class="glance" aria-labelledby="summary-h">
 <h2 id="summary-h">At a glance</h2>
 <dl class="summary">
@@ -88,15 +90,15 @@ ${actions}</div>
 ${unknowns}</div>
 <div><h3>Stops</h3>
 ${stops}</div>
-<div><h3>${v.revision > 1 ? `Since revision ${v.revision - 1}` : "Since the last revision"}</h3>
+<div><h3>${compared === null ? "Since the last revision" : `Since ${compared.words}`}</h3>
 ${describeSinceLast(v)}</div>
 </div>
 </section>`;
 }
 
-/** What changed since revision n-1, in one or two sentences with a link to the whole of it. */
+/** What changed since the revision compared with, in one or two sentences with a link to the whole of it. */
 function describeSinceLast(v: RevisionPageView): string {
-  if (v.revision === 1) return "<p>This is the first revision.</p>";
+  if (describeComparedRevision(v) === null) return "<p>This is the first revision.</p>";
   const e = escapeHtml;
   const out: string[] = [];
   if (v.requestedBy) out.push(`<p>${e(v.requestedBy.reviewer)} asked: <q class="note">${e(v.requestedBy.feedback)}</q></p>`);

@@ -1,5 +1,6 @@
 import { renderConsentForm } from "./render-consent-form.js";
 import { renderDecisionForm } from "./render-decision-form.js";
+import { renderVerifiedCloseForm } from "./render-verified-close-form.js";
 import type { RevisionFormsView } from "./view-model.js";
 
 /**
@@ -9,7 +10,8 @@ import type { RevisionFormsView } from "./view-model.js";
  * disclosure, decline (a reason required) behind its own, styled as
  * destructive; or the consent question behind a disclosure. Each carries
  * the hash shown; review forms post `decision` and `feedback`. Null when no
- * form is allowed. `actionSummaries` names each action ID the consent scope offers.
+ * form is allowed; on an executing pair, the verified close behind its own
+ * disclosure. `actionSummaries` names each action ID the consent scope offers.
  */
 export function renderRevisionForms(
   forms: RevisionFormsView,
@@ -63,5 +65,6 @@ ${renderDecisionForm({
 <summary>Answer the consent question</summary>
 ${renderConsentForm(forms.consent, csrf, hash, executorDigest, actionSummaries)}
 </details>`);
+  if (forms.verifiedClose !== undefined) out.push(renderVerifiedCloseForm(forms.verifiedClose, csrf, hash));
   return out.length === 0 ? null : out.join("\n");
 }

@@ -116,7 +116,14 @@ describe("renderRevisionPage", () => {
   });
 
   it("asks the consent question naming the executor's ID and title, with mode, environment, scope, budget and expiry", () => {
-    expect(html).toContain("<legend>May MD-30 (Apply the fix) now act on the approved frozen plan of MD-29, revision 2");
+    expect(html).toContain("<legend>May MD-30 (Apply the fix) act on MD-29&#39;s plan, revision 2?</legend>");
+    // The whole question, exactly as the library words it, one click away; the limits in one line that opens to the fields.
+    expect(html).toContain(
+      `<details class="consent-question-whole" id="consent-question-whole"><summary>The whole question, as it is signed</summary>\n<p>May MD-30 (Apply the fix) now act on the approved frozen plan of MD-29, revision 2`,
+    );
+    expect(html).toContain(
+      `<details class="consent-limits" id="consent-limits"><summary>Limits: mode APPLY_SAFE, environment staging, actions A1, budget 3</summary>`,
+    );
     expect(html).toContain(`<option value="APPLY_SAFE" selected>APPLY_SAFE</option>`);
     expect(html).toContain(`<input type="text" id="consent-environment" name="environment" value="staging" required>`);
     expect(html).toContain(`<input type="checkbox" id="consent-action-0" name="actions" value="A1" checked>`);
@@ -339,6 +346,19 @@ describe("renderRevisionPage", () => {
     const page = renderRevisionPage({ ...sampleRevisionPage(), receipts: [admission] });
     expect(page).toContain(`<span class="mark mark-gate">recorded by the gate</span>`);
     expect(page).not.toContain("unsigned: ");
+  });
+
+  it("compares with the revision the reviewer last decided on, names it and their decision, and diffs the files against it", () => {
+    const page = renderRevisionPage({ ...sampleRevisionPage(), revision: 4, comparedWith: { revision: 2, yours: "changes_requested" } });
+    expect(page).toContain("<h3>Since revision 2, which you asked to change</h3>");
+    expect(page).toContain(`<h2 id="changes-h">What changed since revision 2, which you asked to change</h2>`);
+    expect(page).toContain(`<span class="change-kind change-changed">changed since revision 2</span>`);
+    expect(page).not.toContain("since revision 3");
+    const approved = renderRevisionPage({ ...sampleRevisionPage(), revision: 4, comparedWith: { revision: 1, yours: "approved" } });
+    expect(approved).toContain("<h3>Since revision 1, which you approved</h3>");
+    const previous = renderRevisionPage({ ...sampleRevisionPage(), revision: 4, comparedWith: { revision: 3, yours: null } });
+    expect(previous).toContain("<h3>Since revision 3</h3>");
+    expect(previous).not.toContain("which you");
   });
 
   it("has no What changed section on revision 1", () => {

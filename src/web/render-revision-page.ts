@@ -1,5 +1,6 @@
 import { describeNotWhole } from "../gate/present-files.js";
 import { describeState } from "../run/describe-state.js";
+import { describeComparedRevision } from "./describe-compared-revision.js";
 import { escapeHtml } from "./escape-html.js";
 import { localHref } from "./local-href.js";
 import { renderAgentDocuments } from "./render-agent-documents.js";
@@ -25,7 +26,7 @@ const LONG_LINES = 40;
  * (sticky beside the page on a desktop, a bar at the bottom on a phone; on a
  * stale revision a banner links the current one instead); then an "on this
  * page" list and the rest: the stops on the pair, the plan versus what was
- * done once `close` recorded it, what changed since n-1, the records,
+ * done once `close` recorded it, what changed since the revision compared with (the one this reviewer last decided on, else n-1), the records,
  * `report.md` rendered inert, the exact executor (rendered once, the whole
  * file one click away), every hashed file, the receipts and the revisions,
  * the long ones collapsed.
@@ -33,7 +34,8 @@ const LONG_LINES = 40;
 export function renderRevisionPage(v: RevisionPageView): string {
   const e = escapeHtml;
   const rendered = v.rendered ?? renderAgentDocuments({ executorBody: v.executor.body, report: v.report });
-  const previous = v.revision > 1 ? v.revision - 1 : null;
+  const compared = describeComparedRevision(v);
+  const previous = compared?.revision ?? null;
   const stale = v.stale
     ? `<p class="banner banner-stale" role="alert">This revision is no longer current — see <a href="${localHref(v.stale.url)}">revision ${v.stale.revision}</a>.</p>\n`
     : "";
@@ -54,7 +56,7 @@ ${v.previousComments.map((c) => `<li><span class="change-kind change-${e(c.chang
   if (v.unchangedBecause !== null)
     changed.push(`<p>Re-frozen without changes. The planner says why:</p>\n<blockquote class="note">${e(v.unchangedBecause)}</blockquote>`);
   if (v.changes !== null) changed.push(renderRecordChanges(v.changes, v.changesTotal));
-  if (previous !== null) sections.push(["changes", `What changed since revision ${previous}`, changed.join("\n")]);
+  if (compared !== null) sections.push(["changes", `What changed since ${compared.words}`, changed.join("\n")]);
   if (v.execution) sections.unshift(["execution", "Plan versus execution", renderExecution(v.execution)]);
   if (v.hardStops && v.hardStops.length > 0)
     sections.unshift([

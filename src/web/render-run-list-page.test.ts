@@ -44,6 +44,32 @@ describe("renderRunListPage", () => {
     expect(html).toContain(">investigating</span>");
   });
 
+  it("offers filters by state and suite as a plain GET form with a label for each choice, the applied ones selected", () => {
+    const html = renderRunListPage({
+      ...sampleRunList(),
+      filters: { state: "plan_review_pending", suite: "mission-directives" },
+      suites: ["mission-directives", "other-suite"],
+      total: 3,
+    });
+    expect(html).toContain(`<form class="run-filters" method="get" action="/" role="search" aria-label="Filter the runs">`);
+    expect(html).toContain(`<label for="filter-state">State</label>\n<select id="filter-state" name="state">`);
+    expect(html).toContain(`<label for="filter-suite">Suite</label>\n<select id="filter-suite" name="suite">`);
+    expect(html).toContain(`<option value="plan_review_pending" selected>plan review pending</option>`);
+    expect(html).toContain(`<option value="mission-directives" selected>mission-directives</option>`);
+    expect(html).toContain(`<option value="other-suite">other-suite</option>`);
+    expect(html).toContain(`<option value="">Any state</option>`);
+    expect(html).toContain(
+      `1 of 3 runs is shown: with a pair plan review pending, of the suite mission-directives. <a href="/">Show every run</a>`,
+    );
+  });
+
+  it("keeps the filters and says no run matches when the filters leave none, unlike an empty list", () => {
+    const html = renderRunListPage({ ...sampleRunList(), runs: [], filters: { state: "failed", suite: null }, total: 2 });
+    expect(html).toContain(`<option value="failed" selected>failed</option>`);
+    expect(html).toContain("No run is shown: with a pair failed.");
+    expect(html).not.toContain("No runs yet");
+  });
+
   it("says there are no runs yet instead of an empty table", () => {
     const html = renderRunListPage({ ...sampleRunList(), runs: [] });
     expect(html).toContain("No runs yet");

@@ -54,9 +54,23 @@ export interface RunSummaryView {
   url: string;
 }
 
+/** What the run list is filtered by (`?state=&suite=`): null for any. */
+export interface RunListFilters {
+  /** Runs with at least one pair in this state. */
+  state: State | null;
+  /** Runs of this suite (its `suite_id`). */
+  suite: string | null;
+}
+
 /** The run list, `/`. */
 export interface RunListView {
   layout: LayoutView;
+  /** The filters applied to `runs` (absent: none). */
+  filters?: RunListFilters;
+  /** Every suite ID among all the runs, filtered or not, for the suite filter's choices (absent: those of `runs`). */
+  suites?: string[];
+  /** How many runs there are before filtering (absent: as many as `runs`). */
+  total?: number;
   /** Every run, in the order to show (the server sorts, newest first); those waiting on this reviewer are listed first. */
   runs: RunSummaryView[];
   /** The signed-in reviewer's rights (`review`, `consent`, `apply`, `stop`): which waiting pairs wait on them. */
@@ -171,6 +185,8 @@ export interface ConsentFormView {
   action: string;
   /** The consent question, naming the executor's ID and title exactly (from the library's `consentQuestion`). */
   question: string;
+  /** The question in one short line (the library's `consentQuestionLine`): the legend of the answer, the whole question one click away. */
+  summary: string;
   /** The run's settings, shown as the defaults of the consent's limits. */
   settings: Settings;
   /** The modes the reviewer may choose from. */
@@ -189,6 +205,8 @@ export interface RevisionFormsView {
   decline?: string;
   /** Answer the consent question. */
   consent?: ConsentFormView;
+  /** Close the executing pair as verified (the `verify` right): the form's action and the plan's acceptance criterion IDs, each asked for its result. */
+  verifiedClose?: { action: string; criteria: string[] };
 }
 
 /** The revision page, `/runs/{runId}/pairs/{planner}/revisions/{n}`, rendered from the frozen bytes. */
@@ -214,13 +232,18 @@ export interface RevisionPageView {
   frozenBy: string;
   /** The planner's reason when it re-froze without changes, or null. */
   unchangedBecause: string | null;
-  /** The review that asked for this revision (changes requested on revision n-1), or null. */
+  /**
+   * The earlier revision this one is compared with: the last one the signed-in reviewer decided on (`yours`, their
+   * decision), or the previous one (`yours` null); null for revision 1; absent: the previous one.
+   */
+  comparedWith?: { revision: number; yours: "changes_requested" | "approved" | "declined" | null } | null;
+  /** The review that asked for changes on the revision compared with (see `comparedWith`), or null. */
   requestedBy: { reviewer: string; feedback: string } | null;
   /** The comments of that request, each with whether the item it names changed in this revision; absent or empty: none. */
   previousComments?: Array<{ item: string; kind: string; text: string; change: "changed" | "unchanged" | "removed" }>;
   /** The comments of a request for changes on this revision (what the planner is asked to change); absent or empty: none. */
   requestedComments?: Array<{ item: string; kind: string; text: string }>;
-  /** Record changes since revision n-1, by ID; null for revision 1. */
+  /** Record changes since the revision compared with, by ID; null for revision 1. */
   changes: RecordChange[] | null;
   /** The records of this revision, in the pinned suite's format: all of them, or the first of each kind (see `recordsNotShown`). */
   model: HandoffModel;

@@ -26,6 +26,7 @@ import { createInvitation } from "../../src/passkey/passkey-enrolment.js";
 import { createAgentToken } from "../../src/server/agent-tokens.js";
 import { type RunningGateServer, startGateServer } from "../../src/server/start-gate-server.js";
 import {
+  conformingChange,
   EXECUTOR,
   type GateRun,
   homeOf,
@@ -185,7 +186,11 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
     try {
       for (const size of WIDTHS) {
         await page.setViewportSize(size);
-        await page.evaluate(() => window.scrollTo(0, 0));
+        // The page and the panel (which scrolls inside itself once a long form is filled in) each from their top.
+        await page.evaluate(() => {
+          window.scrollTo(0, 0);
+          document.querySelector("#decide")?.scrollTo(0, 0);
+        });
         expect(await seriousViolations(), `${name} at ${size.width} px`).toEqual([]);
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         expect(width, `${name} is ${width} px wide at ${size.width}: ${(await overflowing()).join("; ")}`).toBeLessThanOrEqual(size.width);
@@ -199,6 +204,16 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
               return rects.every((r) => r !== undefined && r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth);
             });
           expect(await panelInView(), `the decision panel of ${name} is in view at ${size.width} px`).toBe(true);
+          // On a phone the bar leaves the page readable: at most 40% of the screen.
+          if (size.width < 600) {
+            const share = await page.evaluate(
+              () => (document.querySelector("#decide")?.getBoundingClientRect().height ?? 0) / window.innerHeight,
+            );
+            expect(
+              share,
+              `the decision panel of ${name} takes ${Math.round(share * 100)}% of the screen at ${size.width} px`,
+            ).toBeLessThanOrEqual(0.41);
+          }
           // It stays in view down the page (sticky, or the phone's bottom bar).
           await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight / 2));
           expect(await panelInView(), `the decision panel of ${name} stays in view halfway down at ${size.width} px`).toBe(true);
@@ -334,6 +349,11 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       await page.goto(frozen.review_url);
       expect(await stateShown()).toBe("plan_review_pending");
       const changes = page.locator("#changes");
+      // Compared with the revision alice last decided on, and said so, in the summary and the section.
+      expect(await page.locator("#summary h3", { hasText: "Since revision" }).textContent()).toBe(
+        "Since revision 1, which you asked to change",
+      );
+      expect(await page.locator("#changes-h").textContent()).toBe("What changed since revision 1, which you asked to change");
       await changes.getByText("Changes requested by alice").waitFor();
       await changes.getByText("Add Windows coverage and the rollback evidence.").waitFor();
       const added = page.locator("#files .diff ins.diff-add", { hasText: ADDED_LINE });
@@ -359,6 +379,20 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       expect(await waiting.locator(".waits-on-you").count()).toBe(1);
       expect(await waiting.locator("time").getAttribute("title")).toMatch(/^\d{4}-\d\d-\d\dT/);
       await checkAtBothWidths("run-list");
+      // The filters are a plain form: choosing a state by its label and submitting loads /?state=…, waiting on alice still first.
+      await page.getByLabel("State", { exact: true }).selectOption("plan_review_pending");
+      await page.getByLabel("Suite", { exact: true }).selectOption({ index: 1 });
+      await Promise.all([
+        page.waitForURL(/\/\?state=plan_review_pending&suite=/),
+        page.getByRole("button", { name: "Filter the runs" }).click(),
+      ]);
+      await waiting.getByRole("link", { name: workflowOf(g).executor_title }).waitFor();
+      expect(await page.locator(".filter-result").textContent()).toContain("with a pair plan review pending");
+      await checkAtBothWidths("run-list-filtered");
+      await page.getByLabel("State", { exact: true }).selectOption("closed");
+      await Promise.all([page.waitForURL(/\/\?state=closed/), page.getByRole("button", { name: "Filter the runs" }).click()]);
+      expect(await page.locator(".filter-result").textContent()).toContain("No run is shown");
+      expect(await page.locator("table.runs").count()).toBe(0);
       await page.goto(frozen.review_url);
 
       await decided(() => page.getByRole("button", { name: "Sign and approve this revision" }).click());
@@ -375,8 +409,10 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       ]);
 
       // The consent question names the exact executor: its ID and title.
-      const legend = page.locator("#form-consent legend").first();
-      const question = (await legend.textContent()) ?? "";
+      // The legend is the question in one line; the whole of it, as the library words it, is one click away.
+      const legend = (await page.locator("#form-consent legend").first().textContent()) ?? "";
+      expect(legend).toBe(`May ${EXECUTOR} (${wf.executor_title}) act on ${PLANNER}'s plan, revision 2?`);
+      const question = (await page.locator("#consent-question-whole p").textContent()) ?? "";
       expect(question).toContain(`May ${EXECUTOR} (${wf.executor_title})`);
       expect(question).toContain(`revision 2 (${frozen.hash})`);
       expect(await unnamedControls()).toEqual([]);
@@ -386,6 +422,18 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       await tabTo("#consent > summary");
       await page.keyboard.press("Enter");
       await page.locator("#consent-yes").waitFor({ state: "visible" });
+      // On a phone the opened consent panel is a bar of at most 40% of the screen, in view, its answer visible without scrolling.
+      await page.setViewportSize({ width: 375, height: 812 });
+      const bar = await page.evaluate(() => {
+        const r = document.querySelector("#decide")?.getBoundingClientRect();
+        const yes = document.querySelector("#consent-yes")?.getBoundingClientRect();
+        return { top: r?.top, bottom: r?.bottom, height: r?.height, yesBottom: yes?.bottom, viewport: window.innerHeight };
+      });
+      expect(bar.height ?? Infinity, JSON.stringify(bar)).toBeLessThanOrEqual(0.41 * bar.viewport);
+      expect((bar.top ?? -1) >= 0 && (bar.bottom ?? Infinity) <= bar.viewport, JSON.stringify(bar)).toBe(true);
+      expect(bar.yesBottom ?? Infinity, JSON.stringify(bar)).toBeLessThanOrEqual(bar.bottom ?? 0);
+      await screenshot("consent-open-375");
+      await page.setViewportSize(WIDE);
       await screenshot("consent");
       await checkAtBothWidths("consent");
       await tabTo("#consent-yes");
@@ -442,6 +490,82 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       await screenshot("admitted-receipts");
     },
     STEP_MS,
+  );
+
+  it(
+    "4b. a verified close on the page: refused to alice without the verify right, then signed with bob's passkey",
+    async () => {
+      const change = conformingChange(g);
+      const lines = change.changed.map((f) => `${f.sha256?.slice("sha256:".length)}  ${f.path}`).join("\n");
+      /** Open the verified-close disclosure and fill the change as sha256sum prints it and a command for each criterion. */
+      const fill = async () => {
+        await page.locator("#verified-close > summary").click();
+        await page.getByLabel(/^Changed files, one a line/).fill(lines);
+        const commands = page.locator('#form-verified-close input[name^="criterion-command:"]');
+        const n = await commands.count();
+        expect(n).toBeGreaterThan(0);
+        for (let i = 0; i < n; i++) await commands.nth(i).fill(`go test ./cart/... # criterion ${i + 1}`);
+      };
+      const revision2 = `${origin}/runs/${runId}/pairs/${PLANNER}/revisions/2`;
+      await page.goto(revision2);
+      expect(await stateShown()).toBe("executing");
+      expect(await unnamedControls()).toEqual([]);
+      await fill();
+      await checkAtBothWidths("verified-close");
+      const before = runBytes(g);
+      await page.getByRole("button", { name: "Sign and close as verified" }).click();
+      const alert = page.locator("#form-verified-close-alert");
+      await expect.poll(() => alert.textContent()).toContain("alice does not have the verify right");
+      expect(runBytes(g).equals(before)).toBe(true);
+      expect(workflowOf(g).state).toBe("executing");
+      await screenshot("verified-close-refused");
+
+      // bob holds the verify right: his own browser profile with its own passkey.
+      const invite = (await createInvitation(homeOf(g), "bob", ["review", "verify"])).token;
+      const alicePage = page;
+      const bobContext = await (browser as Browser).newContext({ viewport: WIDE });
+      try {
+        bobContext.setDefaultTimeout(10_000);
+        bobContext.on("request", (r) => requests.push(r.url()));
+        page = await bobContext.newPage();
+        page.on("pageerror", (e) => pageErrors.push(String(e)));
+        const bobCdp = await bobContext.newCDPSession(page);
+        await bobCdp.send("WebAuthn.enable");
+        await bobCdp.send("WebAuthn.addVirtualAuthenticator", {
+          options: {
+            protocol: "ctap2",
+            transport: "internal",
+            hasResidentKey: true,
+            hasUserVerification: true,
+            isUserVerified: true,
+            automaticPresenceSimulation: true,
+          },
+        });
+        await page.goto(`${origin}/enrol/${invite}`);
+        await page.getByRole("button", { name: "Register a passkey" }).click();
+        await page.locator("#enrol-status", { hasText: "Passkey registered for bob" }).waitFor();
+        await page.goto(`${origin}/signin`);
+        await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+        await page.waitForURL(`${origin}/`);
+        await page.goto(revision2);
+        await fill();
+        await decided(() => page.getByRole("button", { name: "Sign and close as verified" }).click());
+        await expect.poll(stateShown).toBe("closed");
+        const confirmation = (await page.locator("#confirmation").textContent()) ?? "";
+        expect(confirmation).toContain("Your verification receipt: verified on revision 2, signed with your passkey");
+        expect(await page.evaluate(() => document.activeElement?.id)).toBe("confirmation");
+        const wf = workflowOf(g);
+        expect([wf.state, wf.result?.outcome, wf.result?.receipt?.by]).toEqual(["closed", "verified", "bob"]);
+        expect((wf.result?.receipt?.signature as { kind?: string } | undefined)?.kind).toBe("webauthn");
+        expect(wf.result?.execution?.changed_files.map((f) => f.path)).toEqual(change.changed.map((f) => f.path));
+        expect(await page.locator("#receipts .receipt-verification .reason").textContent()).toBe("bob's enrolled passkey, verify right");
+        await checkAtBothWidths("verified-closed");
+      } finally {
+        page = alicePage;
+        await bobContext.close();
+      }
+    },
+    3 * STEP_MS,
   );
 
   describe("on a second run, waiting for review", () => {
@@ -601,7 +725,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       "consent",
       "stale-refused",
       "narrow-375",
-      ...["revision-review", "run-list", "consent", "confirmation"].flatMap((n) => WIDTHS.map((w) => `${n}-${w.width}`)),
+      ...["revision-review", "run-list", "run-list-filtered", "consent", "confirmation", "verified-close", "verified-closed"].flatMap((n) =>
+        WIDTHS.map((w) => `${n}-${w.width}`),
+      ),
     ]) {
       const file = readFileSyncMaybe(SHOTS, name);
       expect(file, name).not.toBeNull();

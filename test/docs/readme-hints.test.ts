@@ -37,6 +37,7 @@ describe("README.md", () => {
     expect(browser).toContain(
       `\`reviewer invite\` gives the rights ${rights} by default, not\nverify: \`--rights ${rights},verify\` adds it.`,
     );
-    expect(browser).toMatch(/The passkey pages\ndo not yet offer a verified close, so a pair is closed `verified` at the\nterminal/);
+    expect(browser).toMatch(/A reviewer with\nthe verify right closes an executing pair `verified` on its revision page with\nthe passkey/);
+    expect(browser).toContain("or at the terminal with `--key FILE`");
   });
 });

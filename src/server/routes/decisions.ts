@@ -2,18 +2,20 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { canonicalJson } from "../../crypto/canonical-hash.js";
 import { approveApply } from "../../gate/approve-apply.js";
+import { closeWorkflow } from "../../gate/close-workflow.js";
 import { consentPairExecution } from "../../gate/consent-pair-execution.js";
 import { raiseStop, resolveStop } from "../../gate/hard-stops.js";
 import { reviewPairPlan } from "../../gate/review-pair-plan.js";
 import { MAX_STOPS_PER_LIFT, type Workflow } from "../../run/run-schema.js";
 import type { LoadedRun } from "../../store/run-file.js";
-import { ApplyApprovalRequest, ConsentRequest, LiftStopRequest, ReviewRequest, StopRequest } from "../api-schemas.js";
+import { ApplyApprovalRequest, ConsentRequest, LiftStopRequest, ReviewRequest, StopRequest, VerifiedCloseRequest } from "../api-schemas.js";
 import type { Env, GateApp, GateContext } from "../gate-context.js";
 import { HttpProblem } from "../http-problem.js";
 import { pagePaths } from "../page-views.js";
 import { beginPasskeyDecision, completePasskeyDecision, type PasskeyDecision } from "../passkey-decisions.js";
 import { emptyToUndefined, param, parseAssertion, parseFields, promptParam, readFields } from "../request-fields.js";
 import type { ReviewerSession } from "../reviewer-sessions.js";
+import { verifiedCloseFields } from "../verified-close-fields.js";
 
 /** What a decision route builds from its request: the gate operation to sign, the request it binds, the right it needs, the answer. */
 type DecisionBuilder = (
@@ -72,7 +74,11 @@ function decidedPair(runId: string, kind: string): (r: unknown) => Record<string
   return (r) => decided(runId, (r as { workflow: Workflow }).workflow, (r as { receipt: unknown }).receipt, kind);
 }
 
-/** The JSON API's human decisions, each signed with the reviewer's passkey: review, consent, apply approval, raising and lifting stops. */
+/**
+ * The JSON API's human decisions, each signed with the reviewer's passkey:
+ * review, consent, apply approval, a verified close (the `verify` right),
+ * raising and lifting stops.
+ */
 export function addDecisionRoutes(app: GateApp, ctx: GateContext): void {
   const { store } = ctx;
   addPasskeyRoute(app, ctx, "/api/runs/:runId/pairs/:planner/review", async (c, fields, session) => {
@@ -145,6 +151,36 @@ export function addDecisionRoutes(app: GateApp, ctx: GateContext): void {
           approveApply({ store, run: ref, planner, approver: session.reviewer, handoffHash: body.handoff_hash, key, now: at }),
       },
       done: decidedPair(runId, "apply_approval"),
+    };
+  });
+  addPasskeyRoute(app, ctx, "/api/runs/:runId/pairs/:planner/verified-close", async (c, fields, session) => {
+    const runId = param(c, "runId");
+    const planner = promptParam(c, "planner");
+    const body = parseFields(VerifiedCloseRequest, verifiedCloseFields(fields));
+    const { ref } = await ctx.findRun(runId);
+    return {
+      right: "verify",
+      request: { op: "verified-close", runId, planner, ...body },
+      decision: {
+        kind: "receipt",
+        run: (key, at) =>
+          closeWorkflow({
+            store,
+            run: ref,
+            planner,
+            result: "verified",
+            residual: body.residual,
+            actor: session.reviewer,
+            key,
+            handoffHash: body.handoff_hash,
+            executed: { changed: body.changed_files, criteria: body.criteria },
+            now: at,
+          }),
+      },
+      done: (r) => {
+        const wf = (r as { workflow: Workflow }).workflow;
+        return decided(runId, wf, wf.result?.receipt ?? null, "verification");
+      },
     };
   });
   addStopRoutes(app, ctx);

@@ -7,9 +7,10 @@ import type { GateApp, GateContext } from "../gate-context.js";
 import { HttpProblem } from "../http-problem.js";
 import { pagePaths, revisionPageView, runListView, runPageView } from "../page-views.js";
 import { param, promptParam } from "../request-fields.js";
+import { filterRuns, parseRunListFilters } from "../run-list-filters.js";
 
 /** The receipt kinds a decision on a revision page records, as `?recorded=` names them. */
-const RECORDED_KINDS = new Set(["review", "consent", "apply_approval"]);
+const RECORDED_KINDS = new Set(["review", "consent", "apply_approval", "verification"]);
 
 /**
  * The receipt a decision has just recorded, for the confirmation: the newest
@@ -21,15 +22,18 @@ function justRecorded(receipts: readonly ReceiptView[], recorded: string | undef
   return [...receipts].reverse().find((r) => r.kind === recorded && r.who === reviewer && r.revision === revision) ?? null;
 }
 
-/** The review pages, for signed-in reviewers only: the run list, a run, a pair (sent on to its revision) and a revision. */
+/** The review pages, for signed-in reviewers only: the run list (filtered by `?state=` and `?suite=`), a run, a pair (sent on to its revision) and a revision. */
 export function addPageRoutes(app: GateApp, ctx: GateContext): void {
   const { store } = ctx;
   app.get("/", async (c) => {
     ctx.requireSignedInPage(c);
     const principal = c.get("principal");
+    const filters = parseRunListFilters({ state: c.req.query("state"), suite: c.req.query("suite") });
     const view = await runListView(store, ctx.layoutFor(c), await store.list());
     const rights = principal.kind === "reviewer" ? principal.session.rights : [];
-    return c.html(renderRunListPage({ ...view, rights, now: ctx.now().toISOString() }));
+    const suites = [...new Set(view.runs.map((r) => r.suiteId))].sort();
+    const runs = filterRuns(view.runs, filters);
+    return c.html(renderRunListPage({ ...view, runs, filters, suites, total: view.runs.length, rights, now: ctx.now().toISOString() }));
   });
   app.get("/runs/:runId", async (c) => {
     ctx.requireSignedInPage(c);
