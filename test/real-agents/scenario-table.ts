@@ -39,9 +39,12 @@ export function recordHooksStatus(record: StatusRecord): void {
 /** The longest text of a tool's deny reason a cell quotes. */
 const REASON_CHARS = 160;
 
-/** The tool result the hook's reason reached the model in (the first naming twinlock), one line and short, or undefined. */
+/** The hook's own words in a tool result (`twinlock: …`, `no twinlock session …`), not a path under a `twinlock-…` folder. */
+const HOOK_WORDS = /twinlock[: ]/;
+
+/** The tool result the hook's reason reached the model in (the first in the hook's words), one line and short, or undefined. */
 function hookReason(run: AgentRun): string | undefined {
-  const found = run.toolResults.find((t) => t.includes("twinlock"));
+  const found = run.toolResults.find((t) => HOOK_WORDS.test(t));
   if (found === undefined) return undefined;
   const line = found.replace(/\s+/g, " ").trim();
   return line.length > REASON_CHARS ? `${line.slice(0, REASON_CHARS)}…` : line;
