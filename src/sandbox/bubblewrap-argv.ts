@@ -21,8 +21,11 @@ export interface SandboxLayout {
     dir: string;
     writable: readonly string[];
     readOnly: readonly string[];
-    /** A private top level: this folder mounted over `dir`, and `mirror` (the entries `dir` had) read-only in it again. */
-    top?: { folder: string; mirror: readonly string[] };
+    /**
+     * A private top level: this folder mounted over `dir`, `mirror` (the entries `dir` had) read-only in it again, and
+     * `sealed` ([an empty file in `folder`, the name it stands for]) read-only over names the tool reads as configuration.
+     */
+    top?: { folder: string; mirror: readonly string[]; sealed?: readonly (readonly [string, string])[] };
     /** Private folders and copies, each [its own, the entry it is mounted over]: after `top`, before `writable`. */
     private?: readonly (readonly [string, string])[];
   }[];
@@ -95,6 +98,7 @@ export function bubblewrapArgv(layout: SandboxLayout): string[] {
     if (s.top) {
       args.push("--bind", s.top.folder, s.dir);
       for (const p of s.top.mirror) args.push("--ro-bind", p, p);
+      for (const [own, at] of s.top.sealed ?? []) args.push("--ro-bind", own, at);
     }
     for (const [own, at] of s.private ?? []) args.push("--bind", own, at);
     for (const p of s.writable) args.push("--bind", p, p);

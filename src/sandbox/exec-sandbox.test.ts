@@ -182,21 +182,21 @@ describe("confineCommand", () => {
       expect(argv.some((a, i) => a === "--bind" && argv[i + 2] === path.join(codex, "auth.json"))).toBe(false);
       const snapshots = argv.findIndex((a, i) => a === "--bind" && argv[i + 2] === path.join(codex, "shell_snapshots"));
       expect(argv[snapshots + 1]).toMatch(/twinlock-sandbox-.*\/private\/\d+$/);
-      // Configuration Codex reads when it is there, not there yet: an empty stand-in, read-only for the session.
-      for (const name of [".env", "hooks.json", "requirements.toml", "AGENTS.md"])
-        expect(argv.some((a, i) => a === "--bind" && argv[i + 2] === path.join(codex, name))).toBe(false);
-      expect(readFileSync(path.join(home, ".codex", ".env"), "utf8")).toBe("");
-      expect(readFileSync(path.join(home, ".codex", "hooks.json"), "utf8")).toBe("{}\n");
-      expect(c.notes.join("\n")).toMatch(/\.codex\/\.env, .* not there yet: an empty one is in place, read-only, for the session/);
+      // Configuration Codex reads when it is there, not there yet: no mount makes it (the read-only folder refuses the
+      // name), and nothing is put in the person's folder in its place.
+      for (const name of [".env", "hooks.json", "requirements.toml", "AGENTS.md"]) {
+        expect(argv.some((a, i) => a.endsWith("bind") && argv[i + 2] === path.join(codex, name))).toBe(false);
+        expect(existsSync(path.join(codex, name))).toBe(false);
+      }
+      expect(existsSync(path.join(codex, ".twinlock-stand-ins"))).toBe(false);
+      expect(c.notes.join("\n")).not.toMatch(/not there yet/);
       expect(c.env.TMPDIR).toMatch(/twinlock-sandbox-.*\/tmp$/);
       expect(pair("--bind", c.env.TMPDIR as string)).toBe(true);
     } finally {
       c.release();
     }
     expect(existsSync(path.dirname(c.env.TMPDIR as string))).toBe(false);
-    // The stand-ins are gone again; the configuration that was there is kept.
-    expect(existsSync(path.join(home, ".codex", ".env"))).toBe(false);
-    expect(existsSync(path.join(home, ".codex", "hooks.json"))).toBe(false);
+    // The configuration that was there is kept.
     expect(existsSync(path.join(home, ".codex", "config.toml"))).toBe(true);
   });
 
@@ -321,7 +321,7 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
     } finally {
       c.release();
     }
-    // .env and trustedFolders.json were not there: read-only stand-ins for the session, removed after.
+    // .env and trustedFolders.json were not there: read-only in the session's private top level, never in the folder.
     expect(existsSync(path.join(home, ".gemini", ".env"))).toBe(false);
     expect(existsSync(path.join(home, ".gemini", "trustedFolders.json"))).toBe(false);
   });
@@ -789,42 +789,46 @@ describe.skipIf(!bwrap.ok)(
       ]);
     });
 
-    it("keeps a stand-in two sessions on one CODEX_HOME share until the last ends: the second starts and runs after the first ended", () => {
-      const codexHome = path.join(scratch, "shared-codex-home");
-      mkdirSync(codexHome);
-      const tool = path.join(scratch, "bin-codex", "codex");
+    it("keeps the stand-in for ~/.claude.json two sessions on one HOME share until the last ends: the second starts and runs after the first ended", () => {
+      const home = path.join(scratch, "shared-claude-home");
+      mkdirSync(home);
+      const tool = path.join(scratch, "bin-shared-claude", "claude");
       mkdirSync(path.dirname(tool));
-      writeFileSync(tool, '#!/bin/sh\necho "[hooks]" >> "$CODEX_HOME/config.toml"; cat "$CODEX_HOME/config.toml"; echo ran\n');
+      // What Claude Code does with its ~/.claude.json (a private copy mounted over the stand-in); its settings stay read-only.
+      writeFileSync(
+        tool,
+        '#!/bin/sh\necho "{}" > "$HOME/.claude.json" && cat "$HOME/.claude.json"; echo "{}" > "$HOME/.claude/settings.json"; echo ran\n',
+      );
       chmodSync(tool, 0o755);
-      const project = path.join(scratch, "project-codex");
+      const project = path.join(scratch, "project-shared-claude");
       mkdirSync(project);
       const start = () =>
         confineCommand(chooseSandbox([tool], {}, findBubblewrap, byName), {
           cmd: [tool],
-          env: { PATH: process.env.PATH, CODEX_HOME: codexHome },
+          env: { PATH: process.env.PATH, HOME: home },
           cwd: project,
           writable: [],
         });
       const a = start();
       let b: ReturnType<typeof confineCommand> | undefined;
       try {
-        expect(a.notes.join("\n")).toMatch(/config\.toml.* not there yet: an empty one is in place/);
+        expect(a.notes.join("\n")).toMatch(/\.claude\.json is not there yet: an empty one is in place for the session/);
         b = start();
         // The second found the first's stand-in: it made none of its own.
         expect(b.notes.join("\n")).not.toMatch(/not there yet/);
         a.release();
-        expect(readFileSync(path.join(codexHome, "config.toml"), "utf8")).toBe("");
+        expect(readFileSync(path.join(home, ".claude.json"), "utf8")).toBe("");
         const r = spawnSync(b.cmd[0] as string, b.cmd.slice(1), { env: b.env, cwd: project, encoding: "utf8" });
-        expect(r.stdout, r.stderr).toBe("ran\n");
-        expect(r.stderr).toMatch(/config\.toml: Read-only file system/);
+        expect(r.stdout, r.stderr).toBe("{}\nran\n");
+        expect(r.stderr).toMatch(/\.claude\/settings\.json: Read-only file system/);
       } finally {
         a.release();
         b?.release();
       }
-      // The last one out removed the stand-ins, and the registry's entries.
-      expect(existsSync(path.join(codexHome, "config.toml"))).toBe(false);
-      expect(existsSync(path.join(codexHome, ".env"))).toBe(false);
-      expect(readdirSync(path.join(codexHome, ".twinlock-stand-ins"))).toEqual([]);
+      // The last one out removed the stand-in, and the registry's entries; no configuration was made.
+      expect(existsSync(path.join(home, ".claude.json"))).toBe(false);
+      expect(existsSync(path.join(home, ".claude", "settings.json"))).toBe(false);
+      expect(readdirSync(path.join(home, ".claude", ".twinlock-stand-ins"))).toEqual([]);
     });
 
     it("joins a confined `twinlock mcp` to the session's server outside through the relay mounted at /run/twinlock/mcp.sock", async () => {

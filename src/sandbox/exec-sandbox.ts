@@ -351,27 +351,28 @@ export function confineCommand(
     const mounts = state.map((s) => {
       mkdirSync(s.dir, { recursive: true });
       checkStateFolder(choice.tool as AgentTool, s.dir, input.cwd, s.variable);
+      // A private copy mounted over a file (not one in a private top level) needs a file there: a stand-in when none is.
       // Registered before any stand-in is made or found: another session ending meanwhile leaves them in place.
-      const registry = new StandInRegistry(s.dir);
-      registries.push(registry);
-      for (const f of s.configFiles) registry.make(path.join(s.dir, f.name), f.content);
+      const overFile = (file: string) => !(s.privateTop && path.dirname(file) === s.dir);
+      const registry = s.privateCopies.some(overFile) ? new StandInRegistry(s.dir) : undefined;
+      if (registry) registries.push(registry);
       const mount = runtimeMounts(s, input.cwd, path.join(scratch, "private"));
       s.privateCopies.forEach((file, i) => {
         // The copy starts as the file is (`{}` when there is none), and is thrown away with the scratch folder.
         const copy = path.join(copies, `${i}-${path.basename(file)}`);
-        let content = "{}\n";
+        let content: string | undefined;
         try {
           content = readFileSync(file, "utf8");
         } catch {
-          // not there (or not readable): the stand-in below is what the sandbox mounts the copy over
-          registry.make(file, "");
+          // not there (or not readable): starts as `{}`
         }
-        if (s.seedCopy) content = s.seedCopy(file, content, input.cwd);
+        const seeded = s.seedCopy ? s.seedCopy(file, content ?? "{}\n", input.cwd) : (content ?? "{}\n");
         // In a private top level, a plain file there (the tool may rename another over it); else mounted over the file.
-        if (mount.top && path.dirname(file) === s.dir)
-          writeFileSync(path.join(mount.top.folder, path.basename(file)), content, { mode: 0o600 });
+        if (mount.top && !overFile(file)) writeFileSync(path.join(mount.top.folder, path.basename(file)), seeded, { mode: 0o600 });
         else {
-          writeFileSync(copy, content, { mode: 0o600 });
+          // bwrap mounts the copy over a file that is there: one not there yet gets an empty stand-in, removed after.
+          if (content === undefined) registry?.make(file, "");
+          writeFileSync(copy, seeded, { mode: 0o600 });
           over.push([copy, file]);
         }
       });
@@ -454,7 +455,7 @@ export function confineCommand(
         ...prepared.notes,
         ...(made.length
           ? [
-              `twinlock: ${made.map((f) => f.path).join(", ")} ${made.length === 1 ? "is" : "are"} not there yet: an empty one is in place, read-only, for the session (removed after, if left as it is)`,
+              `twinlock: ${made.map((f) => f.path).join(", ")} ${made.length === 1 ? "is" : "are"} not there yet: an empty one is in place for the session, its private copy mounted over it (removed after, if left as it is)`,
             ]
           : []),
         `twinlock: ${input.cmd[0]} runs in a bubblewrap sandbox: it may write only ${WRITABLE_IN_WORDS[binder]} (${where})${beside}${mounts.length ? `, the runtime entries of its state folder ${mounts.map((m) => m.dir).join(", ")} (${mounts.map((m) => m.writable.map((w) => path.relative(m.dir, w)).join(", ")).join("; ")}${privateFolders.length ? `; private for the session: ${privateFolders.map(([, at]) => path.relative(mounts[0]?.dir ?? "/", at)).join(", ")}` : ""}; every other entry read-only${mounts.some((m) => m.top) ? ", a new one at its top level private to the session" : ", new ones too"})` : ""}${copied.length ? `, a private copy of ${copied.join(", ")} (thrown away after)` : ""} and a private TMPDIR; ${HIDDEN.join(", ")} and XDG_RUNTIME_DIR are private to it`,
@@ -482,7 +483,13 @@ function runtimeMounts(
   state: ToolState,
   cwd: string,
   privateRoot: string,
-): { dir: string; writable: string[]; readOnly: string[]; private: [string, string][]; top?: { folder: string; mirror: string[] } } {
+): {
+  dir: string;
+  writable: string[];
+  readOnly: string[];
+  private: [string, string][];
+  top?: { folder: string; mirror: string[]; sealed: [string, string][] };
+} {
   const root = realpathSync(state.dir);
   const copies = new Set(state.privateCopies.map((f) => path.resolve(f)));
   const writable: string[] = [];
@@ -518,10 +525,17 @@ function runtimeMounts(
   // Every entry it has (runtime ones made above included), read-only in the private top level but for the copies there.
   const folder = path.join(privateRoot, "top");
   mkdirSync(folder, { recursive: true, mode: 0o700 });
-  const mirror = readdirSync(root)
-    .map((n) => path.join(root, n))
-    .filter((p) => !copies.has(p) && !copies.has(path.join(state.dir, path.basename(p))));
-  return { dir: root, writable, readOnly, private: own, top: { folder, mirror } };
+  const names = readdirSync(root);
+  const mirror = names.map((n) => path.join(root, n)).filter((p) => !copies.has(p) && !copies.has(path.join(state.dir, path.basename(p))));
+  // A configuration name not there: an empty file of the session's own, read-only, so no new one can be made there.
+  const sealed = state.sealed
+    .filter((f) => !names.includes(f.name))
+    .map((f): [string, string] => {
+      const own = path.join(folder, f.name);
+      writeFileSync(own, f.content, { mode: 0o444 });
+      return [own, path.join(root, f.name)];
+    });
+  return { dir: root, writable, readOnly, private: own, top: { folder, mirror, sealed } };
 }
 
 /** Make each missing folder of `rel` under the real folder `root`; false when a part of it is a link or no folder. */

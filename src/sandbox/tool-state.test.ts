@@ -207,7 +207,7 @@ describe.skipIf(!bwrap.ok)(`a tool's state folder under exec's sandbox, run here
     // Its top level and history are the session's own (a private folder each): a new name written there is thrown
     // away; what was there (its extensions, its commands) and the ripgrep it runs are refused.
     expect(wrote.filter((w) => attacks.includes(w))).toEqual([...memory, "foo.js", "projects.json", "history/p/.git/config"]);
-    expect(readdirSync(state).sort()).toEqual([".twinlock-stand-ins", "commands", "extensions", "history", "installation_id", "tmp"]);
+    expect(readdirSync(state).sort()).toEqual(["commands", "extensions", "history", "installation_id", "tmp"]);
   });
 
   it("gives Gemini CLI a copy of projects.json that names the project's folder under tmp, the one whose chats stay", () => {

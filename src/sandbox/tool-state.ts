@@ -48,11 +48,11 @@ export interface ToolState {
   /** The runtime entries for a session in `cwd`, given the names now in `dir`; everything else stays read-only. */
   runtime(names: readonly string[], cwd: string): RuntimeEntry[];
   /**
-   * The configuration files the tool reads when they are there, kept
-   * read-only also when they are not there yet: exec puts an empty one (with
-   * `content`) in their place for the session and removes it after.
+   * In a private top level (`privateTop`), the configuration files the tool reads when they are there: one not there
+   * is kept uncreatable for the session too (an empty one of `content`, read-only, in the private top level; nothing
+   * is made in `dir`). Elsewhere a new name at the top level is refused already.
    */
-  configFiles: readonly { name: string; content: string }[];
+  sealed: readonly { name: string; content: string }[];
   /**
    * Files outside `dir` (or in it) the tool both reads as configuration and
    * writes as it runs: each gets a private writable copy for the session,
@@ -118,18 +118,8 @@ const GEMINI_FILES = new Set(["installation_id", "user_id"]);
 
 /** An empty file of each name, as the tool reads it: `{}` for JSON. */
 const empty = (names: readonly string[]) => names.map((name) => ({ name, content: name.endsWith(".json") ? "{}\n" : "" }));
-// Codex loads $CODEX_HOME/.env into its environment and every process it starts (the hook's too).
-const CODEX_STAND_INS = empty([
-  ".env",
-  "config.toml",
-  "hooks.json",
-  "requirements.toml",
-  "managed_config.toml",
-  "AGENTS.md",
-  "AGENTS.override.md",
-]);
-const GEMINI_STAND_INS = empty([".env", "settings.json", "trustedFolders.json", "GEMINI.md"]);
-const CLAUDE_STAND_INS = empty(["settings.json", "CLAUDE.md"]);
+/** What Gemini CLI reads from its top level as configuration and environment (`.env` goes into every process it starts). */
+const GEMINI_SEALED = empty([".env", "settings.json", "trustedFolders.json", "GEMINI.md"]);
 
 /** The state folder of `tool` for a process started with `env`. */
 export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState {
@@ -154,7 +144,7 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
           ]),
         ];
       },
-      configFiles: CLAUDE_STAND_INS,
+      sealed: [],
       privateCopies: [env.CLAUDE_CONFIG_DIR ? path.join(dir, ".claude.json") : path.resolve(home, ".claude.json")],
       privateTop: false,
       variable: "CLAUDE_CONFIG_DIR",
@@ -173,7 +163,7 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
           names.filter((n) => n === "history.jsonl" || CODEX_DATABASE.test(n)),
         ),
       ],
-      configFiles: CODEX_STAND_INS,
+      sealed: [],
       privateCopies: [],
       privateTop: false,
       variable: "CODEX_HOME",
@@ -195,7 +185,7 @@ export function toolStateOf(tool: AgentTool, env: NodeJS.ProcessEnv): ToolState 
         ),
       ];
     },
-    configFiles: GEMINI_STAND_INS,
+    sealed: GEMINI_SEALED,
     privateCopies: [path.join(dir, "projects.json")],
     seedCopy: (file, content, cwd) =>
       path.basename(file) === "projects.json" ? withProject(content, realOr(path.resolve(cwd)), geminiProject(dir, cwd)) : content,

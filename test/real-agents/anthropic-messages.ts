@@ -10,13 +10,16 @@ export type ToolUse = { name: string; input: Record<string, unknown> };
 /** Claude Code's tool calls for a scripted action, in order: its Edit refuses a file it has not Read first. */
 function claudeToolUses(action: ScriptedAction): ToolUse[] {
   if (action.kind === "crafted-patch") throw new Error("the crafted patch is Codex's: Claude Code has no apply_patch");
-  if (action.kind === "outward")
+  if (action.kind === "outward") {
+    if (action.tool === "WebFetch") return [{ name: "WebFetch", input: { url: action.url, prompt: "say what it holds" } }];
+    if (action.tool === "WebSearch") return [{ name: "WebSearch", input: { query: `what is at ${action.url}` } }];
     return [
       {
         name: "Agent",
         input: { description: "fetch a page", prompt: `Fetch ${action.url} and say what it holds`, subagent_type: "general-purpose" },
       },
     ];
+  }
   if (action.kind === "freeze") return [{ name: `mcp__twinlock__${FREEZE_TOOL}`, input: freezeArgs(action) }];
   if (action.kind === "reads") return Array.from({ length: action.count }, () => ({ name: "Read", input: { file_path: action.file } }));
   if (action.kind === "write") return [{ name: "Write", input: { file_path: action.file, content: action.content } }];

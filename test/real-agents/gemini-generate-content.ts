@@ -14,7 +14,11 @@ function geminiCall(action: ScriptedAction, tools: Tools): { name: string; args:
     return { name: names.find((n) => n.endsWith(FREEZE_TOOL)) ?? FREEZE_TOOL, args: freezeArgs(action) };
   }
   if (action.kind === "crafted-patch") throw new Error("the crafted patch is Codex's: Gemini CLI has no apply_patch");
-  if (action.kind === "outward") return { name: "web_fetch", args: { prompt: `Summarize ${action.url}` } };
+  if (action.kind === "outward") {
+    if (action.tool === "google_web_search") return { name: "google_web_search", args: { query: `what is at ${action.url}` } };
+    if (action.tool === "save_memory") return { name: "save_memory", args: { fact: "the scripted model was here" } };
+    return { name: "web_fetch", args: { prompt: `Summarize ${action.url}` } };
+  }
   if (action.kind === "write") return { name: "write_file", args: { file_path: action.file, content: action.content } };
   if (action.kind === "edit")
     return {

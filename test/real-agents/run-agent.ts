@@ -8,7 +8,7 @@ import { DIST_BIN } from "../support/ensure-built.js";
 import { type AdmittedProject, admittedProject, type PlannerProject, plannerProject } from "./admitted-run.js";
 import { AGENT_CLIS, type RealAgent, type RunDirs } from "./agent-clis.js";
 import { type RecordedRequest, startModelServer } from "./model-server.js";
-import { type AnyActionKind, actionOf, EDIT_BEFORE, type ScriptedAction } from "./scripted-action.js";
+import { type AnyActionKind, actionOf, EDIT_BEFORE, type OutwardTool, type ScriptedAction } from "./scripted-action.js";
 
 /**
  * How the twinlock hook stands in a run:
@@ -88,6 +88,8 @@ export interface RunOptions {
   exec?: { on: ExecOn; flags?: ("--hook-only" | "--sandbox")[] };
   /** Started by `twinlock plan RUN MD-29 --handoff handoff` as the pair's planner, on a file in its handoff folder or a target (see admitted-run.ts). */
   plan?: { on: "handoff" | "target" };
+  /** The tool an outward call is made by (Claude Code's `Agent` unless said). */
+  outward?: OutwardTool;
 }
 
 /**
@@ -159,7 +161,7 @@ export async function runAgent(agent: RealAgent, kind: AnyActionKind, hook: Hook
           : path.join(kind === "crafted-patch" ? root : project, `${kind}-target.txt`);
     if (!admitted && !planner && (kind === "edit" || kind === "reads")) writeFileSync(file, EDIT_BEFORE);
     let before = existsSync(file) ? readFileSync(file, "utf8") : null;
-    const action = actionOf(kind, file);
+    const action = actionOf(kind, file, options.outward);
     server = await startModelServer(cli.responder(action));
     // A freeze: twinlock's stdio MCP server for the run, registered in the CLI's own settings as `twinlock`.
     const mcp = kind === "freeze" ? { command: process.execPath, args: [DIST_BIN, "mcp", "--run", file, "--home", gateHome] } : undefined;

@@ -10,8 +10,11 @@ export type ScriptedAction =
   | { kind: "shell"; file: string; content: string }
   /** Codex only: an `apply_patch` adding `file` (outside the project) with one line of `spaces` spaces before an `x` (issue 24 finding 3). */
   | { kind: "crafted-patch"; file: string; spaces: number }
-  /** Claude Code and Gemini CLI: a call outward (a subagent, a web fetch), which needs a bound session (issue 24 finding 4); `file` is never made. */
-  | { kind: "outward"; file: string; url: string }
+  /**
+   * Claude Code and Gemini CLI: a call outward by `tool` (a subagent, a web fetch or search; Gemini's save_memory,
+   * which writes its memory file), which needs a bound session or is denied (issue 24 finding 4); `file` is never made.
+   */
+  | { kind: "outward"; file: string; url: string; tool: OutwardTool }
   /** Claude Code only: `count` Reads of `file` (which holds EDIT_BEFORE), each asked of the hook: what a read costs. */
   | { kind: "reads"; file: string; count: number }
   /**
@@ -19,6 +22,13 @@ export type ScriptedAction =
    * for `planner`'s handoff folder `handoffDir` (relative to the run file's folder); `file` is the run file.
    */
   | { kind: "freeze"; file: string; planner: string; handoffDir: string };
+
+/** The tools an outward call is made by: Claude Code's subagent (`Agent`, once `Task`), web fetch and search; Gemini CLI's. */
+export const OUTWARD_TOOLS = {
+  claude: ["Agent", "WebFetch", "WebSearch"],
+  gemini: ["web_fetch", "google_web_search", "save_memory"],
+} as const;
+export type OutwardTool = (typeof OUTWARD_TOOLS)[keyof typeof OUTWARD_TOOLS][number];
 
 /** The three kinds of call every tool is driven through. */
 export const ACTION_KINDS = ["write", "edit", "shell"] as const;
@@ -45,11 +55,12 @@ export const CRAFTED_SPACES = 200_000;
 /**
  * The call of `kind` on a file in the project (`file` is absolute): a write
  * creates it, an edit turns EDIT_BEFORE into new text, a shell command
- * creates it with `printf` (a path with no quote or space in it).
+ * creates it with `printf` (a path with no quote or space in it); an outward
+ * call is made by `outward`.
  */
-export function actionOf(kind: AnyActionKind, file: string): ScriptedAction {
+export function actionOf(kind: AnyActionKind, file: string, outward: OutwardTool = "Agent"): ScriptedAction {
   if (kind === "crafted-patch") return { kind, file, spaces: CRAFTED_SPACES };
-  if (kind === "outward") return { kind, file, url: OUTWARD_URL };
+  if (kind === "outward") return { kind, file, url: OUTWARD_URL, tool: outward };
   if (kind === "reads") return { kind, file, count: READS };
   if (kind === "freeze") return { kind, file, planner: "MD-29", handoffDir: "handoff" };
   if (kind === "write") return { kind, file, content: "written by the scripted model\n" };
