@@ -188,8 +188,9 @@ describe("the in-place replay against the one that copied the state for every ev
       }),
       { numRuns: 300 },
     );
-    // Both kinds were exercised: replays that succeeded and replays that were refused.
-    expect(accepted).toBeGreaterThan(10);
+    // Both kinds were exercised: replays that succeeded and replays that were refused (about 3 % succeed, so a
+    // bar of 10 in 300 failed now and then by chance alone).
+    expect(accepted).toBeGreaterThan(0);
     expect(accepted).toBeLessThan(300);
   });
 
