@@ -38,7 +38,7 @@ import {
   storeOf,
   workflowOf,
 } from "../../src/test-support/run-fixture.js";
-import { CHROMIUM, HAVE_CHROMIUM, launchWithPasskey } from "../support/chromium.js";
+import { addVirtualAuthenticator, CHROMIUM, HAVE_CHROMIUM, launchWithPasskey } from "../support/chromium.js";
 import { DIST_BIN, ensureBuilt, REPO_ROOT } from "../support/ensure-built.js";
 
 const SHOTS = path.join(REPO_ROOT, "test-results", "browser");
@@ -529,18 +529,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
         bobContext.on("request", (r) => requests.push(r.url()));
         page = await bobContext.newPage();
         page.on("pageerror", (e) => pageErrors.push(String(e)));
-        const bobCdp = await bobContext.newCDPSession(page);
-        await bobCdp.send("WebAuthn.enable");
-        await bobCdp.send("WebAuthn.addVirtualAuthenticator", {
-          options: {
-            protocol: "ctap2",
-            transport: "internal",
-            hasResidentKey: true,
-            hasUserVerification: true,
-            isUserVerified: true,
-            automaticPresenceSimulation: true,
-          },
-        });
+        await addVirtualAuthenticator(bobContext, page);
         await page.goto(`${origin}/enrol/${invite}`);
         await page.getByRole("button", { name: "Register a passkey" }).click();
         await page.locator("#enrol-status", { hasText: "Passkey registered for bob" }).waitFor();

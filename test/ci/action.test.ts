@@ -5,6 +5,7 @@
  * repository holding the approved run on the base commit and the agent's
  * change on the head.
  */
+
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -14,6 +15,7 @@ import { homeOf, makeGateRun, makeRunTempDir, removeGateRuns } from "../../src/t
 import { ALICE_KEY, aliceTrustFile, driveSignedToExecuting } from "../../src/test-support/signed-run.js";
 import { ensureGateKey } from "../../src/trust/gate-key.js";
 import { DIST_BIN, ensureBuilt, REPO_ROOT } from "../support/ensure-built.js";
+import { writeStandInGh } from "../support/stand-in-gh.js";
 
 beforeAll(ensureBuilt, 240_000);
 afterAll(removeGateRuns);
@@ -76,16 +78,7 @@ function runAction(
   writeFileSync(path.join(bin, "twinlock"), `#!/bin/sh\nexec "${process.execPath}" "${DIST_BIN}" "$@"\n`);
   chmodSync(path.join(bin, "twinlock"), 0o755);
   // A stand-in `gh` answering the pulls API from `opts.gh` (number → author login) and logging its calls.
-  const ghLog = path.join(bin, "gh-calls.log");
-  const table = Object.entries(opts.gh ?? {})
-    .map(([n, login]) => `  repos/${REPOSITORY}/pulls/${n}) echo '${login}';;`)
-    .join("\n");
-  writeFileSync(
-    path.join(bin, "gh"),
-    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${ghLog}'\ncase "$2" in\n${table}\n  *) echo "gh: Not Found (HTTP 404)" >&2; exit 1;;\nesac\n`,
-    { mode: 0o755 },
-  );
-  writeFileSync(ghLog, "");
+  const ghLog = writeStandInGh(bin, REPOSITORY, opts.gh ?? {});
   const summary = path.join(bin, "step-summary.md");
   writeFileSync(summary, "");
   const github = { event_name: event.name, event: event.payload, repository: REPOSITORY, token: "ghs_test" };

@@ -4,6 +4,7 @@
  * commit (the approved run, its handoff and the trust file) and a head commit
  * (the executor's change), with `twinlock` on PATH.
  */
+
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -15,6 +16,7 @@ import { homeOf, makeGateRun, makeRunTempDir, removeGateRuns, storeOf } from "..
 import { ALICE_KEY, aliceTrustFile, driveSignedToExecuting } from "../../src/test-support/signed-run.js";
 import { ensureGateKey } from "../../src/trust/gate-key.js";
 import { DIST_BIN, ensureBuilt, REPO_ROOT } from "../support/ensure-built.js";
+import { writeStandInGh } from "../support/stand-in-gh.js";
 
 // `twinlock` on PATH is the installed command (the built CLI), as `npm install` gives the workflow.
 beforeAll(ensureBuilt, 240_000);
@@ -198,16 +200,7 @@ function runWho(
   authors: Record<string, string>,
 ): { status: number | null; output: string; ghCalls: string } {
   const bin = makeRunTempDir("twinlock-who-");
-  const log = path.join(bin, "gh-calls.log");
-  const table = Object.entries(authors)
-    .map(([n, login]) => `  repos/acme/shop/pulls/${n}) echo '${login}';;`)
-    .join("\n");
-  writeFileSync(
-    path.join(bin, "gh"),
-    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\ncase "$2" in\n${table}\n  *) echo "gh: Not Found (HTTP 404)" >&2; exit 1;;\nesac\n`,
-    { mode: 0o755 },
-  );
-  writeFileSync(log, "");
+  const log = writeStandInGh(bin, "acme/shop", authors);
   const output = path.join(bin, "github-output");
   writeFileSync(output, "");
   // Stdin as a runner's step has it, not a socket: bash started on a socket with no SHLVL takes itself for an rsh

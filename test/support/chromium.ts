@@ -25,6 +25,12 @@ export async function launchWithPasskey(viewport = { width: 1000, height: 800 })
   const context = await browser.newContext({ viewport });
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
+  const cdp = await addVirtualAuthenticator(context, page);
+  return { browser, context, page, cdp };
+}
+
+/** A virtual platform authenticator for `page` (a passkey that answers at once, user verified), as a person's device would be. */
+export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<CDPSession> {
   const cdp = await context.newCDPSession(page);
   await cdp.send("WebAuthn.enable");
   await cdp.send("WebAuthn.addVirtualAuthenticator", {
@@ -37,5 +43,5 @@ export async function launchWithPasskey(viewport = { width: 1000, height: 800 })
       automaticPresenceSimulation: true,
     },
   });
-  return { browser, context, page, cdp };
+  return cdp;
 }
