@@ -146,7 +146,8 @@ export async function revisionPageView(
     state: wf.state,
     frozenAt: p.frozenAt,
     frozenBy: p.frozenBy,
-    unchangedBecause: latest ? (wf.handoff?.unchanged_because ?? null) : null,
+    // The planner's "nothing changed" speaks of the step from the revision before: shown only when that is what the page compares with.
+    unchangedBecause: latest && (compared?.revision ?? revision - 1) === revision - 1 ? (wf.handoff?.unchanged_because ?? null) : null,
     requestedBy: requested ? { reviewer: requested.reviewer, feedback: requested.feedback ?? "" } : null,
     previousComments: p.previousComments,
     requestedComments: p.requestedComments,

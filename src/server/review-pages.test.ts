@@ -176,3 +176,33 @@ describe("what changed since the revision you last decided on", () => {
     expect(html).toContain(`<span class="visually-hidden">added: </span>+The cache lock is held across the write.</ins>`);
   });
 });
+
+describe("a re-freeze without changes, seen from an earlier decision", () => {
+  let carol: Reviewer;
+  beforeAll(async () => {
+    carol = await reviewerFor(w, "carol");
+    const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+    // carol asks for changes on revision 3; revision 4 has revision 3's bytes, and the planner's note speaks of that step alone.
+    await decide(w, carol, apiOf(w).review, { handoff_hash: hashNow(w), decision: "changes_requested", feedback: "Is the lock right?" });
+    const r = await call(w, apiOf(w).freeze, {
+      token,
+      json: { unchanged_because: "Nothing changed since your last review: safe to approve" },
+    });
+    expect(r.status).toBe(200);
+  });
+
+  it("shows alice, compared with revision 1, the changes since then and never the planner's word that nothing changed", async () => {
+    const html = await page(revisionUrl(4));
+    expect(html).toContain("<h3>Since revision 1, which you asked to change</h3>");
+    expect(html).not.toContain("Re-frozen without changes");
+    expect(html).not.toContain("safe to approve");
+  });
+
+  it("shows carol, who asked to change revision 3, the planner's note beside the re-freeze it explains", async () => {
+    const r = await call(w, revisionUrl(4), { cookie: carol.cookie, headers: { accept: "text/html" } });
+    const html = await r.text();
+    expect(html).toContain("<h3>Since revision 3, which you asked to change</h3>");
+    expect(html).toContain("Re-frozen without changes");
+    expect(html).toContain("safe to approve");
+  });
+});
