@@ -146,6 +146,7 @@ export async function revisionPageView(
     state: wf.state,
     frozenAt: p.frozenAt,
     frozenBy: p.frozenBy,
+    ...(run.state.change === undefined ? {} : { change: run.state.change }),
     // The planner's "nothing changed" speaks of the step from the revision before: shown only when that is what the page compares with.
     unchangedBecause: latest && (compared?.revision ?? revision - 1) === revision - 1 ? (wf.handoff?.unchanged_because ?? null) : null,
     requestedBy: requested ? { reviewer: requested.reviewer, feedback: requested.feedback ?? "" } : null,

@@ -77,7 +77,7 @@ export function renderDecisionSummary(v: RevisionPageView): string {
 <dl class="summary">
 <dt>run</dt><dd><a href="${localHref(v.runUrl)}">${e(v.runId)}</a></dd>
 <dt>executor</dt><dd><code>${e(v.executor.id)}</code> ${e(v.executor.title)}</dd>
-<dt>handoff hash</dt><dd><code class="hash copyable">${e(v.hash)}</code></dd>
+${v.change === undefined ? "" : `<dt>for change</dt><dd><code>${e(v.change)}</code> (CI and the check judge this run on it alone)</dd>\n`}<dt>handoff hash</dt><dd><code class="hash copyable">${e(v.hash)}</code></dd>
 <dt>state</dt><dd class="state state-${e(v.state)}" data-state="${e(v.state)}">${e(describeState(v.state))}</dd>
 <dt>frozen</dt><dd><time datetime="${e(v.frozenAt)}">${e(v.frozenAt)}</time> by ${e(v.frozenBy)}</dd>
 </dl>

@@ -370,3 +370,15 @@ describe("renderRevisionPage", () => {
 function mainOf(html: string): string {
   return html.slice(html.indexOf("<main"));
 }
+
+describe("the change a run is bound to", () => {
+  it("is named in the summary, escaped, so the person deciding sees which pull request CI and the check will judge", () => {
+    const html = renderRevisionPage({ ...sampleRevisionPage(), change: "acme/shop#42" });
+    expect(html).toContain("<dt>for change</dt><dd><code>acme/shop#42</code>");
+    expect(renderRevisionPage({ ...sampleRevisionPage(), change: "a/b@<x>" })).toContain("<code>a/b@&lt;x&gt;</code>");
+  });
+
+  it("is left out for a run made without one", () => {
+    expect(renderRevisionPage(sampleRevisionPage())).not.toContain("for change");
+  });
+});

@@ -232,6 +232,8 @@ export interface RevisionPageView {
   frozenBy: string;
   /** The planner's reason when it re-froze without changes, or null. */
   unchangedBecause: string | null;
+  /** The change the run is bound to (`OWNER/REPO#PR`, `OWNER/REPO@BRANCH`), whose check and CI judge it; absent: none. */
+  change?: string;
   /**
    * The earlier revision this one is compared with: the last one the signed-in reviewer decided on (`yours`, their
    * decision), or the previous one (`yours` null); null for revision 1; absent: the previous one.
