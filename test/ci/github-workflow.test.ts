@@ -238,6 +238,18 @@ describe("the workflow's `whose change` step", () => {
     expect(persons).toMatchObject({ status: 0, output: "agent=false\nchange=acme/shop#7\n" });
   });
 
+  it("fails an agent's pull request that targets any branch but the protected one (its own branch's twinlock.yaml would list the agent's keys), and re-checks on a retarget", () => {
+    const onto = (base: string, author = agent) =>
+      runWho({ EVENT: "pull_request", PR_AUTHOR: author, PR_NUMBER: "42", BASE_REF: base, DEFAULT_BRANCH: "main" }, {});
+    expect(onto("main")).toMatchObject({ status: 0, output: "agent=true\nchange=acme/shop#42\n" });
+    const own = onto("agent-trust");
+    expect(own.status).not.toBe(0);
+    expect(own.output).toBe("");
+    // A person's pull request may target any branch: it carries no run.
+    expect(onto("release", "alice")).toMatchObject({ status: 0, output: "agent=false\nchange=acme/shop#42\n" });
+    expect((workflow.on.pull_request as { types: string[] }).types).toContain("edited");
+  });
+
   it("fails the check when the queue's branch names no pull request, or the API cannot say who wrote it", () => {
     expect(runWho({ EVENT: "merge_group", QUEUE_REF: "refs/heads/gh-readonly-queue/main/pr-x-abc" }, {}).status).not.toBe(0);
     expect(runWho({ EVENT: "merge_group", QUEUE_REF: queueRef("99") }, {}).status).not.toBe(0);
