@@ -190,6 +190,8 @@ describe("confineCommand", () => {
       expect(c.notes.join("\n")).toMatch(/\.codex\/\.env, .* not there yet: an empty one is in place, read-only, for the session/);
       expect(c.env.TMPDIR).toMatch(/twinlock-sandbox-.*\/tmp$/);
       expect(pair("--bind", c.env.TMPDIR as string)).toBe(true);
+      // A program inside can tell it is confined (the Claude Agent SDK's adapter refuses to start there).
+      expect(c.env.TWINLOCK_SANDBOX).toBe("bubblewrap");
     } finally {
       c.release();
     }

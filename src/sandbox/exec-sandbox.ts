@@ -23,6 +23,7 @@ import { type Bubblewrap, findBubblewrap } from "./find-bubblewrap.js";
 import { identifyAgentTool, type ProgramIdentity } from "./identify-agent-tool.js";
 import { SANDBOX_MCP_SOCKET } from "./mcp-relay.js";
 import { readSandboxInfo, reapSandbox } from "./reap-sandbox.js";
+import { SANDBOX_ENV } from "./sandbox-env.js";
 import { removeSandboxRecord, writeSandboxRecord } from "./sandbox-record.js";
 import { startWatchdog } from "./sandbox-watchdog.js";
 import { seccompFilter } from "./seccomp-filter.js";
@@ -449,7 +450,8 @@ export function confineCommand(
     return {
       // /bin/sh opens the filter as descriptor 3, the info file as 4, and becomes bwrap (the same process: signals reach it as they would).
       cmd: ["/bin/sh", "-c", 'f=$1; i=$2; shift 2; exec "$@" 3<"$f" 4>"$i"', "twinlock-sandbox", filter, infoFile, ...argv],
-      env: { ...input.env, TMPDIR: tmp, XDG_CACHE_HOME: cache, XDG_RUNTIME_DIR: runtime },
+      // TWINLOCK_SANDBOX tells an in-process agent it is confined (the Claude Agent SDK's adapter refuses to start there).
+      env: { ...input.env, TMPDIR: tmp, XDG_CACHE_HOME: cache, XDG_RUNTIME_DIR: runtime, [SANDBOX_ENV]: "bubblewrap" },
       notes: [
         ...prepared.notes,
         ...(made.length
