@@ -33,7 +33,7 @@ describe("README.md", () => {
     const sdk = section("## In-process agents: the gate inside an agent SDK");
     expect(sdk).toContain('cp -r "$(npm root)/twinlock/examples/handoff" agent-work/handoff');
     expect(sdk).toContain("twinlock init-run agent-work/run.json --suite my-suite\n--planner MD-29");
-    expect(sdk).toMatch(/default mode is `DRAFT_ONLY`[^]*may still write inside the admitted actions'\ntargets/);
+    expect(sdk).toMatch(/default mode is `DRAFT_ONLY`[\s\S]*may still write inside the admitted actions'\ntargets/);
     // The README's claim, as the CLI has it: init-run's default mode is DRAFT_ONLY.
     expect(readFileSync(path.join(import.meta.dirname, "../../src/gate/init-run.ts"), "utf8")).toContain('input.mode ?? "DRAFT_ONLY"');
   });
