@@ -376,6 +376,36 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
     }
   });
 
+  it("says when a parent's node_modules under /tmp is hidden from a script started in a subfolder, and not when the script's own folder holds it", () => {
+    if (!scratch.startsWith("/tmp/")) return; // the case is a project under /tmp
+    const project = path.join(scratch, "sdk-project");
+    mkdirSync(path.join(project, "node_modules"), { recursive: true });
+    mkdirSync(path.join(project, "agent"), { recursive: true });
+    const target = path.join(project, "agent", "out.txt");
+    writeFileSync(target, "");
+    const confine = (cwd: string) =>
+      confineCommand(chooseSandbox(["node"], { sandbox: true }, findBubblewrap, byName), {
+        cmd: ["node", "agent.mjs"],
+        env: { PATH: process.env.PATH },
+        cwd,
+        writable: [target],
+      });
+    const sub = confine(path.join(project, "agent"));
+    try {
+      expect(sub.notes.join("\n")).toContain(
+        `twinlock: ${path.join(project, "node_modules")} is not visible in the sandbox (/tmp, /var/tmp, /run are private to it), so a node script started in ${path.join(project, "agent")} will not find the packages there`,
+      );
+    } finally {
+      sub.release();
+    }
+    const top = confine(project);
+    try {
+      expect(top.notes.join("\n")).not.toContain("is not visible in the sandbox");
+    } finally {
+      top.release();
+    }
+  });
+
   it("reports nothing left in the sandbox after a plain sh -c that started nothing (bwrap's own init, still leaving, is not the command's)", async () => {
     const target = path.join(scratch, "plain-target.txt");
     writeFileSync(target, "");

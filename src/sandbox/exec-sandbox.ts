@@ -226,6 +226,27 @@ function packageFolders(p: string): string[] {
   });
 }
 
+/**
+ * The `node_modules` folders in the parents of `cwd` that the sandbox hides
+ * (inside a private folder, `/tmp` say, and mounted by none of `readable`):
+ * a node script started in `cwd` looks there for its packages and will not
+ * find them. Only read for a note; a parent that cannot be read is skipped.
+ */
+function hiddenParentPackages(cwd: string, hidden: readonly string[], readable: readonly string[]): string[] {
+  const found: string[] = [];
+  let dir = path.dirname(path.resolve(cwd));
+  for (let i = 0; i < 64 && hidden.some((h) => under(dir, h) && dir !== h); i++) {
+    const modules = path.join(dir, "node_modules");
+    try {
+      if (lstatSync(modules).isDirectory() && !readable.some((r) => under(modules, r))) found.push(modules);
+    } catch {
+      // not there, or unreadable: nothing to say
+    }
+    dir = path.dirname(dir);
+  }
+  return found;
+}
+
 /** The command to start in place of the session's own, with its environment, and what to undo once it ended. */
 export interface ConfinedCommand {
   cmd: string[];
@@ -454,6 +475,10 @@ export function confineCommand(
       env: { ...input.env, TMPDIR: tmp, XDG_CACHE_HOME: cache, XDG_RUNTIME_DIR: runtime, [SANDBOX_ENV]: "bubblewrap" },
       notes: [
         ...prepared.notes,
+        ...hiddenParentPackages(input.cwd, hidden, readable).map(
+          (m) =>
+            `twinlock: ${m} is not visible in the sandbox (${HIDDEN.join(", ")} are private to it), so a node script started in ${input.cwd} will not find the packages there (Node's "Cannot find package"): run it from ${path.dirname(m)}, or keep the project outside ${HIDDEN.join(", ")}`,
+        ),
         ...(made.length
           ? [
               `twinlock: ${made.map((f) => f.path).join(", ")} ${made.length === 1 ? "is" : "are"} not there yet: an empty one is in place, read-only, for the session (removed after, if left as it is)`,
