@@ -11,6 +11,22 @@ const { gateTools, plannerTools } = await import("twinlock/ai-sdk");
 const { generateText, stepCountIs, tool } = await import("ai");
 const { MockLanguageModelV3 } = await import("ai/test");
 
+// One line each on stderr: the planner's outcome (revision, decision, comments) and each denial with its reason.
+const said = (value) => {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+};
+const tell = (tool, output, denied) => {
+  const o = said(output);
+  if (denied) console.error(`twinlock: ${tool} denied: ${String(o?.message ?? o).replace(/^twinlock: \S+ denied: /, "")}`);
+  else if (tool === "twinlock_request_review" && o?.decision)
+    console.error(`twinlock: review of revision ${o.revision}: ${o.decision}${o.comments ? ` (${o.comments})` : ""}`);
+};
+
 const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
 const usage = { inputTokens: { total: 1, noCache: 1 }, outputTokens: { total: 1, text: 1 } };
 const scripted = (calls) => {
@@ -43,5 +59,5 @@ if (process.env.TWINLOCK_PLANNER) {
 const r = await generateText({ model, prompt: "follow the plan", tools, stopWhen: stepCountIs(4) });
 for (const step of r.steps)
   for (const c of step.content)
-    if (c.type === "tool-result") console.log(c.toolName, JSON.stringify(c.output));
-    else if (c.type === "tool-error") console.log(c.toolName, "denied:", c.error?.message ?? c.error);
+    if (c.type === "tool-result") console.log(c.toolName, JSON.stringify(c.output)), tell(c.toolName, c.output, false);
+    else if (c.type === "tool-error") console.log(c.toolName, "denied:", c.error?.message ?? c.error), tell(c.toolName, c.error, true);

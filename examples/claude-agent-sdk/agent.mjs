@@ -8,6 +8,22 @@
 const { gateHooks, plannerMcpServer } = await import("twinlock/claude-agent-sdk");
 const { query } = await import("@anthropic-ai/claude-agent-sdk");
 
+// One line each on stderr: the planner's outcome (revision, decision, comments) and each denial with its reason.
+const said = (value) => {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+};
+const tell = (tool, output, denied) => {
+  const o = said(output);
+  if (denied) console.error(`twinlock: ${tool} denied: ${String(o?.message ?? o).replace(/^twinlock: \S+ denied: /, "")}`);
+  else if (tool === "twinlock_request_review" && o?.decision)
+    console.error(`twinlock: review of revision ${o.revision}: ${o.decision}${o.comments ? ` (${o.comments})` : ""}`);
+};
+
 const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
 const planner = Boolean(process.env.TWINLOCK_PLANNER);
 const options = {
@@ -24,4 +40,15 @@ const options = {
 const prompt = planner
   ? "Write the plan into the handoff folder, freeze it with twinlock_submit_handoff, then wait for the review with twinlock_request_review."
   : "Apply the approved plan in the handoff folder ($TWINLOCK_HANDOFF).";
-for await (const message of query({ prompt, options })) if (message.type === "result") console.log(message.subtype, message.result ?? "");
+const names = new Map(); // tool_use id → tool name, to name each result
+for await (const message of query({ prompt, options })) {
+  if (message.type === "result") console.log(message.subtype, message.result ?? "");
+  const blocks = Array.isArray(message.message?.content) ? message.message.content : [];
+  for (const b of blocks) {
+    if (b.type === "tool_use") names.set(b.id, b.name.replace(/^mcp__twinlock__/, ""));
+    if (b.type !== "tool_result") continue;
+    const text = Array.isArray(b.content) ? b.content.map((c) => c.text ?? "").join("") : b.content;
+    // A call the gate's hook denied comes back as an error result with the gate's reason.
+    tell(names.get(b.tool_use_id) ?? "tool", text, b.is_error === true);
+  }
+}

@@ -16,6 +16,22 @@ const { tool } = await import("@langchain/core/tools");
 const { MemorySaver } = await import("@langchain/langgraph");
 const { createReactAgent } = await import("@langchain/langgraph/prebuilt");
 
+// One line each on stderr: the planner's outcome (revision, decision, comments) and each denial with its reason.
+const said = (value) => {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+};
+const tell = (tool, output, denied) => {
+  const o = said(output);
+  if (denied) console.error(`twinlock: ${tool} denied: ${String(o?.message ?? o).replace(/^twinlock: \S+ denied: /, "")}`);
+  else if (tool === "twinlock_request_review" && o?.decision)
+    console.error(`twinlock: review of revision ${o.revision}: ${o.decision}${o.comments ? ` (${o.comments})` : ""}`);
+};
+
 const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
 class Scripted extends BaseChatModel {
   constructor(calls) {
@@ -37,7 +53,12 @@ class Scripted extends BaseChatModel {
 }
 
 const show = (r) => {
-  for (const m of r.messages) if (m instanceof ToolMessage) console.log(m.name, m.content);
+  for (const m of r.messages)
+    if (m instanceof ToolMessage) {
+      console.log(m.name, m.content);
+      // A denial is the ToolMessage: the gate's reason, which starts "twinlock: TOOL denied:" (or "judging TOOL failed").
+      tell(m.name, m.content, /^twinlock: (\S+ denied:|judging )/.test(String(m.content)));
+    }
 };
 if (process.env.TWINLOCK_PLANNER) {
   const llm = new Scripted([["twinlock_submit_handoff", {}], ["twinlock_request_review", {}]]);

@@ -10,6 +10,22 @@ import { z } from "zod";
 const { gateFunctionTools, plannerFunctionTools } = await import("twinlock/openai-agents");
 const { Agent, Runner, tool, Usage } = await import("@openai/agents");
 
+// One line each on stderr: the planner's outcome (revision, decision, comments) and each denial with its reason.
+const said = (value) => {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+};
+const tell = (tool, output, denied) => {
+  const o = said(output);
+  if (denied) console.error(`twinlock: ${tool} denied: ${String(o?.message ?? o).replace(/^twinlock: \S+ denied: /, "")}`);
+  else if (tool === "twinlock_request_review" && o?.decision)
+    console.error(`twinlock: review of revision ${o.revision}: ${o.decision}${o.comments ? ` (${o.comments})` : ""}`);
+};
+
 const home = process.env.TWINLOCK_HOME; // set by `twinlock exec` and `twinlock plan`
 const scripted = (calls) => {
   let turn = 0;
@@ -45,4 +61,9 @@ if (process.env.TWINLOCK_PLANNER) {
 }
 const runner = new Runner({ modelProvider: provider, tracingDisabled: true });
 const r = await runner.run(new Agent({ name: "agent", instructions: "follow the plan", tools }), "go", { maxTurns: 5 });
-for (const item of r.newItems) if (item.type === "tool_call_output_item") console.log(item.rawItem.name, item.output);
+for (const item of r.newItems)
+  if (item.type === "tool_call_output_item") {
+    console.log(item.rawItem.name, item.output);
+    // A denial is the tool's output: the gate's reason, which starts "twinlock: TOOL denied:" (or "judging TOOL failed").
+    tell(item.rawItem.name, item.output, /^twinlock: (\S+ denied:|judging )/.test(String(item.output)));
+  }

@@ -9,13 +9,18 @@
  * person's review. Nothing here answers `allow` for a person, reviews or consents:
  * an allowed call is left to the application's own permission rules.
  */
-import { loadAdapter } from "./load-adapter.js";
+import { SANDBOX_ENV } from "../sandbox/sandbox-env.js";
+import { ClaudeUnderSandboxError } from "./claude-under-sandbox-error.js";
+import { endsUncaughtInOneLine, loadAdapter } from "./load-adapter.js";
 
 export type { ClaudeGateOptions } from "./claude-agent-sdk-adapter.js";
+export { ClaudeUnderSandboxError } from "./claude-under-sandbox-error.js";
 export { type GateServerPlannerOptions, gateServerPlannerSession } from "./gate-server-planner-session.js";
 export { MissingSdkError } from "./load-adapter.js";
 export type { PlannerSession, PlannerSessionOptions, PlannerSource, ReviewOutcome } from "./planner-session.js";
 
+// Refused before anything starts: under twinlock's sandbox Claude Code would hang, silent, until killed.
+if (process.env[SANDBOX_ENV]) throw endsUncaughtInOneLine(new ClaudeUnderSandboxError());
 // Loaded, not imported: a missing SDK is one clear line (see loadAdapter), not a failed ESM link.
 const adapter = await loadAdapter("twinlock/claude-agent-sdk", () => import("./claude-agent-sdk-adapter.js"));
 

@@ -74,12 +74,21 @@ export async function loadAdapter<T>(subpath: AdapterSubpath, load: () => Promis
       missing.map((name) => ({ name, version: pinnedVersion(name) })),
       { cause: error },
     );
-    // A monitor, not a handler: it only sees what would end the process anyway, and changes nothing for a caller that catches.
-    process.on("uncaughtExceptionMonitor", (seen) => {
-      if (seen !== refused) return;
-      process.stderr.write(`twinlock: ${refused.message}\n`);
-      process.exit(MISSING_SDK_EXIT);
-    });
-    throw refused;
+    throw endsUncaughtInOneLine(refused);
   }
+}
+
+/**
+ * `refusal`, set to end the process with its message as one line on stderr
+ * and exit 2 (no stack) should nobody catch it; a caller that catches it
+ * gets it as it is.
+ */
+export function endsUncaughtInOneLine<E extends Error>(refusal: E): E {
+  // A monitor, not a handler: it only sees what would end the process anyway, and changes nothing for a caller that catches.
+  process.on("uncaughtExceptionMonitor", (seen) => {
+    if (seen !== refusal) return;
+    process.stderr.write(`twinlock: ${refusal.message}\n`);
+    process.exit(MISSING_SDK_EXIT);
+  });
+  return refusal;
 }

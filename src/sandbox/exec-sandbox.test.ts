@@ -192,6 +192,8 @@ describe("confineCommand", () => {
       expect(c.notes.join("\n")).not.toMatch(/not there yet/);
       expect(c.env.TMPDIR).toMatch(/twinlock-sandbox-.*\/tmp$/);
       expect(pair("--bind", c.env.TMPDIR as string)).toBe(true);
+      // A program inside can tell it is confined (the Claude Agent SDK's adapter refuses to start there).
+      expect(c.env.TWINLOCK_SANDBOX).toBe("bubblewrap");
     } finally {
       c.release();
     }
@@ -371,6 +373,57 @@ describe.skipIf(!bwrap.ok)(`the sandbox, run here${bwrap.ok ? "" : ` (skipped: $
       }
     } finally {
       process.kill(Number(pid), "SIGKILL");
+    }
+  });
+
+  it("says when a parent's node_modules under /tmp is hidden from a script started in a subfolder, and not when the script's own folder holds it", () => {
+    if (!scratch.startsWith("/tmp/")) return; // the case is a project under /tmp
+    const project = path.join(scratch, "sdk-project");
+    mkdirSync(path.join(project, "node_modules"), { recursive: true });
+    mkdirSync(path.join(project, "agent"), { recursive: true });
+    const target = path.join(project, "agent", "out.txt");
+    writeFileSync(target, "");
+    const confine = (cwd: string) =>
+      confineCommand(chooseSandbox(["node"], { sandbox: true }, findBubblewrap, byName), {
+        cmd: ["node", "agent.mjs"],
+        env: { PATH: process.env.PATH },
+        cwd,
+        writable: [target],
+      });
+    const sub = confine(path.join(project, "agent"));
+    try {
+      expect(sub.notes.join("\n")).toContain(
+        `twinlock: ${path.join(project, "node_modules")} is not visible in the sandbox (/tmp, /var/tmp, /run are private to it), so a node script started in ${path.join(project, "agent")} will not find the packages there`,
+      );
+    } finally {
+      sub.release();
+    }
+    const top = confine(project);
+    try {
+      expect(top.notes.join("\n")).not.toContain("is not visible in the sandbox");
+    } finally {
+      top.release();
+    }
+  });
+
+  it("reports nothing left in the sandbox after a plain sh -c that started nothing (bwrap's own init, still leaving, is not the command's)", async () => {
+    const target = path.join(scratch, "plain-target.txt");
+    writeFileSync(target, "");
+    // bwrap's init was often still there as its command's end was reported: a few runs, each one must say nothing.
+    for (let i = 0; i < 12; i++) {
+      const c = confineCommand(chooseSandbox(["/bin/sh"], { sandbox: true }, findBubblewrap, byName), {
+        cmd: ["/bin/sh", "-c", "true"],
+        env: { PATH: process.env.PATH },
+        cwd: scratch,
+        writable: [target],
+      });
+      try {
+        const child = spawn(c.cmd[0] as string, c.cmd.slice(1), { env: c.env, stdio: "ignore" });
+        await new Promise((r) => child.on("exit", r));
+        expect(c.reap()).toBeUndefined();
+      } finally {
+        c.release();
+      }
     }
   });
 

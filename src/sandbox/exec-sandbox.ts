@@ -23,6 +23,7 @@ import { type Bubblewrap, findBubblewrap } from "./find-bubblewrap.js";
 import { identifyAgentTool, type ProgramIdentity } from "./identify-agent-tool.js";
 import { SANDBOX_MCP_SOCKET } from "./mcp-relay.js";
 import { readSandboxInfo, reapSandbox } from "./reap-sandbox.js";
+import { SANDBOX_ENV } from "./sandbox-env.js";
 import { removeSandboxRecord, writeSandboxRecord } from "./sandbox-record.js";
 import { startWatchdog } from "./sandbox-watchdog.js";
 import { seccompFilter } from "./seccomp-filter.js";
@@ -223,6 +224,27 @@ function packageFolders(p: string): string[] {
     const at = q === undefined ? -1 : q.indexOf("/node_modules/");
     return q !== undefined && at > 0 ? [q.slice(0, at + "/node_modules".length)] : [];
   });
+}
+
+/**
+ * The `node_modules` folders in the parents of `cwd` that the sandbox hides
+ * (inside a private folder, `/tmp` say, and mounted by none of `readable`):
+ * a node script started in `cwd` looks there for its packages and will not
+ * find them. Only read for a note; a parent that cannot be read is skipped.
+ */
+function hiddenParentPackages(cwd: string, hidden: readonly string[], readable: readonly string[]): string[] {
+  const found: string[] = [];
+  let dir = path.dirname(path.resolve(cwd));
+  for (let i = 0; i < 64 && hidden.some((h) => under(dir, h) && dir !== h); i++) {
+    const modules = path.join(dir, "node_modules");
+    try {
+      if (lstatSync(modules).isDirectory() && !readable.some((r) => under(modules, r))) found.push(modules);
+    } catch {
+      // not there, or unreadable: nothing to say
+    }
+    dir = path.dirname(dir);
+  }
+  return found;
 }
 
 /** The command to start in place of the session's own, with its environment, and what to undo once it ended. */
@@ -450,9 +472,14 @@ export function confineCommand(
     return {
       // /bin/sh opens the filter as descriptor 3, the info file as 4, and becomes bwrap (the same process: signals reach it as they would).
       cmd: ["/bin/sh", "-c", 'f=$1; i=$2; shift 2; exec "$@" 3<"$f" 4>"$i"', "twinlock-sandbox", filter, infoFile, ...argv],
-      env: { ...input.env, TMPDIR: tmp, XDG_CACHE_HOME: cache, XDG_RUNTIME_DIR: runtime },
+      // TWINLOCK_SANDBOX tells an in-process agent it is confined (the Claude Agent SDK's adapter refuses to start there).
+      env: { ...input.env, TMPDIR: tmp, XDG_CACHE_HOME: cache, XDG_RUNTIME_DIR: runtime, [SANDBOX_ENV]: "bubblewrap" },
       notes: [
         ...prepared.notes,
+        ...hiddenParentPackages(input.cwd, hidden, readable).map(
+          (m) =>
+            `twinlock: ${m} is not visible in the sandbox (${HIDDEN.join(", ")} are private to it), so a node script started in ${input.cwd} will not find the packages there (Node's "Cannot find package"): run it from ${path.dirname(m)}, or keep the project outside ${HIDDEN.join(", ")}`,
+        ),
         ...(made.length
           ? [
               `twinlock: ${made.map((f) => f.path).join(", ")} ${made.length === 1 ? "is" : "are"} not there yet: an empty one is in place for the session, its private copy mounted over it (removed after, if left as it is)`,

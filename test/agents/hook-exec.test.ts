@@ -159,7 +159,13 @@ interface Seen {
 }
 
 /** Run `twinlock exec` on `g` with the stand-in agent following `plan`; what it saw, and exec's own result. */
-function execWithPlan(g: GateRun, plan: unknown[], env: NodeJS.ProcessEnv = {}): { exec: SpawnSyncReturns<string>; seen: Seen } {
+function execWithPlan(
+  g: GateRun,
+  plan: unknown[],
+  env: NodeJS.ProcessEnv = {},
+  /** Start the stand-in through /bin/sh, as an agent CLI's launcher script would (not a bare node script). */
+  throughShell = false,
+): { exec: SpawnSyncReturns<string>; seen: Seen } {
   const planFile = path.join(g.dir, "plan.json");
   const out = path.join(g.dir, "seen.json");
   writeFileSync(planFile, JSON.stringify(plan));
@@ -175,6 +181,7 @@ function execWithPlan(g: GateRun, plan: unknown[], env: NodeJS.ProcessEnv = {}):
       "AGENT_CHILD_EXIT",
       "--hook-only",
       "--",
+      ...(throughShell ? ["/bin/sh", "-c", 'exec "$0" "$@"'] : []),
       process.execPath,
       CHILD,
       DIST_BIN,
@@ -298,12 +305,21 @@ describe("twinlock hook without an admitted session", () => {
 });
 
 describe("twinlock exec", () => {
+  it("does not say that no agent CLI has a hook when the command is a node script (an SDK agent asks through its adapter)", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "dry_run_ready");
+    const home = makeRunTempDir("twinlock-exec-user-");
+    const { exec } = execWithPlan(g, [], { AGENT_CHILD_EXIT: "0", HOME: home });
+    expect(exec.status, exec.stderr).toBe(0);
+    expect(exec.stderr).not.toMatch(/no twinlock hook is installed/);
+  });
+
   it("runs the command with the session's variables, the checkout and no NODE_OPTIONS, and passes on its status", async () => {
     const g = makeGateRun();
     await driveTo(g, "dry_run_ready");
     // A home of its own: no agent tool's user settings, so no hook anywhere, and exec says so.
     const home = makeRunTempDir("twinlock-exec-user-");
-    const { exec, seen } = execWithPlan(g, [], { NODE_OPTIONS: "--max-old-space-size=256", AGENT_CHILD_EXIT: "7", HOME: home });
+    const { exec, seen } = execWithPlan(g, [], { NODE_OPTIONS: "--max-old-space-size=256", AGENT_CHILD_EXIT: "7", HOME: home }, true);
     expect(exec.status, exec.stderr).toBe(7);
     expect(exec.stderr).toMatch(/no twinlock hook is installed here for any agent tool \(`twinlock hooks status`\)/);
     expect(seen.env.TWINLOCK_RUN).toBe(g.runFile);

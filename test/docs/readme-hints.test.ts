@@ -21,6 +21,23 @@ function section(heading: string): string {
 }
 
 describe("README.md", () => {
+  it("installs twinlock in the SDK section from a clone (npm pack, or the folder), since the registry has no twinlock, and names npx twinlock", () => {
+    const sdk = section("## In-process agents: the gate inside an agent SDK");
+    expect(sdk).not.toMatch(/^npm install twinlock\b/m);
+    expect(sdk).toMatch(/&& npm pack\)/);
+    expect(sdk).toContain("npm install /path/to/twinlock/twinlock-*.tgz ai@6.0.325");
+    expect(sdk).toContain("`npx twinlock` (or `node_modules/.bin/twinlock`)");
+  });
+
+  it('gives the SDK examples\' setup: the pin and run of "A run", the example handoff copied in, and what DRAFT_ONLY admits', () => {
+    const sdk = section("## In-process agents: the gate inside an agent SDK");
+    expect(sdk).toContain('cp -r "$(npm root)/twinlock/examples/handoff" agent-work/handoff');
+    expect(sdk).toContain("twinlock init-run agent-work/run.json --suite my-suite\n--planner MD-29");
+    expect(sdk).toMatch(/default mode is `DRAFT_ONLY`[\s\S]*may still write inside the admitted actions'\ntargets/);
+    // The README's claim, as the CLI has it: init-run's default mode is DRAFT_ONLY.
+    expect(readFileSync(path.join(import.meta.dirname, "../../src/gate/init-run.ts"), "utf8")).toContain('input.mode ?? "DRAFT_ONLY"');
+  });
+
   it("says in the walk-through that an agent's work starts with exec instead of admit, since a consent admits once", () => {
     const run = section("### A run");
     const admitAt = run.indexOf("$ twinlock admit run.json MD-30 --checkout approved");

@@ -53,7 +53,7 @@ beforeAll(async () => {
   agentHome = mkdtempSync(path.join(os.tmpdir(), "twinlock-app-home-"));
   scratch.push(project, agentHome);
   writeFileSync(path.join(project, "package.json"), '{ "name": "app", "private": true }\n');
-  // The README's `npm install twinlock <sdk>@<pin>`, for all four SDKs at once, with the packed twinlock for `twinlock`.
+  // The README's `npm install /path/to/twinlock/twinlock-*.tgz <sdk>@<pin>`, for all four SDKs at once, with the packed twinlock for `twinlock`.
   const pins = Object.values(PACKAGES)
     .flat()
     .map((n) => `${n}@${pinnedPeer(n)}`);
@@ -114,7 +114,7 @@ async function claudeModel(calls: ToolUse[]) {
 
 describe.skipIf(!ENABLED)("the SDK examples, installed and run as the README says (TWINLOCK_REAL_AGENTS=1)", () => {
   it("names the pinned SDK versions in the README's npm install line", () => {
-    const install = readmeLine("npm install twinlock ");
+    const install = readmeLine("npm install /path/to/twinlock/twinlock-*.tgz ");
     for (const n of Object.values(PACKAGES).flat()) expect(install).toContain(`${n}@${pinnedPeer(n)}`);
   });
 

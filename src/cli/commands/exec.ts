@@ -18,6 +18,7 @@ import { agentEnvironment } from "../agent-environment.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, storeOption, storeUrl, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
+import { runsScriptRuntime } from "../runs-script-runtime.js";
 import { startSessionMcpRelay } from "../session-mcp-relay.js";
 import { runAdmit } from "./admit.js";
 import { hookInstalledAnywhere, NO_HOOK_NOTE } from "./hooks-status.js";
@@ -102,7 +103,8 @@ export async function runExec(runFile: string, executor: string, cmd: string[], 
       { extra, writable: binding.targets },
     );
     // Codex and Gemini run confined to the targets (src/sandbox): their writes elsewhere fail even when the hook fails.
-    if (!hookInstalledAnywhere()) note(NO_HOOK_NOTE);
+    // An SDK agent (a node script) asks through its adapter: the note about agent CLIs' hooks would be noise there.
+    if (!runsScriptRuntime(cmd) && !hookInstalledAnywhere()) note(NO_HOOK_NOTE);
     // The agent's `twinlock mcp` talks to this session's, outside (the sandbox keeps the gate home read-only), scoped to its own pair.
     const relay = await startSessionMcpRelay({
       runRef: runFile,

@@ -12,6 +12,7 @@ import { agentEnvironment } from "../agent-environment.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, storeOption, storeUrl, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
+import { runsScriptRuntime } from "../runs-script-runtime.js";
 import { startSessionMcpRelay } from "../session-mcp-relay.js";
 import { hookInstalledAnywhere, NO_HOOK_NOTE } from "./hooks-status.js";
 
@@ -69,7 +70,8 @@ export async function runPlan(runRef: string, planner: string, cmd: string[], o:
       },
       { extra, writable: [handoff] },
     );
-    if (!hookInstalledAnywhere()) note(NO_HOOK_NOTE);
+    // An SDK agent (a node script) asks through its adapter: the note about agent CLIs' hooks would be noise there.
+    if (!runsScriptRuntime(cmd) && !hookInstalledAnywhere()) note(NO_HOOK_NOTE);
     // The planner's `twinlock mcp` (its freeze, its wait) talks to this session's, outside: on a team store the agent holds no URL.
     const relay = await startSessionMcpRelay({
       runRef,
