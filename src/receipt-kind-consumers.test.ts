@@ -9,16 +9,18 @@
  * and stop lifts; MCP's receipts resource lists every kind.
  */
 import { generateKeyPairSync } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { receiptsOf as attestedReceipts } from "./attest/attest-run.js";
 import { isAttestedKind } from "./attest/receipt-statement.js";
+import { decisions as ciDecisions } from "./ci/verify-run.js";
 import { receiptsByPair } from "./mcp/resources/receipts.js";
-import { RECEIPT_KIND_NAMES, RECEIPT_KINDS } from "./run/receipt-kinds.js";
+import { type AnyReceipt, RECEIPT_KIND_NAMES, RECEIPT_KINDS, RECEIPT_ROWS, type ReceiptKindRow } from "./run/receipt-kinds.js";
 import type { RunFile, RunState } from "./run/run-schema.js";
 import { PUBLISHED_SCHEMAS } from "./schemas/published-schemas.js";
 import { receiptViews } from "./server/page-views.js";
-import type { SuiteConfig } from "./suite/suite-config.js";
+import { RIGHTS, type Right, type SuiteConfig } from "./suite/suite-config.js";
 import { judgeRunReceipts } from "./trust/judge-run-receipts.js";
 import { publicKeyLine } from "./trust/keys.js";
 import { signReceipt } from "./trust/sign-receipt.js";
@@ -191,4 +193,96 @@ describe("every consumer on the verification receipt (a verified close), added a
     expect(Object.keys(PUBLISHED_SCHEMAS)).toContain("verification-receipt.schema.json");
     expect(isAttestedKind("verification")).toBe(RECEIPT_KINDS.verification.attestation !== null);
   });
+});
+
+describe("every consumer on a signed receipt of every row's kind (a consumer that drops a kind fails here)", () => {
+  // Each row in turn holds one synthetic receipt of its kind, signed by a key with exactly the row's right; every other
+  // row holds none. Rows are read at run time, so a row added to RECEIPT_KINDS is put through every consumer unedited.
+  const rowsMut = RECEIPT_ROWS as Array<ReceiptKindRow & { held: ReceiptKindRow["held"] }>;
+  const saved = rowsMut.map((r) => r.held);
+  afterEach(() => {
+    rowsMut.forEach((r, i) => {
+      r.held = saved[i] as ReceiptKindRow["held"];
+    });
+  });
+  const keyOf = generateKeyPairSync("ed25519").privateKey;
+  const noRight = generateKeyPairSync("ed25519").privateKey;
+  const configFor = (right: Right | null) =>
+    ({
+      policies: { require_signed_receipts: true },
+      reviewers: [
+        { name: "holder", public_key: publicKeyLine(keyOf), rights: [right ?? "review"] },
+        { name: "lacking", public_key: publicKeyLine(noRight), rights: RIGHTS.filter((r) => r !== right).slice(0, 1) },
+      ],
+    }) as unknown as SuiteConfig;
+  const synthetic = (row: ReceiptKindRow, who: string) => ({
+    kind: row.kind,
+    ...pairReceipt,
+    decision: "approved",
+    result: "passed",
+    reason: "outage",
+    workflow: "MD-29",
+    stops: [1],
+    resolution: "lifted",
+    [row.signer]: who,
+    at: at(6),
+  });
+  /** A state and run file in which only `row` holds `receipt`, on MD-29's pair (its recording event in the chain too). */
+  const holding = (row: ReceiptKindRow, receipt: AnyReceipt) => {
+    for (const r of rowsMut) r.held = () => (r === row ? [{ planner: "MD-29", receipt }] : []);
+    const state = stateWith(dryRunBy("bob"), lift("bob", null, "outage"));
+    // MCP lists a consent as replay keeps it, with the home's consumed_at: from the workflow's own list.
+    if (row.kind === "consent") Object.assign(state.workflows["MD-29"] ?? {}, { consents: [receipt] });
+    const file = {
+      events: [{ seq: 1, type: row.events[0], data: { planner: "MD-29", receipt } }],
+      state,
+    } as unknown as RunFile;
+    return { state, file, md29: state.workflows["MD-29"] as RunState["workflows"][string] };
+  };
+
+  it.each(RECEIPT_ROWS.map((r) => [r.kind, r] as const))(
+    "handles %s in trust, CI, the pages, MCP, attestation and the published schemas",
+    (_k, row) => {
+      const good = signReceipt(synthetic(row, "holder"), keyOf, "holder") as unknown as AnyReceipt;
+      const bad = signReceipt(synthetic(row, "lacking"), noRight, "lacking") as unknown as AnyReceipt;
+      const config = configFor(row.right);
+      const g = holding(row, good);
+
+      // Trust (verify-receipts, import): a person's decision is judged against the row's right; the gate's record is not.
+      const trust = (h: ReturnType<typeof holding>) =>
+        judgeRunReceipts(h, config)
+          .filter((j) => j.kind === row.kind)
+          .map((j) => [j.person, j.ok]);
+      const judgedByTrust = row.right !== null && row.judged !== null;
+      expect(trust(g)).toEqual(judgedByTrust ? [["holder", true]] : []);
+      const b = holding(row, bad);
+      expect(trust(b)).toEqual(judgedByTrust ? [["lacking", false]] : []);
+
+      // CI: each decision the row says CI judges, with the row's right.
+      const g2 = holding(row, good);
+      expect(ciDecisions(g2.state, g2.md29).map(([r, right]) => [r.kind, right])).toEqual(
+        row.ciJudged && row.right !== null ? [[row.kind, row.right]] : [],
+      );
+
+      // The pages: shown as the row words it, verified against the row's right (the gate's record: by the gate, not judged).
+      const views = receiptViews(g2.state, g2.md29, config).filter((v) => v.kind === row.kind);
+      expect(views.map((v) => [v.who, v.decision, v.note])).toEqual([Object.values(row.shown(good))]);
+      expect(views[0]?.byGate).toBe(row.right === null);
+      expect(views[0]?.verified?.ok ?? null).toBe(row.right === null ? null : true);
+
+      // MCP: listed under the row's field.
+      const [pair] = receiptsByPair(g2.state, "MD-29");
+      expect(pair?.[row.mcp.field]).toEqual(row.mcp.many ? [good] : good);
+
+      // Attestation: attested exactly when the row names a predicate type.
+      expect(isAttestedKind(row.kind)).toBe(row.attestation !== null);
+      expect(attestedReceipts(g2.file, g2.md29)).toEqual(row.attestation === null ? [] : [good]);
+
+      // The published schemas: the row's schema under the row's file, committed under schemas/.
+      if (row.published !== null) {
+        expect(PUBLISHED_SCHEMAS[row.published]).toBe(row.schema);
+        expect(existsSync(path.join(src, "..", "schemas", row.published)), row.published).toBe(true);
+      } else expect(Object.values(PUBLISHED_SCHEMAS)).not.toContain(row.schema);
+    },
+  );
 });

@@ -102,7 +102,7 @@ export function attestationsOf(file: RunFile, key: KeyObject, attester: string):
 }
 
 /** A workflow's attested receipts, as recorded (a consent without the home's `consumed_at` bookkeeping). */
-function receiptsOf(file: RunFile, wf: Workflow): AttestedReceipt[] {
+export function receiptsOf(file: RunFile, wf: Workflow): AttestedReceipt[] {
   return heldReceipts(file.state)
     .filter((h) => h.planner === wf.planner && isAttestedKind(h.row.kind))
     .map((h) => h.receipt as unknown as AttestedReceipt);

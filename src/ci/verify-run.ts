@@ -316,8 +316,8 @@ function checkVerifiedChange(
   );
 }
 
-/** A workflow's decisions that a person signs, each with the right it needs. */
-function decisions(state: RunState, wf: Workflow): Array<[{ kind: string; revision?: number } & Record<string, unknown>, Right]> {
+/** A workflow's decisions that a person signs, each with the right it needs: what CI (`verify`) judges, from RECEIPT_KINDS. */
+export function decisions(state: RunState, wf: Workflow): Array<[{ kind: string; revision?: number } & Record<string, unknown>, Right]> {
   return RECEIPT_ROWS.flatMap((row) => {
     const right = row.right;
     if (!row.ciJudged || right === null) return [];

@@ -39,25 +39,8 @@ import { admit, recordDryRunResult } from "./admit.js";
 import { freezePairHandoff } from "./freeze-pair-handoff.js";
 import { pairStatusFromRun } from "./pair-status.js";
 
-const CHECK_IDS = [
-  "1",
-  "2",
-  "3",
-  "4",
-  "5",
-  "6",
-  "7",
-  "8",
-  "pair",
-  "pin",
-  "frozen",
-  "policy",
-  "executor-file",
-  "consumed",
-  "dry-run",
-  "chain",
-  "state",
-];
+/** The ids of the admission checks, in the order admission reports them: read from the registry, so a new check needs no edit here. */
+const CHECK_IDS = ADMISSION_CHECKS.map((c) => c.id);
 const OTHER_HASH = `sha256:${"cd".repeat(32)}`;
 
 /** Every executive prompt of the example suite other than MD-30. */

@@ -3,6 +3,7 @@
  * disk, no CLI). The consumers are held to it in src/receipt-kind-consumers.test.ts.
  */
 import { describe, expect, it } from "vitest";
+import { RIGHTS } from "../suite/suite-config.js";
 import { EVENT_DATA } from "./apply-event.js";
 import { heldReceipts, RECEIPT_KIND_NAMES, RECEIPT_KINDS, RECEIPT_ROWS, receiptKindOf } from "./receipt-kinds.js";
 import { EVENT_TYPES, type RunState } from "./run-schema.js";
@@ -41,21 +42,32 @@ describe("RECEIPT_KINDS", () => {
     expect([...named].sort()).toEqual([...carrying].sort());
   });
 
-  it("gives each person's decision the right SPEC §9 names, and the gate's own admission record none", () => {
-    // SPEC §9: review, consent, apply approval and lifting a stop are signed with their right; a freeze with `freeze`.
-    // docs/reference.md: a dry run's result is judged by a person holding the `apply` right.
-    // Issue 26: closing a workflow verified is a person's call, signed with `verify`.
-    // SPEC §12: the gate signs the records it makes itself (admission): no person's right applies.
-    expect(Object.fromEntries(RECEIPT_ROWS.map((r) => [r.kind, r.right]))).toEqual({
-      freeze: "freeze",
-      review: "review",
-      consent: "consent",
-      apply_approval: "apply",
-      dry_run_result: "apply",
-      admission: null,
-      stop_resolution: "stop",
-      verification: "verify",
-    });
+  // SPEC §9: review, consent, apply approval and lifting a stop are signed with their right; a freeze with `freeze`.
+  // docs/reference.md: a dry run's result is judged by a person holding the `apply` right.
+  // Issue 26: closing a workflow verified is a person's call, signed with `verify`.
+  // SPEC §12: the gate signs the records it makes itself (admission): no person's right applies.
+  const SPEC_RIGHTS: Record<string, string | null> = {
+    freeze: "freeze",
+    review: "review",
+    consent: "consent",
+    apply_approval: "apply",
+    dry_run_result: "apply",
+    admission: null,
+    stop_resolution: "stop",
+    verification: "verify",
+  };
+
+  it("gives each decision SPEC §9 names its right, and the gate's own admission record none", () => {
+    const named = RECEIPT_ROWS.filter((r) => r.kind in SPEC_RIGHTS);
+    expect(named.map((r) => r.kind).sort()).toEqual(Object.keys(SPEC_RIGHTS).sort());
+    for (const r of named) expect(r.right, r.kind).toBe(SPEC_RIGHTS[r.kind]);
+  });
+
+  it("gives every kind a person signs one of the suite's rights, and only the gate's own record (signed by the actor it admitted for) none", () => {
+    for (const r of RECEIPT_ROWS) {
+      if (r.signer === "actor") expect(r.right, r.kind).toBeNull();
+      else expect(RIGHTS as readonly (string | null)[], r.kind).toContain(r.right);
+    }
   });
 
   it("finds a row by a kind string, and none for a kind no row names (even one inherited from Object)", () => {
