@@ -7,6 +7,7 @@
  */
 
 import { execFileSync, spawn } from "node:child_process";
+import { createPrivateKey } from "node:crypto";
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,7 +27,7 @@ import {
 } from "../../src/test-support/run-fixture.js";
 import { ALICE_KEY, aliceTrustFile, driveSignedToExecuting } from "../../src/test-support/signed-run.js";
 import { ensureGateKey } from "../../src/trust/gate-key.js";
-import { publicKeyLine } from "../../src/trust/keys.js";
+import { generateReviewerKey, publicKeyLine } from "../../src/trust/keys.js";
 import { DIST_BIN, ensureBuilt, REPO_ROOT } from "../support/ensure-built.js";
 import { writeStandInGh } from "../support/stand-in-gh.js";
 
@@ -271,7 +272,18 @@ describe("action.yml", () => {
     const r = await runAction(repo, pullRequest(42, base, head), { with: { run: "twinlock/run.json", ...gate } });
     expect(r.ran).toEqual(["the change under test", "the gate's export of the run", "twinlock verify"]);
     expect(r.status, r.log).not.toBe(0);
-    expect(r.log).toMatch(/^FAIL/m);
+    expect(r.log).toMatch(/^FAIL .*stop/m);
+  });
+
+  it("fails an export the gate key pinned in the trust file did not sign", async () => {
+    const otherGate = publicKeyLine(createPrivateKey(generateReviewerKey().privatePem));
+    const pinsAnother = async (_g: GateRun, repo: string) => {
+      writeFileSync(path.join(repo, "twinlock.yaml"), aliceTrustFile(ALICE_KEY, [otherGate]));
+    };
+    const { repo, base, head, gate } = await repoWithRunFor("acme/shop#42", { trust: pinsAnother });
+    const r = await runAction(repo, pullRequest(42, base, head), { with: { run: "twinlock/run.json", ...gate } });
+    expect(r.status).not.toBe(0);
+    expect(r.log).toMatch(/^FAIL {2}gate /m);
   });
 
   it("passes a run whose reviewers come from a pinner-signed trust export, given the pinner-key input", async () => {
