@@ -202,9 +202,12 @@ async function repoWithRunFor(
   return { g, repo, base, head: gitIn(repo, "rev-parse", "HEAD"), gate: await gateServerFor(g) };
 }
 
-const pullRequest = (number: number, base: string, head: string, author = "my-agent[bot]"): GithubEvent => ({
+const pullRequest = (number: number, base: string, head: string, author = "my-agent[bot]", baseRef = "main"): GithubEvent => ({
   name: "pull_request",
-  payload: { pull_request: { number, user: { login: author }, base: { sha: base }, head: { sha: head } } },
+  payload: {
+    pull_request: { number, user: { login: author }, base: { sha: base, ref: baseRef }, head: { sha: head } },
+    repository: { default_branch: "main" },
+  },
 });
 
 const queueRef = (n: string) => `refs/heads/gh-readonly-queue/main/pr-${n}-0123456789abcdef0123456789abcdef01234567`;
@@ -223,6 +226,16 @@ describe("action.yml", () => {
     const other = await runAction(repo, pullRequest(43, base, head), { with: { run: "twinlock/run.json", ...gate } });
     expect(other.status).toBe(1);
     expect(other.log).toMatch(/^FAIL {2}change {2}run: made for acme\/shop#42, not acme\/shop#43/m);
+  });
+
+  it("fails the agent's pull request onto a branch other than the protected one, whose twinlock.yaml the agent may have written", async () => {
+    const { repo, base, head, gate } = await repoWithRunFor("acme/shop#42");
+    const own = await runAction(repo, pullRequest(42, base, head, "my-agent[bot]", "agent-trust"), {
+      with: { run: "twinlock/run.json", ...gate },
+    });
+    expect(own.status).toBe(1);
+    expect(own.log).toContain("an agent's pull request must target main (the protected branch its trust is read from), not agent-trust");
+    expect(own.log).not.toMatch(/^ok /m);
   });
 
   it("in the merge queue verifies the run against the queued pull request, read from the queue's branch", async () => {
