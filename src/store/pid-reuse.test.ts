@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
 import { removeLeftoversOfDeadWriters } from "./is-process-alive.js";
 import { hasProcFs, identityTagOf } from "./process-start.js";
 import { withQueueLock } from "./queue-lock.js";
+import { withFileLock } from "./run-file-lock.js";
 
 afterAll(removeTempDirs);
 
@@ -70,4 +71,19 @@ describe.runIf(hasProcFs())("an entry standing for a live process is known by it
     removeLeftoversOfDeadWriters(dir, "quota-", reservation);
     expect([dead, live, old].map((n) => existsSync(path.join(dir, n)))).toEqual([false, true, true]);
   });
+
+  it("takes over a run file's lock whose owner names a live PID with another start time, fresh as it looks", async () => {
+    const dir = makeTempDir("twinlock-pid-reuse-");
+    const file = path.join(dir, "run.json");
+    writeFileSync(file, "{}");
+    const stranger = liveStranger();
+    const lockDir = `${file}.lock`;
+    mkdirSync(lockDir);
+    const owner = { pid: stranger.pid, host: os.hostname(), token: "f".repeat(16), tag: otherStart(stranger.tag) };
+    writeFileSync(path.join(lockDir, "owner"), JSON.stringify(owner));
+    // Refreshed an hour ahead: never stale, so only the owner's identity can free it (a PID alone waits 60 s, then fails).
+    const ahead = new Date(Date.now() + 3_600_000);
+    utimesSync(lockDir, ahead, ahead);
+    await expect(withFileLock(file, () => "entered")).resolves.toBe("entered");
+  }, 20_000);
 });
