@@ -117,7 +117,7 @@ export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): P
  */
 function removeOwnLock(lockDir: string, owner: Owner): void {
   if (ownerOf(lockDir)?.token !== owner.token) return;
-  const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}${tagSuffix()}`;
   try {
     renameSync(lockDir, aside);
   } catch {
@@ -138,7 +138,7 @@ function removeOwnLock(lockDir: string, owner: Owner): void {
 function lockFs(lockDir: string, owner: Owner): typeof fs {
   const mkdir = (dir: string, callback: (error: NodeJS.ErrnoException | null) => void) => {
     if (dir !== lockDir) return fs.mkdir(dir, callback);
-    const staging = `${lockDir}.new-${owner.pid}-${owner.token}`;
+    const staging = `${lockDir}.new-${owner.pid}-${owner.token}${tagSuffix()}`;
     try {
       mkdirSync(staging);
       try {
@@ -253,7 +253,7 @@ function takeOverAbandonedLock(lockDir: string): boolean {
     seen.kind === "ownerless" ||
     (seen.kind === "owned" && ((seen.owner.host === os.hostname() && !isWriterAlive(seen.owner.pid, seen.owner.tag)) || isStale(lockDir)));
   if (!abandoned) return false;
-  const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}${tagSuffix()}`;
   try {
     renameSync(lockDir, aside);
   } catch {
@@ -304,5 +304,14 @@ function writeOwnerFile(staging: string, owner: Owner): void {
  * delete (`.dead-PID-…`). Only entries of processes that no longer exist.
  */
 function removeDeadLeftovers(lockDir: string): void {
-  removeLeftoversOfDeadWriters(path.dirname(lockDir), `${path.basename(lockDir)}.`, /^(?:new|dead)-(\d+)-[0-9a-f]+$/);
+  removeLeftoversOfDeadWriters(path.dirname(lockDir), `${path.basename(lockDir)}.`, LEFTOVER);
+}
+
+/** `new-PID-HEX-TAG` or `dead-PID-HEX-TAG` (TAG absent where there is no /proc, and in leftovers of older versions). */
+const LEFTOVER = new RegExp(`^(?:new|dead)-(\\d{1,10})-[0-9a-f]{1,16}(?:-(?<tag>${IDENTITY_TAG}))?$`);
+
+/** `-TAG` of this process for a leftover's name (see IDENTITY_TAG), or "" where there is no /proc. */
+function tagSuffix(): string {
+  const tag = identityTagOf();
+  return tag === undefined ? "" : `-${tag}`;
 }
