@@ -5,6 +5,7 @@ import { ConflictError, IntegrityError, RefusalError, UsageError } from "../erro
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
+import { IDENTITY_TAG, identityTagOf } from "../store/process-start.js";
 import { isProcessStopped, withQueueLock } from "../store/queue-lock.js";
 import { type GateHome, homeSubdir } from "./gate-home.js";
 
@@ -404,8 +405,12 @@ export function storingRefusal(home: GateHome, pid: number): ConflictError {
   return error;
 }
 
-/** `quota-PID-STAMP-TOKEN.json`: STAMP the monotonic clock (ns, 20 digits) read just before the reservation was made. */
-const RESERVATION = /^(\d{1,10})-(\d{20})-([0-9a-f]{12})\.json$/;
+/**
+ * `quota-PID-STAMP-TOKEN-TAG.json`: STAMP the monotonic clock (ns, 20 digits) read just before the reservation was
+ * made, TAG the freeze's start time and boot (see IDENTITY_TAG; absent where there is no /proc, and in reservations of
+ * older versions), so a reservation of a freeze that died is not kept by another process given its PID since.
+ */
+const RESERVATION = new RegExp(`^(\\d{1,10})-(\\d{20})-([0-9a-f]{12})(?:-(?<tag>${IDENTITY_TAG}))?\\.json$`);
 
 interface Reservation {
   file: string;
@@ -426,7 +431,7 @@ function reservationOrder(file: string): string {
   return `${m[2]}-${m[3]}`;
 }
 
-/** The reservations of freezes under way (`tmp/quota-PID-STAMP-TOKEN.json`); one of a process no longer alive is removed. */
+/** The reservations of freezes under way (`tmp/quota-PID-STAMP-TOKEN-TAG.json`); one of a process no longer alive is removed. */
 function liveReservations(home: GateHome): Reservation[] {
   const tmp = homeSubdir(home, "tmp");
   removeLeftoversOfDeadWriters(tmp, "quota-", RESERVATION);
@@ -505,7 +510,11 @@ export async function reserveFrozenBytes(
   standing: (home: GateHome, runId: string | undefined, mine: string) => FrozenStanding | Promise<FrozenStanding> = frozenStanding,
 ): Promise<FrozenReservation> {
   const tmp = homeSubdir(home, "tmp");
-  const file = path.join(tmp, `quota-${process.pid}-${monotonicStamp()}-${randomBytes(6).toString("hex")}.json`);
+  const tag = identityTagOf();
+  const file = path.join(
+    tmp,
+    `quota-${process.pid}-${monotonicStamp()}-${randomBytes(6).toString("hex")}${tag === undefined ? "" : `-${tag}`}.json`,
+  );
   const claim = { ...(runId === undefined ? {} : { run_id: runId }), bytes: incoming };
   atomicWriteFile(file, `${JSON.stringify(claim)}\n`, 0o600);
   const release = () => rmSync(file, { force: true });

@@ -1,30 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
 import { isProcessAlive } from "../store/is-process-alive.js";
+import { bootId, hasProcFs, processStart, statFields } from "../store/process-start.js";
 import type { BindingProcess } from "./session-binding.js";
 
-/** Whether this system has Linux's /proc (then a process is known by its PID, start time and boot). */
-export function hasProcFs(): boolean {
-  return existsSync("/proc/self/stat");
-}
-
-/** The fields of /proc/PID/stat after the command name (field 3 on), or undefined when the process is gone. */
-function statFields(pid: number | "self"): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) is in parentheses and may hold spaces and parentheses: the fields start after the last `)`.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return undefined;
-  }
-}
-
-function bootId(): string | null {
-  try {
-    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() || null;
-  } catch {
-    return null;
-  }
-}
+/** Whether this system has Linux's /proc (see `hasProcFs` of src/store/process-start.ts). */
+export { hasProcFs };
 
 /** The parent PID of `pid` (Linux; `self`: this process, as its own PID namespace numbers it), or undefined when it cannot be read. */
 export function parentOf(pid: number | "self"): number | undefined {
@@ -40,9 +19,7 @@ export function parentOf(pid: number | "self"): number | undefined {
  */
 export function processIdentity(pid: number = process.pid): BindingProcess {
   if (!hasProcFs()) return { pid, start: null, boot_id: null };
-  const f = statFields(pid);
-  const start = f?.[19];
-  return { pid, start: start !== undefined && /^[0-9]+$/.test(start) ? start : null, boot_id: bootId() };
+  return { pid, start: processStart(pid), boot_id: bootId() };
 }
 
 /**

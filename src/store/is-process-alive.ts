@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, rmdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
+import { hasProcFs, identityTagOf } from "./process-start.js";
 
 /** Whether a process with this pid exists on this host (EPERM: it exists, owned by another user). */
 export function isProcessAlive(pid: number): boolean {
@@ -12,8 +13,20 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /**
+ * Whether the writer an entry names is still alive: the process `pid` exists and, when the entry records its identity
+ * tag and this system has /proc, has that very start time in this boot (a PID reused by another process is dead). An
+ * entry without a tag (written before tags, or where there is no /proc) is judged by its PID alone, as it always was.
+ */
+export function isWriterAlive(pid: number, tag: string | undefined): boolean {
+  if (tag === undefined || !hasProcFs()) return isProcessAlive(pid);
+  return identityTagOf(pid) === tag;
+}
+
+/**
  * Delete the entries of `dir` named `prefix` + a tail that `tail` matches
- * with the writer's pid as its first group, when that writer is dead: the
+ * with the writer's pid as its first group (and its identity tag, see
+ * IDENTITY_TAG of process-start.ts, as the group named `tag` when the name
+ * records one), when that writer is dead: the
  * leftovers (temporary files, half-made or moved-aside lock folders) of a
  * writer killed mid-write. A live writer's entries are never touched, and
  * by default nothing is deleted recursively (see `removeWriterLeftover`):
@@ -34,7 +47,7 @@ export function removeLeftoversOfDeadWriters(
   }
   for (const name of names) {
     const m = name.startsWith(prefix) ? tail.exec(name.slice(prefix.length)) : null;
-    if (m && !isProcessAlive(Number(m[1]))) remove(path.join(dir, name));
+    if (m && !isWriterAlive(Number(m[1]), m.groups?.tag)) remove(path.join(dir, name));
   }
 }
 

@@ -15,7 +15,8 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { ConflictError, RefusalError, UsageError } from "../errors/errors.js";
-import { isProcessAlive } from "./is-process-alive.js";
+import { isWriterAlive } from "./is-process-alive.js";
+import { IDENTITY_TAG, identityTagOf } from "./process-start.js";
 
 /** How long a writer waits in the queue before giving up (unless `TWINLOCK_LOCK_WAIT_MS` or the caller says otherwise). */
 export const QUEUE_WAIT_MS = 60_000;
@@ -41,9 +42,11 @@ const REFRESH_MS = 2_000;
 const HOST = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 8);
 
 /**
- * An entry of the queue folder: `t-STAMP-HOST-PID-TOKEN`, a writer's ticket
+ * An entry of the queue folder: `t-STAMP-HOST-PID-TOKEN-TAG`, a writer's ticket
  * (STAMP the monotonic clock, in nanoseconds, read just before the ticket was
- * made), and `h-` + the same tail while that writer holds the lock.
+ * made; TAG the writer's start time and boot, see IDENTITY_TAG, absent where
+ * there is no /proc and in tickets of older versions), and `h-` + the same
+ * tail while that writer holds the lock.
  */
 interface Entry {
   name: string;
@@ -52,14 +55,19 @@ interface Entry {
   key: string;
   host: string;
   pid: number;
+  /** The writer's identity tag, when its ticket records one: a process with its PID but another tag is not it. */
+  tag: string | undefined;
 }
 
-const ENTRY = /^([th])-((\d{20})-([0-9a-f]{8})-(\d{1,10})-[0-9a-f]{16})$/;
+/** Fields of fixed classes split by `-`, which none of them holds: matched in one pass, no backtracking. */
+const ENTRY = new RegExp(`^([th])-((\\d{20})-([0-9a-f]{8})-(\\d{1,10})-[0-9a-f]{16}(?:-(${IDENTITY_TAG}))?)$`);
+/** The longest entry name (with its tag): anything longer is not an entry, and is not matched at all. */
+const MAX_ENTRY_NAME = 2 + 20 + 1 + 8 + 1 + 10 + 1 + 16 + 1 + 20 + 1 + 8;
 
 function parseEntry(name: string): Entry | undefined {
-  const m = ENTRY.exec(name);
+  const m = name.length <= MAX_ENTRY_NAME ? ENTRY.exec(name) : null;
   if (!m) return undefined;
-  return { name, kind: m[1] as "t" | "h", key: m[2] as string, host: m[4] as string, pid: Number(m[5]) };
+  return { name, kind: m[1] as "t" | "h", key: m[2] as string, host: m[4] as string, pid: Number(m[5]), tag: m[6] };
 }
 
 /** Ticket order: the stamp (the moment the writer asked), then host, pid and token (a tie broken by process). */
@@ -219,7 +227,8 @@ export async function withQueueLock<T>(dir: string, fn: () => T | Promise<T>, la
 
 /** Ask for the lock: one exclusive create of a ticket stamped with the monotonic clock read just before. */
 function takeTicket(dir: string, token: string): Entry {
-  const name = `t-${monotonicStamp()}-${HOST}-${process.pid}-${token}`;
+  const tag = identityTagOf();
+  const name = `t-${monotonicStamp()}-${HOST}-${process.pid}-${token}${tag === undefined ? "" : `-${tag}`}`;
   create(path.join(dir, name));
   return parseEntry(name) as Entry;
 }
@@ -353,14 +362,17 @@ function handOver(dir: string, mine: Entry): void {
     .filter((e): e is Entry => e?.kind === "t" && before(mine, e))
     .sort((a, b) => (before(a, b) ? -1 : 1));
   for (const e of after) {
-    if (e.host !== HOST || isProcessAlive(e.pid)) return;
+    if (e.host !== HOST || isWriterAlive(e.pid, e.tag)) return;
     remove(path.join(dir, e.name));
   }
 }
 
-/** A holder or waiter still there: a process of this host that exists, or an entry of another host refreshed lately. */
+/**
+ * A holder or waiter still there: the very process of this host that made it (its PID alive with the start time the
+ * entry records: not another process the PID was given to since), or an entry of another host refreshed lately.
+ */
 function isAlive(dir: string, e: Entry): boolean {
-  if (e.host === HOST) return isProcessAlive(e.pid);
+  if (e.host === HOST) return isWriterAlive(e.pid, e.tag);
   try {
     return lstatSync(path.join(dir, e.name)).mtimeMs > Date.now() - STALE_MS;
   } catch {

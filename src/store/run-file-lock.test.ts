@@ -338,7 +338,7 @@ function expectOnlyJunkAside(dir: string, content: Record<string, string>): void
   }
   expect(names).toHaveLength(2);
   expect(names[0]).toBe("run.json");
-  expect(names[1]).toMatch(/^run\.json\.lock\.dead-\d+-[0-9a-f]+$/);
+  expect(names[1]).toMatch(/^run\.json\.lock\.dead-\d+-[0-9a-f]+(?:-\d+-[0-9a-f]{8})?$/);
   const aside = path.join(dir, names[1] as string);
   for (const [rel, text] of Object.entries(content)) {
     if (rel === "owner") continue;

@@ -18,7 +18,8 @@ import lockfile from "proper-lockfile";
 import { ConflictError, UsageError } from "../errors/errors.js";
 import { openedPath } from "../input/open-beneath.js";
 import { readRegularFile } from "../input/read-regular-file.js";
-import { isProcessAlive, removeLeftoversOfDeadWriters, removeWriterLeftover } from "./is-process-alive.js";
+import { isWriterAlive, removeLeftoversOfDeadWriters, removeWriterLeftover } from "./is-process-alive.js";
+import { IDENTITY_TAG, identityTagOf } from "./process-start.js";
 
 /** How long a writer waits for another writer before giving up. */
 export const LOCK_WAIT_MS = 60_000;
@@ -30,7 +31,12 @@ interface Owner {
   pid: number;
   host: string;
   token: string;
+  /** The holder's identity tag (see IDENTITY_TAG), absent where there is no /proc and in locks of older versions. */
+  tag?: string;
 }
+
+/** A tag as an owner file may carry it: anything else is read as no tag (judged by the PID alone). */
+const TAG = new RegExp(`^${IDENTITY_TAG}$`);
 
 /** Largest owner file read: `{pid, host, token}` is under 400 bytes even with a 255-byte host name. */
 const MAX_OWNER_BYTES = 4096;
@@ -49,7 +55,13 @@ export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): P
   const started = Date.now();
   let delay = 5;
   let release: (() => Promise<void>) | undefined;
-  const owner: Owner = { pid: process.pid, host: os.hostname(), token: randomBytes(8).toString("hex") };
+  const tag = identityTagOf();
+  const owner: Owner = {
+    pid: process.pid,
+    host: os.hostname(),
+    token: randomBytes(8).toString("hex"),
+    ...(tag === undefined ? {} : { tag }),
+  };
   while (!release) {
     try {
       release = await lockfile.lock(file, {
@@ -105,7 +117,7 @@ export async function withFileLock<T>(file: string, fn: () => T | Promise<T>): P
  */
 function removeOwnLock(lockDir: string, owner: Owner): void {
   if (ownerOf(lockDir)?.token !== owner.token) return;
-  const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}${tagSuffix()}`;
   try {
     renameSync(lockDir, aside);
   } catch {
@@ -126,7 +138,7 @@ function removeOwnLock(lockDir: string, owner: Owner): void {
 function lockFs(lockDir: string, owner: Owner): typeof fs {
   const mkdir = (dir: string, callback: (error: NodeJS.ErrnoException | null) => void) => {
     if (dir !== lockDir) return fs.mkdir(dir, callback);
-    const staging = `${lockDir}.new-${owner.pid}-${owner.token}`;
+    const staging = `${lockDir}.new-${owner.pid}-${owner.token}${tagSuffix()}`;
     try {
       mkdirSync(staging);
       try {
@@ -203,7 +215,10 @@ function inspectLock(lockDir: string): LockState {
   }
   try {
     const o = JSON.parse(text);
-    if (typeof o?.pid === "number" && typeof o.host === "string" && typeof o.token === "string") return { kind: "owned", owner: o };
+    if (typeof o?.pid === "number" && typeof o.host === "string" && typeof o.token === "string") {
+      const tag = typeof o.tag === "string" && o.tag.length <= 40 && TAG.test(o.tag) ? o.tag : undefined;
+      return { kind: "owned", owner: { pid: o.pid, host: o.host, token: o.token, ...(tag === undefined ? {} : { tag }) } };
+    }
   } catch {
     // Not JSON: a torn or foreign file, which no live twinlock holder has.
   }
@@ -236,9 +251,9 @@ function takeOverAbandonedLock(lockDir: string): boolean {
   const seen = inspectLock(lockDir);
   const abandoned =
     seen.kind === "ownerless" ||
-    (seen.kind === "owned" && ((seen.owner.host === os.hostname() && !isProcessAlive(seen.owner.pid)) || isStale(lockDir)));
+    (seen.kind === "owned" && ((seen.owner.host === os.hostname() && !isWriterAlive(seen.owner.pid, seen.owner.tag)) || isStale(lockDir)));
   if (!abandoned) return false;
-  const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const aside = `${lockDir}.dead-${process.pid}-${randomBytes(4).toString("hex")}${tagSuffix()}`;
   try {
     renameSync(lockDir, aside);
   } catch {
@@ -289,5 +304,14 @@ function writeOwnerFile(staging: string, owner: Owner): void {
  * delete (`.dead-PID-…`). Only entries of processes that no longer exist.
  */
 function removeDeadLeftovers(lockDir: string): void {
-  removeLeftoversOfDeadWriters(path.dirname(lockDir), `${path.basename(lockDir)}.`, /^(?:new|dead)-(\d+)-[0-9a-f]+$/);
+  removeLeftoversOfDeadWriters(path.dirname(lockDir), `${path.basename(lockDir)}.`, LEFTOVER);
+}
+
+/** `new-PID-HEX-TAG` or `dead-PID-HEX-TAG` (TAG absent where there is no /proc, and in leftovers of older versions). */
+const LEFTOVER = new RegExp(`^(?:new|dead)-(\\d{1,10})-[0-9a-f]{1,16}(?:-(?<tag>${IDENTITY_TAG}))?$`);
+
+/** `-TAG` of this process for a leftover's name (see IDENTITY_TAG), or "" where there is no /proc. */
+function tagSuffix(): string {
+  const tag = identityTagOf();
+  return tag === undefined ? "" : `-${tag}`;
 }
