@@ -9,7 +9,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { CLI_ERRORS } from "../cli/main.js";
 import { UsageError } from "../errors/errors.js";
 import { BUDGETS, BudgetError } from "../input/budgets.js";
-import { type ChangeBudget, changedFilesFromList, changedFilesInRange, checkoutRoot, parseGitRange } from "./changed-files.js";
+import {
+  type ChangeBudget,
+  changedFilesFromList,
+  changedFilesInRange,
+  checkoutRoot,
+  commitJudged,
+  parseGitRange,
+} from "./changed-files.js";
 
 const made: string[] = [];
 afterAll(() => {
@@ -344,5 +351,29 @@ describe("the budget for a change's files", () => {
       { path: "big.bin", sha256: sha("b".repeat(16)), mode: "100644" },
     ]);
     expect(() => changedFilesFromList(list, root, small(16, 31))).toThrow("is 32 bytes, over the 31-byte limit for a change");
+  });
+});
+
+describe("the commit a close judged", () => {
+  it("is the range's right side, or a clean checkout's HEAD; none in a checkout changed since HEAD, or outside git", () => {
+    const repo = folder();
+    const g = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: repo })
+        .toString()
+        .trim();
+    g("init", "-q");
+    writeFileSync(path.join(repo, "a.txt"), "one\n");
+    g("add", "a.txt");
+    g("commit", "-q", "-m", "one");
+    const first = g("rev-parse", "HEAD");
+    writeFileSync(path.join(repo, "a.txt"), "two\n");
+    g("commit", "-q", "-am", "two");
+    const second = g("rev-parse", "HEAD");
+    expect(commitJudged(repo, { gitRange: `${first}...HEAD` })).toBe(second);
+    expect(commitJudged(repo, { gitRange: `HEAD~1...${first}` })).toBe(first);
+    expect(commitJudged(repo, {})).toBe(second);
+    writeFileSync(path.join(repo, "a.txt"), "three, not committed\n");
+    expect(commitJudged(repo, {})).toBeUndefined();
+    expect(commitJudged(folder(), {})).toBeUndefined();
   });
 });

@@ -411,3 +411,27 @@ const OWNER_EXECUTE = 0o100;
 function sha256Of(bytes: Buffer): string {
   return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }
+
+/**
+ * The commit a change was judged at, as a full object ID: `--git-range`'s
+ * right side resolved, or (with `--changed-files`) the checkout's HEAD when
+ * nothing in it differs from HEAD, since otherwise the bytes judged are not
+ * that commit's. Undefined outside git or in a changed checkout: then the
+ * close records no commit and a check run names none as verified.
+ */
+export function commitJudged(cwd: string, o: { gitRange?: string }): string | undefined {
+  const run = (args: string[]) => execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "ignore"], maxBuffer: 16 * 1024 * 1024 });
+  const resolve = (rev: string) => {
+    const id = run(["rev-parse", "--verify", "--quiet", `${rev}^{commit}`])
+      .toString("utf8")
+      .trim();
+    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id) ? id : undefined;
+  };
+  try {
+    if (o.gitRange !== undefined) return resolve(parseGitRange(o.gitRange).to);
+    if (run(["status", "--porcelain", "-z"]).length > 0) return undefined;
+    return resolve("HEAD");
+  } catch {
+    return undefined;
+  }
+}

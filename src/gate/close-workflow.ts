@@ -59,9 +59,12 @@ export async function closeWorkflow(input: {
   /**
    * The executed change (only after execution): changed files relative to
    * `root` (the checkout the executor changed; default the current folder)
-   * and the verification result per acceptance criterion ID.
+   * and the verification result per acceptance criterion ID, and the commit
+   * it was judged at (`commitJudged`; none outside git): recorded with the
+   * change, so signed by the verification receipt, and the only commit a
+   * check run's success names.
    */
-  executed?: { changed: ChangedFile[]; criteria: CriterionEvidence[]; root?: string };
+  executed?: { changed: ChangedFile[]; criteria: CriterionEvidence[]; root?: string; commit?: string };
   now?: () => Date;
 }): Promise<{ run: LoadedRun; workflow: Workflow }> {
   if (input.report && input.result === "verified")
@@ -183,7 +186,7 @@ async function gatherExecution(
   store: RunStore,
   runRef: string,
   planner: string,
-  executed: { changed: ChangedFile[]; criteria: CriterionEvidence[]; root?: string },
+  executed: { changed: ChangedFile[]; criteria: CriterionEvidence[]; root?: string; commit?: string },
 ): Promise<{ hash: string; record: Execution; why: Map<string, string[]> }> {
   const run = await store.read(runRef);
   const wf = requireWorkflow(run.state.workflows, planner);
@@ -223,7 +226,12 @@ async function gatherExecution(
   });
   return {
     hash: wf.handoff.hash,
-    record: { changed_files: executed.changed, criteria: executed.criteria, conformance },
+    record: {
+      changed_files: executed.changed,
+      criteria: executed.criteria,
+      ...(executed.commit !== undefined ? { commit: executed.commit } : {}),
+      conformance,
+    },
     why: whyNotDone(actions, executed.changed, conformance.actions_not_done),
   };
 }

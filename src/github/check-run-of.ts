@@ -14,6 +14,38 @@ export interface CheckRunUpdate {
   details_url: string;
 }
 
+/**
+ * The one commit a run's verified closes judged: the commit every pair's
+ * close recorded with its change (signed with it by the verification
+ * receipt's `execution_hash`). Undefined when a pair recorded none (outside
+ * git, an older close) or the pairs name different commits: then no commit
+ * is verified for the whole run, and the check says so instead of success.
+ */
+export function verifiedCommitOf(state: RunState): string | undefined {
+  const commits = new Set(Object.values(state.workflows).map((w) => w.result?.execution?.commit));
+  const [only] = commits;
+  return commits.size === 1 ? only : undefined;
+}
+
+/**
+ * What the check says on a commit the run's success does not cover: the
+ * head moved past the verified commit (or no commit was recorded), so the
+ * green stays on the commit a person judged and this one is `neutral`.
+ */
+export function uncoveredCheck(success: CheckRunUpdate, verified: string | undefined): CheckRunUpdate {
+  const why =
+    verified === undefined
+      ? "The closes recorded no one commit they judged (closed outside git, from a changed checkout, or at different commits), so no commit is verified by this check."
+      : `Verified at commit ${verified}; this commit came after it and was not judged by the close.`;
+  return {
+    status: "completed",
+    conclusion: "neutral",
+    title: verified === undefined ? "verified, at no recorded commit" : "the head moved past the verified commit",
+    summary: `${why}\n\n${success.summary}`,
+    details_url: success.details_url,
+  };
+}
+
 /** A run's value as the check's Markdown shows it: one line, no link (fieldText), in a code span no backtick can end. */
 function code(text: string, max = 120): string {
   return `\`${fieldText(text, max).replace(/`/g, "\u02cb")}\``;

@@ -5,7 +5,7 @@ import type { RunState } from "../run/run-schema.js";
 import type { RunStore } from "../store/run-store.js";
 import { VERSION } from "../version.js";
 import { signAppJwt } from "./app-jwt.js";
-import { CHECK_NAME, checkRunOf } from "./check-run-of.js";
+import { CHECK_NAME, type CheckRunUpdate, checkRunOf, uncoveredCheck, verifiedCommitOf } from "./check-run-of.js";
 
 /** How `serve --github-app` reaches GitHub: all of it the operator's, none of it from a run. */
 export interface GitHubAppConfig {
@@ -38,7 +38,8 @@ class GitHubError extends Error {
 /**
  * The GitHub check run as a channel of the notification outbox: each entry,
  * in the run's order, sets the run's check on its change's current head
- * commit (created on the first, updated after). What is posted is read from
+ * commit (created on the first, updated after); a run's success goes only on
+ * the commit its verified closes recorded, and a head past it is told so. What is posted is read from
  * the gate's run and the operator's configuration: the request's host and
  * repository are the operator's (`--github-api`, `--github-repo`), the head
  * commit is GitHub's own answer, the status and conclusion `checkRunOf`'s.
@@ -145,27 +146,37 @@ export function gitHubCheckChannel(o: {
                 | undefined
             )?.sha;
       if (typeof head !== "string" || !SHA.test(head)) throw new GitHubError("GitHub's answer names no head commit for the change", false);
-      const at = new Date(now()).toISOString();
-      const fields = {
-        name: CHECK_NAME,
-        details_url: update.details_url,
-        external_id: state.run_id,
-        status: update.status,
-        ...(update.conclusion ? { conclusion: update.conclusion, completed_at: at } : {}),
-        output: { title: update.title, summary: update.summary },
+      const post = async (commit: string, u: CheckRunUpdate): Promise<void> => {
+        const at = new Date(now()).toISOString();
+        const fields = {
+          name: CHECK_NAME,
+          details_url: u.details_url,
+          external_id: state.run_id,
+          status: u.status,
+          ...(u.conclusion ? { conclusion: u.conclusion, completed_at: at } : {}),
+          output: { title: u.title, summary: u.summary },
+        };
+        const key = `${state.run_id}\u0000${commit}`;
+        // Another server on the store (or this one before a restart) may have made the check: found on the commit by
+        // this app's check runs of this name, its external_id the run's, so the commit keeps one check per run.
+        const known = checkRuns.get(key) ?? (await findCheckRun(repo, commit, state.run_id, auth, signal));
+        if (known !== undefined) await call("PATCH", `/repos/${repo}/check-runs/${known}`, auth, fields, signal);
+        else {
+          const made = await call("POST", `/repos/${repo}/check-runs`, auth, { ...fields, head_sha: commit, started_at: at }, signal);
+          if (typeof made.id !== "number" || !Number.isSafeInteger(made.id) || made.id < 1)
+            throw new GitHubError("GitHub's answer to the new check run has no ID", false);
+          if (checkRuns.size >= MAX_REMEMBERED) checkRuns.delete(checkRuns.keys().next().value as string);
+          checkRuns.set(key, made.id);
+        }
       };
-      const key = `${state.run_id}\u0000${head}`;
-      // Another server on the store (or this one before a restart) may have made the check: found on the commit by
-      // this app's check runs of this name, its external_id the run's, so the commit keeps one check per run.
-      const known = checkRuns.get(key) ?? (await findCheckRun(repo, head, state.run_id, auth, signal));
-      if (known !== undefined) await call("PATCH", `/repos/${repo}/check-runs/${known}`, auth, fields, signal);
-      else {
-        const made = await call("POST", `/repos/${repo}/check-runs`, auth, { ...fields, head_sha: head, started_at: at }, signal);
-        if (typeof made.id !== "number" || !Number.isSafeInteger(made.id) || made.id < 1)
-          throw new GitHubError("GitHub's answer to the new check run has no ID", false);
-        if (checkRuns.size >= MAX_REMEMBERED) checkRuns.delete(checkRuns.keys().next().value as string);
-        checkRuns.set(key, made.id);
-      }
+      if (update.conclusion === "success") {
+        // Success is the closes' word on the commit they judged, never on whatever head the change has by now:
+        // a head the closes did not cover is told so (neutral), before the green goes on the judged commit.
+        const recorded = verifiedCommitOf(state);
+        const verified = recorded !== undefined && SHA.test(recorded) ? recorded : undefined;
+        if (verified !== head) await post(head, uncoveredCheck(update, verified));
+        if (verified !== undefined) await post(verified, update);
+      } else await post(head, update);
       return { ok: true };
     } catch (error) {
       if (error instanceof GitHubError) return { ok: false, error: error.message, permanent: error.permanent };

@@ -269,6 +269,13 @@ const schemasOf = lazySchemasOf("run-schema", () => {
       )
       .check(z.maxLength(100_000)),
     criteria: z.array(z.strictObject({ id: name, result: passFail, command: text })).check(z.maxLength(10_000)),
+    /**
+     * The commit the change was judged at (`--git-range`'s right side, or a
+     * clean checkout's HEAD), so the check run's success names that commit
+     * and no later head; absent outside git, and in changes recorded before it.
+     * Part of what the verification receipt's `execution_hash` signs.
+     */
+    commit: z.optional(z.string().check(z.regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/))),
     conformance: z.strictObject({
       actions_not_done: z.array(listItem),
       files_outside_plan: z.array(z.string().check(z.maxLength(4096))),

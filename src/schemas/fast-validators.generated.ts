@@ -677,24 +677,36 @@ function v51(v: In): Out {
   return out;
 }
 
+const P6 = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 function v52(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P6.test(v)) return NO;
+  return v;
+}
+
+function v53(v: In): Out {
+  if (v === undefined) return undefined;
+  return v52(v);
+}
+
+function v54(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 4096) return NOT_SURE;
   return v;
 }
 
-function v53(v: In): Out {
+function v55(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v52(v[i]);
+    const r = v54(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v54(v: In): Out {
+function v56(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -703,7 +715,7 @@ function v54(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["actions_not_done"] = r;
   if (!("files_outside_plan" in v)) return NO;
-  r = v53(v["files_outside_plan"]);
+  r = v55(v["files_outside_plan"]);
   if (r === NO || r === NOT_SURE) return r;
   out["files_outside_plan"] = r;
   if (!("criteria_without_evidence" in v)) return NO;
@@ -718,7 +730,7 @@ function v54(v: In): Out {
   return out;
 }
 
-function v55(v: In): Out {
+function v57(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -730,36 +742,41 @@ function v55(v: In): Out {
   r = v51(v["criteria"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criteria"] = r;
+  if ("commit" in v) {
+    r = v53(v["commit"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["commit"] = r;
+  }
   if (!("conformance" in v)) return NO;
-  r = v54(v["conformance"]);
+  r = v56(v["conformance"]);
   if (r === NO || r === NOT_SURE) return r;
   out["conformance"] = r;
-  for (const k in v) if (k !== "changed_files" && k !== "criteria" && k !== "conformance") return NO;
+  for (const k in v) if (k !== "changed_files" && k !== "criteria" && k !== "commit" && k !== "conformance") return NO;
   return out;
 }
 
-function v56(v: In): Out {
+function v58(v: In): Out {
   if (v === undefined) return undefined;
-  return v55(v);
+  return v57(v);
 }
 
-function v57(v: In): Out {
+function v59(v: In): Out {
   if (!(v === "verification")) return NO;
   return v;
 }
 
-function v58(v: In): Out {
+function v60(v: In): Out {
   if (!(v === "verified")) return NO;
   return v;
 }
 
 const K3 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","execution_hash","by","at","signature"]);
-function v59(v: In): Out {
+function v61(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v57(v["kind"]);
+  r = v59(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -783,7 +800,7 @@ function v59(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("result" in v)) return NO;
-  r = v58(v["result"]);
+  r = v60(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("execution_hash" in v)) return NO;
@@ -807,22 +824,22 @@ function v59(v: In): Out {
   return out;
 }
 
-function v60(v: In): Out {
-  if (v === undefined) return undefined;
-  return v59(v);
-}
-
-function v61(v: In): Out {
-  if (!(v === true)) return NO;
-  return v;
-}
-
 function v62(v: In): Out {
   if (v === undefined) return undefined;
   return v61(v);
 }
 
 function v63(v: In): Out {
+  if (!(v === true)) return NO;
+  return v;
+}
+
+function v64(v: In): Out {
+  if (v === undefined) return undefined;
+  return v63(v);
+}
+
+function v65(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -839,17 +856,17 @@ function v63(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["residual"] = r;
   if ("execution" in v) {
-    r = v56(v["execution"]);
+    r = v58(v["execution"]);
     if (r === NO || r === NOT_SURE) return r;
     out["execution"] = r;
   }
   if ("receipt" in v) {
-    r = v60(v["receipt"]);
+    r = v62(v["receipt"]);
     if (r === NO || r === NOT_SURE) return r;
     out["receipt"] = r;
   }
   if ("report" in v) {
-    r = v62(v["report"]);
+    r = v64(v["report"]);
     if (r === NO || r === NOT_SURE) return r;
     out["report"] = r;
   }
@@ -857,22 +874,22 @@ function v63(v: In): Out {
   return out;
 }
 
-function v64(v: In): Out {
+function v66(v: In): Out {
   if (!(v === "consent")) return NO;
   return v;
 }
 
-function v65(v: In): Out {
+function v67(v: In): Out {
   if (!(v === "approved" || v === "declined")) return NO;
   return v;
 }
 
-function v66(v: In): Out {
+function v68(v: In): Out {
   if (!(v === "all")) return NO;
   return v;
 }
 
-function v67(v: In): Out {
+function v69(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -884,24 +901,24 @@ function v67(v: In): Out {
   return out;
 }
 
-function v68(v: In): Out {
-  { const r = v66(v); if (r !== NO) return r; }
-  { const r = v67(v); if (r !== NO) return r; }
+function v70(v: In): Out {
+  { const r = v68(v); if (r !== NO) return r; }
+  { const r = v69(v); if (r !== NO) return r; }
   return NO;
 }
 
-function v69(v: In): Out {
+function v71(v: In): Out {
   if (v === null) return null;
   return v17(v);
 }
 
 const K4 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature"]);
-function v70(v: In): Out {
+function v72(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v64(v["kind"]);
+  r = v66(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -925,7 +942,7 @@ function v70(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["user"] = r;
   if (!("decision" in v)) return NO;
-  r = v65(v["decision"]);
+  r = v67(v["decision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["decision"] = r;
   if (!("handoff_hash" in v)) return NO;
@@ -945,7 +962,7 @@ function v70(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v68(v["actions"]);
+  r = v70(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -953,7 +970,7 @@ function v70(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["budget"] = r;
   if (!("expires_at" in v)) return NO;
-  r = v69(v["expires_at"]);
+  r = v71(v["expires_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("policy_digest" in v)) return NO;
@@ -977,7 +994,7 @@ function v70(v: In): Out {
   return out;
 }
 
-function v71(v: In): Out {
+function v73(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -986,25 +1003,25 @@ function v71(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["planner"] = r;
   if (!("receipt" in v)) return NO;
-  r = v70(v["receipt"]);
+  r = v72(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "planner" && k !== "receipt") return NO;
   return out;
 }
 
-function v72(v: In): Out {
+function v74(v: In): Out {
   if (!(v === "dry_run_result")) return NO;
   return v;
 }
 
 const K5 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v73(v: In): Out {
+function v75(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v72(v["kind"]);
+  r = v74(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1052,7 +1069,7 @@ function v73(v: In): Out {
   return out;
 }
 
-function v74(v: In): Out {
+function v76(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1061,14 +1078,14 @@ function v74(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["planner"] = r;
   if (!("receipt" in v)) return NO;
-  r = v73(v["receipt"]);
+  r = v75(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "planner" && k !== "receipt") return NO;
   return out;
 }
 
-function v75(v: In): Out {
+function v77(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1084,14 +1101,14 @@ function v75(v: In): Out {
   return out;
 }
 
-const P6 = /^[0-9a-f]{64}$/;
-function v76(v: In): Out {
+const P7 = /^[0-9a-f]{64}$/;
+function v78(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P6.test(v)) return NO;
+  if (!P7.test(v)) return NO;
   return v;
 }
 
-function v77(v: In): Out {
+function v79(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1104,36 +1121,36 @@ function v77(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["size"] = r;
   if (!("sha256" in v)) return NO;
-  r = v76(v["sha256"]);
+  r = v78(v["sha256"]);
   if (r === NO || r === NOT_SURE) return r;
   out["sha256"] = r;
   for (const k in v) if (k !== "path" && k !== "size" && k !== "sha256") return NO;
   return out;
 }
 
-function v78(v: In): Out {
+function v80(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v77(v[i]);
+    const r = v79(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v79(v: In): Out {
+function v81(v: In): Out {
   if (!(v === "freeze")) return NO;
   return v;
 }
 
 const K6 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v80(v: In): Out {
+function v82(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v79(v["kind"]);
+  r = v81(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1173,7 +1190,7 @@ function v80(v: In): Out {
   return out;
 }
 
-function v81(v: In): Out {
+function v83(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1194,11 +1211,11 @@ function v81(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["dir"] = r;
   if (!("files" in v)) return NO;
-  r = v78(v["files"]);
+  r = v80(v["files"]);
   if (r === NO || r === NOT_SURE) return r;
   out["files"] = r;
   if (!("receipt" in v)) return NO;
-  r = v80(v["receipt"]);
+  r = v82(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -1209,7 +1226,7 @@ function v81(v: In): Out {
   return out;
 }
 
-function v82(v: In): Out {
+function v84(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1229,14 +1246,14 @@ function v82(v: In): Out {
   return out;
 }
 
-const P7 = /^home_[0-9a-f]{16}$/;
-function v83(v: In): Out {
+const P8 = /^home_[0-9a-f]{16}$/;
+function v85(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P7.test(v)) return NO;
+  if (!P8.test(v)) return NO;
   return v;
 }
 
-function v84(v: In): Out {
+function v86(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1252,7 +1269,7 @@ function v84(v: In): Out {
   return out;
 }
 
-function v85(v: In): Out {
+function v87(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1265,7 +1282,7 @@ function v85(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v68(v["actions"]);
+  r = v70(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -1276,19 +1293,19 @@ function v85(v: In): Out {
   return out;
 }
 
-const P8 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\/[A-Za-z0-9_.-]{1,100}(#[1-9][0-9]{0,9}|@[A-Za-z0-9._/-]{1,200})$/;
-function v86(v: In): Out {
+const P9 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\/[A-Za-z0-9_.-]{1,100}(#[1-9][0-9]{0,9}|@[A-Za-z0-9._/-]{1,200})$/;
+function v88(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P8.test(v)) return NO;
+  if (!P9.test(v)) return NO;
   return v;
 }
 
-function v87(v: In): Out {
+function v89(v: In): Out {
   if (v === undefined) return undefined;
-  return v86(v);
+  return v88(v);
 }
 
-function v88(v: In): Out {
+function v90(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1312,11 +1329,11 @@ function v88(v: In): Out {
   return out;
 }
 
-function v89(v: In): Out {
+function v91(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v88(v[i]);
+    const r = v90(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1324,7 +1341,7 @@ function v89(v: In): Out {
   return out;
 }
 
-function v90(v: In): Out {
+function v92(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -1333,43 +1350,31 @@ function v90(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v83(v["home_id"]);
+  r = v85(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("suite" in v)) return NO;
-  r = v84(v["suite"]);
+  r = v86(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v85(v["settings"]);
+  r = v87(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v87(v["change"]);
+    r = v89(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v89(v["workflows"]);
+  r = v91(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   for (const k in v) if (k !== "run_id" && k !== "home_id" && k !== "suite" && k !== "settings" && k !== "change" && k !== "workflows") return NO;
   return out;
 }
 
-const P9 = /^[a-z0-9][a-z0-9-]{0,119}$/;
-function v91(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P9.test(v)) return NO;
-  return v;
-}
-
-function v92(v: In): Out {
-  if (v === null) return null;
-  return v0(v);
-}
-
-const P10 = /^\d{13}-[0-9a-f]{16}$/;
+const P10 = /^[a-z0-9][a-z0-9-]{0,119}$/;
 function v93(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P10.test(v)) return NO;
@@ -1377,20 +1382,32 @@ function v93(v: In): Out {
 }
 
 function v94(v: In): Out {
-  if (v === undefined) return undefined;
-  return v93(v);
+  if (v === null) return null;
+  return v0(v);
 }
 
+const P11 = /^\d{13}-[0-9a-f]{16}$/;
 function v95(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P11.test(v)) return NO;
+  return v;
+}
+
+function v96(v: In): Out {
+  if (v === undefined) return undefined;
+  return v95(v);
+}
+
+function v97(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("reason" in v)) return NO;
-  r = v91(v["reason"]);
+  r = v93(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v92(v["workflow"]);
+  r = v94(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("note" in v)) return NO;
@@ -1398,7 +1415,7 @@ function v95(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if ("request" in v) {
-    r = v94(v["request"]);
+    r = v96(v["request"]);
     if (r === NO || r === NOT_SURE) return r;
     out["request"] = r;
   }
@@ -1406,12 +1423,12 @@ function v95(v: In): Out {
   return out;
 }
 
-function v96(v: In): Out {
+function v98(v: In): Out {
   if (!(v === "stop_resolution")) return NO;
   return v;
 }
 
-function v97(v: In): Out {
+function v99(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1425,12 +1442,12 @@ function v97(v: In): Out {
 }
 
 const K7 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v98(v: In): Out {
+function v100(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v96(v["kind"]);
+  r = v98(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -1438,15 +1455,15 @@ function v98(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("reason" in v)) return NO;
-  r = v91(v["reason"]);
+  r = v93(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v92(v["workflow"]);
+  r = v94(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v97(v["stops"]);
+  r = v99(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -1470,86 +1487,86 @@ function v98(v: In): Out {
   return out;
 }
 
-function v99(v: In): Out {
+function v101(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("receipt" in v)) return NO;
-  r = v98(v["receipt"]);
+  r = v100(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   for (const k in v) if (k !== "receipt") return NO;
   return out;
 }
 
-function v100(v: In): Out {
+function v102(v: In): Out {
   if (!(v === "twinlock-home/1")) return NO;
   return v;
 }
 
-function v101(v: In): Out {
+function v103(v: In): Out {
   if (typeof v !== "string") return NO;
   return v;
 }
 
-function v102(v: In): Out {
+function v104(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v100(v["format"]);
+  r = v102(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("home_id" in v)) return NO;
-  r = v83(v["home_id"]);
+  r = v85(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
-  r = v101(v["created_at"]);
+  r = v103(v["created_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   for (const k in v) if (k !== "format" && k !== "home_id" && k !== "created_at") return NO;
   return out;
 }
 
-const P11 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-function v103(v: In): Out {
+const P12 = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+function v105(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 200) return NOT_SURE;
-  if (!P11.test(v)) return NO;
+  if (!P12.test(v)) return NO;
   return v;
 }
 
-function v104(v: In): Out {
+function v106(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 65536) return NOT_SURE;
   return v;
 }
 
-function v105(v: In): Out {
+function v107(v: In): Out {
   if (v === undefined) return undefined;
   return v14(v);
 }
 
-function v106(v: In): Out {
+function v108(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v103(v["id"]);
+  r = v105(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("criterion" in v)) return NO;
-  r = v104(v["criterion"]);
+  r = v106(v["criterion"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criterion"] = r;
   if (!("method" in v)) return NO;
-  r = v104(v["method"]);
+  r = v106(v["method"]);
   if (r === NO || r === NOT_SURE) return r;
   out["method"] = r;
   if ("notes" in v) {
-    r = v105(v["notes"]);
+    r = v107(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1557,11 +1574,11 @@ function v106(v: In): Out {
   return out;
 }
 
-function v107(v: In): Out {
+function v109(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v106(v[i]);
+    const r = v108(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1569,30 +1586,30 @@ function v107(v: In): Out {
   return out;
 }
 
-function v108(v: In): Out {
+function v110(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("criteria" in v)) return NO;
-  r = v107(v["criteria"]);
+  r = v109(v["criteria"]);
   if (r === NO || r === NOT_SURE) return r;
   out["criteria"] = r;
   for (const k in v) if (k !== "criteria") return NO;
   return out;
 }
 
-function v109(v: In): Out {
+function v111(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 220) return NOT_SURE;
   return v;
 }
 
-function v110(v: In): Out {
+function v112(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v109(v[i]);
+    const r = v111(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1601,16 +1618,16 @@ function v110(v: In): Out {
   return out;
 }
 
-function v111(v: In): Out {
+function v113(v: In): Out {
   if (!(v === "low" || v === "medium" || v === "high")) return NO;
   return v;
 }
 
-function v112(v: In): Out {
+function v114(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v109(v[i]);
+    const r = v111(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1619,81 +1636,48 @@ function v112(v: In): Out {
 }
 
 const K8 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v113(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("id" in v)) return NO;
-  r = v103(v["id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["id"] = r;
-  if (!("summary" in v)) return NO;
-  r = v104(v["summary"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["summary"] = r;
-  if (!("target" in v)) return NO;
-  r = v104(v["target"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["target"] = r;
-  if (!("findings" in v)) return NO;
-  r = v110(v["findings"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["findings"] = r;
-  if (!("risk" in v)) return NO;
-  r = v111(v["risk"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["risk"] = r;
-  if (!("rollback" in v)) return NO;
-  r = v104(v["rollback"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["rollback"] = r;
-  if (!("depends_on" in v)) return NO;
-  r = v112(v["depends_on"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["depends_on"] = r;
-  if (!("verifies" in v)) return NO;
-  r = v110(v["verifies"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["verifies"] = r;
-  if ("notes" in v) {
-    r = v105(v["notes"]);
-    if (r === NO || r === NOT_SURE) return r;
-    out["notes"] = r;
-  }
-  for (const k in v) if (!K8.has(k)) return NO;
-  return out;
-}
-
-function v114(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v113(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  if (v.length > 100000) return NO;
-  return out;
-}
-
 function v115(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
-  if (!("reason" in v)) return NO;
-  r = v91(v["reason"]);
+  if (!("id" in v)) return NO;
+  r = v105(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
-  out["reason"] = r;
-  if (!("resolved" in v)) return NO;
-  r = v13(v["resolved"]);
+  out["id"] = r;
+  if (!("summary" in v)) return NO;
+  r = v106(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
-  out["resolved"] = r;
+  out["summary"] = r;
+  if (!("target" in v)) return NO;
+  r = v106(v["target"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["target"] = r;
+  if (!("findings" in v)) return NO;
+  r = v112(v["findings"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["findings"] = r;
+  if (!("risk" in v)) return NO;
+  r = v113(v["risk"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["risk"] = r;
+  if (!("rollback" in v)) return NO;
+  r = v106(v["rollback"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["rollback"] = r;
+  if (!("depends_on" in v)) return NO;
+  r = v114(v["depends_on"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["depends_on"] = r;
+  if (!("verifies" in v)) return NO;
+  r = v112(v["verifies"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["verifies"] = r;
   if ("notes" in v) {
-    r = v105(v["notes"]);
+    r = v107(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
-  for (const k in v) if (k !== "reason" && k !== "resolved" && k !== "notes") return NO;
+  for (const k in v) if (!K8.has(k)) return NO;
   return out;
 }
 
@@ -1705,7 +1689,7 @@ function v116(v: In): Out {
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
-  if (v.length > 10000) return NO;
+  if (v.length > 100000) return NO;
   return out;
 }
 
@@ -1713,12 +1697,45 @@ function v117(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
+  if (!("reason" in v)) return NO;
+  r = v93(v["reason"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["reason"] = r;
+  if (!("resolved" in v)) return NO;
+  r = v13(v["resolved"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["resolved"] = r;
+  if ("notes" in v) {
+    r = v107(v["notes"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["notes"] = r;
+  }
+  for (const k in v) if (k !== "reason" && k !== "resolved" && k !== "notes") return NO;
+  return out;
+}
+
+function v118(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v117(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  if (v.length > 10000) return NO;
+  return out;
+}
+
+function v119(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
   if (!("actions" in v)) return NO;
-  r = v114(v["actions"]);
+  r = v116(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("stops" in v)) return NO;
-  r = v116(v["stops"]);
+  r = v118(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (k !== "actions" && k !== "stops") return NO;
@@ -1726,44 +1743,44 @@ function v117(v: In): Out {
 }
 
 const K9 = new Set(["id","summary","target","findings","risk","rollback","depends_on","verifies","notes"]);
-function v118(v: In): Out {
+function v120(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v103(v["id"]);
+  r = v105(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v104(v["summary"]);
+  r = v106(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("target" in v)) return NO;
-  r = v104(v["target"]);
+  r = v106(v["target"]);
   if (r === NO || r === NOT_SURE) return r;
   out["target"] = r;
   if (!("findings" in v)) return NO;
-  r = v110(v["findings"]);
+  r = v112(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("risk" in v)) return NO;
-  r = v111(v["risk"]);
+  r = v113(v["risk"]);
   if (r === NO || r === NOT_SURE) return r;
   out["risk"] = r;
   if (!("rollback" in v)) return NO;
-  r = v104(v["rollback"]);
+  r = v106(v["rollback"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rollback"] = r;
   if (!("depends_on" in v)) return NO;
-  r = v112(v["depends_on"]);
+  r = v114(v["depends_on"]);
   if (r === NO || r === NOT_SURE) return r;
   out["depends_on"] = r;
   if (!("verifies" in v)) return NO;
-  r = v110(v["verifies"]);
+  r = v112(v["verifies"]);
   if (r === NO || r === NOT_SURE) return r;
   out["verifies"] = r;
   if ("notes" in v) {
-    r = v105(v["notes"]);
+    r = v107(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1771,50 +1788,50 @@ function v118(v: In): Out {
   return out;
 }
 
-function v119(v: In): Out {
+function v121(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 100) return NOT_SURE;
   return v;
 }
 
-function v120(v: In): Out {
+function v122(v: In): Out {
   if (v === undefined) return undefined;
-  return v119(v);
+  return v121(v);
 }
 
-function v121(v: In): Out {
+function v123(v: In): Out {
   if (v === undefined) return undefined;
   return v7(v);
 }
 
-function v122(v: In): Out {
+function v124(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v103(v["id"]);
+  r = v105(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("source" in v)) return NO;
-  r = v104(v["source"]);
+  r = v106(v["source"]);
   if (r === NO || r === NOT_SURE) return r;
   out["source"] = r;
   if (!("observed" in v)) return NO;
-  r = v104(v["observed"]);
+  r = v106(v["observed"]);
   if (r === NO || r === NOT_SURE) return r;
   out["observed"] = r;
   if ("collected_at" in v) {
-    r = v120(v["collected_at"]);
+    r = v122(v["collected_at"]);
     if (r === NO || r === NOT_SURE) return r;
     out["collected_at"] = r;
   }
   if ("digest" in v) {
-    r = v121(v["digest"]);
+    r = v123(v["digest"]);
     if (r === NO || r === NOT_SURE) return r;
     out["digest"] = r;
   }
   if ("notes" in v) {
-    r = v105(v["notes"]);
+    r = v107(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1822,11 +1839,11 @@ function v122(v: In): Out {
   return out;
 }
 
-function v123(v: In): Out {
+function v125(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v122(v[i]);
+    const r = v124(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1834,46 +1851,46 @@ function v123(v: In): Out {
   return out;
 }
 
-function v124(v: In): Out {
+function v126(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("evidence" in v)) return NO;
-  r = v123(v["evidence"]);
+  r = v125(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   for (const k in v) if (k !== "evidence") return NO;
   return out;
 }
 
-function v125(v: In): Out {
+function v127(v: In): Out {
   if (v === undefined) return undefined;
-  return v111(v);
+  return v113(v);
 }
 
-function v126(v: In): Out {
+function v128(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v103(v["id"]);
+  r = v105(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("summary" in v)) return NO;
-  r = v104(v["summary"]);
+  r = v106(v["summary"]);
   if (r === NO || r === NOT_SURE) return r;
   out["summary"] = r;
   if (!("evidence" in v)) return NO;
-  r = v110(v["evidence"]);
+  r = v112(v["evidence"]);
   if (r === NO || r === NOT_SURE) return r;
   out["evidence"] = r;
   if ("confidence" in v) {
-    r = v125(v["confidence"]);
+    r = v127(v["confidence"]);
     if (r === NO || r === NOT_SURE) return r;
     out["confidence"] = r;
   }
   if ("notes" in v) {
-    r = v105(v["notes"]);
+    r = v107(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1881,11 +1898,11 @@ function v126(v: In): Out {
   return out;
 }
 
-function v127(v: In): Out {
+function v129(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v126(v[i]);
+    const r = v128(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1893,34 +1910,34 @@ function v127(v: In): Out {
   return out;
 }
 
-function v128(v: In): Out {
+function v130(v: In): Out {
   if (!(v === "open" || v === "resolved" || v === "deferred")) return NO;
   return v;
 }
 
-function v129(v: In): Out {
+function v131(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("id" in v)) return NO;
-  r = v103(v["id"]);
+  r = v105(v["id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["id"] = r;
   if (!("question" in v)) return NO;
-  r = v104(v["question"]);
+  r = v106(v["question"]);
   if (r === NO || r === NOT_SURE) return r;
   out["question"] = r;
   if (!("status" in v)) return NO;
-  r = v128(v["status"]);
+  r = v130(v["status"]);
   if (r === NO || r === NOT_SURE) return r;
   out["status"] = r;
   if ("owner" in v) {
-    r = v121(v["owner"]);
+    r = v123(v["owner"]);
     if (r === NO || r === NOT_SURE) return r;
     out["owner"] = r;
   }
   if ("notes" in v) {
-    r = v105(v["notes"]);
+    r = v107(v["notes"]);
     if (r === NO || r === NOT_SURE) return r;
     out["notes"] = r;
   }
@@ -1928,11 +1945,11 @@ function v129(v: In): Out {
   return out;
 }
 
-function v130(v: In): Out {
+function v132(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v129(v[i]);
+    const r = v131(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -1940,37 +1957,37 @@ function v130(v: In): Out {
   return out;
 }
 
-function v131(v: In): Out {
+function v133(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("findings" in v)) return NO;
-  r = v127(v["findings"]);
+  r = v129(v["findings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["findings"] = r;
   if (!("unknowns" in v)) return NO;
-  r = v130(v["unknowns"]);
+  r = v132(v["unknowns"]);
   if (r === NO || r === NOT_SURE) return r;
   out["unknowns"] = r;
   for (const k in v) if (k !== "findings" && k !== "unknowns") return NO;
   return out;
 }
 
-function v132(v: In): Out {
+function v134(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
   if (v.length > 1400) return NOT_SURE;
   return v;
 }
 
-function v133(v: In): Out {
+function v135(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!v.startsWith("webauthn:")) return NO;
   if (v.length > 1600) return NOT_SURE;
   return v;
 }
 
-function v134(v: In): Out {
+function v136(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -1982,25 +1999,25 @@ function v134(v: In): Out {
   return out;
 }
 
-function v135(v: In): Out {
+function v137(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 253) return NOT_SURE;
   return v;
 }
 
-function v136(v: In): Out {
+function v138(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 300) return NOT_SURE;
   return v;
 }
 
-function v137(v: In): Out {
+function v139(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v136(v[i]);
+    const r = v138(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2009,16 +2026,16 @@ function v137(v: In): Out {
   return out;
 }
 
-function v138(v: In): Out {
+function v140(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("credential_id" in v)) return NO;
-  r = v132(v["credential_id"]);
+  r = v134(v["credential_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credential_id"] = r;
   if (!("public_key" in v)) return NO;
-  r = v133(v["public_key"]);
+  r = v135(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("sign_count" in v)) return NO;
@@ -2026,7 +2043,7 @@ function v138(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["sign_count"] = r;
   if (!("transports" in v)) return NO;
-  r = v134(v["transports"]);
+  r = v136(v["transports"]);
   if (r === NO || r === NOT_SURE) return r;
   out["transports"] = r;
   if (!("created_at" in v)) return NO;
@@ -2034,34 +2051,34 @@ function v138(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("rp_id" in v)) return NO;
-  r = v135(v["rp_id"]);
+  r = v137(v["rp_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rp_id"] = r;
   if (!("origins" in v)) return NO;
-  r = v137(v["origins"]);
+  r = v139(v["origins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["origins"] = r;
   for (const k in v) if (k !== "credential_id" && k !== "public_key" && k !== "sign_count" && k !== "transports" && k !== "created_at" && k !== "rp_id" && k !== "origins") return NO;
   return out;
 }
 
-const P12 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-function v139(v: In): Out {
+const P13 = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+function v141(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P12.test(v)) return NO;
+  if (!P13.test(v)) return NO;
   return v;
 }
 
-function v140(v: In): Out {
+function v142(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "stop" || v === "verify")) return NO;
   return v;
 }
 
-function v141(v: In): Out {
+function v143(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v140(v[i]);
+    const r = v142(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2069,27 +2086,15 @@ function v141(v: In): Out {
   return out;
 }
 
-function v142(v: In): Out {
-  if (v === null) return null;
-  return v12(v);
-}
-
-function v143(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P5.test(v)) return NO;
-  if (v.length > 200) return NOT_SURE;
-  return v;
-}
-
 function v144(v: In): Out {
   if (v === null) return null;
-  return v143(v);
+  return v12(v);
 }
 
 function v145(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P5.test(v)) return NO;
-  if (v.length > 100) return NOT_SURE;
+  if (v.length > 200) return NOT_SURE;
   return v;
 }
 
@@ -2099,19 +2104,31 @@ function v146(v: In): Out {
 }
 
 function v147(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P5.test(v)) return NO;
+  if (v.length > 100) return NOT_SURE;
+  return v;
+}
+
+function v148(v: In): Out {
+  if (v === null) return null;
+  return v147(v);
+}
+
+function v149(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("token_sha256" in v)) return NO;
-  r = v76(v["token_sha256"]);
+  r = v78(v["token_sha256"]);
   if (r === NO || r === NOT_SURE) return r;
   out["token_sha256"] = r;
   if (!("name" in v)) return NO;
-  r = v139(v["name"]);
+  r = v141(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v141(v["rights"]);
+  r = v143(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("created_at" in v)) return NO;
@@ -2123,31 +2140,31 @@ function v147(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("used_at" in v)) return NO;
-  r = v142(v["used_at"]);
+  r = v144(v["used_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["used_at"] = r;
   if (!("challenge" in v)) return NO;
-  r = v144(v["challenge"]);
+  r = v146(v["challenge"]);
   if (r === NO || r === NOT_SURE) return r;
   out["challenge"] = r;
   if (!("user_id" in v)) return NO;
-  r = v146(v["user_id"]);
+  r = v148(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   for (const k in v) if (k !== "token_sha256" && k !== "name" && k !== "rights" && k !== "created_at" && k !== "expires_at" && k !== "used_at" && k !== "challenge" && k !== "user_id") return NO;
   return out;
 }
 
-function v148(v: In): Out {
+function v150(v: In): Out {
   if (!(v === "twinlock-reviewers/1")) return NO;
   return v;
 }
 
-function v149(v: In): Out {
+function v151(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v138(v[i]);
+    const r = v140(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2155,20 +2172,20 @@ function v149(v: In): Out {
   return out;
 }
 
-function v150(v: In): Out {
+function v152(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("name" in v)) return NO;
-  r = v139(v["name"]);
+  r = v141(v["name"]);
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("rights" in v)) return NO;
-  r = v141(v["rights"]);
+  r = v143(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   if (!("user_id" in v)) return NO;
-  r = v145(v["user_id"]);
+  r = v147(v["user_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["user_id"] = r;
   if (!("enrolled_at" in v)) return NO;
@@ -2180,89 +2197,89 @@ function v150(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revoked"] = r;
   if (!("revoked_at" in v)) return NO;
-  r = v142(v["revoked_at"]);
+  r = v144(v["revoked_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revoked_at"] = r;
   if (!("credentials" in v)) return NO;
-  r = v149(v["credentials"]);
+  r = v151(v["credentials"]);
   if (r === NO || r === NOT_SURE) return r;
   out["credentials"] = r;
   for (const k in v) if (k !== "name" && k !== "rights" && k !== "user_id" && k !== "enrolled_at" && k !== "revoked" && k !== "revoked_at" && k !== "credentials") return NO;
   return out;
 }
 
-function v151(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v150(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v152(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v147(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
 function v153(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v152(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v154(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v149(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v155(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v148(v["format"]);
+  r = v150(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("reviewers" in v)) return NO;
-  r = v151(v["reviewers"]);
+  r = v153(v["reviewers"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviewers"] = r;
   if (!("invitations" in v)) return NO;
-  r = v152(v["invitations"]);
+  r = v154(v["invitations"]);
   if (r === NO || r === NOT_SURE) return r;
   out["invitations"] = r;
   for (const k in v) if (k !== "format" && k !== "reviewers" && k !== "invitations") return NO;
   return out;
 }
 
-function v154(v: In): Out {
+function v156(v: In): Out {
   if (!(v === "twinlock-checkpoint/1")) return NO;
   return v;
 }
 
-function v155(v: In): Out {
+function v157(v: In): Out {
   if (!(v === "run_created" || v === "handoff_frozen" || v === "review_requested" || v === "changes_requested" || v === "approval_recorded" || v === "plan_approved" || v === "plan_declined" || v === "consent_granted" || v === "consent_declined" || v === "apply_approved" || v === "dry_run_admitted" || v === "dry_run_result" || v === "admitted" || v === "closed" || v === "failed" || v === "stop_raised" || v === "stop_resolved")) return NO;
   return v;
 }
 
-function v156(v: In): Out {
+function v158(v: In): Out {
   return v;
 }
 
-function v157(v: In): Out {
+function v159(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v101(k) : NO;
+    const kr = typeof k === "string" ? v103(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v156(v[k]);
+    const r = v158(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v158(v: In): Out {
+function v160(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2278,12 +2295,12 @@ function v158(v: In): Out {
   return out;
 }
 
-function v159(v: In): Out {
+function v161(v: In): Out {
   if (v === undefined) return undefined;
-  return v158(v);
+  return v160(v);
 }
 
-function v160(v: In): Out {
+function v162(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2300,11 +2317,11 @@ function v160(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["actor"] = r;
   if (!("type" in v)) return NO;
-  r = v155(v["type"]);
+  r = v157(v["type"]);
   if (r === NO || r === NOT_SURE) return r;
   out["type"] = r;
   if (!("data" in v)) return NO;
-  r = v157(v["data"]);
+  r = v159(v["data"]);
   if (r === NO || r === NOT_SURE) return r;
   out["data"] = r;
   if (!("prev" in v)) return NO;
@@ -2312,7 +2329,7 @@ function v160(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["prev"] = r;
   if ("gate" in v) {
-    r = v159(v["gate"]);
+    r = v161(v["gate"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate"] = r;
   }
@@ -2320,11 +2337,11 @@ function v160(v: In): Out {
   return out;
 }
 
-function v161(v: In): Out {
+function v163(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v160(v[i]);
+    const r = v162(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2332,7 +2349,7 @@ function v161(v: In): Out {
   return out;
 }
 
-function v162(v: In): Out {
+function v164(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2345,29 +2362,29 @@ function v162(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["from_head"] = r;
   if (!("events" in v)) return NO;
-  r = v161(v["events"]);
+  r = v163(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   for (const k in v) if (k !== "from_seq" && k !== "from_head" && k !== "events") return NO;
   return out;
 }
 
-function v163(v: In): Out {
+function v165(v: In): Out {
   if (v === undefined) return undefined;
-  return v52(v);
+  return v54(v);
 }
 
-function v164(v: In): Out {
+function v166(v: In): Out {
   if (!(v === "checkpoint" || v === "export")) return NO;
   return v;
 }
 
-function v165(v: In): Out {
+function v167(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v164(v["kind"]);
+  r = v166(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("gate_key" in v)) return NO;
@@ -2382,18 +2399,18 @@ function v165(v: In): Out {
   return out;
 }
 
-function v166(v: In): Out {
+function v168(v: In): Out {
   if (v === undefined) return undefined;
-  return v165(v);
+  return v167(v);
 }
 
 const K10 = new Set(["format","run_id","home_id","seq","head","last_write","updated_at","run_file","gate_signature"]);
-function v167(v: In): Out {
+function v169(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v154(v["format"]);
+  r = v156(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("run_id" in v)) return NO;
@@ -2401,7 +2418,7 @@ function v167(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v83(v["home_id"]);
+  r = v85(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("seq" in v)) return NO;
@@ -2413,20 +2430,20 @@ function v167(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("last_write" in v)) return NO;
-  r = v162(v["last_write"]);
+  r = v164(v["last_write"]);
   if (r === NO || r === NOT_SURE) return r;
   out["last_write"] = r;
   if (!("updated_at" in v)) return NO;
-  r = v101(v["updated_at"]);
+  r = v103(v["updated_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["updated_at"] = r;
   if ("run_file" in v) {
-    r = v163(v["run_file"]);
+    r = v165(v["run_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["run_file"] = r;
   }
   if ("gate_signature" in v) {
-    r = v166(v["gate_signature"]);
+    r = v168(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
@@ -2434,18 +2451,18 @@ function v167(v: In): Out {
   return out;
 }
 
-function v168(v: In): Out {
+function v170(v: In): Out {
   if (v === null) return null;
   return v49(v);
 }
 
 const K11 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","note","by","at","signature"]);
-function v169(v: In): Out {
+function v171(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v72(v["kind"]);
+  r = v74(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2493,12 +2510,12 @@ function v169(v: In): Out {
   return out;
 }
 
-function v170(v: In): Out {
+function v172(v: In): Out {
   if (v === null) return null;
-  return v169(v);
+  return v171(v);
 }
 
-function v171(v: In): Out {
+function v173(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2519,7 +2536,7 @@ function v171(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["admitted_by"] = r;
   if (!("result" in v)) return NO;
-  r = v168(v["result"]);
+  r = v170(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("note" in v)) return NO;
@@ -2527,11 +2544,11 @@ function v171(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("result_at" in v)) return NO;
-  r = v69(v["result_at"]);
+  r = v71(v["result_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_at"] = r;
   if (!("result_receipt" in v)) return NO;
-  r = v170(v["result_receipt"]);
+  r = v172(v["result_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result_receipt"] = r;
   for (const k in v) if (k !== "handoff_hash" && k !== "revision" && k !== "admitted_at" && k !== "admitted_by" && k !== "result" && k !== "note" && k !== "result_at" && k !== "result_receipt") return NO;
@@ -2539,12 +2556,12 @@ function v171(v: In): Out {
 }
 
 const K12 = new Set(["kind","run_id","planner","executor","by","handoff_hash","revision","at","signature"]);
-function v172(v: In): Out {
+function v174(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v79(v["kind"]);
+  r = v81(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2584,7 +2601,7 @@ function v172(v: In): Out {
   return out;
 }
 
-function v173(v: In): Out {
+function v175(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2601,7 +2618,7 @@ function v173(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["dir"] = r;
   if (!("files" in v)) return NO;
-  r = v78(v["files"]);
+  r = v80(v["files"]);
   if (r === NO || r === NOT_SURE) return r;
   out["files"] = r;
   if (!("frozen_at" in v)) return NO;
@@ -2613,7 +2630,7 @@ function v173(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_by"] = r;
   if (!("receipt" in v)) return NO;
-  r = v172(v["receipt"]);
+  r = v174(v["receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["receipt"] = r;
   if (!("unchanged_because" in v)) return NO;
@@ -2624,33 +2641,33 @@ function v173(v: In): Out {
   return out;
 }
 
-function v174(v: In): Out {
+function v176(v: In): Out {
   if (!(v === "twinlock-run/2")) return NO;
   return v;
 }
 
-function v175(v: In): Out {
+function v177(v: In): Out {
   if (!(v === "investigating" || v === "handoff_frozen" || v === "plan_review_pending" || v === "plan_revision_pending" || v === "execution_consent_pending" || v === "approval_pending" || v === "dry_run_ready" || v === "executing" || v === "closed" || v === "failed")) return NO;
   return v;
 }
 
-function v176(v: In): Out {
+function v178(v: In): Out {
   if (v === null) return null;
-  return v173(v);
+  return v175(v);
 }
 
-function v177(v: In): Out {
+function v179(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   return v;
 }
 
-function v178(v: In): Out {
+function v180(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("revision" in v)) return NO;
-  r = v177(v["revision"]);
+  r = v179(v["revision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("hash" in v)) return NO;
@@ -2662,18 +2679,18 @@ function v178(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["frozen_at"] = r;
   if (!("seq" in v)) return NO;
-  r = v177(v["seq"]);
+  r = v179(v["seq"]);
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   for (const k in v) if (k !== "revision" && k !== "hash" && k !== "frozen_at" && k !== "seq") return NO;
   return out;
 }
 
-function v179(v: In): Out {
+function v181(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v178(v[i]);
+    const r = v180(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2681,7 +2698,7 @@ function v179(v: In): Out {
 }
 
 const K13 = new Set(["kind","run_id","planner","executor","reviewer","decision","feedback","comments","handoff_hash","revision","policy_digest","executor_digest","at","signature"]);
-function v180(v: In): Out {
+function v182(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2747,11 +2764,11 @@ function v180(v: In): Out {
   return out;
 }
 
-function v181(v: In): Out {
+function v183(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v180(v[i]);
+    const r = v182(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2759,12 +2776,12 @@ function v181(v: In): Out {
 }
 
 const K14 = new Set(["kind","run_id","planner","executor","executor_title","user","decision","handoff_hash","revision","mode","environment","actions","budget","expires_at","policy_digest","executor_digest","at","signature","consumed_at"]);
-function v182(v: In): Out {
+function v184(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v64(v["kind"]);
+  r = v66(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -2788,7 +2805,7 @@ function v182(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["user"] = r;
   if (!("decision" in v)) return NO;
-  r = v65(v["decision"]);
+  r = v67(v["decision"]);
   if (r === NO || r === NOT_SURE) return r;
   out["decision"] = r;
   if (!("handoff_hash" in v)) return NO;
@@ -2808,7 +2825,7 @@ function v182(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["environment"] = r;
   if (!("actions" in v)) return NO;
-  r = v68(v["actions"]);
+  r = v70(v["actions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["actions"] = r;
   if (!("budget" in v)) return NO;
@@ -2816,7 +2833,7 @@ function v182(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["budget"] = r;
   if (!("expires_at" in v)) return NO;
-  r = v69(v["expires_at"]);
+  r = v71(v["expires_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["expires_at"] = r;
   if (!("policy_digest" in v)) return NO;
@@ -2837,18 +2854,18 @@ function v182(v: In): Out {
     out["signature"] = r;
   }
   if (!("consumed_at" in v)) return NO;
-  r = v69(v["consumed_at"]);
+  r = v71(v["consumed_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consumed_at"] = r;
   for (const k in v) if (!K14.has(k)) return NO;
   return out;
 }
 
-function v183(v: In): Out {
+function v185(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v182(v[i]);
+    const r = v184(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2856,7 +2873,7 @@ function v183(v: In): Out {
 }
 
 const K15 = new Set(["kind","run_id","planner","executor","approver","handoff_hash","revision","consent_hash","at","signature"]);
-function v184(v: In): Out {
+function v186(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2905,11 +2922,11 @@ function v184(v: In): Out {
   return out;
 }
 
-function v185(v: In): Out {
+function v187(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v184(v[i]);
+    const r = v186(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -2917,7 +2934,7 @@ function v185(v: In): Out {
 }
 
 const K16 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","consent_hash","requested","checks","actor","at"]);
-function v186(v: In): Out {
+function v188(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -2969,40 +2986,40 @@ function v186(v: In): Out {
   return out;
 }
 
-function v187(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v186(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v188(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v171(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
 function v189(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v188(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v190(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v173(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v191(v: In): Out {
   if (!(v === "verified" || v === "failed" || v === "rolled_back" || v === "declined" || v === "abandoned")) return NO;
   return v;
 }
 
 const K17 = new Set(["kind","run_id","planner","executor","handoff_hash","revision","result","execution_hash","by","at","signature"]);
-function v190(v: In): Out {
+function v192(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v57(v["kind"]);
+  r = v59(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -3026,7 +3043,7 @@ function v190(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("result" in v)) return NO;
-  r = v58(v["result"]);
+  r = v60(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   if (!("execution_hash" in v)) return NO;
@@ -3050,17 +3067,17 @@ function v190(v: In): Out {
   return out;
 }
 
-function v191(v: In): Out {
+function v193(v: In): Out {
   if (v === undefined) return undefined;
-  return v190(v);
+  return v192(v);
 }
 
-function v192(v: In): Out {
+function v194(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("outcome" in v)) return NO;
-  r = v189(v["outcome"]);
+  r = v191(v["outcome"]);
   if (r === NO || r === NOT_SURE) return r;
   out["outcome"] = r;
   if (!("residual" in v)) return NO;
@@ -3076,17 +3093,17 @@ function v192(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["by"] = r;
   if ("execution" in v) {
-    r = v56(v["execution"]);
+    r = v58(v["execution"]);
     if (r === NO || r === NOT_SURE) return r;
     out["execution"] = r;
   }
   if ("receipt" in v) {
-    r = v191(v["receipt"]);
+    r = v193(v["receipt"]);
     if (r === NO || r === NOT_SURE) return r;
     out["receipt"] = r;
   }
   if ("report" in v) {
-    r = v62(v["report"]);
+    r = v64(v["report"]);
     if (r === NO || r === NOT_SURE) return r;
     out["report"] = r;
   }
@@ -3094,13 +3111,13 @@ function v192(v: In): Out {
   return out;
 }
 
-function v193(v: In): Out {
+function v195(v: In): Out {
   if (v === null) return null;
-  return v192(v);
+  return v194(v);
 }
 
 const K18 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v194(v: In): Out {
+function v196(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3121,7 +3138,7 @@ function v194(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v175(v["state"]);
+  r = v177(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3129,42 +3146,42 @@ function v194(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v176(v["handoff"]);
+  r = v178(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v179(v["history"]);
+  r = v181(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v181(v["reviews"]);
+  r = v183(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v183(v["consents"]);
+  r = v185(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v185(v["apply_approvals"]);
+  r = v187(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v187(v["admissions"]);
+  r = v189(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v188(v["dry_runs"]);
+  r = v190(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v193(v["result"]);
+  r = v195(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   for (const k in v) if (!K18.has(k)) return NO;
   return out;
 }
 
-function v195(v: In): Out {
+function v197(v: In): Out {
   if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
@@ -3172,14 +3189,14 @@ function v195(v: In): Out {
     const kr = typeof k === "string" ? v0(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
-    const r = v194(v[k]);
+    const r = v196(v[k]);
     if (r === NO || r === NOT_SURE) return r;
     out[k as string] = r;
   }
   return out;
 }
 
-function v196(v: In): Out {
+function v198(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -3190,18 +3207,18 @@ function v196(v: In): Out {
   return out;
 }
 
-function v197(v: In): Out {
+function v199(v: In): Out {
   if (v === null) return null;
   return v6(v);
 }
 
 const K19 = new Set(["kind","run_id","reason","workflow","stops","by","resolution","at","signature"]);
-function v198(v: In): Out {
+function v200(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("kind" in v)) return NO;
-  r = v96(v["kind"]);
+  r = v98(v["kind"]);
   if (r === NO || r === NOT_SURE) return r;
   out["kind"] = r;
   if (!("run_id" in v)) return NO;
@@ -3209,15 +3226,15 @@ function v198(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("reason" in v)) return NO;
-  r = v91(v["reason"]);
+  r = v93(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v92(v["workflow"]);
+  r = v94(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("stops" in v)) return NO;
-  r = v97(v["stops"]);
+  r = v99(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   if (!("by" in v)) return NO;
@@ -3241,13 +3258,13 @@ function v198(v: In): Out {
   return out;
 }
 
-function v199(v: In): Out {
+function v201(v: In): Out {
   if (v === null) return null;
-  return v198(v);
+  return v200(v);
 }
 
 const K20 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v200(v: In): Out {
+function v202(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3256,11 +3273,11 @@ function v200(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   if (!("reason" in v)) return NO;
-  r = v91(v["reason"]);
+  r = v93(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v92(v["workflow"]);
+  r = v94(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("raised_at" in v)) return NO;
@@ -3276,11 +3293,11 @@ function v200(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("resolved_at" in v)) return NO;
-  r = v69(v["resolved_at"]);
+  r = v71(v["resolved_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v197(v["resolved_by"]);
+  r = v199(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3288,18 +3305,18 @@ function v200(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v199(v["resolution_receipt"]);
+  r = v201(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
   for (const k in v) if (!K20.has(k)) return NO;
   return out;
 }
 
-function v201(v: In): Out {
+function v203(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v200(v[i]);
+    const r = v202(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3307,7 +3324,7 @@ function v201(v: In): Out {
 }
 
 const K21 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
-function v202(v: In): Out {
+function v204(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3316,7 +3333,7 @@ function v202(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v83(v["home_id"]);
+  r = v85(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
@@ -3324,40 +3341,40 @@ function v202(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("suite" in v)) return NO;
-  r = v84(v["suite"]);
+  r = v86(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v85(v["settings"]);
+  r = v87(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v87(v["change"]);
+    r = v89(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v195(v["workflows"]);
+  r = v197(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v196(v["authorized_execution_prompt_ids"]);
+  r = v198(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v201(v["stops"]);
+  r = v203(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (!K21.has(k)) return NO;
   return out;
 }
 
-function v203(v: In): Out {
+function v205(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v174(v["format"]);
+  r = v176(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("revision" in v)) return NO;
@@ -3369,15 +3386,15 @@ function v203(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["head"] = r;
   if (!("state" in v)) return NO;
-  r = v202(v["state"]);
+  r = v204(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("events" in v)) return NO;
-  r = v161(v["events"]);
+  r = v163(v["events"]);
   if (r === NO || r === NOT_SURE) return r;
   out["events"] = r;
   if ("gate_signature" in v) {
-    r = v166(v["gate_signature"]);
+    r = v168(v["gate_signature"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_signature"] = r;
   }
@@ -3386,7 +3403,7 @@ function v203(v: In): Out {
 }
 
 const K22 = new Set(["run_id","home_id","created_at","suite","settings","change","workflows","authorized_execution_prompt_ids","stops"]);
-function v204(v: In): Out {
+function v206(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3395,7 +3412,7 @@ function v204(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["run_id"] = r;
   if (!("home_id" in v)) return NO;
-  r = v83(v["home_id"]);
+  r = v85(v["home_id"]);
   if (r === NO || r === NOT_SURE) return r;
   out["home_id"] = r;
   if (!("created_at" in v)) return NO;
@@ -3403,28 +3420,28 @@ function v204(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["created_at"] = r;
   if (!("suite" in v)) return NO;
-  r = v84(v["suite"]);
+  r = v86(v["suite"]);
   if (r === NO || r === NOT_SURE) return r;
   out["suite"] = r;
   if (!("settings" in v)) return NO;
-  r = v85(v["settings"]);
+  r = v87(v["settings"]);
   if (r === NO || r === NOT_SURE) return r;
   out["settings"] = r;
   if ("change" in v) {
-    r = v87(v["change"]);
+    r = v89(v["change"]);
     if (r === NO || r === NOT_SURE) return r;
     out["change"] = r;
   }
   if (!("workflows" in v)) return NO;
-  r = v195(v["workflows"]);
+  r = v197(v["workflows"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflows"] = r;
   if (!("authorized_execution_prompt_ids" in v)) return NO;
-  r = v196(v["authorized_execution_prompt_ids"]);
+  r = v198(v["authorized_execution_prompt_ids"]);
   if (r === NO || r === NOT_SURE) return r;
   out["authorized_execution_prompt_ids"] = r;
   if (!("stops" in v)) return NO;
-  r = v201(v["stops"]);
+  r = v203(v["stops"]);
   if (r === NO || r === NOT_SURE) return r;
   out["stops"] = r;
   for (const k in v) if (!K22.has(k)) return NO;
@@ -3432,7 +3449,7 @@ function v204(v: In): Out {
 }
 
 const K23 = new Set(["seq","reason","workflow","raised_at","raised_by","note","resolved_at","resolved_by","resolution","resolution_receipt"]);
-function v205(v: In): Out {
+function v207(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3441,11 +3458,11 @@ function v205(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["seq"] = r;
   if (!("reason" in v)) return NO;
-  r = v91(v["reason"]);
+  r = v93(v["reason"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reason"] = r;
   if (!("workflow" in v)) return NO;
-  r = v92(v["workflow"]);
+  r = v94(v["workflow"]);
   if (r === NO || r === NOT_SURE) return r;
   out["workflow"] = r;
   if (!("raised_at" in v)) return NO;
@@ -3461,11 +3478,11 @@ function v205(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["note"] = r;
   if (!("resolved_at" in v)) return NO;
-  r = v69(v["resolved_at"]);
+  r = v71(v["resolved_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_at"] = r;
   if (!("resolved_by" in v)) return NO;
-  r = v197(v["resolved_by"]);
+  r = v199(v["resolved_by"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolved_by"] = r;
   if (!("resolution" in v)) return NO;
@@ -3473,7 +3490,7 @@ function v205(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["resolution"] = r;
   if (!("resolution_receipt" in v)) return NO;
-  r = v199(v["resolution_receipt"]);
+  r = v201(v["resolution_receipt"]);
   if (r === NO || r === NOT_SURE) return r;
   out["resolution_receipt"] = r;
   for (const k in v) if (!K23.has(k)) return NO;
@@ -3481,7 +3498,7 @@ function v205(v: In): Out {
 }
 
 const K24 = new Set(["planner","executor","executor_title","pair_digest","state","revision","handoff","history","reviews","consents","apply_approvals","admissions","dry_runs","result"]);
-function v206(v: In): Out {
+function v208(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3502,7 +3519,7 @@ function v206(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pair_digest"] = r;
   if (!("state" in v)) return NO;
-  r = v175(v["state"]);
+  r = v177(v["state"]);
   if (r === NO || r === NOT_SURE) return r;
   out["state"] = r;
   if (!("revision" in v)) return NO;
@@ -3510,92 +3527,92 @@ function v206(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["revision"] = r;
   if (!("handoff" in v)) return NO;
-  r = v176(v["handoff"]);
+  r = v178(v["handoff"]);
   if (r === NO || r === NOT_SURE) return r;
   out["handoff"] = r;
   if (!("history" in v)) return NO;
-  r = v179(v["history"]);
+  r = v181(v["history"]);
   if (r === NO || r === NOT_SURE) return r;
   out["history"] = r;
   if (!("reviews" in v)) return NO;
-  r = v181(v["reviews"]);
+  r = v183(v["reviews"]);
   if (r === NO || r === NOT_SURE) return r;
   out["reviews"] = r;
   if (!("consents" in v)) return NO;
-  r = v183(v["consents"]);
+  r = v185(v["consents"]);
   if (r === NO || r === NOT_SURE) return r;
   out["consents"] = r;
   if (!("apply_approvals" in v)) return NO;
-  r = v185(v["apply_approvals"]);
+  r = v187(v["apply_approvals"]);
   if (r === NO || r === NOT_SURE) return r;
   out["apply_approvals"] = r;
   if (!("admissions" in v)) return NO;
-  r = v187(v["admissions"]);
+  r = v189(v["admissions"]);
   if (r === NO || r === NOT_SURE) return r;
   out["admissions"] = r;
   if (!("dry_runs" in v)) return NO;
-  r = v188(v["dry_runs"]);
+  r = v190(v["dry_runs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["dry_runs"] = r;
   if (!("result" in v)) return NO;
-  r = v193(v["result"]);
+  r = v195(v["result"]);
   if (r === NO || r === NOT_SURE) return r;
   out["result"] = r;
   for (const k in v) if (!K24.has(k)) return NO;
   return out;
 }
 
-function v207(v: In): Out {
+function v209(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   return v;
 }
 
-function v208(v: In): Out {
+function v210(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v207(v[i]);
+    const r = v209(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
-}
-
-function v209(v: In): Out {
-  if (v === undefined) return undefined;
-  return v208(v);
-}
-
-const P13 = /^[a-z][a-z0-9_]*$/;
-function v210(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P13.test(v)) return NO;
-  return v;
 }
 
 function v211(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v210(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
-  return out;
-}
-
-function v212(v: In): Out {
-  if (v === undefined) return undefined;
-  return v211(v);
-}
-
-function v213(v: In): Out {
   if (v === undefined) return undefined;
   return v210(v);
 }
 
+const P14 = /^[a-z][a-z0-9_]*$/;
+function v212(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P14.test(v)) return NO;
+  return v;
+}
+
+function v213(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v212(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
 function v214(v: In): Out {
+  if (v === undefined) return undefined;
+  return v213(v);
+}
+
+function v215(v: In): Out {
+  if (v === undefined) return undefined;
+  return v212(v);
+}
+
+function v216(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
@@ -3603,58 +3620,58 @@ function v214(v: In): Out {
   return v;
 }
 
-function v215(v: In): Out {
+function v217(v: In): Out {
   if (v === undefined) return undefined;
-  return v214(v);
+  return v216(v);
 }
 
 const K25 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v216(v: In): Out {
+function v218(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v209(v["markers"]);
+    r = v211(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v212(v["all_blocks"]);
+    r = v214(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v212(v["planner_blocks"]);
+    r = v214(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v212(v["executor_blocks"]);
+    r = v214(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v213(v["gate_block"]);
+    r = v215(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v209(v["gate_phrases"]);
+    r = v211(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v213(v["authority_block"]);
+    r = v215(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v213(v["verification_design_block"]);
+    r = v215(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v215(v["copied_item_min_length"]);
+    r = v217(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
@@ -3662,25 +3679,8 @@ function v216(v: In): Out {
   return out;
 }
 
-function v217(v: In): Out {
-  if (!(v === "twinlock")) return NO;
-  return v;
-}
-
-function v218(v: In): Out {
-  if (!isObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("format" in v)) return NO;
-  r = v217(v["format"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["format"] = r;
-  for (const k in v) if (k !== "format") return NO;
-  return out;
-}
-
 function v219(v: In): Out {
-  if (!(v === "mission-directives")) return NO;
+  if (!(v === "twinlock")) return NO;
   return v;
 }
 
@@ -3697,36 +3697,41 @@ function v220(v: In): Out {
 }
 
 function v221(v: In): Out {
+  if (!(v === "mission-directives")) return NO;
+  return v;
+}
+
+function v222(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("format" in v)) return NO;
+  r = v221(v["format"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["format"] = r;
+  for (const k in v) if (k !== "format") return NO;
+  return out;
+}
+
+function v223(v: In): Out {
   if (!isObject(v)) return NO;
   const tag = v["format"];
-  if (tag === "twinlock") return v218(v);
-  if (tag === "mission-directives") return v220(v);
+  if (tag === "twinlock") return v220(v);
+  if (tag === "mission-directives") return v222(v);
   if (tag === "custom") return v23(v);
   return NO;
 }
 
-function v222(v: In): Out {
+function v224(v: In): Out {
   if (v === undefined) return undefined;
   return v13(v);
 }
 
-function v223(v: In): Out {
+function v225(v: In): Out {
   if (typeof v !== "number" || !Number.isFinite(v)) return NO;
   if (!Number.isSafeInteger(v)) return NO;
   if (!(v >= 1)) return NO;
   if (!(v <= 100)) return NO;
-  return v;
-}
-
-function v224(v: In): Out {
-  if (v === undefined) return undefined;
-  return v223(v);
-}
-
-const P14 = /^[1-9][0-9]*(m|h|d)$/;
-function v225(v: In): Out {
-  if (typeof v !== "string") return NO;
-  if (!P14.test(v)) return NO;
   return v;
 }
 
@@ -3735,27 +3740,39 @@ function v226(v: In): Out {
   return v225(v);
 }
 
+const P15 = /^[1-9][0-9]*(m|h|d)$/;
 function v227(v: In): Out {
+  if (typeof v !== "string") return NO;
+  if (!P15.test(v)) return NO;
+  return v;
+}
+
+function v228(v: In): Out {
+  if (v === undefined) return undefined;
+  return v227(v);
+}
+
+function v229(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("require_signed_receipts" in v) {
-    r = v222(v["require_signed_receipts"]);
+    r = v224(v["require_signed_receipts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["require_signed_receipts"] = r;
   }
   if ("required_approvals" in v) {
-    r = v224(v["required_approvals"]);
+    r = v226(v["required_approvals"]);
     if (r === NO || r === NOT_SURE) return r;
     out["required_approvals"] = r;
   }
   if ("separate_duties" in v) {
-    r = v222(v["separate_duties"]);
+    r = v224(v["separate_duties"]);
     if (r === NO || r === NOT_SURE) return r;
     out["separate_duties"] = r;
   }
   if ("consent_expiry" in v) {
-    r = v226(v["consent_expiry"]);
+    r = v228(v["consent_expiry"]);
     if (r === NO || r === NOT_SURE) return r;
     out["consent_expiry"] = r;
   }
@@ -3763,23 +3780,23 @@ function v227(v: In): Out {
   return out;
 }
 
-const P15 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
-function v228(v: In): Out {
+const P16 = /^ed25519:[A-Za-z0-9+/=]{40,}$/;
+function v230(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P15.test(v)) return NO;
+  if (!P16.test(v)) return NO;
   return v;
 }
 
-function v229(v: In): Out {
+function v231(v: In): Out {
   if (!(v === "review" || v === "consent" || v === "apply" || v === "freeze" || v === "stop" || v === "verify")) return NO;
   return v;
 }
 
-function v230(v: In): Out {
+function v232(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v229(v[i]);
+    const r = v231(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3787,7 +3804,7 @@ function v230(v: In): Out {
   return out;
 }
 
-function v231(v: In): Out {
+function v233(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3796,101 +3813,85 @@ function v231(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v228(v["public_key"]);
+  r = v230(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   if (!("rights" in v)) return NO;
-  r = v230(v["rights"]);
+  r = v232(v["rights"]);
   if (r === NO || r === NOT_SURE) return r;
   out["rights"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key" && k !== "rights") return NO;
   return out;
 }
 
-function v232(v: In): Out {
+function v234(v: In): Out {
   if (typeof v !== "string") return NO;
-  if (!P11.test(v)) return NO;
+  if (!P12.test(v)) return NO;
   if (v.length > 200) return NOT_SURE;
   return v;
 }
 
-function v233(v: In): Out {
+function v235(v: In): Out {
   if (v === undefined) return undefined;
-  return v232(v);
+  return v234(v);
 }
 
-function v234(v: In): Out {
+function v236(v: In): Out {
   if (v === undefined) return undefined;
   return v9(v);
 }
 
 const K26 = new Set(["markers","all_blocks","planner_blocks","executor_blocks","gate_block","gate_phrases","authority_block","verification_design_block","copied_item_min_length"]);
-function v235(v: In): Out {
+function v237(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("markers" in v) {
-    r = v209(v["markers"]);
+    r = v211(v["markers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["markers"] = r;
   }
   if ("all_blocks" in v) {
-    r = v212(v["all_blocks"]);
+    r = v214(v["all_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["all_blocks"] = r;
   }
   if ("planner_blocks" in v) {
-    r = v212(v["planner_blocks"]);
+    r = v214(v["planner_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["planner_blocks"] = r;
   }
   if ("executor_blocks" in v) {
-    r = v212(v["executor_blocks"]);
+    r = v214(v["executor_blocks"]);
     if (r === NO || r === NOT_SURE) return r;
     out["executor_blocks"] = r;
   }
   if ("gate_block" in v) {
-    r = v213(v["gate_block"]);
+    r = v215(v["gate_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_block"] = r;
   }
   if ("gate_phrases" in v) {
-    r = v209(v["gate_phrases"]);
+    r = v211(v["gate_phrases"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_phrases"] = r;
   }
   if ("authority_block" in v) {
-    r = v213(v["authority_block"]);
+    r = v215(v["authority_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["authority_block"] = r;
   }
   if ("verification_design_block" in v) {
-    r = v213(v["verification_design_block"]);
+    r = v215(v["verification_design_block"]);
     if (r === NO || r === NOT_SURE) return r;
     out["verification_design_block"] = r;
   }
   if ("copied_item_min_length" in v) {
-    r = v215(v["copied_item_min_length"]);
+    r = v217(v["copied_item_min_length"]);
     if (r === NO || r === NOT_SURE) return r;
     out["copied_item_min_length"] = r;
   }
   for (const k in v) if (!K26.has(k)) return NO;
-  return out;
-}
-
-function v236(v: In): Out {
-  if (v === undefined) return undefined;
-  return v235(v);
-}
-
-function v237(v: In): Out {
-  if (!Array.isArray(v)) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const r = v231(v[i]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[i] = r;
-  }
   return out;
 }
 
@@ -3903,7 +3904,7 @@ function v239(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v228(v[i]);
+    const r = v233(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3916,6 +3917,22 @@ function v240(v: In): Out {
 }
 
 function v241(v: In): Out {
+  if (!Array.isArray(v)) return NO;
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = v230(v[i]);
+    if (r === NO || r === NOT_SURE) return r;
+    out[i] = r;
+  }
+  return out;
+}
+
+function v242(v: In): Out {
+  if (v === undefined) return undefined;
+  return v241(v);
+}
+
+function v243(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
@@ -3924,18 +3941,18 @@ function v241(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["name"] = r;
   if (!("public_key" in v)) return NO;
-  r = v228(v["public_key"]);
+  r = v230(v["public_key"]);
   if (r === NO || r === NOT_SURE) return r;
   out["public_key"] = r;
   for (const k in v) if (k !== "name" && k !== "public_key") return NO;
   return out;
 }
 
-function v242(v: In): Out {
+function v244(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v241(v[i]);
+    const r = v243(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3943,33 +3960,33 @@ function v242(v: In): Out {
   return out;
 }
 
-function v243(v: In): Out {
-  if (v === undefined) return undefined;
-  return v242(v);
-}
-
-function v244(v: In): Out {
-  if (v === undefined) return undefined;
-  return v227(v);
-}
-
 function v245(v: In): Out {
   if (v === undefined) return undefined;
-  return v207(v);
+  return v244(v);
 }
 
 function v246(v: In): Out {
+  if (v === undefined) return undefined;
+  return v229(v);
+}
+
+function v247(v: In): Out {
+  if (v === undefined) return undefined;
+  return v209(v);
+}
+
+function v248(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length < 1) return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
 }
 
-function v247(v: In): Out {
+function v249(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v246(v[i]);
+    const r = v248(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
@@ -3977,73 +3994,73 @@ function v247(v: In): Out {
   return out;
 }
 
-function v248(v: In): Out {
+function v250(v: In): Out {
   if (v === undefined) return undefined;
-  return v247(v);
+  return v249(v);
 }
 
-function v249(v: In): Out {
+function v251(v: In): Out {
   if (v === undefined) return undefined;
-  return v221(v);
+  return v223(v);
 }
 
 const K27 = new Set(["suite_id","declared_pairs","body_rules","reviewers","revoked","gate_keys","policies","graph_file","prompts","exclude","handoff"]);
-function v250(v: In): Out {
+function v252(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if ("suite_id" in v) {
-    r = v233(v["suite_id"]);
+    r = v235(v["suite_id"]);
     if (r === NO || r === NOT_SURE) return r;
     out["suite_id"] = r;
   }
   if ("declared_pairs" in v) {
-    r = v234(v["declared_pairs"]);
+    r = v236(v["declared_pairs"]);
     if (r === NO || r === NOT_SURE) return r;
     out["declared_pairs"] = r;
   }
   if ("body_rules" in v) {
-    r = v236(v["body_rules"]);
+    r = v238(v["body_rules"]);
     if (r === NO || r === NOT_SURE) return r;
     out["body_rules"] = r;
   }
   if ("reviewers" in v) {
-    r = v238(v["reviewers"]);
+    r = v240(v["reviewers"]);
     if (r === NO || r === NOT_SURE) return r;
     out["reviewers"] = r;
   }
   if ("revoked" in v) {
-    r = v240(v["revoked"]);
+    r = v242(v["revoked"]);
     if (r === NO || r === NOT_SURE) return r;
     out["revoked"] = r;
   }
   if ("gate_keys" in v) {
-    r = v243(v["gate_keys"]);
+    r = v245(v["gate_keys"]);
     if (r === NO || r === NOT_SURE) return r;
     out["gate_keys"] = r;
   }
   if ("policies" in v) {
-    r = v244(v["policies"]);
+    r = v246(v["policies"]);
     if (r === NO || r === NOT_SURE) return r;
     out["policies"] = r;
   }
   if ("graph_file" in v) {
-    r = v245(v["graph_file"]);
+    r = v247(v["graph_file"]);
     if (r === NO || r === NOT_SURE) return r;
     out["graph_file"] = r;
   }
   if ("prompts" in v) {
-    r = v248(v["prompts"]);
+    r = v250(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
   if ("exclude" in v) {
-    r = v248(v["exclude"]);
+    r = v250(v["exclude"]);
     if (r === NO || r === NOT_SURE) return r;
     out["exclude"] = r;
   }
   if ("handoff" in v) {
-    r = v249(v["handoff"]);
+    r = v251(v["handoff"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff"] = r;
   }
@@ -4051,30 +4068,10 @@ function v250(v: In): Out {
   return out;
 }
 
-function v251(v: In): Out {
+function v253(v: In): Out {
   if (typeof v !== "string") return NO;
   if (v.length > 500) return NOT_SURE;
   return v;
-}
-
-function v252(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v251(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v3(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
-}
-
-function v253(v: In): Out {
-  if (v === undefined) return undefined;
-  return v252(v);
 }
 
 function v254(v: In): Out {
@@ -4082,22 +4079,7 @@ function v254(v: In): Out {
   const out: Record<string, unknown> = {};
   for (const k of Reflect.ownKeys(v)) {
     if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v101(k) : NO;
-    if (kr === NOT_SURE) return NOT_SURE;
-    if (kr === NO) return NO;
-    const r = v101(v[k]);
-    if (r === NO || r === NOT_SURE) return r;
-    out[k as string] = r;
-  }
-  return out;
-}
-
-function v255(v: In): Out {
-  if (!isPlainObject(v)) return NO;
-  const out: Record<string, unknown> = {};
-  for (const k of Reflect.ownKeys(v)) {
-    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
-    const kr = typeof k === "string" ? v101(k) : NO;
+    const kr = typeof k === "string" ? v253(k) : NO;
     if (kr === NOT_SURE) return NOT_SURE;
     if (kr === NO) return NO;
     const r = v3(v[k]);
@@ -4107,64 +4089,47 @@ function v255(v: In): Out {
   return out;
 }
 
-function v256(v: In): Out {
+function v255(v: In): Out {
   if (v === undefined) return undefined;
-  return v255(v);
+  return v254(v);
 }
 
-const K28 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
-function v257(v: In): Out {
-  if (!isObject(v)) return NO;
+function v256(v: In): Out {
+  if (!isPlainObject(v)) return NO;
   const out: Record<string, unknown> = {};
-  let r: Out;
-  if (!("suite_id" in v)) return NO;
-  r = v6(v["suite_id"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["suite_id"] = r;
-  if (!("root" in v)) return NO;
-  r = v37(v["root"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["root"] = r;
-  if (!("config_sha256" in v)) return NO;
-  r = v3(v["config_sha256"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["config_sha256"] = r;
-  if ("handoff_schemas" in v) {
-    r = v253(v["handoff_schemas"]);
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v103(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v103(v[k]);
     if (r === NO || r === NOT_SURE) return r;
-    out["handoff_schemas"] = r;
+    out[k as string] = r;
   }
-  if (!("pairs" in v)) return NO;
-  r = v254(v["pairs"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pairs"] = r;
-  if ("prompts" in v) {
-    r = v256(v["prompts"]);
+  return out;
+}
+
+function v257(v: In): Out {
+  if (!isPlainObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  for (const k of Reflect.ownKeys(v)) {
+    if (k === "__proto__" || !Object.prototype.propertyIsEnumerable.call(v, k)) continue;
+    const kr = typeof k === "string" ? v103(k) : NO;
+    if (kr === NOT_SURE) return NOT_SURE;
+    if (kr === NO) return NO;
+    const r = v3(v[k]);
     if (r === NO || r === NOT_SURE) return r;
-    out["prompts"] = r;
+    out[k as string] = r;
   }
-  if (!("allow_unsigned" in v)) return NO;
-  r = v13(v["allow_unsigned"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["allow_unsigned"] = r;
-  if (!("pinned_at" in v)) return NO;
-  r = v101(v["pinned_at"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_at"] = r;
-  if (!("pinned_by" in v)) return NO;
-  r = v7(v["pinned_by"]);
-  if (r === NO || r === NOT_SURE) return r;
-  out["pinned_by"] = r;
-  for (const k in v) if (!K28.has(k)) return NO;
   return out;
 }
 
 function v258(v: In): Out {
-  if (!(v === "twinlock-pins/1")) return NO;
-  return v;
+  if (v === undefined) return undefined;
+  return v257(v);
 }
 
-const K29 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+const K28 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
 function v259(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
@@ -4182,16 +4147,16 @@ function v259(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["config_sha256"] = r;
   if ("handoff_schemas" in v) {
-    r = v253(v["handoff_schemas"]);
+    r = v255(v["handoff_schemas"]);
     if (r === NO || r === NOT_SURE) return r;
     out["handoff_schemas"] = r;
   }
   if (!("pairs" in v)) return NO;
-  r = v254(v["pairs"]);
+  r = v256(v["pairs"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pairs"] = r;
   if ("prompts" in v) {
-    r = v256(v["prompts"]);
+    r = v258(v["prompts"]);
     if (r === NO || r === NOT_SURE) return r;
     out["prompts"] = r;
   }
@@ -4200,7 +4165,59 @@ function v259(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["allow_unsigned"] = r;
   if (!("pinned_at" in v)) return NO;
-  r = v101(v["pinned_at"]);
+  r = v103(v["pinned_at"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_at"] = r;
+  if (!("pinned_by" in v)) return NO;
+  r = v7(v["pinned_by"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pinned_by"] = r;
+  for (const k in v) if (!K28.has(k)) return NO;
+  return out;
+}
+
+function v260(v: In): Out {
+  if (!(v === "twinlock-pins/1")) return NO;
+  return v;
+}
+
+const K29 = new Set(["suite_id","root","config_sha256","handoff_schemas","pairs","prompts","allow_unsigned","pinned_at","pinned_by"]);
+function v261(v: In): Out {
+  if (!isObject(v)) return NO;
+  const out: Record<string, unknown> = {};
+  let r: Out;
+  if (!("suite_id" in v)) return NO;
+  r = v6(v["suite_id"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["suite_id"] = r;
+  if (!("root" in v)) return NO;
+  r = v37(v["root"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["root"] = r;
+  if (!("config_sha256" in v)) return NO;
+  r = v3(v["config_sha256"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["config_sha256"] = r;
+  if ("handoff_schemas" in v) {
+    r = v255(v["handoff_schemas"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["handoff_schemas"] = r;
+  }
+  if (!("pairs" in v)) return NO;
+  r = v256(v["pairs"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["pairs"] = r;
+  if ("prompts" in v) {
+    r = v258(v["prompts"]);
+    if (r === NO || r === NOT_SURE) return r;
+    out["prompts"] = r;
+  }
+  if (!("allow_unsigned" in v)) return NO;
+  r = v13(v["allow_unsigned"]);
+  if (r === NO || r === NOT_SURE) return r;
+  out["allow_unsigned"] = r;
+  if (!("pinned_at" in v)) return NO;
+  r = v103(v["pinned_at"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pinned_at"] = r;
   if (!("pinned_by" in v)) return NO;
@@ -4211,23 +4228,23 @@ function v259(v: In): Out {
   return out;
 }
 
-function v260(v: In): Out {
+function v262(v: In): Out {
   if (!Array.isArray(v)) return NO;
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const r = v259(v[i]);
+    const r = v261(v[i]);
     if (r === NO || r === NOT_SURE) return r;
     out[i] = r;
   }
   return out;
 }
 
-function v261(v: In): Out {
+function v263(v: In): Out {
   if (!isObject(v)) return NO;
   const out: Record<string, unknown> = {};
   let r: Out;
   if (!("format" in v)) return NO;
-  r = v258(v["format"]);
+  r = v260(v["format"]);
   if (r === NO || r === NOT_SURE) return r;
   out["format"] = r;
   if (!("pinners" in v)) return NO;
@@ -4235,7 +4252,7 @@ function v261(v: In): Out {
   if (r === NO || r === NOT_SURE) return r;
   out["pinners"] = r;
   if (!("pins" in v)) return NO;
-  r = v260(v["pins"]);
+  r = v262(v["pins"]);
   if (r === NO || r === NOT_SURE) return r;
   out["pins"] = r;
   for (const k in v) if (k !== "format" && k !== "pinners" && k !== "pins") return NO;
@@ -4247,69 +4264,69 @@ export const FAST_VALIDATORS: Record<string, (input: unknown) => Out> = {
   "apply-event.apply_approved": v31,
   "apply-event.approval_recorded": v42,
   "apply-event.changes_requested": v42,
-  "apply-event.closed": v63,
-  "apply-event.consent_declined": v71,
-  "apply-event.consent_granted": v71,
+  "apply-event.closed": v65,
+  "apply-event.consent_declined": v73,
+  "apply-event.consent_granted": v73,
   "apply-event.dry_run_admitted": v19,
-  "apply-event.dry_run_result": v74,
-  "apply-event.failed": v75,
-  "apply-event.handoff_frozen": v81,
+  "apply-event.dry_run_result": v76,
+  "apply-event.failed": v77,
+  "apply-event.handoff_frozen": v83,
   "apply-event.plan_approved": v42,
   "apply-event.plan_declined": v42,
-  "apply-event.review_requested": v82,
-  "apply-event.run_created": v90,
-  "apply-event.stop_raised": v95,
-  "apply-event.stop_resolved": v99,
-  "gate-home.HomeFileSchema": v102,
-  "handoff-records.AcceptanceCriteriaSchema": v108,
-  "handoff-records.ActionPlanSchema": v117,
-  "handoff-records.ActionSchema": v118,
-  "handoff-records.CriterionSchema": v106,
-  "handoff-records.EvidenceIndexSchema": v124,
-  "handoff-records.EvidenceSchema": v122,
-  "handoff-records.FindingRegisterSchema": v131,
-  "handoff-records.FindingSchema": v126,
-  "handoff-records.PlanStopSchema": v115,
-  "handoff-records.UnknownSchema": v129,
-  "manifest-schema.ManifestEntrySchema": v77,
-  "reviewer-registry.EnrolledCredentialSchema": v138,
-  "reviewer-registry.InvitationSchema": v147,
-  "reviewer-registry.RegistryFileSchema": v153,
-  "reviewer-registry.ReviewerSchema": v150,
-  "run-checkpoints.CheckpointSchema": v167,
+  "apply-event.review_requested": v84,
+  "apply-event.run_created": v92,
+  "apply-event.stop_raised": v97,
+  "apply-event.stop_resolved": v101,
+  "gate-home.HomeFileSchema": v104,
+  "handoff-records.AcceptanceCriteriaSchema": v110,
+  "handoff-records.ActionPlanSchema": v119,
+  "handoff-records.ActionSchema": v120,
+  "handoff-records.CriterionSchema": v108,
+  "handoff-records.EvidenceIndexSchema": v126,
+  "handoff-records.EvidenceSchema": v124,
+  "handoff-records.FindingRegisterSchema": v133,
+  "handoff-records.FindingSchema": v128,
+  "handoff-records.PlanStopSchema": v117,
+  "handoff-records.UnknownSchema": v131,
+  "manifest-schema.ManifestEntrySchema": v79,
+  "reviewer-registry.EnrolledCredentialSchema": v140,
+  "reviewer-registry.InvitationSchema": v149,
+  "reviewer-registry.RegistryFileSchema": v155,
+  "reviewer-registry.ReviewerSchema": v152,
+  "run-checkpoints.CheckpointSchema": v169,
   "run-schema.AdmissionCheckSchema": v15,
   "run-schema.AdmissionReceiptSchema": v18,
   "run-schema.ApplyApprovalSchema": v30,
-  "run-schema.ConsentReceiptSchema": v70,
-  "run-schema.DryRunResultSchema": v73,
-  "run-schema.DryRunSchema": v171,
-  "run-schema.EventSchema": v160,
-  "run-schema.ExecutionSchema": v55,
-  "run-schema.FreezeReceiptSchema": v80,
-  "run-schema.FrozenHandoffSchema": v173,
-  "run-schema.GateSignatureSchema": v158,
-  "run-schema.HeadSignatureSchema": v165,
+  "run-schema.ConsentReceiptSchema": v72,
+  "run-schema.DryRunResultSchema": v75,
+  "run-schema.DryRunSchema": v173,
+  "run-schema.EventSchema": v162,
+  "run-schema.ExecutionSchema": v57,
+  "run-schema.FreezeReceiptSchema": v82,
+  "run-schema.FrozenHandoffSchema": v175,
+  "run-schema.GateSignatureSchema": v160,
+  "run-schema.HeadSignatureSchema": v167,
   "run-schema.ReviewReceiptSchema": v41,
-  "run-schema.RunFileSchema": v203,
-  "run-schema.RunStateSchema": v204,
-  "run-schema.SettingsSchema": v85,
+  "run-schema.RunFileSchema": v205,
+  "run-schema.RunStateSchema": v206,
+  "run-schema.SettingsSchema": v87,
   "run-schema.SignatureSchema": v28,
-  "run-schema.StopResolutionSchema": v98,
-  "run-schema.StopSchema": v205,
-  "run-schema.VerificationReceiptSchema": v59,
-  "run-schema.WorkflowSchema": v206,
-  "run-schema.changeRef": v86,
+  "run-schema.StopResolutionSchema": v100,
+  "run-schema.StopSchema": v207,
+  "run-schema.VerificationReceiptSchema": v61,
+  "run-schema.WorkflowSchema": v208,
+  "run-schema.changeRef": v88,
   "run-schema.handoffHash": v3,
-  "run-schema.homeId": v83,
+  "run-schema.homeId": v85,
   "run-schema.promptId": v0,
   "run-schema.runId": v2,
-  "run-schema.stopReason": v91,
-  "suite-config.BodyRulesSchema": v216,
-  "suite-config.HandoffConfigSchema": v221,
-  "suite-config.PoliciesSchema": v227,
-  "suite-config.ReviewerSchema": v231,
-  "suite-config.SuiteConfigSchema": v250,
-  "suite-pins.PinSchema": v257,
-  "suite-pins.PinsFileSchema": v261,
+  "run-schema.stopReason": v93,
+  "suite-config.BodyRulesSchema": v218,
+  "suite-config.HandoffConfigSchema": v223,
+  "suite-config.PoliciesSchema": v229,
+  "suite-config.ReviewerSchema": v233,
+  "suite-config.SuiteConfigSchema": v252,
+  "suite-pins.PinSchema": v259,
+  "suite-pins.PinsFileSchema": v263,
   "webauthn-signature.WebAuthnSignatureSchema": v27,
 };

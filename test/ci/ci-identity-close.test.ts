@@ -170,6 +170,8 @@ describe("a verified close by the trust export's CI identity", () => {
     expect(closed.status, closed.out).toBe(0);
     expect(closed.out).toContain("verified by ci (signed)");
     expect(workflowOf(w.g).result?.receipt?.signature).toMatchObject({ signer: "ci", public_key: publicKeyLine(CI_KEY) });
+    // The close records the commit it judged (the range's right side), which the check run's success names.
+    expect(workflowOf(w.g).result?.execution?.commit).toBe(w.head);
     // CI's evidence is the gate's record of the run, now closed: it replaces the checkout's copy.
     cpSync(w.g.runFile, path.join(w.repo, "twinlock/run.json"));
     const after = verify(w);

@@ -34,6 +34,7 @@ import {
   workflowNow,
 } from "../../src/test-support/gate-server-fixture.js";
 import { type GitHubFake, startGitHubFake } from "../../src/test-support/github-fake.js";
+import { conformingChange } from "../../src/test-support/run-fixture.js";
 import { eventually } from "../../src/test-support/webhook-receiver.js";
 
 const APP_ID = "123456";
@@ -157,6 +158,62 @@ describe("serve --github-app posts a check run that says what is waiting", () =>
     expect(checkWrites(f).map((r) => [r.method, r.body?.head_sha])).toEqual([
       ["POST", HEAD],
       ["POST", "b".repeat(40)],
+    ]);
+  });
+
+  it("puts a verified close's success on the commit the close judged only: a head pushed after it gets a check that is not success", async () => {
+    const w = await serverWorld({ change: "acme/shop#7" });
+    const f = await fake();
+    await serveChecks(w, f);
+    expect(await reviewFlow(w)).toEqual([200, 200, 200, 200, 200]);
+    await admit({ store: w.store, run: w.runFile, executor: workflowNow(w).executor, actor: "operator" });
+    await eventually(() => titles(f).includes("admitted: the executor may run"), "the admission's check");
+    // The person judges the change at HEAD; the agent pushes another commit before the close's check is sent.
+    const pushed = "b".repeat(40);
+    f.heads.set(7, pushed);
+    const closed = await closeWorkflow({
+      store: w.store,
+      run: w.runFile,
+      planner: PLANNER,
+      result: "verified",
+      actor: "operator",
+      executed: { ...conformingChange(w), commit: HEAD },
+    });
+    expect(closed.workflow.result?.execution?.commit).toBe(HEAD);
+    const onCommit = (sha: string) => [...f.checkRuns.values()].filter((r) => r.head_sha === sha);
+    await eventually(() => onCommit(HEAD).some((r) => r.status === "completed") && onCommit(pushed).length > 0, "the close's checks");
+    expect(onCommit(HEAD)).toHaveLength(1);
+    expect(onCommit(HEAD)[0]).toMatchObject({ status: "completed", conclusion: "success", output: { title: "verified" } });
+    expect(onCommit(pushed)).toHaveLength(1);
+    expect(onCommit(pushed)[0]).toMatchObject({
+      status: "completed",
+      conclusion: "neutral",
+      output: { title: "the head moved past the verified commit" },
+    });
+    // Every request that set success names the judged commit's check run, never the pushed one's.
+    const judgedId = onCommit(HEAD)[0]?.id;
+    const successes = checkWrites(f).filter((r) => r.body?.conclusion === "success");
+    expect(successes.length).toBeGreaterThan(0);
+    expect(successes.every((r) => r.path === `/repos/acme/shop/check-runs/${judgedId}` || r.body?.head_sha === HEAD)).toBe(true);
+  });
+
+  it("gives no success to a verified close that recorded no commit", async () => {
+    const w = await serverWorld({ change: "acme/shop#7" });
+    const f = await fake();
+    await serveChecks(w, f);
+    await reviewFlow(w);
+    await admit({ store: w.store, run: w.runFile, executor: workflowNow(w).executor, actor: "operator" });
+    await closeWorkflow({
+      store: w.store,
+      run: w.runFile,
+      planner: PLANNER,
+      result: "verified",
+      actor: "operator",
+      executed: conformingChange(w),
+    });
+    await eventually(() => [...f.checkRuns.values()].some((r) => r.status === "completed"), "the close's check");
+    expect([...f.checkRuns.values()].map((r) => [r.head_sha, r.conclusion, (r.output as { title: string }).title])).toEqual([
+      [HEAD, "neutral", "verified, at no recorded commit"],
     ]);
   });
 

@@ -1,4 +1,4 @@
-import { changedFilesFromList, changedFilesInRange, changedPathsRoot } from "../../conformance/changed-files.js";
+import { changedFilesFromList, changedFilesInRange, changedPathsRoot, commitJudged } from "../../conformance/changed-files.js";
 import type { CriterionEvidence } from "../../conformance/check-conformance.js";
 import { RefusalError, UsageError } from "../../errors/errors.js";
 import { approveApply } from "../../gate/approve-apply.js";
@@ -178,6 +178,8 @@ export async function runClose(
                 : [],
           criteria,
           root,
+          // The commit judged: what the check run's success names (none outside git, or in a checkout changed since HEAD).
+          ...(listed ? { commit: commitJudged(root, o) } : {}),
         }
       : undefined,
   });
