@@ -73,21 +73,23 @@ function inNamespace(pid: string, want: string): boolean {
  * until none is left: SIGKILL each one seen, sweep again, until a sweep
  * finds none. A confined process cannot leave that namespace (no
  * capability, no new user namespace), so a process it started in a session
- * of its own, in the background, is found too. Returns how many were killed,
+ * of its own, in the background, is found too. Returns how many it found,
  * not counting bwrap's own first process (`childPid`, the namespace's init):
  * bwrap reports the command's end before that init has left, so it is often
  * still there, about to go, when nothing the command started is.
  */
 export function reapSandbox(info: SandboxInfo): number {
-  const killed = new Set<number>();
+  // Every process found there but bwrap's init counts, killed by us or with the init (its death ends the whole
+  // PID namespace, so whichever is killed first, the rest may be gone before their own kill).
+  const found = new Set<number>();
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     const left = processesIn(info.mountNamespace);
-    if (left.length === 0) return killed.size - (killed.has(info.childPid) ? 1 : 0);
+    if (left.length === 0) return found.size;
     for (const pid of left) {
+      if (pid !== info.childPid) found.add(pid);
       try {
         process.kill(pid, "SIGKILL");
-        killed.add(pid);
       } catch {
         // gone between the sweep and the kill
       }
