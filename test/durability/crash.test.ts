@@ -182,7 +182,8 @@ describe("a writer killed at random moments (SPEC §7)", () => {
       const queue = path.join(homeDir, "runs", `${runId}.queue`);
       const left = existsSync(queue) ? readdirSync(queue) : [];
       for (const name of left) {
-        const pid = Number(name.split("-").at(-2));
+        // t|h-STAMP-HOST-PID-TOKEN[-START-BOOT]: the PID is the fourth field, whether or not the entry carries its identity.
+        const pid = Number(name.split("-")[3]);
         expect(killed.has(pid), `iteration ${i}: the leftover queue entry ${name} is not a killed writer's`).toBe(true);
       }
       const ticket = left.find((n) => n.startsWith("t-"));
