@@ -1,22 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  type FSWatcher,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  unlinkSync,
-  utimesSync,
-  watch,
-} from "node:fs";
+import { closeSync, constants, type FSWatcher, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, utimesSync, watch } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConflictError, RefusalError, UsageError } from "../errors/errors.js";
 import { isWriterAlive } from "./is-process-alive.js";
-import { IDENTITY_TAG, identityTagOf } from "./process-start.js";
+import { IDENTITY_TAG, identityTagOf, statFields } from "./process-start.js";
 
 /** How long a writer waits in the queue before giving up (unless `TWINLOCK_LOCK_WAIT_MS` or the caller says otherwise). */
 export const QUEUE_WAIT_MS = 60_000;
@@ -334,14 +322,8 @@ export function isLockWaitRefusal(error: unknown): error is ConflictError {
 
 /** Whether a process of this host is stopped (state T or t in /proc/PID/stat); false where /proc cannot tell. */
 export function isProcessStopped(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-  } catch {
-    return false;
-  }
-  // "PID (COMMAND) STATE …": the command may hold any character, ")" too, so the state follows the last ")".
-  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  // statFields starts at field 3, the state.
+  const state = statFields(pid)?.[0];
   return state === "T" || state === "t";
 }
 
