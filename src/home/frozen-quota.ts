@@ -6,7 +6,7 @@ import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
 import { IDENTITY_TAG, identityTagOf } from "../store/process-start.js";
-import { isProcessStopped, withQueueLock } from "../store/queue-lock.js";
+import { isProcessStopped, monotonicStamp, withQueueLock } from "../store/queue-lock.js";
 import { type GateHome, homeSubdir } from "./gate-home.js";
 
 /**
@@ -469,11 +469,6 @@ function liveReservations(home: GateHome): Reservation[] {
     }
   }
   return found;
-}
-
-/** The monotonic clock now, as a reservation's name carries it (one clock for every process of this host). */
-function monotonicStamp(): string {
-  return process.hrtime.bigint().toString().padStart(20, "0");
 }
 
 /** A freeze's claim on the quota while it copies: released (its file removed) when the freeze ends, kept or not. */

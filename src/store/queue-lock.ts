@@ -63,8 +63,8 @@ function before(a: Entry, b: Entry): boolean {
   return a.key < b.key;
 }
 
-/** The monotonic clock now, as a ticket carries it: one clock for every process of this host, never set back. */
-function monotonicStamp(): string {
+/** The monotonic clock now, as a ticket (and a quota reservation) carries it: one clock for every process of this host, never set back. */
+export function monotonicStamp(): string {
   return process.hrtime.bigint().toString().padStart(20, "0");
 }
 
