@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { type AgentTool, launchedAt, officialPackageTool } from "./agent-tool.js";
+import { SCRIPT_RUNTIMES } from "./script-runtimes.js";
 
 /** What `exec` (or `plan`) found the command's program to be. */
 export interface ProgramIdentity {
@@ -14,9 +15,6 @@ export interface ProgramIdentity {
 
 /** How many bytes of a program are read to tell what it is: Linux reads no more of a `#!` line either. */
 export const PROGRAM_HEAD_BYTES = 256;
-
-/** The interpreters a tool's package script runs under (`#!/usr/bin/env node`, `node …/bin/codex.js`). */
-const SCRIPT_RUNNERS = new Set(["node", "nodejs", "bun"]);
 
 /** The real paths of the tools' release binaries: Codex's by target triple, Claude Code's native installer's versions. */
 const RELEASE_BINARY: Array<[RegExp, AgentTool]> = [
@@ -90,7 +88,7 @@ function identifyFrom(cmd: readonly string[], at: number, searchPath: string, cw
   }
   if (found.kind === "script") {
     const runner = found.interpreter;
-    if (!runner || !SCRIPT_RUNNERS.has(path.basename(runner.name))) return none(describe(found));
+    if (!runner || !SCRIPT_RUNTIMES.has(path.basename(runner.name))) return none(describe(found));
     const interpreter = findProgram(runner.name, runner.viaEnv ? searchPath : "", cwd);
     if (typeof interpreter === "string" || interpreter.kind !== "elf")
       return none(`a script run by ${runner.name}, which is ${typeof interpreter === "string" ? interpreter : describe(interpreter)}`);

@@ -18,7 +18,7 @@ import { agentEnvironment } from "../agent-environment.js";
 import type { CommandResult, CommonOptions } from "../command-result.js";
 import { homeOption, storeOption, storeUrl, usesTeamStore } from "../home-option.js";
 import { parsePassEnv, runBoundSession } from "../run-bound-session.js";
-import { runsScriptRuntime } from "../runs-script-runtime.js";
+import { runsScriptRuntime, scriptDrivesClaudeCode } from "../runs-script-runtime.js";
 import { startSessionMcpRelay } from "../session-mcp-relay.js";
 import { runAdmit } from "./admit.js";
 import { hookInstalledAnywhere, NO_HOOK_NOTE } from "./hooks-status.js";
@@ -50,6 +50,11 @@ type ExecOptions = CommonOptions & {
 export async function runExec(runFile: string, executor: string, cmd: string[], o: ExecOptions): Promise<CommandResult> {
   if (cmd.length === 0) throw new UsageError("exec needs the command to run after `--`, e.g. `twinlock exec run.json MD-30 -- claude`");
   const extra = parsePassEnv(o.passEnv);
+  // A script on the Claude Agent SDK cannot run under --sandbox: refused before the admission could use the consent.
+  if (o.sandbox && scriptDrivesClaudeCode(cmd, process.cwd()))
+    throw new UsageError(
+      "the script uses the Claude Agent SDK, whose Claude Code waits under --sandbox for its model until killed: run it with --hook-only instead (the adapter's hooks judge every tool call); the consent is not used",
+    );
   // The sandbox is chosen (or exec refused) before the admission could use the consent.
   const sandbox = chooseSandbox(cmd, o, undefined, { env: process.env, cwd: process.cwd(), binder: "exec" });
   const home = homeOption(o, { create: usesTeamStore(o) });
