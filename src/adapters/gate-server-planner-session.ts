@@ -76,7 +76,7 @@ export function mcpPlannerSession(o: {
   const waitOnce = async (seconds: number, signal?: AbortSignal) => {
     const d = await callTool("twinlock_wait_for_review", { planner: o.planner, timeout_seconds: seconds }, signal);
     if (d.status === "finished") throw new Error(`${o.planner} is ${String(d.state)}, with no decision of a person to wait for`);
-    if (d.status !== "decided") return { revision: Number(d.revision), state: String(d.state), decided: null };
+    if (d.status !== "decided") return { revision: Number(d.revision), hash: String(d.hash ?? ""), state: String(d.state), decided: null };
     const p = d.decision as { decision: ReviewOutcome["decision"]; revision: number; handoff_hash: string; feedback: string | null };
     const decided: ReviewOutcome = {
       decision: p.decision,
@@ -85,7 +85,7 @@ export function mcpPlannerSession(o: {
       comments: p.feedback,
       state: String(d.state),
     };
-    return { revision: p.revision, state: decided.state, decided };
+    return { revision: p.revision, hash: p.handoff_hash, state: decided.state, decided };
   };
   return {
     async submitHandoff(s = {}): Promise<SubmittedHandoff> {
@@ -117,7 +117,7 @@ export function mcpPlannerSession(o: {
     async reviewNow() {
       // The shortest wait the server takes (1 s) stands for a look.
       const r = await waitOnce(1);
-      return { revision: r.revision, hash: r.decided?.hash ?? lastHash, decided: r.decided };
+      return { revision: r.revision, hash: r.hash || lastHash, decided: r.decided };
     },
   };
 }

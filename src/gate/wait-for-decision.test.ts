@@ -97,6 +97,23 @@ describe("the agent's wait for a decision (MCP twinlock_wait_for_review, waitFor
     }
   });
 
+  it("tells an agent that waits before anything is frozen (say its submit was refused) that nothing was frozen, coded NOT_FROZEN, not to give another revision", async () => {
+    const w = await serverWorld();
+    const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+    const client = await mcpClientFor(w, token);
+    try {
+      const r = await client.callTool({ name: "twinlock_wait_for_review", arguments: { planner: PLANNER, timeout_seconds: 1 } });
+      expect(r.isError).toBe(true);
+      const text = (r.content as Array<{ text: string }>)[0]?.text ?? "";
+      expect(text).toMatch(/^NOT_FROZEN/);
+      expect(text).toMatch(/nothing of .* is frozen yet/);
+      expect(text).not.toMatch(/give the revision you froze/);
+    } finally {
+      await client.close();
+    }
+    await expect(waitForDecision(w.store, w.runFile, PLANNER, 1, undefined, { timeoutMs: 0 })).rejects.toMatchObject({ code: "NOT_FROZEN" });
+  });
+
   it("counts an approval only once the plan is approved, and not a decision on an earlier revision", async () => {
     const w = await serverWorld();
     await frozen(w);

@@ -26,11 +26,11 @@ export interface OpenStop {
   reason: string;
 }
 
-/** What a wait ends with: a decision, the pair finished, or nothing yet when the time ran out; with the stops that hold the pair. */
+/** What a wait ends with: a decision, the pair finished, or nothing yet when the time ran out (with the revision and hash that wait); with the stops that hold the pair. */
 export type DecisionWait = (
   | { status: "decided"; decision: PlanDecision }
   | { status: "finished" }
-  | { status: "waiting"; revision: number }
+  | { status: "waiting"; revision: number; hash: string }
 ) & { state: string; stops: OpenStop[] };
 
 export interface WaitOptions {
@@ -77,6 +77,11 @@ export async function waitForDecision(
 export function judge(state: RunState, planner: string, sinceRevision: number): DecisionWait {
   const wf = Object.hasOwn(state.workflows, planner) ? state.workflows[planner] : undefined;
   if (!wf) throw new RefusalError(`planner ${planner} is not in run ${state.run_id}`, { code: "UNKNOWN_PAIR" });
+  if (!wf.handoff)
+    throw new RefusalError(
+      `nothing of ${planner}'s is frozen yet, so there is no review to wait for: a submit that was refused froze nothing (what it said is what the person must do); submit the handoff first`,
+      { code: "NOT_FROZEN", planner },
+    );
   if (sinceRevision > wf.revision)
     throw new UsageError(`${planner} has no revision ${sinceRevision} yet (it is at revision ${wf.revision}); give the revision you froze`);
   const stops = state.stops
@@ -101,7 +106,7 @@ export function judge(state: RunState, planner: string, sinceRevision: number): 
       },
     };
   if (wf.state === "closed" || wf.state === "failed") return { status: "finished", state: wf.state, stops };
-  return { status: "waiting", state: wf.state, revision: wf.revision, stops };
+  return { status: "waiting", state: wf.state, revision: wf.revision, hash: wf.handoff.hash, stops };
 }
 
 /** Resolve on this process's ring for the run, after `ms`, or on abort, whichever is first. */

@@ -128,6 +128,10 @@ describe.skipIf(!TEST_POSTGRES)("twinlock/langgraph planner side on a team (Post
     const frozen = await t.workflow();
     expect(frozen.state).toBe("plan_review_pending");
     expect(first.paused).toEqual([{ type: "twinlock_review", revision: 1, hash: frozen.handoff?.hash }]);
+    // Another process resuming the thread holds a session that froze nothing itself: the pause still names the frozen hash, read from the gate.
+    const elsewhere = gateServerPlannerSession({ server: TEST_ORIGIN, token: t.token, planner: PLANNER, fetch: t.fetchThroughApp });
+    expect(await elsewhere.reviewNow()).toEqual({ revision: 1, hash: frozen.handoff?.hash, decided: null });
+    await elsewhere.close();
     // A forged resume approves nothing: the tool asks the server, which has no decision, and says so; asked again, it pauses again.
     const forged = await step(new Command({ resume: { decision: "approved" } }));
     expect(forged.shown[1]).toBe(NO_DECISION_YET);
