@@ -277,7 +277,7 @@ export function pinForFolder(home: GateHome, suiteDir: string): Pin {
           .map((p) => `${p.suite_id} at ${p.root}`)
           .join("; ") || "none"
       })`,
-      { code: "NOT_PINNED", attack: "unpinned-suite", next: repinStep(given) },
+      { code: "NOT_PINNED", attack: "unpinned-suite", next: repinStep(given, suiteIsUnsigned(real)) },
     );
   return pin;
 }
@@ -331,7 +331,7 @@ export function loadPinnedPolicy(home: GateHome, runSuite: { root: string; suite
   if (now !== pin.config_sha256)
     throw new RefusalError(
       `${CONFIG_FILE} of suite ${pin.suite_id} changed since it was pinned (pinned ${pin.config_sha256}, now ${now}); re-pin after reviewing the change`,
-      { code: "SUITE_CHANGED", attack: "policy-changed", next: repinStep(pin.root) },
+      { code: "SUITE_CHANGED", attack: "policy-changed", next: repinStep(pin.root, suiteIsUnsigned(pin.root)) },
     );
   const { config, diagnostics } = parseSuiteConfig(bytes.toString("utf8"));
   if (diagnostics[0])
@@ -393,7 +393,7 @@ function requirePinnedSchemas(pin: Pin, config: SuiteConfig): FormatSchemaFile[]
     if (pinned !== f.sha256)
       throw new RefusalError(
         `handoff schema ${f.path} of suite ${pin.suite_id} changed since it was pinned (pinned ${pinned ?? "none"}, now ${f.sha256}); re-pin after reviewing the change`,
-        { code: "SUITE_CHANGED", attack: "policy-changed", next: repinStep(pin.root) },
+        { code: "SUITE_CHANGED", attack: "policy-changed", next: repinStep(pin.root, suiteIsUnsigned(pin.root)) },
       );
   }
   return schemas;
@@ -467,13 +467,13 @@ function requirePinnedPrompts(pin: Pin, suite: Suite, ids: readonly string[]): v
     if (pin.prompts === undefined)
       throw new RefusalError(
         `suite ${pin.suite_id} was pinned without its prompts' digests (by an older version); a person re-pins it after reviewing it`,
-        { code: "SUITE_CHANGED", attack: "prompt-changed", next: repinStep(pin.root) },
+        { code: "SUITE_CHANGED", attack: "prompt-changed", next: repinStep(pin.root, suiteIsUnsigned(pin.root)) },
       );
     const now = prompt.sha256;
     if (pin.prompts[id] !== now)
       throw new RefusalError(
         `${id}'s prompt file (${prompt.file}) changed since suite ${pin.suite_id} was pinned (pinned ${pin.prompts[id] ?? "none"}, now ${now}); a person reviews the change and re-pins it`,
-        { code: "SUITE_CHANGED", attack: "prompt-changed", next: repinStep(pin.root) },
+        { code: "SUITE_CHANGED", attack: "prompt-changed", next: repinStep(pin.root, suiteIsUnsigned(pin.root)) },
       );
   }
 }
@@ -514,9 +514,23 @@ function validateStep(suiteDir: string): StepHint {
   return stepHint("validate", { suite: suiteDir });
 }
 
-/** The next step of a suite not pinned or changed since its pin: a person pins it again with a pinner's key. */
-function repinStep(suiteDir: string): StepHint {
-  return stepHint("trust pin", { suite: suiteDir, key: "FILE" });
+/**
+ * The next step of a suite not pinned or changed since its pin: a person pins
+ * it again with a pinner's key, allowing unsigned receipts when the suite
+ * does not require signed ones (the pin would be refused without it).
+ */
+function repinStep(suiteDir: string, unsigned = false): StepHint {
+  return stepHint("trust pin", { suite: suiteDir, key: "FILE", ...(unsigned ? { "allow-unsigned": "" } : {}) });
+}
+
+/** Whether the suite at a folder parses and does not require signed receipts; for a hint only, so any failure reads as no. */
+function suiteIsUnsigned(root: string): boolean {
+  try {
+    const { config, diagnostics } = parseSuiteConfig(readConfigBytes(root).toString("utf8"));
+    return diagnostics.length === 0 && config.policies?.require_signed_receipts !== true;
+  } catch {
+    return false;
+  }
 }
 
 /** The public key line of the key a pin change is made with; a key is required. */
