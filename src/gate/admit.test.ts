@@ -607,7 +607,7 @@ describe("check 8: no unresolved !STOP on the run or the workflow", () => {
     expect((await runCli(["stop", g.runFile, "--home", g.home, "--reason", "flaky-ci", "--workflow", PLANNER])).code).toBe(0);
     expect((await status()).next_command).toMatch(/^twinlock resolve-stop \S+ --reason flaky-ci --stop \d+ --note TEXT/);
     expect((await runCli(["resolve-stop", g.runFile, "--home", g.home, "--reason", "flaky-ci", "--note", "fixed"])).code).toBe(0);
-    expect((await status()).next_step.operation).toBe("admit");
+    expect((await status()).next_step.operation).toBe("exec");
   });
 
   it("fails only check 8 for a stop on the workflow, until resolve-stop clears it", async () => {
@@ -824,7 +824,7 @@ describe("an executor that declares dry_run_required", () => {
     expect(open.next_command).toMatch(/^twinlock dry-run-result .* MD-30 --result passed\|failed --note TEXT/);
     await result(g, "passed");
     const after = await pairStatusFromRun(folderRunStore(homeOf(g)), g.runFile, PLANNER);
-    expect(after.next_command).toMatch(/^twinlock admit /);
+    expect(after.next_command).toMatch(/^twinlock exec \S+ MD-30 -- AGENT-COMMAND…$/);
     const verified = await runCli(["verify-receipts", g.runFile, "--home", homeOf(g).dir]);
     expect(verified.stdout).toMatch(/dry_run_result passed by executor-agent/);
   });

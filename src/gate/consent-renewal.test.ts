@@ -113,7 +113,7 @@ describe("a consent still valid", () => {
     const error = await consent(g, true).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RefusalError);
     expect((error as Error).message).toMatch(
-      /MD-29 is in state dry_run_ready .*the legal next step is to admit the exact twin .*only after it expires unused/,
+      /MD-29 is in state dry_run_ready .*the legal next step is to run the exact twin.s agent through the gate .*only after it expires unused/,
     );
     expect(runBytes(g).equals(before)).toBe(true);
   });

@@ -56,7 +56,13 @@ export const NEXT_STEP: Record<State, NextStepTemplate> = {
     args: ["run", "planner"],
     options: [["--approver", "NAME"]],
   },
-  dry_run_ready: { action: "admit the exact twin", operation: "admit", args: ["run", "executor"], options: [] },
+  // The agent's work goes through exec, which admits the exact twin once and runs the agent's command under the gate.
+  dry_run_ready: {
+    action: "run the exact twin's agent through the gate (exec admits it once)",
+    operation: "exec",
+    args: ["run", "executor"],
+    options: [["--", "AGENT-COMMAND…"]],
+  },
   executing: {
     action: "close the workflow with its result",
     operation: "close",

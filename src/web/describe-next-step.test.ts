@@ -14,7 +14,7 @@ describe("describeNextStep", () => {
 
   it("says MD-30 waits for admission when the pair is ready", () => {
     expect(describeNextStep(nextStepData(stepFor("dry_run_ready", fill)))).toBe(
-      "Waiting for MD-30 to be admitted: every admission check must pass.",
+      "Waiting for MD-30 to be started through the gate and admitted: every admission check must pass.",
     );
   });
 

@@ -10,6 +10,7 @@ const SENTENCES = new Map<string, string>(
     "approve-apply": "Record the separate apply approval for {who}.",
     "dry-run": "Waiting for a dry run of {who}: it must pass before it is admitted in an apply mode.",
     admit: "Waiting for {who} to be admitted: every admission check must pass.",
+    exec: "Waiting for {who} to be started through the gate and admitted: every admission check must pass.",
     close: "{who} is executing; waiting for its result.",
   }),
 );

@@ -12,7 +12,7 @@ export function describeAfterDecision(r: ReceiptView): string {
     case "review:declined":
       return "The workflow ends here: nothing of this plan runs, and the planner cannot revise it.";
     case "consent:approved":
-      return "An operator now runs <code>twinlock admit</code> for the executor and then starts it (<code>twinlock exec</code>): the gate lets in only this revision's exact executor, within the limits you consented to, until the consent expires.";
+      return "An operator now starts the executor's agent through the gate (<code>twinlock exec</code>, which admits it once): the gate lets in only this revision's exact executor, within the limits you consented to, until the consent expires.";
     case "consent:declined":
       return "Execution is refused: the gate admits no executor for this revision.";
     case "apply_approval:apply approved":

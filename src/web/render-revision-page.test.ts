@@ -326,7 +326,7 @@ describe("renderRevisionPage", () => {
     expect(page).toContain(`<section id="confirmation" class="confirmation" role="status" tabindex="-1" aria-labelledby="confirmation-h">`);
     expect(page).toContain("Your consent receipt: <strong>approved</strong> on revision 2, signed with your passkey");
     expect(page).toContain(`It binds the handoff hash <code class="hash">${HASH2}</code>.`);
-    expect(page).toContain("An operator now runs <code>twinlock admit</code>");
+    expect(page).toContain("An operator now starts the executor's agent through the gate (<code>twinlock exec</code>");
     expect(mainOf(html)).not.toContain('id="confirmation"');
   });
 

@@ -87,6 +87,6 @@ describe("pair-status after a re-pin that voids the review and consent", () => {
     ]);
     expect(again.code).not.toBe(0);
     expect(again.output).toMatch(/there is nothing to re-freeze/);
-    expect(await nextOperation(s)).toBe("admit");
+    expect(await nextOperation(s)).toBe("exec");
   });
 });

@@ -448,7 +448,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review flow in Chromium (${CHROMIUM})`, () 
       await screenshot("consented");
       const recorded = (await page.locator("#confirmation").textContent()) ?? "";
       expect(recorded).toContain("Your consent receipt: approved on revision 2");
-      expect(recorded).toContain("An operator now runs twinlock admit");
+      expect(recorded).toContain("An operator now starts the executor's agent through the gate (twinlock exec");
       expect(await page.evaluate(() => document.activeElement?.id)).toBe("confirmation");
       await checkAtBothWidths("confirmation");
     },
