@@ -662,6 +662,21 @@ describe("the pin check: the executor file is the one pinned, so an edit after t
   });
 });
 
+describe("before any decision (exec or admit tried before review and consent)", () => {
+  it("says each decision check fails because no review or consent stands yet, not by a line that reads like a pass", async () => {
+    const g = makeGateRun();
+    await driveTo(g, "plan_review_pending");
+    const s = await expectStop(g, [EXECUTOR], { trustMayFail: true });
+    expect(s.failed).toEqual(expect.arrayContaining(["executor-file", "policy"]));
+    for (const id of ["executor-file", "policy"]) {
+      expect(s.detail[id]).toMatch(
+        /^no review or consent stands yet .*\(now sha256:[0-9a-f]{64}\): a person reviews the plan and consents first$/,
+      );
+      expect(s.detail[id]).not.toMatch(/is still|^policy sha256/);
+    }
+  });
+});
+
 describe("the chain check: a hand-edited run file never reaches executing", () => {
   it("fails only the chain check when MD-28 is added to authorized_execution_prompt_ids by hand", async () => {
     const g = handEdited((j) => {

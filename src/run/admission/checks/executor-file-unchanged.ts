@@ -14,9 +14,11 @@ export const executorFileUnchanged: AdmissionCheckModule = {
       detail:
         f.executorDigestNow === null
           ? "the executor prompt file cannot be read"
-          : otherExecutor.length
-            ? `${otherExecutor.map((r) => `${r.kind} for ${r.executor_digest}`).join(", ")}; file now ${f.executorDigestNow}: the executor prompt changed since the decision`
-            : `the pair's executor file is still ${f.executorDigestNow}`,
+          : decided.length === 0
+            ? `no review or consent stands yet to bind the executor file (now ${f.executorDigestNow}): a person reviews the plan and consents first`
+            : otherExecutor.length
+              ? `${otherExecutor.map((r) => `${r.kind} for ${r.executor_digest}`).join(", ")}; file now ${f.executorDigestNow}: the executor prompt changed since the decision`
+              : `the pair's executor file is still ${f.executorDigestNow}`,
     };
   },
   rejudge: {

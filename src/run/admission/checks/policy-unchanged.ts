@@ -14,9 +14,11 @@ export const policyUnchanged: AdmissionCheckModule = {
       detail:
         f.policyDigestNow === null
           ? "the pinned policy cannot be read"
-          : otherPolicy.length
-            ? `${otherPolicy.map((r) => `${r.kind} under ${r.policy_digest}`).join(", ")}; policy now ${f.policyDigestNow}: the policy changed since the decision`
-            : `policy ${f.policyDigestNow}`,
+          : decided.length === 0
+            ? `no review or consent stands yet to be made under the pinned policy (now ${f.policyDigestNow}): a person reviews the plan and consents first`
+            : otherPolicy.length
+              ? `${otherPolicy.map((r) => `${r.kind} under ${r.policy_digest}`).join(", ")}; policy now ${f.policyDigestNow}: the policy changed since the decision`
+              : `policy ${f.policyDigestNow}`,
     };
   },
   rejudge: { offline: "the pinned policy's digest at the admission is in the gate home; CI judges the receipts under the policy it pins" },
