@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
@@ -39,6 +39,43 @@ export function atomicWriteFile(file: string, data: string | Uint8Array, mode = 
     throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
   }
   fsyncDir(dir);
+}
+
+/**
+ * Create a new file in `dir` holding `data`, durably, whose name is chosen only once its bytes are durable: write a
+ * temporary file, fsync it, then call `nameAt` and rename the file to the name it returns at once, then fsync the
+ * folder. So a name made of a monotonic stamp (see queue-lock's `monotonicStamp`) orders the files by the moment each
+ * became visible in the folder, not by when its writer began. Returns the name. The temporary file is named as
+ * `atomicWriteFile`'s are (after a file named `.new`), so `removeDeadTempFiles(path.join(dir, ".new"))` reclaims it.
+ */
+export function atomicCreateNamedAtRename(dir: string, data: string, mode: number, nameAt: () => string): string {
+  const tmp = tempFileOf(path.join(dir, ".new"));
+  const bytes = Buffer.from(data, "utf8");
+  let fd: number;
+  try {
+    fd = openSync(tmp, "wx", mode);
+  } catch (error) {
+    throw isDiskFull(error) ? diskFullRefusal(error, dir) : error;
+  }
+  try {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    unlinkSync(tmp);
+    throw isDiskFull(error) ? diskFullRefusal(error, dir) : error;
+  }
+  closeSync(fd);
+  const name = nameAt();
+  try {
+    // A plain rename would replace a file of that name: link fails on one instead (a stamp is unique, but never trusted).
+    linkSync(tmp, path.join(dir, name));
+  } finally {
+    unlinkSync(tmp);
+  }
+  fsyncDir(dir);
+  return name;
 }
 
 /** The temporary file a writer of `file` writes first: in its folder, named so `removeDeadTempFiles` knows whose it is. */
