@@ -5,6 +5,10 @@ import path from "node:path";
 import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { RefusalError } from "../errors/errors.js";
 import { removeLeftoversOfDeadWriters } from "./is-process-alive.js";
+import { IDENTITY_TAG, identitySuffix } from "./process-start.js";
+
+/** A temporary file's name after `.NAME.`: the writer's PID, a random part and (since tags) its identity tag. */
+const TEMP_TAIL = new RegExp(`^(\\d{1,10})\\.[0-9a-f]{12}(?:-(?<tag>${IDENTITY_TAG}))?\\.tmp$`);
 
 /**
  * Replace `file` with `data` so that a crash at any instant leaves either the
@@ -80,7 +84,10 @@ export function atomicCreateNamedAtRename(dir: string, data: string, mode: numbe
 
 /** The temporary file a writer of `file` writes first: in its folder, named so `removeDeadTempFiles` knows whose it is. */
 function tempFileOf(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${loadNodeCrypto().randomBytes(6).toString("hex")}.tmp`);
+  return path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${loadNodeCrypto().randomBytes(6).toString("hex")}${identitySuffix()}.tmp`,
+  );
 }
 
 /** Bytes gathered before `atomicWriteChunks` writes them (and lets the event loop run). */
@@ -238,5 +245,5 @@ export function fsyncDir(dir: string): void {
  * can be between creating and renaming its temporary file.
  */
 export function removeDeadTempFiles(file: string): void {
-  removeLeftoversOfDeadWriters(path.dirname(file), `.${path.basename(file)}.`, /^(\d+)\.[0-9a-f]{12}\.tmp$/);
+  removeLeftoversOfDeadWriters(path.dirname(file), `.${path.basename(file)}.`, TEMP_TAIL);
 }
