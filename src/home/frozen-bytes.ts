@@ -45,6 +45,11 @@ import { readFailureCode, readRegularFile } from "../input/read-regular-file.js"
 import { runOffThread } from "../offload/run-off-thread.js";
 import { atomicWriteFile, diskFullRefusal, fsyncDir, isDiskFull } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
+import { IDENTITY_TAG, identitySuffix } from "../store/process-start.js";
+
+/** `tmp/snap-PID-TOKEN[-TAG]/`: a freeze's copy, by its maker's PID and (since tags) identity tag. */
+const SNAPSHOT_TAIL = new RegExp(`^(\\d{1,10})-[0-9a-f]{12}(?:-(?<tag>${IDENTITY_TAG}))?$`);
+
 import { queueWaitMs } from "../store/queue-lock.js";
 import {
   decideKeep,
@@ -236,8 +241,8 @@ export async function copyHandoff(input: {
   const budget = frozenBudget(home, input.runId, input.standing);
   const tmp = homeSubdir(home, "tmp");
   // The home's own scratch folder, out of the agent's reach: a dead freeze's copy is removed whole.
-  removeLeftoversOfDeadWriters(tmp, "snap-", /^(\d+)-[0-9a-f]+$/, (entry) => rmSync(entry, { recursive: true, force: true }));
-  const dir = path.join(tmp, `snap-${process.pid}-${randomBytes(6).toString("hex")}`);
+  removeLeftoversOfDeadWriters(tmp, "snap-", SNAPSHOT_TAIL, (entry) => rmSync(entry, { recursive: true, force: true }));
+  const dir = path.join(tmp, `snap-${process.pid}-${randomBytes(6).toString("hex")}${identitySuffix()}`);
   try {
     mkdirSync(dir, { mode: 0o700 });
     let total = 0;

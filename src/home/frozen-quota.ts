@@ -5,7 +5,7 @@ import { ConflictError, IntegrityError, RefusalError, UsageError } from "../erro
 import type { ManifestEntry } from "../handoff/hash-handoff.js";
 import { atomicWriteFile, fsyncDir } from "../store/atomic-write.js";
 import { removeLeftoversOfDeadWriters } from "../store/is-process-alive.js";
-import { IDENTITY_TAG, identityTagOf } from "../store/process-start.js";
+import { IDENTITY_TAG, identitySuffix, identityTagOf } from "../store/process-start.js";
 import { isProcessStopped, monotonicStamp, withQueueLock } from "../store/queue-lock.js";
 import { type GateHome, homeSubdir } from "./gate-home.js";
 
@@ -601,8 +601,8 @@ function blobsInUse(
   return { used, runs };
 }
 
-/** `tmp/gc-PID-TOKEN/`: the blobs a collector moved aside before it deletes them. */
-const ASIDE = /^(\d+)-[0-9a-f]{12}$/;
+/** `tmp/gc-PID-TOKEN[-TAG]/`: the blobs a collector moved aside before it deletes them. */
+const ASIDE = new RegExp(`^(\\d{1,10})-[0-9a-f]{12}(?:-(?<tag>${IDENTITY_TAG}))?$`);
 
 /** Put back every blob a collector that died moved aside (it may have been taken up meanwhile), then remove its folder. */
 function restoreDeadCollectors(home: GateHome): void {
@@ -663,7 +663,7 @@ export async function collectFrozenGarbage(
       }
     const touched = new Set<string>();
     if (unused.length > 0) {
-      const aside = path.join(homeSubdir(home, "tmp"), `gc-${process.pid}-${randomBytes(6).toString("hex")}`);
+      const aside = path.join(homeSubdir(home, "tmp"), `gc-${process.pid}-${randomBytes(6).toString("hex")}${identitySuffix()}`);
       mkdirSync(aside, { mode: 0o700 });
       const moved: typeof unused = [];
       let stillUsed: Set<string>;

@@ -2,8 +2,12 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { RUN_ID_PATTERN } from "./session-binding.js";
 
-/** A pending stop request's file name: the time it was made (ms, 13 digits, so names sort by time), then a random part. */
-export const STOP_REQUEST_NAME = /^(\d{13})-([0-9a-f]{16})\.json$/;
+/**
+ * A pending stop request's file name: the machine's monotonic clock when it became visible (ns, 20 digits, so names
+ * sort in the order requests became visible), or, made before that, the time it was asked for (ms, 13 digits); then a
+ * random part.
+ */
+export const STOP_REQUEST_NAME = /^(\d{20}|\d{13})-([0-9a-f]{16})\.json$/;
 
 /** The folder of a run's pending stop requests in the gate home at `homeDir` (`runs/RUN_ID.stops/`); the caller checks the ID. */
 export function stopRequestsDirOf(homeDir: string, runId: string): string {

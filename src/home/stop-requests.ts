@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import { MAX_NAME, MAX_TEXT, promptId, type RunState, runId as runIdSchema, stopReason } from "../run/run-schema.js";
-import { atomicWriteFile, fsyncDir, mkdirDurable } from "../store/atomic-write.js";
+import { atomicCreateNamedAtRename, fsyncDir, mkdirDurable, removeDeadTempFiles } from "../store/atomic-write.js";
+import { monotonicStamp } from "../store/queue-lock.js";
 import type { EventDraft } from "../store/run-file.js";
 import type { GateHome } from "./gate-home.js";
 import { STOP_REQUEST_NAME, stopRequestsDirOf } from "./pending-stop-listing.js";
@@ -19,7 +20,14 @@ import { STOP_REQUEST_NAME, stopRequestsDirOf } from "./pending-stop-listing.js"
  * decision (see `updateRun`).
  */
 export interface StopRequest {
-  format: typeof FORMAT;
+  format: typeof FORMAT | typeof FORMAT_V1;
+  /**
+   * The request's file name without `.json`: `STAMP-NONCE`, STAMP the machine's monotonic clock (20 digits, ns) read
+   * when the request's bytes were durable, just before it became visible in the folder, so requests sort in the order
+   * they became visible, which is the order they are written into the chain. (A request of format 1 is named by the
+   * time it was asked for, 13 digits of ms, and sorts before every one of format 2.) Not in the file of format 2: the
+   * name is chosen after its bytes are written.
+   */
   id: string;
   run_id: string;
   reason: string;
@@ -34,7 +42,9 @@ export interface StopRequest {
   damaged?: string;
 }
 
-const FORMAT = "twinlock-stop-request/1";
+const FORMAT = "twinlock-stop-request/2";
+/** The format before the ID was taken when the request became visible: the file held its ID, its ask time. */
+const FORMAT_V1 = "twinlock-stop-request/1";
 /**
  * The largest request file the gate writes: a note and an actor at the chain's limits, each character escaped by
  * JSON in six bytes at most, and the fixed fields. One limit for writing and reading: whatever the gate records, it reads.
@@ -76,8 +86,9 @@ export function recordStopRequest(
   const dir = requestsDir(home, input.runId);
   const nonce = input.nonce?.() ?? randomBytes(8).toString("hex");
   if (!/^[0-9a-f]{16}$/.test(nonce)) throw new UsageError(`a stop request's nonce is 16 hex digits, not ${JSON.stringify(nonce)}`);
-  // The time first, so the names sort in the order the requests were made (ties broken by the random part).
-  const id = `${String(input.at.getTime()).padStart(13, "0")}-${nonce}`;
+  // The ID's stamp is taken once the bytes are durable, as the file becomes visible (below); the nonce, in the file,
+  // ties the file to its name.
+  const id = `${"0".repeat(20)}-${nonce}`;
   const request: StopRequest = {
     format: FORMAT,
     id,
@@ -88,9 +99,10 @@ export function recordStopRequest(
     actor: input.actor,
     at: input.at.toISOString(),
   };
-  const problem = requestProblem(request, input.runId, id);
+  const { id: _unnamed, ...fields } = request;
+  const problem = requestProblem({ ...fields, nonce }, input.runId, id);
   if (problem !== undefined) throw new UsageError(`the stop is not recorded: ${problem}`);
-  const text = `${JSON.stringify(request)}\n`;
+  const text = `${JSON.stringify({ ...fields, nonce })}\n`;
   if (Buffer.byteLength(text) > MAX_REQUEST_BYTES)
     throw new UsageError(`the stop is not recorded: it is over the ${MAX_REQUEST_BYTES} bytes a stop request may take; shorten its note`);
   const pending = pendingNames(dir).length;
@@ -100,8 +112,11 @@ export function recordStopRequest(
       { code: "STOPS_PENDING_FULL", pending, limit: MAX_PENDING_STOPS },
     );
   mkdirDurable(dir);
-  atomicWriteFile(path.join(dir, `${id}.json`), text, 0o600);
-  return request;
+  removeDeadTempFiles(path.join(dir, ".new"));
+  // Named as it becomes visible: a fold lists the folder and writes what it finds in name order, so a request that
+  // became visible after another is never written into the chain before it, whenever each was asked for.
+  const name = atomicCreateNamedAtRename(dir, text, 0o600, () => `${monotonicStamp()}-${nonce}.json`);
+  return { ...request, id: name.slice(0, -5) };
 }
 
 /** The names of the request files in `dir`, oldest first; none when there is no folder. */
@@ -115,7 +130,8 @@ function pendingNames(dir: string): string[] {
       code: "HOME_UNREADABLE",
     });
   }
-  return names.filter((n) => STOP_REQUEST_NAME.test(n)).sort();
+  // Format 1's names (13 digits, the ask time) first: they were made before any of format 2 (20 digits, visibility).
+  return names.filter((n) => STOP_REQUEST_NAME.test(n)).sort((a, b) => a.indexOf("-") - b.indexOf("-") || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /**
@@ -159,7 +175,9 @@ function readRequest(file: string, runId: string, id: string): StopRequest | und
     return damagedRequest(file, runId, id, "is not JSON");
   }
   const problem = requestProblem(doc, runId, id);
-  return problem === undefined ? (doc as StopRequest) : damagedRequest(file, runId, id, `is not a stop request of this run (${problem})`);
+  if (problem !== undefined) return damagedRequest(file, runId, id, `is not a stop request of this run (${problem})`);
+  const { nonce: _nonce, ...request } = doc as StopRequest & { nonce?: string };
+  return { ...request, id };
 }
 
 /**
@@ -170,7 +188,8 @@ function readRequest(file: string, runId: string, id: string): StopRequest | und
 function requestProblem(doc: unknown, runId: string, id: string): string | undefined {
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return "not an object";
   const r = doc as Record<string, unknown>;
-  if (r.format !== FORMAT || r.id !== id || r.run_id !== runId) return "another format, ID or run";
+  const named = r.format === FORMAT ? id.endsWith(`-${String(r.nonce)}`) && !("id" in r) : r.format === FORMAT_V1 && r.id === id;
+  if (!named || r.run_id !== runId) return "another format, ID or run";
   if (!stopReason.safeParse(r.reason).success) return "its reason is not a stop reason (a-z, 0-9 and -, at most 120)";
   if (!(r.workflow === null || promptId.safeParse(r.workflow).success)) return "its workflow is not a prompt ID";
   if (!(r.note === null || typeof r.note === "string")) return "its note is not text";
@@ -182,9 +201,13 @@ function requestProblem(doc: unknown, runId: string, id: string): string | undef
   return undefined;
 }
 
-/** The stop a damaged request file stands as: on the whole run, dated by its name, saying what was wrong and what to do. */
+/**
+ * The stop a damaged request file stands as: on the whole run, dated by its name (format 1's, the ask time) or by the
+ * file's last change (format 2's name is a monotonic stamp, not a date), saying what was wrong and what to do.
+ */
 function damagedRequest(file: string, runId: string, id: string, why: string): StopRequest {
-  const at = new Date(Number(id.slice(0, 13)));
+  const at =
+    id.indexOf("-") === 13 ? new Date(Number(id.slice(0, 13))) : (lstatSync(file, { throwIfNoEntry: false })?.mtime ?? new Date(0));
   return {
     format: FORMAT,
     id,

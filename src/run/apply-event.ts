@@ -83,7 +83,7 @@ const eventDataOf = lazySchemasOf("apply-event", () => {
       workflow: z.nullable(promptId),
       note: z.nullable(text),
       /** The gate-home stop request it was written from (`stop-requests.ts`), so no request is written twice or taken for another. */
-      request: z.optional(z.string().check(z.regex(/^\d{13}-[0-9a-f]{16}$/))),
+      request: z.optional(z.string().check(z.regex(/^(?:\d{20}|\d{13})-[0-9a-f]{16}$/))),
     }),
     stop_resolved: z.strictObject({ receipt: StopResolutionSchema }),
   };

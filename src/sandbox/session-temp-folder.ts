@@ -1,12 +1,14 @@
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isProcessAlive } from "../store/is-process-alive.js";
+import { isWriterAlive } from "../store/is-process-alive.js";
+import { IDENTITY_TAG, identitySuffix } from "../store/process-start.js";
 
 /** The session folders exec and plan make in the system's temporary folder: exec's checkout, the MCP relay's socket. */
 export type SessionTempKind = "exec" | "mcp";
 
-const LEFT = /^twinlock-(?:exec|mcp)-(\d{1,10})-[A-Za-z0-9]{6}$/;
+/** `twinlock-KIND-PID[-TAG]-XXXXXX`: the maker's PID and (since tags) its identity tag, then mkdtemp's part. */
+const LEFT = new RegExp(`^twinlock-(?:exec|mcp)-(\\d{1,10})(?:-(?<tag>${IDENTITY_TAG}))?-[A-Za-z0-9]{6}$`);
 
 /**
  * A new private folder (0700) in the system's temporary folder, named
@@ -18,7 +20,7 @@ const LEFT = /^twinlock-(?:exec|mcp)-(\d{1,10})-[A-Za-z0-9]{6}$/;
  */
 export function makeSessionTempDir(kind: SessionTempKind, tmp = os.tmpdir()): string {
   removeDeadSessionTempDirs(tmp);
-  return mkdtempSync(path.join(tmp, `twinlock-${kind}-${process.pid}-`));
+  return mkdtempSync(path.join(tmp, `twinlock-${kind}-${process.pid}${identitySuffix()}-`));
 }
 
 /** Remove the session folders in `tmp` of processes that no longer exist (see makeSessionTempDir). */
@@ -32,7 +34,7 @@ export function removeDeadSessionTempDirs(tmp = os.tmpdir()): void {
   const uid = typeof process.geteuid === "function" ? process.geteuid() : undefined;
   for (const name of names) {
     const m = LEFT.exec(name);
-    if (!m || isProcessAlive(Number(m[1]))) continue;
+    if (!m || isWriterAlive(Number(m[1]), m.groups?.tag)) continue;
     const dir = path.join(tmp, name);
     const stat = lstatSync(dir, { throwIfNoEntry: false });
     if (!stat?.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;

@@ -1386,7 +1386,7 @@ function v94(v: In): Out {
   return v0(v);
 }
 
-const P11 = /^\d{13}-[0-9a-f]{16}$/;
+const P11 = /^(?:\d{20}|\d{13})-[0-9a-f]{16}$/;
 function v95(v: In): Out {
   if (typeof v !== "string") return NO;
   if (!P11.test(v)) return NO;

@@ -1,10 +1,14 @@
 import { createHash } from "node:crypto";
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { loadNodeCrypto } from "../crypto/load-node-crypto.js";
 import { RefusalError } from "../errors/errors.js";
 import { removeLeftoversOfDeadWriters } from "./is-process-alive.js";
+import { IDENTITY_TAG, identitySuffix } from "./process-start.js";
+
+/** A temporary file's name after `.NAME.`: the writer's PID, a random part and (since tags) its identity tag. */
+const TEMP_TAIL = new RegExp(`^(\\d{1,10})\\.[0-9a-f]{12}(?:-(?<tag>${IDENTITY_TAG}))?\\.tmp$`);
 
 /**
  * Replace `file` with `data` so that a crash at any instant leaves either the
@@ -41,9 +45,49 @@ export function atomicWriteFile(file: string, data: string | Uint8Array, mode = 
   fsyncDir(dir);
 }
 
+/**
+ * Create a new file in `dir` holding `data`, durably, whose name is chosen only once its bytes are durable: write a
+ * temporary file, fsync it, then call `nameAt` and rename the file to the name it returns at once, then fsync the
+ * folder. So a name made of a monotonic stamp (see queue-lock's `monotonicStamp`) orders the files by the moment each
+ * became visible in the folder, not by when its writer began. Returns the name. The temporary file is named as
+ * `atomicWriteFile`'s are (after a file named `.new`), so `removeDeadTempFiles(path.join(dir, ".new"))` reclaims it.
+ */
+export function atomicCreateNamedAtRename(dir: string, data: string, mode: number, nameAt: () => string): string {
+  const tmp = tempFileOf(path.join(dir, ".new"));
+  const bytes = Buffer.from(data, "utf8");
+  let fd: number;
+  try {
+    fd = openSync(tmp, "wx", mode);
+  } catch (error) {
+    throw isDiskFull(error) ? diskFullRefusal(error, dir) : error;
+  }
+  try {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    unlinkSync(tmp);
+    throw isDiskFull(error) ? diskFullRefusal(error, dir) : error;
+  }
+  closeSync(fd);
+  const name = nameAt();
+  try {
+    // A plain rename would replace a file of that name: link fails on one instead (a stamp is unique, but never trusted).
+    linkSync(tmp, path.join(dir, name));
+  } finally {
+    unlinkSync(tmp);
+  }
+  fsyncDir(dir);
+  return name;
+}
+
 /** The temporary file a writer of `file` writes first: in its folder, named so `removeDeadTempFiles` knows whose it is. */
 function tempFileOf(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${loadNodeCrypto().randomBytes(6).toString("hex")}.tmp`);
+  return path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${loadNodeCrypto().randomBytes(6).toString("hex")}${identitySuffix()}.tmp`,
+  );
 }
 
 /** Bytes gathered before `atomicWriteChunks` writes them (and lets the event loop run). */
@@ -201,5 +245,5 @@ export function fsyncDir(dir: string): void {
  * can be between creating and renaming its temporary file.
  */
 export function removeDeadTempFiles(file: string): void {
-  removeLeftoversOfDeadWriters(path.dirname(file), `.${path.basename(file)}.`, /^(\d+)\.[0-9a-f]{12}\.tmp$/);
+  removeLeftoversOfDeadWriters(path.dirname(file), `.${path.basename(file)}.`, TEMP_TAIL);
 }

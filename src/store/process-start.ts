@@ -55,3 +55,9 @@ export function identityTagOf(pid: number = process.pid): string | undefined {
   const start = processStart(pid);
   return start === null ? undefined : tagFor(start);
 }
+
+/** `-TAG`, this process's identity tag (see IDENTITY_TAG) as a name's last part, or "" where it has none (no /proc). */
+export function identitySuffix(): string {
+  const tag = identityTagOf();
+  return tag === undefined ? "" : `-${tag}`;
+}
