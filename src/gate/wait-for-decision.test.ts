@@ -111,7 +111,9 @@ describe("the agent's wait for a decision (MCP twinlock_wait_for_review, waitFor
     } finally {
       await client.close();
     }
-    await expect(waitForDecision(w.store, w.runFile, PLANNER, 1, undefined, { timeoutMs: 0 })).rejects.toMatchObject({ code: "NOT_FROZEN" });
+    await expect(waitForDecision(w.store, w.runFile, PLANNER, 1, undefined, { timeoutMs: 0 })).rejects.toMatchObject({
+      code: "NOT_FROZEN",
+    });
   });
 
   it("counts an approval only once the plan is approved, and not a decision on an earlier revision", async () => {
