@@ -60,4 +60,4 @@ const r = await generateText({ model, prompt: "follow the plan", tools, stopWhen
 for (const step of r.steps)
   for (const c of step.content)
     if (c.type === "tool-result") console.log(c.toolName, JSON.stringify(c.output)), tell(c.toolName, c.output, false);
-    else if (c.type === "tool-error") console.log(c.toolName, "denied:", c.error?.message ?? c.error), tell(c.toolName, c.error, true);
+    else if (c.type === "tool-error") tell(c.toolName, c.error, true); // a denial: one line, on stderr only

@@ -55,9 +55,11 @@ class Scripted extends BaseChatModel {
 const show = (r) => {
   for (const m of r.messages)
     if (m instanceof ToolMessage) {
-      console.log(m.name, m.content);
       // A denial is the ToolMessage: the gate's reason, which starts "twinlock: TOOL denied:" (or "judging TOOL failed").
-      tell(m.name, m.content, /^twinlock: (\S+ denied:|judging )/.test(String(m.content)));
+      // It is said once, on stderr; any other output goes to stdout.
+      const denied = /^twinlock: (\S+ denied:|judging )/.test(String(m.content));
+      if (!denied) console.log(m.name, m.content);
+      tell(m.name, m.content, denied);
     }
 };
 if (process.env.TWINLOCK_PLANNER) {

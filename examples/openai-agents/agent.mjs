@@ -63,7 +63,9 @@ const runner = new Runner({ modelProvider: provider, tracingDisabled: true });
 const r = await runner.run(new Agent({ name: "agent", instructions: "follow the plan", tools }), "go", { maxTurns: 5 });
 for (const item of r.newItems)
   if (item.type === "tool_call_output_item") {
-    console.log(item.rawItem.name, item.output);
     // A denial is the tool's output: the gate's reason, which starts "twinlock: TOOL denied:" (or "judging TOOL failed").
-    tell(item.rawItem.name, item.output, /^twinlock: (\S+ denied:|judging )/.test(String(item.output)));
+    // It is said once, on stderr; any other output goes to stdout.
+    const denied = /^twinlock: (\S+ denied:|judging )/.test(String(item.output));
+    if (!denied) console.log(item.rawItem.name, item.output);
+    tell(item.rawItem.name, item.output, denied);
   }

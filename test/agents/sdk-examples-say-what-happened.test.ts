@@ -33,6 +33,7 @@ describe("the SDK examples' stderr", () => {
       const lines = r.stderr.split("\n").filter(Boolean);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^twinlock: write_file denied: no twinlock session is bound \(/);
+      expect(r.stdout, "the denial is said once, on stderr, not again on stdout").not.toMatch(/denied|no twinlock session/);
     });
   }
 });
