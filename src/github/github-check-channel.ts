@@ -159,14 +159,21 @@ export function gitHubCheckChannel(o: {
         const key = `${state.run_id}\u0000${commit}`;
         // Another server on the store (or this one before a restart) may have made the check: found on the commit by
         // this app's check runs of this name, its external_id the run's, so the commit keeps one check per run.
+        const remember = (id: number) => {
+          if (checkRuns.has(key)) return;
+          if (checkRuns.size >= MAX_REMEMBERED) checkRuns.delete(checkRuns.keys().next().value as string);
+          checkRuns.set(key, id);
+        };
+        // A check found on the commit is remembered as a made one is: later updates of it ask GitHub's list no more.
         const known = checkRuns.get(key) ?? (await findCheckRun(repo, commit, state.run_id, auth, signal));
-        if (known !== undefined) await call("PATCH", `/repos/${repo}/check-runs/${known}`, auth, fields, signal);
-        else {
+        if (known !== undefined) {
+          await call("PATCH", `/repos/${repo}/check-runs/${known}`, auth, fields, signal);
+          remember(known);
+        } else {
           const made = await call("POST", `/repos/${repo}/check-runs`, auth, { ...fields, head_sha: commit, started_at: at }, signal);
           if (typeof made.id !== "number" || !Number.isSafeInteger(made.id) || made.id < 1)
             throw new GitHubError("GitHub's answer to the new check run has no ID", false);
-          if (checkRuns.size >= MAX_REMEMBERED) checkRuns.delete(checkRuns.keys().next().value as string);
-          checkRuns.set(key, made.id);
+          remember(made.id);
         }
       };
       if (update.conclusion === "success") {

@@ -64,7 +64,7 @@ async function serveChecks(
   w: ServerWorld,
   f: GitHubFake,
   o: { repositories?: string[]; timeoutMs?: number; channel?: DeliveryChannel } = {},
-) {
+): Promise<{ close(): Promise<void> }> {
   await ensureCheckWebhook(w.store, f.url, new Date(Date.now() - 1000));
   const channel = o.channel ?? gitHubCheckChannel({ config: config(f, o.repositories), store: w.store, origin: TEST_ORIGIN });
   const n = startNotifier({
@@ -77,6 +77,7 @@ async function serveChecks(
     channels: { "github-check": channel },
   });
   cleanups.push(() => n.close());
+  return n;
 }
 
 /** The agent freezes, the reviewer asks for changes, the agent freezes again, the reviewer approves and consents; each decision's answer. */
@@ -142,6 +143,28 @@ describe("serve --github-app posts a check run that says what is waiting", () =>
     expect(f.requests.filter((r) => r.method === "GET" && r.path !== "/repos/acme/shop/pulls/7").map((r) => r.path)).toEqual([
       `/repos/acme/shop/commits/${HEAD}/check-runs`,
     ]);
+  });
+
+  it("remembers a check it found on the commit (another server's, or its own before a restart): later updates patch it without listing the commit's checks again", async () => {
+    const w = await serverWorld({ change: "acme/shop#7" });
+    const f = await fake();
+    const first = await serveChecks(w, f);
+    const reviewer = await reviewerFor(w, "rita");
+    const { token } = await createAgentToken(w.home, { agent: "planner-agent", runId: w.runId });
+    expect((await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } })).status).toBe(200);
+    await eventually(() => checkWrites(f).length >= 1, "the check made");
+    await first.close();
+    // A restarted server: a new channel that made nothing, finding the check on the commit.
+    await serveChecks(w, f);
+    const decided = await decide(w, reviewer, apiOf(w).review, { handoff_hash: hashNow(w), decision: "changes_requested", feedback: "x" });
+    expect(decided.status).toBe(200);
+    editReport(w, "rollback named");
+    expect((await call(w, apiOf(w).freeze, { token, json: { handoff_dir: w.handoff } })).status).toBe(200);
+    expect((await decide(w, reviewer, apiOf(w).review, { handoff_hash: hashNow(w), decision: "approved" })).status).toBe(200);
+    await eventually(() => checkWrites(f).length >= 4, "every check update");
+    expect(checkWrites(f).map((r) => r.method)).toEqual(["POST", "PATCH", "PATCH", "PATCH"]);
+    // Listed once by each channel: before the first made the check, and when the second first needed it.
+    expect(f.requests.filter((r) => r.method === "GET" && r.path === `/repos/acme/shop/commits/${HEAD}/check-runs`)).toHaveLength(2);
   });
 
   it("makes a new check on a new head commit when the agent pushes", async () => {
