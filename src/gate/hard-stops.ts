@@ -56,6 +56,8 @@ export async function raiseStop(input: {
   now?: () => Date;
   /** The stop request's random part (recordStopRequest's `nonce`): fixed only by a test that replays a run byte for byte. */
   nonce?: () => string;
+  /** The stop request's stamp (recordStopRequest's `stamp`): fixed only by a test that replays a run byte for byte. */
+  stamp?: () => string;
   /** How long to wait for the run's lock before leaving the stop pending (default STOP_FOLD_WAIT_MS). */
   lockWaitMs?: number;
 }): Promise<RaisedStop> {
@@ -118,7 +120,15 @@ async function raiseStopInHome(input: StopInHomeInput, draft: StopDraft): Promis
 }
 
 type StopDraft = { reason: string; workflow: string | null; note: string | null };
-type StopInHomeInput = { store: RunStore; run: string; actor: string; now?: () => Date; nonce?: () => string; lockWaitMs?: number };
+type StopInHomeInput = {
+  store: RunStore;
+  run: string;
+  actor: string;
+  now?: () => Date;
+  nonce?: () => string;
+  stamp?: () => string;
+  lockWaitMs?: number;
+};
 
 /**
  * Records a stop request for each run at most once, keeping each run's
@@ -134,7 +144,7 @@ function stopRequestRecorder(home: GateHome, input: StopInHomeInput, draft: Stop
       if (known !== undefined) return known;
       let made: StopRequest | RefusalError;
       try {
-        made = recordStopRequest(home, { runId, ...draft, actor: input.actor, at, nonce: input.nonce });
+        made = recordStopRequest(home, { runId, ...draft, actor: input.actor, at, nonce: input.nonce, stamp: input.stamp });
       } catch (error) {
         if (!(error instanceof RefusalError && error.code === "STOPS_PENDING_FULL")) throw error;
         made = error;

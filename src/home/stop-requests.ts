@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors/errors.js";
 import { MAX_NAME, MAX_TEXT, promptId, type RunState, runId as runIdSchema, stopReason } from "../run/run-schema.js";
@@ -81,6 +81,8 @@ export function recordStopRequest(
     at: Date;
     /** The request's random part, 16 hex digits (default: 8 random bytes); a test that replays a run byte for byte fixes it. */
     nonce?: () => string;
+    /** The name's stamp, 20 digits (default: the monotonic clock as the file becomes visible); a byte-for-byte replay fixes it. */
+    stamp?: () => string;
   },
 ): StopRequest {
   const dir = requestsDir(home, input.runId);
@@ -115,8 +117,35 @@ export function recordStopRequest(
   removeDeadTempFiles(path.join(dir, ".new"));
   // Named as it becomes visible: a fold lists the folder and writes what it finds in name order, so a request that
   // became visible after another is never written into the chain before it, whenever each was asked for.
-  const name = atomicCreateNamedAtRename(dir, text, 0o600, () => `${monotonicStamp()}-${nonce}.json`);
+  const stampOf = () => {
+    const stamp = input.stamp?.() ?? monotonicStamp();
+    if (!/^[0-9]{20}$/.test(stamp)) throw new UsageError(`a stop request's stamp is 20 digits, not ${JSON.stringify(stamp)}`);
+    return stamp;
+  };
+  let named = "";
+  const nameAt = () => {
+    named = `${stampOf()}-${nonce}.json`;
+    return named;
+  };
+  let name: string;
+  try {
+    name = atomicCreateNamedAtRename(dir, text, 0o600, nameAt);
+  } catch (error) {
+    // The very request recorded before (a replay re-running a command whose writer was killed): the same bytes stand.
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !sameBytes(path.join(dir, named), text)) throw error;
+    name = named;
+  }
   return { ...request, id: name.slice(0, -5) };
+}
+
+/** Whether the file holds exactly `text` (one no larger than a request may be). */
+function sameBytes(file: string, text: string): boolean {
+  try {
+    const st = statSync(file);
+    return st.size <= MAX_REQUEST_BYTES && readFileSync(file, "utf8") === text;
+  } catch {
+    return false;
+  }
 }
 
 /** The names of the request files in `dir`, oldest first; none when there is no folder. */

@@ -32,7 +32,7 @@ describe("exec's and the MCP relay's temporary folders", () => {
     mkdirSync(path.join(tmp, `twinlock-exec-sandbox-${dead}`));
 
     const made = makeSessionTempDir("exec", tmp);
-    expect(path.basename(made)).toMatch(new RegExp(`^twinlock-exec-${process.pid}-[A-Za-z0-9]{6}$`));
+    expect(path.basename(made)).toMatch(new RegExp(`^twinlock-exec-${process.pid}-[0-9]+-[0-9a-f]{8}-[A-Za-z0-9]{6}$`));
     expect(readdirSync(tmp).sort()).toEqual(
       [path.basename(made), path.basename(live), "elsewhere", `twinlock-exec-${dead}-LiNk00`, `twinlock-exec-sandbox-${dead}`].sort(),
     );

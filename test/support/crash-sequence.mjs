@@ -19,7 +19,9 @@ export async function runCrashCommand(lib, runFile, k, homeDir) {
   const now = () => new Date(CRASH_EPOCH + k * 1000);
   const reason = `crash-${Math.floor(k / 2)}`;
   // The stop request's random part is k too, so the stop's event (which names its request) is the same bytes.
+  // And its stamp (the visible order, a clock otherwise): k, which orders the sequence's requests as the clock would.
   const nonce = () => k.toString(16).padStart(16, "0");
-  if (k % 2 === 0) await lib.raiseStop({ run: runFile, store, reason, actor: "crash-writer", note: `command ${k}`, now, nonce });
+  const stamp = () => String(k).padStart(20, "0");
+  if (k % 2 === 0) await lib.raiseStop({ run: runFile, store, reason, actor: "crash-writer", note: `command ${k}`, now, nonce, stamp });
   else await lib.resolveStop({ run: runFile, store, reason, actor: "crash-writer", note: `command ${k}`, now });
 }
