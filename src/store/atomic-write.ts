@@ -19,23 +19,7 @@ const TEMP_TAIL = new RegExp(`^(\\d{1,10})\\.[0-9a-f]{12}(?:-(?<tag>${IDENTITY_T
 export function atomicWriteFile(file: string, data: string | Uint8Array, mode = 0o644): void {
   const dir = path.dirname(file);
   const tmp = tempFileOf(file);
-  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-  let fd: number;
-  try {
-    fd = openSync(tmp, "wx", mode);
-  } catch (error) {
-    throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
-  }
-  try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    unlinkSync(tmp);
-    throw isDiskFull(error) ? diskFullRefusal(error, file) : error;
-  }
-  closeSync(fd);
+  writeDurableTemp(tmp, typeof data === "string" ? Buffer.from(data, "utf8") : data, mode, file);
   try {
     renameSync(tmp, file);
   } catch (error) {
@@ -54,23 +38,7 @@ export function atomicWriteFile(file: string, data: string | Uint8Array, mode = 
  */
 export function atomicCreateNamedAtRename(dir: string, data: string, mode: number, nameAt: () => string): string {
   const tmp = tempFileOf(path.join(dir, ".new"));
-  const bytes = Buffer.from(data, "utf8");
-  let fd: number;
-  try {
-    fd = openSync(tmp, "wx", mode);
-  } catch (error) {
-    throw isDiskFull(error) ? diskFullRefusal(error, dir) : error;
-  }
-  try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    unlinkSync(tmp);
-    throw isDiskFull(error) ? diskFullRefusal(error, dir) : error;
-  }
-  closeSync(fd);
+  writeDurableTemp(tmp, Buffer.from(data, "utf8"), mode, dir);
   const name = nameAt();
   try {
     // A plain rename would replace a file of that name: link fails on one instead (a stamp is unique, but never trusted).
@@ -80,6 +48,26 @@ export function atomicCreateNamedAtRename(dir: string, data: string, mode: numbe
   }
   fsyncDir(dir);
   return name;
+}
+
+/** Create `tmp` (never an existing file), write all of `bytes` and fsync it; a full disk is refused naming `where`, and a failed write leaves no file. */
+function writeDurableTemp(tmp: string, bytes: Uint8Array, mode: number, where: string): void {
+  let fd: number;
+  try {
+    fd = openSync(tmp, "wx", mode);
+  } catch (error) {
+    throw isDiskFull(error) ? diskFullRefusal(error, where) : error;
+  }
+  try {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    unlinkSync(tmp);
+    throw isDiskFull(error) ? diskFullRefusal(error, where) : error;
+  }
+  closeSync(fd);
 }
 
 /** The temporary file a writer of `file` writes first: in its folder, named so `removeDeadTempFiles` knows whose it is. */
