@@ -1,29 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { removeDeadSessionTempDirs } from "../sandbox/session-temp-folder.js";
+import { killStrangers, liveStranger, otherStart } from "../test-support/pid-stranger.js";
 import { makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
 import { removeDeadTempFiles } from "./atomic-write.js";
-import { hasProcFs, identityTagOf } from "./process-start.js";
+import { hasProcFs } from "./process-start.js";
 
 afterAll(removeTempDirs);
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill("SIGKILL");
-});
-
-/** A live `sleep` standing in for the process the kernel gave a dead writer's PID to, and its identity tag now. */
-function liveStranger(): { pid: number; tag: string } {
-  const child = spawn("sleep", ["3000"], { stdio: "ignore" });
-  children.push(child);
-  const pid = child.pid as number;
-  let tag = identityTagOf(pid);
-  while (tag === undefined) tag = identityTagOf(pid);
-  return { pid, tag };
-}
-
-const otherStart = (tag: string) => `${BigInt(tag.split("-")[0] as string) + 1n}-${tag.split("-")[1]}`;
+afterEach(killStrangers);
 
 describe.runIf(hasProcFs())("a leftover naming a live PID with another start time is reclaimed; the live one's is kept", () => {
   it("an atomic write's temporary file", () => {

@@ -1,43 +1,19 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { killStrangers, liveStranger, otherStart } from "../test-support/pid-stranger.js";
 import { makeTempDir, removeTempDirs } from "../test-support/temp-suite.js";
 import { removeLeftoversOfDeadWriters } from "./is-process-alive.js";
-import { hasProcFs, identityTagOf } from "./process-start.js";
+import { hasProcFs } from "./process-start.js";
 import { withQueueLock } from "./queue-lock.js";
 import { withFileLock } from "./run-file-lock.js";
 
 afterAll(removeTempDirs);
 
 const HOST = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 8);
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) {
-    c.kill("SIGCONT");
-    c.kill("SIGKILL");
-  }
-});
-
-/** A live process standing in for the one the kernel gave a dead writer's PID to, and its identity tag now. */
-function liveStranger(): { pid: number; tag: string } {
-  const child = spawn("sleep", ["3000"], { stdio: "ignore" });
-  children.push(child);
-  const pid = child.pid as number;
-  let tag = identityTagOf(pid);
-  // spawn returns once the child exists; its stat is there at once, but read again until the exec made it `sleep`.
-  while (tag === undefined) tag = identityTagOf(pid);
-  return { pid, tag };
-}
-
-/** The same boot, another start time: what a dead writer's entry records once its PID was handed to `pid`. */
-function otherStart(tag: string): string {
-  const [start, boot] = tag.split("-") as [string, string];
-  return `${BigInt(start) + 1n}-${boot}`;
-}
-
+afterEach(killStrangers);
 describe.runIf(hasProcFs())("an entry standing for a live process is known by its start time, not its PID alone", () => {
   it("enters a queue lock whose holder entry names a live PID with another start time, and removes that entry", async () => {
     const dir = makeTempDir("twinlock-pid-reuse-");
