@@ -1,5 +1,5 @@
-import { closeSync, openSync, readSync } from "node:fs";
 import path from "node:path";
+import { readFileHead } from "../sandbox/identify-agent-tool.js";
 import { SCRIPT_RUNTIMES as RUNTIMES } from "../sandbox/script-runtimes.js";
 
 /** Shells whose `-c STRING` is looked into for the program it starts first. */
@@ -12,11 +12,13 @@ const SHELLS = new Set(["sh", "bash", "dash", "zsh"]);
  * what the gate allows.
  */
 export function runsScriptRuntime(cmd: readonly string[]): boolean {
+  return RUNTIMES.has(path.basename(programWords(cmd)[0] ?? ""));
+}
+
+/** The words of the program `cmd` starts: its own, or those of a shell's `-c STRING` (split on white space). */
+function programWords(cmd: readonly string[]): readonly string[] {
   const program = path.basename(cmd[0] ?? "");
-  if (RUNTIMES.has(program)) return true;
-  if (!SHELLS.has(program) || cmd[1] !== "-c" || typeof cmd[2] !== "string") return false;
-  const first = cmd[2].trim().split(/\s+/, 1)[0] ?? "";
-  return RUNTIMES.has(path.basename(first));
+  return SHELLS.has(program) && cmd[1] === "-c" && typeof cmd[2] === "string" ? cmd[2].trim().split(/\s+/) : cmd;
 }
 
 /** How many bytes of an SDK agent's script are read to see whether it drives Claude Code. */
@@ -30,29 +32,14 @@ const CLAUDE_SDK_IMPORTS = ["twinlock/claude-agent-sdk", "@anthropic-ai/claude-a
  * twinlock's adapter over it. The agent writes the script, so this only
  * spares the person a consent used up on a run that cannot work (exec
  * refuses it under --sandbox before admitting); it decides nothing the gate
- * allows, and the adapter's own refusal stays behind it.
+ * allows, and the adapter's own refusal stays behind it. The script is read
+ * as program identification reads one: never a FIFO (no wait), never through a link.
  */
 export function scriptDrivesClaudeCode(cmd: readonly string[], cwd: string): boolean {
-  let words: readonly string[] = cmd;
-  const program = path.basename(cmd[0] ?? "");
-  if (SHELLS.has(program) && cmd[1] === "-c" && typeof cmd[2] === "string") words = cmd[2].trim().split(/\s+/);
+  const words = programWords(cmd);
   if (!RUNTIMES.has(path.basename(words[0] ?? ""))) return false;
   const script = words.slice(1).find((w) => !w.startsWith("-"));
   if (script === undefined) return false;
-  const head = readHead(path.resolve(cwd, script));
+  const head = readFileHead(path.resolve(cwd, script), SCRIPT_HEAD_BYTES)?.toString("latin1") ?? "";
   return CLAUDE_SDK_IMPORTS.some((name) => head.includes(name));
-}
-
-function readHead(file: string): string {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, "r");
-    const buf = Buffer.alloc(SCRIPT_HEAD_BYTES);
-    const n = readSync(fd, buf, 0, SCRIPT_HEAD_BYTES, 0);
-    return buf.subarray(0, n).toString("latin1");
-  } catch {
-    return "";
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }

@@ -151,15 +151,19 @@ function findProgram(name: string, searchPath: string, cwd: string): Found | str
     } catch {
       continue;
     }
-    const head = readHead(real);
+    const head = readFileHead(real);
     if (head === undefined) continue;
     return { real, ...kindOf(head) };
   }
   return name.includes("/") ? `${name}, which is no executable file` : `${name}, which is not an executable file on PATH`;
 }
 
-/** The first PROGRAM_HEAD_BYTES bytes of a regular file, opened without blocking (a FIFO) and without following a link. */
-function readHead(file: string): Buffer | undefined {
+/**
+ * The first `bytes` bytes of a regular file (default PROGRAM_HEAD_BYTES),
+ * opened without blocking (a FIFO) and without following a link; undefined
+ * for anything else or on any failure.
+ */
+export function readFileHead(file: string, bytes = PROGRAM_HEAD_BYTES): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
@@ -168,7 +172,7 @@ function readHead(file: string): Buffer | undefined {
   }
   try {
     if (!fstatSync(fd).isFile()) return undefined;
-    const buf = Buffer.alloc(PROGRAM_HEAD_BYTES);
+    const buf = Buffer.alloc(bytes);
     let n = 0;
     while (n < buf.length) {
       const got = readSync(fd, buf, n, buf.length - n, n);
