@@ -117,14 +117,11 @@ export function recordStopRequest(
   removeDeadTempFiles(path.join(dir, ".new"));
   // Named as it becomes visible: a fold lists the folder and writes what it finds in name order, so a request that
   // became visible after another is never written into the chain before it, whenever each was asked for.
-  const stampOf = () => {
-    const stamp = input.stamp?.() ?? monotonicStamp();
-    if (!/^[0-9]{20}$/.test(stamp)) throw new UsageError(`a stop request's stamp is 20 digits, not ${JSON.stringify(stamp)}`);
-    return stamp;
-  };
   let named = "";
   const nameAt = () => {
-    named = `${stampOf()}-${nonce}.json`;
+    const stamp = input.stamp?.() ?? monotonicStamp();
+    if (!/^[0-9]{20}$/.test(stamp)) throw new UsageError(`a stop request's stamp is 20 digits, not ${JSON.stringify(stamp)}`);
+    named = `${stamp}-${nonce}.json`;
     return named;
   };
   let name: string;
